@@ -1,0 +1,91 @@
+//! How moot is configured: every setting is a command-line flag with a `MOOT_…` environment
+//! variable behind it and an embedded default, so `moot` with no arguments runs a local town.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Parser;
+
+/// The longest input line moot accepts, in bytes (before telnet sequences are removed).
+pub const MAX_LINE_BYTES: usize = 4096;
+
+#[derive(Debug, Clone, Parser)]
+#[command(
+    name = "moot",
+    version,
+    about = "A MOO-style text world where people on telnet and AI agents share one town.",
+    long_about = "A MOO-style text world where people on telnet and AI agents share one town.\n\n\
+        With no arguments moot serves telnet on 127.0.0.1:7777, keeps its database in ./moot.db \
+        (created when missing) and reads the town from ./world. Connect with `telnet localhost 7777`.\n\n\
+        Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=moot=debug) to choose what is logged."
+)]
+pub struct Config {
+    /// Address of the telnet listener.
+    #[arg(long, env = "MOOT_TELNET", default_value = "127.0.0.1:7777")]
+    pub telnet: SocketAddr,
+
+    /// SQLite database file; created when missing.
+    #[arg(long, env = "MOOT_DB", default_value = "moot.db")]
+    pub db: PathBuf,
+
+    /// Directory holding the town: world.toml and rooms/*.toml.
+    #[arg(long, env = "MOOT_WORLD", default_value = "world")]
+    pub world: PathBuf,
+
+    /// SQLite durability: `normal` survives a killed process, `full` also a power cut.
+    #[arg(long, env = "MOOT_SYNC", value_enum, default_value_t = SyncMode::Normal)]
+    pub sync: SyncMode,
+
+    /// Connections served at once; past it a newcomer is told the town is full and closed.
+    #[arg(long, env = "MOOT_MAX_CONNECTIONS", default_value_t = 10_000)]
+    pub max_connections: usize,
+
+    /// Commands per second a connection may sustain before moot slows it down (0: no limit).
+    #[arg(long, env = "MOOT_COMMAND_RATE", default_value_t = 10.0)]
+    pub command_rate: f64,
+
+    /// Commands a connection may send in a burst above the sustained rate.
+    #[arg(long, env = "MOOT_COMMAND_BURST", default_value_t = 30)]
+    pub command_burst: u32,
+
+    /// A connected character silent this long is disconnected (0s: never).
+    #[arg(long, env = "MOOT_IDLE_TIMEOUT", default_value = "1h")]
+    pub idle_timeout: humantime::Duration,
+
+    /// A connection that has not logged in within this time is closed (0s: never).
+    #[arg(long, env = "MOOT_LOGIN_TIMEOUT", default_value = "5m")]
+    pub login_timeout: humantime::Duration,
+
+    /// Pause before answering a failed login, doubled for each further failure from the same
+    /// address (after the third), up to 30 times this.
+    #[arg(long, env = "MOOT_LOGIN_FAIL_DELAY", default_value = "1s")]
+    pub login_fail_delay: humantime::Duration,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SyncMode {
+    /// `PRAGMA synchronous=NORMAL`: committed data survives the process being killed.
+    Normal,
+    /// `PRAGMA synchronous=FULL`: committed data also survives a power cut.
+    Full,
+}
+
+impl Config {
+    /// The defaults, as `moot` with no arguments and no environment would use them.
+    pub fn defaults() -> Config {
+        Config::parse_from(["moot"])
+    }
+
+    pub fn idle_timeout(&self) -> Option<Duration> {
+        nonzero(self.idle_timeout.into())
+    }
+
+    pub fn login_timeout(&self) -> Option<Duration> {
+        nonzero(self.login_timeout.into())
+    }
+}
+
+fn nonzero(d: Duration) -> Option<Duration> {
+    (!d.is_zero()).then_some(d)
+}

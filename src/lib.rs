@@ -1,0 +1,23 @@
+//! moot: a MOO-style text world where people on telnet and AI agents share one town.
+//!
+//! The crate is laid out as a functional core with thin shells:
+//!
+//! - [`world`] owns the live state of the town (one task, one owner) and the static map loaded
+//!   from `world/`;
+//! - [`verbs`] is the one registry of verbs: each verb is declared once and every front end
+//!   (telnet now, MCP later) dispatches through it;
+//! - [`store`] is the SQLite database behind a single group-committing writer thread;
+//! - [`telnet`] is the telnet front end: bytes in, lines out, nothing else;
+//! - [`server`] wires them together, and [`config`] says how.
+
+pub mod config;
+pub mod identity;
+pub mod server;
+pub mod store;
+pub mod telnet;
+pub mod text;
+pub mod verbs;
+pub mod world;
+
+pub use config::Config;
+pub use server::{RunningServer, start};

@@ -1,0 +1,37 @@
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+
+use moot::Config;
+
+fn main() -> std::process::ExitCode {
+    let config = Config::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("moot=info")),
+        )
+        .init();
+    let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+    runtime.block_on(async move {
+        let server = match moot::start(config).await {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("moot: {e}");
+                return std::process::ExitCode::FAILURE;
+            }
+        };
+        wait_for_signal().await;
+        tracing::info!("shutting down");
+        server.shutdown().await;
+        std::process::ExitCode::SUCCESS
+    })
+}
+
+async fn wait_for_signal() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("a SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}

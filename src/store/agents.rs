@@ -1,0 +1,116 @@
+//! Identities: who can log in, how they are described and where they were last.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::{Store, StoreError};
+
+/// One identity as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentRow {
+    pub agent_id: String,
+    pub name: String,
+    pub password_hash: Option<String>,
+    pub description: String,
+    /// The id of the room they were last in (a room id from `world/`, which may have vanished).
+    pub room: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CreateError {
+    #[error("the name is already in use")]
+    NameTaken,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AgentRow> {
+    Ok(AgentRow {
+        agent_id: r.get(0)?,
+        name: r.get(1)?,
+        password_hash: r.get(2)?,
+        description: r.get(3)?,
+        room: r.get(4)?,
+    })
+}
+
+const COLUMNS: &str = "agent_id, name, password_hash, description, room";
+
+fn new_agent_id() -> String {
+    format!("{:016x}", rand::random::<u64>())
+}
+
+impl Store {
+    /// Creates a character with a password hash, standing in `room`.
+    pub async fn create_character(
+        &self,
+        name: &str,
+        password_hash: String,
+        room: &str,
+    ) -> Result<AgentRow, CreateError> {
+        let (name, room) = (name.to_owned(), room.to_owned());
+        let created = self
+            .call(move |c| {
+                let agent_id = new_agent_id();
+                let inserted = c.execute(
+                    "INSERT INTO agents (agent_id, name, password_hash, room) VALUES (?1, ?2, ?3, ?4)",
+                    params![agent_id, name, password_hash, room],
+                );
+                match inserted {
+                    Ok(_) => Ok(Some(AgentRow {
+                        agent_id,
+                        name,
+                        password_hash: Some(password_hash),
+                        description: String::new(),
+                        room: Some(room),
+                    })),
+                    Err(rusqlite::Error::SqliteFailure(e, _))
+                        if e.code == rusqlite::ErrorCode::ConstraintViolation =>
+                    {
+                        Ok(None)
+                    }
+                    Err(e) => Err(e),
+                }
+            })
+            .await?;
+        created.ok_or(CreateError::NameTaken)
+    }
+
+    /// The identity called `name`, in any case.
+    pub async fn agent_by_name(&self, name: &str) -> Result<Option<AgentRow>, StoreError> {
+        let name = name.to_owned();
+        self.call(move |c| find_by_name(c, &name)).await
+    }
+}
+
+fn find_by_name(c: &Connection, name: &str) -> rusqlite::Result<Option<AgentRow>> {
+    c.prepare_cached(&format!("SELECT {COLUMNS} FROM agents WHERE name = ?1"))?
+        .query_row([name], row)
+        .optional()
+}
+
+/// Writes the world makes as it goes; submitted by the world, awaited by whoever is answered.
+pub mod writes {
+    use super::*;
+
+    pub fn set_room(
+        agent_id: String,
+        room: String,
+    ) -> impl FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static {
+        move |c| {
+            c.prepare_cached("UPDATE agents SET room = ?1 WHERE agent_id = ?2")?
+                .execute(params![room, agent_id])?;
+            Ok(())
+        }
+    }
+
+    pub fn set_description(
+        agent_id: String,
+        description: String,
+    ) -> impl FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static {
+        move |c| {
+            c.prepare_cached("UPDATE agents SET description = ?1 WHERE agent_id = ?2")?
+                .execute(params![description, agent_id])?;
+            Ok(())
+        }
+    }
+}

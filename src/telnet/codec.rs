@@ -1,0 +1,254 @@
+//! Bytes from a telnet or MUD client → lines. Telnet sequences are always parsed and removed,
+//! whether or not the client negotiates, because MUD clients and raw sockets both send them:
+//!
+//! - `IAC IAC` is a literal 0xFF byte;
+//! - `IAC SB … IAC SE` (subnegotiation) is skipped whole;
+//! - `IAC WILL/DO <opt>` is refused with `IAC DONT/WONT <opt>`; `WONT`/`DONT` need no answer
+//!   (RFC 1143), so no negotiation can loop;
+//! - other `IAC <cmd>` (NOP, GA, AYT…) are dropped;
+//! - CR LF, CR NUL, a lone CR and a lone LF all end a line.
+//!
+//! A line longer than the limit is not kept: its bytes are discarded as they arrive and, at its
+//! end, [`Input::TooLong`] is reported once, so a huge line costs no memory.
+
+use bytes::{Buf, BytesMut};
+use tokio_util::codec::Decoder;
+
+pub const IAC: u8 = 255;
+const DONT: u8 = 254;
+const DO: u8 = 253;
+const WONT: u8 = 252;
+const WILL: u8 = 251;
+const SB: u8 = 250;
+const SE: u8 = 240;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    /// A complete line, decoded as UTF-8 (invalid sequences replaced by U+FFFD).
+    Line(String),
+    /// A line over the limit ended; it was dropped.
+    TooLong,
+    /// Bytes to send back at once: the refusal of an option.
+    Reply([u8; 3]),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Data,
+    /// Just ended a line with CR: a following LF or NUL belongs to it.
+    Cr,
+    Iac,
+    /// Read `IAC <verb>`, waiting for the option byte.
+    Verb(u8),
+    Sb,
+    SbIac,
+}
+
+#[derive(Debug)]
+pub struct TelnetCodec {
+    state: State,
+    line: Vec<u8>,
+    max: usize,
+    overflow: bool,
+}
+
+impl TelnetCodec {
+    pub fn new(max_line: usize) -> TelnetCodec {
+        TelnetCodec {
+            state: State::Data,
+            line: Vec::new(),
+            max: max_line,
+            overflow: false,
+        }
+    }
+
+    fn push(&mut self, b: u8) {
+        if self.overflow {
+            return;
+        }
+        if self.line.len() >= self.max {
+            self.overflow = true;
+            self.line = Vec::new();
+        } else {
+            self.line.push(b);
+        }
+    }
+
+    fn end_line(&mut self) -> Input {
+        if std::mem::take(&mut self.overflow) {
+            Input::TooLong
+        } else {
+            let line = String::from_utf8_lossy(&self.line).into_owned();
+            self.line.clear();
+            Input::Line(line)
+        }
+    }
+
+    /// Feeds one byte; returns what it completes, if anything.
+    fn byte(&mut self, b: u8) -> Option<Input> {
+        match self.state {
+            State::Cr => {
+                self.state = State::Data;
+                if b == b'\n' || b == 0 {
+                    return None;
+                }
+                self.byte(b)
+            }
+            State::Data => match b {
+                IAC => {
+                    self.state = State::Iac;
+                    None
+                }
+                b'\r' => {
+                    self.state = State::Cr;
+                    Some(self.end_line())
+                }
+                b'\n' => Some(self.end_line()),
+                _ => {
+                    self.push(b);
+                    None
+                }
+            },
+            State::Iac => {
+                self.state = match b {
+                    IAC => {
+                        self.push(IAC);
+                        State::Data
+                    }
+                    SB => State::Sb,
+                    WILL | WONT | DO | DONT => State::Verb(b),
+                    _ => State::Data,
+                };
+                None
+            }
+            State::Verb(verb) => {
+                self.state = State::Data;
+                match verb {
+                    WILL => Some(Input::Reply([IAC, DONT, b])),
+                    DO => Some(Input::Reply([IAC, WONT, b])),
+                    _ => None,
+                }
+            }
+            State::Sb => {
+                if b == IAC {
+                    self.state = State::SbIac;
+                }
+                None
+            }
+            State::SbIac => {
+                self.state = if b == SE { State::Data } else { State::Sb };
+                None
+            }
+        }
+    }
+}
+
+impl Decoder for TelnetCodec {
+    type Item = Input;
+    type Error = std::io::Error;
+
+    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Input>, std::io::Error> {
+        let mut used = 0;
+        let mut found = None;
+        for &b in src.iter() {
+            used += 1;
+            if let Some(input) = self.byte(b) {
+                found = Some(input);
+                break;
+            }
+        }
+        src.advance(used);
+        Ok(found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(bytes: &[u8], max: usize) -> Vec<Input> {
+        let mut codec = TelnetCodec::new(max);
+        let mut buf = BytesMut::from(bytes);
+        let mut out = Vec::new();
+        while let Some(i) = codec.decode(&mut buf).unwrap() {
+            out.push(i);
+        }
+        out
+    }
+
+    fn line(s: &str) -> Input {
+        Input::Line(s.into())
+    }
+
+    #[test]
+    fn every_line_ending_ends_a_line() {
+        assert_eq!(
+            all(b"a\r\nb\nc\r\0d\re\n", 100),
+            [line("a"), line("b"), line("c"), line("d"), line("e")]
+        );
+    }
+
+    #[test]
+    fn telnet_sequences_are_removed_and_refused() {
+        let input = [
+            b"lo".as_slice(),
+            &[IAC, DO, 1],
+            b"ok",
+            &[IAC, WILL, 31],
+            &[IAC, IAC],
+            b"!\n",
+        ]
+        .concat();
+        assert_eq!(
+            all(&input, 100),
+            [
+                Input::Reply([IAC, WONT, 1]),
+                Input::Reply([IAC, DONT, 31]),
+                Input::Line("lo\u{fffd}ok\u{fffd}!".into())
+            ]
+        );
+        // A literal 0xFF alone is invalid UTF-8; inside a valid sequence it could never occur.
+        let sub = [
+            b"a".as_slice(),
+            &[IAC, SB, 24, 0, b'x', IAC, IAC, b'y', IAC, SE],
+            b"b\n",
+        ]
+        .concat();
+        assert_eq!(all(&sub, 100), [line("ab")]);
+        assert_eq!(
+            all(&[IAC, WONT, 1, IAC, DONT, 3, IAC, 241, b'z', b'\n'], 100),
+            [line("z")]
+        );
+    }
+
+    #[test]
+    fn sequences_split_across_reads_still_parse() {
+        let mut codec = TelnetCodec::new(100);
+        let mut buf = BytesMut::from(&[b'h', IAC][..]);
+        assert_eq!(codec.decode(&mut buf).unwrap(), None);
+        buf.extend_from_slice(&[DO]);
+        assert_eq!(codec.decode(&mut buf).unwrap(), None);
+        buf.extend_from_slice(&[24, b'i', b'\r']);
+        assert_eq!(
+            codec.decode(&mut buf).unwrap(),
+            Some(Input::Reply([IAC, WONT, 24]))
+        );
+        assert_eq!(codec.decode(&mut buf).unwrap(), Some(line("hi")));
+        buf.extend_from_slice(b"\nnext\n");
+        assert_eq!(codec.decode(&mut buf).unwrap(), Some(line("next")));
+    }
+
+    #[test]
+    fn an_overlong_line_is_dropped_once() {
+        let mut input = vec![b'x'; 5000];
+        input.extend_from_slice(b"\nshort\n");
+        assert_eq!(all(&input, 4096), [Input::TooLong, line("short")]);
+        let exact = [vec![b'y'; 4096], b"\n".to_vec()].concat();
+        assert_eq!(all(&exact, 4096), [line(&"y".repeat(4096))]);
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced() {
+        assert_eq!(all(b"caf\xc3\xa9 \xc3(\n", 100), [line("café \u{fffd}(")]);
+    }
+}

@@ -1,0 +1,254 @@
+//! One telnet connection, from accept to close: the login screen, then the loop that passes
+//! typed lines to the world and the world's output back to the socket.
+
+use std::net::SocketAddr;
+
+use futures_util::StreamExt;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::time::{Instant, sleep_until};
+use tokio_util::codec::FramedRead;
+
+use super::codec::{Input, TelnetCodec};
+use super::throttle::Throttle;
+use super::{Shared, login};
+use crate::config::MAX_LINE_BYTES;
+use crate::store::AgentRow;
+use crate::text::clean_input;
+use crate::world::{self, AgentId, ConnId, Leaving, Out, Request};
+
+pub const DISCONNECTED: &str = "*** Disconnected ***";
+pub const TOO_LONG: &str = "*** Your line was longer than 4096 bytes and was ignored. ***";
+pub const IDLE: &str = "*** Disconnected for inactivity ***";
+pub const SHUTTING_DOWN: &str = "*** moot is shutting down. Goodbye! ***";
+
+/// The socket's two halves and what the connection remembers about itself.
+pub(super) struct Conn {
+    pub input: FramedRead<OwnedReadHalf, TelnetCodec>,
+    pub out: Writer,
+    pub peer: SocketAddr,
+    prefix: Option<String>,
+    suffix: Option<String>,
+    throttle: Throttle,
+}
+
+/// Output, gathered so that each batch of lines goes out in one write.
+pub(super) struct Writer {
+    wr: OwnedWriteHalf,
+    buf: Vec<u8>,
+}
+
+impl Writer {
+    /// Queues a line (a `\n` inside it starts another line); lines end in CRLF.
+    pub fn line(&mut self, s: &str) {
+        for part in s.split('\n') {
+            self.buf
+                .extend_from_slice(part.trim_end_matches('\r').as_bytes());
+            self.buf.extend_from_slice(b"\r\n");
+        }
+    }
+
+    pub fn raw(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+    }
+
+    pub async fn flush(&mut self) -> std::io::Result<()> {
+        if !self.buf.is_empty() {
+            self.wr.write_all(&self.buf).await?;
+            self.buf.clear();
+            if self.buf.capacity() > 64 * 1024 {
+                self.buf.shrink_to(4096);
+            }
+        }
+        Ok(())
+    }
+
+    pub async fn close(&mut self) {
+        let _ = self.flush().await;
+        let _ = self.wr.shutdown().await;
+    }
+}
+
+/// What became of a line once the connection's own commands were taken out.
+pub(super) enum Typed {
+    /// A command for the login screen or the world.
+    Command(String),
+    /// Handled here (a connection command, a telnet reply, an ignored line).
+    Handled,
+}
+
+impl Conn {
+    /// Queues `lines` as the answer to one command, between PREFIX and SUFFIX if set.
+    pub fn answer<S: AsRef<str>>(&mut self, lines: &[S]) {
+        if let Some(p) = &self.prefix {
+            self.out.line(p);
+        }
+        for l in lines {
+            self.out.line(l.as_ref());
+        }
+        if let Some(s) = &self.suffix {
+            self.out.line(s);
+        }
+    }
+
+    /// Takes an input frame: answers telnet negotiation, reports over-long lines, handles the
+    /// connection commands (PREFIX and friends), and slows a flood down.
+    pub async fn take(&mut self, input: Input) -> Typed {
+        let line = match input {
+            Input::Reply(bytes) => {
+                self.out.raw(&bytes);
+                return Typed::Handled;
+            }
+            Input::TooLong => {
+                self.answer(&[TOO_LONG]);
+                return Typed::Handled;
+            }
+            Input::Line(line) => clean_input(&line),
+        };
+        let (word, rest) = line
+            .trim_start()
+            .split_once(' ')
+            .unwrap_or((line.trim(), ""));
+        let setting = match word {
+            "PREFIX" | "OUTPUTPREFIX" => Some(&mut self.prefix),
+            "SUFFIX" | "OUTPUTSUFFIX" => Some(&mut self.suffix),
+            _ => None,
+        };
+        if let Some(setting) = setting {
+            let rest = rest.trim();
+            *setting = (!rest.is_empty()).then(|| rest.to_owned());
+            return Typed::Handled;
+        }
+        if line.trim().is_empty() {
+            return Typed::Handled;
+        }
+        if let Some(wait) = self.throttle.take(Instant::now()) {
+            let _ = self.out.flush().await;
+            tokio::time::sleep(wait).await;
+        }
+        Typed::Command(line)
+    }
+}
+
+pub(super) fn is_quit(line: &str) -> bool {
+    let line = line.trim();
+    line == "QUIT" || line.eq_ignore_ascii_case("@quit")
+}
+
+pub(super) async fn run(stream: TcpStream, peer: SocketAddr, conn_id: ConnId, shared: &Shared) {
+    let _ = stream.set_nodelay(true);
+    let (rd, wr) = stream.into_split();
+    let mut conn = Conn {
+        input: FramedRead::with_capacity(rd, TelnetCodec::new(MAX_LINE_BYTES), 512),
+        out: Writer {
+            wr,
+            buf: Vec::new(),
+        },
+        peer,
+        prefix: None,
+        suffix: None,
+        throttle: Throttle::new(shared.config.command_rate, shared.config.command_burst),
+    };
+    tracing::debug!(%peer, conn_id, "connected");
+    if let Some((row, created)) = login::screen(&mut conn, shared).await {
+        play(&mut conn, row, created, conn_id, shared).await;
+    }
+    conn.out.close().await;
+    tracing::debug!(%peer, conn_id, "closed");
+}
+
+/// The connected loop: typed lines go to the world one at a time, and whatever the world sends
+/// is written as it comes.
+async fn play(conn: &mut Conn, row: AgentRow, created: bool, conn_id: ConnId, shared: &Shared) {
+    let agent: AgentId = row.agent_id.as_str().into();
+    let (sink, mut source) = world::channel();
+    if !shared
+        .world
+        .send(Request::Enter {
+            row,
+            created,
+            conn: conn_id,
+            sink,
+        })
+        .await
+    {
+        return;
+    }
+    // Entering is answered like a command: wait for it before reading input.
+    let mut awaiting = true;
+    let idle = shared.config.idle_timeout();
+    let mut last_input = Instant::now();
+    let leave = |why| Request::Leave {
+        agent: agent.clone(),
+        conn: conn_id,
+        why,
+    };
+    loop {
+        let idle_at = idle.map(|d| last_input + d);
+        tokio::select! {
+            biased;
+            out = source.rx.recv() => {
+                let Some(out) = out else { return };
+                let mut next = Some(out);
+                // Write everything already queued in one go.
+                while let Some(out) = next.take() {
+                    source.took(&out);
+                    match out {
+                        Out::Line(line) => conn.out.line(&line),
+                        Out::Reply { mut lines, saved } => {
+                            if let Some(saved) = saved
+                                && !matches!(saved.await, Ok(Ok(())))
+                            {
+                                lines.push("*** That could not be saved, and may be lost if moot restarts. ***".into());
+                            }
+                            conn.answer(&lines);
+                            awaiting = false;
+                        }
+                        Out::Close(lines) => {
+                            conn.answer(&lines);
+                            return;
+                        }
+                    }
+                    next = source.rx.try_recv().ok();
+                }
+                if conn.out.flush().await.is_err() {
+                    shared.world.send(leave(Leaving::Lost)).await;
+                    return;
+                }
+            }
+            input = conn.input.next(), if !awaiting => {
+                let Some(Ok(input)) = input else {
+                    shared.world.send(leave(Leaving::Lost)).await;
+                    return;
+                };
+                last_input = Instant::now();
+                if let Typed::Command(line) = conn.take(input).await {
+                    if is_quit(&line) {
+                        conn.answer(&[DISCONNECTED]);
+                        shared.world.send(leave(Leaving::Quit)).await;
+                        return;
+                    }
+                    awaiting = true;
+                    if !shared.world.send(Request::Line { agent: agent.clone(), conn: conn_id, line }).await {
+                        return;
+                    }
+                }
+                if conn.out.flush().await.is_err() {
+                    shared.world.send(leave(Leaving::Lost)).await;
+                    return;
+                }
+            }
+            _ = sleep_until(idle_at.unwrap_or_else(Instant::now)), if idle_at.is_some() && !awaiting => {
+                conn.answer(&[IDLE]);
+                shared.world.send(leave(Leaving::Idle)).await;
+                return;
+            }
+            _ = shared.shutdown.cancelled() => {
+                conn.answer(&[SHUTTING_DOWN]);
+                shared.world.send(leave(Leaving::Lost)).await;
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! The telnet front end: accepts connections, turns bytes into lines and lines into requests
+//! for the world, and writes the world's answers back. It holds no game state; what it keeps
+//! per connection (PREFIX/SUFFIX, the flood throttle, the login screen) is about the connection.
+
+mod codec;
+mod connection;
+mod login;
+mod throttle;
+
+pub use codec::{Input, TelnetCodec};
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpListener;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::config::Config;
+use crate::store::Store;
+use crate::world::WorldHandle;
+
+/// What every connection shares.
+pub struct Shared {
+    pub config: Config,
+    pub world: WorldHandle,
+    pub store: Arc<Store>,
+    /// The login screen's text (from `world.toml`).
+    pub welcome: String,
+    /// Where new characters appear (a room id).
+    pub start_room: String,
+    pub shutdown: CancellationToken,
+    next_conn: AtomicU64,
+    open: AtomicUsize,
+    failures: std::sync::Mutex<HashMap<IpAddr, Failures>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Failures {
+    count: u32,
+    last: Instant,
+}
+
+/// Failed logins are forgotten after this long without another.
+const FAILURES_FORGOTTEN: Duration = Duration::from_secs(15 * 60);
+
+impl Shared {
+    pub fn new(
+        config: Config,
+        world: WorldHandle,
+        store: Arc<Store>,
+        welcome: String,
+        start_room: String,
+        shutdown: CancellationToken,
+    ) -> Shared {
+        Shared {
+            config,
+            world,
+            store,
+            welcome,
+            start_room,
+            shutdown,
+            next_conn: AtomicU64::new(1),
+            open: AtomicUsize::new(0),
+            failures: Default::default(),
+        }
+    }
+
+    /// Records a failed login from `ip`; returns how long to wait before answering.
+    fn login_failed(&self, ip: IpAddr) -> Duration {
+        let now = Instant::now();
+        let mut map = self.failures.lock().expect("failures lock");
+        if map.len() > 10_000 {
+            map.retain(|_, f| now - f.last < FAILURES_FORGOTTEN);
+        }
+        let f = map.entry(ip).or_insert(Failures {
+            count: 0,
+            last: now,
+        });
+        if now - f.last >= FAILURES_FORGOTTEN {
+            f.count = 0;
+        }
+        f.count += 1;
+        f.last = now;
+        let base = Duration::from(self.config.login_fail_delay);
+        let factor = 1u32 << f.count.saturating_sub(3).min(5);
+        (base * factor).min(base * 30)
+    }
+
+    fn login_succeeded(&self, ip: IpAddr) {
+        self.failures.lock().expect("failures lock").remove(&ip);
+    }
+}
+
+/// Counts a connection as open for as long as it lives.
+struct OpenGuard<'a>(&'a AtomicUsize);
+
+impl Drop for OpenGuard<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The polite refusal past the connection limit.
+pub const FULL_MESSAGE: &str = "*** Sorry, moot is full right now. Please try again later. ***";
+
+/// Accepts connections until shutdown; returns once every connection has closed.
+pub async fn serve(listener: TcpListener, shared: Arc<Shared>) {
+    let tracker = TaskTracker::new();
+    loop {
+        let accepted = tokio::select! {
+            a = listener.accept() => a,
+            _ = shared.shutdown.cancelled() => break,
+        };
+        let (mut stream, peer) = match accepted {
+            Ok(a) => a,
+            Err(e) => {
+                // Out of descriptors and the like: pause rather than spin.
+                tracing::warn!(error = %e, "accept failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let open = shared.open.fetch_add(1, Ordering::Relaxed);
+        if open >= shared.config.max_connections {
+            shared.open.fetch_sub(1, Ordering::Relaxed);
+            tracker.spawn(async move {
+                let _ = stream
+                    .write_all(format!("{FULL_MESSAGE}\r\n").as_bytes())
+                    .await;
+                let _ = stream.shutdown().await;
+            });
+            continue;
+        }
+        let shared = shared.clone();
+        tracker.spawn(async move {
+            let _guard = OpenGuard(&shared.open);
+            let conn = shared.next_conn.fetch_add(1, Ordering::Relaxed);
+            connection::run(stream, peer, conn, &shared).await;
+        });
+    }
+    tracker.close();
+    tracker.wait().await;
+}

@@ -1,0 +1,43 @@
+//! `emote <action>`, also typed `:action`: show everyone in the room what you do.
+
+use super::say::{Heard, TextArgs, listeners, text_args};
+use super::{Reply, Verb, VerbError};
+use crate::world::{Cx, World};
+
+pub struct Emote;
+
+impl Verb for Emote {
+    const NAME: &'static str = "emote";
+    const ALIASES: &'static [&'static str] = &[":"];
+    const USAGE: &'static str = "emote <action>   or   :<action>";
+    const SUMMARY: &'static str = "Act something out for everyone in the room.";
+    const HELP: &'static str = "`:waves.` shows `<your name> waves.` to everyone in the room, you \
+included. Text that starts with punctuation follows your name directly: `:'s tired.` shows \
+`<your name>'s tired.`";
+    const READ_ONLY: bool = false;
+    type Args = TextArgs;
+    type Output = Heard;
+
+    fn parse(rest: &str) -> Result<TextArgs, VerbError> {
+        text_args::<Emote>(rest)
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: TextArgs) -> Result<Reply<Heard>, VerbError> {
+        let me = world.player(&cx.actor);
+        let glue = if args.text.starts_with(|c: char| c.is_ascii_punctuation()) {
+            ""
+        } else {
+            " "
+        };
+        let line = format!("{}{glue}{}", me.name, args.text);
+        let room = me.room;
+        cx.tell_room(world, room, &cx.actor.clone(), line.as_str());
+        Ok(Reply::new(
+            vec![line.clone()],
+            Heard {
+                line,
+                heard_by: listeners(world, cx),
+            },
+        ))
+    }
+}

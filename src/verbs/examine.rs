@@ -1,0 +1,120 @@
+//! `examine <thing>` / `x`: a closer look than `look`, with what a thing is called and which
+//! verbs it offers.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::parse::{text, whole};
+use super::target::{Target, find_here};
+use super::{REGISTRY, Reply, Verb, VerbError, usage};
+use crate::text::{capitalize, english_list};
+use crate::world::{Cx, ThingKind, World};
+
+pub struct Examine;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ExamineArgs {
+    /// A thing or person here, `me` or `here`.
+    pub target: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Examined {
+    pub name: String,
+    /// The other names it answers to.
+    pub aliases: Vec<String>,
+    pub description: String,
+    /// What kind of thing it is; absent for people and rooms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ThingKind>,
+    /// The verbs it offers.
+    pub verbs: Vec<String>,
+}
+
+/// Verbs every thing offers, and those its kind adds from the registry.
+fn verbs_of(kind: Option<ThingKind>) -> Vec<String> {
+    let mut verbs = vec!["look".to_owned(), "examine".to_owned()];
+    if let Some(k) = kind {
+        verbs.extend(
+            REGISTRY
+                .iter()
+                .filter(|e| e.offered_by.contains(&k))
+                .map(|e| e.name.to_owned()),
+        );
+    }
+    verbs
+}
+
+impl Verb for Examine {
+    const NAME: &'static str = "examine";
+    const ALIASES: &'static [&'static str] = &["x", "exam"];
+    const USAGE: &'static str = "examine <thing>";
+    const SUMMARY: &'static str = "Examine something closely: its names, description and verbs.";
+    const HELP: &'static str = "Shows everything about a thing or person here: the names it answers to, \
+its description, and the verbs you can use on it.";
+    const READ_ONLY: bool = true;
+    type Args = ExamineArgs;
+    type Output = Examined;
+
+    fn parse(rest: &str) -> Result<ExamineArgs, VerbError> {
+        whole(rest, text, usage::<Examine>).map(|t| ExamineArgs {
+            target: t.to_owned(),
+        })
+    }
+
+    fn run(
+        world: &mut World,
+        cx: &mut Cx,
+        args: ExamineArgs,
+    ) -> Result<Reply<Examined>, VerbError> {
+        let found = find_here(world, &cx.actor, &args.target)?;
+        let e = match found {
+            Target::Room(room) => {
+                let r = world.map.room(room);
+                Examined {
+                    name: r.name.clone(),
+                    aliases: vec![],
+                    description: r.description.clone(),
+                    kind: None,
+                    verbs: vec!["look".into()],
+                }
+            }
+            Target::Thing(room, i) => {
+                let t = &world.map.room(room).things[i];
+                Examined {
+                    name: t.name.clone(),
+                    aliases: t.aliases.clone(),
+                    description: t.description.clone(),
+                    kind: Some(t.kind),
+                    verbs: verbs_of(Some(t.kind)),
+                }
+            }
+            Target::Person(id) => {
+                let p = world.player(&id);
+                Examined {
+                    name: p.name.clone(),
+                    aliases: vec![],
+                    description: if p.description.is_empty() {
+                        "You see nothing special.".into()
+                    } else {
+                        p.description.clone()
+                    },
+                    kind: None,
+                    verbs: vec![
+                        "look".into(),
+                        "examine".into(),
+                        "page".into(),
+                        "whisper".into(),
+                    ],
+                }
+            }
+        };
+        let mut text = vec![capitalize(&e.name)];
+        if !e.aliases.is_empty() {
+            text.push(format!("Also called: {}.", english_list(&e.aliases)));
+        }
+        text.push(e.description.trim_end().to_owned());
+        text.push(format!("Verbs: {}.", e.verbs.join(", ")));
+        Ok(Reply::new(text, e))
+    }
+}

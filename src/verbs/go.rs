@@ -1,0 +1,74 @@
+//! `go <exit>`, and the bare exit names (`north`, `n`) that mean the same.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::look::{Seen, room_lines, room_view};
+use super::parse::{whole, word};
+use super::{Reply, Verb, VerbError, usage};
+use crate::store::writes;
+use crate::world::{Cx, RoomIdx, World};
+
+pub struct Go;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct GoArgs {
+    /// The exit's name or alias, e.g. `north` or `n`.
+    pub exit: String,
+}
+
+impl Verb for Go {
+    const NAME: &'static str = "go";
+    const USAGE: &'static str = "go <exit>";
+    const SUMMARY: &'static str =
+        "Walk through an exit; typing the exit's name alone does the same.";
+    const HELP: &'static str = "`go north` walks through the exit called north. The exits of a room are \
+listed when you look; each has a name and often a short alias, and typing either alone (`north`, \
+`n`) works too. Everyone you leave sees you go, and everyone where you arrive sees you come.";
+    const READ_ONLY: bool = false;
+    type Args = GoArgs;
+    type Output = Seen;
+
+    fn parse(rest: &str) -> Result<GoArgs, VerbError> {
+        whole(rest, word, usage::<Go>).map(|w| GoArgs { exit: w.to_owned() })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: GoArgs) -> Result<Reply<Seen>, VerbError> {
+        let here = world.map.room(world.player(&cx.actor).room);
+        let exit = here
+            .exit(&args.exit)
+            .ok_or_else(|| VerbError::not_found("You can't go that way."))?;
+        let (to, name) = (exit.to, exit.name.clone());
+        let who = world.player(&cx.actor).name.clone();
+        Ok(travel(
+            world,
+            cx,
+            to,
+            format!("{who} goes {name}."),
+            format!("{who} has arrived."),
+        ))
+    }
+}
+
+/// Moves the actor to `to`, tells both rooms, stores the new location, and shows the new room.
+pub fn travel(
+    world: &mut World,
+    cx: &mut Cx,
+    to: RoomIdx,
+    leaving: String,
+    arriving: String,
+) -> Reply<Seen> {
+    let actor = cx.actor.clone();
+    let from = world.player(&actor).room;
+    world.move_player(&actor, to);
+    cx.tell_room(world, from, &actor, leaving);
+    cx.tell_room(world, to, &actor, arriving);
+    cx.save(writes::set_room(
+        actor.to_string(),
+        world.map.room(to).id.clone(),
+    ));
+    Reply::new(
+        room_lines(world, to, &actor),
+        Seen::Room(room_view(world, to, &actor)),
+    )
+}

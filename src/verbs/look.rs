@@ -1,0 +1,195 @@
+//! `look`: the room, or something or someone in it. Also the room view that `go`, `home` and
+//! connecting show.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::parse::{keyword, opt_text, whole};
+use super::target::{Target, find_here};
+use super::{Reply, Verb, VerbError, usage};
+use crate::text::{capitalize, english_list};
+use crate::world::{AgentId, Cx, RoomIdx, World};
+
+pub struct Look;
+
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct LookArgs {
+    /// What to look at: a thing or person here, `me` or `here`. Omit to look around.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+}
+
+/// What someone saw.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Seen {
+    Room(RoomView),
+    Thing {
+        id: String,
+        name: String,
+        description: String,
+    },
+    Person {
+        name: String,
+        description: String,
+    },
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct RoomView {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub exits: Vec<ExitView>,
+    pub things: Vec<ThingView>,
+    /// The other people here.
+    pub people: Vec<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ExitView {
+    pub name: String,
+    pub aliases: Vec<String>,
+    /// The id of the room it leads to.
+    pub to: String,
+    pub to_name: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ThingView {
+    pub id: String,
+    pub name: String,
+}
+
+impl Verb for Look {
+    const NAME: &'static str = "look";
+    const ALIASES: &'static [&'static str] = &["l"];
+    const USAGE: &'static str = "look [thing]";
+    const SUMMARY: &'static str = "Look around, or at something or someone here.";
+    const HELP: &'static str = "With nothing after it, describes the room you are in: what is here, who is \
+here, and the exits. `look <thing>` (or `look at <thing>`) describes a thing or person here; \
+`look me` shows how others see you.";
+    const READ_ONLY: bool = true;
+    type Args = LookArgs;
+    type Output = Seen;
+
+    fn parse(rest: &str) -> Result<LookArgs, VerbError> {
+        let target = whole(
+            rest,
+            (nom::combinator::opt(keyword("at")), opt_text),
+            usage::<Look>,
+        )?
+        .1;
+        Ok(LookArgs {
+            target: target.map(str::to_owned),
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: LookArgs) -> Result<Reply<Seen>, VerbError> {
+        let here = world.player(&cx.actor).room;
+        let target = match args.target.as_deref() {
+            None => Target::Room(here),
+            Some(word) => find_here(world, &cx.actor, word)?,
+        };
+        Ok(see(world, &cx.actor, &target))
+    }
+}
+
+/// Text and data for `viewer` looking at `target`.
+pub fn see(world: &World, viewer: &AgentId, target: &Target) -> Reply<Seen> {
+    match target {
+        Target::Room(room) => Reply::new(
+            room_lines(world, *room, viewer),
+            Seen::Room(room_view(world, *room, viewer)),
+        ),
+        Target::Thing(room, i) => {
+            let t = &world.map.room(*room).things[*i];
+            Reply::new(
+                vec![capitalize(&t.name), t.description.trim_end().to_owned()],
+                Seen::Thing {
+                    id: t.id.clone(),
+                    name: t.name.clone(),
+                    description: t.description.clone(),
+                },
+            )
+        }
+        Target::Person(id) => {
+            let p = world.player(id);
+            let description = if p.description.is_empty() {
+                "You see nothing special.".to_owned()
+            } else {
+                p.description.clone()
+            };
+            Reply::new(
+                vec![p.name.clone(), description.clone()],
+                Seen::Person {
+                    name: p.name.clone(),
+                    description,
+                },
+            )
+        }
+    }
+}
+
+/// The room as `viewer` sees it on arriving or looking around.
+pub fn room_view(world: &World, room: RoomIdx, viewer: &AgentId) -> RoomView {
+    let r = world.map.room(room);
+    RoomView {
+        id: r.id.clone(),
+        name: r.name.clone(),
+        description: r.description.clone(),
+        exits: r
+            .exits
+            .iter()
+            .map(|e| {
+                let to = world.map.room(e.to);
+                ExitView {
+                    name: e.name.clone(),
+                    aliases: e.aliases.clone(),
+                    to: to.id.clone(),
+                    to_name: to.name.clone(),
+                }
+            })
+            .collect(),
+        things: r
+            .things
+            .iter()
+            .map(|t| ThingView {
+                id: t.id.clone(),
+                name: t.name.clone(),
+            })
+            .collect(),
+        people: world
+            .occupants(room)
+            .iter()
+            .filter(|id| *id != viewer)
+            .map(|id| world.player(id).name.clone())
+            .collect(),
+    }
+}
+
+/// The room as text: name, description, things, people, exits.
+pub fn room_lines(world: &World, room: RoomIdx, viewer: &AgentId) -> Vec<String> {
+    let v = room_view(world, room, viewer);
+    let mut lines = vec![v.name, v.description];
+    if !v.things.is_empty() {
+        let names: Vec<&str> = v.things.iter().map(|t| t.name.as_str()).collect();
+        lines.push(format!("You see {} here.", english_list(&names)));
+    }
+    match v.people.len() {
+        0 => {}
+        1 => lines.push(format!("{} is here.", v.people[0])),
+        _ => lines.push(format!("{} are here.", english_list(&v.people))),
+    }
+    if v.exits.is_empty() {
+        lines.push("There are no obvious exits.".into());
+    } else {
+        let exits: Vec<String> = v
+            .exits
+            .iter()
+            .map(|e| format!("{} ({})", e.name, e.to_name))
+            .collect();
+        lines.push(format!("Exits: {}.", exits.join(", ")));
+    }
+    lines
+}

@@ -1,0 +1,290 @@
+//! The verb registry: every command a player can give, declared once.
+//!
+//! A verb is a type implementing [`Verb`]: its name, aliases, help, a typed argument struct
+//! (serde + JSON Schema), a nom parser from the text a person types, and a handler that returns
+//! text for people and a typed result for programs. [`REGISTRY`] erases those types into a
+//! table of [`VerbEntry`] rows, and every front end works from that table: the telnet face with
+//! [`run_line`], the MCP face with [`VerbEntry::run_json`] and the schemas. Nothing about a verb
+//! is written twice.
+
+pub mod parse;
+pub mod target;
+
+pub mod describe;
+pub mod emote;
+pub mod examine;
+pub mod go;
+pub mod help;
+pub mod home;
+pub mod inventory;
+pub mod look;
+pub mod page;
+pub mod say;
+pub mod whisper;
+pub mod who;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::world::{Cx, ThingKind, World};
+
+/// What a handler gives back to the one who acted: lines for a person, data for a program.
+#[derive(Debug)]
+pub struct Reply<T> {
+    pub text: Vec<String>,
+    pub data: T,
+}
+
+impl<T> Reply<T> {
+    pub fn new(text: Vec<String>, data: T) -> Reply<T> {
+        Reply { text, data }
+    }
+}
+
+/// Why a verb did nothing. The message is written for a person and is the whole answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerbError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The command could not be read: wrong arguments. The message gives the usage.
+    Usage,
+    /// It names something or someone that is not there.
+    NotFound,
+    /// It is understood but refused.
+    Refused,
+}
+
+impl VerbError {
+    pub fn usage(message: impl Into<String>) -> VerbError {
+        VerbError {
+            kind: ErrorKind::Usage,
+            message: message.into(),
+        }
+    }
+    pub fn not_found(message: impl Into<String>) -> VerbError {
+        VerbError {
+            kind: ErrorKind::NotFound,
+            message: message.into(),
+        }
+    }
+    pub fn refused(message: impl Into<String>) -> VerbError {
+        VerbError {
+            kind: ErrorKind::Refused,
+            message: message.into(),
+        }
+    }
+}
+
+/// The answer to input that matches no verb, as every MOO gives it.
+pub const NOT_UNDERSTOOD: &str = "I don't understand that.";
+
+/// One verb, declared once.
+pub trait Verb: 'static {
+    const NAME: &'static str;
+    const ALIASES: &'static [&'static str] = &[];
+    /// How to type it, e.g. `page <name> <text>`.
+    const USAGE: &'static str;
+    /// One line for the verb list.
+    const SUMMARY: &'static str;
+    /// The rest of `help <verb>`.
+    const HELP: &'static str;
+    /// True if it never changes anything.
+    const READ_ONLY: bool;
+    /// The kinds of thing that offer this verb (shown by `examine`); empty for verbs that
+    /// belong to no thing.
+    const OFFERED_BY: &'static [ThingKind] = &[];
+
+    type Args: Serialize + DeserializeOwned + JsonSchema;
+    type Output: Serialize + JsonSchema;
+
+    /// Reads the arguments from what follows the verb's name on a typed line.
+    fn parse(rest: &str) -> Result<Self::Args, VerbError>;
+
+    fn run(
+        world: &mut World,
+        cx: &mut Cx,
+        args: Self::Args,
+    ) -> Result<Reply<Self::Output>, VerbError>;
+}
+
+/// A [`Verb`] with its types erased, so that all verbs fit in one table.
+pub struct VerbEntry {
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    pub usage: &'static str,
+    pub summary: &'static str,
+    pub help: &'static str,
+    pub read_only: bool,
+    pub offered_by: &'static [ThingKind],
+    /// JSON Schema of the arguments.
+    pub args_schema: fn() -> Schema,
+    /// JSON Schema of the structured result.
+    pub output_schema: fn() -> Schema,
+    /// A typed line's arguments, as the JSON a program would send.
+    pub parse_json: fn(&str) -> Result<serde_json::Value, VerbError>,
+    /// Parses a typed line's arguments and runs the verb; returns the text for the actor.
+    pub run_line: fn(&mut World, &mut Cx, &str) -> Result<Vec<String>, VerbError>,
+    /// Runs the verb from JSON arguments; returns the text and the structured result.
+    pub run_json:
+        fn(&mut World, &mut Cx, serde_json::Value) -> Result<Reply<serde_json::Value>, VerbError>,
+}
+
+impl VerbEntry {
+    pub fn answers_to(&self, word: &str) -> bool {
+        self.name.eq_ignore_ascii_case(word)
+            || self.aliases.iter().any(|a| a.eq_ignore_ascii_case(word))
+    }
+}
+
+const fn entry<V: Verb>() -> VerbEntry {
+    VerbEntry {
+        name: V::NAME,
+        aliases: V::ALIASES,
+        usage: V::USAGE,
+        summary: V::SUMMARY,
+        help: V::HELP,
+        read_only: V::READ_ONLY,
+        offered_by: V::OFFERED_BY,
+        args_schema: schema_of::<V::Args>,
+        output_schema: schema_of::<V::Output>,
+        parse_json: parse_json::<V>,
+        run_line: run_line_of::<V>,
+        run_json: run_json::<V>,
+    }
+}
+
+fn schema_of<T: JsonSchema>() -> Schema {
+    SchemaGenerator::default().into_root_schema_for::<T>()
+}
+
+fn parse_json<V: Verb>(rest: &str) -> Result<serde_json::Value, VerbError> {
+    V::parse(rest).map(|a| serde_json::to_value(a).expect("arguments serialize"))
+}
+
+fn run_line_of<V: Verb>(w: &mut World, cx: &mut Cx, rest: &str) -> Result<Vec<String>, VerbError> {
+    let args = V::parse(rest)?;
+    V::run(w, cx, args).map(|r| r.text)
+}
+
+fn run_json<V: Verb>(
+    w: &mut World,
+    cx: &mut Cx,
+    args: serde_json::Value,
+) -> Result<Reply<serde_json::Value>, VerbError> {
+    let args: V::Args = serde_json::from_value(args)
+        .map_err(|e| VerbError::usage(format!("Bad arguments for {}: {e}", V::NAME)))?;
+    let r = V::run(w, cx, args)?;
+    Ok(Reply {
+        text: r.text,
+        data: serde_json::to_value(r.data).expect("results serialize"),
+    })
+}
+
+/// Every verb, in the order `help` lists them.
+pub static REGISTRY: &[VerbEntry] = &[
+    entry::<look::Look>(),
+    entry::<examine::Examine>(),
+    entry::<go::Go>(),
+    entry::<home::Home>(),
+    entry::<say::Say>(),
+    entry::<emote::Emote>(),
+    entry::<page::Page>(),
+    entry::<whisper::Whisper>(),
+    entry::<who::Who>(),
+    entry::<inventory::Inventory>(),
+    entry::<describe::Describe>(),
+    entry::<help::Help>(),
+];
+
+/// The verb called `word`, by name or alias.
+pub fn find(word: &str) -> Option<&'static VerbEntry> {
+    REGISTRY.iter().find(|e| e.answers_to(word))
+}
+
+/// A typed line, matched to a verb.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Resolved<'a> {
+    /// Nothing to do (a blank line).
+    Nothing,
+    /// This verb, with the rest of the line to parse.
+    Verb(&'static VerbEntry, &'a str),
+    /// No verb matches.
+    Unknown,
+}
+
+impl std::fmt::Debug for VerbEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "VerbEntry({})", self.name)
+    }
+}
+
+impl PartialEq for VerbEntry {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+impl Eq for VerbEntry {}
+
+/// Matches a typed line to a verb, with the MOO conventions: `"text` is `say text`, `:text` is
+/// `emote text`, and the name of an exit where one stands is `go <exit>`. `is_exit` tells
+/// whether a word names an exit here.
+pub fn resolve<'a>(line: &'a str, is_exit: impl Fn(&str) -> bool) -> Resolved<'a> {
+    let line = line.trim();
+    if line.is_empty() {
+        return Resolved::Nothing;
+    }
+    if let Some(rest) = line.strip_prefix('"') {
+        return Resolved::Verb(&REGISTRY[index_of("say")], rest);
+    }
+    if let Some(rest) = line.strip_prefix(':') {
+        return Resolved::Verb(&REGISTRY[index_of("emote")], rest);
+    }
+    let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    if let Some(e) = find(word) {
+        return Resolved::Verb(e, rest.trim_start());
+    }
+    if rest.trim().is_empty() && is_exit(word) {
+        return Resolved::Verb(&REGISTRY[index_of("go")], word);
+    }
+    Resolved::Unknown
+}
+
+fn index_of(name: &str) -> usize {
+    REGISTRY
+        .iter()
+        .position(|e| e.name == name)
+        .expect("verb is registered")
+}
+
+/// Runs a line typed by `cx.actor`. A blank line answers nothing.
+pub fn run_line(world: &mut World, cx: &mut Cx, line: &str) -> Result<Vec<String>, VerbError> {
+    let room = world.map.room(world.player(&cx.actor).room);
+    match resolve(line, |w| room.exit(w).is_some()) {
+        Resolved::Nothing => Ok(Vec::new()),
+        Resolved::Verb(entry, rest) => (entry.run_line)(world, cx, rest),
+        Resolved::Unknown => Err(VerbError::not_found(NOT_UNDERSTOOD)),
+    }
+}
+
+/// The arguments of a verb that takes none.
+#[derive(Debug, Default, Serialize, serde::Deserialize, JsonSchema)]
+pub struct NoArgs {}
+
+/// Reads no arguments: anything after the verb is a usage error.
+pub fn no_args<V: Verb>(rest: &str) -> Result<NoArgs, VerbError> {
+    if rest.trim().is_empty() {
+        Ok(NoArgs {})
+    } else {
+        Err(usage::<V>())
+    }
+}
+
+/// The usage error of verb `V`.
+pub fn usage<V: Verb>() -> VerbError {
+    VerbError::usage(format!("Usage: {}", V::USAGE))
+}

@@ -1,0 +1,71 @@
+//! `say <text>`, also typed `"text`: speak to everyone in the room.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::parse::{text, whole};
+use super::{Reply, Verb, VerbError, usage};
+use crate::world::{Cx, World};
+
+pub struct Say;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct TextArgs {
+    /// What to say.
+    pub text: String,
+}
+
+/// Who heard something said.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Heard {
+    /// The line as the others saw it.
+    pub line: String,
+    /// The names of those who heard it.
+    pub heard_by: Vec<String>,
+}
+
+/// Reads "the rest of the line", required.
+pub fn text_args<V: Verb>(rest: &str) -> Result<TextArgs, VerbError> {
+    whole(rest, text, usage::<V>).map(|t| TextArgs { text: t.to_owned() })
+}
+
+/// The names of everyone in the actor's room but the actor.
+pub fn listeners(world: &World, cx: &Cx) -> Vec<String> {
+    let room = world.player(&cx.actor).room;
+    world
+        .occupants(room)
+        .iter()
+        .filter(|id| **id != cx.actor)
+        .map(|id| world.player(id).name.clone())
+        .collect()
+}
+
+impl Verb for Say {
+    const NAME: &'static str = "say";
+    const ALIASES: &'static [&'static str] = &["\""];
+    const USAGE: &'static str = "say <text>   or   \"<text>";
+    const SUMMARY: &'static str = "Say something to everyone in the room.";
+    const HELP: &'static str = "Everyone in the room hears you: `say hello` (or `\"hello`) shows \
+`You say, \"hello\"` to you and `<your name> says, \"hello\"` to the others.";
+    const READ_ONLY: bool = false;
+    type Args = TextArgs;
+    type Output = Heard;
+
+    fn parse(rest: &str) -> Result<TextArgs, VerbError> {
+        text_args::<Say>(rest)
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: TextArgs) -> Result<Reply<Heard>, VerbError> {
+        let me = world.player(&cx.actor);
+        let line = format!("{} says, \"{}\"", me.name, args.text);
+        let room = me.room;
+        cx.tell_room(world, room, &cx.actor.clone(), line.as_str());
+        Ok(Reply::new(
+            vec![format!("You say, \"{}\"", args.text)],
+            Heard {
+                line,
+                heard_by: listeners(world, cx),
+            },
+        ))
+    }
+}

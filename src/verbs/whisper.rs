@@ -1,0 +1,57 @@
+//! `whisper <text> to <name>`: words for one person in the same room.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::parse::{text_then_last, whole};
+use super::say::Heard;
+use super::{Reply, Verb, VerbError, usage};
+use crate::world::{Cx, World};
+
+pub struct Whisper;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct WhisperArgs {
+    /// What to whisper.
+    pub text: String,
+    /// Who to whisper to: someone in the same room.
+    pub to: String,
+}
+
+impl Verb for Whisper {
+    const NAME: &'static str = "whisper";
+    const USAGE: &'static str = "whisper <text> to <name>";
+    const SUMMARY: &'static str = "Whisper to someone in the same room; nobody else hears.";
+    const HELP: &'static str = "`whisper the password is swordfish to Bob` is heard by Bob alone, who \
+must be in the same room as you.";
+    const READ_ONLY: bool = false;
+    type Args = WhisperArgs;
+    type Output = Heard;
+
+    fn parse(rest: &str) -> Result<WhisperArgs, VerbError> {
+        whole(rest, text_then_last("to"), usage::<Whisper>).map(|(text, to)| WhisperArgs {
+            text: text.to_owned(),
+            to: to.to_owned(),
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: WhisperArgs) -> Result<Reply<Heard>, VerbError> {
+        let me = world.player(&cx.actor);
+        let target = world
+            .occupants(me.room)
+            .iter()
+            .map(|id| world.player(id))
+            .find(|p| p.name.eq_ignore_ascii_case(&args.to))
+            .ok_or_else(|| VerbError::not_found(format!("I don't see \"{}\" here.", args.to)))?;
+        let line = format!("{} whispers, \"{}\"", me.name, args.text);
+        let (to, name) = (target.id.clone(), target.name.clone());
+        cx.tell(&to, line.as_str());
+        Ok(Reply::new(
+            vec![format!("You whisper, \"{}\" to {name}.", args.text)],
+            Heard {
+                line,
+                heard_by: vec![name],
+            },
+        ))
+    }
+}

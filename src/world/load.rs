@@ -1,0 +1,256 @@
+//! Reading the town from `world/`: `world.toml` (the town's name, welcome text and start room)
+//! and one `rooms/*.toml` file per room. Every problem is reported with the file, the line and
+//! column, and what is wrong, because the people who edit these files are builders, not
+//! programmers, and a server that starts with a half-broken map is worse than one that refuses.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::map::{Exit, Map, Room, Thing, ThingKind};
+
+/// A problem in the world files: where it is and what it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorldError {
+    pub file: PathBuf,
+    /// 1-based line and column, when the problem has a place in the file.
+    pub at: Option<(usize, usize)>,
+    pub problem: String,
+}
+
+impl fmt::Display for WorldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.at {
+            Some((line, col)) => {
+                write!(f, "{}:{line}:{col}: {}", self.file.display(), self.problem)
+            }
+            None => write!(f, "{}: {}", self.file.display(), self.problem),
+        }
+    }
+}
+
+impl std::error::Error for WorldError {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TownFile {
+    name: String,
+    welcome: String,
+    start: Spanned<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RoomFile {
+    id: Spanned<String>,
+    name: String,
+    description: String,
+    #[serde(default)]
+    exits: Vec<ExitFile>,
+    #[serde(default)]
+    things: Vec<ThingFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExitFile {
+    name: Spanned<String>,
+    #[serde(default)]
+    aliases: Vec<Spanned<String>>,
+    to: Spanned<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ThingFile {
+    id: Spanned<String>,
+    name: String,
+    #[serde(default)]
+    aliases: Vec<String>,
+    description: String,
+    #[serde(default)]
+    kind: ThingKind,
+}
+
+/// One parsed file, kept with its text so that spans can be turned into lines and columns.
+struct Source<T> {
+    path: PathBuf,
+    text: String,
+    data: T,
+}
+
+impl<T> Source<T> {
+    fn error_at<U>(&self, span: &Spanned<U>, problem: impl Into<String>) -> WorldError {
+        WorldError {
+            file: self.path.clone(),
+            at: Some(line_col(&self.text, span.span().start)),
+            problem: problem.into(),
+        }
+    }
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, col)
+}
+
+fn read<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Source<T>, WorldError> {
+    let text = std::fs::read_to_string(path).map_err(|e| WorldError {
+        file: path.to_owned(),
+        at: None,
+        problem: format!("cannot read the file: {e}"),
+    })?;
+    let data = toml::from_str(&text).map_err(|e: toml::de::Error| WorldError {
+        file: path.to_owned(),
+        at: e.span().map(|s| line_col(&text, s.start)),
+        problem: e.message().to_owned(),
+    })?;
+    Ok(Source {
+        path: path.to_owned(),
+        text,
+        data,
+    })
+}
+
+/// Loads and checks the town in `dir`.
+pub fn load(dir: &Path) -> Result<Map, WorldError> {
+    let town: Source<TownFile> = read(&dir.join("world.toml"))?;
+    let rooms_dir = dir.join("rooms");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&rooms_dir)
+        .map_err(|e| WorldError {
+            file: rooms_dir.clone(),
+            at: None,
+            problem: format!("cannot read the rooms directory: {e}"),
+        })?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    let files = paths
+        .iter()
+        .map(|p| read::<RoomFile>(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    if files.is_empty() {
+        return Err(WorldError {
+            file: rooms_dir,
+            at: None,
+            problem: "there are no rooms (*.toml files)".into(),
+        });
+    }
+    build(town, files)
+}
+
+fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, WorldError> {
+    // First pass: room ids, so exits can point forwards.
+    let mut room_index: HashMap<&str, (usize, &Source<RoomFile>)> = HashMap::new();
+    for (i, f) in files.iter().enumerate() {
+        let id = f.data.id.get_ref();
+        check_id(f, &f.data.id, "room")?;
+        if let Some((_, first)) = room_index.insert(id, (i, f)) {
+            return Err(f.error_at(
+                &f.data.id,
+                format!(
+                    "duplicate room id `{id}` (also in {})",
+                    first.path.display()
+                ),
+            ));
+        }
+    }
+    let mut thing_ids: HashMap<&str, &Path> = HashMap::new();
+    let mut rooms = Vec::with_capacity(files.len());
+    for f in &files {
+        let room_id = f.data.id.get_ref();
+        let mut exits: Vec<Exit> = Vec::new();
+        for e in &f.data.exits {
+            let to = e.to.get_ref();
+            let Some(&(to_idx, _)) = room_index.get(to.as_str()) else {
+                return Err(f.error_at(
+                    &e.to,
+                    format!(
+                        "exit `{}` of room `{room_id}` leads to room `{to}`, which does not exist",
+                        e.name.get_ref()
+                    ),
+                ));
+            };
+            for word in std::iter::once(&e.name).chain(&e.aliases) {
+                if word.get_ref().trim().is_empty() || word.get_ref().contains(char::is_whitespace)
+                {
+                    return Err(f.error_at(word, "an exit name or alias must be one word"));
+                }
+                if let Some(other) = exits.iter().find(|x| x.answers_to(word.get_ref())) {
+                    return Err(f.error_at(
+                        word,
+                        format!(
+                            "room `{room_id}` has two exits called `{}` (`{}` is another)",
+                            word.get_ref(),
+                            other.name
+                        ),
+                    ));
+                }
+            }
+            exits.push(Exit {
+                name: e.name.get_ref().clone(),
+                aliases: e.aliases.iter().map(|a| a.get_ref().clone()).collect(),
+                to: to_idx,
+            });
+        }
+        let mut things = Vec::new();
+        for t in &f.data.things {
+            let id = t.id.get_ref();
+            check_id(f, &t.id, "thing")?;
+            if let Some(first) = thing_ids.insert(id, &f.path) {
+                return Err(f.error_at(
+                    &t.id,
+                    format!("duplicate thing id `{id}` (also in {})", first.display()),
+                ));
+            }
+            things.push(Thing {
+                id: id.clone(),
+                name: t.name.clone(),
+                aliases: t.aliases.clone(),
+                description: t.description.clone(),
+                kind: t.kind,
+            });
+        }
+        rooms.push(Room {
+            id: room_id.clone(),
+            name: f.data.name.clone(),
+            description: f.data.description.trim_end().to_owned(),
+            exits,
+            things,
+        });
+    }
+    let start = town.data.start.get_ref();
+    let Some(&(start_idx, _)) = room_index.get(start.as_str()) else {
+        return Err(town.error_at(
+            &town.data.start,
+            format!("the start room `{start}` does not exist"),
+        ));
+    };
+    Ok(Map::new(
+        town.data.name.clone(),
+        town.data.welcome.trim_end().to_owned(),
+        start_idx,
+        rooms,
+    ))
+}
+
+fn check_id<T>(f: &Source<T>, id: &Spanned<String>, what: &str) -> Result<(), WorldError> {
+    let s = id.get_ref();
+    let ok = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(f.error_at(
+            id,
+            format!("{what} id `{s}` must be lowercase letters, digits and underscores"),
+        ))
+    }
+}

@@ -1,0 +1,278 @@
+//! The live town: who is connected, where everyone stands, and how news reaches them.
+//!
+//! **One owner.** All live state belongs to a single [`World`] value, owned by one task
+//! ([`task::run`]) that takes [`Request`]s from a queue and handles them one at a time. We chose
+//! this over shared state behind locks because every interesting action touches several players
+//! at once (a `say` reads a room and writes to everyone in it, a `go` changes two rooms): with
+//! one owner each action is atomic by construction, there is no lock order to get wrong, and the
+//! order in which the world handled things is the order in which everyone sees them. Handling a
+//! verb takes microseconds, so one task is not the bottleneck; slow work (password hashing,
+//! disk I/O, later chess engines) is sent elsewhere and never awaited on this task.
+//!
+//! Verbs never write to sockets. A verb handler gets `&mut World` and a [`Cx`] in which it leaves
+//! notices for other players and writes for the database; the task delivers them afterwards.
+//! That keeps every handler a plain function that tests can call directly.
+
+pub mod load;
+pub mod map;
+mod task;
+
+pub use load::{WorldError, load};
+pub use map::{Map, RoomIdx, ThingKind};
+pub use task::{Leaving, Request, WorldHandle, spawn};
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+use crate::store::StoreError;
+
+/// An identity's id, as stored (`agents.agent_id`). Shared cheaply because notices carry it.
+pub type AgentId = Arc<str>;
+
+/// One front-end connection, numbered so a stale connection can be told from its successor.
+pub type ConnId = u64;
+
+/// Which front end a command came through, for the few answers that differ (e.g. `help`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Face {
+    Telnet,
+    Mcp,
+}
+
+/// How many notices may wait for a slow connection before further ones are dropped.
+pub const MAX_BACKLOG: usize = 2048;
+
+/// What the world sends to a connection, in the order the world decided it.
+#[derive(Debug)]
+pub enum Out {
+    /// Something happened that this player should hear about.
+    Line(Arc<str>),
+    /// The answer to this connection's own command. `saved` resolves once what the command
+    /// changed is committed; the answer must not be shown before.
+    Reply {
+        lines: Vec<String>,
+        saved: Option<oneshot::Receiver<Result<(), StoreError>>>,
+    },
+    /// Close the connection after showing these lines.
+    Close(Vec<String>),
+}
+
+/// The world's end of a connection's queue.
+#[derive(Debug, Clone)]
+pub struct Sink {
+    tx: mpsc::UnboundedSender<Out>,
+    backlog: Arc<AtomicUsize>,
+}
+
+/// The connection's end.
+#[derive(Debug)]
+pub struct Source {
+    pub rx: mpsc::UnboundedReceiver<Out>,
+    backlog: Arc<AtomicUsize>,
+}
+
+pub fn channel() -> (Sink, Source) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let backlog = Arc::new(AtomicUsize::new(0));
+    (
+        Sink {
+            tx,
+            backlog: backlog.clone(),
+        },
+        Source { rx, backlog },
+    )
+}
+
+impl Sink {
+    /// Queues a notice unless the connection is too far behind, in which case it is dropped: a
+    /// client that does not read must not make the server hold unbounded memory for it.
+    fn notice(&self, line: Arc<str>) {
+        if self.backlog.load(Ordering::Relaxed) < MAX_BACKLOG {
+            self.backlog.fetch_add(1, Ordering::Relaxed);
+            let _ = self.tx.send(Out::Line(line));
+        }
+    }
+
+    /// Answers and closing words are never dropped: each connection has at most one command in
+    /// flight, so they cannot pile up.
+    fn send(&self, out: Out) {
+        let _ = self.tx.send(out);
+    }
+}
+
+impl Source {
+    /// Marks one notice as taken off the queue.
+    pub fn took(&self, out: &Out) {
+        if matches!(out, Out::Line(_)) {
+            self.backlog.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A connected character.
+#[derive(Debug)]
+pub struct Player {
+    pub id: AgentId,
+    pub name: String,
+    pub description: String,
+    pub room: RoomIdx,
+    pub connected_at: Instant,
+    pub last_active: Instant,
+    conn: ConnId,
+    sink: Sink,
+}
+
+/// A line for one player, left by a verb for the task to deliver.
+#[derive(Debug)]
+pub struct Notice {
+    pub to: AgentId,
+    pub line: Arc<str>,
+}
+
+/// A database write left by a verb.
+pub type Save = Box<dyn FnOnce(&rusqlite::Connection) -> rusqlite::Result<()> + Send>;
+
+/// The context of one command: who acts, and what it leaves behind for others and for the disk.
+pub struct Cx {
+    pub actor: AgentId,
+    pub face: Face,
+    pub now: Instant,
+    pub notices: Vec<Notice>,
+    pub saves: Vec<Save>,
+}
+
+impl Cx {
+    pub fn new(actor: AgentId, face: Face) -> Cx {
+        Cx {
+            actor,
+            face,
+            now: Instant::now(),
+            notices: Vec::new(),
+            saves: Vec::new(),
+        }
+    }
+
+    pub fn tell(&mut self, to: &AgentId, line: impl Into<Arc<str>>) {
+        self.notices.push(Notice {
+            to: to.clone(),
+            line: line.into(),
+        });
+    }
+
+    /// Tells everyone in `room` but `except`.
+    pub fn tell_room(
+        &mut self,
+        world: &World,
+        room: RoomIdx,
+        except: &AgentId,
+        line: impl Into<Arc<str>>,
+    ) {
+        let line = line.into();
+        for id in world.occupants(room).iter().filter(|id| *id != except) {
+            self.notices.push(Notice {
+                to: id.clone(),
+                line: line.clone(),
+            });
+        }
+    }
+
+    pub fn save(
+        &mut self,
+        f: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<()> + Send + 'static,
+    ) {
+        self.saves.push(Box::new(f));
+    }
+}
+
+/// The live state of the town.
+pub struct World {
+    pub map: Map,
+    players: HashMap<AgentId, Player>,
+    /// Who is in each room, in order of arrival; indexed like `map.rooms`.
+    occupants: Vec<Vec<AgentId>>,
+}
+
+impl World {
+    pub fn new(map: Map) -> World {
+        let occupants = vec![Vec::new(); map.rooms.len()];
+        World {
+            map,
+            players: HashMap::new(),
+            occupants,
+        }
+    }
+
+    pub fn player(&self, id: &AgentId) -> &Player {
+        &self.players[id]
+    }
+
+    pub fn player_mut(&mut self, id: &AgentId) -> &mut Player {
+        self.players.get_mut(id).expect("the actor is connected")
+    }
+
+    pub fn players(&self) -> impl Iterator<Item = &Player> {
+        self.players.values()
+    }
+
+    pub fn occupants(&self, room: RoomIdx) -> &[AgentId] {
+        &self.occupants[room]
+    }
+
+    /// The connected player called `name` (any case), anywhere.
+    pub fn connected_named(&self, name: &str) -> Option<&Player> {
+        self.players
+            .values()
+            .find(|p| p.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Moves a player between rooms, keeping the occupant lists in step.
+    pub fn move_player(&mut self, id: &AgentId, to: RoomIdx) {
+        let from = self.players[id].room;
+        self.occupants[from].retain(|x| x != id);
+        self.occupants[to].push(id.clone());
+        self.player_mut(id).room = to;
+    }
+
+    /// Places a newly connected player, or replaces the connection of one already here.
+    /// Returns the sink of the connection that was displaced, if any.
+    fn admit(&mut self, player: Player) -> Option<Sink> {
+        let id = player.id.clone();
+        match self.players.insert(id.clone(), player) {
+            Some(old) => {
+                let room = self.players[&id].room;
+                if old.room != room {
+                    self.occupants[old.room].retain(|x| *x != id);
+                    self.occupants[room].push(id);
+                }
+                Some(old.sink)
+            }
+            None => {
+                let room = self.players[&id].room;
+                self.occupants[room].push(id);
+                None
+            }
+        }
+    }
+
+    /// Removes a player if `conn` is still theirs.
+    fn remove(&mut self, id: &AgentId, conn: ConnId) -> Option<Player> {
+        if self.players.get(id)?.conn != conn {
+            return None;
+        }
+        let p = self.players.remove(id)?;
+        self.occupants[p.room].retain(|x| x != id);
+        Some(p)
+    }
+
+    fn deliver(&self, notices: Vec<Notice>) {
+        for n in notices {
+            if let Some(p) = self.players.get(&n.to) {
+                p.sink.notice(n.line);
+            }
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! The world task: the one place where [`World`] is changed. Front ends talk to it through a
+//! [`WorldHandle`]; it answers through each connection's [`Sink`].
+
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::{AgentId, ConnId, Cx, Face, Out, Player, Sink, World};
+use crate::store::{AgentRow, Store, StoreError, writes};
+use crate::verbs;
+
+/// Why a player leaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leaving {
+    /// They typed `@quit`.
+    Quit,
+    /// The connection dropped.
+    Lost,
+    /// They were idle too long.
+    Idle,
+}
+
+pub enum Request {
+    /// A connection has logged in as `row` (just created, or an existing character).
+    Enter {
+        row: AgentRow,
+        created: bool,
+        conn: ConnId,
+        sink: Sink,
+    },
+    /// A command line typed by a logged-in player.
+    Line {
+        agent: AgentId,
+        conn: ConnId,
+        line: String,
+    },
+    /// A connection ends.
+    Leave {
+        agent: AgentId,
+        conn: ConnId,
+        why: Leaving,
+    },
+    /// The `who` table, for the login screen.
+    Who { reply: oneshot::Sender<Vec<String>> },
+}
+
+/// How front ends reach the world. Cheap to clone.
+#[derive(Clone)]
+pub struct WorldHandle {
+    tx: mpsc::Sender<Request>,
+}
+
+/// Requests queued for the world before senders are made to wait.
+const QUEUE: usize = 16 * 1024;
+
+impl WorldHandle {
+    /// Queues a request; false if the world has stopped.
+    pub async fn send(&self, r: Request) -> bool {
+        self.tx.send(r).await.is_ok()
+    }
+
+    pub async fn who(&self) -> Vec<String> {
+        let (reply, rx) = oneshot::channel();
+        if !self.send(Request::Who { reply }).await {
+            return Vec::new();
+        }
+        rx.await.unwrap_or_default()
+    }
+}
+
+/// Starts the world task. It runs until every [`WorldHandle`] is dropped, then hands the world
+/// back.
+pub fn spawn(world: World, store: Arc<Store>) -> (WorldHandle, JoinHandle<World>) {
+    let (tx, rx) = mpsc::channel(QUEUE);
+    let task = tokio::spawn(run(world, store, rx));
+    (WorldHandle { tx }, task)
+}
+
+async fn run(mut world: World, store: Arc<Store>, mut rx: mpsc::Receiver<Request>) -> World {
+    while let Some(req) = rx.recv().await {
+        handle(&mut world, &store, req);
+    }
+    world
+}
+
+fn handle(world: &mut World, store: &Store, req: Request) {
+    match req {
+        Request::Enter {
+            row,
+            created,
+            conn,
+            sink,
+        } => enter(world, store, row, created, conn, sink),
+        Request::Line { agent, conn, line } => {
+            let Some(p) = world.players.get_mut(&agent).filter(|p| p.conn == conn) else {
+                return;
+            };
+            p.last_active = Instant::now();
+            let sink = p.sink.clone();
+            let mut cx = Cx::new(agent, Face::Telnet);
+            let lines = match verbs::run_line(world, &mut cx, &line) {
+                Ok(lines) => lines,
+                Err(e) => vec![e.message],
+            };
+            let saved = finish(world, store, cx);
+            sink.send(Out::Reply { lines, saved });
+        }
+        Request::Leave { agent, conn, why } => {
+            if let Some(p) = world.remove(&agent, conn) {
+                let mut cx = Cx::new(agent, Face::Telnet);
+                let what = match why {
+                    Leaving::Quit | Leaving::Lost => "has disconnected.",
+                    Leaving::Idle => "has been disconnected for inactivity.",
+                };
+                cx.tell_room(world, p.room, &p.id, format!("{} {what}", p.name));
+                finish(world, store, cx);
+            }
+        }
+        Request::Who { reply } => {
+            let _ = reply.send(verbs::who::table(world, Instant::now()));
+        }
+    }
+}
+
+fn enter(world: &mut World, store: &Store, row: AgentRow, created: bool, conn: ConnId, sink: Sink) {
+    let known_room = row.room.as_deref().and_then(|r| world.map.room_by_id(r));
+    let room = known_room.unwrap_or(world.map.start);
+    let now = Instant::now();
+    let id: AgentId = row.agent_id.into();
+    let player = Player {
+        id: id.clone(),
+        name: row.name,
+        description: row.description,
+        room,
+        connected_at: now,
+        last_active: now,
+        conn,
+        sink: sink.clone(),
+    };
+    let name = player.name.clone();
+    let displaced = world.admit(player);
+    let mut cx = Cx::new(id.clone(), Face::Telnet);
+    let mut lines = Vec::new();
+    match displaced {
+        Some(old) => {
+            old.send(Out::Close(vec![
+                "*** Redirecting connection to new port ***".into(),
+            ]));
+            lines.push("*** Redirecting old connection to this port ***".to_owned());
+            cx.tell_room(world, room, &id, format!("{name} has reconnected."));
+        }
+        None => cx.tell_room(world, room, &id, format!("{name} has connected.")),
+    }
+    lines.push(
+        if created {
+            "*** Created ***"
+        } else {
+            "*** Connected ***"
+        }
+        .to_owned(),
+    );
+    lines.extend(verbs::look::room_lines(world, room, &id));
+    if known_room.is_none() {
+        cx.save(writes::set_room(
+            id.to_string(),
+            world.map.room(room).id.clone(),
+        ));
+    }
+    let saved = finish(world, store, cx);
+    sink.send(Out::Reply { lines, saved });
+}
+
+/// Delivers what a command left for others and submits its writes as one job.
+fn finish(
+    world: &World,
+    store: &Store,
+    cx: Cx,
+) -> Option<oneshot::Receiver<Result<(), StoreError>>> {
+    world.deliver(cx.notices);
+    if cx.saves.is_empty() {
+        return None;
+    }
+    let saves = cx.saves;
+    Some(store.submit(move |c| saves.into_iter().try_for_each(|s| s(c))))
+}
