@@ -19,7 +19,7 @@ const RESERVED: &[&str] = &[
 /// Checks a new character's name; the error says why it is refused, in words for the player.
 pub fn validate_name(name: &str) -> Result<(), String> {
     let len = name.chars().count();
-    if len < NAME_MIN || len > NAME_MAX {
+    if !(NAME_MIN..=NAME_MAX).contains(&len) {
         return Err(format!(
             "A name must be {NAME_MIN} to {NAME_MAX} characters long."
         ));

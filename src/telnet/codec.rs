@@ -204,7 +204,7 @@ mod tests {
             [
                 Input::Reply([IAC, WONT, 1]),
                 Input::Reply([IAC, DONT, 31]),
-                Input::Line("lo\u{fffd}ok\u{fffd}!".into())
+                Input::Line("look\u{fffd}!".into())
             ]
         );
         // A literal 0xFF alone is invalid UTF-8; inside a valid sequence it could never occur.

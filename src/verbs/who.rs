@@ -54,7 +54,7 @@ fn list(world: &World, now: Instant) -> WhoList {
             location: world.map.room(p.room).name.clone(),
         })
         .collect();
-    players.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()));
+    players.sort_by_key(|a| a.name.to_lowercase());
     WhoList { players }
 }
 

@@ -126,6 +126,29 @@ pub struct Player {
     sink: Sink,
 }
 
+impl Player {
+    pub fn new(
+        id: AgentId,
+        name: String,
+        description: String,
+        room: RoomIdx,
+        conn: ConnId,
+        sink: Sink,
+    ) -> Player {
+        let now = Instant::now();
+        Player {
+            id,
+            name,
+            description,
+            room,
+            connected_at: now,
+            last_active: now,
+            conn,
+            sink,
+        }
+    }
+}
+
 /// A line for one player, left by a verb for the task to deliver.
 #[derive(Debug)]
 pub struct Notice {
@@ -239,7 +262,7 @@ impl World {
 
     /// Places a newly connected player, or replaces the connection of one already here.
     /// Returns the sink of the connection that was displaced, if any.
-    fn admit(&mut self, player: Player) -> Option<Sink> {
+    pub fn admit(&mut self, player: Player) -> Option<Sink> {
         let id = player.id.clone();
         match self.players.insert(id.clone(), player) {
             Some(old) => {

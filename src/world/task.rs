@@ -127,18 +127,15 @@ fn handle(world: &mut World, store: &Store, req: Request) {
 fn enter(world: &mut World, store: &Store, row: AgentRow, created: bool, conn: ConnId, sink: Sink) {
     let known_room = row.room.as_deref().and_then(|r| world.map.room_by_id(r));
     let room = known_room.unwrap_or(world.map.start);
-    let now = Instant::now();
     let id: AgentId = row.agent_id.into();
-    let player = Player {
-        id: id.clone(),
-        name: row.name,
-        description: row.description,
+    let player = Player::new(
+        id.clone(),
+        row.name,
+        row.description,
         room,
-        connected_at: now,
-        last_active: now,
         conn,
-        sink: sink.clone(),
-    };
+        sink.clone(),
+    );
     let name = player.name.clone();
     let displaced = world.admit(player);
     let mut cx = Cx::new(id.clone(), Face::Telnet);

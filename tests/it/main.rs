@@ -1,0 +1,8 @@
+//! moot's integration tests: one binary, so the world is linked once. Every test here talks to a
+//! real server through real sockets.
+
+mod support;
+
+mod registry;
+mod telnet;
+mod world_files;

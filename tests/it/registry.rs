@@ -1,0 +1,164 @@
+//! The verb registry: every verb is complete, and a typed line reaches the same handler, with
+//! the same arguments, as the JSON a program would send.
+
+use moot::verbs::{REGISTRY, Resolved, resolve};
+use moot::world::{self, Cx, Face, Player, World};
+use serde_json::json;
+
+use crate::support::world_dir;
+
+#[test]
+fn every_verb_has_help_and_schemas_and_a_unique_name() {
+    let mut words = std::collections::HashSet::new();
+    for e in REGISTRY {
+        assert!(
+            !e.summary.is_empty() && !e.help.is_empty() && !e.usage.is_empty(),
+            "{} lacks help",
+            e.name
+        );
+        let args = serde_json::to_value((e.args_schema)()).unwrap();
+        assert_eq!(
+            args["type"], "object",
+            "{}'s arguments are an object: {args}",
+            e.name
+        );
+        let out = serde_json::to_value((e.output_schema)()).unwrap();
+        assert!(
+            out.get("type").is_some() || out.get("oneOf").is_some(),
+            "{} has an output schema: {out}",
+            e.name
+        );
+        for w in std::iter::once(&e.name).chain(e.aliases) {
+            assert!(words.insert(w.to_lowercase()), "`{w}` names two verbs");
+        }
+    }
+}
+
+fn town() -> (World, world::AgentId) {
+    let map = world::load(&world_dir()).unwrap();
+    let start = map.start;
+    let mut w = World::new(map);
+    let (sink, source) = world::channel();
+    std::mem::forget(source);
+    let id: world::AgentId = "ann".into();
+    w.admit(Player::new(
+        id.clone(),
+        "Ann".into(),
+        String::new(),
+        start,
+        1,
+        sink,
+    ));
+    (w, id)
+}
+
+#[test]
+fn typed_lines_parse_into_the_arguments_they_should() {
+    let (w, me) = town();
+    let room = w.map.room(w.player(&me).room);
+    let cases = [
+        ("look", "look", json!({})),
+        ("l at fountain", "look", json!({"target": "fountain"})),
+        (
+            "look   the stone fountain ",
+            "look",
+            json!({"target": "the stone fountain"}),
+        ),
+        ("\"hi there", "say", json!({"text": "hi there"})),
+        ("say   spaced  out ", "say", json!({"text": "spaced  out"})),
+        (":waves.", "emote", json!({"text": "waves."})),
+        (
+            "page Bob meet me later",
+            "page",
+            json!({"name": "Bob", "text": "meet me later"}),
+        ),
+        (
+            "whisper go to the hall to Cy",
+            "whisper",
+            json!({"text": "go to the hall", "to": "Cy"}),
+        ),
+        (
+            "@describe me as very tall",
+            "@describe",
+            json!({"description": "very tall"}),
+        ),
+        ("n", "go", json!({"exit": "n"})),
+        ("NORTH", "go", json!({"exit": "NORTH"})),
+        ("go east", "go", json!({"exit": "east"})),
+        ("help page", "help", json!({"topic": "page"})),
+        ("@who", "who", json!({})),
+        ("x fountain", "examine", json!({"target": "fountain"})),
+        ("i", "inventory", json!({})),
+        ("home", "home", json!({})),
+    ];
+    for (line, verb, args) in cases {
+        let Resolved::Verb(e, rest) = resolve(line, |x| room.exit(x).is_some()) else {
+            panic!("{line:?} matches no verb");
+        };
+        assert_eq!(e.name, verb, "{line:?}");
+        assert_eq!((e.parse_json)(rest).unwrap(), args, "{line:?}");
+    }
+    assert_eq!(resolve("dance wildly", |_| false), Resolved::Unknown);
+    assert_eq!(
+        resolve("north", |_| false),
+        Resolved::Unknown,
+        "not an exit here"
+    );
+    assert_eq!(resolve("   ", |_| false), Resolved::Nothing);
+    let Resolved::Verb(page, rest) = resolve("page Bob", |_| false) else {
+        panic!()
+    };
+    assert_eq!(
+        (page.parse_json)(rest).unwrap_err().message,
+        "Usage: page <name> <text>"
+    );
+}
+
+#[test]
+fn a_line_and_its_json_reach_the_same_handler() {
+    for line in [
+        "look",
+        "look fountain",
+        "x signpost",
+        "who",
+        "i",
+        "help",
+        "help say",
+        "say hi",
+        ":nods",
+        "n",
+    ] {
+        let (mut w, me) = town();
+        let (mut w2, _) = town();
+        let mut cx = Cx::new(me.clone(), Face::Mcp);
+        let text = moot::verbs::run_line(&mut w, &mut cx, line).unwrap();
+        let room = w2.map.room(w2.player(&me).room);
+        let Resolved::Verb(e, rest) = resolve(line, |x| room.exit(x).is_some()) else {
+            panic!()
+        };
+        let args = (e.parse_json)(rest).unwrap();
+        let mut cx2 = Cx::new(me.clone(), Face::Mcp);
+        let reply = (e.run_json)(&mut w2, &mut cx2, args).unwrap();
+        assert_eq!(reply.text, text, "{line:?}");
+        assert_eq!(cx.notices.len(), cx2.notices.len(), "{line:?}");
+        assert_eq!(cx.saves.len(), cx2.saves.len(), "{line:?}");
+    }
+}
+
+#[test]
+fn structured_results_carry_what_the_text_says() {
+    let (mut w, me) = town();
+    let mut cx = Cx::new(me, Face::Mcp);
+    let e = moot::verbs::find("look").unwrap();
+    let r = (e.run_json)(&mut w, &mut cx, json!({})).unwrap();
+    assert_eq!(r.data["kind"], "room");
+    assert_eq!(r.data["name"], "Town Square");
+    assert_eq!(r.data["exits"][0]["name"], "north");
+    assert_eq!(r.data["exits"][0]["to"], "town_hall");
+    let bad = (e.run_json)(&mut w, &mut cx, json!({"target": 7})).unwrap_err();
+    assert!(
+        bad.message.starts_with("Bad arguments for look"),
+        "{}",
+        bad.message
+    );
+}

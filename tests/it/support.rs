@@ -1,0 +1,209 @@
+//! A server on an ephemeral port with its own temporary database, and a raw TCP client that
+//! reads lines the way a MUD client does.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use moot::{Config, RunningServer};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::time::{Instant, timeout};
+
+pub const WAIT: Duration = Duration::from_secs(10);
+
+pub fn world_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("world")
+}
+
+/// The configuration tests start from: the real world, loopback, an ephemeral port, no flood
+/// limit (tests that check it set one) and a short login-failure pause.
+pub fn config(db: &Path) -> Config {
+    let mut c = Config::defaults();
+    c.telnet = "127.0.0.1:0".parse().unwrap();
+    c.db = db.to_owned();
+    c.world = world_dir();
+    c.command_rate = 0.0;
+    c.login_fail_delay = Duration::from_millis(20).into();
+    c
+}
+
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub db: PathBuf,
+    server: Option<RunningServer>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl TestServer {
+    pub async fn start() -> TestServer {
+        TestServer::start_with(|_| {}).await
+    }
+
+    pub async fn start_with(tweak: impl FnOnce(&mut Config)) -> TestServer {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("moot.db");
+        let mut s = TestServer::on_db(&db, tweak).await;
+        s._dir = Some(dir);
+        s
+    }
+
+    /// A server on an existing database file (for restarts).
+    pub async fn on_db(db: &Path, tweak: impl FnOnce(&mut Config)) -> TestServer {
+        let mut c = config(db);
+        tweak(&mut c);
+        let server = moot::start(c).await.expect("server starts");
+        TestServer {
+            addr: server.telnet_addr,
+            db: db.to_owned(),
+            server: Some(server),
+            _dir: None,
+        }
+    }
+
+    pub async fn client(&self) -> Client {
+        Client::connect(self.addr).await
+    }
+
+    /// A client logged in as a new character called `name`.
+    pub async fn player(&self, name: &str) -> Client {
+        let mut c = self.client().await;
+        c.send(&format!("create {name} pw-{name}")).await;
+        c.expect("*** Created ***").await;
+        c.expect("Exits:").await;
+        c
+    }
+
+    pub async fn stop(mut self) -> Option<tempfile::TempDir> {
+        self.server.take().unwrap().shutdown().await;
+        self._dir.take()
+    }
+}
+
+pub struct Client {
+    stream: TcpStream,
+    buf: Vec<u8>,
+    /// Every line received so far, for failure messages.
+    pub seen: Vec<String>,
+}
+
+impl Client {
+    pub async fn connect(addr: SocketAddr) -> Client {
+        let stream = TcpStream::connect(addr).await.expect("connects");
+        Client {
+            stream,
+            buf: Vec::new(),
+            seen: Vec::new(),
+        }
+    }
+
+    pub async fn send(&mut self, line: &str) {
+        self.send_raw(format!("{line}\r\n").as_bytes()).await;
+    }
+
+    pub async fn send_raw(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).await.expect("writes");
+    }
+
+    /// Reads raw bytes until `pred` holds of the buffer (for telnet replies).
+    pub async fn read_bytes_until(&mut self, pred: impl Fn(&[u8]) -> bool) -> Vec<u8> {
+        let deadline = Instant::now() + WAIT;
+        while !pred(&self.buf) {
+            let mut chunk = [0u8; 4096];
+            let n = timeout(deadline - Instant::now(), self.stream.read(&mut chunk))
+                .await
+                .unwrap_or_else(|_| {
+                    panic!("timed out; have {:?}", String::from_utf8_lossy(&self.buf))
+                })
+                .expect("reads");
+            assert!(
+                n > 0,
+                "connection closed; have {:?}",
+                String::from_utf8_lossy(&self.buf)
+            );
+            self.buf.extend_from_slice(&chunk[..n]);
+        }
+        std::mem::take(&mut self.buf)
+    }
+
+    /// The next line, or None if the connection closed. Panics after [`WAIT`].
+    pub async fn line(&mut self) -> Option<String> {
+        self.line_within(WAIT).await.expect("a line in time")
+    }
+
+    /// The next line; `Err` if none comes within `d`, `Ok(None)` if the connection closed.
+    pub async fn line_within(&mut self, d: Duration) -> Result<Option<String>, ()> {
+        let deadline = Instant::now() + d;
+        loop {
+            if let Some(i) = self.buf.windows(2).position(|w| w == b"\r\n") {
+                let line: Vec<u8> = self.buf.drain(..i + 2).take(i).collect();
+                let line = String::from_utf8(line).expect("moot sends UTF-8");
+                self.seen.push(line.clone());
+                return Ok(Some(line));
+            }
+            let mut chunk = [0u8; 4096];
+            let Ok(read) = timeout(
+                deadline.saturating_duration_since(Instant::now()),
+                self.stream.read(&mut chunk),
+            )
+            .await
+            else {
+                return Err(());
+            };
+            match read {
+                Ok(0) | Err(_) => return Ok(None),
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+            }
+        }
+    }
+
+    /// Reads lines until one contains `needle`; returns the lines read, that one last.
+    pub async fn expect(&mut self, needle: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            match self.line_within(WAIT).await {
+                Ok(Some(l)) => {
+                    let done = l.contains(needle);
+                    lines.push(l);
+                    if done {
+                        return lines;
+                    }
+                }
+                Ok(None) => panic!("closed while waiting for {needle:?}; got {lines:#?}"),
+                Err(()) => panic!("timed out waiting for {needle:?}; got {lines:#?}"),
+            }
+        }
+    }
+
+    /// Asserts that nothing arrives for a while (for things that must not be heard).
+    pub async fn silent_for(&mut self, d: Duration) {
+        if let Ok(Some(l)) = self.line_within(d).await {
+            panic!("expected silence, got {l:?}");
+        }
+    }
+
+    /// Reads until the server closes the connection; returns what came before.
+    pub async fn until_closed(&mut self) -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            match self.line_within(WAIT).await {
+                Ok(Some(l)) => lines.push(l),
+                Ok(None) => return lines,
+                Err(()) => panic!("still open; got {lines:#?}"),
+            }
+        }
+    }
+
+    /// Sends a command between a PREFIX and SUFFIX marker and returns exactly its output.
+    pub async fn command(&mut self, line: &str) -> Vec<String> {
+        self.send("PREFIX <<<").await;
+        self.send("SUFFIX >>>").await;
+        self.send(line).await;
+        self.expect("<<<").await;
+        let mut out = self.expect(">>>").await;
+        out.pop();
+        self.send("PREFIX").await;
+        self.send("SUFFIX").await;
+        out
+    }
+}
