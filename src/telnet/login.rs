@@ -115,12 +115,13 @@ async fn connect(conn: &mut Conn, shared: &Shared, name: &str, password: &str) -
     };
     let stored = row.as_ref().and_then(|r| r.password_hash.clone());
     let password = password.to_owned();
-    let ok = tokio::task::spawn_blocking(move || {
-        let hash = stored.as_deref().unwrap_or_else(|| decoy_hash());
-        identity::verify_password(&password, hash) && stored.is_some()
-    })
-    .await
-    .unwrap_or(false);
+    let ok = shared
+        .password_work(move || {
+            let hash = stored.as_deref().unwrap_or_else(|| decoy_hash());
+            identity::verify_password(&password, hash) && stored.is_some()
+        })
+        .await
+        .unwrap_or(false);
     let ip = conn.peer.ip();
     if ok {
         shared.login_succeeded(ip);

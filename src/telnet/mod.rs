@@ -38,6 +38,9 @@ pub struct Shared {
     next_conn: AtomicU64,
     open: AtomicUsize,
     failures: std::sync::Mutex<HashMap<IpAddr, Failures>>,
+    /// Password hashing runs at most this many at once: each argon2 run holds 19 MiB, and a
+    /// crowd logging in together must not exhaust memory or starve the blocking pool.
+    password_work: tokio::sync::Semaphore,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -68,6 +71,9 @@ impl Shared {
             next_conn: AtomicU64::new(1),
             open: AtomicUsize::new(0),
             failures: Default::default(),
+            password_work: tokio::sync::Semaphore::new(
+                std::thread::available_parallelism().map_or(2, |n| n.get()),
+            ),
         }
     }
 
@@ -90,6 +96,12 @@ impl Shared {
         let base = Duration::from(self.config.login_fail_delay);
         let factor = 1u32 << f.count.saturating_sub(3).min(5);
         (base * factor).min(base * 30)
+    }
+
+    /// Runs password hashing or checking on the blocking pool, a bounded number at a time.
+    async fn password_work<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let _permit = self.password_work.acquire().await.ok()?;
+        tokio::task::spawn_blocking(f).await.ok()
     }
 
     fn login_succeeded(&self, ip: IpAddr) {

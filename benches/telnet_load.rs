@@ -1,0 +1,328 @@
+//! A closed-loop load generator for the telnet face.
+//!
+//! It starts the `moot` binary (a separate process, release build) on a generated world of 50
+//! rooms, logs clients in, and has each alternate `say <token>` (waiting for its own echo) and
+//! `look` (waiting for the room's name). It prints commands per second and latency
+//! percentiles for three scenarios, then holds as many idle connections as the machine allows
+//! and prints the server's memory per connection.
+//!
+//!     cargo bench --bench telnet_load                     # everything, 10 s per scenario
+//!     cargo bench --bench telnet_load -- --seconds 5 --only crowd500
+//!
+//! Accounts are written straight into the database with a cheap argon2 cost before the server
+//! starts, so that what is measured is the town, not password hashing.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use argon2::password_hash::PasswordHasher;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+
+const ROOMS: usize = 50;
+const PASSWORD: &str = "bench";
+
+struct Args {
+    seconds: u64,
+    only: Option<String>,
+    idle: usize,
+}
+
+fn args() -> Args {
+    let mut a = Args { seconds: 10, only: None, idle: 19_900 };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--seconds" => a.seconds = it.next().and_then(|s| s.parse().ok()).expect("--seconds N"),
+            "--only" => a.only = it.next(),
+            "--idle" => a.idle = it.next().and_then(|s| s.parse().ok()).expect("--idle N"),
+            "--bench" => {}
+            other => panic!("unknown argument {other}; use --seconds N, --only NAME, --idle N"),
+        }
+    }
+    a
+}
+
+fn room_name(i: usize) -> String {
+    format!("Bench Room {i:02}")
+}
+
+/// 50 rooms; room 0 is the start and has an exit to each other room (named `r<i>`).
+fn write_world(dir: &Path) {
+    std::fs::create_dir_all(dir.join("rooms")).unwrap();
+    std::fs::write(dir.join("world.toml"), "name = \"bench\"\nwelcome = \"bench\"\nstart = \"r00\"\n").unwrap();
+    for i in 0..ROOMS {
+        let mut t = format!("id = \"r{i:02}\"\nname = \"{}\"\ndescription = \"A room for load.\"\n", room_name(i));
+        if i == 0 {
+            for j in 1..ROOMS {
+                t += &format!("[[exits]]\nname = \"r{j:02}\"\nto = \"r{j:02}\"\n");
+            }
+        } else {
+            t += "[[exits]]\nname = \"out\"\nto = \"r00\"\n";
+        }
+        std::fs::write(dir.join(format!("rooms/r{i:02}.toml")), t).unwrap();
+    }
+}
+
+/// Characters b0000…, all with the same cheaply hashed password.
+async fn seed_accounts(db: &Path, n: usize) {
+    let params = argon2::Params::new(8, 1, 1, None).unwrap();
+    let cheap = argon2::Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, params);
+    let hash = cheap.hash_password(PASSWORD.as_bytes()).unwrap().to_string();
+    let store = moot::store::Store::open(db, moot::config::SyncMode::Normal).unwrap();
+    store
+        .call(move |c| {
+            let mut stmt = c.prepare("INSERT OR IGNORE INTO agents (agent_id, name, password_hash, room) VALUES (?1, ?2, ?3, 'r00')")?;
+            for i in 0..n {
+                stmt.execute(rusqlite::params![format!("bench{i}"), format!("b{i:04}"), hash])?;
+            }
+            Ok(())
+        })
+        .await
+        .unwrap();
+    store.close().await;
+}
+
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Server {
+    fn start(dir: &Path) -> Server {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_moot"))
+            .args(["--world", dir.join("world").to_str().unwrap()])
+            .args(["--db", dir.join("bench.db").to_str().unwrap()])
+            .args(["--telnet", &addr.to_string()])
+            .args(["--command-rate", "0", "--max-connections", "100000"])
+            .args(["--idle-timeout", "0s", "--login-timeout", "0s"])
+            .env("RUST_LOG", "moot=warn")
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("moot starts");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(addr).is_err() {
+            assert!(Instant::now() < deadline, "moot did not start listening");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Server { child, addr }
+    }
+
+    fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Client {
+    rd: BufReader<OwnedReadHalf>,
+    wr: OwnedWriteHalf,
+    line: Vec<u8>,
+    /// Chat lines from others seen while waiting.
+    heard: Arc<AtomicU64>,
+}
+
+impl Client {
+    async fn login(addr: SocketAddr, i: usize, heard: Arc<AtomicU64>) -> Client {
+        let stream = TcpStream::connect(addr).await.expect("connect");
+        stream.set_nodelay(true).unwrap();
+        let (rd, wr) = stream.into_split();
+        let mut c = Client { rd: BufReader::with_capacity(64 * 1024, rd), wr, line: Vec::new(), heard };
+        c.send(&format!("connect b{i:04} {PASSWORD}")).await;
+        c.wait_for(b"Exits:").await;
+        c
+    }
+
+    async fn send(&mut self, line: &str) {
+        self.wr.write_all(format!("{line}\r\n").as_bytes()).await.expect("write");
+    }
+
+    /// Reads lines until one starts with `prefix`.
+    async fn wait_for(&mut self, prefix: &[u8]) {
+        loop {
+            self.line.clear();
+            let n = self.rd.read_until(b'\n', &mut self.line).await.expect("read");
+            assert!(n > 0, "server closed the connection");
+            if self.line.starts_with(prefix) {
+                return;
+            }
+            if self.line.windows(7).any(|w| w == b" says, ") {
+                self.heard.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+struct Outcome {
+    commands: u64,
+    latencies_us: Vec<u32>,
+    heard: u64,
+    seconds: f64,
+}
+
+async fn scenario(addr: SocketAddr, clients: usize, spread: bool, seconds: u64) -> Outcome {
+    let heard = Arc::new(AtomicU64::new(0));
+    let measuring = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut tasks = Vec::new();
+    let mut ready = Vec::new();
+    for i in 0..clients {
+        let (heard, measuring, stop) = (heard.clone(), measuring.clone(), stop.clone());
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        ready.push(rx);
+        tasks.push(tokio::spawn(async move {
+            let mut c = Client::login(addr, i, heard).await;
+            let room = if spread { i % ROOMS } else { 0 };
+            if room != 0 {
+                c.send(&format!("r{room:02}")).await;
+                c.wait_for(b"Exits:").await;
+            }
+            let _ = tx.send(());
+            let name = room_name(room);
+            let mut latencies = Vec::with_capacity(1 << 16);
+            let mut n: u64 = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let t = Instant::now();
+                if n % 2 == 0 {
+                    let token = format!("t{i}-{n}");
+                    c.send(&format!("say {token}")).await;
+                    c.wait_for(format!("You say, \"{token}\"").as_bytes()).await;
+                } else {
+                    c.send("look").await;
+                    c.wait_for(name.as_bytes()).await;
+                }
+                if measuring.load(Ordering::Relaxed) {
+                    latencies.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
+                }
+                n += 1;
+            }
+            // Walk back to the start so the next scenario begins from the same place.
+            if room != 0 {
+                c.send("out").await;
+                c.wait_for(b"Exits:").await;
+            }
+            c.send("@quit").await;
+            latencies
+        }));
+    }
+    for r in ready {
+        r.await.expect("client ready");
+    }
+    // Warm up, then measure.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    heard.store(0, Ordering::Relaxed);
+    measuring.store(true, Ordering::Relaxed);
+    let t0 = Instant::now();
+    tokio::time::sleep(Duration::from_secs(seconds)).await;
+    measuring.store(false, Ordering::Relaxed);
+    let elapsed = t0.elapsed().as_secs_f64();
+    let heard_n = heard.load(Ordering::Relaxed);
+    stop.store(true, Ordering::Relaxed);
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.expect("client task"));
+    }
+    Outcome { commands: all.len() as u64, latencies_us: all, heard: heard_n, seconds: elapsed }
+}
+
+fn percentile(sorted: &[u32], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    f64::from(sorted[i]) / 1000.0
+}
+
+async fn idle(addr: SocketAddr, server: &Server, n: usize) {
+    let before = server.rss_kib();
+    let mut held = Vec::with_capacity(n);
+    let t0 = Instant::now();
+    for _ in 0..n {
+        match TcpStream::connect(addr).await {
+            Ok(mut s) => {
+                // Read the welcome so the connection is fully set up on both sides.
+                let mut buf = [0u8; 2048];
+                let _ = tokio::io::AsyncReadExt::read(&mut s, &mut buf).await;
+                held.push(s);
+            }
+            Err(e) => {
+                println!("  stopped at {} connections: {e}", held.len());
+                break;
+            }
+        }
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let after = server.rss_kib();
+    // Prove the town still answers with all of them open.
+    let mut probe = Client::login(addr, 0, Arc::new(AtomicU64::new(0))).await;
+    let t = Instant::now();
+    probe.send("look").await;
+    probe.wait_for(room_name(0).as_bytes()).await;
+    let probe_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let per = (after.saturating_sub(before)) as f64 * 1024.0 / held.len() as f64;
+    println!(
+        "idle: {} connections held (opened in {:.1} s); server RSS {} MiB -> {} MiB, {:.0} bytes per connection; a `look` meanwhile took {:.2} ms",
+        held.len(),
+        t0.elapsed().as_secs_f64(),
+        before / 1024,
+        after / 1024,
+        per,
+        probe_ms
+    );
+}
+
+fn main() {
+    let args = args();
+    let dir = tempfile::tempdir().unwrap();
+    write_world(&dir.path().join("world"));
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(seed_accounts(&dir.path().join("bench.db"), 500));
+    let server = Server::start(dir.path());
+    println!("moot telnet load: {} cores, {} s per scenario, server {}", num_cpus(), args.seconds, env!("CARGO_BIN_EXE_moot"));
+    let wanted = |name: &str| args.only.as_deref().is_none_or(|o| o == name);
+    let scenarios = [("spread50", 50, true), ("spread500", 500, true), ("crowd500", 500, false)];
+    println!("{:<10} {:>8} {:>6} {:>12} {:>9} {:>9} {:>14}", "scenario", "clients", "rooms", "commands/s", "p50 ms", "p99 ms", "chat lines/s");
+    for (name, clients, spread) in scenarios {
+        if !wanted(name) {
+            continue;
+        }
+        let mut o = rt.block_on(scenario(server.addr, clients, spread, args.seconds));
+        o.latencies_us.sort_unstable();
+        println!(
+            "{:<10} {:>8} {:>6} {:>12.0} {:>9.3} {:>9.3} {:>14.0}",
+            name,
+            clients,
+            if spread { ROOMS } else { 1 },
+            o.commands as f64 / o.seconds,
+            percentile(&o.latencies_us, 0.50),
+            percentile(&o.latencies_us, 0.99),
+            o.heard as f64 / o.seconds,
+        );
+    }
+    if wanted("idle") {
+        rt.block_on(idle(server.addr, &server, args.idle));
+    }
+}
+
+fn num_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
