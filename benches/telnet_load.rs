@@ -34,7 +34,11 @@ struct Args {
 }
 
 fn args() -> Args {
-    let mut a = Args { seconds: 10, only: None, idle: 19_900 };
+    let mut a = Args {
+        seconds: 10,
+        only: None,
+        idle: 19_900,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -55,9 +59,16 @@ fn room_name(i: usize) -> String {
 /// 50 rooms; room 0 is the start and has an exit to each other room (named `r<i>`).
 fn write_world(dir: &Path) {
     std::fs::create_dir_all(dir.join("rooms")).unwrap();
-    std::fs::write(dir.join("world.toml"), "name = \"bench\"\nwelcome = \"bench\"\nstart = \"r00\"\n").unwrap();
+    std::fs::write(
+        dir.join("world.toml"),
+        "name = \"bench\"\nwelcome = \"bench\"\nstart = \"r00\"\n",
+    )
+    .unwrap();
     for i in 0..ROOMS {
-        let mut t = format!("id = \"r{i:02}\"\nname = \"{}\"\ndescription = \"A room for load.\"\n", room_name(i));
+        let mut t = format!(
+            "id = \"r{i:02}\"\nname = \"{}\"\ndescription = \"A room for load.\"\n",
+            room_name(i)
+        );
         if i == 0 {
             for j in 1..ROOMS {
                 t += &format!("[[exits]]\nname = \"r{j:02}\"\nto = \"r{j:02}\"\n");
@@ -73,13 +84,18 @@ fn write_world(dir: &Path) {
 async fn seed_accounts(db: &Path, n: usize) {
     let params = argon2::Params::new(8, 1, 1, None).unwrap();
     let cheap = argon2::Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, params);
-    let hash = cheap.hash_password(PASSWORD.as_bytes()).unwrap().to_string();
+    let hash = cheap
+        .hash_password(PASSWORD.as_bytes())
+        .unwrap()
+        .to_string();
     let store = moot::store::Store::open(db, moot::config::SyncMode::Normal).unwrap();
     store
         .call(move |c| {
-            let mut stmt = c.prepare("INSERT OR IGNORE INTO agents (agent_id, name, password_hash, room) VALUES (?1, ?2, ?3, 'r00')")?;
+            // Spread over the rooms, so that idle characters do not all crowd one room.
+            let mut stmt = c.prepare("INSERT OR IGNORE INTO agents (agent_id, name, password_hash, room) VALUES (?1, ?2, ?3, ?4)")?;
             for i in 0..n {
-                stmt.execute(rusqlite::params![format!("bench{i}"), format!("b{i:04}"), hash])?;
+                let room = format!("r{:02}", i % ROOMS);
+                stmt.execute(rusqlite::params![format!("bench{i}"), format!("b{i:04}"), hash, room])?;
             }
             Ok(())
         })
@@ -95,7 +111,11 @@ struct Server {
 
 impl Server {
     fn start(dir: &Path) -> Server {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
         let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
         let child = Command::new(env!("CARGO_BIN_EXE_moot"))
             .args(["--world", dir.join("world").to_str().unwrap()])
@@ -145,24 +165,55 @@ impl Client {
         let stream = TcpStream::connect(addr).await.expect("connect");
         stream.set_nodelay(true).unwrap();
         let (rd, wr) = stream.into_split();
-        let mut c = Client { rd: BufReader::with_capacity(64 * 1024, rd), wr, line: Vec::new(), heard };
+        let mut c = Client {
+            rd: BufReader::with_capacity(64 * 1024, rd),
+            wr,
+            line: Vec::new(),
+            heard,
+        };
         c.send(&format!("connect b{i:04} {PASSWORD}")).await;
         c.wait_for(b"Exits:").await;
+        // Start from the start room whatever was stored last time.
+        c.send("home").await;
+        if c.wait_for_any(&[b"You are already home.", b"You click your heels"])
+            .await
+            == 1
+        {
+            c.wait_for(b"Exits:").await;
+        }
         c
     }
 
+    /// Leaves, and waits until the server has said goodbye, so nothing is left in flight.
+    async fn quit(mut self) {
+        self.send("@quit").await;
+        self.wait_for(b"*** Disconnected ***").await;
+    }
+
     async fn send(&mut self, line: &str) {
-        self.wr.write_all(format!("{line}\r\n").as_bytes()).await.expect("write");
+        self.wr
+            .write_all(format!("{line}\r\n").as_bytes())
+            .await
+            .expect("write");
     }
 
     /// Reads lines until one starts with `prefix`.
     async fn wait_for(&mut self, prefix: &[u8]) {
+        self.wait_for_any(&[prefix]).await;
+    }
+
+    /// Reads lines until one starts with one of `prefixes`; returns which.
+    async fn wait_for_any(&mut self, prefixes: &[&[u8]]) -> usize {
         loop {
             self.line.clear();
-            let n = self.rd.read_until(b'\n', &mut self.line).await.expect("read");
+            let n = self
+                .rd
+                .read_until(b'\n', &mut self.line)
+                .await
+                .expect("read");
             assert!(n > 0, "server closed the connection");
-            if self.line.starts_with(prefix) {
-                return;
+            if let Some(i) = prefixes.iter().position(|p| self.line.starts_with(p)) {
+                return i;
             }
             if self.line.windows(7).any(|w| w == b" says, ") {
                 self.heard.fetch_add(1, Ordering::Relaxed);
@@ -208,18 +259,14 @@ async fn scenario(addr: SocketAddr, clients: usize, spread: bool, seconds: u64) 
                 } else {
                     c.send("look").await;
                     c.wait_for(name.as_bytes()).await;
+                    c.wait_for(b"Exits:").await;
                 }
                 if measuring.load(Ordering::Relaxed) {
                     latencies.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
                 }
                 n += 1;
             }
-            // Walk back to the start so the next scenario begins from the same place.
-            if room != 0 {
-                c.send("out").await;
-                c.wait_for(b"Exits:").await;
-            }
-            c.send("@quit").await;
+            c.quit().await;
             latencies
         }));
     }
@@ -240,7 +287,12 @@ async fn scenario(addr: SocketAddr, clients: usize, spread: bool, seconds: u64) 
     for t in tasks {
         all.extend(t.await.expect("client task"));
     }
-    Outcome { commands: all.len() as u64, latencies_us: all, heard: heard_n, seconds: elapsed }
+    Outcome {
+        commands: all.len() as u64,
+        latencies_us: all,
+        heard: heard_n,
+        seconds: elapsed,
+    }
 }
 
 fn percentile(sorted: &[u32], p: f64) -> f64 {
@@ -251,41 +303,73 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
     f64::from(sorted[i]) / 1000.0
 }
 
-async fn idle(addr: SocketAddr, server: &Server, n: usize) {
-    let before = server.rss_kib();
-    let mut held = Vec::with_capacity(n);
+/// Opens `n` connections and leaves them idle, at the login screen or logged in; prints the
+/// server's memory per connection and how fast it still answers.
+async fn idle(addr: SocketAddr, server: &Server, n: usize, logged_in: bool, before: u64) {
     let t0 = Instant::now();
-    for _ in 0..n {
-        match TcpStream::connect(addr).await {
-            Ok(mut s) => {
-                // Read the welcome so the connection is fully set up on both sides.
-                let mut buf = [0u8; 2048];
-                let _ = tokio::io::AsyncReadExt::read(&mut s, &mut buf).await;
-                held.push(s);
-            }
+    let mut held = Vec::with_capacity(n);
+    let mut readers = Vec::new();
+    for i in 0..n {
+        let stream = match TcpStream::connect(addr).await {
+            Ok(s) => s,
             Err(e) => {
                 println!("  stopped at {} connections: {e}", held.len());
                 break;
             }
+        };
+        let (rd, mut wr) = stream.into_split();
+        if logged_in {
+            wr.write_all(format!("connect b{:04} {PASSWORD}\r\n", 500 + i).as_bytes())
+                .await
+                .unwrap();
         }
+        // Keep reading (and discarding) what the town says, as a real client would.
+        readers.push(tokio::spawn(async move {
+            let mut rd = BufReader::with_capacity(1024, rd);
+            let mut line = Vec::new();
+            let mut entered = false;
+            loop {
+                line.clear();
+                match rd.read_until(b'\n', &mut line).await {
+                    Ok(0) | Err(_) => return entered,
+                    Ok(_) => {
+                        entered |= line.starts_with(b"Exits:") || line.starts_with(b"To leave:")
+                    }
+                }
+            }
+        }));
+        held.push(wr);
     }
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Wait until every connection has been welcomed (or logged in) and the town is quiet.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let opened = t0.elapsed().as_secs_f64();
     let after = server.rss_kib();
-    // Prove the town still answers with all of them open.
     let mut probe = Client::login(addr, 0, Arc::new(AtomicU64::new(0))).await;
     let t = Instant::now();
     probe.send("look").await;
     probe.wait_for(room_name(0).as_bytes()).await;
+    probe.wait_for(b"Exits:").await;
     let probe_ms = t.elapsed().as_secs_f64() * 1000.0;
+    probe.quit().await;
     let per = (after.saturating_sub(before)) as f64 * 1024.0 / held.len() as f64;
     println!(
-        "idle: {} connections held (opened in {:.1} s); server RSS {} MiB -> {} MiB, {:.0} bytes per connection; a `look` meanwhile took {:.2} ms",
+        "idle {}: {} connections held (set up in {:.1} s); server RSS {} MiB before any -> {} MiB, {:.0} bytes per connection; a `look` meanwhile took {:.2} ms",
+        if logged_in { "logged in" } else { "at login" },
         held.len(),
-        t0.elapsed().as_secs_f64(),
+        opened,
         before / 1024,
         after / 1024,
         per,
         probe_ms
+    );
+    drop(held);
+    let mut entered = 0;
+    for r in readers {
+        entered += usize::from(r.await.unwrap_or(false));
+    }
+    println!(
+        "  ({entered} of them were {})",
+        if logged_in { "logged in" } else { "welcomed" }
     );
 }
 
@@ -294,12 +378,24 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     write_world(&dir.path().join("world"));
     let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(seed_accounts(&dir.path().join("bench.db"), 500));
+    rt.block_on(seed_accounts(&dir.path().join("bench.db"), 500 + args.idle));
     let server = Server::start(dir.path());
-    println!("moot telnet load: {} cores, {} s per scenario, server {}", num_cpus(), args.seconds, env!("CARGO_BIN_EXE_moot"));
+    println!(
+        "moot telnet load: {} cores, {} s per scenario, server {}",
+        num_cpus(),
+        args.seconds,
+        env!("CARGO_BIN_EXE_moot")
+    );
     let wanted = |name: &str| args.only.as_deref().is_none_or(|o| o == name);
-    let scenarios = [("spread50", 50, true), ("spread500", 500, true), ("crowd500", 500, false)];
-    println!("{:<10} {:>8} {:>6} {:>12} {:>9} {:>9} {:>14}", "scenario", "clients", "rooms", "commands/s", "p50 ms", "p99 ms", "chat lines/s");
+    let scenarios = [
+        ("spread50", 50, true),
+        ("spread500", 500, true),
+        ("crowd500", 500, false),
+    ];
+    println!(
+        "{:<10} {:>8} {:>6} {:>12} {:>9} {:>9} {:>14}",
+        "scenario", "clients", "rooms", "commands/s", "p50 ms", "p99 ms", "chat lines/s"
+    );
     for (name, clients, spread) in scenarios {
         if !wanted(name) {
             continue;
@@ -318,11 +414,16 @@ fn main() {
         );
     }
     if wanted("idle") {
-        rt.block_on(idle(server.addr, &server, args.idle));
+        // Both counts are against the memory the server held before either, since memory
+        // freed by the first is kept by the allocator and reused by the second.
+        let baseline = server.rss_kib();
+        rt.block_on(idle(server.addr, &server, args.idle, false, baseline));
+        // Let the server see every close before the next count.
+        std::thread::sleep(Duration::from_secs(3));
+        rt.block_on(idle(server.addr, &server, args.idle, true, baseline));
     }
 }
 
 fn num_cpus() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
-

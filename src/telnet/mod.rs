@@ -99,7 +99,10 @@ impl Shared {
     }
 
     /// Runs password hashing or checking on the blocking pool, a bounded number at a time.
-    async fn password_work<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    async fn password_work<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Option<T> {
         let _permit = self.password_work.acquire().await.ok()?;
         tokio::task::spawn_blocking(f).await.ok()
     }
