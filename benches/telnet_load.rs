@@ -252,7 +252,7 @@ async fn scenario(addr: SocketAddr, clients: usize, spread: bool, seconds: u64) 
             let mut n: u64 = 0;
             while !stop.load(Ordering::Relaxed) {
                 let t = Instant::now();
-                if n % 2 == 0 {
+                if n.is_multiple_of(2) {
                     let token = format!("t{i}-{n}");
                     c.send(&format!("say {token}")).await;
                     c.wait_for(format!("You say, \"{token}\"").as_bytes()).await;
