@@ -11,6 +11,7 @@
 //! - [`server`] wires them together, and [`config`] says how.
 
 pub mod config;
+pub mod games;
 pub mod identity;
 pub mod server;
 pub mod store;

@@ -1,0 +1,445 @@
+//! `chess.v1`: every rule of chess, on shakmaty.
+//!
+//! The game ends by itself on checkmate, stalemate, insufficient material, a position reached
+//! for the third time, or the fifty-move rule (halfmove clock at 100), checked in that order
+//! after each move, so a mate on the hundredth half-move is a mate. Nobody has to claim a draw:
+//! agents and old clients have no claim button, and no game shuffles forever. (shakmaty knows
+//! the first three; repetition is counted here from Zobrist keys since the last zeroing move.)
+//!
+//! Moves arrive in UCI (`e2e4`, `e7e8q`; shakmaty also reads king-takes-rook castling) and are
+//! logged re-serialised in standard UCI.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{CastlingMode, Color, EnPassantMode, Move, Position};
+
+use super::{Game, GameError};
+
+pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+#[derive(Debug, Clone)]
+pub struct ChessGame {
+    /// The FEN the game started from, when not the standard start.
+    start_fen: Option<String>,
+    pos: shakmaty::Chess,
+    /// Every move so far, in standard UCI.
+    moves: Vec<String>,
+    last: Option<Move>,
+    /// How often each position has stood since the last capture or pawn move.
+    seen: HashMap<u64, u8>,
+    outcome: Option<Outcome>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    White,
+    Black,
+}
+
+impl From<Color> for Side {
+    fn from(c: Color) -> Side {
+        match c {
+            Color::White => Side::White,
+            Color::Black => Side::Black,
+        }
+    }
+}
+
+impl Side {
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::White => "white",
+            Side::Black => "black",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    Checkmate,
+    Stalemate,
+    InsufficientMaterial,
+    ThreefoldRepetition,
+    FiftyMoveRule,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Outcome {
+    /// The winner; absent for a draw.
+    pub winner: Option<Side>,
+    pub reason: EndReason,
+}
+
+impl Outcome {
+    /// `"1-0"`, `"0-1"` or `"1/2-1/2"`.
+    pub fn result(&self) -> &'static str {
+        match self.winner {
+            Some(Side::White) => "1-0",
+            Some(Side::Black) => "0-1",
+            None => "1/2-1/2",
+        }
+    }
+
+    /// In words: "White wins by checkmate", "Draw by threefold repetition".
+    pub fn describe(&self) -> String {
+        let how = match self.reason {
+            EndReason::Checkmate => "checkmate",
+            EndReason::Stalemate => "stalemate",
+            EndReason::InsufficientMaterial => "insufficient material",
+            EndReason::ThreefoldRepetition => "threefold repetition",
+            EndReason::FiftyMoveRule => "the fifty-move rule",
+        };
+        match self.winner {
+            Some(Side::White) => format!("White wins by {how}"),
+            Some(Side::Black) => format!("Black wins by {how}"),
+            None => format!("Draw by {how}"),
+        }
+    }
+}
+
+fn zobrist(pos: &shakmaty::Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+impl ChessGame {
+    pub fn position(&self) -> &shakmaty::Chess {
+        &self.pos
+    }
+
+    pub fn fen(&self) -> String {
+        Fen::from_position(&self.pos, EnPassantMode::Legal).to_string()
+    }
+
+    pub fn turn(&self) -> Side {
+        self.pos.turn().into()
+    }
+
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    pub fn moves(&self) -> &[String] {
+        &self.moves
+    }
+
+    pub fn last_move(&self) -> Option<Move> {
+        self.last
+    }
+
+    /// A move in UCI, checked against the position: the move it means, or why it is refused.
+    pub fn parse_move(&self, uci: &str) -> Result<Move, GameError> {
+        let parsed: UciMove = uci.trim().parse().map_err(|_| {
+            GameError::Illegal(format!(
+                "`{uci}` is not a move in UCI notation (like e2e4 or e7e8q)"
+            ))
+        })?;
+        parsed
+            .to_move(&self.pos)
+            .map_err(|_| GameError::Illegal(format!("{uci} is not a legal move in this position")))
+    }
+
+    /// The game after `m`, which must be legal here.
+    fn play(&self, m: Move) -> ChessGame {
+        let mut next = self.clone();
+        next.pos = self.pos.clone().play(m).expect("a legal move plays");
+        next.moves
+            .push(m.to_uci(CastlingMode::Standard).to_string());
+        next.last = Some(m);
+        if m.is_zeroing() {
+            next.seen.clear();
+        }
+        let count = next.seen.entry(zobrist(&next.pos)).or_insert(0);
+        *count += 1;
+        let repeated = *count >= 3;
+        let p = &next.pos;
+        let (winner, reason) = if p.is_checkmate() {
+            (Some(self.turn()), Some(EndReason::Checkmate))
+        } else if p.is_insufficient_material() {
+            (None, Some(EndReason::InsufficientMaterial))
+        } else if p.is_stalemate() {
+            (None, Some(EndReason::Stalemate))
+        } else if repeated {
+            (None, Some(EndReason::ThreefoldRepetition))
+        } else if p.halfmoves() >= 100 {
+            (None, Some(EndReason::FiftyMoveRule))
+        } else {
+            (None, None)
+        };
+        next.outcome = reason.map(|reason| Outcome { winner, reason });
+        next
+    }
+}
+
+impl Game for ChessGame {
+    const TEMPLATE: &'static str = "chess.v1";
+    const ROLES: &'static [&'static str] = &["white", "black"];
+    const SEQUENTIAL: bool = true;
+
+    /// `options` may hold `{"fen": "<FEN>"}` to start from a given position.
+    fn new(_seed: u64, options: &Value) -> Result<ChessGame, GameError> {
+        let fen = match options.get("fen") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(f)) => Some(f.trim().to_owned()),
+            Some(_) => return Err(GameError::BadOptions("`fen` must be a string".into())),
+        };
+        let pos: shakmaty::Chess = match &fen {
+            None => shakmaty::Chess::default(),
+            Some(f) => f
+                .parse::<Fen>()
+                .map_err(|e| GameError::BadOptions(format!("`{f}` is not a FEN: {e}")))?
+                .into_position(CastlingMode::Standard)
+                .map_err(|e| {
+                    GameError::BadOptions(format!("`{f}` is not a legal position: {e}"))
+                })?,
+        };
+        let mut game = ChessGame {
+            start_fen: fen.filter(|f| f != START_FEN),
+            seen: HashMap::from([(zobrist(&pos), 1)]),
+            pos,
+            moves: Vec::new(),
+            last: None,
+            outcome: None,
+        };
+        // A position given with no legal move is already over.
+        if game.pos.is_checkmate() {
+            game.outcome = Some(Outcome {
+                winner: Some((!game.pos.turn()).into()),
+                reason: EndReason::Checkmate,
+            });
+        } else if game.pos.is_stalemate() {
+            game.outcome = Some(Outcome {
+                winner: None,
+                reason: EndReason::Stalemate,
+            });
+        } else if game.pos.is_insufficient_material() {
+            game.outcome = Some(Outcome {
+                winner: None,
+                reason: EndReason::InsufficientMaterial,
+            });
+        }
+        Ok(game)
+    }
+
+    fn legal_actions(&self, role: &str) -> Vec<String> {
+        if self.outcome.is_some() || role != self.turn().name() {
+            return Vec::new();
+        }
+        self.pos
+            .legal_moves()
+            .iter()
+            .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+            .collect()
+    }
+
+    fn apply(&self, role: &str, action: &str) -> Result<ChessGame, GameError> {
+        if role != self.turn().name() {
+            return Err(GameError::NotYourTurn);
+        }
+        let m = self.parse_move(action)?;
+        Ok(self.play(m))
+    }
+
+    fn is_terminal(&self) -> bool {
+        self.outcome.is_some()
+    }
+
+    fn state(&self) -> Value {
+        let mut s = json!({
+            "fen": self.fen(),
+            "turn": self.turn().name(),
+            "outcome": self.outcome,
+            "moves": self.moves,
+            "check": self.pos.is_check(),
+        });
+        if let Some(f) = &self.start_fen {
+            s["start_fen"] = json!(f);
+        }
+        s
+    }
+
+    /// Chess hides nothing: everyone sees the whole state.
+    fn view(&self, _role: Option<&str>) -> Value {
+        self.state()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::perft;
+
+    fn play(game: &ChessGame, moves: &str) -> ChessGame {
+        let mut g = game.clone();
+        for m in moves.split_whitespace() {
+            let role = g.turn().name();
+            g = g.apply(role, m).unwrap_or_else(|e| panic!("{m}: {e}"));
+        }
+        g
+    }
+
+    fn from(fen: &str) -> ChessGame {
+        ChessGame::new(0, &json!({ "fen": fen })).unwrap()
+    }
+
+    #[test]
+    fn perft_positions_agree_with_the_wiki() {
+        // The notes' oracles, at depths that stay quick in a debug build.
+        let cases = [
+            (START_FEN, 4, 197_281),
+            (
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                3,
+                97_862,
+            ),
+            ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4, 43_238),
+            (
+                "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+                3,
+                9_467,
+            ),
+            (
+                "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+                3,
+                62_379,
+            ),
+        ];
+        for (fen, depth, nodes) in cases {
+            assert_eq!(
+                perft(from(fen).position(), depth),
+                nodes,
+                "{fen} at depth {depth}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_start_and_a_move() {
+        let g = ChessGame::new(0, &Value::Null).unwrap();
+        assert_eq!(g.state()["fen"], START_FEN);
+        assert_eq!(g.state()["turn"], "white");
+        assert_eq!(g.state()["outcome"], Value::Null);
+        assert_eq!(Game::legal_actions(&g, "white").len(), 20);
+        assert!(Game::legal_actions(&g, "black").is_empty());
+        let g = play(&g, "e2e4");
+        assert_eq!(
+            g.state()["fen"],
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+        );
+        assert_eq!(g.state()["moves"], json!(["e2e4"]));
+    }
+
+    #[test]
+    fn turn_legality_and_notation_are_checked() {
+        let g = ChessGame::new(0, &Value::Null).unwrap();
+        assert_eq!(
+            g.apply("black", "e7e5").unwrap_err(),
+            GameError::NotYourTurn
+        );
+        assert!(
+            matches!(g.apply("white", "e2e5"), Err(GameError::Illegal(m)) if m.contains("not a legal move"))
+        );
+        assert!(
+            matches!(g.apply("white", "pawn to e4"), Err(GameError::Illegal(m)) if m.contains("UCI"))
+        );
+    }
+
+    #[test]
+    fn castling_is_logged_in_standard_uci() {
+        let g = play(
+            &ChessGame::new(0, &Value::Null).unwrap(),
+            "e2e4 e7e5 g1f3 b8c6 f1c4 g8f6",
+        );
+        let castled = play(&g, "e1h1");
+        assert_eq!(castled.moves().last().unwrap(), "e1g1");
+    }
+
+    #[test]
+    fn threefold_repetition_ends_the_game_at_ply_eight() {
+        let g = play(
+            &ChessGame::new(0, &Value::Null).unwrap(),
+            "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1",
+        );
+        assert!(!g.is_terminal());
+        let g = play(&g, "f6g8");
+        assert_eq!(
+            g.outcome(),
+            Some(Outcome {
+                winner: None,
+                reason: EndReason::ThreefoldRepetition
+            })
+        );
+        assert_eq!(
+            g.apply("white", "g1f3").map(|_| ()),
+            Ok(()),
+            "the template itself does not refuse; the host checks terminal"
+        );
+    }
+
+    #[test]
+    fn mate_on_the_hundredth_half_move_is_mate() {
+        let g = from("7k/8/6K1/8/8/8/8/R7 w - - 99 120");
+        let mate = play(&g, "a1a8");
+        assert_eq!(
+            mate.outcome(),
+            Some(Outcome {
+                winner: Some(Side::White),
+                reason: EndReason::Checkmate
+            })
+        );
+        assert_eq!(
+            mate.outcome().unwrap().describe(),
+            "White wins by checkmate"
+        );
+        let fifty = play(&g, "a1a2");
+        assert_eq!(
+            fifty.outcome(),
+            Some(Outcome {
+                winner: None,
+                reason: EndReason::FiftyMoveRule
+            })
+        );
+    }
+
+    #[test]
+    fn stalemate_and_insufficient_material() {
+        // Qg6 leaves the black king on h8 no move and no check.
+        let stale = play(&from("7k/5K2/8/6Q1/8/8/8/8 w - - 0 1"), "g5g6");
+        assert_eq!(
+            stale.outcome(),
+            Some(Outcome {
+                winner: None,
+                reason: EndReason::Stalemate
+            })
+        );
+        // The white king takes the last black piece: two bare kings.
+        let bare = play(&from("k7/8/8/8/8/8/1q6/K7 w - - 0 1"), "a1b2");
+        assert_eq!(
+            bare.outcome(),
+            Some(Outcome {
+                winner: None,
+                reason: EndReason::InsufficientMaterial
+            })
+        );
+    }
+
+    #[test]
+    fn bad_options_are_refused() {
+        assert!(matches!(
+            ChessGame::new(0, &json!({"fen": "nonsense"})),
+            Err(GameError::BadOptions(_))
+        ));
+        assert!(matches!(
+            ChessGame::new(0, &json!({"fen": 3})),
+            Err(GameError::BadOptions(_))
+        ));
+        let g = from(START_FEN);
+        assert!(g.state().get("start_fen").is_none());
+    }
+}

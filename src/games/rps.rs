@@ -1,0 +1,165 @@
+//! `rps.v1`, exactly as the seed: both players choose in a hidden commit phase; once both
+//! have chosen, the phase is `reveal`, both choices show, and the result is set.
+//! Ticks: 0 before anyone chose, 1 after one, 2 after both (the host counts actions).
+
+use serde_json::{Value, json};
+
+use super::{Game, GameError};
+
+const CHOICES: [&str; 3] = ["rock", "paper", "scissors"];
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rps {
+    choices: [Option<&'static str>; 2],
+}
+
+fn seat(role: &str) -> Option<usize> {
+    match role {
+        "player_1" => Some(0),
+        "player_2" => Some(1),
+        _ => None,
+    }
+}
+
+/// Whether `a` beats `b`.
+fn beats(a: &str, b: &str) -> bool {
+    matches!(
+        (a, b),
+        ("rock", "scissors") | ("paper", "rock") | ("scissors", "paper")
+    )
+}
+
+impl Rps {
+    fn revealed(&self) -> bool {
+        self.choices.iter().all(Option::is_some)
+    }
+
+    fn result(&self) -> Option<&'static str> {
+        let [Some(a), Some(b)] = self.choices else {
+            return None;
+        };
+        Some(if beats(a, b) {
+            "player_1_wins"
+        } else if beats(b, a) {
+            "player_2_wins"
+        } else {
+            "draw"
+        })
+    }
+}
+
+impl Game for Rps {
+    const TEMPLATE: &'static str = "rps.v1";
+    const ROLES: &'static [&'static str] = &["player_1", "player_2"];
+    const SEQUENTIAL: bool = false;
+
+    fn new(_seed: u64, options: &Value) -> Result<Rps, GameError> {
+        match options {
+            Value::Null => Ok(Rps::default()),
+            Value::Object(o) if o.is_empty() => Ok(Rps::default()),
+            _ => Err(GameError::BadOptions("rps.v1 takes no options".into())),
+        }
+    }
+
+    fn legal_actions(&self, role: &str) -> Vec<String> {
+        match seat(role) {
+            Some(i) if self.choices[i].is_none() => CHOICES.map(str::to_owned).to_vec(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn apply(&self, role: &str, action: &str) -> Result<Rps, GameError> {
+        let i = seat(role).ok_or_else(|| GameError::UnknownRole(role.to_owned()))?;
+        if self.choices[i].is_some() {
+            return Err(GameError::AlreadyActed);
+        }
+        let choice = CHOICES.iter().find(|c| **c == action).ok_or_else(|| {
+            GameError::Illegal(format!("`{action}` is not rock, paper or scissors"))
+        })?;
+        let mut next = self.clone();
+        next.choices[i] = Some(choice);
+        Ok(next)
+    }
+
+    fn is_terminal(&self) -> bool {
+        self.revealed()
+    }
+
+    fn state(&self) -> Value {
+        json!({
+            "phase": if self.revealed() { "reveal" } else { "commit" },
+            "choices": { "player_1": self.choices[0], "player_2": self.choices[1] },
+            "result": self.result(),
+        })
+    }
+
+    /// While choosing, each player sees their own choice only; spectators see neither.
+    fn view(&self, role: Option<&str>) -> Value {
+        let mut s = self.state();
+        if !self.revealed() {
+            for (i, r) in Self::ROLES.iter().enumerate() {
+                if role != Some(*r) {
+                    s["choices"][*r] = Value::Null;
+                }
+                // Whether the other has chosen is public: it is what the tick says.
+                s["chosen"][*r] = json!(self.choices[i].is_some());
+            }
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commit_hides_then_reveal_shows() {
+        let g = Rps::new(0, &Value::Null).unwrap();
+        let g = g.apply("player_1", "rock").unwrap();
+        assert_eq!(g.view(Some("player_2"))["choices"]["player_1"], Value::Null);
+        assert_eq!(g.view(Some("player_2"))["chosen"]["player_1"], true);
+        assert_eq!(g.view(Some("player_1"))["choices"]["player_1"], "rock");
+        assert_eq!(g.view(None)["choices"]["player_1"], Value::Null);
+        assert_eq!(g.state()["phase"], "commit");
+        assert_eq!(
+            g.apply("player_1", "paper").unwrap_err(),
+            GameError::AlreadyActed
+        );
+        let g = g.apply("player_2", "paper").unwrap();
+        assert!(g.is_terminal());
+        assert_eq!(
+            g.view(Some("player_1")),
+            json!({
+                "phase": "reveal",
+                "choices": { "player_1": "rock", "player_2": "paper" },
+                "result": "player_2_wins",
+            })
+        );
+    }
+
+    #[test]
+    fn every_pairing_scores_right() {
+        for a in CHOICES {
+            for b in CHOICES {
+                let g = Rps::default()
+                    .apply("player_1", a)
+                    .unwrap()
+                    .apply("player_2", b)
+                    .unwrap();
+                let want = if a == b {
+                    "draw"
+                } else if beats(a, b) {
+                    "player_1_wins"
+                } else {
+                    "player_2_wins"
+                };
+                assert_eq!(g.state()["result"], want, "{a} vs {b}");
+            }
+        }
+        assert!(matches!(
+            Rps::default().apply("player_1", "lizard"),
+            Err(GameError::Illegal(_))
+        ));
+    }
+}
