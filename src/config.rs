@@ -25,6 +25,10 @@ pub struct Config {
     #[arg(long, env = "MOOT_TELNET", default_value = "127.0.0.1:7777")]
     pub telnet: SocketAddr,
 
+    /// Address of the HTTP listener (the REST API).
+    #[arg(long, env = "MOOT_HTTP", default_value = "127.0.0.1:8080")]
+    pub http: SocketAddr,
+
     /// SQLite database file; created when missing.
     #[arg(long, env = "MOOT_DB", default_value = "moot.db")]
     pub db: PathBuf,

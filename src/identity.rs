@@ -3,7 +3,14 @@
 //! Hashing is deliberately slow (argon2id with its default cost), so callers run it on the
 //! blocking pool, never on the world's task or an async worker.
 
+use std::collections::HashMap;
+use std::sync::RwLock;
+
 use argon2::Argon2;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use crate::store::IdentityRow;
 use argon2::password_hash::phc::PasswordHash;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 
@@ -72,9 +79,131 @@ pub fn verify_password(password: &str, stored: &str) -> bool {
     })
 }
 
+/// API tokens look like `moot_<agent id>_<64 hex digits>`: the agent id says whose token it
+/// is, and the 256-bit secret is what proves it. Only SHA-256 of the secret is stored (a token
+/// has full entropy, so a slow hash adds nothing), and it is compared in constant time.
+pub struct IssuedToken {
+    pub token: String,
+    /// Hex SHA-256 of the secret, as stored.
+    pub hash: String,
+}
+
+pub fn issue_token(agent_id: &str) -> IssuedToken {
+    let secret: [u8; 32] = rand::random();
+    let secret = hex::encode(secret);
+    IssuedToken {
+        token: format!("moot_{agent_id}_{secret}"),
+        hash: hex::encode(Sha256::digest(secret.as_bytes())),
+    }
+}
+
+/// Who is who, in memory: every identity's name and token hash, so that checking a bearer token
+/// costs no database round trip. Loaded at start-up; updated as identities are made and tokens
+/// issued (after the database has them).
+#[derive(Default)]
+pub struct Directory {
+    by_id: RwLock<HashMap<String, Entry>>,
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    name: String,
+    token_hash: Option<[u8; 32]>,
+}
+
+fn decode_hash(hex_hash: &str) -> Option<[u8; 32]> {
+    hex::decode(hex_hash).ok()?.try_into().ok()
+}
+
+impl Directory {
+    pub fn new(rows: Vec<IdentityRow>) -> Directory {
+        let d = Directory::default();
+        for r in rows {
+            d.insert(&r.agent_id, &r.name, r.token_hash.as_deref());
+        }
+        d
+    }
+
+    pub fn insert(&self, agent_id: &str, name: &str, token_hash: Option<&str>) {
+        let entry = Entry {
+            name: name.to_owned(),
+            token_hash: token_hash.and_then(decode_hash),
+        };
+        self.by_id
+            .write()
+            .expect("directory lock")
+            .insert(agent_id.to_owned(), entry);
+    }
+
+    pub fn set_token(&self, agent_id: &str, token_hash: &str) {
+        if let Some(e) = self
+            .by_id
+            .write()
+            .expect("directory lock")
+            .get_mut(agent_id)
+        {
+            e.token_hash = decode_hash(token_hash);
+        }
+    }
+
+    pub fn has_token(&self, agent_id: &str) -> bool {
+        self.by_id
+            .read()
+            .expect("directory lock")
+            .get(agent_id)
+            .is_some_and(|e| e.token_hash.is_some())
+    }
+
+    pub fn name_of(&self, agent_id: &str) -> Option<String> {
+        self.by_id
+            .read()
+            .expect("directory lock")
+            .get(agent_id)
+            .map(|e| e.name.clone())
+    }
+
+    /// The agent a bearer token belongs to, if it is valid.
+    pub fn authenticate(&self, token: &str) -> Option<String> {
+        let rest = token.strip_prefix("moot_")?;
+        let (agent_id, secret) = rest.rsplit_once('_')?;
+        let presented: [u8; 32] = Sha256::digest(secret.as_bytes()).into();
+        let map = self.by_id.read().expect("directory lock");
+        let stored = map.get(agent_id)?.token_hash?;
+        bool::from(presented.ct_eq(&stored)).then(|| agent_id.to_owned())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tokens_authenticate_only_their_agent() {
+        let d = Directory::default();
+        d.insert("a1", "Ann", None);
+        let t = issue_token("a1");
+        assert_eq!(d.authenticate(&t.token), None, "not issued yet");
+        d.set_token("a1", &t.hash);
+        assert_eq!(d.authenticate(&t.token).as_deref(), Some("a1"));
+        let forged = t.token.replace("moot_a1_", "moot_a2_");
+        assert_eq!(d.authenticate(&forged), None);
+        let mut wrong = t.token.clone();
+        wrong.pop();
+        wrong.push('x');
+        assert_eq!(d.authenticate(&wrong), None);
+        assert_eq!(d.authenticate("garbage"), None);
+        let t2 = issue_token("a1");
+        d.set_token("a1", &t2.hash);
+        assert_eq!(
+            d.authenticate(&t.token),
+            None,
+            "a rotated token stops working"
+        );
+        assert!(
+            t2.token.len() >= 5 + 2 + 1 + 64,
+            "at least 256 bits of secret"
+        );
+    }
 
     #[test]
     fn names_are_checked_with_a_reason() {

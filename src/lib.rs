@@ -12,6 +12,7 @@
 
 pub mod config;
 pub mod games;
+pub mod http;
 pub mod identity;
 pub mod server;
 pub mod store;

@@ -9,6 +9,7 @@
 
 pub mod chess;
 pub mod rps;
+pub mod text;
 pub mod tictactoe;
 
 use std::any::Any;

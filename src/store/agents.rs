@@ -15,6 +15,15 @@ pub struct AgentRow {
     pub room: Option<String>,
 }
 
+/// What the in-memory directory of identities needs of each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdentityRow {
+    pub agent_id: String,
+    pub name: String,
+    /// SHA-256 of the secret part of the API token, hex; none until one is issued.
+    pub token_hash: Option<String>,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CreateError {
     #[error("the name is already in use")]
@@ -35,7 +44,7 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AgentRow> {
 
 const COLUMNS: &str = "agent_id, name, password_hash, description, room";
 
-fn new_agent_id() -> String {
+pub fn new_agent_id() -> String {
     format!("{:016x}", rand::random::<u64>())
 }
 
@@ -75,6 +84,66 @@ impl Store {
         created.ok_or(CreateError::NameTaken)
     }
 
+    /// Creates an API agent: a character with a token instead of a password. Without a name,
+    /// one is made up (`Agent_` and four hex digits) until a free one is found.
+    pub async fn create_agent(
+        &self,
+        agent_id: String,
+        name: Option<String>,
+        token_hash: String,
+        room: &str,
+    ) -> Result<IdentityRow, CreateError> {
+        let room = room.to_owned();
+        let created = self
+            .call(move |c| {
+                let mut insert = c.prepare_cached(
+                    "INSERT INTO agents (agent_id, name, token_hash, room) VALUES (?1, ?2, ?3, ?4)",
+                )?;
+                for _ in 0..32 {
+                    let candidate = name
+                        .clone()
+                        .unwrap_or_else(|| format!("Agent_{:04x}", rand::random::<u16>()));
+                    match insert.execute(params![agent_id, candidate, token_hash, room]) {
+                        Ok(_) => {
+                            return Ok(Some(IdentityRow {
+                                agent_id,
+                                name: candidate,
+                                token_hash: Some(token_hash),
+                            }));
+                        }
+                        Err(rusqlite::Error::SqliteFailure(e, _))
+                            if e.code == rusqlite::ErrorCode::ConstraintViolation
+                                && name.is_none() => {}
+                        Err(rusqlite::Error::SqliteFailure(e, _))
+                            if e.code == rusqlite::ErrorCode::ConstraintViolation =>
+                        {
+                            return Ok(None);
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+                Ok(None)
+            })
+            .await?;
+        created.ok_or(CreateError::NameTaken)
+    }
+
+    /// Every identity, for the directory built at start-up.
+    pub async fn all_identities(&self) -> Result<Vec<IdentityRow>, StoreError> {
+        self.call(|c| {
+            c.prepare("SELECT agent_id, name, token_hash FROM agents")?
+                .query_map([], |r| {
+                    Ok(IdentityRow {
+                        agent_id: r.get(0)?,
+                        name: r.get(1)?,
+                        token_hash: r.get(2)?,
+                    })
+                })?
+                .collect()
+        })
+        .await
+    }
+
     /// The identity called `name`, in any case.
     pub async fn agent_by_name(&self, name: &str) -> Result<Option<AgentRow>, StoreError> {
         let name = name.to_owned();
@@ -99,6 +168,17 @@ pub mod writes {
         move |c| {
             c.prepare_cached("UPDATE agents SET room = ?1 WHERE agent_id = ?2")?
                 .execute(params![room, agent_id])?;
+            Ok(())
+        }
+    }
+
+    pub fn set_token_hash(
+        agent_id: String,
+        token_hash: String,
+    ) -> impl FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static {
+        move |c| {
+            c.prepare_cached("UPDATE agents SET token_hash = ?1 WHERE agent_id = ?2")?
+                .execute(params![token_hash, agent_id])?;
             Ok(())
         }
     }

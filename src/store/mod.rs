@@ -11,8 +11,9 @@
 
 mod agents;
 mod schema;
+pub mod sessions;
 
-pub use agents::{AgentRow, CreateError, writes};
+pub use agents::{AgentRow, CreateError, IdentityRow, new_agent_id, writes};
 
 use std::path::Path;
 use std::sync::mpsc;
@@ -148,6 +149,9 @@ fn in_savepoint<T>(
 
 fn writer(conn: Connection, rx: mpsc::Receiver<Msg>) {
     let mut batch: Vec<Work> = Vec::with_capacity(64);
+    // After a failed commit the database may be behind the world's memory; nothing more is
+    // written, so that the log on disk stays the truth a restart rebuilds from.
+    let mut failed: Option<StoreError> = None;
     while let Ok(first) = rx.recv() {
         let mut close = None;
         match first {
@@ -161,8 +165,12 @@ fn writer(conn: Connection, rx: mpsc::Receiver<Msg>) {
                 Err(_) => break,
             }
         }
-        if !batch.is_empty() {
-            run_batch(&conn, &mut batch);
+        if let Some(err) = &failed {
+            // Dropped unrun: each caller hears that the store is closed.
+            tracing::error!(%err, dropped = batch.len(), "not writing after a failed commit");
+            batch.clear();
+        } else if !batch.is_empty() {
+            failed = run_batch(&conn, &mut batch).err();
         }
         if let Some(done) = close {
             let _ = done.send(());
@@ -171,7 +179,7 @@ fn writer(conn: Connection, rx: mpsc::Receiver<Msg>) {
     }
 }
 
-fn run_batch(conn: &Connection, batch: &mut Vec<Work>) {
+fn run_batch(conn: &Connection, batch: &mut Vec<Work>) -> Result<(), StoreError> {
     let delivers: Vec<Deliver>;
     let outcome = match conn.execute_batch("BEGIN IMMEDIATE") {
         Ok(()) => {
@@ -196,4 +204,5 @@ fn run_batch(conn: &Connection, batch: &mut Vec<Work>) {
     for d in delivers {
         d(outcome.clone());
     }
+    outcome
 }

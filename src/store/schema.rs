@@ -14,6 +14,41 @@ const MIGRATIONS: &[&str] = &[
         room          TEXT,
         created_at    TEXT NOT NULL DEFAULT (datetime('now'))
     );",
+    // 2: the state-machine host (seed 004): sessions, who plays which role, and the append-only
+    // log of actions. Agents get API tokens (stored as SHA-256 hashes).
+    "ALTER TABLE agents ADD COLUMN token_hash TEXT;
+    CREATE TABLE sessions (
+        session_id TEXT PRIMARY KEY,
+        template   TEXT NOT NULL,
+        state      TEXT NOT NULL,
+        status     TEXT NOT NULL DEFAULT 'active',
+        tick       INTEGER NOT NULL DEFAULT 0,
+        seed       INTEGER NOT NULL,
+        options    TEXT NOT NULL DEFAULT 'null',
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+        updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    );
+    CREATE TABLE participants (
+        session_id TEXT NOT NULL REFERENCES sessions(session_id),
+        agent_id   TEXT NOT NULL REFERENCES agents(agent_id),
+        role       TEXT NOT NULL,
+        PRIMARY KEY (session_id, agent_id)
+    );
+    CREATE INDEX participants_by_agent ON participants(agent_id);
+    CREATE TABLE actions (
+        action_id  TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(session_id),
+        agent_id   TEXT NOT NULL REFERENCES agents(agent_id),
+        role       TEXT NOT NULL,
+        action     TEXT NOT NULL,
+        tick       INTEGER NOT NULL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+        UNIQUE (session_id, tick)
+    );
+    CREATE TRIGGER actions_are_append_only_update BEFORE UPDATE ON actions
+        BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END;
+    CREATE TRIGGER actions_are_append_only_delete BEFORE DELETE ON actions
+        BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END;",
 ];
 
 pub fn migrate(conn: &Connection) -> rusqlite::Result<()> {

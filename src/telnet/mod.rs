@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
+use crate::identity::Directory;
 use crate::store::Store;
 use crate::world::WorldHandle;
 
@@ -30,6 +31,7 @@ pub struct Shared {
     pub config: Config,
     pub world: WorldHandle,
     pub store: Arc<Store>,
+    pub directory: Arc<Directory>,
     /// The login screen's text (from `world.toml`).
     pub welcome: String,
     /// Where new characters appear (a room id).
@@ -57,6 +59,7 @@ impl Shared {
         config: Config,
         world: WorldHandle,
         store: Arc<Store>,
+        directory: Arc<Directory>,
         welcome: String,
         start_room: String,
         shutdown: CancellationToken,
@@ -65,6 +68,7 @@ impl Shared {
             config,
             world,
             store,
+            directory,
             welcome,
             start_room,
             shutdown,

@@ -89,6 +89,25 @@ its description, and the verbs you can use on it.";
                     verbs: verbs_of(Some(t.kind)),
                 }
             }
+            Target::Session(id) => {
+                let s = world.session(id).expect("matched sessions exist");
+                Examined {
+                    name: format!("game #{id}"),
+                    aliases: vec![
+                        format!("#{id}"),
+                        format!("game {id}"),
+                        format!("board {id}"),
+                    ],
+                    description: format!(
+                        "A {} game: {}, {}.",
+                        s.template.id,
+                        s.players_line(),
+                        s.status()
+                    ),
+                    kind: None,
+                    verbs: vec!["look".into(), "examine".into()],
+                }
+            }
             Target::Person(id) => {
                 let p = world.player(&id);
                 Examined {

@@ -33,6 +33,14 @@ pub enum Seen {
         name: String,
         description: String,
     },
+    /// A game session standing in the room, as the viewer may see it.
+    Session {
+        session_id: String,
+        template: String,
+        players: String,
+        status: String,
+        view: serde_json::Value,
+    },
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -44,6 +52,17 @@ pub struct RoomView {
     pub things: Vec<ThingView>,
     /// The other people here.
     pub people: Vec<String>,
+    /// The games standing here.
+    pub games: Vec<GameView>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct GameView {
+    pub session_id: String,
+    pub template: String,
+    /// "Ann (white) vs Bob (black)"
+    pub players: String,
+    pub status: String,
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -113,6 +132,26 @@ pub fn see(world: &World, viewer: &AgentId, target: &Target) -> Reply<Seen> {
                 },
             )
         }
+        Target::Session(id) => {
+            let s = world.session(*id).expect("matched sessions exist");
+            let view = s.game.view(s.role_of(viewer));
+            let mut text = vec![format!(
+                "Game #{id} ({}): {}",
+                s.template.id,
+                s.players_line()
+            )];
+            text.extend(crate::games::text::render(s.template.id, &view));
+            Reply::new(
+                text,
+                Seen::Session {
+                    session_id: id.to_string(),
+                    template: s.template.id.to_owned(),
+                    players: s.players_line(),
+                    status: s.status().to_owned(),
+                    view,
+                },
+            )
+        }
         Target::Person(id) => {
             let p = world.player(id);
             let description = if p.description.is_empty() {
@@ -165,6 +204,15 @@ pub fn room_view(world: &World, room: RoomIdx, viewer: &AgentId) -> RoomView {
             .filter(|id| *id != viewer)
             .map(|id| world.player(id).name.clone())
             .collect(),
+        games: world
+            .sessions_in(room)
+            .map(|s| GameView {
+                session_id: s.id.to_string(),
+                template: s.template.id.to_owned(),
+                players: s.players_line(),
+                status: s.status().to_owned(),
+            })
+            .collect(),
     }
 }
 
@@ -175,6 +223,17 @@ pub fn room_lines(world: &World, room: RoomIdx, viewer: &AgentId) -> Vec<String>
     if !v.things.is_empty() {
         let names: Vec<&str> = v.things.iter().map(|t| t.name.as_str()).collect();
         lines.push(format!("You see {} here.", english_list(&names)));
+    }
+    for g in &v.games {
+        let state = if g.status == "completed" {
+            "finished"
+        } else {
+            "in play"
+        };
+        lines.push(format!(
+            "Game #{} ({}): {}, {state}. (`look #{}` to see it.)",
+            g.session_id, g.template, g.players, g.session_id
+        ));
     }
     match v.people.len() {
         0 => {}

@@ -20,6 +20,7 @@ pub mod inventory;
 pub mod look;
 pub mod page;
 pub mod say;
+pub mod token;
 pub mod whisper;
 pub mod who;
 
@@ -198,6 +199,7 @@ pub static REGISTRY: &[VerbEntry] = &[
     entry::<who::Who>(),
     entry::<inventory::Inventory>(),
     entry::<describe::Describe>(),
+    entry::<token::Token>(),
     entry::<help::Help>(),
 ];
 

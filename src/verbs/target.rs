@@ -1,6 +1,7 @@
 //! What a word names, from where a player stands: `me`, `here`, a thing in the room or a person
 //! in it. Exact names win over prefixes, as in LambdaMOO's matcher.
 
+use crate::world::sessions::SessionId;
 use crate::world::{AgentId, RoomIdx, World};
 
 use super::VerbError;
@@ -11,6 +12,20 @@ pub enum Target {
     /// A thing: its room and its index in that room's things.
     Thing(RoomIdx, usize),
     Person(AgentId),
+    /// A game session standing here (`#3`, `game 3`, `board 3`, or `game` if there is one).
+    Session(SessionId),
+}
+
+/// `#3`, `game 3`, `board 3`, `match 3` → 3.
+fn session_number(word: &str) -> Option<SessionId> {
+    let w = word.trim();
+    let n = w.strip_prefix('#').or_else(|| {
+        ["game ", "board ", "match "]
+            .iter()
+            .find_map(|p| w.strip_prefix(p))
+            .map(|r| r.trim_start_matches('#'))
+    })?;
+    n.trim().parse().ok()
 }
 
 pub fn find_here(world: &World, viewer: &AgentId, word: &str) -> Result<Target, VerbError> {
@@ -24,6 +39,30 @@ pub fn find_here(world: &World, viewer: &AgentId, word: &str) -> Result<Target, 
     }
     if word.eq_ignore_ascii_case("here") {
         return Ok(Target::Room(room));
+    }
+    if let Some(n) = session_number(word) {
+        return match world.session(n) {
+            Some(s) if s.room == Some(room) => Ok(Target::Session(n)),
+            _ => Err(VerbError::not_found(format!("There is no game #{n} here."))),
+        };
+    }
+    if ["game", "board", "match"]
+        .iter()
+        .any(|w| w.eq_ignore_ascii_case(word))
+    {
+        let here: Vec<SessionId> = world.sessions_in(room).map(|s| s.id).collect();
+        if let [one] = here.as_slice() {
+            return Ok(Target::Session(*one));
+        }
+        if here.len() > 1 {
+            return Err(VerbError::not_found(format!(
+                "Which game? Say `look #<number>`; games here: {}.",
+                here.iter()
+                    .map(|n| format!("#{n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
     }
     let candidates: Vec<(Target, Vec<&str>)> = world
         .map

@@ -15,20 +15,23 @@
 
 pub mod load;
 pub mod map;
+pub mod sessions;
 mod task;
 
 pub use load::{WorldError, load};
 pub use map::{Map, RoomIdx, ThingKind};
-pub use task::{Leaving, Request, WorldHandle, spawn};
+pub use task::{Job, Leaving, Request, Unavailable, WorldHandle, spawn};
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
+use crate::identity::Directory;
 use crate::store::StoreError;
+use sessions::{Session, SessionId};
 
 /// An identity's id, as stored (`agents.agent_id`). Shared cheaply because notices carry it.
 pub type AgentId = Arc<str>;
@@ -41,6 +44,7 @@ pub type ConnId = u64;
 pub enum Face {
     Telnet,
     Mcp,
+    Rest,
 }
 
 /// How many notices may wait for a slow connection before further ones are dropped.
@@ -217,15 +221,21 @@ pub struct World {
     players: HashMap<AgentId, Player>,
     /// Who is in each room, in order of arrival; indexed like `map.rooms`.
     occupants: Vec<Vec<AgentId>>,
+    pub directory: Arc<Directory>,
+    sessions: BTreeMap<SessionId, Session>,
+    next_session: SessionId,
 }
 
 impl World {
-    pub fn new(map: Map) -> World {
+    pub fn new(map: Map, directory: Arc<Directory>) -> World {
         let occupants = vec![Vec::new(); map.rooms.len()];
         World {
             map,
             players: HashMap::new(),
             occupants,
+            directory,
+            sessions: BTreeMap::new(),
+            next_session: 1,
         }
     }
 

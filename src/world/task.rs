@@ -44,6 +44,20 @@ pub enum Request {
     },
     /// The `who` table, for the login screen.
     Who { reply: oneshot::Sender<Vec<String>> },
+    /// Work for the world from another face (see [`WorldHandle::call`]).
+    Call(Job),
+}
+
+/// A closure run on the world task with the world and the store.
+pub type Job = Box<dyn FnOnce(&mut World, &Store) + Send>;
+
+/// The world has stopped, or what a call changed could not be stored.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unavailable {
+    #[error("moot is shutting down")]
+    Stopped,
+    #[error("what you did could not be stored: {0}")]
+    Storage(StoreError),
 }
 
 /// How front ends reach the world. Cheap to clone.
@@ -59,6 +73,33 @@ impl WorldHandle {
     /// Queues a request; false if the world has stopped.
     pub async fn send(&self, r: Request) -> bool {
         self.tx.send(r).await.is_ok()
+    }
+
+    /// Runs `f` on the world task on behalf of `agent`, delivers what it left for others, and
+    /// returns its result once everything it changed is committed to the database.
+    pub async fn call<T, F>(&self, agent: AgentId, face: Face, f: F) -> Result<T, Unavailable>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut World, &mut Cx) -> T + Send + 'static,
+    {
+        let (tx, rx) = oneshot::channel();
+        let job: Job = Box::new(move |world, store| {
+            let mut cx = Cx::new(agent, face);
+            let out = f(world, &mut cx);
+            let saved = finish(world, store, cx);
+            let _ = tx.send((out, saved));
+        });
+        if !self.send(Request::Call(job)).await {
+            return Err(Unavailable::Stopped);
+        }
+        let (out, saved) = rx.await.map_err(|_| Unavailable::Stopped)?;
+        if let Some(saved) = saved {
+            saved
+                .await
+                .map_err(|_| Unavailable::Stopped)?
+                .map_err(Unavailable::Storage)?;
+        }
+        Ok(out)
     }
 
     pub async fn who(&self) -> Vec<String> {
@@ -121,6 +162,7 @@ fn handle(world: &mut World, store: &Store, req: Request) {
         Request::Who { reply } => {
             let _ = reply.send(verbs::who::table(world, Instant::now()));
         }
+        Request::Call(job) => job(world, store),
     }
 }
 

@@ -37,7 +37,7 @@ fn every_verb_has_help_and_schemas_and_a_unique_name() {
 fn town() -> (World, world::AgentId) {
     let map = world::load(&world_dir()).unwrap();
     let start = map.start;
-    let mut w = World::new(map);
+    let mut w = World::new(map, Default::default());
     let (sink, source) = world::channel();
     std::mem::forget(source);
     let id: world::AgentId = "ann".into();

@@ -21,6 +21,7 @@ pub fn world_dir() -> PathBuf {
 pub fn config(db: &Path) -> Config {
     let mut c = Config::defaults();
     c.telnet = "127.0.0.1:0".parse().unwrap();
+    c.http = "127.0.0.1:0".parse().unwrap();
     c.db = db.to_owned();
     c.world = world_dir();
     c.command_rate = 0.0;
@@ -30,6 +31,7 @@ pub fn config(db: &Path) -> Config {
 
 pub struct TestServer {
     pub addr: SocketAddr,
+    pub http: SocketAddr,
     pub db: PathBuf,
     server: Option<RunningServer>,
     _dir: Option<tempfile::TempDir>,
@@ -55,10 +57,15 @@ impl TestServer {
         let server = moot::start(c).await.expect("server starts");
         TestServer {
             addr: server.telnet_addr,
+            http: server.http_addr,
             db: db.to_owned(),
             server: Some(server),
             _dir: None,
         }
+    }
+
+    pub fn api(&self) -> Api {
+        Api::new(self.http)
     }
 
     pub async fn client(&self) -> Client {
@@ -205,5 +212,109 @@ impl Client {
         self.send("PREFIX").await;
         self.send("SUFFIX").await;
         out
+    }
+}
+
+/// A JSON client for the REST API.
+#[derive(Clone)]
+pub struct Api {
+    base: String,
+    http: reqwest::Client,
+}
+
+/// An agent registered through the API.
+#[derive(Debug, Clone)]
+pub struct Agent {
+    pub id: String,
+    pub token: String,
+    pub name: String,
+}
+
+impl Api {
+    pub fn new(addr: SocketAddr) -> Api {
+        Api {
+            base: format!("http://{addr}"),
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// Sends a request; returns the status and the JSON body (Null if none).
+    pub async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&str>,
+    ) -> (u16, serde_json::Value) {
+        let mut r = self
+            .http
+            .request(method.parse().unwrap(), format!("{}{path}", self.base));
+        if let Some(t) = token {
+            r = r.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            r = r
+                .header("content-type", "application/json")
+                .body(b.to_owned());
+        }
+        let resp = r.send().await.expect("the server answers");
+        let status = resp.status().as_u16();
+        let text = resp.text().await.unwrap();
+        let json = if text.is_empty() {
+            serde_json::Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}"))
+        };
+        (status, json)
+    }
+
+    pub async fn get(&self, path: &str, token: &str) -> (u16, serde_json::Value) {
+        self.send("GET", path, Some(token), None).await
+    }
+
+    pub async fn post(
+        &self,
+        path: &str,
+        token: &str,
+        body: serde_json::Value,
+    ) -> (u16, serde_json::Value) {
+        self.send("POST", path, Some(token), Some(&body.to_string()))
+            .await
+    }
+
+    pub async fn agent(&self, name: Option<&str>) -> Agent {
+        let body = match name {
+            Some(n) => serde_json::json!({ "name": n }).to_string(),
+            None => String::new(),
+        };
+        let (status, v) = self.send("POST", "/agents", None, Some(&body)).await;
+        assert_eq!(status, 201, "{v}");
+        Agent {
+            id: v["agent_id"].as_str().unwrap().into(),
+            token: v["token"].as_str().unwrap().into(),
+            name: v["name"].as_str().unwrap().into(),
+        }
+    }
+
+    /// Starts a session of `template` with `roles` (role, agent) as `creator`; returns its id.
+    pub async fn session(
+        &self,
+        creator: &Agent,
+        template: &str,
+        roles: &[(&str, &Agent)],
+    ) -> String {
+        let participants: serde_json::Map<String, serde_json::Value> = roles
+            .iter()
+            .map(|(r, a)| (r.to_string(), a.id.clone().into()))
+            .collect();
+        let (status, v) = self
+            .post(
+                "/sessions",
+                &creator.token,
+                serde_json::json!({ "template": template, "participants": participants }),
+            )
+            .await;
+        assert_eq!(status, 201, "{v}");
+        v["session_id"].as_str().unwrap().to_owned()
     }
 }

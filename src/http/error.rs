@@ -1,0 +1,79 @@
+//! The REST API's one error shape, `{"error": {"code", "message"}}`, with seed 004's codes.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use crate::world::Unavailable;
+use crate::world::sessions::{ErrorCode, HostError};
+
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    code: &'static str,
+    message: String,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
+        let status = StatusCode::from_u16(code.status()).expect("a valid status");
+        let code = match code {
+            ErrorCode::Unauthorized => "UNAUTHORIZED",
+            ErrorCode::Forbidden => "FORBIDDEN",
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::InvalidAction => "INVALID_ACTION",
+            ErrorCode::Conflict => "CONFLICT",
+            ErrorCode::InvalidRequest => "INVALID_REQUEST",
+            ErrorCode::AlreadyActed => "ALREADY_ACTED",
+        };
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn invalid(message: impl Into<String>) -> ApiError {
+        ApiError::new(ErrorCode::InvalidRequest, message)
+    }
+
+    /// A method the path does not have (405), in the same shape.
+    pub fn method_not_allowed() -> ApiError {
+        ApiError {
+            status: StatusCode::METHOD_NOT_ALLOWED,
+            code: "INVALID_REQUEST",
+            message: "This method is not allowed on this path; see /openapi.json".into(),
+        }
+    }
+}
+
+impl From<HostError> for ApiError {
+    fn from(e: HostError) -> ApiError {
+        ApiError::new(e.code, e.message)
+    }
+}
+
+impl From<Unavailable> for ApiError {
+    fn from(e: Unavailable) -> ApiError {
+        tracing::error!(error = %e, "a request could not be served");
+        ApiError {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            code: "UNAVAILABLE",
+            message: e.to_string(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = json!({ "error": { "code": self.code, "message": self.message } });
+        let mut r = (self.status, axum::Json(body)).into_response();
+        if self.status == StatusCode::UNAUTHORIZED {
+            r.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"moot\""),
+            );
+        }
+        r
+    }
+}

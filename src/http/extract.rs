@@ -1,0 +1,91 @@
+//! Extractors that turn every malformed request into an `INVALID_REQUEST` (or `UNAUTHORIZED`)
+//! answer in the API's own error shape, instead of axum's plain-text rejections.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::header;
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+
+use super::{Api, ApiError};
+use crate::world::AgentId;
+use crate::world::sessions::ErrorCode;
+
+/// The largest request body accepted.
+pub const BODY_LIMIT: usize = 64 * 1024;
+
+/// The agent a valid `Authorization: Bearer <token>` belongs to.
+pub struct Caller(pub AgentId);
+
+impl FromRequestParts<Api> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, api: &Api) -> Result<Caller, ApiError> {
+        let unauthorized = |m: &str| ApiError::new(ErrorCode::Unauthorized, m);
+        let value = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .ok_or_else(|| unauthorized("Missing token: send Authorization: Bearer <token>"))?;
+        let token = value
+            .to_str()
+            .ok()
+            .and_then(|v| {
+                v.strip_prefix("Bearer ")
+                    .or_else(|| v.strip_prefix("bearer "))
+            })
+            .ok_or_else(|| unauthorized("The Authorization header must be `Bearer <token>`"))?;
+        let agent = api
+            .directory
+            .authenticate(token.trim())
+            .ok_or_else(|| unauthorized("Invalid token"))?;
+        Ok(Caller(agent.into()))
+    }
+}
+
+/// A JSON body, parsed with serde; an empty body parses as `T::default()` when `T` allows it
+/// (see [`OptionalBody`]).
+pub struct Body<T>(pub T);
+
+async fn bytes(req: Request, api: &Api) -> Result<Bytes, ApiError> {
+    Bytes::from_request(req, api).await.map_err(|e| {
+        if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::invalid(format!(
+                "The request body is larger than {} KiB",
+                BODY_LIMIT / 1024
+            ))
+        } else {
+            ApiError::invalid(format!("Cannot read the request body: {}", e.body_text()))
+        }
+    })
+}
+
+fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice(bytes).map_err(|e| ApiError::invalid(format!("Invalid JSON body: {e}")))
+}
+
+impl<T: DeserializeOwned> FromRequest<Api> for Body<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, api: &Api) -> Result<Body<T>, ApiError> {
+        let b = bytes(req, api).await?;
+        if b.is_empty() {
+            return Err(ApiError::invalid("A JSON body is required"));
+        }
+        parse(&b).map(Body)
+    }
+}
+
+/// Like [`Body`], but an absent body means the default.
+pub struct OptionalBody<T>(pub T);
+
+impl<T: DeserializeOwned + Default> FromRequest<Api> for OptionalBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, api: &Api) -> Result<OptionalBody<T>, ApiError> {
+        let b = bytes(req, api).await?;
+        if b.iter().all(u8::is_ascii_whitespace) {
+            return Ok(OptionalBody(T::default()));
+        }
+        parse(&b).map(OptionalBody)
+    }
+}

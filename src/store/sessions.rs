@@ -1,0 +1,146 @@
+//! Game sessions on disk: the session row (with its current state, for reading without a
+//! replay), its participants, and the append-only action log that is the real truth.
+
+use rusqlite::{Connection, params};
+use serde::Serialize;
+
+/// A session as stored.
+#[derive(Debug, Clone)]
+pub struct SessionRow {
+    pub session_id: String,
+    pub template: String,
+    pub state: String,
+    pub status: String,
+    pub tick: u64,
+    pub seed: u64,
+    pub options: String,
+    pub created_at: String,
+}
+
+/// One logged action.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct LogEntry {
+    pub tick: u64,
+    pub role: String,
+    pub action: String,
+    pub agent_id: String,
+    pub created_at: String,
+}
+
+/// Everything needed to rebuild one session at start-up.
+#[derive(Debug, Clone)]
+pub struct StoredSession {
+    pub row: SessionRow,
+    /// (role, agent_id)
+    pub participants: Vec<(String, String)>,
+    pub log: Vec<LogEntry>,
+}
+
+/// Writes the world makes for sessions.
+pub mod writes {
+    use super::*;
+
+    pub fn create_session(
+        row: SessionRow,
+        participants: Vec<(String, String)>,
+    ) -> impl FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static {
+        move |c| {
+            c.prepare_cached(
+                "INSERT INTO sessions (session_id, template, state, status, tick, seed, options, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+            )?
+            .execute(params![
+                row.session_id,
+                row.template,
+                row.state,
+                row.status,
+                row.tick as i64,
+                row.seed as i64,
+                row.options,
+                row.created_at
+            ])?;
+            let mut p = c.prepare_cached(
+                "INSERT INTO participants (session_id, agent_id, role) VALUES (?1, ?2, ?3)",
+            )?;
+            for (role, agent) in &participants {
+                p.execute(params![row.session_id, agent, role])?;
+            }
+            Ok(())
+        }
+    }
+
+    /// Appends an action at `tick` (the tick before it) and stores the state it led to.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_action(
+        session_id: String,
+        agent_id: String,
+        role: String,
+        action: String,
+        tick: u64,
+        state: String,
+        status: &'static str,
+        at: String,
+    ) -> impl FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static {
+        move |c| {
+            c.prepare_cached(
+                "INSERT INTO actions (action_id, session_id, agent_id, role, action, tick, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![format!("{session_id}.{tick}"), session_id, agent_id, role, action, tick as i64, at])?;
+            c.prepare_cached("UPDATE sessions SET state = ?1, status = ?2, tick = ?3, updated_at = ?4 WHERE session_id = ?5")?
+                .execute(params![state, status, (tick + 1) as i64, at, session_id])?;
+            Ok(())
+        }
+    }
+}
+
+fn log_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<LogEntry> {
+    Ok(LogEntry {
+        tick: r.get::<_, i64>(0)? as u64,
+        role: r.get(1)?,
+        action: r.get(2)?,
+        agent_id: r.get(3)?,
+        created_at: r.get(4)?,
+    })
+}
+
+/// The log of one session, in order.
+pub fn read_log(c: &Connection, session_id: &str) -> rusqlite::Result<Vec<LogEntry>> {
+    c.prepare_cached("SELECT tick, role, action, agent_id, created_at FROM actions WHERE session_id = ?1 ORDER BY tick")?
+        .query_map([session_id], log_entry)?
+        .collect()
+}
+
+/// Every session with its participants and log, for the replay at start-up.
+pub fn load_all(c: &Connection) -> rusqlite::Result<Vec<StoredSession>> {
+    let rows: Vec<SessionRow> = c
+        .prepare("SELECT session_id, template, state, status, tick, seed, options, created_at FROM sessions ORDER BY CAST(session_id AS INTEGER)")?
+        .query_map([], |r| {
+            Ok(SessionRow {
+                session_id: r.get(0)?,
+                template: r.get(1)?,
+                state: r.get(2)?,
+                status: r.get(3)?,
+                tick: r.get::<_, i64>(4)? as u64,
+                seed: r.get::<_, i64>(5)? as u64,
+                options: r.get(6)?,
+                created_at: r.get(7)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    let mut parts =
+        c.prepare("SELECT role, agent_id FROM participants WHERE session_id = ?1 ORDER BY rowid")?;
+    rows.into_iter()
+        .map(|row| {
+            let participants = parts
+                .query_map([&row.session_id], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            let log = read_log(c, &row.session_id)?;
+            Ok(StoredSession {
+                row,
+                participants,
+                log,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,512 @@
+//! Game sessions (seed 004's state-machine host), owned by the world like everything live.
+//!
+//! A session is a template's game plus who plays which role and how many actions it has taken
+//! (its tick). Every change is checked here (identity, turn, tick, legality) and written to
+//! the append-only log before anyone is told it happened. Errors carry the REST API's codes,
+//! so every face (REST now, MCP and telnet later) answers a bad action the same way.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{AgentId, Cx, RoomIdx, ThingKind, World};
+use crate::games::{self, AnyGame, GameError, Template};
+use crate::store::sessions::{SessionRow, StoredSession, writes};
+
+pub type SessionId = u64;
+
+/// The error codes of seed 004, with their HTTP statuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    Unauthorized,
+    Forbidden,
+    NotFound,
+    InvalidAction,
+    Conflict,
+    InvalidRequest,
+    AlreadyActed,
+}
+
+impl ErrorCode {
+    pub fn status(self) -> u16 {
+        match self {
+            ErrorCode::Unauthorized => 401,
+            ErrorCode::Forbidden => 403,
+            ErrorCode::NotFound => 404,
+            ErrorCode::Conflict => 409,
+            ErrorCode::InvalidAction | ErrorCode::InvalidRequest | ErrorCode::AlreadyActed => 400,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct HostError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl HostError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> HostError {
+        HostError {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<GameError> for HostError {
+    fn from(e: GameError) -> HostError {
+        let code = match e {
+            GameError::AlreadyActed => ErrorCode::AlreadyActed,
+            GameError::BadOptions(_) => ErrorCode::InvalidRequest,
+            _ => ErrorCode::InvalidAction,
+        };
+        HostError::new(code, e.to_string())
+    }
+}
+
+pub struct Participant {
+    pub role: &'static str,
+    pub agent: AgentId,
+    pub name: String,
+}
+
+pub struct Session {
+    pub id: SessionId,
+    pub template: &'static Template,
+    pub game: Box<dyn AnyGame>,
+    pub tick: u64,
+    pub seed: u64,
+    pub options: Value,
+    /// In the template's role order.
+    pub participants: Vec<Participant>,
+    /// Where it stands in the town, if anywhere.
+    pub room: Option<RoomIdx>,
+    pub created_at: String,
+}
+
+impl Session {
+    pub fn status(&self) -> &'static str {
+        if self.game.is_terminal() {
+            "completed"
+        } else {
+            "active"
+        }
+    }
+
+    pub fn role_of(&self, agent: &str) -> Option<&'static str> {
+        self.participants
+            .iter()
+            .find(|p| &*p.agent == agent)
+            .map(|p| p.role)
+    }
+
+    /// "Ann (white) vs Bob (black)"
+    pub fn players_line(&self) -> String {
+        self.participants
+            .iter()
+            .map(|p| format!("{} ({})", p.name, p.role))
+            .collect::<Vec<_>>()
+            .join(" vs ")
+    }
+}
+
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Created {
+    pub session_id: String,
+    pub template: String,
+    pub status: String,
+}
+
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct StateView {
+    pub session_id: String,
+    pub template: String,
+    pub status: String,
+    pub tick: u64,
+    /// The state as the caller may see it.
+    pub state: Value,
+    pub your_role: String,
+    pub legal_actions: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Acted {
+    pub tick: u64,
+    pub state: Value,
+    pub status: String,
+}
+
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Summary {
+    pub session_id: String,
+    pub template: String,
+    pub status: String,
+    pub tick: u64,
+    pub your_role: String,
+    /// role → agent id
+    pub participants: BTreeMap<String, String>,
+    pub created_at: String,
+}
+
+/// Why a stored session does not rebuild; start-up stops on it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("session {session}: {problem}")]
+pub struct ReplayError {
+    pub session: String,
+    pub problem: String,
+}
+
+pub fn now_iso() -> String {
+    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
+
+fn not_found(id: &str) -> HostError {
+    HostError::new(ErrorCode::NotFound, format!("No session {id}"))
+}
+
+/// Session ids are decimal numbers (also the town's `#N` for a board); anything else names
+/// no session.
+pub fn parse_id(id: &str) -> Result<SessionId, HostError> {
+    id.parse().map_err(|_| not_found(id))
+}
+
+impl World {
+    /// The room where sessions of `template` stand: the room with the matching table.
+    fn room_for(&self, template: &str) -> Option<RoomIdx> {
+        let kind = match template {
+            "chess.v1" => ThingKind::ChessTable,
+            "rps.v1" | "tictactoe.v1" => ThingKind::RpsTable,
+            _ => return None,
+        };
+        self.map
+            .rooms
+            .iter()
+            .position(|r| r.things.iter().any(|t| t.kind == kind))
+    }
+
+    pub fn session(&self, id: SessionId) -> Option<&Session> {
+        self.sessions.get(&id)
+    }
+
+    /// The sessions standing in `room`.
+    pub fn sessions_in(&self, room: RoomIdx) -> impl Iterator<Item = &Session> {
+        self.sessions.values().filter(move |s| s.room == Some(room))
+    }
+
+    /// Starts a session. `participants` maps each role to an agent id; the creator must be one.
+    pub fn create_session(
+        &mut self,
+        cx: &mut Cx,
+        template: &str,
+        participants: &BTreeMap<String, String>,
+        options: Value,
+        seed: Option<u64>,
+    ) -> Result<Created, HostError> {
+        let invalid = |m: String| HostError::new(ErrorCode::InvalidRequest, m);
+        let t = games::find(template).ok_or_else(|| {
+            let known: Vec<&str> = games::TEMPLATES.iter().map(|t| t.id).collect();
+            invalid(format!(
+                "Unknown template `{template}`; known: {}",
+                known.join(", ")
+            ))
+        })?;
+        if let Some(extra) = participants.keys().find(|r| !t.roles.contains(&r.as_str())) {
+            return Err(invalid(format!(
+                "{} has no role `{extra}`; its roles are {}",
+                t.id,
+                t.roles.join(", ")
+            )));
+        }
+        let mut parts = Vec::new();
+        for role in t.roles {
+            let agent = participants
+                .get(*role)
+                .ok_or_else(|| invalid(format!("Role `{role}` is not filled")))?;
+            let name = self
+                .directory
+                .name_of(agent)
+                .ok_or_else(|| invalid(format!("Unknown agent `{agent}`")))?;
+            if parts
+                .iter()
+                .any(|p: &Participant| &*p.agent == agent.as_str())
+            {
+                return Err(invalid(format!("Agent `{agent}` cannot take two roles")));
+            }
+            parts.push(Participant {
+                role,
+                agent: agent.as_str().into(),
+                name,
+            });
+        }
+        if !parts.iter().any(|p| p.agent == cx.actor) {
+            return Err(HostError::new(
+                ErrorCode::Forbidden,
+                "You must be one of the participants",
+            ));
+        }
+        let seed = seed.unwrap_or_else(rand::random);
+        let game = (t.new)(seed, &options)?;
+        let id = self.next_session;
+        self.next_session += 1;
+        let created_at = now_iso();
+        let row = SessionRow {
+            session_id: id.to_string(),
+            template: t.id.to_owned(),
+            state: game.state().to_string(),
+            status: "active".into(),
+            tick: 0,
+            seed,
+            options: options.to_string(),
+            created_at: created_at.clone(),
+        };
+        let stored_parts = parts
+            .iter()
+            .map(|p| (p.role.to_owned(), p.agent.to_string()))
+            .collect();
+        cx.save(writes::create_session(row, stored_parts));
+        let session = Session {
+            id,
+            template: t,
+            game,
+            tick: 0,
+            seed,
+            options,
+            participants: parts,
+            room: self.room_for(t.id),
+            created_at,
+        };
+        let status = session.status().to_owned();
+        if let Some(room) = session.room {
+            let line = format!(
+                "A new {} game begins here: #{id}, {}.",
+                session.template.id,
+                session.players_line()
+            );
+            cx.tell_room(self, room, &cx.actor.clone(), line);
+        }
+        self.sessions.insert(id, session);
+        Ok(Created {
+            session_id: id.to_string(),
+            template: t.id.to_owned(),
+            status,
+        })
+    }
+
+    /// Takes an action for `cx.actor` in session `id`. `expected_tick` is required by
+    /// turn-based templates and must equal the session's tick.
+    pub fn act(
+        &mut self,
+        cx: &mut Cx,
+        id: &str,
+        action: &str,
+        expected_tick: Option<u64>,
+    ) -> Result<Acted, HostError> {
+        let sid = parse_id(id)?;
+        let s = self.sessions.get_mut(&sid).ok_or_else(|| not_found(id))?;
+        let role = s.role_of(&cx.actor).ok_or_else(|| {
+            HostError::new(
+                ErrorCode::Forbidden,
+                format!("You are not a participant in session {id}"),
+            )
+        })?;
+        if s.game.is_terminal() {
+            return Err(HostError::new(
+                ErrorCode::InvalidAction,
+                format!("Session {id} is completed"),
+            ));
+        }
+        if s.template.sequential {
+            let expected = expected_tick.ok_or_else(|| {
+                HostError::new(
+                    ErrorCode::InvalidRequest,
+                    format!("expected_tick is required for {}", s.template.id),
+                )
+            })?;
+            if expected != s.tick {
+                return Err(HostError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "expected_tick {expected} does not match the current tick {}",
+                        s.tick
+                    ),
+                ));
+            }
+        }
+        let next = s.game.apply(role, action)?;
+        let tick = s.tick;
+        s.game = next;
+        s.tick += 1;
+        let status = s.status();
+        cx.save(writes::record_action(
+            id.to_owned(),
+            cx.actor.to_string(),
+            role.to_owned(),
+            action.to_owned(),
+            tick,
+            s.game.state().to_string(),
+            status,
+            now_iso(),
+        ));
+        Ok(Acted {
+            tick: s.tick,
+            state: s.game.view(Some(role)),
+            status: status.to_owned(),
+        })
+    }
+
+    /// The session as `agent` may see it; only participants may look.
+    pub fn session_state(&self, id: &str, agent: &str) -> Result<StateView, HostError> {
+        let (s, role) = self.participant_of(id, agent)?;
+        Ok(StateView {
+            session_id: id.to_owned(),
+            template: s.template.id.to_owned(),
+            status: s.status().to_owned(),
+            tick: s.tick,
+            state: s.game.view(Some(role)),
+            your_role: role.to_owned(),
+            legal_actions: s.game.legal_actions(role),
+        })
+    }
+
+    /// The session and the role `agent` plays in it, or why not.
+    pub fn participant_of(
+        &self,
+        id: &str,
+        agent: &str,
+    ) -> Result<(&Session, &'static str), HostError> {
+        let s = self
+            .sessions
+            .get(&parse_id(id)?)
+            .ok_or_else(|| not_found(id))?;
+        let role = s.role_of(agent).ok_or_else(|| {
+            HostError::new(
+                ErrorCode::Forbidden,
+                format!("You are not a participant in session {id}"),
+            )
+        })?;
+        Ok((s, role))
+    }
+
+    /// Every session `agent` plays in, oldest first.
+    pub fn sessions_of(&self, agent: &str) -> Vec<Summary> {
+        self.sessions
+            .values()
+            .filter_map(|s| {
+                let role = s.role_of(agent)?;
+                Some(Summary {
+                    session_id: s.id.to_string(),
+                    template: s.template.id.to_owned(),
+                    status: s.status().to_owned(),
+                    tick: s.tick,
+                    your_role: role.to_owned(),
+                    participants: s
+                        .participants
+                        .iter()
+                        .map(|p| (p.role.to_owned(), p.agent.to_string()))
+                        .collect(),
+                    created_at: s.created_at.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// Rebuilds stored sessions by replaying each log through its template; the result must
+    /// equal the stored state, tick and status, or start-up stops naming the session.
+    pub fn restore_sessions(&mut self, stored: Vec<StoredSession>) -> Result<(), ReplayError> {
+        for st in stored {
+            let sid = st.row.session_id.clone();
+            let fail = |problem: String| ReplayError {
+                session: sid.clone(),
+                problem,
+            };
+            let id: SessionId = sid
+                .parse()
+                .map_err(|_| fail("the session id is not a number".into()))?;
+            let t = games::find(&st.row.template)
+                .ok_or_else(|| fail(format!("unknown template `{}`", st.row.template)))?;
+            let options: Value = serde_json::from_str(&st.row.options)
+                .map_err(|e| fail(format!("bad options: {e}")))?;
+            for (i, entry) in st.log.iter().enumerate() {
+                if entry.tick != i as u64 {
+                    return Err(fail(format!(
+                        "the log skips from tick {} to {}",
+                        i as i64 - 1,
+                        entry.tick
+                    )));
+                }
+            }
+            let game = games::replay(
+                t,
+                st.row.seed,
+                &options,
+                st.log.iter().map(|e| (e.role.as_str(), e.action.as_str())),
+            )
+            .map_err(|e| fail(format!("its log does not replay: {e}")))?;
+            let stored_state: Value = serde_json::from_str(&st.row.state)
+                .map_err(|e| fail(format!("bad stored state: {e}")))?;
+            if game.state() != stored_state {
+                return Err(fail(format!(
+                    "replaying its log gives {} but {} is stored",
+                    game.state(),
+                    stored_state
+                )));
+            }
+            let tick = st.log.len() as u64;
+            if tick != st.row.tick {
+                return Err(fail(format!(
+                    "its log has {tick} actions but its tick is {}",
+                    st.row.tick
+                )));
+            }
+            let status = if game.is_terminal() {
+                "completed"
+            } else {
+                "active"
+            };
+            if status != st.row.status {
+                return Err(fail(format!(
+                    "replay says {status} but {} is stored",
+                    st.row.status
+                )));
+            }
+            let mut participants = Vec::new();
+            for role in t.roles {
+                let (_, agent) = st
+                    .participants
+                    .iter()
+                    .find(|(r, _)| r == role)
+                    .ok_or_else(|| fail(format!("no participant plays `{role}`")))?;
+                let name = self
+                    .directory
+                    .name_of(agent)
+                    .unwrap_or_else(|| agent.clone());
+                participants.push(Participant {
+                    role,
+                    agent: agent.as_str().into(),
+                    name,
+                });
+            }
+            self.next_session = self.next_session.max(id + 1);
+            let room = self.room_for(t.id);
+            self.sessions.insert(
+                id,
+                Session {
+                    id,
+                    template: t,
+                    game,
+                    tick,
+                    seed: st.row.seed,
+                    options,
+                    participants,
+                    room,
+                    created_at: st.row.created_at,
+                },
+            );
+        }
+        Ok(())
+    }
+}
