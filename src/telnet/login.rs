@@ -160,7 +160,10 @@ async fn create(conn: &mut Conn, shared: &Shared, name: &str, password: &str) ->
         .create_character(name, hash, &shared.start_room)
         .await
     {
-        Ok(row) => Some(row),
+        Ok(row) => {
+            shared.directory.insert(&row.agent_id, &row.name, None);
+            Some(row)
+        }
         Err(CreateError::NameTaken) => {
             conn.answer(&[taken]);
             None

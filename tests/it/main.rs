@@ -3,6 +3,7 @@
 
 mod support;
 
+mod http;
 mod registry;
 mod telnet;
 mod world_files;

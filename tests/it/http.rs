@@ -1,0 +1,747 @@
+//! The state-machine host over real HTTP: seed 004's API, its eight invariants, races, bad
+//! input, and games played to the end.
+
+use serde_json::{Value, json};
+
+use crate::support::{Agent, Api, TestServer};
+
+async fn chess_pair(api: &Api) -> (Agent, Agent, String) {
+    let white = api.agent(None).await;
+    let black = api.agent(None).await;
+    let id = api
+        .session(&white, "chess.v1", &[("white", &white), ("black", &black)])
+        .await;
+    (white, black, id)
+}
+
+fn code(v: &Value) -> &str {
+    v["error"]["code"]
+        .as_str()
+        .unwrap_or_else(|| panic!("not an error: {v}"))
+}
+
+#[tokio::test]
+async fn health_and_agents() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (status, v) = api.send("GET", "/health", None, None).await;
+    assert_eq!((status, v), (200, json!({"status": "ok"})));
+    let named = api.agent(Some("Deep_Thought")).await;
+    assert_eq!(named.name, "Deep_Thought");
+    assert!(named.token.starts_with(&format!("moot_{}_", named.id)));
+    let anonymous = api.agent(None).await;
+    assert!(anonymous.name.starts_with("Agent_"), "{}", anonymous.name);
+    let (status, v) = api
+        .send("POST", "/agents", None, Some(r#"{"name": "deep_thought"}"#))
+        .await;
+    assert_eq!((status, code(&v)), (409, "CONFLICT"));
+    let (status, v) = api
+        .send("POST", "/agents", None, Some(r#"{"name": "no spaces"}"#))
+        .await;
+    assert_eq!((status, code(&v)), (400, "INVALID_REQUEST"));
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("may hold only"),
+        "{v}"
+    );
+}
+
+#[tokio::test]
+async fn invariant_1_no_action_without_auth() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (_, _, id) = chess_pair(&api).await;
+    let body = r#"{"action": "e2e4", "expected_tick": 0}"#;
+    for token in [None, Some("nonsense"), Some("moot_x_0000")] {
+        let (status, v) = api
+            .send(
+                "POST",
+                &format!("/sessions/{id}/actions"),
+                token,
+                Some(body),
+            )
+            .await;
+        assert_eq!((status, code(&v)), (401, "UNAUTHORIZED"), "{token:?}");
+    }
+    for path in [
+        "/sessions".to_owned(),
+        format!("/sessions/{id}/state"),
+        format!("/sessions/{id}/log"),
+    ] {
+        let (status, _) = api.send("GET", &path, None, None).await;
+        assert_eq!(status, 401, "{path}");
+    }
+    let resp = reqwest::get(format!("http://{}/sessions", s.http))
+        .await
+        .unwrap();
+    assert_eq!(resp.headers()["www-authenticate"], "Bearer realm=\"moot\"");
+}
+
+#[tokio::test]
+async fn invariant_2_no_action_by_a_non_participant() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (_, _, id) = chess_pair(&api).await;
+    let stranger = api.agent(None).await;
+    let (status, v) = api
+        .post(
+            &format!("/sessions/{id}/actions"),
+            &stranger.token,
+            json!({"action": "e2e4", "expected_tick": 0}),
+        )
+        .await;
+    assert_eq!((status, code(&v)), (403, "FORBIDDEN"));
+    for path in [
+        format!("/sessions/{id}/state"),
+        format!("/sessions/{id}/log"),
+    ] {
+        let (status, v) = api.get(&path, &stranger.token).await;
+        assert_eq!((status, code(&v)), (403, "FORBIDDEN"), "{path}");
+    }
+    let (status, v) = api.get("/sessions/999/state", &stranger.token).await;
+    assert_eq!((status, code(&v)), (404, "NOT_FOUND"));
+}
+
+#[tokio::test]
+async fn invariant_3_no_illegal_action() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (white, _, id) = chess_pair(&api).await;
+    let (_, state) = api
+        .get(&format!("/sessions/{id}/state"), &white.token)
+        .await;
+    assert_eq!(state["legal_actions"].as_array().unwrap().len(), 20);
+    for bad in ["e2e5", "e7e5", "castle", ""] {
+        let (status, v) = api
+            .post(
+                &format!("/sessions/{id}/actions"),
+                &white.token,
+                json!({"action": bad, "expected_tick": 0}),
+            )
+            .await;
+        assert_eq!((status, code(&v)), (400, "INVALID_ACTION"), "{bad:?}");
+    }
+    let (_, after) = api
+        .get(&format!("/sessions/{id}/state"), &white.token)
+        .await;
+    assert_eq!(after["tick"], 0, "nothing changed");
+}
+
+#[tokio::test]
+async fn invariant_4_no_out_of_turn_action() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (white, black, id) = chess_pair(&api).await;
+    let (status, v) = api
+        .post(
+            &format!("/sessions/{id}/actions"),
+            &black.token,
+            json!({"action": "e7e5", "expected_tick": 0}),
+        )
+        .await;
+    assert_eq!((status, code(&v)), (400, "INVALID_ACTION"));
+    assert_eq!(v["error"]["message"], "Not your turn");
+    let (status, _) = api
+        .post(
+            &format!("/sessions/{id}/actions"),
+            &white.token,
+            json!({"action": "e2e4", "expected_tick": 0}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let (status, v) = api
+        .post(
+            &format!("/sessions/{id}/actions"),
+            &white.token,
+            json!({"action": "d2d4", "expected_tick": 1}),
+        )
+        .await;
+    assert_eq!(
+        (status, v["error"]["message"].as_str()),
+        (400, Some("Not your turn"))
+    );
+}
+
+#[tokio::test]
+async fn invariant_5_no_double_action() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (white, _, id) = chess_pair(&api).await;
+    let act = |tick| json!({"action": "e2e4", "expected_tick": tick});
+    assert_eq!(
+        api.post(&format!("/sessions/{id}/actions"), &white.token, act(0))
+            .await
+            .0,
+        200
+    );
+    let (status, v) = api
+        .post(&format!("/sessions/{id}/actions"), &white.token, act(0))
+        .await;
+    assert_eq!((status, code(&v)), (409, "CONFLICT"));
+
+    let p1 = api.agent(None).await;
+    let p2 = api.agent(None).await;
+    let rps = api
+        .session(&p1, "rps.v1", &[("player_1", &p1), ("player_2", &p2)])
+        .await;
+    assert_eq!(
+        api.post(
+            &format!("/sessions/{rps}/actions"),
+            &p1.token,
+            json!({"action": "rock"})
+        )
+        .await
+        .0,
+        200
+    );
+    let (status, v) = api
+        .post(
+            &format!("/sessions/{rps}/actions"),
+            &p1.token,
+            json!({"action": "paper"}),
+        )
+        .await;
+    assert_eq!((status, code(&v)), (400, "ALREADY_ACTED"));
+}
+
+#[tokio::test]
+async fn invariant_6_no_action_after_the_end() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (white, black, id) = chess_pair(&api).await;
+    // Fool's mate.
+    for (tick, (who, mv)) in [
+        (&white, "f2f3"),
+        (&black, "e7e5"),
+        (&white, "g2g4"),
+        (&black, "d8h4"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (status, v) = api
+            .post(
+                &format!("/sessions/{id}/actions"),
+                &who.token,
+                json!({"action": mv, "expected_tick": tick}),
+            )
+            .await;
+        assert_eq!(status, 200, "{v}");
+    }
+    let (_, state) = api
+        .get(&format!("/sessions/{id}/state"), &white.token)
+        .await;
+    assert_eq!(state["status"], "completed");
+    assert_eq!(
+        state["state"]["outcome"],
+        json!({"winner": "black", "reason": "checkmate"})
+    );
+    assert_eq!(state["legal_actions"], json!([]));
+    let (status, v) = api
+        .post(
+            &format!("/sessions/{id}/actions"),
+            &white.token,
+            json!({"action": "a2a3", "expected_tick": 4}),
+        )
+        .await;
+    assert_eq!((status, code(&v)), (400, "INVALID_ACTION"));
+    assert_eq!(v["error"]["message"], format!("Session {id} is completed"));
+}
+
+#[tokio::test]
+async fn invariant_7_reads_change_nothing() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (white, black, id) = chess_pair(&api).await;
+    api.post(
+        &format!("/sessions/{id}/actions"),
+        &white.token,
+        json!({"action": "e2e4", "expected_tick": 0}),
+    )
+    .await;
+    let snapshot = async || {
+        (
+            api.get(&format!("/sessions/{id}/state"), &white.token)
+                .await,
+            api.get(&format!("/sessions/{id}/log"), &black.token).await,
+            api.get("/sessions", &white.token).await,
+        )
+    };
+    let before = snapshot().await;
+    for _ in 0..20 {
+        snapshot().await;
+        api.get(&format!("/sessions/{id}/state"), &black.token)
+            .await;
+    }
+    assert_eq!(snapshot().await, before);
+}
+
+#[tokio::test]
+async fn invariant_8_the_log_cannot_be_changed() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (white, _, id) = chess_pair(&api).await;
+    api.post(
+        &format!("/sessions/{id}/actions"),
+        &white.token,
+        json!({"action": "e2e4", "expected_tick": 0}),
+    )
+    .await;
+    // No route changes it...
+    for method in ["PUT", "DELETE", "PATCH", "POST"] {
+        let (status, _) = api
+            .send(
+                method,
+                &format!("/sessions/{id}/log"),
+                Some(&white.token),
+                Some("{}"),
+            )
+            .await;
+        assert_eq!(status, 405, "{method}");
+    }
+    // ...and the database itself refuses.
+    let db = rusqlite::Connection::open(&s.db).unwrap();
+    let update = db
+        .execute("UPDATE actions SET action = 'd2d4'", [])
+        .unwrap_err();
+    assert!(
+        update.to_string().contains("the action log is append-only"),
+        "{update}"
+    );
+    let delete = db.execute("DELETE FROM actions", []).unwrap_err();
+    assert!(
+        delete.to_string().contains("the action log is append-only"),
+        "{delete}"
+    );
+    let (_, log) = api.get(&format!("/sessions/{id}/log"), &white.token).await;
+    assert_eq!(log["actions"][0]["action"], "e2e4");
+    assert_eq!(log["actions"][0]["tick"], 0);
+    assert_eq!(log["actions"][0]["role"], "white");
+    assert_eq!(log["actions"][0]["agent_id"], white.id.as_str());
+}
+
+#[tokio::test]
+async fn two_actions_with_the_same_tick_one_wins_the_other_conflicts() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let white = api.agent(None).await;
+    let black = api.agent(None).await;
+    for round in 0..40 {
+        let id = api
+            .session(&white, "chess.v1", &[("white", &white), ("black", &black)])
+            .await;
+        let path = format!("/sessions/{id}/actions");
+        let a = api.post(
+            &path,
+            &white.token,
+            json!({"action": "e2e4", "expected_tick": 0}),
+        );
+        let b = api.post(
+            &path,
+            &white.token,
+            json!({"action": "d2d4", "expected_tick": 0}),
+        );
+        let ((sa, va), (sb, vb)) = tokio::join!(a, b);
+        let mut statuses = [sa, sb];
+        statuses.sort();
+        assert_eq!(statuses, [200, 409], "round {round}: {va} {vb}");
+        let (_, log) = api.get(&format!("/sessions/{id}/log"), &white.token).await;
+        assert_eq!(log["actions"].as_array().unwrap().len(), 1, "round {round}");
+    }
+}
+
+#[tokio::test]
+async fn malformed_requests_get_invalid_request_never_500() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let a = api.agent(None).await;
+    let b = api.agent(None).await;
+    let cases: Vec<(String, &str)> = vec![
+        ("{not json".into(), "Invalid JSON"),
+        (
+            r#"{"template": 7, "participants": {}}"#.into(),
+            "invalid type",
+        ),
+        (
+            format!(
+                r#"{{"template": "go.v1", "participants": {{"white": "{}"}}}}"#,
+                a.id
+            ),
+            "Unknown template `go.v1`",
+        ),
+        (
+            format!(
+                r#"{{"template": "chess.v1", "participants": {{"white": "{}"}}}}"#,
+                a.id
+            ),
+            "Role `black` is not filled",
+        ),
+        (
+            format!(
+                r#"{{"template": "chess.v1", "participants": {{"white": "{}", "black": "{}", "red": "{}"}}}}"#,
+                a.id, b.id, b.id
+            ),
+            "no role `red`",
+        ),
+        (
+            format!(
+                r#"{{"template": "chess.v1", "participants": {{"white": "{}", "black": "ghost"}}}}"#,
+                a.id
+            ),
+            "Unknown agent `ghost`",
+        ),
+        (
+            format!(
+                r#"{{"template": "chess.v1", "participants": {{"white": "{}", "black": "{}"}}, "colour": 1}}"#,
+                a.id, b.id
+            ),
+            "unknown field `colour`",
+        ),
+        (
+            format!(
+                r#"{{"template": "chess.v1", "participants": {{"white": "{}", "black": "{}"}}, "options": {{"fen": "8/8"}}}}"#,
+                a.id, b.id
+            ),
+            "not a FEN",
+        ),
+        (
+            format!(
+                r#"{{"template": "chess.v1", "participants": {{"white": "{}", "black": "{}"}}}}"#,
+                a.id, a.id
+            ),
+            "cannot take two roles",
+        ),
+        (
+            format!(
+                r#"{{"template": "rps.v1", "participants": {{"player_1": "{}", "player_2": "{}"}}, "pad": "{}"}}"#,
+                a.id,
+                b.id,
+                "x".repeat(100_000)
+            ),
+            "larger than 64 KiB",
+        ),
+        (String::new(), "A JSON body is required"),
+    ];
+    for (body, says) in cases {
+        let (status, v) = api
+            .send("POST", "/sessions", Some(&a.token), Some(&body))
+            .await;
+        assert_eq!((status, code(&v)), (400, "INVALID_REQUEST"), "{says}: {v}");
+        let msg = v["error"]["message"].as_str().unwrap();
+        assert!(msg.contains(says), "expected {says:?} in {msg:?}");
+    }
+    let id = api
+        .session(&a, "chess.v1", &[("white", &a), ("black", &b)])
+        .await;
+    let (status, v) = api
+        .send(
+            "POST",
+            &format!("/sessions/{id}/actions"),
+            Some(&a.token),
+            Some(r#"{"action": "e2e4", "expected_tick": "zero"}"#),
+        )
+        .await;
+    assert_eq!((status, code(&v)), (400, "INVALID_REQUEST"));
+    let (status, v) = api
+        .post(
+            &format!("/sessions/{id}/actions"),
+            &a.token,
+            json!({"action": "e2e4"}),
+        )
+        .await;
+    assert_eq!((status, code(&v)), (400, "INVALID_REQUEST"));
+    assert_eq!(
+        v["error"]["message"],
+        "expected_tick is required for chess.v1"
+    );
+    let (status, v) = api
+        .get(&format!("/sessions?agent_id={}", b.id), &a.token)
+        .await;
+    assert_eq!((status, code(&v)), (403, "FORBIDDEN"));
+    let (status, v) = api.get("/sessions/not-a-number/state", &a.token).await;
+    assert_eq!((status, code(&v)), (404, "NOT_FOUND"));
+    let (status, v) = api.send("GET", "/nowhere", None, None).await;
+    assert_eq!((status, code(&v)), (404, "NOT_FOUND"));
+}
+
+#[tokio::test]
+async fn openapi_lists_every_route_as_served() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (status, doc) = api.send("GET", "/openapi.json", None, None).await;
+    assert_eq!(status, 200);
+    assert_eq!(doc["openapi"], "3.1.0");
+    let listed: Vec<(String, String)> = doc["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .flat_map(|(p, ops)| {
+            ops.as_object()
+                .unwrap()
+                .keys()
+                .map(move |m| (m.to_uppercase(), p.clone()))
+        })
+        .collect();
+    let routes: Vec<(String, String)> = moot::http::routes()
+        .iter()
+        .map(|r| (r.method.to_string(), r.path.to_owned()))
+        .collect();
+    for r in &routes {
+        assert!(listed.contains(r), "{r:?} is not in /openapi.json");
+    }
+    assert_eq!(listed.len(), routes.len());
+    for seed_route in [
+        ("GET", "/health"),
+        ("POST", "/agents"),
+        ("POST", "/sessions"),
+        ("GET", "/sessions"),
+        ("GET", "/sessions/{session_id}/state"),
+        ("POST", "/sessions/{session_id}/actions"),
+        ("GET", "/sessions/{session_id}/log"),
+    ] {
+        assert!(
+            listed.contains(&(seed_route.0.into(), seed_route.1.into())),
+            "{seed_route:?}"
+        );
+        // And each is really served: not a 404 "no such path" or a 405.
+        let path = seed_route.1.replace("{session_id}", "1");
+        let (status, v) = api.send(seed_route.0, &path, None, Some("{}")).await;
+        assert!(
+            ![405].contains(&status) && v["error"]["message"] != "No such path; see /openapi.json",
+            "{seed_route:?}: {status} {v}"
+        );
+    }
+    assert!(doc["paths"]["/sessions"]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"]["template"].is_object());
+}
+
+#[tokio::test]
+async fn two_agents_play_a_whole_chess_game() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (white, black, id) = chess_pair(&api).await;
+    let mut tick = 0;
+    // Each side plays the first legal move the server offers, until the game ends by itself
+    // (such games end by repetition, the fifty-move rule or mate within a few hundred plies).
+    loop {
+        let (_, state) = api
+            .get(&format!("/sessions/{id}/state"), &white.token)
+            .await;
+        if state["status"] == "completed" {
+            break;
+        }
+        let mover = if state["state"]["turn"] == "white" {
+            &white
+        } else {
+            &black
+        };
+        let (_, mine) = api
+            .get(&format!("/sessions/{id}/state"), &mover.token)
+            .await;
+        let choice =
+            mine["legal_actions"][tick % mine["legal_actions"].as_array().unwrap().len()].clone();
+        let (status, v) = api
+            .post(
+                &format!("/sessions/{id}/actions"),
+                &mover.token,
+                json!({"action": choice, "expected_tick": tick}),
+            )
+            .await;
+        assert_eq!(status, 200, "{v}");
+        tick += 1;
+        assert!(tick < 2000, "the game never ended");
+    }
+    let (_, log) = api.get(&format!("/sessions/{id}/log"), &black.token).await;
+    assert_eq!(log["actions"].as_array().unwrap().len(), tick);
+    let (_, state) = api
+        .get(&format!("/sessions/{id}/state"), &black.token)
+        .await;
+    assert!(state["state"]["outcome"]["reason"].is_string(), "{state}");
+}
+
+#[tokio::test]
+async fn two_agents_play_a_round_of_rock_paper_scissors() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let p1 = api.agent(None).await;
+    let p2 = api.agent(None).await;
+    let id = api
+        .session(&p2, "rps.v1", &[("player_1", &p1), ("player_2", &p2)])
+        .await;
+    let (_, v) = api
+        .post(
+            &format!("/sessions/{id}/actions"),
+            &p1.token,
+            json!({"action": "scissors"}),
+        )
+        .await;
+    assert_eq!(v["tick"], 1);
+    assert_eq!(v["state"]["choices"]["player_1"], "scissors");
+    let (_, other) = api.get(&format!("/sessions/{id}/state"), &p2.token).await;
+    assert_eq!(
+        other["state"]["choices"]["player_1"],
+        Value::Null,
+        "hidden while choosing: {other}"
+    );
+    assert_eq!(other["state"]["phase"], "commit");
+    let (_, v) = api
+        .post(
+            &format!("/sessions/{id}/actions"),
+            &p2.token,
+            json!({"action": "rock"}),
+        )
+        .await;
+    assert_eq!(v["tick"], 2);
+    assert_eq!(v["status"], "completed");
+    assert_eq!(
+        v["state"],
+        json!({"phase": "reveal", "choices": {"player_1": "scissors", "player_2": "rock"}, "result": "player_2_wins"})
+    );
+    let (_, list) = api.get("/sessions", &p1.token).await;
+    assert_eq!(list["sessions"][0]["your_role"], "player_1");
+    assert_eq!(list["sessions"][0]["status"], "completed");
+}
+
+#[tokio::test]
+async fn a_rest_chess_game_stands_in_the_parlour() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let mut ann = s.player("Ann").await;
+    ann.send("east").await;
+    ann.expect("Exits:").await;
+    let (white, black, id) = chess_pair(&api).await;
+    ann.expect(&format!("A new chess.v1 game begins here: #{id}"))
+        .await;
+    api.post(
+        &format!("/sessions/{id}/actions"),
+        &white.token,
+        json!({"action": "e2e4", "expected_tick": 0}),
+    )
+    .await;
+    let look = ann.command("look").await;
+    let line = format!(
+        "Game #{id} (chess.v1): {} (white) vs {} (black), in play. (`look #{id}` to see it.)",
+        white.name, black.name
+    );
+    assert!(look.contains(&line), "{look:#?}");
+    let board = ann.command(&format!("look #{id}")).await;
+    assert_eq!(
+        board[0],
+        format!(
+            "Game #{id} (chess.v1): {} (white) vs {} (black)",
+            white.name, black.name
+        )
+    );
+    assert!(
+        board.contains(&"  4   .  .  .  .  P  .  .  .  4".to_owned()),
+        "{board:#?}"
+    );
+    assert_eq!(board.last().unwrap(), "Last move: e2e4. Black to move.");
+    assert_eq!(
+        ann.command("look #99").await,
+        ["There is no game #99 here."]
+    );
+}
+
+#[tokio::test]
+async fn a_telnet_player_gets_and_rotates_an_api_token() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let mut ann = s.player("Ann").await;
+    let got = ann.command("@token").await;
+    let token = got[0]
+        .strip_prefix("Your API token: ")
+        .expect("a token")
+        .to_owned();
+    assert_eq!(
+        ann.command("@token").await[0],
+        "You already have an API token. It is stored only as a hash, so it cannot be shown again;"
+    );
+    let bot = api.agent(None).await;
+    let (status, list) = api.get("/sessions", &token).await;
+    assert_eq!((status, list), (200, json!({"sessions": []})));
+    // Ann can start a game with her telnet identity.
+    let (status, v) = api.post("/sessions", &token, json!({"template": "chess.v1", "participants": {"white": token.split('_').nth(1).unwrap(), "black": bot.id}})).await;
+    assert_eq!(status, 201, "{v}");
+    let fresh = ann.command("@token new").await[0]
+        .strip_prefix("Your API token: ")
+        .unwrap()
+        .to_owned();
+    assert_ne!(fresh, token);
+    assert_eq!(
+        api.get("/sessions", &token).await.0,
+        401,
+        "the old token is dead"
+    );
+    assert_eq!(api.get("/sessions", &fresh).await.0, 200);
+}
+
+#[tokio::test]
+async fn sessions_survive_a_restart_by_replay_and_tampering_stops_start_up() {
+    let s = TestServer::start().await;
+    let db = s.db.clone();
+    let api = s.api();
+    let (white, black, id) = chess_pair(&api).await;
+    for (tick, (who, mv)) in [(&white, "e2e4"), (&black, "c7c5"), (&white, "g1f3")]
+        .into_iter()
+        .enumerate()
+    {
+        assert_eq!(
+            api.post(
+                &format!("/sessions/{id}/actions"),
+                &who.token,
+                json!({"action": mv, "expected_tick": tick})
+            )
+            .await
+            .0,
+            200
+        );
+    }
+    let (_, before) = api
+        .get(&format!("/sessions/{id}/state"), &white.token)
+        .await;
+    let dir = s.stop().await;
+
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let api = s.api();
+    let (_, after) = api
+        .get(&format!("/sessions/{id}/state"), &white.token)
+        .await;
+    assert_eq!(after, before);
+    let (status, _) = api
+        .post(
+            &format!("/sessions/{id}/actions"),
+            &black.token,
+            json!({"action": "d7d6", "expected_tick": 3}),
+        )
+        .await;
+    assert_eq!(status, 200, "play goes on after the restart");
+    let second = api
+        .session(
+            &black,
+            "rps.v1",
+            &[("player_1", &white), ("player_2", &black)],
+        )
+        .await;
+    assert_ne!(second, id, "ids are not reused");
+    s.stop().await;
+
+    // A stored state that its log does not produce stops start-up, naming the session.
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "UPDATE sessions SET state = '{\"fen\": \"tampered\"}' WHERE session_id = ?1",
+            [&id],
+        )
+        .unwrap();
+    let mut c = crate::support::config(&db);
+    c.http = "127.0.0.1:0".parse().unwrap();
+    let err = moot::start(c).await.err().expect("start-up refuses");
+    assert!(
+        err.to_string()
+            .contains(&format!("session {id}: replaying its log gives")),
+        "{err}"
+    );
+    drop(dir);
+}
