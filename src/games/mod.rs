@@ -92,12 +92,15 @@ impl<G: Game> AnyGame for G {
     }
 }
 
+/// Makes a template's starting game from a seed and options.
+pub type NewGame = fn(u64, &Value) -> Result<Box<dyn AnyGame>, GameError>;
+
 /// A template as the host sees it.
 pub struct Template {
     pub id: &'static str,
     pub roles: &'static [&'static str],
     pub sequential: bool,
-    pub new: fn(u64, &Value) -> Result<Box<dyn AnyGame>, GameError>,
+    pub new: NewGame,
 }
 
 const fn template<G: Game>() -> Template {

@@ -23,7 +23,7 @@ const LINES: [[usize; 3]; 8] = [
 
 impl TicTacToe {
     fn turn(&self) -> char {
-        if self.cells.iter().flatten().count() % 2 == 0 {
+        if self.cells.iter().flatten().count().is_multiple_of(2) {
             'x'
         } else {
             'o'
