@@ -3,6 +3,7 @@
 
 mod support;
 
+mod durability;
 mod http;
 mod registry;
 mod telnet;

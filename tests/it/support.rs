@@ -246,6 +246,19 @@ impl Api {
         token: Option<&str>,
         body: Option<&str>,
     ) -> (u16, serde_json::Value) {
+        self.try_send(method, path, token, body)
+            .await
+            .expect("the server answers")
+    }
+
+    /// Like [`Api::send`], but `None` when the server does not answer (it may have been killed).
+    pub async fn try_send(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&str>,
+    ) -> Option<(u16, serde_json::Value)> {
         let mut r = self
             .http
             .request(method.parse().unwrap(), format!("{}{path}", self.base));
@@ -257,15 +270,15 @@ impl Api {
                 .header("content-type", "application/json")
                 .body(b.to_owned());
         }
-        let resp = r.send().await.expect("the server answers");
+        let resp = r.send().await.ok()?;
         let status = resp.status().as_u16();
-        let text = resp.text().await.unwrap();
+        let text = resp.text().await.ok()?;
         let json = if text.is_empty() {
             serde_json::Value::Null
         } else {
             serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}"))
         };
-        (status, json)
+        Some((status, json))
     }
 
     pub async fn get(&self, path: &str, token: &str) -> (u16, serde_json::Value) {

@@ -1,0 +1,163 @@
+//! A killed server loses nothing it acknowledged: a child `moot` is sent SIGKILL in the middle
+//! of a stream of chess moves; after a restart every acknowledged move is in the log, and each
+//! session's state is its log replayed (start-up itself refuses to run otherwise).
+
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::json;
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Position};
+
+use crate::support::{Api, world_dir};
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+async fn spawn_moot(db: &std::path::Path, http: SocketAddr) -> Child {
+    let child = Command::new(env!("CARGO_BIN_EXE_moot"))
+        .args([
+            "--db",
+            db.to_str().unwrap(),
+            "--world",
+            world_dir().to_str().unwrap(),
+        ])
+        .args([
+            "--telnet",
+            "127.0.0.1:0",
+            "--http",
+            &http.to_string(),
+            "--sync",
+            "normal",
+        ])
+        .env("RUST_LOG", "moot=warn")
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    for _ in 0..200 {
+        if reqwest::get(format!("http://{http}/health")).await.is_ok() {
+            return child;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("moot did not start on {http}");
+}
+
+/// A legal move for the position in `fen`, chosen by `n`.
+fn some_move(fen: &str, n: usize) -> Option<String> {
+    let pos: Chess = fen
+        .parse::<Fen>()
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap();
+    let moves = pos.legal_moves();
+    (!moves.is_empty()).then(|| {
+        moves[n % moves.len()]
+            .to_uci(CastlingMode::Standard)
+            .to_string()
+    })
+}
+
+#[tokio::test]
+async fn sigkill_loses_no_acknowledged_action() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("moot.db");
+    let http: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let mut child = spawn_moot(&db, http).await;
+    let api = Api::new(http);
+
+    let mut games = Vec::new();
+    for _ in 0..16 {
+        let white = api.agent(None).await;
+        let black = api.agent(None).await;
+        let id = api
+            .session(&white, "chess.v1", &[("white", &white), ("black", &black)])
+            .await;
+        games.push((id, white, black));
+    }
+    // (session, tick, move) for every 200 the server gave.
+    let acked: Arc<Mutex<Vec<(String, u64, String)>>> = Arc::default();
+    let mut players = Vec::new();
+    for (g, (id, white, black)) in games.iter().cloned().enumerate() {
+        let (api, acked) = (api.clone(), acked.clone());
+        players.push(tokio::spawn(async move {
+            let mut fen = moot::games::chess::START_FEN.to_owned();
+            for tick in 0u64.. {
+                let Some(mv) = some_move(&fen, g + tick as usize) else {
+                    return;
+                };
+                let who = if tick % 2 == 0 { &white } else { &black };
+                let body = json!({"action": mv, "expected_tick": tick}).to_string();
+                let Some((200, v)) = api
+                    .try_send(
+                        "POST",
+                        &format!("/sessions/{id}/actions"),
+                        Some(&who.token),
+                        Some(&body),
+                    )
+                    .await
+                else {
+                    return;
+                };
+                acked.lock().unwrap().push((id.clone(), tick, mv));
+                if v["status"] == "completed" {
+                    return;
+                }
+                fen = v["state"]["fen"].as_str().unwrap().to_owned();
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    for p in players {
+        p.await.unwrap();
+    }
+    let acked = acked.lock().unwrap().clone();
+    assert!(
+        acked.len() > 50,
+        "the stream was running: {} moves acknowledged",
+        acked.len()
+    );
+    eprintln!("{} moves acknowledged before SIGKILL", acked.len());
+
+    // The restart replays every session and refuses to start on any mismatch.
+    let mut child = spawn_moot(&db, http).await;
+    for (id, white, _) in &games {
+        let (_, log) = api.get(&format!("/sessions/{id}/log"), &white.token).await;
+        let log = log["actions"].as_array().unwrap().clone();
+        for (sid, tick, mv) in acked.iter().filter(|(sid, ..)| sid == id) {
+            let entry = log
+                .get(*tick as usize)
+                .unwrap_or_else(|| panic!("session {sid}: acknowledged tick {tick} is missing"));
+            assert_eq!(entry["action"], mv.as_str(), "session {sid} tick {tick}");
+        }
+        let (_, state) = api
+            .get(&format!("/sessions/{id}/state"), &white.token)
+            .await;
+        assert_eq!(state["tick"], log.len(), "session {id}");
+        // The state is the log replayed (independently of moot, with shakmaty).
+        let mut pos = Chess::default();
+        for e in &log {
+            let m = e["action"]
+                .as_str()
+                .unwrap()
+                .parse::<shakmaty::uci::UciMove>()
+                .unwrap()
+                .to_move(&pos)
+                .unwrap();
+            pos = pos.play(m).unwrap();
+        }
+        let fen = Fen::from_position(&pos, shakmaty::EnPassantMode::Legal).to_string();
+        assert_eq!(state["state"]["fen"], fen, "session {id}");
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
