@@ -27,8 +27,9 @@ pub struct ChessGame {
     /// The FEN the game started from, when not the standard start.
     start_fen: Option<String>,
     pos: shakmaty::Chess,
-    /// Every move so far, in standard UCI.
-    moves: Vec<String>,
+    /// The last move, in standard UCI. (The whole game is the session's log; the state holds
+    /// what the rules need, so that an action costs the same on the first move and the last.)
+    last_move: Option<String>,
     last: Option<Move>,
     /// How often each position has stood since the last capture or pawn move.
     seen: HashMap<u64, u8>,
@@ -125,10 +126,6 @@ impl ChessGame {
         self.outcome
     }
 
-    pub fn moves(&self) -> &[String] {
-        &self.moves
-    }
-
     pub fn last_move(&self) -> Option<Move> {
         self.last
     }
@@ -149,8 +146,7 @@ impl ChessGame {
     fn play(&self, m: Move) -> ChessGame {
         let mut next = self.clone();
         next.pos = self.pos.clone().play(m).expect("a legal move plays");
-        next.moves
-            .push(m.to_uci(CastlingMode::Standard).to_string());
+        next.last_move = Some(m.to_uci(CastlingMode::Standard).to_string());
         next.last = Some(m);
         if m.is_zeroing() {
             next.seen.clear();
@@ -203,7 +199,7 @@ impl Game for ChessGame {
             start_fen: fen.filter(|f| f != START_FEN),
             seen: HashMap::from([(zobrist(&pos), 1)]),
             pos,
-            moves: Vec::new(),
+            last_move: None,
             last: None,
             outcome: None,
         };
@@ -255,7 +251,7 @@ impl Game for ChessGame {
             "fen": self.fen(),
             "turn": self.turn().name(),
             "outcome": self.outcome,
-            "moves": self.moves,
+            "last_move": self.last_move,
             "check": self.pos.is_check(),
         });
         if let Some(f) = &self.start_fen {
@@ -332,7 +328,7 @@ mod tests {
             g.state()["fen"],
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
         );
-        assert_eq!(g.state()["moves"], json!(["e2e4"]));
+        assert_eq!(g.state()["last_move"], "e2e4");
     }
 
     #[test]
@@ -357,7 +353,7 @@ mod tests {
             "e2e4 e7e5 g1f3 b8c6 f1c4 g8f6",
         );
         let castled = play(&g, "e1h1");
-        assert_eq!(castled.moves().last().unwrap(), "e1g1");
+        assert_eq!(castled.state()["last_move"], "e1g1");
     }
 
     #[test]

@@ -37,11 +37,7 @@ fn chess(view: &Value) -> Vec<String> {
     lines.push(files.to_owned());
     lines.push("  (White is upper case, black lower case.)".to_owned());
     let mut status = Vec::new();
-    if let Some(last) = view["moves"]
-        .as_array()
-        .and_then(|m| m.last())
-        .and_then(Value::as_str)
-    {
+    if let Some(last) = view["last_move"].as_str() {
         status.push(format!("Last move: {last}."));
     }
     match serde_json::from_value::<Option<Outcome>>(view["outcome"].clone())

@@ -1,0 +1,317 @@
+//! Durable actions per second through the REST API.
+//!
+//! Starts the release `moot` binary as a separate process, registers 200 agents, and runs 100
+//! chess sessions at once: each session's task plays legal moves for both sides in turn
+//! (POST /sessions/{id}/actions with expected_tick), starting a new session when a game ends.
+//! Every 200 it counts is an action committed to SQLite before the answer was sent. It prints
+//! actions/s and p50/p99 latency with `--sync normal` and with `--sync full`.
+//!
+//!     cargo bench --bench rest_load                 # 10 s per mode
+//!     cargo bench --bench rest_load -- --seconds 5 --sessions 100
+
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use std::io::Write as _;
+
+use serde_json::{Value, json};
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Position};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(sync: &str) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let world = concat!(env!("CARGO_MANIFEST_DIR"), "/world");
+    let child = Command::new(env!("CARGO_BIN_EXE_moot"))
+        .args([
+            "--db",
+            dir.path().join("bench.db").to_str().unwrap(),
+            "--world",
+            world,
+        ])
+        .args([
+            "--telnet",
+            "127.0.0.1:0",
+            "--http",
+            &addr.to_string(),
+            "--sync",
+            sync,
+        ])
+        .env("RUST_LOG", "moot=warn")
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(addr).is_err() {
+        assert!(Instant::now() < deadline, "moot did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Server {
+        child,
+        addr,
+        _dir: dir,
+    }
+}
+
+/// A minimal HTTP/1.1 client on one keep-alive connection: the load generator shares the
+/// machine's two cores with the server, so it should spend as little of them as it can.
+struct Client {
+    addr: SocketAddr,
+    rd: BufReader<tokio::net::tcp::OwnedReadHalf>,
+    wr: tokio::net::tcp::OwnedWriteHalf,
+    req: Vec<u8>,
+    head: Vec<u8>,
+    body: Vec<u8>,
+}
+
+impl Client {
+    async fn connect(addr: SocketAddr) -> Client {
+        let s = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        s.set_nodelay(true).unwrap();
+        let (rd, wr) = s.into_split();
+        Client {
+            addr,
+            rd: BufReader::with_capacity(16 * 1024, rd),
+            wr,
+            req: Vec::new(),
+            head: Vec::new(),
+            body: Vec::new(),
+        }
+    }
+
+    /// POSTs `body`; returns the status, with the response body in `self.body`.
+    async fn post(&mut self, path: &str, token: Option<&str>, body: &str) -> u16 {
+        self.req.clear();
+        write!(self.req, "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n", self.addr, body.len()).unwrap();
+        if let Some(t) = token {
+            write!(self.req, "Authorization: Bearer {t}\r\n").unwrap();
+        }
+        self.req.extend_from_slice(b"\r\n");
+        self.req.extend_from_slice(body.as_bytes());
+        self.wr.write_all(&self.req).await.expect("write");
+        let mut status = 0;
+        let mut length = 0;
+        loop {
+            self.head.clear();
+            self.rd
+                .read_until(b'\n', &mut self.head)
+                .await
+                .expect("read");
+            let line = std::str::from_utf8(&self.head).unwrap().trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(rest) = line.strip_prefix("HTTP/1.1 ") {
+                status = rest[..3].parse().unwrap();
+            } else if let Some((k, v)) = line.split_once(':')
+                && k.eq_ignore_ascii_case("content-length")
+            {
+                length = v.trim().parse().unwrap();
+            }
+        }
+        self.body.resize(length, 0);
+        self.rd.read_exact(&mut self.body).await.expect("body");
+        status
+    }
+
+    async fn post_json(&mut self, path: &str, token: Option<&str>, body: Value) -> (u16, Value) {
+        let status = self.post(path, token, &body.to_string()).await;
+        (
+            status,
+            serde_json::from_slice(&self.body).unwrap_or(Value::Null),
+        )
+    }
+}
+
+/// The parts of an action's answer the player needs.
+#[derive(serde::Deserialize)]
+struct Acted<'a> {
+    #[serde(borrow)]
+    status: &'a str,
+    #[serde(borrow)]
+    state: ActedState<'a>,
+}
+
+#[derive(serde::Deserialize)]
+struct ActedState<'a> {
+    #[serde(borrow)]
+    fen: &'a str,
+}
+
+struct Agent {
+    id: String,
+    token: String,
+}
+
+async fn agent(c: &mut Client) -> Agent {
+    let (_, v) = c.post_json("/agents", None, json!({})).await;
+    Agent {
+        id: v["agent_id"].as_str().unwrap().into(),
+        token: v["token"].as_str().unwrap().into(),
+    }
+}
+
+fn pick(fen: &str, n: u64) -> String {
+    let pos: Chess = fen
+        .parse::<Fen>()
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap();
+    let moves = pos.legal_moves();
+    moves[(n as usize).wrapping_mul(7919) % moves.len()]
+        .to_uci(CastlingMode::Standard)
+        .to_string()
+}
+
+/// Plays games between `white` and `black` until `stop`; returns the latencies (µs) of the
+/// actions made while `measuring`.
+async fn play(
+    mut c: Client,
+    white: Agent,
+    black: Agent,
+    salt: u64,
+    measuring: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+) -> Vec<u32> {
+    let mut lat = Vec::new();
+    let mut n = salt;
+    while !stop.load(Ordering::Relaxed) {
+        let (status, v) = c
+            .post_json("/sessions", Some(&white.token), json!({"template": "chess.v1", "participants": {"white": white.id, "black": black.id}}))
+            .await;
+        assert_eq!(status, 201, "{v}");
+        let id = v["session_id"].as_str().unwrap().to_owned();
+        let mut fen = moot::games::chess::START_FEN.to_owned();
+        for tick in 0u64.. {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            n += 1;
+            let mv = pick(&fen, n);
+            let token = if tick % 2 == 0 {
+                &white.token
+            } else {
+                &black.token
+            };
+            let body = format!(r#"{{"action":"{mv}","expected_tick":{tick}}}"#);
+            let t = Instant::now();
+            let status = c
+                .post(&format!("/sessions/{id}/actions"), Some(token), &body)
+                .await;
+            let us = t.elapsed().as_micros() as u32;
+            assert_eq!(status, 200, "{}", String::from_utf8_lossy(&c.body));
+            if measuring.load(Ordering::Relaxed) {
+                lat.push(us);
+            }
+            let acted: Acted = serde_json::from_slice(&c.body).expect("an action's answer");
+            if acted.status == "completed" {
+                break;
+            }
+            fen = acted.state.fen.to_owned();
+        }
+    }
+    lat
+}
+
+fn percentile(sorted: &[u32], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    f64::from(sorted[i]) / 1000.0
+}
+
+async fn run(sync: &str, sessions: usize, seconds: u64) {
+    let server = start(sync);
+    let measuring = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut tasks = Vec::new();
+    for i in 0..sessions {
+        let mut c = Client::connect(server.addr).await;
+        let (white, black) = (agent(&mut c).await, agent(&mut c).await);
+        tasks.push(tokio::spawn(play(
+            c,
+            white,
+            black,
+            i as u64 * 1000,
+            measuring.clone(),
+            stop.clone(),
+        )));
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    measuring.store(true, Ordering::Relaxed);
+    let t0 = Instant::now();
+    tokio::time::sleep(Duration::from_secs(seconds)).await;
+    measuring.store(false, Ordering::Relaxed);
+    let elapsed = t0.elapsed().as_secs_f64();
+    stop.store(true, Ordering::Relaxed);
+    let mut lat: Vec<u32> = Vec::new();
+    for t in tasks {
+        lat.extend(t.await.unwrap());
+    }
+    lat.sort_unstable();
+    println!(
+        "{:<8} {:>9} {:>14.0} {:>9.3} {:>9.3}",
+        sync,
+        sessions,
+        lat.len() as f64 / elapsed,
+        percentile(&lat, 0.5),
+        percentile(&lat, 0.99)
+    );
+}
+
+fn main() {
+    let mut seconds = 10;
+    let mut sessions = 100;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--seconds" => {
+                seconds = args
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .expect("--seconds N")
+            }
+            "--sessions" => {
+                sessions = args
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .expect("--sessions N")
+            }
+            "--bench" => {}
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    println!(
+        "moot REST load: {} s per mode, chess.v1, legal moves, server {}",
+        seconds,
+        env!("CARGO_BIN_EXE_moot")
+    );
+    println!(
+        "{:<8} {:>9} {:>14} {:>9} {:>9}",
+        "sync", "sessions", "acked/s", "p50 ms", "p99 ms"
+    );
+    for sync in ["normal", "full"] {
+        rt.block_on(run(sync, sessions, seconds));
+    }
+}
