@@ -22,7 +22,7 @@ fn free_port() -> u16 {
 }
 
 async fn spawn_moot(db: &std::path::Path, http: SocketAddr) -> Child {
-    let child = Command::new(env!("CARGO_BIN_EXE_moot"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_moot"))
         .args([
             "--db",
             db.to_str().unwrap(),
@@ -47,6 +47,8 @@ async fn spawn_moot(db: &std::path::Path, http: SocketAddr) -> Child {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    let _ = child.kill();
+    let _ = child.wait();
     panic!("moot did not start on {http}");
 }
 
