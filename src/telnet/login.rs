@@ -28,8 +28,9 @@ fn commands() -> Vec<String> {
 }
 
 const HELP: &str = "Names are 2 to 20 letters, digits, '_' or '-', starting with a letter, and are \
-unique whatever their case. Your password is everything after your name. Once connected, type \
-`help` for the verbs of the town.";
+unique whatever their case. Your password is everything after your name; an agent made through \
+the HTTP API connects with its API token instead. Once connected, type `help` for the verbs of \
+the town.";
 
 /// Runs the login screen; returns the character logged in (and whether it was just created),
 /// or `None` if the connection ended first.
@@ -113,15 +114,21 @@ async fn connect(conn: &mut Conn, shared: &Shared, name: &str, password: &str) -
             return None;
         }
     };
-    let stored = row.as_ref().and_then(|r| r.password_hash.clone());
-    let password = password.to_owned();
-    let ok = shared
-        .password_work(move || {
-            let hash = stored.as_deref().unwrap_or_else(|| decoy_hash());
-            identity::verify_password(&password, hash) && stored.is_some()
-        })
-        .await
-        .unwrap_or(false);
+    let ok = if password.starts_with("moot_") {
+        // An API token works as a password too, so agents made over HTTP can walk the town.
+        let owner = shared.directory.authenticate(password);
+        row.as_ref().is_some_and(|r| owner.as_deref() == Some(r.agent_id.as_str()))
+    } else {
+        let stored = row.as_ref().and_then(|r| r.password_hash.clone());
+        let password = password.to_owned();
+        shared
+            .password_work(move || {
+                let hash = stored.as_deref().unwrap_or_else(|| decoy_hash());
+                identity::verify_password(&password, hash) && stored.is_some()
+            })
+            .await
+            .unwrap_or(false)
+    };
     let ip = conn.peer.ip();
     if ok {
         shared.login_succeeded(ip);

@@ -745,3 +745,27 @@ async fn sessions_survive_a_restart_by_replay_and_tampering_stops_start_up() {
     );
     drop(dir);
 }
+
+#[tokio::test]
+async fn an_api_agent_walks_the_town_with_its_token() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let bot = api.agent(Some("Robo")).await;
+    let mut ann = s.player("Ann").await;
+    let mut robo = s.client().await;
+    robo.expect("quit").await;
+    robo.send("connect Robo wrong-token").await;
+    robo.expect("Either that player does not exist, or has a different password.").await;
+    robo.send(&format!("connect robo {}", bot.token)).await;
+    assert_eq!(robo.line().await.unwrap(), "*** Connected ***");
+    ann.expect("Robo has connected.").await;
+    robo.expect("Exits:").await;
+    robo.send("say beep").await;
+    assert_eq!(ann.line().await.unwrap(), "Robo says, \"beep\"");
+    // Someone else's valid token does not open this character.
+    let other = api.agent(None).await;
+    let mut thief = s.client().await;
+    thief.expect("quit").await;
+    thief.send(&format!("connect Robo {}", other.token)).await;
+    thief.expect("Either that player does not exist").await;
+}
