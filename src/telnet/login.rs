@@ -117,7 +117,8 @@ async fn connect(conn: &mut Conn, shared: &Shared, name: &str, password: &str) -
     let ok = if password.starts_with("moot_") {
         // An API token works as a password too, so agents made over HTTP can walk the town.
         let owner = shared.directory.authenticate(password);
-        row.as_ref().is_some_and(|r| owner.as_deref() == Some(r.agent_id.as_str()))
+        row.as_ref()
+            .is_some_and(|r| owner.as_deref() == Some(r.agent_id.as_str()))
     } else {
         let stored = row.as_ref().and_then(|r| r.password_hash.clone());
         let password = password.to_owned();

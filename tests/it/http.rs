@@ -755,7 +755,8 @@ async fn an_api_agent_walks_the_town_with_its_token() {
     let mut robo = s.client().await;
     robo.expect("quit").await;
     robo.send("connect Robo wrong-token").await;
-    robo.expect("Either that player does not exist, or has a different password.").await;
+    robo.expect("Either that player does not exist, or has a different password.")
+        .await;
     robo.send(&format!("connect robo {}", bot.token)).await;
     assert_eq!(robo.line().await.unwrap(), "*** Connected ***");
     ann.expect("Robo has connected.").await;
