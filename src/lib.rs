@@ -11,6 +11,7 @@
 //! - [`server`] wires them together, and [`config`] says how.
 
 pub mod config;
+pub mod engine;
 pub mod games;
 pub mod http;
 pub mod identity;
