@@ -10,6 +10,7 @@
 //! logged re-serialised in standard UCI.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -19,6 +20,17 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Color, EnPassantMode, Move, Position};
 
 use super::{Game, GameError};
+
+/// Actions besides moves, open to either side at any time.
+pub const CONTROL_ACTIONS: [&str; 7] = [
+    "resign",
+    "offer_draw",
+    "accept_draw",
+    "decline_draw",
+    "request_takeback",
+    "accept_takeback",
+    "decline_takeback",
+];
 
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -34,6 +46,12 @@ pub struct ChessGame {
     /// How often each position has stood since the last capture or pawn move.
     seen: HashMap<u64, u8>,
     outcome: Option<Outcome>,
+    /// A standing draw offer, by this side.
+    draw_offer: Option<Side>,
+    /// A standing request to take back a move, by this side.
+    takeback_request: Option<Side>,
+    /// The game before the last move, for takebacks (shared, so keeping it costs nothing).
+    prev: Option<Arc<ChessGame>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -53,6 +71,21 @@ impl From<Color> for Side {
 }
 
 impl Side {
+    pub fn other(self) -> Side {
+        match self {
+            Side::White => Side::Black,
+            Side::Black => Side::White,
+        }
+    }
+
+    pub fn from_role(role: &str) -> Option<Side> {
+        match role {
+            "white" => Some(Side::White),
+            "black" => Some(Side::Black),
+            _ => None,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Side::White => "white",
@@ -69,6 +102,8 @@ pub enum EndReason {
     InsufficientMaterial,
     ThreefoldRepetition,
     FiftyMoveRule,
+    Resignation,
+    Agreement,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -96,8 +131,11 @@ impl Outcome {
             EndReason::InsufficientMaterial => "insufficient material",
             EndReason::ThreefoldRepetition => "threefold repetition",
             EndReason::FiftyMoveRule => "the fifty-move rule",
+            EndReason::Resignation => "resignation",
+            EndReason::Agreement => "agreement",
         };
         match self.winner {
+            _ if self.reason == EndReason::Agreement => "Draw by agreement".to_owned(),
             Some(Side::White) => format!("White wins by {how}"),
             Some(Side::Black) => format!("Black wins by {how}"),
             None => format!("Draw by {how}"),
@@ -142,9 +180,95 @@ impl ChessGame {
             .map_err(|_| GameError::Illegal(format!("{uci} is not a legal move in this position")))
     }
 
+    /// Zobrist keys of the earlier positions since the last capture or pawn move (for the
+    /// engine, which must know what repeats).
+    pub fn history_keys(&self) -> Vec<u64> {
+        let now = zobrist(&self.pos);
+        self.seen.keys().copied().filter(|k| *k != now).collect()
+    }
+
+    pub fn draw_offer(&self) -> Option<Side> {
+        self.draw_offer
+    }
+
+    pub fn takeback_request(&self) -> Option<Side> {
+        self.takeback_request
+    }
+
+    /// How many plies a takeback asked by `side` undoes: back to before `side`'s last move.
+    fn takeback_plies(&self, side: Side) -> usize {
+        if self.turn() == side { 2 } else { 1 }
+    }
+
+    fn undo(&self, plies: usize) -> Option<ChessGame> {
+        let mut g = self;
+        for _ in 0..plies {
+            g = g.prev.as_deref()?;
+        }
+        Some(g.clone())
+    }
+
+    /// The game-control actions: resigning, draws and takebacks.
+    fn control(&self, side: Side, action: &str) -> Result<Option<ChessGame>, GameError> {
+        if !CONTROL_ACTIONS.contains(&action) {
+            return Ok(None);
+        }
+        let mut next = self.clone();
+        let other = side.other();
+        match action {
+            "resign" => {
+                next.outcome = Some(Outcome {
+                    winner: Some(other),
+                    reason: EndReason::Resignation,
+                })
+            }
+            "offer_draw" if self.draw_offer == Some(other) => {
+                next.outcome = Some(Outcome {
+                    winner: None,
+                    reason: EndReason::Agreement,
+                });
+            }
+            "offer_draw" => next.draw_offer = Some(side),
+            "accept_draw" if self.draw_offer == Some(other) => {
+                next.outcome = Some(Outcome {
+                    winner: None,
+                    reason: EndReason::Agreement,
+                });
+            }
+            "decline_draw" if self.draw_offer == Some(other) => next.draw_offer = None,
+            "accept_draw" | "decline_draw" => {
+                return Err(GameError::Illegal(
+                    "There is no draw offer to answer".into(),
+                ));
+            }
+            "request_takeback" => {
+                if self.undo(self.takeback_plies(side)).is_none() {
+                    return Err(GameError::Illegal("You have no move to take back".into()));
+                }
+                next.takeback_request = Some(side);
+            }
+            "accept_takeback" if self.takeback_request == Some(other) => {
+                return Ok(self.undo(self.takeback_plies(other)));
+            }
+            "decline_takeback" if self.takeback_request == Some(other) => {
+                next.takeback_request = None
+            }
+            "accept_takeback" | "decline_takeback" => {
+                return Err(GameError::Illegal(
+                    "There is no takeback request to answer".into(),
+                ));
+            }
+            _ => return Ok(None),
+        }
+        Ok(Some(next))
+    }
+
     /// The game after `m`, which must be legal here.
     fn play(&self, m: Move) -> ChessGame {
         let mut next = self.clone();
+        next.prev = Some(Arc::new(self.clone()));
+        next.draw_offer = self.draw_offer.filter(|s| *s == self.turn());
+        next.takeback_request = None;
         next.pos = self.pos.clone().play(m).expect("a legal move plays");
         next.last_move = Some(m.to_uci(CastlingMode::Standard).to_string());
         next.last = Some(m);
@@ -202,6 +326,9 @@ impl Game for ChessGame {
             last_move: None,
             last: None,
             outcome: None,
+            draw_offer: None,
+            takeback_request: None,
+            prev: None,
         };
         // A position given with no legal move is already over.
         if game.pos.is_checkmate() {
@@ -234,8 +361,14 @@ impl Game for ChessGame {
             .collect()
     }
 
+    /// Besides UCI moves: `resign`, `offer_draw`, `accept_draw`, `decline_draw`,
+    /// `request_takeback`, `accept_takeback`, `decline_takeback` (any time, either side).
     fn apply(&self, role: &str, action: &str) -> Result<ChessGame, GameError> {
-        if role != self.turn().name() {
+        let side = Side::from_role(role).ok_or_else(|| GameError::UnknownRole(role.to_owned()))?;
+        if let Some(next) = self.control(side, action.trim())? {
+            return Ok(next);
+        }
+        if side != self.turn() {
             return Err(GameError::NotYourTurn);
         }
         let m = self.parse_move(action)?;
@@ -253,6 +386,8 @@ impl Game for ChessGame {
             "outcome": self.outcome,
             "last_move": self.last_move,
             "check": self.pos.is_check(),
+            "draw_offer": self.draw_offer,
+            "takeback_request": self.takeback_request,
         });
         if let Some(f) = &self.start_fen {
             s["start_fen"] = json!(f);
@@ -423,6 +558,59 @@ mod tests {
                 reason: EndReason::InsufficientMaterial
             })
         );
+    }
+
+    #[test]
+    fn resigning_draws_and_takebacks() {
+        let start = ChessGame::new(0, &Value::Null).unwrap();
+        let g = play(&start, "e2e4 e7e5");
+        let resigned = g.apply("black", "resign").unwrap();
+        assert_eq!(
+            resigned.outcome(),
+            Some(Outcome {
+                winner: Some(Side::White),
+                reason: EndReason::Resignation
+            })
+        );
+
+        let offered = g.apply("white", "offer_draw").unwrap();
+        assert_eq!(offered.state()["draw_offer"], "white");
+        assert!(
+            matches!(g.apply("black", "accept_draw"), Err(GameError::Illegal(_))),
+            "no offer yet"
+        );
+        let drawn = offered.apply("black", "accept_draw").unwrap();
+        assert_eq!(drawn.outcome().unwrap().describe(), "Draw by agreement");
+        // Moving instead of answering declines.
+        let moved = offered.apply("white", "g1f3").unwrap();
+        assert_eq!(
+            moved.state()["draw_offer"],
+            "white",
+            "the offerer's own move keeps it"
+        );
+        let answered = moved.apply("black", "b8c6").unwrap();
+        assert_eq!(answered.state()["draw_offer"], Value::Null);
+
+        // White asks to take back e2e4 after black replied: both plies go.
+        let asked = g.apply("white", "request_takeback").unwrap();
+        let back = asked.apply("black", "accept_takeback").unwrap();
+        assert_eq!(back.fen(), START_FEN);
+        // Black asks to take back e7e5 on white's turn: one ply.
+        let back1 = g
+            .apply("black", "request_takeback")
+            .unwrap()
+            .apply("white", "accept_takeback")
+            .unwrap();
+        assert_eq!(
+            back1.fen(),
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+        );
+        assert!(matches!(
+            start.apply("white", "request_takeback"),
+            Err(GameError::Illegal(_))
+        ));
+        let declined = asked.apply("black", "decline_takeback").unwrap();
+        assert_eq!(declined.fen(), g.fen());
     }
 
     #[test]
