@@ -12,7 +12,7 @@ use tokio_util::codec::FramedRead;
 
 use super::codec::{Input, TelnetCodec};
 use super::throttle::Throttle;
-use super::{Shared, login};
+use super::{Shared, login, xmcp};
 use crate::config::MAX_LINE_BYTES;
 use crate::store::AgentRow;
 use crate::text::clean_input;
@@ -31,6 +31,8 @@ pub(super) struct Conn {
     prefix: Option<String>,
     suffix: Option<String>,
     throttle: Throttle,
+    /// The XMCP/1.1 key the client set; without one, no `$#$` line is ever sent.
+    xmcp_key: Option<String>,
 }
 
 /// Output, gathered so that each batch of lines goes out in one write.
@@ -40,13 +42,20 @@ pub(super) struct Writer {
 }
 
 impl Writer {
-    /// Queues a line (a `\n` inside it starts another line); lines end in CRLF.
+    /// Queues a line (a `\n` inside it starts another line); lines end in CRLF. Any line that
+    /// could pose as an out-of-band message is quoted.
     pub fn line(&mut self, s: &str) {
         for part in s.split('\n') {
-            self.buf
-                .extend_from_slice(part.trim_end_matches('\r').as_bytes());
+            let part = xmcp::quote(part.trim_end_matches('\r'));
+            self.buf.extend_from_slice(part.as_bytes());
             self.buf.extend_from_slice(b"\r\n");
         }
+    }
+
+    /// Queues one of moot's own out-of-band lines, unquoted.
+    pub fn oob(&mut self, line: &str) {
+        self.buf.extend_from_slice(line.as_bytes());
+        self.buf.extend_from_slice(b"\r\n");
     }
 
     pub fn raw(&mut self, bytes: &[u8]) {
@@ -79,6 +88,24 @@ pub(super) enum Typed {
 }
 
 impl Conn {
+    /// A board: tkMOO-light's message for a client with a key, the text board otherwise.
+    pub fn board(&mut self, b: &crate::world::BoardMsg) {
+        if let Some(h) = &b.headline {
+            self.out.line(h);
+        }
+        match &self.xmcp_key {
+            Some(key) => {
+                let msg = xmcp::chess_board(key, b);
+                self.out.oob(&msg);
+            }
+            None => {
+                for l in &b.text {
+                    self.out.line(l);
+                }
+            }
+        }
+    }
+
     /// Queues `lines` as the answer to one command, between PREFIX and SUFFIX if set.
     pub fn answer<S: AsRef<str>>(&mut self, lines: &[S]) {
         if let Some(p) = &self.prefix {
@@ -120,8 +147,26 @@ impl Conn {
             *setting = (!rest.is_empty()).then(|| rest.to_owned());
             return Typed::Handled;
         }
-        if line.trim().is_empty() {
+        if line.trim().is_empty() || line.starts_with("#$#") {
+            // Blank, or MCP 2.1 out-of-band: never a command.
             return Typed::Handled;
+        }
+        match word {
+            "@xmcp_authentication_key" => {
+                let key = rest.trim();
+                if key.is_empty() {
+                    self.out.line("Usage: @xmcp_authentication_key <key>");
+                } else {
+                    self.xmcp_key = Some(key.to_owned());
+                    self.out.line(xmcp::AUTH_SET);
+                }
+                return Typed::Handled;
+            }
+            "@xmcp_challenge" => {
+                self.out.oob(xmcp::VERSION_LINE);
+                return Typed::Handled;
+            }
+            _ => {}
         }
         if let Some(wait) = self.throttle.take(Instant::now()) {
             let _ = self.out.flush().await;
@@ -148,6 +193,7 @@ pub(super) async fn run(stream: TcpStream, peer: SocketAddr, conn_id: ConnId, sh
         peer,
         prefix: None,
         suffix: None,
+        xmcp_key: None,
         throttle: Throttle::new(shared.config.command_rate, shared.config.command_burst),
     };
     tracing::debug!(%peer, conn_id, "connected");
@@ -177,6 +223,8 @@ async fn play(conn: &mut Conn, row: AgentRow, created: bool, conn_id: ConnId, sh
     }
     // Entering is answered like a command: wait for it before reading input.
     let mut awaiting = true;
+    // After the login answer, offer XMCP/1.1 (tkMOO-light answers with its key).
+    let mut announce_xmcp = true;
     let idle = shared.config.idle_timeout();
     let mut last_input = Instant::now();
     let leave = |why| Request::Leave {
@@ -203,8 +251,12 @@ async fn play(conn: &mut Conn, row: AgentRow, created: bool, conn_id: ConnId, sh
                                 lines.push("*** That could not be saved, and may be lost if moot restarts. ***".into());
                             }
                             conn.answer(&lines);
+                            if std::mem::take(&mut announce_xmcp) {
+                                conn.out.oob(xmcp::VERSION_LINE);
+                            }
                             awaiting = false;
                         }
+                        Out::Board(b) => conn.board(&b),
                         Out::Close(lines) => {
                             conn.answer(&lines);
                             return;

@@ -6,6 +6,7 @@ mod codec;
 mod connection;
 mod login;
 mod throttle;
+pub mod xmcp;
 
 pub use codec::{Input, TelnetCodec};
 

@@ -13,6 +13,7 @@
 //! notices for other players and writes for the database; the task delivers them afterwards.
 //! That keeps every handler a plain function that tests can call directly.
 
+pub mod chess;
 pub mod load;
 pub mod map;
 pub mod sessions;
@@ -20,7 +21,7 @@ mod task;
 
 pub use load::{WorldError, load};
 pub use map::{Map, RoomIdx, ThingKind};
-pub use task::{Job, Leaving, Request, Unavailable, WorldHandle, spawn};
+pub use task::{Env, Job, Leaving, Request, Unavailable, WorldHandle, spawn};
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -63,8 +64,36 @@ pub enum Out {
     },
     /// Close the connection after showing these lines.
     Close(Vec<String>),
+    /// A chess board changed, or was looked at: a structured board for clients that draw one
+    /// (XMCP/1.1), with text for those that don't.
+    Board(Box<BoardMsg>),
 }
 
+/// A chess board as one recipient should see it (turn and colour are theirs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardMsg {
+    /// The session id, shown to MOO clients as the object `#<id>`.
+    pub object: u64,
+    /// 64 characters, file by file from the h-file, rank 1 to 8 within each (tkMOO-light's order).
+    pub board: String,
+    /// Whether it is this recipient's move.
+    pub your_turn: bool,
+    /// The recipient's colour (white for watchers).
+    pub colour: &'static str,
+    /// The session's tick + 1; a client's move must quote it.
+    pub sequence: u64,
+    /// What happened, for everyone.
+    pub headline: Option<String>,
+    /// The board as text, for clients that draw no board.
+    pub text: Vec<String>,
+}
+
+/// What a notice carries.
+#[derive(Debug, Clone)]
+pub enum Delivery {
+    Line(Arc<str>),
+    Board(Box<BoardMsg>),
+}
 /// The world's end of a connection's queue.
 #[derive(Debug, Clone)]
 pub struct Sink {
@@ -94,10 +123,13 @@ pub fn channel() -> (Sink, Source) {
 impl Sink {
     /// Queues a notice unless the connection is too far behind, in which case it is dropped: a
     /// client that does not read must not make the server hold unbounded memory for it.
-    fn notice(&self, line: Arc<str>) {
+    fn notice(&self, what: Delivery) {
         if self.backlog.load(Ordering::Relaxed) < MAX_BACKLOG {
             self.backlog.fetch_add(1, Ordering::Relaxed);
-            let _ = self.tx.send(Out::Line(line));
+            let _ = self.tx.send(match what {
+                Delivery::Line(line) => Out::Line(line),
+                Delivery::Board(b) => Out::Board(b),
+            });
         }
     }
 
@@ -111,7 +143,7 @@ impl Sink {
 impl Source {
     /// Marks one notice as taken off the queue.
     pub fn took(&self, out: &Out) {
-        if matches!(out, Out::Line(_)) {
+        if matches!(out, Out::Line(_) | Out::Board(_)) {
             self.backlog.fetch_sub(1, Ordering::Relaxed);
         }
     }
@@ -157,7 +189,7 @@ impl Player {
 #[derive(Debug)]
 pub struct Notice {
     pub to: AgentId,
-    pub line: Arc<str>,
+    pub what: Delivery,
 }
 
 /// A database write left by a verb.
@@ -170,6 +202,8 @@ pub struct Cx {
     pub now: Instant,
     pub notices: Vec<Notice>,
     pub saves: Vec<Save>,
+    /// Work to start once the command is done (e.g. the computer thinking about a move).
+    pub effects: Vec<chess::Effect>,
 }
 
 impl Cx {
@@ -180,13 +214,21 @@ impl Cx {
             now: Instant::now(),
             notices: Vec::new(),
             saves: Vec::new(),
+            effects: Vec::new(),
         }
+    }
+
+    pub fn show_board(&mut self, to: &AgentId, board: BoardMsg) {
+        self.notices.push(Notice {
+            to: to.clone(),
+            what: Delivery::Board(Box::new(board)),
+        });
     }
 
     pub fn tell(&mut self, to: &AgentId, line: impl Into<Arc<str>>) {
         self.notices.push(Notice {
             to: to.clone(),
-            line: line.into(),
+            what: Delivery::Line(line.into()),
         });
     }
 
@@ -202,7 +244,7 @@ impl Cx {
         for id in world.occupants(room).iter().filter(|id| *id != except) {
             self.notices.push(Notice {
                 to: id.clone(),
-                line: line.clone(),
+                what: Delivery::Line(line.clone()),
             });
         }
     }
@@ -224,6 +266,8 @@ pub struct World {
     pub directory: Arc<Directory>,
     sessions: BTreeMap<SessionId, Session>,
     next_session: SessionId,
+    /// Chess in the town: who watches which game, and open challenges.
+    pub chess: chess::ChessRoom,
 }
 
 impl World {
@@ -236,6 +280,7 @@ impl World {
             directory,
             sessions: BTreeMap::new(),
             next_session: 1,
+            chess: Default::default(),
         }
     }
 
@@ -304,7 +349,7 @@ impl World {
     fn deliver(&self, notices: Vec<Notice>) {
         for n in notices {
             if let Some(p) = self.players.get(&n.to) {
-                p.sink.notice(n.line);
+                p.sink.notice(n.what);
             }
         }
     }

@@ -168,6 +168,51 @@ fn not_found(id: &str) -> HostError {
     HostError::new(ErrorCode::NotFound, format!("No session {id}"))
 }
 
+/// What an action did, in words for everyone following the game. Hidden choices stay hidden:
+/// only chess, which hides nothing, names the move.
+fn headline(s: &Session, agent: &str, role: &str, action: &str) -> String {
+    let who = s
+        .participants
+        .iter()
+        .find(|p| &*p.agent == agent)
+        .map_or(agent, |p| p.name.as_str());
+    let what = match action {
+        "resign" => "resigns".to_owned(),
+        "offer_draw" => "offers a draw".to_owned(),
+        "accept_draw" => "accepts the draw".to_owned(),
+        "decline_draw" => "declines the draw".to_owned(),
+        "request_takeback" => "asks to take back a move".to_owned(),
+        "accept_takeback" => "agrees to take back".to_owned(),
+        "decline_takeback" => "refuses to take back".to_owned(),
+        mv => match crate::world::chess::chess_of(s)
+            .and_then(|g| g.parse_move(mv).ok().map(|m| (g, m)))
+        {
+            Some((g, m)) => {
+                let san = shakmaty::san::SanPlus::from_move(g.position().clone(), m);
+                format!("plays {san}")
+            }
+            None => "has moved".to_owned(),
+        },
+    };
+    format!("#{}: {who} ({role}) {what}.", s.id)
+}
+
+/// How a finished session ended, in words.
+fn ending(s: &Session) -> Option<String> {
+    if !s.game.is_terminal() {
+        return None;
+    }
+    if let Some(o) = crate::world::chess::chess_of(s).and_then(|g| g.outcome()) {
+        return Some(format!("{} ({})", o.describe(), o.result()));
+    }
+    let state = s.game.state();
+    Some(
+        state["result"]
+            .as_str()
+            .map_or("finished".to_owned(), |r| r.replace('_', " ")),
+    )
+}
+
 /// Session ids are decimal numbers (also the town's `#N` for a board); anything else names
 /// no session.
 pub fn parse_id(id: &str) -> Result<SessionId, HostError> {
@@ -186,6 +231,10 @@ impl World {
             .rooms
             .iter()
             .position(|r| r.things.iter().any(|t| t.kind == kind))
+    }
+
+    pub fn session_ids(&self) -> Vec<SessionId> {
+        self.sessions.keys().copied().collect()
     }
 
     pub fn session(&self, id: SessionId) -> Option<&Session> {
@@ -289,6 +338,9 @@ impl World {
             cx.tell_room(self, room, &cx.actor.clone(), line);
         }
         self.sessions.insert(id, session);
+        let players = self.sessions[&id].players_line();
+        self.announce(cx, id, format!("#{id}: a new {} game: {players}.", t.id));
+        self.computer_turn(cx, id);
         Ok(Created {
             session_id: id.to_string(),
             template: t.id.to_owned(),
@@ -305,9 +357,22 @@ impl World {
         action: &str,
         expected_tick: Option<u64>,
     ) -> Result<Acted, HostError> {
+        let actor = cx.actor.clone();
+        self.act_as(cx, &actor, id, action, expected_tick)
+    }
+
+    /// [`World::act`] on behalf of `agent` (the actor, or the computer answering).
+    pub fn act_as(
+        &mut self,
+        cx: &mut Cx,
+        agent: &AgentId,
+        id: &str,
+        action: &str,
+        expected_tick: Option<u64>,
+    ) -> Result<Acted, HostError> {
         let sid = parse_id(id)?;
         let s = self.sessions.get_mut(&sid).ok_or_else(|| not_found(id))?;
-        let role = s.role_of(&cx.actor).ok_or_else(|| {
+        let role = s.role_of(agent).ok_or_else(|| {
             HostError::new(
                 ErrorCode::Forbidden,
                 format!("You are not a participant in session {id}"),
@@ -337,13 +402,14 @@ impl World {
             }
         }
         let next = s.game.apply(role, action)?;
+        let mut headline = headline(s, agent, role, action);
         let tick = s.tick;
         s.game = next;
         s.tick += 1;
         let status = s.status();
         cx.save(writes::record_action(
             id.to_owned(),
-            cx.actor.to_string(),
+            agent.to_string(),
             role.to_owned(),
             action.to_owned(),
             tick,
@@ -351,11 +417,17 @@ impl World {
             status,
             now_iso(),
         ));
-        Ok(Acted {
+        let acted = Acted {
             tick: s.tick,
             state: s.game.view(Some(role)),
             status: status.to_owned(),
-        })
+        };
+        if let Some(end) = ending(s) {
+            headline.push_str(&format!(" Game over: {end}."));
+        }
+        self.announce(cx, sid, headline);
+        self.computer_turn(cx, sid);
+        Ok(acted)
     }
 
     /// The session as `agent` may see it; only participants may look.

@@ -7,8 +7,10 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use super::chess::{COMPUTER_ID, Effect};
 use super::{AgentId, ConnId, Cx, Face, Out, Player, Sink, World};
 use crate::store::{AgentRow, Store, StoreError, writes};
+
 use crate::verbs;
 
 /// Why a player leaves.
@@ -48,8 +50,15 @@ pub enum Request {
     Call(Job),
 }
 
-/// A closure run on the world task with the world and the store.
-pub type Job = Box<dyn FnOnce(&mut World, &Store) + Send>;
+/// A closure run on the world task with the world and its surroundings.
+pub type Job = Box<dyn FnOnce(&mut World, &Env) + Send>;
+
+/// What the world task works with besides the world: the store, and a way back to itself for
+/// work that finishes later (the computer's moves).
+pub struct Env {
+    pub store: Arc<Store>,
+    me: mpsc::WeakSender<Request>,
+}
 
 /// The world has stopped, or what a call changed could not be stored.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -83,10 +92,10 @@ impl WorldHandle {
         F: FnOnce(&mut World, &mut Cx) -> T + Send + 'static,
     {
         let (tx, rx) = oneshot::channel();
-        let job: Job = Box::new(move |world, store| {
+        let job: Job = Box::new(move |world, env| {
             let mut cx = Cx::new(agent, face);
             let out = f(world, &mut cx);
-            let saved = finish(world, store, cx);
+            let saved = finish(world, env, cx);
             let _ = tx.send((out, saved));
         });
         if !self.send(Request::Call(job)).await {
@@ -115,25 +124,35 @@ impl WorldHandle {
 /// back.
 pub fn spawn(world: World, store: Arc<Store>) -> (WorldHandle, JoinHandle<World>) {
     let (tx, rx) = mpsc::channel(QUEUE);
-    let task = tokio::spawn(run(world, store, rx));
+    let env = Env {
+        store,
+        me: tx.downgrade(),
+    };
+    let task = tokio::spawn(run(world, env, rx));
     (WorldHandle { tx }, task)
 }
 
-async fn run(mut world: World, store: Arc<Store>, mut rx: mpsc::Receiver<Request>) -> World {
+async fn run(mut world: World, env: Env, mut rx: mpsc::Receiver<Request>) -> World {
+    // Games restored from the database in which the computer is to move resume.
+    let mut cx = Cx::new(COMPUTER_ID.into(), Face::Rest);
+    for sid in world.session_ids() {
+        world.computer_turn(&mut cx, sid);
+    }
+    finish(&world, &env, cx);
     while let Some(req) = rx.recv().await {
-        handle(&mut world, &store, req);
+        handle(&mut world, &env, req);
     }
     world
 }
 
-fn handle(world: &mut World, store: &Store, req: Request) {
+fn handle(world: &mut World, env: &Env, req: Request) {
     match req {
         Request::Enter {
             row,
             created,
             conn,
             sink,
-        } => enter(world, store, row, created, conn, sink),
+        } => enter(world, env, row, created, conn, sink),
         Request::Line { agent, conn, line } => {
             let Some(p) = world.players.get_mut(&agent).filter(|p| p.conn == conn) else {
                 return;
@@ -145,28 +164,29 @@ fn handle(world: &mut World, store: &Store, req: Request) {
                 Ok(lines) => lines,
                 Err(e) => vec![e.message],
             };
-            let saved = finish(world, store, cx);
+            let saved = finish(world, env, cx);
             sink.send(Out::Reply { lines, saved });
         }
         Request::Leave { agent, conn, why } => {
             if let Some(p) = world.remove(&agent, conn) {
+                world.forget_chess(&agent);
                 let mut cx = Cx::new(agent, Face::Telnet);
                 let what = match why {
                     Leaving::Quit | Leaving::Lost => "has disconnected.",
                     Leaving::Idle => "has been disconnected for inactivity.",
                 };
                 cx.tell_room(world, p.room, &p.id, format!("{} {what}", p.name));
-                finish(world, store, cx);
+                finish(world, env, cx);
             }
         }
         Request::Who { reply } => {
             let _ = reply.send(verbs::who::table(world, Instant::now()));
         }
-        Request::Call(job) => job(world, store),
+        Request::Call(job) => job(world, env),
     }
 }
 
-fn enter(world: &mut World, store: &Store, row: AgentRow, created: bool, conn: ConnId, sink: Sink) {
+fn enter(world: &mut World, env: &Env, row: AgentRow, created: bool, conn: ConnId, sink: Sink) {
     let known_room = row.room.as_deref().and_then(|r| world.map.room_by_id(r));
     let room = known_room.unwrap_or(world.map.start);
     let id: AgentId = row.agent_id.into();
@@ -207,20 +227,49 @@ fn enter(world: &mut World, store: &Store, row: AgentRow, created: bool, conn: C
             world.map.room(room).id.clone(),
         ));
     }
-    let saved = finish(world, store, cx);
+    let saved = finish(world, env, cx);
     sink.send(Out::Reply { lines, saved });
 }
 
 /// Delivers what a command left for others and submits its writes as one job.
-fn finish(
-    world: &World,
-    store: &Store,
-    cx: Cx,
-) -> Option<oneshot::Receiver<Result<(), StoreError>>> {
+fn finish(world: &World, env: &Env, cx: Cx) -> Option<oneshot::Receiver<Result<(), StoreError>>> {
     world.deliver(cx.notices);
+    for effect in cx.effects {
+        start(env, effect);
+    }
     if cx.saves.is_empty() {
         return None;
     }
     let saves = cx.saves;
-    Some(store.submit(move |c| saves.into_iter().try_for_each(|s| s(c))))
+    Some(
+        env.store
+            .submit(move |c| saves.into_iter().try_for_each(|s| s(c))),
+    )
+}
+
+/// Starts an effect's work off the world task.
+fn start(env: &Env, effect: Effect) {
+    let Some(tx) = env.me.upgrade() else { return };
+    let world = WorldHandle { tx };
+    match effect {
+        Effect::Think(t) => {
+            tokio::spawn(async move {
+                let (sid, tick) = (t.session, t.tick);
+                let chosen = tokio::task::spawn_blocking(move || {
+                    crate::engine::choose(&t.pos, t.level, t.seed, &t.history)
+                })
+                .await
+                .ok()
+                .flatten();
+                let Some(m) = chosen else { return };
+                let uci = m.to_uci(shakmaty::CastlingMode::Standard).to_string();
+                // A stale choice (the game moved on meanwhile) is refused like any stale move.
+                let _ = world
+                    .call(COMPUTER_ID.into(), Face::Rest, move |w, cx| {
+                        let _ = w.act(cx, &sid.to_string(), &uci, Some(tick));
+                    })
+                    .await;
+            });
+        }
+    }
 }

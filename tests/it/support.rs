@@ -78,6 +78,8 @@ impl TestServer {
         c.send(&format!("create {name} pw-{name}")).await;
         c.expect("*** Created ***").await;
         c.expect("Exits:").await;
+        // After logging in, moot offers XMCP/1.1 (to every client; plain ones show it once).
+        assert_eq!(c.line().await.unwrap(), "$#$xmcp version: 1.1");
         c
     }
 
