@@ -20,7 +20,7 @@ pub const PASSWORD_MAX: usize = 128;
 
 /// Words a character cannot be called, because verbs use them to mean something else.
 const RESERVED: &[&str] = &[
-    "me", "here", "home", "everyone", "all", "nobody", "someone", "you",
+    "me", "here", "home", "everyone", "all", "nobody", "someone", "you", "computer",
 ];
 
 /// Checks a new character's name; the error says why it is refused, in words for the player.

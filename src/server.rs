@@ -68,6 +68,16 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         error,
     };
     let store = Arc::new(Store::open(&config.db, config.sync).map_err(db_error)?);
+    // The house's computer opponent is an identity like any other, so its moves are logged.
+    store
+        .call(|c| {
+            c.execute(
+                "INSERT OR IGNORE INTO agents (agent_id, name) VALUES (?1, ?2)",
+                [world::chess::COMPUTER_ID, world::chess::COMPUTER_NAME],
+            )
+        })
+        .await
+        .map_err(db_error)?;
     let directory = Arc::new(Directory::new(
         store.all_identities().await.map_err(db_error)?,
     ));

@@ -110,6 +110,22 @@ here, and the exits. `look <thing>` (or `look at <thing>`) describes a thing or 
             None => Target::Room(here),
             Some(word) => find_here(world, &cx.actor, word)?,
         };
+        if let Target::Session(sid) = target {
+            // Looking at a board gives a tkMOO-light client a fresh one (the text is the answer).
+            let actor = cx.actor.clone();
+            if let Some(b) = world
+                .session(sid)
+                .and_then(|s| world.board_msg(s, &actor, None))
+            {
+                cx.show_board(
+                    &actor,
+                    crate::world::BoardMsg {
+                        text: Vec::new(),
+                        ..b
+                    },
+                );
+            }
+        }
         Ok(see(world, &cx.actor, &target))
     }
 }

@@ -8,6 +8,8 @@
 //! is written twice.
 
 pub mod parse;
+
+pub mod chess;
 pub mod target;
 
 pub mod describe;
@@ -77,6 +79,21 @@ impl VerbError {
         VerbError {
             kind: ErrorKind::Refused,
             message: message.into(),
+        }
+    }
+}
+
+impl From<crate::world::sessions::HostError> for VerbError {
+    fn from(e: crate::world::sessions::HostError) -> VerbError {
+        use crate::world::sessions::ErrorCode;
+        let kind = match e.code {
+            ErrorCode::NotFound => ErrorKind::NotFound,
+            ErrorCode::InvalidRequest => ErrorKind::Usage,
+            _ => ErrorKind::Refused,
+        };
+        VerbError {
+            kind,
+            message: e.message,
         }
     }
 }
@@ -201,6 +218,17 @@ pub static REGISTRY: &[VerbEntry] = &[
     entry::<describe::Describe>(),
     entry::<token::Token>(),
     entry::<help::Help>(),
+    entry::<chess::challenge::ChallengeVerb>(),
+    entry::<chess::challenge::Accept>(),
+    entry::<chess::challenge::Decline>(),
+    entry::<chess::watch::Games>(),
+    entry::<chess::watch::Board>(),
+    entry::<chess::play::Move>(),
+    entry::<chess::play::Resign>(),
+    entry::<chess::play::Draw>(),
+    entry::<chess::play::Takeback>(),
+    entry::<chess::watch::Watch>(),
+    entry::<chess::watch::Unwatch>(),
 ];
 
 /// The verb called `word`, by name or alias.

@@ -1,0 +1,76 @@
+//! The chess verbs: challenging, answering, playing, watching. They play chess.v1 sessions
+//! through the same [`World::act`] as the REST API, so every rule, tick and log entry is the
+//! same whichever face a move comes through.
+
+pub mod challenge;
+pub mod play;
+pub mod watch;
+
+use nom::Parser;
+use nom::bytes::complete::tag;
+use nom::character::complete::{digit1, multispace0};
+use nom::combinator::{map_res, opt};
+use nom::sequence::preceded;
+
+use super::VerbError;
+use crate::world::sessions::SessionId;
+use crate::world::{AgentId, ThingKind, World};
+
+/// `#3` or `3`.
+pub fn game_id(i: &str) -> nom::IResult<&str, SessionId> {
+    preceded((multispace0, opt(tag("#"))), map_res(digit1, str::parse)).parse(i)
+}
+
+/// `#3` → 3, or a usage-style error.
+pub fn parse_game(s: &str) -> Result<SessionId, VerbError> {
+    match game_id(s.trim()) {
+        Ok((rest, id)) if rest.trim().is_empty() => Ok(id),
+        _ => Err(VerbError::usage(format!(
+            "\"{}\" is not a game number (like #3).",
+            s.trim()
+        ))),
+    }
+}
+
+/// The chess game `actor` means: the one named, or their only game in play.
+pub fn my_game(world: &World, actor: &AgentId, game: Option<&str>) -> Result<SessionId, VerbError> {
+    if let Some(g) = game {
+        let id = parse_game(g)?;
+        let s = world
+            .session(id)
+            .filter(|s| s.template.id == "chess.v1")
+            .ok_or_else(|| VerbError::not_found(format!("There is no chess game #{id}.")))?;
+        return Ok(s.id);
+    }
+    let mine: Vec<SessionId> = world
+        .session_ids()
+        .into_iter()
+        .filter_map(|id| world.session(id))
+        .filter(|s| {
+            s.template.id == "chess.v1" && !s.game.is_terminal() && s.role_of(actor).is_some()
+        })
+        .map(|s| s.id)
+        .collect();
+    match mine.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(VerbError::not_found("You are not playing any chess game.")),
+        many => Err(VerbError::usage(format!(
+            "You are playing several games; say which: {}.",
+            many.iter()
+                .map(|g| format!("#{g}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// Whether `actor` stands where chess is played.
+pub fn at_chess_table(world: &World, actor: &AgentId) -> bool {
+    let room = world.player(actor).room;
+    world
+        .map
+        .room(room)
+        .things
+        .iter()
+        .any(|t| t.kind == ThingKind::ChessTable)
+}

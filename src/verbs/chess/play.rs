@@ -1,0 +1,359 @@
+//! `move`, `resign`, `draw` and `takeback`: playing a chess game from telnet or tkMOO-light.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use shakmaty::CastlingMode;
+use shakmaty::san::SanPlus;
+
+use super::my_game;
+use crate::verbs::parse::{opt_text, whole, word};
+use crate::verbs::{Reply, Verb, VerbError, usage};
+use crate::world::chess::{chess_of, drag_square};
+use crate::world::sessions::SessionId;
+use crate::world::{Cx, ThingKind, World};
+
+pub struct Move;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct MoveArgs {
+    /// The move, in UCI (`e2e4`, `e7e8q`) or SAN (`Nf3`, `O-O`).
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// The game (`#3`); your only game in play when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<String>,
+    /// The board sequence the move was made on (tkMOO-light sends it); a stale one is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence: Option<u64>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Moved {
+    pub session_id: String,
+    /// The move in UCI, as logged.
+    pub uci: String,
+    pub san: String,
+    pub tick: u64,
+    pub status: String,
+}
+
+/// tkMOO-light's drag: `<x1> <y1> <x2> <y2> <sequence> on #<id>`, x counted from the h-file.
+fn drag(rest: &str) -> Option<MoveArgs> {
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let [x1, y1, x2, y2, seq, on, game] = words.as_slice() else {
+        return None;
+    };
+    if !on.eq_ignore_ascii_case("on") {
+        return None;
+    }
+    let n = |w: &str| w.parse::<u32>().ok();
+    let from = drag_square(n(x1)?, n(y1)?)?;
+    let to = drag_square(n(x2)?, n(y2)?)?;
+    Some(MoveArgs {
+        mv: format!("{from}{to}"),
+        game: Some((*game).to_owned()),
+        sequence: Some(seq.parse().ok()?),
+    })
+}
+
+/// Splits an optional trailing `on #3` (or `#3`) off a line.
+fn with_game(rest: &str) -> (&str, Option<String>) {
+    let t = rest.trim();
+    if let Some((head, tail)) = t.rsplit_once(char::is_whitespace)
+        && tail.starts_with('#')
+    {
+        let head = head.trim_end();
+        let head = head
+            .strip_suffix(" on")
+            .or_else(|| head.strip_suffix(" ON"))
+            .unwrap_or(head);
+        return (head.trim(), Some(tail.to_owned()));
+    }
+    (t, None)
+}
+
+impl Verb for Move {
+    const NAME: &'static str = "move";
+    const ALIASES: &'static [&'static str] = &["play", "mv"];
+    const USAGE: &'static str = "move <move> [on #<game>]";
+    const SUMMARY: &'static str = "Make a chess move, in UCI (e2e4) or SAN (Nf3, O-O).";
+    const HELP: &'static str = "`move e2e4` or `move Nf3` plays in your game (name it with `on #3` if \
+you play several). Castle with `O-O`/`O-O-O` or by moving the king two squares; a pawn reaching \
+the last rank becomes a queen unless you add the piece (`e7e8n`). tkMOO-light's board sends \
+`move <x1> <y1> <x2> <y2> <sequence> on #<game>` itself; a move made on an out-of-date board is \
+refused and the current board sent again.";
+    const READ_ONLY: bool = false;
+    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    type Args = MoveArgs;
+    type Output = Moved;
+
+    fn parse(rest: &str) -> Result<MoveArgs, VerbError> {
+        if let Some(d) = drag(rest) {
+            return Ok(d);
+        }
+        let (mv, game) = with_game(rest);
+        let mv = whole(mv, word, usage::<Move>)?;
+        Ok(MoveArgs {
+            mv: mv.to_owned(),
+            game,
+            sequence: None,
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: MoveArgs) -> Result<Reply<Moved>, VerbError> {
+        let actor = cx.actor.clone();
+        let sid = my_game(world, &actor, args.game.as_deref())?;
+        let s = world.session(sid).expect("my_game finds sessions");
+        let Some(role) = s.role_of(&actor) else {
+            world.send_board(cx, sid, &actor);
+            return Err(VerbError::refused(format!(
+                "You are only watching game #{sid}; you cannot move its pieces."
+            )));
+        };
+        if let Some(seq) = args.sequence
+            && seq != s.tick + 1
+        {
+            world.send_board(cx, sid, &actor);
+            return Err(VerbError::refused(format!(
+                "Your board of game #{sid} was out of date (sequence {seq}, now {}); here is the current one.",
+                s.tick + 1
+            )));
+        }
+        let g = chess_of(s).expect("a chess session");
+        if g.turn().name() != role && !s.game.is_terminal() {
+            if args.sequence.is_some() {
+                world.send_board(cx, sid, &actor);
+            }
+            return Err(VerbError::refused(format!(
+                "It is not your move in game #{sid}."
+            )));
+        }
+        let pos = g.position().clone();
+        // UCI (a missing promotion piece means a queen, as a drag cannot choose), then SAN.
+        let legal = g
+            .parse_move(&args.mv)
+            .or_else(|e| {
+                if args.mv.len() == 4 {
+                    g.parse_move(&format!("{}q", args.mv))
+                } else {
+                    Err(e)
+                }
+            })
+            .ok()
+            .or_else(|| {
+                args.mv
+                    .parse::<SanPlus>()
+                    .ok()
+                    .and_then(|san| san.san.to_move(&pos).ok())
+            });
+        let Some(m) = legal else {
+            if args.sequence.is_some() {
+                world.send_board(cx, sid, &actor);
+            }
+            return Err(VerbError::refused(format!(
+                "{} is not a legal move in game #{sid} (give UCI like e2e4, or SAN like Nf3).",
+                args.mv
+            )));
+        };
+        let uci = m.to_uci(CastlingMode::Standard).to_string();
+        let san = SanPlus::from_move(pos, m).to_string();
+        let tick = s.tick;
+        let acted = world.act(cx, &sid.to_string(), &uci, Some(tick))?;
+        Ok(Reply::new(
+            vec![format!("You play {san} in game #{sid}.")],
+            Moved {
+                session_id: sid.to_string(),
+                uci,
+                san,
+                tick: acted.tick,
+                status: acted.status,
+            },
+        ))
+    }
+}
+
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct GameArg {
+    /// The game (`#3`); your only game in play when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Done {
+    pub session_id: String,
+    /// The action taken, as logged.
+    pub action: String,
+    pub status: String,
+}
+
+fn game_arg<V: Verb>(rest: &str) -> Result<GameArg, VerbError> {
+    whole(rest, opt_text, usage::<V>).map(|g| GameArg {
+        game: g.map(str::to_owned),
+    })
+}
+
+/// Takes a game-control action in the actor's game.
+fn control(
+    world: &mut World,
+    cx: &mut Cx,
+    game: Option<&str>,
+    pick: impl FnOnce(&World, SessionId, &str) -> &'static str,
+) -> Result<(SessionId, &'static str, String), VerbError> {
+    let actor = cx.actor.clone();
+    let sid = my_game(world, &actor, game)?;
+    let s = world.session(sid).expect("found");
+    let role = s
+        .role_of(&actor)
+        .ok_or_else(|| VerbError::refused(format!("You are not playing in game #{sid}.")))?;
+    let action = pick(world, sid, role);
+    let tick = world.session(sid).expect("found").tick;
+    let acted = world.act(cx, &sid.to_string(), action, Some(tick))?;
+    Ok((sid, action, acted.status))
+}
+
+pub struct Resign;
+
+impl Verb for Resign {
+    const NAME: &'static str = "resign";
+    const USAGE: &'static str = "resign [#<game>]";
+    const SUMMARY: &'static str = "Resign a chess game.";
+    const HELP: &'static str =
+        "Gives up your game (name it with `#3` if you play several); your opponent wins.";
+    const READ_ONLY: bool = false;
+    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    type Args = GameArg;
+    type Output = Done;
+
+    fn parse(rest: &str) -> Result<GameArg, VerbError> {
+        game_arg::<Resign>(rest)
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<Done>, VerbError> {
+        let (sid, action, status) = control(world, cx, args.game.as_deref(), |_, _, _| "resign")?;
+        Ok(Reply::new(
+            vec![format!("You resign game #{sid}.")],
+            Done {
+                session_id: sid.to_string(),
+                action: action.into(),
+                status,
+            },
+        ))
+    }
+}
+
+pub struct Draw;
+
+impl Verb for Draw {
+    const NAME: &'static str = "draw";
+    const USAGE: &'static str = "draw [#<game>]";
+    const SUMMARY: &'static str = "Offer a draw, or accept the one offered.";
+    const HELP: &'static str = "Offers your opponent a draw; if they offered one first, accepts it and the \
+game is drawn. Making a move instead of answering declines an offer. The computer accepts only \
+when it stands clearly worse.";
+    const READ_ONLY: bool = false;
+    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    type Args = GameArg;
+    type Output = Done;
+
+    fn parse(rest: &str) -> Result<GameArg, VerbError> {
+        game_arg::<Draw>(rest)
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<Done>, VerbError> {
+        let (sid, action, status) = control(world, cx, args.game.as_deref(), |w, sid, role| {
+            let offered = w
+                .session(sid)
+                .and_then(chess_of)
+                .and_then(|g| g.draw_offer());
+            if offered.is_some_and(|side| side.name() != role) {
+                "accept_draw"
+            } else {
+                "offer_draw"
+            }
+        })?;
+        let text = if action == "accept_draw" {
+            format!("You accept the draw in game #{sid}.")
+        } else {
+            format!("You offer a draw in game #{sid}.")
+        };
+        Ok(Reply::new(
+            vec![text],
+            Done {
+                session_id: sid.to_string(),
+                action: action.into(),
+                status,
+            },
+        ))
+    }
+}
+
+pub struct Takeback;
+
+impl Verb for Takeback {
+    const NAME: &'static str = "takeback";
+    const ALIASES: &'static [&'static str] = &["undo"];
+    const USAGE: &'static str = "takeback [#<game>]";
+    const SUMMARY: &'static str =
+        "Ask to take back your last move, or agree to your opponent's asking.";
+    const HELP: &'static str = "Asks your opponent to let you take back your last move (and their reply, \
+if they have made it); if they asked first, agrees. Against the computer it happens at once.";
+    const READ_ONLY: bool = false;
+    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    type Args = GameArg;
+    type Output = Done;
+
+    fn parse(rest: &str) -> Result<GameArg, VerbError> {
+        game_arg::<Takeback>(rest)
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<Done>, VerbError> {
+        let (sid, action, status) = control(world, cx, args.game.as_deref(), |w, sid, role| {
+            let asked = w
+                .session(sid)
+                .and_then(chess_of)
+                .and_then(|g| g.takeback_request());
+            if asked.is_some_and(|side| side.name() != role) {
+                "accept_takeback"
+            } else {
+                "request_takeback"
+            }
+        })?;
+        let text = if action == "accept_takeback" {
+            format!("You agree to take back in game #{sid}.")
+        } else {
+            format!("You ask to take back your last move in game #{sid}.")
+        };
+        Ok(Reply::new(
+            vec![text],
+            Done {
+                session_id: sid.to_string(),
+                action: action.into(),
+                status,
+            },
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_parse_in_every_form() {
+        let m = Move::parse("e2e4").unwrap();
+        assert_eq!((m.mv.as_str(), m.game, m.sequence), ("e2e4", None, None));
+        let m = Move::parse("Nf3 on #12").unwrap();
+        assert_eq!((m.mv.as_str(), m.game.as_deref()), ("Nf3", Some("#12")));
+        let m = Move::parse("O-O #3").unwrap();
+        assert_eq!((m.mv.as_str(), m.game.as_deref()), ("O-O", Some("#3")));
+        // tkMOO-light's drag of e2 to e4 on board #269 at sequence 1.
+        let m = Move::parse("4 2 4 4 1 on #269").unwrap();
+        assert_eq!(
+            (m.mv.as_str(), m.game.as_deref(), m.sequence),
+            ("e2e4", Some("#269"), Some(1))
+        );
+        assert!(Move::parse("").is_err());
+        assert!(Move::parse("e2 e4").is_err());
+    }
+}

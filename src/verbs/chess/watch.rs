@@ -1,0 +1,243 @@
+//! `games`, `watch`, `unwatch` and `board`: following chess games.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use shakmaty::Position;
+
+use super::play::GameArg;
+use super::{my_game, parse_game};
+use crate::verbs::parse::{opt_text, text, whole};
+use crate::verbs::{NoArgs, Reply, Verb, VerbError, no_args, usage};
+use crate::world::chess::chess_of;
+use crate::world::sessions::Session;
+use crate::world::{Cx, ThingKind, World};
+
+/// One game in a list.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct GameLine {
+    pub session_id: String,
+    pub players: String,
+    pub status: String,
+    /// Whose move, or how it ended.
+    pub state: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct GameList {
+    pub games: Vec<GameLine>,
+}
+
+fn line_of(s: &Session) -> GameLine {
+    let state = match chess_of(s) {
+        Some(g) => match g.outcome() {
+            Some(o) => format!("{} ({})", o.describe(), o.result()),
+            None => format!(
+                "{} to move, move {}",
+                g.turn().name(),
+                g.position().fullmoves()
+            ),
+        },
+        None => s.status().to_owned(),
+    };
+    GameLine {
+        session_id: s.id.to_string(),
+        players: s.players_line(),
+        status: s.status().to_owned(),
+        state,
+    }
+}
+
+pub struct Games;
+
+impl Verb for Games {
+    const NAME: &'static str = "games";
+    const USAGE: &'static str = "games";
+    const SUMMARY: &'static str = "List the chess games here and your own.";
+    const HELP: &'static str = "Lists the chess games at the tables where you stand, and every game you \
+play, with whose move it is or how it ended.";
+    const READ_ONLY: bool = true;
+    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    type Args = NoArgs;
+    type Output = GameList;
+
+    fn parse(rest: &str) -> Result<NoArgs, VerbError> {
+        no_args::<Games>(rest)
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<GameList>, VerbError> {
+        let room = world.player(&cx.actor).room;
+        let games: Vec<GameLine> = world
+            .session_ids()
+            .into_iter()
+            .filter_map(|id| world.session(id))
+            .filter(|s| {
+                s.template.id == "chess.v1"
+                    && (s.room == Some(room) || s.role_of(&cx.actor).is_some())
+            })
+            .map(line_of)
+            .collect();
+        let text = if games.is_empty() {
+            vec!["There are no chess games here. `challenge <name>` or `challenge computer` starts one.".into()]
+        } else {
+            games
+                .iter()
+                .map(|g| format!("#{}: {}, {}.", g.session_id, g.players, g.state))
+                .collect()
+        };
+        Ok(Reply::new(text, GameList { games }))
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct GameRequired {
+    /// The game (`#3`).
+    pub game: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Watching {
+    pub session_id: String,
+    pub watching: bool,
+}
+
+pub struct Watch;
+
+impl Verb for Watch {
+    const NAME: &'static str = "watch";
+    const USAGE: &'static str = "watch #<game>";
+    const SUMMARY: &'static str = "Watch a chess game: you are shown every move.";
+    const HELP: &'static str = "`watch #3` shows you game #3's board now and after every move, until you \
+`unwatch #3`.";
+    const READ_ONLY: bool = false;
+    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    type Args = GameRequired;
+    type Output = Watching;
+
+    fn parse(rest: &str) -> Result<GameRequired, VerbError> {
+        whole(rest, text, usage::<Watch>).map(|g| GameRequired { game: g.to_owned() })
+    }
+
+    fn run(
+        world: &mut World,
+        cx: &mut Cx,
+        args: GameRequired,
+    ) -> Result<Reply<Watching>, VerbError> {
+        let sid = parse_game(&args.game)?;
+        if world
+            .session(sid)
+            .is_none_or(|s| s.template.id != "chess.v1")
+        {
+            return Err(VerbError::not_found(format!(
+                "There is no chess game #{sid}."
+            )));
+        }
+        let list = world.chess.watchers.entry(sid).or_default();
+        if !list.contains(&cx.actor) {
+            list.push(cx.actor.clone());
+        }
+        let actor = cx.actor.clone();
+        world.send_board(cx, sid, &actor);
+        Ok(Reply::new(
+            vec![format!("You are watching game #{sid}.")],
+            Watching {
+                session_id: sid.to_string(),
+                watching: true,
+            },
+        ))
+    }
+}
+
+pub struct Unwatch;
+
+impl Verb for Unwatch {
+    const NAME: &'static str = "unwatch";
+    const USAGE: &'static str = "unwatch #<game>";
+    const SUMMARY: &'static str = "Stop watching a chess game.";
+    const HELP: &'static str = "`unwatch #3` stops showing you game #3's moves.";
+    const READ_ONLY: bool = false;
+    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    type Args = GameRequired;
+    type Output = Watching;
+
+    fn parse(rest: &str) -> Result<GameRequired, VerbError> {
+        whole(rest, text, usage::<Unwatch>).map(|g| GameRequired { game: g.to_owned() })
+    }
+
+    fn run(
+        world: &mut World,
+        cx: &mut Cx,
+        args: GameRequired,
+    ) -> Result<Reply<Watching>, VerbError> {
+        let sid = parse_game(&args.game)?;
+        let was = world.chess.watchers.get_mut(&sid).is_some_and(|l| {
+            let before = l.len();
+            l.retain(|w| *w != cx.actor);
+            l.len() != before
+        });
+        if !was {
+            return Err(VerbError::not_found(format!(
+                "You are not watching game #{sid}."
+            )));
+        }
+        Ok(Reply::new(
+            vec![format!("You stop watching game #{sid}.")],
+            Watching {
+                session_id: sid.to_string(),
+                watching: false,
+            },
+        ))
+    }
+}
+
+pub struct Board;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct BoardView {
+    pub session_id: String,
+    pub players: String,
+    /// The game's state: FEN, whose turn, outcome, last move.
+    pub state: serde_json::Value,
+}
+
+impl Verb for Board {
+    const NAME: &'static str = "board";
+    const USAGE: &'static str = "board [#<game>]";
+    const SUMMARY: &'static str = "Show a chess board: your game's, or the one named.";
+    const HELP: &'static str = "Shows the board of your game (or of `#3`), with the last move and whose \
+turn it is. tkMOO-light users get a fresh graphical board too.";
+    const READ_ONLY: bool = true;
+    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    type Args = GameArg;
+    type Output = BoardView;
+
+    fn parse(rest: &str) -> Result<GameArg, VerbError> {
+        whole(rest, opt_text, usage::<Board>).map(|g| GameArg {
+            game: g.map(str::to_owned),
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<BoardView>, VerbError> {
+        let actor = cx.actor.clone();
+        let sid = my_game(world, &actor, args.game.as_deref())?;
+        let s = world.session(sid).expect("found");
+        let view = s.game.view(s.role_of(&actor));
+        let b = world.board_msg(s, &actor, None).expect("a chess session");
+        let text = b.text.clone();
+        // The text is the answer; a tkMOO-light client also gets its board (and nothing twice).
+        cx.show_board(
+            &actor,
+            crate::world::BoardMsg {
+                text: Vec::new(),
+                ..b
+            },
+        );
+        Ok(Reply::new(
+            text,
+            BoardView {
+                session_id: sid.to_string(),
+                players: s.players_line(),
+                state: view,
+            },
+        ))
+    }
+}
