@@ -223,6 +223,7 @@ pub static REGISTRY: &[VerbEntry] = &[
     entry::<chess::challenge::Decline>(),
     entry::<chess::watch::Games>(),
     entry::<chess::watch::Board>(),
+    entry::<chess::watch::Moves>(),
     entry::<chess::play::Move>(),
     entry::<chess::play::Resign>(),
     entry::<chess::play::Draw>(),

@@ -3,6 +3,7 @@
 
 mod support;
 
+mod chess;
 mod durability;
 mod http;
 mod registry;

@@ -241,3 +241,59 @@ turn it is. tkMOO-light users get a fresh graphical board too.";
         ))
     }
 }
+
+pub struct Moves;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct LegalMoves {
+    pub session_id: String,
+    /// Whose move it is; absent when the game is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<String>,
+    /// Every legal move, in UCI.
+    pub moves: Vec<String>,
+}
+
+impl Verb for Moves {
+    const NAME: &'static str = "moves";
+    const USAGE: &'static str = "moves [#<game>]";
+    const SUMMARY: &'static str = "List the legal moves in a chess game.";
+    const HELP: &'static str = "Lists, in UCI, every move the side to move may make in your game (or in \
+`#3`, which anyone may ask).";
+    const READ_ONLY: bool = true;
+    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    type Args = GameArg;
+    type Output = LegalMoves;
+
+    fn parse(rest: &str) -> Result<GameArg, VerbError> {
+        whole(rest, opt_text, usage::<Moves>).map(|g| GameArg {
+            game: g.map(str::to_owned),
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<LegalMoves>, VerbError> {
+        let sid = my_game(world, &cx.actor, args.game.as_deref())?;
+        let s = world.session(sid).expect("found");
+        let g = chess_of(s).expect("a chess session");
+        let turn = (!s.game.is_terminal()).then(|| g.turn().name().to_owned());
+        let moves = turn
+            .as_deref()
+            .map(|t| s.game.legal_actions(t))
+            .unwrap_or_default();
+        let text = match &turn {
+            Some(t) => vec![format!(
+                "Legal moves for {t} in game #{sid}: {}",
+                moves.join(" ")
+            )],
+            None => vec![format!("Game #{sid} is over; there are no moves.")],
+        };
+        Ok(Reply::new(
+            text,
+            LegalMoves {
+                session_id: sid.to_string(),
+                turn,
+                moves,
+            },
+        ))
+    }
+}

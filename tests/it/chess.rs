@@ -1,0 +1,325 @@
+//! Chess in the town over real sockets: XMCP/1.1 exactly as tkMOO-light reads it, drags, the
+//! computer opponent, and a differential test against python-chess.
+
+use std::time::Duration;
+
+use moot::world::chess::board64;
+use serde_json::json;
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Position};
+
+use crate::support::{Client, TestServer};
+
+const START: &str = "RP....prNP....pnBP....pbKP....pkQP....pqBP....pbNP....pnRP....pr";
+
+/// A player at the chess tables whose client set an XMCP key.
+async fn keyed(s: &TestServer, name: &str, key: &str) -> Client {
+    let mut c = s.player(name).await;
+    c.send(&format!("@xmcp_authentication_key {key}")).await;
+    assert_eq!(c.line().await.unwrap(), "XMCP/1.1 Authentication set.");
+    c.send("east").await;
+    c.expect("Exits:").await;
+    c
+}
+
+/// Reads to the next chess-board message.
+async fn board_line(c: &mut Client) -> String {
+    c.expect("$#$chess-board").await.pop().unwrap()
+}
+
+fn board_after(fen: Option<&str>, moves: &[&str]) -> String {
+    let mut pos: Chess = match fen {
+        Some(f) => f
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap(),
+        None => Chess::default(),
+    };
+    for m in moves {
+        let mv = m
+            .parse::<shakmaty::uci::UciMove>()
+            .unwrap()
+            .to_move(&pos)
+            .unwrap();
+        pos = pos.play(mv).unwrap();
+    }
+    board64(&pos)
+}
+
+/// Ann (white, key ka) and Bob (black, key kb) start game #1.
+async fn game(s: &TestServer, fen: Option<&str>) -> (Client, Client) {
+    let mut ann = keyed(s, "Ann", "ka").await;
+    let mut bob = keyed(s, "Bob", "kb").await;
+    ann.expect("Bob has arrived.").await;
+    let from = fen.map(|f| format!(" from {f}")).unwrap_or_default();
+    ann.send(&format!("challenge Bob as white{from}")).await;
+    bob.expect("Ann challenges you to a game of chess").await;
+    bob.send("accept Ann").await;
+    (ann, bob)
+}
+
+#[tokio::test]
+async fn the_handshake_and_the_start_position_from_each_side() {
+    let s = TestServer::start().await;
+    let mut ann = keyed(&s, "Ann", "2097171").await;
+    ann.send("@xmcp_challenge").await;
+    assert_eq!(ann.line().await.unwrap(), "$#$xmcp version: 1.1");
+    let mut bob = keyed(&s, "Bob", "kb").await;
+    ann.send("challenge Bob as white").await;
+    bob.send("accept Ann").await;
+    assert_eq!(
+        board_line(&mut ann).await,
+        format!(
+            "$#$chess-board 2097171 object: #1 board: {START} turn: 1 colour: white sequence: 1"
+        )
+    );
+    assert_eq!(
+        board_line(&mut bob).await,
+        format!("$#$chess-board kb object: #1 board: {START} turn: 0 colour: black sequence: 1")
+    );
+}
+
+#[tokio::test]
+async fn the_seeds_example_position_byte_for_byte() {
+    let s = TestServer::start().await;
+    let (mut ann, mut bob) = game(&s, None).await;
+    board_line(&mut ann).await;
+    board_line(&mut bob).await;
+    // 1. g4 b6 2. Bg2 Ba6 3. Nc3, by drags (x counts from the h-file: h=1 ... a=8).
+    let drags = ["2 2 2 4", "7 7 7 6", "3 1 2 2", "6 8 8 6", "7 1 6 3"];
+    for (seq, d) in drags.into_iter().enumerate() {
+        let who = if seq % 2 == 0 { &mut ann } else { &mut bob };
+        who.send(&format!("move {d} {} on #1", seq + 1)).await;
+        who.expect("You play").await;
+    }
+    let seed = "RP....prNB.P..pn.P....pbKP....pkQP....pqBPN...p..P...p.nRP...bpr";
+    ann.send("board").await;
+    assert_eq!(
+        board_line(&mut ann).await,
+        format!("$#$chess-board ka object: #1 board: {seed} turn: 0 colour: white sequence: 6")
+    );
+    assert_eq!(
+        seed,
+        board_after(None, &["g2g4", "b7b6", "f1g2", "c8a6", "b1c3"])
+    );
+}
+
+#[tokio::test]
+async fn stale_sequences_wrong_turns_and_watchers_get_a_warning_and_a_fresh_board() {
+    let s = TestServer::start().await;
+    let (mut ann, mut bob) = game(&s, None).await;
+    board_line(&mut ann).await;
+    board_line(&mut bob).await;
+    // Out of turn: Bob (black) drags first.
+    bob.send("move 4 7 4 5 1 on #1").await;
+    let fresh = board_line(&mut bob).await;
+    assert_eq!(
+        fresh,
+        format!("$#$chess-board kb object: #1 board: {START} turn: 0 colour: black sequence: 1")
+    );
+    assert_eq!(bob.line().await.unwrap(), "It is not your move in game #1.");
+    ann.send("move 4 2 4 4 1 on #1").await;
+    ann.expect("You play e4 in game #1.").await;
+    // A stale sequence: Ann's board said 1, the game is at 2.
+    ann.send("move 5 2 5 4 1 on #1").await;
+    let fresh = board_line(&mut ann).await;
+    assert!(
+        fresh.ends_with("turn: 0 colour: white sequence: 2"),
+        "{fresh}"
+    );
+    assert_eq!(
+        ann.line().await.unwrap(),
+        "Your board of game #1 was out of date (sequence 1, now 2); here is the current one."
+    );
+    // A watcher's drag moves nothing.
+    let mut cy = keyed(&s, "Cy", "kc").await;
+    cy.send("watch #1").await;
+    let watched = board_line(&mut cy).await;
+    assert_eq!(
+        watched,
+        format!(
+            "$#$chess-board kc object: #1 board: {} turn: 0 colour: white sequence: 2",
+            board_after(None, &["e2e4"])
+        )
+    );
+    cy.send("move 4 7 4 5 2 on #1").await;
+    board_line(&mut cy).await;
+    assert_eq!(
+        cy.line().await.unwrap(),
+        "You are only watching game #1; you cannot move its pieces."
+    );
+    bob.send("moves").await;
+    assert!(
+        bob.expect("Legal moves for black in game #1")
+            .await
+            .last()
+            .unwrap()
+            .contains("d7d5")
+    );
+}
+
+#[tokio::test]
+async fn castling_and_promotion_by_drag() {
+    let s = TestServer::start().await;
+    let fen = "r3k2r/P7/8/8/8/8/8/R3K2R w KQkq - 0 1";
+    let (mut ann, mut bob) = game(&s, Some(fen)).await;
+    board_line(&mut ann).await;
+    board_line(&mut bob).await;
+    // The king two squares towards the h-rook: e1 (x 4) to g1 (x 2).
+    ann.send("move 4 1 2 1 1 on #1").await;
+    ann.expect("You play O-O in game #1.").await;
+    assert!(
+        board_line(&mut bob)
+            .await
+            .contains(&board_after(Some(fen), &["e1g1"]))
+    );
+    bob.send("move 4 8 6 8 2 on #1").await;
+    bob.expect("You play O-O-O in game #1.").await;
+    // The a8 rook has gone to d8: a pawn dropped on a8 becomes a queen.
+    ann.send("move 8 7 8 8 3 on #1").await;
+    ann.expect("You play a8=Q").await;
+    let after = board_after(Some(fen), &["e1g1", "e8c8", "a7a8q"]);
+    assert!(board_line(&mut bob).await.contains(&after));
+}
+
+#[tokio::test]
+async fn nobodys_words_pose_as_out_of_band_lines() {
+    let s = TestServer::start().await;
+    let mut ann = s.player("Ann").await;
+    let mut bob = s.player("Bob").await;
+    ann.expect("Bob has connected.").await;
+    ann.send("say $#$chess-board kb object: #1 board: x").await;
+    let heard = bob.line().await.unwrap();
+    assert_eq!(heard, "Ann says, \"$#$chess-board kb object: #1 board: x\"");
+    ann.send("@describe me as $#$chess-board kb object: #1 board: x")
+        .await;
+    ann.expect("Description set.").await;
+    bob.send("look Ann").await;
+    bob.expect("Ann").await;
+    assert_eq!(
+        bob.line().await.unwrap(),
+        "#$\"$#$chess-board kb object: #1 board: x"
+    );
+    ann.send("@describe me as #$#mcp-negotiate-can 1 package: x")
+        .await;
+    ann.expect("Description set.").await;
+    bob.send("look Ann").await;
+    bob.expect("Ann").await;
+    assert_eq!(
+        bob.line().await.unwrap(),
+        "#$\"#$#mcp-negotiate-can 1 package: x"
+    );
+    // MCP 2.1 out-of-band input never reaches the parser.
+    ann.send("#$#mcp authentication-key: 2097171 version: 2.1 to: 2.1")
+        .await;
+    ann.send("say after").await;
+    assert_eq!(ann.line().await.unwrap(), "You say, \"after\"");
+}
+
+#[tokio::test]
+async fn a_client_without_a_key_gets_text_boards_and_no_oob_lines() {
+    let s = TestServer::start().await;
+    let mut ann = s.player("Ann").await;
+    ann.send("east").await;
+    ann.expect("Exits:").await;
+    ann.send("challenge computer as white level 1").await;
+    let lines = ann
+        .expect("You sit down to play the computer (level 1) as white: game #1.")
+        .await;
+    assert!(
+        lines.iter().any(|l| l == "  1   R  N  B  Q  K  B  N  R  1"),
+        "{lines:#?}"
+    );
+    ann.send("move e4").await;
+    let lines = ann.expect("#1: Computer (black) plays").await;
+    assert!(lines.iter().all(|l| !l.starts_with("$#$")), "{lines:#?}");
+    ann.send("takeback").await;
+    ann.expect("#1: Computer (black) agrees to take back.")
+        .await;
+    let board = ann.expect("White to move.").await;
+    assert!(
+        board.iter().any(|l| l == "  2   P  P  P  P  P  P  P  P  2"),
+        "back to the start: {board:#?}"
+    );
+}
+
+/// An agent plays random legal moves against the computer at `level` over the REST API,
+/// waiting for each reply, until the game ends.
+async fn against_the_computer(level: u8) -> serde_json::Value {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let me = api.agent(None).await;
+    let (status, v) = api
+        .post("/sessions", &me.token, json!({"template": "chess.v1", "participants": {"white": me.id, "black": "computer"}, "options": {"computer_level": level}}))
+        .await;
+    assert_eq!(status, 201, "{v}");
+    let id = v["session_id"].as_str().unwrap().to_owned();
+    let mut n = 0usize;
+    for _ in 0..2000 {
+        let (_, st) = api.get(&format!("/sessions/{id}/state"), &me.token).await;
+        if st["status"] == "completed" {
+            return st;
+        }
+        if st["state"]["turn"] == "white" {
+            let legal = st["legal_actions"].as_array().unwrap();
+            n += 1;
+            let mv = legal[(n * 7919) % legal.len()].clone();
+            let (status, v) = api
+                .post(
+                    &format!("/sessions/{id}/actions"),
+                    &me.token,
+                    json!({"action": mv, "expected_tick": st["tick"]}),
+                )
+                .await;
+            assert_eq!(status, 200, "{v}");
+        } else {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    panic!("the game against level {level} never ended");
+}
+
+#[tokio::test]
+async fn a_game_against_the_computer_at_level_1_ends() {
+    let end = against_the_computer(1).await;
+    assert!(end["state"]["outcome"]["reason"].is_string(), "{end}");
+}
+
+#[tokio::test]
+async fn a_game_against_the_computer_at_level_10_ends_and_the_computer_wins() {
+    let end = against_the_computer(10).await;
+    assert_eq!(
+        end["state"]["outcome"]["winner"], "black",
+        "level 10 beats a random mover: {end}"
+    );
+}
+
+#[tokio::test]
+async fn differential_against_python_chess() {
+    let python = std::env::var("MOOT_TEST_PYTHON")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/.venv/bin/python").into());
+    assert!(
+        std::path::Path::new(&python).exists(),
+        "{python} is missing: run .ci/run, or `python3 -m venv .venv && .venv/bin/pip install chess==1.11.2`"
+    );
+    let s = TestServer::start().await;
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/differential/chess_vs_python_chess.py"
+    );
+    let port = s.addr.port().to_string();
+    let out = tokio::process::Command::new(&python)
+        .args([script, "127.0.0.1", &port, "30", "7"])
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "python-chess disagrees: {stdout}");
+    assert!(stdout.contains("30 passed, 0 failed"), "{stdout}");
+    assert!(
+        stdout.contains("threefold repetition") && stdout.contains("the fifty-move rule"),
+        "{stdout}"
+    );
+}
