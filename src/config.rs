@@ -61,6 +61,11 @@ pub struct Config {
     #[arg(long, env = "MOOT_LOGIN_TIMEOUT", default_value = "5m")]
     pub login_timeout: humantime::Duration,
 
+    /// An external UCI chess engine (e.g. /usr/games/stockfish) for the computer's levels 8 to
+    /// 10; the built-in engine plays every level when absent, or when the engine fails.
+    #[arg(long, env = "MOOT_UCI_ENGINE")]
+    pub uci_engine: Option<PathBuf>,
+
     /// Pause before answering a failed login, doubled for each further failure from the same
     /// address (after the third), up to 30 times this.
     #[arg(long, env = "MOOT_LOGIN_FAIL_DELAY", default_value = "1s")]

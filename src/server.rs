@@ -90,7 +90,14 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let welcome = format!("{}\n{}", world.map.name, world.map.welcome);
     let start_room = world.map.room(world.map.start).id.clone();
     tracing::info!(rooms = world.map.rooms.len(), sessions = restored, world = %config.world.display(), "world loaded");
-    let (handle, world_task) = world::spawn(world, store.clone());
+    let (handle, world_task) = world::spawn(
+        world,
+        store.clone(),
+        config
+            .uci_engine
+            .clone()
+            .map(|path| crate::engine::uci::UciEngine { path }),
+    );
     let shutdown = CancellationToken::new();
     let api = Api {
         world: handle.clone(),

@@ -11,6 +11,7 @@
 
 pub mod eval;
 mod search;
+pub mod uci;
 
 use std::time::{Duration, Instant};
 

@@ -7,8 +7,9 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::chess::{COMPUTER_ID, Effect};
+use super::chess::{COMPUTER_ID, Effect, Think};
 use super::{AgentId, ConnId, Cx, Face, Out, Player, Sink, World};
+use crate::engine::uci::{UciEngine, elo_for};
 use crate::store::{AgentRow, Store, StoreError, writes};
 
 use crate::verbs;
@@ -58,6 +59,8 @@ pub type Job = Box<dyn FnOnce(&mut World, &Env) + Send>;
 pub struct Env {
     pub store: Arc<Store>,
     me: mpsc::WeakSender<Request>,
+    /// The external engine for the computer's top levels, if configured.
+    uci: Option<UciEngine>,
 }
 
 /// The world has stopped, or what a call changed could not be stored.
@@ -122,11 +125,16 @@ impl WorldHandle {
 
 /// Starts the world task. It runs until every [`WorldHandle`] is dropped, then hands the world
 /// back.
-pub fn spawn(world: World, store: Arc<Store>) -> (WorldHandle, JoinHandle<World>) {
+pub fn spawn(
+    world: World,
+    store: Arc<Store>,
+    uci: Option<UciEngine>,
+) -> (WorldHandle, JoinHandle<World>) {
     let (tx, rx) = mpsc::channel(QUEUE);
     let env = Env {
         store,
         me: tx.downgrade(),
+        uci,
     };
     let task = tokio::spawn(run(world, env, rx));
     (WorldHandle { tx }, task)
@@ -247,22 +255,48 @@ fn finish(world: &World, env: &Env, cx: Cx) -> Option<oneshot::Receiver<Result<(
     )
 }
 
+/// The computer's move for `t`: the external engine's for the levels it plays (if it gives a
+/// legal one), the built-in engine's otherwise.
+fn think(t: &Think, uci: Option<&UciEngine>) -> Option<String> {
+    use shakmaty::CastlingMode;
+    if let Some(engine) = uci {
+        let fen =
+            shakmaty::fen::Fen::from_position(&t.pos, shakmaty::EnPassantMode::Legal).to_string();
+        match engine.level_move(&fen, t.level, crate::engine::Level::new(t.level).time) {
+            Ok(m)
+                if m.parse::<shakmaty::uci::UciMove>()
+                    .ok()
+                    .and_then(|u| u.to_move(&t.pos).ok())
+                    .is_some() =>
+            {
+                return Some(m);
+            }
+            Ok(m) => {
+                tracing::warn!(%m, "the UCI engine gave an illegal move; the built-in engine answers")
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "the UCI engine failed; the built-in engine answers")
+            }
+        }
+    }
+    crate::engine::choose(&t.pos, t.level, t.seed, &t.history)
+        .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+}
+
 /// Starts an effect's work off the world task.
 fn start(env: &Env, effect: Effect) {
     let Some(tx) = env.me.upgrade() else { return };
     let world = WorldHandle { tx };
     match effect {
         Effect::Think(t) => {
+            let engine = env.uci.clone().filter(|_| elo_for(t.level).is_some());
             tokio::spawn(async move {
                 let (sid, tick) = (t.session, t.tick);
-                let chosen = tokio::task::spawn_blocking(move || {
-                    crate::engine::choose(&t.pos, t.level, t.seed, &t.history)
-                })
-                .await
-                .ok()
-                .flatten();
-                let Some(m) = chosen else { return };
-                let uci = m.to_uci(shakmaty::CastlingMode::Standard).to_string();
+                let chosen = tokio::task::spawn_blocking(move || think(&t, engine.as_ref()))
+                    .await
+                    .ok()
+                    .flatten();
+                let Some(uci) = chosen else { return };
                 // A stale choice (the game moved on meanwhile) is refused like any stale move.
                 let _ = world
                     .call(COMPUTER_ID.into(), Face::Rest, move |w, cx| {

@@ -297,12 +297,7 @@ async fn a_game_against_the_computer_at_level_10_ends_and_the_computer_wins() {
 
 #[tokio::test]
 async fn differential_against_python_chess() {
-    let python = std::env::var("MOOT_TEST_PYTHON")
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/.venv/bin/python").into());
-    assert!(
-        std::path::Path::new(&python).exists(),
-        "{python} is missing: run .ci/run, or `python3 -m venv .venv && .venv/bin/pip install chess==1.11.2`"
-    );
+    let python = python();
     let s = TestServer::start().await;
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -322,4 +317,52 @@ async fn differential_against_python_chess() {
         stdout.contains("threefold repetition") && stdout.contains("the fifty-move rule"),
         "{stdout}"
     );
+}
+
+fn python() -> String {
+    let python = std::env::var("MOOT_TEST_PYTHON")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/.venv/bin/python").into());
+    assert!(
+        std::path::Path::new(&python).exists(),
+        "{python} is missing: run .ci/run, or `python3 -m venv .venv && .venv/bin/pip install chess==1.11.2`"
+    );
+    python
+}
+
+/// The computer's first reply to 1. e4 at `level`, with `engine` as --uci-engine.
+async fn first_reply(level: u8, engine: Option<std::path::PathBuf>) -> String {
+    let s = TestServer::start_with(|c| c.uci_engine = engine).await;
+    let mut ann = s.player("Ann").await;
+    ann.send("east").await;
+    ann.expect("Exits:").await;
+    ann.send(&format!("challenge computer as white level {level}"))
+        .await;
+    ann.expect("You sit down").await;
+    ann.send("move e2e4").await;
+    let line = ann
+        .expect("#1: Computer (black) plays")
+        .await
+        .pop()
+        .unwrap();
+    line.trim_start_matches("#1: Computer (black) plays ")
+        .trim_end_matches('.')
+        .to_owned()
+}
+
+#[tokio::test]
+async fn an_external_uci_engine_plays_the_top_levels_and_its_failure_is_survived() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = dir.path().join("engine");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/differential/fake_uci.py"
+    );
+    std::fs::write(&engine, format!("#!/bin/sh\nexec {} {script}\n", python())).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // After 1. e4 the first legal move in sorted UCI is a7a5: the fake engine's choice.
+    assert_eq!(first_reply(10, Some(engine.clone())).await, "a5");
+    // An engine that cannot run: the built-in engine answers instead (and does not play a5).
+    let reply = first_reply(10, Some(dir.path().join("no-such-engine"))).await;
+    assert!(!reply.is_empty() && reply != "a5", "{reply}");
 }
