@@ -141,18 +141,28 @@ impl Searcher {
         Some(best)
     }
 
-    /// Each root move with its score at `depth`, for the noisy lower levels.
+    /// Each root move with its score, for the noisy lower levels: by iterative deepening up to
+    /// `depth`, keeping the last pass that finished within the budget (a pass cut short would
+    /// leave some moves unscored, and those must not look like the best).
     pub fn score_root_moves(&mut self, pos: &Chess, depth: u8) -> Vec<(Move, i32)> {
-        pos.legal_moves()
+        let moves = pos.legal_moves();
+        let mut done: Vec<(Move, i32)> = moves
             .iter()
-            .map(|m| {
+            .map(|m| (*m, -evaluate(&play(pos, *m))))
+            .collect();
+        for d in 1..=depth {
+            let mut scores = Vec::with_capacity(moves.len());
+            for m in &moves {
                 let next = play(pos, *m);
-                (
-                    *m,
-                    self.child(&next, depth.saturating_sub(1), 1, -INF, true),
-                )
-            })
-            .collect()
+                let s = self.child(&next, d - 1, 1, -INF, true);
+                if self.stopped {
+                    return done;
+                }
+                scores.push((*m, s));
+            }
+            done = scores;
+        }
+        done
     }
 
     /// The score of a child position from the parent's side, with a PVS null window for all
