@@ -138,7 +138,7 @@ fn run_match(m: &Match, threads: usize, stockfish: Option<&UciEngine>, seed_base
                         return;
                     }
                     let (me, them) = m.players;
-                    let me_white = i % 2 == 0;
+                    let me_white = i.is_multiple_of(2);
                     let (w, b) = if me_white { (me, them) } else { (them, me) };
                     let p = play(w, b, seed_base + i as u64, stockfish);
                     let mine = if me_white {

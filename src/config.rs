@@ -21,6 +21,9 @@ pub const MAX_LINE_BYTES: usize = 4096;
         Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=moot=debug) to choose what is logged."
 )]
 pub struct Config {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// Address of the telnet listener.
     #[arg(long, env = "MOOT_TELNET", default_value = "127.0.0.1:7777")]
     pub telnet: SocketAddr,
@@ -70,6 +73,12 @@ pub struct Config {
     /// address (after the third), up to 30 times this.
     #[arg(long, env = "MOOT_LOGIN_FAIL_DELAY", default_value = "1s")]
     pub login_fail_delay: humantime::Duration,
+}
+
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum Command {
+    /// Serve MCP over stdio: an in-process town for one agent (see `moot mcp --help`).
+    Mcp(crate::mcp::stdio::McpArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

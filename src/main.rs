@@ -12,6 +12,17 @@ fn main() -> std::process::ExitCode {
         )
         .init();
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+    if let Some(moot::config::Command::Mcp(args)) = config.command.clone() {
+        return runtime.block_on(async move {
+            match moot::mcp::stdio::serve(args).await {
+                Ok(()) => std::process::ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("moot mcp: {e}");
+                    std::process::ExitCode::FAILURE
+                }
+            }
+        });
+    }
     runtime.block_on(async move {
         let server = match moot::start(config).await {
             Ok(s) => s,

@@ -61,13 +61,33 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), StartError>
     Ok((listener, local))
 }
 
-pub async fn start(config: Config) -> Result<RunningServer, StartError> {
-    let map = world::load(&config.world)?;
+/// The town without any listener: the world task running on a store, the identity directory,
+/// and what the faces need to know. Both the server and `moot mcp` start from this.
+pub struct Core {
+    pub world: world::WorldHandle,
+    pub world_task: JoinHandle<World>,
+    pub store: Arc<Store>,
+    pub directory: Arc<Directory>,
+    /// The login screen's text.
+    pub welcome: String,
+    /// Where new characters appear (a room id).
+    pub start_room: String,
+}
+
+/// Loads the world, opens `store`, makes sure the computer's identity exists, replays every
+/// stored session, and starts the world task.
+pub async fn open(
+    world_dir: &std::path::Path,
+    store: Store,
+    db_name: &str,
+    uci: Option<crate::engine::uci::UciEngine>,
+) -> Result<Core, StartError> {
+    let map = world::load(world_dir)?;
     let db_error = |error| StartError::Store {
-        path: config.db.display().to_string(),
+        path: db_name.to_owned(),
         error,
     };
-    let store = Arc::new(Store::open(&config.db, config.sync).map_err(db_error)?);
+    let store = Arc::new(store);
     // The house's computer opponent is an identity like any other, so its moves are logged.
     store
         .call(|c| {
@@ -85,19 +105,40 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let mut world = World::new(map, directory.clone());
     let restored = stored.len();
     world.restore_sessions(stored)?;
-    let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
-    let (http_listener, http_addr) = bind(config.http).await?;
     let welcome = format!("{}\n{}", world.map.name, world.map.welcome);
     let start_room = world.map.room(world.map.start).id.clone();
-    tracing::info!(rooms = world.map.rooms.len(), sessions = restored, world = %config.world.display(), "world loaded");
-    let (handle, world_task) = world::spawn(
-        world,
-        store.clone(),
-        config
-            .uci_engine
-            .clone()
-            .map(|path| crate::engine::uci::UciEngine { path }),
-    );
+    tracing::info!(rooms = world.map.rooms.len(), sessions = restored, world = %world_dir.display(), "world loaded");
+    let (handle, world_task) = world::spawn(world, store.clone(), uci);
+    Ok(Core {
+        world: handle,
+        world_task,
+        store,
+        directory,
+        welcome,
+        start_room,
+    })
+}
+
+pub async fn start(config: Config) -> Result<RunningServer, StartError> {
+    let db_name = config.db.display().to_string();
+    let store = Store::open(&config.db, config.sync).map_err(|error| StartError::Store {
+        path: db_name.clone(),
+        error,
+    })?;
+    let uci = config
+        .uci_engine
+        .clone()
+        .map(|path| crate::engine::uci::UciEngine { path });
+    let Core {
+        world: handle,
+        world_task,
+        store,
+        directory,
+        welcome,
+        start_room,
+    } = open(&config.world, store, &db_name, uci).await?;
+    let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
+    let (http_listener, http_addr) = bind(config.http).await?;
     let shutdown = CancellationToken::new();
     let api = Api {
         world: handle.clone(),
@@ -116,8 +157,9 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     ));
     tracing::info!(%telnet_addr, %http_addr, "listening");
     let stop = shutdown.clone();
+    let router = http::router(api, http_addr, &shutdown);
     let http_task = tokio::spawn(async move {
-        let served = axum::serve(http_listener, http::router(api))
+        let served = axum::serve(http_listener, router)
             .with_graceful_shutdown(stop.cancelled_owned())
             .await;
         if let Err(e) = served {

@@ -21,25 +21,27 @@ impl FromRequestParts<Api> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, api: &Api) -> Result<Caller, ApiError> {
-        let unauthorized = |m: &str| ApiError::new(ErrorCode::Unauthorized, m);
-        let value = parts
-            .headers
-            .get(header::AUTHORIZATION)
-            .ok_or_else(|| unauthorized("Missing token: send Authorization: Bearer <token>"))?;
-        let token = value
-            .to_str()
-            .ok()
-            .and_then(|v| {
-                v.strip_prefix("Bearer ")
-                    .or_else(|| v.strip_prefix("bearer "))
-            })
-            .ok_or_else(|| unauthorized("The Authorization header must be `Bearer <token>`"))?;
-        let agent = api
-            .directory
-            .authenticate(token.trim())
-            .ok_or_else(|| unauthorized("Invalid token"))?;
-        Ok(Caller(agent.into()))
+        bearer(&parts.headers, api).map(|a| Caller(a.into()))
     }
+}
+
+/// The agent whose token `Authorization: Bearer <token>` carries, or `UNAUTHORIZED`.
+pub fn bearer(headers: &axum::http::HeaderMap, api: &Api) -> Result<String, ApiError> {
+    let unauthorized = |m: &str| ApiError::new(ErrorCode::Unauthorized, m);
+    let value = headers
+        .get(header::AUTHORIZATION)
+        .ok_or_else(|| unauthorized("Missing token: send Authorization: Bearer <token>"))?;
+    let token = value
+        .to_str()
+        .ok()
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .ok_or_else(|| unauthorized("The Authorization header must be `Bearer <token>`"))?;
+    api.directory
+        .authenticate(token.trim())
+        .ok_or_else(|| unauthorized("Invalid token"))
 }
 
 /// A JSON body, parsed with serde; an empty body parses as `T::default()` when `T` allows it

@@ -332,7 +332,59 @@ pub fn routes() -> Vec<Route> {
     ]
 }
 
-pub fn router(api: Api) -> axum::Router {
+/// Checks the bearer token of a request to `/mcp` and passes the agent on to the MCP server;
+/// without a valid token, 401 with `WWW-Authenticate`, as for the REST API.
+async fn mcp_auth(
+    State(api): State<Api>,
+    mut req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    match extract::bearer(req.headers(), &api) {
+        Ok(agent) => {
+            req.extensions_mut()
+                .insert(crate::mcp::McpAgent(agent.into()));
+            next.run(req).await
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+/// The MCP server at `/mcp` (Streamable HTTP), for both the 2025-11-25 revision (initialize,
+/// sessions) and 2026-07-28 (stateless); identity always comes from the token.
+fn mcp_router(
+    api: &Api,
+    bound: std::net::SocketAddr,
+    shutdown: &tokio_util::sync::CancellationToken,
+) -> axum::Router<Api> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let server = crate::mcp::MootMcp::new(api.world.clone(), api.store.clone(), None);
+    let mut hosts = vec![
+        "localhost".to_owned(),
+        "127.0.0.1".to_owned(),
+        "::1".to_owned(),
+    ];
+    hosts.push(bound.ip().to_string());
+    let mut config = StreamableHttpServerConfig::default().with_allowed_hosts(hosts);
+    // Sessions (of the 2025 revision) end with the server, so shutdown never waits on them.
+    config.cancellation_token = shutdown.child_token();
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        LocalSessionManager::default().into(),
+        config,
+    );
+    axum::Router::new()
+        .nest_service("/mcp", service)
+        .route_layer(axum::middleware::from_fn_with_state(api.clone(), mcp_auth))
+}
+
+pub fn router(
+    api: Api,
+    bound: std::net::SocketAddr,
+    shutdown: &tokio_util::sync::CancellationToken,
+) -> axum::Router {
     let mut by_path: BTreeMap<&'static str, MethodRouter<Api>> = BTreeMap::new();
     for r in routes() {
         let m = (r.handler)();
@@ -350,6 +402,7 @@ pub fn router(api: Api) -> axum::Router {
         router = router.route(path, m);
     }
     router
+        .merge(mcp_router(&api, bound, shutdown))
         .fallback(|| async {
             ApiError::new(ErrorCode::NotFound, "No such path; see /openapi.json")
         })

@@ -144,6 +144,17 @@ impl Store {
         .await
     }
 
+    /// The identity with `agent_id`.
+    pub async fn agent_by_id(&self, agent_id: &str) -> Result<Option<AgentRow>, StoreError> {
+        let id = agent_id.to_owned();
+        self.call(move |c| {
+            c.prepare_cached(&format!("SELECT {COLUMNS} FROM agents WHERE agent_id = ?1"))?
+                .query_row([id], row)
+                .optional()
+        })
+        .await
+    }
+
     /// The identity called `name`, in any case.
     pub async fn agent_by_name(&self, name: &str) -> Result<Option<AgentRow>, StoreError> {
         let name = name.to_owned();

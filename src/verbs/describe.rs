@@ -25,7 +25,8 @@ pub struct Described {
 }
 
 impl Verb for Describe {
-    const NAME: &'static str = "@describe";
+    const NAME: &'static str = "describe";
+    const ALIASES: &'static [&'static str] = &["@describe"];
     const USAGE: &'static str = "@describe me as <text>";
     const SUMMARY: &'static str = "Set how others see you when they look at you.";
     const HELP: &'static str = "`@describe me as A tall figure in a green coat.` sets your description; \

@@ -14,6 +14,7 @@ pub mod target;
 
 pub mod describe;
 pub mod emote;
+pub mod events;
 pub mod examine;
 pub mod go;
 pub mod help;
@@ -218,6 +219,7 @@ pub static REGISTRY: &[VerbEntry] = &[
     entry::<describe::Describe>(),
     entry::<token::Token>(),
     entry::<help::Help>(),
+    entry::<events::Events>(),
     entry::<chess::challenge::ChallengeVerb>(),
     entry::<chess::challenge::Accept>(),
     entry::<chess::challenge::Decline>(),

@@ -28,7 +28,8 @@ pub struct TokenInfo {
 }
 
 impl Verb for Token {
-    const NAME: &'static str = "@token";
+    const NAME: &'static str = "token";
+    const ALIASES: &'static [&'static str] = &["@token"];
     const USAGE: &'static str = "@token [new]";
     const SUMMARY: &'static str =
         "Get an API token for programs that act as you; `@token new` replaces it.";

@@ -23,7 +23,7 @@ pub use load::{WorldError, load};
 pub use map::{Map, RoomIdx, ThingKind};
 pub use task::{Env, Job, Leaving, Request, Unavailable, WorldHandle, spawn};
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -47,6 +47,9 @@ pub enum Face {
     Mcp,
     Rest,
 }
+
+/// The connection number of agents present without a connection.
+pub const AGENT_CONN: ConnId = 0;
 
 /// How many notices may wait for a slow connection before further ones are dropped.
 pub const MAX_BACKLOG: usize = 2048;
@@ -96,9 +99,15 @@ pub enum Delivery {
 }
 /// The world's end of a connection's queue.
 #[derive(Debug, Clone)]
-pub struct Sink {
-    tx: mpsc::UnboundedSender<Out>,
-    backlog: Arc<AtomicUsize>,
+pub enum Sink {
+    /// A live connection (telnet): notices are written to it as they happen.
+    Connection {
+        tx: mpsc::UnboundedSender<Out>,
+        backlog: Arc<AtomicUsize>,
+    },
+    /// No connection (an agent over MCP or REST): notices wait in the player's mailbox until
+    /// the `events` verb collects them.
+    Mailbox,
 }
 
 /// The connection's end.
@@ -112,7 +121,7 @@ pub fn channel() -> (Sink, Source) {
     let (tx, rx) = mpsc::unbounded_channel();
     let backlog = Arc::new(AtomicUsize::new(0));
     (
-        Sink {
+        Sink::Connection {
             tx,
             backlog: backlog.clone(),
         },
@@ -124,9 +133,12 @@ impl Sink {
     /// Queues a notice unless the connection is too far behind, in which case it is dropped: a
     /// client that does not read must not make the server hold unbounded memory for it.
     fn notice(&self, what: Delivery) {
-        if self.backlog.load(Ordering::Relaxed) < MAX_BACKLOG {
-            self.backlog.fetch_add(1, Ordering::Relaxed);
-            let _ = self.tx.send(match what {
+        let Sink::Connection { tx, backlog } = self else {
+            return;
+        };
+        if backlog.load(Ordering::Relaxed) < MAX_BACKLOG {
+            backlog.fetch_add(1, Ordering::Relaxed);
+            let _ = tx.send(match what {
                 Delivery::Line(line) => Out::Line(line),
                 Delivery::Board(b) => Out::Board(b),
             });
@@ -136,7 +148,9 @@ impl Sink {
     /// Answers and closing words are never dropped: each connection has at most one command in
     /// flight, so they cannot pile up.
     fn send(&self, out: Out) {
-        let _ = self.tx.send(out);
+        if let Sink::Connection { tx, .. } = self {
+            let _ = tx.send(out);
+        }
     }
 }
 
@@ -160,6 +174,8 @@ pub struct Player {
     pub last_active: Instant,
     conn: ConnId,
     sink: Sink,
+    /// What happened while a mailbox player was not looking (oldest first, bounded).
+    mailbox: VecDeque<Delivery>,
 }
 
 impl Player {
@@ -181,7 +197,13 @@ impl Player {
             last_active: now,
             conn,
             sink,
+            mailbox: VecDeque::new(),
         }
+    }
+
+    /// Takes everything waiting in the mailbox.
+    pub fn take_mailbox(&mut self) -> Vec<Delivery> {
+        self.mailbox.drain(..).collect()
     }
 }
 
@@ -346,11 +368,47 @@ impl World {
         Some(p)
     }
 
-    fn deliver(&self, notices: Vec<Notice>) {
+    fn deliver(&mut self, notices: Vec<Notice>) {
         for n in notices {
-            if let Some(p) = self.players.get(&n.to) {
-                p.sink.notice(n.what);
+            if let Some(p) = self.players.get_mut(&n.to) {
+                match p.sink {
+                    Sink::Connection { .. } => p.sink.notice(n.what),
+                    Sink::Mailbox => {
+                        if p.mailbox.len() >= MAX_BACKLOG {
+                            p.mailbox.pop_front();
+                        }
+                        p.mailbox.push_back(n.what);
+                    }
+                }
             }
         }
+    }
+
+    pub fn is_present(&self, id: &str) -> bool {
+        self.players.contains_key(id)
+    }
+
+    /// Brings an agent without a connection (MCP, REST) into the town, where it was last, if
+    /// it is not here already. Others in the room see it arrive.
+    pub fn arrive_agent(&mut self, cx: &mut Cx, row: crate::store::AgentRow) {
+        let id: AgentId = row.agent_id.as_str().into();
+        if self.players.contains_key(&id) {
+            return;
+        }
+        let room = row
+            .room
+            .as_deref()
+            .and_then(|r| self.map.room_by_id(r))
+            .unwrap_or(self.map.start);
+        let name = row.name.clone();
+        self.admit(Player::new(
+            id.clone(),
+            row.name,
+            row.description,
+            room,
+            AGENT_CONN,
+            Sink::Mailbox,
+        ));
+        cx.tell_room(self, room, &id, format!("{name} has connected."));
     }
 }

@@ -146,7 +146,7 @@ async fn run(mut world: World, env: Env, mut rx: mpsc::Receiver<Request>) -> Wor
     for sid in world.session_ids() {
         world.computer_turn(&mut cx, sid);
     }
-    finish(&world, &env, cx);
+    finish(&mut world, &env, cx);
     while let Some(req) = rx.recv().await {
         handle(&mut world, &env, req);
     }
@@ -240,7 +240,11 @@ fn enter(world: &mut World, env: &Env, row: AgentRow, created: bool, conn: ConnI
 }
 
 /// Delivers what a command left for others and submits its writes as one job.
-fn finish(world: &World, env: &Env, cx: Cx) -> Option<oneshot::Receiver<Result<(), StoreError>>> {
+fn finish(
+    world: &mut World,
+    env: &Env,
+    cx: Cx,
+) -> Option<oneshot::Receiver<Result<(), StoreError>>> {
     world.deliver(cx.notices);
     for effect in cx.effects {
         start(env, effect);

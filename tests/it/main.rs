@@ -6,6 +6,7 @@ mod support;
 mod chess;
 mod durability;
 mod http;
+mod mcp;
 mod registry;
 mod telnet;
 mod world_files;

@@ -79,7 +79,7 @@ fn typed_lines_parse_into_the_arguments_they_should() {
         ),
         (
             "@describe me as very tall",
-            "@describe",
+            "describe",
             json!({"description": "very tall"}),
         ),
         ("n", "go", json!({"exit": "n"})),

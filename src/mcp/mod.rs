@@ -1,0 +1,193 @@
+//! The MCP face: every verb of the registry is a tool, with the same name, argument schema and
+//! handler; verbs with structured results declare an output schema and return matching
+//! `structuredContent` beside the text a person would read.
+//!
+//! Identity never comes from an MCP session (MCP 2026-07-28 has none): over Streamable HTTP it
+//! is the bearer token of each request (checked by [`crate::http`] before rmcp sees it), and
+//! over stdio it is the one agent the process plays. An agent is a character of the town: on
+//! its first call it appears where it last stood, others see it arrive, and what happens
+//! around it waits in its mailbox for the `events` tool.
+
+pub mod stdio;
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData as McpError, ServerHandler};
+use serde_json::Value;
+
+use crate::store::Store;
+use crate::verbs::{REGISTRY, Reply, VerbEntry, VerbError};
+use crate::world::{AgentId, Face, WorldHandle};
+
+/// Who an MCP request acts for, put in the HTTP request's extensions by the bearer check.
+#[derive(Debug, Clone)]
+pub struct McpAgent(pub AgentId);
+
+/// The MCP server. Cheap to clone: rmcp makes one per session and per stateless request.
+#[derive(Clone)]
+pub struct MootMcp {
+    world: WorldHandle,
+    store: Arc<Store>,
+    /// The agent a stdio process plays; over HTTP each request says.
+    fixed: Option<AgentId>,
+    tools: Arc<Vec<Tool>>,
+}
+
+fn object(schema: schemars::Schema) -> JsonObject {
+    match serde_json::to_value(schema).expect("schemas serialize") {
+        Value::Object(m) => m,
+        _ => JsonObject::new(),
+    }
+}
+
+/// The tool for a verb.
+pub fn tool(e: &VerbEntry) -> Tool {
+    let input = object((e.args_schema)());
+    let mut output = object((e.output_schema)());
+    // MCP wants an object at the root; results that are one of several shapes (look) are
+    // objects in every shape, so saying so is true.
+    output
+        .entry("type")
+        .or_insert_with(|| Value::String("object".into()));
+    let description = format!("{}\n\n{}\n\n(On telnet: {}.)", e.summary, e.help, e.usage);
+    Tool::new(e.name, description, Arc::new(input))
+        .with_raw_output_schema(Arc::new(output))
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(e.read_only)
+                .destructive(false)
+                .idempotent(e.read_only)
+                .open_world(false),
+        )
+}
+
+/// Every tool: one per verb.
+pub fn tools() -> Vec<Tool> {
+    REGISTRY.iter().map(tool).collect()
+}
+
+/// A verb's answer as a tool result: people's text as content, the data as structuredContent;
+/// a refusal is an `isError` result the model can read.
+fn result(r: Result<Reply<Value>, VerbError>) -> CallToolResult {
+    match r {
+        Ok(reply) => {
+            let mut out = CallToolResult::success(vec![ContentBlock::text(reply.text.join("\n"))]);
+            out.structured_content = Some(reply.data);
+            out
+        }
+        Err(e) => CallToolResult::error(vec![ContentBlock::text(e.message)]),
+    }
+}
+
+/// One step of a call: done, or the agent must first be brought into the town.
+enum Step {
+    Done(Result<Reply<Value>, VerbError>),
+    Absent,
+}
+
+impl MootMcp {
+    pub fn new(world: WorldHandle, store: Arc<Store>, fixed: Option<AgentId>) -> MootMcp {
+        MootMcp {
+            world,
+            store,
+            fixed,
+            tools: Arc::new(tools()),
+        }
+    }
+
+    fn agent_of(&self, cx: &RequestContext<RoleServer>) -> Option<AgentId> {
+        if let Some(a) = &self.fixed {
+            return Some(a.clone());
+        }
+        cx.extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|p| p.extensions.get::<McpAgent>())
+            .map(|a| a.0.clone())
+    }
+
+    /// Runs verb `e` for `agent` with `args`, bringing the agent into the town first if needed.
+    pub async fn run(
+        &self,
+        agent: AgentId,
+        e: &'static VerbEntry,
+        args: Value,
+    ) -> Result<CallToolResult, McpError> {
+        let unavailable =
+            |err: crate::world::Unavailable| McpError::internal_error(err.to_string(), None);
+        let first_args = args.clone();
+        let step = self
+            .world
+            .call(agent.clone(), Face::Mcp, move |w, cx| {
+                if w.is_present(&cx.actor) {
+                    Step::Done((e.run_json)(w, cx, first_args))
+                } else {
+                    Step::Absent
+                }
+            })
+            .await
+            .map_err(unavailable)?;
+        let done = match step {
+            Step::Done(r) => r,
+            Step::Absent => {
+                let row = self
+                    .store
+                    .agent_by_id(&agent)
+                    .await
+                    .map_err(|err| McpError::internal_error(err.to_string(), None))?
+                    .ok_or_else(|| McpError::invalid_request("unknown agent", None))?;
+                self.world
+                    .call(agent, Face::Mcp, move |w, cx| {
+                        w.arrive_agent(cx, row);
+                        (e.run_json)(w, cx, args)
+                    })
+                    .await
+                    .map_err(unavailable)?
+            }
+        };
+        Ok(result(done))
+    }
+}
+
+impl ServerHandler for MootMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("moot", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "moot is a MOO-style town shared with people on telnet. You are a character in it: \
+                 `look` to see where you are, `say` to talk, `go` to walk, `events` to hear what \
+                 happened around you, `help` for everything else.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let agent = self
+            .agent_of(&cx)
+            .ok_or_else(|| McpError::invalid_request("no identity: send a bearer token", None))?;
+        let entry = REGISTRY
+            .iter()
+            .find(|e| e.name == request.name)
+            .ok_or_else(|| {
+                McpError::invalid_params(format!("unknown tool `{}`", request.name), None)
+            })?;
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        Ok(self.run(agent, entry, args).await?.into())
+    }
+}

@@ -1,0 +1,51 @@
+//! `events`: what happened around you since you last asked. On telnet everything is shown as it
+//! happens, so this is for agents (MCP, REST), whose notices wait in a mailbox.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{NoArgs, Reply, Verb, VerbError, no_args};
+use crate::world::{Cx, Delivery, World};
+
+pub struct Events;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct EventList {
+    /// What others said and did, and game news, oldest first, as lines of text.
+    pub events: Vec<String>,
+}
+
+impl Verb for Events {
+    const NAME: &'static str = "events";
+    const USAGE: &'static str = "events";
+    const SUMMARY: &'static str = "What happened around you since you last asked (for agents).";
+    const HELP: &'static str = "Returns, and forgets, everything you were told since your last `events`: \
+what others said and did where you are, pages, and the moves of games you play or watch. On \
+telnet these are shown as they happen, so there is nothing to collect.";
+    const READ_ONLY: bool = false;
+    type Args = NoArgs;
+    type Output = EventList;
+
+    fn parse(rest: &str) -> Result<NoArgs, VerbError> {
+        no_args::<Events>(rest)
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<EventList>, VerbError> {
+        let mut events = Vec::new();
+        for d in world.player_mut(&cx.actor).take_mailbox() {
+            match d {
+                Delivery::Line(l) => events.push(l.to_string()),
+                Delivery::Board(b) => {
+                    events.extend(b.headline);
+                    events.extend(b.text);
+                }
+            }
+        }
+        let text = if events.is_empty() {
+            vec!["Nothing new.".to_owned()]
+        } else {
+            events.clone()
+        };
+        Ok(Reply::new(text, EventList { events }))
+    }
+}

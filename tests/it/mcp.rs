@@ -1,0 +1,223 @@
+//! The MCP face, driven by the Python `mcp` package over Streamable HTTP and stdio, with both
+//! protocol revisions; and the registry and the tool list compared both ways.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use crate::support::{TestServer, world_dir};
+
+fn python() -> String {
+    let python = std::env::var("MOOT_TEST_PYTHON")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/.venv/bin/python").into());
+    assert!(
+        std::path::Path::new(&python).exists(),
+        "{python} is missing: run .ci/run (it installs python-chess and mcp in .venv)"
+    );
+    python
+}
+
+const AGENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/agent.py");
+
+/// Runs the Python agent; returns the JSON it printed.
+async fn agent(args: &[&str]) -> Value {
+    let out = tokio::process::Command::new(python())
+        .arg(AGENT)
+        .args(args)
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the agent failed:\n{stdout}\n{stderr}"
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or(""))
+        .unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+fn registry_names() -> BTreeSet<String> {
+    moot::verbs::REGISTRY
+        .iter()
+        .map(|e| e.name.to_owned())
+        .collect()
+}
+
+#[test]
+fn every_verb_is_a_tool_and_every_tool_a_verb() {
+    let tools: BTreeSet<String> = moot::mcp::tools()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(tools, registry_names());
+    for (t, e) in moot::mcp::tools().iter().zip(moot::verbs::REGISTRY) {
+        let input = serde_json::to_value(&*t.input_schema).unwrap();
+        assert_eq!(
+            input,
+            serde_json::to_value((e.args_schema)()).unwrap(),
+            "{}: the verb's own argument schema",
+            e.name
+        );
+        assert_eq!(
+            t.output_schema.as_ref().unwrap()["type"],
+            "object",
+            "{}",
+            e.name
+        );
+        let a = t.annotations.as_ref().unwrap();
+        assert_eq!(a.read_only_hint, Some(e.read_only), "{}", e.name);
+        assert_eq!(a.open_world_hint, Some(false), "{}", e.name);
+        assert!(
+            t.name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)),
+            "{} is a valid tool name",
+            t.name
+        );
+    }
+}
+
+async fn http_tools(revision: &str) {
+    let s = TestServer::start().await;
+    let bot = s.api().agent(Some("Robo")).await;
+    let url = format!("http://{}/mcp", s.http);
+    let seen = agent(&["http", &url, &bot.token, revision, "tools"]).await;
+    let listed: BTreeSet<String> = seen["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(listed, registry_names(), "tools/list is the registry");
+    for ro in [
+        "look",
+        "who",
+        "help",
+        "examine",
+        "games",
+        "board",
+        "moves",
+        "inventory",
+    ] {
+        assert!(
+            seen["read_only"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|v| v == ro),
+            "{ro} is read-only"
+        );
+    }
+    assert!(
+        !seen["read_only"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|v| v == "say")
+    );
+    assert_eq!(seen["open_world"], serde_json::json!([]));
+    assert_eq!(seen["server"]["name"], "moot");
+    assert_eq!(seen["server"]["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(seen["look"]["kind"], "room");
+    assert_eq!(seen["look"]["name"], "Town Square");
+    assert_eq!(seen["go"]["name"], "Town Hall");
+    assert!(
+        seen["who"]["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == "Robo")
+    );
+    assert_eq!(
+        seen["bad_exit"],
+        serde_json::json!({"isError": true, "text": "You can't go that way."})
+    );
+    assert_eq!(seen["bad_args"]["isError"], true);
+    assert!(
+        seen["bad_args"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Bad arguments for say"),
+        "{}",
+        seen["bad_args"]
+    );
+    let want = if revision == "discover" {
+        "2026-07-28"
+    } else {
+        "2025-11-25"
+    };
+    assert_eq!(seen["protocol_version"], want);
+}
+
+#[tokio::test]
+async fn a_2025_11_25_client_over_http() {
+    http_tools("initialize").await;
+}
+
+#[tokio::test]
+async fn a_2026_07_28_client_over_http() {
+    http_tools("discover").await;
+}
+
+#[tokio::test]
+async fn stdio_serves_a_standalone_town_with_both_revisions() {
+    let world = world_dir();
+    for revision in ["initialize", "discover"] {
+        let seen = agent(&[
+            "stdio",
+            env!("CARGO_BIN_EXE_moot"),
+            world.to_str().unwrap(),
+            revision,
+            "tools",
+        ])
+        .await;
+        let listed: BTreeSet<String> = seen["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(listed, registry_names());
+        assert_eq!(seen["look"]["name"], "Town Square", "{revision}");
+        assert_eq!(seen["server"]["name"], "moot");
+    }
+}
+
+#[tokio::test]
+async fn agents_and_telnet_users_hear_each_other() {
+    let s = TestServer::start().await;
+    let bot = s.api().agent(Some("Robo")).await;
+    let mut ann = s.player("Ann").await;
+    let url = format!("http://{}/mcp", s.http);
+    let token = bot.token.clone();
+    let conversation =
+        tokio::spawn(async move { agent(&["http", &url, &token, "discover", "converse"]).await });
+    ann.expect("Robo has connected.").await;
+    assert_eq!(ann.line().await.unwrap(), "Robo says, \"hello from mcp\"");
+    ann.send("say hi Robo, welcome").await;
+    let heard = conversation.await.unwrap();
+    assert_eq!(
+        heard["heard"],
+        serde_json::json!(["Ann says, \"hi Robo, welcome\""])
+    );
+}
+
+#[tokio::test]
+async fn mcp_without_a_valid_token_is_401() {
+    let s = TestServer::start().await;
+    let url = format!("http://{}/mcp", s.http);
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    for auth in [None, Some("Bearer nonsense")] {
+        let mut r = reqwest::Client::new()
+            .post(&url)
+            .header("content-type", "application/json")
+            .body(body);
+        if let Some(a) = auth {
+            r = r.header("authorization", a);
+        }
+        let resp = r.send().await.unwrap();
+        assert_eq!(resp.status(), 401, "{auth:?}");
+        assert_eq!(resp.headers()["www-authenticate"], "Bearer realm=\"moot\"");
+    }
+}
