@@ -154,6 +154,14 @@ impl Directory {
             .is_some_and(|e| e.token_hash.is_some())
     }
 
+    /// The id of the identity called `name` (any case).
+    pub fn id_of(&self, name: &str) -> Option<String> {
+        let map = self.by_id.read().expect("directory lock");
+        map.iter()
+            .find(|(_, e)| e.name.eq_ignore_ascii_case(name))
+            .map(|(id, _)| id.clone())
+    }
+
     pub fn name_of(&self, agent_id: &str) -> Option<String> {
         self.by_id
             .read()

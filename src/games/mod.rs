@@ -7,6 +7,7 @@
 //! kept in their own state, so replaying a session's log from its seed always gives the same
 //! state; the server checks exactly that on every start.
 
+pub mod blackjack;
 pub mod chess;
 pub mod rps;
 pub mod text;
@@ -120,6 +121,7 @@ pub static TEMPLATES: &[Template] = &[
     template::<chess::ChessGame>(),
     template::<rps::Rps>(),
     template::<tictactoe::TicTacToe>(),
+    template::<blackjack::Blackjack>(),
 ];
 
 pub fn find(id: &str) -> Option<&'static Template> {

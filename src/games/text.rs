@@ -11,6 +11,12 @@ pub fn render(template: &str, view: &Value) -> Vec<String> {
         "chess.v1" => chess(view),
         "rps.v1" => rps(view),
         "tictactoe.v1" => tictactoe(view),
+        "blackjack.v1" => view["text"]
+            .as_str()
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect(),
         _ => vec![view.to_string()],
     }
 }

@@ -11,6 +11,7 @@
 pub mod stdio;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -37,6 +38,7 @@ pub struct MootMcp {
     /// The agent a stdio process plays; over HTTP each request says.
     fixed: Option<AgentId>,
     tools: Arc<Vec<Tool>>,
+    wait: Duration,
 }
 
 fn object(schema: schemars::Schema) -> JsonObject {
@@ -85,11 +87,38 @@ fn result(r: Result<Reply<Value>, VerbError>) -> CallToolResult {
     }
 }
 
-/// One step of a call: done, or the agent must first be brought into the town.
+/// One step of a call: done (with a watch on the session when the answer is "not yet"), or
+/// the agent must first be brought into the town.
 enum Step {
-    Done(Result<Reply<Value>, VerbError>),
+    Done(
+        Result<Reply<Value>, VerbError>,
+        Option<tokio::sync::watch::Receiver<u64>>,
+    ),
     Absent,
 }
+
+/// Runs the verb and, if its answer is "not yet", subscribes to the session's changes in the
+/// same world call, so no change can slip in between.
+fn attempt(
+    w: &mut crate::world::World,
+    cx: &mut crate::world::Cx,
+    e: &VerbEntry,
+    args: Value,
+) -> Step {
+    let r = (e.run_json)(w, cx, args);
+    let watch = match &r {
+        Err(VerbError {
+            pending: Some(p), ..
+        }) => Some(w.watch_session(p.session)),
+        _ => None,
+    };
+    Step::Done(r, watch)
+}
+
+/// How long a "not yet" waits before answering (seed 000: 30 seconds), and how often it tells
+/// a client that gave a progress token that it is still waiting.
+pub const WAIT: Duration = Duration::from_secs(30);
+pub const PROGRESS_EVERY: Duration = Duration::from_secs(10);
 
 impl MootMcp {
     pub fn new(world: WorldHandle, store: Arc<Store>, fixed: Option<AgentId>) -> MootMcp {
@@ -98,6 +127,7 @@ impl MootMcp {
             store,
             fixed,
             tools: Arc::new(tools()),
+            wait: WAIT,
         }
     }
 
@@ -111,13 +141,25 @@ impl MootMcp {
             .map(|a| a.0.clone())
     }
 
-    /// Runs verb `e` for `agent` with `args`, bringing the agent into the town first if needed.
-    pub async fn run(
+    /// How long "not yet" answers wait (30 s by default).
+    pub fn with_wait(mut self, wait: Duration) -> MootMcp {
+        self.wait = wait;
+        self
+    }
+
+    /// One attempt at verb `e` for `agent`, bringing the agent into the town first if needed.
+    async fn once(
         &self,
-        agent: AgentId,
+        agent: &AgentId,
         e: &'static VerbEntry,
         args: Value,
-    ) -> Result<CallToolResult, McpError> {
+    ) -> Result<
+        (
+            Result<Reply<Value>, VerbError>,
+            Option<tokio::sync::watch::Receiver<u64>>,
+        ),
+        McpError,
+    > {
         let unavailable =
             |err: crate::world::Unavailable| McpError::internal_error(err.to_string(), None);
         let first_args = args.clone();
@@ -125,32 +167,92 @@ impl MootMcp {
             .world
             .call(agent.clone(), Face::Mcp, move |w, cx| {
                 if w.is_present(&cx.actor) {
-                    Step::Done((e.run_json)(w, cx, first_args))
+                    attempt(w, cx, e, first_args)
                 } else {
                     Step::Absent
                 }
             })
             .await
             .map_err(unavailable)?;
-        let done = match step {
-            Step::Done(r) => r,
+        let step = match step {
             Step::Absent => {
                 let row = self
                     .store
-                    .agent_by_id(&agent)
+                    .agent_by_id(agent)
                     .await
                     .map_err(|err| McpError::internal_error(err.to_string(), None))?
                     .ok_or_else(|| McpError::invalid_request("unknown agent", None))?;
                 self.world
-                    .call(agent, Face::Mcp, move |w, cx| {
+                    .call(agent.clone(), Face::Mcp, move |w, cx| {
                         w.arrive_agent(cx, row);
-                        (e.run_json)(w, cx, args)
+                        attempt(w, cx, e, args)
                     })
                     .await
                     .map_err(unavailable)?
             }
+            done => done,
         };
-        Ok(result(done))
+        match step {
+            Step::Done(r, watch) => Ok((r, watch)),
+            Step::Absent => unreachable!("the agent was just brought in"),
+        }
+    }
+
+    /// Runs verb `e` for `agent`. A "not yet" answer (waitForNextTurn) waits for the session to
+    /// change and asks again, up to the wait; on timeout or cancellation it answers with the
+    /// verb's own timeout text. Nothing is changed by waiting, so calling again is always safe.
+    pub async fn run(
+        &self,
+        agent: AgentId,
+        e: &'static VerbEntry,
+        args: Value,
+        cx: Option<&RequestContext<RoleServer>>,
+    ) -> Result<CallToolResult, McpError> {
+        let deadline = tokio::time::Instant::now() + self.wait;
+        let progress = cx.and_then(|c| c.meta.get_progress_token());
+        let mut ticks = 0u32;
+        loop {
+            let (r, watch) = self.once(&agent, e, args.clone()).await?;
+            let (
+                Err(VerbError {
+                    pending: Some(p),
+                    message,
+                    ..
+                }),
+                Some(mut watch),
+            ) = (&r, watch)
+            else {
+                return Ok(result(r));
+            };
+            let timed_out = || {
+                let mut out = CallToolResult::success(vec![ContentBlock::text(message.clone())]);
+                out.structured_content = Some(p.data.clone());
+                out
+            };
+            loop {
+                let next_progress = tokio::time::sleep(PROGRESS_EVERY);
+                tokio::select! {
+                    changed = watch.changed() => {
+                        if changed.is_err() {
+                            return Ok(timed_out());
+                        }
+                        break;
+                    }
+                    _ = tokio::time::sleep_until(deadline) => return Ok(timed_out()),
+                    _ = async { match cx { Some(c) => c.ct.cancelled().await, None => std::future::pending().await } } => {
+                        return Ok(timed_out());
+                    }
+                    _ = next_progress => {
+                        ticks += 1;
+                        if let (Some(token), Some(c)) = (progress.clone(), cx) {
+                            let note = rmcp::model::ProgressNotificationParam::new(token, f64::from(ticks))
+                                .with_message("still waiting for your opponent");
+                            let _ = c.peer.notify_progress(note).await;
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -188,6 +290,6 @@ impl ServerHandler for MootMcp {
                 McpError::invalid_params(format!("unknown tool `{}`", request.name), None)
             })?;
         let args = Value::Object(request.arguments.unwrap_or_default());
-        Ok(self.run(agent, entry, args).await?.into())
+        Ok(self.run(agent, entry, args, Some(&cx)).await?.into())
     }
 }

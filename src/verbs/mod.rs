@@ -9,6 +9,7 @@
 
 pub mod parse;
 
+pub mod blackjack;
 pub mod chess;
 pub mod target;
 
@@ -23,6 +24,7 @@ pub mod inventory;
 pub mod look;
 pub mod page;
 pub mod say;
+pub mod sessions;
 pub mod token;
 pub mod whisper;
 pub mod who;
@@ -51,6 +53,18 @@ impl<T> Reply<T> {
 pub struct VerbError {
     pub kind: ErrorKind,
     pub message: String,
+    /// For [`ErrorKind::Pending`]: the session whose next change may give a different answer,
+    /// the tick it is at now, and the structured result to give if the wait runs out.
+    pub pending: Option<Pending>,
+}
+
+/// "Not yet": a face that can wait (MCP's long poll) waits for the session to change and asks
+/// again; one that cannot (telnet) shows the message at once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending {
+    pub session: crate::world::sessions::SessionId,
+    pub tick: u64,
+    pub data: serde_json::Value,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +75,8 @@ pub enum ErrorKind {
     NotFound,
     /// It is understood but refused.
     Refused,
+    /// Nothing has happened yet; see [`Pending`].
+    Pending,
 }
 
 impl VerbError {
@@ -68,18 +84,29 @@ impl VerbError {
         VerbError {
             kind: ErrorKind::Usage,
             message: message.into(),
+            pending: None,
         }
     }
     pub fn not_found(message: impl Into<String>) -> VerbError {
         VerbError {
             kind: ErrorKind::NotFound,
             message: message.into(),
+            pending: None,
         }
     }
+    pub fn pending(message: impl Into<String>, pending: Pending) -> VerbError {
+        VerbError {
+            kind: ErrorKind::Pending,
+            message: message.into(),
+            pending: Some(pending),
+        }
+    }
+
     pub fn refused(message: impl Into<String>) -> VerbError {
         VerbError {
             kind: ErrorKind::Refused,
             message: message.into(),
+            pending: None,
         }
     }
 }
@@ -95,6 +122,7 @@ impl From<crate::world::sessions::HostError> for VerbError {
         VerbError {
             kind,
             message: e.message,
+            pending: None,
         }
     }
 }
@@ -232,6 +260,18 @@ pub static REGISTRY: &[VerbEntry] = &[
     entry::<chess::play::Takeback>(),
     entry::<chess::watch::Watch>(),
     entry::<chess::watch::Unwatch>(),
+    entry::<chess::tools::CreateGame>(),
+    entry::<chess::tools::JoinGame>(),
+    entry::<chess::tools::FinishTurn>(),
+    entry::<chess::tools::WaitForNextTurn>(),
+    entry::<blackjack::Deal>(),
+    entry::<blackjack::Hit>(),
+    entry::<blackjack::Stand>(),
+    entry::<sessions::SessionCreate>(),
+    entry::<sessions::SessionList>(),
+    entry::<sessions::SessionState>(),
+    entry::<sessions::SessionAct>(),
+    entry::<sessions::SessionLog>(),
 ];
 
 /// The verb called `word`, by name or alias.

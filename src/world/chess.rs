@@ -25,6 +25,16 @@ pub const DEFAULT_LEVEL: u8 = 5;
 pub struct ChessRoom {
     pub watchers: HashMap<SessionId, Vec<AgentId>>,
     pub challenges: Vec<Challenge>,
+    /// Games made with `createGame` for another agent, waiting for `joinGame` (by a reserved id).
+    pub open_games: HashMap<SessionId, OpenGame>,
+}
+
+/// A game waiting for its second player.
+#[derive(Debug, Clone)]
+pub struct OpenGame {
+    pub creator: AgentId,
+    /// The creator's colour.
+    pub colour: &'static str,
 }
 
 /// A challenge from one player to another, waiting for an answer.
@@ -143,6 +153,8 @@ impl World {
         for who in self.followers(sid) {
             match self.board_msg(s, &who, Some(headline.clone())) {
                 Some(board) => cx.show_board(&who, board),
+                // The actor has the verb's own answer; others are told.
+                None if who == cx.actor => {}
                 None => {
                     cx.tell(&who, headline.as_str());
                     for line in

@@ -201,6 +201,11 @@ impl Player {
         }
     }
 
+    /// Whether this player has a live connection (a person at a keyboard) or a mailbox (an agent).
+    pub fn sink_kind(&self) -> &Sink {
+        &self.sink
+    }
+
     /// Takes everything waiting in the mailbox.
     pub fn take_mailbox(&mut self) -> Vec<Delivery> {
         self.mailbox.drain(..).collect()
@@ -288,6 +293,8 @@ pub struct World {
     pub directory: Arc<Directory>,
     sessions: BTreeMap<SessionId, Session>,
     next_session: SessionId,
+    /// Who waits for which session to change (see `watch_session`).
+    ticks: HashMap<SessionId, tokio::sync::watch::Sender<u64>>,
     /// Chess in the town: who watches which game, and open challenges.
     pub chess: chess::ChessRoom,
 }
@@ -302,6 +309,7 @@ impl World {
             directory,
             sessions: BTreeMap::new(),
             next_session: 1,
+            ticks: HashMap::new(),
             chess: Default::default(),
         }
     }

@@ -86,6 +86,8 @@ pub struct Session {
     /// Where it stands in the town, if anywhere.
     pub room: Option<RoomIdx>,
     pub created_at: String,
+    /// The log as stored (a copy kept for faces that cannot wait on the database).
+    pub log: Vec<crate::store::sessions::LogEntry>,
 }
 
 impl Session {
@@ -225,6 +227,7 @@ impl World {
         let kind = match template {
             "chess.v1" => ThingKind::ChessTable,
             "rps.v1" | "tictactoe.v1" => ThingKind::RpsTable,
+            "blackjack.v1" => ThingKind::BlackjackTable,
             _ => return None,
         };
         self.map
@@ -250,6 +253,42 @@ impl World {
     pub fn create_session(
         &mut self,
         cx: &mut Cx,
+        template: &str,
+        participants: &BTreeMap<String, String>,
+        options: Value,
+        seed: Option<u64>,
+    ) -> Result<Created, HostError> {
+        self.create_session_as(cx, None, template, participants, options, seed)
+    }
+
+    /// Sets aside a session id for a game that begins later (an open chess game).
+    pub fn reserve_session_id(&mut self) -> SessionId {
+        let id = self.next_session;
+        self.next_session += 1;
+        id
+    }
+
+    /// A receiver whose `changed()` fires at session `sid`'s next change (or its creation, for
+    /// a reserved id). Taken in the same world call as the answer it follows, no change can
+    /// slip in between. Many may wait on one session without a thread each.
+    pub fn watch_session(&mut self, sid: SessionId) -> tokio::sync::watch::Receiver<u64> {
+        self.ticks
+            .entry(sid)
+            .or_insert_with(|| tokio::sync::watch::channel(0).0)
+            .subscribe()
+    }
+
+    fn tick_changed(&self, sid: SessionId) {
+        if let Some(tx) = self.ticks.get(&sid) {
+            tx.send_modify(|version| *version += 1);
+        }
+    }
+
+    /// [`World::create_session`] with an id set aside earlier, if any.
+    pub fn create_session_as(
+        &mut self,
+        cx: &mut Cx,
+        reserved: Option<SessionId>,
         template: &str,
         participants: &BTreeMap<String, String>,
         options: Value,
@@ -299,8 +338,7 @@ impl World {
         }
         let seed = seed.unwrap_or_else(rand::random);
         let game = (t.new)(seed, &options)?;
-        let id = self.next_session;
-        self.next_session += 1;
+        let id = reserved.unwrap_or_else(|| self.reserve_session_id());
         let created_at = now_iso();
         let row = SessionRow {
             session_id: id.to_string(),
@@ -327,6 +365,7 @@ impl World {
             participants: parts,
             room: self.room_for(t.id),
             created_at,
+            log: Vec::new(),
         };
         let status = session.status().to_owned();
         if let Some(room) = session.room {
@@ -338,6 +377,7 @@ impl World {
             cx.tell_room(self, room, &cx.actor.clone(), line);
         }
         self.sessions.insert(id, session);
+        self.tick_changed(id);
         let players = self.sessions[&id].players_line();
         self.announce(cx, id, format!("#{id}: a new {} game: {players}.", t.id));
         self.computer_turn(cx, id);
@@ -407,6 +447,14 @@ impl World {
         s.game = next;
         s.tick += 1;
         let status = s.status();
+        let at = now_iso();
+        s.log.push(crate::store::sessions::LogEntry {
+            tick,
+            role: role.to_owned(),
+            action: action.to_owned(),
+            agent_id: agent.to_string(),
+            created_at: at.clone(),
+        });
         cx.save(writes::record_action(
             id.to_owned(),
             agent.to_string(),
@@ -415,7 +463,7 @@ impl World {
             tick,
             s.game.state().to_string(),
             status,
-            now_iso(),
+            at,
         ));
         let acted = Acted {
             tick: s.tick,
@@ -425,6 +473,7 @@ impl World {
         if let Some(end) = ending(s) {
             headline.push_str(&format!(" Game over: {end}."));
         }
+        self.tick_changed(sid);
         self.announce(cx, sid, headline);
         self.computer_turn(cx, sid);
         Ok(acted)
@@ -576,6 +625,7 @@ impl World {
                     participants,
                     room,
                     created_at: st.row.created_at,
+                    log: st.log,
                 },
             );
         }

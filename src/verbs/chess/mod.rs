@@ -4,6 +4,7 @@
 
 pub mod challenge;
 pub mod play;
+pub mod tools;
 pub mod watch;
 
 use nom::Parser;

@@ -1,0 +1,158 @@
+//! `blackjack_deal`, `blackjack_hit`, `blackjack_stand`: seed 001's tools, and the Card Room
+//! table's verbs (`deal`, `hit`, `stand` on telnet). Each player has one blackjack.v1 session
+//! at the table, made on their first deal; its log holds every card.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{NoArgs, Reply, Verb, VerbError, no_args};
+use crate::world::sessions::SessionId;
+use crate::world::{Cx, ThingKind, World};
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Hand {
+    pub session_id: String,
+    /// The dealer's cards; `X` is the face-down card while the hand is in play.
+    pub dealer: Vec<String>,
+    pub player: Vec<String>,
+    pub player_total: u32,
+    /// Shown once the hand is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dealer_total: Option<u32>,
+    /// `playing` or `over`.
+    pub phase: String,
+    /// `Player wins!`, `Dealer wins!`, `Bust! Dealer wins!` or `Push! Dealer wins!` once over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+fn my_table(world: &World, cx: &Cx) -> Option<SessionId> {
+    world
+        .session_ids()
+        .into_iter()
+        .filter_map(|id| world.session(id))
+        .find(|s| s.template.id == "blackjack.v1" && s.role_of(&cx.actor).is_some())
+        .map(|s| s.id)
+}
+
+/// Takes `action` at the actor's table (made first for a deal) and answers in the seed's format.
+fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, VerbError> {
+    let sid = match my_table(world, cx) {
+        Some(id) => id,
+        None if action == "deal" => {
+            let me = BTreeMap::from([("player".to_owned(), cx.actor.to_string())]);
+            world
+                .create_session(cx, "blackjack.v1", &me, serde_json::Value::Null, None)?
+                .session_id
+                .parse()
+                .expect("numeric")
+        }
+        None => {
+            return Err(VerbError::refused(
+                "There is no hand in play; deal one first (blackjack_deal).",
+            ));
+        }
+    };
+    let acted = world.act(cx, &sid.to_string(), action, None)?;
+    let v = acted.state;
+    let strings = |key: &str| {
+        v[key]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|c| c.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let text = v["text"]
+        .as_str()
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    Ok(Reply::new(
+        text,
+        Hand {
+            session_id: sid.to_string(),
+            dealer: strings("dealer"),
+            player: strings("player"),
+            player_total: v["player_total"].as_u64().unwrap_or(0) as u32,
+            dealer_total: v["dealer_total"].as_u64().map(|t| t as u32),
+            phase: v["phase"].as_str().unwrap_or_default().to_owned(),
+            message: v["message"].as_str().map(str::to_owned),
+        },
+    ))
+}
+
+pub struct Deal;
+
+impl Verb for Deal {
+    const NAME: &'static str = "blackjack_deal";
+    const ALIASES: &'static [&'static str] = &["deal"];
+    const USAGE: &'static str = "blackjack_deal   or   deal";
+    const SUMMARY: &'static str = "Deal a new hand of blackjack (the old one is abandoned).";
+    const HELP: &'static str = "Deals you two cards face up and the dealer two, the first face down \
+(shown as X). A two-card 21 wins at once; a dealer's 21 wins at once. Then `blackjack_hit` or \
+`blackjack_stand`. Infinite deck: every card is equally likely each time; no betting, splits or \
+doubles; the dealer draws to 17 and wins ties.";
+    const READ_ONLY: bool = false;
+    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::BlackjackTable];
+    type Args = NoArgs;
+    type Output = Hand;
+
+    fn parse(rest: &str) -> Result<NoArgs, VerbError> {
+        no_args::<Deal>(rest)
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<Hand>, VerbError> {
+        play(world, cx, "deal")
+    }
+}
+
+pub struct Hit;
+
+impl Verb for Hit {
+    const NAME: &'static str = "blackjack_hit";
+    const ALIASES: &'static [&'static str] = &["hit"];
+    const USAGE: &'static str = "blackjack_hit   or   hit";
+    const SUMMARY: &'static str = "Take another card in your blackjack hand.";
+    const HELP: &'static str = "Deals you one more card. Over 21 is a bust and the dealer wins.";
+    const READ_ONLY: bool = false;
+    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::BlackjackTable];
+    type Args = NoArgs;
+    type Output = Hand;
+
+    fn parse(rest: &str) -> Result<NoArgs, VerbError> {
+        no_args::<Hit>(rest)
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<Hand>, VerbError> {
+        play(world, cx, "hit")
+    }
+}
+
+pub struct Stand;
+
+impl Verb for Stand {
+    const NAME: &'static str = "blackjack_stand";
+    const ALIASES: &'static [&'static str] = &["stand"];
+    const USAGE: &'static str = "blackjack_stand   or   stand";
+    const SUMMARY: &'static str = "Stand: the dealer shows the hidden card and plays out the hand.";
+    const HELP: &'static str = "The dealer turns over the hidden card and draws until 17 or more; the \
+higher total without going over 21 wins, and a tie goes to the dealer.";
+    const READ_ONLY: bool = false;
+    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::BlackjackTable];
+    type Args = NoArgs;
+    type Output = Hand;
+
+    fn parse(rest: &str) -> Result<NoArgs, VerbError> {
+        no_args::<Stand>(rest)
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<Hand>, VerbError> {
+        play(world, cx, "stand")
+    }
+}

@@ -1,0 +1,565 @@
+//! Seed 000's chess tools, `createGame`, `joinGame`, `finishTurn` and `waitForNextTurn`, with
+//! its arguments, checks and texts (and its markdown board). They are verbs like any other, so
+//! they play the parlour's chess.v1 sessions: a telnet or tkMOO-light player can join an
+//! agent's game by its id and play it with `move`, and the agent sees it here.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use shakmaty::Position;
+
+use super::parse_game;
+use crate::games::Game;
+use crate::verbs::parse::{text, whole, word};
+use crate::verbs::{Pending, Reply, Verb, VerbError, usage};
+use crate::world::chess::{COMPUTER_ID, OpenGame, chess_of};
+use crate::world::sessions::{Session, SessionId};
+use crate::world::{Cx, Sink, ThingKind, World};
+
+pub const TIMEOUT_TEXT: &str =
+    "Timeout: No move received yet. Please call this tool again immediately.";
+
+/// What an agent needs of a game, so it never has to parse the board.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct GameInfo {
+    pub game_id: String,
+    /// `your_turn`, `opponent_turn`, `waiting_for_opponent`, `game_over` or `timeout`.
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub your_color: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fen: Option<String>,
+    /// Your legal moves in UCI (empty unless it is your turn).
+    pub legal_moves: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_move: Option<String>,
+    /// The board sequence (tick + 1), as tkMOO-light's board shows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence: Option<u64>,
+    /// How the game ended, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+}
+
+/// The markdown board of the seed's example.
+pub fn markdown_board(pos: &shakmaty::Chess) -> String {
+    let mut out = String::from(
+        "| Rank | a | b | c | d | e | f | g | h |\n|:---:|:---:|:---:|:---:|:---:|:---:|:---:|:---:|:---:|\n",
+    );
+    for rank in (0..8).rev() {
+        out.push_str(&format!("| **{}** |", rank + 1));
+        for file in 0..8 {
+            let sq =
+                shakmaty::Square::from_coords(shakmaty::File::new(file), shakmaty::Rank::new(rank));
+            let glyph = match pos.board().piece_at(sq) {
+                None => ' ',
+                Some(p) => {
+                    let white = "♔♕♖♗♘♙";
+                    let black = "♚♛♜♝♞♟";
+                    let i = match p.role {
+                        shakmaty::Role::King => 0,
+                        shakmaty::Role::Queen => 1,
+                        shakmaty::Role::Rook => 2,
+                        shakmaty::Role::Bishop => 3,
+                        shakmaty::Role::Knight => 4,
+                        shakmaty::Role::Pawn => 5,
+                    };
+                    let set = if p.color == shakmaty::Color::White {
+                        white
+                    } else {
+                        black
+                    };
+                    set.chars().nth(i).expect("six pieces")
+                }
+            };
+            out.push_str(&format!(" {glyph} |"));
+        }
+        out.push('\n');
+    }
+    out.pop();
+    out
+}
+
+fn title(c: &str) -> &'static str {
+    if c == "black" { "Black" } else { "White" }
+}
+
+/// The game as `me` sees it.
+fn info(s: &Session, me: &str, status: Option<&str>) -> GameInfo {
+    let g = chess_of(s).expect("a chess session");
+    let role = s.role_of(me);
+    let over = g.outcome();
+    let mine = role == Some(g.turn().name()) && over.is_none();
+    GameInfo {
+        game_id: s.id.to_string(),
+        status: status.map(str::to_owned).unwrap_or_else(|| {
+            if over.is_some() {
+                "game_over"
+            } else if mine {
+                "your_turn"
+            } else {
+                "opponent_turn"
+            }
+            .into()
+        }),
+        your_color: role.map(str::to_owned),
+        turn: Some(g.turn().name().to_owned()),
+        fen: Some(g.fen()),
+        legal_moves: if mine {
+            s.game.legal_actions(g.turn().name())
+        } else {
+            Vec::new()
+        },
+        last_move: g.state()["last_move"].as_str().map(str::to_owned),
+        sequence: Some(s.tick + 1),
+        result: over.map(|o| format!("{} ({})", o.describe(), o.result())),
+    }
+}
+
+fn game_arg(w: &str) -> Result<SessionId, VerbError> {
+    parse_game(w).map_err(|_| VerbError::not_found("Error: Game not found"))
+}
+
+/// Whether the opponent of `me` in `s` is the computer, a person at a keyboard, or an agent.
+fn opponent_kind(world: &World, s: &Session, me: &str) -> &'static str {
+    let Some(them) = s.participants.iter().find(|p| &*p.agent != me) else {
+        return "agent";
+    };
+    if &*them.agent == COMPUTER_ID {
+        "computer"
+    } else if world.is_present(&them.agent)
+        && matches!(
+            world.player(&them.agent).sink_kind(),
+            Sink::Connection { .. }
+        )
+    {
+        "human"
+    } else {
+        "agent"
+    }
+}
+
+pub struct CreateGame;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateGameArgs {
+    /// Play against the `computer` (AI) or another `agent` (who joins with joinGame).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Your colour; white moves first.
+    #[serde(default = "white")]
+    pub color: String,
+    /// Also return the interactive board (not yet served; the text board always is).
+    #[serde(default)]
+    pub show_ui: bool,
+    /// The computer's difficulty, 1 to 10.
+    #[serde(default = "five")]
+    pub difficulty: u8,
+}
+
+fn white() -> String {
+    "white".into()
+}
+fn five() -> u8 {
+    5
+}
+
+impl Verb for CreateGame {
+    const NAME: &'static str = "createGame";
+    const USAGE: &'static str = "createGame computer|agent [white|black] [difficulty 1-10]";
+    const SUMMARY: &'static str =
+        "Start a chess game against the computer or another agent (seed 000).";
+    const HELP: &'static str = "Creates a game and returns its id. As white you move first (finishTurn); \
+as black, call waitForNextTurn. Against `agent`, the game starts when another player calls \
+joinGame with the id.";
+    const READ_ONLY: bool = false;
+    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    type Args = CreateGameArgs;
+    type Output = GameInfo;
+
+    fn parse(rest: &str) -> Result<CreateGameArgs, VerbError> {
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        let kind = words.first().ok_or_else(usage::<CreateGame>)?.to_string();
+        let mut args = CreateGameArgs {
+            kind,
+            color: white(),
+            show_ui: false,
+            difficulty: five(),
+        };
+        let mut i = 1;
+        while i < words.len() {
+            match words[i] {
+                "white" | "black" => args.color = words[i].into(),
+                "difficulty" | "level" => {
+                    i += 1;
+                    args.difficulty = words
+                        .get(i)
+                        .and_then(|d| d.parse().ok())
+                        .ok_or_else(usage::<CreateGame>)?;
+                }
+                _ => return Err(usage::<CreateGame>()),
+            }
+            i += 1;
+        }
+        Ok(args)
+    }
+
+    fn run(
+        world: &mut World,
+        cx: &mut Cx,
+        a: CreateGameArgs,
+    ) -> Result<Reply<GameInfo>, VerbError> {
+        if a.kind != "computer" && a.kind != "agent" {
+            return Err(VerbError::usage(
+                "Error: type must be \"computer\" or \"agent\".",
+            ));
+        }
+        if a.color != "white" && a.color != "black" {
+            return Err(VerbError::usage(
+                "Error: color must be \"white\" or \"black\".",
+            ));
+        }
+        if !(1..=10).contains(&a.difficulty) {
+            return Err(VerbError::usage("Error: difficulty must be from 1 to 10."));
+        }
+        let me = cx.actor.clone();
+        let other = if a.color == "white" { "black" } else { "white" };
+        let color: &'static str = if a.color == "white" { "white" } else { "black" };
+        let head = |id: &str| {
+            format!(
+                "Game Created Successfully!\n- Game ID: {id}\n- Type: {}\n- You are: {}",
+                a.kind,
+                title(&a.color)
+            )
+        };
+        if a.kind == "agent" {
+            let id = world.reserve_session_id();
+            world.chess.open_games.insert(
+                id,
+                OpenGame {
+                    creator: me,
+                    colour: color,
+                },
+            );
+            let text = format!(
+                "{}\n\nWaiting for an opponent, who joins with `joinGame({id})`.\n\n**Next Action**: Call `waitForNextTurn(game_id)`; it returns when it is your turn.",
+                head(&id.to_string())
+            );
+            let data = GameInfo {
+                game_id: id.to_string(),
+                status: "waiting_for_opponent".into(),
+                your_color: Some(a.color.clone()),
+                turn: None,
+                fen: None,
+                legal_moves: vec![],
+                last_move: None,
+                sequence: None,
+                result: None,
+            };
+            return Ok(Reply::new(vec![text], data));
+        }
+        let participants = BTreeMap::from([
+            (a.color.clone(), me.to_string()),
+            (other.to_owned(), COMPUTER_ID.to_owned()),
+        ]);
+        let created = world.create_session(
+            cx,
+            "chess.v1",
+            &participants,
+            json!({ "computer_level": a.difficulty }),
+            None,
+        )?;
+        let s = world
+            .session(created.session_id.parse().expect("numeric"))
+            .expect("just made");
+        let text = if a.color == "white" {
+            let g = chess_of(s).expect("chess");
+            format!(
+                "{}\n\n{}\n\n**Next Action**: Decide your move and call `finishTurn(game_id, move)`.",
+                head(&created.session_id),
+                markdown_board(g.position())
+            )
+        } else {
+            format!(
+                "{}\n\n**Next Action**: Call `waitForNextTurn(game_id)` to wait for White's move.",
+                head(&created.session_id)
+            )
+        };
+        Ok(Reply::new(vec![text], info(s, &me, None)))
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct GameIdArgs {
+    /// The id of the game.
+    pub game_id: String,
+}
+
+pub struct JoinGame;
+
+impl Verb for JoinGame {
+    const NAME: &'static str = "joinGame";
+    const USAGE: &'static str = "joinGame <game id>";
+    const SUMMARY: &'static str = "Join a chess game someone created for an opponent (seed 000).";
+    const HELP: &'static str = "Takes the free colour in a game made with `createGame agent`, or shows \
+a game you already play. Then play with finishTurn (or `move` on telnet).";
+    const READ_ONLY: bool = false;
+    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    type Args = GameIdArgs;
+    type Output = GameInfo;
+
+    fn parse(rest: &str) -> Result<GameIdArgs, VerbError> {
+        whole(rest, word, usage::<JoinGame>).map(|g| GameIdArgs {
+            game_id: g.to_owned(),
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, a: GameIdArgs) -> Result<Reply<GameInfo>, VerbError> {
+        let id = game_arg(&a.game_id)?;
+        let me = cx.actor.clone();
+        if let Some(open) = world.chess.open_games.get(&id).cloned() {
+            if open.creator == me {
+                return Err(VerbError::refused(
+                    "You created this game; another player must join it.",
+                ));
+            }
+            let mine = if open.colour == "white" {
+                "black"
+            } else {
+                "white"
+            };
+            let participants = BTreeMap::from([
+                (open.colour.to_owned(), open.creator.to_string()),
+                (mine.to_owned(), me.to_string()),
+            ]);
+            world.create_session_as(cx, Some(id), "chess.v1", &participants, json!({}), None)?;
+            world.chess.open_games.remove(&id);
+        }
+        let s = world
+            .session(id)
+            .filter(|s| s.template.id == "chess.v1")
+            .ok_or_else(|| VerbError::not_found("Error: Game not found"))?;
+        let Some(role) = s.role_of(&me) else {
+            return Err(VerbError::refused(format!(
+                "Error: Game {id} already has two players (you can `watch #{id}`)."
+            )));
+        };
+        let i = info(s, &me, None);
+        let next = if i.status == "your_turn" {
+            "**Next Action**: Decide your move and call `finishTurn(game_id, move)`."
+        } else {
+            "**Next Action**: Call `waitForNextTurn(game_id)`."
+        };
+        let g = chess_of(s).expect("chess");
+        let text = format!(
+            "Joined Game {id} Successfully!\n- You are: {}\n- Players: {}\n- Turn: {}\n\n{}\n\n{next}",
+            title(role),
+            s.players_line(),
+            title(g.turn().name()),
+            markdown_board(g.position())
+        );
+        world.send_board(cx, id, &me);
+        Ok(Reply::new(vec![text], i))
+    }
+}
+
+pub struct FinishTurn;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct FinishTurnArgs {
+    /// The id of the game.
+    pub game_id: String,
+    /// The move in UCI (e.g. "e2e4", "a7a8q").
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// Claim that this move wins (checkmate); the move is refused if it does not.
+    #[serde(default)]
+    pub claim_win: bool,
+}
+
+impl Verb for FinishTurn {
+    const NAME: &'static str = "finishTurn";
+    const USAGE: &'static str = "finishTurn <game id> <move> [claim]";
+    const SUMMARY: &'static str =
+        "Make your move in a chess game (seed 000); optionally claim checkmate.";
+    const HELP: &'static str = "Checks that the game exists, that it is your turn and that the move (UCI) \
+is legal, then plays it. With claim_win, the move is refused unless it mates.";
+    const READ_ONLY: bool = false;
+    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    type Args = FinishTurnArgs;
+    type Output = GameInfo;
+
+    fn parse(rest: &str) -> Result<FinishTurnArgs, VerbError> {
+        let (rest, id) = word(rest).map_err(|_| usage::<FinishTurn>())?;
+        let (rest, mv) = word(rest).map_err(|_| usage::<FinishTurn>())?;
+        let claim = match text(rest) {
+            Ok((_, w)) if w.eq_ignore_ascii_case("claim") => true,
+            Ok(_) => return Err(usage::<FinishTurn>()),
+            Err(_) => false,
+        };
+        Ok(FinishTurnArgs {
+            game_id: id.to_owned(),
+            mv: mv.to_owned(),
+            claim_win: claim,
+        })
+    }
+
+    fn run(
+        world: &mut World,
+        cx: &mut Cx,
+        a: FinishTurnArgs,
+    ) -> Result<Reply<GameInfo>, VerbError> {
+        let id = game_arg(&a.game_id)?;
+        let me = cx.actor.clone();
+        if world.chess.open_games.contains_key(&id) {
+            return Err(VerbError::refused(format!(
+                "Invalid move: game {id} is still waiting for an opponent."
+            )));
+        }
+        let s = world
+            .session(id)
+            .filter(|s| s.template.id == "chess.v1")
+            .ok_or_else(|| VerbError::not_found("Error: Game not found"))?;
+        let role = s.role_of(&me).ok_or_else(|| {
+            VerbError::refused(format!("Invalid move: you are not playing in game {id}."))
+        })?;
+        let g = chess_of(s).expect("chess");
+        if let Some(o) = g.outcome() {
+            return Err(VerbError::refused(format!(
+                "Invalid move: the game is over ({}).",
+                o.describe()
+            )));
+        }
+        if g.turn().name() != role {
+            return Err(VerbError::refused("Invalid move: it is not your turn."));
+        }
+        let after = Game::apply(g, role, a.mv.trim())
+            .map_err(|e| VerbError::refused(format!("Invalid move: {e}")))?;
+        if a.claim_win
+            && after
+                .outcome()
+                .is_none_or(|o| o.reason != crate::games::chess::EndReason::Checkmate)
+        {
+            return Err(VerbError::refused(
+                "Move rejected: You claimed Checkmate, but this move does not result in Checkmate.",
+            ));
+        }
+        let opponent = opponent_kind(world, s, &me);
+        let tick = s.tick;
+        world.act(cx, &id.to_string(), a.mv.trim(), Some(tick))?;
+        let s = world.session(id).expect("exists");
+        let g = chess_of(s).expect("chess");
+        let board = markdown_board(g.position());
+        let text = match (g.outcome(), opponent) {
+            (Some(o), _) => format!("Move accepted. Game Over: {}.", o.describe()),
+            (None, "computer") => format!(
+                "Waiting for Computer...\n\n{board}\n\n**Next Action**: Call `waitForNextTurn(game_id)`."
+            ),
+            (None, "human") => format!("Waiting for Human...\n\n{board}"),
+            _ => format!(
+                "Move accepted. It is your opponent's turn.\n\n{board}\n\n**Next Action**: Call `waitForNextTurn(game_id)`."
+            ),
+        };
+        Ok(Reply::new(vec![text], info(s, &me, None)))
+    }
+}
+
+pub struct WaitForNextTurn;
+
+impl Verb for WaitForNextTurn {
+    const NAME: &'static str = "waitForNextTurn";
+    const USAGE: &'static str = "waitForNextTurn <game id>";
+    const SUMMARY: &'static str =
+        "Wait (up to 30 s) until it is your turn in a chess game (seed 000).";
+    const HELP: &'static str = "Returns at once when it is your turn or the game is over; otherwise waits \
+for your opponent's move, up to 30 seconds, and then says to call again. Safe to call again after \
+cancelling. (On telnet it answers at once: you are told of every move anyway.)";
+    const READ_ONLY: bool = true;
+    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    type Args = GameIdArgs;
+    type Output = GameInfo;
+
+    fn parse(rest: &str) -> Result<GameIdArgs, VerbError> {
+        whole(rest, word, usage::<WaitForNextTurn>).map(|g| GameIdArgs {
+            game_id: g.to_owned(),
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, a: GameIdArgs) -> Result<Reply<GameInfo>, VerbError> {
+        let id = game_arg(&a.game_id)?;
+        let me = cx.actor.clone();
+        let timeout = |tick: u64, data: GameInfo| {
+            VerbError::pending(
+                TIMEOUT_TEXT,
+                Pending {
+                    session: id,
+                    tick,
+                    data: serde_json::to_value(GameInfo {
+                        status: "timeout".into(),
+                        ..data
+                    })
+                    .expect("serializes"),
+                },
+            )
+        };
+        if let Some(open) = world.chess.open_games.get(&id) {
+            if open.creator != me {
+                return Err(VerbError::not_found("Error: Game not found"));
+            }
+            let data = GameInfo {
+                game_id: id.to_string(),
+                status: "waiting_for_opponent".into(),
+                your_color: Some(open.colour.to_owned()),
+                turn: None,
+                fen: None,
+                legal_moves: vec![],
+                last_move: None,
+                sequence: None,
+                result: None,
+            };
+            return Err(timeout(0, data));
+        }
+        let s = world
+            .session(id)
+            .filter(|s| s.template.id == "chess.v1")
+            .ok_or_else(|| VerbError::not_found("Error: Game not found"))?;
+        if s.role_of(&me).is_none() {
+            return Err(VerbError::refused(format!(
+                "You are not playing in game {id}."
+            )));
+        }
+        let i = info(s, &me, None);
+        let g = chess_of(s).expect("chess");
+        match i.status.as_str() {
+            "game_over" => {
+                let o = g.outcome().expect("over");
+                Ok(Reply::new(
+                    vec![format!(
+                        "Game Over: {} ({}).\n\n{}",
+                        o.describe(),
+                        o.result(),
+                        markdown_board(g.position())
+                    )],
+                    i,
+                ))
+            }
+            "your_turn" => Ok(Reply::new(
+                vec![format!(
+                    "It is your turn.{}\n\n{}\n\n**Next Action**: Decide your move and call `finishTurn(game_id, move)`.",
+                    i.last_move
+                        .as_ref()
+                        .map(|m| format!(" Your opponent played {m}."))
+                        .unwrap_or_default(),
+                    markdown_board(g.position())
+                )],
+                i,
+            )),
+            _ => Err(timeout(s.tick, i)),
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! The state-machine host's sessions as verbs, so an agent over MCP (or anyone on telnet) can
+//! play any template, rps.v1 and tictactoe.v1 included: the same World functions as the REST
+//! API, with the same checks and errors.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::parse::{text, whole, word};
+use super::{NoArgs, Reply, Verb, VerbError, no_args, usage};
+use crate::store::sessions::LogEntry;
+use crate::world::sessions::{Acted, Created, StateView, Summary};
+use crate::world::{Cx, World};
+
+pub struct SessionCreate;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct CreateArgs {
+    /// `chess.v1`, `rps.v1`, `tictactoe.v1` or `blackjack.v1`.
+    pub template: String,
+    /// Role → agent id (or name); every role filled, you among them.
+    pub participants: BTreeMap<String, String>,
+    /// Template options, e.g. `{"fen": "..."}` for chess.v1.
+    #[serde(default)]
+    pub options: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+impl Verb for SessionCreate {
+    const NAME: &'static str = "session_create";
+    const USAGE: &'static str = "session_create <template> <role>=<name> <role>=<name>";
+    const SUMMARY: &'static str =
+        "Start a session of any game template (rps.v1, tictactoe.v1, chess.v1...).";
+    const HELP: &'static str = "Starts a session with every role filled by an agent (by id or name), you \
+among them: `session_create rps.v1 player_1=Ann player_2=Bob`. Then `session_act`.";
+    const READ_ONLY: bool = false;
+    type Args = CreateArgs;
+    type Output = Created;
+
+    fn parse(rest: &str) -> Result<CreateArgs, VerbError> {
+        let (rest, template) = word(rest).map_err(|_| usage::<SessionCreate>())?;
+        let mut participants = BTreeMap::new();
+        for pair in rest.split_whitespace() {
+            let (role, who) = pair.split_once('=').ok_or_else(usage::<SessionCreate>)?;
+            participants.insert(role.to_owned(), who.to_owned());
+        }
+        Ok(CreateArgs {
+            template: template.to_owned(),
+            participants,
+            options: Value::Null,
+            seed: None,
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, a: CreateArgs) -> Result<Reply<Created>, VerbError> {
+        // Names are accepted where ids are expected, for people typing.
+        let participants = a
+            .participants
+            .into_iter()
+            .map(|(role, who)| {
+                let id = if world.directory.name_of(&who).is_some() {
+                    who
+                } else {
+                    world.directory.id_of(&who).unwrap_or(who)
+                };
+                (role, id)
+            })
+            .collect();
+        let c = world.create_session(cx, &a.template, &participants, a.options, a.seed)?;
+        Ok(Reply::new(
+            vec![format!(
+                "Session {} ({}) started.",
+                c.session_id, c.template
+            )],
+            c,
+        ))
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SessionArg {
+    pub session_id: String,
+}
+
+fn session_arg<V: Verb>(rest: &str) -> Result<SessionArg, VerbError> {
+    whole(rest, word, usage::<V>).map(|s| SessionArg {
+        session_id: s.trim_start_matches('#').to_owned(),
+    })
+}
+
+pub struct SessionState;
+
+impl Verb for SessionState {
+    const NAME: &'static str = "session_state";
+    const USAGE: &'static str = "session_state <session id>";
+    const SUMMARY: &'static str = "A session's state as you may see it, with your legal actions.";
+    const HELP: &'static str = "Shows the state (hidden parts hidden), the tick, your role and your legal \
+actions. Only participants may look.";
+    const READ_ONLY: bool = true;
+    type Args = SessionArg;
+    type Output = StateView;
+
+    fn parse(rest: &str) -> Result<SessionArg, VerbError> {
+        session_arg::<SessionState>(rest)
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, a: SessionArg) -> Result<Reply<StateView>, VerbError> {
+        let v = world.session_state(&a.session_id, &cx.actor)?;
+        let text = vec![
+            format!(
+                "Session {} ({}), {}, tick {}; you are {}.",
+                v.session_id, v.template, v.status, v.tick, v.your_role
+            ),
+            format!("State: {}", v.state),
+            format!(
+                "Your legal actions: {}",
+                if v.legal_actions.is_empty() {
+                    "none".to_owned()
+                } else {
+                    v.legal_actions.join(" ")
+                }
+            ),
+        ];
+        Ok(Reply::new(text, v))
+    }
+}
+
+pub struct SessionAct;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ActArgs {
+    pub session_id: String,
+    pub action: String,
+    /// Required by turn-based templates: the tick you acted on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_tick: Option<u64>,
+}
+
+impl Verb for SessionAct {
+    const NAME: &'static str = "session_act";
+    const USAGE: &'static str = "session_act <session id> <action> [expected tick]";
+    const SUMMARY: &'static str = "Take an action in a session (a move, a choice).";
+    const HELP: &'static str = "Submits an action; turn-based templates need the tick you saw \
+(`session_state`), so a stale action is refused with a conflict.";
+    const READ_ONLY: bool = false;
+    type Args = ActArgs;
+    type Output = Acted;
+
+    fn parse(rest: &str) -> Result<ActArgs, VerbError> {
+        let (rest, id) = word(rest).map_err(|_| usage::<SessionAct>())?;
+        let (rest, action) = word(rest).map_err(|_| usage::<SessionAct>())?;
+        let expected_tick = match text(rest) {
+            Ok((_, t)) => Some(t.parse().map_err(|_| usage::<SessionAct>())?),
+            Err(_) => None,
+        };
+        Ok(ActArgs {
+            session_id: id.trim_start_matches('#').to_owned(),
+            action: action.to_owned(),
+            expected_tick,
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, a: ActArgs) -> Result<Reply<Acted>, VerbError> {
+        let acted = world.act(cx, &a.session_id, &a.action, a.expected_tick)?;
+        Ok(Reply::new(
+            vec![format!(
+                "Done: tick {}, {}. State: {}",
+                acted.tick, acted.status, acted.state
+            )],
+            acted,
+        ))
+    }
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LogView {
+    pub actions: Vec<LogEntry>,
+}
+
+pub struct SessionLog;
+
+impl Verb for SessionLog {
+    const NAME: &'static str = "session_log";
+    const USAGE: &'static str = "session_log <session id>";
+    const SUMMARY: &'static str = "A session's append-only log of actions.";
+    const HELP: &'static str = "Every action taken in the session, in order, with who took it and when. \
+Only participants may read it.";
+    const READ_ONLY: bool = true;
+    type Args = SessionArg;
+    type Output = LogView;
+
+    fn parse(rest: &str) -> Result<SessionArg, VerbError> {
+        session_arg::<SessionLog>(rest)
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, a: SessionArg) -> Result<Reply<LogView>, VerbError> {
+        let (s, _) = world.participant_of(&a.session_id, &cx.actor)?;
+        let actions = s.log.clone();
+        let text = if actions.is_empty() {
+            vec!["No actions yet.".to_owned()]
+        } else {
+            actions
+                .iter()
+                .map(|e| format!("{}: {} ({}) {}", e.tick, e.role, e.agent_id, e.action))
+                .collect()
+        };
+        Ok(Reply::new(text, LogView { actions }))
+    }
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionListView {
+    pub sessions: Vec<Summary>,
+}
+
+pub struct SessionList;
+
+impl Verb for SessionList {
+    const NAME: &'static str = "session_list";
+    const USAGE: &'static str = "session_list";
+    const SUMMARY: &'static str = "The sessions you take part in.";
+    const HELP: &'static str =
+        "Lists every session you play in, with its template, status and your role.";
+    const READ_ONLY: bool = true;
+    type Args = NoArgs;
+    type Output = SessionListView;
+
+    fn parse(rest: &str) -> Result<NoArgs, VerbError> {
+        no_args::<SessionList>(rest)
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<SessionListView>, VerbError> {
+        let sessions = world.sessions_of(&cx.actor);
+        let text = if sessions.is_empty() {
+            vec!["You take part in no sessions.".to_owned()]
+        } else {
+            sessions
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{} ({}): {}, tick {}, you are {}.",
+                        s.session_id, s.template, s.status, s.tick, s.your_role
+                    )
+                })
+                .collect()
+        };
+        Ok(Reply::new(text, SessionListView { sessions }))
+    }
+}
