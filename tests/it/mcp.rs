@@ -221,3 +221,90 @@ async fn mcp_without_a_valid_token_is_401() {
         assert_eq!(resp.headers()["www-authenticate"], "Bearer realm=\"moot\"");
     }
 }
+
+#[tokio::test]
+async fn an_agent_plays_a_whole_chess_game_against_the_computer() {
+    let s = TestServer::start().await;
+    let bot = s.api().agent(Some("Robo")).await;
+    let url = format!("http://{}/mcp", s.http);
+    let seen = agent(&["http", &url, &bot.token, "discover", "chess"]).await;
+    assert!(seen["result"].as_str().unwrap().contains(" by "), "{seen}");
+    assert!(seen["moves"].as_u64().unwrap() > 0);
+}
+
+#[tokio::test]
+async fn an_agent_plays_a_hundred_blackjack_hands() {
+    let s = TestServer::start().await;
+    let bot = s.api().agent(Some("Robo")).await;
+    let url = format!("http://{}/mcp", s.http);
+    let seen = agent(&["http", &url, &bot.token, "initialize", "blackjack"]).await;
+    let total: u64 = seen["results"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 100);
+    for message in seen["results"].as_object().unwrap().keys() {
+        assert!(
+            [
+                "Player wins!",
+                "Dealer wins!",
+                "Bust! Dealer wins!",
+                "Push! Dealer wins!"
+            ]
+            .contains(&message.as_str()),
+            "{message}"
+        );
+    }
+    assert_eq!(
+        seen["hit_after_end"],
+        "Illegal action: There is no hand in play to hit; deal one first (blackjack_deal)."
+    );
+    assert_eq!(seen["hit_after_end_is_error"], true);
+}
+
+#[tokio::test]
+async fn two_agents_play_each_other_and_wake_within_100_ms() {
+    let s = TestServer::start().await;
+    let a = s.api().agent(Some("Alpha")).await;
+    let b = s.api().agent(Some("Beta")).await;
+    let url = format!("http://{}/mcp", s.http);
+    let seen = agent(&["duel", &url, &a.token, &b.token]).await;
+    assert_eq!(seen["joined_as"], "black");
+    assert!(seen["plies"].as_u64().unwrap() >= 10, "{seen}");
+    let wake = seen["max_wakeup_ms"].as_f64().unwrap();
+    eprintln!("slowest wake-up: {wake:.1} ms over {} plies", seen["plies"]);
+    assert!(
+        wake < 100.0,
+        "waitForNextTurn woke {wake:.1} ms after the move"
+    );
+    // A telnet player sees the agents' game in the parlour.
+    let mut ann = s.player("Ann").await;
+    ann.send("east").await;
+    ann.expect("Exits:").await;
+    let games = ann.command("games").await;
+    assert!(
+        games
+            .iter()
+            .any(|l| l.contains("Alpha (white) vs Beta (black)")),
+        "{games:?}"
+    );
+}
+
+#[tokio::test]
+async fn agents_play_rock_paper_scissors_through_the_session_tools() {
+    let s = TestServer::start().await;
+    let a = s.api().agent(Some("Alpha")).await;
+    let b = s.api().agent(Some("Beta")).await;
+    let url = format!("http://{}/mcp", s.http);
+    let seen = agent(&["rps", &url, &a.token, &b.token, &a.id, &b.id]).await;
+    assert_eq!(
+        seen["hidden"],
+        Value::Null,
+        "player_2 cannot see player_1's choice"
+    );
+    assert_eq!(seen["again"], "You have already acted in this phase");
+    assert_eq!(seen["result"], "player_2_wins");
+    assert_eq!(seen["log"], serde_json::json!(["paper", "scissors"]));
+}

@@ -72,19 +72,127 @@ async def scenario_converse(session):
     raise AssertionError("nobody spoke")
 
 
+async def tools_of(session):
+    return {t.name: t for t in (await session.list_tools()).tools}
+
+
+async def call(session, tools, name, args):
+    return check(tools, name, await session.call_tool(name, args, read_timeout_seconds=60))
+
+
+async def scenario_chess(session):
+    """A whole game against the computer at difficulty 1, moving the first legal move."""
+    tools = await tools_of(session)
+    created = await call(session, tools, "createGame", {"type": "computer", "color": "white", "difficulty": 1})
+    game = created["game_id"]
+    state = created
+    moves = 0
+    while state["status"] != "game_over":
+        if state["status"] == "your_turn":
+            state = await call(session, tools, "finishTurn", {"game_id": game, "move": state["legal_moves"][0]})
+            moves += 1
+        else:
+            state = await call(session, tools, "waitForNextTurn", {"game_id": game})
+        if moves > 400:
+            raise AssertionError("the game never ended")
+    return {"game_id": game, "moves": moves, "result": state["result"]}
+
+
+async def scenario_blackjack(session):
+    """100 hands, hitting below 17; every answer in the seed's format."""
+    tools = await tools_of(session)
+    results = {}
+    for _ in range(100):
+        hand = await call(session, tools, "blackjack_deal", {})
+        while hand["phase"] == "playing" and hand["player_total"] < 17:
+            hand = await call(session, tools, "blackjack_hit", {})
+        if hand["phase"] == "playing":
+            raw = await session.call_tool("blackjack_stand", {})
+            hand = check(tools, "blackjack_stand", raw)
+            text = raw.content[0].text.split("\n")
+            if not (text[0].startswith("Dealer: ") and text[1].startswith("Player: ") and text[2] == hand["message"]):
+                raise AssertionError(f"not the seed's format: {text}")
+            if "X" in text[0]:
+                raise AssertionError("the hidden card is still hidden after standing")
+        results[hand["message"]] = results.get(hand["message"], 0) + 1
+    idle = await session.call_tool("blackjack_hit", {})
+    return {"results": results, "hit_after_end": idle.content[0].text, "hit_after_end_is_error": idle.is_error}
+
+
 async def run(session, revision, scenario):
     if revision == "initialize":
         await session.initialize()
     else:
         await session.discover()
     version, server = session.protocol_version, session.server_info
-    out = await {"tools": scenario_tools, "converse": scenario_converse}[scenario](session)
+    out = await {"tools": scenario_tools, "converse": scenario_converse, "chess": scenario_chess, "blackjack": scenario_blackjack}[scenario](session)
     out["protocol_version"] = version
     out["server"] = {"name": server.name, "version": server.version} if server else None
     print(json.dumps(out))
 
 
+async def duel(url, token_a, token_b):
+    """Two agents play each other: A creates an agent game, B joins; each waits with
+    waitForNextTurn while the other moves. Reports how soon each waiter woke after the move."""
+    import time
+
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token_a}"}, timeout=60) as ha, \
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {token_b}"}, timeout=60) as hb:
+        async with streamable_http_client(url, http_client=ha) as sa, streamable_http_client(url, http_client=hb) as sb:
+            async with ClientSession(sa[0], sa[1]) as a, ClientSession(sb[0], sb[1]) as b:
+                await a.discover()
+                await b.initialize()
+                ta, tb = await tools_of(a), await tools_of(b)
+                game = (await call(a, ta, "createGame", {"type": "agent", "color": "white"}))["game_id"]
+                joined = await call(b, tb, "joinGame", {"game_id": game})
+                wakeups = []
+                players = {"white": (a, ta), "black": (b, tb)}
+                state = await call(a, ta, "waitForNextTurn", {"game_id": game})
+                turn, plies = "white", 0
+                while state["status"] != "game_over" and plies < 40:
+                    mover, mtools = players[turn]
+                    other = "black" if turn == "white" else "white"
+                    waiter, wtools = players[other]
+                    waiting = asyncio.create_task(call(waiter, wtools, "waitForNextTurn", {"game_id": game}))
+                    await asyncio.sleep(0.2)  # the waiter is blocked in the call by now
+                    moved = await call(mover, mtools, "finishTurn", {"game_id": game, "move": state["legal_moves"][0]})
+                    moved_at = time.monotonic()
+                    state = await waiting
+                    wakeups.append(time.monotonic() - moved_at)
+                    if moved["status"] == "game_over":
+                        break
+                    turn, plies = other, plies + 1
+                return {"game_id": game, "joined_as": joined["your_color"], "plies": plies + 1,
+                        "max_wakeup_ms": max(wakeups) * 1000, "statuses": sorted({state["status"]})}
+
+
+async def rps(url, token_a, token_b, id_a, id_b):
+    """A round of rock-paper-scissors through the session tools."""
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token_a}"}, timeout=60) as ha, \
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {token_b}"}, timeout=60) as hb:
+        async with streamable_http_client(url, http_client=ha) as sa, streamable_http_client(url, http_client=hb) as sb:
+            async with ClientSession(sa[0], sa[1]) as a, ClientSession(sb[0], sb[1]) as b:
+                await a.discover()
+                await b.discover()
+                ta, tb = await tools_of(a), await tools_of(b)
+                made = await call(a, ta, "session_create", {"template": "rps.v1", "participants": {"player_1": id_a, "player_2": id_b}})
+                sid = made["session_id"]
+                await call(a, ta, "session_act", {"session_id": sid, "action": "paper"})
+                peek = await call(b, tb, "session_state", {"session_id": sid})
+                again = await a.call_tool("session_act", {"session_id": sid, "action": "rock"})
+                done = await call(b, tb, "session_act", {"session_id": sid, "action": "scissors"})
+                log = await call(a, ta, "session_log", {"session_id": sid})
+                return {"hidden": peek["state"]["choices"]["player_1"], "again": again.content[0].text,
+                        "result": done["state"]["result"], "log": [e["action"] for e in log["actions"]]}
+
+
 async def main():
+    if sys.argv[1] == "duel":
+        print(json.dumps(await duel(*sys.argv[2:5])))
+        return
+    if sys.argv[1] == "rps":
+        print(json.dumps(await rps(*sys.argv[2:7])))
+        return
     transport, a, b, revision, scenario = sys.argv[1:6]
     if transport == "http":
         headers = {"Authorization": f"Bearer {b}"}
