@@ -20,6 +20,7 @@ pub mod server;
 pub mod store;
 pub mod telnet;
 pub mod text;
+pub mod ui;
 pub mod verbs;
 pub mod world;
 

@@ -226,6 +226,31 @@ async fn session_log(
     Ok(Json(Log { actions }))
 }
 
+/// The interactive board of a chess game, for a plain browser: it reads and plays the game
+/// through this API with the token the player types into it. (A chess position is public: it
+/// stands in the parlour for anyone to look at.)
+async fn chess_page(
+    State(api): State<Api>,
+    Path(id): Path<String>,
+) -> Result<axum::response::Html<String>, ApiError> {
+    let sid: u64 = id
+        .parse()
+        .map_err(|_| ApiError::new(ErrorCode::NotFound, format!("No chess game {id}")))?;
+    let found = api
+        .world
+        .call("".into(), Face::Rest, move |w, _| {
+            let s = w.session(sid)?;
+            let g = crate::world::chess::chess_of(s)?;
+            Some((g.fen(), s.tick))
+        })
+        .await?;
+    let (fen, tick) =
+        found.ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("No chess game {id}")))?;
+    Ok(axum::response::Html(crate::ui::chess_page(
+        sid, &fen, "", tick,
+    )))
+}
+
 async fn openapi_json() -> Json<Value> {
     Json(openapi::document())
 }
@@ -318,6 +343,16 @@ pub fn routes() -> Vec<Route> {
             status: 200,
             response: schema::<Log>,
             handler: || get(session_log),
+        },
+        Route {
+            method: Method::GET,
+            path: "/chess/{session_id}",
+            summary: "The interactive board of a chess game (HTML; plays through this API)",
+            auth: false,
+            request: None,
+            status: 200,
+            response: || Schema::from(true),
+            handler: || get(chess_page),
         },
         Route {
             method: Method::GET,

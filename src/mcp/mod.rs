@@ -18,6 +18,10 @@ use rmcp::model::{
     JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
     ToolAnnotations,
 };
+use rmcp::model::{
+    ListResourcesResult, MetaObject, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents,
+};
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler};
 use serde_json::Value;
@@ -141,6 +145,45 @@ impl MootMcp {
             .map(|a| a.0.clone())
     }
 
+    /// The interactive board `ui://chess/<id>` as `agent` sees it, if that game exists.
+    async fn ui_page(
+        &self,
+        agent: &AgentId,
+        uri: &str,
+    ) -> Result<Option<ResourceContents>, McpError> {
+        let Some(id) = uri
+            .strip_prefix("ui://chess/")
+            .and_then(|n| n.parse::<u64>().ok())
+        else {
+            return Ok(None);
+        };
+        let me = agent.clone();
+        let page = self
+            .world
+            .call(agent.clone(), Face::Mcp, move |w, _| {
+                if let Some(open) = w.chess.open_games.get(&id) {
+                    return Some(crate::ui::chess_page(
+                        id,
+                        crate::games::chess::START_FEN,
+                        open.colour,
+                        0,
+                    ));
+                }
+                let s = w.session(id)?;
+                let g = crate::world::chess::chess_of(s)?;
+                Some(crate::ui::chess_page(
+                    id,
+                    &g.fen(),
+                    s.role_of(&me).unwrap_or("white"),
+                    s.tick,
+                ))
+            })
+            .await
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        Ok(page
+            .map(|html| ResourceContents::text(html, uri).with_mime_type(crate::ui::MCP_APP_MIME)))
+    }
+
     /// How long "not yet" answers wait (30 s by default).
     pub fn with_wait(mut self, wait: Duration) -> MootMcp {
         self.wait = wait;
@@ -258,13 +301,18 @@ impl MootMcp {
 
 impl ServerHandler for MootMcp {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("moot", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "moot is a MOO-style town shared with people on telnet. You are a character in it: \
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new("moot", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "moot is a MOO-style town shared with people on telnet. You are a character in it: \
                  `look` to see where you are, `say` to talk, `go` to walk, `events` to hear what \
                  happened around you, `help` for everything else.",
-            )
+        )
     }
 
     async fn list_tools(
@@ -290,6 +338,74 @@ impl ServerHandler for MootMcp {
                 McpError::invalid_params(format!("unknown tool `{}`", request.name), None)
             })?;
         let args = Value::Object(request.arguments.unwrap_or_default());
-        Ok(self.run(agent, entry, args, Some(&cx)).await?.into())
+        let mut out = self.run(agent.clone(), entry, args, Some(&cx)).await?;
+        // A result that names a UI resource (seed 000's showUi) carries it, for MCP Apps hosts
+        // (`_meta.ui.resourceUri`) and for hosts that show embedded resources.
+        let ui = out
+            .structured_content
+            .as_ref()
+            .and_then(|v| v.get("ui"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if let Some(uri) = ui
+            && let Some(page) = self.ui_page(&agent, &uri).await?
+        {
+            out.content.push(ContentBlock::resource(page));
+            let mut meta = JsonObject::new();
+            meta.insert("ui".into(), serde_json::json!({ "resourceUri": uri }));
+            out.meta = Some(MetaObject(meta));
+        }
+        Ok(out.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let Some(agent) = self.agent_of(&cx) else {
+            return Ok(ListResourcesResult::default());
+        };
+        let games = self
+            .world
+            .call(agent.clone(), Face::Mcp, move |w, _| {
+                let mut ids: Vec<u64> = w
+                    .chess
+                    .ui
+                    .iter()
+                    .filter(|(_, a)| *a == agent)
+                    .map(|(id, _)| *id)
+                    .collect();
+                ids.sort_unstable();
+                ids
+            })
+            .await
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let resources = games
+            .into_iter()
+            .map(|id| {
+                let mut r = Resource::new(crate::ui::chess_uri(id), format!("chess game #{id}"));
+                r.mime_type = Some(crate::ui::MCP_APP_MIME.into());
+                r
+            })
+            .collect();
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let agent = self
+            .agent_of(&cx)
+            .ok_or_else(|| McpError::invalid_request("no identity", None))?;
+        match self.ui_page(&agent, &request.uri).await? {
+            Some(page) => Ok(ReadResourceResult::new(vec![page]).into()),
+            None => Err(McpError::resource_not_found(
+                format!("no resource {}", request.uri),
+                None,
+            )),
+        }
     }
 }

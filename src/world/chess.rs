@@ -27,6 +27,8 @@ pub struct ChessRoom {
     pub challenges: Vec<Challenge>,
     /// Games made with `createGame` for another agent, waiting for `joinGame` (by a reserved id).
     pub open_games: HashMap<SessionId, OpenGame>,
+    /// (game, agent) pairs that asked for the interactive board (`showUi`).
+    pub ui: std::collections::HashSet<(SessionId, AgentId)>,
 }
 
 /// A game waiting for its second player.

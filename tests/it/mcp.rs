@@ -308,3 +308,56 @@ async fn agents_play_rock_paper_scissors_through_the_session_tools() {
     assert_eq!(seen["result"], "player_2_wins");
     assert_eq!(seen["log"], serde_json::json!(["paper", "scissors"]));
 }
+
+/// The parts of seed 000's interactive board that a host or a browser relies on.
+fn assert_board_page(html: &str) {
+    for part in [
+        "id=\"board\"",
+        "draggable",
+        "id=\"uci\"",
+        "id=\"chkWaitMate\"",
+        ">Confirm<",
+        "method: \"tools/call\"",
+        "name: \"finishTurn\"",
+        "type: \"action\", action: \"finishTurn\", payload: payload",
+        "claim_win: isWinClaimed",
+        "/sessions/\" + CURRENT_GAME_ID + \"/actions",
+    ] {
+        assert!(html.contains(part), "the board page lacks {part:?}");
+    }
+}
+
+#[tokio::test]
+async fn show_ui_gives_an_mcp_apps_board_and_the_same_page_over_http() {
+    let s = TestServer::start().await;
+    let bot = s.api().agent(Some("Robo")).await;
+    let url = format!("http://{}/mcp", s.http);
+    let seen = agent(&["http", &url, &bot.token, "discover", "ui"]).await;
+    let uri = seen["uri"].as_str().unwrap();
+    assert!(uri.starts_with("ui://chess/"), "{uri}");
+    assert_eq!(seen["meta"]["resourceUri"], uri);
+    assert_eq!(seen["embedded_mime"], "text/html;profile=mcp-app");
+    assert_eq!(seen["read_mime"], "text/html;profile=mcp-app");
+    assert_eq!(seen["listed"], serde_json::json!([uri]));
+    assert_board_page(seen["html"].as_str().unwrap());
+
+    let id = uri.trim_start_matches("ui://chess/");
+    let page = reqwest::get(format!("http://{}/chess/{id}", s.http))
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(
+        page.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    assert_board_page(&page.text().await.unwrap());
+    assert_eq!(
+        reqwest::get(format!("http://{}/chess/999", s.http))
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+}

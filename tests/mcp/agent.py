@@ -119,13 +119,33 @@ async def scenario_blackjack(session):
     return {"results": results, "hit_after_end": idle.content[0].text, "hit_after_end_is_error": idle.is_error}
 
 
+async def scenario_ui(session):
+    """createGame with showUi: the result carries the board as an MCP Apps resource."""
+    tools = await tools_of(session)
+    raw = await session.call_tool("createGame", {"type": "computer", "color": "white", "showUi": True, "difficulty": 1})
+    made = check(tools, "createGame", raw)
+    uri = made["ui"]
+    embedded = [c for c in raw.content if c.type == "resource"]
+    listed = await session.list_resources()
+    read = await session.read_resource(uri)
+    page = read.contents[0]
+    return {
+        "uri": uri,
+        "meta": (raw.meta or {}).get("ui"),
+        "embedded_mime": embedded[0].resource.mime_type if embedded else None,
+        "listed": [str(r.uri) for r in listed.resources],
+        "read_mime": page.mime_type,
+        "html": page.text,
+    }
+
+
 async def run(session, revision, scenario):
     if revision == "initialize":
         await session.initialize()
     else:
         await session.discover()
     version, server = session.protocol_version, session.server_info
-    out = await {"tools": scenario_tools, "converse": scenario_converse, "chess": scenario_chess, "blackjack": scenario_blackjack}[scenario](session)
+    out = await {"tools": scenario_tools, "converse": scenario_converse, "chess": scenario_chess, "blackjack": scenario_blackjack, "ui": scenario_ui}[scenario](session)
     out["protocol_version"] = version
     out["server"] = {"name": server.name, "version": server.version} if server else None
     print(json.dumps(out))

@@ -43,6 +43,18 @@ pub struct GameInfo {
     /// How the game ended, in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,
+    /// The interactive board (`ui://chess/<id>`), when asked for with showUi.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ui: Option<String>,
+}
+
+/// `i` with its UI resource named, if `me` asked for one in this game.
+fn with_ui(world: &World, mut i: GameInfo, me: &crate::world::AgentId) -> GameInfo {
+    let id: SessionId = i.game_id.parse().unwrap_or(0);
+    if world.chess.ui.contains(&(id, me.clone())) {
+        i.ui = Some(crate::ui::chess_uri(id));
+    }
+    i
 }
 
 /// The markdown board of the seed's example.
@@ -117,6 +129,7 @@ fn info(s: &Session, me: &str, status: Option<&str>) -> GameInfo {
         last_move: g.state()["last_move"].as_str().map(str::to_owned),
         sequence: Some(s.tick + 1),
         result: over.map(|o| format!("{} ({})", o.describe(), o.result())),
+        ui: None,
     }
 }
 
@@ -239,10 +252,13 @@ joinGame with the id.";
         };
         if a.kind == "agent" {
             let id = world.reserve_session_id();
+            if a.show_ui {
+                world.chess.ui.insert((id, me.clone()));
+            }
             world.chess.open_games.insert(
                 id,
                 OpenGame {
-                    creator: me,
+                    creator: me.clone(),
                     colour: color,
                 },
             );
@@ -260,8 +276,9 @@ joinGame with the id.";
                 last_move: None,
                 sequence: None,
                 result: None,
+                ui: None,
             };
-            return Ok(Reply::new(vec![text], data));
+            return Ok(Reply::new(vec![text], with_ui(world, data, &me)));
         }
         let participants = BTreeMap::from([
             (a.color.clone(), me.to_string()),
@@ -274,6 +291,12 @@ joinGame with the id.";
             json!({ "computer_level": a.difficulty }),
             None,
         )?;
+        if a.show_ui {
+            world
+                .chess
+                .ui
+                .insert((created.session_id.parse().expect("numeric"), me.clone()));
+        }
         let s = world
             .session(created.session_id.parse().expect("numeric"))
             .expect("just made");
@@ -290,7 +313,10 @@ joinGame with the id.";
                 head(&created.session_id)
             )
         };
-        Ok(Reply::new(vec![text], info(s, &me, None)))
+        Ok(Reply::new(
+            vec![text],
+            with_ui(world, info(s, &me, None), &me),
+        ))
     }
 }
 
@@ -349,7 +375,7 @@ a game you already play. Then play with finishTurn (or `move` on telnet).";
                 "Error: Game {id} already has two players (you can `watch #{id}`)."
             )));
         };
-        let i = info(s, &me, None);
+        let i = with_ui(world, info(s, &me, None), &me);
         let next = if i.status == "your_turn" {
             "**Next Action**: Decide your move and call `finishTurn(game_id, move)`."
         } else {
@@ -465,7 +491,10 @@ is legal, then plays it. With claim_win, the move is refused unless it mates.";
                 "Move accepted. It is your opponent's turn.\n\n{board}\n\n**Next Action**: Call `waitForNextTurn(game_id)`."
             ),
         };
-        Ok(Reply::new(vec![text], info(s, &me, None)))
+        Ok(Reply::new(
+            vec![text],
+            with_ui(world, info(s, &me, None), &me),
+        ))
     }
 }
 
@@ -521,6 +550,7 @@ cancelling. (On telnet it answers at once: you are told of every move anyway.)";
                 last_move: None,
                 sequence: None,
                 result: None,
+                ui: None,
             };
             return Err(timeout(0, data));
         }
@@ -533,7 +563,7 @@ cancelling. (On telnet it answers at once: you are told of every move anyway.)";
                 "You are not playing in game {id}."
             )));
         }
-        let i = info(s, &me, None);
+        let i = with_ui(world, info(s, &me, None), &me);
         let g = chess_of(s).expect("chess");
         match i.status.as_str() {
             "game_over" => {
