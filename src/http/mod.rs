@@ -403,6 +403,9 @@ fn mcp_router(
     ];
     hosts.push(bound.ip().to_string());
     let mut config = StreamableHttpServerConfig::default().with_allowed_hosts(hosts);
+    // Plain JSON answers when nothing streams (rmcp falls back to SSE on its own when a tool
+    // sends progress first).
+    config.json_response = true;
     // Sessions (of the 2025 revision) end with the server, so shutdown never waits on them.
     config.cancellation_token = shutdown.child_token();
     let service = StreamableHttpService::new(

@@ -1,0 +1,466 @@
+//! MCP over Streamable HTTP under load, against the release `moot` binary (a separate process).
+//!
+//! 1. `look`: 100 agents call a read-only tool in a closed loop.
+//! 2. `finishTurn`: 100 agents in 50 running games (agent vs agent) play legal moves.
+//! 3. waiters: 10,000 agents call `waitForNextTurn` at once in 10,000 games; then their
+//!    opponents move, and the time from each move's answer to the waiter's wake-up is measured.
+//!
+//! Requests are stateless MCP 2026-07-28 calls on keep-alive HTTP/1.1 connections, through a
+//! lean client so the load generator leaves the two cores to the server.
+//!
+//!     cargo bench --bench mcp_load
+//!     cargo bench --bench mcp_load -- --seconds 5 --waiters 2000
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Position};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start() -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let world = concat!(env!("CARGO_MANIFEST_DIR"), "/world");
+    let child = Command::new(env!("CARGO_BIN_EXE_moot"))
+        .args([
+            "--db",
+            dir.path().join("bench.db").to_str().unwrap(),
+            "--world",
+            world,
+        ])
+        .args(["--telnet", "127.0.0.1:0", "--http", &addr.to_string()])
+        .env("RUST_LOG", "moot=warn")
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(addr).is_err() {
+        assert!(Instant::now() < deadline, "moot did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Server {
+        child,
+        addr,
+        _dir: dir,
+    }
+}
+
+/// One keep-alive HTTP/1.1 connection.
+struct Conn {
+    addr: SocketAddr,
+    rd: BufReader<tokio::net::tcp::OwnedReadHalf>,
+    wr: tokio::net::tcp::OwnedWriteHalf,
+    req: Vec<u8>,
+    line: Vec<u8>,
+    body: Vec<u8>,
+    id: u64,
+}
+
+impl Conn {
+    async fn open(addr: SocketAddr) -> Conn {
+        let s = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        s.set_nodelay(true).unwrap();
+        let (rd, wr) = s.into_split();
+        Conn {
+            addr,
+            rd: BufReader::with_capacity(8 * 1024, rd),
+            wr,
+            req: Vec::new(),
+            line: Vec::new(),
+            body: Vec::new(),
+            id: 0,
+        }
+    }
+
+    async fn post(&mut self, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, Value) {
+        self.req.clear();
+        write!(self.req, "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n", self.addr, body.len()).unwrap();
+        for (k, v) in headers {
+            write!(self.req, "{k}: {v}\r\n").unwrap();
+        }
+        self.req.extend_from_slice(b"\r\n");
+        self.req.extend_from_slice(body.as_bytes());
+        self.wr.write_all(&self.req).await.expect("write");
+        let (mut status, mut length, mut chunked, mut sse) = (0u16, 0usize, false, false);
+        loop {
+            self.line.clear();
+            self.rd
+                .read_until(b'\n', &mut self.line)
+                .await
+                .expect("read");
+            let l = std::str::from_utf8(&self.line)
+                .unwrap()
+                .trim_end()
+                .to_owned();
+            if l.is_empty() {
+                break;
+            }
+            if let Some(rest) = l.strip_prefix("HTTP/1.1 ") {
+                status = rest[..3].parse().unwrap();
+            } else if let Some((k, v)) = l.split_once(':') {
+                let (k, v) = (k.to_ascii_lowercase(), v.trim().to_ascii_lowercase());
+                match k.as_str() {
+                    "content-length" => length = v.parse().unwrap(),
+                    "transfer-encoding" => chunked = v.contains("chunked"),
+                    "content-type" => sse = v.starts_with("text/event-stream"),
+                    _ => {}
+                }
+            }
+        }
+        self.body.clear();
+        if chunked {
+            loop {
+                self.line.clear();
+                self.rd
+                    .read_until(b'\n', &mut self.line)
+                    .await
+                    .expect("chunk size");
+                let size =
+                    usize::from_str_radix(std::str::from_utf8(&self.line).unwrap().trim(), 16)
+                        .unwrap();
+                let mut chunk = vec![0; size + 2];
+                self.rd.read_exact(&mut chunk).await.expect("chunk");
+                self.body.extend_from_slice(&chunk[..size]);
+                if size == 0
+                    || (sse
+                        && self.body.windows(2).any(|w| w == b"\n\n")
+                        && self.body.starts_with(b"data:"))
+                {
+                    if size != 0 {
+                        // Drain the rest of the stream's chunks up to the terminating one.
+                        loop {
+                            self.line.clear();
+                            self.rd
+                                .read_until(b'\n', &mut self.line)
+                                .await
+                                .expect("chunk size");
+                            let n = usize::from_str_radix(
+                                std::str::from_utf8(&self.line).unwrap().trim(),
+                                16,
+                            )
+                            .unwrap();
+                            let mut rest = vec![0; n + 2];
+                            self.rd.read_exact(&mut rest).await.expect("chunk");
+                            if n == 0 {
+                                break;
+                            }
+                        }
+                    }
+                    break;
+                }
+            }
+        } else {
+            self.body.resize(length, 0);
+            self.rd.read_exact(&mut self.body).await.expect("body");
+        }
+        let text = std::str::from_utf8(&self.body).unwrap();
+        let json = if sse {
+            text.lines()
+                .find_map(|l| l.strip_prefix("data: "))
+                .unwrap_or("null")
+        } else {
+            text
+        };
+        (status, serde_json::from_str(json).unwrap_or(Value::Null))
+    }
+
+    /// A stateless MCP 2026-07-28 tools/call; the structured result, or panics on an error.
+    async fn tool(&mut self, token: &str, name: &str, args: Value) -> Value {
+        self.id += 1;
+        let body = json!({
+            "jsonrpc": "2.0", "id": self.id, "method": "tools/call",
+            "params": { "name": name, "arguments": args, "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": { "name": "mcp_load", "version": "1" } } }
+        })
+        .to_string();
+        let auth = format!("Bearer {token}");
+        let headers = [
+            ("Authorization", auth.as_str()),
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", name),
+        ];
+        let (status, v) = self.post("/mcp", &headers, &body).await;
+        assert_eq!(status, 200, "{v}");
+        let r = &v["result"];
+        assert!(r["isError"] != true, "{name} failed: {v}");
+        r["structuredContent"].clone()
+    }
+
+    async fn agent(&mut self) -> String {
+        let (_, v) = self.post("/agents", &[], "{}").await;
+        v["token"].as_str().unwrap().to_owned()
+    }
+}
+
+fn pick(fen: &str, n: u64) -> String {
+    let pos: Chess = fen
+        .parse::<Fen>()
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap();
+    let moves = pos.legal_moves();
+    moves[(n as usize).wrapping_mul(7919) % moves.len()]
+        .to_uci(CastlingMode::Standard)
+        .to_string()
+}
+
+fn pct(sorted: &[u32], p: f64) -> f64 {
+    f64::from(sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]) / 1000.0
+}
+
+fn report(name: &str, mut lat: Vec<u32>, seconds: f64) {
+    lat.sort_unstable();
+    println!(
+        "{:<34} {:>10.0} {:>9.3} {:>9.3}",
+        name,
+        lat.len() as f64 / seconds,
+        pct(&lat, 0.5),
+        pct(&lat, 0.99)
+    );
+}
+
+/// A game between two agents on one connection: (game id, white token, black token).
+async fn new_game(c: &mut Conn, white: &str, black: &str) -> String {
+    let made = c
+        .tool(
+            white,
+            "createGame",
+            json!({"type": "agent", "color": "white"}),
+        )
+        .await;
+    let id = made["game_id"].as_str().unwrap().to_owned();
+    c.tool(black, "joinGame", json!({"game_id": id})).await;
+    id
+}
+
+async fn closed_loop(
+    addr: SocketAddr,
+    agents: usize,
+    seconds: u64,
+    finish_turn: bool,
+) -> (Vec<u32>, f64) {
+    let measuring = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut tasks = Vec::new();
+    let per_task = if finish_turn { 2 } else { 1 };
+    for i in 0..agents / per_task {
+        let (measuring, stop) = (measuring.clone(), stop.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut c = Conn::open(addr).await;
+            let a = c.agent().await;
+            let b = if finish_turn {
+                c.agent().await
+            } else {
+                String::new()
+            };
+            let mut lat = Vec::new();
+            let mut n = i as u64 * 1000;
+            while !stop.load(Ordering::Relaxed) {
+                if !finish_turn {
+                    let t = Instant::now();
+                    c.tool(&a, "look", json!({})).await;
+                    if measuring.load(Ordering::Relaxed) {
+                        lat.push(t.elapsed().as_micros() as u32);
+                    }
+                    continue;
+                }
+                let id = new_game(&mut c, &a, &b).await;
+                let mut fen = moot::games::chess::START_FEN.to_owned();
+                for ply in 0u64.. {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    n += 1;
+                    let token = if ply % 2 == 0 { &a } else { &b };
+                    let t = Instant::now();
+                    let r = c
+                        .tool(
+                            token,
+                            "finishTurn",
+                            json!({"game_id": id, "move": pick(&fen, n)}),
+                        )
+                        .await;
+                    if measuring.load(Ordering::Relaxed) {
+                        lat.push(t.elapsed().as_micros() as u32);
+                    }
+                    if r["status"] == "game_over" {
+                        break;
+                    }
+                    fen = r["fen"].as_str().unwrap().to_owned();
+                }
+            }
+            lat
+        }));
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    measuring.store(true, Ordering::Relaxed);
+    let t0 = Instant::now();
+    tokio::time::sleep(Duration::from_secs(seconds)).await;
+    measuring.store(false, Ordering::Relaxed);
+    let elapsed = t0.elapsed().as_secs_f64();
+    stop.store(true, Ordering::Relaxed);
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.unwrap());
+    }
+    (all, elapsed)
+}
+
+async fn waiters(addr: SocketAddr, n: usize) {
+    // Set up n games on a few connections.
+    let t_setup = Instant::now();
+    let mut setup = Vec::new();
+    let workers = 8;
+    for w in 0..workers {
+        let count = n / workers + usize::from(w < n % workers);
+        setup.push(tokio::spawn(async move {
+            let mut c = Conn::open(addr).await;
+            let mut games = Vec::new();
+            for _ in 0..count {
+                let (white, black) = (c.agent().await, c.agent().await);
+                let id = new_game(&mut c, &white, &black).await;
+                games.push((id, white, black));
+            }
+            games
+        }));
+    }
+    let mut games = Vec::new();
+    for s in setup {
+        games.extend(s.await.unwrap());
+    }
+    println!(
+        "  ({} games set up in {:.1} s)",
+        games.len(),
+        t_setup.elapsed().as_secs_f64()
+    );
+    // Every black player waits, each on its own connection.
+    let mut woke = Vec::new();
+    for (id, _, black) in &games {
+        let (id, black) = (id.clone(), black.clone());
+        let mut c = Conn::open(addr).await;
+        woke.push(tokio::spawn(async move {
+            let r = c
+                .tool(&black, "waitForNextTurn", json!({"game_id": id}))
+                .await;
+            (
+                Instant::now(),
+                r["status"].as_str().unwrap_or_default().to_owned(),
+            )
+        }));
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    // The white players move, spread over a few connections; record when each move was answered.
+    let t_moves = Instant::now();
+    let mut movers = Vec::new();
+    let chunks: Vec<Vec<(usize, String, String)>> = {
+        let mut v: Vec<Vec<_>> = (0..workers).map(|_| Vec::new()).collect();
+        for (i, (id, white, _)) in games.iter().enumerate() {
+            v[i % workers].push((i, id.clone(), white.clone()));
+        }
+        v
+    };
+    for chunk in chunks {
+        movers.push(tokio::spawn(async move {
+            let mut c = Conn::open(addr).await;
+            let mut done = Vec::new();
+            for (i, id, white) in chunk {
+                c.tool(&white, "finishTurn", json!({"game_id": id, "move": "e2e4"}))
+                    .await;
+                done.push((i, Instant::now()));
+            }
+            done
+        }));
+    }
+    let mut moved = vec![Instant::now(); games.len()];
+    for m in movers {
+        for (i, at) in m.await.unwrap() {
+            moved[i] = at;
+        }
+    }
+    let moves_secs = t_moves.elapsed().as_secs_f64();
+    let mut lat = Vec::new();
+    let mut your_turn = 0;
+    for (i, w) in woke.into_iter().enumerate() {
+        let (at, status) = w.await.unwrap();
+        your_turn += usize::from(status == "your_turn");
+        lat.push(at.saturating_duration_since(moved[i]).as_micros() as u32);
+    }
+    lat.sort_unstable();
+    println!(
+        "{:<34} {:>10} {:>9.3} {:>9.3}   ({} woke to their turn; {:.0} moves/s)",
+        format!("waitForNextTurn wake-up, {} waiting", games.len()),
+        "",
+        pct(&lat, 0.5),
+        pct(&lat, 0.99),
+        your_turn,
+        games.len() as f64 / moves_secs
+    );
+}
+
+fn main() {
+    let mut seconds = 10;
+    let mut n_waiters = 10_000;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--seconds" => {
+                seconds = args
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .expect("--seconds N")
+            }
+            "--waiters" => {
+                n_waiters = args
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .expect("--waiters N")
+            }
+            "--bench" => {}
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    println!(
+        "moot MCP load (Streamable HTTP, stateless 2026-07-28 calls): {seconds} s per closed loop"
+    );
+    println!(
+        "{:<34} {:>10} {:>9} {:>9}",
+        "scenario", "calls/s", "p50 ms", "p99 ms"
+    );
+    {
+        let server = start();
+        let (lat, s) = rt.block_on(closed_loop(server.addr, 100, seconds, false));
+        report("look, 100 agents", lat, s);
+        let (lat, s) = rt.block_on(closed_loop(server.addr, 100, seconds, true));
+        report("finishTurn, 100 agents in 50 games", lat, s);
+    }
+    let server = start();
+    rt.block_on(waiters(server.addr, n_waiters));
+}
