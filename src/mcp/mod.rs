@@ -8,6 +8,7 @@
 //! its first call it appears where it last stood, others see it arrive, and what happens
 //! around it waits in its mailbox for the `events` tool.
 
+pub mod bridge;
 pub mod stdio;
 
 use std::sync::Arc;

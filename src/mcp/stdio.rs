@@ -22,10 +22,22 @@ pub struct McpArgs {
     /// The character this process plays: found by name in the database, or made.
     #[arg(long, env = "MOOT_NAME")]
     pub name: Option<String>,
+
+    /// Join a running moot instead (its MCP endpoint, e.g. http://127.0.0.1:8080/mcp), so the
+    /// agent shares the town with everyone; needs --token.
+    #[arg(long, env = "MOOT_SERVER", requires = "token")]
+    pub server: Option<String>,
+
+    /// The agent's API token for --server (from POST /agents, or `token` on telnet).
+    #[arg(long, env = "MOOT_TOKEN")]
+    pub token: Option<String>,
 }
 
 /// Serves MCP on stdin/stdout until the client goes away.
 pub async fn serve(args: McpArgs) -> Result<(), Box<dyn std::error::Error>> {
+    if let (Some(url), Some(token)) = (args.server.clone(), args.token.clone()) {
+        return super::bridge::run(url, token).await;
+    }
     let (store, db_name) = match &args.db {
         Some(path) => (
             Store::open(path, crate::config::SyncMode::Normal)?,

@@ -361,3 +361,59 @@ async fn show_ui_gives_an_mcp_apps_board_and_the_same_page_over_http() {
         404
     );
 }
+
+#[tokio::test]
+async fn moot_mcp_joins_a_running_town_over_stdio() {
+    let s = TestServer::start().await;
+    let bot = s.api().agent(Some("Robo")).await;
+    let target = format!("http://{}/mcp {}", s.http, bot.token);
+    // The 2025-11-25 revision, through a session on the server.
+    let seen = agent(&[
+        "bridge",
+        env!("CARGO_BIN_EXE_moot"),
+        &target,
+        "initialize",
+        "tools",
+    ])
+    .await;
+    let listed: BTreeSet<String> = seen["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(listed, registry_names());
+    assert!(
+        seen["who"]["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == "Robo")
+    );
+    // 2026-07-28, talking with someone on telnet in the same town.
+    let mut ann = s.player("Ann").await;
+    // Robo walked north in the first run; Ann goes there to meet it before it speaks.
+    ann.send("north").await;
+    ann.expect("Robo is here.").await;
+    let conversation = tokio::spawn(async move {
+        agent(&[
+            "bridge",
+            env!("CARGO_BIN_EXE_moot"),
+            &target,
+            "discover",
+            "converse",
+        ])
+        .await
+    });
+    ann.expect("Robo says, \"hello from mcp\"").await;
+    ann.send("say welcome back").await;
+    let heard = conversation.await.unwrap();
+    assert!(
+        heard["heard"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l == "Ann says, \"welcome back\""),
+        "{heard}"
+    );
+}

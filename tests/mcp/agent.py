@@ -3,6 +3,7 @@
 Usage:
   agent.py http URL TOKEN REVISION SCENARIO
   agent.py stdio MOOT_BINARY WORLD_DIR REVISION SCENARIO
+  agent.py bridge MOOT_BINARY "URL TOKEN" REVISION SCENARIO   (moot mcp --server URL --token TOKEN)
 
 REVISION is `initialize` (the 2025-11-25 handshake) or `discover` (2026-07-28, stateless).
 SCENARIO is:
@@ -220,6 +221,12 @@ async def main():
             async with streamable_http_client(a, http_client=http) as streams:
                 async with ClientSession(streams[0], streams[1]) as session:
                     await run(session, revision, scenario)
+    elif transport == "bridge":
+        url, token = b.split(" ")
+        params = StdioServerParameters(command=a, args=["mcp", "--server", url, "--token", token])
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await run(session, revision, scenario)
     else:
         params = StdioServerParameters(command=a, args=["mcp", "--world", b])
         async with stdio_client(params) as (read, write):
