@@ -11,7 +11,6 @@
 //!     cargo bench --bench mcp_load
 //!     cargo bench --bench mcp_load -- --seconds 5 --waiters 2000
 
-use std::io::Write as _;
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -21,7 +20,10 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+
+#[path = "support/http.rs"]
+mod http;
+use http::Conn;
 
 struct Server {
     child: Child,
@@ -69,123 +71,18 @@ fn start() -> Server {
     }
 }
 
-/// One keep-alive HTTP/1.1 connection.
-struct Conn {
-    addr: SocketAddr,
-    rd: BufReader<tokio::net::tcp::OwnedReadHalf>,
-    wr: tokio::net::tcp::OwnedWriteHalf,
-    req: Vec<u8>,
-    line: Vec<u8>,
-    body: Vec<u8>,
+/// A connection that speaks MCP's tools/call.
+struct Mcp {
+    c: Conn,
     id: u64,
 }
 
-impl Conn {
-    async fn open(addr: SocketAddr) -> Conn {
-        let s = tokio::net::TcpStream::connect(addr).await.expect("connect");
-        s.set_nodelay(true).unwrap();
-        let (rd, wr) = s.into_split();
-        Conn {
-            addr,
-            rd: BufReader::with_capacity(8 * 1024, rd),
-            wr,
-            req: Vec::new(),
-            line: Vec::new(),
-            body: Vec::new(),
+impl Mcp {
+    async fn open(addr: SocketAddr) -> Mcp {
+        Mcp {
+            c: Conn::open(addr).await,
             id: 0,
         }
-    }
-
-    async fn post(&mut self, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, Value) {
-        self.req.clear();
-        write!(self.req, "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n", self.addr, body.len()).unwrap();
-        for (k, v) in headers {
-            write!(self.req, "{k}: {v}\r\n").unwrap();
-        }
-        self.req.extend_from_slice(b"\r\n");
-        self.req.extend_from_slice(body.as_bytes());
-        self.wr.write_all(&self.req).await.expect("write");
-        let (mut status, mut length, mut chunked, mut sse) = (0u16, 0usize, false, false);
-        loop {
-            self.line.clear();
-            self.rd
-                .read_until(b'\n', &mut self.line)
-                .await
-                .expect("read");
-            let l = std::str::from_utf8(&self.line)
-                .unwrap()
-                .trim_end()
-                .to_owned();
-            if l.is_empty() {
-                break;
-            }
-            if let Some(rest) = l.strip_prefix("HTTP/1.1 ") {
-                status = rest[..3].parse().unwrap();
-            } else if let Some((k, v)) = l.split_once(':') {
-                let (k, v) = (k.to_ascii_lowercase(), v.trim().to_ascii_lowercase());
-                match k.as_str() {
-                    "content-length" => length = v.parse().unwrap(),
-                    "transfer-encoding" => chunked = v.contains("chunked"),
-                    "content-type" => sse = v.starts_with("text/event-stream"),
-                    _ => {}
-                }
-            }
-        }
-        self.body.clear();
-        if chunked {
-            loop {
-                self.line.clear();
-                self.rd
-                    .read_until(b'\n', &mut self.line)
-                    .await
-                    .expect("chunk size");
-                let size =
-                    usize::from_str_radix(std::str::from_utf8(&self.line).unwrap().trim(), 16)
-                        .unwrap();
-                let mut chunk = vec![0; size + 2];
-                self.rd.read_exact(&mut chunk).await.expect("chunk");
-                self.body.extend_from_slice(&chunk[..size]);
-                if size == 0
-                    || (sse
-                        && self.body.windows(2).any(|w| w == b"\n\n")
-                        && self.body.starts_with(b"data:"))
-                {
-                    if size != 0 {
-                        // Drain the rest of the stream's chunks up to the terminating one.
-                        loop {
-                            self.line.clear();
-                            self.rd
-                                .read_until(b'\n', &mut self.line)
-                                .await
-                                .expect("chunk size");
-                            let n = usize::from_str_radix(
-                                std::str::from_utf8(&self.line).unwrap().trim(),
-                                16,
-                            )
-                            .unwrap();
-                            let mut rest = vec![0; n + 2];
-                            self.rd.read_exact(&mut rest).await.expect("chunk");
-                            if n == 0 {
-                                break;
-                            }
-                        }
-                    }
-                    break;
-                }
-            }
-        } else {
-            self.body.resize(length, 0);
-            self.rd.read_exact(&mut self.body).await.expect("body");
-        }
-        let text = std::str::from_utf8(&self.body).unwrap();
-        let json = if sse {
-            text.lines()
-                .find_map(|l| l.strip_prefix("data: "))
-                .unwrap_or("null")
-        } else {
-            text
-        };
-        (status, serde_json::from_str(json).unwrap_or(Value::Null))
     }
 
     /// A stateless MCP 2026-07-28 tools/call; the structured result, or panics on an error.
@@ -206,7 +103,8 @@ impl Conn {
             ("Mcp-Method", "tools/call"),
             ("Mcp-Name", name),
         ];
-        let (status, v) = self.post("/mcp", &headers, &body).await;
+        let status = self.c.post("/mcp", &headers, &body).await;
+        let v = self.c.json();
         assert_eq!(status, 200, "{v}");
         let r = &v["result"];
         assert!(r["isError"] != true, "{name} failed: {v}");
@@ -214,8 +112,8 @@ impl Conn {
     }
 
     async fn agent(&mut self) -> String {
-        let (_, v) = self.post("/agents", &[], "{}").await;
-        v["token"].as_str().unwrap().to_owned()
+        self.c.post("/agents", &[], "{}").await;
+        self.c.json()["token"].as_str().unwrap().to_owned()
     }
 }
 
@@ -247,7 +145,7 @@ fn report(name: &str, mut lat: Vec<u32>, seconds: f64) {
 }
 
 /// A game between two agents on one connection: (game id, white token, black token).
-async fn new_game(c: &mut Conn, white: &str, black: &str) -> String {
+async fn new_game(c: &mut Mcp, white: &str, black: &str) -> String {
     let made = c
         .tool(
             white,
@@ -273,7 +171,7 @@ async fn closed_loop(
     for i in 0..agents / per_task {
         let (measuring, stop) = (measuring.clone(), stop.clone());
         tasks.push(tokio::spawn(async move {
-            let mut c = Conn::open(addr).await;
+            let mut c = Mcp::open(addr).await;
             let a = c.agent().await;
             let b = if finish_turn {
                 c.agent().await
@@ -341,7 +239,7 @@ async fn waiters(addr: SocketAddr, n: usize) {
     for w in 0..workers {
         let count = n / workers + usize::from(w < n % workers);
         setup.push(tokio::spawn(async move {
-            let mut c = Conn::open(addr).await;
+            let mut c = Mcp::open(addr).await;
             let mut games = Vec::new();
             for _ in 0..count {
                 let (white, black) = (c.agent().await, c.agent().await);
@@ -364,7 +262,7 @@ async fn waiters(addr: SocketAddr, n: usize) {
     let mut woke = Vec::new();
     for (id, _, black) in &games {
         let (id, black) = (id.clone(), black.clone());
-        let mut c = Conn::open(addr).await;
+        let mut c = Mcp::open(addr).await;
         woke.push(tokio::spawn(async move {
             let r = c
                 .tool(&black, "waitForNextTurn", json!({"game_id": id}))
@@ -388,7 +286,7 @@ async fn waiters(addr: SocketAddr, n: usize) {
     };
     for chunk in chunks {
         movers.push(tokio::spawn(async move {
-            let mut c = Conn::open(addr).await;
+            let mut c = Mcp::open(addr).await;
             let mut done = Vec::new();
             for (i, id, white) in chunk {
                 c.tool(&white, "finishTurn", json!({"game_id": id, "move": "e2e4"}))

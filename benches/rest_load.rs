@@ -15,12 +15,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use std::io::Write as _;
-
 use serde_json::{Value, json};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+
+#[path = "support/http.rs"]
+mod http;
+use http::Conn;
 
 struct Server {
     child: Child,
@@ -75,73 +76,28 @@ fn start(sync: &str) -> Server {
     }
 }
 
-/// A minimal HTTP/1.1 client on one keep-alive connection: the load generator shares the
-/// machine's two cores with the server, so it should spend as little of them as it can.
+/// A connection with the REST API's habits.
 struct Client {
-    addr: SocketAddr,
-    rd: BufReader<tokio::net::tcp::OwnedReadHalf>,
-    wr: tokio::net::tcp::OwnedWriteHalf,
-    req: Vec<u8>,
-    head: Vec<u8>,
-    body: Vec<u8>,
+    c: Conn,
 }
 
 impl Client {
     async fn connect(addr: SocketAddr) -> Client {
-        let s = tokio::net::TcpStream::connect(addr).await.expect("connect");
-        s.set_nodelay(true).unwrap();
-        let (rd, wr) = s.into_split();
         Client {
-            addr,
-            rd: BufReader::with_capacity(16 * 1024, rd),
-            wr,
-            req: Vec::new(),
-            head: Vec::new(),
-            body: Vec::new(),
+            c: Conn::open(addr).await,
         }
     }
 
-    /// POSTs `body`; returns the status, with the response body in `self.body`.
     async fn post(&mut self, path: &str, token: Option<&str>, body: &str) -> u16 {
-        self.req.clear();
-        write!(self.req, "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n", self.addr, body.len()).unwrap();
-        if let Some(t) = token {
-            write!(self.req, "Authorization: Bearer {t}\r\n").unwrap();
-        }
-        self.req.extend_from_slice(b"\r\n");
-        self.req.extend_from_slice(body.as_bytes());
-        self.wr.write_all(&self.req).await.expect("write");
-        let mut status = 0;
-        let mut length = 0;
-        loop {
-            self.head.clear();
-            self.rd
-                .read_until(b'\n', &mut self.head)
-                .await
-                .expect("read");
-            let line = std::str::from_utf8(&self.head).unwrap().trim_end();
-            if line.is_empty() {
-                break;
-            }
-            if let Some(rest) = line.strip_prefix("HTTP/1.1 ") {
-                status = rest[..3].parse().unwrap();
-            } else if let Some((k, v)) = line.split_once(':')
-                && k.eq_ignore_ascii_case("content-length")
-            {
-                length = v.trim().parse().unwrap();
-            }
-        }
-        self.body.resize(length, 0);
-        self.rd.read_exact(&mut self.body).await.expect("body");
-        status
+        let auth = token.map(|t| format!("Bearer {t}"));
+        let headers: Vec<(&str, &str)> =
+            auth.iter().map(|a| ("Authorization", a.as_str())).collect();
+        self.c.post(path, &headers, body).await
     }
 
     async fn post_json(&mut self, path: &str, token: Option<&str>, body: Value) -> (u16, Value) {
         let status = self.post(path, token, &body.to_string()).await;
-        (
-            status,
-            serde_json::from_slice(&self.body).unwrap_or(Value::Null),
-        )
+        (status, self.c.json())
     }
 }
 
@@ -221,11 +177,11 @@ async fn play(
                 .post(&format!("/sessions/{id}/actions"), Some(token), &body)
                 .await;
             let us = t.elapsed().as_micros() as u32;
-            assert_eq!(status, 200, "{}", String::from_utf8_lossy(&c.body));
+            assert_eq!(status, 200, "{}", String::from_utf8_lossy(&c.c.body));
             if measuring.load(Ordering::Relaxed) {
                 lat.push(us);
             }
-            let acted: Acted = serde_json::from_slice(&c.body).expect("an action's answer");
+            let acted: Acted = serde_json::from_slice(&c.c.body).expect("an action's answer");
             if acted.status == "completed" {
                 break;
             }

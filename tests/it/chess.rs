@@ -8,7 +8,7 @@ use serde_json::json;
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
 
-use crate::support::{Client, TestServer};
+use crate::support::{Client, TestServer, python};
 
 const START: &str = "RP....prNP....pnBP....pbKP....pkQP....pqBP....pbNP....pnRP....pr";
 
@@ -317,16 +317,6 @@ async fn differential_against_python_chess() {
         stdout.contains("threefold repetition") && stdout.contains("the fifty-move rule"),
         "{stdout}"
     );
-}
-
-fn python() -> String {
-    let python = std::env::var("MOOT_TEST_PYTHON")
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/.venv/bin/python").into());
-    assert!(
-        std::path::Path::new(&python).exists(),
-        "{python} is missing: run .ci/run, or `python3 -m venv .venv && .venv/bin/pip install chess==1.11.2`"
-    );
-    python
 }
 
 /// The computer's first reply to 1. e4 at `level`, with `engine` as --uci-engine.

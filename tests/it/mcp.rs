@@ -5,17 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::support::{TestServer, world_dir};
-
-fn python() -> String {
-    let python = std::env::var("MOOT_TEST_PYTHON")
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/.venv/bin/python").into());
-    assert!(
-        std::path::Path::new(&python).exists(),
-        "{python} is missing: run .ci/run (it installs python-chess and mcp in .venv)"
-    );
-    python
-}
+use crate::support::{TestServer, python, world_dir};
 
 const AGENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/agent.py");
 

@@ -333,3 +333,14 @@ impl Api {
         v["session_id"].as_str().unwrap().to_owned()
     }
 }
+
+/// The Python of `.venv` (made by .ci/run), with python-chess and the mcp package.
+pub fn python() -> String {
+    let python = std::env::var("MOOT_TEST_PYTHON")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/.venv/bin/python").into());
+    assert!(
+        std::path::Path::new(&python).exists(),
+        "{python} is missing: run .ci/run, or `python3 -m venv .venv && .venv/bin/pip install chess==1.11.2 mcp==2.3.0`"
+    );
+    python
+}

@@ -6,6 +6,7 @@ use shakmaty::CastlingMode;
 use shakmaty::san::SanPlus;
 
 use super::my_game;
+use crate::games::chess::ChessGame;
 use crate::verbs::parse::{opt_text, whole, word};
 use crate::verbs::{Reply, Verb, VerbError, usage};
 use crate::world::chess::{chess_of, drag_square};
@@ -212,6 +213,39 @@ fn control(
     Ok((sid, action, acted.status))
 }
 
+/// Agrees to what the opponent asked for (a draw, a takeback), or asks for it: `standing` says
+/// which side, if any, has asked; `actions` and `texts` are (agree, ask).
+fn agree_or_ask(
+    world: &mut World,
+    cx: &mut Cx,
+    game: Option<&str>,
+    standing: fn(&ChessGame) -> Option<crate::games::chess::Side>,
+    actions: (&'static str, &'static str),
+    texts: (&str, &str),
+) -> Result<Reply<Done>, VerbError> {
+    let (sid, action, status) = control(world, cx, game, |w, sid, role| {
+        let asked = w.session(sid).and_then(chess_of).and_then(standing);
+        if asked.is_some_and(|side| side.name() != role) {
+            actions.0
+        } else {
+            actions.1
+        }
+    })?;
+    let said = if action == actions.0 {
+        texts.0
+    } else {
+        texts.1
+    };
+    Ok(Reply::new(
+        vec![format!("{said} in game #{sid}.")],
+        Done {
+            session_id: sid.to_string(),
+            action: action.into(),
+            status,
+        },
+    ))
+}
+
 pub struct Resign;
 
 impl Verb for Resign {
@@ -261,30 +295,15 @@ when it stands clearly worse.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<Done>, VerbError> {
-        let (sid, action, status) = control(world, cx, args.game.as_deref(), |w, sid, role| {
-            let offered = w
-                .session(sid)
-                .and_then(chess_of)
-                .and_then(|g| g.draw_offer());
-            if offered.is_some_and(|side| side.name() != role) {
-                "accept_draw"
-            } else {
-                "offer_draw"
-            }
-        })?;
-        let text = if action == "accept_draw" {
-            format!("You accept the draw in game #{sid}.")
-        } else {
-            format!("You offer a draw in game #{sid}.")
-        };
-        Ok(Reply::new(
-            vec![text],
-            Done {
-                session_id: sid.to_string(),
-                action: action.into(),
-                status,
-            },
-        ))
+        let texts = ("You accept the draw", "You offer a draw");
+        agree_or_ask(
+            world,
+            cx,
+            args.game.as_deref(),
+            ChessGame::draw_offer,
+            ("accept_draw", "offer_draw"),
+            texts,
+        )
     }
 }
 
@@ -308,30 +327,19 @@ if they have made it); if they asked first, agrees. Against the computer it happ
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<Done>, VerbError> {
-        let (sid, action, status) = control(world, cx, args.game.as_deref(), |w, sid, role| {
-            let asked = w
-                .session(sid)
-                .and_then(chess_of)
-                .and_then(|g| g.takeback_request());
-            if asked.is_some_and(|side| side.name() != role) {
-                "accept_takeback"
-            } else {
-                "request_takeback"
-            }
-        })?;
-        let text = if action == "accept_takeback" {
-            format!("You agree to take back in game #{sid}.")
-        } else {
-            format!("You ask to take back your last move in game #{sid}.")
-        };
-        Ok(Reply::new(
-            vec![text],
-            Done {
-                session_id: sid.to_string(),
-                action: action.into(),
-                status,
-            },
-        ))
+        let texts = (
+            "You agree to take back",
+            "You ask to take back your last move",
+        );
+        let actions = ("accept_takeback", "request_takeback");
+        agree_or_ask(
+            world,
+            cx,
+            args.game.as_deref(),
+            ChessGame::takeback_request,
+            actions,
+            texts,
+        )
     }
 }
 

@@ -48,6 +48,22 @@ pub struct GameInfo {
     pub ui: Option<String>,
 }
 
+/// A game still waiting for its second player, as its creator sees it.
+fn waiting_info(id: SessionId, colour: &str) -> GameInfo {
+    GameInfo {
+        game_id: id.to_string(),
+        status: "waiting_for_opponent".into(),
+        your_color: Some(colour.to_owned()),
+        turn: None,
+        fen: None,
+        legal_moves: vec![],
+        last_move: None,
+        sequence: None,
+        result: None,
+        ui: None,
+    }
+}
+
 /// `i` with its UI resource named, if `me` asked for one in this game.
 fn with_ui(world: &World, mut i: GameInfo, me: &crate::world::AgentId) -> GameInfo {
     let id: SessionId = i.game_id.parse().unwrap_or(0);
@@ -266,18 +282,7 @@ joinGame with the id.";
                 "{}\n\nWaiting for an opponent, who joins with `joinGame({id})`.\n\n**Next Action**: Call `waitForNextTurn(game_id)`; it returns when it is your turn.",
                 head(&id.to_string())
             );
-            let data = GameInfo {
-                game_id: id.to_string(),
-                status: "waiting_for_opponent".into(),
-                your_color: Some(a.color.clone()),
-                turn: None,
-                fen: None,
-                legal_moves: vec![],
-                last_move: None,
-                sequence: None,
-                result: None,
-                ui: None,
-            };
+            let data = waiting_info(id, &a.color);
             return Ok(Reply::new(vec![text], with_ui(world, data, &me)));
         }
         let participants = BTreeMap::from([
@@ -540,18 +545,7 @@ cancelling. (On telnet it answers at once: you are told of every move anyway.)";
             if open.creator != me {
                 return Err(VerbError::not_found("Error: Game not found"));
             }
-            let data = GameInfo {
-                game_id: id.to_string(),
-                status: "waiting_for_opponent".into(),
-                your_color: Some(open.colour.to_owned()),
-                turn: None,
-                fen: None,
-                legal_moves: vec![],
-                last_move: None,
-                sequence: None,
-                result: None,
-                ui: None,
-            };
+            let data = waiting_info(id, open.colour);
             return Err(timeout(0, data));
         }
         let s = world
