@@ -81,6 +81,7 @@ pub async fn open(
     store: Store,
     db_name: &str,
     uci: Option<crate::engine::uci::UciEngine>,
+    agent_idle: Option<std::time::Duration>,
 ) -> Result<Core, StartError> {
     let map = world::load(world_dir)?;
     let db_error = |error| StartError::Store {
@@ -108,7 +109,7 @@ pub async fn open(
     let welcome = format!("{}\n{}", world.map.name, world.map.welcome);
     let start_room = world.map.room(world.map.start).id.clone();
     tracing::info!(rooms = world.map.rooms.len(), sessions = restored, world = %world_dir.display(), "world loaded");
-    let (handle, world_task) = world::spawn(world, store.clone(), uci);
+    let (handle, world_task) = world::spawn(world, store.clone(), uci, agent_idle);
     Ok(Core {
         world: handle,
         world_task,
@@ -136,7 +137,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         directory,
         welcome,
         start_room,
-    } = open(&config.world, store, &db_name, uci).await?;
+    } = open(&config.world, store, &db_name, uci, config.idle_timeout()).await?;
     let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
     let (http_listener, http_addr) = bind(config.http).await?;
     let shutdown = CancellationToken::new();

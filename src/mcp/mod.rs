@@ -110,6 +110,7 @@ fn attempt(
     e: &VerbEntry,
     args: Value,
 ) -> Step {
+    w.touch(&cx.actor, cx.now);
     let r = (e.run_json)(w, cx, args);
     let watch = match &r {
         Err(VerbError {

@@ -45,7 +45,8 @@ pub async fn serve(args: McpArgs) -> Result<(), Box<dyn std::error::Error>> {
         ),
         None => (Store::open_in_memory()?, "(memory)".to_owned()),
     };
-    let core = crate::server::open(&args.world, store, &db_name, None).await?;
+    // One process, one agent: it stays as long as the process does.
+    let core = crate::server::open(&args.world, store, &db_name, None, None).await?;
     let existing = match &args.name {
         Some(n) => core.store.agent_by_name(n).await?,
         None => None,

@@ -392,6 +392,37 @@ impl World {
         }
     }
 
+    /// Marks an agent as active now (each MCP call does).
+    pub fn touch(&mut self, id: &AgentId, now: Instant) {
+        if let Some(p) = self.players.get_mut(id) {
+            p.last_active = now;
+        }
+    }
+
+    /// Agents without a connection that have been silent for `idle` leave; their rooms see it.
+    pub fn sweep_idle_agents(&mut self, cx: &mut Cx, now: Instant, idle: std::time::Duration) {
+        let gone: Vec<AgentId> = self
+            .players
+            .values()
+            .filter(|p| {
+                matches!(p.sink, Sink::Mailbox)
+                    && now.saturating_duration_since(p.last_active) >= idle
+            })
+            .map(|p| p.id.clone())
+            .collect();
+        for id in gone {
+            if let Some(p) = self.remove(&id, AGENT_CONN) {
+                self.forget_chess(&id);
+                cx.tell_room(
+                    self,
+                    p.room,
+                    &id,
+                    format!("{} has been disconnected for inactivity.", p.name),
+                );
+            }
+        }
+    }
+
     pub fn is_present(&self, id: &str) -> bool {
         self.players.contains_key(id)
     }

@@ -61,6 +61,8 @@ pub struct Env {
     me: mpsc::WeakSender<Request>,
     /// The external engine for the computer's top levels, if configured.
     uci: Option<UciEngine>,
+    /// How long an agent without a connection may be silent before it leaves the town.
+    agent_idle: Option<std::time::Duration>,
 }
 
 /// The world has stopped, or what a call changed could not be stored.
@@ -129,12 +131,14 @@ pub fn spawn(
     world: World,
     store: Arc<Store>,
     uci: Option<UciEngine>,
+    agent_idle: Option<std::time::Duration>,
 ) -> (WorldHandle, JoinHandle<World>) {
     let (tx, rx) = mpsc::channel(QUEUE);
     let env = Env {
         store,
         me: tx.downgrade(),
         uci,
+        agent_idle,
     };
     let task = tokio::spawn(run(world, env, rx));
     (WorldHandle { tx }, task)
@@ -147,8 +151,24 @@ async fn run(mut world: World, env: Env, mut rx: mpsc::Receiver<Request>) -> Wor
         world.computer_turn(&mut cx, sid);
     }
     finish(&mut world, &env, cx);
-    while let Some(req) = rx.recv().await {
-        handle(&mut world, &env, req);
+    // Agents without a connection leave once they have been silent as long as a telnet
+    // character may be; a sweep a minute finds them.
+    let mut sweep = tokio::time::interval(std::time::Duration::from_secs(60));
+    sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            req = rx.recv() => match req {
+                Some(req) => handle(&mut world, &env, req),
+                None => break,
+            },
+            _ = sweep.tick() => {
+                if let Some(idle) = env.agent_idle {
+                    let mut cx = Cx::new(COMPUTER_ID.into(), Face::Rest);
+                    world.sweep_idle_agents(&mut cx, Instant::now(), idle);
+                    finish(&mut world, &env, cx);
+                }
+            }
+        }
     }
     world
 }

@@ -162,3 +162,24 @@ fn structured_results_carry_what_the_text_says() {
         bad.message
     );
 }
+
+#[test]
+fn silent_agents_leave_and_people_on_connections_stay() {
+    let (mut w, ann) = town();
+    let row = moot::store::AgentRow {
+        agent_id: "robo".into(),
+        name: "Robo".into(),
+        password_hash: None,
+        description: String::new(),
+        room: None,
+    };
+    let mut cx = Cx::new(ann.clone(), Face::Mcp);
+    w.arrive_agent(&mut cx, row);
+    assert!(w.is_present("robo"));
+    let later = tokio::time::Instant::now() + std::time::Duration::from_secs(3600);
+    let mut cx = Cx::new(ann.clone(), Face::Mcp);
+    w.sweep_idle_agents(&mut cx, later, std::time::Duration::from_secs(1800));
+    assert!(!w.is_present("robo"), "the silent agent left");
+    assert!(w.is_present(&ann), "Ann has a connection and stays");
+    assert!(cx.notices.iter().any(|n| matches!(&n.what, world::Delivery::Line(l) if &**l == "Robo has been disconnected for inactivity.")));
+}
