@@ -64,6 +64,10 @@ pub struct Config {
     #[arg(long, env = "MOOT_LOGIN_TIMEOUT", default_value = "5m")]
     pub login_timeout: humantime::Duration,
 
+    /// How long an MCP long poll (waitForNextTurn) waits before answering "call again".
+    #[arg(long, env = "MOOT_WAIT_TIMEOUT", default_value = "30s")]
+    pub wait_timeout: humantime::Duration,
+
     /// An external UCI chess engine (e.g. /usr/games/stockfish) for the computer's levels 8 to
     /// 10; the built-in engine plays every level when absent, or when the engine fails.
     #[arg(long, env = "MOOT_UCI_ENGINE")]

@@ -146,6 +146,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         store: store.clone(),
         directory: directory.clone(),
         start_room: start_room.clone(),
+        wait: config.wait_timeout.into(),
     };
     let shared = Arc::new(Shared::new(
         config,

@@ -40,6 +40,8 @@ pub struct Api {
     pub directory: Arc<Directory>,
     /// Where new agents' characters stand (a room id).
     pub start_room: String,
+    /// How long an MCP long poll waits.
+    pub wait: std::time::Duration,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -395,7 +397,8 @@ fn mcp_router(
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService,
     };
-    let server = crate::mcp::MootMcp::new(api.world.clone(), api.store.clone(), None);
+    let server =
+        crate::mcp::MootMcp::new(api.world.clone(), api.store.clone(), None).with_wait(api.wait);
     let mut hosts = vec![
         "localhost".to_owned(),
         "127.0.0.1".to_owned(),

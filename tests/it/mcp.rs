@@ -407,3 +407,72 @@ async fn moot_mcp_joins_a_running_town_over_stdio() {
         "{heard}"
     );
 }
+
+#[tokio::test]
+async fn a_telnet_player_joins_an_agents_game_and_the_agent_waits_through_timeouts() {
+    let s =
+        TestServer::start_with(|c| c.wait_timeout = std::time::Duration::from_millis(700).into())
+            .await;
+    let bot = s.api().agent(Some("Robo")).await;
+    let url = format!("http://{}/mcp", s.http);
+    let host =
+        tokio::spawn(async move { agent(&["http", &url, &bot.token, "discover", "host"]).await });
+    let mut ann = s.player("Ann").await;
+    ann.send("east").await;
+    ann.expect("Exits:").await;
+    // The agent's game is the first one made here: #1.
+    let mut joined = false;
+    for _ in 0..100 {
+        let answer = ann.command("joinGame 1").await;
+        if answer
+            .first()
+            .is_some_and(|l| l.starts_with("Joined Game 1 Successfully!"))
+        {
+            assert!(answer.iter().any(|l| l == "- You are: White"), "{answer:?}");
+            joined = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(joined, "Ann could not join the agent's game");
+    // Let at least one long poll run out before moving.
+    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    ann.send("move e4").await;
+    ann.expect("#1: Robo (black) plays e5.").await;
+    let seen = host.await.unwrap();
+    assert!(seen["timeouts"].as_u64().unwrap() >= 1, "{seen}");
+    assert_eq!(seen["opponent_played"], "e2e4");
+    assert_eq!(seen["after"], "opponent_turn");
+}
+
+#[tokio::test]
+async fn stdio_plays_chess_and_blackjack_too() {
+    let world = world_dir();
+    let chess = agent(&[
+        "stdio",
+        env!("CARGO_BIN_EXE_moot"),
+        world.to_str().unwrap(),
+        "initialize",
+        "chess",
+    ])
+    .await;
+    assert!(
+        chess["result"].as_str().unwrap().contains(" by "),
+        "{chess}"
+    );
+    let cards = agent(&[
+        "stdio",
+        env!("CARGO_BIN_EXE_moot"),
+        world.to_str().unwrap(),
+        "discover",
+        "blackjack",
+    ])
+    .await;
+    let total: u64 = cards["results"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 100);
+}

@@ -140,13 +140,34 @@ async def scenario_ui(session):
     }
 
 
+async def scenario_host(session):
+    """Create an agent game as black, wait (through timeouts) for whoever joins to move as
+    white, then answer e7e5."""
+    tools = await tools_of(session)
+    made = await call(session, tools, "createGame", {"type": "agent", "color": "black"})
+    game = made["game_id"]
+    timeouts = 0
+    for _ in range(60):
+        raw = await session.call_tool("waitForNextTurn", {"game_id": game}, read_timeout_seconds=60)
+        state = check(tools, "waitForNextTurn", raw)
+        if state["status"] == "timeout":
+            timeouts += 1
+            if raw.content[0].text != "Timeout: No move received yet. Please call this tool again immediately.":
+                raise AssertionError(raw.content[0].text)
+            continue
+        if state["status"] == "your_turn":
+            break
+    reply = await call(session, tools, "finishTurn", {"game_id": game, "move": "e7e5"})
+    return {"game_id": game, "timeouts": timeouts, "opponent_played": state["last_move"], "after": reply["status"]}
+
+
 async def run(session, revision, scenario):
     if revision == "initialize":
         await session.initialize()
     else:
         await session.discover()
     version, server = session.protocol_version, session.server_info
-    out = await {"tools": scenario_tools, "converse": scenario_converse, "chess": scenario_chess, "blackjack": scenario_blackjack, "ui": scenario_ui}[scenario](session)
+    out = await {"tools": scenario_tools, "converse": scenario_converse, "chess": scenario_chess, "blackjack": scenario_blackjack, "ui": scenario_ui, "host": scenario_host}[scenario](session)
     out["protocol_version"] = version
     out["server"] = {"name": server.name, "version": server.version} if server else None
     print(json.dumps(out))
