@@ -153,6 +153,15 @@ impl World {
     pub fn announce(&self, cx: &mut Cx, sid: SessionId, headline: String) {
         let Some(s) = self.session(sid) else { return };
         for who in self.followers(sid) {
+            // An agent's mailbox gets the news, not a drawn board: its tools give the position.
+            let mailbox = self.is_present(&who)
+                && matches!(self.player(&who).sink_kind(), super::Sink::Mailbox);
+            if mailbox {
+                if who != cx.actor {
+                    cx.tell(&who, headline.as_str());
+                }
+                continue;
+            }
             match self.board_msg(s, &who, Some(headline.clone())) {
                 Some(board) => cx.show_board(&who, board),
                 // The actor has the verb's own answer; others are told.

@@ -75,41 +75,51 @@ fn with_ui(world: &World, mut i: GameInfo, me: &crate::world::AgentId) -> GameIn
 
 /// The markdown board of the seed's example.
 pub fn markdown_board(pos: &shakmaty::Chess) -> String {
-    let mut out = String::from(
-        "| Rank | a | b | c | d | e | f | g | h |\n|:---:|:---:|:---:|:---:|:---:|:---:|:---:|:---:|:---:|\n",
-    );
-    for rank in (0..8).rev() {
-        out.push_str(&format!("| **{}** |", rank + 1));
-        for file in 0..8 {
+    const WHITE: [char; 6] = ['♙', '♘', '♗', '♖', '♕', '♔'];
+    const BLACK: [char; 6] = ['♟', '♞', '♝', '♜', '♛', '♚'];
+    let mut out = String::with_capacity(1024);
+    out.push_str("| Rank | a | b | c | d | e | f | g | h |\n|:---:|:---:|:---:|:---:|:---:|:---:|:---:|:---:|:---:|");
+    for rank in (0..8u32).rev() {
+        out.push_str("\n| **");
+        out.push(char::from_digit(rank + 1, 10).expect("a digit"));
+        out.push_str("** |");
+        for file in 0..8u32 {
             let sq =
                 shakmaty::Square::from_coords(shakmaty::File::new(file), shakmaty::Rank::new(rank));
-            let glyph = match pos.board().piece_at(sq) {
-                None => ' ',
-                Some(p) => {
-                    let white = "♔♕♖♗♘♙";
-                    let black = "♚♛♜♝♞♟";
-                    let i = match p.role {
-                        shakmaty::Role::King => 0,
-                        shakmaty::Role::Queen => 1,
-                        shakmaty::Role::Rook => 2,
-                        shakmaty::Role::Bishop => 3,
-                        shakmaty::Role::Knight => 4,
-                        shakmaty::Role::Pawn => 5,
-                    };
-                    let set = if p.color == shakmaty::Color::White {
-                        white
-                    } else {
-                        black
-                    };
-                    set.chars().nth(i).expect("six pieces")
+            let glyph = pos.board().piece_at(sq).map_or(' ', |p| {
+                // Role counts from 1 (pawn) to 6 (king).
+                let i = usize::from(p.role as u8) - 1;
+                if p.color == shakmaty::Color::White {
+                    WHITE[i]
+                } else {
+                    BLACK[i]
                 }
-            };
-            out.push_str(&format!(" {glyph} |"));
+            });
+            out.push(' ');
+            out.push(glyph);
+            out.push_str(" |");
         }
-        out.push('\n');
     }
-    out.pop();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_markdown_board_is_the_seeds() {
+        let b = markdown_board(&shakmaty::Chess::default());
+        let lines: Vec<&str> = b.lines().collect();
+        assert_eq!(lines[0], "| Rank | a | b | c | d | e | f | g | h |");
+        assert_eq!(
+            lines[1],
+            "|:---:|:---:|:---:|:---:|:---:|:---:|:---:|:---:|:---:|"
+        );
+        assert_eq!(lines[2], "| **8** | ♜ | ♞ | ♝ | ♛ | ♚ | ♝ | ♞ | ♜ |");
+        assert_eq!(lines[4], "| **6** |   |   |   |   |   |   |   |   |");
+        assert_eq!(lines[9], "| **1** | ♖ | ♘ | ♗ | ♕ | ♔ | ♗ | ♘ | ♖ |");
+    }
 }
 
 fn title(c: &str) -> &'static str {
@@ -469,13 +479,16 @@ is legal, then plays it. With claim_win, the move is refused unless it mates.";
         if g.turn().name() != role {
             return Err(VerbError::refused("Invalid move: it is not your turn."));
         }
-        let after = Game::apply(g, role, a.mv.trim())
+        // Legality is checked against the position (cheap); only a claim needs the move played.
+        g.parse_move(a.mv.trim())
             .map_err(|e| VerbError::refused(format!("Invalid move: {e}")))?;
-        if a.claim_win
-            && after
-                .outcome()
-                .is_none_or(|o| o.reason != crate::games::chess::EndReason::Checkmate)
-        {
+        let mates = || {
+            Game::apply(g, role, a.mv.trim())
+                .ok()
+                .and_then(|after| after.outcome())
+                .is_some_and(|o| o.reason == crate::games::chess::EndReason::Checkmate)
+        };
+        if a.claim_win && !mates() {
             return Err(VerbError::refused(
                 "Move rejected: You claimed Checkmate, but this move does not result in Checkmate.",
             ));
