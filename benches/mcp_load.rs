@@ -12,7 +12,6 @@
 //!     cargo bench --bench mcp_load -- --seconds 5 --waiters 2000
 
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -23,53 +22,9 @@ use shakmaty::{CastlingMode, Chess, Position};
 
 #[path = "support/http.rs"]
 mod http;
+#[path = "support/server.rs"]
+mod server;
 use http::Conn;
-
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start() -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-    let world = concat!(env!("CARGO_MANIFEST_DIR"), "/world");
-    let child = Command::new(env!("CARGO_BIN_EXE_moot"))
-        .args([
-            "--db",
-            dir.path().join("bench.db").to_str().unwrap(),
-            "--world",
-            world,
-        ])
-        .args(["--telnet", "127.0.0.1:0", "--http", &addr.to_string()])
-        .env("RUST_LOG", "moot=warn")
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(addr).is_err() {
-        assert!(Instant::now() < deadline, "moot did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Server {
-        child,
-        addr,
-        _dir: dir,
-    }
-}
 
 /// A connection that speaks MCP's tools/call.
 struct Mcp {
@@ -370,12 +325,12 @@ fn main() {
         "scenario", "calls/s", "p50 ms", "p99 ms"
     );
     {
-        let server = start();
+        let server = server::start_in_temp("--http", &[]);
         let (lat, s) = rt.block_on(closed_loop(server.addr, 100, seconds, false));
         report("look, 100 agents", lat, s);
         let (lat, s) = rt.block_on(closed_loop(server.addr, 100, seconds, true));
         report("finishTurn, 100 games at once", lat, s);
     }
-    let server = start();
+    let server = server::start_in_temp("--http", &[]);
     rt.block_on(waiters(server.addr, n_waiters));
 }

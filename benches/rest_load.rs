@@ -10,7 +10,6 @@
 //!     cargo bench --bench rest_load -- --seconds 5 --sessions 100
 
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -21,60 +20,9 @@ use shakmaty::{CastlingMode, Chess, Position};
 
 #[path = "support/http.rs"]
 mod http;
+#[path = "support/server.rs"]
+mod server;
 use http::Conn;
-
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(sync: &str) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-    let world = concat!(env!("CARGO_MANIFEST_DIR"), "/world");
-    let child = Command::new(env!("CARGO_BIN_EXE_moot"))
-        .args([
-            "--db",
-            dir.path().join("bench.db").to_str().unwrap(),
-            "--world",
-            world,
-        ])
-        .args([
-            "--telnet",
-            "127.0.0.1:0",
-            "--http",
-            &addr.to_string(),
-            "--sync",
-            sync,
-        ])
-        .env("RUST_LOG", "moot=warn")
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(addr).is_err() {
-        assert!(Instant::now() < deadline, "moot did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Server {
-        child,
-        addr,
-        _dir: dir,
-    }
-}
 
 /// A connection with the REST API's habits.
 struct Client {
@@ -197,7 +145,7 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
 }
 
 async fn run(sync: &str, sessions: usize, seconds: u64) {
-    let server = start(sync);
+    let server = server::start_in_temp("--http", &["--sync", sync]);
     let measuring = Arc::new(AtomicBool::new(false));
     let stop = Arc::new(AtomicBool::new(false));
     let mut tasks = Vec::new();

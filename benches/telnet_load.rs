@@ -14,7 +14,6 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -23,6 +22,10 @@ use argon2::password_hash::PasswordHasher;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+
+#[path = "support/server.rs"]
+mod server;
+use server::Server;
 
 const ROOMS: usize = 50;
 const PASSWORD: &str = "bench";
@@ -104,52 +107,14 @@ async fn seed_accounts(db: &Path, n: usize) {
     store.close().await;
 }
 
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Server {
-    fn start(dir: &Path) -> Server {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_moot"))
-            .args(["--world", dir.join("world").to_str().unwrap()])
-            .args(["--db", dir.join("bench.db").to_str().unwrap()])
-            .args(["--telnet", &addr.to_string()])
-            .args(["--command-rate", "0", "--max-connections", "100000"])
-            .args(["--idle-timeout", "0s", "--login-timeout", "0s"])
-            .env("RUST_LOG", "moot=warn")
-            .stdin(Stdio::null())
-            .spawn()
-            .expect("moot starts");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while std::net::TcpStream::connect(addr).is_err() {
-            assert!(Instant::now() < deadline, "moot did not start listening");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Server { child, addr }
-    }
-
-    fn rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The server's resident memory, from /proc.
+fn rss_kib(server: &Server) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.child.id())).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
 }
 
 struct Client {
@@ -343,7 +308,7 @@ async fn idle(addr: SocketAddr, server: &Server, n: usize, logged_in: bool, befo
     // Wait until every connection has been welcomed (or logged in) and the town is quiet.
     tokio::time::sleep(Duration::from_secs(3)).await;
     let opened = t0.elapsed().as_secs_f64();
-    let after = server.rss_kib();
+    let after = rss_kib(server);
     let mut probe = Client::login(addr, 0, Arc::new(AtomicU64::new(0))).await;
     let t = Instant::now();
     probe.send("look").await;
@@ -379,7 +344,21 @@ fn main() {
     write_world(&dir.path().join("world"));
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(seed_accounts(&dir.path().join("bench.db"), 500 + args.idle));
-    let server = Server::start(dir.path());
+    let server = server::start(
+        &dir.path().join("world"),
+        dir.path(),
+        "--telnet",
+        &[
+            "--command-rate",
+            "0",
+            "--max-connections",
+            "100000",
+            "--idle-timeout",
+            "0s",
+            "--login-timeout",
+            "0s",
+        ],
+    );
     println!(
         "moot telnet load: {} cores, {} s per scenario, server {}",
         num_cpus(),
@@ -416,7 +395,7 @@ fn main() {
     if wanted("idle") {
         // Both counts are against the memory the server held before either, since memory
         // freed by the first is kept by the allocator and reused by the second.
-        let baseline = server.rss_kib();
+        let baseline = rss_kib(&server);
         rt.block_on(idle(server.addr, &server, args.idle, false, baseline));
         // Let the server see every close before the next count.
         std::thread::sleep(Duration::from_secs(3));

@@ -27,6 +27,16 @@ async fn agent(args: &[&str]) -> Value {
         .unwrap_or_else(|e| panic!("{e}: {stdout}"))
 }
 
+/// The tool names an agent run listed.
+fn tool_names(seen: &Value) -> BTreeSet<String> {
+    seen["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect()
+}
+
 fn registry_names() -> BTreeSet<String> {
     moot::verbs::REGISTRY
         .iter()
@@ -73,12 +83,7 @@ async fn http_tools(revision: &str) {
     let bot = s.api().agent(Some("Robo")).await;
     let url = format!("http://{}/mcp", s.http);
     let seen = agent(&["http", &url, &bot.token, revision, "tools"]).await;
-    let listed: BTreeSet<String> = seen["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_owned())
-        .collect();
+    let listed = tool_names(&seen);
     assert_eq!(listed, registry_names(), "tools/list is the registry");
     for ro in [
         "look",
@@ -162,12 +167,7 @@ async fn stdio_serves_a_standalone_town_with_both_revisions() {
             "tools",
         ])
         .await;
-        let listed: BTreeSet<String> = seen["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap().to_owned())
-            .collect();
+        let listed = tool_names(&seen);
         assert_eq!(listed, registry_names());
         assert_eq!(seen["look"]["name"], "Town Square", "{revision}");
         assert_eq!(seen["server"]["name"], "moot");
@@ -366,12 +366,7 @@ async fn moot_mcp_joins_a_running_town_over_stdio() {
         "tools",
     ])
     .await;
-    let listed: BTreeSet<String> = seen["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_owned())
-        .collect();
+    let listed = tool_names(&seen);
     assert_eq!(listed, registry_names());
     assert!(
         seen["who"]["players"]

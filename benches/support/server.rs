@@ -1,0 +1,71 @@
+//! Starting the release `moot` binary as a separate process for a benchmark, on a free
+//! loopback port, with its database in a temporary directory.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct Server {
+    pub child: Child,
+    /// The address of the listener named by `listen`.
+    pub addr: SocketAddr,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts moot on the world in `world`, with its database in `dir`, listening with `listen`
+/// (`--telnet` or `--http`) on a free port, plus `args`; returns once that port answers.
+#[allow(dead_code)]
+pub fn start(world: &Path, dir: &Path, listen: &str, args: &[&str]) -> Server {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let other = if listen == "--telnet" {
+        "--http"
+    } else {
+        "--telnet"
+    };
+    let child = Command::new(env!("CARGO_BIN_EXE_moot"))
+        .args([
+            "--world",
+            world.to_str().unwrap(),
+            "--db",
+            dir.join("bench.db").to_str().unwrap(),
+        ])
+        .args([listen, &addr.to_string(), other, "127.0.0.1:0"])
+        .args(args)
+        .env("RUST_LOG", "moot=warn")
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("moot starts");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(addr).is_err() {
+        assert!(Instant::now() < deadline, "moot did not start listening");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Server {
+        child,
+        addr,
+        _dir: None,
+    }
+}
+
+/// [`start`] on the project's own world, with the database in a fresh temporary directory.
+#[allow(dead_code)] // not every benchmark uses both
+pub fn start_in_temp(listen: &str, args: &[&str]) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let world = Path::new(env!("CARGO_MANIFEST_DIR")).join("world");
+    let mut s = start(&world, dir.path(), listen, args);
+    s._dir = Some(dir);
+    s
+}
