@@ -471,3 +471,22 @@ async fn stdio_plays_chess_and_blackjack_too() {
         .sum();
     assert_eq!(total, 100);
 }
+
+#[tokio::test]
+async fn a_long_poll_sends_progress_to_a_client_that_asked() {
+    let s = TestServer::start_with(|c| {
+        c.wait_timeout = std::time::Duration::from_millis(10_500).into()
+    })
+    .await;
+    let bot = s.api().agent(Some("Robo")).await;
+    let url = format!("http://{}/mcp", s.http);
+    let seen = agent(&["http", &url, &bot.token, "discover", "progress"]).await;
+    assert_eq!(seen["status"], "timeout");
+    let notes = seen["progress"].as_array().unwrap();
+    assert_eq!(
+        notes.len(),
+        1,
+        "one progress notification in 10.5 s: {seen}"
+    );
+    assert_eq!(notes[0]["message"], "still waiting for your opponent");
+}

@@ -161,13 +161,26 @@ async def scenario_host(session):
     return {"game_id": game, "timeouts": timeouts, "opponent_played": state["last_move"], "after": reply["status"]}
 
 
+async def scenario_progress(session):
+    """A long poll with a progress token: progress arrives about every 10 s while it waits."""
+    tools = await tools_of(session)
+    made = await call(session, tools, "createGame", {"type": "agent", "color": "black"})
+    notes = []
+
+    async def on_progress(progress, total, message):
+        notes.append({"progress": progress, "message": message})
+
+    raw = await session.call_tool("waitForNextTurn", {"game_id": made["game_id"]}, read_timeout_seconds=60, progress_callback=on_progress)
+    return {"progress": notes, "status": check(tools, "waitForNextTurn", raw)["status"]}
+
+
 async def run(session, revision, scenario):
     if revision == "initialize":
         await session.initialize()
     else:
         await session.discover()
     version, server = session.protocol_version, session.server_info
-    out = await {"tools": scenario_tools, "converse": scenario_converse, "chess": scenario_chess, "blackjack": scenario_blackjack, "ui": scenario_ui, "host": scenario_host}[scenario](session)
+    out = await {"tools": scenario_tools, "converse": scenario_converse, "chess": scenario_chess, "blackjack": scenario_blackjack, "ui": scenario_ui, "host": scenario_host, "progress": scenario_progress}[scenario](session)
     out["protocol_version"] = version
     out["server"] = {"name": server.name, "version": server.version} if server else None
     print(json.dumps(out))
