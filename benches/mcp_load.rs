@@ -26,6 +26,21 @@ mod http;
 mod server;
 use http::Conn;
 
+/// The parts of a tools/call answer the load generator reads.
+#[derive(serde::Deserialize)]
+struct Answer<'a> {
+    #[serde(borrow)]
+    result: Option<AnswerResult<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct AnswerResult<'a> {
+    #[serde(rename = "isError")]
+    is_error: Option<bool>,
+    #[serde(rename = "structuredContent", borrow)]
+    structured: Option<&'a serde_json::value::RawValue>,
+}
+
 /// A connection that speaks MCP's tools/call.
 struct Mcp {
     c: Conn,
@@ -59,11 +74,20 @@ impl Mcp {
             ("Mcp-Name", name),
         ];
         let status = self.c.post("/mcp", &headers, &body).await;
-        let v = self.c.json();
-        assert_eq!(status, 200, "{v}");
-        let r = &v["result"];
-        assert!(r["isError"] != true, "{name} failed: {v}");
-        r["structuredContent"].clone()
+        // Only the envelope is read; the people's text (a markdown board) is skipped over, and
+        // the small structured result parsed on its own.
+        let answer: Answer = serde_json::from_slice(&self.c.body)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.c.body)));
+        assert_eq!(status, 200, "{}", String::from_utf8_lossy(&self.c.body));
+        let result = answer
+            .result
+            .unwrap_or_else(|| panic!("{name} failed: {}", String::from_utf8_lossy(&self.c.body)));
+        assert!(
+            result.is_error != Some(true),
+            "{name} failed: {}",
+            String::from_utf8_lossy(&self.c.body)
+        );
+        serde_json::from_str(result.structured.map_or("null", |r| r.get())).unwrap()
     }
 
     async fn agent(&mut self) -> String {
