@@ -17,11 +17,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, Position};
 
 #[path = "support/http.rs"]
 mod http;
+#[path = "support/moves.rs"]
+mod moves;
+use moves::pick;
 #[path = "support/server.rs"]
 mod server;
 use http::Conn;
@@ -94,18 +95,6 @@ impl Mcp {
         self.c.post("/agents", &[], "{}").await;
         self.c.json()["token"].as_str().unwrap().to_owned()
     }
-}
-
-fn pick(fen: &str, n: u64) -> String {
-    let pos: Chess = fen
-        .parse::<Fen>()
-        .unwrap()
-        .into_position(CastlingMode::Standard)
-        .unwrap();
-    let moves = pos.legal_moves();
-    moves[(n as usize).wrapping_mul(7919) % moves.len()]
-        .to_uci(CastlingMode::Standard)
-        .to_string()
 }
 
 fn pct(sorted: &[u32], p: f64) -> f64 {

@@ -15,11 +15,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, Position};
 
 #[path = "support/http.rs"]
 mod http;
+#[path = "support/moves.rs"]
+mod moves;
+use moves::pick;
 #[path = "support/server.rs"]
 mod server;
 use http::Conn;
@@ -75,18 +76,6 @@ async fn agent(c: &mut Client) -> Agent {
         id: v["agent_id"].as_str().unwrap().into(),
         token: v["token"].as_str().unwrap().into(),
     }
-}
-
-fn pick(fen: &str, n: u64) -> String {
-    let pos: Chess = fen
-        .parse::<Fen>()
-        .unwrap()
-        .into_position(CastlingMode::Standard)
-        .unwrap();
-    let moves = pos.legal_moves();
-    moves[(n as usize).wrapping_mul(7919) % moves.len()]
-        .to_uci(CastlingMode::Standard)
-        .to_string()
 }
 
 /// Plays games between `white` and `black` until `stop`; returns the latencies (µs) of the

@@ -72,10 +72,6 @@ impl Searcher {
         }
     }
 
-    pub fn nodes(&self) -> u64 {
-        self.nodes
-    }
-
     fn out_of_budget(&mut self) -> bool {
         if !self.stopped
             && (self.nodes >= self.max_nodes

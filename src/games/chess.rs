@@ -42,7 +42,6 @@ pub struct ChessGame {
     /// The last move, in standard UCI. (The whole game is the session's log; the state holds
     /// what the rules need, so that an action costs the same on the first move and the last.)
     last_move: Option<String>,
-    last: Option<Move>,
     /// How often each position has stood since the last capture or pawn move.
     seen: HashMap<u64, u8>,
     outcome: Option<Outcome>,
@@ -164,8 +163,9 @@ impl ChessGame {
         self.outcome
     }
 
-    pub fn last_move(&self) -> Option<Move> {
-        self.last
+    /// The last move, in standard UCI.
+    pub fn last_move(&self) -> Option<&str> {
+        self.last_move.as_deref()
     }
 
     /// A move in UCI, checked against the position: the move it means, or why it is refused.
@@ -271,7 +271,6 @@ impl ChessGame {
         next.takeback_request = None;
         next.pos = self.pos.clone().play(m).expect("a legal move plays");
         next.last_move = Some(m.to_uci(CastlingMode::Standard).to_string());
-        next.last = Some(m);
         if m.is_zeroing() {
             next.seen.clear();
         }
@@ -324,7 +323,6 @@ impl Game for ChessGame {
             seen: HashMap::from([(zobrist(&pos), 1)]),
             pos,
             last_move: None,
-            last: None,
             outcome: None,
             draw_offer: None,
             takeback_request: None,

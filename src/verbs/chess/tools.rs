@@ -152,7 +152,7 @@ fn info(s: &Session, me: &str, status: Option<&str>) -> GameInfo {
         } else {
             Vec::new()
         },
-        last_move: g.state()["last_move"].as_str().map(str::to_owned),
+        last_move: g.last_move().map(str::to_owned),
         sequence: Some(s.tick + 1),
         result: over.map(|o| format!("{} ({})", o.describe(), o.result())),
         ui: None,
