@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::support::{TestServer, python, world_dir};
 
@@ -350,6 +350,84 @@ async fn show_ui_gives_an_mcp_apps_board_and_the_same_page_over_http() {
             .status(),
         404
     );
+}
+
+/// Seed 000's board in a real Chromium (Playwright), as an MCP Apps host would show it and as a
+/// plain browser tab at `/chess/<id>`: see tests/browser/board.py.
+#[tokio::test]
+async fn the_board_page_plays_in_a_real_chromium() {
+    let s = TestServer::start().await;
+    let out = tokio::process::Command::new(python())
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/browser/board.py"
+        ))
+        .arg(format!("http://{}", s.http))
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the browser run failed (it needs /usr/bin/chromium and playwright, which .ci/run \
+         installs):\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap();
+    let game = &seen["game_id"];
+
+    // Inside a host: a drag fills the move in, Confirm posts both messages, and the host's
+    // tool result redraws the board.
+    let host = &seen["host"];
+    assert_eq!(host["errors"], json!([]));
+    assert_eq!(host["start"], json!({"e2": "♙", "e4": ""}));
+    assert_eq!(host["typed"], "e2e4");
+    assert!(host["initialized"].as_bool().unwrap());
+    let payload = json!({"game_id": game, "move": "e2e4", "claim_win": false});
+    assert_eq!(host["call"]["method"], "tools/call");
+    assert_eq!(host["call"]["params"]["name"], "finishTurn");
+    assert_eq!(host["call"]["params"]["arguments"], payload);
+    assert_eq!(
+        host["seed_message"],
+        json!({"type": "action", "action": "finishTurn", "payload": payload})
+    );
+    assert_eq!(host["result_last_move"], "e2e4");
+    assert_eq!(host["after"], json!({"e2": "", "e4": "♙"}));
+
+    // In a plain tab, through the REST API.
+    let tab = &seen["browser"];
+    assert_eq!(tab["errors"], json!([]));
+    assert_eq!(tab["http_status"], 200);
+    assert_eq!(tab["read"]["status"], "Your move.");
+    assert_eq!(tab["read"]["colour"], "(you play white)");
+    assert_eq!(
+        tab["refused"],
+        "Illegal action: e4e6 is not a legal move in this position"
+    );
+    assert_eq!(tab["kept"], json!({"e4": "♙", "e6": ""}));
+    assert_eq!(tab["typed"], "g1f3");
+    assert_eq!(tab["played"], "Played g1f3.");
+    assert_eq!(tab["board"], json!({"g1": "", "f3": "♘"}));
+    let log = tab["log"].as_array().unwrap();
+    assert_eq!(
+        (log.len(), &log[0], &log[2]),
+        (4, &json!("e2e4"), &json!("g1f3"))
+    );
+    assert_eq!(tab["followed"]["status"], "Your move.");
+    assert_eq!(
+        tab["followed"]["from"], "",
+        "the computer's answer is drawn"
+    );
+    assert_ne!(tab["followed"]["to"], "", "the computer's answer is drawn");
+
+    // A claim of checkmate from the tab is judged by finishTurn's rule.
+    let claim = &seen["claim"];
+    assert_eq!(
+        claim["wrong_claim"],
+        "Move rejected: You claimed Checkmate, but this move does not result in Checkmate."
+    );
+    assert_eq!(claim["mated"], "Game over: white wins (checkmate).");
+    assert_eq!(claim["f7"], "♕");
 }
 
 #[tokio::test]

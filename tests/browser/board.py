@@ -1,0 +1,201 @@
+"""Seed 000's interactive chess board, driven in a real Chromium by Playwright.
+
+Usage: board.py BASE_URL
+
+BASE_URL is moot's HTTP address (http://127.0.0.1:PORT). The script makes its own agents
+over REST, and plays three games on the one page:
+
+  host     the agent asks createGame with showUi over MCP and gets the `ui://chess/<id>`
+           resource. A minimal MCP Apps host puts it in an iframe; a piece is dragged and
+           Confirm clicked; the host sees the page's `tools/call` (and seed 000's own
+           `{type: 'action'}` message), makes the call over MCP, and hands the result back
+           as `ui/notifications/tool-result`, which redraws the board.
+  browser  the same game at /chess/<id> in a plain tab: the player types their token, the
+           page reads the game over REST, a move is made by clicking two squares, and an
+           illegal one typed into the UCI field is refused with the server's message; then
+           the page follows the computer's answer by itself.
+  claim    a REST game between two agents from a set position: "Claim Checkmate" with a move
+           that does not mate is refused in seed 000's words, and with Qxf7# ends the game.
+
+Prints one JSON object with what was seen; exits non-zero on any failure.
+"""
+
+import asyncio
+import json
+import sys
+import tempfile
+
+import httpx2
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from playwright.async_api import async_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+# Without these, Chromium reaches for Google's hosts at start, and this machine's closed
+# network refuses it many times over.
+FLAGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+HOST_PAGE = """<!doctype html><title>a minimal MCP Apps host</title>
+<iframe id="app" width="600" height="560"></iframe>
+<script>
+  window.got = [];
+  addEventListener("message", e => { if (e.source === document.getElementById("app").contentWindow) got.push(e.data); });
+</script>"""
+
+
+def piece(frame, square):
+    return frame.locator(f'[data-square="{square}"]').text_content()
+
+
+async def wait_for(predicate, what, tries=100):
+    for _ in range(tries):
+        value = await predicate()
+        if value:
+            return value
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"gave up waiting for {what}")
+
+
+async def as_host(browser, session):
+    raw = await session.call_tool("createGame", {"type": "computer", "color": "white", "showUi": True, "difficulty": 1})
+    if raw.is_error:
+        raise AssertionError(raw.content)
+    made = raw.structured_content
+    game, uri = made["game_id"], made["ui"]
+    html = (await session.read_resource(uri)).contents[0].text
+
+    page = await browser.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.set_content(HOST_PAGE)
+    await page.evaluate("html => { document.getElementById('app').srcdoc = html; }", html)
+    frame = page.frame_locator("#app")
+    await frame.locator('[data-square="e2"]').wait_for()
+    start = {"e2": await piece(frame, "e2"), "e4": await piece(frame, "e4")}
+
+    # HTML5 drag and drop, as a person would move a piece.
+    await frame.locator('[data-square="e2"]').drag_to(frame.locator('[data-square="e4"]'))
+    typed = await frame.locator("#uci").input_value()
+    await frame.locator("#confirm").click()
+    got = await wait_for(lambda: page.evaluate("got.length >= 3 && got"), "both messages")
+    call = next(m for m in got if m.get("method") == "tools/call")
+    seed = next(m for m in got if m.get("type") == "action")
+    initialized = any(m.get("method") == "ui/initialize" for m in got)
+
+    # The host does what the page asked, over MCP, and hands the page the result.
+    result = await session.call_tool(call["params"]["name"], call["params"]["arguments"])
+    if result.is_error:
+        raise AssertionError(result.content)
+    await page.evaluate(
+        """sc => document.getElementById('app').contentWindow.postMessage(
+               { jsonrpc: '2.0', method: 'ui/notifications/tool-result', params: { structuredContent: sc } }, '*')""",
+        result.structured_content,
+    )
+    await wait_for(lambda: piece(frame, "e4"), "the board to redraw")  # empty until then
+    after = {"e2": await piece(frame, "e2"), "e4": await piece(frame, "e4")}
+    await page.screenshot(path=f"{tempfile.gettempdir()}/moot-board-host.png")
+    await page.close()
+    return game, {
+        "start": start, "typed": typed, "call": call, "seed_message": seed, "initialized": initialized,
+        "result_last_move": result.structured_content["last_move"], "after": after, "errors": errors,
+    }
+
+
+async def in_browser(browser, base, token, game, session):
+    # The computer answers e2e4 first; the page reads whatever the server says.
+    state = (await session.call_tool("waitForNextTurn", {"game_id": game})).structured_content
+    page = await browser.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    resp = await page.goto(f"{base}/chess/{game}")
+    await page.locator('[data-square="g1"]').wait_for()
+    await page.fill("#token", token)
+    await page.dispatch_event("#token", "change")
+    await wait_for(lambda: page.locator("#status").text_content(), "the page to read the game")
+    read = {"status": await page.locator("#status").text_content(), "colour": await page.locator("#colour").text_content()}
+
+    # An illegal move typed in: the server refuses it and the board stays as it was.
+    await page.fill("#uci", "e4e6")
+    await page.click("#confirm")
+    refused = await wait_for(lambda: status_other_than(page, read["status"]), "the refusal")
+    kept = {"e4": await piece(page, "e4"), "e6": await piece(page, "e6")}
+
+    # A move by clicking two squares.
+    await page.click('[data-square="g1"]')
+    await page.click('[data-square="f3"]')
+    typed = await page.locator("#uci").input_value()
+    await page.click("#confirm")
+    played = await wait_for(lambda: status_other_than(page, refused), "the move")
+    board = {"g1": await piece(page, "g1"), "f3": await piece(page, "f3")}
+    # The computer answers; the page notices without being asked.
+    await wait_for(lambda: status_other_than(page, played), "the computer's answer", tries=400)
+    followed = await wait_for(lambda: status_other_than(page, "Waiting for your opponent."), "the page to follow", tries=400)
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http:
+        log = (await http.get(f"{base}/sessions/{game}/log")).json()
+    answer = log["actions"][3]["action"]
+    followed = {"status": followed, "from": await piece(page, answer[:2]), "to": await piece(page, answer[2:4])}
+    await page.screenshot(path=f"{tempfile.gettempdir()}/moot-board-browser.png")
+    await page.close()
+    return {"followed": followed, 
+        "http_status": resp.status, "before": state["status"], "read": read, "refused": refused, "kept": kept, "typed": typed,
+        "played": played, "board": board, "log": [a["action"] for a in log["actions"]], "errors": errors,
+    }
+
+
+MATE_IN_ONE = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
+
+
+async def claim(browser, base, white, black):
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {white['token']}"}) as http:
+        made = (await http.post(f"{base}/sessions", json={
+            "template": "chess.v1", "participants": {"white": white["agent_id"], "black": black["agent_id"]},
+            "options": {"fen": MATE_IN_ONE}})).json()
+    game = made["session_id"]
+    page = await browser.new_page()
+    await page.goto(f"{base}/chess/{game}")
+    await page.fill("#token", white["token"])
+    await page.dispatch_event("#token", "change")
+    ready = await wait_for(lambda: page.locator("#status").text_content(), "the page to read the game")
+    await page.check("#chkWaitMate")
+    await page.fill("#uci", "h5h7")
+    await page.click("#confirm")
+    wrong = await wait_for(lambda: status_other_than(page, ready), "the refused claim")
+    await page.fill("#uci", "h5f7")
+    await page.click("#confirm")
+    mated = await wait_for(lambda: status_other_than(page, wrong), "the mate")
+    queen = await piece(page, "f7")
+    await page.close()
+    return {"ready": ready, "wrong_claim": wrong, "mated": mated, "f7": queen}
+
+
+async def status_other_than(page, text):
+    now = await page.locator("#status").text_content()
+    return now if now and now != text else None
+
+
+async def main():
+    base = sys.argv[1]
+    async with httpx2.AsyncClient() as http:
+        robo, two = [(await http.post(f"{base}/agents", json={"name": n})).json() for n in ("Robo", "Rival")]
+    token = robo["token"]
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
+        async with streamable_http_client(f"{base}/mcp", http_client=http) as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                await session.discover()
+                async with async_playwright() as p:
+                    # Playwright gives the browser a new, empty profile of its own.
+                    browser = await p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+                    try:
+                        game, host = await as_host(browser, session)
+                        plain = await in_browser(browser, base, token, game, session)
+                        claimed = await claim(browser, base, robo, two)
+                    finally:
+                        await browser.close()
+    print(json.dumps({"game_id": game, "host": host, "browser": plain, "claim": claimed}))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
