@@ -8,6 +8,8 @@
 //! Requests are stateless MCP 2026-07-28 calls on keep-alive HTTP/1.1 connections, through a
 //! lean client so the load generator leaves the two cores to the server.
 //!
+//! "cpu µs" is the server's CPU time (all its threads) per call in the measured window.
+//!
 //!     cargo bench --bench mcp_load
 //!     cargo bench --bench mcp_load -- --seconds 5 --waiters 2000
 
@@ -101,14 +103,27 @@ fn pct(sorted: &[u32], p: f64) -> f64 {
     f64::from(sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]) / 1000.0
 }
 
-fn report(name: &str, mut lat: Vec<u32>, seconds: f64) {
+/// Nanoseconds the process `pid` has spent on a CPU, summed over its threads: the server's
+/// cost per call, a steadier figure than calls/s on a shared two-core machine.
+fn cpu_ns(pid: u32) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
+fn report(name: &str, mut lat: Vec<u32>, seconds: f64, cpu_ns: u64) {
     lat.sort_unstable();
     println!(
-        "{:<34} {:>10.0} {:>9.3} {:>9.3}",
+        "{:<34} {:>10.0} {:>9.3} {:>9.3} {:>9.0}",
         name,
         lat.len() as f64 / seconds,
         pct(&lat, 0.5),
-        pct(&lat, 0.99)
+        pct(&lat, 0.99),
+        cpu_ns as f64 / 1000.0 / lat.len() as f64
     );
 }
 
@@ -126,12 +141,15 @@ async fn new_game(c: &mut Mcp, white: &str, black: &str) -> String {
     id
 }
 
+/// Runs the loop; returns the latencies measured, the seconds measured, and the server's CPU
+/// time in that window (ns).
 async fn closed_loop(
     addr: SocketAddr,
+    pid: u32,
     agents: usize,
     seconds: u64,
     finish_turn: bool,
-) -> (Vec<u32>, f64) {
+) -> (Vec<u32>, f64, u64) {
     let measuring = Arc::new(AtomicBool::new(false));
     let stop = Arc::new(AtomicBool::new(false));
     let mut tasks = Vec::new();
@@ -188,16 +206,16 @@ async fn closed_loop(
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
     measuring.store(true, Ordering::Relaxed);
-    let t0 = Instant::now();
+    let (t0, cpu0) = (Instant::now(), cpu_ns(pid));
     tokio::time::sleep(Duration::from_secs(seconds)).await;
     measuring.store(false, Ordering::Relaxed);
-    let elapsed = t0.elapsed().as_secs_f64();
+    let (elapsed, cpu) = (t0.elapsed().as_secs_f64(), cpu_ns(pid) - cpu0);
     stop.store(true, Ordering::Relaxed);
     let mut all = Vec::new();
     for t in tasks {
         all.extend(t.await.unwrap());
     }
-    (all, elapsed)
+    (all, elapsed, cpu)
 }
 
 async fn waiters(addr: SocketAddr, n: usize) {
@@ -334,15 +352,16 @@ fn main() {
         "moot MCP load (Streamable HTTP, stateless 2026-07-28 calls): {seconds} s per closed loop"
     );
     println!(
-        "{:<34} {:>10} {:>9} {:>9}",
-        "scenario", "calls/s", "p50 ms", "p99 ms"
+        "{:<34} {:>10} {:>9} {:>9} {:>9}",
+        "scenario", "calls/s", "p50 ms", "p99 ms", "cpu µs"
     );
     {
         let server = server::start_in_temp("--http", &[]);
-        let (lat, s) = rt.block_on(closed_loop(server.addr, 100, seconds, false));
-        report("look, 100 agents", lat, s);
-        let (lat, s) = rt.block_on(closed_loop(server.addr, 100, seconds, true));
-        report("finishTurn, 100 games at once", lat, s);
+        let pid = server.child.id();
+        let (lat, s, cpu) = rt.block_on(closed_loop(server.addr, pid, 100, seconds, false));
+        report("look, 100 agents", lat, s, cpu);
+        let (lat, s, cpu) = rt.block_on(closed_loop(server.addr, pid, 100, seconds, true));
+        report("finishTurn, 100 games at once", lat, s, cpu);
     }
     let server = server::start_in_temp("--http", &[]);
     rt.block_on(waiters(server.addr, n_waiters));

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use shakmaty::fen::Fen;
+use shakmaty::san::{SanPlus, Suffix};
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Color, EnPassantMode, Move, Position};
@@ -39,6 +40,10 @@ pub struct ChessGame {
     /// The FEN the game started from, when not the standard start.
     start_fen: Option<String>,
     pos: shakmaty::Chess,
+    /// `pos` as FEN, kept beside it: every answer about the game shows it, several times a move.
+    fen: String,
+    /// The last move in SAN with its check or mate mark, for people's news.
+    last_san: Option<String>,
     /// The last move, in standard UCI. (The whole game is the session's log; the state holds
     /// what the rules need, so that an action costs the same on the first move and the last.)
     last_move: Option<String>,
@@ -142,6 +147,10 @@ impl Outcome {
     }
 }
 
+fn fen_of(pos: &shakmaty::Chess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
 fn zobrist(pos: &shakmaty::Chess) -> u64 {
     pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
 }
@@ -151,8 +160,8 @@ impl ChessGame {
         &self.pos
     }
 
-    pub fn fen(&self) -> String {
-        Fen::from_position(&self.pos, EnPassantMode::Legal).to_string()
+    pub fn fen(&self) -> &str {
+        &self.fen
     }
 
     pub fn turn(&self) -> Side {
@@ -166,6 +175,11 @@ impl ChessGame {
     /// The last move, in standard UCI.
     pub fn last_move(&self) -> Option<&str> {
         self.last_move.as_deref()
+    }
+
+    /// The last move in SAN, like `Nf3` or `Qxf7#`.
+    pub fn last_san(&self) -> Option<&str> {
+        self.last_san.as_deref()
     }
 
     /// A move in UCI, checked against the position: the move it means, or why it is refused.
@@ -269,7 +283,12 @@ impl ChessGame {
         next.prev = Some(Arc::new(self.clone()));
         next.draw_offer = self.draw_offer.filter(|s| *s == self.turn());
         next.takeback_request = None;
-        next.pos = self.pos.clone().play(m).expect("a legal move plays");
+        // SAN is named on the way (disambiguated against this position, marked from the next).
+        let mut pos = self.pos.clone();
+        let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
+        next.pos = pos;
+        next.fen = fen_of(&next.pos);
+        next.last_san = Some(san.to_string());
         next.last_move = Some(m.to_uci(CastlingMode::Standard).to_string());
         if m.is_zeroing() {
             next.seen.clear();
@@ -278,7 +297,7 @@ impl ChessGame {
         *count += 1;
         let repeated = *count >= 3;
         let p = &next.pos;
-        let (winner, reason) = if p.is_checkmate() {
+        let (winner, reason) = if san.suffix == Some(Suffix::Checkmate) {
             (Some(self.turn()), Some(EndReason::Checkmate))
         } else if p.is_insufficient_material() {
             (None, Some(EndReason::InsufficientMaterial))
@@ -321,8 +340,10 @@ impl Game for ChessGame {
         let mut game = ChessGame {
             start_fen: fen.filter(|f| f != START_FEN),
             seen: HashMap::from([(zobrist(&pos), 1)]),
+            fen: fen_of(&pos),
             pos,
             last_move: None,
+            last_san: None,
             outcome: None,
             draw_offer: None,
             takeback_request: None,
@@ -487,6 +508,28 @@ mod tests {
         );
         let castled = play(&g, "e1h1");
         assert_eq!(castled.state()["last_move"], "e1g1");
+        assert_eq!(castled.last_san(), Some("O-O"));
+    }
+
+    #[test]
+    fn the_last_move_is_named_in_san_with_its_mark() {
+        let g = play(&ChessGame::new(0, &Value::Null).unwrap(), "e2e4 e7e5 d1h5");
+        assert_eq!(g.last_san(), Some("Qh5"));
+        let g = play(&g, "b8c6 f1c4 g8f6");
+        assert_eq!(
+            g.fen(),
+            "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
+        );
+        let mate = play(&g, "h5f7");
+        assert_eq!(mate.last_san(), Some("Qxf7#"));
+        assert_eq!(mate.outcome().map(|o| o.reason), Some(EndReason::Checkmate));
+        // Knights on b1 and f3 can both reach d2: SAN names the file.
+        let g = play(
+            &ChessGame::new(0, &Value::Null).unwrap(),
+            "g1f3 e7e5 d2d4 e5d4 b1d2",
+        );
+        assert_eq!(g.last_san(), Some("Nbd2"));
+        assert_eq!(play(&g, "f8b4").last_san(), Some("Bb4"));
     }
 
     #[test]

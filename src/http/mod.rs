@@ -243,7 +243,7 @@ async fn chess_page(
         .call("".into(), Face::Rest, move |w, _| {
             let s = w.session(sid)?;
             let g = crate::world::chess::chess_of(s)?;
-            Some((g.fen(), s.tick))
+            Some((g.fen().to_owned(), s.tick))
         })
         .await?;
     let (fen, tick) =

@@ -175,7 +175,7 @@ impl MootMcp {
                 let g = crate::world::chess::chess_of(s)?;
                 Some(crate::ui::chess_page(
                     id,
-                    &g.fen(),
+                    g.fen(),
                     s.role_of(&me).unwrap_or("white"),
                     s.tick,
                 ))

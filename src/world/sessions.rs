@@ -171,7 +171,7 @@ fn not_found(id: &str) -> HostError {
 }
 
 /// What an action did, in words for everyone following the game. Hidden choices stay hidden:
-/// only chess, which hides nothing, names the move.
+/// only chess, which hides nothing, names the move. Called once the action is applied.
 fn headline(s: &Session, agent: &str, role: &str, action: &str) -> String {
     let who = s
         .participants
@@ -186,13 +186,8 @@ fn headline(s: &Session, agent: &str, role: &str, action: &str) -> String {
         "request_takeback" => "asks to take back a move".to_owned(),
         "accept_takeback" => "agrees to take back".to_owned(),
         "decline_takeback" => "refuses to take back".to_owned(),
-        mv => match crate::world::chess::chess_of(s)
-            .and_then(|g| g.parse_move(mv).ok().map(|m| (g, m)))
-        {
-            Some((g, m)) => {
-                let san = shakmaty::san::SanPlus::from_move(g.position().clone(), m);
-                format!("plays {san}")
-            }
+        _ => match crate::world::chess::chess_of(s).and_then(|g| g.last_san()) {
+            Some(san) => format!("plays {san}"),
             None => "has moved".to_owned(),
         },
     };
@@ -442,9 +437,9 @@ impl World {
             }
         }
         let next = s.game.apply(role, action)?;
-        let mut headline = headline(s, agent, role, action);
         let tick = s.tick;
         s.game = next;
+        let mut headline = headline(s, agent, role, action);
         s.tick += 1;
         let status = s.status();
         let at = now_iso();

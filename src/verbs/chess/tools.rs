@@ -146,7 +146,7 @@ fn info(s: &Session, me: &str, status: Option<&str>) -> GameInfo {
         }),
         your_color: role.map(str::to_owned),
         turn: Some(g.turn().name().to_owned()),
-        fen: Some(g.fen()),
+        fen: Some(g.fen().to_owned()),
         legal_moves: if mine {
             s.game.legal_actions(g.turn().name())
         } else {
