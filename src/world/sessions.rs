@@ -456,7 +456,7 @@ impl World {
             role.to_owned(),
             action.to_owned(),
             tick,
-            s.game.state().to_string(),
+            serde_json::to_string(&s.game.state()).expect("a JSON value serializes"),
             status,
             at,
         ));
