@@ -330,19 +330,14 @@ fn main() {
     let mut n_waiters = 10_000;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
+        let mut num = || {
+            args.next()
+                .and_then(|s| s.parse::<usize>().ok())
+                .unwrap_or_else(|| panic!("{a} takes a number"))
+        };
         match a.as_str() {
-            "--seconds" => {
-                seconds = args
-                    .next()
-                    .and_then(|s| s.parse().ok())
-                    .expect("--seconds N")
-            }
-            "--waiters" => {
-                n_waiters = args
-                    .next()
-                    .and_then(|s| s.parse().ok())
-                    .expect("--waiters N")
-            }
+            "--seconds" => seconds = num() as u64,
+            "--waiters" => n_waiters = num(),
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }

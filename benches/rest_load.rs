@@ -177,19 +177,14 @@ fn main() {
     let mut sessions = 100;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
+        let mut num = || {
+            args.next()
+                .and_then(|s| s.parse::<usize>().ok())
+                .unwrap_or_else(|| panic!("{a} takes a number"))
+        };
         match a.as_str() {
-            "--seconds" => {
-                seconds = args
-                    .next()
-                    .and_then(|s| s.parse().ok())
-                    .expect("--seconds N")
-            }
-            "--sessions" => {
-                sessions = args
-                    .next()
-                    .and_then(|s| s.parse().ok())
-                    .expect("--sessions N")
-            }
+            "--seconds" => seconds = num() as u64,
+            "--sessions" => sessions = num(),
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }

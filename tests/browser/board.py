@@ -80,7 +80,7 @@ async def as_host(browser, session):
     await frame.locator('[data-square="e2"]').drag_to(frame.locator('[data-square="e4"]'))
     typed = await frame.locator("#uci").input_value()
     await frame.locator("#confirm").click()
-    got = await wait_for(lambda: page.evaluate("got.length >= 3 && got"), "both messages")
+    got = await wait_for(lambda: page.evaluate("got.length >= 3 && got"), "the page's three messages")
     call = next(m for m in got if m.get("method") == "tools/call")
     seed = next(m for m in got if m.get("type") == "action")
     initialized = any(m.get("method") == "ui/initialize" for m in got)

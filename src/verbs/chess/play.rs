@@ -129,7 +129,6 @@ refused and the current board sent again.";
                 "It is not your move in game #{sid}."
             )));
         }
-        let pos = g.position().clone();
         // UCI (a missing promotion piece means a queen, as a drag cannot choose), then SAN.
         let legal = g
             .parse_move(&args.mv)
@@ -145,7 +144,7 @@ refused and the current board sent again.";
                 args.mv
                     .parse::<SanPlus>()
                     .ok()
-                    .and_then(|san| san.san.to_move(&pos).ok())
+                    .and_then(|san| san.san.to_move(g.position()).ok())
             });
         let Some(m) = legal else {
             if args.sequence.is_some() {
@@ -157,9 +156,15 @@ refused and the current board sent again.";
             )));
         };
         let uci = m.to_uci(CastlingMode::Standard).to_string();
-        let san = SanPlus::from_move(pos, m).to_string();
         let tick = s.tick;
         let acted = world.act(cx, &sid.to_string(), &uci, Some(tick))?;
+        // The game names the move as it plays it (the computer's answer comes later).
+        let san = world
+            .session(sid)
+            .and_then(chess_of)
+            .and_then(|g| g.last_san())
+            .unwrap_or(&uci)
+            .to_owned();
         Ok(Reply::new(
             vec![format!("You play {san} in game #{sid}.")],
             Moved {
