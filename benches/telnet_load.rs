@@ -91,7 +91,7 @@ async fn seed_accounts(db: &Path, n: usize) {
         .hash_password(PASSWORD.as_bytes())
         .unwrap()
         .to_string();
-    let store = moot::store::Store::open(db, moot::config::SyncMode::Normal).unwrap();
+    let store = moot::store::Store::open(db, moot::store::StoreOptions::default()).unwrap();
     store
         .call(move |c| {
             // Spread over the rooms, so that idle characters do not all crowd one room.

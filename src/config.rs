@@ -44,6 +44,22 @@ pub struct Config {
     #[arg(long, env = "MOOT_SYNC", value_enum, default_value_t = SyncMode::Normal)]
     pub sync: SyncMode,
 
+    /// How long a write waits for another process holding the database's lock before the
+    /// action is refused as STORAGE_UNAVAILABLE (nothing changes; the caller may retry).
+    #[arg(long, env = "MOOT_DB_BUSY_TIMEOUT", default_value = "2s")]
+    pub db_busy_timeout: humantime::Duration,
+
+    /// How long the database may keep refusing every write before moot stops, rather than
+    /// serve a world it cannot store.
+    #[arg(long, env = "MOOT_STORAGE_GIVE_UP", default_value = "60s")]
+    pub storage_give_up: humantime::Duration,
+
+    /// Draw every session's randomness (cards, the computer's choices) from this seed instead
+    /// of the operating system's, so that a run can be reproduced: for tests and demonstrations,
+    /// never for a town whose players must not predict the cards.
+    #[arg(long, env = "MOOT_SEED")]
+    pub seed: Option<u64>,
+
     /// Connections served at once; past it a newcomer is told the town is full and closed.
     #[arg(long, env = "MOOT_MAX_CONNECTIONS", default_value_t = 10_000)]
     pub max_connections: usize,
@@ -72,6 +88,17 @@ pub struct Config {
     /// 10; the built-in engine plays every level when absent, or when the engine fails.
     #[arg(long, env = "MOOT_UCI_ENGINE")]
     pub uci_engine: Option<PathBuf>,
+
+    /// Login attempts (`connect`) admitted per minute from one address, in a burst of as many;
+    /// one name may be tried half as often, from anywhere. Further attempts are refused until
+    /// the count recovers (0: no limit).
+    #[arg(long, env = "MOOT_LOGIN_RATE", default_value_t = 10.0)]
+    pub login_rate: f64,
+
+    /// Agents one address may make per minute through `POST /agents`, in a burst of as many
+    /// (0: no limit).
+    #[arg(long, env = "MOOT_AGENT_RATE", default_value_t = 30.0)]
+    pub agent_rate: f64,
 
     /// Pause before answering a failed login, doubled for each further failure from the same
     /// address (after the third), up to 30 times this.

@@ -18,6 +18,9 @@ pub const NAME_MIN: usize = 2;
 pub const NAME_MAX: usize = 20;
 pub const PASSWORD_MAX: usize = 128;
 
+/// How every API token starts.
+pub const TOKEN_PREFIX: &str = "moot_";
+
 /// Words a character cannot be called, because verbs use them to mean something else.
 const RESERVED: &[&str] = &[
     "me", "here", "home", "everyone", "all", "nobody", "someone", "you", "computer",
@@ -59,6 +62,13 @@ pub fn validate_password(password: &str) -> Result<(), String> {
             "A password may be at most {PASSWORD_MAX} bytes long."
         ));
     }
+    // `connect` reads a password that starts like an API token as a token, so such a password
+    // could never be used to log in.
+    if password.starts_with(TOKEN_PREFIX) {
+        return Err(format!(
+            "A password may not start with \"{TOKEN_PREFIX}\" (that is how API tokens start)."
+        ));
+    }
     Ok(())
 }
 
@@ -92,7 +102,7 @@ pub fn issue_token(agent_id: &str) -> IssuedToken {
     let secret: [u8; 32] = rand::random();
     let secret = hex::encode(secret);
     IssuedToken {
-        token: format!("moot_{agent_id}_{secret}"),
+        token: format!("{TOKEN_PREFIX}{agent_id}_{secret}"),
         hash: hex::encode(Sha256::digest(secret.as_bytes())),
     }
 }
@@ -135,15 +145,14 @@ impl Directory {
             .insert(agent_id.to_owned(), entry);
     }
 
-    pub fn set_token(&self, agent_id: &str, token_hash: &str) {
-        if let Some(e) = self
-            .by_id
-            .write()
-            .expect("directory lock")
-            .get_mut(agent_id)
-        {
-            e.token_hash = decode_hash(token_hash);
-        }
+    /// Sets an identity's token hash (hex, or none) and returns the one it replaces, so that a
+    /// write that fails can put it back.
+    pub fn set_token(&self, agent_id: &str, token_hash: Option<&str>) -> Option<String> {
+        let mut map = self.by_id.write().expect("directory lock");
+        let e = map.get_mut(agent_id)?;
+        let old = e.token_hash.map(hex::encode);
+        e.token_hash = token_hash.and_then(decode_hash);
+        old
     }
 
     pub fn has_token(&self, agent_id: &str) -> bool {
@@ -191,7 +200,7 @@ mod tests {
         d.insert("a1", "Ann", None);
         let t = issue_token("a1");
         assert_eq!(d.authenticate(&t.token), None, "not issued yet");
-        d.set_token("a1", &t.hash);
+        d.set_token("a1", Some(&t.hash));
         assert_eq!(d.authenticate(&t.token).as_deref(), Some("a1"));
         let forged = t.token.replace("moot_a1_", "moot_a2_");
         assert_eq!(d.authenticate(&forged), None);
@@ -201,7 +210,7 @@ mod tests {
         assert_eq!(d.authenticate(&wrong), None);
         assert_eq!(d.authenticate("garbage"), None);
         let t2 = issue_token("a1");
-        d.set_token("a1", &t2.hash);
+        d.set_token("a1", Some(&t2.hash));
         assert_eq!(
             d.authenticate(&t.token),
             None,

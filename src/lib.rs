@@ -15,6 +15,7 @@ pub mod engine;
 pub mod games;
 pub mod http;
 pub mod identity;
+pub mod limits;
 pub mod mcp;
 pub mod server;
 pub mod store;

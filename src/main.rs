@@ -31,10 +31,13 @@ fn main() -> std::process::ExitCode {
                 return std::process::ExitCode::FAILURE;
             }
         };
-        wait_for_signal().await;
+        let code = tokio::select! {
+            _ = wait_for_signal() => std::process::ExitCode::SUCCESS,
+            _ = server.stopped() => std::process::ExitCode::FAILURE,
+        };
         tracing::info!("shutting down");
         server.shutdown().await;
-        std::process::ExitCode::SUCCESS
+        code
     })
 }
 

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::Config;
 use crate::http::{self, Api};
 use crate::identity::Directory;
-use crate::store::{Store, StoreError, sessions};
+use crate::store::{Store, StoreError, StoreOptions, sessions};
 use crate::telnet::{self, Shared};
 use crate::world::sessions::ReplayError;
 use crate::world::{self, World, WorldError};
@@ -43,6 +43,11 @@ pub struct RunningServer {
 }
 
 impl RunningServer {
+    /// Resolves when moot stops on its own (the database refused every write for too long).
+    pub async fn stopped(&self) {
+        self.shutdown.cancelled().await
+    }
+
     /// Stops accepting, disconnects everyone politely, and returns once everything queued for
     /// the database is committed.
     pub async fn shutdown(self) {
@@ -80,8 +85,7 @@ pub async fn open(
     world_dir: &std::path::Path,
     store: Store,
     db_name: &str,
-    uci: Option<crate::engine::uci::UciEngine>,
-    agent_idle: Option<std::time::Duration>,
+    options: world::TaskOptions,
 ) -> Result<Core, StartError> {
     let map = world::load(world_dir)?;
     let db_error = |error| StartError::Store {
@@ -104,12 +108,15 @@ pub async fn open(
     ));
     let stored = store.call(sessions::load_all).await.map_err(db_error)?;
     let mut world = World::new(map, directory.clone());
+    if let Some(seed) = options.seed {
+        world.reproducible(seed);
+    }
     let restored = stored.len();
     world.restore_sessions(stored)?;
     let welcome = format!("{}\n{}", world.map.name, world.map.welcome);
     let start_room = world.map.room(world.map.start).id.clone();
     tracing::info!(rooms = world.map.rooms.len(), sessions = restored, world = %world_dir.display(), "world loaded");
-    let (handle, world_task) = world::spawn(world, store.clone(), uci, agent_idle);
+    let (handle, world_task) = world::spawn(world, store.clone(), options);
     Ok(Core {
         world: handle,
         world_task,
@@ -122,14 +129,28 @@ pub async fn open(
 
 pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let db_name = config.db.display().to_string();
-    let store = Store::open(&config.db, config.sync).map_err(|error| StartError::Store {
+    let store = Store::open(
+        &config.db,
+        StoreOptions {
+            sync: config.sync,
+            busy_timeout: config.db_busy_timeout.into(),
+        },
+    )
+    .map_err(|error| StartError::Store {
         path: db_name.clone(),
         error,
     })?;
-    let uci = config
-        .uci_engine
-        .clone()
-        .map(|path| crate::engine::uci::UciEngine { path });
+    let shutdown = CancellationToken::new();
+    let options = world::TaskOptions {
+        uci: config
+            .uci_engine
+            .clone()
+            .map(|path| crate::engine::uci::UciEngine { path }),
+        agent_idle: config.idle_timeout(),
+        give_up: Some(config.storage_give_up.into()),
+        stop: shutdown.clone(),
+        seed: config.seed,
+    };
     let Core {
         world: handle,
         world_task,
@@ -137,10 +158,9 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         directory,
         welcome,
         start_room,
-    } = open(&config.world, store, &db_name, uci, config.idle_timeout()).await?;
+    } = open(&config.world, store, &db_name, options).await?;
     let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
     let (http_listener, http_addr) = bind(config.http).await?;
-    let shutdown = CancellationToken::new();
     let api = Api {
         world: handle.clone(),
         store: store.clone(),

@@ -1,7 +1,14 @@
 //! Small text helpers shared by the verbs and the front ends: English lists, durations in the
-//! MOO style, and cleaning what people type before anyone else sees it.
+//! MOO style, and cleaning what anyone sends before anyone else sees it.
 
+use std::borrow::Cow;
 use std::time::Duration;
+
+use serde_json::Value;
+
+/// The longest text moot takes in one argument, in bytes: a telnet line's worth, whichever face
+/// it came through.
+pub const MAX_TEXT_BYTES: usize = 4096;
 
 /// `"a stone fountain"` → `Some("stone fountain")`: people type names without articles.
 pub fn without_article(name: &str) -> Option<&str> {
@@ -34,16 +41,71 @@ pub fn duration_phrase(d: Duration) -> String {
     format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
 }
 
-/// Makes a typed line safe to show to others: tabs become spaces and every other control
-/// character (which could drive someone else's terminal) is removed.
-pub fn clean_input(line: &str) -> String {
-    line.chars()
-        .filter_map(|c| match c {
-            '\t' => Some(' '),
-            c if c.is_control() => None,
-            c => Some(c),
-        })
-        .collect()
+/// Bidirectional formatting characters, which can make text read in another order than it is
+/// written (U+202E turns `exe.txt` into `txt.exe`).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+fn needs_cleaning(c: char) -> bool {
+    c.is_control() || is_bidi_control(c)
+}
+
+/// Makes text from any face safe to store and to show to others, on a terminal or in a MUD
+/// client: one line (tab, CR and LF become spaces, so nobody can start a line of their own,
+/// such as a forged `$#$` out-of-band message), and no control characters (C0, DEL, C1: they
+/// drive terminals) or bidirectional controls. Every verb's arguments, from every face, pass
+/// through here before the verb sees them ([`clean_json`] for the JSON faces).
+pub fn clean(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(needs_cleaning) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars()
+            .filter_map(|c| match c {
+                '\t' | '\r' | '\n' => Some(' '),
+                c if needs_cleaning(c) => None,
+                c => Some(c),
+            })
+            .collect(),
+    )
+}
+
+/// A text argument over [`MAX_TEXT_BYTES`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("A text may be at most {MAX_TEXT_BYTES} bytes long; this one is {0}.")]
+pub struct TooLong(pub usize);
+
+/// [`clean`]s every string in a JSON value, object keys included; refuses one that is too long.
+pub fn clean_json(value: &mut Value) -> Result<(), TooLong> {
+    match value {
+        Value::String(s) => {
+            if s.len() > MAX_TEXT_BYTES {
+                return Err(TooLong(s.len()));
+            }
+            if let Cow::Owned(c) = clean(s) {
+                *s = c;
+            }
+        }
+        Value::Array(items) => items.iter_mut().try_for_each(clean_json)?,
+        Value::Object(map) => {
+            if map
+                .keys()
+                .any(|k| k.len() > MAX_TEXT_BYTES || k.chars().any(needs_cleaning))
+            {
+                let old = std::mem::take(map);
+                for (k, v) in old {
+                    if k.len() > MAX_TEXT_BYTES {
+                        return Err(TooLong(k.len()));
+                    }
+                    map.insert(clean(&k).into_owned(), v);
+                }
+            }
+            map.values_mut().try_for_each(clean_json)?;
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+    Ok(())
 }
 
 /// Upper-cases the first letter: `"a fountain"` → `"A fountain"`.
@@ -78,7 +140,22 @@ mod tests {
 
     #[test]
     fn control_characters_are_removed() {
-        assert_eq!(clean_input("hi\x1b[31m\tthere\x07"), "hi[31m there");
+        assert_eq!(clean("hi\x1b[31m\tthere\x07"), "hi[31m there");
+        assert_eq!(clean("hi\r$#$chess-board"), "hi $#$chess-board");
+        assert_eq!(clean("a\nb\u{0}c\u{7f}d\u{9b}e\u{8}f"), "a bcdef");
+        assert_eq!(clean("abc\u{202E}fed\u{2066}\u{200F}"), "abcfed");
+        assert!(matches!(clean("plain text, é ü 象"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn json_is_cleaned_throughout_and_bounded() {
+        let mut v = serde_json::json!({"a\u{1b}": ["x\ny", {"k": "\u{202E}z"}], "n": 3});
+        clean_json(&mut v).unwrap();
+        assert_eq!(v, serde_json::json!({"a": ["x y", {"k": "z"}], "n": 3}));
+        let mut long = serde_json::json!({"text": "x".repeat(MAX_TEXT_BYTES + 1)});
+        assert_eq!(clean_json(&mut long), Err(TooLong(MAX_TEXT_BYTES + 1)));
+        let mut fits = serde_json::json!({"text": "x".repeat(MAX_TEXT_BYTES)});
+        assert!(clean_json(&mut fits).is_ok());
     }
 
     #[test]

@@ -323,8 +323,33 @@ impl Game for ChessGame {
     const ROLES: &'static [&'static str] = &["white", "black"];
     const SEQUENTIAL: bool = true;
 
-    /// `options` may hold `{"fen": "<FEN>"}` to start from a given position.
+    /// `options` may hold `{"fen": "<FEN>"}` to start from a given position, and
+    /// `computer_level` (1 to 10) for a game against the house's computer. Nothing else: a
+    /// misspelt option is refused rather than silently ignored.
     fn new(_seed: u64, options: &Value) -> Result<ChessGame, GameError> {
+        const OPTIONS: [&str; 2] = ["fen", "computer_level"];
+        match options {
+            Value::Null => {}
+            Value::Object(o) => {
+                if let Some(k) = o.keys().find(|k| !OPTIONS.contains(&k.as_str())) {
+                    return Err(GameError::BadOptions(format!(
+                        "chess.v1 has no option `{k}`; its options are fen and computer_level"
+                    )));
+                }
+                if let Some(l) = o.get("computer_level")
+                    && !l.as_u64().is_some_and(|l| (1..=10).contains(&l))
+                {
+                    return Err(GameError::BadOptions(
+                        "`computer_level` must be a whole number from 1 to 10".into(),
+                    ));
+                }
+            }
+            _ => {
+                return Err(GameError::BadOptions(
+                    "chess.v1's options must be an object".into(),
+                ));
+            }
+        }
         let fen = match options.get("fen") {
             None | Some(Value::Null) => None,
             Some(Value::String(f)) => Some(f.trim().to_owned()),

@@ -50,6 +50,14 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn state(&self) -> Value;
     /// The state as `role` may see it (`None`: a spectator).
     fn view(&self, role: Option<&str>) -> Value;
+    /// What `viewer` (`None`: a spectator) may see of an action `actor` took earlier in this
+    /// game, now that the game is in this state. Templates that hide choices (rps.v1) hide them
+    /// here too, so the log tells no more than the state. The host shows the whole log once
+    /// the game is over.
+    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> String {
+        let _ = (viewer, actor);
+        action.to_owned()
+    }
 }
 
 /// A [`Game`] with its type erased, so that sessions of every template live side by side.
@@ -60,6 +68,7 @@ pub trait AnyGame: Send + Sync {
     fn is_terminal(&self) -> bool;
     fn state(&self) -> Value;
     fn view(&self, role: Option<&str>) -> Value;
+    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> String;
     fn as_any(&self) -> &dyn Any;
 }
 
@@ -87,6 +96,9 @@ impl<G: Game> AnyGame for G {
     }
     fn view(&self, role: Option<&str>) -> Value {
         Game::view(self, role)
+    }
+    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> String {
+        Game::action_view(self, viewer, actor, action)
     }
     fn as_any(&self) -> &dyn Any {
         self

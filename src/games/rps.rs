@@ -107,6 +107,15 @@ impl Game for Rps {
         }
         s
     }
+
+    /// A choice is the chooser's secret until both have chosen.
+    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> String {
+        if self.revealed() || viewer == Some(actor) {
+            action.to_owned()
+        } else {
+            "hidden".to_owned()
+        }
+    }
 }
 
 #[cfg(test)]

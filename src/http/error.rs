@@ -55,12 +55,23 @@ impl From<HostError> for ApiError {
 
 impl From<Unavailable> for ApiError {
     fn from(e: Unavailable) -> ApiError {
-        tracing::error!(error = %e, "a request could not be served");
         ApiError {
             status: StatusCode::SERVICE_UNAVAILABLE,
-            code: "UNAVAILABLE",
+            code: match e {
+                Unavailable::Stopped => "UNAVAILABLE",
+                Unavailable::Storage => "STORAGE_UNAVAILABLE",
+            },
             message: e.to_string(),
         }
+    }
+}
+
+impl ApiError {
+    /// The database failed a request made outside the world (making an agent): SQLite's words
+    /// go to the log, the caller hears that nothing happened.
+    pub fn storage(e: crate::store::StoreError) -> ApiError {
+        tracing::error!(error = %e, "a request could not be stored");
+        ApiError::from(Unavailable::Storage)
     }
 }
 

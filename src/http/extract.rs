@@ -61,8 +61,13 @@ async fn bytes(req: Request, api: &Api) -> Result<Bytes, ApiError> {
     })
 }
 
+/// Parses a body, [cleaning](crate::text::clean_json) every string in it first, as every face
+/// does with what it is sent.
 fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    serde_json::from_slice(bytes).map_err(|e| ApiError::invalid(format!("Invalid JSON body: {e}")))
+    let invalid = |e: serde_json::Error| ApiError::invalid(format!("Invalid JSON body: {e}"));
+    let mut v: serde_json::Value = serde_json::from_slice(bytes).map_err(invalid)?;
+    crate::text::clean_json(&mut v).map_err(|e| ApiError::invalid(e.to_string()))?;
+    serde_json::from_value(v).map_err(invalid)
 }
 
 impl<T: DeserializeOwned> FromRequest<Api> for Body<T> {

@@ -26,9 +26,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::identity::{self, Directory};
-use crate::store::sessions::{LogEntry, read_log};
+use crate::store::sessions::LogEntry;
 use crate::store::{CreateError, Store, new_agent_id};
-use crate::world::sessions::{Acted, Created, ErrorCode, StateView, Summary};
+use crate::world::sessions::{Acted, Created, ErrorCode, StateView, Summary, parse_id};
 use crate::world::{Face, WorldHandle};
 use extract::{Body, Caller, OptionalBody};
 
@@ -75,9 +75,6 @@ pub struct CreateSession {
     /// Template options, e.g. `{"fen": "..."}` for chess.v1.
     #[serde(default)]
     pub options: Value,
-    /// The seed of the session's randomness; random when absent.
-    #[serde(default)]
-    pub seed: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -133,7 +130,7 @@ async fn create_agent(
                     req.name.unwrap_or_default()
                 ),
             ),
-            CreateError::Store(e) => ApiError::from(crate::world::Unavailable::Storage(e)),
+            CreateError::Store(e) => ApiError::storage(e),
         })?;
     api.directory
         .insert(&row.agent_id, &row.name, row.token_hash.as_deref());
@@ -155,7 +152,7 @@ async fn create_session(
     let created = api
         .world
         .call(me, Face::Rest, move |w, cx| {
-            w.create_session(cx, &req.template, &req.participants, req.options, req.seed)
+            w.create_session(cx, &req.template, &req.participants, req.options)
         })
         .await??;
     Ok((StatusCode::CREATED, Json::<Created>(created)))
@@ -188,7 +185,7 @@ async fn session_state(
     Ok(Json(
         api.world
             .call(me.clone(), Face::Rest, move |w, _| {
-                w.session_state(&id, &me)
+                w.session_state(parse_id(&id)?, &me)
             })
             .await??,
     ))
@@ -203,7 +200,7 @@ async fn submit_action(
     let acted = api
         .world
         .call(me, Face::Rest, move |w, cx| {
-            w.act(cx, &id, &req.action, req.expected_tick)
+            w.act(cx, parse_id(&id)?, &req.action, req.expected_tick)
         })
         .await??;
     Ok(Json(acted))
@@ -214,17 +211,12 @@ async fn session_log(
     Caller(me): Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Log>, ApiError> {
-    let check = id.clone();
-    api.world
+    let actions = api
+        .world
         .call(me.clone(), Face::Rest, move |w, _| {
-            w.participant_of(&check, &me).map(|_| ())
+            w.session_log(parse_id(&id)?, &me)
         })
         .await??;
-    let actions = api
-        .store
-        .call(move |c| read_log(c, &id))
-        .await
-        .map_err(crate::world::Unavailable::Storage)?;
     Ok(Json(Log { actions }))
 }
 
@@ -369,21 +361,81 @@ pub fn routes() -> Vec<Route> {
     ]
 }
 
-/// Checks the bearer token of a request to `/mcp` and passes the agent on to the MCP server;
-/// without a valid token, 401 with `WWW-Authenticate`, as for the REST API.
-async fn mcp_auth(
+/// The largest body `/mcp` reads. Tool arguments are small (a text argument is at most 4 KiB),
+/// so a larger body is a mistake or an attack, and is refused before it is held.
+pub const MCP_BODY_LIMIT: usize = 1 << 20;
+
+/// A JSON-RPC error answer from the gate, before rmcp sees the request.
+fn jsonrpc_error(status: StatusCode, code: i64, message: &str) -> axum::response::Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0", "id": null, "error": { "code": code, "message": message }
+    });
+    (status, Json(body)).into_response()
+}
+
+/// The shape of a JSON-RPC message, read without building it.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow)]
+    jsonrpc: std::borrow::Cow<'a, str>,
+    #[serde(default, borrow)]
+    method: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default)]
+    result: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    error: Option<serde::de::IgnoredAny>,
+}
+
+/// Whether `body` is one JSON-RPC 2.0 message: -32700 if it is not JSON, -32600 if it is JSON
+/// but no JSON-RPC message.
+fn check_envelope(body: &[u8]) -> Result<(), (i64, String)> {
+    match serde_json::from_slice::<Envelope<'_>>(body) {
+        Ok(e)
+            if e.jsonrpc == "2.0"
+                && (e.method.is_some() || e.result.is_some() || e.error.is_some()) =>
+        {
+            Ok(())
+        }
+        Ok(_) => Err((-32600, "Invalid Request: not a JSON-RPC 2.0 message".into())),
+        Err(e) if e.is_syntax() || e.is_eof() => Err((-32700, format!("Parse error: {e}"))),
+        Err(e) => Err((-32600, format!("Invalid Request: {e}"))),
+    }
+}
+
+/// The gate of `/mcp`: checks the bearer token (without one, 401 with `WWW-Authenticate`, as
+/// for the REST API) and passes the agent on to the MCP server; reads a POST's body with a
+/// bound, and answers one that is no JSON-RPC message with JSON-RPC's own error codes.
+async fn mcp_gate(
     State(api): State<Api>,
-    mut req: axum::extract::Request,
+    req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    match extract::bearer(req.headers(), &api) {
-        Ok(agent) => {
-            req.extensions_mut()
-                .insert(crate::mcp::McpAgent(agent.into()));
-            next.run(req).await
+    let agent = match extract::bearer(req.headers(), &api) {
+        Ok(agent) => agent,
+        Err(e) => return e.into_response(),
+    };
+    let mut req = if req.method() == Method::POST {
+        let (parts, body) = req.into_parts();
+        let Ok(bytes) = axum::body::to_bytes(body, MCP_BODY_LIMIT).await else {
+            return jsonrpc_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                -32600,
+                &format!(
+                    "The request body is larger than {} KiB",
+                    MCP_BODY_LIMIT / 1024
+                ),
+            );
+        };
+        if let Err((code, message)) = check_envelope(&bytes) {
+            return jsonrpc_error(StatusCode::BAD_REQUEST, code, &message);
         }
-        Err(e) => e.into_response(),
-    }
+        axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes))
+    } else {
+        req
+    };
+    req.extensions_mut()
+        .insert(crate::mcp::McpAgent(agent.into()));
+    next.run(req).await
 }
 
 /// The MCP server at `/mcp` (Streamable HTTP), for both the 2025-11-25 revision (initialize,
@@ -405,7 +457,19 @@ fn mcp_router(
         "::1".to_owned(),
     ];
     hosts.push(bound.ip().to_string());
-    let mut config = StreamableHttpServerConfig::default().with_allowed_hosts(hosts);
+    // A page from elsewhere in a local browser must not drive an agent's tools (DNS
+    // rebinding): only moot's own pages, on loopback or the bound address, may send an Origin.
+    let origins: Vec<String> = hosts
+        .iter()
+        .map(|h| match h.parse::<std::net::Ipv6Addr>() {
+            Ok(_) => format!("http://[{h}]:*"),
+            Err(_) => format!("http://{h}:*"),
+        })
+        .collect();
+    let mut config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(origins)
+        .with_max_request_body_bytes(MCP_BODY_LIMIT);
     // Plain JSON answers when nothing streams (rmcp falls back to SSE on its own when a tool
     // sends progress first).
     config.json_response = true;
@@ -418,7 +482,7 @@ fn mcp_router(
     );
     axum::Router::new()
         .nest_service("/mcp", service)
-        .route_layer(axum::middleware::from_fn_with_state(api.clone(), mcp_auth))
+        .route_layer(axum::middleware::from_fn_with_state(api.clone(), mcp_gate))
 }
 
 pub fn router(

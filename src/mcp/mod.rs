@@ -225,7 +225,10 @@ impl MootMcp {
                     .store
                     .agent_by_id(agent)
                     .await
-                    .map_err(|err| McpError::internal_error(err.to_string(), None))?
+                    .map_err(|err| {
+                        tracing::error!(%err, "cannot look up an agent");
+                        unavailable(crate::world::Unavailable::Storage)
+                    })?
                     .ok_or_else(|| McpError::invalid_request("unknown agent", None))?;
                 self.world
                     .call(agent.clone(), Face::Mcp, move |w, cx| {

@@ -40,13 +40,19 @@ pub async fn serve(args: McpArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     let (store, db_name) = match &args.db {
         Some(path) => (
-            Store::open(path, crate::config::SyncMode::Normal)?,
+            Store::open(path, crate::store::StoreOptions::default())?,
             path.display().to_string(),
         ),
         None => (Store::open_in_memory()?, "(memory)".to_owned()),
     };
     // One process, one agent: it stays as long as the process does.
-    let core = crate::server::open(&args.world, store, &db_name, None, None).await?;
+    let core = crate::server::open(
+        &args.world,
+        store,
+        &db_name,
+        crate::world::TaskOptions::default(),
+    )
+    .await?;
     let existing = match &args.name {
         Some(n) => core.store.agent_by_name(n).await?,
         None => None,

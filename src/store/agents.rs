@@ -130,7 +130,7 @@ impl Store {
 
     /// Every identity, for the directory built at start-up.
     pub async fn all_identities(&self) -> Result<Vec<IdentityRow>, StoreError> {
-        self.call(|c| {
+        self.read(|c| {
             c.prepare("SELECT agent_id, name, token_hash FROM agents")?
                 .query_map([], |r| {
                     Ok(IdentityRow {
@@ -147,7 +147,7 @@ impl Store {
     /// The identity with `agent_id`.
     pub async fn agent_by_id(&self, agent_id: &str) -> Result<Option<AgentRow>, StoreError> {
         let id = agent_id.to_owned();
-        self.call(move |c| {
+        self.read(move |c| {
             c.prepare_cached(&format!("SELECT {COLUMNS} FROM agents WHERE agent_id = ?1"))?
                 .query_row([id], row)
                 .optional()
@@ -158,7 +158,7 @@ impl Store {
     /// The identity called `name`, in any case.
     pub async fn agent_by_name(&self, name: &str) -> Result<Option<AgentRow>, StoreError> {
         let name = name.to_owned();
-        self.call(move |c| find_by_name(c, &name)).await
+        self.read(move |c| find_by_name(c, &name)).await
     }
 }
 

@@ -51,6 +51,17 @@ const MIGRATIONS: &[&str] = &[
         BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END;",
 ];
 
+/// Refuses a database written by a newer moot: migrating "forward" from a version we do not
+/// know would misread its tables, and writing to it could break the newer moot's data.
+pub fn check_version(conn: &Connection) -> Result<(), super::StoreError> {
+    let found: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    let known = MIGRATIONS.len() as i64;
+    if found > known {
+        return Err(super::StoreError::TooNew { found, known });
+    }
+    Ok(())
+}
+
 pub fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     let done: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(done as usize) {

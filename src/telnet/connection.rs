@@ -15,7 +15,7 @@ use super::throttle::Throttle;
 use super::{Shared, login, xmcp};
 use crate::config::MAX_LINE_BYTES;
 use crate::store::AgentRow;
-use crate::text::clean_input;
+use crate::text::clean;
 use crate::world::{self, AgentId, ConnId, Leaving, Out, Request};
 
 pub const DISCONNECTED: &str = "*** Disconnected ***";
@@ -45,8 +45,15 @@ impl Writer {
     /// Queues a line (a `\n` inside it starts another line); lines end in CRLF. Any line that
     /// could pose as an out-of-band message is quoted.
     pub fn line(&mut self, s: &str) {
+        // moot's own text may span lines; each is quoted, so none can pass for an out-of-band
+        // message, and a CR (which ends a line for tkMOO-light) never starts one.
         for part in s.split('\n') {
-            let part = xmcp::quote(part.trim_end_matches('\r'));
+            let part: std::borrow::Cow<str> = if part.contains('\r') {
+                part.replace('\r', "").into()
+            } else {
+                part.into()
+            };
+            let part = xmcp::quote(&part);
             self.buf.extend_from_slice(part.as_bytes());
             self.buf.extend_from_slice(b"\r\n");
         }
@@ -131,7 +138,7 @@ impl Conn {
                 self.answer(&[TOO_LONG]);
                 return Typed::Handled;
             }
-            Input::Line(line) => clean_input(&line),
+            Input::Line(line) => clean(&line).into_owned(),
         };
         let (word, rest) = line
             .trim_start()
@@ -244,12 +251,7 @@ async fn play(conn: &mut Conn, row: AgentRow, created: bool, conn_id: ConnId, sh
                     source.took(&out);
                     match out {
                         Out::Line(line) => conn.out.line(&line),
-                        Out::Reply { mut lines, saved } => {
-                            if let Some(saved) = saved
-                                && !matches!(saved.await, Ok(Ok(())))
-                            {
-                                lines.push("*** That could not be saved, and may be lost if moot restarts. ***".into());
-                            }
+                        Out::Reply { lines } => {
                             conn.answer(&lines);
                             if std::mem::take(&mut announce_xmcp) {
                                 conn.out.oob(xmcp::VERSION_LINE);

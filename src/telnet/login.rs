@@ -114,7 +114,15 @@ async fn connect(conn: &mut Conn, shared: &Shared, name: &str, password: &str) -
             return None;
         }
     };
-    let ok = if password.starts_with("moot_") {
+    let ip = conn.peer.ip();
+    if let Err(wait) = shared.admit_login(ip, name) {
+        conn.answer(&[format!(
+            "*** Too many login attempts; try again in {}. ***",
+            crate::limits::seconds(wait)
+        )]);
+        return None;
+    }
+    let ok = if password.starts_with(identity::TOKEN_PREFIX) {
         // An API token works as a password too, so agents made over HTTP can walk the town.
         let owner = shared.directory.authenticate(password);
         row.as_ref()
@@ -130,9 +138,8 @@ async fn connect(conn: &mut Conn, shared: &Shared, name: &str, password: &str) -
             .await
             .unwrap_or(false)
     };
-    let ip = conn.peer.ip();
     if ok {
-        shared.login_succeeded(ip);
+        shared.login_succeeded(name);
         row
     } else {
         let wait = shared.login_failed(ip);
@@ -160,9 +167,9 @@ async fn create(conn: &mut Conn, shared: &Shared, name: &str, password: &str) ->
         return None;
     }
     let password = password.to_owned();
-    let hash = tokio::task::spawn_blocking(move || identity::hash_password(&password))
-        .await
-        .ok()?;
+    let hash = shared
+        .password_work(move || identity::hash_password(&password))
+        .await?;
     match shared
         .store
         .create_character(name, hash, &shared.start_room)

@@ -24,6 +24,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
 use crate::identity::Directory;
+use crate::limits::Limiter;
 use crate::store::Store;
 use crate::world::WorldHandle;
 
@@ -41,6 +42,9 @@ pub struct Shared {
     next_conn: AtomicU64,
     open: AtomicUsize,
     failures: std::sync::Mutex<HashMap<IpAddr, Failures>>,
+    /// Login attempts admitted per address, and per name guessed at, across connections.
+    logins_by_address: Limiter<IpAddr>,
+    logins_by_name: Limiter<String>,
     /// Password hashing runs at most this many at once: each argon2 run holds 19 MiB, and a
     /// crowd logging in together must not exhaust memory or starve the blocking pool.
     password_work: tokio::sync::Semaphore,
@@ -65,6 +69,7 @@ impl Shared {
         start_room: String,
         shutdown: CancellationToken,
     ) -> Shared {
+        let rate = config.login_rate;
         Shared {
             config,
             world,
@@ -76,6 +81,8 @@ impl Shared {
             next_conn: AtomicU64::new(1),
             open: AtomicUsize::new(0),
             failures: Default::default(),
+            logins_by_address: Limiter::new(rate / 60.0, rate.ceil() as u32),
+            logins_by_name: Limiter::new(rate / 120.0, (rate / 2.0).ceil() as u32),
             password_work: tokio::sync::Semaphore::new(
                 std::thread::available_parallelism().map_or(2, |n| n.get()),
             ),
@@ -112,8 +119,18 @@ impl Shared {
         tokio::task::spawn_blocking(f).await.ok()
     }
 
-    fn login_succeeded(&self, ip: IpAddr) {
-        self.failures.lock().expect("failures lock").remove(&ip);
+    /// Admits one login attempt from `ip` for `name`, or says how long to wait: guessing
+    /// from many connections at once, or at one name from many addresses, gains nothing.
+    fn admit_login(&self, ip: IpAddr, name: &str) -> Result<(), Duration> {
+        let now = Instant::now();
+        self.logins_by_address.take(&ip, now)?;
+        self.logins_by_name.take(&name.to_lowercase(), now)
+    }
+
+    /// A success clears the count of its own name only: logging in to one's own character
+    /// must not buy more guesses at somebody else's.
+    fn login_succeeded(&self, name: &str) {
+        self.logins_by_name.forgive(&name.to_lowercase());
     }
 }
 

@@ -44,7 +44,7 @@ fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, Ver
         None if action == "deal" => {
             let me = BTreeMap::from([("player".to_owned(), cx.actor.to_string())]);
             world
-                .create_session(cx, "blackjack.v1", &me, serde_json::Value::Null, None)?
+                .create_session(cx, "blackjack.v1", &me, serde_json::Value::Null)?
                 .session_id
                 .parse()
                 .expect("numeric")
@@ -55,7 +55,7 @@ fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, Ver
             ));
         }
     };
-    let acted = world.act(cx, &sid.to_string(), action, None)?;
+    let acted = world.act(cx, sid, action, None)?;
     let v = acted.state;
     let strings = |key: &str| {
         v[key]

@@ -57,11 +57,19 @@ others see it when they `look` at you. It is kept across visits.";
                 "A description may be at most {MAX_DESCRIPTION} characters long."
             )));
         }
-        world.player_mut(&cx.actor).description = description.clone();
-        cx.save(writes::set_description(
-            cx.actor.to_string(),
+        let old = std::mem::replace(
+            &mut world.player_mut(&cx.actor).description,
             description.clone(),
-        ));
+        );
+        let who = cx.actor.clone();
+        cx.save(
+            writes::set_description(cx.actor.to_string(), description.clone()),
+            move |w| {
+                if w.is_present(&who) {
+                    w.player_mut(&who).description = old;
+                }
+            },
+        );
         Ok(Reply::new(
             vec!["Description set.".into()],
             Described { description },

@@ -32,7 +32,11 @@ telnet these are shown as they happen, so there is nothing to collect.";
 
     fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<EventList>, VerbError> {
         let mut events = Vec::new();
-        for d in world.player_mut(&cx.actor).take_mailbox() {
+        let taken = world.player_mut(&cx.actor).take_mailbox();
+        let kept = taken.clone();
+        let who = cx.actor.clone();
+        cx.undo(move |w| w.return_to_mailbox(&who, kept));
+        for d in taken {
             match d {
                 Delivery::Line(l) => events.push(l.to_string()),
                 Delivery::Board(b) => {

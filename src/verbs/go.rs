@@ -63,10 +63,15 @@ pub fn travel(
     world.move_player(&actor, to);
     cx.tell_room(world, from, &actor, leaving);
     cx.tell_room(world, to, &actor, arriving);
-    cx.save(writes::set_room(
-        actor.to_string(),
-        world.map.room(to).id.clone(),
-    ));
+    let who = actor.clone();
+    cx.save(
+        writes::set_room(actor.to_string(), world.map.room(to).id.clone()),
+        move |w| {
+            if w.is_present(&who) {
+                w.move_player(&who, from);
+            }
+        },
+    );
     Reply::new(
         room_lines(world, to, &actor),
         Seen::Room(room_view(world, to, &actor)),

@@ -214,15 +214,16 @@ fn parse_json<V: Verb>(rest: &str) -> Result<serde_json::Value, VerbError> {
 }
 
 fn run_line_of<V: Verb>(w: &mut World, cx: &mut Cx, rest: &str) -> Result<Vec<String>, VerbError> {
-    let args = V::parse(rest)?;
+    let args = V::parse(&crate::text::clean(rest))?;
     V::run(w, cx, args).map(|r| r.text)
 }
 
 fn run_json<V: Verb>(
     w: &mut World,
     cx: &mut Cx,
-    args: serde_json::Value,
+    mut args: serde_json::Value,
 ) -> Result<Reply<serde_json::Value>, VerbError> {
+    crate::text::clean_json(&mut args).map_err(|e| VerbError::usage(e.to_string()))?;
     let args: V::Args = serde_json::from_value(args)
         .map_err(|e| VerbError::usage(format!("Bad arguments for {}: {e}", V::NAME)))?;
     let r = V::run(w, cx, args)?;

@@ -11,12 +11,13 @@ use serde_json::Value;
 use super::parse::{text, whole, word};
 use super::{NoArgs, Reply, Verb, VerbError, no_args, usage};
 use crate::store::sessions::LogEntry;
-use crate::world::sessions::{Acted, Created, StateView, Summary};
+use crate::world::sessions::{Acted, Created, StateView, Summary, parse_id};
 use crate::world::{Cx, World};
 
 pub struct SessionCreate;
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CreateArgs {
     /// `chess.v1`, `rps.v1`, `tictactoe.v1` or `blackjack.v1`.
     pub template: String,
@@ -25,8 +26,6 @@ pub struct CreateArgs {
     /// Template options, e.g. `{"fen": "..."}` for chess.v1.
     #[serde(default)]
     pub options: Value,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seed: Option<u64>,
 }
 
 impl Verb for SessionCreate {
@@ -51,7 +50,6 @@ among them: `session_create rps.v1 player_1=Ann player_2=Bob`. Then `session_act
             template: template.to_owned(),
             participants,
             options: Value::Null,
-            seed: None,
         })
     }
 
@@ -69,7 +67,7 @@ among them: `session_create rps.v1 player_1=Ann player_2=Bob`. Then `session_act
                 (role, id)
             })
             .collect();
-        let c = world.create_session(cx, &a.template, &participants, a.options, a.seed)?;
+        let c = world.create_session(cx, &a.template, &participants, a.options)?;
         Ok(Reply::new(
             vec![format!(
                 "Session {} ({}) started.",
@@ -108,7 +106,7 @@ actions. Only participants may look.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, a: SessionArg) -> Result<Reply<StateView>, VerbError> {
-        let v = world.session_state(&a.session_id, &cx.actor)?;
+        let v = world.session_state(parse_id(&a.session_id)?, &cx.actor)?;
         let text = vec![
             format!(
                 "Session {} ({}), {}, tick {}; you are {}.",
@@ -164,7 +162,7 @@ impl Verb for SessionAct {
     }
 
     fn run(world: &mut World, cx: &mut Cx, a: ActArgs) -> Result<Reply<Acted>, VerbError> {
-        let acted = world.act(cx, &a.session_id, &a.action, a.expected_tick)?;
+        let acted = world.act(cx, parse_id(&a.session_id)?, &a.action, a.expected_tick)?;
         Ok(Reply::new(
             vec![format!(
                 "Done: tick {}, {}. State: {}",
@@ -197,8 +195,7 @@ Only participants may read it.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, a: SessionArg) -> Result<Reply<LogView>, VerbError> {
-        let (s, _) = world.participant_of(&a.session_id, &cx.actor)?;
-        let actions = s.log.clone();
+        let actions = world.session_log(parse_id(&a.session_id)?, &cx.actor)?;
         let text = if actions.is_empty() {
             vec!["No actions yet.".to_owned()]
         } else {

@@ -61,11 +61,14 @@ and the old one stops working at once.";
             ));
         }
         let issued = issue_token(&agent_id);
-        cx.save(writes::set_token_hash(
-            agent_id.clone(),
-            issued.hash.clone(),
-        ));
-        world.directory.set_token(&agent_id, &issued.hash);
+        let old = world.directory.set_token(&agent_id, Some(&issued.hash));
+        let who = agent_id.clone();
+        cx.save(
+            writes::set_token_hash(agent_id.clone(), issued.hash.clone()),
+            move |w| {
+                w.directory.set_token(&who, old.as_deref());
+            },
+        );
         Ok(Reply::new(
             vec![
                 format!("Your API token: {}", issued.token),

@@ -210,10 +210,7 @@ impl World {
         };
         if let Some(action) = answer {
             let tick = s.tick;
-            if self
-                .act_as(cx, &computer, &sid.to_string(), action, Some(tick))
-                .is_ok()
-            {
+            if self.act_as(cx, &computer, sid, action, Some(tick)).is_ok() {
                 return; // act_as calls back here for the position that follows.
             }
         }
@@ -247,6 +244,15 @@ impl World {
     }
 
     /// Forgets someone who left: their challenges and what they watched.
+    /// Stops `who` watching `sid`; false if they were not.
+    pub fn unwatch(&mut self, sid: SessionId, who: &AgentId) -> bool {
+        self.chess.watchers.get_mut(&sid).is_some_and(|l| {
+            let before = l.len();
+            l.retain(|w| w != who);
+            l.len() != before
+        })
+    }
+
     pub fn forget_chess(&mut self, who: &AgentId) {
         self.chess
             .challenges

@@ -16,22 +16,23 @@
 pub mod chess;
 pub mod load;
 pub mod map;
+mod outbox;
 pub mod sessions;
 mod task;
 
 pub use load::{WorldError, load};
 pub use map::{Map, RoomIdx, ThingKind};
-pub use task::{Env, Job, Leaving, Request, Unavailable, WorldHandle, spawn};
+pub use outbox::{Released, Unavailable};
+pub use task::{Env, Job, Leaving, Request, TaskOptions, WorldHandle, spawn};
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::identity::Directory;
-use crate::store::StoreError;
 use sessions::{Session, SessionId};
 
 /// An identity's id, as stored (`agents.agent_id`). Shared cheaply because notices carry it.
@@ -59,12 +60,9 @@ pub const MAX_BACKLOG: usize = 2048;
 pub enum Out {
     /// Something happened that this player should hear about.
     Line(Arc<str>),
-    /// The answer to this connection's own command. `saved` resolves once what the command
-    /// changed is committed; the answer must not be shown before.
-    Reply {
-        lines: Vec<String>,
-        saved: Option<oneshot::Receiver<Result<(), StoreError>>>,
-    },
+    /// The answer to this connection's own command, sent once what the command changed is
+    /// committed (or, if it could not be, saying that it did not happen).
+    Reply { lines: Vec<String> },
     /// Close the connection after showing these lines.
     Close(Vec<String>),
     /// A chess board changed, or was looked at: a structured board for clients that draw one
@@ -147,7 +145,7 @@ impl Sink {
 
     /// Answers and closing words are never dropped: each connection has at most one command in
     /// flight, so they cannot pile up.
-    fn send(&self, out: Out) {
+    pub(crate) fn send(&self, out: Out) {
         if let Sink::Connection { tx, .. } = self {
             let _ = tx.send(out);
         }
@@ -222,13 +220,24 @@ pub struct Notice {
 /// A database write left by a verb.
 pub type Save = Box<dyn FnOnce(&rusqlite::Connection) -> rusqlite::Result<()> + Send>;
 
+/// Puts back what a command changed in memory, should its writes not be stored.
+pub type Undo = Box<dyn FnOnce(&mut World) + Send>;
+
 /// The context of one command: who acts, and what it leaves behind for others and for the disk.
+///
+/// A command changes the world at once (the next command must see it), but nothing it leaves
+/// for others (notices, wake-ups, effects) goes out until its writes are committed; if they
+/// are not, its undos put the world back as it was. See `task`.
 pub struct Cx {
     pub actor: AgentId,
     pub face: Face,
     pub now: Instant,
     pub notices: Vec<Notice>,
     pub saves: Vec<Save>,
+    /// In the order the changes were made; run backwards.
+    pub undos: Vec<Undo>,
+    /// Sessions whose waiters are to be woken (see [`World::watch_session`]).
+    pub changed: Vec<SessionId>,
     /// Work to start once the command is done (e.g. the computer thinking about a move).
     pub effects: Vec<chess::Effect>,
 }
@@ -241,6 +250,8 @@ impl Cx {
             now: Instant::now(),
             notices: Vec::new(),
             saves: Vec::new(),
+            undos: Vec::new(),
+            changed: Vec::new(),
             effects: Vec::new(),
         }
     }
@@ -276,11 +287,21 @@ impl Cx {
         }
     }
 
+    /// Leaves a write for the database, with what puts the world back if it is not stored.
+    /// Every change the database holds is made this way, so none can outlive a failed write.
     pub fn save(
         &mut self,
-        f: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<()> + Send + 'static,
+        write: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<()> + Send + 'static,
+        undo: impl FnOnce(&mut World) + Send + 'static,
     ) {
-        self.saves.push(Box::new(f));
+        self.saves.push(Box::new(write));
+        self.undos.push(Box::new(undo));
+    }
+
+    /// Puts back a change that only lives in memory but goes with this command's writes (an
+    /// answered challenge), should they not be stored.
+    pub fn undo(&mut self, undo: impl FnOnce(&mut World) + Send + 'static) {
+        self.undos.push(Box::new(undo));
     }
 }
 
@@ -297,6 +318,36 @@ pub struct World {
     ticks: HashMap<SessionId, tokio::sync::watch::Sender<u64>>,
     /// Chess in the town: who watches which game, and open challenges.
     pub chess: chess::ChessRoom,
+    /// Commands whose writes are on their way to the database.
+    outbox: outbox::Outbox,
+    /// Where sessions' seeds come from.
+    seeds: Seeds,
+}
+
+/// Where sessions' randomness comes from. A seed decides hidden things (the cards to come, the
+/// computer's choices), so it is drawn by the server alone, never taken from a caller.
+enum Seeds {
+    /// The operating system's CSPRNG: nobody can predict it.
+    Os,
+    /// An operator's fixed seed (`--seed`), so that a run can be reproduced.
+    Reproducible(Box<rand::rngs::StdRng>),
+}
+
+impl World {
+    /// Draws sessions' seeds from `seed` from now on, reproducibly.
+    pub fn reproducible(&mut self, seed: u64) {
+        use rand::SeedableRng;
+        self.seeds = Seeds::Reproducible(Box::new(rand::rngs::StdRng::seed_from_u64(seed)));
+    }
+
+    /// A seed for a new session.
+    fn draw_seed(&mut self) -> u64 {
+        use rand::Rng;
+        match &mut self.seeds {
+            Seeds::Os => rand::rand_core::UnwrapErr(rand::rngs::SysRng).next_u64(),
+            Seeds::Reproducible(rng) => rng.next_u64(),
+        }
+    }
 }
 
 impl World {
@@ -311,6 +362,8 @@ impl World {
             next_session: 1,
             ticks: HashMap::new(),
             chess: Default::default(),
+            outbox: Default::default(),
+            seeds: Seeds::Os,
         }
     }
 
@@ -389,6 +442,16 @@ impl World {
                     }
                 }
             }
+        }
+    }
+
+    /// Puts taken notices back at the front of a mailbox (the answer that took them failed).
+    pub fn return_to_mailbox(&mut self, id: &AgentId, taken: Vec<Delivery>) {
+        if let Some(p) = self.players.get_mut(id) {
+            for d in taken.into_iter().rev() {
+                p.mailbox.push_front(d);
+            }
+            p.mailbox.truncate(MAX_BACKLOG);
         }
     }
 

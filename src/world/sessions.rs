@@ -210,10 +210,18 @@ fn ending(s: &Session) -> Option<String> {
     )
 }
 
-/// Session ids are decimal numbers (also the town's `#N` for a board); anything else names
-/// no session.
+/// Session ids are decimal numbers (also the town's `#N` for a board), written one way only:
+/// `01`, `+1` or ` 1` name no session. Every face parses ids with this, once, at its edge, so
+/// the world and the log only ever see the canonical id.
 pub fn parse_id(id: &str) -> Result<SessionId, HostError> {
-    id.parse().map_err(|_| not_found(id))
+    let canonical = !id.is_empty()
+        && id.len() <= 19
+        && id.bytes().all(|b| b.is_ascii_digit())
+        && !id.starts_with('0');
+    canonical
+        .then(|| id.parse().ok())
+        .flatten()
+        .ok_or_else(|| not_found(id))
 }
 
 impl World {
@@ -251,9 +259,8 @@ impl World {
         template: &str,
         participants: &BTreeMap<String, String>,
         options: Value,
-        seed: Option<u64>,
     ) -> Result<Created, HostError> {
-        self.create_session_as(cx, None, template, participants, options, seed)
+        self.create_session_as(cx, None, template, participants, options)
     }
 
     /// Sets aside a session id for a game that begins later (an open chess game).
@@ -273,7 +280,8 @@ impl World {
             .subscribe()
     }
 
-    fn tick_changed(&self, sid: SessionId) {
+    /// Wakes whoever waits on `sid`; called once what changed it is stored.
+    pub(super) fn tick_changed(&self, sid: SessionId) {
         if let Some(tx) = self.ticks.get(&sid) {
             tx.send_modify(|version| *version += 1);
         }
@@ -287,7 +295,6 @@ impl World {
         template: &str,
         participants: &BTreeMap<String, String>,
         options: Value,
-        seed: Option<u64>,
     ) -> Result<Created, HostError> {
         let invalid = |m: String| HostError::new(ErrorCode::InvalidRequest, m);
         let t = games::find(template).ok_or_else(|| {
@@ -331,7 +338,7 @@ impl World {
                 "You must be one of the participants",
             ));
         }
-        let seed = seed.unwrap_or_else(rand::random);
+        let seed = self.draw_seed();
         let game = (t.new)(seed, &options)?;
         let id = reserved.unwrap_or_else(|| self.reserve_session_id());
         let created_at = now_iso();
@@ -349,7 +356,9 @@ impl World {
             .iter()
             .map(|p| (p.role.to_owned(), p.agent.to_string()))
             .collect();
-        cx.save(writes::create_session(row, stored_parts));
+        cx.save(writes::create_session(row, stored_parts), move |w| {
+            w.sessions.remove(&id);
+        });
         let session = Session {
             id,
             template: t,
@@ -372,7 +381,7 @@ impl World {
             cx.tell_room(self, room, &cx.actor.clone(), line);
         }
         self.sessions.insert(id, session);
-        self.tick_changed(id);
+        cx.changed.push(id);
         let players = self.sessions[&id].players_line();
         self.announce(cx, id, format!("#{id}: a new {} game: {players}.", t.id));
         self.computer_turn(cx, id);
@@ -388,7 +397,7 @@ impl World {
     pub fn act(
         &mut self,
         cx: &mut Cx,
-        id: &str,
+        id: SessionId,
         action: &str,
         expected_tick: Option<u64>,
     ) -> Result<Acted, HostError> {
@@ -401,12 +410,15 @@ impl World {
         &mut self,
         cx: &mut Cx,
         agent: &AgentId,
-        id: &str,
+        sid: SessionId,
         action: &str,
         expected_tick: Option<u64>,
     ) -> Result<Acted, HostError> {
-        let sid = parse_id(id)?;
-        let s = self.sessions.get_mut(&sid).ok_or_else(|| not_found(id))?;
+        let id = sid;
+        let s = self
+            .sessions
+            .get_mut(&sid)
+            .ok_or_else(|| not_found(&id.to_string()))?;
         let role = s.role_of(agent).ok_or_else(|| {
             HostError::new(
                 ErrorCode::Forbidden,
@@ -438,7 +450,7 @@ impl World {
         }
         let next = s.game.apply(role, action)?;
         let tick = s.tick;
-        s.game = next;
+        let before = std::mem::replace(&mut s.game, next);
         let mut headline = headline(s, agent, role, action);
         s.tick += 1;
         let status = s.status();
@@ -450,16 +462,25 @@ impl World {
             agent_id: agent.to_string(),
             created_at: at.clone(),
         });
-        cx.save(writes::record_action(
-            id.to_owned(),
-            agent.to_string(),
-            role.to_owned(),
-            action.to_owned(),
-            tick,
-            serde_json::to_string(&s.game.state()).expect("a JSON value serializes"),
-            status,
-            at,
-        ));
+        cx.save(
+            writes::record_action(
+                id.to_string(),
+                agent.to_string(),
+                role.to_owned(),
+                action.to_owned(),
+                tick,
+                serde_json::to_string(&s.game.state()).expect("a JSON value serializes"),
+                status,
+                at,
+            ),
+            move |w| {
+                if let Some(s) = w.sessions.get_mut(&sid) {
+                    s.game = before;
+                    s.tick = tick;
+                    s.log.pop();
+                }
+            },
+        );
         let acted = Acted {
             tick: s.tick,
             state: s.game.view(Some(role)),
@@ -468,17 +489,17 @@ impl World {
         if let Some(end) = ending(s) {
             headline.push_str(&format!(" Game over: {end}."));
         }
-        self.tick_changed(sid);
+        cx.changed.push(sid);
         self.announce(cx, sid, headline);
         self.computer_turn(cx, sid);
         Ok(acted)
     }
 
     /// The session as `agent` may see it; only participants may look.
-    pub fn session_state(&self, id: &str, agent: &str) -> Result<StateView, HostError> {
+    pub fn session_state(&self, id: SessionId, agent: &str) -> Result<StateView, HostError> {
         let (s, role) = self.participant_of(id, agent)?;
         Ok(StateView {
-            session_id: id.to_owned(),
+            session_id: id.to_string(),
             template: s.template.id.to_owned(),
             status: s.status().to_owned(),
             tick: s.tick,
@@ -488,16 +509,33 @@ impl World {
         })
     }
 
+    /// The session's log as `agent`, a participant, may read it: while it runs, each entry as
+    /// the template lets their role see it; once it is over, all of it.
+    pub fn session_log(
+        &self,
+        id: SessionId,
+        agent: &str,
+    ) -> Result<Vec<crate::store::sessions::LogEntry>, HostError> {
+        let (s, role) = self.participant_of(id, agent)?;
+        let mut log = s.log.clone();
+        if !s.game.is_terminal() {
+            for e in &mut log {
+                e.action = s.game.action_view(Some(role), &e.role, &e.action);
+            }
+        }
+        Ok(log)
+    }
+
     /// The session and the role `agent` plays in it, or why not.
     pub fn participant_of(
         &self,
-        id: &str,
+        id: SessionId,
         agent: &str,
     ) -> Result<(&Session, &'static str), HostError> {
         let s = self
             .sessions
-            .get(&parse_id(id)?)
-            .ok_or_else(|| not_found(id))?;
+            .get(&id)
+            .ok_or_else(|| not_found(&id.to_string()))?;
         let role = s.role_of(agent).ok_or_else(|| {
             HostError::new(
                 ErrorCode::Forbidden,

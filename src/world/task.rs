@@ -7,7 +7,10 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use tokio_util::sync::CancellationToken;
+
 use super::chess::{COMPUTER_ID, Effect, Think};
+use super::outbox::{Answer, Pending, Pushed, Released, Unavailable};
 use super::{AgentId, ConnId, Cx, Face, Out, Player, Sink, World};
 use crate::engine::uci::{UciEngine, elo_for};
 use crate::store::{AgentRow, Store, StoreError, writes};
@@ -59,19 +62,24 @@ pub type Job = Box<dyn FnOnce(&mut World, &Env) + Send>;
 pub struct Env {
     pub store: Arc<Store>,
     me: mpsc::WeakSender<Request>,
-    /// The external engine for the computer's top levels, if configured.
-    uci: Option<UciEngine>,
-    /// How long an agent without a connection may be silent before it leaves the town.
-    agent_idle: Option<std::time::Duration>,
+    /// The database's answers to the world's writes: (sequence number, outcome).
+    commits: mpsc::UnboundedSender<(u64, Result<(), StoreError>)>,
+    options: TaskOptions,
 }
 
-/// The world has stopped, or what a call changed could not be stored.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Unavailable {
-    #[error("moot is shutting down")]
-    Stopped,
-    #[error("what you did could not be stored: {0}")]
-    Storage(StoreError),
+/// How the world task behaves.
+#[derive(Clone, Default)]
+pub struct TaskOptions {
+    /// The external engine for the computer's top levels, if configured.
+    pub uci: Option<UciEngine>,
+    /// How long an agent without a connection may be silent before it leaves the town.
+    pub agent_idle: Option<std::time::Duration>,
+    /// How long every write may keep failing before moot gives up and stops.
+    pub give_up: Option<std::time::Duration>,
+    /// Cancelled when moot must stop (the database cannot be written any more).
+    pub stop: CancellationToken,
+    /// The operator's reproducible seed (`--seed`), if any.
+    pub seed: Option<u64>,
 }
 
 /// How front ends reach the world. Cheap to clone.
@@ -100,18 +108,15 @@ impl WorldHandle {
         let job: Job = Box::new(move |world, env| {
             let mut cx = Cx::new(agent, face);
             let out = f(world, &mut cx);
-            let saved = finish(world, env, cx);
-            let _ = tx.send((out, saved));
+            let released = finish(world, env, cx, None);
+            let _ = tx.send((out, released));
         });
         if !self.send(Request::Call(job)).await {
             return Err(Unavailable::Stopped);
         }
-        let (out, saved) = rx.await.map_err(|_| Unavailable::Stopped)?;
-        if let Some(saved) = saved {
-            saved
-                .await
-                .map_err(|_| Unavailable::Stopped)?
-                .map_err(Unavailable::Storage)?;
+        let (out, released) = rx.await.map_err(|_| Unavailable::Stopped)?;
+        if let Some(released) = released {
+            released.await.map_err(|_| Unavailable::Stopped)??;
         }
         Ok(out)
     }
@@ -130,47 +135,102 @@ impl WorldHandle {
 pub fn spawn(
     world: World,
     store: Arc<Store>,
-    uci: Option<UciEngine>,
-    agent_idle: Option<std::time::Duration>,
+    options: TaskOptions,
 ) -> (WorldHandle, JoinHandle<World>) {
     let (tx, rx) = mpsc::channel(QUEUE);
+    let (commits, answers) = mpsc::unbounded_channel();
     let env = Env {
         store,
         me: tx.downgrade(),
-        uci,
-        agent_idle,
+        commits,
+        options,
     };
-    let task = tokio::spawn(run(world, env, rx));
+    let task = tokio::spawn(run(world, env, rx, answers));
     (WorldHandle { tx }, task)
 }
 
-async fn run(mut world: World, env: Env, mut rx: mpsc::Receiver<Request>) -> World {
+type Answers = mpsc::UnboundedReceiver<(u64, Result<(), StoreError>)>;
+
+async fn run(
+    mut world: World,
+    env: Env,
+    mut rx: mpsc::Receiver<Request>,
+    mut answers: Answers,
+) -> World {
     // Games restored from the database in which the computer is to move resume.
     let mut cx = Cx::new(COMPUTER_ID.into(), Face::Rest);
     for sid in world.session_ids() {
         world.computer_turn(&mut cx, sid);
     }
-    finish(&mut world, &env, cx);
+    finish(&mut world, &env, cx, None);
     // Agents without a connection leave once they have been silent as long as a telnet
     // character may be; a sweep a minute finds them.
     let mut sweep = tokio::time::interval(std::time::Duration::from_secs(60));
     sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // Since when every write has failed, if they do.
+    let mut failing_since: Option<Instant> = None;
     loop {
         tokio::select! {
+            // The database's answers first: they let finished work go out.
+            biased;
+            Some((seq, result)) = answers.recv() => {
+                answer(&mut world, &env, seq, result, &mut failing_since);
+            }
             req = rx.recv() => match req {
                 Some(req) => handle(&mut world, &env, req),
                 None => break,
             },
             _ = sweep.tick() => {
-                if let Some(idle) = env.agent_idle {
+                if let Some(idle) = env.options.agent_idle {
                     let mut cx = Cx::new(COMPUTER_ID.into(), Face::Rest);
                     world.sweep_idle_agents(&mut cx, Instant::now(), idle);
-                    finish(&mut world, &env, cx);
+                    finish(&mut world, &env, cx, None);
                 }
             }
         }
     }
+    // Everyone has gone; let what is in flight finish, so its callers hear how it ended.
+    while !world.outbox.is_empty() {
+        let Some((seq, result)) = answers.recv().await else {
+            break;
+        };
+        answer(&mut world, &env, seq, result, &mut failing_since);
+    }
     world
+}
+
+/// The database answered the world's writes `seq`.
+fn answer(
+    world: &mut World,
+    env: &Env,
+    seq: u64,
+    result: Result<(), StoreError>,
+    failing_since: &mut Option<Instant>,
+) {
+    match &result {
+        Ok(()) => *failing_since = None,
+        Err(StoreError::Refused) => {}
+        Err(_) => {
+            let since = *failing_since.get_or_insert_with(Instant::now);
+            if let Some(limit) = env.options.give_up
+                && since.elapsed() >= limit
+                && !env.options.stop.is_cancelled()
+            {
+                tracing::error!(
+                    failing_for = ?since.elapsed(),
+                    "the database has refused every write for too long; moot stops rather than \
+                     serve a world it cannot store"
+                );
+                env.options.stop.cancel();
+            }
+        }
+    }
+    let mut outbox = std::mem::take(&mut world.outbox);
+    let ready = outbox.answer(world, seq, result);
+    world.outbox = outbox;
+    for pending in ready {
+        release(world, env, pending);
+    }
 }
 
 fn handle(world: &mut World, env: &Env, req: Request) {
@@ -192,8 +252,7 @@ fn handle(world: &mut World, env: &Env, req: Request) {
                 Ok(lines) => lines,
                 Err(e) => vec![e.message],
             };
-            let saved = finish(world, env, cx);
-            sink.send(Out::Reply { lines, saved });
+            finish(world, env, cx, Some(Answer { sink, lines }));
         }
         Request::Leave { agent, conn, why } => {
             if let Some(p) = world.remove(&agent, conn) {
@@ -204,7 +263,7 @@ fn handle(world: &mut World, env: &Env, req: Request) {
                     Leaving::Idle => "has been disconnected for inactivity.",
                 };
                 cx.tell_room(world, p.room, &p.id, format!("{} {what}", p.name));
-                finish(world, env, cx);
+                finish(world, env, cx, None);
             }
         }
         Request::Who { reply } => {
@@ -250,33 +309,56 @@ fn enter(world: &mut World, env: &Env, row: AgentRow, created: bool, conn: ConnI
     );
     lines.extend(verbs::look::room_lines(world, room, &id));
     if known_room.is_none() {
-        cx.save(writes::set_room(
-            id.to_string(),
-            world.map.room(room).id.clone(),
-        ));
+        // Where they stand in memory is where the database's unknown room puts them anyway.
+        cx.save(
+            writes::set_room(id.to_string(), world.map.room(room).id.clone()),
+            |_| {},
+        );
     }
-    let saved = finish(world, env, cx);
-    sink.send(Out::Reply { lines, saved });
+    finish(world, env, cx, Some(Answer { sink, lines }));
 }
 
-/// Delivers what a command left for others and submits its writes as one job.
-fn finish(
-    world: &mut World,
-    env: &Env,
-    cx: Cx,
-) -> Option<oneshot::Receiver<Result<(), StoreError>>> {
-    world.deliver(cx.notices);
-    for effect in cx.effects {
+/// Submits what a command wrote as one job, and sends out what it left for others once that is
+/// committed (at once if it wrote nothing and nothing is in flight). The answer resolves when
+/// it has gone out; none means it went out already.
+fn finish(world: &mut World, env: &Env, mut cx: Cx, answer: Option<Answer>) -> Option<Released> {
+    let saves = std::mem::take(&mut cx.saves);
+    let writes = !saves.is_empty();
+    match world.outbox.push(cx, writes, answer) {
+        Pushed::Now(pending) => {
+            release(world, env, pending);
+            None
+        }
+        Pushed::Held {
+            seq,
+            epoch,
+            released,
+        } => {
+            if writes {
+                let commits = env.commits.clone();
+                env.store.submit_world(
+                    epoch,
+                    move |c| saves.into_iter().try_for_each(|s| s(c)),
+                    move |result| {
+                        let _ = commits.send((seq, result));
+                    },
+                );
+            }
+            Some(released)
+        }
+    }
+}
+
+/// Sends out what a stored command left for others.
+fn release(world: &mut World, env: &Env, mut pending: Pending) {
+    world.deliver(std::mem::take(&mut pending.notices));
+    for sid in pending.changed.drain(..) {
+        world.tick_changed(sid);
+    }
+    for effect in pending.effects.drain(..) {
         start(env, effect);
     }
-    if cx.saves.is_empty() {
-        return None;
-    }
-    let saves = cx.saves;
-    Some(
-        env.store
-            .submit(move |c| saves.into_iter().try_for_each(|s| s(c))),
-    )
+    pending.answer();
 }
 
 /// The computer's move for `t`: the external engine's for the levels it plays (if it gives a
@@ -313,7 +395,11 @@ fn start(env: &Env, effect: Effect) {
     let world = WorldHandle { tx };
     match effect {
         Effect::Think(t) => {
-            let engine = env.uci.clone().filter(|_| elo_for(t.level).is_some());
+            let engine = env
+                .options
+                .uci
+                .clone()
+                .filter(|_| elo_for(t.level).is_some());
             tokio::spawn(async move {
                 let (sid, tick) = (t.session, t.tick);
                 let chosen = tokio::task::spawn_blocking(move || think(&t, engine.as_ref()))
@@ -324,7 +410,7 @@ fn start(env: &Env, effect: Effect) {
                 // A stale choice (the game moved on meanwhile) is refused like any stale move.
                 let _ = world
                     .call(COMPUTER_ID.into(), Face::Rest, move |w, cx| {
-                        let _ = w.act(cx, &sid.to_string(), &uci, Some(tick));
+                        let _ = w.act(cx, sid, &uci, Some(tick));
                     })
                     .await;
             });

@@ -3,7 +3,6 @@
 //! session's state is its log replayed (start-up itself refuses to run otherwise).
 
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,45 +10,10 @@ use serde_json::json;
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
 
-use crate::support::{Api, world_dir};
+use crate::support::{Api, Moot, free_port};
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-async fn spawn_moot(db: &std::path::Path, http: SocketAddr) -> Child {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_moot"))
-        .args([
-            "--db",
-            db.to_str().unwrap(),
-            "--world",
-            world_dir().to_str().unwrap(),
-        ])
-        .args([
-            "--telnet",
-            "127.0.0.1:0",
-            "--http",
-            &http.to_string(),
-            "--sync",
-            "normal",
-        ])
-        .env("RUST_LOG", "moot=warn")
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
-    for _ in 0..200 {
-        if reqwest::get(format!("http://{http}/health")).await.is_ok() {
-            return child;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    panic!("moot did not start on {http}");
+async fn spawn_moot(db: &std::path::Path, http: SocketAddr) -> Moot {
+    crate::support::spawn_moot(db, http, &[]).await
 }
 
 /// A legal move for the position in `fen`, chosen by `n`.

@@ -5,6 +5,7 @@ mod support;
 
 mod chess;
 mod durability;
+mod foundation;
 mod http;
 mod mcp;
 mod registry;

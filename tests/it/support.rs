@@ -344,3 +344,103 @@ pub fn python() -> String {
     );
     python
 }
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A `moot` process that is killed when the test lets go of it, even by panicking.
+pub struct Moot(pub std::process::Child);
+
+impl std::ops::Deref for Moot {
+    type Target = std::process::Child;
+    fn deref(&self) -> &std::process::Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Moot {
+    fn deref_mut(&mut self) -> &mut std::process::Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Moot {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A real `moot` process on `db`, serving HTTP on `http` (and telnet on an ephemeral port,
+/// unless `extra` names one), for tests that kill it.
+pub async fn spawn_moot(db: &Path, http: SocketAddr, extra: &[&str]) -> Moot {
+    use std::process::{Command, Stdio};
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_moot"));
+    cmd.args(["--db", db.to_str().unwrap()])
+        .args(["--world", world_dir().to_str().unwrap()])
+        .args(["--http", &http.to_string(), "--sync", "normal"]);
+    if !extra.contains(&"--telnet") {
+        cmd.args(["--telnet", "127.0.0.1:0"]);
+    }
+    let mut child = cmd
+        .args(extra)
+        .env("RUST_LOG", "moot=warn")
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    for _ in 0..200 {
+        if reqwest::get(format!("http://{http}/health")).await.is_ok() {
+            return Moot(child);
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("moot exited at start: {status}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("moot did not start on {http}");
+}
+
+/// One stateless MCP 2026-07-28 `tools/call` over HTTP; the JSON-RPC `result` (or `error`).
+pub async fn mcp_tool(
+    http: SocketAddr,
+    token: &str,
+    name: &str,
+    args: serde_json::Value,
+) -> serde_json::Value {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": { "name": name, "arguments": args, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": { "name": "moot-tests", "version": "1" } } }
+    });
+    let resp = reqwest::Client::new()
+        .post(format!("http://{http}/mcp"))
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "tools/call")
+        .header("Mcp-Name", name)
+        .json(&body)
+        .send()
+        .await
+        .expect("the server answers");
+    let text = resp.text().await.unwrap();
+    // A plain JSON answer, or one server-sent event carrying it.
+    let json = text
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .unwrap_or(&text);
+    let v: serde_json::Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {text}"));
+    if v.get("error").is_some() {
+        return v["error"].clone();
+    }
+    v["result"].clone()
+}

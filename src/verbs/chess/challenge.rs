@@ -82,7 +82,7 @@ fn start(
         (side.to_owned(), me.to_string()),
         (other(side).to_owned(), them.to_owned()),
     ]);
-    let created = world.create_session(cx, "chess.v1", &participants, options, None)?;
+    let created = world.create_session(cx, "chess.v1", &participants, options)?;
     Ok(created.session_id)
 }
 
@@ -190,6 +190,8 @@ of the usual start. Colours are random unless you say `as white` or `as black`."
         }
         let (them_id, them_name) = (them.id.clone(), them.name.clone());
         let my_name = world.player(&me).name.clone();
+        let before = world.chess.challenges.clone();
+        cx.undo(move |w| w.chess.challenges = before);
         world
             .chess
             .challenges
@@ -240,7 +242,7 @@ pub struct Answered {
 /// The challenge `name` made to the actor, taken out of the list.
 fn take_challenge(
     world: &mut World,
-    cx: &Cx,
+    cx: &mut Cx,
     name: &str,
 ) -> Result<(Challenge, String), VerbError> {
     let pos = world
@@ -250,6 +252,8 @@ fn take_challenge(
         .position(|c| c.to == cx.actor && world.player(&c.from).name.eq_ignore_ascii_case(name))
         .ok_or_else(|| VerbError::not_found(format!("\"{name}\" has not challenged you.")))?;
     let c = world.chess.challenges.remove(pos);
+    let back = c.clone();
+    cx.undo(move |w| w.chess.challenges.insert(pos, back));
     let from_name = world.player(&c.from).name.clone();
     Ok((c, from_name))
 }

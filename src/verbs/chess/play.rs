@@ -157,7 +157,7 @@ refused and the current board sent again.";
         };
         let uci = m.to_uci(CastlingMode::Standard).to_string();
         let tick = s.tick;
-        let acted = world.act(cx, &sid.to_string(), &uci, Some(tick))?;
+        let acted = world.act(cx, sid, &uci, Some(tick))?;
         // The game names the move as it plays it (the computer's answer comes later).
         let san = world
             .session(sid)
@@ -214,7 +214,7 @@ fn control(
         .ok_or_else(|| VerbError::refused(format!("You are not playing in game #{sid}.")))?;
     let action = pick(world, sid, role);
     let tick = world.session(sid).expect("found").tick;
-    let acted = world.act(cx, &sid.to_string(), action, Some(tick))?;
+    let acted = world.act(cx, sid, action, Some(tick))?;
     Ok((sid, action, acted.status))
 }
 

@@ -281,6 +281,11 @@ joinGame with the id.";
             if a.show_ui {
                 world.chess.ui.insert((id, me.clone()));
             }
+            let who = me.clone();
+            cx.undo(move |w| {
+                w.chess.ui.remove(&(id, who));
+                w.chess.open_games.remove(&id);
+            });
             world.chess.open_games.insert(
                 id,
                 OpenGame {
@@ -304,13 +309,13 @@ joinGame with the id.";
             "chess.v1",
             &participants,
             json!({ "computer_level": a.difficulty }),
-            None,
         )?;
         if a.show_ui {
-            world
-                .chess
-                .ui
-                .insert((created.session_id.parse().expect("numeric"), me.clone()));
+            let key = (created.session_id.parse().expect("numeric"), me.clone());
+            world.chess.ui.insert(key.clone());
+            cx.undo(move |w| {
+                w.chess.ui.remove(&key);
+            });
         }
         let s = world
             .session(created.session_id.parse().expect("numeric"))
@@ -378,8 +383,12 @@ a game you already play. Then play with finishTurn (or `move` on telnet).";
                 (open.colour.to_owned(), open.creator.to_string()),
                 (mine.to_owned(), me.to_string()),
             ]);
-            world.create_session_as(cx, Some(id), "chess.v1", &participants, json!({}), None)?;
-            world.chess.open_games.remove(&id);
+            world.create_session_as(cx, Some(id), "chess.v1", &participants, json!({}))?;
+            if let Some(open) = world.chess.open_games.remove(&id) {
+                cx.undo(move |w| {
+                    w.chess.open_games.insert(id, open);
+                });
+            }
         }
         let s = world
             .session(id)
@@ -495,7 +504,7 @@ is legal, then plays it. With claim_win, the move is refused unless it mates.";
         }
         let opponent = opponent_kind(world, s, &me);
         let tick = s.tick;
-        world.act(cx, &id.to_string(), a.mv.trim(), Some(tick))?;
+        world.act(cx, id, a.mv.trim(), Some(tick))?;
         let s = world.session(id).expect("exists");
         let g = chess_of(s).expect("chess");
         let board = markdown_board(g.position());

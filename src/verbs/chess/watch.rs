@@ -134,6 +134,10 @@ impl Verb for Watch {
         let list = world.chess.watchers.entry(sid).or_default();
         if !list.contains(&cx.actor) {
             list.push(cx.actor.clone());
+            let who = cx.actor.clone();
+            cx.undo(move |w| {
+                w.unwatch(sid, &who);
+            });
         }
         let actor = cx.actor.clone();
         world.send_board(cx, sid, &actor);
@@ -169,16 +173,13 @@ impl Verb for Unwatch {
         args: GameRequired,
     ) -> Result<Reply<Watching>, VerbError> {
         let sid = parse_game(&args.game)?;
-        let was = world.chess.watchers.get_mut(&sid).is_some_and(|l| {
-            let before = l.len();
-            l.retain(|w| *w != cx.actor);
-            l.len() != before
-        });
-        if !was {
+        if !world.unwatch(sid, &cx.actor) {
             return Err(VerbError::not_found(format!(
                 "You are not watching game #{sid}."
             )));
         }
+        let who = cx.actor.clone();
+        cx.undo(move |w| w.chess.watchers.entry(sid).or_default().push(who));
         Ok(Reply::new(
             vec![format!("You stop watching game #{sid}.")],
             Watching {

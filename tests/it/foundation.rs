@@ -1,0 +1,428 @@
+//! The world never runs ahead of the database, and nobody learns what the rules hide: ids are
+//! canonical on every face, a write the database refuses is not in the world and is heard of by
+//! nobody, a database from a newer moot is refused, and the log hides what the state hides.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::{Api, Client, TestServer, config, free_port, mcp_tool, spawn_moot};
+
+fn code(v: &Value) -> &str {
+    v["error"]["code"].as_str().unwrap_or("")
+}
+
+/// A telnet character made on a server we only know by address.
+async fn person(telnet: SocketAddr, name: &str) -> Client {
+    let mut c = Client::connect(telnet).await;
+    c.send(&format!("create {name} pw-{name}")).await;
+    c.expect("*** Created ***").await;
+    c.expect("$#$xmcp version: 1.1").await;
+    c
+}
+
+fn tool_text(r: &Value) -> String {
+    r["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn kill(child: &mut crate::support::Moot) {
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+}
+
+#[tokio::test]
+async fn non_canonical_session_ids_change_nothing_on_any_face_and_restarts_still_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("moot.db");
+    let http: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let telnet: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let args = ["--telnet", &telnet.to_string()].map(str::to_owned);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut child = spawn_moot(&db, http, &args).await;
+    let api = Api::new(http);
+    let a = api.agent(Some("Ada")).await;
+    let b = api.agent(Some("Bea")).await;
+    let one = api
+        .session(&a, "rps.v1", &[("player_1", &a), ("player_2", &b)])
+        .await;
+    assert_eq!(one, "1");
+
+    // REST: every other spelling of 1 names no session.
+    for bad in ["01", "%2B1", "%201", "1.0", "1%20", "0x1", "1e0", "00001"] {
+        let (status, v) = api
+            .post(
+                &format!("/sessions/{bad}/actions"),
+                &a.token,
+                json!({"action": "rock"}),
+            )
+            .await;
+        assert_eq!((status, code(&v)), (404, "NOT_FOUND"), "{bad}: {v}");
+        let (status, _) = api.get(&format!("/sessions/{bad}/state"), &a.token).await;
+        assert_eq!(status, 404, "{bad}");
+    }
+    // MCP.
+    for bad in ["+1", "01", " 1"] {
+        let r = mcp_tool(
+            http,
+            &a.token,
+            "session_act",
+            json!({"session_id": bad, "action": "rock"}),
+        )
+        .await;
+        assert_eq!(r["isError"], true, "{bad}: {r}");
+        assert!(tool_text(&r).contains("No session"), "{bad}: {r}");
+    }
+    // Telnet: a person plays session 2 against Bea.
+    let mut tess = person(telnet, "Tess").await;
+    let started = tess
+        .command("session_create rps.v1 player_1=Tess player_2=Bea")
+        .await;
+    assert!(
+        started.iter().any(|l| l.contains("Session 2")),
+        "{started:?}"
+    );
+    for bad in ["02", "+2", "2.0"] {
+        let out = tess.command(&format!("session_act {bad} rock")).await;
+        assert!(
+            out.iter().any(|l| l.contains(&format!("No session {bad}"))),
+            "{bad}: {out:?}"
+        );
+    }
+    // Nothing happened anywhere.
+    for sid in ["1", "2"] {
+        let (_, v) = api.get(&format!("/sessions/{sid}/state"), &b.token).await;
+        assert_eq!(v["tick"], 0, "session {sid}: {v}");
+        let (_, log) = api.get(&format!("/sessions/{sid}/log"), &b.token).await;
+        assert_eq!(log["actions"], json!([]), "session {sid}");
+    }
+    // The canonical ids work, on each face.
+    let (status, v) = api
+        .post("/sessions/1/actions", &a.token, json!({"action": "rock"}))
+        .await;
+    assert_eq!(status, 200, "{v}");
+    let out = tess.command("session_act 2 paper").await;
+    assert!(out.iter().any(|l| l.contains("Done: tick 1")), "{out:?}");
+    let r = mcp_tool(
+        http,
+        &b.token,
+        "session_act",
+        json!({"session_id": "2", "action": "rock"}),
+    )
+    .await;
+    assert_eq!(r["isError"], false, "{r}");
+
+    // kill -9, and the town starts again: every log replays to its stored state.
+    kill(&mut child);
+    let mut child = spawn_moot(&db, http, &args).await;
+    for (sid, ticks) in [("1", 1), ("2", 2)] {
+        let (status, v) = api.get(&format!("/sessions/{sid}/state"), &b.token).await;
+        assert_eq!((status, v["tick"].clone()), (200, json!(ticks)), "{v}");
+        let (_, log) = api.get(&format!("/sessions/{sid}/log"), &b.token).await;
+        assert_eq!(log["actions"].as_array().unwrap().len(), ticks);
+    }
+    kill(&mut child);
+}
+
+/// A chess game between two API agents with a telnet person watching; returns the session id.
+async fn watched_game(
+    api: &Api,
+    telnet: SocketAddr,
+) -> (crate::support::Agent, crate::support::Agent, String, Client) {
+    let w = api.agent(Some("White")).await;
+    let b = api.agent(Some("Black")).await;
+    let sid = api
+        .session(&w, "chess.v1", &[("white", &w), ("black", &b)])
+        .await;
+    let mut pia = person(telnet, "Pia").await;
+    pia.send(&format!("watch #{sid}")).await;
+    pia.expect("You are watching game").await;
+    (w, b, sid, pia)
+}
+
+async fn play(
+    api: &Api,
+    who: &crate::support::Agent,
+    sid: &str,
+    mv: &str,
+    tick: u64,
+) -> (u16, Value) {
+    api.post(
+        &format!("/sessions/{sid}/actions"),
+        &who.token,
+        json!({"action": mv, "expected_tick": tick}),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_move_the_database_cannot_store_is_refused_and_heard_of_by_nobody() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("moot.db");
+    let http: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let telnet: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let args = [
+        "--telnet",
+        &telnet.to_string(),
+        "--db-busy-timeout",
+        "100ms",
+    ]
+    .map(str::to_owned);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut child = spawn_moot(&db, http, &args).await;
+    let api = Api::new(http);
+    let (w, b, sid, mut pia) = watched_game(&api, telnet).await;
+    // Both agents come into the town (Pia hears them arrive) with empty mailboxes.
+    mcp_tool(http, &w.token, "events", json!({})).await;
+    mcp_tool(http, &b.token, "events", json!({})).await;
+    assert_eq!(play(&api, &w, &sid, "e2e4", 0).await.0, 200);
+    pia.expect("plays e4").await;
+    // The rest of the board she is shown; White's news of his own move.
+    while let Ok(Some(_)) = pia.line_within(Duration::from_millis(300)).await {}
+    mcp_tool(http, &w.token, "events", json!({})).await;
+
+    // Another process takes the database's write lock and keeps it.
+    let lock = rusqlite::Connection::open(&db).unwrap();
+    lock.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let (status, v) = play(&api, &b, &sid, "e7e5", 1).await;
+    assert_eq!((status, code(&v)), (503, "STORAGE_UNAVAILABLE"), "{v}");
+    let message = v["error"]["message"].as_str().unwrap().to_lowercase();
+    assert!(message.contains("try again"), "{message}");
+    for leak in ["sqlite", "database is locked", "busy"] {
+        assert!(
+            !message.contains(leak),
+            "the 503 shows SQLite's words: {message}"
+        );
+    }
+    // The same refusal through MCP, as black's finishTurn... through session_act.
+    let r = mcp_tool(
+        http,
+        &b.token,
+        "session_act",
+        json!({"session_id": sid, "action": "e7e5", "expected_tick": 1}),
+    )
+    .await;
+    assert!(
+        r.to_string().contains("could not store"),
+        "MCP says the move did not happen: {r}"
+    );
+    // Nothing changed, and nobody heard of it.
+    let (_, state) = api.get(&format!("/sessions/{sid}/state"), &w.token).await;
+    assert_eq!(state["tick"], 1, "{state}");
+    pia.silent_for(Duration::from_millis(300)).await;
+    let events = mcp_tool(http, &w.token, "events", json!({})).await;
+    assert!(!events.to_string().contains("e5"), "{events}");
+
+    // The lock goes; the same move now works, without a restart, and everyone hears it.
+    lock.execute_batch("COMMIT").unwrap();
+    drop(lock);
+    let (status, v) = play(&api, &b, &sid, "e7e5", 1).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["tick"], 2);
+    pia.expect("plays e5").await;
+    assert_eq!(play(&api, &w, &sid, "g1f3", 2).await.0, 200);
+
+    // kill -9: the log and the state agree after the restart.
+    kill(&mut child);
+    let mut child = spawn_moot(&db, http, &args).await;
+    let (_, log) = api.get(&format!("/sessions/{sid}/log"), &w.token).await;
+    let moves: Vec<&str> = log["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(moves, ["e2e4", "e7e5", "g1f3"]);
+    let (_, state) = api.get(&format!("/sessions/{sid}/state"), &w.token).await;
+    assert_eq!(state["tick"], 3);
+    kill(&mut child);
+}
+
+#[tokio::test]
+async fn moot_stops_when_the_database_refuses_every_write_for_too_long() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("moot.db");
+    let http: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let args = ["--db-busy-timeout", "50ms", "--storage-give-up", "500ms"];
+    let mut child = spawn_moot(&db, http, &args).await;
+    let api = Api::new(http);
+    let (w, b) = (api.agent(None).await, api.agent(None).await);
+    let sid = api
+        .session(&w, "chess.v1", &[("white", &w), ("black", &b)])
+        .await;
+    let lock = rusqlite::Connection::open(&db).unwrap();
+    lock.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "moot kept serving a world it could not store"
+        );
+        let body = json!({"action": "e2e4", "expected_tick": 0}).to_string();
+        if let Some((status, v)) = api
+            .try_send(
+                "POST",
+                &format!("/sessions/{sid}/actions"),
+                Some(&w.token),
+                Some(&body),
+            )
+            .await
+        {
+            assert_ne!(status, 200, "nothing can be stored: {v}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(
+        !status.success(),
+        "moot says it stopped on a failure: {status}"
+    );
+    drop(lock);
+    // Nothing was stored, and the town starts again from what was.
+    let mut child = spawn_moot(&db, http, &[]).await;
+    let (_, state) = api.get(&format!("/sessions/{sid}/state"), &w.token).await;
+    assert_eq!(state["tick"], 0, "{state}");
+    kill(&mut child);
+}
+
+#[tokio::test]
+async fn a_database_from_a_newer_moot_is_refused_with_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("moot.db");
+    // A moot of today makes the file; a "newer" one moves its schema on.
+    TestServer::on_db(&db, |_| {}).await.stop().await;
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.pragma_update(None, "user_version", 99).unwrap();
+    drop(c);
+    let Err(e) = moot::start(config(&db)).await else {
+        panic!("moot started on a database from the future");
+    };
+    let e = e.to_string();
+    assert!(
+        e.contains("schema version 99") && e.contains("newer moot"),
+        "{e}"
+    );
+    // And nothing touched the file.
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let v: i64 = c
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(v, 99);
+}
+
+#[tokio::test]
+async fn the_log_hides_a_hidden_choice_until_the_reveal_on_every_face() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (one, two) = (api.agent(Some("Uno")).await, api.agent(Some("Dos")).await);
+    let sid = api
+        .session(&one, "rps.v1", &[("player_1", &one), ("player_2", &two)])
+        .await;
+    let act = |who: &crate::support::Agent, what: &str| {
+        let (api, sid, token, what) =
+            (api.clone(), sid.clone(), who.token.clone(), what.to_owned());
+        async move {
+            api.post(
+                &format!("/sessions/{sid}/actions"),
+                &token,
+                json!({"action": what}),
+            )
+            .await
+        }
+    };
+    assert_eq!(act(&one, "rock").await.0, 200);
+    // player_2 reads the log: REST, and MCP's text and structuredContent.
+    let (_, log) = api.get(&format!("/sessions/{sid}/log"), &two.token).await;
+    assert_eq!(log["actions"][0]["action"], "hidden", "{log}");
+    assert!(!log.to_string().contains("rock"), "{log}");
+    let r = mcp_tool(
+        s.http,
+        &two.token,
+        "session_log",
+        json!({"session_id": sid}),
+    )
+    .await;
+    assert!(!r.to_string().contains("rock"), "{r}");
+    assert_eq!(r["structuredContent"]["actions"][0]["action"], "hidden");
+    // The chooser sees their own choice.
+    let (_, mine) = api.get(&format!("/sessions/{sid}/log"), &one.token).await;
+    assert_eq!(mine["actions"][0]["action"], "rock");
+    // Once both have chosen, the whole log is open to both.
+    assert_eq!(act(&two, "paper").await.0, 200);
+    let (_, log) = api.get(&format!("/sessions/{sid}/log"), &two.token).await;
+    let actions: Vec<&str> = log["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["rock", "paper"]);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn randomness_comes_from_the_server_never_from_the_caller() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let me = api.agent(Some("Gambler")).await;
+    // A caller cannot pick the seed, nor slip in an option a template does not have.
+    let (status, v) = api
+        .post(
+            "/sessions",
+            &me.token,
+            json!({"template": "blackjack.v1", "participants": {"player": me.id}, "seed": 12345}),
+        )
+        .await;
+    assert_eq!((status, code(&v)), (400, "INVALID_REQUEST"), "{v}");
+    let r = mcp_tool(
+        s.http,
+        &me.token,
+        "session_create",
+        json!({"template": "blackjack.v1", "participants": {"player": me.id}, "seed": 12345}),
+    )
+    .await;
+    assert_eq!(r["isError"], true, "{r}");
+    let other = api.agent(None).await;
+    let (status, v) = api
+        .post(
+            "/sessions",
+            &me.token,
+            json!({"template": "chess.v1", "participants": {"white": me.id, "black": other.id},
+                   "options": {"seed": 1}}),
+        )
+        .await;
+    assert_eq!((status, code(&v)), (400, "INVALID_REQUEST"), "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no option `seed`")
+    );
+    // Ten hands, dealt the same way by the same caller, are not one hand ten times; and no
+    // view of a hand in play shows its seed.
+    let mut hands = std::collections::BTreeSet::new();
+    for _ in 0..10 {
+        let sid = api.session(&me, "blackjack.v1", &[("player", &me)]).await;
+        let (_, dealt) = api
+            .post(
+                &format!("/sessions/{sid}/actions"),
+                &me.token,
+                json!({"action": "deal"}),
+            )
+            .await;
+        assert!(dealt["state"].get("seed").is_none(), "{dealt}");
+        let (_, state) = api.get(&format!("/sessions/{sid}/state"), &me.token).await;
+        assert!(state["state"].get("seed").is_none(), "{state}");
+        hands.insert(dealt["state"]["player"].to_string());
+    }
+    assert!(hands.len() > 1, "every session dealt {hands:?}");
+    s.stop().await;
+}
