@@ -349,8 +349,6 @@ fn main() {
         dir.path(),
         "--telnet",
         &[
-            "--command-rate",
-            "0",
             "--max-connections",
             "100000",
             "--idle-timeout",

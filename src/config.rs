@@ -64,6 +64,18 @@ pub struct Config {
     #[arg(long, env = "MOOT_MAX_CONNECTIONS", default_value_t = 10_000)]
     pub max_connections: usize,
 
+    /// HTTP connections open at once; past it a newcomer gets 503 and is closed.
+    #[arg(long, env = "MOOT_MAX_HTTP_CONNECTIONS", default_value_t = 2048)]
+    pub max_http_connections: usize,
+
+    /// How long an HTTP client may take to send a request's head (and its first byte).
+    #[arg(long, env = "MOOT_HTTP_HEADER_TIMEOUT", default_value = "10s")]
+    pub http_header_timeout: humantime::Duration,
+
+    /// Long polls (`waitForNextTurn`) one agent may have waiting at once (0: no limit).
+    #[arg(long, env = "MOOT_POLLS_PER_AGENT", default_value_t = 4)]
+    pub polls_per_agent: usize,
+
     /// Commands per second a connection may sustain before moot slows it down (0: no limit).
     #[arg(long, env = "MOOT_COMMAND_RATE", default_value_t = 10.0)]
     pub command_rate: f64,

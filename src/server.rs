@@ -111,6 +111,7 @@ pub async fn open(
     if let Some(seed) = options.seed {
         world.reproducible(seed);
     }
+    world.limit_writes(options.write_rate.0, options.write_rate.1);
     let restored = stored.len();
     world.restore_sessions(stored)?;
     let welcome = format!("{}\n{}", world.map.name, world.map.welcome);
@@ -150,6 +151,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         give_up: Some(config.storage_give_up.into()),
         stop: shutdown.clone(),
         seed: config.seed,
+        write_rate: (config.command_rate, config.command_burst),
     };
     let Core {
         world: handle,
@@ -167,6 +169,15 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         directory: directory.clone(),
         start_room: start_room.clone(),
         wait: config.wait_timeout.into(),
+        polls_per_agent: config.polls_per_agent,
+        agents_by_address: Arc::new(crate::limits::Limiter::new(
+            config.agent_rate / 60.0,
+            config.agent_rate.ceil() as u32,
+        )),
+    };
+    let bounds = http::listener::Bounds {
+        max_connections: config.max_http_connections,
+        header_timeout: config.http_header_timeout.into(),
     };
     let shared = Arc::new(Shared::new(
         config,
@@ -181,12 +192,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let stop = shutdown.clone();
     let router = http::router(api, http_addr, &shutdown);
     let http_task = tokio::spawn(async move {
-        let served = axum::serve(http_listener, router)
-            .with_graceful_shutdown(stop.cancelled_owned())
-            .await;
-        if let Err(e) = served {
-            tracing::error!(error = %e, "the HTTP server failed");
-        }
+        http::listener::serve(http_listener, router, bounds, stop).await;
     });
     let done = tokio::spawn(async move {
         telnet::serve(telnet_listener, shared).await;

@@ -43,6 +43,17 @@ pub fn start(world: &Path, dir: &Path, listen: &str, args: &[&str]) -> Server {
             dir.join("bench.db").to_str().unwrap(),
         ])
         .args([listen, &addr.to_string(), other, "127.0.0.1:0"])
+        // A load generator is one address doing the work of thousands of people: the limits
+        // per address and per connection count would only measure themselves.
+        .args([
+            "--command-rate",
+            "0",
+            "--login-rate",
+            "0",
+            "--agent-rate",
+            "0",
+        ])
+        .args(["--max-http-connections", "30000", "--polls-per-agent", "0"])
         .args(args)
         .env("RUST_LOG", "moot=warn")
         .stdin(Stdio::null())

@@ -12,6 +12,7 @@ pub struct ApiError {
     status: StatusCode,
     code: &'static str,
     message: String,
+    retry_after: Option<std::time::Duration>,
 }
 
 impl ApiError {
@@ -25,11 +26,13 @@ impl ApiError {
             ErrorCode::Conflict => "CONFLICT",
             ErrorCode::InvalidRequest => "INVALID_REQUEST",
             ErrorCode::AlreadyActed => "ALREADY_ACTED",
+            ErrorCode::RateLimited => "RATE_LIMITED",
         };
         ApiError {
             status,
             code,
             message: message.into(),
+            retry_after: None,
         }
     }
 
@@ -43,13 +46,16 @@ impl ApiError {
             status: StatusCode::METHOD_NOT_ALLOWED,
             code: "INVALID_REQUEST",
             message: "This method is not allowed on this path; see /openapi.json".into(),
+            retry_after: None,
         }
     }
 }
 
 impl From<HostError> for ApiError {
     fn from(e: HostError) -> ApiError {
-        ApiError::new(e.code, e.message)
+        let mut a = ApiError::new(e.code, e.message);
+        a.retry_after = e.retry_after;
+        a
     }
 }
 
@@ -62,11 +68,19 @@ impl From<Unavailable> for ApiError {
                 Unavailable::Storage => "STORAGE_UNAVAILABLE",
             },
             message: e.to_string(),
+            retry_after: None,
         }
     }
 }
 
 impl ApiError {
+    /// Too much too fast: 429 `RATE_LIMITED`, with `Retry-After` (whole seconds, rounded up).
+    pub fn rate_limited(message: impl Into<String>, wait: std::time::Duration) -> ApiError {
+        let mut a = ApiError::new(ErrorCode::RateLimited, message);
+        a.retry_after = Some(wait);
+        a
+    }
+
     /// The database failed a request made outside the world (making an agent): SQLite's words
     /// go to the log, the caller hears that nothing happened.
     pub fn storage(e: crate::store::StoreError) -> ApiError {
@@ -79,6 +93,11 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = json!({ "error": { "code": self.code, "message": self.message } });
         let mut r = (self.status, axum::Json(body)).into_response();
+        if let Some(wait) = self.retry_after {
+            let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
         if self.status == StatusCode::UNAUTHORIZED {
             r.headers_mut().insert(
                 header::WWW_AUTHENTICATE,

@@ -25,6 +25,19 @@ impl FromRequestParts<Api> for Caller {
     }
 }
 
+/// The address a request came from, when the listener knows it (see [`super::listener`]).
+pub struct Peer(pub Option<std::net::IpAddr>);
+
+impl FromRequestParts<Api> for Peer {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &Api) -> Result<Peer, Self::Rejection> {
+        Ok(Peer(
+            super::listener::peer(&parts.extensions).map(|a| a.ip()),
+        ))
+    }
+}
+
 /// The agent whose token `Authorization: Bearer <token>` carries, or `UNAUTHORIZED`.
 pub fn bearer(headers: &axum::http::HeaderMap, api: &Api) -> Result<String, ApiError> {
     let unauthorized = |m: &str| ApiError::new(ErrorCode::Unauthorized, m);

@@ -8,6 +8,7 @@
 
 mod error;
 mod extract;
+pub mod listener;
 mod openapi;
 
 pub use error::ApiError;
@@ -30,7 +31,7 @@ use crate::store::sessions::LogEntry;
 use crate::store::{CreateError, Store, new_agent_id};
 use crate::world::sessions::{Acted, Created, ErrorCode, StateView, Summary, parse_id};
 use crate::world::{Face, WorldHandle};
-use extract::{Body, Caller, OptionalBody};
+use extract::{Body, Caller, OptionalBody, Peer};
 
 /// What every handler shares.
 #[derive(Clone)]
@@ -42,6 +43,10 @@ pub struct Api {
     pub start_room: String,
     /// How long an MCP long poll waits.
     pub wait: std::time::Duration,
+    /// Long polls one agent may have waiting at once (0: no limit).
+    pub polls_per_agent: usize,
+    /// Agents made per address (`POST /agents`).
+    pub agents_by_address: Arc<crate::limits::Limiter<std::net::IpAddr>>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -111,8 +116,21 @@ async fn health() -> Json<Health> {
 
 async fn create_agent(
     State(api): State<Api>,
+    Peer(peer): Peer,
     OptionalBody(req): OptionalBody<CreateAgent>,
-) -> Result<impl IntoResponse, ApiError> {
+) -> Result<axum::response::Response, ApiError> {
+    if let Some(ip) = peer
+        && let Err(wait) = api.agents_by_address.take(&ip, tokio::time::Instant::now())
+    {
+        return Ok(ApiError::rate_limited(
+            format!(
+                "Too many agents made from your address; try again in {}",
+                crate::limits::seconds(wait)
+            ),
+            wait,
+        )
+        .into_response());
+    }
     if let Some(name) = &req.name {
         identity::validate_name(name).map_err(ApiError::invalid)?;
     }
@@ -141,7 +159,8 @@ async fn create_agent(
             token: token.token,
             name: row.name,
         }),
-    ))
+    )
+        .into_response())
 }
 
 async fn create_session(
@@ -152,6 +171,7 @@ async fn create_session(
     let created = api
         .world
         .call(me, Face::Rest, move |w, cx| {
+            w.admit_write(&cx.actor, cx.now)?;
             w.create_session(cx, &req.template, &req.participants, req.options)
         })
         .await??;
@@ -200,6 +220,7 @@ async fn submit_action(
     let acted = api
         .world
         .call(me, Face::Rest, move |w, cx| {
+            w.admit_write(&cx.actor, cx.now)?;
             w.act(cx, parse_id(&id)?, &req.action, req.expected_tick)
         })
         .await??;
@@ -449,8 +470,9 @@ fn mcp_router(
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService,
     };
-    let server =
-        crate::mcp::MootMcp::new(api.world.clone(), api.store.clone(), None).with_wait(api.wait);
+    let server = crate::mcp::MootMcp::new(api.world.clone(), api.store.clone(), None)
+        .with_wait(api.wait)
+        .with_poll_cap(api.polls_per_agent);
     let mut hosts = vec![
         "localhost".to_owned(),
         "127.0.0.1".to_owned(),

@@ -44,6 +44,49 @@ pub struct MootMcp {
     fixed: Option<AgentId>,
     tools: Arc<Vec<Tool>>,
     wait: Duration,
+    /// Long polls waiting now, per agent, and how many one agent may have.
+    polls: Arc<Polls>,
+}
+
+/// Counts each agent's waiting long polls: each holds a connection and a task, so one agent
+/// (one token) must not be able to hold thousands.
+#[derive(Default)]
+struct Polls {
+    max: usize,
+    waiting: std::sync::Mutex<std::collections::HashMap<AgentId, usize>>,
+}
+
+/// One waiting long poll; the count goes down when it ends, however it ends.
+struct PollSlot {
+    polls: Arc<Polls>,
+    agent: AgentId,
+}
+
+impl Polls {
+    fn enter(self: &Arc<Self>, agent: &AgentId) -> Option<PollSlot> {
+        let mut map = self.waiting.lock().expect("polls lock");
+        let n = map.entry(agent.clone()).or_default();
+        if self.max > 0 && *n >= self.max {
+            return None;
+        }
+        *n += 1;
+        Some(PollSlot {
+            polls: self.clone(),
+            agent: agent.clone(),
+        })
+    }
+}
+
+impl Drop for PollSlot {
+    fn drop(&mut self) {
+        let mut map = self.polls.waiting.lock().expect("polls lock");
+        if let Some(n) = map.get_mut(&self.agent) {
+            *n -= 1;
+            if *n == 0 {
+                map.remove(&self.agent);
+            }
+        }
+    }
 }
 
 fn object(schema: schemars::Schema) -> JsonObject {
@@ -134,6 +177,10 @@ impl MootMcp {
             fixed,
             tools: Arc::new(tools()),
             wait: WAIT,
+            polls: Arc::new(Polls {
+                max: 4,
+                ..Polls::default()
+            }),
         }
     }
 
@@ -184,6 +231,15 @@ impl MootMcp {
             .map_err(|e| McpError::internal_error(e.to_string(), None))?;
         Ok(page
             .map(|html| ResourceContents::text(html, uri).with_mime_type(crate::ui::MCP_APP_MIME)))
+    }
+
+    /// How many long polls one agent may have waiting at once (0: no limit; 4 by default).
+    pub fn with_poll_cap(mut self, max: usize) -> MootMcp {
+        self.polls = Arc::new(Polls {
+            max,
+            ..Polls::default()
+        });
+        self
     }
 
     /// How long "not yet" answers wait (30 s by default).
@@ -276,6 +332,12 @@ impl MootMcp {
                 let mut out = CallToolResult::success(vec![ContentBlock::text(message.clone())]);
                 out.structured_content = Some(p.data.clone());
                 out
+            };
+            let Some(_slot) = self.polls.enter(&agent) else {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "You already have {} calls waiting for a game to move; let them answer first.",
+                    self.polls.max
+                ))]));
             };
             loop {
                 let next_progress = tokio::time::sleep(PROGRESS_EVERY);

@@ -13,7 +13,12 @@ pub struct Events;
 pub struct EventList {
     /// What others said and did, and game news, oldest first, as lines of text.
     pub events: Vec<String>,
+    /// How many more are waiting: one answer holds at most 64 KiB, so call again.
+    pub more: usize,
 }
+
+/// The most one answer carries, so that a long absence does not make one huge reply.
+const MAX_ANSWER_BYTES: usize = 64 * 1024;
 
 impl Verb for Events {
     const NAME: &'static str = "events";
@@ -32,7 +37,7 @@ telnet these are shown as they happen, so there is nothing to collect.";
 
     fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<EventList>, VerbError> {
         let mut events = Vec::new();
-        let taken = world.player_mut(&cx.actor).take_mailbox();
+        let (taken, left) = world.player_mut(&cx.actor).take_mailbox(MAX_ANSWER_BYTES);
         let kept = taken.clone();
         let who = cx.actor.clone();
         cx.undo(move |w| w.return_to_mailbox(&who, kept));
@@ -45,11 +50,14 @@ telnet these are shown as they happen, so there is nothing to collect.";
                 }
             }
         }
-        let text = if events.is_empty() {
+        let mut text = if events.is_empty() {
             vec!["Nothing new.".to_owned()]
         } else {
             events.clone()
         };
-        Ok(Reply::new(text, EventList { events }))
+        if left > 0 {
+            text.push(format!("({left} more waiting: call `events` again.)"));
+        }
+        Ok(Reply::new(text, EventList { events, more: left }))
     }
 }

@@ -215,6 +215,9 @@ fn parse_json<V: Verb>(rest: &str) -> Result<serde_json::Value, VerbError> {
 
 fn run_line_of<V: Verb>(w: &mut World, cx: &mut Cx, rest: &str) -> Result<Vec<String>, VerbError> {
     let args = V::parse(&crate::text::clean(rest))?;
+    if !V::READ_ONLY {
+        w.admit_write(&cx.actor, cx.now)?;
+    }
     V::run(w, cx, args).map(|r| r.text)
 }
 
@@ -226,6 +229,9 @@ fn run_json<V: Verb>(
     crate::text::clean_json(&mut args).map_err(|e| VerbError::usage(e.to_string()))?;
     let args: V::Args = serde_json::from_value(args)
         .map_err(|e| VerbError::usage(format!("Bad arguments for {}: {e}", V::NAME)))?;
+    if !V::READ_ONLY {
+        w.admit_write(&cx.actor, cx.now)?;
+    }
     let r = V::run(w, cx, args)?;
     Ok(Reply {
         text: r.text,

@@ -52,8 +52,12 @@ pub enum Face {
 /// The connection number of agents present without a connection.
 pub const AGENT_CONN: ConnId = 0;
 
-/// How many notices may wait for a slow connection before further ones are dropped.
+/// How many notices may wait for a slow connection (or in an agent's mailbox) before further
+/// ones are dropped...
 pub const MAX_BACKLOG: usize = 2048;
+/// ...and how many bytes of them: a client that does not read must not make the server hold
+/// unbounded memory for it, however long the lines.
+pub const MAX_BACKLOG_BYTES: usize = 256 * 1024;
 
 /// What the world sends to a connection, in the order the world decided it.
 #[derive(Debug)]
@@ -95,29 +99,50 @@ pub enum Delivery {
     Line(Arc<str>),
     Board(Box<BoardMsg>),
 }
+
+impl Delivery {
+    /// About how many bytes it holds, for the backlog's bound.
+    pub fn weight(&self) -> usize {
+        match self {
+            Delivery::Line(l) => l.len(),
+            Delivery::Board(b) => {
+                128 + b.board.len()
+                    + b.headline.as_ref().map_or(0, String::len)
+                    + b.text.iter().map(String::len).sum::<usize>()
+            }
+        }
+    }
+}
 /// The world's end of a connection's queue.
 #[derive(Debug, Clone)]
 pub enum Sink {
     /// A live connection (telnet): notices are written to it as they happen.
     Connection {
         tx: mpsc::UnboundedSender<Out>,
-        backlog: Arc<AtomicUsize>,
+        backlog: Arc<Backlog>,
     },
     /// No connection (an agent over MCP or REST): notices wait in the player's mailbox until
     /// the `events` verb collects them.
     Mailbox,
 }
 
+/// What waits in a connection's queue, counted as it goes in and comes out.
+#[derive(Debug, Default)]
+pub struct Backlog {
+    notices: AtomicUsize,
+    bytes: AtomicUsize,
+}
+
 /// The connection's end.
 #[derive(Debug)]
 pub struct Source {
     pub rx: mpsc::UnboundedReceiver<Out>,
-    backlog: Arc<AtomicUsize>,
+    backlog: Arc<Backlog>,
 }
 
 pub fn channel() -> (Sink, Source) {
     let (tx, rx) = mpsc::unbounded_channel();
-    let backlog = Arc::new(AtomicUsize::new(0));
+    let backlog = Arc::new(Backlog::default());
     (
         Sink::Connection {
             tx,
@@ -134,8 +159,12 @@ impl Sink {
         let Sink::Connection { tx, backlog } = self else {
             return;
         };
-        if backlog.load(Ordering::Relaxed) < MAX_BACKLOG {
-            backlog.fetch_add(1, Ordering::Relaxed);
+        let weight = what.weight();
+        if backlog.notices.load(Ordering::Relaxed) < MAX_BACKLOG
+            && backlog.bytes.load(Ordering::Relaxed) + weight <= MAX_BACKLOG_BYTES
+        {
+            backlog.notices.fetch_add(1, Ordering::Relaxed);
+            backlog.bytes.fetch_add(weight, Ordering::Relaxed);
             let _ = tx.send(match what {
                 Delivery::Line(line) => Out::Line(line),
                 Delivery::Board(b) => Out::Board(b),
@@ -155,9 +184,13 @@ impl Sink {
 impl Source {
     /// Marks one notice as taken off the queue.
     pub fn took(&self, out: &Out) {
-        if matches!(out, Out::Line(_) | Out::Board(_)) {
-            self.backlog.fetch_sub(1, Ordering::Relaxed);
-        }
+        let weight = match out {
+            Out::Line(l) => l.len(),
+            Out::Board(b) => Delivery::Board(b.clone()).weight(),
+            Out::Reply { .. } | Out::Close(_) => return,
+        };
+        self.backlog.notices.fetch_sub(1, Ordering::Relaxed);
+        self.backlog.bytes.fetch_sub(weight, Ordering::Relaxed);
     }
 }
 
@@ -174,6 +207,8 @@ pub struct Player {
     sink: Sink,
     /// What happened while a mailbox player was not looking (oldest first, bounded).
     mailbox: VecDeque<Delivery>,
+    /// The mailbox's size in bytes (see [`Delivery::weight`]).
+    mailbox_bytes: usize,
 }
 
 impl Player {
@@ -196,6 +231,7 @@ impl Player {
             conn,
             sink,
             mailbox: VecDeque::new(),
+            mailbox_bytes: 0,
         }
     }
 
@@ -204,9 +240,31 @@ impl Player {
         &self.sink
     }
 
-    /// Takes everything waiting in the mailbox.
-    pub fn take_mailbox(&mut self) -> Vec<Delivery> {
-        self.mailbox.drain(..).collect()
+    /// Takes the oldest notices waiting in the mailbox, up to `bytes` of them (at least one);
+    /// says how many are left.
+    pub fn take_mailbox(&mut self, bytes: usize) -> (Vec<Delivery>, usize) {
+        let mut taken = Vec::new();
+        let mut size = 0;
+        while let Some(d) = self.mailbox.front() {
+            let w = d.weight();
+            if !taken.is_empty() && size + w > bytes {
+                break;
+            }
+            size += w;
+            self.mailbox_bytes -= w;
+            taken.push(self.mailbox.pop_front().expect("a front notice"));
+        }
+        (taken, self.mailbox.len())
+    }
+
+    /// Adds a notice to the mailbox, dropping the oldest past its bounds.
+    fn post(&mut self, d: Delivery) {
+        self.mailbox_bytes += d.weight();
+        self.mailbox.push_back(d);
+        while self.mailbox.len() > MAX_BACKLOG || self.mailbox_bytes > MAX_BACKLOG_BYTES {
+            let old = self.mailbox.pop_front().expect("a notice");
+            self.mailbox_bytes -= old.weight();
+        }
     }
 }
 
@@ -322,6 +380,8 @@ pub struct World {
     outbox: outbox::Outbox,
     /// Where sessions' seeds come from.
     seeds: Seeds,
+    /// How often each identity may change anything, whatever the face.
+    writes: crate::limits::Limiter<AgentId>,
 }
 
 /// Where sessions' randomness comes from. A seed decides hidden things (the cards to come, the
@@ -334,6 +394,26 @@ enum Seeds {
 }
 
 impl World {
+    /// Lets each identity make `rate` changes a second, in bursts of `burst` (0: no limit).
+    pub fn limit_writes(&mut self, rate: f64, burst: u32) {
+        self.writes = crate::limits::Limiter::new(rate, burst);
+    }
+
+    /// Admits one change by `who`, from any face, or says when to try again: opening another
+    /// connection or using another face buys nobody more turns.
+    pub fn admit_write(&self, who: &AgentId, now: Instant) -> Result<(), sessions::HostError> {
+        self.writes
+            .take(who, now)
+            .map_err(|wait| sessions::HostError {
+                code: sessions::ErrorCode::RateLimited,
+                message: format!(
+                    "You are acting too fast; try again in {}.",
+                    crate::limits::seconds(wait)
+                ),
+                retry_after: Some(wait),
+            })
+    }
+
     /// Draws sessions' seeds from `seed` from now on, reproducibly.
     pub fn reproducible(&mut self, seed: u64) {
         use rand::SeedableRng;
@@ -364,6 +444,7 @@ impl World {
             chess: Default::default(),
             outbox: Default::default(),
             seeds: Seeds::Os,
+            writes: crate::limits::Limiter::new(0.0, 1),
         }
     }
 
@@ -434,12 +515,7 @@ impl World {
             if let Some(p) = self.players.get_mut(&n.to) {
                 match p.sink {
                     Sink::Connection { .. } => p.sink.notice(n.what),
-                    Sink::Mailbox => {
-                        if p.mailbox.len() >= MAX_BACKLOG {
-                            p.mailbox.pop_front();
-                        }
-                        p.mailbox.push_back(n.what);
-                    }
+                    Sink::Mailbox => p.post(n.what),
                 }
             }
         }
@@ -449,9 +525,13 @@ impl World {
     pub fn return_to_mailbox(&mut self, id: &AgentId, taken: Vec<Delivery>) {
         if let Some(p) = self.players.get_mut(id) {
             for d in taken.into_iter().rev() {
+                p.mailbox_bytes += d.weight();
                 p.mailbox.push_front(d);
             }
-            p.mailbox.truncate(MAX_BACKLOG);
+            while p.mailbox.len() > MAX_BACKLOG || p.mailbox_bytes > MAX_BACKLOG_BYTES {
+                let newest = p.mailbox.pop_back().expect("a notice");
+                p.mailbox_bytes -= newest.weight();
+            }
         }
     }
 
@@ -512,5 +592,58 @@ impl World {
             Sink::Mailbox,
         ));
         cx.tell_room(self, room, &id, format!("{name} has connected."));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(n: usize) -> Delivery {
+        Delivery::Line("x".repeat(n).into())
+    }
+
+    #[test]
+    fn a_connection_that_does_not_read_holds_bounded_bytes() {
+        let (sink, source) = channel();
+        for _ in 0..1000 {
+            sink.notice(line(4096));
+        }
+        let held = source.backlog.bytes.load(Ordering::Relaxed);
+        assert!(held <= MAX_BACKLOG_BYTES, "{held}");
+        assert_eq!(
+            source.backlog.notices.load(Ordering::Relaxed),
+            MAX_BACKLOG_BYTES / 4096
+        );
+        // Small notices are bounded by count.
+        let (sink, source) = channel();
+        for _ in 0..5000 {
+            sink.notice(line(10));
+        }
+        assert_eq!(source.backlog.notices.load(Ordering::Relaxed), MAX_BACKLOG);
+    }
+
+    #[test]
+    fn a_mailbox_keeps_the_newest_within_bounds_and_answers_in_slices() {
+        let (sink, _) = channel();
+        let mut p = Player::new("a".into(), "A".into(), String::new(), 0, 1, sink);
+        for i in 0..1000 {
+            p.post(Delivery::Line(format!("{i:04}{}", "x".repeat(4092)).into()));
+        }
+        assert!(p.mailbox_bytes <= MAX_BACKLOG_BYTES);
+        let newest = match p.mailbox.back() {
+            Some(Delivery::Line(l)) => l[..4].to_owned(),
+            _ => unreachable!(),
+        };
+        assert_eq!(newest, "0999", "the newest are kept");
+        let (first, left) = p.take_mailbox(64 * 1024);
+        assert_eq!(first.len(), 16);
+        assert_eq!(left, p.mailbox.len());
+        assert!(left > 0);
+        // One notice larger than the slice still comes out.
+        p.post(line(8192));
+        let (all, _) = p.take_mailbox(usize::MAX);
+        assert!(!all.is_empty());
+        assert_eq!(p.mailbox_bytes, 0);
     }
 }

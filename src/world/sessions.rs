@@ -27,6 +27,8 @@ pub enum ErrorCode {
     Conflict,
     InvalidRequest,
     AlreadyActed,
+    /// Too many actions too fast (429, with a retry-after).
+    RateLimited,
 }
 
 impl ErrorCode {
@@ -36,6 +38,7 @@ impl ErrorCode {
             ErrorCode::Forbidden => 403,
             ErrorCode::NotFound => 404,
             ErrorCode::Conflict => 409,
+            ErrorCode::RateLimited => 429,
             ErrorCode::InvalidAction | ErrorCode::InvalidRequest | ErrorCode::AlreadyActed => 400,
         }
     }
@@ -46,6 +49,8 @@ impl ErrorCode {
 pub struct HostError {
     pub code: ErrorCode,
     pub message: String,
+    /// For [`ErrorCode::RateLimited`]: when to try again.
+    pub retry_after: Option<std::time::Duration>,
 }
 
 impl HostError {
@@ -53,6 +58,7 @@ impl HostError {
         HostError {
             code,
             message: message.into(),
+            retry_after: None,
         }
     }
 }

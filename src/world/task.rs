@@ -80,6 +80,8 @@ pub struct TaskOptions {
     pub stop: CancellationToken,
     /// The operator's reproducible seed (`--seed`), if any.
     pub seed: Option<u64>,
+    /// Changes per second each identity may make, and the burst (a rate of 0: no limit).
+    pub write_rate: (f64, u32),
 }
 
 /// How front ends reach the world. Cheap to clone.

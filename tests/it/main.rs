@@ -7,6 +7,7 @@ mod chess;
 mod durability;
 mod foundation;
 mod http;
+mod limits;
 mod mcp;
 mod registry;
 mod telnet;

@@ -17,7 +17,7 @@ pub fn world_dir() -> PathBuf {
 }
 
 /// The configuration tests start from: the real world, loopback, an ephemeral port, no flood
-/// limit (tests that check it set one) and a short login-failure pause.
+/// or rate limits (tests that check one set it) and a short login-failure pause.
 pub fn config(db: &Path) -> Config {
     let mut c = Config::defaults();
     c.telnet = "127.0.0.1:0".parse().unwrap();
@@ -25,6 +25,8 @@ pub fn config(db: &Path) -> Config {
     c.db = db.to_owned();
     c.world = world_dir();
     c.command_rate = 0.0;
+    c.login_rate = 0.0;
+    c.agent_rate = 0.0;
     c.login_fail_delay = Duration::from_millis(20).into();
     c
 }
@@ -387,6 +389,7 @@ pub async fn spawn_moot(db: &Path, http: SocketAddr, extra: &[&str]) -> Moot {
     if !extra.contains(&"--telnet") {
         cmd.args(["--telnet", "127.0.0.1:0"]);
     }
+    cmd.args(["--agent-rate", "0", "--login-rate", "0"]);
     let mut child = cmd
         .args(extra)
         .env("RUST_LOG", "moot=warn")
