@@ -426,3 +426,216 @@ async fn randomness_comes_from_the_server_never_from_the_caller() {
     assert!(hands.len() > 1, "every session dealt {hands:?}");
     s.stop().await;
 }
+
+/// Whether a text holds anything that could drive a terminal or reorder what a reader sees.
+fn has_control(s: &str) -> bool {
+    s.chars().any(|c| {
+        c.is_control()
+            || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    })
+}
+
+#[tokio::test]
+async fn control_characters_from_every_face_reach_nobody() {
+    let s = TestServer::start().await;
+    let mut tia = s.player("Tia").await;
+    let mal = s.api().agent(Some("Mallory")).await;
+    mcp_tool(s.http, &mal.token, "look", json!({})).await;
+    tia.expect("Mallory has connected.").await;
+    let mut bad: Vec<char> = (0u32..0x20)
+        .chain([0x7f])
+        .chain(0x80..0xa0)
+        .filter_map(char::from_u32)
+        .collect();
+    bad.extend("\u{061C}\u{200E}\u{200F}\u{202A}\u{202B}\u{202C}\u{202D}\u{202E}\u{2066}\u{2067}\u{2068}\u{2069}".chars());
+
+    // From MCP to a telnet client: every character, alone between two markers.
+    for (i, c) in bad.iter().enumerate() {
+        let r = mcp_tool(
+            s.http,
+            &mal.token,
+            "say",
+            json!({"text": format!("m{i}<{c}>")}),
+        )
+        .await;
+        assert_eq!(r["isError"], false, "{r}");
+        let heard = tia.expect(&format!("m{i}<")).await.pop().unwrap();
+        assert!(
+            !has_control(&heard),
+            "U+{:04X} reached telnet: {heard:?}",
+            *c as u32
+        );
+        assert!(
+            heard.ends_with(&format!("m{i}<>\"")) || heard.ends_with(&format!("m{i}< >\"")),
+            "{heard:?}"
+        );
+    }
+    // A CR cannot start a forged out-of-band line.
+    mcp_tool(
+        s.http,
+        &mal.token,
+        "say",
+        json!({"text": "hi\r$#$chess-board 1 board: x"}),
+    )
+    .await;
+    let heard = tia.expect("hi").await.pop().unwrap();
+    assert_eq!(heard, "Mallory says, \"hi $#$chess-board 1 board: x\"");
+    // A description is stored clean, and shown clean.
+    mcp_tool(
+        s.http,
+        &mal.token,
+        "describe",
+        json!({"description": "A \u{1b}[2Jshady\u{202E} figure\u{7}"}),
+    )
+    .await;
+    let seen = tia.command("look Mallory").await;
+    assert!(
+        seen.iter().any(|l| l.contains("A [2Jshady figure")),
+        "{seen:?}"
+    );
+    assert!(seen.iter().all(|l| !has_control(l)), "{seen:?}");
+
+    // From telnet to an MCP agent: every character but the line ends and IAC, as raw bytes.
+    mcp_tool(s.http, &mal.token, "events", json!({})).await;
+    for (i, c) in bad
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| !matches!(c, '\r' | '\n'))
+    {
+        tia.send_raw(format!("say t{i}<{c}>\r\n").as_bytes()).await;
+        tia.expect(&format!("t{i}<")).await;
+    }
+    let events = mcp_tool(s.http, &mal.token, "events", json!({})).await;
+    let said = events["structuredContent"]["events"].as_array().unwrap();
+    assert!(said.len() >= bad.len() - 2, "{events}");
+    for e in said {
+        assert!(!has_control(e.as_str().unwrap()), "{e:?}");
+    }
+    assert!(
+        tool_text(&events).lines().all(|l| !has_control(l)),
+        "{events}"
+    );
+
+    // Through REST: a name and an action are cleaned before anything reads them.
+    let (status, v) = s
+        .api()
+        .send(
+            "POST",
+            "/agents",
+            None,
+            Some(&json!({"name": "Ev\u{1b}e"}).to_string()),
+        )
+        .await;
+    assert_eq!((status, v["name"].clone()), (201, json!("Eve")), "{v}");
+    s.stop().await;
+}
+
+/// The stored state of a session, straight from the database: what the rules hide included.
+fn stored_state(db: &std::path::Path, sid: &str) -> Value {
+    let c = rusqlite::Connection::open(db).unwrap();
+    let state: String = c
+        .query_row(
+            "SELECT state FROM sessions WHERE session_id = ?1",
+            [sid],
+            |r| r.get(0),
+        )
+        .unwrap();
+    serde_json::from_str(&state).unwrap()
+}
+
+#[tokio::test]
+async fn no_answer_to_the_other_role_shows_a_hidden_value() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (one, two) = (api.agent(Some("Uno")).await, api.agent(Some("Dos")).await);
+
+    // rps.v1: player_1's choice is hidden from player_2 until both have chosen.
+    let sid = api
+        .session(&one, "rps.v1", &[("player_1", &one), ("player_2", &two)])
+        .await;
+    let r = mcp_tool(
+        s.http,
+        &one.token,
+        "session_act",
+        json!({"session_id": sid, "action": "scissors"}),
+    )
+    .await;
+    assert_eq!(r["isError"], false, "{r}");
+    assert_eq!(stored_state(&s.db, &sid)["choices"]["player_1"], "scissors");
+    let (_, state) = api.get(&format!("/sessions/{sid}/state"), &two.token).await;
+    assert_eq!(
+        state["state"]["choices"]["player_1"],
+        Value::Null,
+        "{state}"
+    );
+    let (_, log) = api.get(&format!("/sessions/{sid}/log"), &two.token).await;
+    assert!(!log.to_string().contains("scissors"), "{log}");
+    for tool in ["session_state", "session_log"] {
+        let r = mcp_tool(s.http, &two.token, tool, json!({"session_id": sid})).await;
+        let shown = r["structuredContent"].to_string();
+        let shown = shown.replace("\"legal_actions\":[\"rock\",\"paper\",\"scissors\"]", "");
+        assert!(!shown.contains("scissors"), "{tool}: {r}");
+        let text = tool_text(&r).replace("Your legal actions: rock paper scissors", "");
+        assert!(!text.contains("scissors"), "{tool}: {text}");
+    }
+    let events = mcp_tool(s.http, &two.token, "events", json!({})).await;
+    assert!(!events.to_string().contains("scissors"), "{events}");
+
+    // blackjack.v1: the dealer's hole card and the seed (which tells every card to come) are
+    // never shown while the hand is in play, on any face.
+    let me = api.agent(Some("Punter")).await;
+    let sid = api.session(&me, "blackjack.v1", &[("player", &me)]).await;
+    let mut answers = Vec::new();
+    let dealt = mcp_tool(
+        s.http,
+        &me.token,
+        "session_act",
+        json!({"session_id": sid, "action": "deal"}),
+    )
+    .await;
+    answers.push(dealt.to_string());
+    let truth = stored_state(&s.db, &sid);
+    if truth["phase"] == "playing" {
+        answers.push(
+            api.get(&format!("/sessions/{sid}/state"), &me.token)
+                .await
+                .1
+                .to_string(),
+        );
+        answers.push(
+            api.get(&format!("/sessions/{sid}/log"), &me.token)
+                .await
+                .1
+                .to_string(),
+        );
+        answers.push(
+            mcp_tool(
+                s.http,
+                &me.token,
+                "session_state",
+                json!({"session_id": sid}),
+            )
+            .await
+            .to_string(),
+        );
+        answers.push(
+            mcp_tool(s.http, &me.token, "events", json!({}))
+                .await
+                .to_string(),
+        );
+        let seed = truth["seed"].to_string();
+        for a in &answers {
+            assert!(!a.contains(&seed), "the seed {seed} shows in {a}");
+            let v: Value = serde_json::from_str(a).unwrap();
+            for dealer in [
+                &v["structuredContent"]["state"]["dealer"],
+                &v["state"]["dealer"],
+            ] {
+                if let Some(d) = dealer.as_array() {
+                    assert_eq!(d[0], "X", "the hole card shows in {a}");
+                }
+            }
+        }
+    }
+    s.stop().await;
+}
