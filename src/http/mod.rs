@@ -409,7 +409,7 @@ struct Envelope<'a> {
 
 /// Whether `body` is one JSON-RPC 2.0 message: -32700 if it is not JSON, -32600 if it is JSON
 /// but no JSON-RPC message.
-fn check_envelope(body: &[u8]) -> Result<(), (i64, String)> {
+pub fn check_envelope(body: &[u8]) -> Result<(), (i64, String)> {
     match serde_json::from_slice::<Envelope<'_>>(body) {
         Ok(e)
             if e.jsonrpc == "2.0"

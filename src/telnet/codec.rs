@@ -80,7 +80,13 @@ impl TelnetCodec {
         } else {
             let line = String::from_utf8_lossy(&self.line).into_owned();
             self.line.clear();
-            Input::Line(line)
+            // Each invalid byte becomes a three-byte U+FFFD: the limit holds for the line as
+            // decoded, so that no text argument from telnet outgrows the one from any face.
+            if line.len() > self.max {
+                Input::TooLong
+            } else {
+                Input::Line(line)
+            }
         }
     }
 
@@ -250,5 +256,14 @@ mod tests {
     #[test]
     fn invalid_utf8_is_replaced() {
         assert_eq!(all(b"caf\xc3\xa9 \xc3(\n", 100), [line("café \u{fffd}(")]);
+    }
+
+    /// Found by the `telnet_codec` fuzz target: 85 invalid bytes fit a 256-byte limit, but
+    /// decoded to 255 bytes of U+FFFD and more.
+    #[test]
+    fn the_limit_holds_for_the_decoded_line() {
+        let mut input = vec![0xCF; 200];
+        input.extend_from_slice(b"\r\nok\r\n");
+        assert_eq!(all(&input, 256), [Input::TooLong, line("ok")]);
     }
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// textual id on disk, so that editing the world files never invalidates stored locations.
 pub type RoomIdx = usize;
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Map {
     /// The town's name, shown on the login screen.
     pub name: String,
@@ -22,7 +22,7 @@ pub struct Map {
     index: HashMap<String, RoomIdx>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Room {
     pub id: String,
     pub name: String,
@@ -31,14 +31,14 @@ pub struct Room {
     pub things: Vec<Thing>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Exit {
     pub name: String,
     pub aliases: Vec<String>,
     pub to: RoomIdx,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Thing {
     pub id: String,
     pub name: String,

@@ -1,0 +1,42 @@
+//! Chess from strangers: a FEN (chess.v1's `fen` option) and moves in UCI or SAN, as agents and
+//! people send them. Nothing panics; a refused move changes nothing; a game that took a move
+//! still replays from its log to the same state.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use moot::games;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let mut parts = text.split('\n');
+    let fen = parts.next().unwrap_or_default();
+    let options = if fen.is_empty() {
+        serde_json::Value::Null
+    } else {
+        serde_json::json!({ "fen": fen })
+    };
+    let t = games::find("chess.v1").expect("chess.v1");
+    let Ok(mut game) = (t.new)(0, &options) else {
+        return;
+    };
+    let mut log = Vec::new();
+    for (i, mv) in parts.flat_map(str::split_whitespace).take(64).enumerate() {
+        let role = ["white", "black"][i % 2];
+        let before = game.state();
+        match game.apply(role, mv) {
+            Ok(next) => {
+                log.push((role, mv));
+                game = next;
+            }
+            Err(_) => assert_eq!(game.state(), before, "a refused move changed the game"),
+        }
+        for r in ["white", "black"] {
+            let _ = game.legal_actions(r);
+            let _ = game.view(Some(r));
+        }
+    }
+    let replayed = games::replay(t, 0, &options, log.iter().copied()).expect("the log replays");
+    assert_eq!(replayed.state(), game.state());
+});
