@@ -193,7 +193,7 @@ fn main() {
     println!(
         "moot REST load: {} s per mode, chess.v1, legal moves, server {}",
         seconds,
-        env!("CARGO_BIN_EXE_moot")
+        server::binary()
     );
     println!(
         "{:<8} {:>9} {:>14} {:>9} {:>9}",

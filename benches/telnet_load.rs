@@ -361,7 +361,7 @@ fn main() {
         "moot telnet load: {} cores, {} s per scenario, server {}",
         num_cpus(),
         args.seconds,
-        env!("CARGO_BIN_EXE_moot")
+        server::binary()
     );
     let wanted = |name: &str| args.only.as_deref().is_none_or(|o| o == name);
     let scenarios = [

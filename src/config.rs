@@ -72,6 +72,16 @@ pub struct Config {
     #[arg(long, env = "MOOT_HTTP_HEADER_TIMEOUT", default_value = "10s")]
     pub http_header_timeout: humantime::Duration,
 
+    /// Running game sessions one identity may take part in and still start another (0: no
+    /// limit); each holds memory until it ends.
+    #[arg(long, env = "MOOT_SESSIONS_PER_AGENT", default_value_t = 50)]
+    pub sessions_per_agent: usize,
+
+    /// MCP sessions (of the 2025-11-25 revision, opened by `initialize`) one agent may hold
+    /// open at once (0: no limit).
+    #[arg(long, env = "MOOT_MCP_SESSIONS_PER_AGENT", default_value_t = 8)]
+    pub mcp_sessions_per_agent: usize,
+
     /// Long polls (`waitForNextTurn`) one agent may have waiting at once (0: no limit).
     #[arg(long, env = "MOOT_POLLS_PER_AGENT", default_value_t = 4)]
     pub polls_per_agent: usize,

@@ -112,6 +112,7 @@ pub async fn open(
         world.reproducible(seed);
     }
     world.limit_writes(options.write_rate.0, options.write_rate.1);
+    world.limit_sessions(options.sessions_per_agent);
     let restored = stored.len();
     world.restore_sessions(stored)?;
     let welcome = format!("{}\n{}", world.map.name, world.map.welcome);
@@ -152,6 +153,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         stop: shutdown.clone(),
         seed: config.seed,
         write_rate: (config.command_rate, config.command_burst),
+        sessions_per_agent: config.sessions_per_agent,
     };
     let Core {
         world: handle,
@@ -170,6 +172,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         start_room: start_room.clone(),
         wait: config.wait_timeout.into(),
         polls_per_agent: config.polls_per_agent,
+        mcp_sessions_per_agent: config.mcp_sessions_per_agent,
         agents_by_address: Arc::new(crate::limits::Limiter::new(
             config.agent_rate / 60.0,
             config.agent_rate.ceil() as u32,

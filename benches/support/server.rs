@@ -22,6 +22,12 @@ impl Drop for Server {
 
 /// Starts moot on the world in `world`, with its database in `dir`, listening with `listen`
 /// (`--telnet` or `--http`) on a free port, plus `args`; returns once that port answers.
+/// The server binary: this build's, or another's (say, the last commit's) named by
+/// MOOT_BENCH_BINARY, to measure both under the same load.
+pub fn binary() -> String {
+    std::env::var("MOOT_BENCH_BINARY").unwrap_or(env!("CARGO_BIN_EXE_moot").into())
+}
+
 #[allow(dead_code)]
 pub fn start(world: &Path, dir: &Path, listen: &str, args: &[&str]) -> Server {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -35,7 +41,31 @@ pub fn start(world: &Path, dir: &Path, listen: &str, args: &[&str]) -> Server {
     } else {
         "--telnet"
     };
-    let child = Command::new(env!("CARGO_BIN_EXE_moot"))
+    let binary = binary();
+    // Builds from before the limits existed do not know their flags.
+    let help = Command::new(&binary)
+        .arg("--help")
+        .output()
+        .expect("moot runs");
+    let limits: &[&str] = if String::from_utf8_lossy(&help.stdout).contains("--login-rate") {
+        &[
+            "--command-rate",
+            "0",
+            "--login-rate",
+            "0",
+            "--agent-rate",
+            "0",
+            "--max-http-connections",
+            "30000",
+            "--polls-per-agent",
+            "0",
+            "--sessions-per-agent",
+            "0",
+        ]
+    } else {
+        &["--command-rate", "0"]
+    };
+    let child = Command::new(&binary)
         .args([
             "--world",
             world.to_str().unwrap(),
@@ -45,15 +75,7 @@ pub fn start(world: &Path, dir: &Path, listen: &str, args: &[&str]) -> Server {
         .args([listen, &addr.to_string(), other, "127.0.0.1:0"])
         // A load generator is one address doing the work of thousands of people: the limits
         // per address and per connection count would only measure themselves.
-        .args([
-            "--command-rate",
-            "0",
-            "--login-rate",
-            "0",
-            "--agent-rate",
-            "0",
-        ])
-        .args(["--max-http-connections", "30000", "--polls-per-agent", "0"])
+        .args(limits)
         .args(args)
         .env("RUST_LOG", "moot=warn")
         .stdin(Stdio::null())

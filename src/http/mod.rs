@@ -45,6 +45,8 @@ pub struct Api {
     pub wait: std::time::Duration,
     /// Long polls one agent may have waiting at once (0: no limit).
     pub polls_per_agent: usize,
+    /// MCP sessions (2025-11-25 revision) one agent may hold open (0: no limit).
+    pub mcp_sessions_per_agent: usize,
     /// Agents made per address (`POST /agents`).
     pub agents_by_address: Arc<crate::limits::Limiter<std::net::IpAddr>>,
 }
@@ -407,15 +409,15 @@ struct Envelope<'a> {
     error: Option<serde::de::IgnoredAny>,
 }
 
-/// Whether `body` is one JSON-RPC 2.0 message: -32700 if it is not JSON, -32600 if it is JSON
-/// but no JSON-RPC message.
-pub fn check_envelope(body: &[u8]) -> Result<(), (i64, String)> {
+/// Whether `body` is one JSON-RPC 2.0 message, and if so whether it is an `initialize`: -32700
+/// if it is not JSON, -32600 if it is JSON but no JSON-RPC message.
+pub fn check_envelope(body: &[u8]) -> Result<bool, (i64, String)> {
     match serde_json::from_slice::<Envelope<'_>>(body) {
         Ok(e)
             if e.jsonrpc == "2.0"
                 && (e.method.is_some() || e.result.is_some() || e.error.is_some()) =>
         {
-            Ok(())
+            Ok(e.method.as_deref() == Some("initialize"))
         }
         Ok(_) => Err((-32600, "Invalid Request: not a JSON-RPC 2.0 message".into())),
         Err(e) if e.is_syntax() || e.is_eof() => Err((-32700, format!("Parse error: {e}"))),
@@ -423,11 +425,62 @@ pub fn check_envelope(body: &[u8]) -> Result<(), (i64, String)> {
     }
 }
 
+/// The MCP sessions (of the 2025-11-25 revision, opened by `initialize`) each agent holds:
+/// each costs a task and buffers until it is closed or idles out, so one token may hold only so
+/// many.
+pub struct McpSessions {
+    manager: Arc<rmcp::transport::streamable_http_server::session::local::LocalSessionManager>,
+    by_agent: std::sync::Mutex<std::collections::HashMap<String, Vec<Arc<str>>>>,
+    max: usize,
+}
+
+impl McpSessions {
+    /// Whether `agent` may open another session: its sessions still open are counted (those
+    /// closed or expired are forgotten).
+    async fn room_for(&self, agent: &str) -> bool {
+        use rmcp::transport::streamable_http_server::session::SessionManager;
+        if self.max == 0 {
+            return true;
+        }
+        let ids = self
+            .by_agent
+            .lock()
+            .expect("sessions lock")
+            .get(agent)
+            .cloned()
+            .unwrap_or_default();
+        let mut open = Vec::new();
+        for id in ids {
+            if self.manager.has_session(&id).await.unwrap_or(false) {
+                open.push(id);
+            }
+        }
+        let room = open.len() < self.max;
+        let mut map = self.by_agent.lock().expect("sessions lock");
+        if open.is_empty() {
+            map.remove(agent);
+        } else {
+            map.insert(agent.to_owned(), open);
+        }
+        room
+    }
+
+    fn opened(&self, agent: &str, id: &str) {
+        self.by_agent
+            .lock()
+            .expect("sessions lock")
+            .entry(agent.to_owned())
+            .or_default()
+            .push(id.into());
+    }
+}
+
 /// The gate of `/mcp`: checks the bearer token (without one, 401 with `WWW-Authenticate`, as
 /// for the REST API) and passes the agent on to the MCP server; reads a POST's body with a
-/// bound, and answers one that is no JSON-RPC message with JSON-RPC's own error codes.
+/// bound, and answers one that is no JSON-RPC message with JSON-RPC's own error codes; and
+/// counts each agent's open sessions.
 async fn mcp_gate(
-    State(api): State<Api>,
+    State((api, sessions)): State<(Api, Arc<McpSessions>)>,
     req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
@@ -435,6 +488,7 @@ async fn mcp_gate(
         Ok(agent) => agent,
         Err(e) => return e.into_response(),
     };
+    let mut initialize = false;
     let mut req = if req.method() == Method::POST {
         let (parts, body) = req.into_parts();
         let Ok(bytes) = axum::body::to_bytes(body, MCP_BODY_LIMIT).await else {
@@ -447,16 +501,37 @@ async fn mcp_gate(
                 ),
             );
         };
-        if let Err((code, message)) = check_envelope(&bytes) {
-            return jsonrpc_error(StatusCode::BAD_REQUEST, code, &message);
+        match check_envelope(&bytes) {
+            Ok(init) => initialize = init,
+            Err((code, message)) => return jsonrpc_error(StatusCode::BAD_REQUEST, code, &message),
+        }
+        if initialize && !sessions.room_for(&agent).await {
+            return jsonrpc_error(
+                StatusCode::TOO_MANY_REQUESTS,
+                -32000,
+                &format!(
+                    "You already hold {} open MCP sessions; close one (HTTP DELETE) or let it \
+                     idle out first",
+                    sessions.max
+                ),
+            );
         }
         axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes))
     } else {
         req
     };
     req.extensions_mut()
-        .insert(crate::mcp::McpAgent(agent.into()));
-    next.run(req).await
+        .insert(crate::mcp::McpAgent(agent.as_str().into()));
+    let response = next.run(req).await;
+    if initialize
+        && let Some(id) = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+    {
+        sessions.opened(&agent, id);
+    }
+    response
 }
 
 /// The MCP server at `/mcp` (Streamable HTTP), for both the 2025-11-25 revision (initialize,
@@ -497,14 +572,19 @@ fn mcp_router(
     config.json_response = true;
     // Sessions (of the 2025 revision) end with the server, so shutdown never waits on them.
     config.cancellation_token = shutdown.child_token();
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        LocalSessionManager::default().into(),
-        config,
-    );
+    let manager = Arc::new(LocalSessionManager::default());
+    let sessions = Arc::new(McpSessions {
+        manager: manager.clone(),
+        by_agent: Default::default(),
+        max: api.mcp_sessions_per_agent,
+    });
+    let service = StreamableHttpService::new(move || Ok(server.clone()), manager, config);
     axum::Router::new()
         .nest_service("/mcp", service)
-        .route_layer(axum::middleware::from_fn_with_state(api.clone(), mcp_gate))
+        .route_layer(axum::middleware::from_fn_with_state(
+            (api.clone(), sessions),
+            mcp_gate,
+        ))
 }
 
 pub fn router(

@@ -382,6 +382,8 @@ pub struct World {
     seeds: Seeds,
     /// How often each identity may change anything, whatever the face.
     writes: crate::limits::Limiter<AgentId>,
+    /// Running sessions an identity may take part in and still start another (0: no limit).
+    max_sessions: usize,
 }
 
 /// Where sessions' randomness comes from. A seed decides hidden things (the cards to come, the
@@ -412,6 +414,11 @@ impl World {
                 ),
                 retry_after: Some(wait),
             })
+    }
+
+    /// Lets an identity that takes part in `max` running sessions start no more (0: no limit).
+    pub fn limit_sessions(&mut self, max: usize) {
+        self.max_sessions = max;
     }
 
     /// Draws sessions' seeds from `seed` from now on, reproducibly.
@@ -445,6 +452,7 @@ impl World {
             outbox: Default::default(),
             seeds: Seeds::Os,
             writes: crate::limits::Limiter::new(0.0, 1),
+            max_sessions: 0,
         }
     }
 

@@ -344,6 +344,22 @@ impl World {
                 "You must be one of the participants",
             ));
         }
+        if self.max_sessions > 0 {
+            let running = self
+                .sessions
+                .values()
+                .filter(|s| !s.game.is_terminal() && s.role_of(&cx.actor).is_some())
+                .count();
+            if running >= self.max_sessions {
+                return Err(HostError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "You already take part in {running} running sessions; finish some \
+                         before you start another"
+                    ),
+                ));
+            }
+        }
         let seed = self.draw_seed();
         let game = (t.new)(seed, &options)?;
         let id = reserved.unwrap_or_else(|| self.reserve_session_id());

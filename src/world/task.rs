@@ -82,6 +82,8 @@ pub struct TaskOptions {
     pub seed: Option<u64>,
     /// Changes per second each identity may make, and the burst (a rate of 0: no limit).
     pub write_rate: (f64, u32),
+    /// Running sessions one identity may take part in when it starts another (0: no limit).
+    pub sessions_per_agent: usize,
 }
 
 /// How front ends reach the world. Cheap to clone.
@@ -170,13 +172,13 @@ async fn run(
     let mut sweep = tokio::time::interval(std::time::Duration::from_secs(60));
     sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // Since when every write has failed, if they do.
-    let mut failing_since: Option<Instant> = None;
+    let mut failing = Failing::default();
     loop {
         tokio::select! {
             // The database's answers first: they let finished work go out.
             biased;
             Some((seq, result)) = answers.recv() => {
-                answer(&mut world, &env, seq, result, &mut failing_since);
+                answer(&mut world, &env, seq, result, &mut failing);
             }
             req = rx.recv() => match req {
                 Some(req) => handle(&mut world, &env, req),
@@ -196,9 +198,29 @@ async fn run(
         let Some((seq, result)) = answers.recv().await else {
             break;
         };
-        answer(&mut world, &env, seq, result, &mut failing_since);
+        answer(&mut world, &env, seq, result, &mut failing);
     }
     world
+}
+
+/// A run of failed writes with no success between them.
+#[derive(Default)]
+struct Failing {
+    /// The first and the latest failure of the run.
+    run: Option<(Instant, Instant)>,
+}
+
+impl Failing {
+    /// Counts a failure at `now`; returns how long the run has lasted. Failures further apart
+    /// than `limit` are separate runs: two failed writes an hour apart are no outage.
+    fn failed(&mut self, now: Instant, limit: std::time::Duration) -> std::time::Duration {
+        let first = match self.run {
+            Some((first, last)) if now.saturating_duration_since(last) < limit => first,
+            _ => now,
+        };
+        self.run = Some((first, now));
+        now.saturating_duration_since(first)
+    }
 }
 
 /// The database answered the world's writes `seq`.
@@ -207,19 +229,18 @@ fn answer(
     env: &Env,
     seq: u64,
     result: Result<(), StoreError>,
-    failing_since: &mut Option<Instant>,
+    failing: &mut Failing,
 ) {
     match &result {
-        Ok(()) => *failing_since = None,
+        Ok(()) => failing.run = None,
         Err(StoreError::Refused) => {}
         Err(_) => {
-            let since = *failing_since.get_or_insert_with(Instant::now);
             if let Some(limit) = env.options.give_up
-                && since.elapsed() >= limit
+                && failing.failed(Instant::now(), limit) >= limit
                 && !env.options.stop.is_cancelled()
             {
                 tracing::error!(
-                    failing_for = ?since.elapsed(),
+                    failing_for = ?limit,
                     "the database has refused every write for too long; moot stops rather than \
                      serve a world it cannot store"
                 );
@@ -417,5 +438,29 @@ fn start(env: &Env, effect: Effect) {
                     .await;
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn only_a_run_of_failures_close_together_is_an_outage() {
+        let limit = Duration::from_secs(60);
+        let t0 = Instant::now();
+        let mut f = Failing::default();
+        assert_eq!(f.failed(t0, limit), Duration::ZERO);
+        // An hour later: a new run, not an hour-long outage.
+        let t1 = t0 + Duration::from_secs(3600);
+        assert_eq!(f.failed(t1, limit), Duration::ZERO);
+        // Failures every 10 s add up.
+        let mut t = t1;
+        for _ in 0..6 {
+            t += Duration::from_secs(10);
+            f.failed(t, limit);
+        }
+        assert_eq!(f.failed(t, limit), Duration::from_secs(60));
     }
 }

@@ -295,3 +295,85 @@ async fn mcp_bodies_are_bounded_checked_as_json_rpc_and_origins_too() {
     assert_eq!(status, 200, "{v}");
     s.stop().await;
 }
+
+#[tokio::test]
+async fn an_identity_in_too_many_running_sessions_starts_no_more() {
+    let s = TestServer::start_with(|c| c.sessions_per_agent = 2).await;
+    let api = s.api();
+    let (a, b) = (api.agent(None).await, api.agent(None).await);
+    let rps = json!({"template": "rps.v1", "participants": {"player_1": a.id, "player_2": b.id}});
+    let first = api
+        .session(&a, "rps.v1", &[("player_1", &a), ("player_2", &b)])
+        .await;
+    api.session(&a, "rps.v1", &[("player_1", &a), ("player_2", &b)])
+        .await;
+    let (status, v) = api.post("/sessions", &a.token, rps.clone()).await;
+    assert_eq!(
+        (status, v["error"]["code"].clone()),
+        (409, json!("CONFLICT")),
+        "{v}"
+    );
+    // Once one ends, there is room again.
+    for who in [&a, &b] {
+        let (status, _) = api
+            .post(
+                &format!("/sessions/{first}/actions"),
+                &who.token,
+                json!({"action": "rock"}),
+            )
+            .await;
+        assert_eq!(status, 200);
+    }
+    let (status, v) = api.post("/sessions", &a.token, rps).await;
+    assert_eq!(status, 201, "{v}");
+    s.stop().await;
+}
+
+/// An MCP 2025-11-25 `initialize`; the status and the session id the server gave, if any.
+async fn initialize(s: &TestServer, token: &str) -> (u16, Option<String>, String) {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    let resp = reqwest::Client::new()
+        .post(format!("http://{}/mcp", s.http))
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    let id = resp
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_owned());
+    (status, id, resp.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn an_agent_may_hold_only_so_many_mcp_sessions() {
+    let s = TestServer::start_with(|c| c.mcp_sessions_per_agent = 2).await;
+    let a = s.api().agent(None).await;
+    let (_, first, _) = initialize(&s, &a.token).await;
+    let first = first.expect("a session id");
+    let (status, second, _) = initialize(&s, &a.token).await;
+    assert_eq!(status, 200);
+    assert!(second.is_some());
+    let (status, none, text) = initialize(&s, &a.token).await;
+    assert_eq!((status, none), (429, None), "{text}");
+    assert!(text.contains("open MCP sessions"), "{text}");
+    // Another agent is not held back.
+    let b = s.api().agent(None).await;
+    assert_eq!(initialize(&s, &b.token).await.0, 200);
+    // Closing one makes room.
+    let closed = reqwest::Client::new()
+        .delete(format!("http://{}/mcp", s.http))
+        .bearer_auth(&a.token)
+        .header("mcp-session-id", &first)
+        .send()
+        .await
+        .unwrap();
+    assert!(closed.status().is_success(), "{}", closed.status());
+    assert_eq!(initialize(&s, &a.token).await.0, 200);
+    s.stop().await;
+}
