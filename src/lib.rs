@@ -7,6 +7,8 @@
 //! - [`verbs`] is the one registry of verbs: each verb is declared once and every front end
 //!   (telnet now, MCP later) dispatches through it;
 //! - [`store`] is the SQLite database behind a single group-committing writer thread;
+//! - [`text`] cleans and bounds the text that comes in through every face, and [`limits`]
+//!   holds the rate limits every face shares;
 //! - [`telnet`] is the telnet front end: bytes in, lines out, nothing else;
 //! - [`server`] wires them together, and [`config`] says how.
 

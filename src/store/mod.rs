@@ -1,13 +1,20 @@
-//! The database: one SQLite file behind one writer thread.
+//! The database: one SQLite file behind one writer thread, and one reader beside it.
 //!
-//! Every read and write goes through [`Store::submit`], which queues a closure for the writer
-//! thread. The thread takes everything queued, runs it in one transaction (each job inside its
-//! own savepoint, so one job's failure does not undo another's) and commits once: group commit.
-//! A job's answer is delivered only after that commit, so whoever awaits it knows the data is on
-//! disk: "acknowledged only once stored" without paying one fsync per action.
+//! Every write goes through [`Store::submit`] (or [`Store::submit_world`] for the world's),
+//! which queues a closure for the writer thread. The thread takes everything queued, runs it in
+//! one transaction (each job inside its own savepoint, so one job's failure does not undo
+//! another's) and commits once: group commit. A job's answer is delivered only after that
+//! commit, so whoever awaits it knows the data is on disk: "acknowledged only once stored"
+//! without paying one fsync per action.
 //!
-//! One thread rather than a pool because SQLite allows one writer at a time anyway, and because a
-//! single queue gives every write a total order that matches the order the world made them in.
+//! A failure never stops the writer: the next batch tries again, so persistence comes back by
+//! itself when the database does. The world's jobs carry its epoch, so that the writer can
+//! refuse the ones the world made on top of a failed one (see `world::outbox`).
+//!
+//! One writer rather than a pool because SQLite allows one writer at a time anyway, and because
+//! a single queue gives every write a total order that matches the order the world made them
+//! in. Reads ([`Store::read`]) use their own read-only connection, so that a lock held by a
+//! writer elsewhere does not stop logins and lookups.
 
 mod agents;
 mod schema;

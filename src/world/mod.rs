@@ -10,8 +10,10 @@
 //! disk I/O, later chess engines) is sent elsewhere and never awaited on this task.
 //!
 //! Verbs never write to sockets. A verb handler gets `&mut World` and a [`Cx`] in which it leaves
-//! notices for other players and writes for the database; the task delivers them afterwards.
-//! That keeps every handler a plain function that tests can call directly.
+//! notices for other players, and writes for the database each paired with the undo that puts
+//! the world back; the task delivers the notices once the writes are committed, and runs the
+//! undos if they are not (see `outbox`). That keeps every handler a plain function that tests
+//! can call directly, and keeps the world from running ahead of its database.
 
 pub mod chess;
 pub mod load;
