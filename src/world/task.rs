@@ -171,7 +171,7 @@ async fn run(
     // character may be; a sweep a minute finds them.
     let mut sweep = tokio::time::interval(std::time::Duration::from_secs(60));
     sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    // Since when every write has failed, if they do.
+    // The current run of failed writes, if any.
     let mut failing = Failing::default();
     loop {
         tokio::select! {
