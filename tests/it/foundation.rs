@@ -630,3 +630,97 @@ async fn blackjack_never_shows_the_hole_card_or_the_seed_while_a_hand_runs() {
     assert!(hands_in_play > 0, "five naturals in a row");
     s.stop().await;
 }
+
+/// A session's seed as SQLite keeps it, in both spellings a u64 may take there.
+fn seed_strings(db: &std::path::Path, sid: &str) -> [String; 2] {
+    let c = rusqlite::Connection::open(db).unwrap();
+    let seed: i64 = c
+        .query_row(
+            "SELECT seed FROM sessions WHERE session_id = ?1",
+            [sid],
+            |r| r.get(0),
+        )
+        .unwrap();
+    [seed.to_string(), (seed as u64).to_string()]
+}
+
+#[tokio::test]
+async fn every_two_role_template_played_out_never_shows_the_other_role_a_secret() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (a, b) = (api.agent(Some("Ana")).await, api.agent(Some("Ben")).await);
+    for (template, roles) in [
+        ("chess.v1", ["white", "black"]),
+        ("tictactoe.v1", ["x", "o"]),
+        ("rps.v1", ["player_1", "player_2"]),
+    ] {
+        let sid = api
+            .session(&a, template, &[(roles[0], &a), (roles[1], &b)])
+            .await;
+        let secrets = seed_strings(&s.db, &sid);
+        let mut steps = 0;
+        'game: loop {
+            for (me, other) in [(&a, &b), (&b, &a)] {
+                let (_, st) = api.get(&format!("/sessions/{sid}/state"), &me.token).await;
+                if st["status"] == "completed" {
+                    break 'game;
+                }
+                let legal: Vec<String> =
+                    serde_json::from_value(st["legal_actions"].clone()).unwrap();
+                if legal.is_empty() {
+                    continue;
+                }
+                // Chess goes on for ever with a scripted player: it resigns after twelve plies.
+                let action = if template == "chess.v1" && steps >= 12 {
+                    "resign".to_owned()
+                } else {
+                    legal[steps % legal.len()].clone()
+                };
+                let (status, v) = api
+                    .post(
+                        &format!("/sessions/{sid}/actions"),
+                        &me.token,
+                        json!({"action": action, "expected_tick": st["tick"]}),
+                    )
+                    .await;
+                assert_eq!(status, 200, "{template} {action}: {v}");
+                steps += 1;
+                // Everything the other role may ask, after every step.
+                let mut answers = vec![
+                    api.get(&format!("/sessions/{sid}/state"), &other.token)
+                        .await
+                        .1
+                        .to_string(),
+                    api.get(&format!("/sessions/{sid}/log"), &other.token)
+                        .await
+                        .1
+                        .to_string(),
+                ];
+                for tool in ["session_state", "session_log"] {
+                    answers.push(
+                        mcp_tool(s.http, &other.token, tool, json!({"session_id": sid}))
+                            .await
+                            .to_string(),
+                    );
+                }
+                answers.push(
+                    mcp_tool(s.http, &other.token, "events", json!({}))
+                        .await
+                        .to_string(),
+                );
+                for answer in &answers {
+                    for secret in &secrets {
+                        assert!(
+                            !answer.contains(secret.as_str()),
+                            "{template}: the seed shows in {answer}"
+                        );
+                    }
+                }
+                continue 'game;
+            }
+            panic!("{template}: nobody can act at step {steps}");
+        }
+        assert!(steps > 0, "{template} was played");
+    }
+    s.stop().await;
+}
