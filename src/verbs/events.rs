@@ -38,18 +38,18 @@ telnet these are shown as they happen, so there is nothing to collect.";
     fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<EventList>, VerbError> {
         let mut events = Vec::new();
         let (taken, left) = world.player_mut(&cx.actor).take_mailbox(MAX_ANSWER_BYTES);
-        let kept = taken.clone();
-        let who = cx.actor.clone();
-        cx.undo(move |w| w.return_to_mailbox(&who, kept));
-        for d in taken {
+        for d in &taken {
             match d {
                 Delivery::Line(l) => events.push(l.to_string()),
                 Delivery::Board(b) => {
-                    events.extend(b.headline);
-                    events.extend(b.text);
+                    events.extend(b.headline.iter().cloned());
+                    events.extend(b.text.iter().cloned());
                 }
             }
         }
+        // Should this answer not go out, what it took goes back, oldest first.
+        let who = cx.actor.clone();
+        cx.undo(move |w| w.return_to_mailbox(&who, taken));
         let mut text = if events.is_empty() {
             vec!["Nothing new.".to_owned()]
         } else {

@@ -107,14 +107,20 @@ impl Delivery {
     pub fn weight(&self) -> usize {
         match self {
             Delivery::Line(l) => l.len(),
-            Delivery::Board(b) => {
-                128 + b.board.len()
-                    + b.headline.as_ref().map_or(0, String::len)
-                    + b.text.iter().map(String::len).sum::<usize>()
-            }
+            Delivery::Board(b) => b.weight(),
         }
     }
 }
+
+impl BoardMsg {
+    /// About how many bytes it holds (see [`Delivery::weight`]).
+    fn weight(&self) -> usize {
+        128 + self.board.len()
+            + self.headline.as_ref().map_or(0, String::len)
+            + self.text.iter().map(String::len).sum::<usize>()
+    }
+}
+
 /// The world's end of a connection's queue.
 #[derive(Debug, Clone)]
 pub enum Sink {
@@ -188,7 +194,7 @@ impl Source {
     pub fn took(&self, out: &Out) {
         let weight = match out {
             Out::Line(l) => l.len(),
-            Out::Board(b) => Delivery::Board(b.clone()).weight(),
+            Out::Board(b) => b.weight(),
             Out::Reply { .. } | Out::Close(_) => return,
         };
         self.backlog.notices.fetch_sub(1, Ordering::Relaxed);
