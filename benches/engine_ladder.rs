@@ -14,9 +14,10 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use moot::engine::{self, uci::UciEngine};
 use moot::games::Game;
+use moot::games::chess::engine;
 use moot::games::chess::{ChessGame, Side};
+use moot::uci::UciEngine;
 use serde_json::Value;
 use shakmaty::{CastlingMode, Color, EnPassantMode, Position, Role};
 

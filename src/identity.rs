@@ -23,7 +23,7 @@ pub const TOKEN_PREFIX: &str = "moot_";
 
 /// Words a character cannot be called, because verbs use them to mean something else.
 const RESERVED: &[&str] = &[
-    "me", "here", "home", "everyone", "all", "nobody", "someone", "you", "computer",
+    "me", "here", "home", "everyone", "all", "nobody", "someone", "you", "computer", "server",
 ];
 
 /// Checks a new character's name; the error says why it is refused, in words for the player.

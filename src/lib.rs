@@ -13,7 +13,6 @@
 //! - [`server`] wires them together, and [`config`] says how.
 
 pub mod config;
-pub mod engine;
 pub mod games;
 pub mod http;
 pub mod identity;
@@ -23,6 +22,7 @@ pub mod server;
 pub mod store;
 pub mod telnet;
 pub mod text;
+pub mod uci;
 pub mod ui;
 pub mod verbs;
 pub mod world;

@@ -93,16 +93,9 @@ pub async fn open(
         error,
     };
     let store = Arc::new(store);
-    // The house's computer opponent is an identity like any other, so its moves are logged.
-    store
-        .call(|c| {
-            c.execute(
-                "INSERT OR IGNORE INTO agents (agent_id, name) VALUES (?1, ?2)",
-                [world::chess::COMPUTER_ID, world::chess::COMPUTER_NAME],
-            )
-        })
-        .await
-        .map_err(db_error)?;
+    // The house's computer player and server actor are identities like any other, so what
+    // they do is logged.
+    store.ensure_house(world::HOUSE).await.map_err(db_error)?;
     let directory = Arc::new(Directory::new(
         store.all_identities().await.map_err(db_error)?,
     ));
@@ -144,10 +137,9 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     })?;
     let shutdown = CancellationToken::new();
     let options = world::TaskOptions {
-        uci: config
-            .uci_engine
-            .clone()
-            .map(|path| crate::engine::uci::UciEngine { path }),
+        engine: config.uci_engine.clone().map(|path| {
+            Arc::new(crate::uci::UciEngine { path }) as Arc<dyn crate::games::ExternalEngine>
+        }),
         agent_idle: config.idle_timeout(),
         give_up: Some(config.storage_give_up.into()),
         stop: shutdown.clone(),

@@ -25,9 +25,10 @@ fuzz_target!(|data: &[u8]| {
     for (i, mv) in parts.flat_map(str::split_whitespace).take(64).enumerate() {
         let role = ["white", "black"][i % 2];
         let before = game.state();
-        match game.apply(role, mv) {
+        let at = i as u64 * 1000;
+        match game.apply(role, mv, at) {
             Ok(next) => {
-                log.push((role, mv));
+                log.push((role, mv, at));
                 game = next;
             }
             Err(_) => assert_eq!(game.state(), before, "a refused move changed the game"),

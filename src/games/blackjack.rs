@@ -121,6 +121,7 @@ impl Game for Blackjack {
     const TEMPLATE: &'static str = "blackjack.v1";
     const ROLES: &'static [&'static str] = &["player"];
     const SEQUENTIAL: bool = false;
+    const TABLE: &'static str = "blackjack_table";
 
     fn new(seed: u64, options: &Value) -> Result<Blackjack, GameError> {
         match options {
@@ -228,6 +229,16 @@ impl Game for Blackjack {
         }
         v["text"] = json!(self.text().join("\n"));
         v
+    }
+
+    fn render(&self, viewer: Option<&str>, _now: super::GameTime) -> Vec<String> {
+        let view = self.view(viewer);
+        view["text"]
+            .as_str()
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
     }
 }
 

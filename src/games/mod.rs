@@ -6,16 +6,69 @@
 //! role may see of it. Templates do no I/O, read no clock, and draw any randomness from a seed
 //! kept in their own state, so replaying a session's log from its seed always gives the same
 //! state; the server checks exactly that on every start.
+//!
+//! A template also tells the host what the host must not guess: the headline of an action,
+//! the ending, the text each viewer reads, the table it stands at, the board clients may draw,
+//! what its computer player does, and when something happens by itself (a deadline, taken by
+//! the server actor [`SERVER_ROLE`] at a game time the template names, so a replay meets it at
+//! the same point). Time enters a game only as the game time of each action, stored in the
+//! log; a template never reads a clock.
 
 pub mod blackjack;
 pub mod chess;
 pub mod rps;
-pub mod text;
 pub mod tictactoe;
 
 use std::any::Any;
 
 use serde_json::Value;
+
+/// The role of the server actor: the host itself, taking a template's deadline (a flag-fall,
+/// a phase's end). No participant plays it and no face can act as it.
+pub const SERVER_ROLE: &str = "server";
+
+/// Game time: milliseconds since the session began, as the host's clock (scaled by
+/// `--time-scale`) measured it when the action was taken.
+pub type GameTime = u64;
+
+/// Something that happens by itself unless the game moves on first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deadline {
+    /// When, in game time.
+    pub at: GameTime,
+    /// What the server actor does then.
+    pub action: String,
+}
+
+/// A board for clients that draw one (tkMOO-light's XMCP/1.1 board), as one viewer sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Picture {
+    /// The template's own encoding of the board.
+    pub board: String,
+    /// Whether the viewer is to act.
+    pub your_turn: bool,
+    /// The side the viewer sees it from.
+    pub side: &'static str,
+}
+
+/// An engine outside moot (a UCI process) that a template's computer player may consult. The
+/// host owns it; a template only asks.
+pub trait ExternalEngine: Send + Sync {
+    /// The move for `position` (in the template's notation) at difficulty `level`, if the
+    /// engine plays that level and answers sensibly.
+    fn best_move(&self, position: &str, level: u8) -> Option<String>;
+}
+
+/// Work a computer player does off the world task; it returns the action to take.
+pub type Thinking = Box<dyn FnOnce(Option<&dyn ExternalEngine>) -> Option<String> + Send>;
+
+/// What the house's computer does when it plays a role and the game has changed.
+pub enum Computer {
+    /// Answers at once (agrees to a takeback).
+    Act(String),
+    /// Thinks, off the world task, about the action to take at this tick.
+    Think(Thinking),
+}
 
 /// Why an action was refused. Each maps to one error code of the REST API.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -41,10 +94,23 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// Turn-based games require `expected_tick` with each action; simultaneous ones don't.
     const SEQUENTIAL: bool;
 
+    /// The kind of table its sessions stand at in the town (a thing's `kind` in `world/`).
+    const TABLE: &'static str;
+
     /// The starting state. `options` are template-specific (e.g. a chess FEN).
     fn new(seed: u64, options: &Value) -> Result<Self, GameError>;
     fn legal_actions(&self, role: &str) -> Vec<String>;
     fn apply(&self, role: &str, action: &str) -> Result<Self, GameError>;
+    /// [`Game::apply`] at game time `at`: templates with clocks override this one. The server
+    /// actor's deadline actions come here too, with [`SERVER_ROLE`].
+    fn apply_at(&self, role: &str, action: &str, at: GameTime) -> Result<Self, GameError> {
+        let _ = at;
+        self.apply(role, action)
+    }
+    /// What happens next by itself, if anything.
+    fn deadline(&self) -> Option<Deadline> {
+        None
+    }
     fn is_terminal(&self) -> bool;
     /// The whole state, as stored.
     fn state(&self) -> Value;
@@ -58,17 +124,54 @@ pub trait Game: Clone + Send + Sync + 'static {
         let _ = (viewer, actor);
         action.to_owned()
     }
+    /// What `role` did, in words for everyone following the game, called on the state the
+    /// action led to ("plays e4", "resigns"). Hidden choices stay hidden.
+    fn headline(&self, role: &str, action: &str) -> String {
+        let _ = (role, action);
+        "has moved".to_owned()
+    }
+    /// How the game ended, once it has.
+    fn ending(&self) -> Option<String> {
+        if !self.is_terminal() {
+            return None;
+        }
+        let state = self.state();
+        Some(
+            state["result"]
+                .as_str()
+                .map_or("finished".to_owned(), |r| r.replace('_', " ")),
+        )
+    }
+    /// The board or table as text for `viewer` (`None`: a spectator), as at game time `now`.
+    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String>;
+    /// The board for clients that draw one, if the template has one.
+    fn picture(&self, viewer: Option<&str>) -> Option<Picture> {
+        let _ = viewer;
+        None
+    }
+    /// What the house's computer does as `role` now, if it has anything to do. `options` are
+    /// the session's; `seed` is the session's seed mixed with its tick.
+    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer> {
+        let _ = (role, options, seed);
+        None
+    }
 }
 
 /// A [`Game`] with its type erased, so that sessions of every template live side by side.
 pub trait AnyGame: Send + Sync {
     fn template(&self) -> &'static Template;
     fn legal_actions(&self, role: &str) -> Vec<String>;
-    fn apply(&self, role: &str, action: &str) -> Result<Box<dyn AnyGame>, GameError>;
+    fn apply(&self, role: &str, action: &str, at: GameTime) -> Result<Box<dyn AnyGame>, GameError>;
+    fn deadline(&self) -> Option<Deadline>;
     fn is_terminal(&self) -> bool;
     fn state(&self) -> Value;
     fn view(&self, role: Option<&str>) -> Value;
     fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> String;
+    fn headline(&self, role: &str, action: &str) -> String;
+    fn ending(&self) -> Option<String>;
+    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String>;
+    fn picture(&self, viewer: Option<&str>) -> Option<Picture>;
+    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer>;
     fn as_any(&self) -> &dyn Any;
 }
 
@@ -79,14 +182,32 @@ impl<G: Game> AnyGame for G {
     fn legal_actions(&self, role: &str) -> Vec<String> {
         Game::legal_actions(self, role)
     }
-    fn apply(&self, role: &str, action: &str) -> Result<Box<dyn AnyGame>, GameError> {
-        if !G::ROLES.contains(&role) {
+    fn apply(&self, role: &str, action: &str, at: GameTime) -> Result<Box<dyn AnyGame>, GameError> {
+        if !G::ROLES.contains(&role) && role != SERVER_ROLE {
             return Err(GameError::UnknownRole(role.to_owned()));
         }
         if Game::is_terminal(self) {
             return Err(GameError::Finished);
         }
-        Game::apply(self, role, action).map(|g| Box::new(g) as Box<dyn AnyGame>)
+        Game::apply_at(self, role, action, at).map(|g| Box::new(g) as Box<dyn AnyGame>)
+    }
+    fn deadline(&self) -> Option<Deadline> {
+        Game::deadline(self).filter(|_| !Game::is_terminal(self))
+    }
+    fn headline(&self, role: &str, action: &str) -> String {
+        Game::headline(self, role, action)
+    }
+    fn ending(&self) -> Option<String> {
+        Game::ending(self)
+    }
+    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String> {
+        Game::render(self, viewer, now)
+    }
+    fn picture(&self, viewer: Option<&str>) -> Option<Picture> {
+        Game::picture(self, viewer)
+    }
+    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer> {
+        Game::computer(self, role, options, seed)
     }
     fn is_terminal(&self) -> bool {
         Game::is_terminal(self)
@@ -113,6 +234,8 @@ pub struct Template {
     pub id: &'static str,
     pub roles: &'static [&'static str],
     pub sequential: bool,
+    /// The kind of table its sessions stand at.
+    pub table: &'static str,
     pub new: NewGame,
 }
 
@@ -121,6 +244,7 @@ const fn template<G: Game>() -> Template {
         id: G::TEMPLATE,
         roles: G::ROLES,
         sequential: G::SEQUENTIAL,
+        table: G::TABLE,
         new: new_boxed::<G>,
     }
 }
@@ -140,16 +264,17 @@ pub fn find(id: &str) -> Option<&'static Template> {
     TEMPLATES.iter().find(|t| t.id == id)
 }
 
-/// Replays `actions` (role, action) from a template's start: the state a log implies.
+/// Replays `actions` (role, action, game time) from a template's start: the state a log
+/// implies.
 pub fn replay<'a>(
     template: &Template,
     seed: u64,
     options: &Value,
-    actions: impl IntoIterator<Item = (&'a str, &'a str)>,
+    actions: impl IntoIterator<Item = (&'a str, &'a str, GameTime)>,
 ) -> Result<Box<dyn AnyGame>, GameError> {
     let mut game = (template.new)(seed, options)?;
-    for (role, action) in actions {
-        game = game.apply(role, action)?;
+    for (role, action, at) in actions {
+        game = game.apply(role, action, at)?;
     }
     Ok(game)
 }

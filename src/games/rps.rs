@@ -52,6 +52,7 @@ impl Game for Rps {
     const TEMPLATE: &'static str = "rps.v1";
     const ROLES: &'static [&'static str] = &["player_1", "player_2"];
     const SEQUENTIAL: bool = false;
+    const TABLE: &'static str = "rps_table";
 
     fn new(_seed: u64, options: &Value) -> Result<Rps, GameError> {
         match options {
@@ -116,6 +117,28 @@ impl Game for Rps {
             "hidden".to_owned()
         }
     }
+
+    fn render(&self, viewer: Option<&str>, _now: super::GameTime) -> Vec<String> {
+        table(&self.view(viewer))
+    }
+}
+
+/// Both choices as `view` shows them, and the result once there is one.
+fn table(view: &Value) -> Vec<String> {
+    let show = |role: &str| match (&view["choices"][role], &view["chosen"][role]) {
+        (Value::String(c), _) => c.clone(),
+        (_, Value::Bool(true)) => "(chosen, hidden)".into(),
+        _ => "(choosing)".into(),
+    };
+    let mut lines = vec![format!(
+        "player_1: {}   player_2: {}",
+        show("player_1"),
+        show("player_2")
+    )];
+    if let Some(r) = view["result"].as_str() {
+        lines.push(format!("Result: {}.", r.replace('_', " ")));
+    }
+    lines
 }
 
 #[cfg(test)]

@@ -46,6 +46,7 @@ impl Game for TicTacToe {
     const TEMPLATE: &'static str = "tictactoe.v1";
     const ROLES: &'static [&'static str] = &["x", "o"];
     const SEQUENTIAL: bool = true;
+    const TABLE: &'static str = "tictactoe_table";
 
     fn new(_seed: u64, options: &Value) -> Result<TicTacToe, GameError> {
         match options {
@@ -102,6 +103,28 @@ impl Game for TicTacToe {
     fn view(&self, _role: Option<&str>) -> Value {
         self.state()
     }
+
+    fn render(&self, viewer: Option<&str>, _now: super::GameTime) -> Vec<String> {
+        board(&self.view(viewer))
+    }
+}
+
+/// The grid as `view` shows it, and whose move it is or the result.
+fn board(view: &Value) -> Vec<String> {
+    let board: Vec<char> = view["board"]
+        .as_str()
+        .unwrap_or(".........")
+        .chars()
+        .collect();
+    let mut lines: Vec<String> = board
+        .chunks(3)
+        .map(|r| format!("  {} | {} | {}", r[0], r[1], r[2]))
+        .collect();
+    lines.push(match view["result"].as_str() {
+        Some(r) => format!("Result: {}.", r.replace('_', " ")),
+        None => format!("{} to move.", view["turn"].as_str().unwrap_or("?")),
+    });
+    lines
 }
 
 #[cfg(test)]

@@ -257,7 +257,7 @@ async fn chess_page(
         .world
         .call("".into(), Face::Rest, move |w, _| {
             let s = w.session(sid)?;
-            let g = crate::world::chess::chess_of(s)?;
+            let g = crate::verbs::chess::chess_of(s)?;
             Some((g.fen().to_owned(), s.tick))
         })
         .await?;

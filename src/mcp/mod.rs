@@ -210,16 +210,20 @@ impl MootMcp {
         let page = self
             .world
             .call(agent.clone(), Face::Mcp, move |w, _| {
-                if let Some(open) = w.chess.open_games.get(&id) {
+                if let Some(open) = w
+                    .ext::<crate::verbs::chess::ChessRoom>()
+                    .open_games
+                    .get(&id)
+                {
                     return Some(crate::ui::chess_page(
                         id,
                         crate::games::chess::START_FEN,
-                        open.colour,
+                        open.side.name(),
                         0,
                     ));
                 }
                 let s = w.session(id)?;
-                let g = crate::world::chess::chess_of(s)?;
+                let g = crate::verbs::chess::chess_of(s)?;
                 Some(crate::ui::chess_page(
                     id,
                     g.fen(),
@@ -437,7 +441,7 @@ impl ServerHandler for MootMcp {
             .world
             .call(agent.clone(), Face::Mcp, move |w, _| {
                 let mut ids: Vec<u64> = w
-                    .chess
+                    .ext::<crate::verbs::chess::ChessRoom>()
                     .ui
                     .iter()
                     .filter(|(_, a)| *a == agent)

@@ -129,6 +129,26 @@ impl Store {
     }
 
     /// Every identity, for the directory built at start-up.
+    /// Makes sure the house's own identities exist (the computer player, the server actor),
+    /// so that their actions are logged like anyone's. Their names are reserved, so no
+    /// character can hold them first.
+    pub async fn ensure_house(
+        &self,
+        house: &[(&'static str, &'static str)],
+    ) -> Result<(), StoreError> {
+        let house = house.to_vec();
+        self.call(move |c| {
+            for (id, name) in house {
+                c.execute(
+                    "INSERT OR IGNORE INTO agents (agent_id, name) VALUES (?1, ?2)",
+                    [id, name],
+                )?;
+            }
+            Ok(())
+        })
+        .await
+    }
+
     pub async fn all_identities(&self) -> Result<Vec<IdentityRow>, StoreError> {
         self.read(|c| {
             c.prepare("SELECT agent_id, name, token_hash FROM agents")?

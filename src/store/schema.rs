@@ -49,6 +49,9 @@ const MIGRATIONS: &[&str] = &[
         BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END;
     CREATE TRIGGER actions_are_append_only_delete BEFORE DELETE ON actions
         BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END;",
+    // 3: the game time of each action (milliseconds since its session began, scaled by
+    // --time-scale), so that templates with clocks and deadlines replay exactly.
+    "ALTER TABLE actions ADD COLUMN at_ms INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// Refuses a database written by a newer moot: migrating "forward" from a version we do not

@@ -25,6 +25,10 @@ pub struct LogEntry {
     pub action: String,
     pub agent_id: String,
     pub created_at: String,
+    /// The game time it was taken at (see `games::GameTime`); the replay needs it, readers
+    /// of seed 004's log do not.
+    #[serde(skip)]
+    pub at_ms: u64,
 }
 
 /// Everything needed to rebuild one session at start-up.
@@ -80,13 +84,14 @@ pub mod writes {
         state: String,
         status: &'static str,
         at: String,
+        at_ms: u64,
     ) -> impl FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static {
         move |c| {
             c.prepare_cached(
-                "INSERT INTO actions (action_id, session_id, agent_id, role, action, tick, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT INTO actions (action_id, session_id, agent_id, role, action, tick, created_at, at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?
-            .execute(params![format!("{session_id}.{tick}"), session_id, agent_id, role, action, tick as i64, at])?;
+            .execute(params![format!("{session_id}.{tick}"), session_id, agent_id, role, action, tick as i64, at, at_ms as i64])?;
             c.prepare_cached("UPDATE sessions SET state = ?1, status = ?2, tick = ?3, updated_at = ?4 WHERE session_id = ?5")?
                 .execute(params![state, status, (tick + 1) as i64, at, session_id])?;
             Ok(())
@@ -101,12 +106,13 @@ fn log_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<LogEntry> {
         action: r.get(2)?,
         agent_id: r.get(3)?,
         created_at: r.get(4)?,
+        at_ms: r.get::<_, i64>(5)? as u64,
     })
 }
 
 /// The log of one session, in order.
 pub fn read_log(c: &Connection, session_id: &str) -> rusqlite::Result<Vec<LogEntry>> {
-    c.prepare_cached("SELECT tick, role, action, agent_id, created_at FROM actions WHERE session_id = ?1 ORDER BY tick")?
+    c.prepare_cached("SELECT tick, role, action, agent_id, created_at, at_ms FROM actions WHERE session_id = ?1 ORDER BY tick")?
         .query_map([session_id], log_entry)?
         .collect()
 }

@@ -156,7 +156,7 @@ pub fn see(world: &World, viewer: &AgentId, target: &Target) -> Reply<Seen> {
                 s.template.id,
                 s.players_line()
             )];
-            text.extend(crate::games::text::render(s.template.id, &view));
+            text.extend(s.game.render(s.role_of(viewer), world.game_time(s)));
             Reply::new(
                 text,
                 Seen::Session {

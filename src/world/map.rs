@@ -63,8 +63,24 @@ pub enum ThingKind {
     BlackjackTable,
     /// Where rock-paper-scissors is played (the Game Room).
     RpsTable,
+    /// Where tic-tac-toe is played (the Game Room).
+    TictactoeTable,
     /// The Werewolf notice board in the Town Hall, where matches are joined.
     WerewolfBoard,
+}
+
+impl ThingKind {
+    /// Its name in the world files (`chess_table`), which templates name their table by.
+    pub fn name(self) -> &'static str {
+        match self {
+            ThingKind::Scenery => "scenery",
+            ThingKind::ChessTable => "chess_table",
+            ThingKind::BlackjackTable => "blackjack_table",
+            ThingKind::RpsTable => "rps_table",
+            ThingKind::TictactoeTable => "tictactoe_table",
+            ThingKind::WerewolfBoard => "werewolf_board",
+        }
+    }
 }
 
 impl Map {

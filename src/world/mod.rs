@@ -15,18 +15,21 @@
 //! undos if they are not (see `outbox`). That keeps every handler a plain function that tests
 //! can call directly, and keeps the world from running ahead of its database.
 
-pub mod chess;
+mod followers;
+pub mod house;
 pub mod load;
 pub mod map;
 mod outbox;
 pub mod sessions;
 mod task;
 
+pub use house::{COMPUTER_ID, COMPUTER_NAME, HOUSE, SERVER_ID, SERVER_NAME};
 pub use load::{WorldError, load};
 pub use map::{Map, RoomIdx, ThingKind};
 pub use outbox::{Released, Unavailable};
 pub use task::{Env, Job, Leaving, Request, TaskOptions, WorldHandle, spawn};
 
+use std::any::Any;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -305,7 +308,25 @@ pub struct Cx {
     /// Sessions whose waiters are to be woken (see [`World::watch_session`]).
     pub changed: Vec<SessionId>,
     /// Work to start once the command is done (e.g. the computer thinking about a move).
-    pub effects: Vec<chess::Effect>,
+    pub effects: Vec<Effect>,
+}
+
+/// Work the world task starts, off the world, once a command is stored.
+pub enum Effect {
+    /// The house's computer thinks about its action in `session` at `tick`; the action comes
+    /// back as an ordinary one, refused like any stale action if the game has moved on.
+    Think {
+        session: SessionId,
+        tick: u64,
+        thinking: crate::games::Thinking,
+    },
+}
+
+/// State that belongs to a game's verbs rather than to the host (chess's open challenges),
+/// kept in the world by its type so that the host need not know it. `forget` is told when
+/// someone leaves the town.
+pub trait Extension: Any + Send {
+    fn forget(&mut self, who: &AgentId);
 }
 
 impl Cx {
@@ -382,8 +403,15 @@ pub struct World {
     next_session: SessionId,
     /// Who waits for which session to change (see `watch_session`).
     ticks: HashMap<SessionId, tokio::sync::watch::Sender<u64>>,
-    /// Chess in the town: who watches which game, and open challenges.
-    pub chess: chess::ChessRoom,
+    /// Who watches which session (besides its players).
+    watchers: HashMap<SessionId, Vec<AgentId>>,
+    /// Games' own state in the town (see [`Extension`]).
+    extensions: Vec<Box<dyn Extension>>,
+    /// The game clock: how fast game time runs, and where wall time stood when the world began
+    /// (game time follows the runtime's clock, so tests may pause or scale it).
+    time: house::GameClock,
+    /// When each session's next deadline falls due.
+    deadlines: house::Deadlines,
     /// Commands whose writes are on their way to the database.
     outbox: outbox::Outbox,
     /// Where sessions' seeds come from.
@@ -446,6 +474,48 @@ impl World {
 }
 
 impl World {
+    /// The game's own state of type `T`, made on first use.
+    pub fn ext<T: Extension + Default>(&mut self) -> &mut T {
+        let i = match self
+            .extensions
+            .iter()
+            .position(|e| (&**e as &dyn Any).is::<T>())
+        {
+            Some(i) => i,
+            None => {
+                self.extensions.push(Box::new(T::default()));
+                self.extensions.len() - 1
+            }
+        };
+        (&mut *self.extensions[i] as &mut dyn Any)
+            .downcast_mut()
+            .expect("the type was checked")
+    }
+
+    /// The game's own state of type `T`, if it has any yet.
+    pub fn ext_ref<T: Extension>(&self) -> Option<&T> {
+        self.extensions
+            .iter()
+            .find_map(|e| (&**e as &dyn Any).downcast_ref())
+    }
+
+    /// Forgets someone who left the town: what they watched, and whatever games kept for them.
+    pub fn forget(&mut self, who: &AgentId) {
+        for w in self.watchers.values_mut() {
+            w.retain(|x| x != who);
+        }
+        for e in &mut self.extensions {
+            e.forget(who);
+        }
+    }
+
+    /// Makes every game timer run `scale` times faster (`--time-scale`), for tests and demos.
+    pub fn scale_time(&mut self, scale: f64) {
+        self.time = house::GameClock::new(scale);
+    }
+}
+
+impl World {
     pub fn new(map: Map, directory: Arc<Directory>) -> World {
         let occupants = vec![Vec::new(); map.rooms.len()];
         World {
@@ -456,7 +526,10 @@ impl World {
             sessions: BTreeMap::new(),
             next_session: 1,
             ticks: HashMap::new(),
-            chess: Default::default(),
+            watchers: HashMap::new(),
+            extensions: Vec::new(),
+            time: house::GameClock::new(1.0),
+            deadlines: Default::default(),
             outbox: Default::default(),
             seeds: Seeds::Os,
             writes: crate::limits::Limiter::new(0.0, 1),
@@ -571,7 +644,7 @@ impl World {
             .collect();
         for id in gone {
             if let Some(p) = self.remove(&id, AGENT_CONN) {
-                self.forget_chess(&id);
+                self.forget(&id);
                 cx.tell_room(
                     self,
                     p.room,

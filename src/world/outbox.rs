@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 
 use tokio::sync::oneshot;
 
-use super::chess::Effect;
+use super::Effect;
 use super::sessions::SessionId;
 use super::{Cx, Notice, Out, Sink, Undo, World};
 use crate::store::StoreError;

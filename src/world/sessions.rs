@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{AgentId, Cx, RoomIdx, ThingKind, World};
-use crate::games::{self, AnyGame, GameError, Template};
+use super::{AgentId, Cx, RoomIdx, World};
+use crate::games::{self, AnyGame, GameError, GameTime, Template};
 use crate::store::sessions::{SessionRow, StoredSession, writes};
 
 pub type SessionId = u64;
@@ -92,6 +92,8 @@ pub struct Session {
     /// Where it stands in the town, if anywhere.
     pub room: Option<RoomIdx>,
     pub created_at: String,
+    /// When it began, on the wall: game time counts from here.
+    pub started: std::time::SystemTime,
     /// The log as stored (a copy kept for faces that cannot wait on the database).
     pub log: Vec<crate::store::sessions::LogEntry>,
 }
@@ -168,52 +170,33 @@ pub struct ReplayError {
     pub problem: String,
 }
 
-pub fn now_iso() -> String {
-    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+/// A wall time as the database stores it.
+pub fn iso(t: std::time::SystemTime) -> String {
+    humantime::format_rfc3339_millis(t).to_string()
 }
 
 fn not_found(id: &str) -> HostError {
     HostError::new(ErrorCode::NotFound, format!("No session {id}"))
 }
 
-/// What an action did, in words for everyone following the game. Hidden choices stay hidden:
-/// only chess, which hides nothing, names the move. Called once the action is applied.
+/// What an action did, in words for everyone following the game: the template says what
+/// (hidden choices stay hidden), the host says who. Called once the action is applied.
 fn headline(s: &Session, agent: &str, role: &str, action: &str) -> String {
-    let who = s
-        .participants
-        .iter()
-        .find(|p| &*p.agent == agent)
-        .map_or(agent, |p| p.name.as_str());
-    let what = match action {
-        "resign" => "resigns".to_owned(),
-        "offer_draw" => "offers a draw".to_owned(),
-        "accept_draw" => "accepts the draw".to_owned(),
-        "decline_draw" => "declines the draw".to_owned(),
-        "request_takeback" => "asks to take back a move".to_owned(),
-        "accept_takeback" => "agrees to take back".to_owned(),
-        "decline_takeback" => "refuses to take back".to_owned(),
-        _ => match crate::world::chess::chess_of(s).and_then(|g| g.last_san()) {
-            Some(san) => format!("plays {san}"),
-            None => "has moved".to_owned(),
-        },
+    let what = s.game.headline(role, action);
+    let mut line = if role == crate::games::SERVER_ROLE {
+        format!("#{}: the server {what}.", s.id)
+    } else {
+        let who = s
+            .participants
+            .iter()
+            .find(|p| &*p.agent == agent)
+            .map_or(agent, |p| p.name.as_str());
+        format!("#{}: {who} ({role}) {what}.", s.id)
     };
-    format!("#{}: {who} ({role}) {what}.", s.id)
-}
-
-/// How a finished session ended, in words.
-fn ending(s: &Session) -> Option<String> {
-    if !s.game.is_terminal() {
-        return None;
+    if let Some(end) = s.game.ending() {
+        line.push_str(&format!(" Game over: {end}."));
     }
-    if let Some(o) = crate::world::chess::chess_of(s).and_then(|g| g.outcome()) {
-        return Some(format!("{} ({})", o.describe(), o.result()));
-    }
-    let state = s.game.state();
-    Some(
-        state["result"]
-            .as_str()
-            .map_or("finished".to_owned(), |r| r.replace('_', " ")),
-    )
+    line
 }
 
 /// Session ids are decimal numbers (also the town's `#N` for a board), written one way only:
@@ -232,17 +215,11 @@ pub fn parse_id(id: &str) -> Result<SessionId, HostError> {
 
 impl World {
     /// The room where sessions of `template` stand: the room with the matching table.
-    fn room_for(&self, template: &str) -> Option<RoomIdx> {
-        let kind = match template {
-            "chess.v1" => ThingKind::ChessTable,
-            "rps.v1" | "tictactoe.v1" => ThingKind::RpsTable,
-            "blackjack.v1" => ThingKind::BlackjackTable,
-            _ => return None,
-        };
+    fn room_for(&self, t: &Template) -> Option<RoomIdx> {
         self.map
             .rooms
             .iter()
-            .position(|r| r.things.iter().any(|t| t.kind == kind))
+            .position(|r| r.things.iter().any(|th| th.kind.name() == t.table))
     }
 
     pub fn session_ids(&self) -> Vec<SessionId> {
@@ -363,7 +340,8 @@ impl World {
         let seed = self.draw_seed();
         let game = (t.new)(seed, &options)?;
         let id = reserved.unwrap_or_else(|| self.reserve_session_id());
-        let created_at = now_iso();
+        let started = self.wall_now();
+        let created_at = iso(started);
         let row = SessionRow {
             session_id: id.to_string(),
             template: t.id.to_owned(),
@@ -380,6 +358,7 @@ impl World {
             .collect();
         cx.save(writes::create_session(row, stored_parts), move |w| {
             w.sessions.remove(&id);
+            w.schedule(id);
         });
         let session = Session {
             id,
@@ -389,8 +368,9 @@ impl World {
             seed,
             options,
             participants: parts,
-            room: self.room_for(t.id),
+            room: self.room_for(t),
             created_at,
+            started,
             log: Vec::new(),
         };
         let status = session.status().to_owned();
@@ -406,6 +386,7 @@ impl World {
         cx.changed.push(id);
         let players = self.sessions[&id].players_line();
         self.announce(cx, id, format!("#{id}: a new {} game: {players}.", t.id));
+        self.schedule(id);
         self.computer_turn(cx, id);
         Ok(Created {
             session_id: id.to_string(),
@@ -439,14 +420,14 @@ impl World {
         let id = sid;
         let s = self
             .sessions
-            .get_mut(&sid)
+            .get(&sid)
             .ok_or_else(|| not_found(&id.to_string()))?;
-        let role = s.role_of(agent).ok_or_else(|| {
-            HostError::new(
+        if s.role_of(agent).is_none() {
+            return Err(HostError::new(
                 ErrorCode::Forbidden,
                 format!("You are not a participant in session {id}"),
-            )
-        })?;
+            ));
+        }
         if s.game.is_terminal() {
             return Err(HostError::new(
                 ErrorCode::InvalidAction,
@@ -470,19 +451,53 @@ impl World {
                 ));
             }
         }
-        let next = s.game.apply(role, action)?;
+        // A deadline that has fallen due comes first: the flag fell before this move arrived.
+        let now = self.game_time(s);
+        if s.game.deadline().is_some_and(|d| d.at <= now) && self.take_deadline(cx, sid) {
+            return self.act_as(cx, agent, sid, action, expected_tick);
+        }
+        self.record(cx, agent, sid, action, now)
+    }
+
+    /// Applies `action` by `agent` (a participant, or the server actor) at game time `at`,
+    /// logs it, and tells everyone who follows the session.
+    pub(super) fn record(
+        &mut self,
+        cx: &mut Cx,
+        agent: &AgentId,
+        sid: SessionId,
+        action: &str,
+        at: GameTime,
+    ) -> Result<Acted, HostError> {
+        let id = sid;
+        let s = self
+            .sessions
+            .get_mut(&sid)
+            .ok_or_else(|| not_found(&id.to_string()))?;
+        let role = if &**agent == super::SERVER_ID {
+            games::SERVER_ROLE
+        } else {
+            s.role_of(agent).ok_or_else(|| {
+                HostError::new(
+                    ErrorCode::Forbidden,
+                    format!("You are not a participant in session {id}"),
+                )
+            })?
+        };
+        let next = s.game.apply(role, action, at)?;
         let tick = s.tick;
         let before = std::mem::replace(&mut s.game, next);
-        let mut headline = headline(s, agent, role, action);
+        let headline = headline(s, agent, role, action);
         s.tick += 1;
         let status = s.status();
-        let at = now_iso();
+        let created = iso(self.time.wall(cx.now));
         s.log.push(crate::store::sessions::LogEntry {
             tick,
             role: role.to_owned(),
             action: action.to_owned(),
             agent_id: agent.to_string(),
-            created_at: at.clone(),
+            created_at: created.clone(),
+            at_ms: at,
         });
         cx.save(
             writes::record_action(
@@ -493,6 +508,7 @@ impl World {
                 tick,
                 serde_json::to_string(&s.game.state()).expect("a JSON value serializes"),
                 status,
+                created,
                 at,
             ),
             move |w| {
@@ -501,6 +517,7 @@ impl World {
                     s.tick = tick;
                     s.log.pop();
                 }
+                w.schedule(sid);
             },
         );
         let acted = Acted {
@@ -508,11 +525,9 @@ impl World {
             state: s.game.view(Some(role)),
             status: status.to_owned(),
         };
-        if let Some(end) = ending(s) {
-            headline.push_str(&format!(" Game over: {end}."));
-        }
         cx.changed.push(sid);
         self.announce(cx, sid, headline);
+        self.schedule(sid);
         self.computer_turn(cx, sid);
         Ok(acted)
     }
@@ -619,7 +634,9 @@ impl World {
                 t,
                 st.row.seed,
                 &options,
-                st.log.iter().map(|e| (e.role.as_str(), e.action.as_str())),
+                st.log
+                    .iter()
+                    .map(|e| (e.role.as_str(), e.action.as_str(), e.at_ms)),
             )
             .map_err(|e| fail(format!("its log does not replay: {e}")))?;
             let stored_state: Value = serde_json::from_str(&st.row.state)
@@ -667,7 +684,9 @@ impl World {
                 });
             }
             self.next_session = self.next_session.max(id + 1);
-            let room = self.room_for(t.id);
+            let room = self.room_for(t);
+            let started = humantime::parse_rfc3339_weak(&st.row.created_at)
+                .map_err(|e| fail(format!("bad start time `{}`: {e}", st.row.created_at)))?;
             self.sessions.insert(
                 id,
                 Session {
@@ -680,6 +699,7 @@ impl World {
                     participants,
                     room,
                     created_at: st.row.created_at,
+                    started,
                     log: st.log,
                 },
             );

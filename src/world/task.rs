@@ -9,10 +9,9 @@ use tokio::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
-use super::chess::{COMPUTER_ID, Effect, Think};
 use super::outbox::{Answer, Pending, Pushed, Released, Unavailable};
-use super::{AgentId, ConnId, Cx, Face, Out, Player, Sink, World};
-use crate::engine::uci::{UciEngine, elo_for};
+use super::{AgentId, COMPUTER_ID, ConnId, Cx, Effect, Face, Out, Player, SERVER_ID, Sink, World};
+use crate::games::ExternalEngine;
 use crate::store::{AgentRow, Store, StoreError, writes};
 
 use crate::verbs;
@@ -70,8 +69,8 @@ pub struct Env {
 /// How the world task behaves.
 #[derive(Clone, Default)]
 pub struct TaskOptions {
-    /// The external engine for the computer's top levels, if configured.
-    pub uci: Option<UciEngine>,
+    /// The external engine the computer may consult, if configured.
+    pub engine: Option<Arc<dyn ExternalEngine>>,
     /// How long an agent without a connection may be silent before it leaves the town.
     pub agent_idle: Option<std::time::Duration>,
     /// How long every write may keep failing before moot gives up and stops.
@@ -161,12 +160,14 @@ async fn run(
     mut rx: mpsc::Receiver<Request>,
     mut answers: Answers,
 ) -> World {
-    // Games restored from the database in which the computer is to move resume.
+    // Games restored from the database resume: the computer thinks where it is to move, and
+    // deadlines are queued (those that fell due while moot was down are taken at once).
     let mut cx = Cx::new(COMPUTER_ID.into(), Face::Rest);
     for sid in world.session_ids() {
         world.computer_turn(&mut cx, sid);
     }
     finish(&mut world, &env, cx, None);
+    world.schedule_all();
     // Agents without a connection leave once they have been silent as long as a telnet
     // character may be; a sweep a minute finds them.
     let mut sweep = tokio::time::interval(std::time::Duration::from_secs(60));
@@ -184,6 +185,11 @@ async fn run(
                 Some(req) => handle(&mut world, &env, req),
                 None => break,
             },
+            _ = sleep_until(world.next_deadline()) => {
+                let mut cx = Cx::new(SERVER_ID.into(), Face::Rest);
+                world.take_deadlines(&mut cx, Instant::now());
+                finish(&mut world, &env, cx, None);
+            }
             _ = sweep.tick() => {
                 if let Some(idle) = env.options.agent_idle {
                     let mut cx = Cx::new(COMPUTER_ID.into(), Face::Rest);
@@ -201,6 +207,14 @@ async fn run(
         answer(&mut world, &env, seq, result, &mut failing);
     }
     world
+}
+
+/// Sleeps until `when`, or for ever.
+async fn sleep_until(when: Option<Instant>) {
+    match when {
+        Some(w) => tokio::time::sleep_until(w).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// A run of failed writes with no success between them.
@@ -279,7 +293,7 @@ fn handle(world: &mut World, env: &Env, req: Request) {
         }
         Request::Leave { agent, conn, why } => {
             if let Some(p) = world.remove(&agent, conn) {
-                world.forget_chess(&agent);
+                world.forget(&agent);
                 let mut cx = Cx::new(agent, Face::Telnet);
                 let what = match why {
                     Leaving::Quit | Leaving::Lost => "has disconnected.",
@@ -384,56 +398,27 @@ fn release(world: &mut World, env: &Env, mut pending: Pending) {
     pending.answer();
 }
 
-/// The computer's move for `t`: the external engine's for the levels it plays (if it gives a
-/// legal one), the built-in engine's otherwise.
-fn think(t: &Think, uci: Option<&UciEngine>) -> Option<String> {
-    use shakmaty::CastlingMode;
-    if let Some(engine) = uci {
-        let fen =
-            shakmaty::fen::Fen::from_position(&t.pos, shakmaty::EnPassantMode::Legal).to_string();
-        match engine.level_move(&fen, t.level, crate::engine::Level::new(t.level).time) {
-            Ok(m)
-                if m.parse::<shakmaty::uci::UciMove>()
-                    .ok()
-                    .and_then(|u| u.to_move(&t.pos).ok())
-                    .is_some() =>
-            {
-                return Some(m);
-            }
-            Ok(m) => {
-                tracing::warn!(%m, "the UCI engine gave an illegal move; the built-in engine answers")
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "the UCI engine failed; the built-in engine answers")
-            }
-        }
-    }
-    crate::engine::choose(&t.pos, t.level, t.seed, &t.history)
-        .map(|m| m.to_uci(CastlingMode::Standard).to_string())
-}
-
 /// Starts an effect's work off the world task.
 fn start(env: &Env, effect: Effect) {
     let Some(tx) = env.me.upgrade() else { return };
     let world = WorldHandle { tx };
     match effect {
-        Effect::Think(t) => {
-            let engine = env
-                .options
-                .uci
-                .clone()
-                .filter(|_| elo_for(t.level).is_some());
+        Effect::Think {
+            session,
+            tick,
+            thinking,
+        } => {
+            let engine = env.options.engine.clone();
             tokio::spawn(async move {
-                let (sid, tick) = (t.session, t.tick);
-                let chosen = tokio::task::spawn_blocking(move || think(&t, engine.as_ref()))
+                let chosen = tokio::task::spawn_blocking(move || thinking(engine.as_deref()))
                     .await
                     .ok()
                     .flatten();
-                let Some(uci) = chosen else { return };
-                // A stale choice (the game moved on meanwhile) is refused like any stale move.
+                let Some(action) = chosen else { return };
+                // A stale choice (the game moved on meanwhile) is refused like any stale action.
                 let _ = world
                     .call(COMPUTER_ID.into(), Face::Rest, move |w, cx| {
-                        let _ = w.act(cx, sid, &uci, Some(tick));
+                        let _ = w.act(cx, session, &action, Some(tick));
                     })
                     .await;
             });

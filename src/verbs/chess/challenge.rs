@@ -9,12 +9,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::at_chess_table;
+use super::{Challenge, ChessRoom};
 use crate::games::Game;
-use crate::games::chess::ChessGame;
+use crate::games::chess::computer::DEFAULT_LEVEL;
+use crate::games::chess::engine::{MAX_LEVEL, MIN_LEVEL};
+use crate::games::chess::{ChessGame, Side};
 use crate::verbs::parse::{text, whole, word};
 use crate::verbs::{Reply, Verb, VerbError, usage};
-use crate::world::chess::{COMPUTER_ID, Challenge, Colour, DEFAULT_LEVEL};
-use crate::world::{AgentId, Cx, ThingKind, World};
+use crate::world::{AgentId, COMPUTER_ID, Cx, ThingKind, World};
 
 pub struct ChallengeVerb;
 
@@ -23,14 +25,17 @@ pub struct ChallengeArgs {
     /// Someone here, or `computer`.
     pub opponent: String,
     /// The colour you want; random when absent.
-    #[serde(default)]
-    pub colour: Colour,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colour: Option<Side>,
     /// The computer's strength, 1 (weakest) to 10; only against the computer. Default 5.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<u8>,
     /// A position to start from, in FEN.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fen: Option<String>,
+    /// A time control, minutes+increment in seconds (`5+3`); no clock when absent or `none`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -41,32 +46,25 @@ pub struct Challenged {
     pub session_id: Option<String>,
 }
 
-fn colour_word(w: &str) -> Option<Colour> {
+/// `white`, `black`, or `random` (no preference).
+fn colour_word(w: &str) -> Option<Option<Side>> {
     match w.to_ascii_lowercase().as_str() {
-        "white" | "w" => Some(Colour::White),
-        "black" | "b" => Some(Colour::Black),
-        "random" | "either" | "any" => Some(Colour::Random),
+        "white" | "w" => Some(Some(Side::White)),
+        "black" | "b" => Some(Some(Side::Black)),
+        "random" | "either" | "any" => Some(None),
         _ => None,
     }
 }
 
 /// The challenger's side once a random choice is made.
-fn resolve(c: Colour) -> &'static str {
-    match c {
-        Colour::White => "white",
-        Colour::Black => "black",
-        Colour::Random => {
-            if rand::rng().random_bool(0.5) {
-                "white"
-            } else {
-                "black"
-            }
+fn resolve(c: Option<Side>) -> Side {
+    c.unwrap_or_else(|| {
+        if rand::rng().random_bool(0.5) {
+            Side::White
+        } else {
+            Side::Black
         }
-    }
-}
-
-fn other(side: &str) -> &'static str {
-    if side == "white" { "black" } else { "white" }
+    })
 }
 
 /// Starts a chess game between `me` (playing `side`) and `them`.
@@ -74,34 +72,42 @@ fn start(
     world: &mut World,
     cx: &mut Cx,
     me: &AgentId,
-    side: &str,
+    side: Side,
     them: &str,
     options: serde_json::Value,
 ) -> Result<String, VerbError> {
     let participants = BTreeMap::from([
-        (side.to_owned(), me.to_string()),
-        (other(side).to_owned(), them.to_owned()),
+        (side.name().to_owned(), me.to_string()),
+        (side.other().name().to_owned(), them.to_owned()),
     ]);
     let created = world.create_session(cx, "chess.v1", &participants, options)?;
     Ok(created.session_id)
 }
 
-fn check_fen(fen: &Option<String>) -> Result<(), VerbError> {
-    if let Some(f) = fen {
-        ChessGame::new(0, &json!({ "fen": f })).map_err(|e| VerbError::usage(e.to_string()))?;
+/// The game's options from a challenge's words, checked now so that a bad FEN or clock is
+/// refused to the challenger, not to whoever accepts.
+fn options_of(args: &ChallengeArgs) -> Result<serde_json::Value, VerbError> {
+    let mut options = json!({});
+    if let Some(f) = &args.fen {
+        options["fen"] = json!(f);
     }
-    Ok(())
+    if let Some(c) = args.clock.as_deref().filter(|c| *c != "none") {
+        options["clock"] = json!(c);
+    }
+    ChessGame::new(0, &options).map_err(|e| VerbError::usage(e.to_string()))?;
+    Ok(options)
 }
 
 impl Verb for ChallengeVerb {
     const NAME: &'static str = "challenge";
-    const USAGE: &'static str =
-        "challenge <name|computer> [as white|black|random] [level 1-10] [from <FEN>]";
+    const USAGE: &'static str = "challenge <name|computer> [as white|black|random] [level 1-10] [clock 5+3|none] [from <FEN>]";
     const SUMMARY: &'static str = "Challenge someone here, or the computer, to a game of chess.";
     const HELP: &'static str = "At a chess table: `challenge Bob` asks Bob (who must be here) to play; he \
 answers with `accept` or `decline`. `challenge computer level 3 as black` starts a game with the \
-house's computer at once (levels 1 to 10, default 5). `from <FEN>` starts from a position instead \
-of the usual start. Colours are random unless you say `as white` or `as black`.";
+house's computer at once (levels 1 to 10, default 5). `clock 5+3` plays with a clock: 5 minutes \
+each and 3 seconds more after each move; whoever runs out of time loses (or draws, if the other \
+side has too little left to mate). `from <FEN>` starts from a position instead of the usual \
+start. Colours are random unless you say `as white` or `as black`.";
     const READ_ONLY: bool = false;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
     type Args = ChallengeArgs;
@@ -111,9 +117,10 @@ of the usual start. Colours are random unless you say `as white` or `as black`."
         let (mut left, opponent) = word(rest).map_err(|_| usage::<ChallengeVerb>())?;
         let mut args = ChallengeArgs {
             opponent: opponent.to_owned(),
-            colour: Colour::Random,
+            colour: None,
             level: None,
             fen: None,
+            clock: None,
         };
         while !left.trim().is_empty() {
             let (after, kw) = word(left).map_err(|_| usage::<ChallengeVerb>())?;
@@ -126,6 +133,11 @@ of the usual start. Colours are random unless you say `as white` or `as black`."
                 "level" => {
                     let (after, n) = word(after).map_err(|_| usage::<ChallengeVerb>())?;
                     args.level = Some(n.parse().map_err(|_| usage::<ChallengeVerb>())?);
+                    left = after;
+                }
+                "clock" => {
+                    let (after, c) = word(after).map_err(|_| usage::<ChallengeVerb>())?;
+                    args.clock = Some(c.to_ascii_lowercase());
                     left = after;
                 }
                 "from" => {
@@ -149,21 +161,19 @@ of the usual start. Colours are random unless you say `as white` or `as black`."
                 "You need to be at a chess table (in the Chess Parlour) to challenge someone.",
             ));
         }
-        check_fen(&args.fen)?;
+        let mut options = options_of(&args)?;
         if args.opponent.eq_ignore_ascii_case("computer") {
             let level = args.level.unwrap_or(DEFAULT_LEVEL);
-            if !(crate::engine::MIN_LEVEL..=crate::engine::MAX_LEVEL).contains(&level) {
+            if !(MIN_LEVEL..=MAX_LEVEL).contains(&level) {
                 return Err(VerbError::usage("The computer plays at levels 1 to 10."));
             }
             let side = resolve(args.colour);
-            let mut options = json!({ "computer_level": level });
-            if let Some(f) = &args.fen {
-                options["fen"] = json!(f);
-            }
+            options["computer_level"] = json!(level);
             let id = start(world, cx, &me, side, COMPUTER_ID, options)?;
             return Ok(Reply::new(
                 vec![format!(
-                    "You sit down to play the computer (level {level}) as {side}: game #{id}."
+                    "You sit down to play the computer (level {level}) as {}: game #{id}.",
+                    side.name()
                 )],
                 Challenged {
                     opponent: "Computer".into(),
@@ -190,29 +200,29 @@ of the usual start. Colours are random unless you say `as white` or `as black`."
         }
         let (them_id, them_name) = (them.id.clone(), them.name.clone());
         let my_name = world.player(&me).name.clone();
-        let before = world.chess.challenges.clone();
-        cx.undo(move |w| w.chess.challenges = before);
-        world
-            .chess
-            .challenges
+        let room = world.ext::<ChessRoom>();
+        let before = room.challenges.clone();
+        cx.undo(move |w| w.ext::<ChessRoom>().challenges = before);
+        room.challenges
             .retain(|c| !(c.from == me && c.to == them_id));
-        world.chess.challenges.push(Challenge {
+        room.challenges.push(Challenge {
             from: me.clone(),
             to: them_id.clone(),
-            colour: args.colour,
-            fen: args.fen.clone(),
+            side: args.colour,
+            options,
         });
-        let theirs = match args.colour {
-            Colour::White => "you would play black",
-            Colour::Black => "you would play white",
-            Colour::Random => "colours drawn at random",
-        };
-        let from = if args.fen.is_some() {
-            ", from a set position"
-        } else {
-            ""
-        };
-        cx.tell(&them_id, format!("{my_name} challenges you to a game of chess ({theirs}{from}). Type `accept {my_name}` or `decline {my_name}`."));
+        let mut terms = vec![match args.colour {
+            Some(mine) => format!("you would play {}", mine.other().name()),
+            None => "colours drawn at random".to_owned(),
+        }];
+        if let Some(c) = args.clock.as_deref().filter(|c| *c != "none") {
+            terms.push(format!("clock {c}"));
+        }
+        if args.fen.is_some() {
+            terms.push("from a set position".to_owned());
+        }
+        let terms = terms.join(", ");
+        cx.tell(&them_id, format!("{my_name} challenges you to a game of chess ({terms}). Type `accept {my_name}` or `decline {my_name}`."));
         Ok(Reply::new(
             vec![format!("You challenge {them_name} to a game of chess.")],
             Challenged {
@@ -246,14 +256,16 @@ fn take_challenge(
     name: &str,
 ) -> Result<(Challenge, String), VerbError> {
     let pos = world
-        .chess
-        .challenges
-        .iter()
-        .position(|c| c.to == cx.actor && world.player(&c.from).name.eq_ignore_ascii_case(name))
+        .ext_ref::<ChessRoom>()
+        .and_then(|room| {
+            room.challenges.iter().position(|c| {
+                c.to == cx.actor && world.player(&c.from).name.eq_ignore_ascii_case(name)
+            })
+        })
         .ok_or_else(|| VerbError::not_found(format!("\"{name}\" has not challenged you.")))?;
-    let c = world.chess.challenges.remove(pos);
+    let c = world.ext::<ChessRoom>().challenges.remove(pos);
     let back = c.clone();
-    cx.undo(move |w| w.chess.challenges.insert(pos, back));
+    cx.undo(move |w| w.ext::<ChessRoom>().challenges.insert(pos, back));
     let from_name = world.player(&c.from).name.clone();
     Ok((c, from_name))
 }
@@ -274,17 +286,13 @@ impl Verb for Accept {
 
     fn run(world: &mut World, cx: &mut Cx, args: Whom) -> Result<Reply<Answered>, VerbError> {
         let (c, from_name) = take_challenge(world, cx, &args.name)?;
-        let their_side = resolve(c.colour);
-        let mut options = json!({});
-        if let Some(f) = &c.fen {
-            options["fen"] = json!(f);
-        }
+        let mine = resolve(c.side).other();
         let me = cx.actor.clone();
-        let id = start(world, cx, &me, other(their_side), &c.from, options)?;
+        let id = start(world, cx, &me, mine, &c.from, c.options)?;
         Ok(Reply::new(
             vec![format!(
                 "You accept {from_name}'s challenge: game #{id}, you play {}.",
-                other(their_side)
+                mine.name()
             )],
             Answered {
                 name: from_name,

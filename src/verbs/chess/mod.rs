@@ -13,9 +13,48 @@ use nom::character::complete::{digit1, multispace0};
 use nom::combinator::{map_res, opt};
 use nom::sequence::preceded;
 
+use std::collections::{HashMap, HashSet};
+
 use super::VerbError;
+use crate::games::chess::Side;
 use crate::world::sessions::SessionId;
-use crate::world::{AgentId, ThingKind, World};
+use crate::world::{AgentId, Extension, ThingKind, World};
+
+/// What the chess verbs keep in the town besides the games: open challenges, games made with
+/// `createGame` waiting for their second player, and who asked for the interactive board.
+#[derive(Default)]
+pub struct ChessRoom {
+    pub challenges: Vec<Challenge>,
+    /// Games made with `createGame` for another agent, waiting for `joinGame` (by a reserved id).
+    pub open_games: HashMap<SessionId, OpenGame>,
+    /// (game, agent) pairs that asked for the interactive board (`showUi`).
+    pub ui: HashSet<(SessionId, AgentId)>,
+}
+
+impl Extension for ChessRoom {
+    /// Someone who left can no longer be challenged, nor answer a challenge.
+    fn forget(&mut self, who: &AgentId) {
+        self.challenges.retain(|c| &c.from != who && &c.to != who);
+    }
+}
+
+/// A game waiting for its second player.
+#[derive(Debug, Clone)]
+pub struct OpenGame {
+    pub creator: AgentId,
+    pub side: Side,
+}
+
+/// A challenge from one player to another, waiting for an answer.
+#[derive(Debug, Clone)]
+pub struct Challenge {
+    pub from: AgentId,
+    pub to: AgentId,
+    /// The challenger's side; drawn at random when the challenge is accepted if absent.
+    pub side: Option<Side>,
+    /// The game's options (a starting position, a clock).
+    pub options: serde_json::Value,
+}
 
 /// `#3` or `3`.
 pub fn game_id(i: &str) -> nom::IResult<&str, SessionId> {
@@ -74,4 +113,9 @@ pub fn at_chess_table(world: &World, actor: &AgentId) -> bool {
         .things
         .iter()
         .any(|t| t.kind == ThingKind::ChessTable)
+}
+
+/// The game of a chess session.
+pub fn chess_of(s: &crate::world::sessions::Session) -> Option<&crate::games::chess::ChessGame> {
+    s.game.as_any().downcast_ref()
 }

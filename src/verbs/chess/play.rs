@@ -5,11 +5,12 @@ use serde::{Deserialize, Serialize};
 use shakmaty::CastlingMode;
 use shakmaty::san::SanPlus;
 
+use super::chess_of;
 use super::my_game;
 use crate::games::chess::ChessGame;
+use crate::games::chess::tkmoo::drag_square;
 use crate::verbs::parse::{opt_text, whole, word};
 use crate::verbs::{Reply, Verb, VerbError, usage};
-use crate::world::chess::{chess_of, drag_square};
 use crate::world::sessions::SessionId;
 use crate::world::{Cx, ThingKind, World};
 

@@ -11,10 +11,12 @@ use serde_json::json;
 use shakmaty::Position;
 
 use super::parse_game;
+use super::{ChessRoom, OpenGame, chess_of};
 use crate::games::Game;
+use crate::games::chess::Side;
 use crate::verbs::parse::{text, whole, word};
 use crate::verbs::{Pending, Reply, Verb, VerbError, usage};
-use crate::world::chess::{COMPUTER_ID, OpenGame, chess_of};
+use crate::world::COMPUTER_ID;
 use crate::world::sessions::{Session, SessionId};
 use crate::world::{Cx, Sink, ThingKind, World};
 
@@ -67,7 +69,10 @@ fn waiting_info(id: SessionId, colour: &str) -> GameInfo {
 /// `i` with its UI resource named, if `me` asked for one in this game.
 fn with_ui(world: &World, mut i: GameInfo, me: &crate::world::AgentId) -> GameInfo {
     let id: SessionId = i.game_id.parse().unwrap_or(0);
-    if world.chess.ui.contains(&(id, me.clone())) {
+    if world
+        .ext_ref::<ChessRoom>()
+        .is_some_and(|r| r.ui.contains(&(id, me.clone())))
+    {
         i.ui = Some(crate::ui::chess_uri(id));
     }
     i
@@ -267,8 +272,12 @@ joinGame with the id.";
             return Err(VerbError::usage("Error: difficulty must be from 1 to 10."));
         }
         let me = cx.actor.clone();
-        let other = if a.color == "white" { "black" } else { "white" };
-        let color: &'static str = if a.color == "white" { "white" } else { "black" };
+        let side = if a.color == "white" {
+            Side::White
+        } else {
+            Side::Black
+        };
+        let other = side.other().name();
         let head = |id: &str| {
             format!(
                 "Game Created Successfully!\n- Game ID: {id}\n- Type: {}\n- You are: {}",
@@ -279,18 +288,18 @@ joinGame with the id.";
         if a.kind == "agent" {
             let id = world.reserve_session_id();
             if a.show_ui {
-                world.chess.ui.insert((id, me.clone()));
+                world.ext::<ChessRoom>().ui.insert((id, me.clone()));
             }
             let who = me.clone();
             cx.undo(move |w| {
-                w.chess.ui.remove(&(id, who));
-                w.chess.open_games.remove(&id);
+                w.ext::<ChessRoom>().ui.remove(&(id, who));
+                w.ext::<ChessRoom>().open_games.remove(&id);
             });
-            world.chess.open_games.insert(
+            world.ext::<ChessRoom>().open_games.insert(
                 id,
                 OpenGame {
                     creator: me.clone(),
-                    colour: color,
+                    side,
                 },
             );
             let text = format!(
@@ -312,9 +321,9 @@ joinGame with the id.";
         )?;
         if a.show_ui {
             let key = (created.session_id.parse().expect("numeric"), me.clone());
-            world.chess.ui.insert(key.clone());
+            world.ext::<ChessRoom>().ui.insert(key.clone());
             cx.undo(move |w| {
-                w.chess.ui.remove(&key);
+                w.ext::<ChessRoom>().ui.remove(&key);
             });
         }
         let s = world
@@ -368,25 +377,20 @@ a game you already play. Then play with finishTurn (or `move` on telnet).";
     fn run(world: &mut World, cx: &mut Cx, a: GameIdArgs) -> Result<Reply<GameInfo>, VerbError> {
         let id = game_arg(&a.game_id)?;
         let me = cx.actor.clone();
-        if let Some(open) = world.chess.open_games.get(&id).cloned() {
+        if let Some(open) = world.ext::<ChessRoom>().open_games.get(&id).cloned() {
             if open.creator == me {
                 return Err(VerbError::refused(
                     "You created this game; another player must join it.",
                 ));
             }
-            let mine = if open.colour == "white" {
-                "black"
-            } else {
-                "white"
-            };
             let participants = BTreeMap::from([
-                (open.colour.to_owned(), open.creator.to_string()),
-                (mine.to_owned(), me.to_string()),
+                (open.side.name().to_owned(), open.creator.to_string()),
+                (open.side.other().name().to_owned(), me.to_string()),
             ]);
             world.create_session_as(cx, Some(id), "chess.v1", &participants, json!({}))?;
-            if let Some(open) = world.chess.open_games.remove(&id) {
+            if let Some(open) = world.ext::<ChessRoom>().open_games.remove(&id) {
                 cx.undo(move |w| {
-                    w.chess.open_games.insert(id, open);
+                    w.ext::<ChessRoom>().open_games.insert(id, open);
                 });
             }
         }
@@ -466,7 +470,7 @@ is legal, then plays it. With claim_win, the move is refused unless it mates.";
     ) -> Result<Reply<GameInfo>, VerbError> {
         let id = game_arg(&a.game_id)?;
         let me = cx.actor.clone();
-        if world.chess.open_games.contains_key(&id) {
+        if world.ext::<ChessRoom>().open_games.contains_key(&id) {
             return Err(VerbError::refused(format!(
                 "Invalid move: game {id} is still waiting for an opponent."
             )));
@@ -563,11 +567,11 @@ cancelling. (On telnet it answers at once: you are told of every move anyway.)";
                 },
             )
         };
-        if let Some(open) = world.chess.open_games.get(&id) {
+        if let Some(open) = world.ext::<ChessRoom>().open_games.get(&id) {
             if open.creator != me {
                 return Err(VerbError::not_found("Error: Game not found"));
             }
-            let data = waiting_info(id, open.colour);
+            let data = waiting_info(id, open.side.name());
             return Err(timeout(0, data));
         }
         let s = world

@@ -4,11 +4,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use shakmaty::Position;
 
+use super::chess_of;
 use super::play::GameArg;
 use super::{my_game, parse_game};
 use crate::verbs::parse::{opt_text, text, whole};
 use crate::verbs::{NoArgs, Reply, Verb, VerbError, no_args, usage};
-use crate::world::chess::chess_of;
 use crate::world::sessions::Session;
 use crate::world::{Cx, ThingKind, World};
 
@@ -131,15 +131,13 @@ impl Verb for Watch {
                 "There is no chess game #{sid}."
             )));
         }
-        let list = world.chess.watchers.entry(sid).or_default();
-        if !list.contains(&cx.actor) {
-            list.push(cx.actor.clone());
-            let who = cx.actor.clone();
+        let actor = cx.actor.clone();
+        if world.watch(sid, &actor) {
+            let who = actor.clone();
             cx.undo(move |w| {
                 w.unwatch(sid, &who);
             });
         }
-        let actor = cx.actor.clone();
         world.send_board(cx, sid, &actor);
         Ok(Reply::new(
             vec![format!("You are watching game #{sid}.")],
@@ -179,7 +177,9 @@ impl Verb for Unwatch {
             )));
         }
         let who = cx.actor.clone();
-        cx.undo(move |w| w.chess.watchers.entry(sid).or_default().push(who));
+        cx.undo(move |w| {
+            w.watch(sid, &who);
+        });
         Ok(Reply::new(
             vec![format!("You stop watching game #{sid}.")],
             Watching {

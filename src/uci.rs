@@ -89,3 +89,19 @@ impl UciEngine {
         )
     }
 }
+
+/// The computer's chess player asks the external engine through this port; a level it does not
+/// play, or a failure, is no answer (the built-in engine then plays).
+impl crate::games::ExternalEngine for UciEngine {
+    fn best_move(&self, fen: &str, level: u8) -> Option<String> {
+        elo_for(level)?;
+        let time = crate::games::chess::engine::Level::new(level).time;
+        match self.level_move(fen, level, time) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                tracing::warn!(error = %e, "the UCI engine failed; the built-in engine answers");
+                None
+            }
+        }
+    }
+}

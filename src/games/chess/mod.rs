@@ -8,6 +8,20 @@
 //!
 //! Moves arrive in UCI (`e2e4`, `e7e8q`; shakmaty also reads king-takes-rook castling) and are
 //! logged re-serialised in standard UCI.
+//!
+//! A game may have a clock (`"clock": "5+3"`: minutes each, seconds added per move). Time is
+//! charged to the side to move from the game time of each action; when a side's time runs out
+//! the server actor's `flag` ends the game: a loss, or a draw if the other side has too little
+//! material to mate (as lichess does).
+//!
+//! Everything chess is in this folder: the rules (here), the house engine (`engine`), the text
+//! board (`text`), tkMOO-light's board encoding (`tkmoo`) and the computer player
+//! (`computer`).
+
+pub mod computer;
+pub mod engine;
+pub mod text;
+pub mod tkmoo;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -20,7 +34,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Color, EnPassantMode, Move, Position};
 
-use super::{Game, GameError};
+use super::{Computer, Deadline, Game, GameError, GameTime, Picture, SERVER_ROLE};
 
 /// Actions besides moves, open to either side at any time.
 pub const CONTROL_ACTIONS: [&str; 7] = [
@@ -56,6 +70,88 @@ pub struct ChessGame {
     takeback_request: Option<Side>,
     /// The game before the last move, for takebacks (shared, so keeping it costs nothing).
     prev: Option<Arc<ChessGame>>,
+    clock: Option<Clock>,
+}
+
+/// A time control and where it stands: each side's time left when its turn began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Clock {
+    /// Each side's time at the start, in milliseconds.
+    pub initial_ms: u64,
+    /// Added to a side's time after each of its moves.
+    pub increment_ms: u64,
+    pub white_ms: u64,
+    pub black_ms: u64,
+    /// The game time at which the side to move began its turn.
+    pub since: GameTime,
+}
+
+impl Clock {
+    /// Reads a time control, `"5+3"`: minutes each (1 to 180), seconds added per move (0 to
+    /// 180).
+    pub fn parse(text: &str) -> Result<Clock, GameError> {
+        let bad = || {
+            GameError::BadOptions(format!(
+                "`{text}` is not a clock; write minutes+increment, like 5+3 (minutes 1 to 180, \
+                 increment 0 to 180 seconds)"
+            ))
+        };
+        let (m, i) = text.trim().split_once('+').ok_or_else(bad)?;
+        let m: u64 = m.trim().parse().map_err(|_| bad())?;
+        let i: u64 = i.trim().parse().map_err(|_| bad())?;
+        if !(1..=180).contains(&m) || i > 180 {
+            return Err(bad());
+        }
+        Ok(Clock {
+            initial_ms: m * 60_000,
+            increment_ms: i * 1000,
+            white_ms: m * 60_000,
+            black_ms: m * 60_000,
+            since: 0,
+        })
+    }
+
+    /// `side`'s time left when its turn began (or its time now, if it is not to move).
+    pub fn left(&self, side: Side) -> u64 {
+        match side {
+            Side::White => self.white_ms,
+            Side::Black => self.black_ms,
+        }
+    }
+
+    fn left_mut(&mut self, side: Side) -> &mut u64 {
+        match side {
+            Side::White => &mut self.white_ms,
+            Side::Black => &mut self.black_ms,
+        }
+    }
+
+    /// `side`'s time left at game time `now`, when `to_move` is thinking.
+    pub fn left_at(&self, side: Side, to_move: Side, now: GameTime) -> u64 {
+        let left = self.left(side);
+        if side == to_move {
+            left.saturating_sub(now.saturating_sub(self.since))
+        } else {
+            left
+        }
+    }
+
+    /// "5+3"
+    pub fn control(&self) -> String {
+        format!("{}+{}", self.initial_ms / 60_000, self.increment_ms / 1000)
+    }
+}
+
+/// "4:59", or "0:07.3" under ten seconds, as clocks show it.
+pub fn clock_text(ms: u64) -> String {
+    let s = ms / 1000;
+    if ms < 10_000 {
+        format!("0:{:02}.{}", s, (ms % 1000) / 100)
+    } else if s >= 3600 {
+        format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
+    } else {
+        format!("{}:{:02}", s / 60, s % 60)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -70,6 +166,15 @@ impl From<Color> for Side {
         match c {
             Color::White => Side::White,
             Color::Black => Side::Black,
+        }
+    }
+}
+
+impl From<Side> for Color {
+    fn from(s: Side) -> Color {
+        match s {
+            Side::White => Color::White,
+            Side::Black => Color::Black,
         }
     }
 }
@@ -108,6 +213,10 @@ pub enum EndReason {
     FiftyMoveRule,
     Resignation,
     Agreement,
+    /// The side to move ran out of time.
+    Timeout,
+    /// The side to move ran out of time, but the other could not have mated.
+    TimeoutVsInsufficientMaterial,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -137,9 +246,15 @@ impl Outcome {
             EndReason::FiftyMoveRule => "the fifty-move rule",
             EndReason::Resignation => "resignation",
             EndReason::Agreement => "agreement",
+            EndReason::Timeout => "time",
+            EndReason::TimeoutVsInsufficientMaterial => {
+                "time running out against insufficient material"
+            }
         };
         match self.winner {
             _ if self.reason == EndReason::Agreement => "Draw by agreement".to_owned(),
+            Some(Side::White) if self.reason == EndReason::Timeout => "White wins on time".into(),
+            Some(Side::Black) if self.reason == EndReason::Timeout => "Black wins on time".into(),
             Some(Side::White) => format!("White wins by {how}"),
             Some(Side::Black) => format!("Black wins by {how}"),
             None => format!("Draw by {how}"),
@@ -202,6 +317,40 @@ impl ChessGame {
     pub fn history_keys(&self) -> Vec<u64> {
         let now = zobrist(&self.pos);
         self.seen.keys().copied().filter(|k| *k != now).collect()
+    }
+
+    pub fn clock(&self) -> Option<&Clock> {
+        self.clock.as_ref()
+    }
+
+    /// The side to move's time runs out at game time `now`: it loses, or draws if the other
+    /// side could not mate with what it has.
+    fn flag(&self, now: GameTime) -> Result<ChessGame, GameError> {
+        let Some(d) = Game::deadline(self) else {
+            return Err(GameError::Illegal("This game has no clock".into()));
+        };
+        if now < d.at {
+            return Err(GameError::Illegal("The flag has not fallen".into()));
+        }
+        let loser = self.turn();
+        let mut next = self.clone();
+        let clock = next.clock.as_mut().expect("a clock");
+        *clock.left_mut(loser) = 0;
+        clock.since = d.at;
+        next.outcome = Some(
+            if self.pos.has_insufficient_material(loser.other().into()) {
+                Outcome {
+                    winner: None,
+                    reason: EndReason::TimeoutVsInsufficientMaterial,
+                }
+            } else {
+                Outcome {
+                    winner: Some(loser.other()),
+                    reason: EndReason::Timeout,
+                }
+            },
+        );
+        Ok(next)
     }
 
     pub fn draw_offer(&self) -> Option<Side> {
@@ -322,18 +471,19 @@ impl Game for ChessGame {
     const TEMPLATE: &'static str = "chess.v1";
     const ROLES: &'static [&'static str] = &["white", "black"];
     const SEQUENTIAL: bool = true;
+    const TABLE: &'static str = "chess_table";
 
     /// `options` may hold `{"fen": "<FEN>"}` to start from a given position, and
     /// `computer_level` (1 to 10) for a game against the house's computer. Nothing else: a
     /// misspelt option is refused rather than silently ignored.
     fn new(_seed: u64, options: &Value) -> Result<ChessGame, GameError> {
-        const OPTIONS: [&str; 2] = ["fen", "computer_level"];
+        const OPTIONS: [&str; 3] = ["fen", "computer_level", "clock"];
         match options {
             Value::Null => {}
             Value::Object(o) => {
                 if let Some(k) = o.keys().find(|k| !OPTIONS.contains(&k.as_str())) {
                     return Err(GameError::BadOptions(format!(
-                        "chess.v1 has no option `{k}`; its options are fen and computer_level"
+                        "chess.v1 has no option `{k}`; its options are fen, computer_level and clock"
                     )));
                 }
                 if let Some(l) = o.get("computer_level")
@@ -376,6 +526,16 @@ impl Game for ChessGame {
             draw_offer: None,
             takeback_request: None,
             prev: None,
+            clock: match options.get("clock") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(c)) if c == "none" => None,
+                Some(Value::String(c)) => Some(Clock::parse(c)?),
+                Some(_) => {
+                    return Err(GameError::BadOptions(
+                        "`clock` must be a string such as \"5+3\"".into(),
+                    ));
+                }
+            },
         };
         // A position given with no legal move is already over.
         if game.pos.is_checkmate() {
@@ -422,6 +582,49 @@ impl Game for ChessGame {
         Ok(self.play(m))
     }
 
+    /// With a clock, the side to move is charged the time since its turn began, and gains the
+    /// increment when it moves. The server actor's only action is `flag`.
+    fn apply_at(&self, role: &str, action: &str, at: GameTime) -> Result<ChessGame, GameError> {
+        if role == SERVER_ROLE {
+            return match action {
+                "flag" => self.flag(at),
+                _ => Err(GameError::Illegal(format!("The server cannot `{action}`"))),
+            };
+        }
+        let mut next = self.apply(role, action)?;
+        let Some(mut clock) = self.clock else {
+            return Ok(next);
+        };
+        if Game::deadline(self).is_some_and(|d| at >= d.at) {
+            return Err(GameError::Illegal("Your time has run out".into()));
+        }
+        let mover = self.turn();
+        let moved = !CONTROL_ACTIONS.contains(&action.trim());
+        if moved || next.turn() != mover {
+            let (since, increment) = (clock.since, clock.increment_ms);
+            let left = clock.left_mut(mover);
+            *left = left.saturating_sub(at.saturating_sub(since));
+            if moved {
+                *left += increment;
+            }
+            clock.since = at;
+        }
+        next.clock = Some(clock);
+        Ok(next)
+    }
+
+    /// A clocked game's next flag-fall.
+    fn deadline(&self) -> Option<Deadline> {
+        let clock = self.clock.as_ref()?;
+        if self.outcome.is_some() {
+            return None;
+        }
+        Some(Deadline {
+            at: clock.since + clock.left(self.turn()),
+            action: "flag".into(),
+        })
+    }
+
     fn is_terminal(&self) -> bool {
         self.outcome.is_some()
     }
@@ -439,12 +642,74 @@ impl Game for ChessGame {
         if let Some(f) = &self.start_fen {
             s["start_fen"] = json!(f);
         }
+        if let Some(c) = &self.clock {
+            s["clock"] = json!(c);
+        }
         s
     }
 
     /// Chess hides nothing: everyone sees the whole state.
     fn view(&self, _role: Option<&str>) -> Value {
         self.state()
+    }
+
+    fn headline(&self, role: &str, action: &str) -> String {
+        match action {
+            "resign" => "resigns".to_owned(),
+            "offer_draw" => "offers a draw".to_owned(),
+            "accept_draw" => "accepts the draw".to_owned(),
+            "decline_draw" => "declines the draw".to_owned(),
+            "request_takeback" => "asks to take back a move".to_owned(),
+            "accept_takeback" => "agrees to take back".to_owned(),
+            "decline_takeback" => "refuses to take back".to_owned(),
+            "flag" if role == SERVER_ROLE => "sees a flag fall".to_owned(),
+            _ => match self.last_san() {
+                Some(san) => format!("plays {san}"),
+                None => "has moved".to_owned(),
+            },
+        }
+    }
+
+    fn ending(&self) -> Option<String> {
+        self.outcome
+            .map(|o| format!("{} ({})", o.describe(), o.result()))
+    }
+
+    fn render(&self, _viewer: Option<&str>, now: GameTime) -> Vec<String> {
+        let mut lines = text::board(&self.state());
+        if let Some(c) = &self.clock {
+            let to_move = self.turn();
+            let (w, b) = if self.outcome.is_some() {
+                (c.white_ms, c.black_ms)
+            } else {
+                (
+                    c.left_at(Side::White, to_move, now),
+                    c.left_at(Side::Black, to_move, now),
+                )
+            };
+            lines.push(format!(
+                "Clock {}: White {}, Black {}.",
+                c.control(),
+                clock_text(w),
+                clock_text(b)
+            ));
+        }
+        lines
+    }
+
+    fn picture(&self, viewer: Option<&str>) -> Option<Picture> {
+        Some(Picture {
+            board: tkmoo::board64(&self.pos),
+            your_turn: self.outcome.is_none() && viewer == Some(self.turn().name()),
+            side: viewer
+                .and_then(Side::from_role)
+                .unwrap_or(Side::White)
+                .name(),
+        })
+    }
+
+    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer> {
+        computer::turn(self, role, options, seed)
     }
 }
 

@@ -11,7 +11,6 @@
 
 pub mod eval;
 mod search;
-pub mod uci;
 
 use std::time::{Duration, Instant};
 

@@ -1,0 +1,218 @@
+//! The house's own actors and its clock: the computer, who plays any role a template lets it
+//! play, and the server actor, who takes a template's deadlines (a flag-fall, a phase's end).
+//! Both are identities like any other, so everything they do is an ordinary logged action and
+//! a replay meets it at the same point.
+//!
+//! Game time is measured per session from its start, on the runtime's clock (so tests can
+//! pause it) and scaled by `--time-scale`. Each session's next deadline waits in a queue the
+//! world task sleeps on; it is rebuilt from the games themselves on start, and checked again
+//! when it falls due, so a deadline that a later action moved or undid is never taken.
+
+use std::collections::{BTreeSet, HashMap};
+use std::time::{Duration, SystemTime};
+
+use tokio::time::Instant;
+
+use super::sessions::{Session, SessionId};
+use super::{AgentId, Cx, Effect, World};
+use crate::games::{Computer, GameTime};
+
+pub const COMPUTER_ID: &str = "computer";
+pub const COMPUTER_NAME: &str = "Computer";
+pub const SERVER_ID: &str = "server";
+pub const SERVER_NAME: &str = "Server";
+/// The house's identities, made at start-up if missing.
+pub const HOUSE: &[(&str, &str)] = &[(COMPUTER_ID, COMPUTER_NAME), (SERVER_ID, SERVER_NAME)];
+
+/// Game time, from the runtime's clock.
+pub(super) struct GameClock {
+    /// Game milliseconds per real millisecond.
+    scale: f64,
+    /// The same moment on the runtime's clock and on the wall.
+    origin: (Instant, SystemTime),
+}
+
+impl GameClock {
+    pub(super) fn new(scale: f64) -> GameClock {
+        GameClock {
+            scale: if scale.is_finite() && scale > 0.0 {
+                scale
+            } else {
+                1.0
+            },
+            origin: (Instant::now(), SystemTime::now()),
+        }
+    }
+
+    /// The wall time at `now`, on the runtime's clock.
+    pub(super) fn wall(&self, now: Instant) -> SystemTime {
+        self.origin.1 + now.saturating_duration_since(self.origin.0)
+    }
+
+    /// The game time at `now` of a session that began at `started`.
+    fn at(&self, started: SystemTime, now: Instant) -> GameTime {
+        let real = self.wall(now).duration_since(started).unwrap_or_default();
+        (real.as_secs_f64() * 1000.0 * self.scale) as GameTime
+    }
+
+    /// When, on the runtime's clock, a session that began at `started` reaches game time `at`.
+    fn instant(&self, started: SystemTime, at: GameTime) -> Instant {
+        let real = Duration::from_secs_f64(at as f64 / 1000.0 / self.scale);
+        let wall = started + real;
+        match wall.duration_since(self.origin.1) {
+            Ok(after) => self.origin.0 + after,
+            // Due before this run began: due now.
+            Err(_) => self.origin.0,
+        }
+    }
+}
+
+/// Each session's next deadline, by when it falls due.
+#[derive(Default)]
+pub(super) struct Deadlines {
+    queue: BTreeSet<(Instant, SessionId)>,
+    due: HashMap<SessionId, Instant>,
+}
+
+impl Deadlines {
+    fn set(&mut self, sid: SessionId, when: Option<Instant>) {
+        if let Some(old) = self.due.remove(&sid) {
+            self.queue.remove(&(old, sid));
+        }
+        if let Some(w) = when {
+            self.due.insert(sid, w);
+            self.queue.insert((w, sid));
+        }
+    }
+
+    fn next(&self) -> Option<Instant> {
+        self.queue.first().map(|(w, _)| *w)
+    }
+
+    fn take_due(&mut self, now: Instant) -> Vec<SessionId> {
+        let mut due = Vec::new();
+        while let Some(&(w, sid)) = self.queue.first() {
+            if w > now {
+                break;
+            }
+            self.queue.pop_first();
+            self.due.remove(&sid);
+            due.push(sid);
+        }
+        due
+    }
+}
+
+impl World {
+    /// Session `s`'s game time now.
+    pub fn game_time(&self, s: &Session) -> GameTime {
+        self.time.at(s.started, Instant::now())
+    }
+
+    /// The wall time now, on the runtime's clock (what new sessions record as their start).
+    pub(super) fn wall_now(&self) -> SystemTime {
+        self.time.wall(Instant::now())
+    }
+
+    /// Puts session `sid`'s next deadline (if any) in the queue, replacing what was there.
+    pub(super) fn schedule(&mut self, sid: SessionId) {
+        let when = self
+            .session(sid)
+            .and_then(|s| Some((s.started, s.game.deadline()?)))
+            .map(|(started, d)| self.time.instant(started, d.at));
+        self.deadlines.set(sid, when);
+    }
+
+    /// Queues every session's deadline (at start, after the replay).
+    pub fn schedule_all(&mut self) {
+        for sid in self.session_ids() {
+            self.schedule(sid);
+        }
+    }
+
+    /// When the world task must next wake for a deadline.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.deadlines.next()
+    }
+
+    /// Takes every deadline that has fallen due by `now`, as the server actor.
+    pub fn take_deadlines(&mut self, cx: &mut Cx, now: Instant) {
+        for sid in self.deadlines.take_due(now) {
+            self.take_deadline(cx, sid);
+        }
+    }
+
+    /// Takes session `sid`'s deadline if its game time has come (whatever the queue said:
+    /// the game decides), or queues it again. True if it was taken.
+    pub(super) fn take_deadline(&mut self, cx: &mut Cx, sid: SessionId) -> bool {
+        let Some(s) = self.session(sid) else {
+            return false;
+        };
+        let Some(d) = s.game.deadline() else {
+            return false;
+        };
+        if self.game_time(s) < d.at {
+            self.schedule(sid);
+            return false;
+        }
+        let server: AgentId = super::SERVER_ID.into();
+        self.record(cx, &server, sid, &d.action, d.at).is_ok()
+    }
+
+    /// After a change in `sid`: the computer answers any request made of it, and if it is to
+    /// act, starts thinking.
+    pub fn computer_turn(&mut self, cx: &mut Cx, sid: SessionId) {
+        let Some(s) = self.session(sid) else { return };
+        let Some(role) = s.role_of(COMPUTER_ID) else {
+            return;
+        };
+        if s.game.is_terminal() {
+            return;
+        }
+        let tick = s.tick;
+        match s.game.computer(role, &s.options, s.seed.wrapping_add(tick)) {
+            None => {}
+            // act_as calls back here for the state that follows.
+            Some(Computer::Act(action)) => {
+                let computer: AgentId = COMPUTER_ID.into();
+                let _ = self.act_as(cx, &computer, sid, &action, Some(tick));
+            }
+            Some(Computer::Think(thinking)) => cx.effects.push(Effect::Think {
+                session: sid,
+                tick,
+                thinking,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deadlines_come_out_in_order_and_a_new_one_replaces_the_old() {
+        let t0 = Instant::now();
+        let mut d = Deadlines::default();
+        d.set(1, Some(t0 + Duration::from_secs(5)));
+        d.set(2, Some(t0 + Duration::from_secs(2)));
+        d.set(1, Some(t0 + Duration::from_secs(1)));
+        d.set(3, Some(t0 + Duration::from_secs(9)));
+        d.set(3, None);
+        assert_eq!(d.next(), Some(t0 + Duration::from_secs(1)));
+        assert_eq!(d.take_due(t0 + Duration::from_secs(3)), vec![1, 2]);
+        assert_eq!(d.next(), None);
+    }
+
+    #[test]
+    fn game_time_runs_at_the_scale_and_maps_back_to_the_runtime_clock() {
+        let clock = GameClock::new(100.0);
+        let started = clock.origin.1;
+        let later = clock.origin.0 + Duration::from_millis(30);
+        assert_eq!(clock.at(started, later), 3000);
+        assert_eq!(clock.instant(started, 3000), later);
+        // A deadline from before this run began is due at once.
+        let long_ago = started - Duration::from_secs(3600);
+        assert_eq!(clock.instant(long_ago, 1000), clock.origin.0);
+    }
+}
