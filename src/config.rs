@@ -60,6 +60,11 @@ pub struct Config {
     #[arg(long, env = "MOOT_SEED")]
     pub seed: Option<u64>,
 
+    /// Run every game timer (chess clocks, phase deadlines) this many times faster than the
+    /// wall clock: for tests and demonstrations.
+    #[arg(long, env = "MOOT_TIME_SCALE", default_value_t = 1.0, value_parser = time_scale)]
+    pub time_scale: f64,
+
     /// Connections served at once; past it a newcomer is told the town is full and closed.
     #[arg(long, env = "MOOT_MAX_CONNECTIONS", default_value_t = 10_000)]
     pub max_connections: usize,
@@ -159,4 +164,14 @@ impl Config {
 
 fn nonzero(d: Duration) -> Option<Duration> {
     (!d.is_zero()).then_some(d)
+}
+
+/// A time scale: a positive, finite number.
+fn time_scale(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 && x <= 1e6 => Ok(x),
+        _ => Err(format!(
+            "`{s}` is not a time scale (a number above 0, up to 1000000)"
+        )),
+    }
 }

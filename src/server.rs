@@ -104,6 +104,9 @@ pub async fn open(
     if let Some(seed) = options.seed {
         world.reproducible(seed);
     }
+    if options.time_scale > 0.0 {
+        world.scale_time(options.time_scale);
+    }
     world.limit_writes(options.write_rate.0, options.write_rate.1);
     world.limit_sessions(options.sessions_per_agent);
     let restored = stored.len();
@@ -144,6 +147,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         give_up: Some(config.storage_give_up.into()),
         stop: shutdown.clone(),
         seed: config.seed,
+        time_scale: config.time_scale,
         write_rate: (config.command_rate, config.command_burst),
         sessions_per_agent: config.sessions_per_agent,
     };

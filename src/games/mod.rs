@@ -125,7 +125,8 @@ pub trait Game: Clone + Send + Sync + 'static {
         action.to_owned()
     }
     /// What `role` did, in words for everyone following the game, called on the state the
-    /// action led to ("plays e4", "resigns"). Hidden choices stay hidden.
+    /// action led to ("plays e4", "resigns"; for the server actor, a sentence of its own:
+    /// "Black's flag falls"). Hidden choices stay hidden.
     fn headline(&self, role: &str, action: &str) -> String {
         let _ = (role, action);
         "has moved".to_owned()

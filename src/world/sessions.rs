@@ -184,7 +184,8 @@ fn not_found(id: &str) -> HostError {
 fn headline(s: &Session, agent: &str, role: &str, action: &str) -> String {
     let what = s.game.headline(role, action);
     let mut line = if role == crate::games::SERVER_ROLE {
-        format!("#{}: the server {what}.", s.id)
+        // The server actor is nobody: the template's words stand alone.
+        format!("#{}: {what}.", s.id)
     } else {
         let who = s
             .participants

@@ -79,6 +79,8 @@ pub struct TaskOptions {
     pub stop: CancellationToken,
     /// The operator's reproducible seed (`--seed`), if any.
     pub seed: Option<u64>,
+    /// How much faster than the wall clock game timers run (`--time-scale`; 0 means 1).
+    pub time_scale: f64,
     /// Changes per second each identity may make, and the burst (a rate of 0: no limit).
     pub write_rate: (f64, u32),
     /// Running sessions one identity may take part in when it starts another (0: no limit).

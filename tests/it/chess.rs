@@ -356,3 +356,125 @@ async fn an_external_uci_engine_plays_the_top_levels_and_its_failure_is_survived
     let reply = first_reply(10, Some(dir.path().join("no-such-engine"))).await;
     assert!(!reply.is_empty() && reply != "a5", "{reply}");
 }
+
+/// Ann (white) and Bob (black) in the parlour, without XMCP: they read text boards.
+async fn clocked_game(s: &TestServer, clock: &str) -> (Client, Client) {
+    let mut ann = s.player("Ann").await;
+    ann.send("east").await;
+    ann.expect("Exits:").await;
+    let mut bob = s.player("Bob").await;
+    bob.send("east").await;
+    bob.expect("Exits:").await;
+    ann.expect("Bob has arrived.").await;
+    ann.send(&format!("challenge Bob as white clock {clock}"))
+        .await;
+    bob.expect(&format!(
+        "Ann challenges you to a game of chess (you would play black, clock {clock})."
+    ))
+    .await;
+    bob.send("accept Ann").await;
+    (ann, bob)
+}
+
+#[tokio::test]
+async fn a_flag_falls_at_time_scale_100_and_the_game_is_lost_on_time() {
+    // 5+0 at a hundred times the wall clock: each side has 3 real seconds.
+    let s = TestServer::start_with(|c| c.time_scale = 100.0).await;
+    let (mut ann, mut bob) = clocked_game(&s, "5+0").await;
+    ann.expect("Clock 5+0: White 4:").await;
+    bob.expect("You accept Ann's challenge").await;
+    ann.send("move e2e4").await;
+    ann.expect("You play e4 in game #1.").await;
+    // Bob thinks for ever: the server actor takes his flag, and both hear it.
+    let end = "#1: Black's flag falls. Game over: White wins on time (1-0).";
+    ann.expect(end).await;
+    bob.expect(end).await;
+    let shown = bob.expect("Clock 5+0:").await;
+    assert!(
+        shown.last().unwrap().ends_with("Black 0:00.0."),
+        "{shown:?}"
+    );
+    // Too late for a move.
+    bob.send("move e7e5 on #1").await;
+    bob.expect("Game #1 is over: White wins on time (1-0).")
+        .await;
+    // The flag is a logged action of the server, and the game replays after a restart.
+    let db = s.db.clone();
+    let dir = s.stop().await;
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let (role, agent, action): (String, String, String) = c
+        .query_row(
+            "SELECT role, agent_id, action FROM actions WHERE session_id = '1' ORDER BY tick DESC",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (role.as_str(), agent.as_str(), action.as_str()),
+        ("server", "server", "flag")
+    );
+    drop(c);
+    let s = TestServer::on_db(&db, |c| c.time_scale = 100.0).await;
+    let mut cy = s.player("Cy").await;
+    cy.send("east").await;
+    cy.expect("Exits:").await;
+    cy.send("look #1").await;
+    cy.expect("Game over: White wins on time (1-0).").await;
+    s.stop().await;
+    drop(dir);
+}
+
+#[tokio::test]
+async fn a_clock_that_does_not_run_out_is_charged_and_shown() {
+    let s = TestServer::start_with(|c| c.time_scale = 100.0).await;
+    let (mut ann, mut bob) = clocked_game(&s, "5+0").await;
+    bob.expect("You accept Ann's challenge").await;
+    ann.expect("Clock 5+0: White ").await;
+    // A bad clock is refused to the challenger.
+    ann.send("challenge Bob clock 0+5").await;
+    ann.expect("`0+5` is not a clock").await;
+    ann.send("move e2e4").await;
+    ann.expect("You play e4 in game #1.").await;
+    bob.send("move e7e5").await;
+    let board = ann.expect("Clock 5+0:").await;
+    let line = board.last().unwrap();
+    // Both have used some of their five minutes, and neither flag has fallen.
+    assert!(!line.contains("White 5:00,"), "{line}");
+    assert!(!line.contains("Black 5:00."), "{line}");
+    assert!(!board.iter().any(|l| l.contains("flag falls")), "{board:?}");
+}
+
+#[tokio::test]
+async fn a_flag_that_fell_while_moot_was_down_is_taken_on_start() {
+    let s = TestServer::start_with(|c| c.time_scale = 1.0).await;
+    let (mut ann, mut bob) = clocked_game(&s, "5+0").await;
+    bob.expect("You accept Ann's challenge").await;
+    ann.send("move e2e4").await;
+    ann.expect("You play e4 in game #1.").await;
+    let db = s.db.clone();
+    let dir = s.stop().await;
+    // Restarted with time running a million times faster, black's five minutes are long gone:
+    // the deadline is rebuilt from the log and taken at once, at the instant it fell.
+    let s = TestServer::on_db(&db, |c| c.time_scale = 1e6).await;
+    let mut cy = s.player("Cy").await;
+    cy.send("east").await;
+    cy.expect("Exits:").await;
+    cy.send("look #1").await;
+    cy.expect("Game over: White wins on time (1-0).").await;
+    s.stop().await;
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let (e4, flag): (i64, i64) = c
+        .query_row(
+            "SELECT (SELECT at_ms FROM actions WHERE session_id = '1' AND tick = 0),
+                    (SELECT at_ms FROM actions WHERE session_id = '1' AND tick = 1)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        flag,
+        e4 + 300_000,
+        "the flag fell exactly five minutes after e4"
+    );
+    drop(dir);
+}

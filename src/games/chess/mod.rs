@@ -662,7 +662,10 @@ impl Game for ChessGame {
             "request_takeback" => "asks to take back a move".to_owned(),
             "accept_takeback" => "agrees to take back".to_owned(),
             "decline_takeback" => "refuses to take back".to_owned(),
-            "flag" if role == SERVER_ROLE => "sees a flag fall".to_owned(),
+            "flag" if role == SERVER_ROLE => match self.turn() {
+                Side::White => "White's flag falls".to_owned(),
+                Side::Black => "Black's flag falls".to_owned(),
+            },
             _ => match self.last_san() {
                 Some(san) => format!("plays {san}"),
                 None => "has moved".to_owned(),
@@ -959,5 +962,115 @@ mod tests {
         ));
         let g = from(START_FEN);
         assert!(g.state().get("start_fen").is_none());
+    }
+
+    fn clocked(control: &str, fen: Option<&str>) -> ChessGame {
+        let mut o = json!({ "clock": control });
+        if let Some(f) = fen {
+            o["fen"] = json!(f);
+        }
+        ChessGame::new(0, &o).unwrap()
+    }
+
+    #[test]
+    fn the_clock_charges_the_side_to_move_and_adds_the_increment() {
+        let g = clocked("1+2", None);
+        assert_eq!(Game::deadline(&g).unwrap().at, 60_000);
+        let g = g.apply_at("white", "e2e4", 5_000).unwrap();
+        let c = *g.clock().unwrap();
+        assert_eq!((c.white_ms, c.black_ms, c.since), (57_000, 60_000, 5_000));
+        assert_eq!(
+            Game::deadline(&g),
+            Some(Deadline {
+                at: 65_000,
+                action: "flag".into()
+            })
+        );
+        // An offer of a draw is no move: the clock runs on for the side to move.
+        let g = g.apply_at("white", "offer_draw", 6_000).unwrap();
+        assert_eq!(Game::deadline(&g).unwrap().at, 65_000);
+        // Black's time as the board shows it, mid-think.
+        assert_eq!(
+            g.clock().unwrap().left_at(Side::Black, Side::Black, 15_000),
+            50_000
+        );
+        let text = g.render(None, 15_000);
+        assert_eq!(text.last().unwrap(), "Clock 1+2: White 0:57, Black 0:50.");
+    }
+
+    #[test]
+    fn a_flag_falls_only_when_the_time_is_up_and_then_the_game_is_lost() {
+        let g = clocked("1+0", None)
+            .apply_at("white", "e2e4", 1_000)
+            .unwrap();
+        // Nobody but the server takes a flag, and not early.
+        assert!(g.apply_at("white", "flag", 61_000).is_err());
+        assert!(g.apply_at(SERVER_ROLE, "flag", 60_999).is_err());
+        // A move after the flag fell is refused.
+        assert!(g.apply_at("black", "e7e5", 61_000).is_err());
+        let end = g.apply_at(SERVER_ROLE, "flag", 61_000).unwrap();
+        assert_eq!(
+            end.outcome(),
+            Some(Outcome {
+                winner: Some(Side::White),
+                reason: EndReason::Timeout
+            })
+        );
+        assert_eq!(end.ending().unwrap(), "White wins on time (1-0)");
+        assert_eq!(end.clock().unwrap().black_ms, 0);
+        assert_eq!(Game::deadline(&end), None);
+    }
+
+    #[test]
+    fn a_flag_against_a_lone_king_is_a_draw() {
+        // White has only its king; black's flag falls, but white could never mate.
+        let g = clocked("1+0", Some("4k3/8/8/8/8/8/4p3/4K3 b - - 0 1"));
+        let end = g.apply_at(SERVER_ROLE, "flag", 60_000).unwrap();
+        assert_eq!(
+            end.outcome().unwrap().reason,
+            EndReason::TimeoutVsInsufficientMaterial
+        );
+        assert_eq!(end.outcome().unwrap().winner, None);
+    }
+
+    #[test]
+    fn a_clocked_game_replays_from_its_log_with_the_times() {
+        let t = crate::games::find("chess.v1").unwrap();
+        let options = json!({ "clock": "3+1" });
+        let log = [
+            ("white", "e2e4", 2_000),
+            ("black", "e7e5", 9_500),
+            ("white", "request_takeback", 12_000),
+            ("black", "accept_takeback", 13_000),
+            ("white", "g1f3", 30_000),
+        ];
+        let mut game = (t.new)(0, &options).unwrap();
+        for (r, a, at) in log {
+            game = game.apply(r, a, at).unwrap();
+        }
+        let replayed = crate::games::replay(t, 0, &options, log).unwrap();
+        assert_eq!(replayed.state(), game.state());
+        let c = replayed.state()["clock"].clone();
+        // White: 180 s - 2 s + 1 s for e4; the takeback of two plies leaves white to move,
+        // its clock running since black's e5 (at 9.5 s), so Nf3 costs 20.5 s, + 1 s.
+        assert_eq!(c["white_ms"], 180_000 - 2_000 + 1_000 - 20_500 + 1_000);
+        assert_eq!(c["black_ms"], 180_000 - 7_500 + 1_000);
+    }
+
+    #[test]
+    fn clocks_are_checked() {
+        for bad in ["5", "0+3", "181+0", "5+181", "a+b", "5+-1"] {
+            assert!(
+                ChessGame::new(0, &json!({ "clock": bad })).is_err(),
+                "{bad}"
+            );
+        }
+        assert!(
+            ChessGame::new(0, &json!({ "clock": "none" }))
+                .unwrap()
+                .clock()
+                .is_none()
+        );
+        assert!(ChessGame::new(0, &json!({ "clock": 5 })).is_err());
     }
 }

@@ -112,6 +112,9 @@ refused and the current board sent again.";
                 "You are only watching game #{sid}; you cannot move its pieces."
             )));
         };
+        if let Some(end) = s.game.ending() {
+            return Err(VerbError::refused(format!("Game #{sid} is over: {end}.")));
+        }
         if let Some(seq) = args.sequence
             && seq != s.tick + 1
         {
@@ -158,7 +161,13 @@ refused and the current board sent again.";
         };
         let uci = m.to_uci(CastlingMode::Standard).to_string();
         let tick = s.tick;
-        let acted = world.act(cx, sid, &uci, Some(tick))?;
+        let acted = world.act(cx, sid, &uci, Some(tick)).map_err(|e| {
+            // A flag that fell before the move arrived ends the game first.
+            match world.session(sid).and_then(|s| s.game.ending()) {
+                Some(end) => VerbError::refused(format!("Game #{sid} is over: {end}.")),
+                None => e.into(),
+            }
+        })?;
         // The game names the move as it plays it (the computer's answer comes later).
         let san = world
             .session(sid)
