@@ -136,7 +136,7 @@ pub struct Config {
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum Command {
     /// Serve MCP over stdio: an in-process town for one agent (see `moot mcp --help`).
-    Mcp(crate::mcp::stdio::McpArgs),
+    Mcp(McpArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -174,4 +174,30 @@ fn time_scale(s: &str) -> Result<f64, String> {
             "`{s}` is not a time scale (a number above 0, up to 1000000)"
         )),
     }
+}
+
+/// `moot mcp`'s settings: the MCP server over stdio, for an agent that runs moot as its own
+/// tool server.
+#[derive(Debug, Clone, clap::Args)]
+pub struct McpArgs {
+    /// Keep the town in this SQLite file (created when missing); in memory when absent.
+    #[arg(long, env = "MOOT_DB")]
+    pub db: Option<PathBuf>,
+
+    /// Directory holding the town: world.toml and rooms/*.toml.
+    #[arg(long, env = "MOOT_WORLD", default_value = "world")]
+    pub world: PathBuf,
+
+    /// The character this process plays: found by name in the database, or made.
+    #[arg(long, env = "MOOT_NAME")]
+    pub name: Option<String>,
+
+    /// Join a running moot instead (its MCP endpoint, e.g. http://127.0.0.1:8080/mcp), so the
+    /// agent shares the town with everyone; needs --token.
+    #[arg(long, env = "MOOT_SERVER", requires = "token")]
+    pub server: Option<String>,
+
+    /// The agent's API token for --server (from POST /agents, or `token` on telnet).
+    #[arg(long, env = "MOOT_TOKEN")]
+    pub token: Option<String>,
 }

@@ -190,6 +190,52 @@ impl Directory {
     }
 }
 
+/// An API agent just made: its identity and its token (shown to it once, stored only hashed).
+pub struct Registered {
+    pub row: IdentityRow,
+    pub token: String,
+}
+
+/// Why no agent was made.
+#[derive(Debug, thiserror::Error)]
+pub enum RegisterError {
+    #[error("{0}")]
+    BadName(String),
+    #[error("The name \"{0}\" is already in use")]
+    NameTaken(String),
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+}
+
+/// Makes an API agent (named, or `Agent_xxxx`) standing in `room`, and lets the directory know
+/// its token: what `POST /agents` and `moot mcp` both do.
+pub async fn register_agent(
+    store: &crate::store::Store,
+    directory: &Directory,
+    name: Option<String>,
+    room: &str,
+) -> Result<Registered, RegisterError> {
+    if let Some(n) = &name {
+        validate_name(n).map_err(RegisterError::BadName)?;
+    }
+    let agent_id = crate::store::new_agent_id();
+    let token = issue_token(&agent_id);
+    let row = store
+        .create_agent(agent_id, name.clone(), token.hash, room)
+        .await
+        .map_err(|e| match e {
+            crate::store::CreateError::NameTaken => {
+                RegisterError::NameTaken(name.unwrap_or_default())
+            }
+            crate::store::CreateError::Store(e) => RegisterError::Store(e),
+        })?;
+    directory.insert(&row.agent_id, &row.name, row.token_hash.as_deref());
+    Ok(Registered {
+        row,
+        token: token.token,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,26 +11,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
 use crate::http::{self, Api};
-use crate::identity::Directory;
-use crate::store::{Store, StoreError, StoreOptions, sessions};
+pub use crate::startup::StartError;
+use crate::startup::{Core, open};
+use crate::store::{Store, StoreOptions};
 use crate::telnet::{self, Shared};
-use crate::world::sessions::ReplayError;
-use crate::world::{self, World, WorldError};
-
-#[derive(Debug, thiserror::Error)]
-pub enum StartError {
-    #[error("the world files are broken: {0}")]
-    World(#[from] WorldError),
-    #[error("cannot open the database {path}: {error}")]
-    Store { path: String, error: StoreError },
-    #[error("cannot listen on {addr}: {error}")]
-    Bind {
-        addr: SocketAddr,
-        error: std::io::Error,
-    },
-    #[error("a stored game does not replay, so the database and the game rules disagree: {0}")]
-    Replay(#[from] ReplayError),
-}
+use crate::world;
 
 /// A running server. Dropping it leaves the server running; call [`RunningServer::shutdown`].
 pub struct RunningServer {
@@ -64,65 +49,6 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), StartError>
         .local_addr()
         .map_err(|error| StartError::Bind { addr, error })?;
     Ok((listener, local))
-}
-
-/// The town without any listener: the world task running on a store, the identity directory,
-/// and what the faces need to know. Both the server and `moot mcp` start from this.
-pub struct Core {
-    pub world: world::WorldHandle,
-    pub world_task: JoinHandle<World>,
-    pub store: Arc<Store>,
-    pub directory: Arc<Directory>,
-    /// The login screen's text.
-    pub welcome: String,
-    /// Where new characters appear (a room id).
-    pub start_room: String,
-}
-
-/// Loads the world, opens `store`, makes sure the computer's identity exists, replays every
-/// stored session, and starts the world task.
-pub async fn open(
-    world_dir: &std::path::Path,
-    store: Store,
-    db_name: &str,
-    options: world::TaskOptions,
-) -> Result<Core, StartError> {
-    let map = world::load(world_dir)?;
-    let db_error = |error| StartError::Store {
-        path: db_name.to_owned(),
-        error,
-    };
-    let store = Arc::new(store);
-    // The house's computer player and server actor are identities like any other, so what
-    // they do is logged.
-    store.ensure_house(world::HOUSE).await.map_err(db_error)?;
-    let directory = Arc::new(Directory::new(
-        store.all_identities().await.map_err(db_error)?,
-    ));
-    let stored = store.call(sessions::load_all).await.map_err(db_error)?;
-    let mut world = World::new(map, directory.clone());
-    if let Some(seed) = options.seed {
-        world.reproducible(seed);
-    }
-    if options.time_scale > 0.0 {
-        world.scale_time(options.time_scale);
-    }
-    world.limit_writes(options.write_rate.0, options.write_rate.1);
-    world.limit_sessions(options.sessions_per_agent);
-    let restored = stored.len();
-    world.restore_sessions(stored)?;
-    let welcome = format!("{}\n{}", world.map.name, world.map.welcome);
-    let start_room = world.map.room(world.map.start).id.clone();
-    tracing::info!(rooms = world.map.rooms.len(), sessions = restored, world = %world_dir.display(), "world loaded");
-    let (handle, world_task) = world::spawn(world, store.clone(), options);
-    Ok(Core {
-        world: handle,
-        world_task,
-        store,
-        directory,
-        welcome,
-        start_room,
-    })
 }
 
 pub async fn start(config: Config) -> Result<RunningServer, StartError> {

@@ -10,7 +10,7 @@ use crate::world::sessions::{ErrorCode, HostError};
 #[derive(Debug)]
 pub struct ApiError {
     status: StatusCode,
-    code: &'static str,
+    code: ErrorCode,
     message: String,
     retry_after: Option<std::time::Duration>,
 }
@@ -18,16 +18,6 @@ pub struct ApiError {
 impl ApiError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
         let status = StatusCode::from_u16(code.status()).expect("a valid status");
-        let code = match code {
-            ErrorCode::Unauthorized => "UNAUTHORIZED",
-            ErrorCode::Forbidden => "FORBIDDEN",
-            ErrorCode::NotFound => "NOT_FOUND",
-            ErrorCode::InvalidAction => "INVALID_ACTION",
-            ErrorCode::Conflict => "CONFLICT",
-            ErrorCode::InvalidRequest => "INVALID_REQUEST",
-            ErrorCode::AlreadyActed => "ALREADY_ACTED",
-            ErrorCode::RateLimited => "RATE_LIMITED",
-        };
         ApiError {
             status,
             code,
@@ -44,7 +34,7 @@ impl ApiError {
     pub fn method_not_allowed() -> ApiError {
         ApiError {
             status: StatusCode::METHOD_NOT_ALLOWED,
-            code: "INVALID_REQUEST",
+            code: ErrorCode::InvalidRequest,
             message: "This method is not allowed on this path; see /openapi.json".into(),
             retry_after: None,
         }
@@ -61,15 +51,11 @@ impl From<HostError> for ApiError {
 
 impl From<Unavailable> for ApiError {
     fn from(e: Unavailable) -> ApiError {
-        ApiError {
-            status: StatusCode::SERVICE_UNAVAILABLE,
-            code: match e {
-                Unavailable::Stopped => "UNAVAILABLE",
-                Unavailable::Storage => "STORAGE_UNAVAILABLE",
-            },
-            message: e.to_string(),
-            retry_after: None,
-        }
+        let code = match e {
+            Unavailable::Stopped => ErrorCode::Unavailable,
+            Unavailable::Storage => ErrorCode::StorageUnavailable,
+        };
+        ApiError::new(code, e.to_string())
     }
 }
 
@@ -91,7 +77,7 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = json!({ "error": { "code": self.code, "message": self.message } });
+        let body = json!({ "error": { "code": self.code.name(), "message": self.message } });
         let mut r = (self.status, axum::Json(body)).into_response();
         if let Some(wait) = self.retry_after {
             let secs = wait.as_secs_f64().ceil().max(1.0) as u64;

@@ -26,9 +26,9 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::identity::{self, Directory};
+use crate::identity::{self, Directory, RegisterError};
+use crate::store::Store;
 use crate::store::sessions::LogEntry;
-use crate::store::{CreateError, Store, new_agent_id};
 use crate::world::sessions::{Acted, Created, ErrorCode, StateView, Summary, parse_id};
 use crate::world::{Face, WorldHandle};
 use extract::{Body, Caller, OptionalBody, Peer};
@@ -133,33 +133,19 @@ async fn create_agent(
         )
         .into_response());
     }
-    if let Some(name) = &req.name {
-        identity::validate_name(name).map_err(ApiError::invalid)?;
-    }
-    let agent_id = new_agent_id();
-    let token = identity::issue_token(&agent_id);
-    let row = api
-        .store
-        .create_agent(agent_id, req.name.clone(), token.hash, &api.start_room)
+    let made = identity::register_agent(&api.store, &api.directory, req.name, &api.start_room)
         .await
         .map_err(|e| match e {
-            CreateError::NameTaken => ApiError::new(
-                ErrorCode::Conflict,
-                format!(
-                    "The name \"{}\" is already in use",
-                    req.name.unwrap_or_default()
-                ),
-            ),
-            CreateError::Store(e) => ApiError::storage(e),
+            RegisterError::BadName(m) => ApiError::invalid(m),
+            e @ RegisterError::NameTaken(_) => ApiError::new(ErrorCode::Conflict, e.to_string()),
+            RegisterError::Store(e) => ApiError::storage(e),
         })?;
-    api.directory
-        .insert(&row.agent_id, &row.name, row.token_hash.as_deref());
     Ok((
         StatusCode::CREATED,
         Json(AgentCreated {
-            agent_id: row.agent_id,
-            token: token.token,
-            name: row.name,
+            agent_id: made.row.agent_id,
+            token: made.token,
+            name: made.row.name,
         }),
     )
         .into_response())
@@ -263,7 +249,7 @@ async fn chess_page(
         .await?;
     let (fen, tick) =
         found.ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("No chess game {id}")))?;
-    Ok(axum::response::Html(crate::ui::chess_page(
+    Ok(axum::response::Html(crate::verbs::chess::page::chess_page(
         sid, &fen, "", tick,
     )))
 }

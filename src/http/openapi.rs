@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::routes;
+use crate::world::sessions::ErrorCode;
 
 pub fn document() -> Value {
     let mut paths = Map::new();
@@ -55,7 +56,7 @@ fn error_schema() -> Value {
             "type": "object",
             "required": ["code", "message"],
             "properties": {
-                "code": { "enum": ["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "INVALID_ACTION", "CONFLICT", "INVALID_REQUEST", "ALREADY_ACTED", "UNAVAILABLE"] },
+                "code": { "enum": ErrorCode::ALL.map(ErrorCode::name) },
                 "message": { "type": "string" }
             }
         }}

@@ -215,7 +215,7 @@ impl MootMcp {
                     .open_games
                     .get(&id)
                 {
-                    return Some(crate::ui::chess_page(
+                    return Some(crate::verbs::chess::page::chess_page(
                         id,
                         crate::games::chess::START_FEN,
                         open.side.name(),
@@ -224,7 +224,7 @@ impl MootMcp {
                 }
                 let s = w.session(id)?;
                 let g = crate::verbs::chess::chess_of(s)?;
-                Some(crate::ui::chess_page(
+                Some(crate::verbs::chess::page::chess_page(
                     id,
                     g.fen(),
                     s.role_of(&me).unwrap_or("white"),
@@ -233,8 +233,10 @@ impl MootMcp {
             })
             .await
             .map_err(|e| McpError::internal_error(e.to_string(), None))?;
-        Ok(page
-            .map(|html| ResourceContents::text(html, uri).with_mime_type(crate::ui::MCP_APP_MIME)))
+        Ok(page.map(|html| {
+            ResourceContents::text(html, uri)
+                .with_mime_type(crate::verbs::chess::page::MCP_APP_MIME)
+        }))
     }
 
     /// How many long polls one agent may have waiting at once (0: no limit; 4 by default).
@@ -455,8 +457,11 @@ impl ServerHandler for MootMcp {
         let resources = games
             .into_iter()
             .map(|id| {
-                let mut r = Resource::new(crate::ui::chess_uri(id), format!("chess game #{id}"));
-                r.mime_type = Some(crate::ui::MCP_APP_MIME.into());
+                let mut r = Resource::new(
+                    crate::verbs::chess::page::chess_uri(id),
+                    format!("chess game #{id}"),
+                );
+                r.mime_type = Some(crate::verbs::chess::page::MCP_APP_MIME.into());
                 r
             })
             .collect();

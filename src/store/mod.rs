@@ -19,8 +19,9 @@
 mod agents;
 mod schema;
 pub mod sessions;
+pub mod writes;
 
-pub use agents::{AgentRow, CreateError, IdentityRow, new_agent_id, writes};
+pub use agents::{AgentRow, CreateError, IdentityRow, new_agent_id};
 
 use std::path::Path;
 use std::sync::mpsc;

@@ -1,7 +1,7 @@
 //! Game sessions on disk: the session row (with its current state, for reading without a
 //! replay), its participants, and the append-only action log that is the real truth.
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 use serde::Serialize;
 
 /// A session as stored.
@@ -38,65 +38,6 @@ pub struct StoredSession {
     /// (role, agent_id)
     pub participants: Vec<(String, String)>,
     pub log: Vec<LogEntry>,
-}
-
-/// Writes the world makes for sessions.
-pub mod writes {
-    use super::*;
-
-    pub fn create_session(
-        row: SessionRow,
-        participants: Vec<(String, String)>,
-    ) -> impl FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static {
-        move |c| {
-            c.prepare_cached(
-                "INSERT INTO sessions (session_id, template, state, status, tick, seed, options, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
-            )?
-            .execute(params![
-                row.session_id,
-                row.template,
-                row.state,
-                row.status,
-                row.tick as i64,
-                row.seed as i64,
-                row.options,
-                row.created_at
-            ])?;
-            let mut p = c.prepare_cached(
-                "INSERT INTO participants (session_id, agent_id, role) VALUES (?1, ?2, ?3)",
-            )?;
-            for (role, agent) in &participants {
-                p.execute(params![row.session_id, agent, role])?;
-            }
-            Ok(())
-        }
-    }
-
-    /// Appends an action at `tick` (the tick before it) and stores the state it led to.
-    #[allow(clippy::too_many_arguments)]
-    pub fn record_action(
-        session_id: String,
-        agent_id: String,
-        role: String,
-        action: String,
-        tick: u64,
-        state: String,
-        status: &'static str,
-        at: String,
-        at_ms: u64,
-    ) -> impl FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static {
-        move |c| {
-            c.prepare_cached(
-                "INSERT INTO actions (action_id, session_id, agent_id, role, action, tick, created_at, at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            )?
-            .execute(params![format!("{session_id}.{tick}"), session_id, agent_id, role, action, tick as i64, at, at_ms as i64])?;
-            c.prepare_cached("UPDATE sessions SET state = ?1, status = ?2, tick = ?3, updated_at = ?4 WHERE session_id = ?5")?
-                .execute(params![state, status, (tick + 1) as i64, at, session_id])?;
-            Ok(())
-        }
-    }
 }
 
 fn log_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<LogEntry> {

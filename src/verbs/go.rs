@@ -3,10 +3,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::look::{Seen, room_lines, room_view};
+use super::look::Seen;
 use super::parse::{whole, word};
 use super::{Reply, Verb, VerbError, usage};
 use crate::store::writes;
+use crate::world::views::{room_lines, room_view};
 use crate::world::{Cx, RoomIdx, World};
 
 pub struct Go;

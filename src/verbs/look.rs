@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 use super::parse::{keyword, opt_text, whole};
 use super::target::{Target, find_here};
 use super::{Reply, Verb, VerbError, usage};
-use crate::text::{capitalize, english_list};
-use crate::world::{AgentId, Cx, RoomIdx, World};
+use crate::text::capitalize;
+use crate::world::views::{RoomView, room_lines, room_view};
+use crate::world::{AgentId, Cx, World};
 
 pub struct Look;
 
@@ -41,43 +42,6 @@ pub enum Seen {
         status: String,
         view: serde_json::Value,
     },
-}
-
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct RoomView {
-    pub id: String,
-    pub name: String,
-    pub description: String,
-    pub exits: Vec<ExitView>,
-    pub things: Vec<ThingView>,
-    /// The other people here.
-    pub people: Vec<String>,
-    /// The games standing here.
-    pub games: Vec<GameView>,
-}
-
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct GameView {
-    pub session_id: String,
-    pub template: String,
-    /// "Ann (white) vs Bob (black)"
-    pub players: String,
-    pub status: String,
-}
-
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct ExitView {
-    pub name: String,
-    pub aliases: Vec<String>,
-    /// The id of the room it leads to.
-    pub to: String,
-    pub to_name: String,
-}
-
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct ThingView {
-    pub id: String,
-    pub name: String,
 }
 
 impl Verb for Look {
@@ -184,87 +148,4 @@ pub fn see(world: &World, viewer: &AgentId, target: &Target) -> Reply<Seen> {
             )
         }
     }
-}
-
-/// The room as `viewer` sees it on arriving or looking around.
-pub fn room_view(world: &World, room: RoomIdx, viewer: &AgentId) -> RoomView {
-    let r = world.map.room(room);
-    RoomView {
-        id: r.id.clone(),
-        name: r.name.clone(),
-        description: r.description.clone(),
-        exits: r
-            .exits
-            .iter()
-            .map(|e| {
-                let to = world.map.room(e.to);
-                ExitView {
-                    name: e.name.clone(),
-                    aliases: e.aliases.clone(),
-                    to: to.id.clone(),
-                    to_name: to.name.clone(),
-                }
-            })
-            .collect(),
-        things: r
-            .things
-            .iter()
-            .map(|t| ThingView {
-                id: t.id.clone(),
-                name: t.name.clone(),
-            })
-            .collect(),
-        people: world
-            .occupants(room)
-            .iter()
-            .filter(|id| *id != viewer)
-            .map(|id| world.player(id).name.clone())
-            .collect(),
-        games: world
-            .sessions_in(room)
-            .map(|s| GameView {
-                session_id: s.id.to_string(),
-                template: s.template.id.to_owned(),
-                players: s.players_line(),
-                status: s.status().to_owned(),
-            })
-            .collect(),
-    }
-}
-
-/// The room as text: name, description, things, people, exits.
-pub fn room_lines(world: &World, room: RoomIdx, viewer: &AgentId) -> Vec<String> {
-    let v = room_view(world, room, viewer);
-    let mut lines = vec![v.name, v.description];
-    if !v.things.is_empty() {
-        let names: Vec<&str> = v.things.iter().map(|t| t.name.as_str()).collect();
-        lines.push(format!("You see {} here.", english_list(&names)));
-    }
-    for g in &v.games {
-        let state = if g.status == "completed" {
-            "finished"
-        } else {
-            "in play"
-        };
-        lines.push(format!(
-            "Game #{} ({}): {}, {state}. (`look #{}` to see it.)",
-            g.session_id, g.template, g.players, g.session_id
-        ));
-    }
-    match v.people.len() {
-        0 => {}
-        1 => lines.push(format!("{} is here.", v.people[0])),
-        _ => lines.push(format!("{} are here.", english_list(&v.people))),
-    }
-    if v.exits.is_empty() {
-        lines.push("There are no obvious exits.".into());
-    } else {
-        let exits: Vec<String> = v
-            .exits
-            .iter()
-            .map(|e| format!("{} ({})", e.name, e.to_name))
-            .collect();
-        lines.push(format!("Exits: {}.", exits.join(", ")));
-    }
-    lines
 }

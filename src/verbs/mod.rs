@@ -4,8 +4,8 @@
 //! (serde + JSON Schema), a nom parser from the text a person types, and a handler that returns
 //! text for people and a typed result for programs. [`REGISTRY`] erases those types into a
 //! table of [`VerbEntry`] rows, and every front end works from that table: the telnet face with
-//! [`run_line`], the MCP face with [`VerbEntry::run_json`] and the schemas. Nothing about a verb
-//! is written twice.
+//! [`run_line`] (handed to the world task, which does not import verbs), the MCP face with
+//! [`VerbEntry::run_json`] and the schemas. Nothing about a verb is written twice.
 
 pub mod parse;
 
@@ -267,10 +267,10 @@ pub static REGISTRY: &[VerbEntry] = &[
     entry::<chess::play::Takeback>(),
     entry::<chess::watch::Watch>(),
     entry::<chess::watch::Unwatch>(),
-    entry::<chess::tools::CreateGame>(),
-    entry::<chess::tools::JoinGame>(),
-    entry::<chess::tools::FinishTurn>(),
-    entry::<chess::tools::WaitForNextTurn>(),
+    entry::<chess::agent_tools::CreateGame>(),
+    entry::<chess::agent_tools::JoinGame>(),
+    entry::<chess::agent_tools::FinishTurn>(),
+    entry::<chess::agent_tools::WaitForNextTurn>(),
     entry::<blackjack::Deal>(),
     entry::<blackjack::Hit>(),
     entry::<blackjack::Stand>(),
@@ -348,6 +348,14 @@ pub fn run_line(world: &mut World, cx: &mut Cx, line: &str) -> Result<Vec<String
         Resolved::Nothing => Ok(Vec::new()),
         Resolved::Verb(entry, rest) => (entry.run_line)(world, cx, rest),
         Resolved::Unknown => Err(VerbError::not_found(NOT_UNDERSTOOD)),
+    }
+}
+
+/// [`run_line`] as the world task runs what people type: an error is the answer.
+pub fn answer_line(world: &mut World, cx: &mut Cx, line: &str) -> Vec<String> {
+    match run_line(world, cx, line) {
+        Ok(lines) => lines,
+        Err(e) => vec![e.message],
     }
 }
 

@@ -1,7 +1,7 @@
 //! The live town: who is connected, where everyone stands, and how news reaches them.
 //!
 //! **One owner.** All live state belongs to a single [`World`] value, owned by one task
-//! ([`task::run`]) that takes [`Request`]s from a queue and handles them one at a time. We chose
+//! (`task::run`) that takes [`Request`]s from a queue and handles them one at a time. We chose
 //! this over shared state behind locks because every interesting action touches several players
 //! at once (a `say` reads a room and writes to everyone in it, a `go` changes two rooms): with
 //! one owner each action is atomic by construction, there is no lock order to get wrong, and the
@@ -22,12 +22,13 @@ pub mod map;
 mod outbox;
 pub mod sessions;
 mod task;
+pub mod views;
 
 pub use house::{COMPUTER_ID, COMPUTER_NAME, HOUSE, SERVER_ID, SERVER_NAME};
 pub use load::{WorldError, load};
 pub use map::{Map, RoomIdx, ThingKind};
 pub use outbox::{Released, Unavailable};
-pub use task::{Env, Job, Leaving, Request, TaskOptions, WorldHandle, spawn};
+pub use task::{Commands, Env, Job, Request, TaskOptions, WorldHandle, spawn};
 
 use std::any::Any;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -643,16 +644,57 @@ impl World {
             .map(|p| p.id.clone())
             .collect();
         for id in gone {
-            if let Some(p) = self.remove(&id, AGENT_CONN) {
-                self.forget(&id);
-                cx.tell_room(
-                    self,
-                    p.room,
-                    &id,
-                    format!("{} has been disconnected for inactivity.", p.name),
-                );
-            }
+            self.leave(cx, &id, AGENT_CONN, Leaving::Idle);
         }
+    }
+
+    /// Brings someone into the town where they last stood (or at the start), in place of any
+    /// older connection of theirs; the room hears of it. Every face enters this way.
+    pub fn enter(
+        &mut self,
+        cx: &mut Cx,
+        row: crate::store::AgentRow,
+        conn: ConnId,
+        sink: Sink,
+    ) -> Entered {
+        let known = row.room.as_deref().and_then(|r| self.map.room_by_id(r));
+        let room = known.unwrap_or(self.map.start);
+        let id: AgentId = row.agent_id.as_str().into();
+        let name = row.name.clone();
+        let displaced = self.admit(Player::new(
+            id.clone(),
+            row.name,
+            row.description,
+            room,
+            conn,
+            sink,
+        ));
+        let what = if displaced.is_some() {
+            "reconnected"
+        } else {
+            "connected"
+        };
+        cx.tell_room(self, room, &id, format!("{name} has {what}."));
+        Entered {
+            room,
+            known_room: known.is_some(),
+            displaced,
+        }
+    }
+
+    /// Takes `id` out of the town if `conn` is still theirs (a newer connection may have taken
+    /// their place); the room hears why, and games forget them. False if they were not here.
+    pub fn leave(&mut self, cx: &mut Cx, id: &AgentId, conn: ConnId, why: Leaving) -> bool {
+        let Some(p) = self.remove(id, conn) else {
+            return false;
+        };
+        self.forget(id);
+        let what = match why {
+            Leaving::Quit | Leaving::Lost => "has disconnected.",
+            Leaving::Idle => "has been disconnected for inactivity.",
+        };
+        cx.tell_room(self, p.room, id, format!("{} {what}", p.name));
+        true
     }
 
     pub fn is_present(&self, id: &str) -> bool {
@@ -662,26 +704,30 @@ impl World {
     /// Brings an agent without a connection (MCP, REST) into the town, where it was last, if
     /// it is not here already. Others in the room see it arrive.
     pub fn arrive_agent(&mut self, cx: &mut Cx, row: crate::store::AgentRow) {
-        let id: AgentId = row.agent_id.as_str().into();
-        if self.players.contains_key(&id) {
-            return;
+        if !self.players.contains_key(row.agent_id.as_str()) {
+            self.enter(cx, row, AGENT_CONN, Sink::Mailbox);
         }
-        let room = row
-            .room
-            .as_deref()
-            .and_then(|r| self.map.room_by_id(r))
-            .unwrap_or(self.map.start);
-        let name = row.name.clone();
-        self.admit(Player::new(
-            id.clone(),
-            row.name,
-            row.description,
-            room,
-            AGENT_CONN,
-            Sink::Mailbox,
-        ));
-        cx.tell_room(self, room, &id, format!("{name} has connected."));
     }
+}
+
+/// Where someone who entered stands, and what they displaced.
+pub struct Entered {
+    pub room: RoomIdx,
+    /// False if the room they were last in is gone from the world files (they start over).
+    pub known_room: bool,
+    /// The sink of an older connection of theirs, now closed out.
+    pub displaced: Option<Sink>,
+}
+
+/// Why a player leaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leaving {
+    /// They typed `@quit`.
+    Quit,
+    /// The connection dropped.
+    Lost,
+    /// They were idle too long.
+    Idle,
 }
 
 #[cfg(test)]

@@ -1,9 +1,10 @@
-//! Game sessions (seed 004's state-machine host), owned by the world like everything live.
+//! Game sessions (seed 004's state-machine host), owned by the world like everything live. This
+//! is the generic host: it knows templates only through [`crate::games::AnyGame`].
 //!
 //! A session is a template's game plus who plays which role and how many actions it has taken
-//! (its tick). Every change is checked here (identity, turn, tick, legality) and written to
-//! the append-only log before anyone is told it happened. Errors carry the REST API's codes,
-//! so every face (REST now, MCP and telnet later) answers a bad action the same way.
+//! (its tick). Every change is checked here (identity, turn, tick, legality), stamped with its
+//! game time and written to the append-only log before anyone is told it happened. Errors carry
+//! the REST API's codes, so every face (REST, MCP, telnet) answers a bad action the same way.
 
 use std::collections::BTreeMap;
 
@@ -12,13 +13,14 @@ use serde_json::Value;
 
 use super::{AgentId, Cx, RoomIdx, World};
 use crate::games::{self, AnyGame, GameError, GameTime, Template};
-use crate::store::sessions::{SessionRow, StoredSession, writes};
+use crate::store::sessions::{SessionRow, StoredSession};
+use crate::store::writes;
 
 pub type SessionId = u64;
 
-/// The error codes of seed 004, with their HTTP statuses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+/// The error codes of seed 004 (and moot's own), with their HTTP statuses: the one place they
+/// are spelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {
     Unauthorized,
     Forbidden,
@@ -29,11 +31,45 @@ pub enum ErrorCode {
     AlreadyActed,
     /// Too many actions too fast (429, with a retry-after).
     RateLimited,
+    /// The database could not store it, so it did not happen (503, retryable).
+    StorageUnavailable,
+    /// moot is stopping (503).
+    Unavailable,
 }
 
 impl ErrorCode {
+    pub const ALL: [ErrorCode; 10] = [
+        ErrorCode::Unauthorized,
+        ErrorCode::Forbidden,
+        ErrorCode::NotFound,
+        ErrorCode::InvalidAction,
+        ErrorCode::Conflict,
+        ErrorCode::InvalidRequest,
+        ErrorCode::AlreadyActed,
+        ErrorCode::RateLimited,
+        ErrorCode::StorageUnavailable,
+        ErrorCode::Unavailable,
+    ];
+
+    /// As the API writes it: `NOT_FOUND`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorCode::Unauthorized => "UNAUTHORIZED",
+            ErrorCode::Forbidden => "FORBIDDEN",
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::InvalidAction => "INVALID_ACTION",
+            ErrorCode::Conflict => "CONFLICT",
+            ErrorCode::InvalidRequest => "INVALID_REQUEST",
+            ErrorCode::AlreadyActed => "ALREADY_ACTED",
+            ErrorCode::RateLimited => "RATE_LIMITED",
+            ErrorCode::StorageUnavailable => "STORAGE_UNAVAILABLE",
+            ErrorCode::Unavailable => "UNAVAILABLE",
+        }
+    }
+
     pub fn status(self) -> u16 {
         match self {
+            ErrorCode::StorageUnavailable | ErrorCode::Unavailable => 503,
             ErrorCode::Unauthorized => 401,
             ErrorCode::Forbidden => 403,
             ErrorCode::NotFound => 404,

@@ -10,22 +10,10 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::outbox::{Answer, Pending, Pushed, Released, Unavailable};
-use super::{AgentId, COMPUTER_ID, ConnId, Cx, Effect, Face, Out, Player, SERVER_ID, Sink, World};
+use super::views;
+use super::{AgentId, COMPUTER_ID, ConnId, Cx, Effect, Face, Leaving, Out, SERVER_ID, Sink, World};
 use crate::games::ExternalEngine;
 use crate::store::{AgentRow, Store, StoreError, writes};
-
-use crate::verbs;
-
-/// Why a player leaves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Leaving {
-    /// They typed `@quit`.
-    Quit,
-    /// The connection dropped.
-    Lost,
-    /// They were idle too long.
-    Idle,
-}
 
 pub enum Request {
     /// A connection has logged in as `row` (just created, or an existing character).
@@ -64,7 +52,12 @@ pub struct Env {
     /// The database's answers to the world's writes: (sequence number, outcome).
     commits: mpsc::UnboundedSender<(u64, Result<(), StoreError>)>,
     options: TaskOptions,
+    commands: Commands,
 }
+
+/// What runs a line a person typed, and gives the lines of its answer (the verbs, which live
+/// above the world and are handed in).
+pub type Commands = fn(&mut World, &mut Cx, &str) -> Vec<String>;
 
 /// How the world task behaves.
 #[derive(Clone, Default)]
@@ -141,6 +134,7 @@ pub fn spawn(
     world: World,
     store: Arc<Store>,
     options: TaskOptions,
+    commands: Commands,
 ) -> (WorldHandle, JoinHandle<World>) {
     let (tx, rx) = mpsc::channel(QUEUE);
     let (commits, answers) = mpsc::unbounded_channel();
@@ -149,6 +143,7 @@ pub fn spawn(
         me: tx.downgrade(),
         commits,
         options,
+        commands,
     };
     let task = tokio::spawn(run(world, env, rx, answers));
     (WorldHandle { tx }, task)
@@ -287,56 +282,32 @@ fn handle(world: &mut World, env: &Env, req: Request) {
             p.last_active = Instant::now();
             let sink = p.sink.clone();
             let mut cx = Cx::new(agent, Face::Telnet);
-            let lines = match verbs::run_line(world, &mut cx, &line) {
-                Ok(lines) => lines,
-                Err(e) => vec![e.message],
-            };
+            let lines = (env.commands)(world, &mut cx, &line);
             finish(world, env, cx, Some(Answer { sink, lines }));
         }
         Request::Leave { agent, conn, why } => {
-            if let Some(p) = world.remove(&agent, conn) {
-                world.forget(&agent);
-                let mut cx = Cx::new(agent, Face::Telnet);
-                let what = match why {
-                    Leaving::Quit | Leaving::Lost => "has disconnected.",
-                    Leaving::Idle => "has been disconnected for inactivity.",
-                };
-                cx.tell_room(world, p.room, &p.id, format!("{} {what}", p.name));
+            let mut cx = Cx::new(agent.clone(), Face::Telnet);
+            if world.leave(&mut cx, &agent, conn, why) {
                 finish(world, env, cx, None);
             }
         }
         Request::Who { reply } => {
-            let _ = reply.send(verbs::who::table(world, Instant::now()));
+            let _ = reply.send(views::who_table(world, Instant::now()));
         }
         Request::Call(job) => job(world, env),
     }
 }
 
 fn enter(world: &mut World, env: &Env, row: AgentRow, created: bool, conn: ConnId, sink: Sink) {
-    let known_room = row.room.as_deref().and_then(|r| world.map.room_by_id(r));
-    let room = known_room.unwrap_or(world.map.start);
-    let id: AgentId = row.agent_id.into();
-    let player = Player::new(
-        id.clone(),
-        row.name,
-        row.description,
-        room,
-        conn,
-        sink.clone(),
-    );
-    let name = player.name.clone();
-    let displaced = world.admit(player);
+    let id: AgentId = row.agent_id.as_str().into();
     let mut cx = Cx::new(id.clone(), Face::Telnet);
+    let entered = world.enter(&mut cx, row, conn, sink.clone());
     let mut lines = Vec::new();
-    match displaced {
-        Some(old) => {
-            old.send(Out::Close(vec![
-                "*** Redirecting connection to new port ***".into(),
-            ]));
-            lines.push("*** Redirecting old connection to this port ***".to_owned());
-            cx.tell_room(world, room, &id, format!("{name} has reconnected."));
-        }
-        None => cx.tell_room(world, room, &id, format!("{name} has connected.")),
+    if let Some(old) = entered.displaced {
+        old.send(Out::Close(vec![
+            "*** Redirecting connection to new port ***".into(),
+        ]));
+        lines.push("*** Redirecting old connection to this port ***".to_owned());
     }
     lines.push(
         if created {
@@ -346,11 +317,11 @@ fn enter(world: &mut World, env: &Env, row: AgentRow, created: bool, conn: ConnI
         }
         .to_owned(),
     );
-    lines.extend(verbs::look::room_lines(world, room, &id));
-    if known_room.is_none() {
+    lines.extend(views::room_lines(world, entered.room, &id));
+    if !entered.known_room {
         // Where they stand in memory is where the database's unknown room puts them anyway.
         cx.save(
-            writes::set_room(id.to_string(), world.map.room(room).id.clone()),
+            writes::set_room(id.to_string(), world.map.room(entered.room).id.clone()),
             |_| {},
         );
     }

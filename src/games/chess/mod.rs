@@ -15,12 +15,12 @@
 //! material to mate (as lichess does).
 //!
 //! Everything chess is in this folder: the rules (here), the house engine (`engine`), the text
-//! board (`text`), tkMOO-light's board encoding (`tkmoo`) and the computer player
+//! board (`render`), tkMOO-light's board encoding (`tkmoo`) and the computer player
 //! (`computer`).
 
 pub mod computer;
 pub mod engine;
-pub mod text;
+pub mod render;
 pub mod tkmoo;
 
 use std::collections::HashMap;
@@ -679,7 +679,7 @@ impl Game for ChessGame {
     }
 
     fn render(&self, _viewer: Option<&str>, now: GameTime) -> Vec<String> {
-        let mut lines = text::board(&self.state());
+        let mut lines = render::board(&self.state());
         if let Some(c) = &self.clock {
             let to_move = self.turn();
             let (w, b) = if self.outcome.is_some() {

@@ -2,9 +2,10 @@
 //! through the same [`World::act`] as the REST API, so every rule, tick and log entry is the
 //! same whichever face a move comes through.
 
+pub mod agent_tools;
 pub mod challenge;
+pub mod page;
 pub mod play;
-pub mod tools;
 pub mod watch;
 
 use nom::Parser;

@@ -203,7 +203,7 @@ pub struct Done {
     pub status: String,
 }
 
-fn game_arg<V: Verb>(rest: &str) -> Result<GameArg, VerbError> {
+fn optional_game<V: Verb>(rest: &str) -> Result<GameArg, VerbError> {
     whole(rest, opt_text, usage::<V>).map(|g| GameArg {
         game: g.map(str::to_owned),
     })
@@ -275,7 +275,7 @@ impl Verb for Resign {
     type Output = Done;
 
     fn parse(rest: &str) -> Result<GameArg, VerbError> {
-        game_arg::<Resign>(rest)
+        optional_game::<Resign>(rest)
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<Done>, VerbError> {
@@ -306,7 +306,7 @@ when it stands clearly worse.";
     type Output = Done;
 
     fn parse(rest: &str) -> Result<GameArg, VerbError> {
-        game_arg::<Draw>(rest)
+        optional_game::<Draw>(rest)
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<Done>, VerbError> {
@@ -338,7 +338,7 @@ if they have made it); if they asked first, agrees. Against the computer it happ
     type Output = Done;
 
     fn parse(rest: &str) -> Result<GameArg, VerbError> {
-        game_arg::<Takeback>(rest)
+        optional_game::<Takeback>(rest)
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<Done>, VerbError> {

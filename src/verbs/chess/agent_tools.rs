@@ -73,7 +73,7 @@ fn with_ui(world: &World, mut i: GameInfo, me: &crate::world::AgentId) -> GameIn
         .ext_ref::<ChessRoom>()
         .is_some_and(|r| r.ui.contains(&(id, me.clone())))
     {
-        i.ui = Some(crate::ui::chess_uri(id));
+        i.ui = Some(crate::verbs::chess::page::chess_uri(id));
     }
     i
 }
@@ -164,7 +164,8 @@ fn info(s: &Session, me: &str, status: Option<&str>) -> GameInfo {
     }
 }
 
-fn game_arg(w: &str) -> Result<SessionId, VerbError> {
+/// Seed 000's `game_id`, with the seed's own error.
+fn seed_game_id(w: &str) -> Result<SessionId, VerbError> {
     parse_game(w).map_err(|_| VerbError::not_found("Error: Game not found"))
 }
 
@@ -375,7 +376,7 @@ a game you already play. Then play with finishTurn (or `move` on telnet).";
     }
 
     fn run(world: &mut World, cx: &mut Cx, a: GameIdArgs) -> Result<Reply<GameInfo>, VerbError> {
-        let id = game_arg(&a.game_id)?;
+        let id = seed_game_id(&a.game_id)?;
         let me = cx.actor.clone();
         if let Some(open) = world.ext::<ChessRoom>().open_games.get(&id).cloned() {
             if open.creator == me {
@@ -468,7 +469,7 @@ is legal, then plays it. With claim_win, the move is refused unless it mates.";
         cx: &mut Cx,
         a: FinishTurnArgs,
     ) -> Result<Reply<GameInfo>, VerbError> {
-        let id = game_arg(&a.game_id)?;
+        let id = seed_game_id(&a.game_id)?;
         let me = cx.actor.clone();
         if world.ext::<ChessRoom>().open_games.contains_key(&id) {
             return Err(VerbError::refused(format!(
@@ -551,7 +552,7 @@ cancelling. (On telnet it answers at once: you are told of every move anyway.)";
     }
 
     fn run(world: &mut World, cx: &mut Cx, a: GameIdArgs) -> Result<Reply<GameInfo>, VerbError> {
-        let id = game_arg(&a.game_id)?;
+        let id = seed_game_id(&a.game_id)?;
         let me = cx.actor.clone();
         let timeout = |tick: u64, data: GameInfo| {
             VerbError::pending(

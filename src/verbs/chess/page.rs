@@ -17,7 +17,7 @@ pub fn chess_page(game: u64, fen: &str, colour: &str, tick: u64) -> String {
             .filter(|c| c.is_ascii_alphanumeric() || " /-".contains(*c))
             .collect::<String>()
     };
-    include_str!("ui/chess.html")
+    include_str!("page.html")
         .replace("__GAME_ID__", &game.to_string())
         .replace("__FEN__", &safe(fen))
         .replace("__COLOUR__", &safe(colour))

@@ -1,0 +1,184 @@
+//! The world as people see it: a room with its exits, things, people and games, and the `who`
+//! table. These are the world's views, not commands: verbs show them, and so does the world
+//! task when someone arrives or asks who is on before logging in.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+
+use super::{AgentId, RoomIdx, World};
+use crate::text::{duration_phrase, english_list};
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct RoomView {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub exits: Vec<ExitView>,
+    pub things: Vec<ThingView>,
+    /// The other people here.
+    pub people: Vec<String>,
+    /// The games standing here.
+    pub games: Vec<GameView>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct GameView {
+    pub session_id: String,
+    pub template: String,
+    /// "Ann (white) vs Bob (black)"
+    pub players: String,
+    pub status: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ExitView {
+    pub name: String,
+    pub aliases: Vec<String>,
+    /// The id of the room it leads to.
+    pub to: String,
+    pub to_name: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ThingView {
+    pub id: String,
+    pub name: String,
+}
+
+/// The room as `viewer` sees it on arriving or looking around.
+pub fn room_view(world: &World, room: RoomIdx, viewer: &AgentId) -> RoomView {
+    let r = world.map.room(room);
+    RoomView {
+        id: r.id.clone(),
+        name: r.name.clone(),
+        description: r.description.clone(),
+        exits: r
+            .exits
+            .iter()
+            .map(|e| {
+                let to = world.map.room(e.to);
+                ExitView {
+                    name: e.name.clone(),
+                    aliases: e.aliases.clone(),
+                    to: to.id.clone(),
+                    to_name: to.name.clone(),
+                }
+            })
+            .collect(),
+        things: r
+            .things
+            .iter()
+            .map(|t| ThingView {
+                id: t.id.clone(),
+                name: t.name.clone(),
+            })
+            .collect(),
+        people: world
+            .occupants(room)
+            .iter()
+            .filter(|id| *id != viewer)
+            .map(|id| world.player(id).name.clone())
+            .collect(),
+        games: world
+            .sessions_in(room)
+            .map(|s| GameView {
+                session_id: s.id.to_string(),
+                template: s.template.id.to_owned(),
+                players: s.players_line(),
+                status: s.status().to_owned(),
+            })
+            .collect(),
+    }
+}
+
+/// The room as text: name, description, things, people, exits.
+pub fn room_lines(world: &World, room: RoomIdx, viewer: &AgentId) -> Vec<String> {
+    let v = room_view(world, room, viewer);
+    let mut lines = vec![v.name, v.description];
+    if !v.things.is_empty() {
+        let names: Vec<&str> = v.things.iter().map(|t| t.name.as_str()).collect();
+        lines.push(format!("You see {} here.", english_list(&names)));
+    }
+    for g in &v.games {
+        let state = if g.status == "completed" {
+            "finished"
+        } else {
+            "in play"
+        };
+        lines.push(format!(
+            "Game #{} ({}): {}, {state}. (`look #{}` to see it.)",
+            g.session_id, g.template, g.players, g.session_id
+        ));
+    }
+    match v.people.len() {
+        0 => {}
+        1 => lines.push(format!("{} is here.", v.people[0])),
+        _ => lines.push(format!("{} are here.", english_list(&v.people))),
+    }
+    if v.exits.is_empty() {
+        lines.push("There are no obvious exits.".into());
+    } else {
+        let exits: Vec<String> = v
+            .exits
+            .iter()
+            .map(|e| format!("{} ({})", e.name, e.to_name))
+            .collect();
+        lines.push(format!("Exits: {}.", exits.join(", ")));
+    }
+    lines
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct WhoList {
+    pub players: Vec<WhoEntry>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct WhoEntry {
+    pub name: String,
+    pub connected_seconds: u64,
+    pub idle_seconds: u64,
+    /// The name of the room they are in.
+    pub location: String,
+}
+
+/// Who is connected, by name.
+pub fn who_list(world: &World, now: Instant) -> WhoList {
+    let mut players: Vec<WhoEntry> = world
+        .players()
+        .map(|p| WhoEntry {
+            name: p.name.clone(),
+            connected_seconds: now.saturating_duration_since(p.connected_at).as_secs(),
+            idle_seconds: now.saturating_duration_since(p.last_active).as_secs(),
+            location: world.map.room(p.room).name.clone(),
+        })
+        .collect();
+    players.sort_by_key(|a| a.name.to_lowercase());
+    WhoList { players }
+}
+
+/// The table as LambdaCore prints it.
+/// The `who` table, as LambdaMOO draws it.
+pub fn who_table(world: &World, now: Instant) -> Vec<String> {
+    let list = who_list(world, now);
+    let row = |a: &str, b: &str, c: &str, d: &str| format!("{a:<20} {b:<12} {c:<12} {d}");
+    let mut lines = vec![
+        row("Player name", "Connected", "Idle time", "Location"),
+        row("-----------", "---------", "---------", "--------"),
+    ];
+    for p in &list.players {
+        lines.push(row(
+            &p.name,
+            &duration_phrase(std::time::Duration::from_secs(p.connected_seconds)),
+            &duration_phrase(std::time::Duration::from_secs(p.idle_seconds)),
+            &p.location,
+        ));
+    }
+    let n = list.players.len();
+    lines.push(format!(
+        "Total: {n} player{} connected.",
+        if n == 1 { "" } else { "s" }
+    ));
+    lines
+}
