@@ -12,7 +12,7 @@ use tokio_util::codec::FramedRead;
 
 use super::codec::{Input, TelnetCodec};
 use super::throttle::Throttle;
-use super::{Shared, login, xmcp};
+use super::{Shared, xmcp};
 use crate::config::MAX_LINE_BYTES;
 use crate::store::AgentRow;
 use crate::text::clean;
@@ -188,32 +188,29 @@ pub(super) fn is_quit(line: &str) -> bool {
     line == "QUIT" || line.eq_ignore_ascii_case("@quit")
 }
 
-pub(super) async fn run(stream: TcpStream, peer: SocketAddr, conn_id: ConnId, shared: &Shared) {
-    let _ = stream.set_nodelay(true);
-    let (rd, wr) = stream.into_split();
-    let mut conn = Conn {
-        input: FramedRead::with_capacity(rd, TelnetCodec::new(MAX_LINE_BYTES), 512),
-        out: Writer {
-            wr,
-            buf: Vec::new(),
-        },
-        peer,
-        prefix: None,
-        suffix: None,
-        xmcp_key: None,
-        throttle: Throttle::new(shared.config.command_rate, shared.config.command_burst),
-    };
-    tracing::debug!(%peer, conn_id, "connected");
-    if let Some((row, created)) = login::screen(&mut conn, shared).await {
-        play(&mut conn, row, created, conn_id, shared).await;
+impl Conn {
+    /// A new connection's state, before login.
+    pub(super) fn open(stream: TcpStream, peer: SocketAddr, shared: &Shared) -> Conn {
+        let _ = stream.set_nodelay(true);
+        let (rd, wr) = stream.into_split();
+        Conn {
+            input: FramedRead::with_capacity(rd, TelnetCodec::new(MAX_LINE_BYTES), 512),
+            out: Writer {
+                wr,
+                buf: Vec::new(),
+            },
+            peer,
+            prefix: None,
+            suffix: None,
+            xmcp_key: None,
+            throttle: Throttle::new(shared.config.command_rate, shared.config.command_burst),
+        }
     }
-    conn.out.close().await;
-    tracing::debug!(%peer, conn_id, "closed");
 }
 
 /// The connected loop: typed lines go to the world one at a time, and whatever the world sends
 /// is written as it comes.
-async fn play(conn: &mut Conn, row: AgentRow, created: bool, conn_id: ConnId, shared: &Shared) {
+pub(super) async fn play(conn: &mut Conn, row: AgentRow, created: bool, conn_id: ConnId, shared: &Shared) {
     let agent: AgentId = row.agent_id.as_str().into();
     let (sink, mut source) = world::channel();
     if !shared

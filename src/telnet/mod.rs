@@ -178,9 +178,25 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>) {
         tracker.spawn(async move {
             let _guard = OpenGuard(&shared.open);
             let conn = shared.next_conn.fetch_add(1, Ordering::Relaxed);
-            connection::run(stream, peer, conn, &shared).await;
+            run(stream, peer, conn, &shared).await;
         });
     }
     tracker.close();
     tracker.wait().await;
+}
+
+/// One telnet connection, from accept to goodbye: the login screen, then play.
+async fn run(
+    stream: tokio::net::TcpStream,
+    peer: std::net::SocketAddr,
+    conn_id: crate::world::ConnId,
+    shared: &Shared,
+) {
+    let mut conn = connection::Conn::open(stream, peer, shared);
+    tracing::debug!(%peer, conn_id, "connected");
+    if let Some((row, created)) = login::screen(&mut conn, shared).await {
+        connection::play(&mut conn, row, created, conn_id, shared).await;
+    }
+    conn.out.close().await;
+    tracing::debug!(%peer, conn_id, "closed");
 }
