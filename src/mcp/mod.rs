@@ -96,18 +96,62 @@ fn object(schema: schemars::Schema) -> JsonObject {
     }
 }
 
-/// The tool for a verb.
+/// The game `ui://chess/board` shows `me`: the newest that asked for the board, or else the
+/// newest chess game they play.
+fn newest_board(w: &mut crate::world::World, me: &AgentId) -> Option<u64> {
+    let asked = w
+        .ext::<crate::verbs::chess::ChessRoom>()
+        .ui
+        .iter()
+        .filter(|(_, a)| a == me)
+        .map(|(id, _)| *id)
+        .max();
+    asked.or_else(|| {
+        w.session_ids().into_iter().rev().find(|id| {
+            w.session(*id)
+                .is_some_and(|s| s.template.id == "chess.v1" && s.role_of(me).is_some())
+        })
+    })
+}
+
+/// A schema a spec fixes, as written (checked when the registry is tested).
+fn fixed(json: &str) -> JsonObject {
+    match serde_json::from_str(json) {
+        Ok(Value::Object(m)) => m,
+        _ => panic!("a fixed tool schema is not a JSON object: {json}"),
+    }
+}
+
+/// The tool for a verb: what a spec fixes, exactly; the rest generated from the verb.
 pub fn tool(e: &VerbEntry) -> Tool {
-    let input = object((e.args_schema)());
-    let mut output = object((e.output_schema)());
-    // MCP wants an object at the root; results that are one of several shapes (look) are
-    // objects in every shape, so saying so is true.
-    output
-        .entry("type")
-        .or_insert_with(|| Value::String("object".into()));
-    let description = format!("{}\n\n{}\n\n(On telnet: {}.)", e.summary, e.help, e.usage);
-    Tool::new(e.name, description, Arc::new(input))
-        .with_raw_output_schema(Arc::new(output))
+    let input = e
+        .tool
+        .input_schema
+        .map_or_else(|| object((e.args_schema)()), fixed);
+    let output = e.tool.output_schema.map_or_else(
+        || {
+            let mut output = object((e.output_schema)());
+            // MCP wants an object at the root; results that are one of several shapes (look)
+            // are objects in every shape, so saying so is true.
+            output
+                .entry("type")
+                .or_insert_with(|| Value::String("object".into()));
+            output
+        },
+        fixed,
+    );
+    let description = match e.tool.description {
+        Some(d) => d.to_owned(),
+        None => format!("{}\n\n{}\n\n(On telnet: {}.)", e.summary, e.help, e.usage),
+    };
+    let mut tool = Tool::new(e.tool_name(), description, Arc::new(input));
+    if let Some(title) = e.tool.title {
+        tool = tool.with_title(title);
+    }
+    if let Some(meta) = e.tool.meta {
+        tool = tool.with_meta(MetaObject(fixed(meta)));
+    }
+    tool.with_raw_output_schema(Arc::new(output))
         .with_annotations(
             ToolAnnotations::new()
                 .read_only(e.read_only)
@@ -200,16 +244,23 @@ impl MootMcp {
         agent: &AgentId,
         uri: &str,
     ) -> Result<Option<ResourceContents>, McpError> {
-        let Some(id) = uri
-            .strip_prefix("ui://chess/")
-            .and_then(|n| n.parse::<u64>().ok())
-        else {
+        // `ui://chess/<id>` is one game's board; `ui://chess/board` (what createGame declares)
+        // is the caller's newest game that asked for one, or else their newest chess game.
+        let Some(which) = uri.strip_prefix("ui://chess/") else {
             return Ok(None);
         };
+        let named = which.parse::<u64>().ok();
+        if named.is_none() && which != "board" {
+            return Ok(None);
+        }
         let me = agent.clone();
         let page = self
             .world
             .call(agent.clone(), Face::Mcp, move |w, _| {
+                let id = match named {
+                    Some(id) => id,
+                    None => newest_board(w, &me)?,
+                };
                 if let Some(open) = w
                     .ext::<crate::verbs::chess::ChessRoom>()
                     .open_games
@@ -406,7 +457,7 @@ impl ServerHandler for MootMcp {
             .ok_or_else(|| McpError::invalid_request("no identity: send a bearer token", None))?;
         let entry = REGISTRY
             .iter()
-            .find(|e| e.name == request.name)
+            .find(|e| e.tool_name() == request.name)
             .ok_or_else(|| {
                 McpError::invalid_params(format!("unknown tool `{}`", request.name), None)
             })?;

@@ -210,7 +210,13 @@ impl Conn {
 
 /// The connected loop: typed lines go to the world one at a time, and whatever the world sends
 /// is written as it comes.
-pub(super) async fn play(conn: &mut Conn, row: AgentRow, created: bool, conn_id: ConnId, shared: &Shared) {
+pub(super) async fn play(
+    conn: &mut Conn,
+    row: AgentRow,
+    created: bool,
+    conn_id: ConnId,
+    shared: &Shared,
+) {
     let agent: AgentId = row.agent_id.as_str().into();
     let (sink, mut source) = world::channel();
     if !shared

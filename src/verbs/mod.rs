@@ -8,6 +8,7 @@
 //! [`VerbEntry::run_json`] and the schemas. Nothing about a verb is written twice.
 
 pub mod parse;
+pub mod schema;
 
 pub mod blackjack;
 pub mod chess;
@@ -145,6 +146,9 @@ pub trait Verb: 'static {
     /// The kinds of thing that offer this verb (shown by `examine`); empty for verbs that
     /// belong to no thing.
     const OFFERED_BY: &'static [ThingKind] = &[];
+    /// How it appears as an MCP tool where a spec fixes that (a dotted name, a title, the exact
+    /// description and schemas); otherwise the tool is the verb's name and generated schemas.
+    const TOOL: ToolSpec = ToolSpec::GENERATED;
 
     type Args: Serialize + DeserializeOwned + JsonSchema;
     type Output: Serialize + JsonSchema;
@@ -159,6 +163,32 @@ pub trait Verb: 'static {
     ) -> Result<Reply<Self::Output>, VerbError>;
 }
 
+/// A verb's MCP tool, as a spec fixes it. Every field left `None` is generated from the verb.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolSpec {
+    /// The tool's name, which may be dotted (`et.werewolf.queue.join`) while people type a
+    /// short word.
+    pub name: Option<&'static str>,
+    pub title: Option<&'static str>,
+    pub description: Option<&'static str>,
+    /// The input and output JSON Schemas, as JSON text, served exactly as written.
+    pub input_schema: Option<&'static str>,
+    pub output_schema: Option<&'static str>,
+    /// The tool's `_meta`, as JSON text (e.g. MCP Apps' `{"ui": {"resourceUri": ...}}`).
+    pub meta: Option<&'static str>,
+}
+
+impl ToolSpec {
+    pub const GENERATED: ToolSpec = ToolSpec {
+        name: None,
+        title: None,
+        description: None,
+        input_schema: None,
+        output_schema: None,
+        meta: None,
+    };
+}
+
 /// A [`Verb`] with its types erased, so that all verbs fit in one table.
 pub struct VerbEntry {
     pub name: &'static str,
@@ -168,6 +198,7 @@ pub struct VerbEntry {
     pub help: &'static str,
     pub read_only: bool,
     pub offered_by: &'static [ThingKind],
+    pub tool: ToolSpec,
     /// JSON Schema of the arguments.
     pub args_schema: fn() -> Schema,
     /// JSON Schema of the structured result.
@@ -182,6 +213,11 @@ pub struct VerbEntry {
 }
 
 impl VerbEntry {
+    /// Its name as an MCP tool.
+    pub fn tool_name(&self) -> &'static str {
+        self.tool.name.unwrap_or(self.name)
+    }
+
     pub fn answers_to(&self, word: &str) -> bool {
         self.name.eq_ignore_ascii_case(word)
             || self.aliases.iter().any(|a| a.eq_ignore_ascii_case(word))
@@ -197,6 +233,7 @@ const fn entry<V: Verb>() -> VerbEntry {
         help: V::HELP,
         read_only: V::READ_ONLY,
         offered_by: V::OFFERED_BY,
+        tool: V::TOOL,
         args_schema: schema_of::<V::Args>,
         output_schema: schema_of::<V::Output>,
         parse_json: parse_json::<V>,
@@ -205,8 +242,13 @@ const fn entry<V: Verb>() -> VerbEntry {
     }
 }
 
+/// A type's JSON Schema, made portable (see [`schema::portable`]).
 fn schema_of<T: JsonSchema>() -> Schema {
-    SchemaGenerator::default().into_root_schema_for::<T>()
+    let mut v = SchemaGenerator::default()
+        .into_root_schema_for::<T>()
+        .to_value();
+    schema::portable(&mut v);
+    Schema::try_from(v).expect("a portable schema is still a schema")
 }
 
 fn parse_json<V: Verb>(rest: &str) -> Result<serde_json::Value, VerbError> {

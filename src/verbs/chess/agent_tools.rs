@@ -15,7 +15,7 @@ use super::{ChessRoom, OpenGame, chess_of};
 use crate::games::Game;
 use crate::games::chess::Side;
 use crate::verbs::parse::{text, whole, word};
-use crate::verbs::{Pending, Reply, Verb, VerbError, usage};
+use crate::verbs::{Pending, Reply, ToolSpec, Verb, VerbError, usage};
 use crate::world::COMPUTER_ID;
 use crate::world::sessions::{Session, SessionId};
 use crate::world::{Cx, Sink, ThingKind, World};
@@ -199,12 +199,15 @@ pub struct CreateGameArgs {
     /// Your colour; white moves first.
     #[serde(default = "white")]
     pub color: String,
-    /// Also return the interactive board (not yet served; the text board always is).
+    /// Also name the interactive board (the resource `ui://chess/<game id>`).
     #[serde(default)]
     pub show_ui: bool,
     /// The computer's difficulty, 1 to 10.
     #[serde(default = "five")]
     pub difficulty: u8,
+    /// A time control, minutes+increment (`5+3`); `none` or absent for no clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<String>,
 }
 
 fn white() -> String {
@@ -216,7 +219,8 @@ fn five() -> u8 {
 
 impl Verb for CreateGame {
     const NAME: &'static str = "createGame";
-    const USAGE: &'static str = "createGame computer|agent [white|black] [difficulty 1-10]";
+    const USAGE: &'static str =
+        "createGame computer|agent [white|black] [difficulty 1-10] [clock 5+3]";
     const SUMMARY: &'static str =
         "Start a chess game against the computer or another agent (seed 000).";
     const HELP: &'static str = "Creates a game and returns its id. As white you move first (finishTurn); \
@@ -224,6 +228,13 @@ as black, call waitForNextTurn. Against `agent`, the game starts when another pl
 joinGame with the id.";
     const READ_ONLY: bool = false;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    /// Seed 000's arguments, as the seed describes them (and an optional clock), and the board
+    /// page declared for MCP Apps hosts.
+    const TOOL: ToolSpec = ToolSpec {
+        input_schema: Some(include_str!("create_game.schema.json")),
+        meta: Some(r#"{"ui": {"resourceUri": "ui://chess/board"}}"#),
+        ..ToolSpec::GENERATED
+    };
     type Args = CreateGameArgs;
     type Output = GameInfo;
 
@@ -235,11 +246,16 @@ joinGame with the id.";
             color: white(),
             show_ui: false,
             difficulty: five(),
+            clock: None,
         };
         let mut i = 1;
         while i < words.len() {
             match words[i] {
                 "white" | "black" => args.color = words[i].into(),
+                "clock" => {
+                    i += 1;
+                    args.clock = Some(words.get(i).ok_or_else(usage::<CreateGame>)?.to_string());
+                }
                 "difficulty" | "level" => {
                     i += 1;
                     args.difficulty = words
@@ -272,6 +288,12 @@ joinGame with the id.";
         if !(1..=10).contains(&a.difficulty) {
             return Err(VerbError::usage("Error: difficulty must be from 1 to 10."));
         }
+        let mut options = json!({});
+        if let Some(c) = a.clock.as_deref().filter(|c| *c != "none") {
+            options["clock"] = json!(c);
+            crate::games::chess::Clock::parse(c)
+                .map_err(|e| VerbError::usage(format!("Error: {e}")))?;
+        }
         let me = cx.actor.clone();
         let side = if a.color == "white" {
             Side::White
@@ -301,6 +323,7 @@ joinGame with the id.";
                 OpenGame {
                     creator: me.clone(),
                     side,
+                    options,
                 },
             );
             let text = format!(
@@ -314,12 +337,8 @@ joinGame with the id.";
             (a.color.clone(), me.to_string()),
             (other.to_owned(), COMPUTER_ID.to_owned()),
         ]);
-        let created = world.create_session(
-            cx,
-            "chess.v1",
-            &participants,
-            json!({ "computer_level": a.difficulty }),
-        )?;
+        options["computer_level"] = json!(a.difficulty);
+        let created = world.create_session(cx, "chess.v1", &participants, options)?;
         if a.show_ui {
             let key = (created.session_id.parse().expect("numeric"), me.clone());
             world.ext::<ChessRoom>().ui.insert(key.clone());
@@ -388,7 +407,7 @@ a game you already play. Then play with finishTurn (or `move` on telnet).";
                 (open.side.name().to_owned(), open.creator.to_string()),
                 (open.side.other().name().to_owned(), me.to_string()),
             ]);
-            world.create_session_as(cx, Some(id), "chess.v1", &participants, json!({}))?;
+            world.create_session_as(cx, Some(id), "chess.v1", &participants, open.options)?;
             if let Some(open) = world.ext::<ChessRoom>().open_games.remove(&id) {
                 cx.undo(move |w| {
                     w.ext::<ChessRoom>().open_games.insert(id, open);

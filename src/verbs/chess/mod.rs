@@ -44,6 +44,8 @@ impl Extension for ChessRoom {
 pub struct OpenGame {
     pub creator: AgentId,
     pub side: Side,
+    /// The game's options (a clock).
+    pub options: serde_json::Value,
 }
 
 /// A challenge from one player to another, waiting for an answer.
