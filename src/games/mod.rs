@@ -51,6 +51,57 @@ pub struct Picture {
     pub side: &'static str,
 }
 
+/// Who may hear a [`Note`]. The host decides, in one place for every face (telnet lines, MCP
+/// events, the web), which followers of a session a note reaches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Audience {
+    /// Everyone who follows the game.
+    Everyone,
+    /// The players of these roles (a team, or one player).
+    Roles(Vec<String>),
+    /// Everyone following who does not play.
+    Watchers,
+    /// Watchers the server lets see everything (never a player).
+    AllSeeing,
+}
+
+/// One follower, as a note's audience sees them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Viewer<'a> {
+    /// The role they play; none for a watcher.
+    pub role: Option<&'a str>,
+    /// A watcher the server lets see everything.
+    pub sees_all: bool,
+}
+
+impl Audience {
+    pub fn admits(&self, v: Viewer<'_>) -> bool {
+        match self {
+            Audience::Everyone => true,
+            Audience::Roles(roles) => v.role.is_some_and(|r| roles.iter().any(|x| x == r)),
+            Audience::Watchers => v.role.is_none(),
+            Audience::AllSeeing => v.role.is_none() && v.sees_all,
+        }
+    }
+}
+
+/// Something an action tells some of those following the game, beyond its public headline
+/// (a seer's answer, a player's own hidden choice).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub to: Audience,
+    pub text: String,
+}
+
+impl Note {
+    pub fn new(to: Audience, text: impl Into<String>) -> Note {
+        Note {
+            to,
+            text: text.into(),
+        }
+    }
+}
+
 /// An engine outside moot (a UCI process) that a template's computer player may consult. The
 /// host owns it; a template only asks.
 pub trait ExternalEngine: Send + Sync {
@@ -96,6 +147,8 @@ pub trait Game: Clone + Send + Sync + 'static {
 
     /// The kind of table its sessions stand at in the town (a thing's `kind` in `world/`).
     const TABLE: &'static str;
+    /// Whether the house's computer can play any of its roles (see [`Game::computer`]).
+    const HOUSE_PLAYS: bool = false;
 
     /// The starting state. `options` are template-specific (e.g. a chess FEN).
     fn new(seed: u64, options: &Value) -> Result<Self, GameError>;
@@ -130,6 +183,12 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn headline(&self, role: &str, action: &str) -> String {
         let _ = (role, action);
         "has moved".to_owned()
+    }
+    /// What the action tells some followers only, called on the state it led to. The host
+    /// delivers each note to the audience it names, and to nobody else.
+    fn notes(&self, role: &str, action: &str) -> Vec<Note> {
+        let _ = (role, action);
+        Vec::new()
     }
     /// How the game ended, once it has.
     fn ending(&self) -> Option<String> {
@@ -169,6 +228,7 @@ pub trait AnyGame: Send + Sync {
     fn view(&self, role: Option<&str>) -> Value;
     fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> String;
     fn headline(&self, role: &str, action: &str) -> String;
+    fn notes(&self, role: &str, action: &str) -> Vec<Note>;
     fn ending(&self) -> Option<String>;
     fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String>;
     fn picture(&self, viewer: Option<&str>) -> Option<Picture>;
@@ -197,6 +257,9 @@ impl<G: Game> AnyGame for G {
     }
     fn headline(&self, role: &str, action: &str) -> String {
         Game::headline(self, role, action)
+    }
+    fn notes(&self, role: &str, action: &str) -> Vec<Note> {
+        Game::notes(self, role, action)
     }
     fn ending(&self) -> Option<String> {
         Game::ending(self)
@@ -237,6 +300,8 @@ pub struct Template {
     pub sequential: bool,
     /// The kind of table its sessions stand at.
     pub table: &'static str,
+    /// Whether the house's computer can play it.
+    pub house_plays: bool,
     pub new: NewGame,
 }
 
@@ -246,6 +311,7 @@ const fn template<G: Game>() -> Template {
         roles: G::ROLES,
         sequential: G::SEQUENTIAL,
         table: G::TABLE,
+        house_plays: G::HOUSE_PLAYS,
         new: new_boxed::<G>,
     }
 }
@@ -278,4 +344,45 @@ pub fn replay<'a>(
         game = game.apply(role, action, at)?;
     }
     Ok(game)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_audience_admits_only_whom_it_names() {
+        let wolf = Viewer {
+            role: Some("wolf"),
+            sees_all: false,
+        };
+        let seer = Viewer {
+            role: Some("seer"),
+            sees_all: false,
+        };
+        let watcher = Viewer {
+            role: None,
+            sees_all: false,
+        };
+        let all_seeing = Viewer {
+            role: None,
+            sees_all: true,
+        };
+        // A player the server let "see all" is still a player.
+        let greedy_player = Viewer {
+            role: Some("villager"),
+            sees_all: true,
+        };
+        let wolves = Audience::Roles(vec!["wolf".into()]);
+        assert!(wolves.admits(wolf));
+        assert!(!wolves.admits(seer) && !wolves.admits(watcher) && !wolves.admits(all_seeing));
+        assert!(Audience::Watchers.admits(watcher) && Audience::Watchers.admits(all_seeing));
+        assert!(!Audience::Watchers.admits(wolf));
+        assert!(Audience::AllSeeing.admits(all_seeing));
+        assert!(!Audience::AllSeeing.admits(watcher));
+        assert!(!Audience::AllSeeing.admits(greedy_player));
+        for v in [wolf, seer, watcher, all_seeing] {
+            assert!(Audience::Everyone.admits(v));
+        }
+    }
 }

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Game, GameError};
+use super::{Audience, Computer, Game, GameError, Note};
 
 const CHOICES: [&str; 3] = ["rock", "paper", "scissors"];
 
@@ -53,6 +53,7 @@ impl Game for Rps {
     const ROLES: &'static [&'static str] = &["player_1", "player_2"];
     const SEQUENTIAL: bool = false;
     const TABLE: &'static str = "rps_table";
+    const HOUSE_PLAYS: bool = true;
 
     fn new(_seed: u64, options: &Value) -> Result<Rps, GameError> {
         match options {
@@ -120,6 +121,55 @@ impl Game for Rps {
 
     fn render(&self, viewer: Option<&str>, _now: super::GameTime) -> Vec<String> {
         table(&self.view(viewer))
+    }
+
+    /// A choice is named only once both are in.
+    fn headline(&self, _role: &str, action: &str) -> String {
+        match self.result() {
+            None => "has chosen".to_owned(),
+            Some(r) => format!("chooses {action}; {}", result_words(self, r)),
+        }
+    }
+
+    /// The player still to choose is told it is up to them; nobody learns what was chosen.
+    fn notes(&self, role: &str, _action: &str) -> Vec<Note> {
+        if self.revealed() {
+            return Vec::new();
+        }
+        let other = if role == "player_1" {
+            "player_2"
+        } else {
+            "player_1"
+        };
+        vec![Note::new(
+            Audience::Roles(vec![other.to_owned()]),
+            "Your opponent has chosen; now you choose: rock, paper or scissors.",
+        )]
+    }
+
+    fn ending(&self) -> Option<String> {
+        self.result().map(|r| result_words(self, r))
+    }
+
+    /// The house chooses from the seed alone: it never looks at the other choice.
+    fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer> {
+        let i = seat(role)?;
+        if self.choices[i].is_some() {
+            return None;
+        }
+        Some(Computer::Act(CHOICES[(seed % 3) as usize].to_owned()))
+    }
+}
+
+/// "rock beats scissors: player_1 wins", or "a draw".
+fn result_words(g: &Rps, result: &str) -> String {
+    let [Some(a), Some(b)] = g.choices else {
+        return result.replace('_', " ");
+    };
+    match result {
+        "player_1_wins" => format!("{a} beats {b}: player_1 wins"),
+        "player_2_wins" => format!("{b} beats {a}: player_2 wins"),
+        _ => format!("{a} and {b}: a draw"),
     }
 }
 

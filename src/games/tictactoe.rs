@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Game, GameError};
+use super::{Computer, Game, GameError};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TicTacToe {
@@ -47,6 +47,7 @@ impl Game for TicTacToe {
     const ROLES: &'static [&'static str] = &["x", "o"];
     const SEQUENTIAL: bool = true;
     const TABLE: &'static str = "tictactoe_table";
+    const HOUSE_PLAYS: bool = true;
 
     fn new(_seed: u64, options: &Value) -> Result<TicTacToe, GameError> {
         match options {
@@ -107,6 +108,62 @@ impl Game for TicTacToe {
     fn render(&self, viewer: Option<&str>, _now: super::GameTime) -> Vec<String> {
         board(&self.view(viewer))
     }
+
+    /// "marks the centre" (cells as people count them, 1 to 9).
+    fn headline(&self, _role: &str, action: &str) -> String {
+        let cell = action.trim().parse::<usize>().unwrap_or(9);
+        const NAMES: [&str; 9] = [
+            "the top left",
+            "the top",
+            "the top right",
+            "the left",
+            "the centre",
+            "the right",
+            "the bottom left",
+            "the bottom",
+            "the bottom right",
+        ];
+        match NAMES.get(cell) {
+            Some(n) => format!("marks {n} ({})", cell + 1),
+            None => "has moved".to_owned(),
+        }
+    }
+
+    fn ending(&self) -> Option<String> {
+        match (self.winner(), self.full()) {
+            (Some(w), _) => Some(format!("{} wins", w.to_ascii_uppercase())),
+            (None, true) => Some("a draw".to_owned()),
+            (None, false) => None,
+        }
+    }
+
+    /// The house wins if it can, blocks if it must, and otherwise takes the centre, a corner or
+    /// a side, choosing among equals by the seed.
+    fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer> {
+        if self.is_terminal() || !role.starts_with(self.turn()) {
+            return None;
+        }
+        let me = self.turn();
+        let them = if me == 'x' { 'o' } else { 'x' };
+        let free: Vec<usize> = (0..9).filter(|&i| self.cells[i].is_none()).collect();
+        let completes = |who: char| {
+            free.iter().copied().find(|&i| {
+                let mut g = self.clone();
+                g.cells[i] = Some(who);
+                g.winner() == Some(who)
+            })
+        };
+        let pick = |among: &[usize]| {
+            let open: Vec<usize> = among.iter().copied().filter(|i| free.contains(i)).collect();
+            (!open.is_empty()).then(|| open[(seed % open.len() as u64) as usize])
+        };
+        let cell = completes(me)
+            .or_else(|| completes(them))
+            .or_else(|| pick(&[4]))
+            .or_else(|| pick(&[0, 2, 6, 8]))
+            .or_else(|| pick(&[1, 3, 5, 7]))?;
+        Some(Computer::Act(cell.to_string()))
+    }
 }
 
 /// The grid as `view` shows it, and whose move it is or the result.
@@ -116,13 +173,31 @@ fn board(view: &Value) -> Vec<String> {
         .unwrap_or(".........")
         .chars()
         .collect();
-    let mut lines: Vec<String> = board
-        .chunks(3)
-        .map(|r| format!("  {} | {} | {}", r[0], r[1], r[2]))
-        .collect();
+    // Empty cells show their number (1 to 9), which is what a person types to mark one.
+    let cell = |i: usize| match board.get(i).copied() {
+        Some('.') | None => char::from(b'1' + i as u8),
+        Some(c) => c.to_ascii_uppercase(),
+    };
+    let mut lines = Vec::new();
+    for row in 0..3 {
+        if row > 0 {
+            lines.push("  ---+---+---".to_owned());
+        }
+        let i = row * 3;
+        lines.push(format!(
+            "   {} | {} | {}",
+            cell(i),
+            cell(i + 1),
+            cell(i + 2)
+        ));
+    }
     lines.push(match view["result"].as_str() {
-        Some(r) => format!("Result: {}.", r.replace('_', " ")),
-        None => format!("{} to move.", view["turn"].as_str().unwrap_or("?")),
+        Some("draw") => "A draw.".to_owned(),
+        Some(r) => format!("{} wins.", r.trim_end_matches("_wins").to_ascii_uppercase()),
+        None => format!(
+            "{} to move.",
+            view["turn"].as_str().unwrap_or("?").to_ascii_uppercase()
+        ),
     });
     lines
 }
@@ -156,5 +231,49 @@ mod tests {
             g = g.apply(role, c).unwrap();
         }
         assert_eq!(g.state()["result"], "draw");
+    }
+
+    #[test]
+    fn the_house_wins_when_it_can_and_blocks_when_it_must() {
+        let play = |cells: &[usize]| {
+            let mut g = TicTacToe::default();
+            for (i, c) in cells.iter().enumerate() {
+                let role = if i % 2 == 0 { "x" } else { "o" };
+                g = g.apply(role, &c.to_string()).unwrap();
+            }
+            g
+        };
+        let act = |g: &TicTacToe, role: &str| match g.computer(role, &Value::Null, 7) {
+            Some(Computer::Act(a)) => a,
+            _ => panic!("no move"),
+        };
+        // x: 0, 1; o: 4 — o must block at 2.
+        assert_eq!(act(&play(&[0, 4, 1]), "o"), "2");
+        // x: 0, 1, 8; o: 4, 5 — o wins at 3 rather than block anything.
+        assert_eq!(act(&play(&[0, 4, 1, 5, 8]), "o"), "3");
+        // An empty board: the centre.
+        assert_eq!(act(&TicTacToe::default(), "x"), "4");
+        // Not its turn: nothing.
+        assert!(
+            TicTacToe::default()
+                .computer("o", &Value::Null, 7)
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn the_text_board_numbers_the_empty_cells() {
+        let g = TicTacToe::default().apply("x", "4").unwrap();
+        assert_eq!(
+            g.render(None, 0),
+            [
+                "   1 | 2 | 3",
+                "  ---+---+---",
+                "   4 | X | 6",
+                "  ---+---+---",
+                "   7 | 8 | 9",
+                "O to move."
+            ]
+        );
     }
 }

@@ -39,6 +39,10 @@ fn my_table(world: &World, cx: &Cx) -> Option<SessionId> {
 
 /// Takes `action` at the actor's table (made first for a deal) and answers in the seed's format.
 fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, VerbError> {
+    // A hand is dealt at the table, where others see it.
+    if action == "deal" {
+        super::tables::go_to_table(world, cx, ThingKind::BlackjackTable);
+    }
     let sid = match my_table(world, cx) {
         Some(id) => id,
         None if action == "deal" => {

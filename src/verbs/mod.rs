@@ -12,7 +12,11 @@ pub mod schema;
 
 pub mod blackjack;
 pub mod chess;
+pub mod rps;
+pub mod tables;
 pub mod target;
+pub mod tictactoe;
+pub mod watch;
 
 pub mod describe;
 pub mod emote;
@@ -307,12 +311,15 @@ pub static REGISTRY: &[VerbEntry] = &[
     entry::<chess::play::Resign>(),
     entry::<chess::play::Draw>(),
     entry::<chess::play::Takeback>(),
-    entry::<chess::watch::Watch>(),
-    entry::<chess::watch::Unwatch>(),
+    entry::<watch::Watch>(),
+    entry::<watch::Unwatch>(),
     entry::<chess::agent_tools::CreateGame>(),
     entry::<chess::agent_tools::JoinGame>(),
     entry::<chess::agent_tools::FinishTurn>(),
     entry::<chess::agent_tools::WaitForNextTurn>(),
+    entry::<tables::Play>(),
+    entry::<rps::Choose>(),
+    entry::<tictactoe::Mark>(),
     entry::<blackjack::Deal>(),
     entry::<blackjack::Hit>(),
     entry::<blackjack::Stand>(),

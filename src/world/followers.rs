@@ -1,9 +1,20 @@
 //! Who follows a session (its players and its watchers) and how they hear of it: a drawn board
 //! for clients that draw one, the template's text for people, the headline alone for agents,
-//! whose tools give them the state.
+//! whose tools give them the state. A template's notes reach only the audience they name: this
+//! is the one place that decides, for every face.
 
 use super::sessions::{Session, SessionId};
 use super::{AgentId, BoardMsg, Cx, Sink, World};
+use crate::games::{Note, Viewer};
+
+/// Someone watching a session they do not play.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Watcher {
+    who: AgentId,
+    /// The server lets them see everything (a game's all-seeing spectators); only the host's
+    /// own code grants it, never a face.
+    sees_all: bool,
+}
 
 impl World {
     /// The board of session `s` as `viewer` sees it, if its template draws one.
@@ -33,13 +44,18 @@ impl World {
         })
     }
 
-    /// Starts `who` watching `sid`; false if they already were.
-    pub fn watch(&mut self, sid: SessionId, who: &AgentId) -> bool {
+    /// Starts `who` watching `sid`; false if they already were. `sees_all` is the right to
+    /// see everything the game hides, which the host grants to spectators it trusts (a face
+    /// passes false).
+    pub fn watch(&mut self, sid: SessionId, who: &AgentId, sees_all: bool) -> bool {
         let list = self.watchers.entry(sid).or_default();
-        if list.contains(who) {
+        if list.iter().any(|w| &w.who == who) {
             return false;
         }
-        list.push(who.clone());
+        list.push(Watcher {
+            who: who.clone(),
+            sees_all,
+        });
         true
     }
 
@@ -47,54 +63,88 @@ impl World {
     pub fn unwatch(&mut self, sid: SessionId, who: &AgentId) -> bool {
         self.watchers.get_mut(&sid).is_some_and(|l| {
             let before = l.len();
-            l.retain(|w| w != who);
+            l.retain(|w| &w.who != who);
             l.len() != before
         })
     }
 
     /// Whether `who` watches `sid`.
     pub fn watches(&self, sid: SessionId, who: &AgentId) -> bool {
-        self.watchers.get(&sid).is_some_and(|l| l.contains(who))
+        self.watchers
+            .get(&sid)
+            .is_some_and(|l| l.iter().any(|w| &w.who == who))
     }
 
-    /// Everyone who follows session `sid`: its players and its watchers.
-    fn followers(&self, sid: SessionId) -> Vec<AgentId> {
-        let mut who: Vec<AgentId> = self
-            .session(sid)
-            .map(|s| s.participants.iter().map(|p| p.agent.clone()).collect())
-            .unwrap_or_default();
-        for w in self.watchers.get(&sid).into_iter().flatten() {
-            if !who.contains(w) {
-                who.push(w.clone());
+    /// Stops `who` watching anything (they left the town).
+    pub(super) fn unwatch_all(&mut self, who: &AgentId) {
+        for l in self.watchers.values_mut() {
+            l.retain(|w| &w.who != who);
+        }
+    }
+
+    /// Everyone who follows session `s`, as notes see them: its players, then its watchers.
+    fn followers<'a>(&self, s: &'a Session) -> Vec<(AgentId, Viewer<'a>)> {
+        let mut who: Vec<(AgentId, Viewer<'a>)> = s
+            .participants
+            .iter()
+            .map(|p| {
+                let v = Viewer {
+                    role: Some(p.role),
+                    sees_all: false,
+                };
+                (p.agent.clone(), v)
+            })
+            .collect();
+        for w in self.watchers.get(&s.id).into_iter().flatten() {
+            if !who.iter().any(|(a, _)| *a == w.who) {
+                let v = Viewer {
+                    role: None,
+                    sees_all: w.sees_all,
+                };
+                who.push((w.who.clone(), v));
             }
         }
         who
     }
 
-    /// Tells everyone who follows `sid` what happened, with the board or the table.
-    pub fn announce(&self, cx: &mut Cx, sid: SessionId, headline: String) {
+    /// Tells everyone who follows `sid` what `actor` did, with the board or the table, and each
+    /// the notes whose audience admits them. The actor has their verb's own answer instead
+    /// (the house's computer may act inside someone else's command: that someone is told).
+    pub fn announce(
+        &self,
+        cx: &mut Cx,
+        actor: &AgentId,
+        sid: SessionId,
+        headline: String,
+        notes: &[Note],
+    ) {
         let Some(s) = self.session(sid) else { return };
         let now = self.game_time(s);
-        for who in self.followers(sid) {
+        for (who, viewer) in self.followers(s) {
+            let actor = who == *actor;
+            let theirs = notes.iter().filter(|n| n.to.admits(viewer));
             // An agent's mailbox gets the news, not a drawn board: its tools give the state.
             let mailbox =
                 self.is_present(&who) && matches!(self.player(&who).sink_kind(), Sink::Mailbox);
             if mailbox {
-                if who != cx.actor {
+                if !actor {
                     cx.tell(&who, headline.as_str());
+                    theirs.for_each(|n| cx.tell(&who, n.text.as_str()));
                 }
                 continue;
             }
             match self.board_msg(s, &who, Some(headline.clone())) {
                 Some(board) => cx.show_board(&who, board),
-                // The actor has the verb's own answer; others are told.
-                None if who == cx.actor => {}
+                None if actor => {}
                 None => {
                     cx.tell(&who, headline.as_str());
-                    for line in s.game.render(s.role_of(&who), now) {
+                    for line in s.game.render(viewer.role, now) {
                         cx.tell(&who, line);
                     }
                 }
+            }
+            if !actor {
+                theirs.for_each(|n| cx.tell(&who, n.text.as_str()));
             }
         }
     }

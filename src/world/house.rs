@@ -170,19 +170,19 @@ impl World {
             return;
         }
         let tick = s.tick;
-        match s.game.computer(role, &s.options, s.seed.wrapping_add(tick)) {
-            None => {}
-            // act_as calls back here for the state that follows.
-            Some(Computer::Act(action)) => {
-                let computer: AgentId = COMPUTER_ID.into();
-                let _ = self.act_as(cx, &computer, sid, &action, Some(tick));
-            }
-            Some(Computer::Think(thinking)) => cx.effects.push(Effect::Think {
-                session: sid,
-                tick,
-                thinking,
-            }),
-        }
+        // Even an answer the computer knows at once is taken as its own action after this
+        // command, as a person's would be: whoever acted hears their own answer first.
+        let thinking: crate::games::Thinking =
+            match s.game.computer(role, &s.options, s.seed.wrapping_add(tick)) {
+                None => return,
+                Some(Computer::Act(action)) => Box::new(move |_| Some(action)),
+                Some(Computer::Think(thinking)) => thinking,
+            };
+        cx.effects.push(Effect::Think {
+            session: sid,
+            tick,
+            thinking,
+        });
     }
 }
 

@@ -405,7 +405,7 @@ pub struct World {
     /// Who waits for which session to change (see `watch_session`).
     ticks: HashMap<SessionId, tokio::sync::watch::Sender<u64>>,
     /// Who watches which session (besides its players).
-    watchers: HashMap<SessionId, Vec<AgentId>>,
+    watchers: HashMap<SessionId, Vec<followers::Watcher>>,
     /// Games' own state in the town (see [`Extension`]).
     extensions: Vec<Box<dyn Extension>>,
     /// The game clock: how fast game time runs, and where wall time stood when the world began
@@ -502,9 +502,7 @@ impl World {
 
     /// Forgets someone who left the town: what they watched, and whatever games kept for them.
     pub fn forget(&mut self, who: &AgentId) {
-        for w in self.watchers.values_mut() {
-            w.retain(|x| x != who);
-        }
+        self.unwatch_all(who);
         for e in &mut self.extensions {
             e.forget(who);
         }

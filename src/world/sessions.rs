@@ -422,7 +422,9 @@ impl World {
         self.sessions.insert(id, session);
         cx.changed.push(id);
         let players = self.sessions[&id].players_line();
-        self.announce(cx, id, format!("#{id}: a new {} game: {players}.", t.id));
+        let creator = cx.actor.clone();
+        let news = format!("#{id}: a new {} game: {players}.", t.id);
+        self.announce(cx, &creator, id, news, &[]);
         self.schedule(id);
         self.computer_turn(cx, id);
         Ok(Created {
@@ -525,6 +527,7 @@ impl World {
         let tick = s.tick;
         let before = std::mem::replace(&mut s.game, next);
         let headline = headline(s, agent, role, action);
+        let notes = s.game.notes(role, action);
         s.tick += 1;
         let status = s.status();
         let created = iso(self.time.wall(cx.now));
@@ -563,7 +566,7 @@ impl World {
             status: status.to_owned(),
         };
         cx.changed.push(sid);
-        self.announce(cx, sid, headline);
+        self.announce(cx, agent, sid, headline, &notes);
         self.schedule(sid);
         self.computer_turn(cx, sid);
         Ok(acted)

@@ -10,5 +10,6 @@ mod http;
 mod limits;
 mod mcp;
 mod registry;
+mod tables;
 mod telnet;
 mod world_files;

@@ -472,6 +472,7 @@ impl Game for ChessGame {
     const ROLES: &'static [&'static str] = &["white", "black"];
     const SEQUENTIAL: bool = true;
     const TABLE: &'static str = "chess_table";
+    const HOUSE_PLAYS: bool = true;
 
     /// `options` may hold `{"fen": "<FEN>"}` to start from a given position, and
     /// `computer_level` (1 to 10) for a game against the house's computer. Nothing else: a

@@ -288,6 +288,8 @@ joinGame with the id.";
         if !(1..=10).contains(&a.difficulty) {
             return Err(VerbError::usage("Error: difficulty must be from 1 to 10."));
         }
+        // The game stands at a chess table, where people can watch it.
+        super::super::tables::go_to_table(world, cx, ThingKind::ChessTable);
         let mut options = json!({});
         if let Some(c) = a.clock.as_deref().filter(|c| *c != "none") {
             options["clock"] = json!(c);
@@ -403,6 +405,7 @@ a game you already play. Then play with finishTurn (or `move` on telnet).";
                     "You created this game; another player must join it.",
                 ));
             }
+            super::super::tables::go_to_table(world, cx, ThingKind::ChessTable);
             let participants = BTreeMap::from([
                 (open.side.name().to_owned(), open.creator.to_string()),
                 (open.side.other().name().to_owned(), me.to_string()),

@@ -77,34 +77,7 @@ pub fn parse_game(s: &str) -> Result<SessionId, VerbError> {
 
 /// The chess game `actor` means: the one named, or their only game in play.
 pub fn my_game(world: &World, actor: &AgentId, game: Option<&str>) -> Result<SessionId, VerbError> {
-    if let Some(g) = game {
-        let id = parse_game(g)?;
-        let s = world
-            .session(id)
-            .filter(|s| s.template.id == "chess.v1")
-            .ok_or_else(|| VerbError::not_found(format!("There is no chess game #{id}.")))?;
-        return Ok(s.id);
-    }
-    let mine: Vec<SessionId> = world
-        .session_ids()
-        .into_iter()
-        .filter_map(|id| world.session(id))
-        .filter(|s| {
-            s.template.id == "chess.v1" && !s.game.is_terminal() && s.role_of(actor).is_some()
-        })
-        .map(|s| s.id)
-        .collect();
-    match mine.as_slice() {
-        [one] => Ok(*one),
-        [] => Err(VerbError::not_found("You are not playing any chess game.")),
-        many => Err(VerbError::usage(format!(
-            "You are playing several games; say which: {}.",
-            many.iter()
-                .map(|g| format!("#{g}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
-    }
+    super::tables::my_session(world, actor, "chess.v1", "chess", game)
 }
 
 /// Whether `actor` stands where chess is played.

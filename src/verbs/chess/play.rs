@@ -76,7 +76,7 @@ fn with_game(rest: &str) -> (&str, Option<String>) {
 
 impl Verb for Move {
     const NAME: &'static str = "move";
-    const ALIASES: &'static [&'static str] = &["play", "mv"];
+    const ALIASES: &'static [&'static str] = &["mv"];
     const USAGE: &'static str = "move <move> [on #<game>]";
     const SUMMARY: &'static str = "Make a chess move, in UCI (e2e4) or SAN (Nf3, O-O).";
     const HELP: &'static str = "`move e2e4` or `move Nf3` plays in your game (name it with `on #3` if \

@@ -1,13 +1,13 @@
-//! `games`, `watch`, `unwatch` and `board`: following chess games.
+//! `games`, `board` and `moves`: looking at chess games.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use shakmaty::Position;
 
 use super::chess_of;
+use super::my_game;
 use super::play::GameArg;
-use super::{my_game, parse_game};
-use crate::verbs::parse::{opt_text, text, whole};
+use crate::verbs::parse::{opt_text, whole};
 use crate::verbs::{NoArgs, Reply, Verb, VerbError, no_args, usage};
 use crate::world::sessions::Session;
 use crate::world::{Cx, ThingKind, World};
@@ -85,108 +85,6 @@ play, with whose move it is or how it ended.";
                 .collect()
         };
         Ok(Reply::new(text, GameList { games }))
-    }
-}
-
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct GameRequired {
-    /// The game (`#3`).
-    pub game: String,
-}
-
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct Watching {
-    pub session_id: String,
-    pub watching: bool,
-}
-
-pub struct Watch;
-
-impl Verb for Watch {
-    const NAME: &'static str = "watch";
-    const USAGE: &'static str = "watch #<game>";
-    const SUMMARY: &'static str = "Watch a chess game: you are shown every move.";
-    const HELP: &'static str = "`watch #3` shows you game #3's board now and after every move, until you \
-`unwatch #3`.";
-    const READ_ONLY: bool = false;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
-    type Args = GameRequired;
-    type Output = Watching;
-
-    fn parse(rest: &str) -> Result<GameRequired, VerbError> {
-        whole(rest, text, usage::<Watch>).map(|g| GameRequired { game: g.to_owned() })
-    }
-
-    fn run(
-        world: &mut World,
-        cx: &mut Cx,
-        args: GameRequired,
-    ) -> Result<Reply<Watching>, VerbError> {
-        let sid = parse_game(&args.game)?;
-        if world
-            .session(sid)
-            .is_none_or(|s| s.template.id != "chess.v1")
-        {
-            return Err(VerbError::not_found(format!(
-                "There is no chess game #{sid}."
-            )));
-        }
-        let actor = cx.actor.clone();
-        if world.watch(sid, &actor) {
-            let who = actor.clone();
-            cx.undo(move |w| {
-                w.unwatch(sid, &who);
-            });
-        }
-        world.send_board(cx, sid, &actor);
-        Ok(Reply::new(
-            vec![format!("You are watching game #{sid}.")],
-            Watching {
-                session_id: sid.to_string(),
-                watching: true,
-            },
-        ))
-    }
-}
-
-pub struct Unwatch;
-
-impl Verb for Unwatch {
-    const NAME: &'static str = "unwatch";
-    const USAGE: &'static str = "unwatch #<game>";
-    const SUMMARY: &'static str = "Stop watching a chess game.";
-    const HELP: &'static str = "`unwatch #3` stops showing you game #3's moves.";
-    const READ_ONLY: bool = false;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
-    type Args = GameRequired;
-    type Output = Watching;
-
-    fn parse(rest: &str) -> Result<GameRequired, VerbError> {
-        whole(rest, text, usage::<Unwatch>).map(|g| GameRequired { game: g.to_owned() })
-    }
-
-    fn run(
-        world: &mut World,
-        cx: &mut Cx,
-        args: GameRequired,
-    ) -> Result<Reply<Watching>, VerbError> {
-        let sid = parse_game(&args.game)?;
-        if !world.unwatch(sid, &cx.actor) {
-            return Err(VerbError::not_found(format!(
-                "You are not watching game #{sid}."
-            )));
-        }
-        let who = cx.actor.clone();
-        cx.undo(move |w| {
-            w.watch(sid, &who);
-        });
-        Ok(Reply::new(
-            vec![format!("You stop watching game #{sid}.")],
-            Watching {
-                session_id: sid.to_string(),
-                watching: false,
-            },
-        ))
     }
 }
 

@@ -1,0 +1,80 @@
+//! `choose rock|paper|scissors`: playing rock-paper-scissors (rps.v1) at the Game Room's table.
+//! The choice stays the chooser's until both are in; the table then shows both.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::parse::word;
+use super::tables::my_session;
+use super::{Reply, Verb, VerbError, usage};
+use crate::world::{Cx, ThingKind, World};
+
+pub struct Choose;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ChooseArgs {
+    /// `rock`, `paper` or `scissors`.
+    pub choice: String,
+    /// The game (`#3`), if you play several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Chosen {
+    pub session_id: String,
+    pub choice: String,
+    /// `active` until both have chosen, then `completed`.
+    pub status: String,
+}
+
+impl Verb for Choose {
+    const NAME: &'static str = "choose";
+    const ALIASES: &'static [&'static str] = &["throw"];
+    const USAGE: &'static str = "choose rock|paper|scissors [#<game>]";
+    const SUMMARY: &'static str = "Choose in a game of rock-paper-scissors.";
+    const HELP: &'static str = "In your game of rock-paper-scissors (start one with `play rps with \
+<name|house>` at the Game Room's table), `choose rock` (or `paper`, or `scissors`; `throw` works \
+too) makes your choice. Nobody sees it until both of you have chosen; then the table shows both \
+and who won. You choose by the game's number, so you may do it from anywhere.";
+    const READ_ONLY: bool = false;
+    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::RpsTable];
+    type Args = ChooseArgs;
+    type Output = Chosen;
+
+    fn parse(rest: &str) -> Result<ChooseArgs, VerbError> {
+        let (rest, choice) = word(rest).map_err(|_| usage::<Choose>())?;
+        let game = (!rest.trim().is_empty()).then(|| rest.trim().to_owned());
+        Ok(ChooseArgs {
+            choice: choice.to_ascii_lowercase(),
+            game,
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: ChooseArgs) -> Result<Reply<Chosen>, VerbError> {
+        let actor = cx.actor.clone();
+        let sid = my_session(
+            world,
+            &actor,
+            "rps.v1",
+            "rock-paper-scissors",
+            args.game.as_deref(),
+        )?;
+        let choice = args.choice.to_ascii_lowercase();
+        if !["rock", "paper", "scissors"].contains(&choice.as_str()) {
+            return Err(VerbError::usage("Choose rock, paper or scissors."));
+        }
+        let acted = world.act(cx, sid, &choice, None)?;
+        let s = world.session(sid).expect("just acted");
+        let mut text = vec![format!("You choose {choice} in game #{sid}.")];
+        text.extend(s.game.render(s.role_of(&actor), world.game_time(s)));
+        Ok(Reply::new(
+            text,
+            Chosen {
+                session_id: sid.to_string(),
+                choice,
+                status: acted.status,
+            },
+        ))
+    }
+}

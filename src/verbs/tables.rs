@@ -1,0 +1,295 @@
+//! Tables: where games are played in the town. `play <game> with <name|house>` starts a
+//! two-player game of whatever the table here holds (the table's kind names the template, so
+//! a new game needs no new verb to start); a person agrees by asking the same back, as MUD
+//! duels are accepted, and the house's computer sits down at once.
+//!
+//! A game stands at its table. Starting one away from the table walks you there first (so an
+//! agent following a seed's tools still plays where people can see); moves in a game you play
+//! are made by its number from anywhere, as by correspondence.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::go::travel;
+use super::parse::word;
+use super::{Reply, Verb, VerbError, usage};
+use crate::games::{self, Template};
+use crate::world::sessions::SessionId;
+use crate::world::{AgentId, COMPUTER_ID, Cx, Extension, RoomIdx, ThingKind, World};
+
+/// The room where the table of `kind` stands, and the table's name.
+pub fn table_room(world: &World, kind: ThingKind) -> Option<(RoomIdx, String)> {
+    world.map.rooms.iter().enumerate().find_map(|(i, r)| {
+        r.things.iter().find(|t| t.kind == kind).map(|t| {
+            let bare = crate::text::without_article(&t.name).unwrap_or(&t.name);
+            (i, format!("the {bare}"))
+        })
+    })
+}
+
+/// Walks the actor to the table of `kind` if they are elsewhere, and tells them so (before
+/// their verb's answer).
+pub fn go_to_table(world: &mut World, cx: &mut Cx, kind: ThingKind) {
+    let Some((room, table)) = table_room(world, kind) else {
+        return;
+    };
+    if world.player(&cx.actor).room == room {
+        return;
+    }
+    let who = world.player(&cx.actor).name.clone();
+    let place = world.map.room(room).name.clone();
+    travel(
+        world,
+        cx,
+        room,
+        format!("{who} leaves for the {place}."),
+        format!("{who} has arrived, and sits down at {table}."),
+    );
+    let actor = cx.actor.clone();
+    cx.tell(
+        &actor,
+        format!("You walk to the {place} and sit down at {table}."),
+    );
+}
+
+/// The running session of `template` that `actor` means: the one named (`#3`), or their only
+/// one. `what` names the game for people ("chess").
+pub fn my_session(
+    world: &World,
+    actor: &AgentId,
+    template: &str,
+    what: &str,
+    game: Option<&str>,
+) -> Result<SessionId, VerbError> {
+    if let Some(g) = game {
+        let id = super::chess::parse_game(g)?;
+        let s = world
+            .session(id)
+            .filter(|s| s.template.id == template)
+            .ok_or_else(|| VerbError::not_found(format!("There is no {what} game #{id}.")))?;
+        return Ok(s.id);
+    }
+    let mine: Vec<SessionId> = world
+        .session_ids()
+        .into_iter()
+        .filter_map(|id| world.session(id))
+        .filter(|s| {
+            s.template.id == template && !s.game.is_terminal() && s.role_of(actor).is_some()
+        })
+        .map(|s| s.id)
+        .collect();
+    match mine.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(VerbError::not_found(format!(
+            "You are not playing any {what} game."
+        ))),
+        many => Err(VerbError::usage(format!(
+            "You are playing several games; say which: {}.",
+            many.iter()
+                .map(|g| format!("#{g}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// Standing invitations to play, waiting for the other to ask back.
+#[derive(Default)]
+pub struct Invitations {
+    list: Vec<Invite>,
+}
+
+#[derive(Debug, Clone)]
+struct Invite {
+    from: AgentId,
+    to: AgentId,
+    template: &'static str,
+}
+
+impl Extension for Invitations {
+    fn forget(&mut self, who: &AgentId) {
+        self.list.retain(|i| &i.from != who && &i.to != who);
+    }
+}
+
+pub struct Play;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct PlayArgs {
+    /// The game or table here (`rps`, `tictactoe`, `chess`).
+    pub game: String,
+    /// Someone here, or `house` for the house's computer.
+    pub with: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Playing {
+    pub template: String,
+    pub opponent: String,
+    /// The game, once it has begun (at once against the house; when a person asks back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+}
+
+/// The template whose table here answers to `word`.
+fn table_here(world: &World, actor: &AgentId, word: &str) -> Result<&'static Template, VerbError> {
+    let room = world.map.room(world.player(actor).room);
+    let found = room.things.iter().find_map(|t| {
+        let named = t.names().any(|n| n.eq_ignore_ascii_case(word));
+        let template = games::TEMPLATES.iter().find(|g| g.table == t.kind.name());
+        template.filter(|_| named)
+    });
+    found.ok_or_else(|| {
+        let here: Vec<String> = room
+            .things
+            .iter()
+            .filter(|t| games::TEMPLATES.iter().any(|g| g.table == t.kind.name()))
+            .map(|t| t.name.clone())
+            .collect();
+        VerbError::not_found(if here.is_empty() {
+            format!("There is no \"{word}\" to play here; games are played at the tables of the Game Room, the Chess Parlour and the Card Room.")
+        } else {
+            format!("There is no \"{word}\" to play here; here you can play at {}.", here.join(" or "))
+        })
+    })
+}
+
+impl Verb for Play {
+    const NAME: &'static str = "play";
+    const USAGE: &'static str = "play <game> with <name|house>";
+    const SUMMARY: &'static str =
+        "Start a two-player game at a table here, with someone or the house.";
+    const HELP: &'static str = "At a table, `play rps with house` starts rock-paper-scissors against the \
+house's computer at once; `play tictactoe with Bob` invites Bob (who must be here), and the game \
+begins when he types `play tictactoe with <you>` back. The one who asked first takes the first \
+role (player_1, or X, who moves first). Then `choose`, `mark` or `move` as the game has it.";
+    const READ_ONLY: bool = false;
+    const OFFERED_BY: &'static [ThingKind] = &[
+        ThingKind::RpsTable,
+        ThingKind::TictactoeTable,
+        ThingKind::ChessTable,
+    ];
+    type Args = PlayArgs;
+    type Output = Playing;
+
+    fn parse(rest: &str) -> Result<PlayArgs, VerbError> {
+        let (rest, game) = word(rest).map_err(|_| usage::<Play>())?;
+        let (rest, mut with) = word(rest).map_err(|_| usage::<Play>())?;
+        let mut rest = rest;
+        if ["with", "against", "vs"]
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case(with))
+        {
+            let (r, w) = word(rest).map_err(|_| usage::<Play>())?;
+            (rest, with) = (r, w);
+        }
+        if !rest.trim().is_empty() {
+            return Err(usage::<Play>());
+        }
+        Ok(PlayArgs {
+            game: game.to_owned(),
+            with: with.to_owned(),
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: PlayArgs) -> Result<Reply<Playing>, VerbError> {
+        let me = cx.actor.clone();
+        let t = table_here(world, &me, &args.game)?;
+        let [first, second] = t.roles else {
+            return Err(VerbError::refused(format!(
+                "{} is not a game for two; see `help games`.",
+                t.id
+            )));
+        };
+        let start = |world: &mut World, cx: &mut Cx, a: &str, b: &str| {
+            let parts = BTreeMap::from([
+                (first.to_string(), a.to_owned()),
+                (second.to_string(), b.to_owned()),
+            ]);
+            world
+                .create_session(cx, t.id, &parts, serde_json::json!({}))
+                .map(|c| c.session_id)
+        };
+        if ["house", "computer"]
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(&args.with))
+        {
+            if !t.house_plays {
+                return Err(VerbError::refused(format!(
+                    "The house does not play {}; find a partner here.",
+                    t.id
+                )));
+            }
+            let id = start(world, cx, &me, COMPUTER_ID)?;
+            return Ok(Reply::new(
+                vec![format!(
+                    "You sit down to play {} with the house: game #{id}, you are {first}.",
+                    t.id
+                )],
+                Playing {
+                    template: t.id.to_owned(),
+                    opponent: "house".into(),
+                    session_id: Some(id),
+                },
+            ));
+        }
+        let room = world.player(&me).room;
+        let them = world
+            .occupants(room)
+            .iter()
+            .map(|id| world.player(id))
+            .find(|p| p.name.eq_ignore_ascii_case(&args.with))
+            .ok_or_else(|| VerbError::not_found(format!("I don't see \"{}\" here.", args.with)))?;
+        if them.id == me {
+            return Err(VerbError::refused("You cannot play against yourself."));
+        }
+        let (them_id, them_name) = (them.id.clone(), them.name.clone());
+        let my_name = world.player(&me).name.clone();
+        let invites = world.ext::<Invitations>();
+        let asked = invites
+            .list
+            .iter()
+            .position(|i| i.from == them_id && i.to == me && i.template == t.id);
+        if let Some(pos) = asked {
+            let invite = invites.list.remove(pos);
+            cx.undo(move |w| w.ext::<Invitations>().list.insert(pos, invite));
+            let id = start(world, cx, &them_id, &me)?;
+            return Ok(Reply::new(
+                vec![format!(
+                    "You accept {them_name}'s invitation: game #{id} of {}, you are {second}.",
+                    t.id
+                )],
+                Playing {
+                    template: t.id.to_owned(),
+                    opponent: them_name,
+                    session_id: Some(id),
+                },
+            ));
+        }
+        let before = invites.list.clone();
+        cx.undo(move |w| w.ext::<Invitations>().list = before);
+        invites
+            .list
+            .retain(|i| !(i.from == me && i.to == them_id && i.template == t.id));
+        invites.list.push(Invite {
+            from: me.clone(),
+            to: them_id.clone(),
+            template: t.id,
+        });
+        let game_word = args.game.to_ascii_lowercase();
+        cx.tell(
+            &them_id,
+            format!("{my_name} invites you to play {} ({game_word}). Type `play {game_word} with {my_name}` to accept.", t.id),
+        );
+        Ok(Reply::new(
+            vec![format!("You invite {them_name} to play {}.", t.id)],
+            Playing {
+                template: t.id.to_owned(),
+                opponent: them_name,
+                session_id: None,
+            },
+        ))
+    }
+}

@@ -1,0 +1,100 @@
+//! `mark <1-9>`: playing tic-tac-toe (tictactoe.v1) at the Game Room's board. Cells are
+//! numbered as the text board shows them, 1 to 9 from the top left.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::parse::word;
+use super::tables::my_session;
+use super::{Reply, Verb, VerbError, usage};
+use crate::world::{Cx, ThingKind, World};
+
+pub struct Mark;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct MarkArgs {
+    /// The cell, 1 (top left) to 9 (bottom right).
+    #[schemars(range(min = 1, max = 9))]
+    pub cell: u8,
+    /// The game (`#3`), if you play several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Marked {
+    pub session_id: String,
+    pub cell: u8,
+    pub status: String,
+}
+
+impl Verb for Mark {
+    const NAME: &'static str = "mark";
+    const USAGE: &'static str = "mark <1-9> [#<game>]";
+    const SUMMARY: &'static str = "Mark a cell in a game of tic-tac-toe.";
+    const HELP: &'static str = "In your game of tic-tac-toe (start one with `play tictactoe with \
+<name|house>` at the Game Room's board), `mark 5` puts your X or O in the centre: cells are \
+numbered 1 to 9 from the top left, as the board shows them. X moves first. You mark by the \
+game's number, so you may do it from anywhere.";
+    const READ_ONLY: bool = false;
+    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::TictactoeTable];
+    type Args = MarkArgs;
+    type Output = Marked;
+
+    fn parse(rest: &str) -> Result<MarkArgs, VerbError> {
+        let (rest, cell) = word(rest).map_err(|_| usage::<Mark>())?;
+        let cell = cell.parse().map_err(|_| usage::<Mark>())?;
+        let game = (!rest.trim().is_empty()).then(|| rest.trim().to_owned());
+        Ok(MarkArgs { cell, game })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: MarkArgs) -> Result<Reply<Marked>, VerbError> {
+        let actor = cx.actor.clone();
+        let sid = my_session(
+            world,
+            &actor,
+            "tictactoe.v1",
+            "tic-tac-toe",
+            args.game.as_deref(),
+        )?;
+        if !(1..=9).contains(&args.cell) {
+            return Err(VerbError::usage(
+                "Cells are numbered 1 to 9, from the top left.",
+            ));
+        }
+        let s = world.session(sid).expect("found");
+        if let Some(end) = s.game.ending() {
+            return Err(VerbError::refused(format!("Game #{sid} is over: {end}.")));
+        }
+        let role = s.role_of(&actor).expect("a player");
+        if !s.game.legal_actions(role).is_empty()
+            && !s
+                .game
+                .legal_actions(role)
+                .contains(&(args.cell - 1).to_string())
+        {
+            return Err(VerbError::refused(format!("Cell {} is taken.", args.cell)));
+        }
+        let tick = s.tick;
+        let acted = world
+            .act(cx, sid, &(args.cell - 1).to_string(), Some(tick))
+            .map_err(|e| {
+                if e.message == "Not your turn" {
+                    VerbError::refused(format!("It is not your turn in game #{sid}."))
+                } else {
+                    e.into()
+                }
+            })?;
+        let s = world.session(sid).expect("just acted");
+        let mut text = vec![format!("You mark cell {} in game #{sid}.", args.cell)];
+        text.extend(s.game.render(s.role_of(&actor), world.game_time(s)));
+        Ok(Reply::new(
+            text,
+            Marked {
+                session_id: sid.to_string(),
+                cell: args.cell,
+                status: acted.status,
+            },
+        ))
+    }
+}

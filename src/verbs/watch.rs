@@ -1,0 +1,115 @@
+//! `watch` and `unwatch`: following any game by its number, as a spectator.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::chess::parse_game;
+use super::parse::{text, whole};
+use super::{Reply, Verb, VerbError, usage};
+use crate::world::{Cx, ThingKind, World};
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct GameRequired {
+    /// The game (`#3`).
+    pub game: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Watching {
+    pub session_id: String,
+    pub watching: bool,
+}
+
+pub struct Watch;
+
+impl Verb for Watch {
+    const NAME: &'static str = "watch";
+    const USAGE: &'static str = "watch #<game>";
+    const SUMMARY: &'static str = "Watch a game: you are shown every move.";
+    const HELP: &'static str = "`watch #3` shows you game #3's board now and after every move, until you \
+`unwatch #3`. Any game may be watched, from anywhere (you follow it by its number); you see what \
+its rules let a spectator see, and never a player's hidden cards or choices.";
+    const READ_ONLY: bool = false;
+    const OFFERED_BY: &'static [ThingKind] = &[
+        ThingKind::ChessTable,
+        ThingKind::RpsTable,
+        ThingKind::TictactoeTable,
+    ];
+    type Args = GameRequired;
+    type Output = Watching;
+
+    fn parse(rest: &str) -> Result<GameRequired, VerbError> {
+        whole(rest, text, usage::<Watch>).map(|g| GameRequired { game: g.to_owned() })
+    }
+
+    fn run(
+        world: &mut World,
+        cx: &mut Cx,
+        args: GameRequired,
+    ) -> Result<Reply<Watching>, VerbError> {
+        let sid = parse_game(&args.game)?;
+        if world.session(sid).is_none() {
+            return Err(VerbError::not_found(format!("There is no game #{sid}.")));
+        }
+        let actor = cx.actor.clone();
+        if world.watch(sid, &actor, false) {
+            let who = actor.clone();
+            cx.undo(move |w| {
+                w.unwatch(sid, &who);
+            });
+        }
+        world.send_board(cx, sid, &actor);
+        Ok(Reply::new(
+            vec![format!("You are watching game #{sid}.")],
+            Watching {
+                session_id: sid.to_string(),
+                watching: true,
+            },
+        ))
+    }
+}
+
+pub struct Unwatch;
+
+impl Verb for Unwatch {
+    const NAME: &'static str = "unwatch";
+    const USAGE: &'static str = "unwatch #<game>";
+    const SUMMARY: &'static str = "Stop watching a game.";
+    const HELP: &'static str = "`unwatch #3` stops showing you game #3's moves.";
+    const READ_ONLY: bool = false;
+    const OFFERED_BY: &'static [ThingKind] = &[
+        ThingKind::ChessTable,
+        ThingKind::RpsTable,
+        ThingKind::TictactoeTable,
+    ];
+    type Args = GameRequired;
+    type Output = Watching;
+
+    fn parse(rest: &str) -> Result<GameRequired, VerbError> {
+        whole(rest, text, usage::<Unwatch>).map(|g| GameRequired { game: g.to_owned() })
+    }
+
+    fn run(
+        world: &mut World,
+        cx: &mut Cx,
+        args: GameRequired,
+    ) -> Result<Reply<Watching>, VerbError> {
+        let sid = parse_game(&args.game)?;
+        if !world.unwatch(sid, &cx.actor) {
+            return Err(VerbError::not_found(format!(
+                "You are not watching game #{sid}."
+            )));
+        }
+        let who = cx.actor.clone();
+        cx.undo(move |w| {
+            w.watch(sid, &who, false);
+        });
+        Ok(Reply::new(
+            vec![format!("You stop watching game #{sid}.")],
+            Watching {
+                session_id: sid.to_string(),
+                watching: false,
+            },
+        ))
+    }
+}

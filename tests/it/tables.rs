@@ -1,0 +1,154 @@
+//! The Game Room's tables from telnet: rock-paper-scissors and tic-tac-toe against the house
+//! and against people, with text boards; notes that reach only the players they name; and
+//! games started away from their table.
+
+use serde_json::json;
+
+use crate::support::{Client, TestServer, mcp_tool};
+
+/// A player standing in the Game Room.
+async fn in_game_room(s: &TestServer, name: &str) -> Client {
+    let mut c = s.player(name).await;
+    c.send("south").await;
+    c.expect("Exits:").await;
+    c
+}
+
+#[tokio::test]
+async fn rock_paper_scissors_and_tic_tac_toe_against_the_house_with_text_boards() {
+    let s = TestServer::start().await;
+    let mut ann = in_game_room(&s, "Ann").await;
+    let look = ann.command("look").await;
+    assert!(
+        look.iter().any(|l| l.contains("a rock-paper-scissors table")
+            && l.contains("a tic-tac-toe board")),
+        "{look:?}"
+    );
+    // The house chooses right after Ann sits down; Ann is told it is up to her, not what it
+    // chose.
+    ann.send("play rps with house").await;
+    ann.expect("You sit down to play rps.v1 with the house: game #1, you are player_1.")
+        .await;
+    let seen = ann
+        .expect("Your opponent has chosen; now you choose: rock, paper or scissors.")
+        .await;
+    assert!(
+        seen.contains(&"#1: Computer (player_2) has chosen.".to_owned()),
+        "{seen:?}"
+    );
+    let answer = ann.command("choose rock").await;
+    assert_eq!(answer[0], "You choose rock in game #1.");
+    let table = answer[1..].join("\n");
+    assert!(table.starts_with("player_1: rock   player_2: "), "{table}");
+    assert!(table.contains("Result: "), "{table}");
+    assert!(!table.contains('{'), "a text table, not JSON: {table}");
+
+    ann.send("play tictactoe with house").await;
+    ann.expect("game #2, you are x.").await;
+    // X moves; the house answers each move, until the game ends.
+    let mut cells = [1, 2, 3, 4, 5, 6, 7, 8, 9].into_iter();
+    let mut ended = false;
+    ann.send("mark 5").await;
+    let mine = ann.expect("You mark cell 5 in game #2.").await;
+    assert!(mine.last().unwrap().contains("game #2"));
+    for _ in 0..5 {
+        let news = ann.expect("#2: Computer (o) marks").await;
+        let mut board = Vec::new();
+        while board.len() < 6 {
+            board.push(ann.line().await.unwrap());
+        }
+        assert_eq!(board[1], "  ---+---+---", "{news:?} {board:?}");
+        if news.last().unwrap().contains("Game over") {
+            ended = true;
+            break;
+        }
+        // Mark the first cell still numbered on the board.
+        let free = cells
+            .find(|c| board.iter().any(|l| l.contains(&c.to_string())))
+            .unwrap();
+        let answer = ann.command(&format!("mark {free}")).await;
+        if answer
+            .iter()
+            .any(|l| l.ends_with("wins.") || l == "A draw.")
+        {
+            ended = true;
+            break;
+        }
+    }
+    assert!(ended, "the game of tic-tac-toe ended");
+    let games = ann.command("look").await;
+    assert!(
+        games.iter().any(|l| l.contains("Game #2 (tictactoe.v1)")),
+        "{games:?}"
+    );
+}
+
+#[tokio::test]
+async fn notes_reach_only_the_players_they_name_on_telnet_and_in_mcp_events() {
+    let s = TestServer::start().await;
+    let mut ann = in_game_room(&s, "Ann").await;
+    // Bob is an agent over MCP; he walks to the Game Room and accepts Ann's invitation.
+    let bob = s.api().agent(Some("Bob")).await;
+    let r = mcp_tool(s.http, &bob.token, "go", json!({ "exit": "south" })).await;
+    assert!(r["isError"] != true, "{r}");
+    ann.expect("Bob has arrived.").await;
+    let mut cy = in_game_room(&s, "Cy").await;
+    ann.command("play rps with Bob").await;
+    let r = mcp_tool(
+        s.http,
+        &bob.token,
+        "play",
+        json!({ "game": "rps", "with": "Ann" }),
+    )
+    .await;
+    assert_eq!(r["structuredContent"]["session_id"], "1", "{r}");
+    cy.command("watch #1").await;
+    // Ann chooses: Bob is told to choose; Cy only that she has; nobody what.
+    ann.command("choose rock").await;
+    let heard = cy.expect("#1: Ann (player_1) has chosen.").await;
+    let r = mcp_tool(s.http, &bob.token, "events", json!({})).await;
+    let events = r["structuredContent"].to_string();
+    assert!(
+        events.contains("#1: Ann (player_1) has chosen."),
+        "{events}"
+    );
+    assert!(
+        events.contains("Your opponent has chosen; now you choose: rock, paper or scissors."),
+        "{events}"
+    );
+    assert!(!events.contains("player_1: rock"), "{events}");
+    // Bob chooses; everyone hears the result, and Cy was never told to choose.
+    let r = mcp_tool(s.http, &bob.token, "choose", json!({ "choice": "paper" })).await;
+    assert_eq!(r["structuredContent"]["status"], "completed", "{r}");
+    let end = "#1: Bob (player_2) chooses paper; paper beats rock: player_2 wins. Game over: paper beats rock: player_2 wins.";
+    let later = cy.expect(end).await;
+    ann.expect(end).await;
+    for l in heard.iter().chain(&later) {
+        assert!(
+            !l.contains("now you choose"),
+            "a note for Bob reached Cy: {l}"
+        );
+        assert!(
+            !l.contains("chooses rock") && !l.contains("player_1: rock"),
+            "{l}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_game_started_away_from_its_table_walks_you_there_and_people_must_be_at_it() {
+    let s = TestServer::start().await;
+    let mut ann = s.player("Ann").await;
+    // In the Town Square: a hand of blackjack takes Ann to the Card Room's table.
+    ann.send("deal").await;
+    ann.expect("You walk to the Card Room and sit down at the blackjack table.")
+        .await;
+    let here = ann.command("look").await;
+    assert_eq!(here[0], "Card Room", "{here:?}");
+    // Tables that are not here cannot be played at, and say where they are.
+    let r = ann.command("play rps with house").await;
+    assert!(
+        r[0].starts_with("There is no \"rps\" to play here"),
+        "{r:?}"
+    );
+}
