@@ -190,6 +190,11 @@ pub trait Game: Clone + Send + Sync + 'static {
         let _ = (role, action);
         Vec::new()
     }
+    /// Where a running game stands, in a few words for a list of games ("white to move, move
+    /// 12"); the ending once it is over.
+    fn situation(&self) -> String {
+        self.ending().unwrap_or_else(|| "in play".to_owned())
+    }
     /// How the game ended, once it has.
     fn ending(&self) -> Option<String> {
         if !self.is_terminal() {
@@ -229,6 +234,7 @@ pub trait AnyGame: Send + Sync {
     fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> String;
     fn headline(&self, role: &str, action: &str) -> String;
     fn notes(&self, role: &str, action: &str) -> Vec<Note>;
+    fn situation(&self) -> String;
     fn ending(&self) -> Option<String>;
     fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String>;
     fn picture(&self, viewer: Option<&str>) -> Option<Picture>;
@@ -260,6 +266,9 @@ impl<G: Game> AnyGame for G {
     }
     fn notes(&self, role: &str, action: &str) -> Vec<Note> {
         Game::notes(self, role, action)
+    }
+    fn situation(&self) -> String {
+        Game::situation(self)
     }
     fn ending(&self) -> Option<String> {
         Game::ending(self)

@@ -151,6 +151,16 @@ impl Game for Rps {
         self.result().map(|r| result_words(self, r))
     }
 
+    fn situation(&self) -> String {
+        self.ending().unwrap_or_else(|| {
+            match self.choices.iter().flatten().count() {
+                0 => "both choosing",
+                _ => "one has chosen",
+            }
+            .to_owned()
+        })
+    }
+
     /// The house chooses from the seed alone: it never looks at the other choice.
     fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer> {
         let i = seat(role)?;

@@ -129,6 +129,11 @@ impl Game for TicTacToe {
         }
     }
 
+    fn situation(&self) -> String {
+        self.ending()
+            .unwrap_or_else(|| format!("{} to move", self.turn().to_ascii_uppercase()))
+    }
+
     fn ending(&self) -> Option<String> {
         match (self.winner(), self.full()) {
             (Some(w), _) => Some(format!("{} wins", w.to_ascii_uppercase())),

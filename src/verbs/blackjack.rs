@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{NoArgs, Reply, Verb, VerbError, no_args};
+use super::{NoArgs, Reply, Topic, Verb, VerbError, no_args};
 use crate::world::sessions::SessionId;
 use crate::world::{Cx, ThingKind, World};
 
@@ -103,6 +103,7 @@ impl Verb for Deal {
 `blackjack_stand`. Infinite deck: every card is equally likely each time; no betting, splits or \
 doubles; the dealer draws to 17 and wins ties.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Cards;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::BlackjackTable];
     type Args = NoArgs;
     type Output = Hand;
@@ -125,6 +126,7 @@ impl Verb for Hit {
     const SUMMARY: &'static str = "Take another card in your blackjack hand.";
     const HELP: &'static str = "Deals you one more card. Over 21 is a bust and the dealer wins.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Cards;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::BlackjackTable];
     type Args = NoArgs;
     type Output = Hand;
@@ -148,6 +150,7 @@ impl Verb for Stand {
     const HELP: &'static str = "The dealer turns over the hidden card and draws until 17 or more; the \
 higher total without going over 21 wins, and a tie goes to the dealer.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Cards;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::BlackjackTable];
     type Args = NoArgs;
     type Output = Hand;

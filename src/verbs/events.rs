@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{NoArgs, Reply, Verb, VerbError, no_args};
+use super::{NoArgs, Reply, Topic, Verb, VerbError, no_args};
 use crate::world::{Cx, Delivery, World};
 
 pub struct Events;
@@ -28,6 +28,7 @@ impl Verb for Events {
 what others said and did where you are, pages, and the moves of games you play or watch. On \
 telnet these are shown as they happen, so there is nothing to collect.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Agents;
     type Args = NoArgs;
     type Output = EventList;
 

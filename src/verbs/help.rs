@@ -1,24 +1,26 @@
-//! `help [verb]`: the verb list, or one verb's usage and explanation, from the registry itself.
+//! `help [topic|verb]`: the verbs by topic, one topic, or one verb's usage and explanation,
+//! all from the registry itself.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::parse::{opt_text, whole};
-use super::{REGISTRY, Reply, Verb, VerbError, find, usage};
+use super::{REGISTRY, Reply, Topic, Verb, VerbEntry, VerbError, find, usage};
 use crate::world::{Cx, Face, World};
 
 pub struct Help;
 
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct HelpArgs {
-    /// A verb to explain; omit for the list of verbs.
+    /// A topic (`chess`, `blackjack`, `games`, `agents`) or a verb to explain; omit for the
+    /// verbs by topic.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topic: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct HelpText {
-    /// The verb explained, or absent for the list.
+    /// The topic or verb explained, or absent for the list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topic: Option<String>,
     pub text: String,
@@ -41,9 +43,10 @@ pub const TELNET_COMMANDS: &[(&str, &str)] = &[
 impl Verb for Help {
     const NAME: &'static str = "help";
     const ALIASES: &'static [&'static str] = &["?"];
-    const USAGE: &'static str = "help [verb]";
-    const SUMMARY: &'static str = "List the verbs, or explain one.";
-    const HELP: &'static str = "`help` lists every verb; `help <verb>` explains one.";
+    const USAGE: &'static str = "help [topic|verb]";
+    const SUMMARY: &'static str = "List the verbs by topic, or explain a topic or a verb.";
+    const HELP: &'static str = "`help` lists the verbs by topic; `help chess`, `help blackjack`, \
+`help games` or `help agents` shows one topic; `help <verb>` explains one verb.";
     const READ_ONLY: bool = true;
     type Args = HelpArgs;
     type Output = HelpText;
@@ -57,6 +60,7 @@ impl Verb for Help {
     fn run(_: &mut World, cx: &mut Cx, args: HelpArgs) -> Result<Reply<HelpText>, VerbError> {
         let lines = match args.topic.as_deref() {
             None => overview(cx.face),
+            Some(word) if Topic::named(word).is_some() => topic(Topic::named(word).expect("named")),
             Some(topic) => {
                 let e = find(topic.trim_start_matches('@'))
                     .or_else(|| find(topic))
@@ -84,14 +88,40 @@ impl Verb for Help {
     }
 }
 
+/// One line for a verb in a list.
+fn line(e: &VerbEntry) -> String {
+    format!(
+        "  {:<36} {}",
+        e.usage.split("   ").next().unwrap_or(e.usage),
+        e.summary
+    )
+}
+
+fn verbs_of(t: Topic) -> impl Iterator<Item = &'static VerbEntry> {
+    REGISTRY.iter().filter(move |e| e.topic == t)
+}
+
+/// Every topic with its verbs, but the agents' tools only named (a newcomer on telnet does not
+/// need them; an agent over MCP gets them all).
 fn overview(face: Face) -> Vec<String> {
-    let mut lines = vec!["Verbs (type `help <verb>` for more):".to_owned()];
-    for e in REGISTRY {
-        lines.push(format!(
-            "  {:<36} {}",
-            e.usage.split("   ").next().unwrap_or(e.usage),
-            e.summary
-        ));
+    let mut lines = vec![
+        "Verbs by topic (`help <topic>` for one topic, `help <verb>` for one verb):".to_owned(),
+    ];
+    for t in Topic::ALL {
+        if t == Topic::Agents && face == Face::Telnet {
+            let names: Vec<&str> = verbs_of(t).map(|e| e.name).collect();
+            lines.push(format!(
+                "{} (`help agents`): {}.",
+                t.title(),
+                names.join(", ")
+            ));
+            continue;
+        }
+        match t {
+            Topic::Basics => lines.push(format!("{}:", t.title())),
+            _ => lines.push(format!("{} (`help {}`):", t.title(), t.words()[0])),
+        }
+        lines.extend(verbs_of(t).map(line));
     }
     lines.push("Typing the name of an exit (`north`, `n`) walks through it.".into());
     if face == Face::Telnet {
@@ -100,5 +130,13 @@ fn overview(face: Face) -> Vec<String> {
             lines.push(format!("  {cmd:<36} {what}"));
         }
     }
+    lines
+}
+
+/// One topic: what to know first, then its verbs.
+fn topic(t: Topic) -> Vec<String> {
+    let mut lines = vec![format!("{}:", t.title()), t.intro().to_owned()];
+    lines.extend(verbs_of(t).map(line));
+    lines.push("`help <verb>` explains one of them.".to_owned());
     lines
 }

@@ -22,6 +22,7 @@ pub mod describe;
 pub mod emote;
 pub mod events;
 pub mod examine;
+pub mod games;
 pub mod go;
 pub mod help;
 pub mod home;
@@ -150,6 +151,8 @@ pub trait Verb: 'static {
     /// The kinds of thing that offer this verb (shown by `examine`); empty for verbs that
     /// belong to no thing.
     const OFFERED_BY: &'static [ThingKind] = &[];
+    /// Where `help` lists it.
+    const TOPIC: Topic = Topic::Basics;
     /// How it appears as an MCP tool where a spec fixes that (a dotted name, a title, the exact
     /// description and schemas); otherwise the tool is the verb's name and generated schemas.
     const TOOL: ToolSpec = ToolSpec::GENERATED;
@@ -165,6 +168,83 @@ pub trait Verb: 'static {
         cx: &mut Cx,
         args: Self::Args,
     ) -> Result<Reply<Self::Output>, VerbError>;
+}
+
+/// The topics `help` groups verbs under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Topic {
+    Basics,
+    Chess,
+    Cards,
+    Games,
+    /// The tools AI agents use (seed 000's chess tools, seed 004's sessions, the mailbox).
+    Agents,
+}
+
+impl Topic {
+    pub const ALL: [Topic; 5] = [
+        Topic::Basics,
+        Topic::Chess,
+        Topic::Cards,
+        Topic::Games,
+        Topic::Agents,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Topic::Basics => "Moving and talking",
+            Topic::Chess => "Chess",
+            Topic::Cards => "Cards",
+            Topic::Games => "Games at the tables",
+            Topic::Agents => "Agents' tools",
+        }
+    }
+
+    /// The words `help` knows it by; the first is the one it suggests.
+    pub fn words(self) -> &'static [&'static str] {
+        match self {
+            Topic::Basics => &["basics", "talking", "moving"],
+            Topic::Chess => &["chess"],
+            Topic::Cards => &["blackjack", "cards"],
+            Topic::Games => &["games", "rps", "tictactoe", "tables"],
+            Topic::Agents => &["agents", "tools", "mcp"],
+        }
+    }
+
+    /// What a newcomer should know first.
+    pub fn intro(self) -> &'static str {
+        match self {
+            Topic::Basics => {
+                "Look around, walk through exits by name, and talk to whoever is here."
+            }
+            Topic::Chess => {
+                "Chess is played at the tables of the Chess Parlour (east of the square), \
+against a person there or the house's computer, with or without a clock. You move by the game's \
+number from anywhere; tkMOO-light draws the board and takes drags."
+            }
+            Topic::Cards => {
+                "Blackjack is dealt at the Card Room's table (west of the square); dealing \
+elsewhere walks you there. Get close to 21 without going over; the dealer draws to 17."
+            }
+            Topic::Games => {
+                "The Game Room (south of the square) has a rock-paper-scissors table and a \
+tic-tac-toe board. `play <game> with <name|house>` starts a game; anyone may `watch` any game by \
+its number."
+            }
+            Topic::Agents => {
+                "AI agents reach moot over MCP (every verb is a tool) and REST. Besides the \
+verbs, they have seed 000's chess tools, seed 004's session tools for any template, and `events` \
+for what happened around them. A person can give their own agent a token with `token`."
+            }
+        }
+    }
+
+    /// The topic `word` names.
+    pub fn named(word: &str) -> Option<Topic> {
+        Topic::ALL
+            .into_iter()
+            .find(|t| t.words().iter().any(|w| w.eq_ignore_ascii_case(word)))
+    }
 }
 
 /// A verb's MCP tool, as a spec fixes it. Every field left `None` is generated from the verb.
@@ -202,6 +282,7 @@ pub struct VerbEntry {
     pub help: &'static str,
     pub read_only: bool,
     pub offered_by: &'static [ThingKind],
+    pub topic: Topic,
     pub tool: ToolSpec,
     /// JSON Schema of the arguments.
     pub args_schema: fn() -> Schema,
@@ -237,6 +318,7 @@ const fn entry<V: Verb>() -> VerbEntry {
         help: V::HELP,
         read_only: V::READ_ONLY,
         offered_by: V::OFFERED_BY,
+        topic: V::TOPIC,
         tool: V::TOOL,
         args_schema: schema_of::<V::Args>,
         output_schema: schema_of::<V::Output>,
@@ -304,9 +386,9 @@ pub static REGISTRY: &[VerbEntry] = &[
     entry::<chess::challenge::ChallengeVerb>(),
     entry::<chess::challenge::Accept>(),
     entry::<chess::challenge::Decline>(),
-    entry::<chess::watch::Games>(),
-    entry::<chess::watch::Board>(),
-    entry::<chess::watch::Moves>(),
+    entry::<games::Games>(),
+    entry::<chess::board::Board>(),
+    entry::<chess::board::Moves>(),
     entry::<chess::play::Move>(),
     entry::<chess::play::Resign>(),
     entry::<chess::play::Draw>(),

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::parse::word;
 use super::tables::my_session;
-use super::{Reply, Verb, VerbError, usage};
+use super::{Reply, Topic, Verb, VerbError, usage};
 use crate::world::{Cx, ThingKind, World};
 
 pub struct Choose;
@@ -38,6 +38,7 @@ impl Verb for Choose {
 too) makes your choice. Nobody sees it until both of you have chosen; then the table shows both \
 and who won. You choose by the game's number, so you may do it from anywhere.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Games;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::RpsTable];
     type Args = ChooseArgs;
     type Output = Chosen;

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::go::travel;
 use super::parse::word;
-use super::{Reply, Verb, VerbError, usage};
+use super::{Reply, Topic, Verb, VerbError, usage};
 use crate::games::{self, Template};
 use crate::world::sessions::SessionId;
 use crate::world::{AgentId, COMPUTER_ID, Cx, Extension, RoomIdx, ThingKind, World};
@@ -166,6 +166,7 @@ house's computer at once; `play tictactoe with Bob` invites Bob (who must be her
 begins when he types `play tictactoe with <you>` back. The one who asked first takes the first \
 role (player_1, or X, who moves first). Then `choose`, `mark` or `move` as the game has it.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Games;
     const OFFERED_BY: &'static [ThingKind] = &[
         ThingKind::RpsTable,
         ThingKind::TictactoeTable,

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::parse::word;
 use super::tables::my_session;
-use super::{Reply, Verb, VerbError, usage};
+use super::{Reply, Topic, Verb, VerbError, usage};
 use crate::world::{Cx, ThingKind, World};
 
 pub struct Mark;
@@ -37,6 +37,7 @@ impl Verb for Mark {
 numbered 1 to 9 from the top left, as the board shows them. X moves first. You mark by the \
 game's number, so you may do it from anywhere.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Games;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::TictactoeTable];
     type Args = MarkArgs;
     type Output = Marked;

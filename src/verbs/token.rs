@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::parse::{opt_text, whole};
-use super::{Reply, Verb, VerbError, usage};
+use super::{Reply, Topic, Verb, VerbError, usage};
 use crate::identity::issue_token;
 use crate::store::writes;
 use crate::world::{Cx, World};
@@ -38,6 +38,7 @@ HTTP API (`Authorization: Bearer <token>`). `@token` makes one if you have none 
 tokens are kept only as a hash, so it is shown once: keep it safe. `@token new` makes a new one \
 and the old one stops working at once.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Agents;
     type Args = TokenArgs;
     type Output = TokenInfo;
 

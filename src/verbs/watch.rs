@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::chess::parse_game;
 use super::parse::{text, whole};
-use super::{Reply, Verb, VerbError, usage};
+use super::{Reply, Topic, Verb, VerbError, usage};
 use crate::world::{Cx, ThingKind, World};
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -30,6 +30,7 @@ impl Verb for Watch {
 `unwatch #3`. Any game may be watched, from anywhere (you follow it by its number); you see what \
 its rules let a spectator see, and never a player's hidden cards or choices.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Games;
     const OFFERED_BY: &'static [ThingKind] = &[
         ThingKind::ChessTable,
         ThingKind::RpsTable,
@@ -77,6 +78,7 @@ impl Verb for Unwatch {
     const SUMMARY: &'static str = "Stop watching a game.";
     const HELP: &'static str = "`unwatch #3` stops showing you game #3's moves.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Games;
     const OFFERED_BY: &'static [ThingKind] = &[
         ThingKind::ChessTable,
         ThingKind::RpsTable,

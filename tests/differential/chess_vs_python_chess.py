@@ -73,7 +73,7 @@ def expected_ending(board):
 
 def moot_ending(client, game):
     for line in client.command("games"):
-        if line.startswith(f"#{game}:"):
+        if line.startswith(f"#{game} (chess.v1):"):
             if " to move, move " in line:
                 return None
             for reason in ["checkmate", "insufficient material", "stalemate", "threefold repetition", "the fifty-move rule"]:

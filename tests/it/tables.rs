@@ -152,3 +152,46 @@ async fn a_game_started_away_from_its_table_walks_you_there_and_people_must_be_a
         "{r:?}"
     );
 }
+
+#[tokio::test]
+async fn help_groups_the_verbs_by_topic_and_keeps_agents_tools_apart() {
+    let s = TestServer::start().await;
+    let mut ann = s.player("Ann").await;
+    let all = ann.command("help").await;
+    for heading in [
+        "Moving and talking:",
+        "Chess (`help chess`):",
+        "Cards (`help blackjack`):",
+        "Games at the tables (`help games`):",
+    ] {
+        assert!(all.contains(&heading.to_owned()), "{heading}: {all:?}");
+    }
+    // The agents' tools are named on one line, not listed among a newcomer's verbs.
+    let agents = all
+        .iter()
+        .find(|l| l.starts_with("Agents' tools (`help agents`): "))
+        .unwrap();
+    assert!(agents.contains("session_create") && agents.contains("createGame"));
+    assert!(
+        !all.iter()
+            .any(|l| l.trim_start().starts_with("session_create")),
+        "{all:?}"
+    );
+    for (topic, first, verb) in [
+        ("chess", "Chess:", "challenge"),
+        ("blackjack", "Cards:", "blackjack_deal"),
+        ("rps", "Games at the tables:", "choose"),
+        ("games", "Games at the tables:", "mark"),
+        ("agents", "Agents' tools:", "session_create"),
+    ] {
+        let lines = ann.command(&format!("help {topic}")).await;
+        assert_eq!(lines[0], first, "help {topic}: {lines:?}");
+        assert!(
+            lines.iter().any(|l| l.trim_start().starts_with(verb)),
+            "help {topic} lists {verb}: {lines:?}"
+        );
+    }
+    // A verb still has its own help.
+    let one = ann.command("help mark").await;
+    assert_eq!(one[0], "Usage: mark <1-9> [#<game>]");
+}

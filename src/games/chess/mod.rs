@@ -679,6 +679,17 @@ impl Game for ChessGame {
             .map(|o| format!("{} ({})", o.describe(), o.result()))
     }
 
+    fn situation(&self) -> String {
+        match self.ending() {
+            Some(end) => end,
+            None => format!(
+                "{} to move, move {}",
+                self.turn().name(),
+                self.pos.fullmoves()
+            ),
+        }
+    }
+
     fn render(&self, _viewer: Option<&str>, now: GameTime) -> Vec<String> {
         let mut lines = render::board(&self.state());
         if let Some(c) = &self.clock {

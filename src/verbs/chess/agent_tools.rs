@@ -15,7 +15,7 @@ use super::{ChessRoom, OpenGame, chess_of};
 use crate::games::Game;
 use crate::games::chess::Side;
 use crate::verbs::parse::{text, whole, word};
-use crate::verbs::{Pending, Reply, ToolSpec, Verb, VerbError, usage};
+use crate::verbs::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
 use crate::world::COMPUTER_ID;
 use crate::world::sessions::{Session, SessionId};
 use crate::world::{Cx, Sink, ThingKind, World};
@@ -227,6 +227,7 @@ impl Verb for CreateGame {
 as black, call waitForNextTurn. Against `agent`, the game starts when another player calls \
 joinGame with the id.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Agents;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
     /// Seed 000's arguments, as the seed describes them (and an optional clock), and the board
     /// page declared for MCP Apps hosts.
@@ -386,6 +387,7 @@ impl Verb for JoinGame {
     const HELP: &'static str = "Takes the free colour in a game made with `createGame agent`, or shows \
 a game you already play. Then play with finishTurn (or `move` on telnet).";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Agents;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
     type Args = GameIdArgs;
     type Output = GameInfo;
@@ -467,6 +469,7 @@ impl Verb for FinishTurn {
     const HELP: &'static str = "Checks that the game exists, that it is your turn and that the move (UCI) \
 is legal, then plays it. With claim_win, the move is refused unless it mates.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Agents;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
     type Args = FinishTurnArgs;
     type Output = GameInfo;
@@ -563,6 +566,7 @@ impl Verb for WaitForNextTurn {
 for your opponent's move, up to 30 seconds, and then says to call again. Safe to call again after \
 cancelling. (On telnet it answers at once: you are told of every move anyway.)";
     const READ_ONLY: bool = true;
+    const TOPIC: Topic = Topic::Agents;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
     type Args = GameIdArgs;
     type Output = GameInfo;

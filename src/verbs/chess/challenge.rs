@@ -15,7 +15,7 @@ use crate::games::chess::computer::DEFAULT_LEVEL;
 use crate::games::chess::engine::{MAX_LEVEL, MIN_LEVEL};
 use crate::games::chess::{ChessGame, Side};
 use crate::verbs::parse::{text, whole, word};
-use crate::verbs::{Reply, Verb, VerbError, usage};
+use crate::verbs::{Reply, Topic, Verb, VerbError, usage};
 use crate::world::{AgentId, COMPUTER_ID, Cx, ThingKind, World};
 
 pub struct ChallengeVerb;
@@ -109,6 +109,7 @@ each and 3 seconds more after each move; whoever runs out of time loses (or draw
 side has too little left to mate). `from <FEN>` starts from a position instead of the usual \
 start. Colours are random unless you say `as white` or `as black`.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Chess;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
     type Args = ChallengeArgs;
     type Output = Challenged;
@@ -276,6 +277,7 @@ impl Verb for Accept {
     const SUMMARY: &'static str = "Accept someone's chess challenge.";
     const HELP: &'static str = "`accept Ann` starts the game Ann challenged you to.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Chess;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
     type Args = Whom;
     type Output = Answered;
@@ -310,6 +312,7 @@ impl Verb for Decline {
     const SUMMARY: &'static str = "Decline someone's chess challenge.";
     const HELP: &'static str = "`decline Ann` turns down Ann's challenge; she is told.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Chess;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
     type Args = Whom;
     type Output = Answered;

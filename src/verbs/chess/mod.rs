@@ -3,10 +3,10 @@
 //! same whichever face a move comes through.
 
 pub mod agent_tools;
+pub mod board;
 pub mod challenge;
 pub mod page;
 pub mod play;
-pub mod watch;
 
 use nom::Parser;
 use nom::bytes::complete::tag;

@@ -10,7 +10,7 @@ use super::my_game;
 use crate::games::chess::ChessGame;
 use crate::games::chess::tkmoo::drag_square;
 use crate::verbs::parse::{opt_text, whole, word};
-use crate::verbs::{Reply, Verb, VerbError, usage};
+use crate::verbs::{Reply, Topic, Verb, VerbError, usage};
 use crate::world::sessions::SessionId;
 use crate::world::{Cx, ThingKind, World};
 
@@ -85,6 +85,7 @@ the last rank becomes a queen unless you add the piece (`e7e8n`). tkMOO-light's 
 `move <x1> <y1> <x2> <y2> <sequence> on #<game>` itself; a move made on an out-of-date board is \
 refused and the current board sent again.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Chess;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
     type Args = MoveArgs;
     type Output = Moved;
@@ -270,6 +271,7 @@ impl Verb for Resign {
     const HELP: &'static str =
         "Gives up your game (name it with `#3` if you play several); your opponent wins.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Chess;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
     type Args = GameArg;
     type Output = Done;
@@ -301,6 +303,7 @@ impl Verb for Draw {
 game is drawn. Making a move instead of answering declines an offer. The computer accepts only \
 when it stands clearly worse.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Chess;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
     type Args = GameArg;
     type Output = Done;
@@ -333,6 +336,7 @@ impl Verb for Takeback {
     const HELP: &'static str = "Asks your opponent to let you take back your last move (and their reply, \
 if they have made it); if they asked first, agrees. Against the computer it happens at once.";
     const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Chess;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
     type Args = GameArg;
     type Output = Done;

@@ -1,92 +1,14 @@
-//! `games`, `board` and `moves`: looking at chess games.
+//! `board` and `moves`: looking at chess games.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use shakmaty::Position;
 
 use super::chess_of;
 use super::my_game;
 use super::play::GameArg;
 use crate::verbs::parse::{opt_text, whole};
-use crate::verbs::{NoArgs, Reply, Verb, VerbError, no_args, usage};
-use crate::world::sessions::Session;
+use crate::verbs::{Reply, Topic, Verb, VerbError, usage};
 use crate::world::{Cx, ThingKind, World};
-
-/// One game in a list.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct GameLine {
-    pub session_id: String,
-    pub players: String,
-    pub status: String,
-    /// Whose move, or how it ended.
-    pub state: String,
-}
-
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct GameList {
-    pub games: Vec<GameLine>,
-}
-
-fn line_of(s: &Session) -> GameLine {
-    let state = match chess_of(s) {
-        Some(g) => match g.outcome() {
-            Some(o) => format!("{} ({})", o.describe(), o.result()),
-            None => format!(
-                "{} to move, move {}",
-                g.turn().name(),
-                g.position().fullmoves()
-            ),
-        },
-        None => s.status().to_owned(),
-    };
-    GameLine {
-        session_id: s.id.to_string(),
-        players: s.players_line(),
-        status: s.status().to_owned(),
-        state,
-    }
-}
-
-pub struct Games;
-
-impl Verb for Games {
-    const NAME: &'static str = "games";
-    const USAGE: &'static str = "games";
-    const SUMMARY: &'static str = "List the chess games here and your own.";
-    const HELP: &'static str = "Lists the chess games at the tables where you stand, and every game you \
-play, with whose move it is or how it ended.";
-    const READ_ONLY: bool = true;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
-    type Args = NoArgs;
-    type Output = GameList;
-
-    fn parse(rest: &str) -> Result<NoArgs, VerbError> {
-        no_args::<Games>(rest)
-    }
-
-    fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<GameList>, VerbError> {
-        let room = world.player(&cx.actor).room;
-        let games: Vec<GameLine> = world
-            .session_ids()
-            .into_iter()
-            .filter_map(|id| world.session(id))
-            .filter(|s| {
-                s.template.id == "chess.v1"
-                    && (s.room == Some(room) || s.role_of(&cx.actor).is_some())
-            })
-            .map(line_of)
-            .collect();
-        let text = if games.is_empty() {
-            vec!["There are no chess games here. `challenge <name>` or `challenge computer` starts one.".into()]
-        } else {
-            games
-                .iter()
-                .map(|g| format!("#{}: {}, {}.", g.session_id, g.players, g.state))
-                .collect()
-        };
-        Ok(Reply::new(text, GameList { games }))
-    }
-}
 
 pub struct Board;
 
@@ -105,6 +27,7 @@ impl Verb for Board {
     const HELP: &'static str = "Shows the board of your game (or of `#3`), with the last move and whose \
 turn it is. tkMOO-light users get a fresh graphical board too.";
     const READ_ONLY: bool = true;
+    const TOPIC: Topic = Topic::Chess;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
     type Args = GameArg;
     type Output = BoardView;
@@ -160,6 +83,7 @@ impl Verb for Moves {
     const HELP: &'static str = "Lists, in UCI, every move the side to move may make in your game (or in \
 `#3`, which anyone may ask).";
     const READ_ONLY: bool = true;
+    const TOPIC: Topic = Topic::Chess;
     const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
     type Args = GameArg;
     type Output = LegalMoves;
