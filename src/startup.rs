@@ -26,6 +26,44 @@ pub enum StartError {
     },
     #[error("a stored game does not replay, so the database and the game rules disagree: {0}")]
     Replay(#[from] ReplayError),
+    #[error(
+        "the world files are broken: {thing} in {room} is of kind `{kind}`, which no game or verb \
+         knows (known: {known})"
+    )]
+    UnknownKind {
+        room: String,
+        thing: String,
+        kind: String,
+        known: String,
+    },
+}
+
+/// Refuses a thing whose kind nothing knows (a misspelt table would otherwise stand there
+/// offering nothing): a kind is scenery, the table of a template, or offered verbs by one.
+fn check_kinds(map: &world::Map) -> Result<(), StartError> {
+    let scenery = world::ThingKind::SCENERY;
+    let mut known: Vec<&str> = vec![scenery.name()];
+    known.extend(crate::games::TEMPLATES.iter().map(|t| t.table));
+    known.extend(
+        verbs::REGISTRY
+            .iter()
+            .flat_map(|e| e.offered_by.iter().map(|k| k.name())),
+    );
+    known.sort_unstable();
+    known.dedup();
+    for room in &map.rooms {
+        for t in &room.things {
+            if !known.contains(&t.kind.name()) {
+                return Err(StartError::UnknownKind {
+                    room: room.id.clone(),
+                    thing: t.id.clone(),
+                    kind: t.kind.name().to_owned(),
+                    known: known.join(", "),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The town without any listener: the world task running on a store, the identity directory,
@@ -50,6 +88,7 @@ pub async fn open(
     options: world::TaskOptions,
 ) -> Result<Core, StartError> {
     let map = world::load(world_dir)?;
+    check_kinds(&map)?;
     let db_error = |error| StartError::Store {
         path: db_name.to_owned(),
         error,

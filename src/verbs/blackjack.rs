@@ -11,6 +11,9 @@ use super::{NoArgs, Reply, Topic, Verb, VerbError, no_args};
 use crate::world::sessions::SessionId;
 use crate::world::{Cx, ThingKind, World};
 
+/// Where blackjack is dealt (the Card Room's table).
+pub const CARD_TABLE: ThingKind = ThingKind::named("blackjack_table");
+
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Hand {
     pub session_id: String,
@@ -41,7 +44,7 @@ fn my_table(world: &World, cx: &Cx) -> Option<SessionId> {
 fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, VerbError> {
     // A hand is dealt at the table, where others see it.
     if action == "deal" {
-        super::tables::go_to_table(world, cx, ThingKind::BlackjackTable);
+        super::tables::go_to_table(world, cx, crate::verbs::blackjack::CARD_TABLE);
     }
     let sid = match my_table(world, cx) {
         Some(id) => id,
@@ -104,7 +107,7 @@ impl Verb for Deal {
 doubles; the dealer draws to 17 and wins ties.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Cards;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::BlackjackTable];
+    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::blackjack::CARD_TABLE];
     type Args = NoArgs;
     type Output = Hand;
 
@@ -127,7 +130,7 @@ impl Verb for Hit {
     const HELP: &'static str = "Deals you one more card. Over 21 is a bust and the dealer wins.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Cards;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::BlackjackTable];
+    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::blackjack::CARD_TABLE];
     type Args = NoArgs;
     type Output = Hand;
 
@@ -151,7 +154,7 @@ impl Verb for Stand {
 higher total without going over 21 wins, and a tie goes to the dealer.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Cards;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::BlackjackTable];
+    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::blackjack::CARD_TABLE];
     type Args = NoArgs;
     type Output = Hand;
 

@@ -32,13 +32,13 @@ pub struct Examined {
 }
 
 /// Verbs every thing offers, and those its kind adds from the registry.
-fn verbs_of(kind: Option<ThingKind>) -> Vec<String> {
+fn verbs_of(kind: Option<&ThingKind>) -> Vec<String> {
     let mut verbs = vec!["look".to_owned(), "examine".to_owned()];
     if let Some(k) = kind {
         verbs.extend(
             REGISTRY
                 .iter()
-                .filter(|e| e.offered_by.contains(&k))
+                .filter(|e| e.offered_by.contains(k))
                 .map(|e| e.name.to_owned()),
         );
     }
@@ -85,8 +85,8 @@ its description, and the verbs you can use on it.";
                     name: t.name.clone(),
                     aliases: t.aliases.clone(),
                     description: t.description.clone(),
-                    kind: Some(t.kind),
-                    verbs: verbs_of(Some(t.kind)),
+                    kind: Some(t.kind.clone()),
+                    verbs: verbs_of(Some(&t.kind)),
                 }
             }
             Target::Session(id) => {

@@ -44,10 +44,10 @@ with whose move it is or how it ended.";
     const READ_ONLY: bool = true;
     const TOPIC: Topic = Topic::Games;
     const OFFERED_BY: &'static [ThingKind] = &[
-        ThingKind::ChessTable,
-        ThingKind::RpsTable,
-        ThingKind::TictactoeTable,
-        ThingKind::BlackjackTable,
+        crate::verbs::chess::CHESS_TABLE,
+        crate::verbs::rps::RPS_TABLE,
+        crate::verbs::tictactoe::TICTACTOE_TABLE,
+        crate::verbs::blackjack::CARD_TABLE,
     ];
     type Args = NoArgs;
     type Output = GameList;

@@ -309,7 +309,8 @@ impl VerbEntry {
     }
 }
 
-const fn entry<V: Verb>() -> VerbEntry {
+/// A verb's row in the table (public so a test can check one that is not registered).
+pub const fn entry<V: Verb>() -> VerbEntry {
     VerbEntry {
         name: V::NAME,
         aliases: V::ALIASES,

@@ -9,6 +9,9 @@ use super::tables::my_session;
 use super::{Reply, Topic, Verb, VerbError, usage};
 use crate::world::{Cx, ThingKind, World};
 
+/// Where rock-paper-scissors is played (the Game Room).
+pub const RPS_TABLE: ThingKind = ThingKind::named("rps_table");
+
 pub struct Choose;
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -39,7 +42,7 @@ too) makes your choice. Nobody sees it until both of you have chosen; then the t
 and who won. You choose by the game's number, so you may do it from anywhere.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Games;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::RpsTable];
+    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::rps::RPS_TABLE];
     type Args = ChooseArgs;
     type Output = Chosen;
 

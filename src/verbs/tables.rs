@@ -168,9 +168,9 @@ role (player_1, or X, who moves first). Then `choose`, `mark` or `move` as the g
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Games;
     const OFFERED_BY: &'static [ThingKind] = &[
-        ThingKind::RpsTable,
-        ThingKind::TictactoeTable,
-        ThingKind::ChessTable,
+        crate::verbs::rps::RPS_TABLE,
+        crate::verbs::tictactoe::TICTACTOE_TABLE,
+        crate::verbs::chess::CHESS_TABLE,
     ];
     type Args = PlayArgs;
     type Output = Playing;

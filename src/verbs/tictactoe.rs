@@ -9,6 +9,9 @@ use super::tables::my_session;
 use super::{Reply, Topic, Verb, VerbError, usage};
 use crate::world::{Cx, ThingKind, World};
 
+/// Where tic-tac-toe is played (the Game Room).
+pub const TICTACTOE_TABLE: ThingKind = ThingKind::named("tictactoe_table");
+
 pub struct Mark;
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -38,7 +41,7 @@ numbered 1 to 9 from the top left, as the board shows them. X moves first. You m
 game's number, so you may do it from anywhere.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Games;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::TictactoeTable];
+    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::tictactoe::TICTACTOE_TABLE];
     type Args = MarkArgs;
     type Output = Marked;
 

@@ -32,9 +32,9 @@ its rules let a spectator see, and never a player's hidden cards or choices.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Games;
     const OFFERED_BY: &'static [ThingKind] = &[
-        ThingKind::ChessTable,
-        ThingKind::RpsTable,
-        ThingKind::TictactoeTable,
+        crate::verbs::chess::CHESS_TABLE,
+        crate::verbs::rps::RPS_TABLE,
+        crate::verbs::tictactoe::TICTACTOE_TABLE,
     ];
     type Args = GameRequired;
     type Output = Watching;
@@ -80,9 +80,9 @@ impl Verb for Unwatch {
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Games;
     const OFFERED_BY: &'static [ThingKind] = &[
-        ThingKind::ChessTable,
-        ThingKind::RpsTable,
-        ThingKind::TictactoeTable,
+        crate::verbs::chess::CHESS_TABLE,
+        crate::verbs::rps::RPS_TABLE,
+        crate::verbs::tictactoe::TICTACTOE_TABLE,
     ];
     type Args = GameRequired;
     type Output = Watching;

@@ -214,7 +214,7 @@ fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, Wo
                 name: t.name.clone(),
                 aliases: t.aliases.clone(),
                 description: t.description.clone(),
-                kind: t.kind,
+                kind: t.kind.clone(),
             });
         }
         rooms.push(Room {

@@ -47,39 +47,50 @@ pub struct Thing {
     pub kind: ThingKind,
 }
 
-/// What a thing is for. Games attach their verbs to a kind, so `examine` can list what a thing
-/// offers without the world files repeating the verb table.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum ThingKind {
-    /// Something to look at and nothing more.
-    #[default]
-    Scenery,
-    /// Where chess games are played (the Chess Parlour).
-    ChessTable,
-    /// Where blackjack is dealt (the Card Room).
-    BlackjackTable,
-    /// Where rock-paper-scissors is played (the Game Room).
-    RpsTable,
-    /// Where tic-tac-toe is played (the Game Room).
-    TictactoeTable,
-    /// The Werewolf notice board in the Town Hall, where matches are joined.
-    WerewolfBoard,
-}
+/// What a thing is for, as the world files name it (`chess_table`). The world does not know
+/// the kinds: a template names the table it stands at, and verbs name the kinds that offer them
+/// (so `examine` can list what a thing offers without the world files repeating the verb
+/// table); start-up refuses a kind that nothing knows.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ThingKind(std::borrow::Cow<'static, str>);
 
 impl ThingKind {
-    /// Its name in the world files (`chess_table`), which templates name their table by.
-    pub fn name(self) -> &'static str {
-        match self {
-            ThingKind::Scenery => "scenery",
-            ThingKind::ChessTable => "chess_table",
-            ThingKind::BlackjackTable => "blackjack_table",
-            ThingKind::RpsTable => "rps_table",
-            ThingKind::TictactoeTable => "tictactoe_table",
-            ThingKind::WerewolfBoard => "werewolf_board",
-        }
+    /// Something to look at and nothing more.
+    pub const SCENERY: ThingKind = ThingKind::named("scenery");
+
+    pub const fn named(name: &'static str) -> ThingKind {
+        ThingKind(std::borrow::Cow::Borrowed(name))
+    }
+
+    pub fn name(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Default for ThingKind {
+    fn default() -> ThingKind {
+        ThingKind::SCENERY
+    }
+}
+
+impl<'de> Deserialize<'de> for ThingKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ThingKind, D::Error> {
+        Ok(ThingKind(std::borrow::Cow::Owned(String::deserialize(d)?)))
+    }
+}
+
+impl Serialize for ThingKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl schemars::JsonSchema for ThingKind {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ThingKind".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string", "description": "What the thing is for, e.g. chess_table." })
     }
 }
 

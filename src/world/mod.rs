@@ -7,7 +7,7 @@
 //! one owner each action is atomic by construction, there is no lock order to get wrong, and the
 //! order in which the world handled things is the order in which everyone sees them. Handling a
 //! verb takes microseconds, so one task is not the bottleneck; slow work (password hashing,
-//! disk I/O, later chess engines) is sent elsewhere and never awaited on this task.
+//! disk I/O, the computer's thinking) is sent elsewhere and never awaited on this task.
 //!
 //! Verbs never write to sockets. A verb handler gets `&mut World` and a [`Cx`] in which it leaves
 //! notices for other players, and writes for the database each paired with the undo that puts
@@ -75,12 +75,12 @@ pub enum Out {
     Reply { lines: Vec<String> },
     /// Close the connection after showing these lines.
     Close(Vec<String>),
-    /// A chess board changed, or was looked at: a structured board for clients that draw one
-    /// (XMCP/1.1), with text for those that don't.
+    /// A board changed, or was looked at: a structured board for clients that draw one (a
+    /// template's `Picture`, which telnet sends as XMCP/1.1), with text for those that don't.
     Board(Box<BoardMsg>),
 }
 
-/// A chess board as one recipient should see it (turn and colour are theirs).
+/// A session's board as one recipient should see it (turn and side are theirs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoardMsg {
     /// The session id, shown to MOO clients as the object `#<id>`.
@@ -323,7 +323,7 @@ pub enum Effect {
     },
 }
 
-/// State that belongs to a game's verbs rather than to the host (chess's open challenges),
+/// State that belongs to a game's verbs rather than to the host (open challenges, say),
 /// kept in the world by its type so that the host need not know it. `forget` is told when
 /// someone leaves the town.
 pub trait Extension: Any + Send {

@@ -283,7 +283,7 @@ impl World {
         self.create_session_as(cx, None, template, participants, options)
     }
 
-    /// Sets aside a session id for a game that begins later (an open chess game).
+    /// Sets aside a session id for a game that begins later (one waiting for its second player).
     pub fn reserve_session_id(&mut self) -> SessionId {
         let id = self.next_session;
         self.next_session += 1;

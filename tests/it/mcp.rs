@@ -627,3 +627,63 @@ fn tool_schemas_pass_the_inspectors_strict_check_and_fixed_ones_are_served_exact
             .contains("not yet served")
     );
 }
+
+/// A verb whose tool a spec fixes: a dotted name, a title, the description and both schemas.
+struct Dotted;
+
+const DOTTED_INPUT: &str = r#"{"type":"object","properties":{"queueId":{"type":"string","minLength":1,"maxLength":64,"default":"werewolf-default"}},"required":[],"additionalProperties":false}"#;
+const DOTTED_OUTPUT: &str =
+    r#"{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#;
+
+impl moot::verbs::Verb for Dotted {
+    const NAME: &'static str = "dotted";
+    const USAGE: &'static str = "dotted";
+    const SUMMARY: &'static str = "A test verb.";
+    const HELP: &'static str = "It does nothing.";
+    const READ_ONLY: bool = true;
+    const TOOL: moot::verbs::ToolSpec = moot::verbs::ToolSpec {
+        name: Some("et.test.queue.join"),
+        title: Some("Join Test Queue"),
+        description: Some("Exactly as the spec words it."),
+        input_schema: Some(DOTTED_INPUT),
+        output_schema: Some(DOTTED_OUTPUT),
+        meta: None,
+    };
+    type Args = moot::verbs::NoArgs;
+    type Output = moot::verbs::NoArgs;
+
+    fn parse(_: &str) -> Result<moot::verbs::NoArgs, moot::verbs::VerbError> {
+        Ok(moot::verbs::NoArgs {})
+    }
+
+    fn run(
+        _: &mut moot::world::World,
+        _: &mut moot::world::Cx,
+        args: moot::verbs::NoArgs,
+    ) -> Result<moot::verbs::Reply<moot::verbs::NoArgs>, moot::verbs::VerbError> {
+        Ok(moot::verbs::Reply::new(Vec::new(), args))
+    }
+}
+
+#[test]
+fn a_tool_a_spec_fixes_keeps_its_dotted_name_and_schemas_while_people_type_the_word() {
+    let e = moot::verbs::entry::<Dotted>();
+    let t = moot::mcp::tool(&e);
+    assert_eq!(t.name, "et.test.queue.join");
+    assert_eq!(t.title.as_deref(), Some("Join Test Queue"));
+    assert_eq!(
+        t.description.as_deref(),
+        Some("Exactly as the spec words it.")
+    );
+    let as_json = |s: &str| serde_json::from_str::<Value>(s).unwrap();
+    assert_eq!(
+        serde_json::to_value(&*t.input_schema).unwrap(),
+        as_json(DOTTED_INPUT)
+    );
+    assert_eq!(
+        serde_json::to_value(t.output_schema.as_deref().unwrap()).unwrap(),
+        as_json(DOTTED_OUTPUT)
+    );
+    assert!(e.answers_to("dotted"));
+    assert!(!e.answers_to("et.test.queue.join"));
+}

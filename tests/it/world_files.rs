@@ -129,3 +129,28 @@ fn the_binary_refuses_to_start_on_a_broken_world() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_thing_of_a_kind_nothing_knows_stops_start_up() {
+    let room = std::fs::read_to_string(world_dir().join("rooms/game_room.toml"))
+        .unwrap()
+        .replace("kind = \"rps_table\"", "kind = \"rps_tabel\"");
+    let dir = world_with("rooms/game_room.toml", &room);
+    let db = dir.path().join("x.db");
+    let out = Command::new(env!("CARGO_BIN_EXE_moot"))
+        .args(["--world", dir.path().to_str().unwrap()])
+        .args(["--db", db.to_str().unwrap(), "--telnet", "127.0.0.1:0"])
+        .args(["--http", "127.0.0.1:0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .contains("rps_table in game_room is of kind `rps_tabel`, which no game or verb knows")
+            && stderr.contains(
+                "known: blackjack_table, chess_table, rps_table, scenery, tictactoe_table"
+            ),
+        "{stderr}"
+    );
+}

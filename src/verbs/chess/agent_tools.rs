@@ -228,7 +228,7 @@ as black, call waitForNextTurn. Against `agent`, the game starts when another pl
 joinGame with the id.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Agents;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
     /// Seed 000's arguments, as the seed describes them (and an optional clock), and the board
     /// page declared for MCP Apps hosts.
     const TOOL: ToolSpec = ToolSpec {
@@ -290,7 +290,7 @@ joinGame with the id.";
             return Err(VerbError::usage("Error: difficulty must be from 1 to 10."));
         }
         // The game stands at a chess table, where people can watch it.
-        super::super::tables::go_to_table(world, cx, ThingKind::ChessTable);
+        super::super::tables::go_to_table(world, cx, crate::verbs::chess::CHESS_TABLE);
         let mut options = json!({});
         if let Some(c) = a.clock.as_deref().filter(|c| *c != "none") {
             options["clock"] = json!(c);
@@ -388,7 +388,7 @@ impl Verb for JoinGame {
 a game you already play. Then play with finishTurn (or `move` on telnet).";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Agents;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
     type Args = GameIdArgs;
     type Output = GameInfo;
 
@@ -407,7 +407,7 @@ a game you already play. Then play with finishTurn (or `move` on telnet).";
                     "You created this game; another player must join it.",
                 ));
             }
-            super::super::tables::go_to_table(world, cx, ThingKind::ChessTable);
+            super::super::tables::go_to_table(world, cx, crate::verbs::chess::CHESS_TABLE);
             let participants = BTreeMap::from([
                 (open.side.name().to_owned(), open.creator.to_string()),
                 (open.side.other().name().to_owned(), me.to_string()),
@@ -470,7 +470,7 @@ impl Verb for FinishTurn {
 is legal, then plays it. With claim_win, the move is refused unless it mates.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Agents;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
     type Args = FinishTurnArgs;
     type Output = GameInfo;
 
@@ -567,7 +567,7 @@ for your opponent's move, up to 30 seconds, and then says to call again. Safe to
 cancelling. (On telnet it answers at once: you are told of every move anyway.)";
     const READ_ONLY: bool = true;
     const TOPIC: Topic = Topic::Agents;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
     type Args = GameIdArgs;
     type Output = GameInfo;
 

@@ -28,7 +28,7 @@ impl Verb for Board {
 turn it is. tkMOO-light users get a fresh graphical board too.";
     const READ_ONLY: bool = true;
     const TOPIC: Topic = Topic::Chess;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
     type Args = GameArg;
     type Output = BoardView;
 
@@ -84,7 +84,7 @@ impl Verb for Moves {
 `#3`, which anyone may ask).";
     const READ_ONLY: bool = true;
     const TOPIC: Topic = Topic::Chess;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
     type Args = GameArg;
     type Output = LegalMoves;
 

@@ -110,7 +110,7 @@ side has too little left to mate). `from <FEN>` starts from a position instead o
 start. Colours are random unless you say `as white` or `as black`.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Chess;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
     type Args = ChallengeArgs;
     type Output = Challenged;
 
@@ -278,7 +278,7 @@ impl Verb for Accept {
     const HELP: &'static str = "`accept Ann` starts the game Ann challenged you to.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Chess;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
     type Args = Whom;
     type Output = Answered;
 
@@ -313,7 +313,7 @@ impl Verb for Decline {
     const HELP: &'static str = "`decline Ann` turns down Ann's challenge; she is told.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Chess;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
     type Args = Whom;
     type Output = Answered;
 

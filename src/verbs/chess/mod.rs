@@ -21,6 +21,9 @@ use crate::games::chess::Side;
 use crate::world::sessions::SessionId;
 use crate::world::{AgentId, Extension, ThingKind, World};
 
+/// Where chess is played (the Chess Parlour's tables).
+pub const CHESS_TABLE: ThingKind = ThingKind::named("chess_table");
+
 /// What the chess verbs keep in the town besides the games: open challenges, games made with
 /// `createGame` waiting for their second player, and who asked for the interactive board.
 #[derive(Default)]
@@ -88,7 +91,7 @@ pub fn at_chess_table(world: &World, actor: &AgentId) -> bool {
         .room(room)
         .things
         .iter()
-        .any(|t| t.kind == ThingKind::ChessTable)
+        .any(|t| t.kind == crate::verbs::chess::CHESS_TABLE)
 }
 
 /// The game of a chess session.

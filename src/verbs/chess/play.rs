@@ -86,7 +86,7 @@ the last rank becomes a queen unless you add the piece (`e7e8n`). tkMOO-light's 
 refused and the current board sent again.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Chess;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
     type Args = MoveArgs;
     type Output = Moved;
 
@@ -272,7 +272,7 @@ impl Verb for Resign {
         "Gives up your game (name it with `#3` if you play several); your opponent wins.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Chess;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
     type Args = GameArg;
     type Output = Done;
 
@@ -304,7 +304,7 @@ game is drawn. Making a move instead of answering declines an offer. The compute
 when it stands clearly worse.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Chess;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
     type Args = GameArg;
     type Output = Done;
 
@@ -337,7 +337,7 @@ impl Verb for Takeback {
 if they have made it); if they asked first, agrees. Against the computer it happens at once.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Chess;
-    const OFFERED_BY: &'static [ThingKind] = &[ThingKind::ChessTable];
+    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
     type Args = GameArg;
     type Output = Done;
 
