@@ -42,10 +42,6 @@ fn my_table(world: &World, cx: &Cx) -> Option<SessionId> {
 
 /// Takes `action` at the actor's table (made first for a deal) and answers in the seed's format.
 fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, VerbError> {
-    // A hand is dealt at the table, where others see it.
-    if action == "deal" {
-        super::tables::go_to_table(world, cx, crate::verbs::blackjack::CARD_TABLE);
-    }
     let sid = match my_table(world, cx) {
         Some(id) => id,
         None if action == "deal" => {
@@ -63,6 +59,10 @@ fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, Ver
         }
     };
     let acted = world.act(cx, sid, action, None)?;
+    if action == "deal" {
+        // Played at the table, where others may watch it, wherever it was dealt from.
+        super::tables::from_afar(world, cx, CARD_TABLE);
+    }
     let v = acted.state;
     let strings = |key: &str| {
         v[key]

@@ -223,8 +223,10 @@ against a person there or the house's computer, with or without a clock. You mov
 number from anywhere; tkMOO-light draws the board and takes drags."
             }
             Topic::Cards => {
-                "Blackjack is dealt at the Card Room's table (west of the square); dealing \
-elsewhere walks you there. Get close to 21 without going over; the dealer draws to 17."
+                "Blackjack is played at the Card Room's table (west of the square), where \
+anyone may watch; you may deal from anywhere (agents that follow seed 001 do not walk), and the \
+hand is played at the table all the same. Get close to 21 without going over; the dealer draws \
+to 17."
             }
             Topic::Games => {
                 "The Game Room (south of the square) has a rock-paper-scissors table and a \

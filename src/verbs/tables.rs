@@ -3,16 +3,16 @@
 //! a new game needs no new verb to start); a person agrees by asking the same back, as MUD
 //! duels are accepted, and the house's computer sits down at once.
 //!
-//! A game stands at its table. Starting one away from the table walks you there first (so an
-//! agent following a seed's tools still plays where people can see); moves in a game you play
-//! are made by its number from anywhere, as by correspondence.
+//! A game stands at its table, whoever starts it and from wherever. People start one at the
+//! table, with whoever is there; the seeds' tools (`deal`, `createGame`, `joinGame`) start one
+//! from anywhere, because the agents that follow those seeds do not walk, and say so. Moves in a
+//! game you play are made by its number from anywhere, as by correspondence.
 
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::go::travel;
 use super::parse::word;
 use super::{Reply, Topic, Verb, VerbError, usage};
 use crate::games::{self, Template};
@@ -29,28 +29,24 @@ pub fn table_room(world: &World, kind: ThingKind) -> Option<(RoomIdx, String)> {
     })
 }
 
-/// Walks the actor to the table of `kind` if they are elsewhere, and tells them so (before
-/// their verb's answer).
-pub fn go_to_table(world: &mut World, cx: &mut Cx, kind: ThingKind) {
+/// Tells the actor, if they are away from the table of `kind`, that the game they start is
+/// played there all the same: the seed's tools start games from anywhere (agents that follow
+/// them do not walk), and the game stands at its table, where anyone may watch it.
+pub fn from_afar(world: &World, cx: &mut Cx, kind: ThingKind) {
     let Some((room, table)) = table_room(world, kind) else {
         return;
     };
     if world.player(&cx.actor).room == room {
         return;
     }
-    let who = world.player(&cx.actor).name.clone();
     let place = world.map.room(room).name.clone();
-    travel(
-        world,
-        cx,
-        room,
-        format!("{who} leaves for the {place}."),
-        format!("{who} has arrived, and sits down at {table}."),
-    );
     let actor = cx.actor.clone();
     cx.tell(
         &actor,
-        format!("You walk to the {place} and sit down at {table}."),
+        format!(
+            "You play from afar: the game stands at {table} in the {place}, where anyone may \
+             watch it."
+        ),
     );
 }
 

@@ -136,15 +136,25 @@ async fn notes_reach_only_the_players_they_name_on_telnet_and_in_mcp_events() {
 }
 
 #[tokio::test]
-async fn a_game_started_away_from_its_table_walks_you_there_and_people_must_be_at_it() {
+async fn a_game_started_away_from_its_table_stands_there_and_says_so() {
     let s = TestServer::start().await;
     let mut ann = s.player("Ann").await;
-    // In the Town Square: a hand of blackjack takes Ann to the Card Room's table.
+    // In the Town Square: a hand of blackjack dealt from here is played at the Card Room's
+    // table, and Ann is told so plainly; a watcher there sees it.
     ann.send("deal").await;
-    ann.expect("You walk to the Card Room and sit down at the blackjack table.")
+    ann.expect("You play from afar: the game stands at the blackjack table in the Card Room, where anyone may watch it.")
         .await;
-    let here = ann.command("look").await;
-    assert_eq!(here[0], "Card Room", "{here:?}");
+    ann.expect("Player: ").await;
+    let mut bo = s.player("Bo").await;
+    bo.send("west").await;
+    bo.expect("Exits:").await;
+    let games = bo.command("games").await;
+    assert!(
+        games
+            .iter()
+            .any(|l| l.starts_with("#1 (blackjack.v1): Ann (player)")),
+        "{games:?}"
+    );
     // Tables that are not here cannot be played at, and say where they are.
     let r = ann.command("play rps with house").await;
     assert!(

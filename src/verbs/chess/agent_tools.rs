@@ -289,8 +289,6 @@ joinGame with the id.";
         if !(1..=10).contains(&a.difficulty) {
             return Err(VerbError::usage("Error: difficulty must be from 1 to 10."));
         }
-        // The game stands at a chess table, where people can watch it.
-        super::super::tables::go_to_table(world, cx, crate::verbs::chess::CHESS_TABLE);
         let mut options = json!({});
         if let Some(c) = a.clock.as_deref().filter(|c| *c != "none") {
             options["clock"] = json!(c);
@@ -329,6 +327,7 @@ joinGame with the id.";
                     options,
                 },
             );
+            super::super::tables::from_afar(world, cx, crate::verbs::chess::CHESS_TABLE);
             let text = format!(
                 "{}\n\nWaiting for an opponent, who joins with `joinGame({id})`.\n\n**Next Action**: Call `waitForNextTurn(game_id)`; it returns when it is your turn.",
                 head(&id.to_string())
@@ -342,6 +341,7 @@ joinGame with the id.";
         ]);
         options["computer_level"] = json!(a.difficulty);
         let created = world.create_session(cx, "chess.v1", &participants, options)?;
+        super::super::tables::from_afar(world, cx, crate::verbs::chess::CHESS_TABLE);
         if a.show_ui {
             let key = (created.session_id.parse().expect("numeric"), me.clone());
             world.ext::<ChessRoom>().ui.insert(key.clone());
@@ -407,12 +407,12 @@ a game you already play. Then play with finishTurn (or `move` on telnet).";
                     "You created this game; another player must join it.",
                 ));
             }
-            super::super::tables::go_to_table(world, cx, crate::verbs::chess::CHESS_TABLE);
             let participants = BTreeMap::from([
                 (open.side.name().to_owned(), open.creator.to_string()),
                 (open.side.other().name().to_owned(), me.to_string()),
             ]);
             world.create_session_as(cx, Some(id), "chess.v1", &participants, open.options)?;
+            super::super::tables::from_afar(world, cx, crate::verbs::chess::CHESS_TABLE);
             if let Some(open) = world.ext::<ChessRoom>().open_games.remove(&id) {
                 cx.undo(move |w| {
                     w.ext::<ChessRoom>().open_games.insert(id, open);
