@@ -201,6 +201,14 @@ impl Side {
             Side::Black => "black",
         }
     }
+
+    /// "White" or "Black", to begin a sentence.
+    pub fn title(self) -> &'static str {
+        match self {
+            Side::White => "White",
+            Side::Black => "Black",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -127,10 +127,6 @@ mod tests {
     }
 }
 
-fn title(c: &str) -> &'static str {
-    if c == "black" { "Black" } else { "White" }
-}
-
 /// The game as `me` sees it.
 fn info(s: &Session, me: &str, status: Option<&str>) -> GameInfo {
     let g = chess_of(s).expect("a chess session");
@@ -306,7 +302,7 @@ joinGame with the id.";
             format!(
                 "Game Created Successfully!\n- Game ID: {id}\n- Type: {}\n- You are: {}",
                 a.kind,
-                title(&a.color)
+                side.title()
             )
         };
         if a.kind == "agent" {
@@ -352,7 +348,7 @@ joinGame with the id.";
         let s = world
             .session(created.session_id.parse().expect("numeric"))
             .expect("just made");
-        let text = if a.color == "white" {
+        let text = if side == Side::White {
             let g = chess_of(s).expect("chess");
             format!(
                 "{}\n\n{}\n\n**Next Action**: Decide your move and call `finishTurn(game_id, move)`.",
@@ -437,9 +433,9 @@ a game you already play. Then play with finishTurn (or `move` on telnet).";
         let g = chess_of(s).expect("chess");
         let text = format!(
             "Joined Game {id} Successfully!\n- You are: {}\n- Players: {}\n- Turn: {}\n\n{}\n\n{next}",
-            title(role),
+            Side::from_role(role).map_or("White", Side::title),
             s.players_line(),
-            title(g.turn().name()),
+            g.turn().title(),
             markdown_board(g.position())
         );
         world.send_board(cx, id, &me);
