@@ -77,7 +77,9 @@ async fn login_guesses_are_admitted_per_address_and_name_across_connections() {
     let s = TestServer::start_with(|c| c.login_rate = 60.0).await;
     drop(s.player("Victim").await);
     drop(s.player("Eve").await);
-    // Eve guesses at Victim's password from forty connections at once.
+    // Eve guesses at Victim's password from forty connections at once. The name's bucket
+    // refills at half a guess a second, so a slow machine may admit a few more than thirty.
+    let started = std::time::Instant::now();
     let mut guesses = Vec::new();
     for i in 0..40 {
         let addr = s.addr;
@@ -101,14 +103,38 @@ async fn login_guesses_are_admitted_per_address_and_name_across_connections() {
         assert!(refused || was_checked, "{lines:?}");
         checked += usize::from(was_checked);
     }
-    assert_eq!(checked, 30, "guesses checked at one name");
-    // Eve logging in to her own character does not buy more guesses at Victim's.
+    let refilled = (started.elapsed().as_secs_f64() * 0.5).ceil() as usize;
+    assert!(
+        (30..=30 + refilled).contains(&checked),
+        "{checked} guesses checked at one name (30, and {refilled} refilled)"
+    );
+    // Eve logging in to her own character does not buy more guesses at Victim's: of a few more
+    // quick guesses, those beyond what refilled meanwhile are refused.
     let mut eve = Client::connect(s.addr).await;
     eve.send("connect Eve pw-Eve").await;
     eve.expect("*** Connected ***").await;
-    let mut c = Client::connect(s.addr).await;
-    c.send("connect Victim one-more").await;
-    c.expect("Too many login attempts").await;
+    let mut refused = false;
+    for i in 0..4 {
+        let mut c = Client::connect(s.addr).await;
+        c.send(&format!("connect Victim one-more{i}")).await;
+        loop {
+            let l = c.line().await.unwrap();
+            if l.contains("Too many login attempts") {
+                refused = true;
+                break;
+            }
+            if l.contains("different password") {
+                break;
+            }
+        }
+        if refused {
+            break;
+        }
+    }
+    assert!(
+        refused,
+        "a success at Eve's name reset the count at Victim's"
+    );
     s.stop().await;
 }
 
