@@ -35,8 +35,6 @@ pub enum Request {
         conn: ConnId,
         why: Leaving,
     },
-    /// The `who` table, for the login screen.
-    Who { reply: oneshot::Sender<Vec<String>> },
     /// Work for the world from another face (see [`WorldHandle::call`]).
     Call(Job),
 }
@@ -119,12 +117,22 @@ impl WorldHandle {
         Ok(out)
     }
 
+    /// The `who` table, for the login screen. It is answered like any command, so it waits
+    /// behind whatever is not stored yet and never shows a walk the database has not taken.
+    /// A table read on top of writes that failed showed what was undone: it is read again.
     pub async fn who(&self) -> Vec<String> {
-        let (reply, rx) = oneshot::channel();
-        if !self.send(Request::Who { reply }).await {
-            return Vec::new();
+        let mut failed = Unavailable::Stopped;
+        for _ in 0..3 {
+            let table = self.call(SERVER_ID.into(), Face::Telnet, |world, _| {
+                views::who_table(world, Instant::now())
+            });
+            match table.await {
+                Ok(table) => return table,
+                Err(Unavailable::Stopped) => return Vec::new(),
+                Err(e) => failed = e,
+            }
         }
-        rx.await.unwrap_or_default()
+        vec![format!("*** {failed}. ***")]
     }
 }
 
@@ -290,9 +298,6 @@ fn handle(world: &mut World, env: &Env, req: Request) {
             if world.leave(&mut cx, &agent, conn, why) {
                 finish(world, env, cx, None);
             }
-        }
-        Request::Who { reply } => {
-            let _ = reply.send(views::who_table(world, Instant::now()));
         }
         Request::Call(job) => job(world, env),
     }

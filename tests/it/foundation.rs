@@ -244,6 +244,52 @@ async fn a_move_the_database_cannot_store_is_refused_and_heard_of_by_nobody() {
     kill(&mut child);
 }
 
+/// The login screen's `who` is a reader like any other: it must not show a walk that is not
+/// stored yet (nor one that never will be).
+#[tokio::test]
+async fn the_login_screens_who_never_shows_a_walk_before_it_is_stored() {
+    let s = TestServer::start_with(|c| {
+        c.db_busy_timeout = Duration::from_millis(1500).into();
+    })
+    .await;
+    let mut ann = s.player("Ann").await;
+    // Another process takes the database's write lock, so Ann's walk cannot be stored.
+    let lock = rusqlite::Connection::open(&s.db).unwrap();
+    lock.execute_batch("BEGIN IMMEDIATE").unwrap();
+    ann.send("north").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Someone at the login screen asks who is on while the walk waits for the database.
+    let mut guest = s.client().await;
+    guest.send("who").await;
+    let table = guest.expect("Total: 1 player connected.").await;
+    let row = table
+        .iter()
+        .find(|l| l.starts_with("Ann "))
+        .unwrap_or_else(|| panic!("Ann is listed: {table:?}"));
+    assert!(
+        row.ends_with("Town Square"),
+        "who showed a walk that was never stored: {row}"
+    );
+    let answer = ann.expect("please try again").await;
+    assert!(
+        !answer.iter().any(|l| l.contains("Town Hall")),
+        "{answer:?}"
+    );
+    lock.execute_batch("COMMIT").unwrap();
+    // Once the database takes writes again, the walk is stored and then shown.
+    ann.send("north").await;
+    ann.expect("Town Hall").await;
+    guest.send("who").await;
+    let table = guest.expect("Total: 1 player connected.").await;
+    assert!(
+        table
+            .iter()
+            .any(|l| l.starts_with("Ann ") && l.ends_with("Town Hall")),
+        "{table:?}"
+    );
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn moot_stops_when_the_database_refuses_every_write_for_too_long() {
     let dir = tempfile::tempdir().unwrap();
