@@ -336,6 +336,13 @@ impl World {
             let agent = participants
                 .get(*role)
                 .ok_or_else(|| invalid(format!("Role `{role}` is not filled")))?;
+            if agent == super::house::SERVER_ID {
+                // The server acts only at deadlines, never for a role: a session waiting on it
+                // would wait for good.
+                return Err(invalid(format!(
+                    "`{agent}` is the server's own identity and cannot take a role"
+                )));
+            }
             let name = self
                 .directory
                 .name_of(agent)

@@ -415,6 +415,13 @@ async fn malformed_requests_get_invalid_request_never_500() {
         ),
         (
             format!(
+                r#"{{"template": "chess.v1", "participants": {{"white": "{}", "black": "server"}}}}"#,
+                a.id
+            ),
+            "`server` is the server's own identity",
+        ),
+        (
+            format!(
                 r#"{{"template": "rps.v1", "participants": {{"player_1": "{}", "player_2": "{}"}}, "pad": "{}"}}"#,
                 a.id,
                 b.id,
