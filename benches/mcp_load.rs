@@ -256,7 +256,10 @@ async fn waiters(addr: SocketAddr, n: usize) {
                 .await;
             (
                 Instant::now(),
-                r["status"].as_str().unwrap_or_default().to_owned(),
+                r["status"]
+                    .as_str()
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| r.to_string().chars().take(160).collect()),
             )
         }));
     }
@@ -296,9 +299,15 @@ async fn waiters(addr: SocketAddr, n: usize) {
     // move being sent (including the mover's own request) and from its answer.
     let (mut from_sent, mut from_answer) = (Vec::new(), Vec::new());
     let mut your_turn = 0;
+    // Whatever else the waiters were answered, counted by status, so a shortfall says why.
+    let mut others: std::collections::BTreeMap<String, usize> = Default::default();
     for (i, w) in woke.into_iter().enumerate() {
         let (at, status) = w.await.unwrap();
-        your_turn += usize::from(status == "your_turn");
+        if status == "your_turn" {
+            your_turn += 1;
+        } else {
+            *others.entry(status).or_default() += 1;
+        }
         from_sent.push(at.saturating_duration_since(moved[i].0).as_micros() as u32);
         from_answer.push(at.saturating_duration_since(moved[i].1).as_micros() as u32);
     }
@@ -323,6 +332,9 @@ async fn waiters(addr: SocketAddr, n: usize) {
         "  ({your_turn} of {n} woke to their turn; the moves came at {:.0}/s)",
         n as f64 / moves_secs
     );
+    for (status, count) in others {
+        println!("  ({count} answered {status:?} instead)");
+    }
 }
 
 fn main() {
