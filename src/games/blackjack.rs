@@ -36,13 +36,6 @@ pub const DEALER_WINS: &str = "Dealer wins!";
 pub const BUST: &str = "Bust! Dealer wins!";
 pub const PUSH: &str = "Push! Dealer wins!";
 
-fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
-
 /// The best total of a hand: aces count 11 unless that would bust.
 pub fn total(cards: &[u8]) -> u32 {
     let mut sum: u32 = cards
@@ -71,14 +64,8 @@ fn show(cards: &[u8]) -> String {
 
 impl Blackjack {
     fn draw(&mut self) -> u8 {
-        let r = splitmix(self.seed ^ splitmix(self.drawn));
-        self.drawn += 1;
-        // 13 ranks, equally likely: reject the top sliver of the 64-bit range.
-        let limit = u64::MAX - u64::MAX % 13;
-        if r >= limit {
-            return self.draw();
-        }
-        (r % 13) as u8
+        // 13 ranks, equally likely.
+        super::draw_below(self.seed, &mut self.drawn, 13) as u8
     }
 
     fn over(&self) -> bool {

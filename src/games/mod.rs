@@ -18,6 +18,7 @@ pub mod blackjack;
 pub mod chess;
 pub mod rps;
 pub mod tictactoe;
+pub mod werewolf;
 
 use std::any::Any;
 
@@ -78,7 +79,11 @@ impl Audience {
     pub fn admits(&self, v: Viewer<'_>) -> bool {
         match self {
             Audience::Everyone => true,
-            Audience::Roles(roles) => v.role.is_some_and(|r| roles.iter().any(|x| x == r)),
+            // An all-seeing watcher sees what any role is told.
+            Audience::Roles(roles) => match v.role {
+                Some(r) => roles.iter().any(|x| x == r),
+                None => v.sees_all,
+            },
             Audience::Watchers => v.role.is_none(),
             Audience::AllSeeing => v.role.is_none() && v.sees_all,
         }
@@ -136,6 +141,14 @@ pub enum GameError {
     UnknownRole(String),
     #[error("Bad options: {0}")]
     BadOptions(String),
+    /// A refusal with the template's own stable code (Werewolf's `WRONG_PHASE`,
+    /// `RATE_LIMITED`…), for faces that speak those codes; `retry_after_ms` is game time.
+    #[error("{message}")]
+    Refused {
+        code: &'static str,
+        message: String,
+        retry_after_ms: Option<u64>,
+    },
 }
 
 /// One template's rules.
@@ -299,6 +312,30 @@ impl<G: Game> AnyGame for G {
     }
 }
 
+/// SplitMix64's output function: the templates' one source of seeded randomness. A draw is
+/// `splitmix(seed ^ splitmix(n))` for the n-th draw, so a state keeps only its seed and a
+/// count, and the same log always draws the same values, on any machine, in any Rust.
+pub fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// The `n`-th draw from `seed` of a number below `bound` (not 0), without bias: values from
+/// the top sliver of the 64-bit range, where `bound` does not divide evenly, are drawn again
+/// (as the next `n`, so `n` says how many draws were made).
+pub fn draw_below(seed: u64, n: &mut u64, bound: u64) -> u64 {
+    let limit = u64::MAX - u64::MAX % bound;
+    loop {
+        let r = splitmix(seed ^ splitmix(*n));
+        *n += 1;
+        if r < limit {
+            return r % bound;
+        }
+    }
+}
+
 /// Makes a template's starting game from a seed and options.
 pub type NewGame = fn(u64, &Value) -> Result<Box<dyn AnyGame>, GameError>;
 
@@ -334,6 +371,7 @@ pub static TEMPLATES: &[Template] = &[
     template::<rps::Rps>(),
     template::<tictactoe::TicTacToe>(),
     template::<blackjack::Blackjack>(),
+    template::<werewolf::Werewolf>(),
 ];
 
 pub fn find(id: &str) -> Option<&'static Template> {
@@ -384,7 +422,11 @@ mod tests {
         };
         let wolves = Audience::Roles(vec!["wolf".into()]);
         assert!(wolves.admits(wolf));
-        assert!(!wolves.admits(seer) && !wolves.admits(watcher) && !wolves.admits(all_seeing));
+        assert!(!wolves.admits(seer) && !wolves.admits(watcher));
+        assert!(
+            wolves.admits(all_seeing),
+            "all-seeing watchers see every note"
+        );
         assert!(Audience::Watchers.admits(watcher) && Audience::Watchers.admits(all_seeing));
         assert!(!Audience::Watchers.admits(wolf));
         assert!(Audience::AllSeeing.admits(all_seeing));

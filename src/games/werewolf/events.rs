@@ -1,0 +1,176 @@
+//! A match's event feed (seed 002 §9) and who may read each event: the one filter every face
+//! goes through. An event is stored once, with the audience it was made for; a reader sees it
+//! only if that audience admits them, and sees the payload meant for their kind of reader.
+
+use serde_json::{Value, json};
+
+use super::Seat;
+use crate::games::GameTime;
+
+/// Who an event was made for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Vis {
+    /// Everyone: players, the dead, spectators.
+    Public,
+    /// These seats only (a seer's result, a player's own night action, their role card).
+    Private(Vec<Seat>),
+    /// The wolves alive when it happened (wolf chat, their picks).
+    Wolves(Vec<Seat>),
+    /// All-seeing spectators only (a missed night action, a spoiler from the narrator).
+    Omniscient,
+}
+
+impl Vis {
+    /// The seed's `visibility` word for it (notes, fix 8: WOLVES beside PUBLIC and PRIVATE).
+    pub fn label(&self) -> &'static str {
+        match self {
+            Vis::Public => "PUBLIC",
+            Vis::Wolves(_) => "WOLVES",
+            Vis::Private(_) | Vis::Omniscient => "PRIVATE",
+        }
+    }
+}
+
+/// Who is reading: one of the match's players, a spectator, or a spectator the server lets see
+/// everything. Nobody else exists: a face that cannot tell reads as `Public`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reader {
+    Seat(Seat),
+    Public,
+    Omniscient,
+}
+
+/// The kinds of event: the seed's nine, and those the notes add.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    MatchCreated,
+    PhaseChanged,
+    PublicMessage,
+    WolfChatMessage,
+    VoteCast,
+    NightResult,
+    PlayerEliminated,
+    GameEnded,
+    Narrator,
+    /// Private: a role card, at the start.
+    RoleAssigned,
+    /// Private: the seer's answer.
+    SeerResult,
+    /// Wolves: one wolf's pick for the night.
+    WolfKillSelected,
+    /// Private: the doctor's protection.
+    DoctorProtected,
+    /// Public: a player is ready in the lobby.
+    PlayerReady,
+    /// A required action not taken by its deadline (public by day; all-seeing only by night,
+    /// where it would tell whose role acts at night).
+    ActionMissed,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 15] = [
+        Kind::MatchCreated,
+        Kind::PhaseChanged,
+        Kind::PublicMessage,
+        Kind::WolfChatMessage,
+        Kind::VoteCast,
+        Kind::NightResult,
+        Kind::PlayerEliminated,
+        Kind::GameEnded,
+        Kind::Narrator,
+        Kind::RoleAssigned,
+        Kind::SeerResult,
+        Kind::WolfKillSelected,
+        Kind::DoctorProtected,
+        Kind::PlayerReady,
+        Kind::ActionMissed,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::MatchCreated => "MATCH_CREATED",
+            Kind::PhaseChanged => "PHASE_CHANGED",
+            Kind::PublicMessage => "PUBLIC_MESSAGE",
+            Kind::WolfChatMessage => "WOLF_CHAT_MESSAGE",
+            Kind::VoteCast => "VOTE_CAST",
+            Kind::NightResult => "NIGHT_RESULT",
+            Kind::PlayerEliminated => "PLAYER_ELIMINATED",
+            Kind::GameEnded => "GAME_ENDED",
+            Kind::Narrator => "NARRATOR",
+            Kind::RoleAssigned => "ROLE_ASSIGNED",
+            Kind::SeerResult => "SEER_RESULT",
+            Kind::WolfKillSelected => "WOLF_KILL_SELECTED",
+            Kind::DoctorProtected => "DOCTOR_PROTECTED",
+            Kind::PlayerReady => "PLAYER_READY",
+            Kind::ActionMissed => "ACTION_MISSED",
+        }
+    }
+}
+
+/// One event, as stored in the match.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// Its place in the match's feed, from 0.
+    pub n: usize,
+    /// Game time.
+    pub at: GameTime,
+    pub vis: Vis,
+    pub kind: Kind,
+    /// What every reader it admits sees.
+    pub payload: Value,
+    /// Fields only spectators see besides (whether the doctor saved someone: notes, "deaths").
+    pub for_spectators: Option<Value>,
+    /// The line a person reads, for the readers it admits (a narrator's words, "Anna says, …").
+    pub text: String,
+}
+
+impl Event {
+    /// The event id: sortable as text within a match.
+    pub fn id(&self) -> String {
+        event_id(self.n)
+    }
+
+    /// Whether `reader` may see this event.
+    pub fn admits(&self, reader: Reader) -> bool {
+        match (&self.vis, reader) {
+            (_, Reader::Omniscient) | (Vis::Public, _) => true,
+            (Vis::Private(seats) | Vis::Wolves(seats), Reader::Seat(s)) => seats.contains(&s),
+            _ => false,
+        }
+    }
+
+    /// The payload as `reader` sees it (spectators see a little more of some events).
+    pub fn payload_for(&self, reader: Reader) -> Value {
+        let mut p = self.payload.clone();
+        if let (Some(Value::Object(extra)), Reader::Public | Reader::Omniscient, Value::Object(o)) =
+            (&self.for_spectators, reader, &mut p)
+        {
+            o.extend(extra.clone());
+        }
+        p
+    }
+
+    /// The seed's event envelope (§9.1) for `reader`, with the game time in `at`; the face
+    /// puts a wall-clock time there.
+    pub fn envelope(&self, reader: Reader) -> Value {
+        json!({
+            "eventId": self.id(),
+            "at": self.at,
+            "visibility": self.vis.label(),
+            "type": self.kind.name(),
+            "payload": self.payload_for(reader),
+        })
+    }
+}
+
+pub fn event_id(n: usize) -> String {
+    format!("e{n:06}")
+}
+
+/// The index an event id names, if it is one.
+pub fn parse_event_id(id: &str) -> Option<usize> {
+    let digits = id.strip_prefix('e')?;
+    (digits.len() == 6 && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
+}

@@ -1,0 +1,643 @@
+//! `werewolf.v1`: classic Werewolf for eight (seed 002 §3–§4, with the decisions of
+//! `shared/notes/werewolf.md`), as a pure state machine.
+//!
+//! The host's roles are the seats, `p1` to `p8`, which are also the match's pseudonymous player
+//! ids; the cards (two werewolves, a seer, a doctor, four villagers) are dealt from the match's
+//! secret seed and live only in this state. Every phase ends by an action of the server actor
+//! at a deadline the state names, so a match replays exactly from its seed and log. Each
+//! action appends events to the match's feed, each made for an audience ([`events::Vis`]);
+//! everything any face shows of a match comes through [`Werewolf::events_for`],
+//! [`Werewolf::state_for`] or the host's notes, which all ask the same [`Event::admits`].
+
+mod actions;
+pub mod bot;
+pub mod config;
+pub mod events;
+mod phases;
+pub mod text;
+mod view;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use self::config::Config;
+use self::events::{Event, Kind, Reader, Vis};
+use super::{Audience, Computer, Deadline, Game, GameError, GameTime, Note, SERVER_ROLE};
+
+pub const SEATS: usize = 8;
+/// A seat, from 0; its player id is `p1` for seat 0.
+pub type Seat = usize;
+
+pub const ROLES: [&str; SEATS] = ["p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"];
+
+pub fn player_id(seat: Seat) -> &'static str {
+    ROLES[seat]
+}
+
+pub fn seat_of(id: &str) -> Option<Seat> {
+    ROLES.iter().position(|r| *r == id)
+}
+
+/// The longest public message, wolf chat message and vote reason (the seed's schemas).
+pub const PUBLIC_TEXT_MAX: usize = 500;
+pub const WOLF_TEXT_MAX: usize = 400;
+pub const REASON_MAX: usize = 200;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Card {
+    Villager,
+    Werewolf,
+    Seer,
+    Doctor,
+}
+
+impl Card {
+    pub fn name(self) -> &'static str {
+        match self {
+            Card::Villager => "VILLAGER",
+            Card::Werewolf => "WEREWOLF",
+            Card::Seer => "SEER",
+            Card::Doctor => "DOCTOR",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Card::Villager => "Villager",
+            Card::Werewolf => "Werewolf",
+            Card::Seer => "Seer",
+            Card::Doctor => "Doctor",
+        }
+    }
+}
+
+/// The deck, before the seed shuffles it (§3.1).
+pub const DECK: [Card; SEATS] = [
+    Card::Werewolf,
+    Card::Werewolf,
+    Card::Seer,
+    Card::Doctor,
+    Card::Villager,
+    Card::Villager,
+    Card::Villager,
+    Card::Villager,
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Phase {
+    Lobby,
+    Night,
+    DayAnnounce,
+    DayOpening,
+    DayDiscussion,
+    DayVote,
+    DayResolution,
+    Ended,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 8] = [
+        Phase::Lobby,
+        Phase::Night,
+        Phase::DayAnnounce,
+        Phase::DayOpening,
+        Phase::DayDiscussion,
+        Phase::DayVote,
+        Phase::DayResolution,
+        Phase::Ended,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Lobby => "LOBBY",
+            Phase::Night => "NIGHT",
+            Phase::DayAnnounce => "DAY_ANNOUNCE",
+            Phase::DayOpening => "DAY_OPENING",
+            Phase::DayDiscussion => "DAY_DISCUSSION",
+            Phase::DayVote => "DAY_VOTE",
+            Phase::DayResolution => "DAY_RESOLUTION",
+            Phase::Ended => "ENDED",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Team {
+    Villagers,
+    Werewolves,
+}
+
+impl Team {
+    pub fn name(self) -> &'static str {
+        match self {
+            Team::Villagers => "VILLAGERS",
+            Team::Werewolves => "WEREWOLVES",
+        }
+    }
+}
+
+/// How a player died.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Death {
+    /// Killed by the wolves in this night.
+    Night(u32),
+    /// Voted out on this day.
+    Vote(u32),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Player {
+    pub name: String,
+    pub card: Card,
+    pub alive: bool,
+    pub ready: bool,
+    /// Required actions not taken by their deadline.
+    pub misses: u32,
+    /// A house bot, labelled as one everywhere.
+    pub bot: bool,
+    pub death: Option<Death>,
+}
+
+/// What one night's actors chose so far.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Night {
+    /// Each wolf's last pick.
+    pub picks: [Option<Seat>; SEATS],
+    pub inspected: Option<Seat>,
+    pub protected: Option<Seat>,
+}
+
+/// A night, for the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NightLog {
+    pub night: u32,
+    pub picks: Vec<(Seat, Seat)>,
+    /// The wolves' victim, after any disagreement or default was settled.
+    pub target: Seat,
+    /// True when no wolf picked and the server chose (§3.6).
+    pub target_by_server: bool,
+    pub protected: Option<Seat>,
+    pub inspected: Option<(Seat, Seat, bool)>,
+    pub killed: Option<Seat>,
+}
+
+/// A day's vote, for the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DayLog {
+    pub day: u32,
+    /// Each living player's final vote (None: abstained), and whether they missed it.
+    pub votes: Vec<(Seat, Option<Seat>, bool)>,
+    pub eliminated: Option<Seat>,
+}
+
+/// The day's openings: who speaks, in order, and whose turn it is.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Openings {
+    pub order: Vec<Seat>,
+    pub next: usize,
+    pub turn_started: GameTime,
+}
+
+impl Openings {
+    pub fn speaker(&self) -> Option<Seat> {
+        self.order.get(self.next).copied()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Werewolf {
+    config: Arc<Config>,
+    /// The match's secret: deals the cards and settles every random choice.
+    seed: u64,
+    draws: u64,
+    pub players: Vec<Player>,
+    pub phase: Phase,
+    /// 0 in the lobby; N from night N through day N.
+    pub day: u32,
+    pub phase_started: GameTime,
+    pub phase_ends: GameTime,
+    /// When every required action of the phase was in (it may then end early).
+    settled_at: Option<GameTime>,
+    pub night: Night,
+    /// The doctor's protection on the previous night, if they protected anyone.
+    pub last_protected: Option<Seat>,
+    pub openings: Openings,
+    /// This day's votes, by voter (None: abstain).
+    pub votes: BTreeMap<Seat, Option<Seat>>,
+    /// Who was voted out today, and whether they have said their last words.
+    pub condemned: Option<(Seat, bool)>,
+    last_public: [Option<GameTime>; SEATS],
+    last_wolf_chat: [Option<GameTime>; SEATS],
+    pub winner: Option<Team>,
+    pub nights: Vec<NightLog>,
+    pub days: Vec<DayLog>,
+    events: Vec<Arc<Event>>,
+    /// The first event the latest action made.
+    fresh: usize,
+    /// The game time of the latest action.
+    pub now: GameTime,
+}
+
+/// A refusal with one of the notes' stable codes (fix 6).
+pub fn refuse(code: &'static str, message: impl Into<String>) -> GameError {
+    GameError::Refused {
+        code,
+        message: message.into(),
+        retry_after_ms: None,
+    }
+}
+
+fn rate_limited(wait: GameTime) -> GameError {
+    GameError::Refused {
+        code: "RATE_LIMITED",
+        message: format!(
+            "Too fast: you may speak again in {:.1} s",
+            wait as f64 / 1000.0
+        ),
+        retry_after_ms: Some(wait),
+    }
+}
+
+/// The words of an action after its verb, bounded and non-empty.
+fn text_of(rest: &str, max: usize) -> Result<String, GameError> {
+    let t = rest.trim();
+    if t.is_empty() {
+        return Err(GameError::Illegal("Say something".into()));
+    }
+    if t.chars().count() > max {
+        return Err(GameError::Illegal(format!(
+            "At most {max} characters, please"
+        )));
+    }
+    Ok(t.to_owned())
+}
+
+impl Werewolf {
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    fn random(&mut self, bound: usize) -> usize {
+        super::draw_below(self.seed, &mut self.draws, bound as u64) as usize
+    }
+
+    pub fn living(&self) -> impl Iterator<Item = Seat> + '_ {
+        (0..SEATS).filter(|&s| self.players[s].alive)
+    }
+
+    pub fn living_wolves(&self) -> Vec<Seat> {
+        self.living()
+            .filter(|&s| self.players[s].card == Card::Werewolf)
+            .collect()
+    }
+
+    fn seat_with(&self, card: Card) -> Option<Seat> {
+        (0..SEATS).find(|&s| self.players[s].card == card)
+    }
+
+    pub fn name(&self, seat: Seat) -> &str {
+        &self.players[seat].name
+    }
+
+    pub fn events(&self) -> &[Arc<Event>] {
+        &self.events
+    }
+
+    /// The events the latest action made.
+    pub fn fresh_events(&self) -> &[Arc<Event>] {
+        &self.events[self.fresh..]
+    }
+
+    /// The events `reader` may see, in order.
+    pub fn events_for(&self, reader: Reader) -> impl Iterator<Item = &Event> {
+        self.events
+            .iter()
+            .map(|e| &**e)
+            .filter(move |e| e.admits(reader))
+    }
+
+    /// Events with no player behind them: the narrator's (and the server's), which faces mark
+    /// so that no player can imitate them.
+    pub fn is_narrator(kind: Kind) -> bool {
+        !matches!(
+            kind,
+            Kind::PublicMessage | Kind::WolfChatMessage | Kind::VoteCast | Kind::PlayerReady
+        )
+    }
+
+    fn emit(&mut self, at: GameTime, vis: Vis, kind: Kind, payload: Value, text: String) {
+        self.emit_with(at, vis, kind, payload, None, text);
+    }
+
+    fn emit_with(
+        &mut self,
+        at: GameTime,
+        vis: Vis,
+        kind: Kind,
+        payload: Value,
+        for_spectators: Option<Value>,
+        text: String,
+    ) {
+        let n = self.events.len();
+        self.events.push(Arc::new(Event {
+            n,
+            at,
+            vis,
+            kind,
+            payload,
+            for_spectators,
+            text,
+        }));
+    }
+
+    fn narrate(&mut self, at: GameTime, vis: Vis, text: String) {
+        self.emit(
+            at,
+            vis,
+            Kind::Narrator,
+            json!({ "text": text.clone() }),
+            text,
+        );
+    }
+
+    fn wolves_vis(&self) -> Vis {
+        Vis::Wolves(self.living_wolves())
+    }
+}
+
+/// A player's brief for the phase: what they must do, on whom, by when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Required {
+    pub kind: &'static str,
+    pub targets: Vec<Seat>,
+    pub done: bool,
+    pub can_abstain: bool,
+    pub deadline: Option<GameTime>,
+}
+
+impl Required {
+    fn none() -> Required {
+        Required {
+            kind: "NONE",
+            targets: Vec::new(),
+            done: false,
+            can_abstain: false,
+            deadline: None,
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "type": self.kind,
+            "allowedTargets": self.targets.iter().map(|&s| player_id(s)).collect::<Vec<_>>(),
+            "alreadySubmitted": self.done,
+            "canAbstain": self.can_abstain,
+            "deadline": self.deadline,
+        })
+    }
+}
+
+impl Game for Werewolf {
+    const TEMPLATE: &'static str = "werewolf.v1";
+    const ROLES: &'static [&'static str] = &ROLES;
+    const SEQUENTIAL: bool = false;
+    const TABLE: &'static str = "werewolf_hall";
+    const HOUSE_PLAYS: bool = true;
+
+    fn new(seed: u64, options: &Value) -> Result<Werewolf, GameError> {
+        let config = Config::from_options(options)?;
+        let mut w = Werewolf {
+            players: Vec::new(),
+            config: Arc::new(config),
+            seed,
+            draws: 0,
+            phase: Phase::Lobby,
+            day: 0,
+            phase_started: 0,
+            phase_ends: 0,
+            settled_at: None,
+            night: Night::default(),
+            last_protected: None,
+            openings: Openings::default(),
+            votes: BTreeMap::new(),
+            condemned: None,
+            last_public: [None; SEATS],
+            last_wolf_chat: [None; SEATS],
+            winner: None,
+            nights: Vec::new(),
+            days: Vec::new(),
+            events: Vec::new(),
+            fresh: 0,
+            now: 0,
+        };
+        // Fisher–Yates from the secret seed.
+        let mut deck = DECK;
+        for i in (1..SEATS).rev() {
+            let j = w.random(i + 1);
+            deck.swap(i, j);
+        }
+        w.players = (0..SEATS)
+            .map(|s| Player {
+                name: w
+                    .config
+                    .names
+                    .get(s)
+                    .cloned()
+                    .unwrap_or_else(|| format!("Player {}", s + 1)),
+                card: deck[s],
+                alive: true,
+                ready: false,
+                misses: 0,
+                bot: w.config.bots.contains(&(s as u8 + 1)),
+                death: None,
+            })
+            .collect();
+        w.phase_ends = Config::ms(w.config.timers.lobby);
+        let seated: Vec<Value> = (0..SEATS)
+            .map(|s| {
+                json!({
+                    "playerId": player_id(s),
+                    "displayName": w.players[s].name,
+                    "seat": s + 1,
+                    "bot": w.players[s].bot,
+                })
+            })
+            .collect();
+        let line = text::created_line(&w);
+        w.emit(
+            0,
+            Vis::Public,
+            Kind::MatchCreated,
+            json!({ "players": seated, "phaseEndsAt": w.phase_ends }),
+            line,
+        );
+        let wolves: Vec<Seat> = (0..SEATS).filter(|&s| deck[s] == Card::Werewolf).collect();
+        for (s, &card) in deck.iter().enumerate() {
+            let mut payload = json!({ "playerId": player_id(s), "role": card.name() });
+            if card == Card::Werewolf {
+                payload["knownWolves"] =
+                    json!(wolves.iter().map(|&x| player_id(x)).collect::<Vec<_>>());
+            }
+            let line = text::role_card_line(&w, s);
+            w.emit(0, Vis::Private(vec![s]), Kind::RoleAssigned, payload, line);
+        }
+        Ok(w)
+    }
+
+    fn legal_actions(&self, role: &str) -> Vec<String> {
+        let Some(seat) = seat_of(role) else {
+            return Vec::new();
+        };
+        let p = &self.players[seat];
+        let ids = |v: Vec<Seat>| v.into_iter().map(player_id);
+        match self.phase {
+            Phase::Lobby if !p.ready => vec!["ready".to_owned()],
+            Phase::Night | Phase::DayVote => {
+                let req = self.required(seat);
+                let verb = match req.kind {
+                    "WOLF_KILL" => "kill",
+                    "SEER_INSPECT" if !req.done => "inspect",
+                    "DOCTOR_PROTECT" => "protect",
+                    "VOTE" => "vote",
+                    _ => return Vec::new(),
+                };
+                let mut v: Vec<String> = ids(req.targets).map(|t| format!("{verb} {t}")).collect();
+                if req.can_abstain {
+                    v.push("vote none".to_owned());
+                }
+                v
+            }
+            Phase::DayOpening if self.openings.speaker() == Some(seat) => {
+                vec!["say <text>".to_owned(), "pass".to_owned()]
+            }
+            Phase::DayDiscussion if p.alive => vec!["say <text>".to_owned()],
+            Phase::DayResolution if self.condemned == Some((seat, false)) => {
+                vec!["say <text>".to_owned()]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn apply(&self, role: &str, action: &str) -> Result<Werewolf, GameError> {
+        self.apply_at(role, action, self.now)
+    }
+
+    fn apply_at(&self, role: &str, action: &str, at: GameTime) -> Result<Werewolf, GameError> {
+        let mut next = self.clone();
+        next.fresh = next.events.len();
+        next.now = at.max(self.now);
+        let at = next.now;
+        if role == SERVER_ROLE {
+            let due = self
+                .next_deadline()
+                .filter(|d| d.action == action && at >= d.at);
+            if due.is_none() {
+                return Err(GameError::Illegal(format!(
+                    "`{action}` is not the deadline that is due"
+                )));
+            }
+            next.timeout(at);
+        } else {
+            let seat = seat_of(role).ok_or_else(|| GameError::UnknownRole(role.to_owned()))?;
+            next.act(seat, action, at)?;
+        }
+        Ok(next)
+    }
+
+    fn deadline(&self) -> Option<Deadline> {
+        self.next_deadline()
+    }
+
+    fn is_terminal(&self) -> bool {
+        self.phase == Phase::Ended
+    }
+
+    fn state(&self) -> Value {
+        text::stored_state(self)
+    }
+
+    fn view(&self, role: Option<&str>) -> Value {
+        let reader = role.and_then(seat_of).map_or(Reader::Public, Reader::Seat);
+        self.state_for(reader, 20)
+    }
+
+    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> String {
+        // Night actions and wolf chat are the actor's secret (and the wolves' for theirs).
+        let verb = action.split(' ').next().unwrap_or("");
+        let secret = matches!(verb, "kill" | "inspect" | "protect" | "wolfchat");
+        if !secret || viewer == Some(actor) {
+            return action.to_owned();
+        }
+        let both_wolves = [Some(actor), viewer].iter().all(|r| {
+            r.and_then(seat_of)
+                .is_some_and(|s| self.players[s].card == Card::Werewolf)
+        });
+        if matches!(verb, "kill" | "wolfchat") && both_wolves {
+            action.to_owned()
+        } else {
+            "hidden".to_owned()
+        }
+    }
+
+    fn headline(&self, _role: &str, _action: &str) -> String {
+        // Everything a match says goes out as its events, each to its own audience.
+        String::new()
+    }
+
+    fn notes(&self, _role: &str, _action: &str) -> Vec<Note> {
+        self.fresh_events()
+            .iter()
+            .map(|e| {
+                let to = match &e.vis {
+                    Vis::Public => Audience::Everyone,
+                    Vis::Private(seats) | Vis::Wolves(seats) => {
+                        Audience::Roles(seats.iter().map(|&s| player_id(s).to_owned()).collect())
+                    }
+                    Vis::Omniscient => Audience::AllSeeing,
+                };
+                Note::new(to, text::mark(e))
+            })
+            .collect()
+    }
+
+    fn situation(&self) -> String {
+        match self.phase {
+            Phase::Ended => self.ending().unwrap_or_default(),
+            p => format!(
+                "{}, day {}, {} alive",
+                p.name().to_lowercase().replace('_', " "),
+                self.day,
+                self.living().count()
+            ),
+        }
+    }
+
+    fn ending(&self) -> Option<String> {
+        (self.phase == Phase::Ended).then(|| match self.winner {
+            Some(Team::Villagers) => "the villagers win".to_owned(),
+            Some(Team::Werewolves) => "the werewolves win".to_owned(),
+            None => "no winner (day limit)".to_owned(),
+        })
+    }
+
+    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String> {
+        let reader = viewer
+            .and_then(seat_of)
+            .map_or(Reader::Public, Reader::Seat);
+        text::render(self, reader, now)
+    }
+
+    fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer> {
+        let seat = seat_of(role)?;
+        bot::choose(self, seat, seed).map(Computer::Act)
+    }
+}
+
+#[cfg(test)]
+mod tests;
