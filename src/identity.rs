@@ -50,6 +50,10 @@ pub fn validate_name(name: &str) -> Result<(), String> {
             "\"{name}\" means something else here; please choose another name."
         ));
     }
+    // The house's bots are "Bot-…", so a name that starts so always means a bot.
+    if name.len() >= 4 && name[..4].eq_ignore_ascii_case("bot-") {
+        return Err("Names starting with \"Bot-\" belong to the house's bots.".into());
+    }
     Ok(())
 }
 

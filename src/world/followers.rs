@@ -120,15 +120,20 @@ impl World {
     ) {
         let Some(s) = self.session(sid) else { return };
         let now = self.game_time(s);
+        // A template that says everything in notes (Werewolf) has no headline, and its
+        // followers read the notes alone, not a redrawn table after every word.
+        let quiet = headline.is_empty();
         for (who, viewer) in self.followers(s) {
             let actor = who == *actor;
             let theirs = notes.iter().filter(|n| n.to.admits(viewer));
             // An agent's mailbox gets the news, not a drawn board: its tools give the state.
             let mailbox =
                 self.is_present(&who) && matches!(self.player(&who).sink_kind(), Sink::Mailbox);
-            if mailbox {
-                if !actor {
-                    cx.tell(&who, headline.as_str());
+            if mailbox || quiet {
+                if !actor || quiet {
+                    if !quiet {
+                        cx.tell(&who, headline.as_str());
+                    }
                     theirs.for_each(|n| cx.tell(&who, n.text.as_str()));
                 }
                 continue;

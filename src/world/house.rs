@@ -21,8 +21,38 @@ pub const COMPUTER_ID: &str = "computer";
 pub const COMPUTER_NAME: &str = "Computer";
 pub const SERVER_ID: &str = "server";
 pub const SERVER_NAME: &str = "Server";
+/// The house's bots, for games with many seats the house may fill (a Werewolf practice
+/// match): identities like the computer's, each a player of its own.
+pub const BOTS: &[(&str, &str)] = &[
+    ("bot-1", "Bot-Abel"),
+    ("bot-2", "Bot-Brigid"),
+    ("bot-3", "Bot-Cormac"),
+    ("bot-4", "Bot-Dervla"),
+    ("bot-5", "Bot-Eamon"),
+    ("bot-6", "Bot-Fionn"),
+    ("bot-7", "Bot-Grainne"),
+    ("bot-8", "Bot-Hugh"),
+];
+
 /// The house's identities, made at start-up if missing.
-pub const HOUSE: &[(&str, &str)] = &[(COMPUTER_ID, COMPUTER_NAME), (SERVER_ID, SERVER_NAME)];
+pub const HOUSE: &[(&str, &str)] = &[
+    (COMPUTER_ID, COMPUTER_NAME),
+    (SERVER_ID, SERVER_NAME),
+    BOTS[0],
+    BOTS[1],
+    BOTS[2],
+    BOTS[3],
+    BOTS[4],
+    BOTS[5],
+    BOTS[6],
+    BOTS[7],
+];
+
+/// Whether `agent` is one of the house's players (the computer or a bot): the host acts for
+/// them.
+pub fn is_house(agent: &str) -> bool {
+    agent == COMPUTER_ID || BOTS.iter().any(|b| b.0 == agent)
+}
 
 /// Game time, from the runtime's clock.
 pub(super) struct GameClock {
@@ -47,6 +77,11 @@ impl GameClock {
     /// The wall time at `now`, on the runtime's clock.
     pub(super) fn wall(&self, now: Instant) -> SystemTime {
         self.origin.1 + now.saturating_duration_since(self.origin.0)
+    }
+
+    /// How long `game` of game time lasts on the wall.
+    pub(super) fn real(&self, game: Duration) -> Duration {
+        game.div_f64(self.scale)
     }
 
     /// The game time at `now` of a session that began at `started`.
@@ -159,30 +194,35 @@ impl World {
         self.record(cx, &server, sid, &d.action, d.at).is_ok()
     }
 
-    /// After a change in `sid`: the computer answers any request made of it, and if it is to
-    /// act, starts thinking.
+    /// After a change in `sid`: the first of the house's players in it (in role order) with
+    /// something to do starts on it. One at a time: the next is asked once that one's action
+    /// is stored, and sees it.
     pub fn computer_turn(&mut self, cx: &mut Cx, sid: SessionId) {
         let Some(s) = self.session(sid) else { return };
-        let Some(role) = s.role_of(COMPUTER_ID) else {
-            return;
-        };
         if s.game.is_terminal() {
             return;
         }
         let tick = s.tick;
-        // Even an answer the computer knows at once is taken as its own action after this
-        // command, as a person's would be: whoever acted hears their own answer first.
-        let thinking: crate::games::Thinking =
-            match s.game.computer(role, &s.options, s.seed.wrapping_add(tick)) {
-                None => return,
-                Some(Computer::Act(action)) => Box::new(move |_| Some(action)),
-                Some(Computer::Think(thinking)) => thinking,
-            };
-        cx.effects.push(Effect::Think {
-            session: sid,
-            tick,
-            thinking,
-        });
+        for p in s.participants.iter().filter(|p| is_house(&p.agent)) {
+            // Even an answer the computer knows at once is taken as its own action after this
+            // command, as a person's would be: whoever acted hears their own answer first.
+            let thinking: crate::games::Thinking =
+                match s
+                    .game
+                    .computer(p.role, &s.options, s.seed.wrapping_add(tick))
+                {
+                    None => continue,
+                    Some(Computer::Act(action)) => Box::new(move |_| Some(action)),
+                    Some(Computer::Think(thinking)) => thinking,
+                };
+            cx.effects.push(Effect::Think {
+                session: sid,
+                tick,
+                agent: p.agent.clone(),
+                thinking,
+            });
+            return;
+        }
     }
 }
 

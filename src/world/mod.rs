@@ -314,11 +314,12 @@ pub struct Cx {
 
 /// Work the world task starts, off the world, once a command is stored.
 pub enum Effect {
-    /// The house's computer thinks about its action in `session` at `tick`; the action comes
-    /// back as an ordinary one, refused like any stale action if the game has moved on.
+    /// One of the house's players (`agent`) thinks about its action in `session` at `tick`;
+    /// the action comes back as an ordinary one, dropped if the game has moved on.
     Think {
         session: SessionId,
         tick: u64,
+        agent: AgentId,
         thinking: crate::games::Thinking,
     },
 }
@@ -450,6 +451,7 @@ impl World {
                     crate::limits::seconds(wait)
                 ),
                 retry_after: Some(wait),
+                detail: None,
             })
     }
 

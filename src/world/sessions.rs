@@ -87,6 +87,9 @@ pub struct HostError {
     pub message: String,
     /// For [`ErrorCode::RateLimited`]: when to try again.
     pub retry_after: Option<std::time::Duration>,
+    /// The template's own code for a refusal (Werewolf's `WRONG_PHASE`), for faces that speak
+    /// the template's codes; the general code above is what the REST API says.
+    pub detail: Option<&'static str>,
 }
 
 impl HostError {
@@ -95,6 +98,7 @@ impl HostError {
             code,
             message: message.into(),
             retry_after: None,
+            detail: None,
         }
     }
 }
@@ -104,9 +108,23 @@ impl From<GameError> for HostError {
         let code = match e {
             GameError::AlreadyActed => ErrorCode::AlreadyActed,
             GameError::BadOptions(_) => ErrorCode::InvalidRequest,
+            GameError::Refused {
+                code: "RATE_LIMITED",
+                ..
+            } => ErrorCode::RateLimited,
             _ => ErrorCode::InvalidAction,
         };
-        HostError::new(code, e.to_string())
+        let mut h = HostError::new(code, e.to_string());
+        if let GameError::Refused {
+            code,
+            retry_after_ms,
+            ..
+        } = e
+        {
+            h.detail = Some(code);
+            h.retry_after = retry_after_ms.map(std::time::Duration::from_millis);
+        }
+        h
     }
 }
 
@@ -219,6 +237,10 @@ fn not_found(id: &str) -> HostError {
 /// (hidden choices stay hidden), the host says who. Called once the action is applied.
 fn headline(s: &Session, agent: &str, role: &str, action: &str) -> String {
     let what = s.game.headline(role, action);
+    if what.is_empty() {
+        // The template tells its followers everything in its notes.
+        return what;
+    }
     let mut line = if role == crate::games::SERVER_ROLE {
         // The server actor is nobody: the template's words stand alone.
         format!("#{}: {what}.", s.id)
@@ -530,7 +552,12 @@ impl World {
                 )
             })?
         };
-        let next = s.game.apply(role, action, at)?;
+        let next = s.game.apply(role, action, at).map_err(|e| {
+            // A template's wait is in game time; the caller waits in real time.
+            let mut h = HostError::from(e);
+            h.retry_after = h.retry_after.map(|d| self.time.real(d));
+            h
+        })?;
         let tick = s.tick;
         let before = std::mem::replace(&mut s.game, next);
         let headline = headline(s, agent, role, action);

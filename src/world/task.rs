@@ -384,6 +384,7 @@ fn start(env: &Env, effect: Effect) {
         Effect::Think {
             session,
             tick,
+            agent,
             thinking,
         } => {
             let engine = env.options.engine.clone();
@@ -393,10 +394,13 @@ fn start(env: &Env, effect: Effect) {
                     .ok()
                     .flatten();
                 let Some(action) = chosen else { return };
-                // A stale choice (the game moved on meanwhile) is refused like any stale action.
+                // A choice made for a state the game has since left is dropped: whatever moved
+                // it on asked the house again.
                 let _ = world
-                    .call(COMPUTER_ID.into(), Face::Rest, move |w, cx| {
-                        let _ = w.act(cx, session, &action, Some(tick));
+                    .call(agent.clone(), Face::Rest, move |w, cx| {
+                        if w.session(session).is_some_and(|s| s.tick == tick) {
+                            let _ = w.act_as(cx, &agent, session, &action, Some(tick));
+                        }
                     })
                     .await;
             });

@@ -12,4 +12,5 @@ mod mcp;
 mod registry;
 mod tables;
 mod telnet;
+mod werewolf;
 mod world_files;
