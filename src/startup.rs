@@ -112,6 +112,7 @@ pub async fn open(
     world.limit_sessions(options.sessions_per_agent);
     let restored = stored.len();
     world.restore_sessions(stored)?;
+    verbs::open_town(&mut world);
     let welcome = format!("{}\n{}", world.map.name, world.map.welcome);
     let start_room = world.map.room(world.map.start).id.clone();
     tracing::info!(rooms = world.map.rooms.len(), sessions = restored, world = %world_dir.display(), "world loaded");

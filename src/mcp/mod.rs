@@ -122,8 +122,32 @@ fn fixed(json: &str) -> JsonObject {
     }
 }
 
+/// A tool a spec gives whole (seed 002's), exactly as given.
+fn defined(def: Value) -> Tool {
+    let text = |k: &str| def[k].as_str().map(str::to_owned);
+    let object = |k: &str| match &def[k] {
+        Value::Object(m) => m.clone(),
+        v => panic!("a defined tool's {k} is not an object: {v}"),
+    };
+    let mut tool = Tool::new(
+        text("name").expect("a defined tool has a name"),
+        text("description").unwrap_or_default(),
+        Arc::new(object("inputSchema")),
+    )
+    .with_raw_output_schema(Arc::new(object("outputSchema")));
+    if let Some(title) = text("title") {
+        tool = tool.with_title(title);
+    }
+    let annotations: ToolAnnotations = serde_json::from_value(def["annotations"].clone())
+        .expect("a defined tool's annotations are MCP's");
+    tool.with_annotations(annotations)
+}
+
 /// The tool for a verb: what a spec fixes, exactly; the rest generated from the verb.
 pub fn tool(e: &VerbEntry) -> Tool {
+    if let Some(def) = e.tool.definition {
+        return defined(def());
+    }
     let input = e
         .tool
         .input_schema
@@ -166,13 +190,28 @@ pub fn tools() -> Vec<Tool> {
     REGISTRY.iter().map(tool).collect()
 }
 
-/// A verb's answer as a tool result: people's text as content, the data as structuredContent;
-/// a refusal is an `isError` result the model can read.
-fn result(r: Result<Reply<Value>, VerbError>) -> CallToolResult {
+/// A verb's answer as a tool result: people's text as content (or, for a spec's tool, the
+/// JSON), the data as structuredContent; a refusal is an `isError` result the model can read.
+fn result(r: Result<Reply<Value>, VerbError>, json_text: bool) -> CallToolResult {
     match r {
+        // A spec's tool (seed 002's) puts its JSON in the text too (notes, fix 2), for clients
+        // that read only text.
+        Ok(reply) if json_text => {
+            let mut out = CallToolResult::success(vec![ContentBlock::text(reply.data.to_string())]);
+            out.structured_content = Some(reply.data);
+            out
+        }
         Ok(reply) => {
             let mut out = CallToolResult::success(vec![ContentBlock::text(reply.text.join("\n"))]);
             out.structured_content = Some(reply.data);
+            out
+        }
+        // A refusal with a shape: the JSON as text too, for clients that read only text.
+        Err(VerbError {
+            data: Some(data), ..
+        }) => {
+            let mut out = CallToolResult::error(vec![ContentBlock::text(data.to_string())]);
+            out.structured_content = Some(data);
             out
         }
         Err(e) => CallToolResult::error(vec![ContentBlock::text(e.message)]),
@@ -383,7 +422,7 @@ impl MootMcp {
                 Some(mut watch),
             ) = (&r, watch)
             else {
-                return Ok(result(r));
+                return Ok(result(r, e.tool.definition.is_some()));
             };
             let timed_out = || {
                 let mut out = CallToolResult::success(vec![ContentBlock::text(message.clone())]);

@@ -17,6 +17,7 @@ pub mod tables;
 pub mod target;
 pub mod tictactoe;
 pub mod watch;
+pub mod werewolf;
 
 pub mod describe;
 pub mod emote;
@@ -62,6 +63,9 @@ pub struct VerbError {
     /// For [`ErrorKind::Pending`]: the session whose next change may give a different answer,
     /// the tick it is at now, and the structured result to give if the wait runs out.
     pub pending: Option<Pending>,
+    /// The refusal as structured data, for tools whose spec gives errors a shape (seed 002's
+    /// `{ok: false, serverTime, error}`).
+    pub data: Option<serde_json::Value>,
 }
 
 /// "Not yet": a face that can wait (MCP's long poll) waits for the session to change and asks
@@ -91,6 +95,7 @@ impl VerbError {
             kind: ErrorKind::Usage,
             message: message.into(),
             pending: None,
+            data: None,
         }
     }
     pub fn not_found(message: impl Into<String>) -> VerbError {
@@ -98,6 +103,7 @@ impl VerbError {
             kind: ErrorKind::NotFound,
             message: message.into(),
             pending: None,
+            data: None,
         }
     }
     pub fn pending(message: impl Into<String>, pending: Pending) -> VerbError {
@@ -105,6 +111,7 @@ impl VerbError {
             kind: ErrorKind::Pending,
             message: message.into(),
             pending: Some(pending),
+            data: None,
         }
     }
 
@@ -113,6 +120,7 @@ impl VerbError {
             kind: ErrorKind::Refused,
             message: message.into(),
             pending: None,
+            data: None,
         }
     }
 }
@@ -129,6 +137,7 @@ impl From<crate::world::sessions::HostError> for VerbError {
             kind,
             message: e.message,
             pending: None,
+            data: None,
         }
     }
 }
@@ -179,14 +188,16 @@ pub enum Topic {
     Games,
     /// The tools AI agents use (seed 000's chess tools, seed 004's sessions, the mailbox).
     Agents,
+    Werewolf,
 }
 
 impl Topic {
-    pub const ALL: [Topic; 5] = [
+    pub const ALL: [Topic; 6] = [
         Topic::Basics,
         Topic::Chess,
         Topic::Cards,
         Topic::Games,
+        Topic::Werewolf,
         Topic::Agents,
     ];
 
@@ -197,6 +208,7 @@ impl Topic {
             Topic::Cards => "Cards",
             Topic::Games => "Games at the tables",
             Topic::Agents => "Agents' tools",
+            Topic::Werewolf => "Werewolf",
         }
     }
 
@@ -208,6 +220,7 @@ impl Topic {
             Topic::Cards => &["blackjack", "cards"],
             Topic::Games => &["games", "rps", "tictactoe", "tables"],
             Topic::Agents => &["agents", "tools", "mcp"],
+            Topic::Werewolf => &["werewolf", "wolves", "ww"],
         }
     }
 
@@ -232,6 +245,9 @@ to 17."
                 "The Game Room (south of the square) has a rock-paper-scissors table and a \
 tic-tac-toe board. `play <game> with <name|house>` starts a game; anyone may `watch` any game by \
 its number."
+            }
+            Topic::Werewolf => {
+                "Werewolf is played eight at a time. Sign the notice board in the Town Hall (north of the square); when eight have signed, the match's building opens off the Town Hall and anyone may walk in to watch. `werewolf practice` plays seven house bots at once. In a match, `werewolf` says what you must do and by when."
             }
             Topic::Agents => {
                 "AI agents reach moot over MCP (every verb is a tool) and REST. Besides the \
@@ -262,6 +278,9 @@ pub struct ToolSpec {
     pub output_schema: Option<&'static str>,
     /// The tool's `_meta`, as JSON text (e.g. MCP Apps' `{"ui": {"resourceUri": ...}}`).
     pub meta: Option<&'static str>,
+    /// The whole tool object a spec fixes (name, title, description, schemas, annotations),
+    /// served as given; it overrides every field above.
+    pub definition: Option<fn() -> serde_json::Value>,
 }
 
 impl ToolSpec {
@@ -272,6 +291,7 @@ impl ToolSpec {
         input_schema: None,
         output_schema: None,
         meta: None,
+        definition: None,
     };
 }
 
@@ -413,7 +433,27 @@ pub static REGISTRY: &[VerbEntry] = &[
     entry::<sessions::SessionState>(),
     entry::<sessions::SessionAct>(),
     entry::<sessions::SessionLog>(),
+    entry::<werewolf::queue::Sign>(),
+    entry::<werewolf::queue::Unsign>(),
+    entry::<werewolf::queue::Queue>(),
+    entry::<werewolf::queue::Practice>(),
+    entry::<werewolf::play::WerewolfVerb>(),
+    entry::<werewolf::play::Ready>(),
+    entry::<werewolf::play::Speak>(),
+    entry::<werewolf::play::Pass>(),
+    entry::<werewolf::play::Vote>(),
+    entry::<werewolf::play::Kill>(),
+    entry::<werewolf::play::Inspect>(),
+    entry::<werewolf::play::Protect>(),
+    entry::<werewolf::play::Growl>(),
 ];
+
+/// Builds what verbs derive from the restored sessions (a match's building), and hooks what
+/// they must see of every change, before the town opens.
+pub fn open_town(world: &mut World) {
+    werewolf::restore(world);
+    world.on_session_change(werewolf::after_change);
+}
 
 /// The verb called `word`, by name or alias.
 pub fn find(word: &str) -> Option<&'static VerbEntry> {

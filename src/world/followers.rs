@@ -104,6 +104,18 @@ impl World {
                 who.push((w.who.clone(), v));
             }
         }
+        // Whoever stands in the session's building watches it, as any spectator.
+        if let Some(room) = self.session_room(s.id) {
+            for a in self.occupants(room) {
+                if !who.iter().any(|(x, _)| x == a) {
+                    let v = Viewer {
+                        role: None,
+                        sees_all: false,
+                    };
+                    who.push((a.clone(), v));
+                }
+            }
+        }
         who
     }
 

@@ -144,8 +144,18 @@ impl World {
         self.time.at(s.started, Instant::now())
     }
 
+    /// When, on the wall, session `s` reached (or will reach) game time `at`.
+    pub fn wall_at(&self, s: &Session, at: GameTime) -> SystemTime {
+        s.started + self.time.real(Duration::from_millis(at))
+    }
+
+    /// How long `game` milliseconds of game time last on the wall.
+    pub fn real_time(&self, game: GameTime) -> Duration {
+        self.time.real(Duration::from_millis(game))
+    }
+
     /// The wall time now, on the runtime's clock (what new sessions record as their start).
-    pub(super) fn wall_now(&self) -> SystemTime {
+    pub fn wall_now(&self) -> SystemTime {
         self.time.wall(Instant::now())
     }
 

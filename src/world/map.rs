@@ -1,6 +1,6 @@
-//! The town's fixed geography: rooms, their exits and the things standing in them, as loaded
-//! from `world/`. The map never changes while the server runs; who is where lives in
-//! [`super::World`].
+//! The town's geography: rooms, their exits and the things standing in them, as loaded from
+//! `world/`. Rooms may be added while the server runs (a match's building), never removed, so
+//! a room's index never changes; who is where lives in [`super::World`].
 
 use std::collections::HashMap;
 
@@ -108,6 +108,13 @@ impl Map {
             rooms,
             index,
         }
+    }
+
+    pub(super) fn add_room(&mut self, room: Room) -> RoomIdx {
+        let idx = self.rooms.len();
+        self.index.insert(room.id.clone(), idx);
+        self.rooms.push(room);
+        idx
     }
 
     pub fn room_by_id(&self, id: &str) -> Option<RoomIdx> {

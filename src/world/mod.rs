@@ -394,6 +394,9 @@ impl Cx {
     }
 }
 
+/// What a verb does after a change to a session (a match's door becoming a plaque).
+pub type SessionHook = fn(&mut World, &mut Cx, SessionId);
+
 /// The live state of the town.
 pub struct World {
     pub map: Map,
@@ -407,6 +410,10 @@ pub struct World {
     ticks: HashMap<SessionId, tokio::sync::watch::Sender<u64>>,
     /// Who watches which session (besides its players).
     watchers: HashMap<SessionId, Vec<followers::Watcher>>,
+    /// Rooms whose occupants follow a session as watchers (a match's building).
+    bound_rooms: HashMap<SessionId, RoomIdx>,
+    /// What verbs must do after any change to a session (see [`World::on_session_change`]).
+    session_hooks: Vec<SessionHook>,
     /// Games' own state in the town (see [`Extension`]).
     extensions: Vec<Box<dyn Extension>>,
     /// The game clock: how fast game time runs, and where wall time stood when the world began
@@ -528,6 +535,8 @@ impl World {
             next_session: 1,
             ticks: HashMap::new(),
             watchers: HashMap::new(),
+            bound_rooms: HashMap::new(),
+            session_hooks: Vec::new(),
             extensions: Vec::new(),
             time: house::GameClock::new(1.0),
             deadlines: Default::default(),
@@ -552,6 +561,45 @@ impl World {
 
     pub fn occupants(&self, room: RoomIdx) -> &[AgentId] {
         &self.occupants[room]
+    }
+
+    /// Adds a room to the town while it runs (a match's building); rooms are never removed, so
+    /// indexes stay valid.
+    pub fn add_room(&mut self, room: map::Room) -> RoomIdx {
+        self.occupants.push(Vec::new());
+        self.map.add_room(room)
+    }
+
+    /// Calls `hook` after every change to any session (a game's action, a deadline), inside
+    /// the same command, so what it changes is stored or undone with the change.
+    pub fn on_session_change(&mut self, hook: SessionHook) {
+        self.session_hooks.push(hook);
+    }
+
+    /// Runs the hooks for a change to `sid`.
+    pub(crate) fn session_changed(&mut self, cx: &mut Cx, sid: SessionId) {
+        for hook in self.session_hooks.clone() {
+            hook(self, cx, sid);
+        }
+    }
+
+    /// Makes everyone in `room` follow session `sid` as a watcher, for as long as they are in
+    /// it (a match's building: walking in is watching).
+    pub fn bind_room(&mut self, room: RoomIdx, sid: SessionId) {
+        self.bound_rooms.insert(sid, room);
+    }
+
+    /// The session `room` follows, if any.
+    pub fn room_session(&self, room: RoomIdx) -> Option<SessionId> {
+        self.bound_rooms
+            .iter()
+            .find(|(_, r)| **r == room)
+            .map(|(s, _)| *s)
+    }
+
+    /// The room that follows session `sid`, if any.
+    pub fn session_room(&self, sid: SessionId) -> Option<RoomIdx> {
+        self.bound_rooms.get(&sid).copied()
     }
 
     /// The connected player called `name` (any case), anywhere.

@@ -603,6 +603,7 @@ impl World {
         self.announce(cx, agent, sid, headline, &notes);
         self.schedule(sid);
         self.computer_turn(cx, sid);
+        self.session_changed(cx, sid);
         Ok(acted)
     }
 

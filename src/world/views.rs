@@ -96,6 +96,10 @@ pub fn room_view(world: &World, room: RoomIdx, viewer: &AgentId) -> RoomView {
 pub fn room_lines(world: &World, room: RoomIdx, viewer: &AgentId) -> Vec<String> {
     let v = room_view(world, room, viewer);
     let mut lines = vec![v.name, v.description];
+    // A session's building shows how the session stands, as the viewer may see it.
+    if let Some(s) = world.room_session(room).and_then(|sid| world.session(sid)) {
+        lines.extend(s.game.render(s.role_of(viewer), world.game_time(s)));
+    }
     if !v.things.is_empty() {
         let names: Vec<&str> = v.things.iter().map(|t| t.name.as_str()).collect();
         lines.push(format!("You see {} here.", english_list(&names)));

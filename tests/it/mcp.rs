@@ -648,6 +648,7 @@ impl moot::verbs::Verb for Dotted {
         input_schema: Some(DOTTED_INPUT),
         output_schema: Some(DOTTED_OUTPUT),
         meta: None,
+        definition: None,
     };
     type Args = moot::verbs::NoArgs;
     type Output = moot::verbs::NoArgs;

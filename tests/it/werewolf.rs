@@ -189,3 +189,222 @@ async fn a_players_log_hides_the_others_night_actions_while_the_match_runs() {
     }
     s.stop().await;
 }
+
+/// The line of `werewolf` output that says what to do, and the first name it offers.
+fn first_offered(line: &str) -> Option<String> {
+    let open = line.rfind('(')?;
+    let list = &line[open + 1..line.rfind(')')?];
+    let first = list.split(", ").next()?;
+    // "Bot-Abel (p2" → p2
+    first
+        .rsplit('(')
+        .next()
+        .map(|id| id.trim_end_matches(')').to_owned())
+}
+
+#[tokio::test]
+async fn a_telnet_player_practises_against_seven_bots_to_the_end() {
+    let s = TestServer::start_with(|c| c.time_scale = 100.0).await;
+    let mut tess = s.player("Tess").await;
+    tess.command("north").await;
+    // The board is the queue.
+    let signed = tess.command("sign board").await;
+    assert!(signed.iter().any(|l| l.contains("(1 of 8)")), "{signed:?}");
+    let q = tess.command("queue").await;
+    assert!(q.iter().any(|l| l.contains("Tess")), "{q:?}");
+    let gone = tess.command("unsign board").await;
+    assert!(
+        gone.iter().any(|l| l.contains("take your name off")),
+        "{gone:?}"
+    );
+    // Practice: a match of Tess and seven house bots, in a building off the Town Hall.
+    let started = tess.command("werewolf practice").await;
+    assert!(
+        started.iter().any(|l| l.contains("Werewolf Game #1")),
+        "{started:?}"
+    );
+    let hall = tess.command("look").await;
+    assert!(
+        hall.iter().any(|l| l.contains("game1 (Werewolf Game #1)")),
+        "{hall:?}"
+    );
+    let inside = tess.command("game1").await;
+    assert!(
+        inside.iter().any(|l| l.contains("Bot-Abel (p2, bot)")),
+        "{inside:?}"
+    );
+    tess.send("ready").await;
+
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
+    let mut my_role = String::new();
+    let mut heard = Vec::new();
+    loop {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the match did not end: {heard:#?}"
+        );
+        while let Ok(Some(l)) = tess.line_within(Duration::from_millis(30)).await {
+            heard.push(l);
+        }
+        if heard.iter().any(|l| {
+            l.starts_with("[Town Crier] The villagers win")
+                || l.starts_with("[Town Crier] The werewolves win")
+        }) {
+            break;
+        }
+        let status = tess.command("werewolf").await;
+        if let Some(r) = status.iter().find_map(|l| l.strip_prefix("You are ")) {
+            if my_role.is_empty() {
+                my_role = r.split(['.', ' ']).nth(1).unwrap_or("").to_owned();
+            }
+        }
+        let Some(brief) = status.last() else { continue };
+        let act = if brief.contains("kill <name>") {
+            first_offered(brief).map(|t| format!("kill {t}"))
+        } else if brief.contains("inspect <name>") {
+            first_offered(brief).map(|t| format!("inspect {t}"))
+        } else if brief.contains("protect <name>") {
+            first_offered(brief).map(|t| format!("protect {t}"))
+        } else if brief.contains("turn to speak") {
+            Some("say I am a plain villager, honest.".to_owned())
+        } else if brief.starts_with("Vote:") {
+            Some("vote none".to_owned())
+        } else {
+            None
+        };
+        if let Some(a) = act {
+            tess.send(&a).await;
+        }
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+    // Nobody told Tess what only other roles hear.
+    if my_role != "Werewolf" {
+        assert!(
+            !heard
+                .iter()
+                .any(|l| l.contains("growls to the pack") || l.contains("wants")),
+            "{heard:#?}"
+        );
+    }
+    if my_role != "Seer" {
+        assert!(
+            !heard.iter().any(|l| l.contains("Your vision")),
+            "{heard:#?}"
+        );
+    }
+    assert!(
+        !heard.iter().any(|l| l.contains("(Spoiler)")),
+        "spoilers are for all-seeing spectators"
+    );
+    // The door is now a plaque with the result.
+    tess.command("out").await;
+    let hall = tess.command("look").await;
+    assert!(!hall.iter().any(|l| l.contains("game1 (")), "{hall:?}");
+    assert!(
+        hall.iter()
+            .any(|l| l.contains("a plaque for Werewolf Game #1")),
+        "{hall:?}"
+    );
+    let plaque = tess.command("look plaque").await;
+    assert!(plaque.iter().any(|l| l.contains("win")), "{plaque:?}");
+    assert!(plaque.iter().any(|l| l.starts_with("Seed: ")), "{plaque:?}");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn eight_agents_on_the_board_start_a_match_and_spectators_see_no_roles() {
+    let s = TestServer::start_with(|c| c.time_scale = 1.0).await;
+    let api = s.api();
+    let mut agents = Vec::new();
+    for i in 0..9 {
+        agents.push(api.agent(Some(&format!("Agent{i}"))).await);
+    }
+    let mut assignment = Value::Null;
+    for (i, a) in agents.iter().take(8).enumerate() {
+        let r =
+            crate::support::mcp_tool(s.http, &a.token, "et.werewolf.queue.join", json!({})).await;
+        let sc = &r["structuredContent"];
+        assert_eq!(sc["ok"], true, "{r}");
+        // The text content carries the same JSON (notes, fix 2).
+        let text: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(&text, sc);
+        if i < 7 {
+            assert_eq!(sc["queue"]["position"], i + 1, "{sc}");
+            assert_eq!(sc["queue"]["status"], "WAITING");
+        } else {
+            assert_eq!(sc["queue"]["status"], "MATCHED", "{sc}");
+            assert!(sc["queue"]["position"].is_null());
+            assignment = sc["matchAssignment"].clone();
+        }
+    }
+    assert_eq!(assignment["seat"], 8, "{assignment}");
+    let mid = assignment["matchId"].as_str().unwrap().to_owned();
+    // A player sees their own role; a spectator (the ninth) sees none and no `you`.
+    let me = crate::support::mcp_tool(
+        s.http,
+        &agents[0].token,
+        "et.werewolf.match.get_state",
+        json!({ "matchId": mid }),
+    )
+    .await;
+    let st = &me["structuredContent"]["state"];
+    assert_eq!(st["phase"], "LOBBY", "{me}");
+    assert_eq!(st["you"]["playerId"], "p1");
+    assert!(
+        ["VILLAGER", "WEREWOLF", "SEER", "DOCTOR"].contains(&st["you"]["role"].as_str().unwrap())
+    );
+    let spectator = crate::support::mcp_tool(
+        s.http,
+        &agents[8].token,
+        "et.werewolf.match.get_state",
+        json!({ "matchId": mid }),
+    )
+    .await;
+    let sst = &spectator["structuredContent"]["state"];
+    assert!(sst["you"].is_null(), "{spectator}");
+    assert!(
+        sst["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["revealedRole"].is_null())
+    );
+    // A refusal has the seed's shape, with a stable code, as an isError result.
+    let wrong = crate::support::mcp_tool(
+        s.http,
+        &agents[0].token,
+        "et.werewolf.match.night.wolf_kill",
+        json!({ "matchId": mid, "targetPlayerId": "p2" }),
+    )
+    .await;
+    assert_eq!(wrong["isError"], true, "{wrong}");
+    let sc = &wrong["structuredContent"];
+    assert_eq!(sc["ok"], false);
+    assert_eq!(sc["error"]["code"], "WRONG_PHASE", "{sc}");
+    assert!(sc["serverTime"].is_string());
+    // The ninth cannot act in a match that is not theirs.
+    let outsider = crate::support::mcp_tool(
+        s.http,
+        &agents[8].token,
+        "et.werewolf.match.ready",
+        json!({ "matchId": mid }),
+    )
+    .await;
+    assert_eq!(
+        outsider["structuredContent"]["error"]["code"], "NOT_IN_MATCH",
+        "{outsider}"
+    );
+    // Signing again while playing is refused.
+    let again = crate::support::mcp_tool(
+        s.http,
+        &agents[3].token,
+        "et.werewolf.queue.join",
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        again["structuredContent"]["error"]["code"], "ALREADY_IN_MATCH",
+        "{again}"
+    );
+    s.stop().await;
+}

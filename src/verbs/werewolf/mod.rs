@@ -1,0 +1,410 @@
+//! Werewolf in the town (seed 002): the Town Hall's notice board is the queue; a full queue (or
+//! a practice request) starts a `werewolf.v1` match, whose building appears off the Town Hall
+//! with a door anyone may walk through to watch; when the match ends the door becomes a plaque
+//! with the result. Each verb here is also one of the seed's tools (its name, schemas and
+//! annotations from [`catalog`]), so people and agents play through one definition.
+//!
+//! Buildings and plaques are derived from the sessions, so they come back after a restart; the
+//! queue is the board's list of names, and lives as long as the server does.
+
+pub mod catalog;
+pub mod play;
+pub mod queue;
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::VerbError;
+use crate::games::werewolf::{self, Werewolf};
+use crate::world::map::{Exit, Room, Thing};
+use crate::world::sessions::{HostError, SessionId, iso, parse_id};
+use crate::world::{AgentId, Cx, Extension, RoomIdx, ThingKind, World};
+
+/// The notice board in the Town Hall: signing it is joining the queue.
+pub const BOARD: ThingKind = ThingKind::named("werewolf_board");
+/// The seed's one queue.
+pub const QUEUE_ID: &str = "werewolf-default";
+/// Players a match needs.
+pub const REQUIRED: usize = werewolf::SEATS;
+
+/// The queue and the matches' buildings.
+#[derive(Default)]
+pub struct WerewolfTown {
+    /// Who signed the board, oldest first, with the name they play under.
+    pub queue: Vec<(AgentId, String)>,
+    /// Each match's building, by session.
+    pub buildings: BTreeMap<SessionId, Building>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Building {
+    /// "Werewolf Game #N".
+    pub number: usize,
+    pub room: RoomIdx,
+    /// The door has become a plaque.
+    pub ended: bool,
+}
+
+impl Extension for WerewolfTown {
+    fn forget(&mut self, who: &AgentId) {
+        // Someone who leaves the town leaves the queue: a match must not wait on them.
+        self.queue.retain(|(a, _)| a != who);
+    }
+}
+
+/// The room with the notice board (the Town Hall), if the town has one.
+pub fn hall(world: &World) -> Option<RoomIdx> {
+    world
+        .map
+        .rooms
+        .iter()
+        .position(|r| r.things.iter().any(|t| t.kind == BOARD))
+}
+
+/// The match `sid`, if it is a Werewolf match.
+pub fn game_of(world: &World, sid: SessionId) -> Option<&Werewolf> {
+    world.session(sid)?.game.as_any().downcast_ref::<Werewolf>()
+}
+
+/// Wall-clock ISO time of match `sid`'s game time `at`.
+pub fn iso_at(world: &World, sid: SessionId, at: u64) -> String {
+    let s = world.session(sid).expect("the match exists");
+    iso(world.wall_at(s, at))
+}
+
+pub fn server_time(world: &World) -> String {
+    iso(world.wall_now())
+}
+
+/// A refusal as seed 002's tools give it (notes, fix 1 and 6): `{ok: false, serverTime,
+/// error: {code, message, retryable}}`, with `retryAfterMs` when waiting helps.
+pub fn refusal(world: &World, code: &str, message: &str, retry_after_ms: Option<u64>) -> VerbError {
+    let mut error = json!({
+        "code": code,
+        "message": message,
+        "retryable": retry_after_ms.is_some() || code == "STORAGE_UNAVAILABLE",
+    });
+    if let Some(ms) = retry_after_ms {
+        error["retryAfterMs"] = json!(ms);
+    }
+    let mut e = VerbError::refused(message);
+    e.data = Some(json!({ "ok": false, "serverTime": server_time(world), "error": error }));
+    e
+}
+
+/// A refusal from the host, with the template's own code where it has one.
+pub fn host_refusal(world: &World, e: HostError) -> VerbError {
+    let code = e.detail.unwrap_or(e.code.name());
+    let retry = e.retry_after.map(|d| d.as_millis() as u64);
+    refusal(world, code, &e.message, retry)
+}
+
+/// The running (or, failing that, the latest) match `agent` plays in.
+pub fn my_match(world: &World, agent: &AgentId) -> Option<SessionId> {
+    let mine: Vec<SessionId> = world
+        .session_ids()
+        .into_iter()
+        .filter(|&sid| game_of(world, sid).is_some())
+        .filter(|&sid| {
+            world
+                .session(sid)
+                .is_some_and(|s| s.role_of(agent).is_some())
+        })
+        .collect();
+    mine.iter()
+        .rev()
+        .find(|&&sid| world.session(sid).is_some_and(|s| !s.game.is_terminal()))
+        .or(mine.last())
+        .copied()
+}
+
+/// The match a tool names (`matchId`), or the caller's own; and their seat's id in it.
+pub fn match_for(
+    world: &World,
+    agent: &AgentId,
+    match_id: Option<&str>,
+) -> Result<(SessionId, &'static str), VerbError> {
+    let sid = match match_id {
+        Some(id) => parse_id(id.trim_start_matches('#'))
+            .ok()
+            .filter(|&sid| game_of(world, sid).is_some())
+            .ok_or_else(|| {
+                refusal(
+                    world,
+                    "MATCH_NOT_FOUND",
+                    &format!("No Werewolf match {id}"),
+                    None,
+                )
+            })?,
+        None => my_match(world, agent).ok_or_else(|| {
+            refusal(
+                world,
+                "NOT_IN_MATCH",
+                "You are not in a Werewolf match",
+                None,
+            )
+        })?,
+    };
+    let role = world
+        .session(sid)
+        .and_then(|s| s.role_of(agent))
+        .ok_or_else(|| {
+            refusal(
+                world,
+                "NOT_IN_MATCH",
+                &format!("You are not a player of match {sid}"),
+                None,
+            )
+        })?;
+    Ok((sid, role))
+}
+
+/// A player of `w` named by id (`p3`) or display name (any case); the word itself otherwise,
+/// for the template to refuse.
+pub fn target_id(w: &Werewolf, word: &str) -> String {
+    let word = word.trim();
+    if werewolf::seat_of(word).is_some() {
+        return word.to_owned();
+    }
+    (0..werewolf::SEATS)
+        .find(|&s| w.name(s).eq_ignore_ascii_case(word))
+        .map_or_else(|| word.to_owned(), |s| werewolf::player_id(s).to_owned())
+}
+
+/// Takes `action` in match `sid` for the caller; returns the id of the first event it made.
+pub fn act(
+    world: &mut World,
+    cx: &mut Cx,
+    sid: SessionId,
+    action: &str,
+) -> Result<String, VerbError> {
+    world
+        .act(cx, sid, action, None)
+        .map_err(|e| host_refusal(world, e))?;
+    let w = game_of(world, sid).expect("still a Werewolf match");
+    Ok(w.fresh_events().first().map(|e| e.id()).unwrap_or_default())
+}
+
+/// Puts up match `sid`'s building: a room off the hall with a door (or, if it is over, a
+/// plaque in the hall). `number` is its "Werewolf Game #N".
+fn build(world: &mut World, sid: SessionId, number: usize) {
+    let Some(hall) = hall(world) else { return };
+    let name = format!("Werewolf Game #{number}");
+    let room = world.add_room(Room {
+        id: format!("werewolf_game_{sid}"),
+        name: name.clone(),
+        description: format!(
+            "A timber meeting house raised for {name} (match {sid}). Eight chairs stand in a \
+             ring; the Town Crier keeps the time. Whoever stands here watches the match; the \
+             players may be anywhere. `look` shows how it stands; `out` leads back to the Town \
+             Hall."
+        ),
+        exits: vec![Exit {
+            name: "out".into(),
+            aliases: vec!["hall".into(), "leave".into()],
+            to: hall,
+        }],
+        things: Vec::new(),
+    });
+    world.bind_room(room, sid);
+    let ended = world.session(sid).is_some_and(|s| s.game.is_terminal());
+    world.ext::<WerewolfTown>().buildings.insert(
+        sid,
+        Building {
+            number,
+            room,
+            ended: false,
+        },
+    );
+    if ended {
+        put_up_plaque(world, sid);
+    } else {
+        world.map.rooms[hall].exits.push(door(number, room));
+    }
+}
+
+fn door(number: usize, room: RoomIdx) -> Exit {
+    Exit {
+        name: format!("game{number}"),
+        aliases: vec![format!("#{number}"), format!("werewolf{number}")],
+        to: room,
+    }
+}
+
+/// Match `sid` is over: its door in the hall becomes a plaque with the result.
+fn put_up_plaque(world: &mut World, sid: SessionId) {
+    let (Some(hall), Some(b)) = (
+        hall(world),
+        world.ext::<WerewolfTown>().buildings.get(&sid).copied(),
+    ) else {
+        return;
+    };
+    if b.ended {
+        return;
+    }
+    let Some(w) = game_of(world, sid) else { return };
+    let mut text = vec![format!("Werewolf Game #{} (match {sid})", b.number)];
+    text.extend(werewolf::text::report_lines(w));
+    let n = b.number;
+    let hall_room = &mut world.map.rooms[hall];
+    hall_room.exits.retain(|e| e.to != b.room);
+    hall_room.things.push(Thing {
+        id: format!("werewolf_plaque_{sid}"),
+        name: format!("a plaque for Werewolf Game #{n}"),
+        aliases: vec![
+            format!("plaque{n}"),
+            format!("plaque #{n}"),
+            format!("#{n} plaque"),
+            "plaque".into(),
+        ],
+        description: text.join("\n"),
+        kind: ThingKind::SCENERY,
+    });
+    if let Some(b) = world.ext::<WerewolfTown>().buildings.get_mut(&sid) {
+        b.ended = true;
+    }
+}
+
+/// After any change to a session: a Werewolf match that has just ended gets its plaque (undone
+/// with the change if the change is not stored).
+pub fn after_change(world: &mut World, cx: &mut Cx, sid: SessionId) {
+    let over = game_of(world, sid).is_some_and(|w| w.phase == werewolf::Phase::Ended);
+    let building = world.ext::<WerewolfTown>().buildings.get(&sid).copied();
+    if let (true, Some(b)) = (over, building)
+        && !b.ended
+    {
+        put_up_plaque(world, sid);
+        cx.undo(move |w| {
+            let Some(hall) = hall(w) else { return };
+            let room = &mut w.map.rooms[hall];
+            room.things
+                .retain(|t| t.id != format!("werewolf_plaque_{sid}"));
+            room.exits.push(door(b.number, b.room));
+            if let Some(x) = w.ext::<WerewolfTown>().buildings.get_mut(&sid) {
+                x.ended = false;
+            }
+        });
+    }
+}
+
+/// At start-up, after the sessions are restored: every match's building, in the order the
+/// matches began.
+pub fn restore(world: &mut World) {
+    let matches: Vec<SessionId> = world
+        .session_ids()
+        .into_iter()
+        .filter(|&sid| game_of(world, sid).is_some())
+        .collect();
+    for (i, sid) in matches.into_iter().enumerate() {
+        build(world, sid, i + 1);
+    }
+}
+
+/// Starts a match of `players` (agent, name, bot), the last of whom is the caller; puts up its
+/// building. Returns the match and its number.
+pub fn start_match(
+    world: &mut World,
+    cx: &mut Cx,
+    players: &[(AgentId, String, bool)],
+) -> Result<(SessionId, usize), VerbError> {
+    let participants: BTreeMap<String, String> = players
+        .iter()
+        .enumerate()
+        .map(|(i, (a, _, _))| (werewolf::player_id(i).to_owned(), a.to_string()))
+        .collect();
+    let names: Vec<&str> = players.iter().map(|p| p.1.as_str()).collect();
+    let bots: Vec<usize> = (0..players.len())
+        .filter(|&i| players[i].2)
+        .map(|i| i + 1)
+        .collect();
+    let options = json!({ "names": names, "bots": bots });
+    let created = world
+        .create_session_as(cx, None, "werewolf.v1", &participants, options)
+        .map_err(|e| host_refusal(world, e))?;
+    let sid = parse_id(&created.session_id).expect("a new session's id is canonical");
+    let number = world.ext::<WerewolfTown>().buildings.len() + 1;
+    build(world, sid, number);
+    let b = world.ext::<WerewolfTown>().buildings[&sid];
+    cx.undo(move |w| {
+        if let Some(hall) = hall(w) {
+            w.map.rooms[hall].exits.retain(|e| e.to != b.room);
+        }
+        w.ext::<WerewolfTown>().buildings.remove(&sid);
+    });
+    let line = format!(
+        "[Town Crier] Werewolf Game #{number} begins (match {sid}): its door, `game{number}`, \
+         stands open in the Town Hall. Players, type `ready`."
+    );
+    for (a, _, bot) in players {
+        if !bot {
+            cx.tell(a, line.as_str());
+        }
+    }
+    Ok((sid, number))
+}
+
+/// The seed's `matchAssignment` for `agent` in match `sid`.
+pub fn assignment(world: &mut World, sid: SessionId, agent: &AgentId) -> Value {
+    let seat = world
+        .session(sid)
+        .and_then(|s| s.role_of(agent))
+        .and_then(werewolf::seat_of)
+        .map(|s| s + 1);
+    let building = world.ext::<WerewolfTown>().buildings.get(&sid).copied();
+    match (seat, building) {
+        (Some(seat), Some(b)) => json!({
+            "matchId": sid.to_string(),
+            "buildingInstanceId": world.map.room(b.room).id,
+            "seat": seat,
+        }),
+        _ => Value::Null,
+    }
+}
+
+/// The running match whose building `agent` stands in, if any.
+fn building_match(world: &World, agent: &AgentId) -> Option<SessionId> {
+    let room = world.player(agent).room;
+    world
+        .room_session(room)
+        .filter(|&sid| game_of(world, sid).is_some_and(|w| w.phase != werewolf::Phase::Ended))
+}
+
+/// `say` in a running match's building: a player's words go to the match (as `speak`); a
+/// spectator keeps quiet, since the players would hear them (and an all-seeing spectator could
+/// tell them everything). None outside a building.
+pub fn floor(world: &mut World, cx: &mut Cx, text: &str) -> Option<Result<Vec<String>, VerbError>> {
+    let sid = building_match(world, &cx.actor)?;
+    let role = world.session(sid).and_then(|s| s.role_of(&cx.actor));
+    Some(match role {
+        Some(role) => {
+            let args = play::SpeakArgs {
+                text: text.to_owned(),
+                ..play::SpeakArgs::default()
+            };
+            play::speak(world, cx, sid, role, &args).map(|r| r.text)
+        }
+        None => Err(VerbError::refused(QUIET)),
+    })
+}
+
+const QUIET: &str = "Spectators keep quiet while the match is on: the players would hear you. \
+Talk in the Town Hall.";
+
+/// Emotes and whispers in a running match's building are refused: players talk with `say`,
+/// spectators not at all.
+pub fn check_quiet(world: &World, cx: &Cx) -> Result<(), VerbError> {
+    match building_match(world, &cx.actor) {
+        None => Ok(()),
+        Some(sid)
+            if world
+                .session(sid)
+                .is_some_and(|s| s.role_of(&cx.actor).is_some()) =>
+        {
+            Err(VerbError::refused(
+                "In the match, speak with `say` (or `speak`) when it is your time.",
+            ))
+        }
+        Some(_) => Err(VerbError::refused(QUIET)),
+    }
+}

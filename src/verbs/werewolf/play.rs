@@ -1,0 +1,601 @@
+//! Playing a match: `ready`, `speak` (and `say` in the building), `pass`, `vote`, and at night
+//! `kill`, `inspect`, `protect` and `growl` (wolf chat); `werewolf` shows where the match stands
+//! (`et.werewolf.match.get_state`). Each takes the caller's match unless a `matchId` names one,
+//! and players by id (`p3`) or by name.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::super::{Reply, ToolSpec, Topic, Verb, VerbError, usage};
+use super::{act, catalog, game_of, iso_at, match_for, server_time, target_id};
+use crate::games::werewolf::events::Reader;
+use crate::games::werewolf::{Phase, player_id, seat_of, text};
+use crate::world::sessions::SessionId;
+use crate::world::{Cx, World};
+
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MatchArgs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TargetArgs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_id: Option<String>,
+    /// `p3`, or a player's name.
+    pub target_player_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
+}
+
+fn target_args<V: Verb>(rest: &str) -> Result<TargetArgs, VerbError> {
+    let t = rest.trim();
+    if t.is_empty() || t.contains(char::is_whitespace) && seat_of(t).is_none() && t.len() > 32 {
+        return Err(usage::<V>());
+    }
+    Ok(TargetArgs {
+        target_player_id: t.to_owned(),
+        ..TargetArgs::default()
+    })
+}
+
+fn ok(world: &World, sid: SessionId, event_id: &str, key: &str, value: Value) -> Value {
+    let mut v = json!({
+        "ok": true,
+        "serverTime": server_time(world),
+        "matchId": sid.to_string(),
+        "eventId": event_id,
+        "error": null,
+    });
+    v[key] = value;
+    v
+}
+
+/// A night action on a target: `verb` is the template's word for it.
+fn night(
+    world: &mut World,
+    cx: &mut Cx,
+    args: &TargetArgs,
+    verb: &str,
+) -> Result<(SessionId, &'static str, String, String), VerbError> {
+    let me = cx.actor.clone();
+    let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
+    let target = target_id(
+        game_of(world, sid).expect("a match"),
+        &args.target_player_id,
+    );
+    let event = act(world, cx, sid, &format!("{verb} {target}"))?;
+    Ok((sid, role, target, event))
+}
+
+macro_rules! seed_tool {
+    ($f:ident, $name:literal) => {
+        fn $f() -> Value {
+            catalog::definition($name)
+        }
+    };
+}
+
+seed_tool!(ready_tool, "et.werewolf.match.ready");
+seed_tool!(say_tool, "et.werewolf.match.say_public");
+seed_tool!(vote_tool, "et.werewolf.match.vote");
+seed_tool!(chat_tool, "et.werewolf.match.night.wolf_chat");
+seed_tool!(kill_tool, "et.werewolf.match.night.wolf_kill");
+seed_tool!(inspect_tool, "et.werewolf.match.night.seer_inspect");
+seed_tool!(protect_tool, "et.werewolf.match.night.doctor_protect");
+seed_tool!(state_tool, "et.werewolf.match.get_state");
+
+pub struct Ready;
+
+impl Verb for Ready {
+    const NAME: &'static str = "ready";
+    const USAGE: &'static str = "ready";
+    const SUMMARY: &'static str = "Say you are ready, in a Werewolf match's lobby.";
+    const HELP: &'static str = "In the lobby of your Werewolf match, tells everyone you are ready. \
+The match begins when all eight are ready, or when the lobby's time runs out.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Werewolf;
+    const TOOL: ToolSpec = ToolSpec {
+        name: Some("et.werewolf.match.ready"),
+        definition: Some(ready_tool),
+        ..ToolSpec::GENERATED
+    };
+    type Args = MatchArgs;
+    type Output = Value;
+
+    fn parse(rest: &str) -> Result<MatchArgs, VerbError> {
+        rest.trim()
+            .is_empty()
+            .then(MatchArgs::default)
+            .ok_or_else(usage::<Ready>)
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: MatchArgs) -> Result<Reply<Value>, VerbError> {
+        let me = cx.actor.clone();
+        let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
+        act(world, cx, sid, "ready")?;
+        let mut data = ok(world, sid, "", "ready", json!(true));
+        data["playerId"] = json!(role);
+        if let Some(o) = data.as_object_mut() {
+            o.remove("eventId");
+        }
+        Ok(Reply::new(Vec::new(), data))
+    }
+}
+
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SpeakArgs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_id: Option<String>,
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_to_event_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
+}
+
+pub struct Speak;
+
+impl Verb for Speak {
+    const NAME: &'static str = "speak";
+    const USAGE: &'static str = "speak <words>   (or `say` in the match's building)";
+    const SUMMARY: &'static str = "Speak to your Werewolf match (by day).";
+    const HELP: &'static str = "Says something in your Werewolf match, for everyone in it and \
+watching it: your opening on your turn (DAY_OPENING), anything during DAY_DISCUSSION, and your \
+last words if you were voted out. In the match's building, plain `say` does the same.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Werewolf;
+    const TOOL: ToolSpec = ToolSpec {
+        name: Some("et.werewolf.match.say_public"),
+        definition: Some(say_tool),
+        ..ToolSpec::GENERATED
+    };
+    type Args = SpeakArgs;
+    type Output = Value;
+
+    fn parse(rest: &str) -> Result<SpeakArgs, VerbError> {
+        let text = rest.trim();
+        if text.is_empty() {
+            return Err(usage::<Speak>());
+        }
+        Ok(SpeakArgs {
+            text: text.to_owned(),
+            ..SpeakArgs::default()
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: SpeakArgs) -> Result<Reply<Value>, VerbError> {
+        let me = cx.actor.clone();
+        let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
+        speak(world, cx, sid, role, &args)
+    }
+}
+
+/// Says `args.text` in match `sid` as `role`: the kind follows the phase (notes, fix 10).
+pub fn speak(
+    world: &mut World,
+    cx: &mut Cx,
+    sid: SessionId,
+    role: &'static str,
+    args: &SpeakArgs,
+) -> Result<Reply<Value>, VerbError> {
+    let phase = game_of(world, sid).expect("a match").phase;
+    let kind = match phase {
+        Phase::DayOpening => "OPENING",
+        Phase::DayResolution => "LAST_WORDS",
+        _ => "DISCUSSION",
+    };
+    if let Some(k) = args.kind.as_deref().filter(|k| *k != kind) {
+        return Err(super::refusal(
+            world,
+            "WRONG_PHASE",
+            &format!("It is {}: a message now is {kind}, not {k}", phase.name()),
+            None,
+        ));
+    }
+    let action = match &args.reply_to_event_id {
+        Some(id) => format!("reply {id} {}", args.text),
+        None => format!("say {}", args.text),
+    };
+    let event = act(world, cx, sid, &action)?;
+    let text = game_of(world, sid)
+        .and_then(|w| w.events().iter().find(|e| e.id() == event))
+        .map_or(args.text.clone(), |e| {
+            e.payload["text"].as_str().unwrap_or("").to_owned()
+        });
+    let data = ok(
+        world,
+        sid,
+        &event,
+        "message",
+        json!({ "playerId": role, "kind": kind, "text": text }),
+    );
+    Ok(Reply::new(Vec::new(), data))
+}
+
+pub struct Pass;
+
+impl Verb for Pass {
+    const NAME: &'static str = "pass";
+    const USAGE: &'static str = "pass";
+    const SUMMARY: &'static str = "Pass your turn to speak in a Werewolf match's openings.";
+    const HELP: &'static str = "During DAY_OPENING, when it is your turn to speak, gives the floor \
+to the next player without a word.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Werewolf;
+    type Args = MatchArgs;
+    type Output = Value;
+
+    fn parse(rest: &str) -> Result<MatchArgs, VerbError> {
+        rest.trim()
+            .is_empty()
+            .then(MatchArgs::default)
+            .ok_or_else(usage::<Pass>)
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: MatchArgs) -> Result<Reply<Value>, VerbError> {
+        let me = cx.actor.clone();
+        let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
+        let event = act(world, cx, sid, "pass")?;
+        let data = ok(world, sid, &event, "playerId", json!(role));
+        Ok(Reply::new(Vec::new(), data))
+    }
+}
+
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct VoteArgs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_id: Option<String>,
+    /// `p3`, a player's name, or null to abstain.
+    pub target_player_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
+}
+
+pub struct Vote;
+
+impl Verb for Vote {
+    const NAME: &'static str = "vote";
+    const USAGE: &'static str = "vote <name|none> [reason]";
+    const SUMMARY: &'static str = "Vote to eliminate someone in your Werewolf match.";
+    const HELP: &'static str = "During DAY_VOTE, votes to eliminate a living player (by name or id, \
+not yourself), or `vote none` to abstain; anything after the name is your reason, shown to all. \
+You may change your vote until the vote ends. Most votes is eliminated; a tie spares everyone.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Werewolf;
+    const TOOL: ToolSpec = ToolSpec {
+        name: Some("et.werewolf.match.vote"),
+        definition: Some(vote_tool),
+        ..ToolSpec::GENERATED
+    };
+    type Args = VoteArgs;
+    type Output = Value;
+
+    fn parse(rest: &str) -> Result<VoteArgs, VerbError> {
+        let rest = rest.trim();
+        let (who, reason) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        if who.is_empty() {
+            return Err(usage::<Vote>());
+        }
+        let abstain = ["none", "nobody", "abstain"]
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case(who));
+        Ok(VoteArgs {
+            target_player_id: (!abstain).then(|| who.to_owned()),
+            reason: (!reason.trim().is_empty()).then(|| reason.trim().to_owned()),
+            ..VoteArgs::default()
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: VoteArgs) -> Result<Reply<Value>, VerbError> {
+        let me = cx.actor.clone();
+        let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
+        let w = game_of(world, sid).expect("a match");
+        let target = args.target_player_id.as_deref().map(|t| target_id(w, t));
+        let mut action = format!("vote {}", target.as_deref().unwrap_or("none"));
+        if let Some(r) = args.reason.as_deref().filter(|r| !r.trim().is_empty()) {
+            action.push(' ');
+            action.push_str(r.trim());
+        }
+        let event = act(world, cx, sid, &action)?;
+        let data = ok(
+            world,
+            sid,
+            &event,
+            "vote",
+            json!({ "voterPlayerId": role, "targetPlayerId": target }),
+        );
+        Ok(Reply::new(Vec::new(), data))
+    }
+}
+
+macro_rules! night_verb {
+    ($ty:ident, $name:literal, $tool:literal, $def:ident, $word:literal, $key:literal, $summary:literal, $help:literal) => {
+        pub struct $ty;
+
+        impl Verb for $ty {
+            const NAME: &'static str = $name;
+            const USAGE: &'static str = concat!($name, " <name>");
+            const SUMMARY: &'static str = $summary;
+            const HELP: &'static str = $help;
+            const READ_ONLY: bool = false;
+            const TOPIC: Topic = Topic::Werewolf;
+            const TOOL: ToolSpec = ToolSpec {
+                name: Some($tool),
+                definition: Some($def),
+                ..ToolSpec::GENERATED
+            };
+            type Args = TargetArgs;
+            type Output = Value;
+
+            fn parse(rest: &str) -> Result<TargetArgs, VerbError> {
+                target_args::<$ty>(rest)
+            }
+
+            fn run(
+                world: &mut World,
+                cx: &mut Cx,
+                args: TargetArgs,
+            ) -> Result<Reply<Value>, VerbError> {
+                let (sid, role, target, event) = night(world, cx, &args, $word)?;
+                let value = night_value($key, role, &target, game_of(world, sid).expect("a match"));
+                let data = ok(world, sid, &event, $key, value);
+                Ok(Reply::new(Vec::new(), data))
+            }
+        }
+    };
+}
+
+/// The seed's result object for a night action.
+fn night_value(key: &str, role: &str, target: &str, w: &crate::games::werewolf::Werewolf) -> Value {
+    match key {
+        "result" => {
+            let wolf = seat_of(target)
+                .is_some_and(|s| w.players[s].card == crate::games::werewolf::Card::Werewolf);
+            json!({ "targetPlayerId": target, "alignment": if wolf { "WEREWOLF" } else { "NOT_WEREWOLF" } })
+        }
+        _ => json!({ "byPlayerId": role, "targetPlayerId": target }),
+    }
+}
+
+night_verb!(
+    Kill,
+    "kill",
+    "et.werewolf.match.night.wolf_kill",
+    kill_tool,
+    "kill",
+    "selection",
+    "Choose tonight's victim, if you are a werewolf.",
+    "During NIGHT, a werewolf picks a living non-wolf to kill; your last pick counts, and your \
+partner sees it. If the wolves pick different victims, chance decides between them; if neither \
+picks, the server picks at random."
+);
+night_verb!(
+    Inspect,
+    "inspect",
+    "et.werewolf.match.night.seer_inspect",
+    inspect_tool,
+    "inspect",
+    "result",
+    "Learn whether someone is a werewolf, if you are the seer.",
+    "During NIGHT, the seer inspects one living player (not themselves) and learns at once, \
+privately, whether they are a werewolf. Once a night."
+);
+night_verb!(
+    Protect,
+    "protect",
+    "et.werewolf.match.night.doctor_protect",
+    protect_tool,
+    "protect",
+    "protection",
+    "Guard someone from the wolves tonight, if you are the doctor.",
+    "During NIGHT, the doctor protects one living player (themselves too) from the wolves; not \
+the same player two nights running. Your last choice counts."
+);
+
+pub struct Growl;
+
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ChatArgs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_id: Option<String>,
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
+}
+
+impl Verb for Growl {
+    const NAME: &'static str = "growl";
+    const ALIASES: &'static [&'static str] = &["wolfchat"];
+    const USAGE: &'static str = "growl <words>";
+    const SUMMARY: &'static str = "Talk with your fellow werewolf at night.";
+    const HELP: &'static str = "During NIGHT, a living werewolf's words to the pack: only the \
+wolves (and spectators the server lets see everything) hear them.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Werewolf;
+    const TOOL: ToolSpec = ToolSpec {
+        name: Some("et.werewolf.match.night.wolf_chat"),
+        definition: Some(chat_tool),
+        ..ToolSpec::GENERATED
+    };
+    type Args = ChatArgs;
+    type Output = Value;
+
+    fn parse(rest: &str) -> Result<ChatArgs, VerbError> {
+        let text = rest.trim();
+        if text.is_empty() {
+            return Err(usage::<Growl>());
+        }
+        Ok(ChatArgs {
+            text: text.to_owned(),
+            ..ChatArgs::default()
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: ChatArgs) -> Result<Reply<Value>, VerbError> {
+        let me = cx.actor.clone();
+        let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
+        let event = act(world, cx, sid, &format!("wolfchat {}", args.text))?;
+        let data = ok(
+            world,
+            sid,
+            &event,
+            "message",
+            json!({ "playerId": role, "text": args.text.trim() }),
+        );
+        Ok(Reply::new(Vec::new(), data))
+    }
+}
+
+/// What `werewolf` shows besides the state (telnet only: the tool's schema has no such field).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum Show {
+    #[default]
+    State,
+    Rules,
+    Practice,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StateArgs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include_transcript_summary: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include_recent_public_messages: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recent_public_messages_limit: Option<usize>,
+    #[serde(skip)]
+    pub show: Show,
+}
+
+pub struct WerewolfVerb;
+
+impl Verb for WerewolfVerb {
+    const NAME: &'static str = "werewolf";
+    const ALIASES: &'static [&'static str] = &["ww"];
+    const USAGE: &'static str = "werewolf [rules|practice|#<match>]";
+    const SUMMARY: &'static str = "Where your Werewolf match stands, and what you must do.";
+    const HELP: &'static str = "Shows your Werewolf match (or `werewolf #3`, any match): the phase \
+and the time left, who is alive, the votes, and what you must do now and by when. `werewolf \
+rules` gives the rules as this town runs them; `werewolf practice` starts a match against seven \
+house bots.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Werewolf;
+    const TOOL: ToolSpec = ToolSpec {
+        name: Some("et.werewolf.match.get_state"),
+        definition: Some(state_tool),
+        ..ToolSpec::GENERATED
+    };
+    type Args = StateArgs;
+    type Output = Value;
+
+    fn parse(rest: &str) -> Result<StateArgs, VerbError> {
+        let rest = rest.trim();
+        let mut args = StateArgs::default();
+        match rest.to_ascii_lowercase().as_str() {
+            "" => {}
+            "rules" => args.show = Show::Rules,
+            "practice" => args.show = Show::Practice,
+            id if id.starts_with('#') || id.bytes().all(|b| b.is_ascii_digit()) => {
+                args.match_id = Some(id.trim_start_matches('#').to_owned());
+            }
+            _ => return Err(usage::<WerewolfVerb>()),
+        }
+        Ok(args)
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: StateArgs) -> Result<Reply<Value>, VerbError> {
+        match args.show {
+            Show::Rules => {
+                let c = crate::games::werewolf::config::Config::default();
+                return Ok(Reply::new(text::rules(&c), json!({ "ok": true })));
+            }
+            Show::Practice => {
+                let r = super::queue::practice(world, cx)?;
+                return Ok(Reply::new(
+                    r.text,
+                    serde_json::to_value(r.data).expect("serializes"),
+                ));
+            }
+            Show::State => {}
+        }
+        let me = cx.actor.clone();
+        // Anyone may look at a match by its id, as a spectator; a player sees their seat.
+        let (sid, reader) = match args.match_id.as_deref() {
+            Some(id) => match match_for(world, &me, Some(id)) {
+                Ok((sid, role)) => (sid, Reader::Seat(seat_of(role).expect("a seat"))),
+                Err(e) => {
+                    let sid = crate::world::sessions::parse_id(id.trim_start_matches('#'))
+                        .ok()
+                        .filter(|&s| game_of(world, s).is_some())
+                        .ok_or(e)?;
+                    (sid, Reader::Public)
+                }
+            },
+            None => {
+                let (sid, role) = match_for(world, &me, None)?;
+                (sid, Reader::Seat(seat_of(role).expect("a seat")))
+            }
+        };
+        let w = game_of(world, sid).expect("a match");
+        let recent = if args.include_recent_public_messages.unwrap_or(false) {
+            args.recent_public_messages_limit.unwrap_or(20).clamp(1, 50)
+        } else {
+            0
+        };
+        let mut state = w.state_for(reader, recent);
+        let now = world.game_time(world.session(sid).expect("a match"));
+        let lines = text::render(w, reader, now);
+        // Game times become wall-clock times; the match id is the session's.
+        state["matchId"] = json!(sid.to_string());
+        let at = |v: &Value| v.as_u64();
+        if let Some(t) = at(&state["phaseEndsAt"]) {
+            state["phaseEndsAt"] = json!(iso_at(world, sid, t));
+        }
+        if let Some(t) = at(&state["you"]["requiredAction"]["deadline"]) {
+            state["you"]["requiredAction"]["deadline"] = json!(iso_at(world, sid, t));
+        }
+        if let Some(list) = state["recentPublicMessages"].as_array_mut() {
+            for m in list {
+                if let Some(t) = m["at"].as_u64() {
+                    m["at"] = json!(iso_at(world, sid, t));
+                }
+            }
+        }
+        if args.include_transcript_summary == Some(false) {
+            state["publicSummary"] = json!("");
+        }
+        let data = json!({
+            "ok": true,
+            "serverTime": server_time(world),
+            "state": state,
+            "error": null,
+        });
+        let mut text = vec![format!("Werewolf match {sid} ({}):", player_label(reader))];
+        text.extend(lines);
+        Ok(Reply::new(text, data))
+    }
+}
+
+fn player_label(reader: Reader) -> String {
+    match reader {
+        Reader::Seat(s) => format!("you are {}", player_id(s)),
+        _ => "watching".to_owned(),
+    }
+}
