@@ -253,10 +253,10 @@ async fn a_telnet_player_practises_against_seven_bots_to_the_end() {
             break;
         }
         let status = tess.command("werewolf").await;
-        if let Some(r) = status.iter().find_map(|l| l.strip_prefix("You are ")) {
-            if my_role.is_empty() {
-                my_role = r.split(['.', ' ']).nth(1).unwrap_or("").to_owned();
-            }
+        if let Some(r) = status.iter().find_map(|l| l.strip_prefix("You are "))
+            && my_role.is_empty()
+        {
+            my_role = r.split(['.', ' ']).nth(1).unwrap_or("").to_owned();
         }
         let Some(brief) = status.last() else { continue };
         let act = if brief.contains("kill <name>") {
