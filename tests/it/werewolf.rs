@@ -253,10 +253,15 @@ async fn a_telnet_player_practises_against_seven_bots_to_the_end() {
             break;
         }
         let status = tess.command("werewolf").await;
-        if let Some(r) = status.iter().find_map(|l| l.strip_prefix("You are "))
+        // Her own row shows her role: "  Tess (p1)   alive  Doctor".
+        if let Some(row) = status.iter().find(|l| l.trim_start().starts_with("Tess (p1)"))
             && my_role.is_empty()
         {
-            my_role = r.split(['.', ' ']).nth(1).unwrap_or("").to_owned();
+            my_role = row.split_whitespace().nth(3).unwrap_or("").to_owned();
+            assert!(
+                ["Villager", "Werewolf", "Seer", "Doctor"].contains(&my_role.as_str()),
+                "{row}"
+            );
         }
         let Some(brief) = status.last() else { continue };
         let act = if brief.contains("kill <name>") {
