@@ -408,7 +408,8 @@ impl MootMcp {
         args: Value,
         cx: Option<&RequestContext<RoleServer>>,
     ) -> Result<CallToolResult, McpError> {
-        let deadline = tokio::time::Instant::now() + self.wait;
+        let started = tokio::time::Instant::now();
+        let deadline = started + self.wait;
         let progress = cx.and_then(|c| c.meta.get_progress_token());
         let mut ticks = 0u32;
         loop {
@@ -424,6 +425,8 @@ impl MootMcp {
             else {
                 return Ok(result(r, e.tool.definition.is_some()));
             };
+            // The caller may ask to wait less than the face would.
+            let deadline = p.wait.map_or(deadline, |w| deadline.min(started + w));
             let timed_out = || {
                 let mut out = CallToolResult::success(vec![ContentBlock::text(message.clone())]);
                 out.structured_content = Some(p.data.clone());

@@ -138,5 +138,11 @@ fn topic(t: Topic) -> Vec<String> {
     let mut lines = vec![format!("{}:", t.title()), t.intro().to_owned()];
     lines.extend(verbs_of(t).map(line));
     lines.push("`help <verb>` explains one of them.".to_owned());
+    if t == Topic::Werewolf {
+        // The rules as the matches here run them, from the same configuration.
+        lines.push(String::new());
+        let c = crate::games::werewolf::config::Config::default();
+        lines.extend(crate::games::werewolf::text::rules(&c));
+    }
     lines
 }

@@ -62,7 +62,7 @@ pub struct VerbError {
     pub message: String,
     /// For [`ErrorKind::Pending`]: the session whose next change may give a different answer,
     /// the tick it is at now, and the structured result to give if the wait runs out.
-    pub pending: Option<Pending>,
+    pub pending: Option<Box<Pending>>,
     /// The refusal as structured data, for tools whose spec gives errors a shape (seed 002's
     /// `{ok: false, serverTime, error}`).
     pub data: Option<serde_json::Value>,
@@ -75,6 +75,8 @@ pub struct Pending {
     pub session: crate::world::sessions::SessionId,
     pub tick: u64,
     pub data: serde_json::Value,
+    /// The caller's own limit on the wait, if shorter than the face's.
+    pub wait: Option<std::time::Duration>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,7 +112,7 @@ impl VerbError {
         VerbError {
             kind: ErrorKind::Pending,
             message: message.into(),
-            pending: Some(pending),
+            pending: Some(Box::new(pending)),
             data: None,
         }
     }
@@ -446,6 +448,8 @@ pub static REGISTRY: &[VerbEntry] = &[
     entry::<werewolf::play::Inspect>(),
     entry::<werewolf::play::Protect>(),
     entry::<werewolf::play::Growl>(),
+    entry::<werewolf::info::Matches>(),
+    entry::<werewolf::info::MatchEvents>(),
 ];
 
 /// Builds what verbs derive from the restored sessions (a match's building), and hooks what

@@ -52,6 +52,22 @@ fn every_verb_is_a_tool_and_every_tool_a_verb() {
         .collect();
     assert_eq!(tools, registry_names());
     for (t, e) in moot::mcp::tools().iter().zip(moot::verbs::REGISTRY) {
+        if let Some(def) = e.tool.definition {
+            // A tool a spec gives whole is served as given (seed 002's: see werewolf.rs).
+            let served = serde_json::to_value(t).unwrap();
+            let def = def();
+            for k in [
+                "name",
+                "title",
+                "description",
+                "inputSchema",
+                "outputSchema",
+                "annotations",
+            ] {
+                assert_eq!(served[k], def[k], "{}: {k}", e.name);
+            }
+            continue;
+        }
         let input = serde_json::to_value(&*t.input_schema).unwrap();
         let declared = match e.tool.input_schema {
             Some(fixed) => serde_json::from_str(fixed).unwrap(),
@@ -599,8 +615,20 @@ fn tool_schemas_pass_the_inspectors_strict_check_and_fixed_ones_are_served_exact
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the strict check failed:\n{stderr}");
-    for problem in ["Error:", "Warning:"] {
-        assert!(!stderr.contains(problem), "{stderr}");
+    assert!(!stderr.contains("Error:"), "{stderr}");
+    // Warnings only where a seed's schemas are served exactly as the seed writes them: seed
+    // 002 writes nullable fields as `type` arrays, which the Inspector calls less portable.
+    let seed_tools: Vec<&str> = moot::verbs::REGISTRY
+        .iter()
+        .filter(|e| e.tool.definition.is_some())
+        .map(|e| e.tool_name())
+        .collect();
+    for warning in stderr.split("Warning: ").skip(1) {
+        let tool = warning.split('"').nth(1).unwrap_or("");
+        assert!(
+            seed_tools.contains(&tool) && warning.contains("`type` is an array"),
+            "a warning about a schema moot writes itself: {warning}"
+        );
     }
     let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
     let create = listed["tools"]

@@ -228,6 +228,13 @@ async fn a_telnet_player_practises_against_seven_bots_to_the_end() {
         hall.iter().any(|l| l.contains("game1 (Werewolf Game #1)")),
         "{hall:?}"
     );
+    // The rules people read are the ones that run.
+    let help = tess.command("help werewolf").await;
+    assert!(help.iter().any(|l| l.contains("NIGHT (45 s)")), "{help:?}");
+    assert!(
+        help.iter().any(|l| l.starts_with("  sign board")),
+        "{help:?}"
+    );
     let inside = tess.command("game1").await;
     assert!(
         inside.iter().any(|l| l.contains("Bot-Abel (p2, bot)")),
@@ -254,7 +261,9 @@ async fn a_telnet_player_practises_against_seven_bots_to_the_end() {
         }
         let status = tess.command("werewolf").await;
         // Her own row shows her role: "  Tess (p1)   alive  Doctor".
-        if let Some(row) = status.iter().find(|l| l.trim_start().starts_with("Tess (p1)"))
+        if let Some(row) = status
+            .iter()
+            .find(|l| l.trim_start().starts_with("Tess (p1)"))
             && my_role.is_empty()
         {
             my_role = row.split_whitespace().nth(3).unwrap_or("").to_owned();
@@ -410,6 +419,276 @@ async fn eight_agents_on_the_board_start_a_match_and_spectators_see_no_roles() {
     assert_eq!(
         again["structuredContent"]["error"]["code"], "ALREADY_IN_MATCH",
         "{again}"
+    );
+    s.stop().await;
+}
+
+/// Every place `a` and `b` differ, as JSON paths.
+fn differences(a: &Value, b: &Value, path: String, out: &mut Vec<String>) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            for k in keys {
+                let (va, vb) = (
+                    x.get(k).unwrap_or(&Value::Null),
+                    y.get(k).unwrap_or(&Value::Null),
+                );
+                differences(va, vb, format!("{path}.{k}"), out);
+            }
+        }
+        _ if a != b => out.push(path),
+        _ => {}
+    }
+}
+
+/// Seed 002's thirteen tools, from the seed's own JSON (kept verbatim in tests/data), against
+/// tools/list: every field is the seed's, except the fixes `shared/notes/werewolf.md` documents.
+#[tokio::test]
+async fn tools_list_serves_seed_002s_tools_with_only_the_documented_fixes() {
+    let seed: Vec<Value> =
+        serde_json::from_str(include_str!("../data/seed002_tools.json")).unwrap();
+    assert_eq!(seed.len(), 13);
+    let s = TestServer::start().await;
+    let a = s.api().agent(None).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}}});
+    let resp = reqwest::Client::new()
+        .post(format!("http://{}/mcp", s.http))
+        .bearer_auth(&a.token)
+        .header("accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "tools/list")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let text = resp.text().await.unwrap();
+    let json = text
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .unwrap_or(&text);
+    let listed: Value = serde_json::from_str(json).unwrap();
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    // The documented fixes: (tool, JSON path prefix).
+    let night = [
+        "et.werewolf.match.night.wolf_chat",
+        "et.werewolf.match.night.wolf_kill",
+        "et.werewolf.match.night.seer_inspect",
+        "et.werewolf.match.night.doctor_protect",
+    ];
+    let allowed = |tool: &str, path: &str| -> bool {
+        let queue = ["et.werewolf.queue.join", "et.werewolf.queue.status"].contains(&tool);
+        path == ".outputSchema.required" // fix 1
+            || (queue && [".position.type", ".status.enum", ".estimatedStartSeconds.type"].iter().any(|p| path == format!(".outputSchema.properties.queue.properties{p}"))) // fix 4
+            || (night.contains(&tool) && [".annotations.destructiveHint", ".annotations.idempotentHint"].contains(&path)) // fix 7
+            || (tool == "et.werewolf.match.events.get" && [
+                ".inputSchema.properties.waitSeconds",
+                ".outputSchema.properties.events.items.properties.visibility.enum",
+                ".outputSchema.properties.events.items.properties.type.enum",
+                ".outputSchema.properties.events.items.properties.source",
+                ".outputSchema.properties.nextCursor",
+                ".outputSchema.properties.hasMore",
+            ].iter().any(|p| path.starts_with(p))) // fix 8
+            || (tool == "et.werewolf.match.get_state" && [
+                ".outputSchema.properties.state.properties.phaseEndsAt.type",
+                ".outputSchema.properties.state.properties.you.properties.requiredAction.type",
+                ".outputSchema.properties.state.properties.you.properties.requiredAction.properties.canAbstain",
+                ".outputSchema.properties.state.properties.you.properties.requiredAction.properties.deadline",
+            ].iter().any(|p| path.starts_with(p))) // fix 9
+    };
+    for want in &seed {
+        let name = want["name"].as_str().unwrap();
+        let got = tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("{name} is not served"));
+        let mut diffs = Vec::new();
+        for k in [
+            "name",
+            "title",
+            "description",
+            "inputSchema",
+            "outputSchema",
+            "annotations",
+        ] {
+            differences(&want[k], &got[k], format!(".{k}"), &mut diffs);
+        }
+        for d in &diffs {
+            assert!(
+                allowed(name, d),
+                "{name}: {d} differs from the seed without a documented fix"
+            );
+        }
+        // Fix 1 on every tool: an error result can conform.
+        assert_eq!(
+            got["outputSchema"]["required"],
+            json!(["ok", "serverTime", "error"]),
+            "{name}"
+        );
+    }
+    let tool = |n: &str| tools.iter().find(|t| t["name"] == n).unwrap();
+    let q = &tool("et.werewolf.queue.join")["outputSchema"]["properties"]["queue"]["properties"];
+    assert_eq!(q["position"]["type"], json!(["integer", "null"]));
+    assert!(
+        q["status"]["enum"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("MATCHED"))
+    );
+    for n in night {
+        assert_eq!(tool(n)["annotations"]["destructiveHint"], false, "{n}");
+    }
+    let ev = &tool("et.werewolf.match.events.get")["outputSchema"]["properties"];
+    let item = &ev["events"]["items"]["properties"];
+    assert!(
+        item["visibility"]["enum"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("WOLVES"))
+    );
+    assert!(
+        item["type"]["enum"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("SEER_RESULT"))
+    );
+    assert!(ev["nextCursor"].is_object() && ev["hasMore"].is_object());
+    let req = &tool("et.werewolf.match.get_state")["outputSchema"]["properties"]["state"]["properties"]
+        ["you"]["properties"]["requiredAction"];
+    assert!(
+        req["properties"]["canAbstain"].is_object() && req["properties"]["deadline"].is_object()
+    );
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn events_are_paged_filtered_by_reader_and_can_be_waited_for() {
+    let s = TestServer::start_with(|c| c.time_scale = 1.0).await;
+    let api = s.api();
+    let me = api.agent(Some("Pia")).await;
+    let watcher = api.agent(Some("Wes")).await;
+    let r =
+        crate::support::mcp_tool(s.http, &me.token, "et.werewolf.practice.start", json!({})).await;
+    let mid = r["structuredContent"]["matchAssignment"]["matchId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let get = |token: String, args: Value| {
+        let http = s.http;
+        async move { crate::support::mcp_tool(http, &token, "et.werewolf.match.events.get", args).await }
+    };
+    let mine = get(me.token.clone(), json!({"matchId": mid})).await;
+    let sc = &mine["structuredContent"];
+    let kinds: Vec<&str> = sc["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds[0], "MATCH_CREATED");
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "ROLE_ASSIGNED").count(),
+        1,
+        "only her own card: {kinds:?}"
+    );
+    assert_eq!(sc["events"][0]["source"], "NARRATOR");
+    // A spectator reads no role card at all, whatever it asks.
+    let theirs = get(watcher.token.clone(), json!({"matchId": mid, "limit": 200})).await;
+    let st = &theirs["structuredContent"];
+    assert!(
+        st["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["visibility"] == "PUBLIC"),
+        "{st}"
+    );
+    // Paging: one at a time from the first.
+    let first = get(
+        me.token.clone(),
+        json!({"matchId": mid, "afterEventId": "e000000", "limit": 1}),
+    )
+    .await;
+    let f = &first["structuredContent"];
+    assert_eq!(f["events"].as_array().unwrap().len(), 1);
+    assert_eq!(f["hasMore"], true);
+    assert_eq!(f["nextCursor"], f["events"][0]["eventId"]);
+    // An unknown cursor is INVALID_CURSOR.
+    let bad = get(
+        me.token.clone(),
+        json!({"matchId": mid, "afterEventId": "e999999"}),
+    )
+    .await;
+    assert_eq!(
+        bad["structuredContent"]["error"]["code"], "INVALID_CURSOR",
+        "{bad}"
+    );
+    // Waiting: nothing follows the newest event until Pia acts, so a one-second wait comes
+    // back empty after about a second, not the face's thirty.
+    // (Once the seven bots are ready, nothing happens until Pia is, or the lobby's 30 s end.)
+    let seen = loop {
+        let seen = get(me.token.clone(), json!({"matchId": mid, "limit": 200})).await;
+        let ready = seen["structuredContent"]["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["type"] == "PLAYER_READY")
+            .count();
+        if ready == 7 {
+            break seen;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let latest = seen["structuredContent"]["nextCursor"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let t0 = std::time::Instant::now();
+    let waited = get(
+        me.token.clone(),
+        json!({"matchId": mid, "afterEventId": latest, "waitSeconds": 1}),
+    )
+    .await;
+    let took = t0.elapsed();
+    let w = &waited["structuredContent"];
+    assert!(w["events"].as_array().unwrap().is_empty(), "{w}");
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_secs(10),
+        "{took:?}"
+    );
+    // A wait that something ends: Pia gets ready while another call waits.
+    let http = s.http;
+    let token = me.token.clone();
+    let (m2, l2) = (mid.clone(), latest.clone());
+    let waiting = tokio::spawn(async move {
+        crate::support::mcp_tool(
+            http,
+            &token,
+            "et.werewolf.match.events.get",
+            json!({"matchId": m2, "afterEventId": l2, "waitSeconds": 20}),
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    crate::support::mcp_tool(
+        s.http,
+        &me.token,
+        "et.werewolf.match.ready",
+        json!({"matchId": mid}),
+    )
+    .await;
+    let woke = waiting.await.unwrap();
+    let events = woke["structuredContent"]["events"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "PLAYER_READY" && e["source"] == "p1"),
+        "{woke}"
     );
     s.stop().await;
 }

@@ -587,6 +587,7 @@ cancelling. (On telnet it answers at once: you are told of every move anyway.)";
                         ..data
                     })
                     .expect("serializes"),
+                    wait: None,
                 },
             )
         };

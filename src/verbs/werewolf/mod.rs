@@ -8,6 +8,7 @@
 //! queue is the board's list of names, and lives as long as the server does.
 
 pub mod catalog;
+pub mod info;
 pub mod play;
 pub mod queue;
 

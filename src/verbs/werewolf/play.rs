@@ -495,7 +495,8 @@ impl Verb for WerewolfVerb {
 and the time left, who is alive, the votes, and what you must do now and by when. `werewolf \
 rules` gives the rules as this town runs them; `werewolf practice` starts a match against seven \
 house bots.";
-    const READ_ONLY: bool = false;
+    // Reading the state changes nothing (`werewolf practice` is admitted as a write below).
+    const READ_ONLY: bool = true;
     const TOPIC: Topic = Topic::Werewolf;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.match.get_state"),
@@ -527,6 +528,7 @@ house bots.";
                 return Ok(Reply::new(text::rules(&c), json!({ "ok": true })));
             }
             Show::Practice => {
+                world.admit_write(&cx.actor, cx.now)?;
                 let r = super::queue::practice(world, cx)?;
                 return Ok(Reply::new(
                     r.text,

@@ -1,0 +1,284 @@
+//! Reading matches: `matches` (`et.werewolf.matches.list`) and `wwevents`
+//! (`et.werewolf.match.events.get`), the match's event feed as the caller may read it, a page
+//! at a time, waiting for the next event if asked (a long poll).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::super::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
+use super::{WerewolfTown, catalog, game_of, iso_at, refusal, server_time};
+use crate::games::werewolf::events::{Event, Kind, Reader, parse_event_id};
+use crate::games::werewolf::{Phase, Werewolf, seat_of};
+use crate::world::sessions::{SessionId, iso, parse_id};
+use crate::world::{Cx, World};
+
+fn list_tool() -> Value {
+    catalog::definition("et.werewolf.matches.list")
+}
+
+fn events_tool() -> Value {
+    catalog::definition("et.werewolf.match.events.get")
+}
+
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ListArgs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
+}
+
+pub struct Matches;
+
+impl Verb for Matches {
+    const NAME: &'static str = "matches";
+    const USAGE: &'static str = "matches [active|ended|all]";
+    const SUMMARY: &'static str = "The Werewolf matches and their buildings.";
+    const HELP: &'static str = "Lists Werewolf matches (those running, unless you say `ended` or \
+`all`): each one's building, phase, day and how many are alive. Walk in through its door in the \
+Town Hall to watch.";
+    const READ_ONLY: bool = true;
+    const TOPIC: Topic = Topic::Werewolf;
+    const TOOL: ToolSpec = ToolSpec {
+        name: Some("et.werewolf.matches.list"),
+        definition: Some(list_tool),
+        ..ToolSpec::GENERATED
+    };
+    type Args = ListArgs;
+    type Output = Value;
+
+    fn parse(rest: &str) -> Result<ListArgs, VerbError> {
+        let w = rest.trim().to_ascii_uppercase();
+        match w.as_str() {
+            "" => Ok(ListArgs::default()),
+            "ACTIVE" | "ENDED" | "ALL" => Ok(ListArgs {
+                status: Some(w),
+                limit: None,
+            }),
+            _ => Err(usage::<Matches>()),
+        }
+    }
+
+    fn run(world: &mut World, _cx: &mut Cx, args: ListArgs) -> Result<Reply<Value>, VerbError> {
+        let status = args.status.as_deref().unwrap_or("ACTIVE");
+        if !["ACTIVE", "ENDED", "ALL"].contains(&status) {
+            return Err(refusal(
+                world,
+                "INVALID_REQUEST",
+                "status is ACTIVE, ENDED or ALL",
+                None,
+            ));
+        }
+        let limit = args.limit.unwrap_or(20).clamp(1, 50);
+        let buildings: Vec<(SessionId, usize, usize)> = world
+            .ext::<WerewolfTown>()
+            .buildings
+            .iter()
+            .rev()
+            .map(|(sid, b)| (*sid, b.number, b.room))
+            .collect();
+        let mut matches = Vec::new();
+        let mut text = Vec::new();
+        for (sid, number, room) in buildings {
+            let Some(w) = game_of(world, sid) else {
+                continue;
+            };
+            let ended = w.phase == Phase::Ended;
+            if (status == "ACTIVE" && ended) || (status == "ENDED" && !ended) {
+                continue;
+            }
+            if matches.len() == limit {
+                break;
+            }
+            let started = world
+                .session(sid)
+                .map(|s| iso(s.started))
+                .unwrap_or_default();
+            matches.push(json!({
+                "matchId": sid.to_string(),
+                "buildingInstanceId": world.map.room(room).id,
+                "phase": w.phase.name(),
+                "dayNumber": w.day,
+                "playersAlive": w.living().count(),
+                "startedAt": started,
+            }));
+            text.push(format!(
+                "Werewolf Game #{number} (match {sid}): {}",
+                crate::games::Game::situation(w)
+            ));
+        }
+        if text.is_empty() {
+            text.push("No Werewolf matches.".to_owned());
+        }
+        let data = json!({
+            "ok": true,
+            "serverTime": server_time(world),
+            "matches": matches,
+            "error": null,
+        });
+        Ok(Reply::new(text, data))
+    }
+}
+
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EventsArgs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_event_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_seconds: Option<u64>,
+}
+
+pub struct MatchEvents;
+
+/// Who is reading match `sid`: a player reads as their seat, anyone else as the public.
+fn reader(world: &World, cx: &Cx, sid: SessionId) -> Reader {
+    world
+        .session(sid)
+        .and_then(|s| s.role_of(&cx.actor))
+        .and_then(seat_of)
+        .map_or(Reader::Public, Reader::Seat)
+}
+
+/// "NARRATOR", or the player behind the event.
+fn source(e: &Event) -> Value {
+    if Werewolf::is_narrator(e.kind) {
+        return json!("NARRATOR");
+    }
+    let field = match e.kind {
+        Kind::WolfChatMessage => "fromWolfId",
+        Kind::VoteCast => "voterPlayerId",
+        _ => "playerId",
+    };
+    e.payload[field].clone()
+}
+
+impl Verb for MatchEvents {
+    const NAME: &'static str = "wwevents";
+    const USAGE: &'static str = "wwevents [#<match>]";
+    const SUMMARY: &'static str = "A Werewolf match's recent events, as you may see them.";
+    const HELP: &'static str = "Shows the latest events of your Werewolf match (or `wwevents #3`, \
+any match, as a spectator sees it): what was said, votes, deaths, the Town Crier's words, and \
+what your role alone was told.";
+    const READ_ONLY: bool = true;
+    const TOPIC: Topic = Topic::Werewolf;
+    const TOOL: ToolSpec = ToolSpec {
+        name: Some("et.werewolf.match.events.get"),
+        definition: Some(events_tool),
+        ..ToolSpec::GENERATED
+    };
+    type Args = EventsArgs;
+    type Output = Value;
+
+    fn parse(rest: &str) -> Result<EventsArgs, VerbError> {
+        let id = rest.trim().trim_start_matches('#');
+        Ok(EventsArgs {
+            match_id: (!id.is_empty()).then(|| id.to_owned()),
+            limit: Some(20),
+            ..EventsArgs::default()
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: EventsArgs) -> Result<Reply<Value>, VerbError> {
+        let sid = match args.match_id.as_deref() {
+            Some(id) => parse_id(id.trim_start_matches('#'))
+                .ok()
+                .filter(|&s| game_of(world, s).is_some())
+                .ok_or_else(|| {
+                    refusal(
+                        world,
+                        "MATCH_NOT_FOUND",
+                        &format!("No Werewolf match {id}"),
+                        None,
+                    )
+                })?,
+            None => super::my_match(world, &cx.actor).ok_or_else(|| {
+                refusal(
+                    world,
+                    "NOT_IN_MATCH",
+                    "You are not in a Werewolf match; name one",
+                    None,
+                )
+            })?,
+        };
+        let reader = reader(world, cx, sid);
+        let limit = args.limit.unwrap_or(50).clamp(1, 200);
+        let w = game_of(world, sid).expect("a match");
+        let after = match args.after_event_id.as_deref() {
+            None => None,
+            Some(id) => Some(
+                parse_event_id(id)
+                    .filter(|&n| n < w.events().len())
+                    .ok_or_else(|| {
+                        refusal(
+                            world,
+                            "INVALID_CURSOR",
+                            &format!("`{id}` is not an event of match {sid}"),
+                            None,
+                        )
+                    })?,
+            ),
+        };
+        let seen: Vec<&Event> = w.events_for(reader).collect();
+        let (page, has_more) = match after {
+            Some(n) => {
+                let newer: Vec<&Event> = seen.into_iter().filter(|e| e.n > n).collect();
+                let more = newer.len() > limit;
+                (newer.into_iter().take(limit).collect::<Vec<_>>(), more)
+            }
+            None => {
+                let skip = seen.len().saturating_sub(limit);
+                (seen.into_iter().skip(skip).collect(), false)
+            }
+        };
+        let next = page
+            .last()
+            .map(|e| e.id())
+            .or_else(|| args.after_event_id.clone());
+        let text: Vec<String> = page
+            .iter()
+            .map(|e| crate::games::werewolf::text::mark(e))
+            .collect();
+        let events: Vec<Value> = page
+            .iter()
+            .map(|e| {
+                let mut v = e.envelope(reader);
+                v["at"] = json!(iso_at(world, sid, e.at));
+                v["source"] = source(e);
+                v
+            })
+            .collect();
+        let empty = events.is_empty();
+        let data = json!({
+            "ok": true,
+            "serverTime": server_time(world),
+            "matchId": sid.to_string(),
+            "events": events,
+            "nextCursor": next,
+            "hasMore": has_more,
+            "error": null,
+        });
+        // Nothing new yet: a caller that asked to wait waits for the match to change.
+        if empty && after.is_some() && args.wait_seconds.unwrap_or(0) > 0 {
+            let tick = world.session(sid).map_or(0, |s| s.tick);
+            return Err(VerbError::pending(
+                "No new events yet.",
+                Pending {
+                    session: sid,
+                    tick,
+                    data,
+                    wait: args
+                        .wait_seconds
+                        .map(|s| std::time::Duration::from_secs(s.min(30))),
+                },
+            ));
+        }
+        Ok(Reply::new(text, data))
+    }
+}
