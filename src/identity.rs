@@ -276,7 +276,11 @@ mod tests {
     fn names_are_checked_with_a_reason() {
         assert!(validate_name("Alice").is_ok());
         assert!(validate_name("bob_2-x").is_ok());
-        assert!(validate_name("Bot-Abel").unwrap_err().contains("house's bots"));
+        assert!(
+            validate_name("Bot-Abel")
+                .unwrap_err()
+                .contains("house's bots")
+        );
         assert!(validate_name("bot-x").is_err() && validate_name("Botany").is_ok());
         assert!(validate_name("A").unwrap_err().contains("2 to 20"));
         assert!(

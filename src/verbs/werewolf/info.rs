@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 
 use super::super::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
 use super::{WerewolfTown, catalog, game_of, iso_at, refusal, server_time};
-use crate::games::werewolf::events::{Event, Kind, Reader, parse_event_id};
-use crate::games::werewolf::{Phase, Werewolf, seat_of};
-use crate::world::sessions::{SessionId, iso, parse_id};
+use crate::games::werewolf::events::{Event, Kind, parse_event_id};
+use crate::games::werewolf::{Phase, Werewolf};
+use crate::world::sessions::{SessionId, iso};
 use crate::world::{Cx, World};
 
 fn list_tool() -> Value {
@@ -137,15 +137,6 @@ pub struct EventsArgs {
 
 pub struct MatchEvents;
 
-/// Who is reading match `sid`: a player reads as their seat, anyone else as the public.
-fn reader(world: &World, cx: &Cx, sid: SessionId) -> Reader {
-    world
-        .session(sid)
-        .and_then(|s| s.role_of(&cx.actor))
-        .and_then(seat_of)
-        .map_or(Reader::Public, Reader::Seat)
-}
-
 /// "NARRATOR", or the player behind the event.
 fn source(e: &Event) -> Value {
     if Werewolf::is_narrator(e.kind) {
@@ -186,28 +177,8 @@ what your role alone was told.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: EventsArgs) -> Result<Reply<Value>, VerbError> {
-        let sid = match args.match_id.as_deref() {
-            Some(id) => parse_id(id.trim_start_matches('#'))
-                .ok()
-                .filter(|&s| game_of(world, s).is_some())
-                .ok_or_else(|| {
-                    refusal(
-                        world,
-                        "MATCH_NOT_FOUND",
-                        &format!("No Werewolf match {id}"),
-                        None,
-                    )
-                })?,
-            None => super::my_match(world, &cx.actor).ok_or_else(|| {
-                refusal(
-                    world,
-                    "NOT_IN_MATCH",
-                    "You are not in a Werewolf match; name one",
-                    None,
-                )
-            })?,
-        };
-        let reader = reader(world, cx, sid);
+        let sid = super::named_match(world, &cx.actor, args.match_id.as_deref())?;
+        let reader = super::reader(world, &cx.actor, sid);
         let limit = args.limit.unwrap_or(50).clamp(1, 200);
         let w = game_of(world, sid).expect("a match");
         let after = match args.after_event_id.as_deref() {

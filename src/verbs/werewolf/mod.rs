@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::VerbError;
+use crate::games::werewolf::events::Reader;
 use crate::games::werewolf::{self, Werewolf};
 use crate::world::map::{Exit, Room, Thing};
 use crate::world::sessions::{HostError, SessionId, iso, parse_id};
@@ -120,13 +121,13 @@ pub fn my_match(world: &World, agent: &AgentId) -> Option<SessionId> {
         .copied()
 }
 
-/// The match a tool names (`matchId`), or the caller's own; and their seat's id in it.
-pub fn match_for(
+/// The match a tool names (`matchId`), or the caller's own.
+pub fn named_match(
     world: &World,
     agent: &AgentId,
     match_id: Option<&str>,
-) -> Result<(SessionId, &'static str), VerbError> {
-    let sid = match match_id {
+) -> Result<SessionId, VerbError> {
+    match match_id {
         Some(id) => parse_id(id.trim_start_matches('#'))
             .ok()
             .filter(|&sid| game_of(world, sid).is_some())
@@ -137,16 +138,25 @@ pub fn match_for(
                     &format!("No Werewolf match {id}"),
                     None,
                 )
-            })?,
+            }),
         None => my_match(world, agent).ok_or_else(|| {
             refusal(
                 world,
                 "NOT_IN_MATCH",
-                "You are not in a Werewolf match",
+                "You are not in a Werewolf match; name one",
                 None,
             )
-        })?,
-    };
+        }),
+    }
+}
+
+/// The match a tool names (or the caller's own), and the caller's seat's id in it.
+pub fn match_for(
+    world: &World,
+    agent: &AgentId,
+    match_id: Option<&str>,
+) -> Result<(SessionId, &'static str), VerbError> {
+    let sid = named_match(world, agent, match_id)?;
     let role = world
         .session(sid)
         .and_then(|s| s.role_of(agent))
@@ -159,6 +169,24 @@ pub fn match_for(
             )
         })?;
     Ok((sid, role))
+}
+
+/// Who is reading match `sid`: a player reads as their seat, anyone else as the public.
+pub fn reader(world: &World, agent: &AgentId, sid: SessionId) -> Reader {
+    world
+        .session(sid)
+        .and_then(|s| s.role_of(agent))
+        .and_then(werewolf::seat_of)
+        .map_or(Reader::Public, Reader::Seat)
+}
+
+/// The words after a verb, which must not be empty.
+pub fn words<V: super::Verb>(rest: &str) -> Result<String, VerbError> {
+    let text = rest.trim();
+    if text.is_empty() {
+        return Err(super::usage::<V>());
+    }
+    Ok(text.to_owned())
 }
 
 /// A player of `w` named by id (`p3`) or display name (any case); the word itself otherwise,

@@ -163,12 +163,8 @@ last words if you were voted out. In the match's building, plain `say` does the 
     type Output = Value;
 
     fn parse(rest: &str) -> Result<SpeakArgs, VerbError> {
-        let text = rest.trim();
-        if text.is_empty() {
-            return Err(usage::<Speak>());
-        }
         Ok(SpeakArgs {
-            text: text.to_owned(),
+            text: super::words::<Speak>(rest)?,
             ..SpeakArgs::default()
         })
     }
@@ -435,12 +431,8 @@ wolves (and spectators the server lets see everything) hear them.";
     type Output = Value;
 
     fn parse(rest: &str) -> Result<ChatArgs, VerbError> {
-        let text = rest.trim();
-        if text.is_empty() {
-            return Err(usage::<Growl>());
-        }
         Ok(ChatArgs {
-            text: text.to_owned(),
+            text: super::words::<Growl>(rest)?,
             ..ChatArgs::default()
         })
     }
@@ -539,22 +531,8 @@ house bots.";
         }
         let me = cx.actor.clone();
         // Anyone may look at a match by its id, as a spectator; a player sees their seat.
-        let (sid, reader) = match args.match_id.as_deref() {
-            Some(id) => match match_for(world, &me, Some(id)) {
-                Ok((sid, role)) => (sid, Reader::Seat(seat_of(role).expect("a seat"))),
-                Err(e) => {
-                    let sid = crate::world::sessions::parse_id(id.trim_start_matches('#'))
-                        .ok()
-                        .filter(|&s| game_of(world, s).is_some())
-                        .ok_or(e)?;
-                    (sid, Reader::Public)
-                }
-            },
-            None => {
-                let (sid, role) = match_for(world, &me, None)?;
-                (sid, Reader::Seat(seat_of(role).expect("a seat")))
-            }
-        };
+        let sid = super::named_match(world, &me, args.match_id.as_deref())?;
+        let reader = super::reader(world, &me, sid);
         let w = game_of(world, sid).expect("a match");
         let recent = if args.include_recent_public_messages.unwrap_or(false) {
             args.recent_public_messages_limit.unwrap_or(20).clamp(1, 50)
