@@ -17,24 +17,7 @@ async fn a_practice_match_of_an_agent_and_seven_house_bots_plays_to_its_end() {
     let s = TestServer::start_with(|c| c.time_scale = 100.0).await;
     let api = s.api();
     let me = api.agent(Some("Wanda")).await;
-    let mut participants = serde_json::Map::new();
-    participants.insert("p1".into(), json!(me.id));
-    for (i, b) in BOTS.iter().enumerate() {
-        participants.insert(format!("p{}", i + 2), json!(b));
-    }
-    let (status, v) = api
-        .post(
-            "/sessions",
-            &me.token,
-            json!({
-                "template": "werewolf.v1",
-                "participants": participants,
-                "options": {"bots": [2, 3, 4, 5, 6, 7, 8], "names": ["Wanda"]},
-            }),
-        )
-        .await;
-    assert_eq!(status, 201, "{v}");
-    let sid = v["session_id"].as_str().unwrap().to_owned();
+    let sid = session_with_bots(&api, &me, json!({"names": ["Wanda"]})).await;
     let path = format!("/sessions/{sid}");
 
     let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
@@ -135,25 +118,8 @@ async fn a_players_log_hides_the_others_night_actions_while_the_match_runs() {
     let s = TestServer::start_with(|c| c.time_scale = 100.0).await;
     let api = s.api();
     let me = api.agent(None).await;
-    let mut participants = serde_json::Map::new();
-    participants.insert("p1".into(), json!(me.id));
-    for (i, b) in BOTS.iter().enumerate() {
-        participants.insert(format!("p{}", i + 2), json!(b));
-    }
     // Long nights, so the bots' night actions are in the log while it runs.
-    let (status, v) = api
-        .post(
-            "/sessions",
-            &me.token,
-            json!({
-                "template": "werewolf.v1",
-                "participants": participants,
-                "options": {"bots": [2, 3, 4, 5, 6, 7, 8], "timers": {"lobby": 1, "night": 3600}},
-            }),
-        )
-        .await;
-    assert_eq!(status, 201, "{v}");
-    let sid = v["session_id"].as_str().unwrap();
+    let sid = session_with_bots(&api, &me, json!({"timers": {"lobby": 1, "night": 3600}})).await;
     let path = format!("/sessions/{sid}");
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     let log: Value = loop {
@@ -691,4 +657,28 @@ async fn events_are_paged_filtered_by_reader_and_can_be_waited_for() {
         "{woke}"
     );
     s.stop().await;
+}
+
+/// A werewolf.v1 session over REST: `me` in seat 1, the house's bots in the rest, with these
+/// extra options; its id.
+async fn session_with_bots(
+    api: &crate::support::Api,
+    me: &crate::support::Agent,
+    mut options: Value,
+) -> String {
+    let mut participants = serde_json::Map::new();
+    participants.insert("p1".into(), json!(me.id));
+    for (i, b) in BOTS.iter().enumerate() {
+        participants.insert(format!("p{}", i + 2), json!(b));
+    }
+    options["bots"] = json!([2, 3, 4, 5, 6, 7, 8]);
+    let (status, v) = api
+        .post(
+            "/sessions",
+            &me.token,
+            json!({ "template": "werewolf.v1", "participants": participants, "options": options }),
+        )
+        .await;
+    assert_eq!(status, 201, "{v}");
+    v["session_id"].as_str().unwrap().to_owned()
 }
