@@ -18,6 +18,7 @@ pub mod target;
 pub mod tictactoe;
 pub mod watch;
 pub mod werewolf;
+pub mod which;
 
 pub mod describe;
 pub mod emote;

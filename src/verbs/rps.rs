@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::parse::word;
-use super::tables::my_session;
+use super::which::my_session;
 use super::{Reply, Topic, Verb, VerbError, usage};
 use crate::world::{Cx, ThingKind, World};
 

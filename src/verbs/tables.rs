@@ -16,7 +16,6 @@ use serde::{Deserialize, Serialize};
 use super::parse::word;
 use super::{Reply, Topic, Verb, VerbError, usage};
 use crate::games::{self, Template};
-use crate::world::sessions::SessionId;
 use crate::world::{AgentId, COMPUTER_ID, Cx, Extension, RoomIdx, ThingKind, World};
 
 /// The room where the table of `kind` stands, and the table's name.
@@ -48,47 +47,6 @@ pub fn from_afar(world: &World, cx: &mut Cx, kind: ThingKind) {
              watch it."
         ),
     );
-}
-
-/// The running session of `template` that `actor` means: the one named (`#3`), or their only
-/// one. `what` names the game for people ("chess").
-pub fn my_session(
-    world: &World,
-    actor: &AgentId,
-    template: &str,
-    what: &str,
-    game: Option<&str>,
-) -> Result<SessionId, VerbError> {
-    if let Some(g) = game {
-        let id = super::chess::parse_game(g)?;
-        let s = world
-            .session(id)
-            .filter(|s| s.template.id == template)
-            .ok_or_else(|| VerbError::not_found(format!("There is no {what} game #{id}.")))?;
-        return Ok(s.id);
-    }
-    let mine: Vec<SessionId> = world
-        .session_ids()
-        .into_iter()
-        .filter_map(|id| world.session(id))
-        .filter(|s| {
-            s.template.id == template && !s.game.is_terminal() && s.role_of(actor).is_some()
-        })
-        .map(|s| s.id)
-        .collect();
-    match mine.as_slice() {
-        [one] => Ok(*one),
-        [] => Err(VerbError::not_found(format!(
-            "You are not playing any {what} game."
-        ))),
-        many => Err(VerbError::usage(format!(
-            "You are playing several games; say which: {}.",
-            many.iter()
-                .map(|g| format!("#{g}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
-    }
 }
 
 /// Standing invitations to play, waiting for the other to ask back.

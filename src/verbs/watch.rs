@@ -3,8 +3,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::chess::parse_game;
 use super::parse::{text, whole};
+use super::which::parse_game;
 use super::{Reply, Topic, Verb, VerbError, usage};
 use crate::world::{Cx, ThingKind, World};
 

@@ -358,7 +358,7 @@ impl World {
             let agent = participants
                 .get(*role)
                 .ok_or_else(|| invalid(format!("Role `{role}` is not filled")))?;
-            if agent == super::house::SERVER_ID {
+            if agent == super::SERVER_ID {
                 // The server acts only at deadlines, never for a role: a session waiting on it
                 // would wait for good.
                 return Err(invalid(format!(

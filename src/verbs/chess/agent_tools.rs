@@ -10,11 +10,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use shakmaty::Position;
 
-use super::parse_game;
 use super::{ChessRoom, OpenGame, chess_of};
 use crate::games::Game;
 use crate::games::chess::Side;
 use crate::verbs::parse::{text, whole, word};
+use crate::verbs::which::parse_game;
 use crate::verbs::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
 use crate::world::COMPUTER_ID;
 use crate::world::sessions::{Session, SessionId};

@@ -8,12 +8,6 @@ pub mod challenge;
 pub mod page;
 pub mod play;
 
-use nom::Parser;
-use nom::bytes::complete::tag;
-use nom::character::complete::{digit1, multispace0};
-use nom::combinator::{map_res, opt};
-use nom::sequence::preceded;
-
 use std::collections::{HashMap, HashSet};
 
 use super::VerbError;
@@ -62,25 +56,9 @@ pub struct Challenge {
     pub options: serde_json::Value,
 }
 
-/// `#3` or `3`.
-pub fn game_id(i: &str) -> nom::IResult<&str, SessionId> {
-    preceded((multispace0, opt(tag("#"))), map_res(digit1, str::parse)).parse(i)
-}
-
-/// `#3` → 3, or a usage-style error.
-pub fn parse_game(s: &str) -> Result<SessionId, VerbError> {
-    match game_id(s.trim()) {
-        Ok((rest, id)) if rest.trim().is_empty() => Ok(id),
-        _ => Err(VerbError::usage(format!(
-            "\"{}\" is not a game number (like #3).",
-            s.trim()
-        ))),
-    }
-}
-
 /// The chess game `actor` means: the one named, or their only game in play.
 pub fn my_game(world: &World, actor: &AgentId, game: Option<&str>) -> Result<SessionId, VerbError> {
-    super::tables::my_session(world, actor, "chess.v1", "chess", game)
+    super::which::my_session(world, actor, "chess.v1", "chess", game)
 }
 
 /// Whether `actor` stands where chess is played.
