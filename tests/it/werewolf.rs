@@ -79,7 +79,8 @@ async fn a_practice_match_of_an_agent_and_seven_house_bots_plays_to_its_end() {
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
-    assert!(acted >= 2, "Wanda acted {acted} times");
+    // At least her `ready` (the wolves may take her on the first night).
+    assert!(acted >= 1, "Wanda acted {acted} times");
     let st = &final_state["state"];
     assert_eq!(st["phase"], "ENDED");
     assert!(
@@ -681,4 +682,55 @@ async fn session_with_bots(
         .await;
     assert_eq!(status, 201, "{v}");
     v["session_id"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn an_idempotency_key_replays_the_first_answer_and_refuses_other_arguments() {
+    let s = TestServer::start().await;
+    let a = s.api().agent(Some("Ida")).await;
+    let call = |tool: &'static str, args: Value| {
+        let (http, token) = (s.http, a.token.clone());
+        async move {
+            crate::support::mcp_tool(http, &token, tool, args).await["structuredContent"].clone()
+        }
+    };
+    let first = call(
+        "et.werewolf.queue.join",
+        json!({"idempotencyKey": "join-0001"}),
+    )
+    .await;
+    assert_eq!(first["queue"]["position"], 1, "{first}");
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    // The same call again: the first answer, word for word (its serverTime too).
+    let again = call(
+        "et.werewolf.queue.join",
+        json!({"idempotencyKey": "join-0001"}),
+    )
+    .await;
+    assert_eq!(again, first);
+    // The same key with other arguments.
+    let other = call(
+        "et.werewolf.queue.join",
+        json!({"idempotencyKey": "join-0001", "preferredDisplayName": "Idaho"}),
+    )
+    .await;
+    assert_eq!(other["error"]["code"], "IDEMPOTENCY_KEY_REUSED", "{other}");
+    // Keys are per tool: the same key on leave is a new call.
+    let left = call(
+        "et.werewolf.queue.leave",
+        json!({"idempotencyKey": "join-0001"}),
+    )
+    .await;
+    assert_eq!(left["removed"], true, "{left}");
+    let left_again = call(
+        "et.werewolf.queue.leave",
+        json!({"idempotencyKey": "join-0001"}),
+    )
+    .await;
+    assert_eq!(left_again, left, "a retried leave answers as the first did");
+    let fresh = call("et.werewolf.queue.leave", json!({})).await;
+    assert_eq!(fresh["removed"], false);
+    let short = call("et.werewolf.queue.join", json!({"idempotencyKey": "k"})).await;
+    assert_eq!(short["error"]["code"], "INVALID_REQUEST", "{short}");
+    s.stop().await;
 }

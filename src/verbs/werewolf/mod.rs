@@ -37,6 +37,8 @@ pub struct WerewolfTown {
     pub queue: Vec<(AgentId, String)>,
     /// Each match's building, by session.
     pub buildings: BTreeMap<SessionId, Building>,
+    /// Answers kept under idempotency keys, by identity (see [`once`]).
+    pub keys: std::collections::HashMap<AgentId, std::collections::VecDeque<Keyed>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -436,4 +438,85 @@ pub fn check_quiet(world: &World, cx: &Cx) -> Result<(), VerbError> {
         }
         Some(_) => Err(VerbError::refused(QUIET)),
     }
+}
+
+/// Idempotency keys each identity's answers are kept under, newest last.
+const KEYS_PER_IDENTITY: usize = 256;
+
+/// A call made with an idempotency key, and the answer it got.
+pub struct Keyed {
+    tool: &'static str,
+    key: String,
+    args: Value,
+    answer: (Vec<String>, Value),
+}
+
+/// Runs `f` once per (caller, tool, key) (notes, fix 11): a retry with the same key and the
+/// same arguments gets the first answer again and changes nothing; the same key with other
+/// arguments is `IDEMPOTENCY_KEY_REUSED`. Only answers that did something are kept (a refused
+/// call may be retried), the newest [`KEYS_PER_IDENTITY`] of each identity, while the server
+/// runs; a key whose change is not stored is forgotten with it.
+pub fn once<A: serde::Serialize>(
+    world: &mut World,
+    cx: &mut Cx,
+    tool: &'static str,
+    key: Option<String>,
+    args: &A,
+    f: impl FnOnce(&mut World, &mut Cx) -> Result<super::Reply<Value>, VerbError>,
+) -> Result<super::Reply<Value>, VerbError> {
+    let Some(key) = key else { return f(world, cx) };
+    let key = key.as_str();
+    if !(8..=128).contains(&key.chars().count()) {
+        return Err(refusal(
+            world,
+            "INVALID_REQUEST",
+            "An idempotencyKey is 8 to 128 characters",
+            None,
+        ));
+    }
+    let mut args = serde_json::to_value(args).expect("arguments serialize");
+    if let Some(o) = args.as_object_mut() {
+        o.remove("idempotencyKey");
+    }
+    let me = cx.actor.clone();
+    let town = world.ext::<WerewolfTown>();
+    let earlier = town
+        .keys
+        .get(&me)
+        .and_then(|l| l.iter().find(|k| k.tool == tool && k.key == key))
+        .map(|k| (k.args == args, k.answer.clone()));
+    match earlier {
+        Some((true, (text, data))) => return Ok(super::Reply::new(text, data)),
+        Some((false, _)) => {
+            return Err(refusal(
+                world,
+                "IDEMPOTENCY_KEY_REUSED",
+                &format!("The key `{key}` was used for {tool} with other arguments"),
+                None,
+            ));
+        }
+        None => {}
+    }
+    let reply = f(world, cx)?;
+    let list = world
+        .ext::<WerewolfTown>()
+        .keys
+        .entry(me.clone())
+        .or_default();
+    list.push_back(Keyed {
+        tool,
+        key: key.to_owned(),
+        args,
+        answer: (reply.text.clone(), reply.data.clone()),
+    });
+    if list.len() > KEYS_PER_IDENTITY {
+        list.pop_front();
+    }
+    let key = key.to_owned();
+    cx.undo(move |w| {
+        if let Some(l) = w.ext::<WerewolfTown>().keys.get_mut(&me) {
+            l.retain(|k| !(k.tool == tool && k.key == key));
+        }
+    });
+    Ok(reply)
 }

@@ -117,15 +117,22 @@ The match begins when all eight are ready, or when the lobby's time runs out.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: MatchArgs) -> Result<Reply<Value>, VerbError> {
-        let me = cx.actor.clone();
-        let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
-        act(world, cx, sid, "ready")?;
-        let mut data = ok(world, sid, "", "ready", json!(true));
-        data["playerId"] = json!(role);
-        if let Some(o) = data.as_object_mut() {
-            o.remove("eventId");
-        }
-        Ok(Reply::new(Vec::new(), data))
+        let (tool, key) = (
+            Self::TOOL.name.unwrap_or(Self::NAME),
+            args.idempotency_key.clone(),
+        );
+        let seen = serde_json::to_value(&args).expect("arguments serialize");
+        super::once(world, cx, tool, key, &seen, move |world, cx| {
+            let me = cx.actor.clone();
+            let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
+            act(world, cx, sid, "ready")?;
+            let mut data = ok(world, sid, "", "ready", json!(true));
+            data["playerId"] = json!(role);
+            if let Some(o) = data.as_object_mut() {
+                o.remove("eventId");
+            }
+            Ok(Reply::new(Vec::new(), data))
+        })
     }
 }
 
@@ -170,9 +177,16 @@ last words if you were voted out. In the match's building, plain `say` does the 
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: SpeakArgs) -> Result<Reply<Value>, VerbError> {
-        let me = cx.actor.clone();
-        let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
-        speak(world, cx, sid, role, &args)
+        let (tool, key) = (
+            Self::TOOL.name.unwrap_or(Self::NAME),
+            args.idempotency_key.clone(),
+        );
+        let seen = serde_json::to_value(&args).expect("arguments serialize");
+        super::once(world, cx, tool, key, &seen, move |world, cx| {
+            let me = cx.actor.clone();
+            let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
+            speak(world, cx, sid, role, &args)
+        })
     }
 }
 
@@ -296,24 +310,31 @@ You may change your vote until the vote ends. Most votes is eliminated; a tie sp
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: VoteArgs) -> Result<Reply<Value>, VerbError> {
-        let me = cx.actor.clone();
-        let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
-        let w = game_of(world, sid).expect("a match");
-        let target = args.target_player_id.as_deref().map(|t| target_id(w, t));
-        let mut action = format!("vote {}", target.as_deref().unwrap_or("none"));
-        if let Some(r) = args.reason.as_deref().filter(|r| !r.trim().is_empty()) {
-            action.push(' ');
-            action.push_str(r.trim());
-        }
-        let event = act(world, cx, sid, &action)?;
-        let data = ok(
-            world,
-            sid,
-            &event,
-            "vote",
-            json!({ "voterPlayerId": role, "targetPlayerId": target }),
+        let (tool, key) = (
+            Self::TOOL.name.unwrap_or(Self::NAME),
+            args.idempotency_key.clone(),
         );
-        Ok(Reply::new(Vec::new(), data))
+        let seen = serde_json::to_value(&args).expect("arguments serialize");
+        super::once(world, cx, tool, key, &seen, move |world, cx| {
+            let me = cx.actor.clone();
+            let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
+            let w = game_of(world, sid).expect("a match");
+            let target = args.target_player_id.as_deref().map(|t| target_id(w, t));
+            let mut action = format!("vote {}", target.as_deref().unwrap_or("none"));
+            if let Some(r) = args.reason.as_deref().filter(|r| !r.trim().is_empty()) {
+                action.push(' ');
+                action.push_str(r.trim());
+            }
+            let event = act(world, cx, sid, &action)?;
+            let data = ok(
+                world,
+                sid,
+                &event,
+                "vote",
+                json!({ "voterPlayerId": role, "targetPlayerId": target }),
+            );
+            Ok(Reply::new(Vec::new(), data))
+        })
     }
 }
 
@@ -345,10 +366,15 @@ macro_rules! night_verb {
                 cx: &mut Cx,
                 args: TargetArgs,
             ) -> Result<Reply<Value>, VerbError> {
-                let (sid, role, target, event) = night(world, cx, &args, $word)?;
-                let value = night_value($key, role, &target, game_of(world, sid).expect("a match"));
-                let data = ok(world, sid, &event, $key, value);
-                Ok(Reply::new(Vec::new(), data))
+                let key = args.idempotency_key.clone();
+                let seen = serde_json::to_value(&args).expect("arguments serialize");
+                super::once(world, cx, $tool, key, &seen, move |world, cx| {
+                    let (sid, role, target, event) = night(world, cx, &args, $word)?;
+                    let value =
+                        night_value($key, role, &target, game_of(world, sid).expect("a match"));
+                    let data = ok(world, sid, &event, $key, value);
+                    Ok(Reply::new(Vec::new(), data))
+                })
             }
         }
     };
@@ -438,17 +464,24 @@ wolves (and spectators the server lets see everything) hear them.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: ChatArgs) -> Result<Reply<Value>, VerbError> {
-        let me = cx.actor.clone();
-        let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
-        let event = act(world, cx, sid, &format!("wolfchat {}", args.text))?;
-        let data = ok(
-            world,
-            sid,
-            &event,
-            "message",
-            json!({ "playerId": role, "text": args.text.trim() }),
+        let (tool, key) = (
+            Self::TOOL.name.unwrap_or(Self::NAME),
+            args.idempotency_key.clone(),
         );
-        Ok(Reply::new(Vec::new(), data))
+        let seen = serde_json::to_value(&args).expect("arguments serialize");
+        super::once(world, cx, tool, key, &seen, move |world, cx| {
+            let me = cx.actor.clone();
+            let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
+            let event = act(world, cx, sid, &format!("wolfchat {}", args.text))?;
+            let data = ok(
+                world,
+                sid,
+                &event,
+                "message",
+                json!({ "playerId": role, "text": args.text.trim() }),
+            );
+            Ok(Reply::new(Vec::new(), data))
+        })
     }
 }
 

@@ -105,105 +105,112 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: JoinArgs) -> Result<Reply<Value>, VerbError> {
-        check_queue_id(world, &args.queue_id)?;
-        let me = cx.actor.clone();
-        if let Some(sid) = running_match(world, &me) {
-            return Err(refusal(
-                world,
-                "ALREADY_IN_MATCH",
-                &format!("You are playing in match {sid}; finish it first"),
-                None,
-            ));
-        }
-        let name = match args.preferred_display_name.as_deref().map(str::trim) {
-            Some(n)
-                if !n.is_empty()
-                    && n.chars().count() <= crate::games::werewolf::config::NAME_MAX =>
-            {
-                n.to_owned()
-            }
-            Some(_) => {
+        let (tool, key) = (
+            Self::TOOL.name.unwrap_or(Self::NAME),
+            args.idempotency_key.clone(),
+        );
+        let seen = serde_json::to_value(&args).expect("arguments serialize");
+        super::once(world, cx, tool, key, &seen, move |world, cx| {
+            check_queue_id(world, &args.queue_id)?;
+            let me = cx.actor.clone();
+            if let Some(sid) = running_match(world, &me) {
                 return Err(refusal(
                     world,
-                    "INVALID_REQUEST",
-                    "A display name is 1 to 32 characters",
+                    "ALREADY_IN_MATCH",
+                    &format!("You are playing in match {sid}; finish it first"),
                     None,
                 ));
             }
-            None => world.player(&me).name.clone(),
-        };
-        let q = &mut world.ext::<WerewolfTown>().queue;
-        let fresh = !q.iter().any(|(a, _)| *a == me);
-        if fresh {
-            // Names are told apart within a match.
-            let taken = q.iter().any(|(_, n)| n.eq_ignore_ascii_case(&name));
-            let name = if taken {
-                format!("{name}-{}", q.len() + 1)
-            } else {
-                name
-            };
-            q.push((me.clone(), name));
-            let undo_me = me.clone();
-            cx.undo(move |w| w.ext::<WerewolfTown>().queue.retain(|(a, _)| *a != undo_me));
-        }
-        let full = world.ext::<WerewolfTown>().queue.len() >= REQUIRED;
-        if full {
-            // The eighth signature starts the match, with the signer in the last seat.
-            let before = world.ext::<WerewolfTown>().queue.clone();
-            let mut q = before.clone();
-            let rest = q.split_off(REQUIRED);
-            let mine = q
-                .iter()
-                .position(|(a, _)| *a == me)
-                .expect("the signer is queued");
-            let signer = q.remove(mine);
-            q.push(signer);
-            let players: Vec<(AgentId, String, bool)> =
-                q.into_iter().map(|(a, n)| (a, n, false)).collect();
-            let (sid, number) = match start_match(world, cx, &players) {
-                Ok(started) => started,
-                Err(e) => {
-                    world.ext::<WerewolfTown>().queue.retain(|(a, _)| *a != me);
-                    return Err(e);
+            let name = match args.preferred_display_name.as_deref().map(str::trim) {
+                Some(n)
+                    if !n.is_empty()
+                        && n.chars().count() <= crate::games::werewolf::config::NAME_MAX =>
+                {
+                    n.to_owned()
                 }
+                Some(_) => {
+                    return Err(refusal(
+                        world,
+                        "INVALID_REQUEST",
+                        "A display name is 1 to 32 characters",
+                        None,
+                    ));
+                }
+                None => world.player(&me).name.clone(),
             };
-            world.ext::<WerewolfTown>().queue = rest;
-            cx.undo(move |w| w.ext::<WerewolfTown>().queue = before);
+            let q = &mut world.ext::<WerewolfTown>().queue;
+            let fresh = !q.iter().any(|(a, _)| *a == me);
+            if fresh {
+                // Names are told apart within a match.
+                let taken = q.iter().any(|(_, n)| n.eq_ignore_ascii_case(&name));
+                let name = if taken {
+                    format!("{name}-{}", q.len() + 1)
+                } else {
+                    name
+                };
+                q.push((me.clone(), name));
+                let undo_me = me.clone();
+                cx.undo(move |w| w.ext::<WerewolfTown>().queue.retain(|(a, _)| *a != undo_me));
+            }
+            let full = world.ext::<WerewolfTown>().queue.len() >= REQUIRED;
+            if full {
+                // The eighth signature starts the match, with the signer in the last seat.
+                let before = world.ext::<WerewolfTown>().queue.clone();
+                let mut q = before.clone();
+                let rest = q.split_off(REQUIRED);
+                let mine = q
+                    .iter()
+                    .position(|(a, _)| *a == me)
+                    .expect("the signer is queued");
+                let signer = q.remove(mine);
+                q.push(signer);
+                let players: Vec<(AgentId, String, bool)> =
+                    q.into_iter().map(|(a, n)| (a, n, false)).collect();
+                let (sid, number) = match start_match(world, cx, &players) {
+                    Ok(started) => started,
+                    Err(e) => {
+                        world.ext::<WerewolfTown>().queue.retain(|(a, _)| *a != me);
+                        return Err(e);
+                    }
+                };
+                world.ext::<WerewolfTown>().queue = rest;
+                cx.undo(move |w| w.ext::<WerewolfTown>().queue = before);
+                let data = json!({
+                    "ok": true,
+                    "serverTime": server_time(world),
+                    "queue": queue_json(world, &me, "MATCHED"),
+                    "matchAssignment": assignment(world, sid, &me),
+                    "error": null,
+                });
+                return Ok(Reply::new(
+                    vec![format!(
+                        "You sign the notice board: that makes eight. Werewolf Game #{number} begins!"
+                    )],
+                    data,
+                ));
+            }
+            let size = world.ext::<WerewolfTown>().queue.len();
+            if fresh && let Some(hall) = hall(world) {
+                let line = format!(
+                    "{} signs the notice board ({size} of {REQUIRED}).",
+                    world.player(&me).name
+                );
+                cx.tell_room(world, hall, &me, line.as_str());
+            }
             let data = json!({
                 "ok": true,
                 "serverTime": server_time(world),
-                "queue": queue_json(world, &me, "MATCHED"),
-                "matchAssignment": assignment(world, sid, &me),
+                "queue": queue_json(world, &me, "WAITING"),
+                "matchAssignment": null,
                 "error": null,
             });
-            return Ok(Reply::new(
+            Ok(Reply::new(
                 vec![format!(
-                    "You sign the notice board: that makes eight. Werewolf Game #{number} begins!"
+                    "You are on the notice board ({size} of {REQUIRED}). The match begins when {REQUIRED} have signed."
                 )],
                 data,
-            ));
-        }
-        let size = world.ext::<WerewolfTown>().queue.len();
-        if fresh && let Some(hall) = hall(world) {
-            let line = format!(
-                "{} signs the notice board ({size} of {REQUIRED}).",
-                world.player(&me).name
-            );
-            cx.tell_room(world, hall, &me, line.as_str());
-        }
-        let data = json!({
-            "ok": true,
-            "serverTime": server_time(world),
-            "queue": queue_json(world, &me, "WAITING"),
-            "matchAssignment": null,
-            "error": null,
-        });
-        Ok(Reply::new(
-            vec![format!(
-                "You are on the notice board ({size} of {REQUIRED}). The match begins when {REQUIRED} have signed."
-            )],
-            data,
-        ))
+            ))
+        })
     }
 }
 
@@ -246,31 +253,38 @@ impl Verb for Unsign {
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: LeaveArgs) -> Result<Reply<Value>, VerbError> {
-        check_queue_id(world, &args.queue_id)?;
-        let me = cx.actor.clone();
-        let q = &mut world.ext::<WerewolfTown>().queue;
-        let at = q.iter().position(|(a, _)| *a == me);
-        if let Some(i) = at {
-            let entry = q.remove(i);
-            cx.undo(move |w| {
-                let q = &mut w.ext::<WerewolfTown>().queue;
-                q.insert(i.min(q.len()), entry);
+        let (tool, key) = (
+            Self::TOOL.name.unwrap_or(Self::NAME),
+            args.idempotency_key.clone(),
+        );
+        let seen = serde_json::to_value(&args).expect("arguments serialize");
+        super::once(world, cx, tool, key, &seen, move |world, cx| {
+            check_queue_id(world, &args.queue_id)?;
+            let me = cx.actor.clone();
+            let q = &mut world.ext::<WerewolfTown>().queue;
+            let at = q.iter().position(|(a, _)| *a == me);
+            if let Some(i) = at {
+                let entry = q.remove(i);
+                cx.undo(move |w| {
+                    let q = &mut w.ext::<WerewolfTown>().queue;
+                    q.insert(i.min(q.len()), entry);
+                });
+            }
+            let size = world.ext::<WerewolfTown>().queue.len();
+            let data = json!({
+                "ok": true,
+                "serverTime": server_time(world),
+                "removed": at.is_some(),
+                "queue": { "queueId": QUEUE_ID, "size": size, "requiredPlayers": REQUIRED },
+                "error": null,
             });
-        }
-        let size = world.ext::<WerewolfTown>().queue.len();
-        let data = json!({
-            "ok": true,
-            "serverTime": server_time(world),
-            "removed": at.is_some(),
-            "queue": { "queueId": QUEUE_ID, "size": size, "requiredPlayers": REQUIRED },
-            "error": null,
-        });
-        let text = if at.is_some() {
-            "You take your name off the notice board."
-        } else {
-            "Your name is not on the notice board."
-        };
-        Ok(Reply::new(vec![text.to_owned()], data))
+            let text = if at.is_some() {
+                "You take your name off the notice board."
+            } else {
+                "Your name is not on the notice board."
+            };
+            Ok(Reply::new(vec![text.to_owned()], data))
+        })
     }
 }
 
