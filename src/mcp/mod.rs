@@ -20,8 +20,9 @@ use rmcp::model::{
     ToolAnnotations,
 };
 use rmcp::model::{
-    ListResourcesResult, MetaObject, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Resource, ResourceContents,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
+    ListResourcesResult, MetaObject, Prompt, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler};
@@ -471,6 +472,7 @@ impl ServerHandler for MootMcp {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
+                .enable_prompts()
                 .build(),
         )
         .with_server_info(Implementation::new("moot", env!("CARGO_PKG_VERSION")))
@@ -547,7 +549,7 @@ impl ServerHandler for MootMcp {
             })
             .await
             .map_err(|e| McpError::internal_error(e.to_string(), None))?;
-        let resources = games
+        let mut resources: Vec<Resource> = games
             .into_iter()
             .map(|id| {
                 let mut r = Resource::new(
@@ -558,6 +560,14 @@ impl ServerHandler for MootMcp {
                 r
             })
             .collect();
+        // The games' documents (Werewolf's rules and role cards), for everyone.
+        for d in crate::verbs::documents() {
+            let mut r = Resource::new(d.uri, d.name);
+            r.title = Some(d.title);
+            r.description = Some(d.description);
+            r.mime_type = Some("text/plain".into());
+            resources.push(r);
+        }
         Ok(ListResourcesResult::with_all_items(resources))
     }
 
@@ -569,6 +579,13 @@ impl ServerHandler for MootMcp {
         let agent = self
             .agent_of(&cx)
             .ok_or_else(|| McpError::invalid_request("no identity", None))?;
+        if let Some(d) = crate::verbs::documents()
+            .into_iter()
+            .find(|d| d.uri == request.uri)
+        {
+            let text = ResourceContents::text(d.text, d.uri);
+            return Ok(ReadResourceResult::new(vec![text]).into());
+        }
         match self.ui_page(&agent, &request.uri).await? {
             Some(page) => Ok(ReadResourceResult::new(vec![page]).into()),
             None => Err(McpError::resource_not_found(
@@ -576,5 +593,37 @@ impl ServerHandler for MootMcp {
                 None,
             )),
         }
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        let prompts = crate::verbs::documents()
+            .into_iter()
+            .map(|d| {
+                let mut p = Prompt::new(d.name, Some(d.description), None);
+                p.title = Some(d.title);
+                p
+            })
+            .collect();
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let d = crate::verbs::documents()
+            .into_iter()
+            .find(|d| d.name == request.name)
+            .ok_or_else(|| McpError::invalid_params(format!("no prompt {}", request.name), None))?;
+        Ok(
+            GetPromptResult::new(vec![PromptMessage::new_text(Role::User, d.text)])
+                .with_description(d.description)
+                .into(),
+        )
     }
 }

@@ -453,6 +453,21 @@ pub static REGISTRY: &[VerbEntry] = &[
     entry::<werewolf::info::MatchEvents>(),
 ];
 
+/// A text the games give agents to read (the rules, role cards): an MCP prompt and resource.
+pub struct Document {
+    /// The prompt's name.
+    pub name: &'static str,
+    pub uri: String,
+    pub title: String,
+    pub description: String,
+    pub text: String,
+}
+
+/// Every game's documents.
+pub fn documents() -> Vec<Document> {
+    werewolf::documents()
+}
+
 /// Builds what verbs derive from the restored sessions (a match's building), and hooks what
 /// they must see of every change, before the town opens.
 pub fn open_town(world: &mut World) {

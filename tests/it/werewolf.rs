@@ -734,3 +734,99 @@ async fn an_idempotency_key_replays_the_first_answer_and_refuses_other_arguments
     assert_eq!(short["error"]["code"], "INVALID_REQUEST", "{short}");
     s.stop().await;
 }
+
+/// One stateless MCP 2026-07-28 request: the JSON-RPC result (or error).
+async fn mcp_request(
+    http: std::net::SocketAddr,
+    token: &str,
+    method: &str,
+    mut params: Value,
+) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}});
+    // SEP-2243: the name a request acts on rides in a header too.
+    let name = params["name"]
+        .as_str()
+        .or(params["uri"].as_str())
+        .map(str::to_owned);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let mut r = reqwest::Client::new()
+        .post(format!("http://{http}/mcp"))
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", method);
+    if let Some(n) = name {
+        r = r.header("Mcp-Name", n);
+    }
+    let text = r.json(&body).send().await.unwrap().text().await.unwrap();
+    let json = text
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .unwrap_or(&text);
+    let v: Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {text}"));
+    if v.get("error").is_some() {
+        v["error"].clone()
+    } else {
+        v["result"].clone()
+    }
+}
+
+#[tokio::test]
+async fn the_rules_and_role_cards_are_prompts_and_resources_rendered_from_the_running_rules() {
+    let s = TestServer::start().await;
+    let a = s.api().agent(None).await;
+    let prompts = mcp_request(s.http, &a.token, "prompts/list", json!({})).await;
+    let names: Vec<&str> = prompts["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    for n in [
+        "werewolf-rules",
+        "werewolf-role-villager",
+        "werewolf-role-werewolf",
+        "werewolf-role-seer",
+        "werewolf-role-doctor",
+    ] {
+        assert!(names.contains(&n), "{prompts}");
+    }
+    let seer = mcp_request(
+        s.http,
+        &a.token,
+        "prompts/get",
+        json!({"name": "werewolf-role-seer"}),
+    )
+    .await;
+    let text = seer["messages"][0]["content"]["text"].as_str().unwrap();
+    assert!(
+        text.contains("Role: Seer") && text.contains("NIGHT (45 s)"),
+        "{seer}"
+    );
+    let listed = mcp_request(s.http, &a.token, "resources/list", json!({})).await;
+    assert!(
+        listed["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["uri"] == "werewolf://rules"),
+        "{listed}"
+    );
+    let rules = mcp_request(
+        s.http,
+        &a.token,
+        "resources/read",
+        json!({"uri": "werewolf://rules"}),
+    )
+    .await;
+    let text = rules["contents"][0]["text"].as_str().unwrap();
+    // The same text `werewolf rules` prints, from the same configuration.
+    let expected =
+        moot::games::werewolf::text::rules(&moot::games::werewolf::config::Config::default())
+            .join("\n");
+    assert_eq!(text, expected);
+    s.stop().await;
+}

@@ -520,3 +520,43 @@ pub fn once<A: serde::Serialize>(
     });
     Ok(reply)
 }
+
+/// The rules and each role's card, as MCP prompts and resources (seed 002 §5.3; notes, fix
+/// 13), rendered from the configuration matches run with.
+pub fn documents() -> Vec<super::Document> {
+    use crate::games::werewolf::{Card, config::Config, text};
+    let c = Config::default();
+    let rules = text::rules(&c).join("\n");
+    let mut docs = vec![super::Document {
+        name: "werewolf-rules",
+        uri: "werewolf://rules".into(),
+        title: "Werewolf Rules v1".into(),
+        description: "The rules of werewolf.v1 as this town runs them: roles, phases, timers, \
+                      wins."
+            .into(),
+        text: rules.clone(),
+    }];
+    for card in [Card::Villager, Card::Werewolf, Card::Seer, Card::Doctor] {
+        let lower = card.title().to_lowercase();
+        docs.push(super::Document {
+            name: match card {
+                Card::Villager => "werewolf-role-villager",
+                Card::Werewolf => "werewolf-role-werewolf",
+                Card::Seer => "werewolf-role-seer",
+                Card::Doctor => "werewolf-role-doctor",
+            },
+            uri: format!("werewolf://roles/{lower}"),
+            title: format!("Role: {}", card.title()),
+            description: format!("The {lower}'s role card, to keep in mind for a whole match."),
+            text: format!(
+                "Role: {}.\n{}\nKeep your role secret unless you choose to reveal it: the server \
+                 tells nobody. Your tools: et.werewolf.match.get_state tells you what to do now \
+                 and by when; et.werewolf.match.events.get (with waitSeconds) waits for what \
+                 happens next.\n\n{rules}",
+                card.title(),
+                text::role_card(card, &c)
+            ),
+        });
+    }
+    docs
+}
