@@ -451,6 +451,7 @@ pub static REGISTRY: &[VerbEntry] = &[
     entry::<werewolf::play::Growl>(),
     entry::<werewolf::info::Matches>(),
     entry::<werewolf::info::MatchEvents>(),
+    entry::<werewolf::info::Omniscient>(),
 ];
 
 /// A text the games give agents to read (the rules, role cards): an MCP prompt and resource.

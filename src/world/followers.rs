@@ -68,6 +68,13 @@ impl World {
         })
     }
 
+    /// Whether `who` watches `sid` with the right to see everything.
+    pub fn sees_all(&self, sid: SessionId, who: &AgentId) -> bool {
+        self.watchers
+            .get(&sid)
+            .is_some_and(|l| l.iter().any(|w| &w.who == who && w.sees_all))
+    }
+
     /// Whether `who` watches `sid`.
     pub fn watches(&self, sid: SessionId, who: &AgentId) -> bool {
         self.watchers

@@ -375,6 +375,67 @@ async fn eight_agents_on_the_board_start_a_match_and_spectators_see_no_roles() {
         outsider["structuredContent"]["error"]["code"], "NOT_IN_MATCH",
         "{outsider}"
     );
+    // The omniscient view: granted to the ninth, who does not play; refused to a player.
+    let no = crate::support::mcp_tool(
+        s.http,
+        &agents[0].token,
+        "et.werewolf.spectate.omniscient",
+        json!({ "matchId": mid }),
+    )
+    .await;
+    assert_eq!(no["isError"], true, "{no}");
+    let yes = crate::support::mcp_tool(
+        s.http,
+        &agents[8].token,
+        "et.werewolf.spectate.omniscient",
+        json!({ "matchId": mid }),
+    )
+    .await;
+    assert_eq!(yes["structuredContent"]["omniscient"], true, "{yes}");
+    let all = crate::support::mcp_tool(
+        s.http,
+        &agents[8].token,
+        "et.werewolf.match.get_state",
+        json!({ "matchId": mid }),
+    )
+    .await;
+    let players = all["structuredContent"]["state"]["players"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(
+        players.iter().all(|p| !p["revealedRole"].is_null()),
+        "{all}"
+    );
+    let feed = crate::support::mcp_tool(
+        s.http,
+        &agents[8].token,
+        "et.werewolf.match.events.get",
+        json!({ "matchId": mid, "limit": 200 }),
+    )
+    .await;
+    let cards = feed["structuredContent"]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "ROLE_ASSIGNED")
+        .count();
+    assert_eq!(cards, 8, "{feed}");
+    // ...and the players still see only their own.
+    let mine = crate::support::mcp_tool(
+        s.http,
+        &agents[0].token,
+        "et.werewolf.match.get_state",
+        json!({ "matchId": mid }),
+    )
+    .await;
+    let shown = mine["structuredContent"]["state"]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| !p["revealedRole"].is_null())
+        .count();
+    assert_eq!(shown, 1, "{mine}");
     // Signing again while playing is refused.
     let again = crate::support::mcp_tool(
         s.http,

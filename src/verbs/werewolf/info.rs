@@ -253,3 +253,92 @@ what your role alone was told.";
         Ok(Reply::new(text, data))
     }
 }
+
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OmniscientArgs {
+    /// The match to watch.
+    pub match_id: String,
+    /// True to see everything (the default), false to go back to the public view.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<bool>,
+}
+
+/// The omniscient view is on or off.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Omniscience {
+    pub ok: bool,
+    pub match_id: String,
+    pub omniscient: bool,
+}
+
+pub struct Omniscient;
+
+impl Verb for Omniscient {
+    const NAME: &'static str = "omniscient";
+    const USAGE: &'static str = "omniscient #<match> [off]";
+    const SUMMARY: &'static str = "Watch a Werewolf match seeing everything (not your own).";
+    const HELP: &'static str = "For spectators: from now on you are told everything in match #n as \
+it happens, roles, night actions and wolf chat included, and `werewolf #n` and `wwevents #n` \
+show it all. Refused to the match's own players, whatever they ask. `omniscient #n off` goes \
+back to the public view. Spectators keep quiet in the building while it runs.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = Topic::Werewolf;
+    const TOOL: ToolSpec = ToolSpec {
+        name: Some("et.werewolf.spectate.omniscient"),
+        title: Some("Watch a Match Omnisciently"),
+        ..ToolSpec::GENERATED
+    };
+    type Args = OmniscientArgs;
+    type Output = Omniscience;
+
+    fn parse(rest: &str) -> Result<OmniscientArgs, VerbError> {
+        let mut words = rest.split_whitespace();
+        let id = words.next().ok_or_else(usage::<Omniscient>)?;
+        let on = match words.next().map(str::to_ascii_lowercase).as_deref() {
+            None | Some("on") => true,
+            Some("off") => false,
+            _ => return Err(usage::<Omniscient>()),
+        };
+        Ok(OmniscientArgs {
+            match_id: id.trim_start_matches('#').to_owned(),
+            on: Some(on),
+        })
+    }
+
+    fn run(
+        world: &mut World,
+        cx: &mut Cx,
+        args: OmniscientArgs,
+    ) -> Result<Reply<Omniscience>, VerbError> {
+        let me = cx.actor.clone();
+        let sid = super::named_match(world, &me, Some(&args.match_id))?;
+        if world.session(sid).is_some_and(|s| s.role_of(&me).is_some()) {
+            return Err(refusal(
+                world,
+                "NOT_ALLOWED",
+                &format!("You play in match {sid}: you see what your seat sees, and no more"),
+                None,
+            ));
+        }
+        let on = args.on.unwrap_or(true);
+        world.unwatch(sid, &me);
+        if on {
+            world.watch(sid, &me, true);
+        }
+        let text = if on {
+            format!("You watch match {sid} seeing everything. Spoilers ahead.")
+        } else {
+            format!("You no longer watch match {sid} omnisciently.")
+        };
+        Ok(Reply::new(
+            vec![text],
+            Omniscience {
+                ok: true,
+                match_id: sid.to_string(),
+                omniscient: on,
+            },
+        ))
+    }
+}

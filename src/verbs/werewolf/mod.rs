@@ -173,13 +173,19 @@ pub fn match_for(
     Ok((sid, role))
 }
 
-/// Who is reading match `sid`: a player reads as their seat, anyone else as the public.
+/// Who is reading match `sid`: a player reads as their seat; a spectator who asked for the
+/// omniscient view (`omniscient`, refused to the match's players) reads everything; anyone
+/// else reads as the public.
 pub fn reader(world: &World, agent: &AgentId, sid: SessionId) -> Reader {
-    world
+    let seat = world
         .session(sid)
         .and_then(|s| s.role_of(agent))
-        .and_then(werewolf::seat_of)
-        .map_or(Reader::Public, Reader::Seat)
+        .and_then(werewolf::seat_of);
+    match seat {
+        Some(s) => Reader::Seat(s),
+        None if world.sees_all(sid, agent) => Reader::Omniscient,
+        None => Reader::Public,
+    }
 }
 
 /// The words after a verb, which must not be empty.
