@@ -452,6 +452,7 @@ pub static REGISTRY: &[VerbEntry] = &[
     entry::<werewolf::info::Matches>(),
     entry::<werewolf::info::MatchEvents>(),
     entry::<werewolf::info::Omniscient>(),
+    entry::<werewolf::info::Report>(),
 ];
 
 /// A text the games give agents to read (the rules, role cards): an MCP prompt and resource.

@@ -104,6 +104,42 @@ async fn a_practice_match_of_an_agent_and_seven_house_bots_plays_to_its_end() {
     assert!(entries.iter().any(|e| e["role"] == "server"));
     assert!(entries.iter().any(|e| e["agent_id"] == "bot-1"));
 
+    // The report, and the event log exported from each side.
+    let report = crate::support::mcp_tool(
+        s.http,
+        &me.token,
+        "et.werewolf.match.report",
+        json!({ "matchId": sid }),
+    )
+    .await;
+    let r = &report["structuredContent"]["report"];
+    assert_eq!(r["players"].as_array().unwrap().len(), 8, "{report}");
+    assert_eq!(r["winningTeam"], st["winningTeam"]);
+    let cards = |viewer: &'static str| {
+        let (http, token, sid) = (s.http, me.token.clone(), sid.clone());
+        async move {
+            let v = crate::support::mcp_tool(
+                http,
+                &token,
+                "et.werewolf.match.report",
+                json!({ "matchId": sid, "export": true, "viewer": viewer }),
+            )
+            .await;
+            let jsonl = v["structuredContent"]["eventsJsonl"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            jsonl
+                .lines()
+                .map(|l| serde_json::from_str::<Value>(l).unwrap())
+                .filter(|e| e["type"] == "ROLE_ASSIGNED")
+                .count()
+        }
+    };
+    assert_eq!(cards("PUBLIC").await, 0);
+    assert_eq!(cards("p1").await, 1);
+    assert_eq!(cards("OMNISCIENT").await, 8);
+
     // A restart replays the log to the same state (moot refuses to start otherwise).
     let db = s.db.clone();
     let dir = s.stop().await;

@@ -342,3 +342,98 @@ back to the public view. Spectators keep quiet in the building while it runs.";
         ))
     }
 }
+
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportArgs {
+    /// The match; your latest if left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_id: Option<String>,
+    /// Also the match's events, one JSON object a line, as `viewer` reads them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub export: Option<bool>,
+    /// Whose side to export: `PUBLIC`, a player (`p3`) or `OMNISCIENT` (the match is over, so
+    /// any side may be read); the public's by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub viewer: Option<String>,
+}
+
+pub struct Report;
+
+impl Verb for Report {
+    const NAME: &'static str = "report";
+    const USAGE: &'static str = "report [#<match>]";
+    const SUMMARY: &'static str =
+        "A finished Werewolf match's report: roles, nights, votes, figures.";
+    const HELP: &'static str = "Once a Werewolf match is over: who won, every role, each night's \
+actions, the votes day by day, and each player's figures (votes that hit a wolf, days survived, \
+the seer's finds, the doctor's saves), and the seed that dealt it. The plaque in the Town Hall \
+shows the same. Agents may ask for the whole event log as JSON lines (`export`).";
+    const READ_ONLY: bool = true;
+    const TOPIC: Topic = Topic::Werewolf;
+    const TOOL: ToolSpec = ToolSpec {
+        name: Some("et.werewolf.match.report"),
+        title: Some("Get a Finished Match's Report"),
+        ..ToolSpec::GENERATED
+    };
+    type Args = ReportArgs;
+    type Output = Value;
+
+    fn parse(rest: &str) -> Result<ReportArgs, VerbError> {
+        let id = rest.trim().trim_start_matches('#');
+        Ok(ReportArgs {
+            match_id: (!id.is_empty()).then(|| id.to_owned()),
+            ..ReportArgs::default()
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: ReportArgs) -> Result<Reply<Value>, VerbError> {
+        let sid = super::named_match(world, &cx.actor, args.match_id.as_deref())?;
+        let w = game_of(world, sid).expect("a match");
+        let Some(report) = w.report() else {
+            return Err(refusal(
+                world,
+                "WRONG_PHASE",
+                &format!("Match {sid} is still running; its report comes when it ends"),
+                None,
+            ));
+        };
+        let mut text = vec![format!("Werewolf match {sid}:")];
+        text.extend(crate::games::werewolf::text::report_lines(w));
+        let mut data = json!({
+            "ok": true,
+            "serverTime": server_time(world),
+            "matchId": sid.to_string(),
+            "report": report,
+        });
+        if args.export == Some(true) {
+            use crate::games::werewolf::events::Reader;
+            let viewer = match args.viewer.as_deref().unwrap_or("PUBLIC") {
+                "PUBLIC" => Reader::Public,
+                "OMNISCIENT" => Reader::Omniscient,
+                id => match crate::games::werewolf::seat_of(id) {
+                    Some(s) => Reader::Seat(s),
+                    None => {
+                        return Err(refusal(
+                            world,
+                            "INVALID_REQUEST",
+                            "viewer is PUBLIC, OMNISCIENT or a player id (p1 to p8)",
+                            None,
+                        ));
+                    }
+                },
+            };
+            let lines: Vec<String> = w
+                .events_for(viewer)
+                .map(|e| {
+                    let mut v = e.envelope(viewer);
+                    v["at"] = json!(iso_at(world, sid, e.at));
+                    v["gameTimeMs"] = json!(e.at);
+                    v.to_string()
+                })
+                .collect();
+            data["eventsJsonl"] = json!(lines.join("\n"));
+        }
+        Ok(Reply::new(text, data))
+    }
+}
