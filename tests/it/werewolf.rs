@@ -927,3 +927,46 @@ async fn the_rules_and_role_cards_are_prompts_and_resources_rendered_from_the_ru
     assert_eq!(text, expected);
     s.stop().await;
 }
+
+/// Eight agents of the Python `mcp` package play a whole match over Streamable HTTP with seed
+/// 002's tools alone (tests/mcp/werewolf_agents.py), every result checked against its schema.
+#[tokio::test]
+async fn eight_python_sdk_agents_play_a_whole_match_with_the_seed_tools() {
+    let s = TestServer::start_with(|c| c.time_scale = 50.0).await;
+    let api = s.api();
+    let mut tokens = Vec::new();
+    for i in 0..8 {
+        tokens.push(api.agent(Some(&format!("Py{i}"))).await.token);
+    }
+    let out = tokio::process::Command::new(crate::support::python())
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/mcp/werewolf_agents.py"
+        ))
+        .arg(format!("http://{}/mcp", s.http))
+        .arg(tokens.join(","))
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the agents failed:\n{stdout}\n{stderr}"
+    );
+    let seen: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert!(
+        ["VILLAGERS", "WEREWOLVES"].contains(&seen["winner"].as_str().unwrap_or("")),
+        "{seen}"
+    );
+    let agents = seen["agents"].as_object().unwrap();
+    assert_eq!(agents.len(), 8);
+    for (_, a) in agents {
+        let phases = a["phases"].as_array().unwrap();
+        assert!(
+            phases.contains(&json!("NIGHT")) && phases.contains(&json!("ENDED")),
+            "{a}"
+        );
+    }
+    s.stop().await;
+}
