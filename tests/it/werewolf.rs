@@ -245,55 +245,7 @@ async fn a_telnet_player_practises_against_seven_bots_to_the_end() {
     );
     tess.send("ready").await;
 
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
-    let mut my_role = String::new();
-    let mut heard = Vec::new();
-    loop {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the match did not end: {heard:#?}"
-        );
-        while let Ok(Some(l)) = tess.line_within(Duration::from_millis(30)).await {
-            heard.push(l);
-        }
-        if heard.iter().any(|l| {
-            l.starts_with("[Town Crier] The villagers win")
-                || l.starts_with("[Town Crier] The werewolves win")
-        }) {
-            break;
-        }
-        let status = tess.command("werewolf").await;
-        // Her own row shows her role: "  Tess (p1)   alive  Doctor".
-        if let Some(row) = status
-            .iter()
-            .find(|l| l.trim_start().starts_with("Tess (p1)"))
-            && my_role.is_empty()
-        {
-            my_role = row.split_whitespace().nth(3).unwrap_or("").to_owned();
-            assert!(
-                ["Villager", "Werewolf", "Seer", "Doctor"].contains(&my_role.as_str()),
-                "{row}"
-            );
-        }
-        let Some(brief) = status.last() else { continue };
-        let act = if brief.contains("kill <name>") {
-            first_offered(brief).map(|t| format!("kill {t}"))
-        } else if brief.contains("inspect <name>") {
-            first_offered(brief).map(|t| format!("inspect {t}"))
-        } else if brief.contains("protect <name>") {
-            first_offered(brief).map(|t| format!("protect {t}"))
-        } else if brief.contains("turn to speak") {
-            Some("say I am a plain villager, honest.".to_owned())
-        } else if brief.starts_with("Vote:") {
-            Some("vote none".to_owned())
-        } else {
-            None
-        };
-        if let Some(a) = act {
-            tess.send(&a).await;
-        }
-        tokio::time::sleep(Duration::from_millis(40)).await;
-    }
+    let (my_role, heard) = plays_by_telnet(&mut tess, "Tess (p1)").await;
     // Nobody told Tess what only other roles hear.
     if my_role != "Werewolf" {
         assert!(
@@ -968,5 +920,115 @@ async fn eight_python_sdk_agents_play_a_whole_match_with_the_seed_tools() {
             "{a}"
         );
     }
+    s.stop().await;
+}
+
+/// A person on telnet plays their match to its end, doing what `werewolf` says (the first
+/// target offered; an opening; abstaining). `row` starts their own line in the table
+/// ("Tess (p1)"). Returns their role and every line they were sent.
+async fn plays_by_telnet(tess: &mut crate::support::Client, row: &str) -> (String, Vec<String>) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
+    let mut my_role = String::new();
+    let mut heard = Vec::new();
+    loop {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the match did not end: {heard:#?}"
+        );
+        while let Ok(Some(l)) = tess.line_within(Duration::from_millis(30)).await {
+            heard.push(l);
+        }
+        if heard.iter().any(|l| {
+            l.starts_with("[Town Crier] The villagers win")
+                || l.starts_with("[Town Crier] The werewolves win")
+        }) {
+            break;
+        }
+        let status = tess.command("werewolf").await;
+        // Her own row shows her role: "  Tess (p1)   alive  Doctor".
+        if let Some(row) = status.iter().find(|l| l.trim_start().starts_with(row))
+            && my_role.is_empty()
+        {
+            my_role = row.split_whitespace().nth(3).unwrap_or("").to_owned();
+            assert!(
+                ["Villager", "Werewolf", "Seer", "Doctor"].contains(&my_role.as_str()),
+                "{row}"
+            );
+        }
+        let Some(brief) = status.last() else { continue };
+        let act = if brief.contains("kill <name>") {
+            first_offered(brief).map(|t| format!("kill {t}"))
+        } else if brief.contains("inspect <name>") {
+            first_offered(brief).map(|t| format!("inspect {t}"))
+        } else if brief.contains("protect <name>") {
+            first_offered(brief).map(|t| format!("protect {t}"))
+        } else if brief.contains("turn to speak") {
+            Some("say I am a plain villager, honest.".to_owned())
+        } else if brief.starts_with("Vote:") {
+            Some("vote none".to_owned())
+        } else {
+            None
+        };
+        if let Some(a) = act {
+            tess.send(&a).await;
+        }
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+    (my_role, heard)
+}
+
+/// Six Python-SDK agents and two people on telnet sign the same board and play one match to
+/// its end, each through their own face.
+#[tokio::test]
+async fn six_agents_and_two_telnet_players_play_one_match() {
+    let s = TestServer::start_with(|c| c.time_scale = 50.0).await;
+    let api = s.api();
+    let mut tokens = Vec::new();
+    for i in 0..6 {
+        tokens.push(api.agent(Some(&format!("Mix{i}"))).await.token);
+    }
+    let mut people = Vec::new();
+    for name in ["Tilly", "Tomas"] {
+        let mut p = s.player(name).await;
+        p.command("north").await;
+        let signed = p.command("sign board").await;
+        assert!(signed.iter().any(|l| l.contains("of 8")), "{signed:?}");
+        people.push((name, p));
+    }
+    let agents = tokio::process::Command::new(crate::support::python())
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/mcp/werewolf_agents.py"
+        ))
+        .arg(format!("http://{}/mcp", s.http))
+        .arg(tokens.join(","))
+        .output();
+    let mut tomas = people.pop().unwrap().1;
+    let mut tilly = people.pop().unwrap().1;
+    let (out, a, b) = tokio::join!(
+        agents,
+        plays_by_telnet(&mut tilly, "Tilly ("),
+        plays_by_telnet(&mut tomas, "Tomas (")
+    );
+    let out = out.unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the agents failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let winner = seen["winner"].as_str().unwrap();
+    let told = |heard: &[String]| {
+        heard
+            .iter()
+            .any(|l| l.starts_with(&format!("[Town Crier] The {} win", winner.to_lowercase())))
+    };
+    assert!(
+        told(&a.1) && told(&b.1),
+        "both people heard the agents' winner, {winner}"
+    );
+    // Each person heard the other person's words or votes, and the agents' too.
+    assert!(a.1.iter().any(|l| l.starts_with("Mix")), "{:#?}", a.1);
     s.stop().await;
 }
