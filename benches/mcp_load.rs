@@ -103,18 +103,6 @@ fn pct(sorted: &[u32], p: f64) -> f64 {
     f64::from(sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]) / 1000.0
 }
 
-/// Nanoseconds the process `pid` has spent on a CPU, summed over its threads: the server's
-/// cost per call, a steadier figure than calls/s on a shared two-core machine.
-fn cpu_ns(pid: u32) -> u64 {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return 0;
-    };
-    tasks
-        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .sum()
-}
-
 fn report(name: &str, mut lat: Vec<u32>, seconds: f64, cpu_ns: u64) {
     lat.sort_unstable();
     println!(
@@ -206,10 +194,10 @@ async fn closed_loop(
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
     measuring.store(true, Ordering::Relaxed);
-    let (t0, cpu0) = (Instant::now(), cpu_ns(pid));
+    let (t0, cpu0) = (Instant::now(), server::cpu_ns(pid));
     tokio::time::sleep(Duration::from_secs(seconds)).await;
     measuring.store(false, Ordering::Relaxed);
-    let (elapsed, cpu) = (t0.elapsed().as_secs_f64(), cpu_ns(pid) - cpu0);
+    let (elapsed, cpu) = (t0.elapsed().as_secs_f64(), server::cpu_ns(pid) - cpu0);
     stop.store(true, Ordering::Relaxed);
     let mut all = Vec::new();
     for t in tasks {

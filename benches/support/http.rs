@@ -49,10 +49,26 @@ impl Conn {
 
     /// POSTs `body` with `headers`; returns the status, with the payload in `self.body`.
     pub async fn post(&mut self, path: &str, headers: &[(&str, &str)], body: &str) -> u16 {
+        self.send("POST", path, headers, body).await
+    }
+
+    /// GETs `path`; returns the status, with the payload in `self.body`.
+    #[allow(dead_code)]
+    pub async fn get(&mut self, path: &str, headers: &[(&str, &str)]) -> u16 {
+        self.send("GET", path, headers, "").await
+    }
+
+    async fn send(
+        &mut self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &str,
+    ) -> u16 {
         self.req.clear();
         write!(
             self.req,
-            "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
             self.addr,
             body.len()
         )

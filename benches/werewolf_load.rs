@@ -1,0 +1,160 @@
+//! Werewolf at scale: many matches at once, each of one agent over REST and seven house bots,
+//! at `--time-scale 100` (a 45 s night passes in 0.45 s).
+//!
+//! The agent of each match polls its state every 100 ms and does what its brief asks (ready,
+//! its night action, an opening, a vote); each vote's acknowledgement (committed before the
+//! answer) is timed. It prints how long the matches took, matches per minute, the server's CPU
+//! time per match (all its threads), and the vote acknowledgement's p50/p99.
+//!
+//!     cargo bench --bench werewolf_load                  # 100 matches at once
+//!     cargo bench --bench werewolf_load -- --matches 20
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+#[path = "support/http.rs"]
+mod http;
+#[path = "support/server.rs"]
+mod server;
+use http::Conn;
+
+const BOTS: [&str; 7] = [
+    "bot-1", "bot-2", "bot-3", "bot-4", "bot-5", "bot-6", "bot-7",
+];
+
+/// One match, played by its agent to the end; the vote acknowledgements (µs) and whether the
+/// match ended.
+async fn play(addr: SocketAddr) -> (Vec<u32>, bool, Duration) {
+    let mut c = Conn::open(addr).await;
+    c.post("/agents", &[], "{}").await;
+    let me = c.json();
+    let (id, token) = (
+        me["agent_id"].as_str().unwrap().to_owned(),
+        me["token"].as_str().unwrap().to_owned(),
+    );
+    let auth = format!("Bearer {token}");
+    let h = [("Authorization", auth.as_str())];
+    let mut participants = serde_json::Map::new();
+    participants.insert("p1".into(), json!(id));
+    for (i, b) in BOTS.iter().enumerate() {
+        participants.insert(format!("p{}", i + 2), json!(b));
+    }
+    let body = json!({"template": "werewolf.v1", "participants": participants,
+                      "options": {"bots": [2, 3, 4, 5, 6, 7, 8]}});
+    let status = c.post("/sessions", &h, &body.to_string()).await;
+    assert_eq!(status, 201, "{}", String::from_utf8_lossy(&c.body));
+    let sid = c.json()["session_id"].as_str().unwrap().to_owned();
+    let (state_path, act_path) = (
+        format!("/sessions/{sid}/state"),
+        format!("/sessions/{sid}/actions"),
+    );
+    let t0 = Instant::now();
+    let mut votes = Vec::new();
+    let mut ready = false;
+    while t0.elapsed() < Duration::from_secs(600) {
+        c.get(&state_path, &h).await;
+        let v: Value = c.json();
+        if v["status"] == "completed" {
+            return (votes, true, t0.elapsed());
+        }
+        let st = &v["state"];
+        let req = &st["you"]["requiredAction"];
+        let first = req["allowedTargets"][0]
+            .as_str()
+            .unwrap_or("none")
+            .to_owned();
+        let action = match (
+            req["type"].as_str().unwrap_or(""),
+            req["alreadySubmitted"] == true,
+        ) {
+            _ if st["phase"] == "LOBBY" && st["players"][0]["misses"] == 0 => {
+                Some("ready".to_owned())
+            }
+            (_, true) => None,
+            ("WOLF_KILL", _) => Some(format!("kill {first}")),
+            ("SEER_INSPECT", _) => Some(format!("inspect {first}")),
+            ("DOCTOR_PROTECT", _) => Some(format!("protect {first}")),
+            ("SPEAK_OPENING", _) => Some("say I have nothing to hide.".to_owned()),
+            ("VOTE", _) => Some(format!("vote {first}")),
+            _ => None,
+        };
+        if let Some(a) = action {
+            let t = Instant::now();
+            let status = c
+                .post(&act_path, &h, &json!({"action": a}).to_string())
+                .await;
+            if status == 200 && a.starts_with("vote") {
+                votes.push(t.elapsed().as_micros() as u32);
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    (votes, false, t0.elapsed())
+}
+
+fn pct(sorted: &[u32], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    f64::from(sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]) / 1000.0
+}
+
+fn main() {
+    let mut matches = 100;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--matches" => {
+                matches = args
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .expect("--matches N")
+            }
+            "--bench" => {}
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    let server = server::start_in_temp("--http", &["--time-scale", "100"]);
+    let pid = server.child.id();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    println!(
+        "moot Werewolf load: {matches} matches at once (1 REST agent + 7 house bots each), --time-scale 100, server {}",
+        server::binary()
+    );
+    let (t0, cpu0) = (Instant::now(), server::cpu_ns(pid));
+    let results = rt.block_on(async {
+        let tasks: Vec<_> = (0..matches)
+            .map(|_| tokio::spawn(play(server.addr)))
+            .collect();
+        let mut out = Vec::new();
+        for t in tasks {
+            out.push(t.await.unwrap());
+        }
+        out
+    });
+    let (wall, cpu) = (t0.elapsed().as_secs_f64(), server::cpu_ns(pid) - cpu0);
+    let ended = results.iter().filter(|r| r.1).count();
+    let mut votes: Vec<u32> = results.iter().flat_map(|r| r.0.clone()).collect();
+    votes.sort_unstable();
+    let mut lengths: Vec<f64> = results.iter().map(|r| r.2.as_secs_f64()).collect();
+    lengths.sort_by(f64::total_cmp);
+    println!(
+        "{ended} of {matches} matches ended in {wall:.1} s (each took {:.1} s to {:.1} s, median {:.1} s)",
+        lengths[0],
+        lengths[lengths.len() - 1],
+        lengths[lengths.len() / 2]
+    );
+    println!("matches per minute: {:.0}", ended as f64 / wall * 60.0);
+    println!(
+        "server CPU per match: {:.1} ms (all threads)",
+        cpu as f64 / 1e6 / matches as f64
+    );
+    println!(
+        "vote acknowledgement ({} votes): p50 {:.2} ms, p99 {:.2} ms",
+        votes.len(),
+        pct(&votes, 0.5),
+        pct(&votes, 0.99)
+    );
+}
