@@ -69,7 +69,8 @@ async fn play(addr: SocketAddr) -> (Vec<u32>, bool, Duration) {
             req["type"].as_str().unwrap_or(""),
             req["alreadySubmitted"] == true,
         ) {
-            _ if st["phase"] == "LOBBY" && st["players"][0]["misses"] == 0 => {
+            _ if st["phase"] == "LOBBY" && !ready => {
+                ready = true;
                 Some("ready".to_owned())
             }
             (_, true) => None,
