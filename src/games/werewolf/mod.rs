@@ -591,7 +591,8 @@ impl Game for Werewolf {
     }
 
     fn notes(&self, _role: &str, _action: &str) -> Vec<Note> {
-        self.fresh_events()
+        let mut notes: Vec<Note> = self
+            .fresh_events()
             .iter()
             .map(|e| {
                 let to = match &e.vis {
@@ -603,7 +604,31 @@ impl Game for Werewolf {
                 };
                 Note::new(to, text::mark(e))
             })
-            .collect()
+            .collect();
+        // When a phase (or a speaker's turn) begins, each player who must act is told what
+        // to do and by when, privately: nobody has to ask.
+        let fresh = self.fresh_events();
+        let new_phase = fresh.iter().any(|e| e.kind == Kind::PhaseChanged);
+        let new_turn = self.phase == Phase::DayOpening
+            && !fresh.is_empty()
+            && self.openings.turn_started == self.now;
+        if new_phase || new_turn {
+            let left = self
+                .next_deadline()
+                .map_or(0, |d| d.at.saturating_sub(self.now) / 1000);
+            for s in self.living() {
+                let r = self.required(s);
+                if r.kind == "NONE" || r.done {
+                    continue;
+                }
+                let line = format!("{} {} ({left} s.)", text::CRIER, text::brief(self, s));
+                notes.push(Note::new(
+                    Audience::Roles(vec![player_id(s).to_owned()]),
+                    line,
+                ));
+            }
+        }
+        notes
     }
 
     fn situation(&self) -> String {

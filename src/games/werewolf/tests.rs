@@ -802,3 +802,32 @@ fn narrator_lines_carry_the_crier_mark_and_players_words_never_do() {
         "{notes:?}"
     );
 }
+
+#[test]
+fn each_player_who_must_act_is_told_what_and_by_when_as_a_phase_begins() {
+    let w = tick(&new(7)); // the lobby closes: night 1 begins
+    assert_eq!(w.phase, Phase::Night);
+    let notes = w.notes(SERVER_ROLE, "end LOBBY 0");
+    let to = |s: Seat| -> Vec<&str> {
+        notes
+            .iter()
+            .filter(|n| n.to == crate::games::Audience::Roles(vec![player_id(s).to_owned()]))
+            .map(|n| n.text.as_str())
+            .collect()
+    };
+    let seer = to(one(&w, Card::Seer));
+    assert!(
+        seer.len() == 1 && seer[0].contains("inspect <name>") && seer[0].contains("(45 s.)"),
+        "{seer:?}"
+    );
+    let wolf = to(one(&w, Card::Werewolf));
+    assert!(wolf.iter().any(|l| l.contains("kill <name>")), "{wolf:?}");
+    assert!(
+        to(villagers(&w)[0]).is_empty(),
+        "villagers have nothing to do at night"
+    );
+    assert!(
+        notes.iter().all(|n| n.text.starts_with(text::CRIER)),
+        "{notes:?}"
+    );
+}
