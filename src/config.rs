@@ -95,6 +95,12 @@ pub struct Config {
     #[arg(long, env = "MOOT_COMMAND_RATE", default_value_t = 10.0)]
     pub command_rate: f64,
 
+    /// Reads of a game's state and events (Werewolf's get_state, events.get, matches.list,
+    /// queue.status) one identity may make a second, whatever the face (seed 002 §8.6: 2;
+    /// 0: no limit). A long poll is one read.
+    #[arg(long, env = "MOOT_READ_RATE", default_value_t = 2.0)]
+    pub read_rate: f64,
+
     /// Commands a connection may send in a burst above the sustained rate.
     #[arg(long, env = "MOOT_COMMAND_BURST", default_value_t = 30)]
     pub command_burst: u32,

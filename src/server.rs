@@ -75,6 +75,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         seed: config.seed,
         time_scale: config.time_scale,
         write_rate: (config.command_rate, config.command_burst),
+        read_rate: config.read_rate,
         sessions_per_agent: config.sessions_per_agent,
     };
     let Core {

@@ -427,6 +427,8 @@ pub struct World {
     seeds: Seeds,
     /// How often each identity may change anything, whatever the face.
     writes: crate::limits::Limiter<AgentId>,
+    /// How often each identity may read a game's state, whatever the face.
+    reads: crate::limits::Limiter<AgentId>,
     /// Running sessions an identity may take part in and still start another (0: no limit).
     max_sessions: usize,
 }
@@ -455,6 +457,27 @@ impl World {
                 code: sessions::ErrorCode::RateLimited,
                 message: format!(
                     "You are acting too fast; try again in {}.",
+                    crate::limits::seconds(wait)
+                ),
+                retry_after: Some(wait),
+                detail: None,
+            })
+    }
+
+    /// Lets each identity read a game's state `rate` times a second, in bursts of `burst`
+    /// (0: no limit).
+    pub fn limit_reads(&mut self, rate: f64, burst: u32) {
+        self.reads = crate::limits::Limiter::new(rate, burst);
+    }
+
+    /// Admits one read of a game's state by `who`, or says when to try again.
+    pub fn admit_read(&self, who: &AgentId, now: Instant) -> Result<(), sessions::HostError> {
+        self.reads
+            .take(who, now)
+            .map_err(|wait| sessions::HostError {
+                code: sessions::ErrorCode::RateLimited,
+                message: format!(
+                    "You are reading too fast; try again in {}.",
                     crate::limits::seconds(wait)
                 ),
                 retry_after: Some(wait),
@@ -543,6 +566,7 @@ impl World {
             outbox: Default::default(),
             seeds: Seeds::Os,
             writes: crate::limits::Limiter::new(0.0, 1),
+            reads: crate::limits::Limiter::new(0.0, 1),
             max_sessions: 0,
         }
     }

@@ -74,6 +74,8 @@ pub struct TaskOptions {
     pub time_scale: f64,
     /// Changes per second each identity may make, and the burst (a rate of 0: no limit).
     pub write_rate: (f64, u32),
+    /// Reads of a game's state per second each identity may make (0: no limit).
+    pub read_rate: f64,
     /// Running sessions one identity may take part in when it starts another (0: no limit).
     pub sessions_per_agent: usize,
 }

@@ -27,6 +27,7 @@ pub fn config(db: &Path) -> Config {
     c.command_rate = 0.0;
     c.login_rate = 0.0;
     c.agent_rate = 0.0;
+    c.read_rate = 0.0;
     c.login_fail_delay = Duration::from_millis(20).into();
     c
 }

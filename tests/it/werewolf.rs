@@ -1032,3 +1032,33 @@ async fn six_agents_and_two_telnet_players_play_one_match() {
     assert!(a.1.iter().any(|l| l.starts_with("Mix")), "{:#?}", a.1);
     s.stop().await;
 }
+
+/// §8.6: reads of state and events are limited per identity (2 a second by default, in bursts
+/// of 4), with a retry-after; waiting that long is enough.
+#[tokio::test]
+async fn reads_are_rate_limited_per_identity_with_a_retry_after() {
+    let s = TestServer::start_with(|c| c.read_rate = 2.0).await;
+    let a = s.api().agent(None).await;
+    let mut refused = None;
+    for _ in 0..8 {
+        let r =
+            crate::support::mcp_tool(s.http, &a.token, "et.werewolf.queue.status", json!({})).await;
+        if r["isError"] == true {
+            refused = Some(r["structuredContent"].clone());
+            break;
+        }
+    }
+    let refused = refused.expect("eight reads at once are not all admitted");
+    assert_eq!(refused["error"]["code"], "RATE_LIMITED", "{refused}");
+    assert_eq!(refused["error"]["retryable"], true);
+    let wait = refused["error"]["retryAfterMs"].as_u64().unwrap();
+    assert!(wait > 0 && wait <= 1000, "{refused}");
+    tokio::time::sleep(Duration::from_millis(wait + 20)).await;
+    let r = crate::support::mcp_tool(s.http, &a.token, "et.werewolf.queue.status", json!({})).await;
+    assert_eq!(r["structuredContent"]["ok"], true, "{r}");
+    // Another identity is not slowed by the first.
+    let b = s.api().agent(None).await;
+    let r = crate::support::mcp_tool(s.http, &b.token, "et.werewolf.queue.status", json!({})).await;
+    assert_eq!(r["structuredContent"]["ok"], true, "{r}");
+    s.stop().await;
+}

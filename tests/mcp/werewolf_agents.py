@@ -21,8 +21,14 @@ P = "et.werewolf."
 
 
 async def call(session, tools, name, args, may_fail=False):
-    result = await session.call_tool(name, args)
-    data = result.structured_content
+    while True:
+        result = await session.call_tool(name, args)
+        data = result.structured_content
+        # Too fast (§8.6): wait as long as the server says, then ask again.
+        if result.is_error and data and data["error"]["code"] == "RATE_LIMITED":
+            await asyncio.sleep(data["error"].get("retryAfterMs", 500) / 1000)
+            continue
+        break
     schema = tools[name].output_schema
     if data is not None and schema is not None:
         jsonschema.validate(data, schema)

@@ -61,7 +61,8 @@ Town Hall to watch.";
         }
     }
 
-    fn run(world: &mut World, _cx: &mut Cx, args: ListArgs) -> Result<Reply<Value>, VerbError> {
+    fn run(world: &mut World, cx: &mut Cx, args: ListArgs) -> Result<Reply<Value>, VerbError> {
+        super::admit_read(world, cx)?;
         let status = args.status.as_deref().unwrap_or("ACTIVE");
         if !["ACTIVE", "ENDED", "ALL"].contains(&status) {
             return Err(refusal(
@@ -250,6 +251,9 @@ what your role alone was told.";
                 },
             ));
         }
+        // One read is charged when the answer goes out: a long poll that wakes and asks
+        // again for nothing new is not charged for each wake.
+        super::admit_read(world, cx)?;
         Ok(Reply::new(text, data))
     }
 }

@@ -104,6 +104,13 @@ pub fn host_refusal(world: &World, e: HostError) -> VerbError {
     refusal(world, code, &e.message, retry)
 }
 
+/// Admits one read of a match's state or events (§8.6), or refuses it with `RATE_LIMITED`.
+pub fn admit_read(world: &World, cx: &Cx) -> Result<(), VerbError> {
+    world
+        .admit_read(&cx.actor, cx.now)
+        .map_err(|e| host_refusal(world, e))
+}
+
 /// The running (or, failing that, the latest) match `agent` plays in.
 pub fn my_match(world: &World, agent: &AgentId) -> Option<SessionId> {
     let mine: Vec<SessionId> = world

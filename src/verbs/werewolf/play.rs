@@ -560,7 +560,7 @@ house bots.";
                     serde_json::to_value(r.data).expect("serializes"),
                 ));
             }
-            Show::State => {}
+            Show::State => super::admit_read(world, cx)?,
         }
         let me = cx.actor.clone();
         // Anyone may look at a match by its id, as a spectator; a player sees their seat.

@@ -327,6 +327,7 @@ them, and your match if you are in one.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: StatusArgs) -> Result<Reply<Value>, VerbError> {
+        super::admit_read(world, cx)?;
         check_queue_id(world, &args.queue_id)?;
         let me = cx.actor.clone();
         let running = running_match(world, &me);
