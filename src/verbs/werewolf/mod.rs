@@ -469,15 +469,17 @@ pub struct Keyed {
 /// arguments is `IDEMPOTENCY_KEY_REUSED`. Only answers that did something are kept (a refused
 /// call may be retried), the newest [`KEYS_PER_IDENTITY`] of each identity, while the server
 /// runs; a key whose change is not stored is forgotten with it.
-pub fn once<A: serde::Serialize>(
+pub fn once<V: super::Verb>(
     world: &mut World,
     cx: &mut Cx,
-    tool: &'static str,
     key: Option<String>,
-    args: &A,
-    f: impl FnOnce(&mut World, &mut Cx) -> Result<super::Reply<Value>, VerbError>,
+    args: V::Args,
+    f: impl FnOnce(&mut World, &mut Cx, V::Args) -> Result<super::Reply<Value>, VerbError>,
 ) -> Result<super::Reply<Value>, VerbError> {
-    let Some(key) = key else { return f(world, cx) };
+    let tool = V::TOOL.name.unwrap_or(V::NAME);
+    let Some(key) = key else {
+        return f(world, cx, args);
+    };
     let key = key.as_str();
     if !(8..=128).contains(&key.chars().count()) {
         return Err(refusal(
@@ -487,8 +489,8 @@ pub fn once<A: serde::Serialize>(
             None,
         ));
     }
-    let mut args = serde_json::to_value(args).expect("arguments serialize");
-    if let Some(o) = args.as_object_mut() {
+    let mut seen = serde_json::to_value(&args).expect("arguments serialize");
+    if let Some(o) = seen.as_object_mut() {
         o.remove("idempotencyKey");
     }
     let me = cx.actor.clone();
@@ -497,7 +499,7 @@ pub fn once<A: serde::Serialize>(
         .keys
         .get(&me)
         .and_then(|l| l.iter().find(|k| k.tool == tool && k.key == key))
-        .map(|k| (k.args == args, k.answer.clone()));
+        .map(|k| (k.args == seen, k.answer.clone()));
     match earlier {
         Some((true, (text, data))) => return Ok(super::Reply::new(text, data)),
         Some((false, _)) => {
@@ -510,7 +512,7 @@ pub fn once<A: serde::Serialize>(
         }
         None => {}
     }
-    let reply = f(world, cx)?;
+    let reply = f(world, cx, args)?;
     let list = world
         .ext::<WerewolfTown>()
         .keys
@@ -519,7 +521,7 @@ pub fn once<A: serde::Serialize>(
     list.push_back(Keyed {
         tool,
         key: key.to_owned(),
-        args,
+        args: seen,
         answer: (reply.text.clone(), reply.data.clone()),
     });
     if list.len() > KEYS_PER_IDENTITY {

@@ -117,12 +117,8 @@ The match begins when all eight are ready, or when the lobby's time runs out.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: MatchArgs) -> Result<Reply<Value>, VerbError> {
-        let (tool, key) = (
-            Self::TOOL.name.unwrap_or(Self::NAME),
-            args.idempotency_key.clone(),
-        );
-        let seen = serde_json::to_value(&args).expect("arguments serialize");
-        super::once(world, cx, tool, key, &seen, move |world, cx| {
+        let key = args.idempotency_key.clone();
+        super::once::<Self>(world, cx, key, args, |world, cx, args| {
             let me = cx.actor.clone();
             let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
             act(world, cx, sid, "ready")?;
@@ -177,12 +173,8 @@ last words if you were voted out. In the match's building, plain `say` does the 
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: SpeakArgs) -> Result<Reply<Value>, VerbError> {
-        let (tool, key) = (
-            Self::TOOL.name.unwrap_or(Self::NAME),
-            args.idempotency_key.clone(),
-        );
-        let seen = serde_json::to_value(&args).expect("arguments serialize");
-        super::once(world, cx, tool, key, &seen, move |world, cx| {
+        let key = args.idempotency_key.clone();
+        super::once::<Self>(world, cx, key, args, |world, cx, args| {
             let me = cx.actor.clone();
             let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
             speak(world, cx, sid, role, &args)
@@ -310,12 +302,8 @@ You may change your vote until the vote ends. Most votes is eliminated; a tie sp
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: VoteArgs) -> Result<Reply<Value>, VerbError> {
-        let (tool, key) = (
-            Self::TOOL.name.unwrap_or(Self::NAME),
-            args.idempotency_key.clone(),
-        );
-        let seen = serde_json::to_value(&args).expect("arguments serialize");
-        super::once(world, cx, tool, key, &seen, move |world, cx| {
+        let key = args.idempotency_key.clone();
+        super::once::<Self>(world, cx, key, args, |world, cx, args| {
             let me = cx.actor.clone();
             let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
             let w = game_of(world, sid).expect("a match");
@@ -367,8 +355,7 @@ macro_rules! night_verb {
                 args: TargetArgs,
             ) -> Result<Reply<Value>, VerbError> {
                 let key = args.idempotency_key.clone();
-                let seen = serde_json::to_value(&args).expect("arguments serialize");
-                super::once(world, cx, $tool, key, &seen, move |world, cx| {
+                super::once::<Self>(world, cx, key, args, |world, cx, args| {
                     let (sid, role, target, event) = night(world, cx, &args, $word)?;
                     let value =
                         night_value($key, role, &target, game_of(world, sid).expect("a match"));
@@ -464,12 +451,8 @@ wolves (and spectators the server lets see everything) hear them.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: ChatArgs) -> Result<Reply<Value>, VerbError> {
-        let (tool, key) = (
-            Self::TOOL.name.unwrap_or(Self::NAME),
-            args.idempotency_key.clone(),
-        );
-        let seen = serde_json::to_value(&args).expect("arguments serialize");
-        super::once(world, cx, tool, key, &seen, move |world, cx| {
+        let key = args.idempotency_key.clone();
+        super::once::<Self>(world, cx, key, args, |world, cx, args| {
             let me = cx.actor.clone();
             let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
             let event = act(world, cx, sid, &format!("wolfchat {}", args.text))?;

@@ -105,12 +105,8 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: JoinArgs) -> Result<Reply<Value>, VerbError> {
-        let (tool, key) = (
-            Self::TOOL.name.unwrap_or(Self::NAME),
-            args.idempotency_key.clone(),
-        );
-        let seen = serde_json::to_value(&args).expect("arguments serialize");
-        super::once(world, cx, tool, key, &seen, move |world, cx| {
+        let key = args.idempotency_key.clone();
+        super::once::<Self>(world, cx, key, args, |world, cx, args| {
             check_queue_id(world, &args.queue_id)?;
             let me = cx.actor.clone();
             if let Some(sid) = running_match(world, &me) {
@@ -253,12 +249,8 @@ impl Verb for Unsign {
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: LeaveArgs) -> Result<Reply<Value>, VerbError> {
-        let (tool, key) = (
-            Self::TOOL.name.unwrap_or(Self::NAME),
-            args.idempotency_key.clone(),
-        );
-        let seen = serde_json::to_value(&args).expect("arguments serialize");
-        super::once(world, cx, tool, key, &seen, move |world, cx| {
+        let key = args.idempotency_key.clone();
+        super::once::<Self>(world, cx, key, args, |world, cx, args| {
             check_queue_id(world, &args.queue_id)?;
             let me = cx.actor.clone();
             let q = &mut world.ext::<WerewolfTown>().queue;
