@@ -229,6 +229,45 @@ async fn session_log(
     Ok(Json(Log { actions }))
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReportQuery {
+    pub export: Option<bool>,
+    pub viewer: Option<String>,
+}
+
+/// A Werewolf match's report: the `report` verb's answer, as the MCP tool gives it.
+async fn werewolf_report(
+    State(api): State<Api>,
+    Caller(me): Caller,
+    Path(id): Path<String>,
+    query: Result<Query<ReportQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Query(q) = query.map_err(|e| ApiError::invalid(e.body_text()))?;
+    let args = serde_json::json!({ "matchId": id, "export": q.export, "viewer": q.viewer });
+    let answer = api
+        .world
+        .call(me, Face::Rest, move |w, cx| {
+            let verb = crate::verbs::find("report").expect("the report verb is registered");
+            (verb.run_json)(w, cx, args)
+        })
+        .await?;
+    match answer {
+        Ok(reply) => Ok(Json(reply.data)),
+        Err(e) => {
+            // The tool's error code (MATCH_NOT_FOUND, WRONG_PHASE…) says which REST code fits.
+            let code = e.data.as_ref().and_then(|d| d["error"]["code"].as_str());
+            let rest = match code {
+                Some("MATCH_NOT_FOUND") | Some("NOT_IN_MATCH") => ErrorCode::NotFound,
+                Some("RATE_LIMITED") => ErrorCode::RateLimited,
+                Some("INVALID_REQUEST") => ErrorCode::InvalidRequest,
+                _ => ErrorCode::InvalidAction,
+            };
+            Err(ApiError::new(rest, e.message))
+        }
+    }
+}
+
 /// The interactive board of a chess game, for a plain browser: it reads and plays the game
 /// through this API with the token the player types into it. (A chess position is public: it
 /// stands in the parlour for anyone to look at.)
@@ -356,6 +395,16 @@ pub fn routes() -> Vec<Route> {
             status: 200,
             response: || Schema::from(true),
             handler: || get(chess_page),
+        },
+        Route {
+            method: Method::GET,
+            path: "/werewolf/{match_id}/report",
+            summary: "A finished Werewolf match's report (?export=true&viewer=PUBLIC|OMNISCIENT|p3 adds its events as JSON lines)",
+            auth: true,
+            request: None,
+            status: 200,
+            response: || Schema::from(true),
+            handler: || get(werewolf_report),
         },
         Route {
             method: Method::GET,

@@ -136,6 +136,12 @@ async fn a_practice_match_of_an_agent_and_seven_house_bots_plays_to_its_end() {
                 .count()
         }
     };
+    // The same report over REST.
+    let (status, rest) = api.get(&format!("/werewolf/{sid}/report"), &me.token).await;
+    assert_eq!(status, 200, "{rest}");
+    assert_eq!(rest["report"], *r);
+    let (status, _) = api.get("/werewolf/999/report", &me.token).await;
+    assert_eq!(status, 404);
     assert_eq!(cards("PUBLIC").await, 0);
     assert_eq!(cards("p1").await, 1);
     assert_eq!(cards("OMNISCIENT").await, 8);
@@ -176,6 +182,16 @@ async fn a_players_log_hides_the_others_night_actions_while_the_match_runs() {
     };
     let (_, st) = api.get(&format!("{path}/state"), &me.token).await;
     let my_role = st["state"]["you"]["role"].as_str().unwrap().to_owned();
+    // No report while it runs, on any face.
+    let (status, v) = api.get(&format!("/werewolf/{sid}/report"), &me.token).await;
+    assert_eq!(status, 400, "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("still running"),
+        "{v}"
+    );
     for e in log["actions"].as_array().unwrap() {
         let action = e["action"].as_str().unwrap();
         let night = ["kill", "inspect", "protect", "wolfchat"]
