@@ -105,6 +105,11 @@ pub struct Config {
     #[arg(long, env = "MOOT_COMMAND_BURST", default_value_t = 30)]
     pub command_burst: u32,
 
+    /// How long the first name on the Werewolf notice board waits before the house's bots fill
+    /// the empty seats and the match begins (0s: never).
+    #[arg(long, env = "MOOT_WEREWOLF_FILL_AFTER", default_value = "5m")]
+    pub werewolf_fill_after: humantime::Duration,
+
     /// A connected character silent this long is disconnected (0s: never).
     #[arg(long, env = "MOOT_IDLE_TIMEOUT", default_value = "1h")]
     pub idle_timeout: humantime::Duration,
@@ -165,6 +170,10 @@ impl Config {
 
     pub fn login_timeout(&self) -> Option<Duration> {
         nonzero(self.login_timeout.into())
+    }
+
+    pub fn werewolf_fill_after(&self) -> Option<Duration> {
+        nonzero(self.werewolf_fill_after.into())
     }
 }
 

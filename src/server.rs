@@ -76,6 +76,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         time_scale: config.time_scale,
         write_rate: (config.command_rate, config.command_burst),
         read_rate: config.read_rate,
+        queue_fill: config.werewolf_fill_after(),
         sessions_per_agent: config.sessions_per_agent,
     };
     let Core {

@@ -111,6 +111,7 @@ pub async fn open(
     world.limit_writes(options.write_rate.0, options.write_rate.1);
     // A state read and an events read together, twice, before the rate applies.
     world.limit_reads(options.read_rate, 4);
+    world.fill_queues_after(options.queue_fill);
     world.limit_sessions(options.sessions_per_agent);
     let restored = stored.len();
     world.restore_sessions(stored)?;

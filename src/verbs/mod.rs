@@ -475,6 +475,7 @@ pub fn documents() -> Vec<Document> {
 pub fn open_town(world: &mut World) {
     werewolf::restore(world);
     world.on_session_change(werewolf::after_change);
+    world.on_tick(werewolf::queue::fill);
 }
 
 /// The verb called `word`, by name or alias.

@@ -397,6 +397,9 @@ impl Cx {
 /// What a verb does after a change to a session (a match's door becoming a plaque).
 pub type SessionHook = fn(&mut World, &mut Cx, SessionId);
 
+/// What a verb does as time passes (the house filling a queue that has waited long enough).
+pub type TickHook = fn(&mut World, &mut Cx, Instant);
+
 /// The live state of the town.
 pub struct World {
     pub map: Map,
@@ -414,6 +417,10 @@ pub struct World {
     bound_rooms: HashMap<SessionId, RoomIdx>,
     /// What verbs must do after any change to a session (see [`World::on_session_change`]).
     session_hooks: Vec<SessionHook>,
+    /// What verbs must do as time passes, once a second (see [`World::on_tick`]).
+    tick_hooks: Vec<TickHook>,
+    /// How long a game's queue waits before the house fills it, if ever.
+    queue_fill: Option<std::time::Duration>,
     /// Games' own state in the town (see [`Extension`]).
     extensions: Vec<Box<dyn Extension>>,
     /// The game clock: how fast game time runs, and where wall time stood when the world began
@@ -560,6 +567,8 @@ impl World {
             watchers: HashMap::new(),
             bound_rooms: HashMap::new(),
             session_hooks: Vec::new(),
+            tick_hooks: Vec::new(),
+            queue_fill: None,
             extensions: Vec::new(),
             time: house::GameClock::new(1.0),
             deadlines: Default::default(),
@@ -598,6 +607,33 @@ impl World {
     /// the same command, so what it changes is stored or undone with the change.
     pub fn on_session_change(&mut self, hook: SessionHook) {
         self.session_hooks.push(hook);
+    }
+
+    /// Calls `hook` once a second, as the server.
+    pub fn on_tick(&mut self, hook: TickHook) {
+        self.tick_hooks.push(hook);
+    }
+
+    /// Whether anything must happen as time passes.
+    pub fn has_tick_hooks(&self) -> bool {
+        !self.tick_hooks.is_empty()
+    }
+
+    /// Runs the hooks that wait on time.
+    pub fn ticked(&mut self, cx: &mut Cx, now: Instant) {
+        for hook in self.tick_hooks.clone() {
+            hook(self, cx, now);
+        }
+    }
+
+    /// Lets the house fill a game's queue once it has waited `after` (None: never).
+    pub fn fill_queues_after(&mut self, after: Option<std::time::Duration>) {
+        self.queue_fill = after;
+    }
+
+    /// How long a game's queue waits before the house fills it, if ever.
+    pub fn queue_fill(&self) -> Option<std::time::Duration> {
+        self.queue_fill
     }
 
     /// Runs the hooks for a change to `sid`.

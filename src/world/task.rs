@@ -76,6 +76,8 @@ pub struct TaskOptions {
     pub write_rate: (f64, u32),
     /// Reads of a game's state per second each identity may make (0: no limit).
     pub read_rate: f64,
+    /// How long a game's queue waits before the house fills it (Werewolf's board), if ever.
+    pub queue_fill: Option<std::time::Duration>,
     /// Running sessions one identity may take part in when it starts another (0: no limit).
     pub sessions_per_agent: usize,
 }
@@ -179,6 +181,9 @@ async fn run(
     // character may be; a sweep a minute finds them.
     let mut sweep = tokio::time::interval(std::time::Duration::from_secs(60));
     sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // What waits on time besides deadlines (a queue the house fills), checked once a second.
+    let mut ticker = tokio::time::interval(std::time::Duration::from_secs(1));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // The current run of failed writes, if any.
     let mut failing = Failing::default();
     loop {
@@ -195,6 +200,11 @@ async fn run(
             _ = sleep_until(world.next_deadline()) => {
                 let mut cx = Cx::new(SERVER_ID.into(), Face::Rest);
                 world.take_deadlines(&mut cx, Instant::now());
+                finish(&mut world, &env, cx, None);
+            }
+            _ = ticker.tick(), if world.has_tick_hooks() => {
+                let mut cx = Cx::new(SERVER_ID.into(), Face::Rest);
+                world.ticked(&mut cx, Instant::now());
                 finish(&mut world, &env, cx, None);
             }
             _ = sweep.tick() => {

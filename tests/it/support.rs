@@ -28,6 +28,7 @@ pub fn config(db: &Path) -> Config {
     c.login_rate = 0.0;
     c.agent_rate = 0.0;
     c.read_rate = 0.0;
+    c.werewolf_fill_after = Duration::ZERO.into();
     c.login_fail_delay = Duration::from_millis(20).into();
     c
 }

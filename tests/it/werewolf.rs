@@ -1078,3 +1078,37 @@ async fn reads_are_rate_limited_per_identity_with_a_retry_after() {
     assert_eq!(r["structuredContent"]["ok"], true, "{r}");
     s.stop().await;
 }
+
+/// A lone signer does not wait for ever: after `--werewolf-fill-after`, the house's bots take
+/// the empty seats and the match begins.
+#[tokio::test]
+async fn the_house_fills_a_board_that_has_waited_long_enough() {
+    let s = TestServer::start_with(|c| {
+        c.werewolf_fill_after = Duration::from_secs(1).into();
+    })
+    .await;
+    let mut lone = s.player("Lone").await;
+    lone.command("north").await;
+    let signed = lone.command("sign board").await;
+    assert!(signed.iter().any(|l| l.contains("(1 of 8)")), "{signed:?}");
+    // Within a few seconds the Town Crier opens the match, with Lone in the first seat.
+    let begun = lone.expect("Werewolf Game #1 begins").await;
+    assert!(
+        begun.iter().any(|l| l.starts_with("[Town Crier]")),
+        "{begun:?}"
+    );
+    let state = lone.command("werewolf").await;
+    assert!(
+        state
+            .iter()
+            .any(|l| l.trim_start().starts_with("Lone (p1)")),
+        "{state:?}"
+    );
+    assert!(
+        state.iter().any(|l| l.contains("Bot-Abel (p2, bot)")),
+        "{state:?}"
+    );
+    let q = lone.command("queue").await;
+    assert!(q.iter().any(|l| l.contains("Nobody has signed")), "{q:?}");
+    s.stop().await;
+}

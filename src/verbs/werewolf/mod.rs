@@ -35,6 +35,9 @@ pub const REQUIRED: usize = werewolf::SEATS;
 pub struct WerewolfTown {
     /// Who signed the board, oldest first, with the name they play under.
     pub queue: Vec<(AgentId, String)>,
+    /// When the oldest name now on the board was signed (the house fills the board once it
+    /// has waited long enough).
+    pub since: Option<tokio::time::Instant>,
     /// Each match's building, by session.
     pub buildings: BTreeMap<SessionId, Building>,
     /// Answers kept under idempotency keys, by identity (see [`once`]).
@@ -54,6 +57,9 @@ impl Extension for WerewolfTown {
     fn forget(&mut self, who: &AgentId) {
         // Someone who leaves the town leaves the queue: a match must not wait on them.
         self.queue.retain(|(a, _)| a != who);
+        if self.queue.is_empty() {
+            self.since = None;
+        }
     }
 }
 

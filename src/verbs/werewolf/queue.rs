@@ -145,8 +145,20 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
                     name
                 };
                 q.push((me.clone(), name));
+                let town = world.ext::<WerewolfTown>();
+                let since = town.since;
+                // The first name on an empty board starts the wait.
+                town.since = if town.queue.len() == 1 {
+                    Some(cx.now)
+                } else {
+                    since.or(Some(cx.now))
+                };
                 let undo_me = me.clone();
-                cx.undo(move |w| w.ext::<WerewolfTown>().queue.retain(|(a, _)| *a != undo_me));
+                cx.undo(move |w| {
+                    let town = w.ext::<WerewolfTown>();
+                    town.queue.retain(|(a, _)| *a != undo_me);
+                    town.since = since;
+                });
             }
             let full = world.ext::<WerewolfTown>().queue.len() >= REQUIRED;
             if full {
@@ -169,8 +181,15 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
                         return Err(e);
                     }
                 };
-                world.ext::<WerewolfTown>().queue = rest;
-                cx.undo(move |w| w.ext::<WerewolfTown>().queue = before);
+                let town = world.ext::<WerewolfTown>();
+                let since = town.since;
+                town.since = (!rest.is_empty()).then_some(cx.now);
+                town.queue = rest;
+                cx.undo(move |w| {
+                    let town = w.ext::<WerewolfTown>();
+                    town.queue = before;
+                    town.since = since;
+                });
                 let data = json!({
                     "ok": true,
                     "serverTime": server_time(world),
@@ -257,9 +276,15 @@ impl Verb for Unsign {
             let at = q.iter().position(|(a, _)| *a == me);
             if let Some(i) = at {
                 let entry = q.remove(i);
+                let town = world.ext::<WerewolfTown>();
+                let since = town.since;
+                if town.queue.is_empty() {
+                    town.since = None;
+                }
                 cx.undo(move |w| {
-                    let q = &mut w.ext::<WerewolfTown>().queue;
-                    q.insert(i.min(q.len()), entry);
+                    let town = w.ext::<WerewolfTown>();
+                    town.queue.insert(i.min(town.queue.len()), entry);
+                    town.since = since;
                 });
             }
             let size = world.ext::<WerewolfTown>().queue.len();
@@ -439,4 +464,49 @@ pub fn practice(world: &mut World, cx: &mut Cx) -> Result<Reply<Practicing>, Ver
         )],
         data,
     ))
+}
+
+/// Once a second: when the oldest name on the board has waited as long as the town allows
+/// (`--werewolf-fill-after`), the house's bots take the empty seats and the match begins, on
+/// behalf of the longest-waiting signer.
+pub fn fill(world: &mut World, cx: &mut Cx, now: tokio::time::Instant) {
+    let Some(wait) = world.queue_fill() else {
+        return;
+    };
+    let town = world.ext::<WerewolfTown>();
+    let Some(since) = town.since else { return };
+    if town.queue.is_empty() || now < since + wait {
+        return;
+    }
+    let before = std::mem::take(&mut town.queue);
+    town.since = None;
+    let mut players: Vec<(AgentId, String, bool)> = before
+        .iter()
+        .map(|(a, n)| (a.clone(), n.clone(), false))
+        .collect();
+    let taken: Vec<&str> = before.iter().map(|(_, n)| n.as_str()).collect();
+    players.extend(
+        BOTS.iter()
+            .filter(|(_, name)| !taken.contains(name))
+            .take(REQUIRED - before.len())
+            .map(|(id, name)| (AgentId::from(*id), (*name).to_owned(), true)),
+    );
+    // The match is started as the longest-waiting signer would start it.
+    let first = players[0].0.clone();
+    let server = std::mem::replace(&mut cx.actor, first);
+    let started = start_match(world, cx, &players);
+    cx.actor = server;
+    let town = world.ext::<WerewolfTown>();
+    match started {
+        Ok(_) => cx.undo(move |w| {
+            let town = w.ext::<WerewolfTown>();
+            town.queue = before;
+            town.since = Some(since);
+        }),
+        // Refused (the signer may have started another game meanwhile): the board stays.
+        Err(_) => {
+            town.queue = before;
+            town.since = Some(since);
+        }
+    }
 }
