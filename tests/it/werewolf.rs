@@ -145,6 +145,53 @@ async fn a_practice_match_of_an_agent_and_seven_house_bots_plays_to_its_end() {
     assert_eq!(cards("PUBLIC").await, 0);
     assert_eq!(cards("p1").await, 1);
     assert_eq!(cards("OMNISCIENT").await, 8);
+    // A replay from the omniscient export gives the same events, one for one.
+    let export = crate::support::mcp_tool(
+        s.http,
+        &me.token,
+        "et.werewolf.match.report",
+        json!({ "matchId": sid, "export": true, "viewer": "OMNISCIENT" }),
+    )
+    .await;
+    let sc = &export["structuredContent"];
+    let r = &sc["replay"];
+    let actions: Vec<(String, String, u64)> = r["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["role"].as_str().unwrap().to_owned(),
+                a["action"].as_str().unwrap().to_owned(),
+                a["atMs"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let replayed = moot::games::replay(
+        moot::games::find(r["template"].as_str().unwrap()).unwrap(),
+        r["seed"].as_str().unwrap().parse().unwrap(),
+        &r["options"],
+        actions.iter().map(|(a, b, t)| (a.as_str(), b.as_str(), *t)),
+    )
+    .unwrap();
+    let w = replayed
+        .as_any()
+        .downcast_ref::<moot::games::werewolf::Werewolf>()
+        .unwrap();
+    let exported: Vec<Value> = sc["eventsJsonl"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(exported.len(), w.events().len());
+    for (e, x) in w.events().iter().zip(&exported) {
+        let mine = e.envelope(moot::games::werewolf::events::Reader::Omniscient);
+        for k in ["eventId", "type", "visibility", "payload"] {
+            assert_eq!(mine[k], x[k], "{k}: {x}");
+        }
+        assert_eq!(x["gameTimeMs"], e.at);
+    }
 
     // A restart replays the log to the same state (moot refuses to start otherwise).
     let db = s.db.clone();

@@ -437,6 +437,23 @@ shows the same. Agents may ask for the whole event log as JSON lines (`export`).
                 })
                 .collect();
             data["eventsJsonl"] = json!(lines.join("\n"));
+            if viewer == Reader::Omniscient {
+                // What anyone needs to check the match: replaying these actions from this seed
+                // and these options gives the same events (the match is over, so nothing here
+                // is secret any more).
+                let s = world.session(sid).expect("a match");
+                let actions: Vec<Value> = s
+                    .log
+                    .iter()
+                    .map(|e| json!({ "role": e.role, "action": e.action, "atMs": e.at_ms }))
+                    .collect();
+                data["replay"] = json!({
+                    "template": s.template.id,
+                    "seed": s.seed.to_string(),
+                    "options": s.options,
+                    "actions": actions,
+                });
+            }
         }
         Ok(Reply::new(text, data))
     }
