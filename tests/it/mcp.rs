@@ -7,24 +7,9 @@ use serde_json::{Value, json};
 
 use crate::support::{TestServer, python, world_dir};
 
-const AGENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/agent.py");
-
-/// Runs the Python agent; returns the JSON it printed.
+/// Runs the Python agent (tests/mcp/agent.py); returns the JSON it printed.
 async fn agent(args: &[&str]) -> Value {
-    let out = tokio::process::Command::new(python())
-        .arg(AGENT)
-        .args(args)
-        .output()
-        .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the agent failed:\n{stdout}\n{stderr}"
-    );
-    serde_json::from_str(stdout.lines().last().unwrap_or(""))
-        .unwrap_or_else(|e| panic!("{e}: {stdout}"))
+    crate::support::run_python("agent.py", args).await
 }
 
 /// The tool names an agent run listed.

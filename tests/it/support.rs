@@ -349,6 +349,23 @@ pub fn python() -> String {
     python
 }
 
+/// Runs a Python client script from tests/mcp with `args`; fails the test unless it succeeds,
+/// and returns the JSON it printed last.
+pub async fn run_python(script: &str, args: &[&str]) -> serde_json::Value {
+    let path = format!("{}/tests/mcp/{script}", env!("CARGO_MANIFEST_DIR"));
+    let out = tokio::process::Command::new(python())
+        .arg(path)
+        .args(args)
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{script} failed:\n{stdout}\n{stderr}");
+    serde_json::from_str(stdout.lines().last().unwrap_or(""))
+        .unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

@@ -953,23 +953,8 @@ async fn eight_python_sdk_agents_play_a_whole_match_with_the_seed_tools() {
     for i in 0..8 {
         tokens.push(api.agent(Some(&format!("Py{i}"))).await.token);
     }
-    let out = tokio::process::Command::new(crate::support::python())
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/mcp/werewolf_agents.py"
-        ))
-        .arg(format!("http://{}/mcp", s.http))
-        .arg(tokens.join(","))
-        .output()
-        .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the agents failed:\n{stdout}\n{stderr}"
-    );
-    let seen: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let (url, tokens) = (format!("http://{}/mcp", s.http), tokens.join(","));
+    let seen = crate::support::run_python("werewolf_agents.py", &[&url, &tokens]).await;
     assert!(
         ["VILLAGERS", "WEREWOLVES"].contains(&seen["winner"].as_str().unwrap_or("")),
         "{seen}"
@@ -1058,29 +1043,16 @@ async fn six_agents_and_two_telnet_players_play_one_match() {
         assert!(signed.iter().any(|l| l.contains("of 8")), "{signed:?}");
         people.push((name, p));
     }
-    let agents = tokio::process::Command::new(crate::support::python())
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/mcp/werewolf_agents.py"
-        ))
-        .arg(format!("http://{}/mcp", s.http))
-        .arg(tokens.join(","))
-        .output();
+    let (url, tokens) = (format!("http://{}/mcp", s.http), tokens.join(","));
+    let args = [url.as_str(), tokens.as_str()];
+    let agents = crate::support::run_python("werewolf_agents.py", &args);
     let mut tomas = people.pop().unwrap().1;
     let mut tilly = people.pop().unwrap().1;
-    let (out, a, b) = tokio::join!(
+    let (seen, a, b) = tokio::join!(
         agents,
         plays_by_telnet(&mut tilly, "Tilly ("),
         plays_by_telnet(&mut tomas, "Tomas (")
     );
-    let out = out.unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "the agents failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let seen: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
     let winner = seen["winner"].as_str().unwrap();
     let told = |heard: &[String]| {
         heard
