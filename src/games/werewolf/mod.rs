@@ -153,8 +153,11 @@ pub struct Player {
     pub card: Card,
     pub alive: bool,
     pub ready: bool,
-    /// Required actions not taken by their deadline.
+    /// Openings and votes not made by their deadline: public.
     pub misses: u32,
+    /// Night actions not taken: only the all-seeing and the player may know of them, since only
+    /// a wolf, the seer or the doctor can miss one.
+    pub night_misses: u32,
     /// A house bot, labelled as one everywhere.
     pub bot: bool,
     pub death: Option<Death>,
@@ -454,6 +457,7 @@ impl Game for Werewolf {
                 alive: true,
                 ready: false,
                 misses: 0,
+                night_misses: 0,
                 bot: w.config.bots.contains(&(s as u8 + 1)),
                 death: None,
             })

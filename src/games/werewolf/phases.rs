@@ -216,11 +216,19 @@ impl Werewolf {
     }
 
     pub(super) fn miss(&mut self, at: GameTime, seat: Seat, vis: Vis) {
-        self.players[seat].misses += 1;
         let what = match self.phase {
             Phase::Night => "NIGHT_ACTION",
             Phase::DayOpening => "OPENING",
             _ => "VOTE",
+        };
+        // Each count goes only where its misses are seen.
+        let p = &mut self.players[seat];
+        let count = if what == "NIGHT_ACTION" {
+            p.night_misses += 1;
+            p.night_misses
+        } else {
+            p.misses += 1;
+            p.misses
         };
         let line = format!(
             "{} did not {} in time.",
@@ -235,7 +243,7 @@ impl Werewolf {
             at,
             vis,
             Kind::ActionMissed,
-            json!({ "playerId": player_id(seat), "action": what, "misses": self.players[seat].misses }),
+            json!({ "playerId": player_id(seat), "action": what, "misses": count }),
             line,
         );
     }

@@ -556,6 +556,14 @@ fn the_server_takes_only_the_deadline_that_is_due() {
 /// something to do (seat order), otherwise the server takes the next deadline. Returns the
 /// final state and its log.
 pub(crate) fn bot_match(seed: u64) -> (Werewolf, Vec<(String, String, GameTime)>) {
+    bot_match_seeing(seed, |_| ())
+}
+
+/// [`bot_match`], showing `each` the state after every action.
+fn bot_match_seeing(
+    seed: u64,
+    mut each: impl FnMut(&Werewolf),
+) -> (Werewolf, Vec<(String, String, GameTime)>) {
     let mut w = Werewolf::new(seed, &json!({"bots": [1, 2, 3, 4, 5, 6, 7, 8]})).unwrap();
     let mut log = Vec::new();
     let mut steps = 0u64;
@@ -580,6 +588,7 @@ pub(crate) fn bot_match(seed: u64) -> (Werewolf, Vec<(String, String, GameTime)>
             .apply_at(&role, &action, at)
             .unwrap_or_else(|e| panic!("seed {seed}: {role} `{action}` refused: {e}"));
         log.push((role, action, at));
+        each(&w);
     }
     (w, log)
 }
@@ -589,7 +598,21 @@ fn a_thousand_bot_matches_replay_exactly_from_seed_and_log() {
     let t = games::find("werewolf.v1").unwrap();
     let options = json!({"bots": [1, 2, 3, 4, 5, 6, 7, 8]});
     for seed in 0..1_000 {
-        let (end, log) = bot_match(seed);
+        let mut states = Vec::new();
+        let (_, log) = bot_match_seeing(seed, |w| states.push(w.clone()));
+        // Replayed from the seed and the log alone, every state on the way is the same, events
+        // and all, not only the last.
+        let mut game = (t.new)(seed, &options).unwrap();
+        for (step, ((role, action, at), played)) in log.iter().zip(&states).enumerate() {
+            game = game.apply(role, action, *at).unwrap();
+            let replayed = game.as_any().downcast_ref::<Werewolf>().unwrap();
+            assert_eq!(
+                replayed, played,
+                "seed {seed}, step {step}: `{role}` `{action}`"
+            );
+        }
+        assert_eq!(states.len(), log.len());
+        // And the host's own replay agrees.
         let replayed = games::replay(
             t,
             seed,
@@ -597,12 +620,7 @@ fn a_thousand_bot_matches_replay_exactly_from_seed_and_log() {
             log.iter().map(|(r, a, at)| (r.as_str(), a.as_str(), *at)),
         )
         .unwrap();
-        assert_eq!(replayed.state(), end.state(), "seed {seed}");
-        let replayed = replayed.as_any().downcast_ref::<Werewolf>().unwrap();
-        assert_eq!(
-            replayed, &end,
-            "seed {seed}: the whole state, events and all"
-        );
+        assert_eq!(replayed.state(), game.state(), "seed {seed}");
     }
 }
 
@@ -627,6 +645,20 @@ fn audit_view(w: &Werewolf, reader: Reader) {
             "{reader:?} sees {}'s role: {state}",
             player_id(s)
         );
+        // A count of misses must not betray a hidden night role either: it counts only what
+        // the reader saw missed.
+        if !entitled(s) {
+            let seen = w
+                .events()
+                .iter()
+                .filter(|e| {
+                    e.kind == Kind::ActionMissed
+                        && e.admits(reader)
+                        && e.payload["playerId"] == player_id(s)
+                })
+                .count();
+            assert_eq!(p["misses"], seen, "{reader:?} reads {p}");
+        }
     }
     match reader {
         Reader::Seat(me) => {
@@ -700,9 +732,11 @@ fn ten_thousand_bot_matches_never_show_anyone_what_they_may_not_know() {
     for seed in 0..matches {
         let mut w = Werewolf::new(seed, &json!({"bots": [1, 2, 3, 4, 5, 6, 7, 8]})).unwrap();
         let mut steps = 0u64;
+        // In eight matches of nine one seat never acts, so misses (by night too) are audited.
+        let absent = (seed % 9) as usize;
         while !w.is_terminal() {
             steps += 1;
-            let bot = (0..SEATS).find_map(|s| {
+            let bot = (0..SEATS).filter(|&s| s != absent).find_map(|s| {
                 Some((
                     s,
                     bot::choose(&w, s, seed ^ steps.wrapping_mul(0x2545_F491))?,
@@ -830,4 +864,58 @@ fn each_player_who_must_act_is_told_what_and_by_when_as_a_phase_begins() {
         notes.iter().all(|n| n.text.starts_with(text::CRIER)),
         "{notes:?}"
     );
+}
+
+/// A missed night action is for all-seeing eyes only; counting it in the misses everyone reads
+/// would show who holds a night role (villagers have nothing to miss at night).
+#[test]
+fn a_missed_night_action_shows_in_no_count_a_player_or_the_public_reads() {
+    let w = at_night();
+    let (seer, doctor) = (one(&w, Card::Seer), one(&w, Card::Doctor));
+    // Nobody acts: the wolves, the seer and the doctor all miss the night.
+    let w = until(w, Phase::DayAnnounce);
+    let w = until(w, Phase::DayOpening);
+    let v = villagers(&w)
+        .into_iter()
+        .find(|&s| w.players[s].alive)
+        .unwrap();
+    for reader in [Reader::Public, Reader::Seat(v)] {
+        let state = w.state_for(reader, 10);
+        for p in state["players"].as_array().unwrap() {
+            let s = seat_of(p["playerId"].as_str().unwrap()).unwrap();
+            if w.players[s].alive {
+                assert_eq!(p["misses"], 0, "{reader:?} reads {p}");
+            }
+        }
+        for line in text::render(&w, reader, w.now) {
+            if line.contains("alive") {
+                assert!(!line.contains("missed"), "{reader:?} reads {line:?}");
+            }
+        }
+    }
+    // The all-seeing see them, and each night actor sees their own.
+    let all = w.state_for(Reader::Omniscient, 10);
+    let seer_row = &all["players"][seer];
+    assert!(w.players[seer].alive);
+    assert_eq!(seer_row["misses"], 1, "{seer_row}");
+    let own = w.state_for(Reader::Seat(doctor), 10);
+    if w.players[doctor].alive {
+        assert_eq!(own["players"][doctor]["misses"], 1);
+    }
+    // A public miss by day then counts from zero, not from the hidden night.
+    let actor = [seer, doctor]
+        .into_iter()
+        .find(|&s| w.players[s].alive)
+        .unwrap();
+    let w = until(w, Phase::DayVote);
+    let day_miss = w
+        .events()
+        .iter()
+        .find(|e| {
+            e.kind == Kind::ActionMissed
+                && e.vis == Vis::Public
+                && e.payload["playerId"] == player_id(actor)
+        })
+        .expect("a missed opening, in public");
+    assert_eq!(day_miss.payload["misses"], 1, "{}", day_miss.payload);
 }

@@ -263,7 +263,7 @@ pub fn stored_state(w: &Werewolf) -> Value {
         "phaseStarted": w.phase_started,
         "players": (0..SEATS).map(|s| {
             let p = &w.players[s];
-            json!([p.card.name(), p.alive, p.ready, p.misses])
+            json!([p.card.name(), p.alive, p.ready, p.misses, p.night_misses])
         }).collect::<Vec<_>>(),
         "night": {
             "picks": w.night.picks,
@@ -334,7 +334,8 @@ pub fn report(w: &Werewolf) -> Value {
                 "won": w.winner.is_some_and(|t| (t == Team::Werewolves) == (p.card == Card::Werewolf)),
                 "alive": p.alive,
                 "daysSurvived": survived,
-                "misses": p.misses,
+                "misses": p.misses + p.night_misses,
+                "nightMisses": p.night_misses,
                 "votesCast": cast,
             });
             if p.card != Card::Werewolf {
@@ -440,8 +441,9 @@ pub fn render(w: &Werewolf, reader: Reader, now: GameTime) -> Vec<String> {
         if shown {
             l.push_str(&format!("  {}", p.card.title()));
         }
-        if p.misses > 0 {
-            l.push_str(&format!("  ({} missed)", p.misses));
+        let misses = p.misses + if shown { p.night_misses } else { 0 };
+        if misses > 0 {
+            l.push_str(&format!("  ({misses} missed)"));
         }
         lines.push(l);
     }

@@ -79,7 +79,7 @@ impl Werewolf {
                     "alive": p.alive,
                     "revealedRole": shown.then(|| p.card.name()),
                     "bot": p.bot,
-                    "misses": p.misses,
+                    "misses": p.misses + if shown { p.night_misses } else { 0 },
                 })
             })
             .collect();
