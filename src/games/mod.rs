@@ -183,12 +183,13 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// The state as `role` may see it (`None`: a spectator).
     fn view(&self, role: Option<&str>) -> Value;
     /// What `viewer` (`None`: a spectator) may see of an action `actor` took earlier in this
-    /// game, now that the game is in this state. Templates that hide choices (rps.v1) hide them
-    /// here too, so the log tells no more than the state. The host shows the whole log once
-    /// the game is over.
-    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> String {
+    /// game, now that the game is in this state: the action, a stand-in (rps.v1's "hidden",
+    /// where everyone knows a choice was made), or `None` where even that it was taken is a
+    /// secret (a Werewolf night action names a night role). So the log tells no more than the
+    /// state. The host shows the whole log once the game is over.
+    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String> {
         let _ = (viewer, actor);
-        action.to_owned()
+        Some(action.to_owned())
     }
     /// What `role` did, in words for everyone following the game, called on the state the
     /// action led to ("plays e4", "resigns"; for the server actor, a sentence of its own:
@@ -244,7 +245,7 @@ pub trait AnyGame: Send + Sync {
     fn is_terminal(&self) -> bool;
     fn state(&self) -> Value;
     fn view(&self, role: Option<&str>) -> Value;
-    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> String;
+    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String>;
     fn headline(&self, role: &str, action: &str) -> String;
     fn notes(&self, role: &str, action: &str) -> Vec<Note>;
     fn situation(&self) -> String;
@@ -304,7 +305,7 @@ impl<G: Game> AnyGame for G {
     fn view(&self, role: Option<&str>) -> Value {
         Game::view(self, role)
     }
-    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> String {
+    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String> {
         Game::action_view(self, viewer, actor, action)
     }
     fn as_any(&self) -> &dyn Any {

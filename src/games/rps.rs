@@ -111,12 +111,12 @@ impl Game for Rps {
     }
 
     /// A choice is the chooser's secret until both have chosen.
-    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> String {
-        if self.revealed() || viewer == Some(actor) {
+    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String> {
+        Some(if self.revealed() || viewer == Some(actor) {
             action.to_owned()
         } else {
             "hidden".to_owned()
-        }
+        })
     }
 
     fn render(&self, viewer: Option<&str>, _now: super::GameTime) -> Vec<String> {

@@ -629,13 +629,19 @@ impl World {
         agent: &str,
     ) -> Result<Vec<crate::store::sessions::LogEntry>, HostError> {
         let (s, role) = self.participant_of(id, agent)?;
-        let mut log = s.log.clone();
-        if !s.game.is_terminal() {
-            for e in &mut log {
-                e.action = s.game.action_view(Some(role), &e.role, &e.action);
-            }
+        if s.game.is_terminal() {
+            return Ok(s.log.clone());
         }
-        Ok(log)
+        Ok(s.log
+            .iter()
+            .filter_map(|e| {
+                let action = s.game.action_view(Some(role), &e.role, &e.action)?;
+                Some(crate::store::sessions::LogEntry {
+                    action,
+                    ..e.clone()
+                })
+            })
+            .collect())
     }
 
     /// The session and the role `agent` plays in it, or why not.

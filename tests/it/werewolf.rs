@@ -209,20 +209,34 @@ async fn a_players_log_hides_the_others_night_actions_while_the_match_runs() {
     let api = s.api();
     let me = api.agent(None).await;
     // Long nights, so the bots' night actions are in the log while it runs.
-    let sid = session_with_bots(&api, &me, json!({"timers": {"lobby": 1, "night": 3600}})).await;
+    let sid = session_with_bots(
+        &api,
+        &me,
+        json!({"timers": {"lobby": 1, "night": 3600, "minDwell": 3600}}),
+    )
+    .await;
     let path = format!("/sessions/{sid}");
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    // Wait until the night has actions the log does not show p1: the session's tick counts
+    // every action, the log lists only what p1 may know of (every role but p1's own has at
+    // least two others' night actions kept from it).
     let log: Value = loop {
-        assert!(tokio::time::Instant::now() < deadline, "no night actions");
+        let (_, st) = api.get(&format!("{path}/state"), &me.token).await;
         let (_, log) = api.get(&format!("{path}/log"), &me.token).await;
-        let n = log["actions"]
+        let ticks: Vec<u64> = log["actions"]
             .as_array()
             .unwrap()
             .iter()
-            .filter(|e| e["role"] != "p1" && e["role"] != "server")
-            .filter(|e| e["action"] != "ready")
-            .count();
-        if n >= 2 {
+            .map(|e| e["tick"].as_u64().unwrap())
+            .collect();
+        let tick = st["tick"].as_u64().unwrap();
+        let unseen = (0..tick).filter(|t| !ticks.contains(t)).count();
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no night actions: tick {tick}, {}, {log}",
+            st["state"]["phase"]
+        );
+        if st["state"]["phase"] == "NIGHT" && unseen >= 2 {
             break log;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -241,6 +255,9 @@ async fn a_players_log_hides_the_others_night_actions_while_the_match_runs() {
     );
     for e in log["actions"].as_array().unwrap() {
         let action = e["action"].as_str().unwrap();
+        // Not even that someone acted: only a wolf, the seer or the doctor acts at night, so
+        // an entry with its action hidden would still name a night role.
+        assert_ne!(action, "hidden", "p1 ({my_role}) read {e}");
         let night = ["kill", "inspect", "protect", "wolfchat"]
             .iter()
             .any(|v| action.starts_with(v));

@@ -571,22 +571,19 @@ impl Game for Werewolf {
         self.state_for(reader, 20)
     }
 
-    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> String {
+    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String> {
         // Night actions and wolf chat are the actor's secret (and the wolves' for theirs).
+        // Even that one was taken is: only a night role acts at night.
         let verb = action.split(' ').next().unwrap_or("");
         let secret = matches!(verb, "kill" | "inspect" | "protect" | "wolfchat");
         if !secret || viewer == Some(actor) {
-            return action.to_owned();
+            return Some(action.to_owned());
         }
         let both_wolves = [Some(actor), viewer].iter().all(|r| {
             r.and_then(seat_of)
                 .is_some_and(|s| self.players[s].card == Card::Werewolf)
         });
-        if matches!(verb, "kill" | "wolfchat") && both_wolves {
-            action.to_owned()
-        } else {
-            "hidden".to_owned()
-        }
+        (matches!(verb, "kill" | "wolfchat") && both_wolves).then(|| action.to_owned())
     }
 
     fn headline(&self, _role: &str, _action: &str) -> String {
