@@ -13,4 +13,5 @@ mod registry;
 mod tables;
 mod telnet;
 mod werewolf;
+mod werewolf_audit;
 mod world_files;
