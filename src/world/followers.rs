@@ -144,7 +144,10 @@ impl World {
         let quiet = headline.is_empty();
         for (who, viewer) in self.followers(s) {
             let actor = who == *actor;
-            let theirs = notes.iter().filter(|n| n.to.admits(viewer));
+            let theirs = notes
+                .iter()
+                .filter(|n| n.to.admits(viewer))
+                .map(|n| addressed(s, viewer, n));
             // An agent's mailbox gets the news, not a drawn board: its tools give the state.
             let mailbox =
                 self.is_present(&who) && matches!(self.player(&who).sink_kind(), Sink::Mailbox);
@@ -153,7 +156,7 @@ impl World {
                     if !quiet {
                         cx.tell(&who, headline.as_str());
                     }
-                    theirs.for_each(|n| cx.tell(&who, n.text.as_str()));
+                    theirs.for_each(|n| cx.tell(&who, n));
                 }
                 continue;
             }
@@ -168,7 +171,7 @@ impl World {
                 }
             }
             if !actor {
-                theirs.for_each(|n| cx.tell(&who, n.text.as_str()));
+                theirs.for_each(|n| cx.tell(&who, n));
             }
         }
     }
@@ -181,5 +184,23 @@ impl World {
         {
             cx.show_board(viewer, b);
         }
+    }
+}
+
+/// A note's text as `viewer` reads it. An all-seeing watcher reads what was said to some players
+/// only, so they are told to whom ("(to Clara) You are the Seer…"), or a "you" would seem to
+/// mean them.
+fn addressed(s: &Session, viewer: Viewer<'_>, note: &Note) -> String {
+    match &note.to {
+        crate::games::Audience::Roles(roles) if viewer.role.is_none() => {
+            let names: Vec<&str> = s
+                .participants
+                .iter()
+                .filter(|p| roles.iter().any(|r| r == p.role))
+                .map(|p| p.name.as_str())
+                .collect();
+            format!("(to {}) {}", names.join(", "), note.text)
+        }
+        _ => note.text.clone(),
     }
 }

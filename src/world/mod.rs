@@ -584,6 +584,11 @@ impl World {
         &self.players[id]
     }
 
+    /// The player `id`, if connected (an agent between calls may not be).
+    pub fn find_player(&self, id: &AgentId) -> Option<&Player> {
+        self.players.get(id)
+    }
+
     pub fn player_mut(&mut self, id: &AgentId) -> &mut Player {
         self.players.get_mut(id).expect("the actor is connected")
     }

@@ -79,6 +79,14 @@ async fn a_served_match_shows_nobody_what_they_may_not_know_on_any_face() {
             "{inside:?}"
         );
     }
+    // A spectator in the building needs no match id to read it.
+    let sonya = &mut readers[8];
+    let watching = sonya.client.command("werewolf").await;
+    assert_eq!(
+        watching[0],
+        format!("Werewolf match {mid} (watching):"),
+        "{watching:?}"
+    );
     let tasks: Vec<_> = readers
         .into_iter()
         .map(|r| tokio::spawn(follow(s.http, mid.clone(), r)))
@@ -132,6 +140,19 @@ async fn a_served_match_shows_nobody_what_they_may_not_know_on_any_face() {
         }
         let faces: std::collections::BTreeSet<_> = r.took.iter().map(|t| t.0).collect();
         assert!(faces.len() >= 4, "{} read through {faces:?}", r.name);
+    }
+    // What was said to some players only reaches the all-seeing saying to whom.
+    let olga = readers.iter().find(|r| r.name == "Olga").unwrap();
+    let second_person: Vec<&String> = olga
+        .took
+        .iter()
+        .filter(|(face, line)| *face == "telnet" && line.contains("You are "))
+        .map(|(_, line)| line)
+        .collect();
+    assert!(!second_person.is_empty());
+    for line in second_person {
+        let to = line.strip_prefix("(to ").expect("addressed");
+        assert!(PLAYERS.iter().any(|p| to.starts_with(p)), "{line}");
     }
     // The control: the all-seeing spectator read roles, night actions and wolf chat.
     for what in [

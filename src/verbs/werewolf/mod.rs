@@ -154,14 +154,17 @@ pub fn named_match(
                     None,
                 )
             }),
-        None => my_match(world, agent).ok_or_else(|| {
-            refusal(
-                world,
-                "NOT_IN_MATCH",
-                "You are not in a Werewolf match; name one",
-                None,
-            )
-        }),
+        // Your own match; else the one whose building you stand in, as a spectator.
+        None => my_match(world, agent)
+            .or_else(|| building_of(world, agent))
+            .ok_or_else(|| {
+                refusal(
+                    world,
+                    "NOT_IN_MATCH",
+                    "You are not in a Werewolf match; name one",
+                    None,
+                )
+            }),
     }
 }
 
@@ -414,10 +417,16 @@ pub fn assignment(world: &mut World, sid: SessionId, agent: &AgentId) -> Value {
 
 /// The running match whose building `agent` stands in, if any.
 fn building_match(world: &World, agent: &AgentId) -> Option<SessionId> {
-    let room = world.player(agent).room;
+    building_of(world, agent)
+        .filter(|&sid| game_of(world, sid).is_some_and(|w| w.phase != werewolf::Phase::Ended))
+}
+
+/// The match whose building `agent` stands in.
+fn building_of(world: &World, agent: &AgentId) -> Option<SessionId> {
+    let room = world.find_player(agent)?.room;
     world
         .room_session(room)
-        .filter(|&sid| game_of(world, sid).is_some_and(|w| w.phase != werewolf::Phase::Ended))
+        .filter(|&sid| game_of(world, sid).is_some())
 }
 
 /// `say` in a running match's building: a player's words go to the match (as `speak`); a
