@@ -101,6 +101,10 @@ pub async fn open(
         store.all_identities().await.map_err(db_error)?,
     ));
     let stored = store.call(sessions::load_all).await.map_err(db_error)?;
+    let kept = store
+        .call(crate::store::keys::load_all)
+        .await
+        .map_err(db_error)?;
     let mut world = World::new(map, directory.clone());
     if let Some(seed) = options.seed {
         world.reproducible(seed);
@@ -115,7 +119,7 @@ pub async fn open(
     world.limit_sessions(options.sessions_per_agent);
     let restored = stored.len();
     world.restore_sessions(stored)?;
-    verbs::open_town(&mut world);
+    verbs::open_town(&mut world, kept);
     let welcome = format!("{}\n{}", world.map.name, world.map.welcome);
     let start_room = world.map.room(world.map.start).id.clone();
     tracing::info!(rooms = world.map.rooms.len(), sessions = restored, world = %world_dir.display(), "world loaded");

@@ -17,6 +17,7 @@
 //! writer elsewhere does not stop logins and lookups.
 
 mod agents;
+pub mod keys;
 mod schema;
 pub mod sessions;
 pub mod writes;

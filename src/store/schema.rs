@@ -52,6 +52,18 @@ const MIGRATIONS: &[&str] = &[
     // 3: the game time of each action (milliseconds since its session began, scaled by
     // --time-scale), so that templates with clocks and deadlines replay exactly.
     "ALTER TABLE actions ADD COLUMN at_ms INTEGER NOT NULL DEFAULT 0;",
+    // 4: answers kept under idempotency keys (seed 002, notes fix 11), so that a retry after a
+    // restart is still answered and still changes nothing. `args` and `answer` are JSON; the
+    // newest few hundred of each identity are kept (see `keys::KEPT_PER_IDENTITY`).
+    "CREATE TABLE idempotency_keys (
+        seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+        agent_id TEXT NOT NULL REFERENCES agents(agent_id),
+        tool     TEXT NOT NULL,
+        key      TEXT NOT NULL,
+        args     TEXT NOT NULL,
+        answer   TEXT NOT NULL,
+        UNIQUE (agent_id, tool, key)
+    );",
 ];
 
 /// Refuses a database written by a newer moot: migrating "forward" from a version we do not

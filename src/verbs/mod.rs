@@ -472,8 +472,9 @@ pub fn documents() -> Vec<Document> {
 
 /// Builds what verbs derive from the restored sessions (a match's building), and hooks what
 /// they must see of every change, before the town opens.
-pub fn open_town(world: &mut World) {
+pub fn open_town(world: &mut World, kept: Vec<crate::store::keys::KeptRow>) {
     werewolf::restore(world);
+    werewolf::keep_answers(world, kept);
     world.on_session_change(werewolf::after_change);
     world.on_tick(werewolf::queue::fill);
 }

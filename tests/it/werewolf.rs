@@ -864,6 +864,52 @@ async fn an_idempotency_key_replays_the_first_answer_and_refuses_other_arguments
     s.stop().await;
 }
 
+/// A key outlives a restart: the retry is answered as the first time and is not taken again.
+#[tokio::test]
+async fn an_idempotency_key_is_kept_across_a_restart() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let me = api.agent(Some("Ivo")).await;
+    let mid = session_with_bots(&api, &me, json!({"timers": {"lobby": 3600}})).await;
+    let ready = json!({"matchId": mid, "idempotencyKey": "ready-0001"});
+    let first =
+        crate::support::mcp_tool(s.http, &me.token, "et.werewolf.match.ready", ready.clone()).await
+            ["structuredContent"]
+            .clone();
+    assert_eq!(first["ok"], true, "{first}");
+    let db = s.db.clone();
+    let dir = s.stop().await;
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let again = crate::support::mcp_tool(s.http, &me.token, "et.werewolf.match.ready", ready).await
+        ["structuredContent"]
+        .clone();
+    assert_eq!(again, first, "the first answer, word for word");
+    let (_, log) = s
+        .api()
+        .get(&format!("/sessions/{mid}/log"), &me.token)
+        .await;
+    let mine = log["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["role"] == "p1")
+        .count();
+    assert_eq!(mine, 1, "taken once: {log}");
+    let other = crate::support::mcp_tool(
+        s.http,
+        &me.token,
+        "et.werewolf.match.ready",
+        json!({"matchId": "999", "idempotencyKey": "ready-0001"}),
+    )
+    .await;
+    assert_eq!(
+        other["structuredContent"]["error"]["code"], "IDEMPOTENCY_KEY_REUSED",
+        "{other}"
+    );
+    s.stop().await;
+    drop(dir);
+}
+
 /// One stateless MCP 2026-07-28 request: the JSON-RPC result (or error).
 async fn mcp_request(
     http: std::net::SocketAddr,

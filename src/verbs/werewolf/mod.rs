@@ -469,21 +469,46 @@ pub fn check_quiet(world: &World, cx: &Cx) -> Result<(), VerbError> {
 }
 
 /// Idempotency keys each identity's answers are kept under, newest last.
-const KEYS_PER_IDENTITY: usize = 256;
+use crate::store::keys::{KEPT_PER_IDENTITY, KeptRow};
 
 /// A call made with an idempotency key, and the answer it got.
 pub struct Keyed {
-    tool: &'static str,
+    tool: String,
     key: String,
     args: Value,
     answer: (Vec<String>, Value),
 }
 
+/// Takes back the answers kept under idempotency keys before a restart.
+pub fn keep_answers(world: &mut World, kept: Vec<KeptRow>) {
+    let keys = &mut world.ext::<WerewolfTown>().keys;
+    for row in kept {
+        let (Ok(args), Ok(answer)) = (
+            serde_json::from_str(&row.args),
+            serde_json::from_str(&row.answer),
+        ) else {
+            tracing::warn!(agent = %row.agent_id, key = %row.key, "an unreadable kept answer is skipped");
+            continue;
+        };
+        let list = keys.entry(AgentId::from(row.agent_id)).or_default();
+        list.push_back(Keyed {
+            tool: row.tool,
+            key: row.key,
+            args,
+            answer,
+        });
+        if list.len() > KEPT_PER_IDENTITY {
+            list.pop_front();
+        }
+    }
+}
+
 /// Runs `f` once per (caller, tool, key) (notes, fix 11): a retry with the same key and the
 /// same arguments gets the first answer again and changes nothing; the same key with other
 /// arguments is `IDEMPOTENCY_KEY_REUSED`. Only answers that did something are kept (a refused
-/// call may be retried), the newest [`KEYS_PER_IDENTITY`] of each identity, while the server
-/// runs; a key whose change is not stored is forgotten with it.
+/// call may be retried), the newest [`KEPT_PER_IDENTITY`] of each identity. The answer is
+/// stored with the change it answers, and forgotten with it if that is not stored; a restart
+/// takes it back ([`keep_answers`]).
 pub fn once<V: super::Verb>(
     world: &mut World,
     cx: &mut Cx,
@@ -528,22 +553,30 @@ pub fn once<V: super::Verb>(
         None => {}
     }
     let reply = f(world, cx, args)?;
+    let answer = (reply.text.clone(), reply.data.clone());
+    let row = KeptRow {
+        agent_id: me.to_string(),
+        tool: tool.to_owned(),
+        key: key.to_owned(),
+        args: seen.to_string(),
+        answer: serde_json::to_string(&answer).expect("an answer serializes"),
+    };
     let list = world
         .ext::<WerewolfTown>()
         .keys
         .entry(me.clone())
         .or_default();
     list.push_back(Keyed {
-        tool,
+        tool: tool.to_owned(),
         key: key.to_owned(),
         args: seen,
-        answer: (reply.text.clone(), reply.data.clone()),
+        answer,
     });
-    if list.len() > KEYS_PER_IDENTITY {
+    if list.len() > KEPT_PER_IDENTITY {
         list.pop_front();
     }
     let key = key.to_owned();
-    cx.undo(move |w| {
+    cx.save(crate::store::keys::keep(row), move |w| {
         if let Some(l) = w.ext::<WerewolfTown>().keys.get_mut(&me) {
             l.retain(|k| !(k.tool == tool && k.key == key));
         }

@@ -1,0 +1,93 @@
+//! Answers kept under idempotency keys: a call retried with its key, even after a restart, is
+//! answered as the first time and changes nothing.
+
+use rusqlite::{Connection, params};
+
+/// How many keys each identity keeps; the oldest go first.
+pub const KEPT_PER_IDENTITY: usize = 256;
+
+/// One kept answer as stored: `args` and `answer` are JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptRow {
+    pub agent_id: String,
+    pub tool: String,
+    pub key: String,
+    pub args: String,
+    pub answer: String,
+}
+
+/// Keeps an answer, and forgets the identity's oldest beyond [`KEPT_PER_IDENTITY`].
+pub fn keep(row: KeptRow) -> impl FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static {
+    move |c| {
+        c.prepare_cached(
+            "INSERT INTO idempotency_keys (agent_id, tool, key, args, answer)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![
+            row.agent_id,
+            row.tool,
+            row.key,
+            row.args,
+            row.answer
+        ])?;
+        c.prepare_cached(
+            "DELETE FROM idempotency_keys WHERE agent_id = ?1 AND seq NOT IN
+                (SELECT seq FROM idempotency_keys WHERE agent_id = ?1 ORDER BY seq DESC LIMIT ?2)",
+        )?
+        .execute(params![row.agent_id, KEPT_PER_IDENTITY as i64])?;
+        Ok(())
+    }
+}
+
+/// Every kept answer, oldest first.
+pub fn load_all(c: &Connection) -> rusqlite::Result<Vec<KeptRow>> {
+    let mut q =
+        c.prepare("SELECT agent_id, tool, key, args, answer FROM idempotency_keys ORDER BY seq")?;
+    q.query_map([], |r| {
+        Ok(KeptRow {
+            agent_id: r.get(0)?,
+            tool: r.get(1)?,
+            key: r.get(2)?,
+            args: r.get(3)?,
+            answer: r.get(4)?,
+        })
+    })?
+    .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    #[tokio::test]
+    async fn each_identity_keeps_only_its_newest_answers() {
+        let store = Store::open_in_memory().unwrap();
+        store
+            .call(|c| {
+                c.execute_batch(
+                    "INSERT INTO agents (agent_id, name) VALUES ('a', 'Ann'), ('b', 'Bob');",
+                )
+            })
+            .await
+            .unwrap();
+        let row = |agent: &str, n: usize| KeptRow {
+            agent_id: agent.into(),
+            tool: "t".into(),
+            key: format!("key-{n:04}"),
+            args: "{}".into(),
+            answer: "[[],null]".into(),
+        };
+        store.call(keep(row("b", 0))).await.unwrap();
+        for n in 0..KEPT_PER_IDENTITY + 4 {
+            store.call(keep(row("a", n))).await.unwrap();
+        }
+        let all = store.call(load_all).await.unwrap();
+        let ann: Vec<&KeptRow> = all.iter().filter(|r| r.agent_id == "a").collect();
+        assert_eq!(ann.len(), KEPT_PER_IDENTITY);
+        assert_eq!(ann[0].key, "key-0004", "the oldest four went");
+        assert!(all.iter().any(|r| r.agent_id == "b"), "Bob's are his own");
+        // A key is kept once per identity and tool.
+        assert!(store.call(keep(row("b", 0))).await.is_err());
+    }
+}
