@@ -725,6 +725,72 @@ fn audit_event(w: &Werewolf, e: &Event, reader: Reader) {
     assert!(ok, "{reader:?} ({card:?}) saw {:?}: {}", e.kind, e.payload);
 }
 
+/// What the host tells `reader` of an action (the notes it delivers, a telnet player's lines)
+/// and shows them of it in the log, against what their seat may know.
+fn audit_notes(w: &Werewolf, notes: &[games::Note], role: &str, action: &str, reader: Reader) {
+    let (viewer, card) = match reader {
+        Reader::Seat(s) => (
+            games::Viewer {
+                role: Some(player_id(s)),
+                sees_all: false,
+            },
+            Some(w.players[s].card),
+        ),
+        Reader::Public => (
+            games::Viewer {
+                role: None,
+                sees_all: false,
+            },
+            None,
+        ),
+        Reader::Omniscient => return,
+    };
+    let is = |c: Card| card == Some(c);
+    for note in notes {
+        if !note.to.admits(viewer) {
+            continue;
+        }
+        let t = &note.text;
+        let secret = [
+            (t.contains("growls to the pack"), is(Card::Werewolf)),
+            (
+                t.contains(" wants ") && t.ends_with(" tonight."),
+                is(Card::Werewolf),
+            ),
+            (t.contains("Your vision shows"), is(Card::Seer)),
+            (t.contains("You will watch over"), is(Card::Doctor)),
+            (t.contains("(Spoiler)"), false),
+        ];
+        for (shown, allowed) in secret {
+            assert!(!shown || allowed, "{reader:?} ({card:?}) was told {t:?}");
+        }
+        if let Some(rest) = t.strip_prefix(text::CRIER)
+            && let Some(rest) = rest.strip_prefix(" You are ")
+        {
+            for c in [Card::Villager, Card::Werewolf, Card::Seer, Card::Doctor] {
+                if rest.starts_with(text::article(c)) {
+                    assert!(is(c), "{reader:?} ({card:?}) was told {t:?}");
+                }
+            }
+        }
+    }
+    // The log: another's night action, or even that they took one, only to their pack.
+    if let Reader::Seat(s) = reader
+        && role != player_id(s)
+        && role != SERVER_ROLE
+    {
+        let verb = action.split(' ').next().unwrap();
+        let shown = Game::action_view(w, Some(player_id(s)), role, action);
+        let night = matches!(verb, "kill" | "inspect" | "protect" | "wolfchat");
+        let pack = is(Card::Werewolf) && matches!(verb, "kill" | "wolfchat");
+        assert_eq!(
+            shown.is_some(),
+            !night || pack,
+            "{reader:?} ({card:?}) reads {role} `{action}` as {shown:?}"
+        );
+    }
+}
+
 #[test]
 fn ten_thousand_bot_matches_never_show_anyone_what_they_may_not_know() {
     let mut village_wins = 0;
@@ -742,19 +808,27 @@ fn ten_thousand_bot_matches_never_show_anyone_what_they_may_not_know() {
                     bot::choose(&w, s, seed ^ steps.wrapping_mul(0x2545_F491))?,
                 ))
             });
-            w = match bot {
+            let (role, action) = match bot {
                 Some((s, a)) if w.deadline().is_none_or(|d| w.now + 250 < d.at) => {
-                    w.apply_at(player_id(s), &a, w.now + 250).unwrap()
+                    w = w.apply_at(player_id(s), &a, w.now + 250).unwrap();
+                    (player_id(s).to_owned(), a)
                 }
-                _ => tick(&w),
+                _ => {
+                    let d = w.deadline().unwrap();
+                    w = tick(&w);
+                    (SERVER_ROLE.to_owned(), d.action)
+                }
             };
             let readers = (0..SEATS)
                 .map(Reader::Seat)
                 .chain([Reader::Public, Reader::Omniscient]);
+            let notes = Game::notes(&w, &role, &action);
             for reader in readers {
                 for e in w.fresh_events() {
                     audit_event(&w, e, reader);
                 }
+                // What the host sends each follower (telnet lines) and shows in the log.
+                audit_notes(&w, &notes, &role, &action, reader);
             }
             // Whole views: every reader after every step in the first twenty matches; after
             // that, one reader in turn at each change of phase (views are costly to build,

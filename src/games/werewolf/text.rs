@@ -63,7 +63,7 @@ pub fn role_card_line(w: &Werewolf, s: Seat) -> String {
     line
 }
 
-fn article(card: Card) -> &'static str {
+pub(super) fn article(card: Card) -> &'static str {
     match card {
         Card::Villager => "a Villager",
         Card::Werewolf => "a Werewolf",
