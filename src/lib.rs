@@ -28,6 +28,7 @@ pub mod games;
 pub mod http;
 pub mod identity;
 pub mod limits;
+pub mod logins;
 pub mod mcp;
 pub mod server;
 pub mod startup;
@@ -36,6 +37,7 @@ pub mod telnet;
 pub mod text;
 pub mod uci;
 pub mod verbs;
+pub mod web;
 pub mod world;
 
 pub use config::Config;

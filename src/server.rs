@@ -117,7 +117,14 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     ));
     tracing::info!(%telnet_addr, %http_addr, "listening");
     let stop = shutdown.clone();
-    let router = http::router(api, http_addr, &shutdown);
+    let pages = crate::web::router(crate::web::Web::new(
+        api.world.clone(),
+        api.store.clone(),
+        api.directory.clone(),
+        shared.logins.clone(),
+        shutdown.clone(),
+    ));
+    let router = http::router(api, http_addr, &shutdown, pages);
     let http_task = tokio::spawn(async move {
         http::listener::serve(http_listener, router, bounds, stop).await;
     });

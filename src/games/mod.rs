@@ -162,6 +162,8 @@ pub trait Game: Clone + Send + Sync + 'static {
     const TABLE: &'static str;
     /// Whether the house's computer can play any of its roles (see [`Game::computer`]).
     const HOUSE_PLAYS: bool = false;
+    /// Its page's path on the web, if it has one (see [`Template::page`]).
+    const PAGE: Option<&'static str> = None;
 
     /// The starting state. `options` are template-specific (e.g. a chess FEN).
     fn new(seed: u64, options: &Value) -> Result<Self, GameError>;
@@ -349,6 +351,9 @@ pub struct Template {
     pub table: &'static str,
     /// Whether the house's computer can play it.
     pub house_plays: bool,
+    /// The first part of its page's path on the web (`chess` for `/chess/<id>`), if it has
+    /// one.
+    pub page: Option<&'static str>,
     pub new: NewGame,
 }
 
@@ -359,6 +364,7 @@ const fn template<G: Game>() -> Template {
         sequential: G::SEQUENTIAL,
         table: G::TABLE,
         house_plays: G::HOUSE_PLAYS,
+        page: G::PAGE,
         new: new_boxed::<G>,
     }
 }

@@ -622,10 +622,12 @@ fn mcp_router(
         ))
 }
 
+/// The API's router, with `pages` (the web face's, already given their state) beside it.
 pub fn router(
     api: Api,
     bound: std::net::SocketAddr,
     shutdown: &tokio_util::sync::CancellationToken,
+    pages: axum::Router,
 ) -> axum::Router {
     let mut by_path: BTreeMap<&'static str, MethodRouter<Api>> = BTreeMap::new();
     for r in routes() {
@@ -650,4 +652,5 @@ pub fn router(
         })
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(api)
+        .merge(pages)
 }

@@ -2,17 +2,15 @@
 //! checked on the blocking pool, and a wrong name or password gets one answer for both, so the
 //! screen tells a stranger nothing about who exists.
 
-use std::sync::OnceLock;
-
 use futures_util::StreamExt;
 use tokio::time::{Instant, sleep_until};
 
 use super::Shared;
 use super::connection::{Conn, DISCONNECTED, SHUTTING_DOWN, Typed, is_quit};
 use crate::identity;
+pub use crate::logins::BAD_LOGIN;
+use crate::logins::Refused;
 use crate::store::{AgentRow, CreateError};
-
-pub const BAD_LOGIN: &str = "Either that player does not exist, or has a different password.";
 pub const LOGIN_TIMEOUT: &str = "*** Timed-out waiting for login. ***";
 
 fn commands() -> Vec<String> {
@@ -92,61 +90,37 @@ pub(super) async fn screen(conn: &mut Conn, shared: &Shared) -> Option<(AgentRow
     }
 }
 
-/// A hash to check wrong names against, so that an unknown name costs as much time as a wrong
-/// password and timing tells nothing.
-fn decoy_hash() -> &'static str {
-    static DECOY: OnceLock<String> = OnceLock::new();
-    DECOY.get_or_init(|| identity::hash_password("decoy password, never matches"))
-}
-
 async fn connect(conn: &mut Conn, shared: &Shared, name: &str, password: &str) -> Option<AgentRow> {
     if name.is_empty() || password.is_empty() {
         conn.answer(&["Usage: connect <name> <password>"]);
         return None;
     }
-    let row = match shared.store.agent_by_name(name).await {
-        Ok(row) => row,
-        Err(e) => {
-            tracing::error!(error = %e, "cannot look up a character");
+    let ip = conn.peer.ip();
+    // Whatever was on its way goes out before a failure's wait.
+    let _ = conn.out.flush().await;
+    let checked = shared
+        .logins
+        .check(&shared.store, &shared.directory, ip, name, password)
+        .await;
+    match checked {
+        Ok(row) => Some(row),
+        Err(Refused::TooMany(wait)) => {
+            conn.answer(&[format!(
+                "*** Too many login attempts; try again in {}. ***",
+                crate::limits::seconds(wait)
+            )]);
+            None
+        }
+        Err(Refused::Bad) => {
+            conn.answer(&[BAD_LOGIN]);
+            None
+        }
+        Err(Refused::Unavailable) => {
             conn.answer(&[
                 "*** Sorry, moot cannot reach its database. Please try again later. ***",
             ]);
-            return None;
+            None
         }
-    };
-    let ip = conn.peer.ip();
-    if let Err(wait) = shared.admit_login(ip, name) {
-        conn.answer(&[format!(
-            "*** Too many login attempts; try again in {}. ***",
-            crate::limits::seconds(wait)
-        )]);
-        return None;
-    }
-    let ok = if password.starts_with(identity::TOKEN_PREFIX) {
-        // An API token works as a password too, so agents made over HTTP can walk the town.
-        let owner = shared.directory.authenticate(password);
-        row.as_ref()
-            .is_some_and(|r| owner.as_deref() == Some(r.agent_id.as_str()))
-    } else {
-        let stored = row.as_ref().and_then(|r| r.password_hash.clone());
-        let password = password.to_owned();
-        shared
-            .password_work(move || {
-                let hash = stored.as_deref().unwrap_or_else(|| decoy_hash());
-                identity::verify_password(&password, hash) && stored.is_some()
-            })
-            .await
-            .unwrap_or(false)
-    };
-    if ok {
-        shared.login_succeeded(name);
-        row
-    } else {
-        let wait = shared.login_failed(ip);
-        let _ = conn.out.flush().await;
-        tokio::time::sleep(wait).await;
-        conn.answer(&[BAD_LOGIN]);
-        None
     }
 }
 
@@ -168,6 +142,7 @@ async fn create(conn: &mut Conn, shared: &Shared, name: &str, password: &str) ->
     }
     let password = password.to_owned();
     let hash = shared
+        .logins
         .password_work(move || identity::hash_password(&password))
         .await?;
     match shared

@@ -10,21 +10,17 @@ pub mod xmcp;
 
 pub use codec::{Input, TelnetCodec};
 
-use std::collections::HashMap;
-use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
-use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
 use crate::identity::Directory;
-use crate::limits::Limiter;
 use crate::store::Store;
 use crate::world::WorldHandle;
 
@@ -41,23 +37,10 @@ pub struct Shared {
     pub shutdown: CancellationToken,
     next_conn: AtomicU64,
     open: AtomicUsize,
-    failures: std::sync::Mutex<HashMap<IpAddr, Failures>>,
-    /// Login attempts admitted per address, and per name guessed at, across connections.
-    logins_by_address: Limiter<IpAddr>,
-    logins_by_name: Limiter<String>,
-    /// Password hashing runs at most this many at once: each argon2 run holds 19 MiB, and a
-    /// crowd logging in together must not exhaust memory or starve the blocking pool.
-    password_work: tokio::sync::Semaphore,
+    /// Name-and-password checks, shared with the web's login form (so guesses through either
+    /// count against the same limits).
+    pub logins: Arc<crate::logins::Logins>,
 }
-
-#[derive(Debug, Clone, Copy)]
-struct Failures {
-    count: u32,
-    last: Instant,
-}
-
-/// Failed logins are forgotten after this long without another.
-const FAILURES_FORGOTTEN: Duration = Duration::from_secs(15 * 60);
 
 impl Shared {
     pub fn new(
@@ -69,7 +52,10 @@ impl Shared {
         start_room: String,
         shutdown: CancellationToken,
     ) -> Shared {
-        let rate = config.login_rate;
+        let logins = Arc::new(crate::logins::Logins::new(
+            config.login_rate,
+            config.login_fail_delay.into(),
+        ));
         Shared {
             config,
             world,
@@ -80,57 +66,8 @@ impl Shared {
             shutdown,
             next_conn: AtomicU64::new(1),
             open: AtomicUsize::new(0),
-            failures: Default::default(),
-            logins_by_address: Limiter::new(rate / 60.0, rate.ceil() as u32),
-            logins_by_name: Limiter::new(rate / 120.0, (rate / 2.0).ceil() as u32),
-            password_work: tokio::sync::Semaphore::new(
-                std::thread::available_parallelism().map_or(2, |n| n.get()),
-            ),
+            logins,
         }
-    }
-
-    /// Records a failed login from `ip`; returns how long to wait before answering.
-    fn login_failed(&self, ip: IpAddr) -> Duration {
-        let now = Instant::now();
-        let mut map = self.failures.lock().expect("failures lock");
-        if map.len() > 10_000 {
-            map.retain(|_, f| now - f.last < FAILURES_FORGOTTEN);
-        }
-        let f = map.entry(ip).or_insert(Failures {
-            count: 0,
-            last: now,
-        });
-        if now - f.last >= FAILURES_FORGOTTEN {
-            f.count = 0;
-        }
-        f.count += 1;
-        f.last = now;
-        let base = Duration::from(self.config.login_fail_delay);
-        let factor = 1u32 << f.count.saturating_sub(3).min(5);
-        (base * factor).min(base * 30)
-    }
-
-    /// Runs password hashing or checking on the blocking pool, a bounded number at a time.
-    async fn password_work<T: Send + 'static>(
-        &self,
-        f: impl FnOnce() -> T + Send + 'static,
-    ) -> Option<T> {
-        let _permit = self.password_work.acquire().await.ok()?;
-        tokio::task::spawn_blocking(f).await.ok()
-    }
-
-    /// Admits one login attempt from `ip` for `name`, or says how long to wait: guessing
-    /// from many connections at once, or at one name from many addresses, gains nothing.
-    fn admit_login(&self, ip: IpAddr, name: &str) -> Result<(), Duration> {
-        let now = Instant::now();
-        self.logins_by_address.take(&ip, now)?;
-        self.logins_by_name.take(&name.to_lowercase(), now)
-    }
-
-    /// A success clears the count of its own name only: logging in to one's own character
-    /// must not buy more guesses at somebody else's.
-    fn login_succeeded(&self, name: &str) {
-        self.logins_by_name.forgive(&name.to_lowercase());
     }
 }
 

@@ -479,6 +479,15 @@ pub fn open_town(world: &mut World, kept: Vec<crate::store::keys::KeptRow>) {
     world.on_tick(werewolf::queue::fill);
 }
 
+/// The town for its map on the web: the world's rooms, people and games, and what games add
+/// to the town (Werewolf's board and its buildings).
+pub fn town(world: &World) -> serde_json::Value {
+    let mut v =
+        serde_json::to_value(crate::world::views::town_view(world)).expect("the town serializes");
+    v["werewolf"] = werewolf::town_board(world);
+    v
+}
+
 /// The verb called `word`, by name or alias.
 pub fn find(word: &str) -> Option<&'static VerbEntry> {
     REGISTRY.iter().find(|e| e.answers_to(word))

@@ -24,7 +24,7 @@ pub mod sessions;
 mod task;
 pub mod views;
 
-pub use house::{COMPUTER_ID, COMPUTER_NAME, HOUSE, SERVER_ID, SERVER_NAME};
+pub use house::{COMPUTER_ID, COMPUTER_NAME, HOUSE, SERVER_ID, SERVER_NAME, is_house};
 pub use load::{WorldError, load};
 pub use map::{Map, RoomIdx, ThingKind};
 pub use outbox::{Released, Unavailable};
@@ -411,6 +411,9 @@ pub struct World {
     next_session: SessionId,
     /// Who waits for which session to change (see `watch_session`).
     ticks: HashMap<SessionId, tokio::sync::watch::Sender<u64>>,
+    /// Bumped after every stored command, for whoever follows the whole town (its map on the
+    /// web); see [`World::watch_town`].
+    town: tokio::sync::watch::Sender<u64>,
     /// Who watches which session (besides its players).
     watchers: HashMap<SessionId, Vec<followers::Watcher>>,
     /// Rooms whose occupants follow a session as watchers (a match's building).
@@ -564,6 +567,7 @@ impl World {
             sessions: BTreeMap::new(),
             next_session: 1,
             ticks: HashMap::new(),
+            town: tokio::sync::watch::channel(0).0,
             watchers: HashMap::new(),
             bound_rooms: HashMap::new(),
             session_hooks: Vec::new(),
@@ -582,6 +586,17 @@ impl World {
 
     pub fn player(&self, id: &AgentId) -> &Player {
         &self.players[id]
+    }
+
+    /// A receiver whose `changed()` fires after the town may have changed (anything was
+    /// done and stored); its followers read it again, as often as they like to.
+    pub fn watch_town(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.town.subscribe()
+    }
+
+    /// Wakes the town's followers; called once what changed it is stored.
+    pub(super) fn town_changed(&self) {
+        self.town.send_modify(|version| *version += 1);
     }
 
     /// The player `id`, if connected (an agent between calls may not be).

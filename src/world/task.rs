@@ -379,6 +379,7 @@ fn finish(world: &mut World, env: &Env, mut cx: Cx, answer: Option<Answer>) -> O
 /// Sends out what a stored command left for others.
 fn release(world: &mut World, env: &Env, mut pending: Pending) {
     world.deliver(std::mem::take(&mut pending.notices));
+    world.town_changed();
     for sid in pending.changed.drain(..) {
         world.tick_changed(sid);
     }

@@ -186,3 +186,123 @@ pub fn who_table(world: &World, now: Instant) -> Vec<String> {
     ));
     lines
 }
+
+/// The whole town for its map on the web: every room with its exits, who is there (people,
+/// agents and the house's bots told apart) and the games standing there, and the games lately
+/// over. Everything in it is what anyone walking the town could see.
+#[derive(Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct TownView {
+    pub name: String,
+    pub rooms: Vec<TownRoom>,
+    /// Games running, newest first.
+    pub running: Vec<TownGame>,
+    /// Games over, newest first (the last few).
+    pub finished: Vec<TownGame>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct TownRoom {
+    pub id: String,
+    pub name: String,
+    /// (exit name, room id).
+    pub exits: Vec<(String, String)>,
+    pub occupants: Vec<Occupant>,
+    /// The sessions standing here (running, or over and still shown).
+    pub games: Vec<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct Occupant {
+    pub name: String,
+    /// `person` (a live connection), `agent` (MCP or REST), or `bot` (the house's).
+    pub kind: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct TownGame {
+    pub session_id: String,
+    pub template: String,
+    pub players: String,
+    pub status: String,
+    /// Where it stands or ended: "Black to move", "Day 2, vote", "White wins".
+    pub situation: String,
+    /// The room it stands in, if any.
+    pub room: Option<String>,
+    /// Its page on the web, if its game has one (`/chess/3`).
+    pub page: Option<String>,
+}
+
+/// How many finished games the town page lists.
+const FINISHED_SHOWN: usize = 12;
+
+pub fn town_view(world: &World) -> TownView {
+    let game = |sid: super::sessions::SessionId| {
+        let s = world.session(sid)?;
+        Some(TownGame {
+            session_id: sid.to_string(),
+            template: s.template.id.to_owned(),
+            players: s.players_line(),
+            status: s.status().to_owned(),
+            situation: s.game.ending().unwrap_or_else(|| s.game.situation()),
+            room: s.room.map(|r| world.map.room(r).id.clone()),
+            page: s.template.page.map(|p| format!("/{p}/{sid}")),
+        })
+    };
+    let mut running = Vec::new();
+    let mut finished = Vec::new();
+    for sid in world.session_ids().into_iter().rev() {
+        let Some(g) = game(sid) else { continue };
+        if g.status == "active" {
+            running.push(g);
+        } else if finished.len() < FINISHED_SHOWN {
+            finished.push(g);
+        }
+    }
+    let rooms = world
+        .map
+        .rooms
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let mut occupants: Vec<Occupant> = world
+                .occupants(i)
+                .iter()
+                .filter_map(|a| world.find_player(a))
+                .map(|p| Occupant {
+                    name: p.name.clone(),
+                    kind: if super::is_house(&p.id) {
+                        "bot"
+                    } else if matches!(p.sink_kind(), super::Sink::Mailbox) {
+                        "agent"
+                    } else {
+                        "person"
+                    }
+                    .to_owned(),
+                })
+                .collect();
+            occupants.sort_by_key(|o| o.name.to_lowercase());
+            TownRoom {
+                id: r.id.clone(),
+                name: r.name.clone(),
+                exits: r
+                    .exits
+                    .iter()
+                    .map(|e| (e.name.clone(), world.map.room(e.to).id.clone()))
+                    .collect(),
+                occupants,
+                games: running
+                    .iter()
+                    .chain(&finished)
+                    .filter(|g| g.room.as_deref() == Some(r.id.as_str()))
+                    .map(|g| g.session_id.clone())
+                    .collect(),
+            }
+        })
+        .collect();
+    TownView {
+        name: world.map.name.clone(),
+        rooms,
+        running,
+        finished,
+    }
+}

@@ -12,6 +12,7 @@ mod mcp;
 mod registry;
 mod tables;
 mod telnet;
+mod web;
 mod werewolf;
 mod werewolf_audit;
 mod world_files;

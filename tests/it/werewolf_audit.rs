@@ -329,7 +329,7 @@ async fn play(
 
 /// What in `body` (read through `face`) the reader may not know. `seat` is the reader's
 /// (player id, role) if they play; `roles` is every (player id, name, role).
-fn audit(
+pub(crate) fn audit(
     seat: Option<(&str, &str)>,
     roles: &[(String, String, String)],
     face: &str,

@@ -481,6 +481,7 @@ impl Game for ChessGame {
     const SEQUENTIAL: bool = true;
     const TABLE: &'static str = "chess_table";
     const HOUSE_PLAYS: bool = true;
+    const PAGE: Option<&'static str> = Some("chess");
 
     /// `options` may hold `{"fen": "<FEN>"}` to start from a given position, and
     /// `computer_level` (1 to 10) for a game against the house's computer. Nothing else: a

@@ -13,6 +13,7 @@ mod actions;
 pub mod bot;
 pub mod config;
 pub mod events;
+mod moments;
 mod phases;
 pub mod text;
 mod view;
@@ -412,6 +413,7 @@ impl Game for Werewolf {
     const SEQUENTIAL: bool = false;
     const TABLE: &'static str = "werewolf_hall";
     const HOUSE_PLAYS: bool = true;
+    const PAGE: Option<&'static str> = Some("werewolf");
 
     fn new(seed: u64, options: &Value) -> Result<Werewolf, GameError> {
         let config = Config::from_options(options)?;

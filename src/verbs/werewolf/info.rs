@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::super::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
 use super::{WerewolfTown, catalog, game_of, iso_at, refusal, server_time};
-use crate::games::werewolf::events::{Event, Kind, parse_event_id};
+use crate::games::werewolf::events::{Event, Kind, Reader, parse_event_id};
 use crate::games::werewolf::{Phase, Werewolf};
 use crate::world::sessions::{SessionId, iso};
 use crate::world::{Cx, World};
@@ -139,6 +139,15 @@ pub struct EventsArgs {
 pub struct MatchEvents;
 
 /// "NARRATOR", or the player behind the event.
+/// An event as `reader` reads it on every face: the seed's envelope, with a wall-clock time
+/// and its source.
+pub fn event_json(world: &World, sid: SessionId, e: &Event, reader: Reader) -> Value {
+    let mut v = e.envelope(reader);
+    v["at"] = json!(iso_at(world, sid, e.at));
+    v["source"] = source(e);
+    v
+}
+
 fn source(e: &Event) -> Value {
     if Werewolf::is_narrator(e.kind) {
         return json!("NARRATOR");
@@ -219,12 +228,7 @@ what your role alone was told.";
             .collect();
         let events: Vec<Value> = page
             .iter()
-            .map(|e| {
-                let mut v = e.envelope(reader);
-                v["at"] = json!(iso_at(world, sid, e.at));
-                v["source"] = source(e);
-                v
-            })
+            .map(|e| event_json(world, sid, e, reader))
             .collect();
         let empty = events.is_empty();
         let data = json!({

@@ -11,6 +11,7 @@ pub mod catalog;
 pub mod info;
 pub mod play;
 pub mod queue;
+pub mod web;
 
 use std::collections::BTreeMap;
 
@@ -477,6 +478,34 @@ pub struct Keyed {
     key: String,
     args: Value,
     answer: (Vec<String>, Value),
+}
+
+/// The Town Hall's board and the match buildings, for the town's map on the web.
+pub fn town_board(world: &World) -> Value {
+    let Some(town) = world.ext_ref::<WerewolfTown>() else {
+        return json!({ "queue": [], "matches": [] });
+    };
+    let matches: Vec<Value> = town
+        .buildings
+        .iter()
+        .rev()
+        .filter_map(|(&sid, b)| {
+            let w = game_of(world, sid)?;
+            Some(json!({
+                "matchId": sid.to_string(),
+                "number": b.number,
+                "phase": w.phase.name(),
+                "day": w.day,
+                "ended": b.ended,
+                "room": world.map.room(b.room).id,
+                "page": format!("/werewolf/{sid}"),
+            }))
+        })
+        .collect();
+    json!({
+        "queue": town.queue.iter().map(|(_, name)| name).collect::<Vec<_>>(),
+        "matches": matches,
+    })
 }
 
 /// Takes back the answers kept under idempotency keys before a restart.

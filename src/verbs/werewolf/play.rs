@@ -555,25 +555,9 @@ house bots.";
         } else {
             0
         };
-        let mut state = w.state_for(reader, recent);
         let now = world.game_time(world.session(sid).expect("a match"));
         let lines = text::render(w, reader, now);
-        // Game times become wall-clock times; the match id is the session's.
-        state["matchId"] = json!(sid.to_string());
-        let at = |v: &Value| v.as_u64();
-        if let Some(t) = at(&state["phaseEndsAt"]) {
-            state["phaseEndsAt"] = json!(iso_at(world, sid, t));
-        }
-        if let Some(t) = at(&state["you"]["requiredAction"]["deadline"]) {
-            state["you"]["requiredAction"]["deadline"] = json!(iso_at(world, sid, t));
-        }
-        if let Some(list) = state["recentPublicMessages"].as_array_mut() {
-            for m in list {
-                if let Some(t) = m["at"].as_u64() {
-                    m["at"] = json!(iso_at(world, sid, t));
-                }
-            }
-        }
+        let mut state = state_json(world, sid, reader, recent);
         if args.include_transcript_summary == Some(false) {
             state["publicSummary"] = json!("");
         }
@@ -587,6 +571,29 @@ house bots.";
         text.extend(lines);
         Ok(Reply::new(text, data))
     }
+}
+
+/// Match `sid` as `reader` may see it, as every face shows it: the seed's `state`, with
+/// wall-clock times and the match id.
+pub fn state_json(world: &World, sid: SessionId, reader: Reader, recent: usize) -> Value {
+    let w = game_of(world, sid).expect("a match");
+    let mut state = w.state_for(reader, recent);
+    state["matchId"] = json!(sid.to_string());
+    let at = |v: &Value| v.as_u64();
+    if let Some(t) = at(&state["phaseEndsAt"]) {
+        state["phaseEndsAt"] = json!(iso_at(world, sid, t));
+    }
+    if let Some(t) = at(&state["you"]["requiredAction"]["deadline"]) {
+        state["you"]["requiredAction"]["deadline"] = json!(iso_at(world, sid, t));
+    }
+    if let Some(list) = state["recentPublicMessages"].as_array_mut() {
+        for m in list {
+            if let Some(t) = m["at"].as_u64() {
+                m["at"] = json!(iso_at(world, sid, t));
+            }
+        }
+    }
+    state
 }
 
 fn player_label(reader: Reader) -> String {

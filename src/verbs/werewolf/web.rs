@@ -1,0 +1,98 @@
+//! A match as its page on the web shows it: one frame per change, for one viewer, read through
+//! the same filter as every other face ([`super::reader`] decides who reads as what; events,
+//! state and moments come from the template's own per-reader views). The web face only
+//! carries frames; it decides nothing.
+
+use serde_json::{Value, json};
+
+use super::info::event_json;
+use super::play::state_json;
+use super::{WerewolfTown, game_of, server_time};
+use crate::games::werewolf::events::Reader;
+use crate::games::werewolf::{Phase, player_id, seat_of, text};
+use crate::world::sessions::SessionId;
+use crate::world::{AgentId, World};
+
+/// The page itself.
+pub const PAGE: &str = include_str!("page.html");
+
+/// Match `sid` as `viewer` (none: someone not logged in) may see it now, with the events after
+/// `after` (all of them if none); `None` if there is no such match. The frame's `cursor` is
+/// the `after` of the next.
+pub fn frame(
+    world: &World,
+    viewer: Option<&AgentId>,
+    sid: SessionId,
+    after: Option<usize>,
+) -> Option<Value> {
+    let w = game_of(world, sid)?;
+    let reader = viewer.map_or(Reader::Public, |a| super::reader(world, a, sid));
+    let events: Vec<Value> = w
+        .events_for(reader)
+        .filter(|e| after.is_none_or(|n| e.n > n))
+        .map(|e| {
+            let mut v = event_json(world, sid, e, reader);
+            v["line"] = json!(text::mark(e));
+            v
+        })
+        .collect();
+    let playing = matches!(reader, Reader::Seat(_));
+    let number = world
+        .ext_ref::<WerewolfTown>()
+        .and_then(|t| t.buildings.get(&sid))
+        .map(|b| b.number);
+    Some(json!({
+        "matchId": sid.to_string(),
+        "number": number,
+        "serverTime": server_time(world),
+        "reader": reader_label(reader),
+        "signedIn": viewer.is_some(),
+        // Only someone signed in who does not play may ask to see everything.
+        "mayAskOmniscient": viewer.is_some() && !playing,
+        "state": state_json(world, sid, reader, 0),
+        "events": events,
+        "cursor": w.events().len().checked_sub(1),
+        "moments": w.key_moments(),
+        "report": w.report(),
+    }))
+}
+
+/// Whether match `sid` is over (a page's stream stops after the last frame).
+pub fn ended(world: &World, sid: SessionId) -> bool {
+    game_of(world, sid).is_none_or(|w| w.phase == Phase::Ended)
+}
+
+/// Every event of a finished match as `viewer` (`PUBLIC`, `OMNISCIENT` or a player id) saw it,
+/// for the page's replay; `Err` with the reason while it runs or for a viewer that is none.
+pub fn replay(world: &World, sid: SessionId, viewer: &str) -> Result<Value, String> {
+    let w = game_of(world, sid).ok_or_else(|| format!("No Werewolf match {sid}"))?;
+    if w.phase != Phase::Ended {
+        return Err(format!(
+            "Match {sid} is still running; its replay comes when it ends"
+        ));
+    }
+    let reader = match viewer {
+        "PUBLIC" => Reader::Public,
+        "OMNISCIENT" => Reader::Omniscient,
+        id => Reader::Seat(
+            seat_of(id).ok_or("viewer is PUBLIC, OMNISCIENT or a player id (p1 to p8)")?,
+        ),
+    };
+    let events: Vec<Value> = w
+        .events_for(reader)
+        .map(|e| {
+            let mut v = event_json(world, sid, e, reader);
+            v["line"] = json!(text::mark(e));
+            v
+        })
+        .collect();
+    Ok(json!({ "matchId": sid.to_string(), "viewer": viewer, "events": events }))
+}
+
+fn reader_label(reader: Reader) -> String {
+    match reader {
+        Reader::Seat(s) => player_id(s).to_owned(),
+        Reader::Public => "PUBLIC".to_owned(),
+        Reader::Omniscient => "OMNISCIENT".to_owned(),
+    }
+}

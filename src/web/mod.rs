@@ -1,0 +1,450 @@
+//! The town on the web, for people who would rather look than type: the town map (`/`), each
+//! Werewolf match's page (`/werewolf/<id>`), live through server-sent events, and signing in
+//! with a character's name and password for a cookie session. Pages are plain HTML and a
+//! little JavaScript served from the binary; nothing to build.
+//!
+//! Like every face this one only translates: what a viewer may see is decided by the world and
+//! the verbs (the same per-viewer filter as telnet and MCP), from the identity the cookie
+//! names, never from what the page asks for.
+
+mod cookies;
+mod live;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::identity::Directory;
+use crate::logins::{BAD_LOGIN, Logins, Refused};
+use crate::store::Store;
+use crate::world::sessions::parse_id;
+use crate::world::{AgentId, Face, SERVER_ID, WorldHandle};
+pub use cookies::Sessions;
+use cookies::Signed;
+
+/// What every page handler shares.
+#[derive(Clone)]
+pub struct Web {
+    pub world: WorldHandle,
+    pub store: Arc<Store>,
+    pub directory: Arc<Directory>,
+    pub logins: Arc<Logins>,
+    pub sessions: Arc<Sessions>,
+    /// Cancelled when moot stops: live streams end then, or the listener would wait on them.
+    pub shutdown: tokio_util::sync::CancellationToken,
+}
+
+impl Web {
+    pub fn new(
+        world: WorldHandle,
+        store: Arc<Store>,
+        directory: Arc<Directory>,
+        logins: Arc<Logins>,
+        shutdown: tokio_util::sync::CancellationToken,
+    ) -> Web {
+        Web {
+            world,
+            store,
+            directory,
+            logins,
+            shutdown,
+            // A week idle ends a session; ten thousand at once is plenty for one town.
+            sessions: Arc::new(Sessions::new(10_000, Duration::from_secs(7 * 24 * 3600))),
+        }
+    }
+
+    /// Who the request's cookie says is signed in, if anyone.
+    fn visitor(&self, headers: &HeaderMap) -> Option<Signed> {
+        self.sessions.get(&cookies::session_id(headers)?)
+    }
+}
+
+/// The pages' routes (merged into the HTTP listener's router).
+pub fn router(web: Web) -> axum::Router {
+    axum::Router::new()
+        .route("/", get(town_page))
+        .route("/town.json", get(town_json))
+        .route("/town/live", get(town_live))
+        .route("/login", get(login_page).post(login))
+        .route("/logout", post(logout))
+        .route("/me", get(me))
+        .route("/werewolf/{match_id}", get(werewolf_page))
+        .route("/werewolf/{match_id}/live", get(werewolf_live))
+        .route("/werewolf/{match_id}/omniscient", post(omniscient))
+        .route("/werewolf/{match_id}/replay", get(werewolf_replay))
+        .with_state(web)
+}
+
+const TOWN_PAGE: &str = include_str!("town.html");
+
+async fn town_page() -> Html<&'static str> {
+    Html(TOWN_PAGE)
+}
+
+async fn town_json(State(web): State<Web>) -> Response {
+    match web
+        .world
+        .call(SERVER_ID.into(), Face::Rest, |w, _| crate::verbs::town(w))
+        .await
+    {
+        Ok(v) => Json(v).into_response(),
+        Err(e) => unavailable(&e.to_string()),
+    }
+}
+
+/// The town as it changes: a frame after each change (at most a few a second), the same for
+/// everyone, since all of it is what anyone walking the town could see.
+async fn town_live(State(web): State<Web>) -> Response {
+    live::stream(move |frames| async move {
+        let mut last = Value::Null;
+        loop {
+            let read = web
+                .world
+                .call(SERVER_ID.into(), Face::Rest, |w, _| {
+                    (crate::verbs::town(w), w.watch_town())
+                })
+                .await;
+            let Ok((town, mut changed)) = read else {
+                return;
+            };
+            if town != last {
+                if !frames.send("town", &town).await {
+                    return;
+                }
+                last = town;
+            }
+            tokio::select! {
+                r = changed.changed() => if r.is_err() { return },
+                () = frames.closed() => return,
+                () = web.shutdown.cancelled() => return,
+            }
+            // Let a burst of changes settle into one frame.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .into_response()
+}
+
+#[derive(Deserialize, Default)]
+struct Next {
+    next: Option<String>,
+}
+
+async fn login_page(Query(q): Query<Next>) -> Html<String> {
+    Html(login_html(q.next.as_deref().unwrap_or("/"), None))
+}
+
+fn login_html(next: &str, error: Option<&str>) -> String {
+    let error = error
+        .map(|e| format!("<p class=\"error\" role=\"alert\">{}</p>", escape(e)))
+        .unwrap_or_default();
+    format!(
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign in · moot</title>
+<style>body{{font:16px/1.5 system-ui,sans-serif;max-width:26rem;margin:2rem auto;padding:0 1rem}}
+label{{display:block;margin:.8rem 0 .2rem}}input{{width:100%;padding:.5rem;font:inherit;box-sizing:border-box}}
+button{{margin-top:1rem;padding:.5rem 1.2rem;font:inherit}}.error{{color:#b00020}}</style></head>
+<body><h1>Sign in</h1>{error}
+<form method="post" action="/login">
+<input type="hidden" name="next" value="{next}">
+<label for="name">Character name</label><input id="name" name="name" autocomplete="username" required>
+<label for="password">Password (or API token)</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button></form>
+<p>No character yet? Connect with telnet and type <code>create &lt;name&gt; &lt;password&gt;</code>.</p>
+<p><a href="/">Back to the town</a></p></body></html>"#,
+        next = escape(&local(next)),
+    )
+}
+
+#[derive(Deserialize)]
+struct LoginForm {
+    name: String,
+    password: String,
+    next: Option<String>,
+}
+
+/// Signs in with a character's name and password (or an API token): the same check, and the
+/// same limits on guessing, as telnet's `connect`.
+async fn login(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    extensions: axum::http::Extensions,
+    axum::Form(form): axum::Form<LoginForm>,
+) -> Response {
+    let next = local(form.next.as_deref().unwrap_or("/"));
+    if !same_origin(&headers) {
+        return refused(StatusCode::FORBIDDEN, "Sign in from moot's own page.");
+    }
+    // The address the listener saw (loopback when it knows none, as in tests in-process).
+    let ip = crate::http::listener::peer(&extensions)
+        .map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), |a| {
+            a.ip()
+        });
+    let name = form.name.trim();
+    let checked = web
+        .logins
+        .check(&web.store, &web.directory, ip, name, &form.password)
+        .await;
+    let why = match checked {
+        Ok(row) => {
+            let id = web.sessions.open(row.agent_id.as_str().into(), row.name);
+            tracing::info!(agent = %row.agent_id, "signed in on the web");
+            return (
+                StatusCode::SEE_OTHER,
+                [
+                    (header::SET_COOKIE, cookies::set_cookie(Some(&id))),
+                    (header::LOCATION, next),
+                ],
+            )
+                .into_response();
+        }
+        Err(Refused::Bad) => BAD_LOGIN.to_owned(),
+        Err(Refused::TooMany(wait)) => format!(
+            "Too many login attempts; try again in {}.",
+            crate::limits::seconds(wait)
+        ),
+        Err(Refused::Unavailable) => {
+            "Sorry, moot cannot reach its database. Please try again later.".to_owned()
+        }
+    };
+    (
+        StatusCode::UNAUTHORIZED,
+        Html(login_html(&next, Some(&why))),
+    )
+        .into_response()
+}
+
+#[derive(Deserialize)]
+struct LogoutForm {
+    csrf: String,
+}
+
+async fn logout(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    axum::Form(form): axum::Form<LogoutForm>,
+) -> Response {
+    let Some(id) = cookies::session_id(&headers) else {
+        return Redirect::to("/").into_response();
+    };
+    match web.sessions.get(&id) {
+        Some(s) if csrf_ok(&s, &form.csrf) && same_origin(&headers) => web.sessions.close(&id),
+        Some(_) => {
+            return refused(
+                StatusCode::FORBIDDEN,
+                "This sign-out did not come from moot's own page.",
+            );
+        }
+        None => {}
+    }
+    (
+        StatusCode::SEE_OTHER,
+        [
+            (header::SET_COOKIE, cookies::set_cookie(None)),
+            (header::LOCATION, "/".to_owned()),
+        ],
+    )
+        .into_response()
+}
+
+/// Who is signed in, for the pages' scripts (and the token they send back with changes).
+async fn me(State(web): State<Web>, headers: HeaderMap) -> Json<Value> {
+    Json(match web.visitor(&headers) {
+        Some(s) => json!({ "signedIn": true, "name": s.name, "csrf": s.csrf }),
+        None => json!({ "signedIn": false }),
+    })
+}
+
+async fn werewolf_page(State(web): State<Web>, Path(id): Path<String>) -> Response {
+    let Ok(sid) = parse_id(&id) else {
+        return not_found(&id);
+    };
+    let found = web
+        .world
+        .call(SERVER_ID.into(), Face::Rest, move |w, _| {
+            crate::verbs::werewolf::game_of(w, sid).is_some()
+        })
+        .await;
+    match found {
+        Ok(true) => Html(crate::verbs::werewolf::web::PAGE).into_response(),
+        Ok(false) => not_found(&id),
+        Err(e) => unavailable(&e.to_string()),
+    }
+}
+
+/// A match as it happens, for whoever the cookie names (or the public): a frame at once, then
+/// one after each change, each with the events since the last; the last frame is the end.
+async fn werewolf_live(
+    State(web): State<Web>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let Ok(sid) = parse_id(&id) else {
+        return not_found(&id);
+    };
+    let viewer: Option<AgentId> = web.visitor(&headers).map(|s| s.agent);
+    live::stream(move |frames| async move {
+        let mut after: Option<usize> = None;
+        loop {
+            let who = viewer.clone();
+            let read = web
+                .world
+                .call(SERVER_ID.into(), Face::Rest, move |w, _| {
+                    let frame = crate::verbs::werewolf::web::frame(w, who.as_ref(), sid, after);
+                    let ended = crate::verbs::werewolf::web::ended(w, sid);
+                    (frame, ended, w.watch_session(sid))
+                })
+                .await;
+            let Ok((Some(frame), ended, mut changed)) = read else {
+                return;
+            };
+            after = frame["cursor"].as_u64().map(|n| n as usize);
+            if !frames.send("frame", &frame).await || ended {
+                return;
+            }
+            tokio::select! {
+                r = changed.changed() => if r.is_err() { return },
+                () = frames.closed() => return,
+                () = web.shutdown.cancelled() => return,
+            }
+        }
+    })
+    .into_response()
+}
+
+#[derive(Deserialize)]
+struct OmniscientBody {
+    on: bool,
+}
+
+/// Asks to see everything of a match (or no longer): granted only to someone signed in who
+/// does not play in it, by the same verb as telnet's `omniscient` and the MCP tool.
+async fn omniscient(
+    State(web): State<Web>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    Json(body): Json<OmniscientBody>,
+) -> Response {
+    let Some(s) = web.visitor(&headers) else {
+        return refused(
+            StatusCode::UNAUTHORIZED,
+            "Sign in to ask for the all-seeing view.",
+        );
+    };
+    let token = headers
+        .get("x-csrf-token")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if !csrf_ok(&s, token) || !same_origin(&headers) {
+        return refused(
+            StatusCode::FORBIDDEN,
+            "This request did not come from moot's own page.",
+        );
+    }
+    let args = json!({ "matchId": id, "on": body.on });
+    let answer = web
+        .world
+        .call(s.agent.clone(), Face::Rest, move |w, cx| {
+            let verb = crate::verbs::find("omniscient").expect("the omniscient verb");
+            (verb.run_json)(w, cx, args)
+        })
+        .await;
+    match answer {
+        Ok(Ok(reply)) => Json(reply.data).into_response(),
+        Ok(Err(e)) => {
+            let data = e
+                .data
+                .clone()
+                .unwrap_or_else(|| json!({ "ok": false, "error": { "message": e.message } }));
+            (StatusCode::FORBIDDEN, Json(data)).into_response()
+        }
+        Err(e) => unavailable(&e.to_string()),
+    }
+}
+
+#[derive(Deserialize)]
+struct ReplayQuery {
+    viewer: Option<String>,
+}
+
+/// A finished match's events as one viewer saw them, for the page's replay.
+async fn werewolf_replay(
+    State(web): State<Web>,
+    Path(id): Path<String>,
+    Query(q): Query<ReplayQuery>,
+) -> Response {
+    let Ok(sid) = parse_id(&id) else {
+        return not_found(&id);
+    };
+    let viewer = q.viewer.unwrap_or_else(|| "PUBLIC".to_owned());
+    let answer = web
+        .world
+        .call(SERVER_ID.into(), Face::Rest, move |w, _| {
+            crate::verbs::werewolf::web::replay(w, sid, &viewer)
+        })
+        .await;
+    match answer {
+        Ok(Ok(v)) => Json(v).into_response(),
+        Ok(Err(why)) => refused(StatusCode::BAD_REQUEST, &why),
+        Err(e) => unavailable(&e.to_string()),
+    }
+}
+
+fn csrf_ok(s: &Signed, token: &str) -> bool {
+    use subtle::ConstantTimeEq;
+    !token.is_empty() && bool::from(s.csrf.as_bytes().ct_eq(token.as_bytes()))
+}
+
+/// A browser says where a request came from; one from another site's page is refused (the
+/// SameSite cookie already keeps it signed out, and this keeps it from signing in).
+fn same_origin(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    origin
+        .split_once("://")
+        .is_some_and(|(_, rest)| rest == host)
+}
+
+/// Only a path on this site may be where signing in leads.
+fn local(next: &str) -> String {
+    if next.starts_with('/') && !next.starts_with("//") && !next.contains('\\') {
+        next.to_owned()
+    } else {
+        "/".to_owned()
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn refused(status: StatusCode, message: &str) -> Response {
+    (
+        status,
+        Json(json!({ "ok": false, "error": { "message": message } })),
+    )
+        .into_response()
+}
+
+fn not_found(id: &str) -> Response {
+    refused(StatusCode::NOT_FOUND, &format!("No Werewolf match {id}"))
+}
+
+fn unavailable(why: &str) -> Response {
+    refused(StatusCode::SERVICE_UNAVAILABLE, why)
+}

@@ -1,0 +1,443 @@
+//! The town on the web, through real sockets: signing in for a cookie session, the town map
+//! and its live stream, and a Werewolf match's page and stream, read byte by byte as a
+//! browser would receive them.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::{Agent, Api, TestServer};
+
+/// A browser's view of moot's HTTP side: no redirects followed, cookies by hand.
+fn browser() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+fn form(fields: &[(&str, &str)]) -> String {
+    fields
+        .iter()
+        .map(|(k, v)| {
+            let enc: String = v
+                .bytes()
+                .map(|b| match b {
+                    b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' => {
+                        (b as char).to_string()
+                    }
+                    _ => format!("%{b:02X}"),
+                })
+                .collect();
+            format!("{k}={enc}")
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// Signs in as `name` with `password`; the cookie (`moot_session=…`) and the CSRF token.
+async fn sign_in(http: SocketAddr, name: &str, password: &str) -> (String, String) {
+    let r = browser()
+        .post(format!("http://{http}/login"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form(&[
+            ("name", name),
+            ("password", password),
+            ("next", "/"),
+        ]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 303, "{}", r.text().await.unwrap());
+    let set = r.headers()["set-cookie"].to_str().unwrap().to_owned();
+    assert!(
+        set.contains("HttpOnly") && set.contains("SameSite=Strict"),
+        "{set}"
+    );
+    let cookie = set.split(';').next().unwrap().to_owned();
+    let me: Value = browser()
+        .get(format!("http://{http}/me"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(me["name"], name, "{me}");
+    (cookie, me["csrf"].as_str().unwrap().to_owned())
+}
+
+/// A live stream's frames, as a browser's EventSource gets them.
+struct Stream {
+    resp: reqwest::Response,
+    buf: String,
+    /// Every byte received, for audits.
+    pub bytes: String,
+}
+
+impl Stream {
+    async fn open(http: SocketAddr, path: &str, cookie: Option<&str>) -> Stream {
+        let mut req = browser().get(format!("http://{http}{path}"));
+        if let Some(c) = cookie {
+            req = req.header("cookie", c);
+        }
+        let resp = req.send().await.unwrap();
+        assert_eq!(resp.status(), 200);
+        assert_eq!(resp.headers()["content-type"], "text/event-stream");
+        Stream {
+            resp,
+            buf: String::new(),
+            bytes: String::new(),
+        }
+    }
+
+    /// The next frame (event name, data), or None when the stream ends.
+    async fn next(&mut self, within: Duration) -> Option<(String, Value)> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            if let Some(i) = self.buf.find("\n\n") {
+                let block: String = self.buf.drain(..i + 2).collect();
+                let mut event = "message".to_owned();
+                let mut data = String::new();
+                for line in block.lines() {
+                    if let Some(e) = line.strip_prefix("event: ") {
+                        event = e.to_owned();
+                    } else if let Some(d) = line.strip_prefix("data: ") {
+                        data.push_str(d);
+                    }
+                }
+                if data.is_empty() {
+                    continue; // a keep-alive comment
+                }
+                return Some((event, serde_json::from_str(&data).unwrap()));
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.resp.chunk())
+                .await
+                .expect("a frame in time")
+                .unwrap()?;
+            let text = String::from_utf8(chunk.to_vec()).unwrap();
+            self.bytes.push_str(&text);
+            self.buf.push_str(&text);
+        }
+    }
+}
+
+#[tokio::test]
+async fn signing_in_gives_a_cookie_session_and_signing_out_ends_it() {
+    let s = TestServer::start().await;
+    let _ann = s.player("Ann").await;
+    // A wrong password: one answer for a wrong name or password, and no cookie.
+    let wrong = browser()
+        .post(format!("http://{}/login", s.http))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form(&[("name", "Ann"), ("password", "nope-nope")]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), 401);
+    assert!(wrong.headers().get("set-cookie").is_none());
+    assert!(
+        wrong
+            .text()
+            .await
+            .unwrap()
+            .contains("Either that player does not exist, or has a different password.")
+    );
+    // Another site's page cannot sign anyone in.
+    let forged = browser()
+        .post(format!("http://{}/login", s.http))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("origin", "http://evil.example")
+        .body(form(&[("name", "Ann"), ("password", "pw-Ann")]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), 403);
+    let (cookie, csrf) = sign_in(s.http, "Ann", "pw-Ann").await;
+    // Signing out needs the page's token.
+    let bad = browser()
+        .post(format!("http://{}/logout", s.http))
+        .header("cookie", &cookie)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form(&[("csrf", "forged")]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 403);
+    let out = browser()
+        .post(format!("http://{}/logout", s.http))
+        .header("cookie", &cookie)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form(&[("csrf", &csrf)]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(out.status(), 303);
+    assert!(
+        out.headers()["set-cookie"]
+            .to_str()
+            .unwrap()
+            .contains("Max-Age=0")
+    );
+    let me: Value = browser()
+        .get(format!("http://{}/me", s.http))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(me, json!({"signedIn": false}));
+    // An agent's API token works in the password's place.
+    let bot = s.api().agent(Some("Tokie")).await;
+    sign_in(s.http, "Tokie", &bot.token).await;
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn the_town_map_shows_who_is_where_and_follows_a_walk_live() {
+    let s = TestServer::start().await;
+    let mut ann = s.player("Ann").await;
+    let agent = s.api().agent(Some("Agnes")).await;
+    // An agent is somewhere once it has done something.
+    crate::support::mcp_tool(s.http, &agent.token, "look", json!({})).await;
+    let page = reqwest::get(format!("http://{}/", s.http)).await.unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(
+        page.text()
+            .await
+            .unwrap()
+            .contains("EventSource(\"/town/live\")")
+    );
+    let mut live = Stream::open(s.http, "/town/live", None).await;
+    let (event, town) = live.next(Duration::from_secs(5)).await.unwrap();
+    assert_eq!(event, "town");
+    let room_of = |town: &Value, name: &str| -> Option<(String, String)> {
+        town["rooms"].as_array().unwrap().iter().find_map(|r| {
+            r["occupants"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|o| o["name"] == name)
+                .map(|o| {
+                    (
+                        r["id"].as_str().unwrap().to_owned(),
+                        o["kind"].as_str().unwrap().to_owned(),
+                    )
+                })
+        })
+    };
+    let (square, kind) = room_of(&town, "Ann").expect("Ann is on the map");
+    assert_eq!(kind, "person");
+    assert_eq!(room_of(&town, "Agnes").unwrap().1, "agent");
+    let walked = tokio::time::Instant::now();
+    ann.command("north").await;
+    loop {
+        let (_, town) = live.next(Duration::from_secs(2)).await.unwrap();
+        let (room, _) = room_of(&town, "Ann").unwrap();
+        if room != square {
+            assert!(
+                walked.elapsed() < Duration::from_secs(1),
+                "{:?}",
+                walked.elapsed()
+            );
+            break;
+        }
+    }
+    s.stop().await;
+}
+
+/// A werewolf.v1 match of `me` (who never acts) and seven house bots; its id.
+async fn bot_match(api: &Api, me: &Agent) -> String {
+    let mut participants = serde_json::Map::new();
+    participants.insert("p1".into(), json!(me.id));
+    for i in 1..8 {
+        participants.insert(format!("p{}", i + 1), json!(format!("bot-{i}")));
+    }
+    let (status, v) = api
+        .post(
+            "/sessions",
+            &me.token,
+            json!({ "template": "werewolf.v1", "participants": participants,
+                    "options": { "bots": [2, 3, 4, 5, 6, 7, 8], "timers": { "lobby": 2 } } }),
+        )
+        .await;
+    assert_eq!(status, 201, "{v}");
+    v["session_id"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_public_match_stream_carries_no_secret_from_start_to_end() {
+    let s = TestServer::start_with(|c| c.time_scale = 100.0).await;
+    let api = s.api();
+    let me = api.agent(Some("Pia")).await;
+    let mid = bot_match(&api, &me).await;
+    let page = reqwest::get(format!("http://{}/werewolf/{mid}", s.http))
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let mut live = Stream::open(s.http, &format!("/werewolf/{mid}/live"), None).await;
+    let mut frames = Vec::new();
+    let mut tallies = std::collections::BTreeSet::new();
+    while let Some((event, frame)) = live.next(Duration::from_secs(60)).await {
+        assert_eq!(event, "frame");
+        assert_eq!(frame["reader"], "PUBLIC");
+        assert_eq!(frame["mayAskOmniscient"], false);
+        if !frame["state"]["voteTally"].is_null() {
+            tallies.insert(frame["state"]["voteTally"].to_string());
+        }
+        frames.push(frame);
+    }
+    let last = frames.last().unwrap();
+    assert_eq!(
+        last["state"]["phase"], "ENDED",
+        "the stream ends with the match"
+    );
+    assert!(
+        last["report"]["winningTeam"].is_string(),
+        "{}",
+        last["report"]
+    );
+    assert!(tallies.len() > 1, "the tally changed as votes came in");
+    // Every byte before the end, against what the public may know.
+    let (_, report) = api.get(&format!("/werewolf/{mid}/report"), &me.token).await;
+    let roles: Vec<(String, String, String)> = report["report"]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["playerId"].as_str().unwrap().to_owned(),
+                p["displayName"].as_str().unwrap().to_owned(),
+                p["role"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let mut leaks = Vec::new();
+    for frame in frames.iter().filter(|f| f["state"]["phase"] != "ENDED") {
+        leaks.extend(crate::werewolf_audit::audit(
+            None,
+            &roles,
+            "sse",
+            &frame.to_string(),
+        ));
+        for e in frame["events"].as_array().unwrap() {
+            assert_eq!(e["visibility"], "PUBLIC", "{e}");
+        }
+    }
+    assert!(leaks.is_empty(), "{leaks:#?}");
+    for secret in [
+        "WOLF_",
+        "SEER_RESULT",
+        "ROLE_ASSIGNED",
+        "DOCTOR_PROTECTED",
+        "(Spoiler)",
+    ] {
+        let before_end = &live.bytes[..live.bytes.find("\"ENDED\"").unwrap()];
+        assert!(
+            !before_end.contains(secret),
+            "the public stream carried {secret}"
+        );
+    }
+    // Key moments from public events: every death is one.
+    let deaths = last["state"]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["alive"] == false)
+        .count();
+    let told = last["moments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["kind"] == "DEATH")
+        .count();
+    assert_eq!(told, deaths);
+    // After the end, a replay from any side; not before.
+    let replay: Value = reqwest::get(format!(
+        "http://{}/werewolf/{mid}/replay?viewer=OMNISCIENT",
+        s.http
+    ))
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    assert!(
+        replay["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["type"] == "ROLE_ASSIGNED")
+    );
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn the_all_seeing_view_is_refused_to_a_player_and_granted_to_an_outsider() {
+    let s = TestServer::start_with(|c| c.time_scale = 20.0).await;
+    let api = s.api();
+    // Pia plays (she signs in on the web with her token); Olga does not.
+    let pia = api.agent(Some("Pia")).await;
+    let mid = bot_match(&api, &pia).await;
+    let _olga = s.player("Olga").await;
+    let ask = |cookie: String, csrf: String| {
+        let (http, mid) = (s.http, mid.clone());
+        async move {
+            browser()
+                .post(format!("http://{http}/werewolf/{mid}/omniscient"))
+                .header("cookie", cookie)
+                .header("x-csrf-token", csrf)
+                .header("content-type", "application/json")
+                .body(json!({"on": true}).to_string())
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let (pia_cookie, pia_csrf) = sign_in(s.http, "Pia", &pia.token).await;
+    let no = ask(pia_cookie.clone(), pia_csrf).await;
+    assert_eq!(no.status(), 403);
+    let body: Value = no.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "NOT_ALLOWED", "{body}");
+    let mut mine = Stream::open(s.http, &format!("/werewolf/{mid}/live"), Some(&pia_cookie)).await;
+    let (_, frame) = mine.next(Duration::from_secs(5)).await.unwrap();
+    assert_eq!(frame["reader"], "p1");
+    assert_eq!(frame["mayAskOmniscient"], false);
+    let (olga_cookie, olga_csrf) = sign_in(s.http, "Olga", "pw-Olga").await;
+    // Without the page's token, nothing changes.
+    assert_eq!(
+        ask(olga_cookie.clone(), "forged".into()).await.status(),
+        403
+    );
+    let mut before =
+        Stream::open(s.http, &format!("/werewolf/{mid}/live"), Some(&olga_cookie)).await;
+    let (_, frame) = before.next(Duration::from_secs(5)).await.unwrap();
+    assert_eq!(frame["reader"], "PUBLIC");
+    assert_eq!(frame["mayAskOmniscient"], true);
+    let yes = ask(olga_cookie.clone(), olga_csrf).await;
+    assert_eq!(yes.status(), 200);
+    let mut all = Stream::open(s.http, &format!("/werewolf/{mid}/live"), Some(&olga_cookie)).await;
+    let (_, frame) = all.next(Duration::from_secs(5)).await.unwrap();
+    assert_eq!(frame["reader"], "OMNISCIENT");
+    let roles = frame["state"]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| !p["revealedRole"].is_null())
+        .count();
+    assert_eq!(roles, 8, "{}", frame["state"]);
+    // ...while Pia still sees her own role only.
+    let (_, frame) = mine.next(Duration::from_secs(30)).await.unwrap();
+    let shown: Vec<&Value> = frame["state"]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| !p["revealedRole"].is_null() && p["alive"] == true)
+        .collect();
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    s.stop().await;
+}
