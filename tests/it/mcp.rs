@@ -9,7 +9,7 @@ use crate::support::{TestServer, python, world_dir};
 
 /// Runs the Python agent (tests/mcp/agent.py); returns the JSON it printed.
 async fn agent(args: &[&str]) -> Value {
-    crate::support::run_python("agent.py", args).await
+    crate::support::run_python("mcp/agent.py", args).await
 }
 
 /// The tool names an agent run listed.

@@ -349,10 +349,10 @@ pub fn python() -> String {
     python
 }
 
-/// Runs a Python client script from tests/mcp with `args`; fails the test unless it succeeds,
-/// and returns the JSON it printed last.
+/// Runs a Python client script (a path under tests/: `mcp/agent.py`, `browser/town.py`) with
+/// `args`; fails the test unless it succeeds, and returns the JSON it printed last.
 pub async fn run_python(script: &str, args: &[&str]) -> serde_json::Value {
-    let path = format!("{}/tests/mcp/{script}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/tests/{script}", env!("CARGO_MANIFEST_DIR"));
     let out = tokio::process::Command::new(python())
         .arg(path)
         .args(args)

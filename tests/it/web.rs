@@ -366,13 +366,17 @@ async fn a_public_match_stream_carries_no_secret_from_start_to_end() {
     .json()
     .await
     .unwrap();
-    assert!(
-        replay["events"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|e| e["type"] == "ROLE_ASSIGNED")
-    );
+    let cards: Vec<&Value> = replay["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "ROLE_ASSIGNED")
+        .collect();
+    assert_eq!(cards.len(), 8);
+    // Each card says to whom it was dealt.
+    for c in cards {
+        assert!(c["line"].as_str().unwrap().starts_with("(to "), "{c}");
+    }
     s.stop().await;
 }
 
@@ -439,5 +443,39 @@ async fn the_all_seeing_view_is_refused_to_a_player_and_granted_to_an_outsider()
         .filter(|p| !p["revealedRole"].is_null() && p["alive"] == true)
         .collect();
     assert_eq!(shown.len(), 1, "{shown:?}");
+    s.stop().await;
+}
+
+/// The town page and a match page in Debian's Chromium (Playwright): see tests/browser/town.py.
+/// Screenshots go to target/screenshots.
+#[tokio::test]
+async fn the_town_and_a_match_in_a_real_chromium() {
+    let s = TestServer::start_with(|c| c.time_scale = 20.0).await;
+    let shots = concat!(env!("CARGO_MANIFEST_DIR"), "/target/screenshots");
+    std::fs::create_dir_all(shots).unwrap();
+    let (base, telnet) = (format!("http://{}", s.http), s.addr.to_string());
+    let seen = crate::support::run_python("browser/town.py", &[&base, &telnet, shots]).await;
+    // A walk shows on the open town page within a second.
+    let walk = &seen["walk"];
+    assert_ne!(walk["from"], walk["to"], "{walk}");
+    assert!(walk["seconds"].as_f64().unwrap() < 1.0, "{walk}");
+    assert_eq!(walk["kind"], "person");
+    // The public page followed a whole match: the tally moved, no secret showed, no living
+    // player's role, and the end came with a result and a replay.
+    let m = &seen["match"];
+    assert_eq!(m["errors"], json!([]), "{m}");
+    assert_eq!(m["leaks"], json!([]), "{m}");
+    assert_eq!(m["living_roles_shown"], 0, "{m}");
+    assert!(m["tallies"].as_array().unwrap().len() >= 2, "{m}");
+    assert!(m["winner"].as_str().unwrap().contains("win"), "{m}");
+    assert!(!m["replayed"].as_array().unwrap().is_empty(), "{m}");
+    // The all-seeing view: refused to a player, granted to an outsider.
+    let v = &seen["seeing"];
+    assert_eq!(v["password_field"], "password");
+    assert_eq!(v["player_button"], false, "{v}");
+    assert_eq!(v["player_asked"][0], 403, "{v}");
+    assert_eq!(v["player_asked"][1]["error"]["code"], "NOT_ALLOWED", "{v}");
+    assert_eq!(v["outsider_public_roles"], 0, "{v}");
+    assert_eq!(v["outsider_all_roles"], 8, "{v}");
     s.stop().await;
 }

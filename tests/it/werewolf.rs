@@ -1017,7 +1017,7 @@ async fn eight_python_sdk_agents_play_a_whole_match_with_the_seed_tools() {
         tokens.push(api.agent(Some(&format!("Py{i}"))).await.token);
     }
     let (url, tokens) = (format!("http://{}/mcp", s.http), tokens.join(","));
-    let seen = crate::support::run_python("werewolf_agents.py", &[&url, &tokens]).await;
+    let seen = crate::support::run_python("mcp/werewolf_agents.py", &[&url, &tokens]).await;
     assert!(
         ["VILLAGERS", "WEREWOLVES"].contains(&seen["winner"].as_str().unwrap_or("")),
         "{seen}"
@@ -1108,7 +1108,7 @@ async fn six_agents_and_two_telnet_players_play_one_match() {
     }
     let (url, tokens) = (format!("http://{}/mcp", s.http), tokens.join(","));
     let args = [url.as_str(), tokens.as_str()];
-    let agents = crate::support::run_python("werewolf_agents.py", &args);
+    let agents = crate::support::run_python("mcp/werewolf_agents.py", &args);
     let mut tomas = people.pop().unwrap().1;
     let mut tilly = people.pop().unwrap().1;
     let (seen, a, b) = tokio::join!(

@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use super::info::event_json;
 use super::play::state_json;
 use super::{WerewolfTown, game_of, server_time};
-use crate::games::werewolf::events::Reader;
-use crate::games::werewolf::{Phase, player_id, seat_of, text};
+use crate::games::werewolf::events::{Event, Reader, Vis};
+use crate::games::werewolf::{Phase, Werewolf, player_id, seat_of, text};
 use crate::world::sessions::SessionId;
 use crate::world::{AgentId, World};
 
@@ -32,7 +32,7 @@ pub fn frame(
         .filter(|e| after.is_none_or(|n| e.n > n))
         .map(|e| {
             let mut v = event_json(world, sid, e, reader);
-            v["line"] = json!(text::mark(e));
+            v["line"] = json!(line(w, e, reader));
             v
         })
         .collect();
@@ -82,11 +82,24 @@ pub fn replay(world: &World, sid: SessionId, viewer: &str) -> Result<Value, Stri
         .events_for(reader)
         .map(|e| {
             let mut v = event_json(world, sid, e, reader);
-            v["line"] = json!(text::mark(e));
+            v["line"] = json!(line(w, e, reader));
             v
         })
         .collect();
     Ok(json!({ "matchId": sid.to_string(), "viewer": viewer, "events": events }))
+}
+
+/// An event's line as `reader` reads it: what was said to some players only is marked with
+/// whom it was for when the all-seeing read it, as on telnet.
+fn line(w: &Werewolf, e: &Event, reader: Reader) -> String {
+    let said = text::mark(e);
+    match (&e.vis, reader) {
+        (Vis::Private(seats) | Vis::Wolves(seats), Reader::Omniscient) => {
+            let names: Vec<&str> = seats.iter().map(|&s| w.name(s)).collect();
+            format!("(to {}) {said}", names.join(", "))
+        }
+        _ => said,
+    }
 }
 
 fn reader_label(reader: Reader) -> String {

@@ -1,0 +1,175 @@
+"""The town on the web in a real Chromium (Playwright): the town map and a Werewolf match page.
+
+Usage: town.py BASE_URL TELNET_HOST:PORT SHOTS_DIR
+
+  walk      a person on telnet walks north; the town page (open, not reloaded) shows them in
+            the Town Hall, and how long that took is measured.
+  match     a bot match (one agent who never acts and seven house bots) is followed on its
+            public page to the end: the tally as votes come in, the text of the page at every
+            change (checked here for secrets while the match runs), the result and a replay.
+  seeing    the all-seeing view: a player of the match, signed in with their token, has no
+            button and is refused if they ask anyway; an outsider signed in with a password
+            gets the button, and after a click the page shows every role.
+
+Screenshots go to SHOTS_DIR. Prints one JSON object with what was seen; exits non-zero on any
+failure.
+"""
+
+import asyncio
+import json
+import socket
+import sys
+import time
+
+import httpx2
+from playwright.async_api import async_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+SECRETS = ["growls to the pack", "Your vision shows", "You will watch over", "(Spoiler)", "wants "]
+
+
+def telnet(address, *lines):
+    """A telnet session that types `lines` and stays open."""
+    host, port = address.rsplit(":", 1)
+    s = socket.create_connection((host, int(port)))
+    for line in lines:
+        s.sendall(line.encode() + b"\r\n")
+        time.sleep(0.3)
+    return s
+
+
+async def walk(browser, base, address, shots):
+    walker = telnet(address, "create Wanda pw-Wanda-1")
+    page = await browser.new_page()
+    await page.goto(base + "/")
+    square = page.locator('[data-room] [data-name="Wanda"]')
+    await square.wait_for(timeout=10_000)
+    before = await square.locator("xpath=ancestor::section").get_attribute("data-room")
+    await page.screenshot(path=f"{shots}/town.png", full_page=True)
+    started = time.monotonic()
+    walker.sendall(b"north\r\n")
+    await page.wait_for_function(
+        """() => { const w = document.querySelector('[data-room] [data-name="Wanda"]');
+                   return w && w.closest('section').dataset.room !== %s; }""" % json.dumps(before),
+        timeout=5_000)
+    took = time.monotonic() - started
+    after = await page.locator('[data-room] [data-name="Wanda"]').locator(
+        "xpath=ancestor::section").get_attribute("data-room")
+    kind = await page.locator('[data-name="Wanda"] .kind').text_content()
+    await page.screenshot(path=f"{shots}/town-after-walk.png", full_page=True)
+    await page.close()
+    walker.close()
+    return {"from": before, "to": after, "seconds": took, "kind": kind}
+
+
+async def bot_match(http, base, name):
+    me = (await http.post(f"{base}/agents", json={"name": name})).json()
+    parts = {"p1": me["agent_id"]} | {f"p{i + 1}": f"bot-{i}" for i in range(1, 8)}
+    r = await http.post(f"{base}/sessions", headers={"Authorization": f"Bearer {me['token']}"}, json={
+        "template": "werewolf.v1", "participants": parts,
+        "options": {"bots": [2, 3, 4, 5, 6, 7, 8], "timers": {"lobby": 2}}})
+    assert r.status_code == 201, r.text
+    return me, r.json()["session_id"]
+
+
+async def follow(browser, base, http, shots):
+    _, mid = await bot_match(http, base, "Quiet")
+    page = await browser.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.goto(f"{base}/werewolf/{mid}")
+    await page.locator("#players [data-player]").first.wait_for(timeout=10_000)
+    tallies, leaks, shot, living_roles = [], [], False, 0
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        text = await page.locator("main").inner_text()
+        over = not await page.locator("#report-section").is_hidden()
+        if not over:
+            leaks += [s for s in SECRETS if s in text]
+            living_roles = max(living_roles, await page.locator("#players .player:not(.dead) .role").count())
+            tally = await page.locator("#tally").inner_text()
+            if "abstain" in tally or ":" in tally:
+                if not tallies or tallies[-1] != tally:
+                    tallies.append(tally)
+                    if not shot and len(tallies) >= 3:
+                        await page.screenshot(path=f"{shots}/match-voting.png", full_page=True)
+                        shot = True
+        else:
+            break
+        await asyncio.sleep(0.02)
+    else:
+        raise AssertionError("the match page never showed the end")
+    await page.locator("#winner").wait_for()
+    winner = await page.locator("#winner").text_content()
+    await page.select_option("#replay-viewer", "OMNISCIENT")
+    await page.wait_for_function("() => document.getElementById('replay-at').textContent.endsWith(' / 0') === false")
+    for _ in range(12):
+        await page.click("#replay-next")
+    replayed = await page.locator("#replay p").all_inner_texts()
+    await page.screenshot(path=f"{shots}/match-ended.png", full_page=True)
+    await page.close()
+    return {"match": mid, "tallies": tallies, "leaks": leaks, "living_roles_shown": living_roles,
+            "winner": winner, "replayed": replayed, "errors": errors}
+
+
+async def sign_in(browser, base, name, password, next_path):
+    context = await browser.new_context()
+    page = await context.new_page()
+    await page.goto(f"{base}/login?next={next_path}")
+    await page.fill("#name", name)
+    await page.fill("#password", password)
+    kind = await page.get_attribute("#password", "type")
+    await page.click("button[type=submit]")
+    await page.wait_for_url(f"{base}{next_path}")
+    return context, page, kind
+
+
+async def seeing(browser, base, http, address, shots):
+    me, mid = await bot_match(http, base, "Player")
+    # The player, signed in with their token: no button, and a refusal if they ask anyway.
+    ctx, page, kind = await sign_in(browser, base, "Player", me["token"], f"/werewolf/{mid}")
+    await page.locator("#reader").filter(has_text="You play as p1").wait_for()
+    player_button = await page.locator("#omniscient").is_visible()
+    asked = await page.evaluate("""async (mid) => {
+        const me = await (await fetch('/me')).json();
+        const r = await fetch(`/werewolf/${mid}/omniscient`, {method: 'POST',
+          headers: {'content-type': 'application/json', 'x-csrf-token': me.csrf}, body: JSON.stringify({on: true})});
+        return [r.status, await r.json()];
+    }""", mid)
+    await ctx.close()
+    # An outsider with a character (made on telnet), signed in with their password.
+    outsider = telnet(address, "create Oskar pw-Oskar-1")
+    ctx, page, _ = await sign_in(browser, base, "Oskar", "pw-Oskar-1", f"/werewolf/{mid}")
+    await page.locator("#omniscient").wait_for(state="visible")
+    public_roles = await page.locator("#players .player:not(.dead) .role").count()
+    await page.click("#omniscient")
+    await page.locator("#reader").filter(has_text="All-seeing").wait_for()
+    await page.wait_for_function("() => document.querySelectorAll('#players .role').length === 8")
+    await page.screenshot(path=f"{shots}/match-all-seeing.png", full_page=True)
+    all_roles = await page.locator("#players .role").count()
+    await ctx.close()
+    outsider.close()
+    return {"password_field": kind, "player_button": player_button, "player_asked": asked,
+            "outsider_public_roles": public_roles, "outsider_all_roles": all_roles}
+
+
+async def main():
+    base, address, shots = sys.argv[1], sys.argv[2], sys.argv[3]
+    async with httpx2.AsyncClient(timeout=60) as http:
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            try:
+                walked = await walk(browser, base, address, shots)
+                followed = await follow(browser, base, http, shots)
+                seen = await seeing(browser, base, http, address, shots)
+            finally:
+                await browser.close()
+    print(json.dumps({"walk": walked, "match": followed, "seeing": seen}))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
