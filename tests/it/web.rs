@@ -459,6 +459,10 @@ async fn the_town_and_a_match_in_a_real_chromium() {
     let walk = &seen["walk"];
     assert_ne!(walk["from"], walk["to"], "{walk}");
     assert!(walk["seconds"].as_f64().unwrap() < 1.0, "{walk}");
+    eprintln!(
+        "the town page showed the walk after {:.3} s",
+        walk["seconds"].as_f64().unwrap()
+    );
     assert_eq!(walk["kind"], "person");
     // The public page followed a whole match: the tally moved, no secret showed, no living
     // player's role, and the end came with a result and a replay.
