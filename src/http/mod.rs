@@ -274,10 +274,34 @@ async fn werewolf_report(
 async fn chess_page(
     State(api): State<Api>,
     Path(id): Path<String>,
-) -> Result<axum::response::Html<String>, ApiError> {
-    let sid: u64 = id
-        .parse()
-        .map_err(|_| ApiError::new(ErrorCode::NotFound, format!("No chess game {id}")))?;
+) -> Result<axum::response::Response, ApiError> {
+    let no_game = || ApiError::new(ErrorCode::NotFound, format!("No chess game {id}"));
+    // `/chess/<id>.pgn`: the game in PGN.
+    if let Some(n) = id.strip_suffix(".pgn") {
+        let sid: u64 = n.parse().map_err(|_| no_game())?;
+        let pgn = api
+            .world
+            .call("".into(), Face::Rest, move |w, _| {
+                crate::verbs::chess::board::pgn_of(w, sid)
+            })
+            .await?
+            .ok_or_else(no_game)?;
+        return Ok((
+            [
+                (
+                    axum::http::header::CONTENT_TYPE,
+                    "application/x-chess-pgn; charset=utf-8",
+                ),
+                (
+                    axum::http::header::CONTENT_DISPOSITION,
+                    &format!("inline; filename=\"moot-{sid}.pgn\""),
+                ),
+            ],
+            pgn,
+        )
+            .into_response());
+    }
+    let sid: u64 = id.parse().map_err(|_| no_game())?;
     let found = api
         .world
         .call("".into(), Face::Rest, move |w, _| {
@@ -286,11 +310,11 @@ async fn chess_page(
             Some((g.fen().to_owned(), s.tick))
         })
         .await?;
-    let (fen, tick) =
-        found.ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("No chess game {id}")))?;
-    Ok(axum::response::Html(crate::verbs::chess::page::chess_page(
-        sid, &fen, "", tick,
-    )))
+    let (fen, tick) = found.ok_or_else(no_game)?;
+    Ok(
+        axum::response::Html(crate::verbs::chess::page::chess_page(sid, &fen, "", tick))
+            .into_response(),
+    )
 }
 
 async fn openapi_json() -> Json<Value> {
@@ -389,7 +413,7 @@ pub fn routes() -> Vec<Route> {
         Route {
             method: Method::GET,
             path: "/chess/{session_id}",
-            summary: "The interactive board of a chess game (HTML; plays through this API)",
+            summary: "The interactive board of a chess game (HTML; plays through this API); with `.pgn` after the id, the game in PGN",
             auth: false,
             request: None,
             status: 200,

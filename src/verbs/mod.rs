@@ -415,6 +415,7 @@ pub static REGISTRY: &[VerbEntry] = &[
     entry::<games::Games>(),
     entry::<chess::board::Board>(),
     entry::<chess::board::Moves>(),
+    entry::<chess::board::Pgn>(),
     entry::<chess::play::Move>(),
     entry::<chess::play::Resign>(),
     entry::<chess::play::Draw>(),

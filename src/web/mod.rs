@@ -79,6 +79,7 @@ pub fn router(web: Web) -> axum::Router {
         .route("/werewolf/{match_id}/live", get(werewolf_live))
         .route("/werewolf/{match_id}/omniscient", post(omniscient))
         .route("/werewolf/{match_id}/replay", get(werewolf_replay))
+        .route("/chess/{session_id}/live", get(chess_live))
         .with_state(web)
 }
 
@@ -307,6 +308,48 @@ async fn werewolf_live(
             };
             after = frame["cursor"].as_u64().map(|n| n as usize);
             if !frames.send("frame", &frame).await || ended {
+                return;
+            }
+            tokio::select! {
+                r = changed.changed() => if r.is_err() { return },
+                () = frames.closed() => return,
+                () = web.shutdown.cancelled() => return,
+            }
+        }
+    })
+    .into_response()
+}
+
+/// A chess game as it happens, for anyone (a chess position is public): a frame at once, then
+/// one after each move; the last frame is the end.
+async fn chess_live(State(web): State<Web>, Path(id): Path<String>) -> Response {
+    let Ok(sid) = parse_id(&id) else {
+        return refused(StatusCode::NOT_FOUND, &format!("No chess game {id}"));
+    };
+    let first = web
+        .world
+        .call(SERVER_ID.into(), Face::Rest, move |w, _| {
+            crate::verbs::chess::page::frame(w, sid).is_some()
+        })
+        .await;
+    if !matches!(first, Ok(true)) {
+        return refused(StatusCode::NOT_FOUND, &format!("No chess game {id}"));
+    }
+    live::stream(move |frames| async move {
+        loop {
+            let read = web
+                .world
+                .call(SERVER_ID.into(), Face::Rest, move |w, _| {
+                    (
+                        crate::verbs::chess::page::frame(w, sid),
+                        w.watch_session(sid),
+                    )
+                })
+                .await;
+            let Ok((Some(frame), mut changed)) = read else {
+                return;
+            };
+            if !frames.send("frame", &frame).await || frame["over"] == true {
                 return;
             }
             tokio::select! {

@@ -129,6 +129,7 @@ async def in_browser(browser, base, token, game, session):
     typed = await page.locator("#uci").input_value()
     await page.click("#confirm")
     played = await wait_for(lambda: status_other_than(page, refused), "the move")
+    cleared = await page.locator("#uci").input_value()
     board = {"g1": await piece(page, "g1"), "f3": await piece(page, "f3")}
     # The computer answers; the page notices without being asked.
     await wait_for(lambda: status_other_than(page, played), "the computer's answer", tries=400)
@@ -141,7 +142,7 @@ async def in_browser(browser, base, token, game, session):
     await page.close()
     return {"followed": followed, 
         "http_status": resp.status, "before": state["status"], "read": read, "refused": refused, "kept": kept, "typed": typed,
-        "played": played, "board": board, "log": [a["action"] for a in log["actions"]], "errors": errors,
+        "played": played, "cleared": cleared, "board": board, "log": [a["action"] for a in log["actions"]], "errors": errors,
     }
 
 

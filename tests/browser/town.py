@@ -7,6 +7,8 @@ Usage: town.py BASE_URL TELNET_HOST:PORT SHOTS_DIR
   match     a bot match (one agent who never acts and seven house bots) is followed on its
             public page to the end: the tally as votes come in, the text of the page at every
             change (checked here for secrets while the match runs), the result and a replay.
+  chess     a spectator without a token follows a chess game between two agents: names,
+            moves in SAN, the last move highlighted, whose turn, a move arriving live, the result.
   seeing    the all-seeing view: a player of the match, signed in with their token, has no
             button and is refused if they ask anyway; an outsider signed in with a password
             gets the button, and after a click the page shows every role.
@@ -157,6 +159,52 @@ async def seeing(browser, base, http, address, shots):
             "outsider_public_roles": public_roles, "outsider_all_roles": all_roles}
 
 
+async def watch_chess(browser, base, http, shots):
+    """A chess game between two agents, followed by a spectator who has no token."""
+    a, b = [(await http.post(f"{base}/agents", json={"name": n})).json() for n in ("Alice", "Boris")]
+    made = (await http.post(f"{base}/sessions", headers={"Authorization": f"Bearer {a['token']}"}, json={
+        "template": "chess.v1", "participants": {"white": a["agent_id"], "black": b["agent_id"]}})).json()
+    game, tick = made["session_id"], 0
+
+    async def move(who, uci):
+        nonlocal tick
+        r = await http.post(f"{base}/sessions/{game}/actions", headers={"Authorization": f"Bearer {who['token']}"},
+                            json={"action": uci, "expected_tick": tick})
+        assert r.status_code == 200, r.text
+        tick += 1
+
+    await move(a, "e2e4")
+    await move(b, "e7e5")
+    context = await browser.new_context()
+    page = await context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.goto(f"{base}/chess/{game}")
+    await page.locator("#move-list li").first.wait_for(timeout=10_000)
+    before = {"white": await page.locator("#white-name").text_content(),
+              "black": await page.locator("#black-name").text_content(),
+              "moves": await page.locator("#move-list").inner_text(),
+              "last": sorted(await page.locator(".sq.last").evaluate_all("els => els.map(e => e.dataset.square)")),
+              "turn": await page.locator("#turn").text_content(),
+              "token_type": await page.get_attribute("#token", "type")}
+    started = time.monotonic()
+    await move(a, "g1f3")
+    await page.wait_for_function("() => document.getElementById('move-list').innerText.includes('Nf3')", timeout=5_000)
+    seen_after = time.monotonic() - started
+    after = {"moves": await page.locator("#move-list").inner_text(),
+             "last": sorted(await page.locator(".sq.last").evaluate_all("els => els.map(e => e.dataset.square)")),
+             "turn": await page.locator("#turn").text_content(),
+             "f3": await page.locator('[data-square="f3"]').text_content()}
+    await page.screenshot(path=f"{shots}/chess-spectator.png", full_page=True)
+    r = await http.post(f"{base}/sessions/{game}/actions", headers={"Authorization": f"Bearer {b['token']}"},
+                        json={"action": "resign", "expected_tick": tick})
+    assert r.status_code == 200, r.text
+    await page.wait_for_function("() => document.getElementById('result').textContent.length > 0", timeout=5_000)
+    result = await page.locator("#result").text_content()
+    await context.close()
+    return {"before": before, "after": after, "seconds": seen_after, "result": result, "errors": errors}
+
+
 async def main():
     base, address, shots = sys.argv[1], sys.argv[2], sys.argv[3]
     async with httpx2.AsyncClient(timeout=60) as http:
@@ -166,9 +214,10 @@ async def main():
                 walked = await walk(browser, base, address, shots)
                 followed = await follow(browser, base, http, shots)
                 seen = await seeing(browser, base, http, address, shots)
+                chess = await watch_chess(browser, base, http, shots)
             finally:
                 await browser.close()
-    print(json.dumps({"walk": walked, "match": followed, "seeing": seen}))
+    print(json.dumps({"walk": walked, "match": followed, "seeing": seen, "chess": chess}))
 
 
 if __name__ == "__main__":

@@ -423,6 +423,7 @@ async fn the_board_page_plays_in_a_real_chromium() {
     assert_ne!(tab["kept"]["e6"], "♙", "{}", tab["kept"]);
     assert_eq!(tab["typed"], "g1f3");
     assert_eq!(tab["played"], "Played g1f3.");
+    assert_eq!(tab["cleared"], "", "the move box clears after a move");
     assert_eq!(tab["board"], json!({"g1": "", "f3": "♘"}));
     let log = tab["log"].as_array().unwrap();
     assert_eq!(

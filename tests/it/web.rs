@@ -481,5 +481,92 @@ async fn the_town_and_a_match_in_a_real_chromium() {
     assert_eq!(v["player_asked"][1]["error"]["code"], "NOT_ALLOWED", "{v}");
     assert_eq!(v["outsider_public_roles"], 0, "{v}");
     assert_eq!(v["outsider_all_roles"], 8, "{v}");
+    // A chess game followed live by a spectator without a token.
+    let c = &seen["chess"];
+    assert_eq!(c["errors"], json!([]), "{c}");
+    assert_eq!(c["before"]["white"], "Alice", "{c}");
+    assert_eq!(c["before"]["black"], "Boris", "{c}");
+    assert_eq!(c["before"]["moves"], "e4 e5", "{c}");
+    assert_eq!(c["before"]["last"], json!(["e5", "e7"]), "{c}");
+    assert_eq!(c["before"]["turn"], "White to move.", "{c}");
+    assert_eq!(c["before"]["token_type"], "password");
+    assert_eq!(c["after"]["moves"], "e4 e5\nNf3", "{c}");
+    assert_eq!(c["after"]["last"], json!(["f3", "g1"]), "{c}");
+    assert_eq!(c["after"]["turn"], "Black to move.", "{c}");
+    assert_eq!(c["after"]["f3"], "♘");
+    assert!(c["seconds"].as_f64().unwrap() < 1.0, "{c}");
+    assert!(c["result"].as_str().unwrap().contains("White wins"), "{c}");
+    s.stop().await;
+}
+
+/// A game's PGN, at /chess/<id>.pgn and through the `pgn` tool, read back by python-chess with
+/// the very moves played (a move taken back is not among them).
+#[tokio::test]
+async fn a_games_pgn_reads_back_in_python_chess_with_the_same_moves() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (ann, bob) = (api.agent(Some("Ann")).await, api.agent(Some("Bob")).await);
+    let sid = api
+        .session(&ann, "chess.v1", &[("white", &ann), ("black", &bob)])
+        .await;
+    let mut tick = 0u64;
+    let mut play = |who: &Agent, action: &str| {
+        let (api, who, action, sid) = (
+            api.clone(),
+            who.token.clone(),
+            action.to_owned(),
+            sid.clone(),
+        );
+        let at = tick;
+        tick += 1;
+        async move {
+            let (status, v) = api
+                .post(
+                    &format!("/sessions/{sid}/actions"),
+                    &who,
+                    json!({"action": action, "expected_tick": at}),
+                )
+                .await;
+            assert_eq!(status, 200, "{action}: {v}");
+        }
+    };
+    // A short game with a takeback in it: ...Qh4 is taken back, and ...Nc6 played instead.
+    play(&ann, "e2e4").await;
+    play(&bob, "e7e5").await;
+    play(&ann, "g1f3").await;
+    play(&bob, "d8h4").await;
+    play(&bob, "request_takeback").await;
+    play(&ann, "accept_takeback").await;
+    play(&bob, "b8c6").await;
+    play(&ann, "f1b5").await;
+    let url = format!("http://{}/chess/{sid}.pgn", s.http);
+    let read = crate::support::run_python("differential/pgn_moves.py", &[&url]).await;
+    assert_eq!(read["errors"], json!([]), "{read}");
+    assert_eq!(
+        read["moves"],
+        json!(["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]),
+        "{read}"
+    );
+    assert_eq!(read["headers"]["White"], "Ann");
+    assert_eq!(read["headers"]["Black"], "Bob");
+    assert_eq!(read["headers"]["Result"], "*");
+    assert!(
+        read["content_type"]
+            .as_str()
+            .unwrap()
+            .starts_with("application/x-chess-pgn")
+    );
+    // The same text through the tool (and so on telnet as `pgn #<id>`).
+    let pgn = reqwest::get(&url).await.unwrap().text().await.unwrap();
+    let tool = crate::support::mcp_tool(s.http, &ann.token, "pgn", json!({"game": sid})).await;
+    assert_eq!(tool["structuredContent"]["pgn"], pgn.as_str(), "{tool}");
+    assert!(pgn.contains("1. e4 e5 2. Nf3 Nc6 3. Bb5 *"), "{pgn}");
+    assert_eq!(
+        reqwest::get(format!("http://{}/chess/999.pgn", s.http))
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
     s.stop().await;
 }

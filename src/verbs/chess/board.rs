@@ -120,3 +120,68 @@ impl Verb for Moves {
         ))
     }
 }
+
+/// `pgn`: a chess game in PGN, for any chess program.
+pub struct Pgn;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct PgnText {
+    pub session_id: String,
+    /// The game in PGN (export format), readable by any chess program.
+    pub pgn: String,
+}
+
+impl Verb for Pgn {
+    const NAME: &'static str = "pgn";
+    const USAGE: &'static str = "pgn [#<game>]";
+    const SUMMARY: &'static str = "A chess game in PGN, for any chess program.";
+    const HELP: &'static str = "Gives your game (or `#3`, any game) in PGN: the players, the date, \
+the moves in SAN and the result, as chess programs read it. The same is at /chess/<id>.pgn on \
+the web.";
+    const READ_ONLY: bool = true;
+    const TOPIC: Topic = Topic::Chess;
+    type Args = GameArg;
+    type Output = PgnText;
+
+    fn parse(rest: &str) -> Result<GameArg, VerbError> {
+        whole(rest, opt_text, usage::<Pgn>).map(|g| GameArg {
+            game: g.map(str::to_owned),
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<PgnText>, VerbError> {
+        let sid = my_game(world, &cx.actor, args.game.as_deref())?;
+        let pgn = pgn_of(world, sid).expect("a chess session");
+        Ok(Reply::new(
+            pgn.lines().map(str::to_owned).collect(),
+            PgnText {
+                session_id: sid.to_string(),
+                pgn,
+            },
+        ))
+    }
+}
+
+/// Chess game `sid` in PGN, if it is one.
+pub fn pgn_of(world: &World, sid: crate::world::sessions::SessionId) -> Option<String> {
+    let s = world.session(sid)?;
+    let g = chess_of(s)?;
+    let name = |role: &str| {
+        s.participants
+            .iter()
+            .find(|p| p.role == role)
+            .map_or("?".to_owned(), |p| p.name.clone())
+    };
+    // `created_at` is RFC 3339: its date, with dots.
+    let date = s
+        .created_at
+        .get(..10)
+        .unwrap_or("????-??-??")
+        .replace('-', ".");
+    Some(g.pgn(
+        &format!("moot game #{sid}"),
+        &date,
+        &name("white"),
+        &name("black"),
+    ))
+}

@@ -23,3 +23,44 @@ pub fn chess_page(game: u64, fen: &str, colour: &str, tick: u64) -> String {
         .replace("__COLOUR__", &safe(colour))
         .replace("__TICK__", &tick.to_string())
 }
+
+/// Game `sid` as anyone may watch it (a chess position is public), for the board page's live
+/// stream: the players, the position, the last move, the moves in SAN, whose turn, the clocks
+/// (game milliseconds left now) and the result; `None` if it is not a chess game.
+pub fn frame(
+    world: &crate::world::World,
+    sid: crate::world::sessions::SessionId,
+) -> Option<serde_json::Value> {
+    use crate::games::chess::Side;
+    let s = world.session(sid)?;
+    let g = super::chess_of(s)?;
+    let name = |role: &str| {
+        s.participants
+            .iter()
+            .find(|p| p.role == role)
+            .map(|p| p.name.clone())
+    };
+    let over = s.game.is_terminal();
+    let now = world.game_time(s);
+    let clocks = g.clock().map(|c| {
+        serde_json::json!({
+            "control": c.control(),
+            "white": c.left_at(Side::White, g.turn(), now),
+            "black": c.left_at(Side::Black, g.turn(), now),
+            "running": (!over).then(|| g.turn().name()),
+        })
+    });
+    let moves: Vec<&str> = g.moves().into_iter().map(|(_, san)| san).collect();
+    Some(serde_json::json!({
+        "gameId": sid.to_string(),
+        "white": name("white"),
+        "black": name("black"),
+        "fen": g.fen(),
+        "turn": g.turn().name(),
+        "lastMove": g.last_move(),
+        "moves": moves,
+        "clocks": clocks,
+        "over": over,
+        "result": s.game.ending(),
+    }))
+}
