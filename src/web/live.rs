@@ -38,6 +38,12 @@ impl Frames {
         self.0.send(e).await.is_ok()
     }
 
+    /// Sends one frame whose data is already JSON text; false once the browser has gone.
+    pub async fn send_text(&self, event: &str, data: &str) -> bool {
+        let e = Event::default().event(event).data(data);
+        self.0.send(e).await.is_ok()
+    }
+
     /// Resolves when the browser has gone.
     pub async fn closed(&self) {
         self.0.closed().await

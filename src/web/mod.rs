@@ -9,6 +9,7 @@
 
 mod cookies;
 mod live;
+mod public;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,6 +40,8 @@ pub struct Web {
     pub sessions: Arc<Sessions>,
     /// Cancelled when moot stops: live streams end then, or the listener would wait on them.
     pub shutdown: tokio_util::sync::CancellationToken,
+    /// The shared feeds of matches watched signed out.
+    pub public: Arc<public::PublicFeeds>,
 }
 
 impl Web {
@@ -55,6 +58,7 @@ impl Web {
             directory,
             logins,
             shutdown,
+            public: Arc::default(),
             // A week idle ends a session; ten thousand at once is plenty for one town.
             sessions: Arc::new(Sessions::new(10_000, Duration::from_secs(7 * 24 * 3600))),
         }
@@ -291,6 +295,9 @@ async fn werewolf_live(
         return not_found(&id);
     };
     let viewer: Option<AgentId> = web.visitor(&headers).map(|s| s.agent);
+    if viewer.is_none() {
+        return public_live(web, sid).into_response();
+    }
     live::stream(move |frames| async move {
         let mut after: Option<usize> = None;
         loop {
@@ -354,6 +361,47 @@ async fn chess_live(State(web): State<Web>, Path(id): Path<String>) -> Response 
             }
             tokio::select! {
                 r = changed.changed() => if r.is_err() { return },
+                () = frames.closed() => return,
+                () = web.shutdown.cancelled() => return,
+            }
+        }
+    })
+    .into_response()
+}
+
+/// A match for someone signed out: the whole match as the public sees it, then the shared
+/// feed's frames (a spectator that falls too far behind is sent the whole match again).
+fn public_live(web: Web, sid: crate::world::sessions::SessionId) -> Response {
+    live::stream(move |frames| async move {
+        let mut feed = web.public.subscribe(&web, sid);
+        let mut whole = true;
+        loop {
+            if whole {
+                let read = web
+                    .world
+                    .call(SERVER_ID.into(), Face::Rest, move |w, _| {
+                        let frame = crate::verbs::werewolf::web::frame(w, None, sid, None);
+                        (frame, crate::verbs::werewolf::web::ended(w, sid))
+                    })
+                    .await;
+                let Ok((Some(frame), ended)) = read else {
+                    return;
+                };
+                if !frames.send("frame", &frame).await || ended {
+                    return;
+                }
+                whole = false;
+            }
+            tokio::select! {
+                got = feed.recv() => match got {
+                    Ok(text) => {
+                        if !frames.send_text("frame", &text).await {
+                            return;
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => whole = true,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                },
                 () = frames.closed() => return,
                 () = web.shutdown.cancelled() => return,
             }
