@@ -108,10 +108,7 @@ async fn spectate(
             headers_done = true;
         }
         // De-chunk what is complete.
-        loop {
-            let Some(line_end) = raw.windows(2).position(|w| w == b"\r\n") else {
-                break;
-            };
+        while let Some(line_end) = raw.windows(2).position(|w| w == b"\r\n") {
             let size =
                 usize::from_str_radix(std::str::from_utf8(&raw[..line_end]).unwrap().trim(), 16)
                     .unwrap();
