@@ -113,9 +113,15 @@ async def follow(browser, base, http, shots):
         await page.click("#replay-next")
     replayed = await page.locator("#replay p").all_inner_texts()
     await page.screenshot(path=f"{shots}/match-ended.png", full_page=True)
+    timeline = await page.locator("#timeline li").all_inner_texts()
+    # On a phone: nothing wider than the screen.
+    await page.set_viewport_size({"width": 390, "height": 844})
+    overflow = await page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    await page.screenshot(path=f"{shots}/match-phone.png", full_page=False)
     await page.close()
     return {"match": mid, "tallies": tallies, "leaks": leaks, "living_roles_shown": living_roles,
-            "winner": winner, "replayed": replayed, "errors": errors}
+            "winner": winner, "replayed": replayed, "errors": errors, "timeline": timeline,
+            "phone_overflow": overflow}
 
 
 async def sign_in(browser, base, name, password, next_path):

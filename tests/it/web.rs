@@ -473,6 +473,13 @@ async fn the_town_and_a_match_in_a_real_chromium() {
     assert!(m["tallies"].as_array().unwrap().len() >= 2, "{m}");
     assert!(m["winner"].as_str().unwrap().contains("win"), "{m}");
     assert!(!m["replayed"].as_array().unwrap().is_empty(), "{m}");
+    let timeline = m["timeline"].as_array().unwrap();
+    assert_eq!(timeline.first().unwrap(), "night 1", "{m}");
+    assert_eq!(timeline.last().unwrap(), "the end", "{m}");
+    assert!(
+        m["phone_overflow"].as_i64().unwrap() <= 0,
+        "readable on a phone: {m}"
+    );
     // The all-seeing view: refused to a player, granted to an outsider.
     let v = &seen["seeing"];
     assert_eq!(v["password_field"], "password");
