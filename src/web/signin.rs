@@ -1,0 +1,180 @@
+//! Signing in and out of the web pages with a character's name and password (or an API token),
+//! and the checks every change a page asks for must pass: the session's CSRF token and an
+//! Origin from this site.
+
+use axum::Json;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::cookies::{self, Signed};
+use super::{Web, refused};
+use crate::logins::{BAD_LOGIN, Refused};
+
+#[derive(Deserialize, Default)]
+pub(super) struct Next {
+    next: Option<String>,
+}
+
+pub(super) async fn login_page(Query(q): Query<Next>) -> Html<String> {
+    Html(login_html(q.next.as_deref().unwrap_or("/"), None))
+}
+
+fn login_html(next: &str, error: Option<&str>) -> String {
+    let error = error
+        .map(|e| format!("<p class=\"error\" role=\"alert\">{}</p>", escape(e)))
+        .unwrap_or_default();
+    format!(
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign in · moot</title>
+<style>body{{font:16px/1.5 system-ui,sans-serif;max-width:26rem;margin:2rem auto;padding:0 1rem}}
+label{{display:block;margin:.8rem 0 .2rem}}input{{width:100%;padding:.5rem;font:inherit;box-sizing:border-box}}
+button{{margin-top:1rem;padding:.5rem 1.2rem;font:inherit}}.error{{color:#b00020}}</style></head>
+<body><h1>Sign in</h1>{error}
+<form method="post" action="/login">
+<input type="hidden" name="next" value="{next}">
+<label for="name">Character name</label><input id="name" name="name" autocomplete="username" required>
+<label for="password">Password (or API token)</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button></form>
+<p>No character yet? Connect with telnet and type <code>create &lt;name&gt; &lt;password&gt;</code>.</p>
+<p><a href="/">Back to the town</a></p></body></html>"#,
+        next = escape(&local(next)),
+    )
+}
+
+#[derive(Deserialize)]
+pub(super) struct LoginForm {
+    name: String,
+    password: String,
+    next: Option<String>,
+}
+
+/// Signs in with a character's name and password (or an API token): the same check, and the
+/// same limits on guessing, as telnet's `connect`.
+pub(super) async fn login(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    extensions: axum::http::Extensions,
+    axum::Form(form): axum::Form<LoginForm>,
+) -> Response {
+    let next = local(form.next.as_deref().unwrap_or("/"));
+    if !same_origin(&headers) {
+        return refused(StatusCode::FORBIDDEN, "Sign in from moot's own page.");
+    }
+    // The address the listener saw (loopback when it knows none, as in tests in-process).
+    let ip = crate::http::listener::peer(&extensions)
+        .map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), |a| {
+            a.ip()
+        });
+    let name = form.name.trim();
+    let checked = web
+        .logins
+        .check(&web.store, &web.directory, ip, name, &form.password)
+        .await;
+    let why = match checked {
+        Ok(row) => {
+            let id = web.sessions.open(row.agent_id.as_str().into(), row.name);
+            tracing::info!(agent = %row.agent_id, "signed in on the web");
+            return (
+                StatusCode::SEE_OTHER,
+                [
+                    (header::SET_COOKIE, cookies::set_cookie(Some(&id))),
+                    (header::LOCATION, next),
+                ],
+            )
+                .into_response();
+        }
+        Err(Refused::Bad) => BAD_LOGIN.to_owned(),
+        Err(Refused::TooMany(wait)) => format!(
+            "Too many login attempts; try again in {}.",
+            crate::limits::seconds(wait)
+        ),
+        Err(Refused::Unavailable) => {
+            "Sorry, moot cannot reach its database. Please try again later.".to_owned()
+        }
+    };
+    (
+        StatusCode::UNAUTHORIZED,
+        Html(login_html(&next, Some(&why))),
+    )
+        .into_response()
+}
+
+#[derive(Deserialize)]
+pub(super) struct LogoutForm {
+    csrf: String,
+}
+
+pub(super) async fn logout(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    axum::Form(form): axum::Form<LogoutForm>,
+) -> Response {
+    let Some(id) = cookies::session_id(&headers) else {
+        return Redirect::to("/").into_response();
+    };
+    match web.sessions.get(&id) {
+        Some(s) if csrf_ok(&s, &form.csrf) && same_origin(&headers) => web.sessions.close(&id),
+        Some(_) => {
+            return refused(
+                StatusCode::FORBIDDEN,
+                "This sign-out did not come from moot's own page.",
+            );
+        }
+        None => {}
+    }
+    (
+        StatusCode::SEE_OTHER,
+        [
+            (header::SET_COOKIE, cookies::set_cookie(None)),
+            (header::LOCATION, "/".to_owned()),
+        ],
+    )
+        .into_response()
+}
+
+/// Who is signed in, for the pages' scripts (and the token they send back with changes).
+pub(super) async fn me(State(web): State<Web>, headers: HeaderMap) -> Json<Value> {
+    Json(match web.visitor(&headers) {
+        Some(s) => json!({ "signedIn": true, "name": s.name, "csrf": s.csrf }),
+        None => json!({ "signedIn": false }),
+    })
+}
+
+pub(super) fn csrf_ok(s: &Signed, token: &str) -> bool {
+    use subtle::ConstantTimeEq;
+    !token.is_empty() && bool::from(s.csrf.as_bytes().ct_eq(token.as_bytes()))
+}
+
+/// A browser says where a request came from; one from another site's page is refused (the
+/// SameSite cookie already keeps it signed out, and this keeps it from signing in).
+pub(super) fn same_origin(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    origin
+        .split_once("://")
+        .is_some_and(|(_, rest)| rest == host)
+}
+
+/// Only a path on this site may be where signing in leads.
+fn local(next: &str) -> String {
+    if next.starts_with('/') && !next.starts_with("//") && !next.contains('\\') {
+        next.to_owned()
+    } else {
+        "/".to_owned()
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
