@@ -268,6 +268,26 @@ async fn werewolf_report(
     }
 }
 
+/// A chess game in PGN, as the `pgn` verb gives it (a chess position is public: any caller may
+/// ask for any game).
+async fn session_pgn(
+    State(api): State<Api>,
+    Caller(me): Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let args = serde_json::json!({ "game": id });
+    let answer = api
+        .world
+        .call(me, Face::Rest, move |w, cx| {
+            let verb = crate::verbs::find("pgn").expect("the pgn verb is registered");
+            (verb.run_json)(w, cx, args)
+        })
+        .await?;
+    answer
+        .map(|reply| Json(reply.data))
+        .map_err(|e| ApiError::new(ErrorCode::NotFound, e.message))
+}
+
 /// The interactive board of a chess game, for a plain browser: it reads and plays the game
 /// through this API with the token the player types into it. (A chess position is public: it
 /// stands in the parlour for anyone to look at.)
@@ -409,6 +429,16 @@ pub fn routes() -> Vec<Route> {
             status: 200,
             response: schema::<Log>,
             handler: || get(session_log),
+        },
+        Route {
+            method: Method::GET,
+            path: "/sessions/{session_id}/pgn",
+            summary: "A chess game in PGN (any chess session; the same as /chess/{id}.pgn)",
+            auth: true,
+            request: None,
+            status: 200,
+            response: schema::<crate::verbs::chess::board::PgnText>,
+            handler: || get(session_pgn),
         },
         Route {
             method: Method::GET,

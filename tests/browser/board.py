@@ -127,13 +127,20 @@ async def in_browser(browser, base, token, game, session):
     await page.click('[data-square="g1"]')
     await page.click('[data-square="f3"]')
     typed = await page.locator("#uci").input_value()
+    # Every status the page shows from now on, however briefly (the computer's answer is
+    # pushed to the page, and may follow the move within milliseconds).
+    await page.evaluate("""() => { window.statuses = []; const s = document.getElementById('status');
+        new MutationObserver(() => statuses.push(s.textContent)).observe(s, {childList: true, characterData: true, subtree: true}); }""")
     await page.click("#confirm")
-    played = await wait_for(lambda: status_other_than(page, refused), "the move")
+    played = await wait_for(lambda: page.evaluate("() => statuses.find(t => t.startsWith('Played')) || null"), "the move")
     cleared = await page.locator("#uci").input_value()
     board = {"g1": await piece(page, "g1"), "f3": await piece(page, "f3")}
-    # The computer answers; the page notices without being asked.
-    await wait_for(lambda: status_other_than(page, played), "the computer's answer", tries=400)
-    followed = await wait_for(lambda: status_other_than(page, "Waiting for your opponent."), "the page to follow", tries=400)
+    # The computer answers; the page notices without being asked (nothing polls: the game's
+    # stream tells it).
+    followed = await wait_for(lambda: page.evaluate("""() => {
+        const i = statuses.findIndex(t => t.startsWith('Played'));
+        return statuses.slice(i + 1).includes('Your move.') ? 'Your move.' : null; }"""),
+        "the page to follow the computer's answer", tries=400)
     async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http:
         log = (await http.get(f"{base}/sessions/{game}/log")).json()
     answer = log["actions"][3]["action"]

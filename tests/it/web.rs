@@ -568,6 +568,13 @@ async fn a_games_pgn_reads_back_in_python_chess_with_the_same_moves() {
     let tool = crate::support::mcp_tool(s.http, &ann.token, "pgn", json!({"game": sid})).await;
     assert_eq!(tool["structuredContent"]["pgn"], pgn.as_str(), "{tool}");
     assert!(pgn.contains("1. e4 e5 2. Nf3 Nc6 3. Bb5 *"), "{pgn}");
+    // And through the REST API, for any caller.
+    let other = api.agent(Some("Cy")).await;
+    let (status, v) = api.get(&format!("/sessions/{sid}/pgn"), &other.token).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["pgn"], pgn.as_str());
+    let (status, _) = api.get("/sessions/999/pgn", &other.token).await;
+    assert_eq!(status, 404);
     assert_eq!(
         reqwest::get(format!("http://{}/chess/999.pgn", s.http))
             .await

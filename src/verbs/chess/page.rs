@@ -53,6 +53,7 @@ pub fn frame(
     let moves: Vec<&str> = g.moves().into_iter().map(|(_, san)| san).collect();
     Some(serde_json::json!({
         "gameId": sid.to_string(),
+        "tick": s.tick,
         "white": name("white"),
         "black": name("black"),
         "fen": g.fen(),
