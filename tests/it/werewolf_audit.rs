@@ -154,8 +154,8 @@ async fn a_served_match_shows_nobody_what_they_may_not_know_on_any_face() {
         let to = line.strip_prefix("(to ").expect("addressed");
         assert!(PLAYERS.iter().any(|p| to.starts_with(p)), "{line}");
     }
-    // The control: the all-seeing (only what every match has: a spoiler needs the doctor to
-    // save someone, which not every match sees) spectator read roles, night actions and wolf chat.
+    // The control: the all-seeing spectator read roles, night actions and wolf chat (only what
+    // every match has: a spoiler needs the doctor to save someone, which not every match sees).
     for what in [
         "the role of",
         "growls to the pack",
