@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 use crate::identity::Directory;
 use crate::logins::Logins;
 use crate::store::Store;
-use crate::world::sessions::parse_id;
+use crate::world::sessions::{SessionId, parse_id};
 use crate::world::{AgentId, Face, SERVER_ID, WorldHandle};
 pub use cookies::Sessions;
 use cookies::Signed;
@@ -169,31 +169,11 @@ async fn werewolf_live(
     if viewer.is_none() {
         return public_live(web, sid).into_response();
     }
-    live::stream(move |frames| async move {
-        let mut after: Option<usize> = None;
-        loop {
-            let who = viewer.clone();
-            let read = web
-                .world
-                .call(SERVER_ID.into(), Face::Rest, move |w, _| {
-                    let frame = crate::verbs::werewolf::web::frame(w, who.as_ref(), sid, after);
-                    let ended = crate::verbs::werewolf::web::ended(w, sid);
-                    (frame, ended, w.watch_session(sid))
-                })
-                .await;
-            let Ok((Some(frame), ended, mut changed)) = read else {
-                return;
-            };
-            after = frame["cursor"].as_u64().map(|n| n as usize);
-            if !frames.send("frame", &frame).await || ended {
-                return;
-            }
-            tokio::select! {
-                r = changed.changed() => if r.is_err() { return },
-                () = frames.closed() => return,
-                () = web.shutdown.cancelled() => return,
-            }
-        }
+    live::stream(move |frames| {
+        follow_session(web, frames, sid, move |w, after| {
+            let frame = crate::verbs::werewolf::web::frame(w, viewer.as_ref(), sid, after)?;
+            Some((frame, crate::verbs::werewolf::web::ended(w, sid)))
+        })
     })
     .into_response()
 }
@@ -213,36 +193,50 @@ async fn chess_live(State(web): State<Web>, Path(id): Path<String>) -> Response 
     if !matches!(first, Ok(true)) {
         return refused(StatusCode::NOT_FOUND, &format!("No chess game {id}"));
     }
-    live::stream(move |frames| async move {
-        loop {
-            let read = web
-                .world
-                .call(SERVER_ID.into(), Face::Rest, move |w, _| {
-                    (
-                        crate::verbs::chess::page::frame(w, sid),
-                        w.watch_session(sid),
-                    )
-                })
-                .await;
-            let Ok((Some(frame), mut changed)) = read else {
-                return;
-            };
-            if !frames.send("frame", &frame).await || frame["over"] == true {
-                return;
-            }
-            tokio::select! {
-                r = changed.changed() => if r.is_err() { return },
-                () = frames.closed() => return,
-                () = web.shutdown.cancelled() => return,
-            }
-        }
+    live::stream(move |frames| {
+        follow_session(web, frames, sid, move |w, _| {
+            let frame = crate::verbs::chess::page::frame(w, sid)?;
+            let over = frame["over"] == true;
+            Some((frame, over))
+        })
     })
     .into_response()
 }
 
+/// Feeds `frames` with session `sid` as `read` draws it: a frame now and one after each stored
+/// change, until `read` says a frame is the last, the browser goes, or moot stops. `read` is
+/// given the `cursor` of the frame before (so it may send only what is new since).
+async fn follow_session<R>(web: Web, frames: live::Frames, sid: SessionId, read: R)
+where
+    R: Fn(&crate::world::World, Option<usize>) -> Option<(Value, bool)> + Clone + Send + 'static,
+{
+    let mut after: Option<usize> = None;
+    loop {
+        let read = read.clone();
+        let got = web
+            .world
+            .call(SERVER_ID.into(), Face::Rest, move |w, _| {
+                (read(w, after), w.watch_session(sid))
+            })
+            .await;
+        let Ok((Some((frame, last)), mut changed)) = got else {
+            return;
+        };
+        after = frame["cursor"].as_u64().map(|n| n as usize);
+        if !frames.send("frame", &frame).await || last {
+            return;
+        }
+        tokio::select! {
+            r = changed.changed() => if r.is_err() { return },
+            () = frames.closed() => return,
+            () = web.shutdown.cancelled() => return,
+        }
+    }
+}
+
 /// A match for someone signed out: the whole match as the public sees it, then the shared
 /// feed's frames (a spectator that falls too far behind is sent the whole match again).
-fn public_live(web: Web, sid: crate::world::sessions::SessionId) -> Response {
+fn public_live(web: Web, sid: SessionId) -> Response {
     live::stream(move |frames| async move {
         let mut feed = web.public.subscribe(&web, sid);
         let mut whole = true;
