@@ -304,18 +304,7 @@ async fn a_public_match_stream_carries_no_secret_from_start_to_end() {
     assert!(tallies.len() > 1, "the tally changed as votes came in");
     // Every byte before the end, against what the public may know.
     let (_, report) = api.get(&format!("/werewolf/{mid}/report"), &me.token).await;
-    let roles: Vec<(String, String, String)> = report["report"]["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (
-                p["playerId"].as_str().unwrap().to_owned(),
-                p["displayName"].as_str().unwrap().to_owned(),
-                p["role"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect();
+    let roles = crate::werewolf_audit::roles_of(&report);
     let mut leaks = Vec::new();
     for frame in frames.iter().filter(|f| f["state"]["phase"] != "ENDED") {
         leaks.extend(crate::werewolf_audit::audit(

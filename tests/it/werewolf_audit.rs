@@ -101,19 +101,7 @@ async fn a_served_match_shows_nobody_what_they_may_not_know_on_any_face() {
         .get(&format!("/werewolf/{mid}/report"), &readers[0].token)
         .await;
     assert_eq!(code, 200, "{report}");
-    let report = &report["report"];
-    let roles: Vec<(String, String, String)> = report["players"]
-        .as_array()
-        .unwrap_or_else(|| panic!("a report: {report}"))
-        .iter()
-        .map(|p| {
-            (
-                p["playerId"].as_str().unwrap().to_owned(),
-                p["displayName"].as_str().unwrap().to_owned(),
-                p["role"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect();
+    let roles = roles_of(&report);
     let mut found_in_olgas = Vec::new();
     for r in &readers {
         let me = roles.iter().find(|(_, name, _)| name == r.name);
@@ -325,6 +313,22 @@ async fn play(
         }
         _ => {}
     }
+}
+
+/// Every (player id, name, role) in a finished match's report (the REST answer).
+pub(crate) fn roles_of(report: &Value) -> Vec<(String, String, String)> {
+    report["report"]["players"]
+        .as_array()
+        .unwrap_or_else(|| panic!("a report: {report}"))
+        .iter()
+        .map(|p| {
+            (
+                p["playerId"].as_str().unwrap().to_owned(),
+                p["displayName"].as_str().unwrap().to_owned(),
+                p["role"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
 }
 
 /// What in `body` (read through `face`) the reader may not know. `seat` is the reader's
