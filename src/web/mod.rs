@@ -85,6 +85,10 @@ pub fn router(web: Web) -> axum::Router {
         .route("/werewolf/{match_id}/omniscient", post(omniscient))
         .route("/werewolf/{match_id}/replay", get(werewolf_replay))
         .route("/chess/{session_id}/live", get(chess_live))
+        // The same bound on bodies as the API's (a sign-in form or a toggle is a few bytes).
+        .layer(axum::extract::DefaultBodyLimit::max(
+            crate::http::BODY_LIMIT,
+        ))
         .with_state(web)
 }
 

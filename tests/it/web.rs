@@ -36,19 +36,44 @@ fn form(fields: &[(&str, &str)]) -> String {
         .join("&")
 }
 
-/// Signs in as `name` with `password`; the cookie (`moot_session=…`) and the CSRF token.
-async fn sign_in(http: SocketAddr, name: &str, password: &str) -> (String, String) {
-    let r = browser()
-        .post(format!("http://{http}/login"))
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(form(&[
-            ("name", name),
-            ("password", password),
-            ("next", "/"),
-        ]))
+/// POSTs a form to `path` as a browser would, with these extra headers (a cookie, an Origin).
+async fn post_form(
+    http: SocketAddr,
+    path: &str,
+    headers: &[(&str, &str)],
+    fields: &[(&str, &str)],
+) -> reqwest::Response {
+    let mut req = browser()
+        .post(format!("http://{http}{path}"))
+        .header("content-type", "application/x-www-form-urlencoded");
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    req.body(form(fields)).send().await.unwrap()
+}
+
+/// Who `/me` says the cookie signs in.
+async fn me(http: SocketAddr, cookie: &str) -> Value {
+    browser()
+        .get(format!("http://{http}/me"))
+        .header("cookie", cookie)
         .send()
         .await
-        .unwrap();
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+/// Signs in as `name` with `password`; the cookie (`moot_session=…`) and the CSRF token.
+async fn sign_in(http: SocketAddr, name: &str, password: &str) -> (String, String) {
+    let r = post_form(
+        http,
+        "/login",
+        &[],
+        &[("name", name), ("password", password), ("next", "/")],
+    )
+    .await;
     assert_eq!(r.status(), 303, "{}", r.text().await.unwrap());
     let set = r.headers()["set-cookie"].to_str().unwrap().to_owned();
     assert!(
@@ -56,15 +81,7 @@ async fn sign_in(http: SocketAddr, name: &str, password: &str) -> (String, Strin
         "{set}"
     );
     let cookie = set.split(';').next().unwrap().to_owned();
-    let me: Value = browser()
-        .get(format!("http://{http}/me"))
-        .header("cookie", &cookie)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let me = me(http, &cookie).await;
     assert_eq!(me["name"], name, "{me}");
     (cookie, me["csrf"].as_str().unwrap().to_owned())
 }
@@ -129,13 +146,13 @@ async fn signing_in_gives_a_cookie_session_and_signing_out_ends_it() {
     let s = TestServer::start().await;
     let _ann = s.player("Ann").await;
     // A wrong password: one answer for a wrong name or password, and no cookie.
-    let wrong = browser()
-        .post(format!("http://{}/login", s.http))
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(form(&[("name", "Ann"), ("password", "nope-nope")]))
-        .send()
-        .await
-        .unwrap();
+    let wrong = post_form(
+        s.http,
+        "/login",
+        &[],
+        &[("name", "Ann"), ("password", "nope-nope")],
+    )
+    .await;
     assert_eq!(wrong.status(), 401);
     assert!(wrong.headers().get("set-cookie").is_none());
     assert!(
@@ -146,34 +163,41 @@ async fn signing_in_gives_a_cookie_session_and_signing_out_ends_it() {
             .contains("Either that player does not exist, or has a different password.")
     );
     // Another site's page cannot sign anyone in.
-    let forged = browser()
-        .post(format!("http://{}/login", s.http))
-        .header("content-type", "application/x-www-form-urlencoded")
-        .header("origin", "http://evil.example")
-        .body(form(&[("name", "Ann"), ("password", "pw-Ann")]))
-        .send()
-        .await
-        .unwrap();
+    let forged = post_form(
+        s.http,
+        "/login",
+        &[("origin", "http://evil.example")],
+        &[("name", "Ann"), ("password", "pw-Ann")],
+    )
+    .await;
     assert_eq!(forged.status(), 403);
+    // A body larger than the API's bound is refused before it is read.
+    let huge = "x".repeat(100_000);
+    let big = post_form(
+        s.http,
+        "/login",
+        &[],
+        &[("name", "Ann"), ("password", &huge)],
+    )
+    .await;
+    assert_eq!(big.status(), 413);
     let (cookie, csrf) = sign_in(s.http, "Ann", "pw-Ann").await;
     // Signing out needs the page's token.
-    let bad = browser()
-        .post(format!("http://{}/logout", s.http))
-        .header("cookie", &cookie)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(form(&[("csrf", "forged")]))
-        .send()
-        .await
-        .unwrap();
+    let bad = post_form(
+        s.http,
+        "/logout",
+        &[("cookie", &cookie)],
+        &[("csrf", "forged")],
+    )
+    .await;
     assert_eq!(bad.status(), 403);
-    let out = browser()
-        .post(format!("http://{}/logout", s.http))
-        .header("cookie", &cookie)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(form(&[("csrf", &csrf)]))
-        .send()
-        .await
-        .unwrap();
+    let out = post_form(
+        s.http,
+        "/logout",
+        &[("cookie", &cookie)],
+        &[("csrf", &csrf)],
+    )
+    .await;
     assert_eq!(out.status(), 303);
     assert!(
         out.headers()["set-cookie"]
@@ -181,16 +205,7 @@ async fn signing_in_gives_a_cookie_session_and_signing_out_ends_it() {
             .unwrap()
             .contains("Max-Age=0")
     );
-    let me: Value = browser()
-        .get(format!("http://{}/me", s.http))
-        .header("cookie", &cookie)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(me, json!({"signedIn": false}));
+    assert_eq!(me(s.http, &cookie).await, json!({"signedIn": false}));
     // An agent's API token works in the password's place.
     let bot = s.api().agent(Some("Tokie")).await;
     sign_in(s.http, "Tokie", &bot.token).await;
