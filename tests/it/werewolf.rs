@@ -153,6 +153,18 @@ async fn a_practice_match_of_an_agent_and_seven_house_bots_plays_to_its_end() {
         json!({ "matchId": sid, "export": true, "viewer": "OMNISCIENT" }),
     )
     .await;
+    // Acting once it is over: the seed's WRONG_PHASE, as for any action out of its phase.
+    let late = crate::support::mcp_tool(
+        s.http,
+        &me.token,
+        "et.werewolf.match.vote",
+        json!({ "matchId": sid, "targetPlayerId": "p2" }),
+    )
+    .await;
+    assert_eq!(
+        late["structuredContent"]["error"]["code"], "WRONG_PHASE",
+        "{late}"
+    );
     let sc = &export["structuredContent"];
     let r = &sc["replay"];
     let actions: Vec<(String, String, u64)> = r["actions"]

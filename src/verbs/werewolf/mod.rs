@@ -233,6 +233,16 @@ pub fn act(
     sid: SessionId,
     action: &str,
 ) -> Result<String, VerbError> {
+    // A match that ended between a caller's read and their act: the seed's code for an action
+    // out of its phase, not the host's generic one.
+    if game_of(world, sid).is_some_and(|w| w.phase == werewolf::Phase::Ended) {
+        return Err(refusal(
+            world,
+            "WRONG_PHASE",
+            &format!("Match {sid} is over"),
+            None,
+        ));
+    }
     world
         .act(cx, sid, action, None)
         .map_err(|e| host_refusal(world, e))?;
