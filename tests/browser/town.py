@@ -88,12 +88,18 @@ async def follow(browser, base, http, shots):
     tallies, leaks, shot, living_roles = [], [], False, 0
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        text = await page.locator("main").inner_text()
-        over = not await page.locator("#report-section").is_hidden()
-        if not over:
+        # One evaluate reads the page between two frames (the page draws a frame in one go), so
+        # the roles a finished match reveals are never counted as shown while it was live.
+        now = await page.evaluate("""() => ({
+            over: !document.getElementById("report-section").hidden
+                || document.getElementById("phase").textContent === "Over",
+            text: document.querySelector("main").innerText,
+            living: document.querySelectorAll("#players .player:not(.dead) .role").length,
+            tally: document.getElementById("tally").innerText})""")
+        if not now["over"]:
+            text, tally = now["text"], now["tally"]
             leaks += [s for s in SECRETS if s in text]
-            living_roles = max(living_roles, await page.locator("#players .player:not(.dead) .role").count())
-            tally = await page.locator("#tally").inner_text()
+            living_roles = max(living_roles, now["living"])
             if "abstain" in tally or ":" in tally:
                 if not tallies or tallies[-1] != tally:
                     tallies.append(tally)
