@@ -17,12 +17,19 @@ pub const MAX_LINE_BYTES: usize = 4096;
     about = "A MOO-style text world where people on telnet and AI agents share one town.",
     long_about = "A MOO-style text world where people on telnet and AI agents share one town.\n\n\
         With no arguments moot serves telnet on 127.0.0.1:7777, keeps its database in ./moot.db \
-        (created when missing) and reads the town from ./world. Connect with `telnet localhost 7777`.\n\n\
-        Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=moot=debug) to choose what is logged."
+        (created when missing) and serves the town built into it (--world DIR serves another; \
+        `moot world export DIR` writes the built-in one out to edit). Connect with \
+        `telnet localhost 7777`.\n\n\
+        Logs go to stderr, coloured only on a terminal; set RUST_LOG (e.g. RUST_LOG=moot=debug) \
+        to choose what is logged."
 )]
 pub struct Config {
     #[command(subcommand)]
     pub command: Option<Command>,
+
+    /// How log lines are written: `text` or `json` (one object per line).
+    #[arg(long, env = "MOOT_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
+    pub log_format: LogFormat,
 
     /// Address of the telnet listener.
     #[arg(long, env = "MOOT_TELNET", default_value = "127.0.0.1:7777")]
@@ -36,9 +43,10 @@ pub struct Config {
     #[arg(long, env = "MOOT_DB", default_value = "moot.db")]
     pub db: PathBuf,
 
-    /// Directory holding the town: world.toml and rooms/*.toml.
-    #[arg(long, env = "MOOT_WORLD", default_value = "world")]
-    pub world: PathBuf,
+    /// Directory holding the town: world.toml and rooms/*.toml; without it, the town built
+    /// into moot.
+    #[arg(long, env = "MOOT_WORLD")]
+    pub world: Option<PathBuf>,
 
     /// SQLite durability: `normal` survives a killed process, `full` also a power cut.
     #[arg(long, env = "MOOT_SYNC", value_enum, default_value_t = SyncMode::Normal)]
@@ -148,6 +156,43 @@ pub struct Config {
 pub enum Command {
     /// Serve MCP over stdio: an in-process town for one agent (see `moot mcp --help`).
     Mcp(McpArgs),
+    /// The town's files.
+    #[command(subcommand)]
+    World(WorldCommand),
+    /// Copy the database (--db) to FILE while moot runs: a consistent snapshot, by SQLite's
+    /// online backup. Restore by stopping moot and putting the copy in the database's place.
+    Backup {
+        /// Where to write the copy (must not exist yet).
+        file: PathBuf,
+    },
+    /// Who may use the wizards' verbs (@boot, @ban, @shutdown, @announce).
+    #[command(subcommand)]
+    Admin(AdminCommand),
+}
+
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum WorldCommand {
+    /// Write the built-in town into DIR (world.toml and rooms/), to edit and serve with --world.
+    Export { dir: PathBuf },
+}
+
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum AdminCommand {
+    /// Make the character NAME a wizard (in the database given by --db).
+    Grant { name: String },
+    /// Take the wizard's role from NAME.
+    Revoke { name: String },
+    /// List the wizards.
+    List,
+}
+
+/// How log lines are written to stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// One readable line per event (coloured on a terminal).
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -199,9 +244,10 @@ pub struct McpArgs {
     #[arg(long, env = "MOOT_DB")]
     pub db: Option<PathBuf>,
 
-    /// Directory holding the town: world.toml and rooms/*.toml.
-    #[arg(long, env = "MOOT_WORLD", default_value = "world")]
-    pub world: PathBuf,
+    /// Directory holding the town: world.toml and rooms/*.toml; without it, the town built
+    /// into moot.
+    #[arg(long, env = "MOOT_WORLD")]
+    pub world: Option<PathBuf>,
 
     /// The character this process plays: found by name in the database, or made.
     #[arg(long, env = "MOOT_NAME")]

@@ -16,6 +16,8 @@ use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 
 pub const NAME_MIN: usize = 2;
 pub const NAME_MAX: usize = 20;
+/// Short passwords fall to the first guesses of a dictionary; eight is NIST SP 800-63B's floor.
+pub const PASSWORD_MIN: usize = 8;
 pub const PASSWORD_MAX: usize = 128;
 
 /// How every API token starts.
@@ -60,6 +62,11 @@ pub fn validate_name(name: &str) -> Result<(), String> {
 pub fn validate_password(password: &str) -> Result<(), String> {
     if password.is_empty() {
         return Err("Please give a password.".into());
+    }
+    if password.chars().count() < PASSWORD_MIN {
+        return Err(format!(
+            "A password must be at least {PASSWORD_MIN} characters long."
+        ));
     }
     if password.len() > PASSWORD_MAX {
         return Err(format!(
@@ -117,6 +124,9 @@ pub fn issue_token(agent_id: &str) -> IssuedToken {
 #[derive(Default)]
 pub struct Directory {
     by_id: RwLock<HashMap<String, Entry>>,
+    /// Banned character names and addresses, lower-cased (see `@ban`): the one list every
+    /// face checks, so a ban holds on telnet, the web, REST and MCP alike.
+    banned: RwLock<std::collections::HashSet<String>>,
 }
 
 #[derive(Debug, Clone)]
@@ -183,14 +193,38 @@ impl Directory {
             .map(|e| e.name.clone())
     }
 
-    /// The agent a bearer token belongs to, if it is valid.
+    /// The agent a bearer token belongs to, if it is valid and they are not banned.
     pub fn authenticate(&self, token: &str) -> Option<String> {
         let rest = token.strip_prefix("moot_")?;
         let (agent_id, secret) = rest.rsplit_once('_')?;
         let presented: [u8; 32] = Sha256::digest(secret.as_bytes()).into();
         let map = self.by_id.read().expect("directory lock");
-        let stored = map.get(agent_id)?.token_hash?;
-        bool::from(presented.ct_eq(&stored)).then(|| agent_id.to_owned())
+        let entry = map.get(agent_id)?;
+        let stored = entry.token_hash?;
+        (bool::from(presented.ct_eq(&stored)) && !self.is_banned(&entry.name))
+            .then(|| agent_id.to_owned())
+    }
+
+    /// Whether a character name or an address (as text) is banned.
+    pub fn is_banned(&self, what: &str) -> bool {
+        let banned = self.banned.read().expect("bans lock");
+        !banned.is_empty() && banned.contains(&what.to_lowercase())
+    }
+
+    /// Bans `what`; false if it already was.
+    pub fn ban(&self, what: &str) -> bool {
+        self.banned
+            .write()
+            .expect("bans lock")
+            .insert(what.to_lowercase())
+    }
+
+    /// Lifts a ban; false if there was none.
+    pub fn unban(&self, what: &str) -> bool {
+        self.banned
+            .write()
+            .expect("bans lock")
+            .remove(&what.to_lowercase())
     }
 }
 

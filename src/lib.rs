@@ -28,6 +28,7 @@ pub mod games;
 pub mod http;
 pub mod identity;
 pub mod limits;
+pub mod logging;
 pub mod logins;
 pub mod mcp;
 pub mod server;
@@ -39,6 +40,7 @@ pub mod uci;
 pub mod verbs;
 pub mod web;
 pub mod world;
+pub mod wrap;
 
 pub use config::Config;
 pub use server::{RunningServer, start};

@@ -46,7 +46,12 @@ pub enum Refused {
     Bad,
     /// The database could not be read.
     Unavailable,
+    /// The character, or the address, is banned ([`BANNED`]).
+    Banned,
 }
+
+/// What a banned character or address is told.
+pub const BANNED: &str = "*** That character, or your address, is banned from moot. ***";
 
 impl Logins {
     /// `rate`: attempts a minute per address (half that per name); `fail_delay`: the wait
@@ -98,9 +103,15 @@ impl Logins {
                 // A success clears the count of its own name only: logging in to one's own
                 // character must not buy more guesses at somebody else's.
                 self.by_name.forgive(&name.to_lowercase());
+                if directory.is_banned(&row.name) || directory.is_banned(&ip.to_string()) {
+                    tracing::warn!(target: crate::logging::AUDIT, event = "login_banned", name = %row.name, %ip);
+                    return Err(Refused::Banned);
+                }
+                tracing::info!(target: crate::logging::AUDIT, event = "login", name = %row.name, %ip);
                 Ok(row)
             }
             _ => {
+                tracing::warn!(target: crate::logging::AUDIT, event = "login_failed", name, %ip);
                 tokio::time::sleep(self.failed(ip)).await;
                 Err(Refused::Bad)
             }

@@ -1,27 +1,65 @@
 use clap::Parser;
-use tracing_subscriber::EnvFilter;
 
 use moot::Config;
+use moot::config::{AdminCommand, Command, WorldCommand};
 
 fn main() -> std::process::ExitCode {
     let config = Config::parse();
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("moot=info")),
-        )
-        .init();
+    moot::logging::init(config.log_format);
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
-    if let Some(moot::config::Command::Mcp(args)) = config.command.clone() {
-        return runtime.block_on(async move {
-            match moot::mcp::stdio::serve(args).await {
-                Ok(()) => std::process::ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("moot mcp: {e}");
-                    std::process::ExitCode::FAILURE
-                }
+    let done = |what: &str, r: Result<String, String>| match r {
+        Ok(said) => {
+            if !said.is_empty() {
+                println!("{said}");
             }
-        });
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("moot {what}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    };
+    match config.command.clone() {
+        Some(Command::Mcp(args)) => {
+            return runtime.block_on(async move {
+                done(
+                    "mcp",
+                    moot::mcp::stdio::serve(args)
+                        .await
+                        .map(|()| String::new())
+                        .map_err(|e| e.to_string()),
+                )
+            });
+        }
+        Some(Command::World(WorldCommand::Export { dir })) => {
+            return done(
+                "world export",
+                moot::world::built_in::export(&dir)
+                    .map(|()| format!("Wrote the built-in town to {}.", dir.display()))
+                    .map_err(|e| e.to_string()),
+            );
+        }
+        Some(Command::Backup { file }) => {
+            return done(
+                "backup",
+                moot::store::backup::backup(&config.db, &file, |p| {
+                    eprintln!("backup: {} of {} pages copied", p.copied, p.total)
+                })
+                .map(|p| {
+                    format!(
+                        "Backed up {} ({} pages) to {}.",
+                        config.db.display(),
+                        p.total,
+                        file.display()
+                    )
+                })
+                .map_err(|e| e.to_string()),
+            );
+        }
+        Some(Command::Admin(cmd)) => {
+            return done("admin", runtime.block_on(admin(&config, cmd)));
+        }
+        None => {}
     }
     runtime.block_on(async move {
         let server = match moot::start(config).await {
@@ -33,12 +71,42 @@ fn main() -> std::process::ExitCode {
         };
         let code = tokio::select! {
             _ = wait_for_signal() => std::process::ExitCode::SUCCESS,
-            _ = server.stopped() => std::process::ExitCode::FAILURE,
+            // A wizard's @shutdown is a clean stop; a database that refused every write is not.
+            _ = server.stopped() => if server.asked_to_stop() {
+                std::process::ExitCode::SUCCESS
+            } else {
+                std::process::ExitCode::FAILURE
+            },
         };
         tracing::info!("shutting down");
         server.shutdown().await;
         code
     })
+}
+
+/// `moot admin …`: the wizards' roles, in the database given by --db.
+async fn admin(config: &Config, cmd: AdminCommand) -> Result<String, String> {
+    let store = moot::store::Store::open(&config.db, moot::store::StoreOptions::default())
+        .map_err(|e| format!("{}: {e}", config.db.display()))?;
+    let on = matches!(cmd, AdminCommand::Grant { .. });
+    let result = match cmd {
+        AdminCommand::Grant { name } | AdminCommand::Revoke { name } => {
+            return match store.set_wizard(&name, on, "command line").await {
+                Ok(Some(n)) if on => Ok(format!("{n} is a wizard now (from their next login).")),
+                Ok(Some(n)) => Ok(format!("{n} is no longer a wizard.")),
+                Ok(None) => Err(format!("there is no character called \"{name}\"")),
+                Err(e) => Err(e.to_string()),
+            };
+        }
+        AdminCommand::List => store.wizards().await.map(|w| {
+            if w.is_empty() {
+                "There are no wizards.".to_owned()
+            } else {
+                w.join("\n")
+            }
+        }),
+    };
+    result.map_err(|e| e.to_string())
 }
 
 async fn wait_for_signal() {

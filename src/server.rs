@@ -24,13 +24,21 @@ pub struct RunningServer {
     /// Where the HTTP listener actually is.
     pub http_addr: SocketAddr,
     shutdown: CancellationToken,
+    /// Cancelled by a wizard's `@shutdown`.
+    asked_to_stop: CancellationToken,
     done: JoinHandle<()>,
 }
 
 impl RunningServer {
-    /// Resolves when moot stops on its own (the database refused every write for too long).
+    /// Resolves when moot stops on its own: a wizard's `@shutdown`, or the database refused
+    /// every write for too long.
     pub async fn stopped(&self) {
         self.shutdown.cancelled().await
+    }
+
+    /// Whether it stopped because a wizard asked (a clean stop, not a failure).
+    pub fn asked_to_stop(&self) -> bool {
+        self.asked_to_stop.is_cancelled()
     }
 
     /// Stops accepting, disconnects everyone politely, and returns once everything queued for
@@ -65,6 +73,19 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         error,
     })?;
     let shutdown = CancellationToken::new();
+    let asked_to_stop = CancellationToken::new();
+    {
+        let (asked, shutdown) = (asked_to_stop.clone(), shutdown.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = asked.cancelled() => {
+                    tracing::info!(target: crate::logging::AUDIT, event = "shutdown", "a wizard shut moot down");
+                    shutdown.cancel();
+                }
+                _ = shutdown.cancelled() => {}
+            }
+        });
+    }
     let options = world::TaskOptions {
         engine: config.uci_engine.clone().map(|path| {
             Arc::new(crate::uci::UciEngine { path }) as Arc<dyn crate::games::ExternalEngine>
@@ -72,6 +93,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         agent_idle: config.idle_timeout(),
         give_up: Some(config.storage_give_up.into()),
         stop: shutdown.clone(),
+        asked_to_stop: asked_to_stop.clone(),
         seed: config.seed,
         time_scale: config.time_scale,
         write_rate: (config.command_rate, config.command_burst),
@@ -86,7 +108,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         directory,
         welcome,
         start_room,
-    } = open(&config.world, store, &db_name, options).await?;
+    } = open(config.world.as_deref(), store, &db_name, options).await?;
     let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
     let (http_listener, http_addr) = bind(config.http).await?;
     let api = Api {
@@ -140,6 +162,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         telnet_addr,
         http_addr,
         shutdown,
+        asked_to_stop,
         done,
     })
 }

@@ -82,12 +82,12 @@ pub struct Core {
 /// Loads the world, opens `store`, makes sure the computer's identity exists, replays every
 /// stored session, and starts the world task.
 pub async fn open(
-    world_dir: &std::path::Path,
+    world_dir: Option<&std::path::Path>,
     store: Store,
     db_name: &str,
     options: world::TaskOptions,
 ) -> Result<Core, StartError> {
-    let map = world::load(world_dir)?;
+    let map = world::load_town(world_dir)?;
     check_kinds(&map)?;
     let db_error = |error| StartError::Store {
         path: db_name.to_owned(),
@@ -100,6 +100,9 @@ pub async fn open(
     let directory = Arc::new(Directory::new(
         store.all_identities().await.map_err(db_error)?,
     ));
+    for ban in store.bans().await.map_err(db_error)? {
+        directory.ban(&ban.what);
+    }
     let stored = store.call(sessions::load_all).await.map_err(db_error)?;
     let kept = store
         .call(crate::store::keys::load_all)
@@ -122,7 +125,7 @@ pub async fn open(
     verbs::open_town(&mut world, kept);
     let welcome = format!("{}\n{}", world.map.name, world.map.welcome);
     let start_room = world.map.room(world.map.start).id.clone();
-    tracing::info!(rooms = world.map.rooms.len(), sessions = restored, world = %world_dir.display(), "world loaded");
+    tracing::info!(rooms = world.map.rooms.len(), sessions = restored, world = %world_dir.map_or("(built in)".into(), |d| d.display().to_string()), "world loaded");
     let (handle, world_task) = world::spawn(world, store.clone(), options, verbs::answer_line);
     Ok(Core {
         world: handle,

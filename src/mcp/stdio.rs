@@ -22,7 +22,7 @@ pub async fn serve(args: McpArgs) -> Result<(), Box<dyn std::error::Error>> {
     };
     // One process, one agent: it stays as long as the process does.
     let core = crate::startup::open(
-        &args.world,
+        args.world.as_deref(),
         store,
         &db_name,
         crate::world::TaskOptions::default(),

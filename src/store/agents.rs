@@ -3,6 +3,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{Store, StoreError};
+use crate::wrap::Display;
 
 /// One identity as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,6 +14,10 @@ pub struct AgentRow {
     pub description: String,
     /// The id of the room they were last in (a room id from `world/`, which may have vanished).
     pub room: Option<String>,
+    /// How their lines are fitted to their screen.
+    pub display: Display,
+    /// Whether they may use the wizards' verbs (`moot admin grant`).
+    pub wizard: bool,
 }
 
 /// What the in-memory directory of identities needs of each.
@@ -39,10 +44,15 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AgentRow> {
         password_hash: r.get(2)?,
         description: r.get(3)?,
         room: r.get(4)?,
+        display: Display {
+            linelength: r.get(5)?,
+            wrap: r.get(6)?,
+        },
+        wizard: r.get(7)?,
     })
 }
 
-const COLUMNS: &str = "agent_id, name, password_hash, description, room";
+const COLUMNS: &str = "agent_id, name, password_hash, description, room, linelength, wrap, wizard";
 
 pub fn new_agent_id() -> String {
     format!("{:016x}", rand::random::<u64>())
@@ -71,6 +81,8 @@ impl Store {
                         password_hash: Some(password_hash),
                         description: String::new(),
                         room: Some(room),
+                        display: Display::default(),
+                        wizard: false,
                     })),
                     Err(rusqlite::Error::SqliteFailure(e, _))
                         if e.code == rusqlite::ErrorCode::ConstraintViolation =>

@@ -16,7 +16,9 @@
 //! in. Reads ([`Store::read`]) use their own read-only connection, so that a lock held by a
 //! writer elsewhere does not stop logins and lookups.
 
+pub mod admin;
 mod agents;
+pub mod backup;
 pub mod keys;
 mod schema;
 pub mod sessions;

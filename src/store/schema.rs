@@ -64,6 +64,30 @@ const MIGRATIONS: &[&str] = &[
         answer   TEXT NOT NULL,
         UNIQUE (agent_id, tool, key)
     );",
+    // 5: how a character's lines are fitted to their screen (`@linelength`, `@wrap`; a NULL
+    // line length takes the client's width or the default); who is a wizard; who is banned (by
+    // character or by address); and every wizard's act, kept like the action log.
+    "ALTER TABLE agents ADD COLUMN linelength INTEGER;
+    ALTER TABLE agents ADD COLUMN wrap INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE agents ADD COLUMN wizard INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE bans (
+        what      TEXT PRIMARY KEY COLLATE NOCASE,
+        by_whom   TEXT NOT NULL,
+        reason    TEXT NOT NULL,
+        at_ms     INTEGER NOT NULL
+    );
+    CREATE TABLE admin_actions (
+        seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+        at_ms     INTEGER NOT NULL,
+        by_whom   TEXT NOT NULL,
+        verb      TEXT NOT NULL,
+        target    TEXT NOT NULL,
+        detail    TEXT NOT NULL
+    );
+    CREATE TRIGGER admin_actions_are_append_only_update BEFORE UPDATE ON admin_actions
+        BEGIN SELECT RAISE(ABORT, 'the admin log is append-only'); END;
+    CREATE TRIGGER admin_actions_are_append_only_delete BEFORE DELETE ON admin_actions
+        BEGIN SELECT RAISE(ABORT, 'the admin log is append-only'); END;",
 ];
 
 /// Refuses a database written by a newer moot: migrating "forward" from a version we do not

@@ -38,6 +38,17 @@ pub fn set_description(
     }
 }
 
+pub fn set_display(
+    agent_id: String,
+    display: crate::wrap::Display,
+) -> impl FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static {
+    move |c| {
+        c.prepare_cached("UPDATE agents SET linelength = ?1, wrap = ?2 WHERE agent_id = ?3")?
+            .execute(params![display.linelength, display.wrap, agent_id])?;
+        Ok(())
+    }
+}
+
 pub fn create_session(
     row: SessionRow,
     participants: Vec<(String, String)>,

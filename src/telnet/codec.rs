@@ -2,9 +2,9 @@
 //! whether or not the client negotiates, because MUD clients and raw sockets both send them:
 //!
 //! - `IAC IAC` is a literal 0xFF byte;
-//! - `IAC SB … IAC SE` (subnegotiation) is skipped whole;
-//! - `IAC WILL/DO <opt>` is refused with `IAC DONT/WONT <opt>`; `WONT`/`DONT` need no answer
-//!   (RFC 1143), so no negotiation can loop;
+//! - `IAC SB <opt> … IAC SE` (subnegotiation) is reported with its payload, up to
+//!   [`MAX_SUB`] bytes (a longer one is dropped whole);
+//! - `IAC WILL/WONT/DO/DONT <opt>` is reported; [`super::options`] decides the answer;
 //! - other `IAC <cmd>` (NOP, GA, AYT…) are dropped;
 //! - CR LF, CR NUL, a lone CR and a lone LF all end a line.
 //!
@@ -22,14 +22,54 @@ const WILL: u8 = 251;
 const SB: u8 = 250;
 const SE: u8 = 240;
 
+/// The largest subnegotiation kept (a GMCP message from a client is small).
+pub const MAX_SUB: usize = 8 * 1024;
+
+/// One of the four negotiation verbs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verb {
+    Will,
+    Wont,
+    Do,
+    Dont,
+}
+
+impl Verb {
+    pub fn byte(self) -> u8 {
+        match self {
+            Verb::Will => WILL,
+            Verb::Wont => WONT,
+            Verb::Do => DO,
+            Verb::Dont => DONT,
+        }
+    }
+
+    fn of(b: u8) -> Option<Verb> {
+        match b {
+            WILL => Some(Verb::Will),
+            WONT => Some(Verb::Wont),
+            DO => Some(Verb::Do),
+            DONT => Some(Verb::Dont),
+            _ => None,
+        }
+    }
+}
+
+/// `IAC <verb> <opt>`, ready to send.
+pub fn negotiation(verb: Verb, opt: u8) -> [u8; 3] {
+    [IAC, verb.byte(), opt]
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Input {
     /// A complete line, decoded as UTF-8 (invalid sequences replaced by U+FFFD).
     Line(String),
     /// A line over the limit ended; it was dropped.
     TooLong,
-    /// Bytes to send back at once: the refusal of an option.
-    Reply([u8; 3]),
+    /// The client negotiated an option.
+    Negotiate(Verb, u8),
+    /// The client sent a subnegotiation: the option and its payload (IAC IAC undoubled).
+    Sub(u8, Vec<u8>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +79,9 @@ enum State {
     Cr,
     Iac,
     /// Read `IAC <verb>`, waiting for the option byte.
-    Verb(u8),
+    Verb(Verb),
+    /// After `IAC SB`, waiting for the option byte.
+    SbOpt,
     Sb,
     SbIac,
 }
@@ -50,6 +92,9 @@ pub struct TelnetCodec {
     line: Vec<u8>,
     max: usize,
     overflow: bool,
+    /// The subnegotiation being read: its option and payload (`None` once it outgrew
+    /// [`MAX_SUB`]).
+    sub: Option<(u8, Vec<u8>)>,
 }
 
 impl TelnetCodec {
@@ -59,6 +104,7 @@ impl TelnetCodec {
             line: Vec::new(),
             max: max_line,
             overflow: false,
+            sub: None,
         }
     }
 
@@ -86,6 +132,16 @@ impl TelnetCodec {
                 Input::TooLong
             } else {
                 Input::Line(line)
+            }
+        }
+    }
+
+    fn sub_push(&mut self, b: u8) {
+        if let Some((_, data)) = &mut self.sub {
+            if data.len() >= MAX_SUB {
+                self.sub = None;
+            } else {
+                data.push(b);
             }
         }
     }
@@ -121,30 +177,43 @@ impl TelnetCodec {
                         self.push(IAC);
                         State::Data
                     }
-                    SB => State::Sb,
-                    WILL | WONT | DO | DONT => State::Verb(b),
-                    _ => State::Data,
+                    SB => State::SbOpt,
+                    _ => Verb::of(b).map_or(State::Data, State::Verb),
                 };
                 None
             }
             State::Verb(verb) => {
                 self.state = State::Data;
-                match verb {
-                    WILL => Some(Input::Reply([IAC, DONT, b])),
-                    DO => Some(Input::Reply([IAC, WONT, b])),
-                    _ => None,
-                }
+                Some(Input::Negotiate(verb, b))
+            }
+            State::SbOpt => {
+                self.state = State::Sb;
+                self.sub = Some((b, Vec::new()));
+                None
             }
             State::Sb => {
                 if b == IAC {
                     self.state = State::SbIac;
+                } else {
+                    self.sub_push(b);
                 }
                 None
             }
-            State::SbIac => {
-                self.state = if b == SE { State::Data } else { State::Sb };
-                None
-            }
+            State::SbIac => match b {
+                SE => {
+                    self.state = State::Data;
+                    self.sub.take().map(|(opt, data)| Input::Sub(opt, data))
+                }
+                IAC => {
+                    self.state = State::Sb;
+                    self.sub_push(IAC);
+                    None
+                }
+                _ => {
+                    self.state = State::Sb;
+                    None
+                }
+            },
         }
     }
 }
@@ -182,6 +251,20 @@ mod tests {
         out
     }
 
+    /// `IAC SB <opt> <data> IAC SE`, with any 0xFF in `data` doubled.
+    fn subnegotiation(opt: u8, data: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(data.len() + 6);
+        out.extend_from_slice(&[IAC, SB, opt]);
+        for &b in data {
+            out.push(b);
+            if b == IAC {
+                out.push(IAC);
+            }
+        }
+        out.extend_from_slice(&[IAC, SE]);
+        out
+    }
+
     fn line(s: &str) -> Input {
         Input::Line(s.into())
     }
@@ -195,7 +278,7 @@ mod tests {
     }
 
     #[test]
-    fn telnet_sequences_are_removed_and_refused() {
+    fn telnet_sequences_are_removed_and_reported() {
         let input = [
             b"lo".as_slice(),
             &[IAC, DO, 1],
@@ -208,8 +291,8 @@ mod tests {
         assert_eq!(
             all(&input, 100),
             [
-                Input::Reply([IAC, WONT, 1]),
-                Input::Reply([IAC, DONT, 31]),
+                Input::Negotiate(Verb::Do, 1),
+                Input::Negotiate(Verb::Will, 31),
                 Input::Line("look\u{fffd}!".into())
             ]
         );
@@ -220,10 +303,17 @@ mod tests {
             b"b\n",
         ]
         .concat();
-        assert_eq!(all(&sub, 100), [line("ab")]);
+        assert_eq!(
+            all(&sub, 100),
+            [Input::Sub(24, vec![0, b'x', IAC, b'y']), line("ab")]
+        );
         assert_eq!(
             all(&[IAC, WONT, 1, IAC, DONT, 3, IAC, 241, b'z', b'\n'], 100),
-            [line("z")]
+            [
+                Input::Negotiate(Verb::Wont, 1),
+                Input::Negotiate(Verb::Dont, 3),
+                line("z")
+            ]
         );
     }
 
@@ -237,7 +327,7 @@ mod tests {
         buf.extend_from_slice(&[24, b'i', b'\r']);
         assert_eq!(
             codec.decode(&mut buf).unwrap(),
-            Some(Input::Reply([IAC, WONT, 24]))
+            Some(Input::Negotiate(Verb::Do, 24))
         );
         assert_eq!(codec.decode(&mut buf).unwrap(), Some(line("hi")));
         buf.extend_from_slice(b"\nnext\n");
@@ -251,6 +341,21 @@ mod tests {
         assert_eq!(all(&input, 4096), [Input::TooLong, line("short")]);
         let exact = [vec![b'y'; 4096], b"\n".to_vec()].concat();
         assert_eq!(all(&exact, 4096), [line(&"y".repeat(4096))]);
+    }
+
+    #[test]
+    fn a_subnegotiation_past_the_bound_is_dropped_and_its_end_found() {
+        let mut input = vec![IAC, SB, 201];
+        input.extend(std::iter::repeat_n(b'x', MAX_SUB + 10));
+        input.extend_from_slice(&[IAC, SE, b'o', b'k', b'\n']);
+        assert_eq!(all(&input, 100), [line("ok")]);
+    }
+
+    #[test]
+    fn a_subnegotiation_doubles_its_iacs_on_the_way_out() {
+        let out = subnegotiation(31, &[0, 255, 0, 24]);
+        assert_eq!(out, [IAC, SB, 31, 0, IAC, IAC, 0, 24, IAC, SE]);
+        assert_eq!(all(&out, 100), [Input::Sub(31, vec![0, 255, 0, 24])]);
     }
 
     #[test]

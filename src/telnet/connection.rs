@@ -11,12 +11,14 @@ use tokio::time::{Instant, sleep_until};
 use tokio_util::codec::FramedRead;
 
 use super::codec::{Input, TelnetCodec};
+use super::options::{Options, Reported};
 use super::throttle::Throttle;
 use super::{Shared, xmcp};
 use crate::config::MAX_LINE_BYTES;
 use crate::store::AgentRow;
 use crate::text::clean;
 use crate::world::{self, AgentId, ConnId, Leaving, Out, Request};
+use crate::wrap::{Display, wrap};
 
 pub const DISCONNECTED: &str = "*** Disconnected ***";
 pub const TOO_LONG: &str = "*** Your line was longer than 4096 bytes and was ignored. ***";
@@ -33,29 +35,43 @@ pub(super) struct Conn {
     throttle: Throttle,
     /// The XMCP/1.1 key the client set; without one, no `$#$` line is ever sent.
     xmcp_key: Option<String>,
+    options: Options,
+    /// The character's choice of width (the default before login).
+    display: Display,
+    /// The width the client reported (NAWS).
+    client_width: Option<u16>,
 }
 
 /// Output, gathered so that each batch of lines goes out in one write.
 pub(super) struct Writer {
     wr: OwnedWriteHalf,
     buf: Vec<u8>,
+    /// Lines are word-wrapped to this many columns; `None` sends them whole.
+    width: Option<usize>,
 }
 
 impl Writer {
-    /// Queues a line (a `\n` inside it starts another line); lines end in CRLF. Any line that
-    /// could pose as an out-of-band message is quoted.
+    /// Queues a line (a `\n` inside it starts another line), word-wrapped to the width; lines
+    /// end in CRLF. Any line that could pose as an out-of-band message is quoted.
     pub fn line(&mut self, s: &str) {
-        // moot's own text may span lines; each is quoted, so none can pass for an out-of-band
-        // message, and a CR (which ends a line for tkMOO-light) never starts one.
+        // moot's own text may span lines; each piece is quoted after wrapping, so none can
+        // pass for an out-of-band message, and a CR (which ends a line for tkMOO-light) never
+        // starts one.
         for part in s.split('\n') {
             let part: std::borrow::Cow<str> = if part.contains('\r') {
                 part.replace('\r', "").into()
             } else {
                 part.into()
             };
-            let part = xmcp::quote(&part);
-            self.buf.extend_from_slice(part.as_bytes());
-            self.buf.extend_from_slice(b"\r\n");
+            let pieces = match self.width {
+                Some(w) => wrap(&part, w),
+                None => vec![part.as_ref()],
+            };
+            for piece in pieces {
+                let piece = xmcp::quote(piece);
+                self.buf.extend_from_slice(piece.as_bytes());
+                self.buf.extend_from_slice(b"\r\n");
+            }
         }
     }
 
@@ -126,12 +142,30 @@ impl Conn {
         }
     }
 
+    /// Wraps by `display` from now on (the character's choice, or the default before login).
+    pub fn set_display(&mut self, display: Display) {
+        self.display = display;
+        self.out.width = display.width(self.client_width);
+    }
+
     /// Takes an input frame: answers telnet negotiation, reports over-long lines, handles the
     /// connection commands (PREFIX and friends), and slows a flood down.
     pub async fn take(&mut self, input: Input) -> Typed {
         let line = match input {
-            Input::Reply(bytes) => {
-                self.out.raw(&bytes);
+            Input::Negotiate(verb, opt) => {
+                if let Some(answer) = self.options.negotiate(verb, opt) {
+                    self.out.raw(&answer);
+                }
+                return Typed::Handled;
+            }
+            Input::Sub(opt, data) => {
+                match self.options.sub(opt, &data) {
+                    Some(Reported::Width(w)) => {
+                        self.client_width = Some(w);
+                        self.set_display(self.display);
+                    }
+                    None => {}
+                }
                 return Typed::Handled;
             }
             Input::TooLong => {
@@ -198,11 +232,15 @@ impl Conn {
             out: Writer {
                 wr,
                 buf: Vec::new(),
+                width: Display::default().width(None),
             },
             peer,
             prefix: None,
             suffix: None,
             xmcp_key: None,
+            options: Options::default(),
+            display: Display::default(),
+            client_width: None,
             throttle: Throttle::new(shared.config.command_rate, shared.config.command_burst),
         }
     }
@@ -218,6 +256,7 @@ pub(super) async fn play(
     shared: &Shared,
 ) {
     let agent: AgentId = row.agent_id.as_str().into();
+    conn.set_display(row.display);
     let (sink, mut source) = world::channel();
     if !shared
         .world
@@ -262,6 +301,7 @@ pub(super) async fn play(
                             awaiting = false;
                         }
                         Out::Board(b) => conn.board(&b),
+                        Out::Display(d) => conn.set_display(d),
                         Out::Close(lines) => {
                             conn.answer(&lines);
                             return;

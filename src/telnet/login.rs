@@ -33,6 +33,11 @@ the town.";
 /// Runs the login screen; returns the character logged in (and whether it was just created),
 /// or `None` if the connection ended first.
 pub(super) async fn screen(conn: &mut Conn, shared: &Shared) -> Option<(AgentRow, bool)> {
+    if shared.directory.is_banned(&conn.peer.ip().to_string()) {
+        tracing::warn!(target: crate::logging::AUDIT, event = "connection_banned", ip = %conn.peer.ip());
+        conn.answer(&[crate::logins::BANNED]);
+        return None;
+    }
     conn.out.line(&shared.welcome);
     conn.out.line("");
     for l in commands() {
@@ -121,6 +126,10 @@ async fn connect(conn: &mut Conn, shared: &Shared, name: &str, password: &str) -
             ]);
             None
         }
+        Err(Refused::Banned) => {
+            conn.answer(&[crate::logins::BANNED]);
+            None
+        }
     }
 }
 
@@ -152,6 +161,7 @@ async fn create(conn: &mut Conn, shared: &Shared, name: &str, password: &str) ->
     {
         Ok(row) => {
             shared.directory.insert(&row.agent_id, &row.name, None);
+            tracing::info!(target: crate::logging::AUDIT, event = "character_created", name = %row.name, ip = %conn.peer.ip());
             Some(row)
         }
         Err(CreateError::NameTaken) => {

@@ -5,6 +5,7 @@
 mod codec;
 mod connection;
 mod login;
+mod options;
 mod throttle;
 pub mod xmcp;
 

@@ -3,9 +3,18 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{NoArgs, Reply, Topic, Verb, VerbError, no_args};
+use super::parse::{opt_text, whole};
+use super::{Reply, Topic, Verb, VerbError, usage};
 use crate::world::sessions::Session;
+use crate::world::views::{RECENT_FINISHED, worth_listing};
 use crate::world::{Cx, ThingKind, World};
+
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct GamesArgs {
+    /// Every finished game too, not only the last few.
+    #[serde(default)]
+    pub all: bool,
+}
 
 /// One game in a list.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -21,6 +30,8 @@ pub struct GameLine {
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct GameList {
     pub games: Vec<GameLine>,
+    /// Finished games left out (ask with `all`).
+    pub older_finished: usize,
 }
 
 fn line_of(s: &Session) -> GameLine {
@@ -37,10 +48,11 @@ pub struct Games;
 
 impl Verb for Games {
     const NAME: &'static str = "games";
-    const USAGE: &'static str = "games";
+    const USAGE: &'static str = "games [all]";
     const SUMMARY: &'static str = "List the games at the tables here and your own.";
     const HELP: &'static str = "Lists the games at the tables where you stand, and every game you play, \
-with whose move it is or how it ended.";
+with whose move it is or how it ended: all that are running, and the last few that finished. \
+`games all` lists every finished game too.";
     const READ_ONLY: bool = true;
     const TOPIC: Topic = Topic::Games;
     const OFFERED_BY: &'static [ThingKind] = &[
@@ -49,23 +61,32 @@ with whose move it is or how it ended.";
         crate::verbs::tictactoe::TICTACTOE_TABLE,
         crate::verbs::blackjack::CARD_TABLE,
     ];
-    type Args = NoArgs;
+    type Args = GamesArgs;
     type Output = GameList;
 
-    fn parse(rest: &str) -> Result<NoArgs, VerbError> {
-        no_args::<Games>(rest)
+    fn parse(rest: &str) -> Result<GamesArgs, VerbError> {
+        match whole(rest, opt_text, usage::<Games>)? {
+            None => Ok(GamesArgs { all: false }),
+            Some(w) if w.eq_ignore_ascii_case("all") => Ok(GamesArgs { all: true }),
+            Some(_) => Err(usage::<Games>()),
+        }
     }
 
-    fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<GameList>, VerbError> {
+    fn run(world: &mut World, cx: &mut Cx, args: GamesArgs) -> Result<Reply<GameList>, VerbError> {
         let room = world.player(&cx.actor).room;
-        let games: Vec<GameLine> = world
+        let mine = world
             .session_ids()
             .into_iter()
             .filter_map(|id| world.session(id))
-            .filter(|s| s.room == Some(room) || s.role_of(&cx.actor).is_some())
-            .map(line_of)
-            .collect();
-        let text = if games.is_empty() {
+            .filter(|s| s.room == Some(room) || s.role_of(&cx.actor).is_some());
+        let keep = if args.all {
+            usize::MAX
+        } else {
+            RECENT_FINISHED
+        };
+        let (shown, older_finished) = worth_listing(mine, keep);
+        let games: Vec<GameLine> = shown.into_iter().map(line_of).collect();
+        let mut text: Vec<String> = if games.is_empty() {
             vec!["There are no games here or of yours. `help games` tells how to start one.".into()]
         } else {
             games
@@ -78,6 +99,19 @@ with whose move it is or how it ended.";
                 })
                 .collect()
         };
-        Ok(Reply::new(text, GameList { games }))
+        match older_finished {
+            0 => {}
+            1 => text.push("One older finished game is left out (`games all` lists it).".into()),
+            n => text.push(format!(
+                "{n} older finished games are left out (`games all` lists them)."
+            )),
+        }
+        Ok(Reply::new(
+            text,
+            GameList {
+                games,
+                older_finished,
+            },
+        ))
     }
 }

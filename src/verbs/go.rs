@@ -51,6 +51,37 @@ listed when you look; each has a name and often a short alias, and typing either
     }
 }
 
+/// The words every MUD player types to walk, whatever this room's exits are called.
+const DIRECTIONS: &[&str] = &[
+    "north",
+    "south",
+    "east",
+    "west",
+    "northeast",
+    "northwest",
+    "southeast",
+    "southwest",
+    "up",
+    "down",
+    "in",
+    "out",
+    "n",
+    "s",
+    "e",
+    "w",
+    "ne",
+    "nw",
+    "se",
+    "sw",
+    "u",
+    "d",
+];
+
+/// Whether `word` is a compass word (or up, down, in, out), in any case.
+pub fn is_direction(word: &str) -> bool {
+    DIRECTIONS.iter().any(|d| d.eq_ignore_ascii_case(word))
+}
+
 /// Moves the actor to `to`, tells both rooms, stores the new location, and shows the new room.
 pub fn travel(
     world: &mut World,

@@ -21,6 +21,7 @@ pub mod werewolf;
 pub mod which;
 
 pub mod describe;
+pub mod display;
 pub mod emote;
 pub mod events;
 pub mod examine;
@@ -36,6 +37,7 @@ pub mod sessions;
 pub mod token;
 pub mod whisper;
 pub mod who;
+pub mod wizard;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
@@ -192,16 +194,19 @@ pub enum Topic {
     /// The tools AI agents use (seed 000's chess tools, seed 004's sessions, the mailbox).
     Agents,
     Werewolf,
+    /// The operator's helpers (see `moot admin grant`).
+    Wizards,
 }
 
 impl Topic {
-    pub const ALL: [Topic; 6] = [
+    pub const ALL: [Topic; 7] = [
         Topic::Basics,
         Topic::Chess,
         Topic::Cards,
         Topic::Games,
         Topic::Werewolf,
         Topic::Agents,
+        Topic::Wizards,
     ];
 
     pub fn title(self) -> &'static str {
@@ -212,6 +217,7 @@ impl Topic {
             Topic::Games => "Games at the tables",
             Topic::Agents => "Agents' tools",
             Topic::Werewolf => "Werewolf",
+            Topic::Wizards => "Wizards",
         }
     }
 
@@ -224,6 +230,7 @@ impl Topic {
             Topic::Games => &["games", "rps", "tictactoe", "tables"],
             Topic::Agents => &["agents", "tools", "mcp"],
             Topic::Werewolf => &["werewolf", "wolves", "ww"],
+            Topic::Wizards => &["wizards", "wizard", "admin"],
         }
     }
 
@@ -251,6 +258,11 @@ its number."
             }
             Topic::Werewolf => {
                 "Werewolf is played eight at a time. Sign the notice board in the Town Hall (north of the square); when eight have signed, the match's building opens off the Town Hall and anyone may walk in to watch. `werewolf practice` plays seven house bots at once. In a match, `werewolf` says what you must do and by when."
+            }
+            Topic::Wizards => {
+                "Wizards keep the town: they may boot and ban (a character or an address), \
+announce, and shut moot down. Every act is stored in the admin log. The operator makes a \
+character a wizard with `moot admin grant NAME`."
             }
             Topic::Agents => {
                 "AI agents reach moot over MCP (every verb is a tool) and REST. Besides the \
@@ -406,6 +418,8 @@ pub static REGISTRY: &[VerbEntry] = &[
     entry::<who::Who>(),
     entry::<inventory::Inventory>(),
     entry::<describe::Describe>(),
+    entry::<display::Linelength>(),
+    entry::<display::Wrap>(),
     entry::<token::Token>(),
     entry::<help::Help>(),
     entry::<events::Events>(),
@@ -454,6 +468,11 @@ pub static REGISTRY: &[VerbEntry] = &[
     entry::<werewolf::info::MatchEvents>(),
     entry::<werewolf::info::Omniscient>(),
     entry::<werewolf::info::Report>(),
+    entry::<wizard::Boot>(),
+    entry::<wizard::Ban>(),
+    entry::<wizard::Unban>(),
+    entry::<wizard::Announce>(),
+    entry::<wizard::Shutdown>(),
 ];
 
 /// A text the games give agents to read (the rules, role cards): an MCP prompt and resource.
@@ -519,7 +538,8 @@ impl PartialEq for VerbEntry {
 impl Eq for VerbEntry {}
 
 /// Matches a typed line to a verb, with the MOO conventions: `"text` is `say text`, `:text` is
-/// `emote text`, and the name of an exit where one stands is `go <exit>`. `is_exit` tells
+/// `emote text`, and the name of an exit where one stands is `go <exit>` (as is a compass word
+/// where there is no such exit, so that it gets "You can't go that way."). `is_exit` tells
 /// whether a word names an exit here.
 pub fn resolve<'a>(line: &'a str, is_exit: impl Fn(&str) -> bool) -> Resolved<'a> {
     let line = line.trim();
@@ -536,7 +556,7 @@ pub fn resolve<'a>(line: &'a str, is_exit: impl Fn(&str) -> bool) -> Resolved<'a
     if let Some(e) = find(word) {
         return Resolved::Verb(e, rest.trim_start());
     }
-    if rest.trim().is_empty() && is_exit(word) {
+    if rest.trim().is_empty() && (is_exit(word) || go::is_direction(word)) {
         return Resolved::Verb(&REGISTRY[index_of("go")], word);
     }
     Resolved::Unknown

@@ -94,6 +94,7 @@ pub(super) async fn login(
         Err(Refused::Unavailable) => {
             "Sorry, moot cannot reach its database. Please try again later.".to_owned()
         }
+        Err(Refused::Banned) => "That character, or your address, is banned from moot.".to_owned(),
     };
     (
         StatusCode::UNAUTHORIZED,

@@ -99,27 +99,30 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
-fn read<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Source<T>, WorldError> {
+fn parse<T: for<'de> Deserialize<'de>>(
+    path: PathBuf,
+    text: String,
+) -> Result<Source<T>, WorldError> {
+    let data = toml::from_str(&text).map_err(|e: toml::de::Error| WorldError {
+        file: path.clone(),
+        at: e.span().map(|s| line_col(&text, s.start)),
+        problem: e.message().to_owned(),
+    })?;
+    Ok(Source { path, text, data })
+}
+
+fn read(path: &Path) -> Result<(PathBuf, String), WorldError> {
     let text = std::fs::read_to_string(path).map_err(|e| WorldError {
         file: path.to_owned(),
         at: None,
         problem: format!("cannot read the file: {e}"),
     })?;
-    let data = toml::from_str(&text).map_err(|e: toml::de::Error| WorldError {
-        file: path.to_owned(),
-        at: e.span().map(|s| line_col(&text, s.start)),
-        problem: e.message().to_owned(),
-    })?;
-    Ok(Source {
-        path: path.to_owned(),
-        text,
-        data,
-    })
+    Ok((path.to_owned(), text))
 }
 
 /// Loads and checks the town in `dir`.
 pub fn load(dir: &Path) -> Result<Map, WorldError> {
-    let town: Source<TownFile> = read(&dir.join("world.toml"))?;
+    let town = read(&dir.join("world.toml"))?;
     let rooms_dir = dir.join("rooms");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&rooms_dir)
         .map_err(|e| WorldError {
@@ -131,17 +134,44 @@ pub fn load(dir: &Path) -> Result<Map, WorldError> {
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     paths.sort();
-    let files = paths
+    let rooms = paths
         .iter()
-        .map(|p| read::<RoomFile>(p))
+        .map(|p| read(p))
         .collect::<Result<Vec<_>, _>>()?;
-    if files.is_empty() {
+    if rooms.is_empty() {
         return Err(WorldError {
             file: rooms_dir,
             at: None,
             problem: "there are no rooms (*.toml files)".into(),
         });
     }
+    from_texts(town, rooms)
+}
+
+/// The town compiled into moot (see [`super::built_in`]), checked like any other.
+pub fn load_built_in() -> Result<Map, WorldError> {
+    let named =
+        |(name, text): &(&str, &str)| (Path::new("(built-in town)").join(name), (*text).to_owned());
+    let (town, rooms) = super::built_in::FILES
+        .split_first()
+        .expect("the built-in town has files");
+    from_texts(named(town), rooms.iter().map(named).collect())
+}
+
+/// The town in `dir`, or the built-in one without a directory.
+pub fn load_town(dir: Option<&Path>) -> Result<Map, WorldError> {
+    match dir {
+        Some(dir) => load(dir),
+        None => load_built_in(),
+    }
+}
+
+fn from_texts(town: (PathBuf, String), rooms: Vec<(PathBuf, String)>) -> Result<Map, WorldError> {
+    let town: Source<TownFile> = parse(town.0, town.1)?;
+    let files = rooms
+        .into_iter()
+        .map(|(p, t)| parse::<RoomFile>(p, t))
+        .collect::<Result<Vec<_>, _>>()?;
     build(town, files)
 }
 
@@ -213,14 +243,14 @@ fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, Wo
                 id: id.clone(),
                 name: t.name.clone(),
                 aliases: t.aliases.clone(),
-                description: t.description.clone(),
+                description: reflow(&t.description),
                 kind: t.kind.clone(),
             });
         }
         rooms.push(Room {
             id: room_id.clone(),
             name: f.data.name.clone(),
-            description: f.data.description.trim_end().to_owned(),
+            description: reflow(&f.data.description),
             exits,
             things,
         });
@@ -238,6 +268,18 @@ fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, Wo
         start_idx,
         rooms,
     ))
+}
+
+/// A description as written in a file, with its lines joined into paragraphs (a blank line
+/// between paragraphs stays): how wide a line is belongs to the reader's screen, which the
+/// telnet face wraps to, not to the file.
+fn reflow(text: &str) -> String {
+    text.trim()
+        .split("\n\n")
+        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 fn check_id<T>(f: &Source<T>, id: &Spanned<String>, what: &str) -> Result<(), WorldError> {

@@ -15,6 +15,7 @@
 //! undos if they are not (see `outbox`). That keeps every handler a plain function that tests
 //! can call directly, and keeps the world from running ahead of its database.
 
+pub mod built_in;
 mod followers;
 pub mod house;
 pub mod load;
@@ -25,7 +26,7 @@ mod task;
 pub mod views;
 
 pub use house::{COMPUTER_ID, COMPUTER_NAME, HOUSE, SERVER_ID, SERVER_NAME, is_house};
-pub use load::{WorldError, load};
+pub use load::{WorldError, load, load_town};
 pub use map::{Map, RoomIdx, ThingKind};
 pub use outbox::{Released, Unavailable};
 pub use task::{Commands, Env, Job, Request, TaskOptions, WorldHandle, spawn};
@@ -78,6 +79,8 @@ pub enum Out {
     /// A board changed, or was looked at: a structured board for clients that draw one (a
     /// template's `Picture`, which telnet sends as XMCP/1.1), with text for those that don't.
     Board(Box<BoardMsg>),
+    /// Wrap by this from now on.
+    Display(crate::wrap::Display),
 }
 
 /// A session's board as one recipient should see it (turn and side are theirs).
@@ -104,6 +107,8 @@ pub struct BoardMsg {
 pub enum Delivery {
     Line(Arc<str>),
     Board(Box<BoardMsg>),
+    /// The character's display preference changed: their connections wrap by it from now on.
+    Display(crate::wrap::Display),
 }
 
 impl Delivery {
@@ -112,6 +117,7 @@ impl Delivery {
         match self {
             Delivery::Line(l) => l.len(),
             Delivery::Board(b) => b.weight(),
+            Delivery::Display(_) => 8,
         }
     }
 }
@@ -180,6 +186,7 @@ impl Sink {
             let _ = tx.send(match what {
                 Delivery::Line(line) => Out::Line(line),
                 Delivery::Board(b) => Out::Board(b),
+                Delivery::Display(d) => Out::Display(d),
             });
         }
     }
@@ -199,6 +206,7 @@ impl Source {
         let weight = match out {
             Out::Line(l) => l.len(),
             Out::Board(b) => b.weight(),
+            Out::Display(_) => 8,
             Out::Reply { .. } | Out::Close(_) => return,
         };
         self.backlog.notices.fetch_sub(1, Ordering::Relaxed);
@@ -215,6 +223,10 @@ pub struct Player {
     pub room: RoomIdx,
     pub connected_at: Instant,
     pub last_active: Instant,
+    /// How their lines are fitted to their screen (telnet wraps by it).
+    pub display: crate::wrap::Display,
+    /// May use the wizards' verbs (as of their login).
+    pub wizard: bool,
     conn: ConnId,
     sink: Sink,
     /// What happened while a mailbox player was not looking (oldest first, bounded).
@@ -240,6 +252,8 @@ impl Player {
             room,
             connected_at: now,
             last_active: now,
+            display: crate::wrap::Display::default(),
+            wizard: false,
             conn,
             sink,
             mailbox: VecDeque::new(),
@@ -314,6 +328,11 @@ pub struct Cx {
 
 /// Work the world task starts, off the world, once a command is stored.
 pub enum Effect {
+    /// A wizard booted `agent`: their connection is closed with `lines`, once the act is
+    /// stored.
+    Boot { agent: AgentId, lines: Vec<String> },
+    /// A wizard shut moot down.
+    Shutdown,
     /// One of the house's players (`agent`) thinks about its action in `session` at `tick`;
     /// the action comes back as an ordinary one, dropped if the game has moved on.
     Think {
@@ -349,6 +368,14 @@ impl Cx {
         self.notices.push(Notice {
             to: to.clone(),
             what: Delivery::Board(Box::new(board)),
+        });
+    }
+
+    /// Tells `to`'s connections to wrap by `display` from now on.
+    pub fn set_display(&mut self, to: &AgentId, display: crate::wrap::Display) {
+        self.notices.push(Notice {
+            to: to.clone(),
+            what: Delivery::Display(display),
         });
     }
 
@@ -731,9 +758,11 @@ impl World {
     fn deliver(&mut self, notices: Vec<Notice>) {
         for n in notices {
             if let Some(p) = self.players.get_mut(&n.to) {
-                match p.sink {
-                    Sink::Connection { .. } => p.sink.notice(n.what),
-                    Sink::Mailbox => p.post(n.what),
+                match (&p.sink, &n.what) {
+                    (Sink::Connection { .. }, _) => p.sink.notice(n.what),
+                    // A program's text is not wrapped: nothing to tell it.
+                    (Sink::Mailbox, Delivery::Display(_)) => {}
+                    (Sink::Mailbox, _) => p.post(n.what),
                 }
             }
         }
@@ -789,14 +818,10 @@ impl World {
         let room = known.unwrap_or(self.map.start);
         let id: AgentId = row.agent_id.as_str().into();
         let name = row.name.clone();
-        let displaced = self.admit(Player::new(
-            id.clone(),
-            row.name,
-            row.description,
-            room,
-            conn,
-            sink,
-        ));
+        let mut player = Player::new(id.clone(), row.name, row.description, room, conn, sink);
+        player.display = row.display;
+        player.wizard = row.wizard;
+        let displaced = self.admit(player);
         let what = if displaced.is_some() {
             "reconnected"
         } else {
@@ -822,6 +847,26 @@ impl World {
             Leaving::Idle => "has been disconnected for inactivity.",
         };
         cx.tell_room(self, p.room, id, format!("{} {what}", p.name));
+        true
+    }
+
+    /// Takes someone out of the town at a wizard's word: their connection is closed after
+    /// `lines`, and the room hears they are gone. False if they had left already.
+    pub fn boot(&mut self, cx: &mut Cx, id: &AgentId, lines: Vec<String>) -> bool {
+        let Some(conn) = self.players.get(id).map(|p| p.conn) else {
+            return false;
+        };
+        let Some(p) = self.remove(id, conn) else {
+            return false;
+        };
+        p.sink.send(Out::Close(lines));
+        self.forget(id);
+        cx.tell_room(
+            self,
+            p.room,
+            id,
+            format!("{} has been disconnected.", p.name),
+        );
         true
     }
 

@@ -68,6 +68,8 @@ pub struct TaskOptions {
     pub give_up: Option<std::time::Duration>,
     /// Cancelled when moot must stop (the database cannot be written any more).
     pub stop: CancellationToken,
+    /// Cancelled when a wizard shuts moot down (`@shutdown`): a stop that is no failure.
+    pub asked_to_stop: CancellationToken,
     /// The operator's reproducible seed (`--seed`), if any.
     pub seed: Option<u64>,
     /// How much faster than the wall clock game timers run (`--time-scale`; 0 means 1).
@@ -394,6 +396,15 @@ fn start(env: &Env, effect: Effect) {
     let Some(tx) = env.me.upgrade() else { return };
     let world = WorldHandle { tx };
     match effect {
+        Effect::Boot { agent, lines } => {
+            tokio::spawn(async move {
+                let who = agent.clone();
+                let _ = world
+                    .call(agent, Face::Rest, move |w, cx| w.boot(cx, &who, lines))
+                    .await;
+            });
+        }
+        Effect::Shutdown => env.options.asked_to_stop.cancel(),
         Effect::Think {
             session,
             tick,

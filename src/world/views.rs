@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
+use super::sessions::Session;
 use super::{AgentId, RoomIdx, World};
 use crate::text::{duration_phrase, english_list};
 
@@ -18,8 +19,10 @@ pub struct RoomView {
     pub things: Vec<ThingView>,
     /// The other people here.
     pub people: Vec<String>,
-    /// The games standing here.
+    /// The games standing here: every running one, and the last few finished.
     pub games: Vec<GameView>,
+    /// How many older finished games stand here too (`games all` lists them).
+    pub older_finished: usize,
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -49,6 +52,7 @@ pub struct ThingView {
 /// The room as `viewer` sees it on arriving or looking around.
 pub fn room_view(world: &World, room: RoomIdx, viewer: &AgentId) -> RoomView {
     let r = world.map.room(room);
+    let (shown, older_finished) = worth_listing(world.sessions_in(room), RECENT_FINISHED);
     RoomView {
         id: r.id.clone(),
         name: r.name.clone(),
@@ -80,8 +84,8 @@ pub fn room_view(world: &World, room: RoomIdx, viewer: &AgentId) -> RoomView {
             .filter(|id| *id != viewer)
             .map(|id| world.player(id).name.clone())
             .collect(),
-        games: world
-            .sessions_in(room)
+        games: shown
+            .into_iter()
             .map(|s| GameView {
                 session_id: s.id.to_string(),
                 template: s.template.id.to_owned(),
@@ -89,7 +93,36 @@ pub fn room_view(world: &World, room: RoomIdx, viewer: &AgentId) -> RoomView {
                 status: s.status().to_owned(),
             })
             .collect(),
+        older_finished,
     }
+}
+
+/// How many finished games a list shows after the running ones.
+pub const RECENT_FINISHED: usize = 3;
+
+/// The games worth listing, in the order given (oldest first): every running one, and the last
+/// `keep` finished; and how many finished ones were left out. Finished games stay in the world
+/// (they can be looked at, replayed, exported), but a room that lists them all soon reads like
+/// a ledger.
+pub fn worth_listing<'a>(
+    sessions: impl Iterator<Item = &'a Session>,
+    keep: usize,
+) -> (Vec<&'a Session>, usize) {
+    let all: Vec<&Session> = sessions.collect();
+    let finished = all.iter().filter(|s| s.game.is_terminal()).count();
+    let skip = finished.saturating_sub(keep);
+    let mut seen = 0;
+    let shown = all
+        .into_iter()
+        .filter(|s| {
+            if !s.game.is_terminal() {
+                return true;
+            }
+            seen += 1;
+            seen > skip
+        })
+        .collect();
+    (shown, skip)
 }
 
 /// The room as text: name, description, things, people, exits.
@@ -114,6 +147,13 @@ pub fn room_lines(world: &World, room: RoomIdx, viewer: &AgentId) -> Vec<String>
             "Game #{} ({}): {}, {state}. (`look #{}` to see it.)",
             g.session_id, g.template, g.players, g.session_id
         ));
+    }
+    match v.older_finished {
+        0 => {}
+        1 => lines.push("One older finished game is here too (`games all` lists it).".into()),
+        n => lines.push(format!(
+            "{n} older finished games are here too (`games all` lists them)."
+        )),
     }
     match v.people.len() {
         0 => {}

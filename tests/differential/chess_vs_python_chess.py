@@ -88,8 +88,10 @@ def play(host, port, rng, index, tag):
     names = [f"W{tag}x{index}", f"B{tag}x{index}"]
     for client, name in zip([white, black], names):
         client.until("To leave:")
-        client.send(f"create {name} pw-{name}")
+        client.send(f"create {name} pw-{name}-moot")
         client.until("*** Created ***")
+        # The move lists are read whole, so they must not be word-wrapped.
+        client.command("@wrap off")
         client.command("east")
     white.command(f"challenge {names[1]} as white")
     accepted = black.command(f"accept {names[0]}")

@@ -16,7 +16,7 @@ fn code(v: &Value) -> &str {
 /// A telnet character made on a server we only know by address.
 async fn person(telnet: SocketAddr, name: &str) -> Client {
     let mut c = Client::connect(telnet).await;
-    c.send(&format!("create {name} pw-{name}")).await;
+    c.send(&format!("create {name} pw-{name}-moot")).await;
     c.expect("*** Created ***").await;
     c.expect("$#$xmcp version: 1.1").await;
     c

@@ -111,7 +111,7 @@ async fn login_guesses_are_admitted_per_address_and_name_across_connections() {
     // Eve logging in to her own character does not buy more guesses at Victim's: of a few more
     // quick guesses, those beyond what refilled meanwhile are refused.
     let mut eve = Client::connect(s.addr).await;
-    eve.send("connect Eve pw-Eve").await;
+    eve.send("connect Eve pw-Eve-moot").await;
     eve.expect("*** Connected ***").await;
     let mut refused = false;
     for i in 0..4 {

@@ -4,6 +4,7 @@
 mod support;
 
 mod chess;
+mod clients;
 mod durability;
 mod foundation;
 mod http;

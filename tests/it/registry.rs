@@ -99,11 +99,13 @@ fn typed_lines_parse_into_the_arguments_they_should() {
         assert_eq!((e.parse_json)(rest).unwrap(), args, "{line:?}");
     }
     assert_eq!(resolve("dance wildly", |_| false), Resolved::Unknown);
-    assert_eq!(
-        resolve("north", |_| false),
-        Resolved::Unknown,
-        "not an exit here"
+    // A compass word is `go` even where there is no such exit (which then says "You can't go
+    // that way."); any other word that is no exit here is not understood.
+    assert!(
+        matches!(resolve("north", |_| false), Resolved::Verb(e, "north") if e.name == "go"),
+        "a direction, though not an exit here"
     );
+    assert_eq!(resolve("portal", |_| false), Resolved::Unknown);
     assert_eq!(resolve("   ", |_| false), Resolved::Nothing);
     let Resolved::Verb(page, rest) = resolve("page Bob", |_| false) else {
         panic!()
@@ -172,6 +174,8 @@ fn silent_agents_leave_and_people_on_connections_stay() {
         password_hash: None,
         description: String::new(),
         room: None,
+        display: Default::default(),
+        wizard: false,
     };
     let mut cx = Cx::new(ann.clone(), Face::Mcp);
     w.arrive_agent(&mut cx, row);

@@ -23,7 +23,7 @@ pub fn config(db: &Path) -> Config {
     c.telnet = "127.0.0.1:0".parse().unwrap();
     c.http = "127.0.0.1:0".parse().unwrap();
     c.db = db.to_owned();
-    c.world = world_dir();
+    c.world = Some(world_dir());
     c.command_rate = 0.0;
     c.login_rate = 0.0;
     c.agent_rate = 0.0;
@@ -79,11 +79,17 @@ impl TestServer {
     /// A client logged in as a new character called `name`.
     pub async fn player(&self, name: &str) -> Client {
         let mut c = self.client().await;
-        c.send(&format!("create {name} pw-{name}")).await;
+        c.send(&format!("create {name} pw-{name}-moot")).await;
         c.expect("*** Created ***").await;
-        c.expect("Exits:").await;
-        // After logging in, moot offers XMCP/1.1 (to every client; plain ones show it once).
-        assert_eq!(c.line().await.unwrap(), "$#$xmcp version: 1.1");
+        // The room, then (after logging in) moot offers XMCP/1.1 (to every client; plain ones
+        // show it once).
+        let room = c.expect("$#$xmcp version: 1.1").await;
+        assert!(room.iter().any(|l| l.starts_with("Exits:")), "{room:?}");
+        assert_eq!(room.last().unwrap(), "$#$xmcp version: 1.1");
+        // The tests of what moot says compare whole lines; those of how it wraps them
+        // (`clients`) turn wrapping back on.
+        c.send("@wrap off").await;
+        c.expect("Word wrap is now off.").await;
         c
     }
 

@@ -52,7 +52,12 @@ async fn create_and_connect_with_their_errors() {
     assert_eq!(c.line().await.unwrap(), "A name must start with a letter.");
     c.send("create Ann").await;
     assert_eq!(c.line().await.unwrap(), "Usage: create <name> <password>");
-    c.send("create Ann s3cret").await;
+    c.send("create Ann short").await;
+    assert_eq!(
+        c.line().await.unwrap(),
+        "A password must be at least 8 characters long."
+    );
+    c.send("create Ann s3cret-pw").await;
     assert_eq!(c.line().await.unwrap(), "*** Created ***");
     assert_eq!(c.line().await.unwrap(), "Town Square");
     c.send("@quit").await;
@@ -60,21 +65,21 @@ async fn create_and_connect_with_their_errors() {
 
     let mut d = s.client().await;
     d.expect("quit").await;
-    d.send("create ANN other").await;
+    d.send("create ANN other-password").await;
     assert_eq!(
         d.line().await.unwrap(),
         "The name \"ANN\" is already in use; please choose another."
     );
     d.send("connect Ann wrong").await;
     let wrong_password = d.line().await.unwrap();
-    d.send("connect Nobody s3cret").await;
+    d.send("connect Nobody s3cret-pw").await;
     let no_such_player = d.line().await.unwrap();
     assert_eq!(
         wrong_password,
         "Either that player does not exist, or has a different password."
     );
     assert_eq!(no_such_player, wrong_password, "one answer for both");
-    d.send("connect ann s3cret").await;
+    d.send("connect ann s3cret-pw").await;
     assert_eq!(d.line().await.unwrap(), "*** Connected ***");
     assert_eq!(d.line().await.unwrap(), "Town Square");
 }
@@ -246,7 +251,7 @@ async fn connecting_again_takes_the_character_over() {
     old.expect("Bob has connected.").await;
     let mut new = s.client().await;
     new.expect("quit").await;
-    new.send("connect Ann pw-Ann").await;
+    new.send("connect Ann pw-Ann-moot").await;
     assert_eq!(
         new.line().await.unwrap(),
         "*** Redirecting old connection to this port ***"
@@ -295,7 +300,7 @@ async fn telnet_sequences_in_input_are_removed_and_refused() {
     bytes.extend_from_slice(&[IAC, 253, 31]); // DO NAWS
     bytes.extend_from_slice(b"ate Ti");
     bytes.extend_from_slice(&[IAC, 250, 24, 0, b'x', b't', b'e', b'r', b'm', IAC, 240]); // SB TTYPE ... SE
-    bytes.extend_from_slice(b"m pw");
+    bytes.extend_from_slice(b"m pw-for-tim");
     bytes.extend_from_slice(&[IAC, 251, 1]); // WILL ECHO
     bytes.extend_from_slice(b"\r\0");
     c.send_raw(&bytes).await;
@@ -510,7 +515,7 @@ async fn a_restart_keeps_characters_descriptions_and_locations() {
     let s = TestServer::on_db(&db, |_| {}).await;
     let mut ann = s.client().await;
     ann.expect("quit").await;
-    ann.send("connect Ann pw-Ann").await;
+    ann.send("connect Ann pw-Ann-moot").await;
     assert_eq!(ann.line().await.unwrap(), "*** Connected ***");
     assert_eq!(ann.line().await.unwrap(), "Game Room");
     ann.expect("Exits:").await;
@@ -520,7 +525,7 @@ async fn a_restart_keeps_characters_descriptions_and_locations() {
     );
     let mut again = Client::connect(s.addr).await;
     again.expect("quit").await;
-    again.send("create ann another").await;
+    again.send("create ann another-password").await;
     again.expect("already in use").await;
     s.stop().await;
     drop(dir);

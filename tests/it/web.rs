@@ -167,7 +167,7 @@ async fn signing_in_gives_a_cookie_session_and_signing_out_ends_it() {
         s.http,
         "/login",
         &[("origin", "http://evil.example")],
-        &[("name", "Ann"), ("password", "pw-Ann")],
+        &[("name", "Ann"), ("password", "pw-Ann-moot")],
     )
     .await;
     assert_eq!(forged.status(), 403);
@@ -181,7 +181,7 @@ async fn signing_in_gives_a_cookie_session_and_signing_out_ends_it() {
     )
     .await;
     assert_eq!(big.status(), 413);
-    let (cookie, csrf) = sign_in(s.http, "Ann", "pw-Ann").await;
+    let (cookie, csrf) = sign_in(s.http, "Ann", "pw-Ann-moot").await;
     // Signing out needs the page's token.
     let bad = post_form(
         s.http,
@@ -415,7 +415,7 @@ async fn the_all_seeing_view_is_refused_to_a_player_and_granted_to_an_outsider()
     let (_, frame) = mine.next(Duration::from_secs(5)).await.unwrap();
     assert_eq!(frame["reader"], "p1");
     assert_eq!(frame["mayAskOmniscient"], false);
-    let (olga_cookie, olga_csrf) = sign_in(s.http, "Olga", "pw-Olga").await;
+    let (olga_cookie, olga_csrf) = sign_in(s.http, "Olga", "pw-Olga-moot").await;
     // Without the page's token, nothing changes.
     assert_eq!(
         ask(olga_cookie.clone(), "forged".into()).await.status(),

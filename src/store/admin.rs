@@ -1,0 +1,163 @@
+//! The wizards' records: who is one, who is banned, and every act of theirs (append-only,
+//! like the action log), so that what a wizard did can always be read back.
+
+use rusqlite::{OptionalExtension, params};
+
+use super::{Store, StoreError};
+
+/// A ban as stored: a character's name or an address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ban {
+    pub what: String,
+    pub by_whom: String,
+    pub reason: String,
+}
+
+/// One wizard's act as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdminAct {
+    pub at_ms: i64,
+    pub by_whom: String,
+    pub verb: String,
+    pub target: String,
+    pub detail: String,
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// Appends a wizard's act (inside the caller's write, so that the act and its record are
+/// stored together or not at all).
+pub fn record(
+    c: &rusqlite::Connection,
+    by_whom: &str,
+    verb: &str,
+    target: &str,
+    detail: &str,
+) -> rusqlite::Result<()> {
+    tracing::info!(target: crate::logging::AUDIT, event = "admin", by = by_whom, verb, target, detail);
+    c.prepare_cached(
+        "INSERT INTO admin_actions (at_ms, by_whom, verb, target, detail) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![now_ms(), by_whom, verb, target, detail])?;
+    Ok(())
+}
+
+/// The write that bans `what` (and records it).
+pub fn ban(
+    by_whom: String,
+    what: String,
+    reason: String,
+) -> impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<()> + Send + 'static {
+    move |c| {
+        c.prepare_cached(
+            "INSERT INTO bans (what, by_whom, reason, at_ms) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (what) DO UPDATE SET by_whom = ?2, reason = ?3, at_ms = ?4",
+        )?
+        .execute(params![what, by_whom, reason, now_ms()])?;
+        record(c, &by_whom, "@ban", &what, &reason)
+    }
+}
+
+/// The write that lifts a ban on `what` (and records it).
+pub fn unban(
+    by_whom: String,
+    what: String,
+) -> impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<()> + Send + 'static {
+    move |c| {
+        c.prepare_cached("DELETE FROM bans WHERE what = ?1")?
+            .execute(params![what])?;
+        record(c, &by_whom, "@unban", &what, "")
+    }
+}
+
+/// The write that records an act that changes nothing else stored (@boot, @announce,
+/// @shutdown).
+pub fn act(
+    by_whom: String,
+    verb: &'static str,
+    target: String,
+    detail: String,
+) -> impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<()> + Send + 'static {
+    move |c| record(c, &by_whom, verb, &target, &detail)
+}
+
+impl Store {
+    /// Makes the character `name` a wizard or not; returns their name as stored, or `None` if
+    /// there is no such character.
+    pub async fn set_wizard(
+        &self,
+        name: &str,
+        on: bool,
+        by: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let (name, by) = (name.to_owned(), by.to_owned());
+        self.call(move |c| {
+            let found: Option<String> = c
+                .query_row(
+                    "SELECT name FROM agents WHERE name = ?1",
+                    params![name],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if let Some(n) = &found {
+                c.execute(
+                    "UPDATE agents SET wizard = ?1 WHERE name = ?2",
+                    params![on, n],
+                )?;
+                let verb = if on { "grant" } else { "revoke" };
+                record(c, &by, verb, n, "wizard")?;
+            }
+            Ok(found)
+        })
+        .await
+    }
+
+    /// The wizards' names.
+    pub async fn wizards(&self) -> Result<Vec<String>, StoreError> {
+        self.call(|c| {
+            let mut q = c.prepare("SELECT name FROM agents WHERE wizard = 1 ORDER BY name")?;
+            q.query_map([], |r| r.get(0))?.collect()
+        })
+        .await
+    }
+
+    /// Every ban, for the world to hold.
+    pub async fn bans(&self) -> Result<Vec<Ban>, StoreError> {
+        self.call(|c| {
+            let mut q = c.prepare("SELECT what, by_whom, reason FROM bans ORDER BY what")?;
+            q.query_map([], |r| {
+                Ok(Ban {
+                    what: r.get(0)?,
+                    by_whom: r.get(1)?,
+                    reason: r.get(2)?,
+                })
+            })?
+            .collect()
+        })
+        .await
+    }
+
+    /// The wizards' acts, oldest first.
+    pub async fn admin_log(&self) -> Result<Vec<AdminAct>, StoreError> {
+        self.call(|c| {
+            let mut q = c.prepare(
+                "SELECT at_ms, by_whom, verb, target, detail FROM admin_actions ORDER BY seq",
+            )?;
+            q.query_map([], |r| {
+                Ok(AdminAct {
+                    at_ms: r.get(0)?,
+                    by_whom: r.get(1)?,
+                    verb: r.get(2)?,
+                    target: r.get(3)?,
+                    detail: r.get(4)?,
+                })
+            })?
+            .collect()
+        })
+        .await
+    }
+}

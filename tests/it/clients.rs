@@ -1,0 +1,192 @@
+//! What MUD players expect of any good server, through a real telnet socket: lines that fit
+//! the screen (79 columns, `@linelength`, `@wrap`, NAWS), "You can't go that way.", passwords
+//! with a reason, help for every verb, and game lists that do not pile up.
+
+use crate::support::{Client, TestServer};
+
+const IAC: u8 = 255;
+const WILL: u8 = 251;
+const DO: u8 = 253;
+const SB: u8 = 250;
+const SE: u8 = 240;
+const NAWS: u8 = 31;
+
+fn widest(lines: &[String]) -> usize {
+    lines.iter().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+/// Words in order, whatever the line breaks.
+fn words(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .flat_map(|l| l.split_whitespace().map(str::to_owned))
+        .collect()
+}
+
+#[tokio::test]
+async fn lines_wrap_at_79_and_at_the_width_the_character_chose_and_it_is_kept() {
+    let s = TestServer::start().await;
+    let mut ann = s.player("Ann").await;
+    // (The test harness turns wrapping off for the tests that compare whole lines.)
+    assert_eq!(ann.command("@wrap on").await, ["Word wrap is now on."]);
+    // The help of `@token` is one long paragraph: it comes in lines of at most 79 columns,
+    // broken between words (the same words, in the same order, as one line).
+    let help = ann.command("help @token").await;
+    assert_eq!(help[0], "Usage: @token [new]", "{help:?}");
+    assert!(widest(&help) <= 79, "{help:#?}");
+    assert!(help.len() >= 5, "the paragraph was wrapped: {help:#?}");
+    let one_line = words(&help).join(" ");
+    assert!(
+        one_line.contains("`@token new` makes a new one and the old one stops working at once."),
+        "no word was cut: {one_line}"
+    );
+
+    assert_eq!(
+        ann.command("@linelength").await,
+        [
+            "Your line length follows your client's width (79 if it reports none).",
+            "Word wrap is on."
+        ]
+    );
+    assert_eq!(
+        ann.command("@linelength 5").await,
+        ["A line length must be from 10 to 500 (or 0 for your client's width)."]
+    );
+    assert_eq!(
+        ann.command("@linelength 40").await,
+        ["Line length is now 40."]
+    );
+    let look = ann.command("look").await;
+    assert!(widest(&look) <= 40, "{look:#?}");
+    assert!(
+        look.iter()
+            .any(|l| l.starts_with("Exits: north (Town Hall)")),
+        "{look:#?}"
+    );
+    // `@wrap off` sends lines whole, for clients that wrap by themselves.
+    assert_eq!(ann.command("@wrap off").await, ["Word wrap is now off."]);
+    let whole = ann.command("look").await;
+    assert!(widest(&whole) > 79, "{whole:#?}");
+
+    // Both are stored with the character: a new connection wraps at 40 again after `@wrap on`.
+    ann.send("@quit").await;
+    ann.until_closed().await;
+    let mut again = s.client().await;
+    again.expect("quit").await;
+    again.send("connect Ann pw-Ann-moot").await;
+    again.expect("*** Connected ***").await;
+    again.expect("$#$xmcp").await;
+    assert_eq!(again.command("@wrap").await, ["Word wrap is off."]);
+    again.command("@wrap on").await;
+    let look = again.command("look").await;
+    assert!(widest(&look) <= 40, "{look:#?}");
+    assert_eq!(
+        again.command("@linelength").await,
+        ["Your line length is 40.", "Word wrap is on."]
+    );
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn a_client_that_offers_naws_is_wrapped_at_its_window_width() {
+    let s = TestServer::start().await;
+    let mut c = s.client().await;
+    c.expect("quit").await;
+    // The client offers NAWS (as TinTin++ and Mudlet do); moot asks for it, and the client
+    // reports a 50-column window.
+    c.send_raw(&[IAC, WILL, NAWS]).await;
+    let got = c.read_bytes_until(|b| b.len() >= 3).await;
+    assert_eq!(got, [IAC, DO, NAWS], "DO NAWS, and nothing else");
+    c.send_raw(&[IAC, SB, NAWS, 0, 50, 0, 24, IAC, SE]).await;
+    c.send("create Nora pw-Nora-moot").await;
+    c.expect("*** Created ***").await;
+    c.expect("$#$xmcp").await;
+    let look = c.command("look").await;
+    assert!(widest(&look) <= 50, "{look:#?}");
+    assert!(widest(&look) > 40, "it uses the width it has: {look:#?}");
+    // The window grows: lines follow.
+    c.send_raw(&[IAC, SB, NAWS, 0, 120, 0, 24, IAC, SE]).await;
+    let look = c.command("look").await;
+    assert!(widest(&look) > 79, "{look:#?}");
+    // A width the character chose wins over the window's.
+    c.command("@linelength 30").await;
+    let look = c.command("look").await;
+    assert!(widest(&look) <= 30, "{look:#?}");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn a_compass_word_with_no_exit_there_cannot_be_gone() {
+    let s = TestServer::start().await;
+    let mut ann = s.player("Ann").await;
+    for word in ["sw", "up", "northwest", "D", "out"] {
+        assert_eq!(
+            ann.command(word).await,
+            ["You can't go that way."],
+            "{word}"
+        );
+    }
+    assert_eq!(ann.command("go sw").await, ["You can't go that way."]);
+    // A word that is no direction is still not understood.
+    assert_eq!(ann.command("xyzzy").await, ["I don't understand that."]);
+    // And an exit here still works by its alias.
+    assert_eq!(ann.command("s").await[0], "Game Room");
+    s.stop().await;
+}
+
+/// Plays one round of rock-paper-scissors against the house, to its end.
+async fn one_finished_game(ann: &mut Client, n: usize) {
+    ann.send("play rps with house").await;
+    ann.expect(&format!("game #{n}, you are player_1.")).await;
+    ann.expect("now you choose").await;
+    let answer = ann.command("choose rock").await;
+    assert!(answer.join("\n").contains("Result: "), "{answer:?}");
+}
+
+#[tokio::test]
+async fn finished_games_do_not_pile_up_in_look_and_games() {
+    let s = TestServer::start().await;
+    let mut ann = s.player("Ann").await;
+    ann.command("south").await;
+    for n in 1..=5 {
+        one_finished_game(&mut ann, n).await;
+    }
+    // The last three finished games, and a word on the rest.
+    let games = ann.command("games").await;
+    let listed: Vec<&String> = games.iter().filter(|l| l.starts_with('#')).collect();
+    assert_eq!(listed.len(), 3, "{games:#?}");
+    assert!(listed[0].starts_with("#3 "), "{games:#?}");
+    assert!(listed[2].starts_with("#5 "), "{games:#?}");
+    assert_eq!(
+        games.last().unwrap(),
+        "2 older finished games are left out (`games all` lists them)."
+    );
+    let all = ann.command("games all").await;
+    assert_eq!(
+        all.iter().filter(|l| l.starts_with('#')).count(),
+        5,
+        "{all:#?}"
+    );
+    assert!(!all.iter().any(|l| l.contains("left out")), "{all:#?}");
+    assert_eq!(
+        ann.command("games everything").await,
+        ["Usage: games [all]"]
+    );
+    let look = ann.command("look").await;
+    assert_eq!(
+        look.iter().filter(|l| l.starts_with("Game #")).count(),
+        3,
+        "{look:#?}"
+    );
+    assert!(
+        look.iter()
+            .any(|l| l == "2 older finished games are here too (`games all` lists them)."),
+        "{look:#?}"
+    );
+    // A running game is always listed, however many finished before it.
+    ann.send("play rps with house").await;
+    ann.expect("game #6, you are player_1.").await;
+    let games = ann.command("games").await;
+    assert!(games.iter().any(|l| l.starts_with("#6 ")), "{games:#?}");
+    s.stop().await;
+}
