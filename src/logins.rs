@@ -111,7 +111,7 @@ impl Logins {
                 Ok(row)
             }
             _ => {
-                tracing::warn!(target: crate::logging::AUDIT, event = "login_failed", name, %ip);
+                tracing::warn!(target: crate::logging::AUDIT, event = "login_failed", %name, %ip);
                 tokio::time::sleep(self.failed(ip)).await;
                 Err(Refused::Bad)
             }

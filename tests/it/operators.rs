@@ -1,0 +1,377 @@
+//! What the person running moot expects: it starts anywhere with its own town, logs plainly (or
+//! as JSON) without colour codes off a terminal, backs up while running, and has wizards whose
+//! every act is stored. All through the real binary.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use crate::support::{Client, free_port, spawn_moot, world_dir};
+
+const MOOT: &str = env!("CARGO_BIN_EXE_moot");
+
+fn moot(args: &[&str], cwd: &Path) -> std::process::Output {
+    Command::new(MOOT)
+        .args(args)
+        .current_dir(cwd)
+        .env("RUST_LOG", "moot=info")
+        .output()
+        .unwrap()
+}
+
+/// Every file under `dir`, by its path inside it, with its text.
+fn files(dir: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for sub in ["", "rooms"] {
+        for e in std::fs::read_dir(dir.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_file() {
+                let name = p.strip_prefix(dir).unwrap().to_str().unwrap().to_owned();
+                out.push((name, std::fs::read_to_string(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[tokio::test]
+async fn the_built_in_town_exports_as_world_is_and_serves_from_any_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = moot(&["world", "export", "town"], dir.path());
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        files(&dir.path().join("town")),
+        files(&world_dir()),
+        "the built-in town is world/, file for file"
+    );
+    let again = moot(&["world", "export", "town"], dir.path());
+    assert!(!again.status.success());
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("already holds a town"),
+        "{again:?}"
+    );
+
+    // `moot mcp` with no arguments, started where there is no world/, serves the town; its
+    // stderr (an MCP host's pipe) carries no colour codes.
+    let empty = tempfile::tempdir().unwrap();
+    let mut child = tokio::process::Command::new(MOOT)
+        .arg("mcp")
+        .current_dir(empty.path())
+        .env("RUST_LOG", "moot=info")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    for msg in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"look","arguments":{}}}"#,
+    ] {
+        stdin
+            .write_all(format!("{msg}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    let mut look = None;
+    while let Ok(Ok(Some(line))) =
+        tokio::time::timeout(Duration::from_secs(20), stdout.next_line()).await
+    {
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        if v["id"] == 2 {
+            look = Some(v);
+            break;
+        }
+    }
+    let look = look.expect("an answer to look");
+    assert_eq!(
+        look["result"]["structuredContent"]["name"], "Town Square",
+        "{look}"
+    );
+    drop(stdin);
+    let out = tokio::time::timeout(Duration::from_secs(20), child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("world loaded"), "{stderr}");
+    assert!(stderr.contains("world=(built in)"), "{stderr}");
+    assert!(!stderr.contains('\x1b'), "no ANSI: {stderr:?}");
+}
+
+/// A `moot` process with its stderr kept, serving telnet on its own port.
+struct Logged {
+    child: tokio::process::Child,
+    telnet: std::net::SocketAddr,
+}
+
+async fn start_logged(db: &Path, extra: &[&str]) -> Logged {
+    let (telnet, http) = (free_port(), free_port());
+    let telnet: std::net::SocketAddr = format!("127.0.0.1:{telnet}").parse().unwrap();
+    let child = tokio::process::Command::new(MOOT)
+        .args(["--db", db.to_str().unwrap()])
+        .args(["--telnet", &telnet.to_string()])
+        .args(["--http", &format!("127.0.0.1:{http}")])
+        .args(["--login-rate", "0", "--login-fail-delay", "0s"])
+        .args(extra)
+        .env("RUST_LOG", "moot=info")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(telnet).await.is_ok() {
+            return Logged { child, telnet };
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("moot did not start");
+}
+
+impl Logged {
+    /// Stops it and returns what it logged.
+    async fn stop(self) -> String {
+        let _ = Command::new("kill")
+            .arg(self.child.id().unwrap().to_string())
+            .status();
+        let out = self.child.wait_with_output().await.unwrap();
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    }
+}
+
+/// Connects as a new character, or an existing one.
+async fn login(addr: std::net::SocketAddr, verb: &str, name: &str) -> Client {
+    let mut c = Client::connect(addr).await;
+    c.expect("quit").await;
+    c.send(&format!("{verb} {name} pw-{name}-moot")).await;
+    c.expect("$#$xmcp version: 1.1").await;
+    c
+}
+
+#[tokio::test]
+async fn logs_carry_audit_lines_without_colour_and_as_json_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("moot.db");
+    let m = start_logged(&db, &[]).await;
+    login(m.telnet, "create", "Ann").await;
+    let mut bad = Client::connect(m.telnet).await;
+    bad.expect("quit").await;
+    bad.send("connect Ann wrong-password").await;
+    bad.expect("Either that player does not exist").await;
+    let text = m.stop().await;
+    assert!(!text.contains('\x1b'), "no colour off a terminal: {text:?}");
+    assert!(
+        text.lines().any(|l| l.contains("moot::audit")
+            && l.contains("character_created")
+            && l.contains("name=Ann")),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l.contains("login_failed")
+            && l.contains("name=Ann")
+            && l.contains("ip=127.0.0.1")),
+        "{text}"
+    );
+
+    let m = start_logged(&db, &["--log-format", "json"]).await;
+    login(m.telnet, "connect", "Ann").await;
+    let json = m.stop().await;
+    let lines: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l:?}")))
+        .collect();
+    assert!(
+        lines.iter().any(|l| l["target"] == "moot::audit"
+            && l["event"] == "login"
+            && l["name"] == "Ann"
+            && l["ip"] == "127.0.0.1"),
+        "{json}"
+    );
+}
+
+#[tokio::test]
+async fn a_backup_taken_while_moot_runs_restores_with_everything_replayed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("moot.db");
+    let http = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let telnet = format!("127.0.0.1:{}", free_port());
+    let running = spawn_moot(&db, http, &["--telnet", &telnet]).await;
+    let telnet: std::net::SocketAddr = telnet.parse().unwrap();
+    let mut ann = login(telnet, "create", "Ann").await;
+    ann.command("@wrap off").await;
+    ann.command("south").await;
+    ann.send("play rps with house").await;
+    ann.expect("now you choose").await;
+    let result = ann.command("choose paper").await.join("\n");
+    assert!(result.contains("Result: "), "{result}");
+    let before = ann.command("games all").await;
+
+    let copy = dir.path().join("backup.db");
+    let out = moot(
+        &[
+            "--db",
+            db.to_str().unwrap(),
+            "backup",
+            copy.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("Backed up "),
+        "{out:?}"
+    );
+    // A second backup to the same file is refused rather than overwrite it.
+    let again = moot(
+        &[
+            "--db",
+            db.to_str().unwrap(),
+            "backup",
+            copy.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert!(!again.status.success());
+    drop(running);
+
+    // Restored: moot on the copy has Ann, where she stood, and the game replayed.
+    let http = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let telnet = format!("127.0.0.1:{}", free_port());
+    let _restored = spawn_moot(&copy, http, &["--telnet", &telnet]).await;
+    let mut ann = login(telnet.parse().unwrap(), "connect", "Ann").await;
+    assert_eq!(ann.command("games all").await, before);
+    assert_eq!(ann.command("look").await[0], "Game Room");
+}
+
+#[tokio::test]
+async fn wizards_boot_ban_announce_and_shut_down_and_every_act_is_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("moot.db");
+    let m = start_logged(&db, &[]).await;
+    let mut wiz = login(m.telnet, "create", "Wiz").await;
+    let mut bob = login(m.telnet, "create", "Bob").await;
+    wiz.command("@wrap off").await;
+    bob.command("@wrap off").await;
+    assert_eq!(
+        bob.command("@boot Wiz").await,
+        ["Only a wizard may use @boot. (The operator makes wizards with `moot admin grant NAME`.)"]
+    );
+    // The operator makes Wiz a wizard while moot runs; it holds from Wiz's next login.
+    let db_arg = db.to_str().unwrap();
+    let out = moot(&["--db", db_arg, "admin", "grant", "wiz"], dir.path());
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "Wiz is a wizard now (from their next login)."
+    );
+    let nobody = moot(&["--db", db_arg, "admin", "grant", "Nobody"], dir.path());
+    assert!(!nobody.status.success());
+    wiz.send("@quit").await;
+    wiz.until_closed().await;
+    let mut wiz = login(m.telnet, "connect", "Wiz").await;
+    wiz.command("@wrap off").await;
+
+    assert_eq!(
+        wiz.command("@announce Tea in the square at five.").await,
+        ["*** Announcement from Wiz: Tea in the square at five. ***"]
+    );
+    bob.expect("*** Announcement from Wiz: Tea in the square at five. ***")
+        .await;
+    assert_eq!(wiz.command("@boot Bob spamming").await, ["You boot Bob."]);
+    let last = bob.until_closed().await;
+    assert!(
+        last.contains(&"*** You have been booted by Wiz: spamming ***".to_owned()),
+        "{last:?}"
+    );
+    wiz.expect("Bob has been disconnected.").await;
+
+    // A banned name cannot connect; lifted, it can.
+    assert_eq!(wiz.command("@ban bob").await, ["Bob is banned."]);
+    let mut c = Client::connect(m.telnet).await;
+    c.expect("quit").await;
+    c.send("connect Bob pw-Bob-moot").await;
+    c.expect("*** That character, or your address, is banned from moot. ***")
+        .await;
+    assert_eq!(
+        wiz.command("@unban Bob").await,
+        ["Bob is no longer banned."]
+    );
+    c.send("connect Bob pw-Bob-moot").await;
+    c.expect("*** Connected ***").await;
+    let mut bob = c;
+    // An address ban turns new connections away at once; those open stay.
+    assert_eq!(
+        wiz.command("@ban 127.0.0.1").await,
+        ["New connections from 127.0.0.1 are refused from now on."]
+    );
+    let mut turned = Client::connect(m.telnet).await;
+    let lines = turned.until_closed().await;
+    assert_eq!(
+        lines,
+        ["*** That character, or your address, is banned from moot. ***"]
+    );
+    wiz.command("@unban 127.0.0.1").await;
+
+    // @shutdown tells everyone and stops moot cleanly (exit status 0).
+    wiz.send("@shutdown Back in five minutes.").await;
+    bob.expect("*** Shutting down: Back in five minutes. (by Wiz) ***")
+        .await;
+    let status = tokio::time::timeout(Duration::from_secs(20), async {
+        let mut m = m;
+        let status = m.child.wait().await.unwrap();
+        let mut err = String::new();
+        use tokio::io::AsyncReadExt;
+        m.child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .await
+            .unwrap();
+        (status, err)
+    })
+    .await
+    .expect("moot stopped");
+    assert!(status.0.success(), "{status:?}");
+    assert!(
+        status.1.contains("event=\"admin\"") && status.1.contains("verb=\"@boot\""),
+        "every act is an audit line: {}",
+        status.1
+    );
+
+    // Every act is in the admin log, in order.
+    let store = moot::store::Store::open(&db, moot::store::StoreOptions::default()).unwrap();
+    let acts: Vec<(String, String, String)> = store
+        .admin_log()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|a| (a.by_whom, a.verb, a.target))
+        .collect();
+    let acts: Vec<(&str, &str, &str)> = acts
+        .iter()
+        .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+        .collect();
+    assert_eq!(
+        acts,
+        [
+            ("command line", "grant", "Wiz"),
+            ("Wiz", "@announce", ""),
+            ("Wiz", "@boot", "Bob"),
+            ("Wiz", "@ban", "Bob"),
+            ("Wiz", "@unban", "Bob"),
+            ("Wiz", "@ban", "127.0.0.1"),
+            ("Wiz", "@unban", "127.0.0.1"),
+            ("Wiz", "@shutdown", ""),
+        ]
+    );
+    let out = moot(&["--db", db_arg, "admin", "list"], dir.path());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "Wiz");
+}
