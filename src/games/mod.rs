@@ -131,7 +131,9 @@ pub enum Computer {
 pub enum GameError {
     #[error("Not your turn")]
     NotYourTurn,
-    #[error("Illegal action: {0}")]
+    /// The reason is the whole message: the error's code (`INVALID_ACTION`) already says the
+    /// action was refused, so the text does not say it twice.
+    #[error("{0}")]
     Illegal(String),
     #[error("You have already acted in this phase")]
     AlreadyActed,
@@ -169,6 +171,13 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn new(seed: u64, options: &Value) -> Result<Self, GameError>;
     fn legal_actions(&self, role: &str) -> Vec<String>;
     fn apply(&self, role: &str, action: &str) -> Result<Self, GameError>;
+    /// The action as the log keeps it, where the template takes other spellings of it (a chess
+    /// move in SAN is logged in UCI); `None` keeps it as given. Faces pass on what people and
+    /// programs send, and every face gets the same spellings this way.
+    fn canonical(&self, role: &str, action: &str) -> Option<String> {
+        let _ = (role, action);
+        None
+    }
     /// [`Game::apply`] at game time `at`: templates with clocks override this one. The server
     /// actor's deadline actions come here too, with [`SERVER_ROLE`].
     fn apply_at(&self, role: &str, action: &str, at: GameTime) -> Result<Self, GameError> {
@@ -243,6 +252,7 @@ pub trait AnyGame: Send + Sync {
     fn template(&self) -> &'static Template;
     fn legal_actions(&self, role: &str) -> Vec<String>;
     fn apply(&self, role: &str, action: &str, at: GameTime) -> Result<Box<dyn AnyGame>, GameError>;
+    fn canonical(&self, role: &str, action: &str) -> Option<String>;
     fn deadline(&self) -> Option<Deadline>;
     fn is_terminal(&self) -> bool;
     fn state(&self) -> Value;
@@ -273,6 +283,9 @@ impl<G: Game> AnyGame for G {
             return Err(GameError::Finished);
         }
         Game::apply_at(self, role, action, at).map(|g| Box::new(g) as Box<dyn AnyGame>)
+    }
+    fn canonical(&self, role: &str, action: &str) -> Option<String> {
+        Game::canonical(self, role, action)
     }
     fn deadline(&self) -> Option<Deadline> {
         Game::deadline(self).filter(|_| !Game::is_terminal(self))

@@ -519,12 +519,15 @@ impl World {
                 ));
             }
         }
+        // Logged as the template spells it (chess: SAN becomes UCI), whatever face it came by.
+        let role = s.role_of(agent).expect("a participant");
+        let canonical = s.game.canonical(role, action);
         // A deadline that has fallen due comes first: the flag fell before this move arrived.
         let now = self.game_time(s);
         if s.game.deadline().is_some_and(|d| d.at <= now) && self.take_deadline(cx, sid) {
             return self.act_as(cx, agent, sid, action, expected_tick);
         }
-        self.record(cx, agent, sid, action, now)
+        self.record(cx, agent, sid, canonical.as_deref().unwrap_or(action), now)
     }
 
     /// Applies `action` by `agent` (a participant, or the server actor) at game time `at`,

@@ -777,3 +777,84 @@ async fn an_api_agent_walks_the_town_with_its_token() {
     thief.send(&format!("connect Robo {}", other.token)).await;
     thief.expect("Either that player does not exist").await;
 }
+
+/// SAN is taken wherever a move is (REST, `session_act`, `finishTurn`, as telnet already did),
+/// and the log keeps UCI; a refusal gives its reason once.
+#[tokio::test]
+async fn chess_moves_in_san_are_taken_on_every_face_and_logged_as_uci() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (white, black, id) = chess_pair(&api).await;
+    let (status, v) = api
+        .post(
+            &format!("/sessions/{id}/actions"),
+            &white.token,
+            json!({"action": "e4", "expected_tick": 0}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    let r = crate::support::mcp_tool(
+        s.http,
+        &black.token,
+        "session_act",
+        json!({"session_id": id, "action": "e5", "expected_tick": 1}),
+    )
+    .await;
+    assert_ne!(r["isError"], true, "{r}");
+    let (status, v) = api
+        .post(
+            &format!("/sessions/{id}/actions"),
+            &white.token,
+            json!({"action": "Qh9", "expected_tick": 2}),
+        )
+        .await;
+    assert_eq!(status, 400, "{v}");
+    assert_eq!(code(&v), "INVALID_ACTION");
+    assert_eq!(
+        v["error"]["message"],
+        "`Qh9` is not a legal move here (give UCI like e2e4 or e7e8q, or SAN like Nf3)"
+    );
+    let (_, log) = api.get(&format!("/sessions/{id}/log"), &white.token).await;
+    let actions: Vec<&str> = log["actions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{log}"))
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["e2e4", "e7e5"], "{log}");
+
+    // Seed 000's finishTurn, against the computer: Nf3 is played as g1f3.
+    let game = crate::support::mcp_tool(
+        s.http,
+        &white.token,
+        "createGame",
+        json!({"type": "computer", "color": "white"}),
+    )
+    .await["structuredContent"]["game_id"]
+        .clone();
+    let r = crate::support::mcp_tool(
+        s.http,
+        &white.token,
+        "finishTurn",
+        json!({"game_id": game, "move": "Nf3"}),
+    )
+    .await;
+    assert_ne!(r["isError"], true, "{r}");
+    let bad = crate::support::mcp_tool(
+        s.http,
+        &white.token,
+        "finishTurn",
+        json!({"game_id": game, "move": "Ke9"}),
+    )
+    .await;
+    let text = bad.to_string();
+    assert!(!text.contains("Illegal action"), "one reason: {text}");
+    let game = game
+        .as_str()
+        .map_or_else(|| game.to_string(), str::to_owned);
+    let (_, log) = api
+        .get(&format!("/sessions/{game}/log"), &white.token)
+        .await;
+    assert_eq!(log["actions"][0]["action"], "g1f3", "{log}");
+    s.stop().await;
+}

@@ -253,7 +253,7 @@ async fn an_agent_plays_a_hundred_blackjack_hands() {
     }
     assert_eq!(
         seen["hit_after_end"],
-        "Illegal action: There is no hand in play to hit; deal one first (blackjack_deal)."
+        "There is no hand in play to hit; deal one first (blackjack_deal)."
     );
     assert_eq!(seen["hit_after_end_is_error"], true);
 }
@@ -413,10 +413,7 @@ async fn the_board_page_plays_in_a_real_chromium() {
     assert_eq!(tab["http_status"], 200);
     assert_eq!(tab["read"]["status"], "Your move.");
     assert_eq!(tab["read"]["colour"], "(you play white)");
-    assert_eq!(
-        tab["refused"],
-        "Illegal action: e4e6 is not a legal move in this position"
-    );
+    assert_eq!(tab["refused"], "e4e6 is not a legal move in this position");
     // The refused move moved nothing: the white pawn stays on e4 and none stands on e6 (the
     // computer, whose reply the page follows, may have put its own pawn there meanwhile).
     assert_eq!(tab["kept"]["e4"], "♙");

@@ -394,7 +394,7 @@ impl ChessGame {
     pub fn parse_move(&self, uci: &str) -> Result<Move, GameError> {
         let parsed: UciMove = uci.trim().parse().map_err(|_| {
             GameError::Illegal(format!(
-                "`{uci}` is not a move in UCI notation (like e2e4 or e7e8q)"
+                "`{uci}` is not a legal move here (give UCI like e2e4 or e7e8q, or SAN like Nf3)"
             ))
         })?;
         parsed
@@ -658,6 +658,17 @@ impl Game for ChessGame {
             .iter()
             .map(|m| m.to_uci(CastlingMode::Standard).to_string())
             .collect()
+    }
+
+    /// A move in SAN (`Nf3`, `exd5`, `O-O`, `e8=Q+`) is logged as the UCI move it means.
+    fn canonical(&self, _role: &str, action: &str) -> Option<String> {
+        let action = action.trim();
+        if CONTROL_ACTIONS.contains(&action) || action.parse::<UciMove>().is_ok() {
+            return None;
+        }
+        let san: shakmaty::san::SanPlus = action.parse().ok()?;
+        let m = san.san.to_move(&self.pos).ok()?;
+        Some(m.to_uci(CastlingMode::Standard).to_string())
     }
 
     /// Besides UCI moves: `resign`, `offer_draw`, `accept_draw`, `decline_draw`,

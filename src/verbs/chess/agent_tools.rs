@@ -514,11 +514,13 @@ is legal, then plays it. With claim_win, the move is refused unless it mates.";
         if g.turn().name() != role {
             return Err(VerbError::refused("Invalid move: it is not your turn."));
         }
+        // SAN is taken as well as UCI, and played (and logged) as UCI.
+        let mv = Game::canonical(g, role, a.mv.trim()).unwrap_or_else(|| a.mv.trim().to_owned());
         // Legality is checked against the position (cheap); only a claim needs the move played.
-        g.parse_move(a.mv.trim())
+        g.parse_move(&mv)
             .map_err(|e| VerbError::refused(format!("Invalid move: {e}")))?;
         let mates = || {
-            Game::apply(g, role, a.mv.trim())
+            Game::apply(g, role, &mv)
                 .ok()
                 .and_then(|after| after.outcome())
                 .is_some_and(|o| o.reason == crate::games::chess::EndReason::Checkmate)
@@ -530,7 +532,7 @@ is legal, then plays it. With claim_win, the move is refused unless it mates.";
         }
         let opponent = opponent_kind(world, s, &me);
         let tick = s.tick;
-        world.act(cx, id, a.mv.trim(), Some(tick))?;
+        world.act(cx, id, &mv, Some(tick))?;
         let s = world.session(id).expect("exists");
         let g = chess_of(s).expect("chess");
         let board = markdown_board(g.position());
