@@ -79,7 +79,7 @@ here, and the exits. `look <thing>` (or `look at <thing>`) describes a thing or 
             let actor = cx.actor.clone();
             if let Some(b) = world
                 .session(sid)
-                .and_then(|s| world.board_msg(s, &actor, None))
+                .and_then(|s| world.board_msg(s, &actor, None, true))
             {
                 cx.show_board(
                     &actor,

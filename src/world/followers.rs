@@ -23,15 +23,21 @@ impl World {
         s: &Session,
         viewer: &AgentId,
         headline: Option<String>,
+        titled: bool,
     ) -> Option<BoardMsg> {
         let role = s.role_of(viewer);
         let picture = s.game.picture(role)?;
-        let mut text = vec![format!(
-            "Game #{} ({}): {}",
-            s.id,
-            s.template.id,
-            s.players_line()
-        )];
+        // A board asked for is titled; after a move, the headline (or the mover's answer) says
+        // which game it is.
+        let mut text = Vec::new();
+        if titled {
+            text.push(format!(
+                "Game #{} ({}): {}",
+                s.id,
+                s.template.id,
+                s.players_line()
+            ));
+        }
         text.extend(s.game.render(role, self.game_time(s)));
         Some(BoardMsg {
             object: s.id,
@@ -160,7 +166,10 @@ impl World {
                 }
                 continue;
             }
-            match self.board_msg(s, &who, Some(headline.clone())) {
+            // The one who moved reads their own answer ("You play e4 in game #1.") and the
+            // board, not a headline about themselves.
+            let told = (!actor).then(|| headline.clone());
+            match self.board_msg(s, &who, told, false) {
                 Some(board) => cx.show_board(&who, board),
                 None if actor => {}
                 None => {
@@ -180,7 +189,7 @@ impl World {
     pub fn send_board(&self, cx: &mut Cx, sid: SessionId, viewer: &AgentId) {
         if let Some(b) = self
             .session(sid)
-            .and_then(|s| self.board_msg(s, viewer, None))
+            .and_then(|s| self.board_msg(s, viewer, None, true))
         {
             cx.show_board(viewer, b);
         }

@@ -228,7 +228,7 @@ async fn a_client_without_a_key_gets_text_boards_and_no_oob_lines() {
         .expect("You sit down to play the computer (level 1) as white: game #1.")
         .await;
     assert!(
-        lines.iter().any(|l| l == "  1   R  N  B  Q  K  B  N  R  1"),
+        lines.iter().any(|l| l == "1 R N B Q K B N R 1"),
         "{lines:#?}"
     );
     ann.send("move e4").await;
@@ -239,7 +239,7 @@ async fn a_client_without_a_key_gets_text_boards_and_no_oob_lines() {
         .await;
     let board = ann.expect("White to move.").await;
     assert!(
-        board.iter().any(|l| l == "  2   P  P  P  P  P  P  P  P  2"),
+        board.iter().any(|l| l == "2 P P P P P P P P 2"),
         "back to the start: {board:#?}"
     );
 }
@@ -477,4 +477,125 @@ async fn a_flag_that_fell_while_moot_was_down_is_taken_on_start() {
         "the flag fell exactly five minutes after e4"
     );
     drop(dir);
+}
+
+/// Reads lines until `n` board ranks (lines like `4 . . . P . . . . 4`) have come, and returns
+/// everything read.
+async fn until_ranks(c: &mut Client, n: usize) -> Vec<String> {
+    let mut seen = Vec::new();
+    let mut ranks = 0;
+    while ranks < n {
+        let l = c.line().await.unwrap();
+        if l.len() == 19 && l.starts_with(|ch: char| ch.is_ascii_digit()) {
+            ranks += 1;
+        }
+        seen.push(l);
+    }
+    seen
+}
+
+/// On telnet, a move shows one compact board, seen from the player's side, with coordinates:
+/// no second board, no title repeated under the headline.
+#[tokio::test]
+async fn a_telnet_player_sees_one_compact_board_per_move_from_their_side() {
+    let s = TestServer::start().await;
+    let mut ann = s.player("Ann").await;
+    let mut bob = s.player("Bob").await;
+    for c in [&mut ann, &mut bob] {
+        c.command("east").await;
+    }
+    ann.command("challenge Bob as white").await;
+    bob.send("accept Ann").await;
+    let start = bob.expect("You accept Ann's challenge").await;
+    // Bob plays black: black at the bottom, files from h to a.
+    let files = start
+        .iter()
+        .position(|l| l == "  h g f e d c b a")
+        .expect("files");
+    assert_eq!(start[files + 1], "1 R N B K Q B N R 1", "{start:#?}");
+    assert_eq!(start[files + 8], "8 r n b k q b n r 8", "{start:#?}");
+    ann.expect("White to move.").await;
+    ann.send("move e4").await;
+    let mine = ann.expect("You play e4 in game #1.").await;
+    let boards = mine
+        .iter()
+        .filter(|l| l.as_str() == "  a b c d e f g h")
+        .count();
+    assert_eq!(boards, 2, "one board (files above and below): {mine:#?}");
+    assert!(
+        mine.contains(&"4 . . . . P . . . 4".to_owned()),
+        "{mine:#?}"
+    );
+    assert!(
+        mine.contains(&"Last move: e4 (e2e4). Black to move.".to_owned()),
+        "{mine:#?}"
+    );
+    assert!(!mine.iter().any(|l| l.starts_with("Game #1")), "{mine:#?}");
+    assert!(
+        !mine.iter().any(|l| l.contains("Ann (white) plays")),
+        "{mine:#?}"
+    );
+    // Bob reads the headline, then his board, once.
+    let his = until_ranks(&mut bob, 8).await;
+    assert!(
+        his.contains(&"#1: Ann (white) plays e4.".to_owned()),
+        "{his:#?}"
+    );
+    assert!(his.contains(&"4 . . . P . . . . 4".to_owned()), "{his:#?}");
+    assert_eq!(
+        his.iter()
+            .filter(|l| l.as_str() == "  h g f e d c b a")
+            .count(),
+        1,
+        "{his:#?}"
+    );
+    s.stop().await;
+}
+
+/// A person who joins an agent's game on telnet reads words and a board, not the seed's
+/// markdown for agents.
+#[tokio::test]
+async fn a_telnet_player_who_joins_an_agents_game_reads_words_not_markdown() {
+    let s = TestServer::start().await;
+    let robo = s.api().agent(Some("Robo")).await;
+    let r = crate::support::mcp_tool(
+        s.http,
+        &robo.token,
+        "createGame",
+        json!({"type": "agent", "color": "white"}),
+    )
+    .await;
+    let game = r["structuredContent"]["game_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut ann = s.player("Ann").await;
+    ann.send(&format!("joinGame {game}")).await;
+    let joined = ann.expect("You join game #").await;
+    let all = joined.join("\n");
+    assert!(
+        all.contains(&format!(
+            "You join game #{game} as black: Robo (white) vs Ann (black). White to move."
+        )),
+        "{all}"
+    );
+    assert!(all.contains("8 r n b k q b n r 8"), "black's board: {all}");
+    assert!(
+        !all.contains("**") && !all.contains("| "),
+        "no markdown: {all}"
+    );
+    let r = crate::support::mcp_tool(
+        s.http,
+        &robo.token,
+        "finishTurn",
+        json!({"game_id": game, "move": "e2e4"}),
+    )
+    .await;
+    assert_ne!(r["isError"], true, "{r}");
+    until_ranks(&mut ann, 8).await;
+    ann.send(&format!("finishTurn {game} e5")).await;
+    let moved = ann.expect(&format!("You play e5 in game #{game}.")).await;
+    let all = moved.join("\n");
+    assert!(!all.contains("**") && !all.contains("Next Action"), "{all}");
+    s.stop().await;
 }

@@ -641,10 +641,13 @@ async fn a_rest_chess_game_stands_in_the_parlour() {
         )
     );
     assert!(
-        board.contains(&"  4   .  .  .  .  P  .  .  .  4".to_owned()),
+        board.contains(&"4 . . . . P . . . 4".to_owned()),
         "{board:#?}"
     );
-    assert_eq!(board.last().unwrap(), "Last move: e2e4. Black to move.");
+    assert_eq!(
+        board.last().unwrap(),
+        "Last move: e4 (e2e4). Black to move."
+    );
     assert_eq!(
         ann.command("look #99").await,
         ["There is no game #99 here."]

@@ -513,9 +513,8 @@ async fn a_telnet_player_joins_an_agents_game_and_the_agent_waits_through_timeou
         let answer = ann.command("joinGame 1").await;
         if answer
             .first()
-            .is_some_and(|l| l.starts_with("Joined Game 1 Successfully!"))
+            .is_some_and(|l| l.starts_with("You join game #1 as white"))
         {
-            assert!(answer.iter().any(|l| l == "- You are: White"), "{answer:?}");
             joined = true;
             break;
         }

@@ -792,8 +792,9 @@ impl Game for ChessGame {
         }
     }
 
-    fn render(&self, _viewer: Option<&str>, now: GameTime) -> Vec<String> {
-        let mut lines = render::board(&self.state());
+    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String> {
+        let from_black = viewer == Some(Side::Black.name());
+        let mut lines = render::board(&self.state(), from_black, self.last_san());
         if let Some(c) = &self.clock {
             let to_move = self.turn();
             let (w, b) = if self.outcome.is_some() {

@@ -18,7 +18,7 @@ use crate::verbs::which::parse_game;
 use crate::verbs::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
 use crate::world::COMPUTER_ID;
 use crate::world::sessions::{Session, SessionId};
-use crate::world::{Cx, Sink, ThingKind, World};
+use crate::world::{Cx, Face, Sink, ThingKind, World};
 
 pub const TIMEOUT_TEXT: &str =
     "Timeout: No move received yet. Please call this tool again immediately.";
@@ -328,6 +328,14 @@ joinGame with the id.";
                 "{}\n\nWaiting for an opponent, who joins with `joinGame({id})`.\n\n**Next Action**: Call `waitForNextTurn(game_id)`; it returns when it is your turn.",
                 head(&id.to_string())
             );
+            let text = if cx.face == Face::Telnet {
+                format!(
+                    "Game #{id} is open: you play {}, and it begins when someone types `joinGame {id}`.",
+                    side.name()
+                )
+            } else {
+                text
+            };
             let data = waiting_info(id, &a.color);
             return Ok(Reply::new(vec![text], with_ui(world, data, &me)));
         }
@@ -348,7 +356,15 @@ joinGame with the id.";
         let s = world
             .session(created.session_id.parse().expect("numeric"))
             .expect("just made");
-        let text = if side == Side::White {
+        let sid = s.id;
+        let text = if cx.face == Face::Telnet {
+            world.send_board(cx, sid, &me);
+            format!(
+                "You play the computer as {} in game #{}.",
+                side.name(),
+                created.session_id
+            )
+        } else if side == Side::White {
             let g = chess_of(s).expect("chess");
             format!(
                 "{}\n\n{}\n\n**Next Action**: Decide your move and call `finishTurn(game_id, move)`.",
@@ -431,6 +447,17 @@ a game you already play. Then play with finishTurn (or `move` on telnet).";
             "**Next Action**: Call `waitForNextTurn(game_id)`."
         };
         let g = chess_of(s).expect("chess");
+        // A person on telnet reads words and the board they know, not the seed's markdown.
+        if cx.face == Face::Telnet {
+            let text = format!(
+                "You join game #{id} as {}: {}. {} to move.",
+                Side::from_role(role).map_or("white", Side::name),
+                s.players_line(),
+                g.turn().title()
+            );
+            world.send_board(cx, id, &me);
+            return Ok(Reply::new(vec![text], i));
+        }
         let text = format!(
             "Joined Game {id} Successfully!\n- You are: {}\n- Players: {}\n- Turn: {}\n\n{}\n\n{next}",
             Side::from_role(role).map_or("White", Side::title),
@@ -537,6 +564,11 @@ is legal, then plays it. With claim_win, the move is refused unless it mates.";
         let g = chess_of(s).expect("chess");
         let board = markdown_board(g.position());
         let text = match (g.outcome(), opponent) {
+            // On telnet the board has come already (the mover sees every board); the words
+            // are the ones the `move` verb gives.
+            _ if cx.face == Face::Telnet => {
+                format!("You play {} in game #{id}.", g.last_san().unwrap_or(&mv))
+            }
             (Some(o), _) => format!("Move accepted. Game Over: {}.", o.describe()),
             (None, "computer") => format!(
                 "Waiting for Computer...\n\n{board}\n\n**Next Action**: Call `waitForNextTurn(game_id)`."

@@ -43,7 +43,9 @@ turn it is. tkMOO-light users get a fresh graphical board too.";
         let sid = my_game(world, &actor, args.game.as_deref())?;
         let s = world.session(sid).expect("found");
         let view = s.game.view(s.role_of(&actor));
-        let b = world.board_msg(s, &actor, None).expect("a chess session");
+        let b = world
+            .board_msg(s, &actor, None, true)
+            .expect("a chess session");
         let text = b.text.clone();
         // The text is the answer; a tkMOO-light client also gets its board (and nothing twice).
         cx.show_board(
