@@ -27,6 +27,11 @@ pub struct Config {
     #[command(subcommand)]
     pub command: Option<Command>,
 
+    /// Serve Prometheus metrics at /metrics to requests bearing this token
+    /// (`Authorization: Bearer TOKEN`); without it /metrics is off.
+    #[arg(long, env = "MOOT_METRICS_TOKEN", hide_env_values = true)]
+    pub metrics_token: Option<String>,
+
     /// How log lines are written: `text` or `json` (one object per line).
     #[arg(long, env = "MOOT_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
     pub log_format: LogFormat,

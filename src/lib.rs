@@ -31,6 +31,7 @@ pub mod limits;
 pub mod logging;
 pub mod logins;
 pub mod mcp;
+pub mod metrics;
 pub mod server;
 pub mod startup;
 pub mod store;

@@ -108,10 +108,16 @@ impl Logins {
                     return Err(Refused::Banned);
                 }
                 tracing::info!(target: crate::logging::AUDIT, event = "login", name = %row.name, %ip);
+                crate::metrics::get()
+                    .logins
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 Ok(row)
             }
             _ => {
                 tracing::warn!(target: crate::logging::AUDIT, event = "login_failed", %name, %ip);
+                crate::metrics::get()
+                    .failed_logins
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 tokio::time::sleep(self.failed(ip)).await;
                 Err(Refused::Bad)
             }

@@ -119,6 +119,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         wait: config.wait_timeout.into(),
         polls_per_agent: config.polls_per_agent,
         mcp_sessions_per_agent: config.mcp_sessions_per_agent,
+        metrics_token: config.metrics_token.as_deref().map(Arc::from),
         agents_by_address: Arc::new(crate::limits::Limiter::new(
             config.agent_rate / 60.0,
             config.agent_rate.ceil() as u32,

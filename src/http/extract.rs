@@ -40,7 +40,13 @@ impl FromRequestParts<Api> for Peer {
 
 /// The agent whose token `Authorization: Bearer <token>` carries, or `UNAUTHORIZED`.
 pub fn bearer(headers: &axum::http::HeaderMap, api: &Api) -> Result<String, ApiError> {
-    let unauthorized = |m: &str| ApiError::new(ErrorCode::Unauthorized, m);
+    let unauthorized = |m: &str| {
+        crate::metrics::get()
+            .unauthorized
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tracing::info!(target: crate::logging::AUDIT, event = "unauthorized", reason = m);
+        ApiError::new(ErrorCode::Unauthorized, m)
+    };
     let value = headers
         .get(header::AUTHORIZATION)
         .ok_or_else(|| unauthorized("Missing token: send Authorization: Bearer <token>"))?;

@@ -73,6 +73,7 @@ pub async fn serve(
         let shutdown = shutdown.clone();
         tracker.spawn(async move {
             let _slot = slot;
+            let _counted = crate::metrics::Up::new(&crate::metrics::get().http_connections);
             // A connection that says nothing at all is closed too (hyper's timer starts at the
             // first byte).
             let mut first = [0u8; 1];

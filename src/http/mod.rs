@@ -49,6 +49,8 @@ pub struct Api {
     pub mcp_sessions_per_agent: usize,
     /// Agents made per address (`POST /agents`).
     pub agents_by_address: Arc<crate::limits::Limiter<std::net::IpAddr>>,
+    /// The token `/metrics` asks for; `None` turns it off.
+    pub metrics_token: Option<Arc<str>>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -140,6 +142,7 @@ async fn create_agent(
             e @ RegisterError::NameTaken(_) => ApiError::new(ErrorCode::Conflict, e.to_string()),
             RegisterError::Store(e) => ApiError::storage(e),
         })?;
+    tracing::info!(target: crate::logging::AUDIT, event = "agent_created", name = %made.row.name, ip = ?peer);
     Ok((
         StatusCode::CREATED,
         Json(AgentCreated {
@@ -676,6 +679,64 @@ fn mcp_router(
         ))
 }
 
+/// Prometheus metrics, for a scraper holding `--metrics-token` (they tell how busy moot is and
+/// who plays what, so they are not public). The world's sessions are counted at scrape time,
+/// by template and by the phase a running one's state names (a Werewolf match's), or
+/// running; finished ones are over.
+async fn metrics(
+    State(api): State<Api>,
+    headers: axum::http::HeaderMap,
+) -> axum::response::Response {
+    use subtle::ConstantTimeEq;
+    let Some(token) = api.metrics_token.clone() else {
+        return ApiError::new(
+            ErrorCode::NotFound,
+            "Metrics are off; start moot with --metrics-token to serve them",
+        )
+        .into_response();
+    };
+    let given = headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("");
+    if !bool::from(given.as_bytes().ct_eq(token.as_bytes())) {
+        return ApiError::new(
+            ErrorCode::Unauthorized,
+            "/metrics needs Authorization: Bearer <the --metrics-token>",
+        )
+        .into_response();
+    }
+    let counted = api
+        .world
+        .call(crate::world::SERVER_ID.into(), Face::Rest, |w, _| {
+            let mut by: BTreeMap<(String, String), u64> = BTreeMap::new();
+            for id in w.session_ids() {
+                let Some(s) = w.session(id) else { continue };
+                let phase = if s.game.is_terminal() {
+                    "over".to_owned()
+                } else {
+                    let state = s.game.state();
+                    state["phase"].as_str().unwrap_or("running").to_owned()
+                };
+                *by.entry((s.template.id.to_owned(), phase)).or_default() += 1;
+            }
+            by
+        })
+        .await;
+    match counted {
+        Ok(by) => (
+            [(
+                axum::http::header::CONTENT_TYPE,
+                "text/plain; version=0.0.4; charset=utf-8",
+            )],
+            crate::metrics::get().render(&by),
+        )
+            .into_response(),
+        Err(e) => ApiError::new(ErrorCode::StorageUnavailable, &e.to_string()).into_response(),
+    }
+}
+
 /// The API's router, with `pages` (the web face's, already given their state) beside it.
 pub fn router(
     api: Api,
@@ -700,6 +761,7 @@ pub fn router(
         router = router.route(path, m);
     }
     router
+        .route("/metrics", axum::routing::get(metrics))
         .merge(mcp_router(&api, bound, shutdown))
         .fallback(|| async {
             ApiError::new(ErrorCode::NotFound, "No such path; see /openapi.json")

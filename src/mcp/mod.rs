@@ -71,6 +71,9 @@ impl Polls {
             return None;
         }
         *n += 1;
+        crate::metrics::get()
+            .long_polls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Some(PollSlot {
             polls: self.clone(),
             agent: agent.clone(),
@@ -80,6 +83,9 @@ impl Polls {
 
 impl Drop for PollSlot {
     fn drop(&mut self) {
+        crate::metrics::get()
+            .long_polls
+            .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         let mut map = self.polls.waiting.lock().expect("polls lock");
         if let Some(n) = map.get_mut(&self.agent) {
             *n -= 1;

@@ -364,6 +364,7 @@ fn writer(conn: Connection, rx: mpsc::Receiver<Msg>) {
 /// Runs one transaction of queued jobs. A failure is never the end of the writer: the next
 /// batch tries again, so persistence comes back by itself when the database does.
 fn run_batch(conn: &Connection, state: &mut Writer, batch: &mut Vec<Work>) {
+    let (started, jobs) = (std::time::Instant::now(), batch.len());
     if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
         let err = StoreError::from(e);
         tracing::error!(%err, jobs = batch.len(), "cannot begin a transaction");
@@ -389,6 +390,7 @@ fn run_batch(conn: &Connection, state: &mut Writer, batch: &mut Vec<Work>) {
         delivers.push((w.epoch, deliver));
     }
     let outcome = conn.execute_batch("COMMIT").map_err(StoreError::from);
+    crate::metrics::get().commit(jobs, started.elapsed());
     if let Err(err) = &outcome {
         tracing::error!(%err, "commit failed; the batch is rolled back");
         let _ = conn.execute_batch("ROLLBACK");

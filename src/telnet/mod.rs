@@ -115,6 +115,7 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>) {
         let shared = shared.clone();
         tracker.spawn(async move {
             let _guard = OpenGuard(&shared.open);
+            let _counted = crate::metrics::Up::new(&crate::metrics::get().telnet_connections);
             let conn = shared.next_conn.fetch_add(1, Ordering::Relaxed);
             run(stream, peer, conn, &shared).await;
         });

@@ -380,6 +380,7 @@ fn parse_json<V: Verb>(rest: &str) -> Result<serde_json::Value, VerbError> {
 }
 
 fn run_line_of<V: Verb>(w: &mut World, cx: &mut Cx, rest: &str) -> Result<Vec<String>, VerbError> {
+    crate::metrics::get().command(cx.face.name(), V::NAME);
     let args = V::parse(&crate::text::clean(rest))?;
     if !V::READ_ONLY {
         w.admit_write(&cx.actor, cx.now)?;
@@ -392,6 +393,7 @@ fn run_json<V: Verb>(
     cx: &mut Cx,
     mut args: serde_json::Value,
 ) -> Result<Reply<serde_json::Value>, VerbError> {
+    crate::metrics::get().command(cx.face.name(), V::NAME);
     crate::text::clean_json(&mut args).map_err(|e| VerbError::usage(e.to_string()))?;
     let args: V::Args = serde_json::from_value(args)
         .map_err(|e| VerbError::usage(format!("Bad arguments for {}: {e}", V::NAME)))?;

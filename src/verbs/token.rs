@@ -64,8 +64,14 @@ and the old one stops working at once.";
         let issued = issue_token(&agent_id);
         let old = world.directory.set_token(&agent_id, Some(&issued.hash));
         let who = agent_id.clone();
+        let write = writes::set_token_hash(agent_id.clone(), issued.hash.clone());
+        let audit_id = agent_id.clone();
         cx.save(
-            writes::set_token_hash(agent_id.clone(), issued.hash.clone()),
+            move |c| {
+                write(c)?;
+                tracing::info!(target: crate::logging::AUDIT, event = "token_issued", agent_id = %audit_id);
+                Ok(())
+            },
             move |w| {
                 w.directory.set_token(&who, old.as_deref());
             },

@@ -56,6 +56,16 @@ pub enum Face {
     Rest,
 }
 
+impl Face {
+    pub fn name(self) -> &'static str {
+        match self {
+            Face::Telnet => "telnet",
+            Face::Mcp => "mcp",
+            Face::Rest => "rest",
+        }
+    }
+}
+
 /// The connection number of agents present without a connection.
 pub const AGENT_CONN: ConnId = 0;
 
@@ -188,6 +198,10 @@ impl Sink {
                 Delivery::Board(b) => Out::Board(b),
                 Delivery::Display(d) => Out::Display(d),
             });
+        } else {
+            crate::metrics::get()
+                .backlog_drops
+                .fetch_add(1, Ordering::Relaxed);
         }
     }
 
@@ -288,6 +302,9 @@ impl Player {
         self.mailbox_bytes += d.weight();
         self.mailbox.push_back(d);
         while self.mailbox.len() > MAX_BACKLOG || self.mailbox_bytes > MAX_BACKLOG_BYTES {
+            crate::metrics::get()
+                .backlog_drops
+                .fetch_add(1, Ordering::Relaxed);
             let old = self.mailbox.pop_front().expect("a notice");
             self.mailbox_bytes -= old.weight();
         }

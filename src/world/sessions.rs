@@ -422,10 +422,18 @@ impl World {
             .iter()
             .map(|p| (p.role.to_owned(), p.agent.to_string()))
             .collect();
-        cx.save(writes::create_session(row, stored_parts), move |w| {
-            w.sessions.remove(&id);
-            w.schedule(id);
-        });
+        let (write, template) = (writes::create_session(row, stored_parts), t.id);
+        cx.save(
+            move |c| {
+                write(c)?;
+                tracing::info!(target: crate::logging::AUDIT, event = "match_start", session = id, template);
+                Ok(())
+            },
+            move |w| {
+                w.sessions.remove(&id);
+                w.schedule(id);
+            },
+        );
         let session = Session {
             id,
             template: t,
@@ -576,18 +584,29 @@ impl World {
             created_at: created.clone(),
             at_ms: at,
         });
+        let ending = s
+            .game
+            .is_terminal()
+            .then(|| (s.template.id, s.game.ending().unwrap_or_default()));
+        let write = writes::record_action(
+            id.to_string(),
+            agent.to_string(),
+            role.to_owned(),
+            action.to_owned(),
+            tick,
+            serde_json::to_string(&s.game.state()).expect("a JSON value serializes"),
+            status,
+            created,
+            at,
+        );
         cx.save(
-            writes::record_action(
-                id.to_string(),
-                agent.to_string(),
-                role.to_owned(),
-                action.to_owned(),
-                tick,
-                serde_json::to_string(&s.game.state()).expect("a JSON value serializes"),
-                status,
-                created,
-                at,
-            ),
+            move |c| {
+                write(c)?;
+                if let Some((template, ending)) = ending {
+                    tracing::info!(target: crate::logging::AUDIT, event = "match_end", session = sid, template, ending);
+                }
+                Ok(())
+            },
             move |w| {
                 if let Some(s) = w.sessions.get_mut(&sid) {
                     s.game = before;

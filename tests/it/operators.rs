@@ -109,6 +109,7 @@ async fn the_built_in_town_exports_as_world_is_and_serves_from_any_directory() {
 struct Logged {
     child: tokio::process::Child,
     telnet: std::net::SocketAddr,
+    http: String,
 }
 
 async fn start_logged(db: &Path, extra: &[&str]) -> Logged {
@@ -128,7 +129,11 @@ async fn start_logged(db: &Path, extra: &[&str]) -> Logged {
         .unwrap();
     for _ in 0..200 {
         if tokio::net::TcpStream::connect(telnet).await.is_ok() {
-            return Logged { child, telnet };
+            return Logged {
+                child,
+                telnet,
+                http: format!("http://127.0.0.1:{http}"),
+            };
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -160,7 +165,27 @@ async fn logs_carry_audit_lines_without_colour_and_as_json_on_request() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("moot.db");
     let m = start_logged(&db, &[]).await;
-    login(m.telnet, "create", "Ann").await;
+    let mut ann = login(m.telnet, "create", "Ann").await;
+    ann.command("@token").await;
+    ann.command("south").await;
+    ann.send("play rps with house").await;
+    ann.expect("now you choose").await;
+    ann.command("choose rock").await;
+    let http = reqwest::Client::new();
+    let made = http
+        .post(format!("{}/agents", m.http))
+        .json(&serde_json::json!({"name": "Robo"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(made.status(), 201);
+    let refused = http
+        .get(format!("{}/sessions", m.http))
+        .bearer_auth("moot_nobody_0")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 401);
     let mut bad = Client::connect(m.telnet).await;
     bad.expect("quit").await;
     bad.send("connect Ann wrong-password").await;
@@ -173,6 +198,19 @@ async fn logs_carry_audit_lines_without_colour_and_as_json_on_request() {
             && l.contains("name=Ann")),
         "{text}"
     );
+    for event in [
+        "token_issued",
+        "match_start",
+        "match_end",
+        "agent_created",
+        "unauthorized",
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.contains("moot::audit") && l.contains(&format!("event=\"{event}\""))),
+            "{event}: {text}"
+        );
+    }
     assert!(
         text.lines().any(|l| l.contains("login_failed")
             && l.contains("name=Ann")
@@ -374,4 +412,59 @@ async fn wizards_boot_ban_announce_and_shut_down_and_every_act_is_stored() {
     );
     let out = moot(&["--db", db_arg, "admin", "list"], dir.path());
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "Wiz");
+}
+
+/// `/metrics` serves Prometheus text to the holder of `--metrics-token`, and nobody else. (The
+/// figures are the process's, and tests share the process, so counts are checked as lower
+/// bounds.)
+#[tokio::test]
+async fn metrics_are_prometheus_text_behind_their_token() {
+    let off = crate::support::TestServer::start().await;
+    let (status, _) = off.api().get("/metrics", "anything").await;
+    assert_eq!(status, 404, "off unless a token is set");
+    off.stop().await;
+
+    let s =
+        crate::support::TestServer::start_with(|c| c.metrics_token = Some("m-secret".into())).await;
+    let mut ann = s.player("Ann").await;
+    ann.command("look").await;
+    ann.command("south").await;
+    ann.send("play rps with house").await;
+    ann.expect("now you choose").await;
+    ann.command("choose rock").await;
+    let (status, _) = s.api().get("/sessions", "moot_bad_token").await;
+    assert_eq!(status, 401);
+    let url = format!("http://{}/metrics", s.http);
+    let http = reqwest::Client::new();
+    let refused = http.get(&url).bearer_auth("wrong").send().await.unwrap();
+    assert_eq!(refused.status(), 401);
+    let r = http.get(&url).bearer_auth("m-secret").send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(
+        r.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain; version=0.0.4")
+    );
+    let text = r.text().await.unwrap();
+    let mut values = std::collections::HashMap::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let (name, value) = line.rsplit_once(' ').unwrap_or_else(|| panic!("{line:?}"));
+        let v: f64 = value.parse().unwrap_or_else(|_| panic!("{line:?}"));
+        values.insert(name.to_owned(), v);
+    }
+    let at_least = |name: &str, n: f64| {
+        let v = values.get(name).copied().unwrap_or(-1.0);
+        assert!(v >= n, "{name} = {v}, expected at least {n}:\n{text}");
+    };
+    at_least("moot_connections{face=\"telnet\"}", 1.0);
+    at_least("moot_commands_total{face=\"telnet\",verb=\"look\"}", 1.0);
+    at_least("moot_commands_total{face=\"telnet\",verb=\"choose\"}", 1.0);
+    at_least("moot_sessions{template=\"rps.v1\",phase=\"over\"}", 1.0);
+    at_least("moot_unauthorized_total", 1.0);
+    at_least("moot_commit_batch_jobs_count", 1.0);
+    at_least("moot_commit_seconds_bucket{le=\"+Inf\"}", 1.0);
+    at_least("moot_long_polls_waiting", 0.0);
+    at_least("moot_backlog_drops_total", 0.0);
+    s.stop().await;
 }
