@@ -733,7 +733,7 @@ async fn metrics(
             crate::metrics::get().render(&by),
         )
             .into_response(),
-        Err(e) => ApiError::new(ErrorCode::StorageUnavailable, &e.to_string()).into_response(),
+        Err(e) => ApiError::new(ErrorCode::StorageUnavailable, e.to_string()).into_response(),
     }
 }
 
