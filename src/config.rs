@@ -40,6 +40,11 @@ pub struct Config {
     #[arg(long, env = "MOOT_TELNET", default_value = "127.0.0.1:7777")]
     pub telnet: SocketAddr,
 
+    /// Offer modern MUD clients (Mudlet, TinTin++, MUSHclient) GMCP and MSSP and ask for NAWS on
+    /// every telnet connection. Off by default: tkMOO-light prints any negotiation as garbage.
+    #[arg(long, env = "MOOT_TELNET_NEGOTIATE")]
+    pub telnet_negotiate: bool,
+
     /// Address of the HTTP listener (the REST API).
     #[arg(long, env = "MOOT_HTTP", default_value = "127.0.0.1:8080")]
     pub http: SocketAddr,

@@ -60,6 +60,20 @@ pub fn negotiation(verb: Verb, opt: u8) -> [u8; 3] {
     [IAC, verb.byte(), opt]
 }
 
+/// `IAC SB <opt> <data> IAC SE`, with any 0xFF in `data` doubled.
+pub fn subnegotiation(opt: u8, data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() + 6);
+    out.extend_from_slice(&[IAC, SB, opt]);
+    for &b in data {
+        out.push(b);
+        if b == IAC {
+            out.push(IAC);
+        }
+    }
+    out.extend_from_slice(&[IAC, SE]);
+    out
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Input {
     /// A complete line, decoded as UTF-8 (invalid sequences replaced by U+FFFD).
@@ -248,20 +262,6 @@ mod tests {
         while let Some(i) = codec.decode(&mut buf).unwrap() {
             out.push(i);
         }
-        out
-    }
-
-    /// `IAC SB <opt> <data> IAC SE`, with any 0xFF in `data` doubled.
-    fn subnegotiation(opt: u8, data: &[u8]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(data.len() + 6);
-        out.extend_from_slice(&[IAC, SB, opt]);
-        for &b in data {
-            out.push(b);
-            if b == IAC {
-                out.push(IAC);
-            }
-        }
-        out.extend_from_slice(&[IAC, SE]);
         out
     }
 

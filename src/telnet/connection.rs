@@ -11,7 +11,7 @@ use tokio::time::{Instant, sleep_until};
 use tokio_util::codec::FramedRead;
 
 use super::codec::{Input, TelnetCodec};
-use super::options::{Options, Reported};
+use super::options::{Answer, Options, Reported, gmcp_message, mssp_message};
 use super::throttle::Throttle;
 use super::{Shared, xmcp};
 use crate::config::MAX_LINE_BYTES;
@@ -36,6 +36,8 @@ pub(super) struct Conn {
     /// The XMCP/1.1 key the client set; without one, no `$#$` line is ever sent.
     xmcp_key: Option<String>,
     options: Options,
+    /// MSSP's figures, as of the connection's start.
+    mssp: Vec<(&'static str, String)>,
     /// The character's choice of width (the default before login).
     display: Display,
     /// The width the client reported (NAWS).
@@ -116,6 +118,27 @@ impl Conn {
         if let Some(h) = &b.headline {
             self.out.line(h);
         }
+        // A GMCP client's script may draw the board itself: `Moot.Chess.Board` for chess.v1,
+        // with the state as this player may see it.
+        if self.options.gmcp() {
+            let game = b.template.split('.').next().unwrap_or(b.template);
+            let mut title = game.to_owned();
+            if let Some(first) = title.get_mut(..1) {
+                first.make_ascii_uppercase();
+            }
+            let mut body = serde_json::json!({
+                "game": b.object,
+                "colour": b.colour,
+                "yourTurn": b.your_turn,
+                "sequence": b.sequence,
+            });
+            if let (Some(out), Some(view)) = (body.as_object_mut(), b.view.as_object()) {
+                for (k, v) in view {
+                    out.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+            self.gmcp(&format!("Moot.{title}.Board"), &body);
+        }
         match &self.xmcp_key {
             Some(key) => {
                 let msg = xmcp::chess_board(key, b);
@@ -142,6 +165,29 @@ impl Conn {
         }
     }
 
+    /// Sends a GMCP message, if the client agreed to GMCP and takes this package.
+    pub fn gmcp(&mut self, package: &str, body: &serde_json::Value) {
+        if self.options.wants(package) {
+            self.out.raw(&gmcp_message(package, body));
+        }
+    }
+
+    /// Structured news, for a GMCP client (others have the text already).
+    pub fn event(&mut self, e: &crate::world::Event) {
+        use crate::world::Event;
+        match e {
+            Event::Room(info) => self.gmcp("Room.Info", &serde_json::json!(info)),
+            Event::Said {
+                channel,
+                talker,
+                line,
+            } => self.gmcp(
+                "Comm.Channel.Text",
+                &serde_json::json!({"channel": channel, "talker": talker, "text": line}),
+            ),
+        }
+    }
+
     /// Wraps by `display` from now on (the character's choice, or the default before login).
     pub fn set_display(&mut self, display: Display) {
         self.display = display;
@@ -153,8 +199,10 @@ impl Conn {
     pub async fn take(&mut self, input: Input) -> Typed {
         let line = match input {
             Input::Negotiate(verb, opt) => {
-                if let Some(answer) = self.options.negotiate(verb, opt) {
-                    self.out.raw(&answer);
+                match self.options.negotiate(verb, opt) {
+                    Some(Answer::Send(bytes)) => self.out.raw(&bytes),
+                    Some(Answer::SendMssp) => self.out.raw(&mssp_message(&self.mssp)),
+                    None => {}
                 }
                 return Typed::Handled;
             }
@@ -163,6 +211,14 @@ impl Conn {
                     Some(Reported::Width(w)) => {
                         self.client_width = Some(w);
                         self.set_display(self.display);
+                    }
+                    Some(Reported::Gmcp(package, body)) => {
+                        if package.eq_ignore_ascii_case("Core.Ping") {
+                            self.out
+                                .raw(&gmcp_message("Core.Ping", &serde_json::Value::Null));
+                        } else if package.eq_ignore_ascii_case("Core.Hello") {
+                            tracing::debug!(client = %body, "GMCP hello");
+                        }
                     }
                     None => {}
                 }
@@ -227,7 +283,9 @@ impl Conn {
     pub(super) fn open(stream: TcpStream, peer: SocketAddr, shared: &Shared) -> Conn {
         let _ = stream.set_nodelay(true);
         let (rd, wr) = stream.into_split();
-        Conn {
+        let mut options = Options::new(shared.config.telnet_negotiate);
+        let opening = options.opening();
+        let mut conn = Conn {
             input: FramedRead::with_capacity(rd, TelnetCodec::new(MAX_LINE_BYTES), 512),
             out: Writer {
                 wr,
@@ -238,11 +296,18 @@ impl Conn {
             prefix: None,
             suffix: None,
             xmcp_key: None,
-            options: Options::default(),
+            options,
+            mssp: if shared.config.telnet_negotiate {
+                shared.mssp()
+            } else {
+                Vec::new()
+            },
             display: Display::default(),
             client_width: None,
             throttle: Throttle::new(shared.config.command_rate, shared.config.command_burst),
-        }
+        };
+        conn.out.raw(&opening);
+        conn
     }
 }
 
@@ -302,6 +367,7 @@ pub(super) async fn play(
                         }
                         Out::Board(b) => conn.board(&b),
                         Out::Display(d) => conn.set_display(d),
+                        Out::Event(e) => conn.event(&e),
                         Out::Close(lines) => {
                             conn.answer(&lines);
                             return;

@@ -38,12 +38,40 @@ pub struct Shared {
     pub shutdown: CancellationToken,
     next_conn: AtomicU64,
     open: AtomicUsize,
+    /// When this server started (MSSP's UPTIME).
+    pub started: std::time::SystemTime,
     /// Name-and-password checks, shared with the web's login form (so guesses through either
     /// count against the same limits).
     pub logins: Arc<crate::logins::Logins>,
 }
 
 impl Shared {
+    /// MSSP's figures, as a listing's crawler reads them.
+    pub fn mssp(&self) -> Vec<(&'static str, String)> {
+        let uptime = self
+            .started
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let name = self.welcome.lines().next().unwrap_or("moot").to_owned();
+        vec![
+            ("NAME", name),
+            ("PLAYERS", self.open.load(Ordering::Relaxed).to_string()),
+            ("UPTIME", uptime.to_string()),
+            ("CODEBASE", format!("moot {}", env!("CARGO_PKG_VERSION"))),
+            ("PORT", self.config.telnet.port().to_string()),
+            ("GAMESYSTEM", "None".into()),
+            ("GENRE", "Social".into()),
+            ("GAMEPLAY", "Social, Player versus Player".into()),
+            ("FAMILY", "LPMud".into()),
+            ("LANGUAGE", "English".into()),
+            ("GMCP", "1".into()),
+            ("MSSP", "1".into()),
+            ("ANSI", "0".into()),
+            ("UTF-8", "1".into()),
+            ("CRAWL DELAY", "-1".into()),
+        ]
+    }
+
     pub fn new(
         config: Config,
         world: WorldHandle,
@@ -67,6 +95,7 @@ impl Shared {
             shutdown,
             next_conn: AtomicU64::new(1),
             open: AtomicUsize::new(0),
+            started: std::time::SystemTime::now(),
             logins,
         }
     }

@@ -80,6 +80,8 @@ mod tests {
             sequence: 1,
             headline: None,
             text: vec![],
+            template: "chess.v1",
+            view: serde_json::Value::Null,
         };
         assert_eq!(
             chess_board("2097171", &b),

@@ -46,7 +46,7 @@ telnet these are shown as they happen, so there is nothing to collect.";
                     events.extend(b.headline.iter().cloned());
                     events.extend(b.text.iter().cloned());
                 }
-                Delivery::Display(_) => {}
+                Delivery::Display(_) | Delivery::Event(_) => {}
             }
         }
         // Should this answer not go out, what it took goes back, oldest first.

@@ -7,7 +7,7 @@ use super::look::Seen;
 use super::parse::{whole, word};
 use super::{Reply, Verb, VerbError, usage};
 use crate::store::writes;
-use crate::world::views::{room_lines, room_view};
+use crate::world::views::{room_info, room_lines, room_view};
 use crate::world::{Cx, RoomIdx, World};
 
 pub struct Go;
@@ -95,6 +95,10 @@ pub fn travel(
     world.move_player(&actor, to);
     cx.tell_room(world, from, &actor, leaving);
     cx.tell_room(world, to, &actor, arriving);
+    cx.event(
+        &actor,
+        crate::world::Event::Room(std::sync::Arc::new(room_info(world, to))),
+    );
     let who = actor.clone();
     cx.save(
         writes::set_room(actor.to_string(), world.map.room(to).id.clone()),

@@ -70,6 +70,16 @@ impl Verb for Say {
         let line = format!("{} says, \"{}\"", me.name, args.text);
         let room = me.room;
         cx.tell_room(world, room, &cx.actor.clone(), line.as_str());
+        let talker = me.name.clone();
+        cx.event_room(
+            world,
+            room,
+            crate::world::Event::Said {
+                channel: "say",
+                talker,
+                line: line.clone(),
+            },
+        );
         Ok(Reply::new(
             vec![format!("You say, \"{}\"", args.text)],
             Heard {

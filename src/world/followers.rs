@@ -40,6 +40,8 @@ impl World {
         }
         text.extend(s.game.render(role, self.game_time(s)));
         Some(BoardMsg {
+            template: s.template.id,
+            view: s.game.view(role),
             object: s.id,
             board: picture.board,
             your_turn: picture.your_turn,

@@ -91,6 +91,8 @@ pub enum Out {
     Board(Box<BoardMsg>),
     /// Wrap by this from now on.
     Display(crate::wrap::Display),
+    /// Structured news (see [`Event`]).
+    Event(Event),
 }
 
 /// A session's board as one recipient should see it (turn and side are theirs).
@@ -110,6 +112,10 @@ pub struct BoardMsg {
     pub headline: Option<String>,
     /// The board as text, for clients that draw no board.
     pub text: Vec<String>,
+    /// The session's template (`chess.v1`), and its state as this recipient may see it, for
+    /// clients that draw their own board from data (GMCP's `Moot.Chess.Board`).
+    pub template: &'static str,
+    pub view: serde_json::Value,
 }
 
 /// What a notice carries.
@@ -119,6 +125,21 @@ pub enum Delivery {
     Board(Box<BoardMsg>),
     /// The character's display preference changed: their connections wrap by it from now on.
     Display(crate::wrap::Display),
+    /// Structured news for clients that take it besides the text (GMCP on telnet).
+    Event(Event),
+}
+
+/// What a client that reads structured data (a MUD client over GMCP) learns besides the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// Where they stand now (on arriving anywhere, and on logging in).
+    Room(Arc<views::RoomInfo>),
+    /// Someone spoke (or emoted) where they are: `line` is the text as everyone reads it.
+    Said {
+        channel: &'static str,
+        talker: String,
+        line: String,
+    },
 }
 
 impl Delivery {
@@ -128,6 +149,7 @@ impl Delivery {
             Delivery::Line(l) => l.len(),
             Delivery::Board(b) => b.weight(),
             Delivery::Display(_) => 8,
+            Delivery::Event(_) => 256,
         }
     }
 }
@@ -136,6 +158,7 @@ impl BoardMsg {
     /// About how many bytes it holds (see [`Delivery::weight`]).
     fn weight(&self) -> usize {
         128 + self.board.len()
+            + 512
             + self.headline.as_ref().map_or(0, String::len)
             + self.text.iter().map(String::len).sum::<usize>()
     }
@@ -197,6 +220,7 @@ impl Sink {
                 Delivery::Line(line) => Out::Line(line),
                 Delivery::Board(b) => Out::Board(b),
                 Delivery::Display(d) => Out::Display(d),
+                Delivery::Event(e) => Out::Event(e),
             });
         } else {
             crate::metrics::get()
@@ -221,6 +245,7 @@ impl Source {
             Out::Line(l) => l.len(),
             Out::Board(b) => b.weight(),
             Out::Display(_) => 8,
+            Out::Event(_) => 256,
             Out::Reply { .. } | Out::Close(_) => return,
         };
         self.backlog.notices.fetch_sub(1, Ordering::Relaxed);
@@ -401,6 +426,21 @@ impl Cx {
             to: to.clone(),
             what: Delivery::Line(line.into()),
         });
+    }
+
+    /// Sends `to` structured news (see [`Event`]).
+    pub fn event(&mut self, to: &AgentId, event: Event) {
+        self.notices.push(Notice {
+            to: to.clone(),
+            what: Delivery::Event(event),
+        });
+    }
+
+    /// Sends everyone in `room` structured news.
+    pub fn event_room(&mut self, world: &World, room: RoomIdx, event: Event) {
+        for id in world.occupants(room) {
+            self.event(id, event.clone());
+        }
     }
 
     /// Tells everyone in `room` but `except`.
@@ -778,7 +818,7 @@ impl World {
                 match (&p.sink, &n.what) {
                     (Sink::Connection { .. }, _) => p.sink.notice(n.what),
                     // A program's text is not wrapped: nothing to tell it.
-                    (Sink::Mailbox, Delivery::Display(_)) => {}
+                    (Sink::Mailbox, Delivery::Display(_) | Delivery::Event(_)) => {}
                     (Sink::Mailbox, _) => p.post(n.what),
                 }
             }
@@ -845,6 +885,7 @@ impl World {
             "connected"
         };
         cx.tell_room(self, room, &id, format!("{name} has {what}."));
+        cx.event(&id, Event::Room(Arc::new(views::room_info(self, room))));
         Entered {
             room,
             known_room: known.is_some(),

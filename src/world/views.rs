@@ -125,6 +125,30 @@ pub fn worth_listing<'a>(
     (shown, skip)
 }
 
+/// A room for a MUD client's map (GMCP `Room.Info`): its id, name and where its exits lead.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RoomInfo {
+    pub num: String,
+    pub name: String,
+    pub area: String,
+    /// Exit name → the id of the room it leads to.
+    pub exits: std::collections::BTreeMap<String, String>,
+}
+
+pub fn room_info(world: &World, room: RoomIdx) -> RoomInfo {
+    let r = world.map.room(room);
+    RoomInfo {
+        num: r.id.clone(),
+        name: r.name.clone(),
+        area: world.map.name.clone(),
+        exits: r
+            .exits
+            .iter()
+            .map(|e| (e.name.clone(), world.map.room(e.to).id.clone()))
+            .collect(),
+    }
+}
+
 /// The room as text: name, description, things, people, exits.
 pub fn room_lines(world: &World, room: RoomIdx, viewer: &AgentId) -> Vec<String> {
     let v = room_view(world, room, viewer);

@@ -190,3 +190,137 @@ async fn finished_games_do_not_pile_up_in_look_and_games() {
     assert!(games.iter().any(|l| l.starts_with("#6 ")), "{games:#?}");
     s.stop().await;
 }
+
+const GMCP: u8 = 201;
+const MSSP: u8 = 70;
+
+/// Every GMCP message in `bytes`: (package, JSON body).
+fn gmcp_messages(bytes: &[u8]) -> Vec<(String, serde_json::Value)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 3 <= bytes.len() {
+        if bytes[i..i + 3] == [IAC, SB, GMCP] {
+            let start = i + 3;
+            let end = (start..bytes.len() - 1)
+                .find(|&j| bytes[j] == IAC && bytes[j + 1] == SE)
+                .expect("a whole message");
+            let text = String::from_utf8_lossy(&bytes[start..end]).into_owned();
+            let (package, body) = text.split_once(' ').unwrap_or((&text, "null"));
+            out.push((package.to_owned(), serde_json::from_str(body).unwrap()));
+            i = end + 2;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Reads until a GMCP message of `package` has come; returns everything read so far with it.
+async fn until_gmcp(c: &mut Client, seen: &mut Vec<u8>, package: &str) -> serde_json::Value {
+    loop {
+        if let Some((_, body)) = gmcp_messages(seen).into_iter().rfind(|(p, _)| p == package) {
+            seen.clear();
+            return body;
+        }
+        let more = c.read_bytes_until(|b| !b.is_empty()).await;
+        seen.extend_from_slice(&more);
+    }
+}
+
+#[tokio::test]
+async fn a_negotiating_listener_speaks_gmcp_and_mssp_to_mud_clients() {
+    let s = TestServer::start_with(|c| c.telnet_negotiate = true).await;
+    let mut ann = s.client().await;
+    // moot offers first: WILL GMCP, WILL MSSP, DO NAWS.
+    let opening = ann.read_bytes_until(|b| b.len() >= 9).await;
+    assert_eq!(
+        &opening[..9],
+        &[IAC, WILL, GMCP, IAC, WILL, MSSP, IAC, DO, NAWS]
+    );
+    let mut seen = opening[9..].to_vec();
+    // The client agrees to all three, says hello and what it supports.
+    let mut hello = vec![IAC, DO, GMCP, IAC, DO, MSSP, IAC, WILL, NAWS];
+    hello.extend_from_slice(&[IAC, SB, NAWS, 0, 100, 0, 40, IAC, SE]);
+    for msg in [
+        r#"Core.Hello {"client": "test", "version": "1"}"#,
+        r#"Core.Supports.Set ["Room 1", "Comm.Channel 1", "Moot.Chess 1"]"#,
+    ] {
+        hello.extend_from_slice(&[IAC, SB, GMCP]);
+        hello.extend_from_slice(msg.as_bytes());
+        hello.extend_from_slice(&[IAC, SE]);
+    }
+    ann.send_raw(&hello).await;
+    // MSSP's figures come back at once.
+    let mssp = loop {
+        if let Some(i) = seen.windows(3).position(|w| w == [IAC, SB, MSSP]) {
+            if let Some(j) = seen[i..].windows(2).position(|w| w == [IAC, SE]) {
+                break String::from_utf8_lossy(&seen[i + 3..i + j]).replace(['\x01', '\x02'], "|");
+            }
+        }
+        let more = ann.read_bytes_until(|b| !b.is_empty()).await;
+        seen.extend_from_slice(&more);
+    };
+    assert!(mssp.contains("|NAME|moot"), "{mssp:?}");
+    assert!(mssp.contains("|PLAYERS|"), "{mssp:?}");
+    assert!(mssp.contains("|CODEBASE|moot "), "{mssp:?}");
+    assert!(mssp.contains("|GMCP|1"), "{mssp:?}");
+
+    ann.send("create Ann pw-Ann-moot").await;
+    let room = until_gmcp(&mut ann, &mut seen, "Room.Info").await;
+    assert_eq!(room["num"], "town_square", "{room}");
+    assert_eq!(room["name"], "Town Square");
+    assert_eq!(room["exits"]["east"], "chess_parlour", "{room}");
+    ann.send("east").await;
+    let room = until_gmcp(&mut ann, &mut seen, "Room.Info").await;
+    assert_eq!(room["num"], "chess_parlour", "{room}");
+
+    // Speech comes as Comm.Channel.Text besides the line.
+    // (Bob's client, a plain one, skips the offers.)
+    let mut bob = s.client().await;
+    bob.read_bytes_until(|b| b.len() >= 9).await;
+    bob.send("create Bob pw-Bob-moot").await;
+    bob.expect("$#$xmcp version: 1.1").await;
+    bob.command("east").await;
+    bob.command("say Shall we play?").await;
+    let said = until_gmcp(&mut ann, &mut seen, "Comm.Channel.Text").await;
+    assert_eq!(
+        said,
+        serde_json::json!({"channel": "say", "talker": "Bob", "text": "Bob says, \"Shall we play?\""})
+    );
+
+    // A chess board comes as Moot.Chess.Board: the FEN, whose turn, her colour, the sequence.
+    bob.command("challenge Ann as black").await;
+    ann.send("accept Bob").await;
+    let board = until_gmcp(&mut ann, &mut seen, "Moot.Chess.Board").await;
+    assert_eq!(
+        board["fen"], "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "{board}"
+    );
+    assert_eq!(board["colour"], "white");
+    assert_eq!(board["yourTurn"], true);
+    assert_eq!(board["turn"], "white");
+    assert_eq!(board["sequence"], 1);
+    ann.send("move e4").await;
+    let board = until_gmcp(&mut ann, &mut seen, "Moot.Chess.Board").await;
+    assert_eq!(board["yourTurn"], false, "{board}");
+    assert_eq!(board["last_move"], "e2e4", "{board}");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn the_default_listener_starts_nothing_and_refuses_gmcp() {
+    let s = TestServer::start().await;
+    let mut c = s.client().await;
+    let first = c.read_bytes_until(|b| b.len() >= 4).await;
+    assert_eq!(
+        &first[..4],
+        b"moot",
+        "the welcome text first, no negotiation"
+    );
+    c.send_raw(&[IAC, DO, GMCP]).await;
+    let got = c
+        .read_bytes_until(|b| b.windows(3).any(|w| w == [IAC, 252, GMCP]))
+        .await;
+    assert!(got.windows(3).any(|w| w == [IAC, 252, GMCP]), "WONT GMCP");
+    s.stop().await;
+}
