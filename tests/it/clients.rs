@@ -252,10 +252,10 @@ async fn a_negotiating_listener_speaks_gmcp_and_mssp_to_mud_clients() {
     ann.send_raw(&hello).await;
     // MSSP's figures come back at once.
     let mssp = loop {
-        if let Some(i) = seen.windows(3).position(|w| w == [IAC, SB, MSSP]) {
-            if let Some(j) = seen[i..].windows(2).position(|w| w == [IAC, SE]) {
-                break String::from_utf8_lossy(&seen[i + 3..i + j]).replace(['\x01', '\x02'], "|");
-            }
+        if let Some(i) = seen.windows(3).position(|w| w == [IAC, SB, MSSP])
+            && let Some(j) = seen[i..].windows(2).position(|w| w == [IAC, SE])
+        {
+            break String::from_utf8_lossy(&seen[i + 3..i + j]).replace(['\x01', '\x02'], "|");
         }
         let more = ann.read_bytes_until(|b| !b.is_empty()).await;
         seen.extend_from_slice(&more);
