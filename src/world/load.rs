@@ -264,13 +264,13 @@ fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, Wo
     };
     Ok(Map::new(
         town.data.name.clone(),
-        town.data.welcome.trim_end().to_owned(),
+        reflow(&town.data.welcome),
         start_idx,
         rooms,
     ))
 }
 
-/// A description as written in a file, with its lines joined into paragraphs (a blank line
+/// A description (or the welcome) as written in a file, with its lines joined into paragraphs (a blank line
 /// between paragraphs stays): how wide a line is belongs to the reader's screen, which the
 /// telnet face wraps to, not to the file.
 fn reflow(text: &str) -> String {

@@ -324,3 +324,30 @@ async fn the_default_listener_starts_nothing_and_refuses_gmcp() {
     assert!(got.windows(3).any(|w| w == [IAC, 252, GMCP]), "WONT GMCP");
     s.stop().await;
 }
+
+/// TinTin++ itself (Debian's `/usr/games/tt++`, in a 60-column pseudo-terminal) with
+/// `clients/tintin/moot.tin` as written, the port given as its variable: it logs in, walks,
+/// talks and reads help, wrapped at the width it reported, and its GMCP event shows the room.
+/// The transcript goes to target/tintin-transcript.txt.
+#[tokio::test]
+async fn tintin_plays_with_the_clients_settings_file() {
+    let s = TestServer::start_with(|c| c.telnet_negotiate = true).await;
+    let transcript = concat!(env!("CARGO_MANIFEST_DIR"), "/target/tintin-transcript.txt");
+    let seen = crate::support::run_python(
+        "clients/tintin.py",
+        &[&s.addr.port().to_string(), "60", transcript],
+    )
+    .await;
+    for step in ["created", "walked", "said", "help", "quit", "naws"] {
+        assert_eq!(seen[step], true, "{step}: {seen}");
+    }
+    assert!(seen["widest_help"].as_u64().unwrap() <= 60, "{seen}");
+    let text = std::fs::read_to_string(transcript).unwrap();
+    assert!(text.contains("SENT IAC SB NAWS 0 60"), "{text}");
+    assert!(text.contains("IAC SB GMCP Room.Info IAC SE"), "{text}");
+    assert!(
+        text.contains("[Chess Parlour]"),
+        "moot.tin's Room.Info event drew the room: {text}"
+    );
+    s.stop().await;
+}
