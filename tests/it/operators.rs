@@ -468,3 +468,24 @@ async fn metrics_are_prometheus_text_behind_their_token() {
     at_least("moot_backlog_drops_total", 0.0);
     s.stop().await;
 }
+
+/// The README's configuration table names every flag `moot --help` shows.
+#[test]
+fn the_readme_lists_every_flag() {
+    let help = Command::new(MOOT).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let flags: Vec<&str> = help
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("--"))
+        .map(|l| l.split([' ', '=']).next().unwrap())
+        .filter(|f| !["help", "version"].contains(f))
+        .collect();
+    assert!(flags.len() > 20, "{help}");
+    let missing: Vec<&&str> = flags
+        .iter()
+        .filter(|f| !readme.contains(&format!("| `--{f}")))
+        .collect();
+    assert!(missing.is_empty(), "not in the README's table: {missing:?}");
+}
