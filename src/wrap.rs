@@ -79,6 +79,29 @@ pub fn wrap(line: &str, width: usize) -> Vec<&str> {
     pieces
 }
 
+/// [`wrap`], but a line that starts indented (a row of a list, like `help`'s) continues two
+/// columns further in, so its rows stay apart.
+pub fn wrap_hanging(line: &str, width: usize) -> Vec<std::borrow::Cow<'_, str>> {
+    use std::borrow::Cow;
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    let hang = indent + 2;
+    let pieces = wrap(line, width);
+    if indent == 0 || pieces.len() == 1 || hang * 3 > width {
+        return pieces.into_iter().map(Cow::Borrowed).collect();
+    }
+    // The first piece is a prefix of the line; the rest is wrapped again, narrower.
+    let head = pieces[0];
+    let rest = line[head.len()..].trim_start();
+    let pad = " ".repeat(hang);
+    std::iter::once(Cow::Borrowed(head))
+        .chain(
+            wrap(rest, width - hang)
+                .into_iter()
+                .map(|p| Cow::Owned(format!("{pad}{p}"))),
+        )
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,6 +141,29 @@ mod tests {
         assert_eq!(
             wrap("  indented words here", 10),
             vec!["  indented", "words here"]
+        );
+    }
+
+    #[test]
+    fn an_indented_row_hangs_under_itself() {
+        let row =
+            "  move <move> [on #<game>]   Make a chess move, in UCI (e2e4) or SAN (Nf3, O-O).";
+        let lines = wrap_hanging(row, 40);
+        assert_eq!(lines[0], "  move <move> [on #<game>]   Make a");
+        assert!(
+            lines[1..]
+                .iter()
+                .all(|l| l.starts_with("    ") && l.len() <= 40),
+            "{lines:?}"
+        );
+        let words: Vec<&str> = lines.iter().flat_map(|l| l.split_whitespace()).collect();
+        assert_eq!(
+            words.join(" "),
+            row.split_whitespace().collect::<Vec<_>>().join(" ")
+        );
+        assert_eq!(
+            wrap_hanging("plain text here", 5),
+            ["plain", "text", "here"]
         );
     }
 

@@ -18,7 +18,7 @@ use crate::config::MAX_LINE_BYTES;
 use crate::store::AgentRow;
 use crate::text::clean;
 use crate::world::{self, AgentId, ConnId, Leaving, Out, Request};
-use crate::wrap::{Display, wrap};
+use crate::wrap::{Display, wrap_hanging};
 
 pub const DISCONNECTED: &str = "*** Disconnected ***";
 pub const TOO_LONG: &str = "*** Your line was longer than 4096 bytes and was ignored. ***";
@@ -66,11 +66,11 @@ impl Writer {
                 part.into()
             };
             let pieces = match self.width {
-                Some(w) => wrap(&part, w),
-                None => vec![part.as_ref()],
+                Some(w) => wrap_hanging(&part, w),
+                None => vec![std::borrow::Cow::Borrowed(part.as_ref())],
             };
             for piece in pieces {
-                let piece = xmcp::quote(piece);
+                let piece = xmcp::quote(&piece);
                 self.buf.extend_from_slice(piece.as_bytes());
                 self.buf.extend_from_slice(b"\r\n");
             }
