@@ -32,6 +32,11 @@ pub struct Config {
     #[arg(long, env = "MOOT_METRICS_TOKEN", hide_env_values = true)]
     pub metrics_token: Option<String>,
 
+    /// The URL people and MCP hosts reach moot's HTTP listener at (e.g. https://moot.example,
+    /// behind a TLS proxy), for OAuth's metadata; without it, the request's own host.
+    #[arg(long, env = "MOOT_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
     /// How log lines are written: `text` or `json` (one object per line).
     #[arg(long, env = "MOOT_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
     pub log_format: LogFormat,

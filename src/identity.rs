@@ -127,6 +127,8 @@ pub struct Directory {
     /// Banned character names and addresses, lower-cased (see `@ban`): the one list every
     /// face checks, so a ban holds on telnet, the web, REST and MCP alike.
     banned: RwLock<std::collections::HashSet<String>>,
+    /// OAuth tokens people let MCP hosts have, by the hash of the token (see `crate::oauth`).
+    grants: RwLock<HashMap<String, crate::store::oauth::TokenRow>>,
 }
 
 #[derive(Debug, Clone)]
@@ -193,8 +195,37 @@ impl Directory {
             .map(|e| e.name.clone())
     }
 
-    /// The agent a bearer token belongs to, if it is valid and they are not banned.
+    /// Keeps an OAuth token (access or refresh) as good until it expires.
+    pub fn keep_grant(&self, row: crate::store::oauth::TokenRow) {
+        let mut grants = self.grants.write().expect("grants lock");
+        if grants.len() >= 10_000 {
+            let now = crate::store::oauth::now_ms();
+            grants.retain(|_, g| g.expires_ms >= now);
+        }
+        grants.insert(row.token_hash.clone(), row);
+    }
+
+    /// The OAuth token with this hash, taken out (a refresh token is used once).
+    pub fn take_grant(&self, hash: &str) -> Option<crate::store::oauth::TokenRow> {
+        self.grants.write().expect("grants lock").remove(hash)
+    }
+
+    /// The agent an OAuth access token acts for, if it is good, unexpired and not banned.
+    fn authenticate_oauth(&self, token: &str) -> Option<String> {
+        let hash = crate::oauth::token_hash(token);
+        let grants = self.grants.read().expect("grants lock");
+        let g = grants.get(&hash)?;
+        let name = self.name_of(&g.agent_id)?;
+        (!g.refresh && g.expires_ms >= crate::store::oauth::now_ms() && !self.is_banned(&name))
+            .then(|| g.agent_id.clone())
+    }
+
+    /// The agent a bearer token belongs to, if it is valid and they are not banned: a static
+    /// token (`moot_<agent>_<secret>`) or an OAuth access token.
     pub fn authenticate(&self, token: &str) -> Option<String> {
+        if token.starts_with(crate::oauth::ACCESS_PREFIX) {
+            return self.authenticate_oauth(token);
+        }
         let rest = token.strip_prefix("moot_")?;
         let (agent_id, secret) = rest.rsplit_once('_')?;
         let presented: [u8; 32] = Sha256::digest(secret.as_bytes()).into();

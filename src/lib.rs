@@ -32,6 +32,7 @@ pub mod logging;
 pub mod logins;
 pub mod mcp;
 pub mod metrics;
+pub mod oauth;
 pub mod server;
 pub mod startup;
 pub mod store;

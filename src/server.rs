@@ -120,6 +120,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         polls_per_agent: config.polls_per_agent,
         mcp_sessions_per_agent: config.mcp_sessions_per_agent,
         metrics_token: config.metrics_token.as_deref().map(Arc::from),
+        public_url: config.public_url.as_deref().map(Arc::from),
         agents_by_address: Arc::new(crate::limits::Limiter::new(
             config.agent_rate / 60.0,
             config.agent_rate.ceil() as u32,
@@ -140,13 +141,15 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     ));
     tracing::info!(%telnet_addr, %http_addr, "listening");
     let stop = shutdown.clone();
-    let pages = crate::web::router(crate::web::Web::new(
+    let mut web = crate::web::Web::new(
         api.world.clone(),
         api.store.clone(),
         api.directory.clone(),
         shared.logins.clone(),
         shutdown.clone(),
-    ));
+    );
+    web.public_url = api.public_url.as_deref().map(str::to_owned);
+    let pages = crate::web::router(web);
     let router = http::router(api, http_addr, &shutdown, pages);
     let http_task = tokio::spawn(async move {
         http::listener::serve(http_listener, router, bounds, stop).await;

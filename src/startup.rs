@@ -103,6 +103,9 @@ pub async fn open(
     for ban in store.bans().await.map_err(db_error)? {
         directory.ban(&ban.what);
     }
+    for grant in store.live_tokens().await.map_err(db_error)? {
+        directory.keep_grant(grant);
+    }
     let stored = store.call(sessions::load_all).await.map_err(db_error)?;
     let kept = store
         .call(crate::store::keys::load_all)

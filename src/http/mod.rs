@@ -51,6 +51,8 @@ pub struct Api {
     pub agents_by_address: Arc<crate::limits::Limiter<std::net::IpAddr>>,
     /// The token `/metrics` asks for; `None` turns it off.
     pub metrics_token: Option<Arc<str>>,
+    /// Where moot is reached from outside (`--public-url`), for OAuth's pointers.
+    pub public_url: Option<Arc<str>>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -737,6 +739,34 @@ async fn metrics(
     }
 }
 
+/// Every 401 says where to find how to get a token (RFC 9728 §5.1), as MCP hosts expect: they
+/// follow `resource_metadata` to moot's authorization server.
+async fn point_to_metadata(
+    State(public_url): State<Option<Arc<str>>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let host = req
+        .headers()
+        .get(axum::http::header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let mut response = next.run(req).await;
+    if response.status() == StatusCode::UNAUTHORIZED {
+        let base = crate::oauth::public_base(public_url.as_deref(), host.as_deref());
+        let value = format!(
+            "Bearer realm=\"moot\", resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\", scope=\"{}\"",
+            crate::oauth::SCOPE
+        );
+        if let Ok(v) = axum::http::HeaderValue::from_str(&value) {
+            response
+                .headers_mut()
+                .insert(axum::http::header::WWW_AUTHENTICATE, v);
+        }
+    }
+    response
+}
+
 /// The API's router, with `pages` (the web face's, already given their state) beside it.
 pub fn router(
     api: Api,
@@ -767,6 +797,10 @@ pub fn router(
             ApiError::new(ErrorCode::NotFound, "No such path; see /openapi.json")
         })
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn_with_state(
+            api.public_url.clone(),
+            point_to_metadata,
+        ))
         .with_state(api)
         .merge(pages)
 }

@@ -20,6 +20,7 @@ pub mod admin;
 mod agents;
 pub mod backup;
 pub mod keys;
+pub mod oauth;
 mod schema;
 pub mod sessions;
 pub mod writes;

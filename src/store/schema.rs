@@ -88,6 +88,21 @@ const MIGRATIONS: &[&str] = &[
         BEGIN SELECT RAISE(ABORT, 'the admin log is append-only'); END;
     CREATE TRIGGER admin_actions_are_append_only_delete BEFORE DELETE ON admin_actions
         BEGIN SELECT RAISE(ABORT, 'the admin log is append-only'); END;",
+    // 6: OAuth for remote MCP hosts: the clients they registered, and the tokens people let
+    // them have (kept as hashes; `kind` is `access` or `refresh`).
+    "CREATE TABLE oauth_clients (
+        client_id     TEXT PRIMARY KEY,
+        client_name   TEXT NOT NULL,
+        redirect_uris TEXT NOT NULL,
+        created_ms    INTEGER NOT NULL
+    );
+    CREATE TABLE oauth_tokens (
+        token_hash TEXT PRIMARY KEY,
+        kind       TEXT NOT NULL,
+        agent_id   TEXT NOT NULL REFERENCES agents(agent_id),
+        client_id  TEXT NOT NULL,
+        expires_ms INTEGER NOT NULL
+    );",
 ];
 
 /// Refuses a database written by a newer moot: migrating "forward" from a version we do not

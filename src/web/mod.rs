@@ -9,6 +9,7 @@
 
 mod cookies;
 mod live;
+mod oauth;
 mod public;
 mod signin;
 
@@ -43,6 +44,13 @@ pub struct Web {
     pub shutdown: tokio_util::sync::CancellationToken,
     /// The shared feeds of matches watched signed out.
     pub public: Arc<public::PublicFeeds>,
+    /// Where moot is reached from outside (`--public-url`), for OAuth's metadata; otherwise
+    /// the request's host.
+    pub public_url: Option<String>,
+    /// OAuth authorization codes waiting to be exchanged.
+    pub codes: Arc<std::sync::Mutex<crate::oauth::Codes>>,
+    /// OAuth client registrations per address.
+    pub registrations: Arc<crate::limits::Limiter<std::net::IpAddr>>,
 }
 
 impl Web {
@@ -60,6 +68,10 @@ impl Web {
             logins,
             shutdown,
             public: Arc::default(),
+            public_url: None,
+            codes: Arc::default(),
+            // Ten registrations a minute per address, in bursts of ten.
+            registrations: Arc::new(crate::limits::Limiter::new(10.0 / 60.0, 10)),
             // A week idle ends a session; ten thousand at once is plenty for one town.
             sessions: Arc::new(Sessions::new(10_000, Duration::from_secs(7 * 24 * 3600))),
         }
@@ -85,6 +97,24 @@ pub fn router(web: Web) -> axum::Router {
         .route("/werewolf/{match_id}/omniscient", post(omniscient))
         .route("/werewolf/{match_id}/replay", get(werewolf_replay))
         .route("/chess/{session_id}/live", get(chess_live))
+        .route(
+            "/.well-known/oauth-protected-resource",
+            get(oauth::protected_resource),
+        )
+        .route(
+            "/.well-known/oauth-protected-resource/mcp",
+            get(oauth::protected_resource),
+        )
+        .route(
+            "/.well-known/oauth-authorization-server",
+            get(oauth::server_metadata),
+        )
+        .route("/oauth/register", post(oauth::register))
+        .route(
+            "/oauth/authorize",
+            get(oauth::authorize_page).post(oauth::authorize),
+        )
+        .route("/oauth/token", post(oauth::token))
         // The same bound on bodies as the API's (a sign-in form or a toggle is a few bytes).
         .layer(axum::extract::DefaultBodyLimit::max(
             crate::http::BODY_LIMIT,

@@ -76,7 +76,14 @@ async fn invariant_1_no_action_without_auth() {
     let resp = reqwest::get(format!("http://{}/sessions", s.http))
         .await
         .unwrap();
-    assert_eq!(resp.headers()["www-authenticate"], "Bearer realm=\"moot\"");
+    // RFC 9728: the 401 says where the protected resource's metadata is.
+    assert_eq!(
+        resp.headers()["www-authenticate"],
+        format!(
+            "Bearer realm=\"moot\", resource_metadata=\"http://{}/.well-known/oauth-protected-resource/mcp\", scope=\"moot\"",
+            s.http
+        )
+    );
 }
 
 #[tokio::test]

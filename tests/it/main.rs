@@ -10,6 +10,7 @@ mod foundation;
 mod http;
 mod limits;
 mod mcp;
+mod oauth;
 mod operators;
 mod registry;
 mod tables;

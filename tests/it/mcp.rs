@@ -212,7 +212,12 @@ async fn mcp_without_a_valid_token_is_401() {
         }
         let resp = r.send().await.unwrap();
         assert_eq!(resp.status(), 401, "{auth:?}");
-        assert_eq!(resp.headers()["www-authenticate"], "Bearer realm=\"moot\"");
+        let www = resp.headers()["www-authenticate"].to_str().unwrap();
+        assert!(
+            www.starts_with("Bearer realm=\"moot\", resource_metadata=\"http://")
+                && www.contains("/.well-known/oauth-protected-resource/mcp\""),
+            "{www}"
+        );
     }
 }
 

@@ -1,0 +1,239 @@
+//! OAuth 2.1 for remote MCP hosts, end to end: the `mcp` SDK's own OAuth client discovers,
+//! registers, sends a person to moot's sign-in page and uses the tools as that character; the
+//! refusals change nothing; static tokens keep working.
+
+use serde_json::{Value, json};
+
+use crate::support::TestServer;
+
+/// An `application/x-www-form-urlencoded` body, as a browser or an OAuth client sends one.
+trait FormBody {
+    fn form_body<V: AsRef<str>>(self, fields: &[(&str, V)]) -> Self;
+}
+
+impl FormBody for reqwest::RequestBuilder {
+    fn form_body<V: AsRef<str>>(self, fields: &[(&str, V)]) -> Self {
+        let mut body = form_urlencoded::Serializer::new(String::new());
+        for (k, v) in fields {
+            body.append_pair(k, v.as_ref());
+        }
+        self.header("content-type", "application/x-www-form-urlencoded")
+            .body(body.finish())
+    }
+}
+
+async fn form(http: &reqwest::Client, url: &str, fields: &[(&str, &str)]) -> (u16, Value) {
+    let r = http.post(url).form_body(fields).send().await.unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn an_mcp_hosts_oauth_flow_acts_as_the_character_who_allowed_it() {
+    let s = TestServer::start().await;
+    let base = format!("http://{}", s.http);
+    let mut bob = s.player("Bob").await;
+    let mut ann = s.player("Ann").await;
+    let static_token = ann.command("@token").await[0]
+        .strip_prefix("Your API token: ")
+        .unwrap()
+        .to_owned();
+    let seen =
+        crate::support::run_python("mcp/oauth_client.py", &[&base, "Ann", "pw-Ann-moot"]).await;
+    assert_eq!(seen["page_status"], 200, "{seen}");
+    assert_eq!(seen["page_names_client"], true, "{seen}");
+    assert_eq!(seen["wrong_password_status"], 401, "{seen}");
+    assert_eq!(seen["redirected_to"], "http://127.0.0.1:33418/callback");
+    // The tools act as Ann: Bob hears her.
+    bob.expect("Ann says, \"hello through OAuth\"").await;
+
+    // The access token works on REST too; the static token still works beside it.
+    let api = s.api();
+    let access = seen["access_token"].as_str().unwrap();
+    assert!(access.starts_with("moot_oauth_a_"), "{seen}");
+    let (status, _) = api.get("/sessions", access).await;
+    assert_eq!(status, 200);
+    let (status, _) = api.get("/sessions", &static_token).await;
+    assert_eq!(status, 200, "the character's own token is untouched");
+
+    // A refresh token is good once and gives a new pair; the old refresh is then refused.
+    let http = reqwest::Client::new();
+    let refresh = seen["refresh_token"].as_str().unwrap();
+    let client_id = seen["client_id"].as_str().unwrap();
+    let token_url = format!("{base}/oauth/token");
+    let fields = [
+        ("grant_type", "refresh_token"),
+        ("refresh_token", refresh),
+        ("client_id", client_id),
+    ];
+    let (status, fresh) = form(&http, &token_url, &fields).await;
+    assert_eq!(status, 200, "{fresh}");
+    let (status, _) = api
+        .get("/sessions", fresh["access_token"].as_str().unwrap())
+        .await;
+    assert_eq!(status, 200);
+    let (status, again) = form(&http, &token_url, &fields).await;
+    assert_eq!((status, &again["error"]), (400, &json!("invalid_grant")));
+    // Tokens outlive a restart (they are stored, as hashes).
+    drop(ann);
+    let db = s.db.clone();
+    let _dir = s.stop().await;
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let (status, _) = s
+        .api()
+        .get("/sessions", fresh["access_token"].as_str().unwrap())
+        .await;
+    assert_eq!(status, 200, "the OAuth token works after a restart");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn metadata_and_every_refusal_of_the_authorization_server() {
+    let s = TestServer::start().await;
+    let base = format!("http://{}", s.http);
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let _ann = s.player("Ann").await;
+    let prm: Value = http
+        .get(format!("{base}/.well-known/oauth-protected-resource/mcp"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(prm["resource"], format!("{base}/mcp"));
+    assert_eq!(prm["authorization_servers"], json!([base]));
+    let asm: Value = http
+        .get(format!("{base}/.well-known/oauth-authorization-server"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(asm["issuer"], base);
+    assert_eq!(asm["code_challenge_methods_supported"], json!(["S256"]));
+    assert_eq!(asm["token_endpoint"], format!("{base}/oauth/token"));
+
+    // Registration: loopback or https redirect URIs only.
+    let bad = http
+        .post(format!("{base}/oauth/register"))
+        .json(&json!({"redirect_uris": ["http://evil.example/cb"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 400);
+    let reg: Value = http
+        .post(format!("{base}/oauth/register"))
+        .json(&json!({"redirect_uris": ["http://127.0.0.1:9/cb"], "client_name": "Probe"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let client = reg["client_id"].as_str().unwrap().to_owned();
+    let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+    let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+    let authorize = format!("{base}/oauth/authorize");
+    let decision = |redirect: &'static str, password: &'static str| {
+        vec![
+            ("response_type", "code".to_owned()),
+            ("client_id", client.clone()),
+            ("redirect_uri", redirect.to_owned()),
+            ("code_challenge", challenge.to_owned()),
+            ("code_challenge_method", "S256".to_owned()),
+            ("state", "xyz".to_owned()),
+            ("name", "Ann".to_owned()),
+            ("password", password.to_owned()),
+            ("decision", "allow".to_owned()),
+        ]
+    };
+    // An unregistered redirect URI gets an error page, never a redirect.
+    let r = http
+        .post(&authorize)
+        .form_body(&decision("http://127.0.0.1:9/other", "pw-Ann-moot"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    // Another site's page cannot answer for a person.
+    let r = http
+        .post(&authorize)
+        .header("origin", "http://evil.example")
+        .form_body(&decision("http://127.0.0.1:9/cb", "pw-Ann-moot"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    // A wrong password shows the page again, with no code.
+    let r = http
+        .post(&authorize)
+        .form_body(&decision("http://127.0.0.1:9/cb", "wrong-password"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    let r = http
+        .post(&authorize)
+        .form_body(&decision("http://127.0.0.1:9/cb", "pw-Ann-moot"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 303);
+    let location = r.headers()["location"].to_str().unwrap().to_owned();
+    assert!(
+        location.starts_with("http://127.0.0.1:9/cb?code="),
+        "{location}"
+    );
+    assert!(location.ends_with("&state=xyz"), "{location}");
+    let code = location
+        .split("code=")
+        .nth(1)
+        .unwrap()
+        .split('&')
+        .next()
+        .unwrap()
+        .to_owned();
+    let token_url = format!("{base}/oauth/token");
+    let exchange = |verifier: &'static str| {
+        vec![
+            ("grant_type", "authorization_code".to_owned()),
+            ("code", code.clone()),
+            ("redirect_uri", "http://127.0.0.1:9/cb".to_owned()),
+            ("client_id", client.clone()),
+            ("code_verifier", verifier.to_owned()),
+        ]
+    };
+    // A wrong verifier is refused, and the code is spent: the right one then fails too.
+    let wrong = http
+        .post(&token_url)
+        .form_body(&exchange("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXj"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), 400);
+    let spent = http
+        .post(&token_url)
+        .form_body(&exchange(verifier))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(spent.status(), 400);
+    let body: Value = spent.json().await.unwrap();
+    assert_eq!(body["error"], "invalid_grant");
+    // Denying redirects with access_denied.
+    let mut deny = decision("http://127.0.0.1:9/cb", "");
+    deny.retain(|(k, _)| *k != "decision");
+    deny.push(("decision", "deny".to_owned()));
+    let r = http.post(&authorize).form_body(&deny).send().await.unwrap();
+    assert_eq!(r.status(), 303);
+    assert_eq!(
+        r.headers()["location"],
+        "http://127.0.0.1:9/cb?error=access_denied&state=xyz"
+    );
+    s.stop().await;
+}
