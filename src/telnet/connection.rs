@@ -338,7 +338,8 @@ pub(super) async fn play(
     // Entering is answered like a command: wait for it before reading input.
     let mut awaiting = true;
     // After the login answer, offer XMCP/1.1 (tkMOO-light answers with its key).
-    let mut announce_xmcp = true;
+    // A client that took GMCP is a modern MUD client, which would only print the offer.
+    let mut announce_xmcp = !conn.options.gmcp();
     let idle = shared.config.idle_timeout();
     let mut last_input = Instant::now();
     let leave = |why| Request::Leave {

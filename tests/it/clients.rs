@@ -266,6 +266,21 @@ async fn a_negotiating_listener_speaks_gmcp_and_mssp_to_mud_clients() {
     assert!(mssp.contains("|GMCP|1"), "{mssp:?}");
 
     ann.send("create Ann pw-Ann-moot").await;
+    // Everything up to a marker after the login's answer: a GMCP client is not offered
+    // XMCP/1.1 (tkMOO-light's board), which it would only print.
+    ann.send("PREFIX <<<").await;
+    ann.send("who").await;
+    let mut login = seen.clone();
+    while !login.windows(3).any(|w| w == b"<<<") {
+        login.extend(ann.read_bytes_until(|b| !b.is_empty()).await);
+    }
+    assert!(
+        !login.windows(7).any(|w| w == b"$#$xmcp"),
+        "{}",
+        String::from_utf8_lossy(&login)
+    );
+    ann.send("PREFIX").await;
+    seen = login;
     let room = until_gmcp(&mut ann, &mut seen, "Room.Info").await;
     assert_eq!(room["num"], "town_square", "{room}");
     assert_eq!(room["name"], "Town Square");
