@@ -126,6 +126,14 @@ async fn create_agent(
     OptionalBody(req): OptionalBody<CreateAgent>,
 ) -> Result<axum::response::Response, ApiError> {
     if let Some(ip) = peer
+        && api.directory.is_banned(&ip.to_string())
+    {
+        return Err(ApiError::new(
+            ErrorCode::Forbidden,
+            "Your address is banned from moot",
+        ));
+    }
+    if let Some(ip) = peer
         && let Err(wait) = api.agents_by_address.take(&ip, tokio::time::Instant::now())
     {
         return Ok(ApiError::rate_limited(

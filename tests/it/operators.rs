@@ -355,6 +355,14 @@ async fn wizards_boot_ban_announce_and_shut_down_and_every_act_is_stored() {
         lines,
         ["*** That character, or your address, is banned from moot. ***"]
     );
+    // Nor may it make agents over HTTP.
+    let made = reqwest::Client::new()
+        .post(format!("{}/agents", m.http))
+        .json(&serde_json::json!({"name": "Sneaky"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(made.status(), 403);
     wiz.command("@unban 127.0.0.1").await;
 
     // @shutdown tells everyone and stops moot cleanly (exit status 0).
