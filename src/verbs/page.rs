@@ -48,6 +48,14 @@ is; she is also told where you are.";
             format!("You sense that {} is looking for you in {where_}.", me.name),
         );
         cx.tell(&to, line.as_str());
+        cx.event(
+            &to,
+            crate::world::Event::Said {
+                channel: "page",
+                talker: me.name.clone(),
+                line: line.clone(),
+            },
+        );
         Ok(Reply::new(
             vec!["Your message has been sent.".into()],
             Heard { line, heard_by },

@@ -47,6 +47,14 @@ must be in the same room as you.";
         let line = format!("{} whispers, \"{}\"", me.name, args.text);
         let (to, name) = (target.id.clone(), target.name.clone());
         cx.tell(&to, line.as_str());
+        cx.event(
+            &to,
+            crate::world::Event::Said {
+                channel: "whisper",
+                talker: me.name.clone(),
+                line: line.clone(),
+            },
+        );
         Ok(Reply::new(
             vec![format!("You whisper, \"{}\" to {name}.", args.text)],
             Heard {

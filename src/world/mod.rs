@@ -134,7 +134,8 @@ pub enum Delivery {
 pub enum Event {
     /// Where they stand now (on arriving anywhere, and on logging in).
     Room(Arc<views::RoomInfo>),
-    /// Someone spoke (or emoted) where they are: `line` is the text as everyone reads it.
+    /// Someone spoke or emoted where they are (`say`, `emote`), or to them alone (`page`,
+    /// `whisper`): `line` is the text as they read it.
     Said {
         channel: &'static str,
         talker: String,

@@ -303,6 +303,12 @@ async fn a_negotiating_listener_speaks_gmcp_and_mssp_to_mud_clients() {
         serde_json::json!({"channel": "say", "talker": "Bob", "text": "Bob says, \"Shall we play?\""})
     );
 
+    // A page is a channel too, heard by the one paged only.
+    bob.command("page Ann Your move soon?").await;
+    let paged = until_gmcp(&mut ann, &mut seen, "Comm.Channel.Text").await;
+    assert_eq!(paged["channel"], "page", "{paged}");
+    assert_eq!(paged["text"], "Bob pages, \"Your move soon?\"");
+
     // A chess board comes as Moot.Chess.Board: the FEN, whose turn, her colour, the sequence.
     bob.command("challenge Ann as black").await;
     ann.send("accept Bob").await;
