@@ -31,18 +31,7 @@ included. Text that starts with punctuation follows your name directly: `:'s tir
             " "
         };
         let line = format!("{}{glue}{}", me.name, args.text);
-        let room = me.room;
-        cx.tell_room(world, room, &cx.actor.clone(), line.as_str());
-        let talker = me.name.clone();
-        cx.event_room(
-            world,
-            room,
-            crate::world::Event::Said {
-                channel: "emote",
-                talker,
-                line: line.clone(),
-            },
-        );
+        cx.speak(world, "emote", &line);
         Ok(Reply::new(
             vec![line.clone()],
             Heard {

@@ -66,20 +66,8 @@ impl Verb for Say {
                 Reply::new(text, heard)
             });
         }
-        let me = world.player(&cx.actor);
-        let line = format!("{} says, \"{}\"", me.name, args.text);
-        let room = me.room;
-        cx.tell_room(world, room, &cx.actor.clone(), line.as_str());
-        let talker = me.name.clone();
-        cx.event_room(
-            world,
-            room,
-            crate::world::Event::Said {
-                channel: "say",
-                talker,
-                line: line.clone(),
-            },
-        );
+        let line = format!("{} says, \"{}\"", world.player(&cx.actor).name, args.text);
+        cx.speak(world, "say", &line);
         Ok(Reply::new(
             vec![format!("You say, \"{}\"", args.text)],
             Heard {

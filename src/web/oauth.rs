@@ -14,8 +14,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::Web;
-use super::signin::{escape, same_origin};
-use crate::logins::Refused;
+use super::signin::{escape, refusal, same_origin};
 use crate::oauth::{self, Client, Grant};
 use crate::store::oauth::{TokenRow, now_ms};
 
@@ -299,18 +298,9 @@ pub(super) async fn authorize(
     {
         Ok(row) => row,
         Err(why) => {
-            let why = match why {
-                Refused::Bad => crate::logins::BAD_LOGIN.to_owned(),
-                Refused::TooMany(wait) => format!(
-                    "Too many login attempts; try again in {}.",
-                    crate::limits::seconds(wait)
-                ),
-                Refused::Unavailable => "moot cannot reach its database; try again later.".into(),
-                Refused::Banned => "That character, or your address, is banned from moot.".into(),
-            };
             return (
                 StatusCode::UNAUTHORIZED,
-                Html(consent_page(&client, &q, Some(&why))),
+                Html(consent_page(&client, &q, Some(&refusal(why)))),
             )
                 .into_response();
         }

@@ -86,15 +86,7 @@ pub(super) async fn login(
             )
                 .into_response();
         }
-        Err(Refused::Bad) => BAD_LOGIN.to_owned(),
-        Err(Refused::TooMany(wait)) => format!(
-            "Too many login attempts; try again in {}.",
-            crate::limits::seconds(wait)
-        ),
-        Err(Refused::Unavailable) => {
-            "Sorry, moot cannot reach its database. Please try again later.".to_owned()
-        }
-        Err(Refused::Banned) => "That character, or your address, is banned from moot.".to_owned(),
+        Err(why) => refusal(why),
     };
     (
         StatusCode::UNAUTHORIZED,
@@ -147,6 +139,21 @@ pub(super) async fn me(State(web): State<Web>, headers: HeaderMap) -> Json<Value
 pub(super) fn csrf_ok(s: &Signed, token: &str) -> bool {
     use subtle::ConstantTimeEq;
     !token.is_empty() && bool::from(s.csrf.as_bytes().ct_eq(token.as_bytes()))
+}
+
+/// What a page says when a sign-in is refused (the login form and OAuth's consent page).
+pub(super) fn refusal(why: Refused) -> String {
+    match why {
+        Refused::Bad => BAD_LOGIN.to_owned(),
+        Refused::TooMany(wait) => format!(
+            "Too many login attempts; try again in {}.",
+            crate::limits::seconds(wait)
+        ),
+        Refused::Unavailable => {
+            "Sorry, moot cannot reach its database. Please try again later.".to_owned()
+        }
+        Refused::Banned => "That character, or your address, is banned from moot.".to_owned(),
+    }
 }
 
 /// A browser says where a request came from; one from another site's page is refused (the

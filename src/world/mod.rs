@@ -437,10 +437,20 @@ impl Cx {
         });
     }
 
-    /// Sends everyone in `room` structured news.
-    pub fn event_room(&mut self, world: &World, room: RoomIdx, event: Event) {
+    /// The actor speaks (or emotes) where they stand on `channel`: everyone else there reads
+    /// `line`, and every client there that takes structured news (the actor's too) gets it as
+    /// [`Event::Said`].
+    pub fn speak(&mut self, world: &World, channel: &'static str, line: &str) {
+        let me = world.player(&self.actor);
+        let (room, actor) = (me.room, self.actor.clone());
+        self.tell_room(world, room, &actor, line);
+        let said = Event::Said {
+            channel,
+            talker: me.name.clone(),
+            line: line.to_owned(),
+        };
         for id in world.occupants(room) {
-            self.event(id, event.clone());
+            self.event(id, said.clone());
         }
     }
 

@@ -6,24 +6,30 @@ use serde_json::{Value, json};
 
 use crate::support::TestServer;
 
-/// An `application/x-www-form-urlencoded` body, as a browser or an OAuth client sends one.
-trait FormBody {
-    fn form_body<V: AsRef<str>>(self, fields: &[(&str, V)]) -> Self;
+/// Posts an `application/x-www-form-urlencoded` body, as a browser or an OAuth client does.
+async fn post_form<V: AsRef<str>>(
+    http: &reqwest::Client,
+    url: &str,
+    fields: &[(&str, V)],
+) -> reqwest::Response {
+    http.post(url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form_body(fields))
+        .send()
+        .await
+        .unwrap()
 }
 
-impl FormBody for reqwest::RequestBuilder {
-    fn form_body<V: AsRef<str>>(self, fields: &[(&str, V)]) -> Self {
-        let mut body = form_urlencoded::Serializer::new(String::new());
-        for (k, v) in fields {
-            body.append_pair(k, v.as_ref());
-        }
-        self.header("content-type", "application/x-www-form-urlencoded")
-            .body(body.finish())
+fn form_body<V: AsRef<str>>(fields: &[(&str, V)]) -> String {
+    let mut body = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in fields {
+        body.append_pair(k, v.as_ref());
     }
+    body.finish()
 }
 
 async fn form(http: &reqwest::Client, url: &str, fields: &[(&str, &str)]) -> (u16, Value) {
-    let r = http.post(url).form_body(fields).send().await.unwrap();
+    let r = post_form(http, url, fields).await;
     let status = r.status().as_u16();
     (status, r.json().await.unwrap_or(Value::Null))
 }
@@ -153,36 +159,37 @@ async fn metadata_and_every_refusal_of_the_authorization_server() {
         ]
     };
     // An unregistered redirect URI gets an error page, never a redirect.
-    let r = http
-        .post(&authorize)
-        .form_body(&decision("http://127.0.0.1:9/other", "pw-Ann-moot"))
-        .send()
-        .await
-        .unwrap();
+    let r = post_form(
+        &http,
+        &authorize,
+        &decision("http://127.0.0.1:9/other", "pw-Ann-moot"),
+    )
+    .await;
     assert_eq!(r.status(), 400);
     // Another site's page cannot answer for a person.
     let r = http
         .post(&authorize)
         .header("origin", "http://evil.example")
-        .form_body(&decision("http://127.0.0.1:9/cb", "pw-Ann-moot"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form_body(&decision("http://127.0.0.1:9/cb", "pw-Ann-moot")))
         .send()
         .await
         .unwrap();
     assert_eq!(r.status(), 403);
     // A wrong password shows the page again, with no code.
-    let r = http
-        .post(&authorize)
-        .form_body(&decision("http://127.0.0.1:9/cb", "wrong-password"))
-        .send()
-        .await
-        .unwrap();
+    let r = post_form(
+        &http,
+        &authorize,
+        &decision("http://127.0.0.1:9/cb", "wrong-password"),
+    )
+    .await;
     assert_eq!(r.status(), 401);
-    let r = http
-        .post(&authorize)
-        .form_body(&decision("http://127.0.0.1:9/cb", "pw-Ann-moot"))
-        .send()
-        .await
-        .unwrap();
+    let r = post_form(
+        &http,
+        &authorize,
+        &decision("http://127.0.0.1:9/cb", "pw-Ann-moot"),
+    )
+    .await;
     assert_eq!(r.status(), 303);
     let location = r.headers()["location"].to_str().unwrap().to_owned();
     assert!(
@@ -209,19 +216,14 @@ async fn metadata_and_every_refusal_of_the_authorization_server() {
         ]
     };
     // A wrong verifier is refused, and the code is spent: the right one then fails too.
-    let wrong = http
-        .post(&token_url)
-        .form_body(&exchange("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXj"))
-        .send()
-        .await
-        .unwrap();
+    let wrong = post_form(
+        &http,
+        &token_url,
+        &exchange("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXj"),
+    )
+    .await;
     assert_eq!(wrong.status(), 400);
-    let spent = http
-        .post(&token_url)
-        .form_body(&exchange(verifier))
-        .send()
-        .await
-        .unwrap();
+    let spent = post_form(&http, &token_url, &exchange(verifier)).await;
     assert_eq!(spent.status(), 400);
     let body: Value = spent.json().await.unwrap();
     assert_eq!(body["error"], "invalid_grant");
@@ -229,7 +231,7 @@ async fn metadata_and_every_refusal_of_the_authorization_server() {
     let mut deny = decision("http://127.0.0.1:9/cb", "");
     deny.retain(|(k, _)| *k != "decision");
     deny.push(("decision", "deny".to_owned()));
-    let r = http.post(&authorize).form_body(&deny).send().await.unwrap();
+    let r = post_form(&http, &authorize, &deny).await;
     assert_eq!(r.status(), 303);
     assert_eq!(
         r.headers()["location"],
