@@ -3,6 +3,8 @@
 //! preference, the world hands it to a character's connections, and the telnet face wraps.
 //! Programs (MCP, REST) get lines unwrapped: their readers fit text themselves.
 
+use std::borrow::Cow;
+
 /// The width when neither the character nor the client has said one: LambdaCore's default, one
 /// short of an 80-column terminal so that a full line never makes it wrap on its own.
 pub const DEFAULT_WIDTH: usize = 79;
@@ -44,60 +46,158 @@ impl Display {
     }
 }
 
-/// Splits `line` into pieces of at most `width` characters, breaking at spaces (the spaces at
-/// a break are dropped) and cutting a word longer than the width. Leading indentation is kept
-/// on the first piece only. A line that fits comes back whole.
-pub fn wrap(line: &str, width: usize) -> Vec<&str> {
-    let width = width.max(1);
-    let mut pieces = Vec::new();
-    let mut rest = line;
-    while rest.chars().count() > width {
-        // The byte index just past `width` characters.
-        let limit = rest
-            .char_indices()
-            .nth(width)
-            .map_or(rest.len(), |(i, _)| i);
-        let head = &rest[..limit];
-        // Break at the last space within the limit (or the space right after it), but not at
-        // the indentation before the first word.
-        let indent = head.len() - head.trim_start().len();
-        let cut = if rest[limit..].starts_with(' ') {
-            Some(limit)
+/// How far a continuation row that would begin like one of moot's marks is set in: the two
+/// columns of a hanging indent, so that it reads as the rest of the line above.
+pub const SET_IN: &str = "  ";
+
+/// Characters that take no column of their own on a terminal (zero-width, joiners, format and
+/// bidirectional controls, variation selectors, combining accents, fillers that draw nothing)
+/// or that are blank without being the plain space a row is broken at. Ahead of a mark they
+/// hide nothing from the reader's eye, so [`poses_as_mark`] looks past them.
+fn is_unseen(c: char) -> bool {
+    (c.is_whitespace() && c != ' ')
+        || matches!(
+            c,
+            '\u{00AD}'
+                | '\u{0300}'..='\u{036F}'
+                | '\u{061C}'
+                | '\u{115F}'
+                | '\u{1160}'
+                | '\u{17B4}'
+                | '\u{17B5}'
+                | '\u{180B}'..='\u{180F}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2060}'..='\u{206F}'
+                | '\u{2800}'
+                | '\u{3164}'
+                | '\u{FE00}'..='\u{FE0F}'
+                | '\u{FEFF}'
+                | '\u{FFA0}'
+                | '\u{E0000}'..='\u{E0FFF}'
+        )
+}
+
+/// Whether text, standing at the start of a row, could be taken for one of moot's own marks
+/// rather than for the rest of somebody's words: a bracketed tag like the narrator's
+/// `[Town Crier]` (any `[`, so that `[Town` then `Crier]`, or a tag not yet invented, are
+/// covered too), the stars of a notice (`*** Disconnected ***`, which MUD clients' triggers
+/// match), their full-width twins `［` and `＊`, or an out-of-band prefix (`#$#` of MCP 2.1,
+/// `$#$` of XMCP/1.1, and MCP's quote `#$"`). Characters that show nothing are looked past;
+/// plain spaces are not, since they set the row visibly in.
+pub fn poses_as_mark(text: &str) -> bool {
+    let seen = text.trim_start_matches(is_unseen);
+    seen.starts_with(['[', '［', '*', '＊'])
+        || seen.starts_with("#$#")
+        || seen.starts_with("$#$")
+        || seen.starts_with("#$\"")
+}
+
+/// One row of a wrapped line: a slice of it, and whether it is to be [`SET_IN`].
+#[derive(Debug, Clone, Copy)]
+struct Row<'a> {
+    set_in: bool,
+    text: &'a str,
+}
+
+impl<'a> Row<'a> {
+    fn show(self) -> Cow<'a, str> {
+        if self.set_in {
+            Cow::Owned(format!("{SET_IN}{}", self.text))
         } else {
-            head.rfind(' ').filter(|&i| i > indent)
-        };
-        let (piece, next) = match cut {
-            Some(i) => (rest[..i].trim_end(), rest[i..].trim_start()),
-            None => (head, &rest[limit..]),
-        };
-        pieces.push(piece);
-        rest = next;
+            Cow::Borrowed(self.text)
+        }
     }
-    if !rest.is_empty() || pieces.is_empty() {
-        pieces.push(rest);
+}
+
+/// Where to break `rest` so that its head fits in `room` columns: at the last space that
+/// leaves the head at most `room` characters long (past the first row's indentation, which is
+/// `indent` bytes of spaces). When even the first word does not fit, the break comes just after
+/// it, so that it stands whole on a row of its own. `None` when `rest` fits, or is one word.
+fn break_at(rest: &str, room: usize, indent: usize) -> Option<usize> {
+    if rest.chars().count() <= room {
+        return None;
     }
-    pieces
+    let mut last_fitting = None;
+    for (column, (i, c)) in rest.char_indices().enumerate() {
+        if c != ' ' || i <= indent {
+            continue;
+        }
+        if column > room {
+            return last_fitting.or(Some(i));
+        }
+        last_fitting = Some(i);
+    }
+    last_fitting
+}
+
+/// The rows of `line` at `width` (see [`wrap`]).
+fn rows(line: &str, width: usize) -> Vec<Row<'_>> {
+    let width = width.max(1);
+    let mut rows = Vec::new();
+    let mut rest = line;
+    loop {
+        // The first row is the line's own start: whatever it begins with, moot (or the verb
+        // that made the line) put there. A later row begins wherever a break fell, so one that
+        // would begin like a mark is set in.
+        let set_in = !rows.is_empty() && poses_as_mark(rest);
+        let room = if set_in {
+            width.saturating_sub(SET_IN.len()).max(1)
+        } else {
+            width
+        };
+        let indent = rest.len() - rest.trim_start_matches(' ').len();
+        let Some((head, tail)) =
+            break_at(rest, room, indent).and_then(|i| rest.split_at_checked(i))
+        else {
+            rows.push(Row { set_in, text: rest });
+            return rows;
+        };
+        rows.push(Row {
+            set_in,
+            text: head.trim_end_matches(' '),
+        });
+        rest = tail.trim_start_matches(' ');
+        if rest.is_empty() {
+            return rows;
+        }
+    }
+}
+
+/// Splits `line` into rows of at most `width` characters, breaking at spaces (the spaces at a
+/// break are dropped). A word is never cut: one longer than the width stands whole on a row of
+/// its own, longer than the rest, and the terminal folds it (and rejoins it when it is copied:
+/// a token, a URL, a FEN). Leading indentation is kept on the first row only. A row after the
+/// first that would begin like one of moot's marks ([`poses_as_mark`]: the narrator's
+/// `[Town Crier]`, an out-of-band `#$#` or `$#$`) is set in by [`SET_IN`], so that nobody's
+/// words, however they are padded, can make a row that reads as the narrator's or a client's
+/// message. A line that fits comes back whole.
+pub fn wrap(line: &str, width: usize) -> Vec<Cow<'_, str>> {
+    rows(line, width).into_iter().map(Row::show).collect()
 }
 
 /// [`wrap`], but a line that starts indented (a row of a list, like `help`'s) continues two
 /// columns further in, so its rows stay apart.
-pub fn wrap_hanging(line: &str, width: usize) -> Vec<std::borrow::Cow<'_, str>> {
-    use std::borrow::Cow;
+pub fn wrap_hanging(line: &str, width: usize) -> Vec<Cow<'_, str>> {
     let indent = line.len() - line.trim_start_matches(' ').len();
     let hang = indent + 2;
-    let pieces = wrap(line, width);
-    if indent == 0 || pieces.len() == 1 || hang * 3 > width {
-        return pieces.into_iter().map(Cow::Borrowed).collect();
-    }
-    // The first piece is a prefix of the line; the rest is wrapped again, narrower.
-    let head = pieces[0];
-    let rest = line[head.len()..].trim_start();
+    let all = rows(line, width);
+    let head = match all.as_slice() {
+        [head, _, ..] if indent > 0 && hang * 3 <= width => head.text,
+        _ => return all.into_iter().map(Row::show).collect(),
+    };
+    // The first row is a prefix of the line; the rest is wrapped again, narrower, each row
+    // hanging under it (and one that would begin like a mark set in further still).
+    let rest = line
+        .get(head.len()..)
+        .unwrap_or_default()
+        .trim_start_matches(' ');
     let pad = " ".repeat(hang);
     std::iter::once(Cow::Borrowed(head))
         .chain(
-            wrap(rest, width - hang)
+            rows(rest, width - hang)
                 .into_iter()
-                .map(|p| Cow::Owned(format!("{pad}{p}"))),
+                .map(|r| Cow::Owned(format!("{pad}{}", r.show()))),
         )
         .collect()
 }
@@ -122,11 +222,117 @@ mod tests {
     }
 
     #[test]
-    fn a_word_longer_than_the_width_is_cut() {
-        let token = format!("moot_{}", "a".repeat(70));
-        let lines = wrap(&token, 30);
-        assert_eq!(lines.concat(), token);
-        assert!(lines.iter().all(|l| l.chars().count() <= 30));
+    fn a_word_longer_than_the_width_stands_whole_on_a_row_of_its_own() {
+        let token = format!("moot_a1_{}", "4f5e".repeat(16));
+        let line = format!("Your API token: {token}");
+        assert_eq!(wrap(&line, 30), ["Your API token:", token.as_str()]);
+        let url = "https://example.org/a/very/long/path?with=a&query=string";
+        assert_eq!(
+            wrap(&format!("see {url} now, or later"), 20),
+            ["see", url, "now, or later"]
+        );
+        // Alone, or at the start of an indented row, it is still whole.
+        assert_eq!(wrap(&token, 10), [token.as_str()]);
+        assert_eq!(
+            wrap(&format!("  {token} x"), 10),
+            [format!("  {token}"), "x".into()]
+        );
+        // The FEN of the start position, as a chess game shows it.
+        let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        assert_eq!(
+            wrap(fen, 12)[0],
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
+        );
+        assert_eq!(
+            wrap_hanging(&format!("  {token} x y"), 40)[0],
+            format!("  {token}")
+        );
+    }
+
+    /// `Mallory says, "<padding> [Town Crier] …"`, padded so that the break falls just before
+    /// the mark at `width`.
+    fn padded_say(width: usize, mark: &str) -> String {
+        let head = "Mallory says, \"";
+        let pad = "a".repeat(width - head.len());
+        format!("{head}{pad} {mark} Bot-Abel is dead. Bot-Abel was a Werewolf.\"")
+    }
+
+    #[test]
+    fn no_row_after_the_first_begins_like_the_narrator() {
+        let line = padded_say(79, "[Town Crier]");
+        let rows = wrap(&line, 79);
+        assert_eq!(rows.len(), 2, "{rows:#?}");
+        assert!(
+            rows[0].ends_with("aaaa"),
+            "the break falls before the mark: {rows:#?}"
+        );
+        assert_eq!(
+            rows[1], "  [Town Crier] Bot-Abel is dead. Bot-Abel was a Werewolf.\"",
+            "set in, so it reads as the rest of what Mallory said"
+        );
+        // The narrator's own line still begins with the mark, wrapped or not.
+        let crier = "[Town Crier] Bot-Abel is dead. Bot-Abel was a Werewolf.";
+        assert_eq!(wrap(crier, 79), [crier]);
+        let rows = wrap(crier, 20);
+        assert_eq!(rows[0], "[Town Crier]");
+        assert_eq!(rows[1], "Bot-Abel is dead.");
+    }
+
+    #[test]
+    fn a_mark_split_across_words_or_hidden_behind_nothing_is_set_in_too() {
+        for mark in [
+            "[Town Crier]",
+            "[Town  Crier]",
+            "[Town",
+            "[",
+            "\u{200B}[Town Crier]",
+            "\u{00A0}[Town Crier]",
+            "\u{FEFF}\u{2060}[Town Crier]",
+            "［Town Crier］",
+            "*** Announcement from Wizard: hand me your password ***",
+            "#$#mcp-negotiate-can 1 package: x",
+            "$#$chess-board 1 object: #1",
+            "#$\"quoted",
+        ] {
+            let line = padded_say(40, mark);
+            let rows = wrap(&line, 40);
+            assert!(rows.len() >= 2, "{mark:?}: {rows:#?}");
+            assert!(rows[0].ends_with("aaaa"), "{mark:?}: {rows:#?}");
+            assert!(rows[1].starts_with(SET_IN), "{mark:?}: {rows:#?}");
+            assert!(rows.iter().all(|r| r.chars().count() <= 40), "{rows:#?}");
+            assert!(rows[1..].iter().all(|r| !poses_as_mark(r)), "{rows:#?}");
+        }
+        // Ordinary words at the start of a row are left alone.
+        let line = padded_say(40, "Town Crier");
+        let rows = wrap(&line, 40);
+        assert!(rows[1].starts_with("Town Crier"), "{rows:#?}");
+    }
+
+    #[test]
+    fn what_poses_as_a_mark() {
+        for yes in [
+            "[Town Crier] x",
+            "[",
+            "\u{200B}[x",
+            "#$#mcp",
+            "$#$xmcp",
+            "#$\"x",
+            "*** x",
+        ] {
+            assert!(poses_as_mark(yes), "{yes:?}");
+        }
+        for no in [
+            "Town Crier",
+            " [Town Crier]",
+            "  #$#",
+            "a[b",
+            "$#x",
+            "#$ #",
+            "",
+            "é[",
+        ] {
+            assert!(!poses_as_mark(no), "{no:?}");
+        }
     }
 
     #[test]
@@ -183,5 +389,141 @@ mod tests {
             wrap: false,
         };
         assert_eq!(off.width(Some(120)), None);
+    }
+
+    /// A small, seeded generator (SplitMix64), so that a failure can be replayed.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+
+        fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+            from[self.below(from.len())]
+        }
+    }
+
+    /// A word as somebody might type it, mischief included.
+    fn random_word(rng: &mut Rng) -> String {
+        const WORDS: &[&str] = &[
+            "a",
+            "I",
+            "the",
+            "werewolf",
+            "Bot-Abel",
+            "is",
+            "dead.",
+            "said,",
+            "\"hi\"",
+            "[Town",
+            "Crier]",
+            "[Town Crier]",
+            "[",
+            "]",
+            "#$#",
+            "$#$",
+            "#$\"",
+            "#$#mcp",
+            "$#$chess-board",
+            "***",
+            "*",
+            "♜",
+            "é",
+            "日本語",
+            "👍🏽",
+            "\u{200B}[Town",
+            "\u{00A0}[Town",
+            "［Town",
+            "x\u{00A0}y",
+            "\u{0301}[",
+        ];
+        match rng.below(10) {
+            0 => {
+                // A long word: a token, a URL, a FEN, up to wider than any width.
+                let len = 1 + rng.below(600);
+                let alphabet: Vec<char> = "abcdef0123456789_/:.?=♞é".chars().collect();
+                (0..len)
+                    .map(|_| alphabet[rng.below(alphabet.len())])
+                    .collect()
+            }
+            1 => format!("{}{}", rng.pick(WORDS), rng.pick(WORDS)),
+            _ => rng.pick(WORDS).to_owned(),
+        }
+    }
+
+    fn random_text(rng: &mut Rng) -> String {
+        let mut text = String::new();
+        for i in 0..rng.below(40) {
+            if i > 0 {
+                text.push_str(&" ".repeat(1 + rng.below(3)));
+            }
+            text.push_str(&random_word(rng));
+        }
+        text
+    }
+
+    fn words_of(s: &str) -> Vec<&str> {
+        s.split(' ').filter(|w| !w.is_empty()).collect()
+    }
+
+    /// The three promises of a wrap, for any line and width: (a) no row after the first
+    /// begins like a mark (the first is the line's own start); (b) no word is cut, lost or
+    /// moved; (c) every row fits, but for one that holds a single over-long word.
+    fn check(line: &str, width: usize, rows: &[Cow<'_, str>]) {
+        let why = || format!("width {width}, line {line:?}: {rows:#?}");
+        assert!(!rows.is_empty(), "{}", why());
+        assert!(line.starts_with(rows[0].as_ref()), "{}", why());
+        for row in &rows[1..] {
+            assert!(!poses_as_mark(row), "{}", why());
+            for mark in ["[Town Crier]", "[", "#$#", "$#$"] {
+                assert!(!row.starts_with(mark), "{}", why());
+            }
+        }
+        let got: Vec<&str> = rows.iter().flat_map(|r| words_of(r)).collect();
+        assert_eq!(got, words_of(line), "{}", why());
+        for row in rows {
+            assert!(
+                row.chars().count() <= width || words_of(row).len() <= 1,
+                "{}",
+                why()
+            );
+        }
+    }
+
+    #[test]
+    fn wrapping_never_cuts_a_word_nor_forges_a_mark_at_any_width() {
+        let mut rng = Rng(0x006d_6f6f_742d_3139);
+        for _ in 0..3000 {
+            let text = random_text(&mut rng);
+            let width = 10 + rng.below(491);
+            for line in [
+                text.clone(),
+                format!("Mallory says, \"{text}\""),
+                format!("  {text}"),
+            ] {
+                check(&line, width, &wrap(&line, width));
+                check(&line, width, &wrap_hanging(&line, width));
+            }
+        }
+        // The narrator's mark at every offset, at every width: after padding of every length,
+        // as one word or as many.
+        let tail = "[Town Crier] Bot-Abel is dead. Bot-Abel was a Werewolf.";
+        for width in 10..=500 {
+            for pad in (0..=width + 2).step_by(if width > 100 { 7 } else { 1 }) {
+                for filler in ["a".repeat(pad), "ab ".repeat(pad / 3)] {
+                    let line = format!("Mallory says, \"{filler} {tail}\"");
+                    check(&line, width, &wrap(&line, width));
+                }
+            }
+        }
     }
 }

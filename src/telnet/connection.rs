@@ -56,25 +56,7 @@ impl Writer {
     /// Queues a line (a `\n` inside it starts another line), word-wrapped to the width; lines
     /// end in CRLF. Any line that could pose as an out-of-band message is quoted.
     pub fn line(&mut self, s: &str) {
-        // moot's own text may span lines; each piece is quoted after wrapping, so none can
-        // pass for an out-of-band message, and a CR (which ends a line for tkMOO-light) never
-        // starts one.
-        for part in s.split('\n') {
-            let part: std::borrow::Cow<str> = if part.contains('\r') {
-                part.replace('\r', "").into()
-            } else {
-                part.into()
-            };
-            let pieces = match self.width {
-                Some(w) => wrap_hanging(&part, w),
-                None => vec![std::borrow::Cow::Borrowed(part.as_ref())],
-            };
-            for piece in pieces {
-                let piece = xmcp::quote(&piece);
-                self.buf.extend_from_slice(piece.as_bytes());
-                self.buf.extend_from_slice(b"\r\n");
-            }
-        }
+        render(s, self.width, &mut self.buf);
     }
 
     /// Queues one of moot's own out-of-band lines, unquoted.
@@ -101,6 +83,35 @@ impl Writer {
     pub async fn close(&mut self) {
         let _ = self.flush().await;
         let _ = self.wr.shutdown().await;
+    }
+}
+
+/// Lays out one of moot's lines for the screen, into `buf`: a `\n` inside it starts another
+/// line, each is word-wrapped to `width` (or sent whole when `None`) and ends in CRLF. moot's
+/// own text may span lines; nobody else's can (the verbs [`clean`] what people send), so a
+/// line's first row is moot's, and the rows a wrap starts are where somebody's words could be
+/// made to fall: [`wrap_hanging`] sets in any that would begin like a mark (the narrator's
+/// `[Town Crier]`, `#$#`, `$#$`). Then every row is quoted ([`xmcp::quote`]), so none can pass
+/// for an out-of-band message. A CR (which ends a line for tkMOO-light) never starts one, and
+/// the Unicode line and paragraph separators (which some clients break lines at) are spaces.
+fn render(s: &str, width: Option<usize>, buf: &mut Vec<u8>) {
+    for part in s.split('\n') {
+        let part: std::borrow::Cow<str> = if part.contains(['\r', '\u{2028}', '\u{2029}']) {
+            part.replace('\r', "")
+                .replace(['\u{2028}', '\u{2029}'], " ")
+                .into()
+        } else {
+            part.into()
+        };
+        let pieces = match width {
+            Some(w) => wrap_hanging(&part, w),
+            None => vec![std::borrow::Cow::Borrowed(part.as_ref())],
+        };
+        for piece in pieces {
+            let piece = xmcp::quote(&piece);
+            buf.extend_from_slice(piece.as_bytes());
+            buf.extend_from_slice(b"\r\n");
+        }
     }
 }
 
@@ -412,6 +423,108 @@ pub(super) async fn play(
                 conn.answer(&[SHUTTING_DOWN]);
                 shared.world.send(leave(Leaving::Lost)).await;
                 return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rendered(s: &str, width: Option<usize>) -> Vec<String> {
+        let mut buf = Vec::new();
+        render(s, width, &mut buf);
+        let text = String::from_utf8(buf).unwrap();
+        let body = text.strip_suffix("\r\n").unwrap();
+        body.split("\r\n").map(str::to_owned).collect()
+    }
+
+    /// What nobody's words may start a line with on the wire: the narrator's mark (or any
+    /// bracket), a notice's stars, or an unquoted out-of-band prefix.
+    fn forged(line: &str) -> bool {
+        ["[Town Crier]", "[", "*", "#$#", "$#$"]
+            .iter()
+            .any(|m| line.starts_with(m))
+            || crate::wrap::poses_as_mark(line) && !line.starts_with("#$\"")
+    }
+
+    #[test]
+    fn the_narrators_line_keeps_its_mark_and_nobody_elses_gets_one() {
+        let crier = "[Town Crier] Bot-Abel is dead. Bot-Abel was a Werewolf.";
+        for width in [None, Some(12), Some(20), Some(79), Some(500)] {
+            assert!(rendered(crier, width)[0].starts_with("[Town Crier]"));
+        }
+        assert_eq!(rendered(crier, Some(10))[..2], ["[Town", "Crier]"]);
+        let pad = "a".repeat(79 - "Mallory says, \"".len());
+        let say = format!("Mallory says, \"{pad} {crier}\"");
+        assert_eq!(
+            rendered(&say, Some(79)),
+            [format!("Mallory says, \"{pad}"), format!("  {crier}\""),]
+        );
+        assert_eq!(rendered(&say, None), [say]);
+        // Out-of-band lookalikes at a break are set in, and quoted if a line begins with one.
+        let oob = format!("Mallory says, \"{pad} #$#mcp-cord 1 x\"");
+        assert_eq!(rendered(&oob, Some(79))[1], "  #$#mcp-cord 1 x\"");
+        assert_eq!(
+            rendered("$#$xmcp version: 1.1", None),
+            ["#$\"$#$xmcp version: 1.1"]
+        );
+        // A Unicode line separator is no way to start a line either.
+        let sep = "Mallory says, \"hi\u{2028}[Town Crier] Bot-Abel is dead.\"";
+        assert_eq!(rendered(sep, None).len(), 1);
+        assert!(!rendered(sep, Some(20)).iter().any(|l| forged(l)));
+    }
+
+    /// Whatever a person says, padded however, at any width from 10 to 500 or unwrapped, no
+    /// line that reaches the wire starts like the narrator's or like an out-of-band message,
+    /// and every word arrives whole.
+    #[test]
+    fn no_say_makes_a_line_that_starts_like_a_mark() {
+        const BITS: &[&str] = &[
+            "[Town Crier]",
+            "[Town",
+            "Crier]",
+            "#$#mcp",
+            "$#$chess-board",
+            "#$\"",
+            "***",
+            "\u{200B}[",
+            "♜é日本",
+            "word",
+            "a",
+            "moot_a1_4f5e9a7c3b2d1e0f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6fc7761c987",
+        ];
+        let mut seed: u64 = 19;
+        let mut next = |n: usize| {
+            // xorshift64*
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+        };
+        for _ in 0..2000 {
+            let mut text = String::new();
+            for _ in 0..next(30) {
+                match next(4) {
+                    0 => text.push_str(&"x".repeat(next(120))),
+                    _ => text.push_str(BITS[next(BITS.len())]),
+                }
+                text.push_str(&" ".repeat(1 + next(2)));
+            }
+            let line = format!("Mallory says, \"{text}\"");
+            let width = 10 + next(491);
+            for w in [Some(width), None] {
+                let out = rendered(&line, w);
+                assert!(out[0].starts_with("Mallory"), "{out:#?}");
+                assert!(!out.iter().any(|l| forged(l)), "{w:?} {line:?}: {out:#?}");
+                let words: Vec<&str> = out
+                    .iter()
+                    .flat_map(|l| l.split(' '))
+                    .filter(|w| !w.is_empty())
+                    .collect();
+                let want: Vec<&str> = line.split(' ').filter(|w| !w.is_empty()).collect();
+                assert_eq!(words, want, "{w:?}: {out:#?}");
             }
         }
     }

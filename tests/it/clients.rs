@@ -1,6 +1,7 @@
 //! What MUD players expect of any good server, through a real telnet socket: lines that fit
-//! the screen (79 columns, `@linelength`, `@wrap`, NAWS), "You can't go that way.", passwords
-//! with a reason, help for every verb, and game lists that do not pile up.
+//! the screen (79 columns, `@linelength`, `@wrap`, NAWS) without cutting a word (a token comes
+//! whole) or letting anyone's words start a line like the narrator's, "You can't go that
+//! way.", passwords with a reason, help for every verb, and game lists that do not pile up.
 
 use crate::support::{Client, TestServer};
 
@@ -112,6 +113,116 @@ async fn a_client_that_offers_naws_is_wrapped_at_its_window_width() {
     c.command("@linelength 30").await;
     let look = c.command("look").await;
     assert!(widest(&look) <= 30, "{look:#?}");
+    s.stop().await;
+}
+
+/// The narrator's line, as a Werewolf match announces a death.
+const CRIER_LINE: &str = "[Town Crier] Bot-Abel is dead. Bot-Abel was a Werewolf.";
+
+/// What `say` must say for the listener's wrap at `width` to fall just before `tail`:
+/// `Ann says, "` and padding fill the first row exactly.
+fn padded_for(width: usize, tail: &str) -> String {
+    let pad = "a".repeat(width - "Ann says, \"".len());
+    format!("{pad} {tail}")
+}
+
+/// Reads the listener's lines up to Ann's `say` ending in `end`. None may start like the
+/// narrator's (or like an out-of-band message); every row fits `width` but for a single word
+/// longer than that; and the row the wrap started with the mark, `set_in`, is there.
+async fn heard(c: &mut Client, width: usize, end: &str, set_in: Option<&str>) -> Vec<String> {
+    let lines = c.expect(end).await;
+    let said = lines
+        .iter()
+        .rposition(|l| l.starts_with("Ann says,"))
+        .expect("Ann's say");
+    let said = &lines[said..];
+    for l in said {
+        assert!(
+            !l.starts_with("[Town Crier]") && !l.starts_with('[') && !l.starts_with("#$#"),
+            "at {width}: {said:#?}"
+        );
+        assert!(
+            l.chars().count() <= width || !l.trim().contains(' '),
+            "at {width}: {said:#?}"
+        );
+    }
+    if let Some(set_in) = set_in {
+        assert!(
+            said.iter().any(|l| l.starts_with(set_in)),
+            "at {width}: {said:#?}"
+        );
+    }
+    said.to_vec()
+}
+
+#[tokio::test]
+async fn nobody_can_pad_a_say_into_a_line_that_starts_like_the_town_crier() {
+    let s = TestServer::start().await;
+    let mut ann = s.player("Ann").await;
+    let mut bob = s.player("Bob").await;
+    // Cleo's client reports a 50-column window (NAWS) and keeps moot's default, wrap on.
+    let mut cleo = s.client().await;
+    cleo.expect("quit").await;
+    cleo.send_raw(&[IAC, WILL, NAWS]).await;
+    assert_eq!(
+        cleo.read_bytes_until(|b| b.len() >= 3).await,
+        [IAC, DO, NAWS]
+    );
+    cleo.send_raw(&[IAC, SB, NAWS, 0, 50, 0, 24, IAC, SE]).await;
+    cleo.send("create Cleo pw-Cleo-moot").await;
+    cleo.expect("$#$xmcp").await;
+    bob.command("@wrap on").await;
+    for width in [79, 40, 20] {
+        if width != 79 {
+            bob.command(&format!("@linelength {width}")).await;
+        }
+        let said = padded_for(width, CRIER_LINE);
+        ann.command(&format!("say {said}")).await;
+        let got = heard(&mut bob, width, "Werewolf.\"", Some("  [Town Crier]")).await;
+        heard(&mut cleo, 50, "Werewolf.\"", None).await;
+        assert_eq!(got[0], format!("Ann says, \"{}", "a".repeat(width - 11)));
+        assert_eq!(
+            words(&got).join(" "),
+            format!("Ann says, \"{said}\""),
+            "every word arrives, whole and in order"
+        );
+        if width == 79 {
+            assert_eq!(got[1], format!("  {CRIER_LINE}\""));
+        }
+    }
+    // The listener with NAWS, and an out-of-band lookalike at the break.
+    let said = padded_for(50, CRIER_LINE);
+    ann.command(&format!("say {said}")).await;
+    heard(&mut cleo, 50, "Werewolf.\"", Some("  [Town Crier]")).await;
+    let said = padded_for(50, "#$#mcp-negotiate-end 2097171");
+    ann.command(&format!("say {said}")).await;
+    heard(&mut cleo, 50, "2097171\"", Some("  #$#mcp")).await;
+    // The speaker's own echo is wrapped by the same rule.
+    ann.command("@wrap on").await;
+    let echo = ann
+        .command(&format!("say {}", padded_for(79, CRIER_LINE)))
+        .await;
+    assert!(echo.len() >= 2, "{echo:#?}");
+    assert!(!echo.iter().any(|l| l.starts_with('[')), "{echo:#?}");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn a_token_longer_than_the_line_arrives_whole_and_works() {
+    let s = TestServer::start().await;
+    let mut ann = s.player("Ann").await;
+    ann.command("@wrap on").await;
+    ann.command("@linelength 20").await;
+    let got = ann.command("@token").await;
+    assert_eq!(got[0], "Your API token:", "{got:#?}");
+    let token = &got[1];
+    assert!(
+        token.starts_with("moot_") && token.chars().count() > 20,
+        "the token stands whole on its own line: {got:#?}"
+    );
+    assert!(got[2..].iter().all(|l| l.chars().count() <= 20), "{got:#?}");
+    // Copied off the screen, it is a token that works.
+    assert_eq!(s.api().get("/sessions", token).await.0, 200);
     s.stop().await;
 }
 
