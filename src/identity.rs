@@ -4,7 +4,7 @@
 //! blocking pool, never on the world's task or an async worker.
 
 use std::collections::HashMap;
-use std::sync::RwLock;
+use std::sync::{PoisonError, RwLock};
 
 use argon2::Argon2;
 use sha2::{Digest, Sha256};
@@ -53,7 +53,10 @@ pub fn validate_name(name: &str) -> Result<(), String> {
         ));
     }
     // The house's bots are "Bot-…", so a name that starts so always means a bot.
-    if name.len() >= 4 && name[..4].eq_ignore_ascii_case("bot-") {
+    if name
+        .get(..4)
+        .is_some_and(|p| p.eq_ignore_ascii_case("bot-"))
+    {
         return Err("Names starting with \"Bot-\" belong to the house's bots.".into());
     }
     Ok(())
@@ -84,6 +87,11 @@ pub fn validate_password(password: &str) -> Result<(), String> {
 }
 
 /// A PHC string (`$argon2id$v=19$…`) with a fresh random salt.
+#[expect(
+    clippy::expect_used,
+    reason = "Argon2 refuses only passwords over 4 GiB (ours are at most PASSWORD_MAX bytes) or \
+              an operating system with no randomness"
+)]
 pub fn hash_password(password: &str) -> String {
     Argon2::default()
         .hash_password(password.as_bytes())
@@ -121,6 +129,10 @@ pub fn issue_token(agent_id: &str) -> IssuedToken {
 /// Who is who, in memory: every identity's name and token hash, so that checking a bearer token
 /// costs no database round trip. Loaded at start-up; updated as identities are made and tokens
 /// issued (after the database has them).
+///
+/// A lock that a panic elsewhere left poisoned is used as it is: every change under these
+/// locks is one map operation, never half done, and a poisoned directory would refuse every
+/// login in the town from then on.
 #[derive(Default)]
 pub struct Directory {
     by_id: RwLock<HashMap<String, Entry>>,
@@ -157,14 +169,14 @@ impl Directory {
         };
         self.by_id
             .write()
-            .expect("directory lock")
+            .unwrap_or_else(PoisonError::into_inner)
             .insert(agent_id.to_owned(), entry);
     }
 
     /// Sets an identity's token hash (hex, or none) and returns the one it replaces, so that a
     /// write that fails can put it back.
     pub fn set_token(&self, agent_id: &str, token_hash: Option<&str>) -> Option<String> {
-        let mut map = self.by_id.write().expect("directory lock");
+        let mut map = self.by_id.write().unwrap_or_else(PoisonError::into_inner);
         let e = map.get_mut(agent_id)?;
         let old = e.token_hash.map(hex::encode);
         e.token_hash = token_hash.and_then(decode_hash);
@@ -174,14 +186,14 @@ impl Directory {
     pub fn has_token(&self, agent_id: &str) -> bool {
         self.by_id
             .read()
-            .expect("directory lock")
+            .unwrap_or_else(PoisonError::into_inner)
             .get(agent_id)
             .is_some_and(|e| e.token_hash.is_some())
     }
 
     /// The id of the identity called `name` (any case).
     pub fn id_of(&self, name: &str) -> Option<String> {
-        let map = self.by_id.read().expect("directory lock");
+        let map = self.by_id.read().unwrap_or_else(PoisonError::into_inner);
         map.iter()
             .find(|(_, e)| e.name.eq_ignore_ascii_case(name))
             .map(|(id, _)| id.clone())
@@ -190,14 +202,14 @@ impl Directory {
     pub fn name_of(&self, agent_id: &str) -> Option<String> {
         self.by_id
             .read()
-            .expect("directory lock")
+            .unwrap_or_else(PoisonError::into_inner)
             .get(agent_id)
             .map(|e| e.name.clone())
     }
 
     /// Keeps an OAuth token (access or refresh) as good until it expires.
     pub fn keep_grant(&self, row: crate::store::oauth::TokenRow) {
-        let mut grants = self.grants.write().expect("grants lock");
+        let mut grants = self.grants.write().unwrap_or_else(PoisonError::into_inner);
         if grants.len() >= 10_000 {
             let now = crate::store::oauth::now_ms();
             grants.retain(|_, g| g.expires_ms >= now);
@@ -207,13 +219,16 @@ impl Directory {
 
     /// The OAuth token with this hash, taken out (a refresh token is used once).
     pub fn take_grant(&self, hash: &str) -> Option<crate::store::oauth::TokenRow> {
-        self.grants.write().expect("grants lock").remove(hash)
+        self.grants
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(hash)
     }
 
     /// The agent an OAuth access token acts for, if it is good, unexpired and not banned.
     fn authenticate_oauth(&self, token: &str) -> Option<String> {
         let hash = crate::oauth::token_hash(token);
-        let grants = self.grants.read().expect("grants lock");
+        let grants = self.grants.read().unwrap_or_else(PoisonError::into_inner);
         let g = grants.get(&hash)?;
         let name = self.name_of(&g.agent_id)?;
         (!g.refresh && g.expires_ms >= crate::store::oauth::now_ms() && !self.is_banned(&name))
@@ -229,7 +244,7 @@ impl Directory {
         let rest = token.strip_prefix("moot_")?;
         let (agent_id, secret) = rest.rsplit_once('_')?;
         let presented: [u8; 32] = Sha256::digest(secret.as_bytes()).into();
-        let map = self.by_id.read().expect("directory lock");
+        let map = self.by_id.read().unwrap_or_else(PoisonError::into_inner);
         let entry = map.get(agent_id)?;
         let stored = entry.token_hash?;
         (bool::from(presented.ct_eq(&stored)) && !self.is_banned(&entry.name))
@@ -238,7 +253,7 @@ impl Directory {
 
     /// Whether a character name or an address (as text) is banned.
     pub fn is_banned(&self, what: &str) -> bool {
-        let banned = self.banned.read().expect("bans lock");
+        let banned = self.banned.read().unwrap_or_else(PoisonError::into_inner);
         !banned.is_empty() && banned.contains(&what.to_lowercase())
     }
 
@@ -246,7 +261,7 @@ impl Directory {
     pub fn ban(&self, what: &str) -> bool {
         self.banned
             .write()
-            .expect("bans lock")
+            .unwrap_or_else(PoisonError::into_inner)
             .insert(what.to_lowercase())
     }
 
@@ -254,7 +269,7 @@ impl Directory {
     pub fn unban(&self, what: &str) -> bool {
         self.banned
             .write()
-            .expect("bans lock")
+            .unwrap_or_else(PoisonError::into_inner)
             .remove(&what.to_lowercase())
     }
 }

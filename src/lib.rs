@@ -23,7 +23,11 @@
 //! Adding a game is a template in `games/<game>` (registered in `games::TEMPLATES`) and, if
 //! people are to play it by name, its verbs in `verbs/<game>`; the host needs nothing else.
 
+#![warn(clippy::unwrap_used, clippy::expect_used)]
+
 pub mod config;
+#[cfg(feature = "testing")]
+pub mod drill;
 pub mod games;
 pub mod http;
 pub mod identity;

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -46,7 +46,7 @@ impl<K: Hash + Eq + Clone> Limiter<K> {
         if self.rate <= 0.0 {
             return Ok(());
         }
-        let mut map = self.buckets.lock().expect("limiter lock");
+        let mut map = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
         if !map.contains_key(key) && map.len() >= MAX_KEYS {
             let full = self.burst;
             let rate = self.rate;
@@ -74,7 +74,10 @@ impl<K: Hash + Eq + Clone> Limiter<K> {
 
     /// Forgets what `key` has used (a successful login clears its own name's count).
     pub fn forgive(&self, key: &K) {
-        self.buckets.lock().expect("limiter lock").remove(key);
+        self.buckets
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(key);
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::OnceLock;
+use std::sync::{OnceLock, PoisonError};
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -135,7 +135,7 @@ impl Logins {
     /// Records a failed login from `ip`; returns how long to wait before answering.
     fn failed(&self, ip: IpAddr) -> Duration {
         let now = Instant::now();
-        let mut map = self.failures.lock().expect("failures lock");
+        let mut map = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
         if map.len() > 10_000 {
             map.retain(|_, f| now - f.last < FAILURES_FORGOTTEN);
         }

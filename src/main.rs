@@ -79,7 +79,14 @@ fn main() -> std::process::ExitCode {
             },
         };
         tracing::info!("shutting down");
-        server.shutdown().await;
+        if server.failed() {
+            // Without a world, saying goodbye could wait on what will never answer: a
+            // supervisor is better served by a prompt exit than a polite one.
+            let _ =
+                tokio::time::timeout(std::time::Duration::from_secs(5), server.shutdown()).await;
+        } else {
+            server.shutdown().await;
+        }
         code
     })
 }

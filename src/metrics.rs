@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 /// A histogram with fixed upper bounds (Prometheus' cumulative buckets are made at render).
@@ -67,6 +67,8 @@ pub struct Metrics {
     pub unauthorized: AtomicU64,
     pub logins: AtomicU64,
     pub failed_logins: AtomicU64,
+    /// Commands that met a bug in moot and were undone (see `world::guard`).
+    pub panics: AtomicU64,
     commands: Mutex<BTreeMap<(&'static str, &'static str), u64>>,
     pub commit_batch: Histogram,
     pub commit_seconds: Histogram,
@@ -81,6 +83,7 @@ static METRICS: std::sync::LazyLock<Metrics> = std::sync::LazyLock::new(|| Metri
     unauthorized: AtomicU64::new(0),
     logins: AtomicU64::new(0),
     failed_logins: AtomicU64::new(0),
+    panics: AtomicU64::new(0),
     commands: Mutex::new(BTreeMap::new()),
     commit_batch: Histogram::new(&[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0]),
     commit_seconds: Histogram::new(&[
@@ -99,7 +102,7 @@ impl Metrics {
         *self
             .commands
             .lock()
-            .expect("metrics lock")
+            .unwrap_or_else(PoisonError::into_inner)
             .entry((face, verb))
             .or_default() += 1;
     }
@@ -142,7 +145,12 @@ impl Metrics {
             out,
             "# HELP moot_commands_total Commands run, by face and verb.\n# TYPE moot_commands_total counter"
         );
-        for ((face, verb), n) in self.commands.lock().expect("metrics lock").iter() {
+        for ((face, verb), n) in self
+            .commands
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+        {
             let _ = writeln!(
                 out,
                 "moot_commands_total{{face=\"{face}\",verb=\"{verb}\"}} {n}"
@@ -189,6 +197,12 @@ impl Metrics {
             "moot_failed_logins_total",
             "Failed logins.",
             self.failed_logins.load(Ordering::Relaxed),
+        );
+        counter(
+            &mut out,
+            "moot_panics_total",
+            "Commands that met a bug in moot; each was undone and refused, and the town went on.",
+            self.panics.load(Ordering::Relaxed),
         );
         self.commit_batch.render(
             &mut out,

@@ -26,6 +26,8 @@ pub struct RunningServer {
     shutdown: CancellationToken,
     /// Cancelled by a wizard's `@shutdown`.
     asked_to_stop: CancellationToken,
+    /// Cancelled if the world task ended when nobody asked it to (see [`RunningServer::failed`]).
+    world_failed: CancellationToken,
     done: JoinHandle<()>,
 }
 
@@ -38,7 +40,15 @@ impl RunningServer {
 
     /// Whether it stopped because a wizard asked (a clean stop, not a failure).
     pub fn asked_to_stop(&self) -> bool {
-        self.asked_to_stop.is_cancelled()
+        self.asked_to_stop.is_cancelled() && !self.failed()
+    }
+
+    /// Whether the world task ended on its own (a bug it could not undo): moot cannot serve
+    /// anyone any more, and must stop with a failure so that its supervisor restarts it. A
+    /// process that kept its listeners open with no world behind them would answer nothing,
+    /// for ever, and look alive to a supervisor.
+    pub fn failed(&self) -> bool {
+        self.world_failed.is_cancelled()
     }
 
     /// Stops accepting, disconnects everyone politely, and returns once everything queued for
@@ -154,11 +164,26 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let http_task = tokio::spawn(async move {
         http::listener::serve(http_listener, router, bounds, stop).await;
     });
+    let world_failed = CancellationToken::new();
+    let world_ended = {
+        let (shutdown, failed) = (shutdown.clone(), world_failed.clone());
+        tokio::spawn(async move {
+            let ended = world_task.await;
+            if ended.is_err() || !shutdown.is_cancelled() {
+                tracing::error!(
+                    "the world task has ended unasked; moot stops, so that its supervisor \
+                     restarts it and the restart replays the database"
+                );
+                failed.cancel();
+                shutdown.cancel();
+            }
+        })
+    };
     let done = tokio::spawn(async move {
         telnet::serve(telnet_listener, shared).await;
         let _ = http_task.await;
         // Every connection is gone, and with the last handle the world task ends.
-        let _ = world_task.await;
+        let _ = world_ended.await;
         store.close().await;
         tracing::info!("stopped");
     });
@@ -167,6 +192,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         http_addr,
         shutdown,
         asked_to_stop,
+        world_failed,
         done,
     })
 }

@@ -36,8 +36,11 @@ impl UciEngine {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()?;
-        let mut stdin = child.stdin.take().expect("piped");
-        let stdout = child.stdout.take().expect("piped");
+        let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(std::io::Error::other("the engine's pipes were not opened"));
+        };
         let pid = child.id();
         // A watchdog: an engine that has not answered in time is killed. (It waits on a
         // channel, so once we are done it goes away without touching the pid.)

@@ -80,7 +80,7 @@ impl Blackjack {
         let dealer = if self.over() {
             show(&self.dealer)
         } else {
-            format!("X {}", show(&self.dealer[1..]))
+            format!("X {}", show(self.dealer.get(1..).unwrap_or_default()))
         };
         let mut lines = vec![
             format!("Dealer: {dealer}"),
@@ -206,9 +206,13 @@ impl Game for Blackjack {
     /// come) is never shown while a hand is in play.
     fn view(&self, _role: Option<&str>) -> Value {
         let mut v = self.state();
-        v.as_object_mut().expect("an object").remove("seed");
-        if self.in_play() {
-            v["dealer"][0] = json!("X");
+        if let Some(o) = v.as_object_mut() {
+            o.remove("seed");
+        }
+        if self.in_play()
+            && let Some(hole) = v["dealer"].get_mut(0)
+        {
+            *hole = json!("X");
         }
         v["player_total"] = json!(total(&self.player));
         if self.over() {

@@ -269,6 +269,10 @@ pub trait AnyGame: Send + Sync {
 }
 
 impl<G: Game> AnyGame for G {
+    #[expect(
+        clippy::expect_used,
+        reason = "every Game type is listed in TEMPLATES below"
+    )]
     fn template(&self) -> &'static Template {
         find(G::TEMPLATE).expect("every game is registered")
     }

@@ -17,7 +17,8 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
-        let status = StatusCode::from_u16(code.status()).expect("a valid status");
+        let status =
+            StatusCode::from_u16(code.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         ApiError {
             status,
             code,
@@ -54,6 +55,7 @@ impl From<Unavailable> for ApiError {
         let code = match e {
             Unavailable::Stopped => ErrorCode::Unavailable,
             Unavailable::Storage => ErrorCode::StorageUnavailable,
+            Unavailable::Internal => ErrorCode::Internal,
         };
         ApiError::new(code, e.to_string())
     }

@@ -261,7 +261,8 @@ async fn werewolf_report(
     let answer = api
         .world
         .call(me, Face::Rest, move |w, cx| {
-            let verb = crate::verbs::find("report").expect("the report verb is registered");
+            let verb =
+                crate::verbs::find("report").ok_or_else(crate::verbs::VerbError::internal)?;
             (verb.run_json)(w, cx, args)
         })
         .await?;
@@ -292,7 +293,7 @@ async fn session_pgn(
     let answer = api
         .world
         .call(me, Face::Rest, move |w, cx| {
-            let verb = crate::verbs::find("pgn").expect("the pgn verb is registered");
+            let verb = crate::verbs::find("pgn").ok_or_else(crate::verbs::VerbError::internal)?;
             (verb.run_json)(w, cx, args)
         })
         .await?;
@@ -547,7 +548,7 @@ impl McpSessions {
         let ids = self
             .by_agent
             .lock()
-            .expect("sessions lock")
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(agent)
             .cloned()
             .unwrap_or_default();
@@ -558,7 +559,10 @@ impl McpSessions {
             }
         }
         let room = open.len() < self.max;
-        let mut map = self.by_agent.lock().expect("sessions lock");
+        let mut map = self
+            .by_agent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if open.is_empty() {
             map.remove(agent);
         } else {
@@ -570,7 +574,7 @@ impl McpSessions {
     fn opened(&self, agent: &str, id: &str) {
         self.by_agent
             .lock()
-            .expect("sessions lock")
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .entry(agent.to_owned())
             .or_default()
             .push(id.into());

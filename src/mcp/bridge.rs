@@ -7,7 +7,7 @@
 //! A `notifications/cancelled` aborts the request it names, which the server sees as a cancel.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -42,7 +42,10 @@ fn standard_headers(msg: &Value) -> Vec<(&'static str, String)> {
 
 async fn forward(shared: Arc<Shared>, msg: Value, out: mpsc::UnboundedSender<String>) {
     if let Some(v) = msg["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str() {
-        *shared.version.lock().expect("lock") = Some(v.to_owned());
+        *shared
+            .version
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(v.to_owned());
     }
     let mut req = shared
         .http
@@ -50,12 +53,21 @@ async fn forward(shared: Arc<Shared>, msg: Value, out: mpsc::UnboundedSender<Str
         .bearer_auth(&shared.token)
         .header("Accept", "application/json, text/event-stream")
         .header("Content-Type", "application/json");
-    let version = shared.version.lock().expect("lock").clone();
+    let version = shared
+        .version
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
     let is_initialize = msg["method"] == "initialize";
     if let Some(v) = version.filter(|_| !is_initialize) {
         req = req.header("MCP-Protocol-Version", v);
     }
-    if let Some(s) = shared.session.lock().expect("lock").clone() {
+    if let Some(s) = shared
+        .session
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone()
+    {
         req = req.header("Mcp-Session-Id", s);
     }
     for (k, v) in standard_headers(&msg) {
@@ -77,7 +89,10 @@ async fn forward(shared: Arc<Shared>, msg: Value, out: mpsc::UnboundedSender<Str
         .get("mcp-session-id")
         .and_then(|v| v.to_str().ok())
     {
-        *shared.session.lock().expect("lock") = Some(s.to_owned());
+        *shared
+            .session
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(s.to_owned());
     }
     if resp.status() == reqwest::StatusCode::ACCEPTED {
         return;
@@ -125,7 +140,10 @@ fn remember_version(shared: &Shared, message: &str) {
     if let Ok(v) = serde_json::from_str::<Value>(message)
         && let Some(version) = v["result"]["protocolVersion"].as_str()
     {
-        *shared.version.lock().expect("lock") = Some(version.to_owned());
+        *shared
+            .version
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(version.to_owned());
     }
 }
 
@@ -164,7 +182,11 @@ pub async fn run(url: String, token: String) -> Result<(), Box<dyn std::error::E
                 .as_str()
                 .map(str::to_owned)
                 .or_else(|| msg["params"]["requestId"].as_i64().map(|i| i.to_string()))
-            && let Some(handle) = shared.in_flight.lock().expect("lock").remove(&id)
+            && let Some(handle) = shared
+                .in_flight
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&id)
         {
             handle.abort();
         }
@@ -175,7 +197,11 @@ pub async fn run(url: String, token: String) -> Result<(), Box<dyn std::error::E
         });
         let handle = tasks.spawn(forward(shared.clone(), msg, out_tx.clone()));
         if let Some(k) = key {
-            shared.in_flight.lock().expect("lock").insert(k, handle);
+            shared
+                .in_flight
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(k, handle);
         }
         while tasks.try_join_next().is_some() {}
     }

@@ -65,7 +65,10 @@ struct PollSlot {
 
 impl Polls {
     fn enter(self: &Arc<Self>, agent: &AgentId) -> Option<PollSlot> {
-        let mut map = self.waiting.lock().expect("polls lock");
+        let mut map = self
+            .waiting
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let n = map.entry(agent.clone()).or_default();
         if self.max > 0 && *n >= self.max {
             return None;
@@ -86,7 +89,11 @@ impl Drop for PollSlot {
         crate::metrics::get()
             .long_polls
             .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
-        let mut map = self.polls.waiting.lock().expect("polls lock");
+        let mut map = self
+            .polls
+            .waiting
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(n) = map.get_mut(&self.agent) {
             *n -= 1;
             if *n == 0 {
@@ -97,8 +104,8 @@ impl Drop for PollSlot {
 }
 
 fn object(schema: schemars::Schema) -> JsonObject {
-    match serde_json::to_value(schema).expect("schemas serialize") {
-        Value::Object(m) => m,
+    match serde_json::to_value(schema) {
+        Ok(Value::Object(m)) => m,
         _ => JsonObject::new(),
     }
 }
@@ -130,6 +137,11 @@ fn fixed(json: &str) -> JsonObject {
 }
 
 /// A tool a spec gives whole (seed 002's), exactly as given.
+#[expect(
+    clippy::expect_used,
+    reason = "the definitions are constants in moot's source, built once when the tool list is \
+              made (the registry's tests build every one)"
+)]
 fn defined(def: Value) -> Tool {
     let text = |k: &str| def[k].as_str().map(str::to_owned);
     let object = |k: &str| match &def[k] {
@@ -367,7 +379,10 @@ impl MootMcp {
         let unavailable =
             |err: crate::world::Unavailable| McpError::internal_error(err.to_string(), None);
         let first_args = args.clone();
-        let step = self
+        // A bug met on the way is the tool's answer (`isError`), like any refusal: the call
+        // changed nothing, and the agent may go on.
+        let bug = || Ok((Err(VerbError::internal()), None));
+        let step = match self
             .world
             .call(agent.clone(), Face::Mcp, move |w, cx| {
                 if w.is_present(&cx.actor) {
@@ -377,7 +392,10 @@ impl MootMcp {
                 }
             })
             .await
-            .map_err(unavailable)?;
+        {
+            Err(crate::world::Unavailable::Internal) => return bug(),
+            step => step.map_err(unavailable)?,
+        };
         let step = match step {
             Step::Absent => {
                 let row = self
@@ -389,19 +407,24 @@ impl MootMcp {
                         unavailable(crate::world::Unavailable::Storage)
                     })?
                     .ok_or_else(|| McpError::invalid_request("unknown agent", None))?;
-                self.world
+                match self
+                    .world
                     .call(agent.clone(), Face::Mcp, move |w, cx| {
                         w.arrive_agent(cx, row);
                         attempt(w, cx, e, args)
                     })
                     .await
-                    .map_err(unavailable)?
+                {
+                    Err(crate::world::Unavailable::Internal) => return bug(),
+                    step => step.map_err(unavailable)?,
+                }
             }
             done => done,
         };
         match step {
             Step::Done(r, watch) => Ok((r, watch)),
-            Step::Absent => unreachable!("the agent was just brought in"),
+            // The agent was just brought in; were it not, that is a bug, not the caller's fault.
+            Step::Absent => bug(),
         }
     }
 
@@ -505,12 +528,9 @@ impl ServerHandler for MootMcp {
         let agent = self
             .agent_of(&cx)
             .ok_or_else(|| McpError::invalid_request("no identity: send a bearer token", None))?;
-        let entry = REGISTRY
-            .iter()
-            .find(|e| e.tool_name() == request.name)
-            .ok_or_else(|| {
-                McpError::invalid_params(format!("unknown tool `{}`", request.name), None)
-            })?;
+        let entry = crate::verbs::find_tool(&request.name).ok_or_else(|| {
+            McpError::invalid_params(format!("unknown tool `{}`", request.name), None)
+        })?;
         let args = Value::Object(request.arguments.unwrap_or_default());
         let mut out = self.run(agent.clone(), entry, args, Some(&cx)).await?;
         // A result that names a UI resource (seed 000's showUi) carries it, for MCP Apps hosts

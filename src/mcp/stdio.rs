@@ -52,9 +52,19 @@ pub async fn serve(args: McpArgs) -> Result<(), Box<dyn std::error::Error>> {
         Some(agent_id.as_str().into()),
     );
     let running = server.serve(rmcp::transport::stdio()).await?;
-    running.waiting().await?;
+    let mut world_task = core.world_task;
+    tokio::select! {
+        served = running.waiting() => {
+            served?;
+        }
+        // A world that ended unasked (a bug it could not undo) leaves nothing to serve: the
+        // host sees the server exit with a failure instead of tools that never answer.
+        _ = &mut world_task => {
+            return Err("the world task ended unasked; moot stops (a restart replays the database)".into());
+        }
+    }
     drop(core.world);
-    let _ = core.world_task.await;
+    let _ = world_task.await;
     core.store.close().await;
     Ok(())
 }

@@ -28,7 +28,7 @@ pub mod writes;
 pub use agents::{AgentRow, CreateError, IdentityRow, new_agent_id};
 
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::{PoisonError, mpsc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -207,7 +207,12 @@ impl Store {
         let job: ReadJob = Box::new(move |c| {
             let _ = reply.send(f(c).map_err(StoreError::from));
         });
-        if reader.lock().expect("reader lock").send(job).is_err() {
+        if reader
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .send(job)
+            .is_err()
+        {
             return Err(StoreError::Closed);
         }
         answer.await.unwrap_or(Err(StoreError::Closed))
@@ -297,7 +302,11 @@ impl Store {
         if self.tx.send(Msg::Close(done)).is_ok() {
             let _ = wait.await;
         }
-        let thread = self.thread.lock().expect("store thread lock").take();
+        let thread = self
+            .thread
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
         if let Some(t) = thread {
             let _ = tokio::task::spawn_blocking(move || t.join()).await;
         }

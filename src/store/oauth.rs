@@ -32,7 +32,8 @@ impl Store {
                 params![
                     client.client_id,
                     client.client_name,
-                    serde_json::to_string(&client.redirect_uris).expect("strings serialize"),
+                    serde_json::to_string(&client.redirect_uris)
+                        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?,
                     now_ms()
                 ],
             )?;

@@ -46,11 +46,8 @@ fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, Ver
         Some(id) => id,
         None if action == "deal" => {
             let me = BTreeMap::from([("player".to_owned(), cx.actor.to_string())]);
-            world
-                .create_session(cx, "blackjack.v1", &me, serde_json::Value::Null)?
-                .session_id
-                .parse()
-                .expect("numeric")
+            let created = world.create_session(cx, "blackjack.v1", &me, serde_json::Value::Null)?;
+            super::games::created_id(&created)
         }
         None => {
             return Err(VerbError::refused(

@@ -80,7 +80,12 @@ its description, and the verbs you can use on it.";
                 }
             }
             Target::Thing(room, i) => {
-                let t = &world.map.room(room).things[i];
+                let t = world
+                    .map
+                    .room(room)
+                    .things
+                    .get(i)
+                    .ok_or_else(|| VerbError::not_found("I see no such thing here."))?;
                 Examined {
                     name: t.name.clone(),
                     aliases: t.aliases.clone(),
@@ -90,7 +95,7 @@ its description, and the verbs you can use on it.";
                 }
             }
             Target::Session(id) => {
-                let s = world.session(id).expect("matched sessions exist");
+                let s = super::games::session_of(world, id)?;
                 Examined {
                     name: format!("game #{id}"),
                     aliases: vec![

@@ -5,9 +5,30 @@ use serde::{Deserialize, Serialize};
 
 use super::parse::{opt_text, whole};
 use super::{Reply, Topic, Verb, VerbError, usage};
-use crate::world::sessions::Session;
+use crate::world::sessions::{Created, Session, SessionId};
 use crate::world::views::{RECENT_FINISHED, worth_listing};
 use crate::world::{Cx, ThingKind, World};
+
+/// Game `sid`, for a verb that found its number a moment ago: a refusal rather than a panic
+/// should it not be there, so that no command can stop the town.
+pub fn session_of(world: &World, sid: SessionId) -> Result<&Session, VerbError> {
+    world
+        .session(sid)
+        .ok_or_else(|| VerbError::not_found(format!("There is no game #{sid}.")))
+}
+
+/// The number of a game just made. It is asked for after the game exists, when a refusal
+/// would be untrue, so it is the one place that trusts the host's spelling of it.
+#[expect(
+    clippy::expect_used,
+    reason = "the host writes a new session's id as its number (`id.to_string()`)"
+)]
+pub fn created_id(created: &Created) -> SessionId {
+    created
+        .session_id
+        .parse()
+        .expect("a session id is a number")
+}
 
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct GamesArgs {

@@ -60,7 +60,7 @@ impl Verb for Help {
     fn run(_: &mut World, cx: &mut Cx, args: HelpArgs) -> Result<Reply<HelpText>, VerbError> {
         let lines = match args.topic.as_deref() {
             None => overview(cx.face),
-            Some(word) if Topic::named(word).is_some() => topic(Topic::named(word).expect("named")),
+            Some(word) if let Some(t) = Topic::named(word) => topic(t),
             Some(topic) => {
                 let e = find(topic.trim_start_matches('@'))
                     .or_else(|| find(topic))

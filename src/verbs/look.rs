@@ -4,6 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::games::session_of;
 use super::parse::{keyword, opt_text, whole};
 use super::target::{Target, find_here};
 use super::{Reply, Verb, VerbError, usage};
@@ -90,19 +91,24 @@ here, and the exits. `look <thing>` (or `look at <thing>`) describes a thing or 
                 );
             }
         }
-        Ok(see(world, &cx.actor, &target))
+        see(world, &cx.actor, &target)
     }
 }
 
-/// Text and data for `viewer` looking at `target`.
-pub fn see(world: &World, viewer: &AgentId, target: &Target) -> Reply<Seen> {
-    match target {
+/// Text and data for `viewer` looking at `target`; refused if it is no longer there.
+pub fn see(world: &World, viewer: &AgentId, target: &Target) -> Result<Reply<Seen>, VerbError> {
+    Ok(match target {
         Target::Room(room) => Reply::new(
             room_lines(world, *room, viewer),
             Seen::Room(room_view(world, *room, viewer)),
         ),
         Target::Thing(room, i) => {
-            let t = &world.map.room(*room).things[*i];
+            let t = world
+                .map
+                .room(*room)
+                .things
+                .get(*i)
+                .ok_or_else(|| VerbError::not_found("I see no such thing here."))?;
             Reply::new(
                 vec![capitalize(&t.name), t.description.trim_end().to_owned()],
                 Seen::Thing {
@@ -113,7 +119,7 @@ pub fn see(world: &World, viewer: &AgentId, target: &Target) -> Reply<Seen> {
             )
         }
         Target::Session(id) => {
-            let s = world.session(*id).expect("matched sessions exist");
+            let s = session_of(world, *id)?;
             let view = s.game.view(s.role_of(viewer));
             let mut text = vec![format!(
                 "Game #{id} ({}): {}",
@@ -147,5 +153,5 @@ pub fn see(world: &World, viewer: &AgentId, target: &Target) -> Reply<Seen> {
                 },
             )
         }
-    }
+    })
 }

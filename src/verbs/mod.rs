@@ -20,6 +20,9 @@ pub mod watch;
 pub mod werewolf;
 pub mod which;
 
+#[cfg(feature = "testing")]
+pub mod faults;
+
 pub mod describe;
 pub mod display;
 pub mod emote;
@@ -92,6 +95,8 @@ pub enum ErrorKind {
     Refused,
     /// Nothing has happened yet; see [`Pending`].
     Pending,
+    /// It met a bug in moot, and was undone.
+    Internal,
 }
 
 impl VerbError {
@@ -116,6 +121,16 @@ impl VerbError {
             kind: ErrorKind::Pending,
             message: message.into(),
             pending: Some(Box::new(pending)),
+            data: None,
+        }
+    }
+
+    /// The answer when the command met a bug in moot and was undone (see `world::guard`).
+    pub fn internal() -> VerbError {
+        VerbError {
+            kind: ErrorKind::Internal,
+            message: crate::world::Unavailable::Internal.to_string(),
+            pending: None,
             data: None,
         }
     }
@@ -372,15 +387,23 @@ fn schema_of<T: JsonSchema>() -> Schema {
         .into_root_schema_for::<T>()
         .to_value();
     schema::portable(&mut v);
+    #[expect(
+        clippy::expect_used,
+        reason = "schemars made it an object, and `portable` keeps it one (the registry's tests \
+                  build every schema)"
+    )]
     Schema::try_from(v).expect("a portable schema is still a schema")
 }
 
 fn parse_json<V: Verb>(rest: &str) -> Result<serde_json::Value, VerbError> {
-    V::parse(rest).map(|a| serde_json::to_value(a).expect("arguments serialize"))
+    let args = V::parse(rest)?;
+    serde_json::to_value(args)
+        .map_err(|e| VerbError::usage(format!("Bad arguments for {}: {e}", V::NAME)))
 }
 
 fn run_line_of<V: Verb>(w: &mut World, cx: &mut Cx, rest: &str) -> Result<Vec<String>, VerbError> {
     crate::metrics::get().command(cx.face.name(), V::NAME);
+    cx.verb = Some(V::NAME);
     let args = V::parse(&crate::text::clean(rest))?;
     if !V::READ_ONLY {
         w.admit_write(&cx.actor, cx.now)?;
@@ -394,6 +417,7 @@ fn run_json<V: Verb>(
     mut args: serde_json::Value,
 ) -> Result<Reply<serde_json::Value>, VerbError> {
     crate::metrics::get().command(cx.face.name(), V::NAME);
+    cx.verb = Some(V::NAME);
     crate::text::clean_json(&mut args).map_err(|e| VerbError::usage(e.to_string()))?;
     let args: V::Args = serde_json::from_value(args)
         .map_err(|e| VerbError::usage(format!("Bad arguments for {}: {e}", V::NAME)))?;
@@ -401,10 +425,14 @@ fn run_json<V: Verb>(
         w.admit_write(&cx.actor, cx.now)?;
     }
     let r = V::run(w, cx, args)?;
-    Ok(Reply {
-        text: r.text,
-        data: serde_json::to_value(r.data).expect("results serialize"),
-    })
+    // Were a result not to serialize, the command has already changed the world: the panic
+    // lets the world task's boundary undo it, where an error would leave it done but denied.
+    #[expect(
+        clippy::expect_used,
+        reason = "outputs are plain structs with string keys, which serde_json always writes"
+    )]
+    let data = serde_json::to_value(r.data).expect("results serialize");
+    Ok(Reply { text: r.text, data })
 }
 
 /// Every verb, in the order `help` lists them.
@@ -499,11 +527,17 @@ pub fn open_town(world: &mut World, kept: Vec<crate::store::keys::KeptRow>) {
     werewolf::keep_answers(world, kept);
     world.on_session_change(werewolf::after_change);
     world.on_tick(werewolf::queue::fill);
+    #[cfg(feature = "testing")]
+    world.on_session_change(faults::after_change);
 }
 
 /// The town for its map on the web: the world's rooms, people and games, and what games add
 /// to the town (Werewolf's board and its buildings).
 pub fn town(world: &World) -> serde_json::Value {
+    #[expect(
+        clippy::expect_used,
+        reason = "the town's view is plain structs with string keys"
+    )]
     let mut v =
         serde_json::to_value(crate::world::views::town_view(world)).expect("the town serializes");
     v["werewolf"] = werewolf::town_board(world);
@@ -512,7 +546,18 @@ pub fn town(world: &World) -> serde_json::Value {
 
 /// The verb called `word`, by name or alias.
 pub fn find(word: &str) -> Option<&'static VerbEntry> {
-    REGISTRY.iter().find(|e| e.answers_to(word))
+    let found = REGISTRY.iter().find(|e| e.answers_to(word));
+    #[cfg(feature = "testing")]
+    let found = found.or_else(|| faults::VERBS.iter().find(|e| e.answers_to(word)));
+    found
+}
+
+/// The verb whose MCP tool is called `name`.
+pub fn find_tool(name: &str) -> Option<&'static VerbEntry> {
+    let found = REGISTRY.iter().find(|e| e.tool_name() == name);
+    #[cfg(feature = "testing")]
+    let found = found.or_else(|| faults::VERBS.iter().find(|e| e.tool_name() == name));
+    found
 }
 
 /// A typed line, matched to a verb.
@@ -548,32 +593,29 @@ pub fn resolve<'a>(line: &'a str, is_exit: impl Fn(&str) -> bool) -> Resolved<'a
     if line.is_empty() {
         return Resolved::Nothing;
     }
+    let verb = |name, rest| find(name).map_or(Resolved::Unknown, |e| Resolved::Verb(e, rest));
     if let Some(rest) = line.strip_prefix('"') {
-        return Resolved::Verb(&REGISTRY[index_of("say")], rest);
+        return verb("say", rest);
     }
     if let Some(rest) = line.strip_prefix(':') {
-        return Resolved::Verb(&REGISTRY[index_of("emote")], rest);
+        return verb("emote", rest);
     }
     let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
     if let Some(e) = find(word) {
         return Resolved::Verb(e, rest.trim_start());
     }
     if rest.trim().is_empty() && (is_exit(word) || go::is_direction(word)) {
-        return Resolved::Verb(&REGISTRY[index_of("go")], word);
+        return verb("go", word);
     }
     Resolved::Unknown
 }
 
-fn index_of(name: &str) -> usize {
-    REGISTRY
-        .iter()
-        .position(|e| e.name == name)
-        .expect("verb is registered")
-}
-
 /// Runs a line typed by `cx.actor`. A blank line answers nothing.
 pub fn run_line(world: &mut World, cx: &mut Cx, line: &str) -> Result<Vec<String>, VerbError> {
-    let room = world.map.room(world.player(&cx.actor).room);
+    let Some(me) = world.find_player(&cx.actor) else {
+        return Err(VerbError::refused("You are not in the town."));
+    };
+    let room = world.map.room(me.room);
     match resolve(line, |w| room.exit(w).is_some()) {
         Resolved::Nothing => Ok(Vec::new()),
         Resolved::Verb(entry, rest) => (entry.run_line)(world, cx, rest),

@@ -69,9 +69,11 @@ and who won. You choose by the game's number, so you may do it from anywhere.";
             return Err(VerbError::usage("Choose rock, paper or scissors."));
         }
         let acted = world.act(cx, sid, &choice, None)?;
-        let s = world.session(sid).expect("just acted");
         let mut text = vec![format!("You choose {choice} in game #{sid}.")];
-        text.extend(s.game.render(s.role_of(&actor), world.game_time(s)));
+        // The choice is made: only the table after it is left to show.
+        if let Some(s) = world.session(sid) {
+            text.extend(s.game.render(s.role_of(&actor), world.game_time(s)));
+        }
         Ok(Reply::new(
             text,
             Chosen {

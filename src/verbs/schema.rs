@@ -94,16 +94,20 @@ fn nullable_to_any_of(o: &mut Map<String, Value>) {
         return;
     };
     let others: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
-    if others.len() != 1 || others.len() == types.len() {
+    // Only one type besides null, and null among them.
+    let ([other], true) = (others.as_slice(), others.len() < types.len()) else {
         return;
-    }
+    };
     const WORDS: [&str; 5] = ["description", "default", "title", "examples", "deprecated"];
     let mut typed = Map::new();
-    typed.insert("type".into(), others[0].clone());
+    typed.insert("type".into(), other.clone());
     let keys: Vec<String> = o.keys().cloned().collect();
     for k in keys {
-        if k != "type" && !WORDS.contains(&k.as_str()) {
-            typed.insert(k.clone(), o.remove(&k).expect("present"));
+        if k != "type"
+            && !WORDS.contains(&k.as_str())
+            && let Some(v) = o.remove(&k)
+        {
+            typed.insert(k, v);
         }
     }
     o.remove("type");

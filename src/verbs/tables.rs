@@ -209,7 +209,11 @@ role (player_1, or X, who moves first). Then `choose`, `mark` or `move` as the g
             .position(|i| i.from == them_id && i.to == me && i.template == t.id);
         if let Some(pos) = asked {
             let invite = invites.list.remove(pos);
-            cx.undo(move |w| w.ext::<Invitations>().list.insert(pos, invite));
+            cx.undo(move |w| {
+                // Someone's leaving since (never undone) may have shortened the list.
+                let list = &mut w.ext::<Invitations>().list;
+                list.insert(pos.min(list.len()), invite);
+            });
             let id = start(world, cx, &them_id, &me)?;
             return Ok(Reply::new(
                 vec![format!(

@@ -4,6 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::games::session_of;
 use super::parse::word;
 use super::which::my_session;
 use super::{Reply, Topic, Verb, VerbError, usage};
@@ -66,11 +67,15 @@ game's number, so you may do it from anywhere.";
                 "Cells are numbered 1 to 9, from the top left.",
             ));
         }
-        let s = world.session(sid).expect("found");
+        let s = session_of(world, sid)?;
         if let Some(end) = s.game.ending() {
             return Err(VerbError::refused(format!("Game #{sid} is over: {end}.")));
         }
-        let role = s.role_of(&actor).expect("a player");
+        let Some(role) = s.role_of(&actor) else {
+            return Err(VerbError::refused(format!(
+                "You are not playing in game #{sid}."
+            )));
+        };
         if !s.game.legal_actions(role).is_empty()
             && !s
                 .game
@@ -89,9 +94,11 @@ game's number, so you may do it from anywhere.";
                     e.into()
                 }
             })?;
-        let s = world.session(sid).expect("just acted");
         let mut text = vec![format!("You mark cell {} in game #{sid}.", args.cell)];
-        text.extend(s.game.render(s.role_of(&actor), world.game_time(s)));
+        // The mark is made: only the board after it is left to show.
+        if let Some(s) = world.session(sid) {
+            text.extend(s.game.render(s.role_of(&actor), world.game_time(s)));
+        }
         Ok(Reply::new(
             text,
             Marked {

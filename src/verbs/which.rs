@@ -27,8 +27,10 @@ pub fn parse_game(s: &str) -> Result<SessionId, VerbError> {
     }
 }
 
-/// The running session of `template` that `actor` means: the one named (`#3`), or their only
-/// one. `what` names the game for people ("chess").
+/// The session of `template` that `actor` plays and means: the one named (`#3`), or their
+/// only running one. Verbs that act as a player (`mark`, `choose`, `move`, `resign`…) find
+/// games only here, so a game named by a stranger is refused before anything looks for the
+/// stranger's role in it. `what` names the game for people ("chess").
 pub fn my_session(
     world: &World,
     actor: &AgentId,
@@ -37,12 +39,13 @@ pub fn my_session(
     game: Option<&str>,
 ) -> Result<SessionId, VerbError> {
     if let Some(g) = game {
-        let id = parse_game(g)?;
-        let s = world
-            .session(id)
-            .filter(|s| s.template.id == template)
-            .ok_or_else(|| VerbError::not_found(format!("There is no {what} game #{id}.")))?;
-        return Ok(s.id);
+        let id = game_to_view(world, template, what, g)?;
+        return match world.session(id).and_then(|s| s.role_of(actor)) {
+            Some(_) => Ok(id),
+            None => Err(VerbError::refused(format!(
+                "You are not playing in game #{id}."
+            ))),
+        };
     }
     let mine: Vec<SessionId> = world
         .session_ids()
@@ -66,4 +69,20 @@ pub fn my_session(
                 .join(", ")
         ))),
     }
+}
+
+/// The session of `template` named `game` (`#3`), for verbs anyone may use on any game of
+/// that kind (looking at a chess board, reading its PGN).
+pub fn game_to_view(
+    world: &World,
+    template: &str,
+    what: &str,
+    game: &str,
+) -> Result<SessionId, VerbError> {
+    let id = parse_game(game)?;
+    world
+        .session(id)
+        .filter(|s| s.template.id == template)
+        .map(|s| s.id)
+        .ok_or_else(|| VerbError::not_found(format!("There is no {what} game #{id}.")))
 }

@@ -3,7 +3,7 @@
 //! in memory (a restart signs everyone out), are bounded in number and expire when idle.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use axum::http::HeaderMap;
@@ -45,7 +45,7 @@ impl Sessions {
     pub fn open(&self, agent: AgentId, name: String) -> String {
         let id = random_hex();
         let now = Instant::now();
-        let mut map = self.map.lock().expect("sessions lock");
+        let mut map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
         map.retain(|_, s| now - s.last < self.idle);
         if map.len() >= self.max
             && let Some(oldest) = map
@@ -70,7 +70,7 @@ impl Sessions {
     /// The session `id` names, if it is open (and now used again).
     pub fn get(&self, id: &str) -> Option<Signed> {
         let now = Instant::now();
-        let mut map = self.map.lock().expect("sessions lock");
+        let mut map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
         let s = map.get_mut(id)?;
         if now - s.last >= self.idle {
             map.remove(id);
@@ -81,7 +81,10 @@ impl Sessions {
     }
 
     pub fn close(&self, id: &str) {
-        self.map.lock().expect("sessions lock").remove(id);
+        self.map
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id);
     }
 }
 

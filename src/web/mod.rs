@@ -342,7 +342,9 @@ async fn omniscient(
     let answer = web
         .world
         .call(s.agent.clone(), Face::Rest, move |w, cx| {
-            let verb = crate::verbs::find("omniscient").expect("the omniscient verb");
+            let verb = crate::verbs::find("omniscient").ok_or_else(|| {
+                crate::verbs::VerbError::not_found("There is no omniscient view.")
+            })?;
             (verb.run_json)(w, cx, args)
         })
         .await;

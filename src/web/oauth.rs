@@ -4,6 +4,7 @@
 //! character's name and password and allows the client, and the token endpoint (code + PKCE,
 //! refresh). The rules are in `crate::oauth`; this only translates HTTP.
 
+use std::sync::PoisonError;
 use std::time::Instant;
 
 use axum::Json;
@@ -315,7 +316,7 @@ pub(super) async fn authorize(
     let Some(code) = web
         .codes
         .lock()
-        .expect("codes lock")
+        .unwrap_or_else(PoisonError::into_inner)
         .issue(grant, Instant::now())
     else {
         return (
@@ -359,7 +360,7 @@ pub(super) async fn token(
             let Some(grant) = web
                 .codes
                 .lock()
-                .expect("codes lock")
+                .unwrap_or_else(PoisonError::into_inner)
                 .take(&t.code, Instant::now())
             else {
                 return bad("invalid_grant", "the code is unknown, used or expired");

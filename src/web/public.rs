@@ -4,7 +4,7 @@
 //! one does. A feed starts with its first spectator and ends with its last, or with the match.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::broadcast;
 
@@ -24,7 +24,7 @@ impl PublicFeeds {
     /// Frames of match `sid` as the public sees it, from now on (starting its feed if none
     /// runs).
     pub fn subscribe(&self, web: &Web, sid: SessionId) -> broadcast::Receiver<Arc<str>> {
-        let mut feeds = self.feeds.lock().expect("feeds lock");
+        let mut feeds = self.feeds.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(tx) = feeds.get(&sid) {
             return tx.subscribe();
         }
@@ -35,7 +35,7 @@ impl PublicFeeds {
     }
 
     fn end(&self, sid: SessionId, tx: &broadcast::Sender<Arc<str>>) {
-        let mut feeds = self.feeds.lock().expect("feeds lock");
+        let mut feeds = self.feeds.lock().unwrap_or_else(PoisonError::into_inner);
         if feeds.get(&sid).is_some_and(|t| t.same_channel(tx)) {
             feeds.remove(&sid);
         }

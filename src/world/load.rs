@@ -152,9 +152,13 @@ pub fn load(dir: &Path) -> Result<Map, WorldError> {
 pub fn load_built_in() -> Result<Map, WorldError> {
     let named =
         |(name, text): &(&str, &str)| (Path::new("(built-in town)").join(name), (*text).to_owned());
-    let (town, rooms) = super::built_in::FILES
-        .split_first()
-        .expect("the built-in town has files");
+    let Some((town, rooms)) = super::built_in::FILES.split_first() else {
+        return Err(WorldError {
+            file: "(built-in town)".into(),
+            at: None,
+            problem: "it has no files".into(),
+        });
+    };
     from_texts(named(town), rooms.iter().map(named).collect())
 }
 

@@ -121,6 +121,9 @@ impl Map {
         self.index.get(id).copied()
     }
 
+    /// The room at `idx`. Indexes come only from the map itself (where someone stands, an
+    /// exit's target, a match's new building), never from what anyone sends, and rooms are
+    /// never removed, so every index the world holds stays valid.
     pub fn room(&self, idx: RoomIdx) -> &Room {
         &self.rooms[idx]
     }

@@ -17,6 +17,7 @@
 
 pub mod built_in;
 mod followers;
+mod guard;
 pub mod house;
 pub mod load;
 pub mod map;
@@ -316,9 +317,12 @@ impl Player {
             if !taken.is_empty() && size + w > bytes {
                 break;
             }
+            let Some(d) = self.mailbox.pop_front() else {
+                break;
+            };
             size += w;
             self.mailbox_bytes -= w;
-            taken.push(self.mailbox.pop_front().expect("a front notice"));
+            taken.push(d);
         }
         (taken, self.mailbox.len())
     }
@@ -331,7 +335,9 @@ impl Player {
             crate::metrics::get()
                 .backlog_drops
                 .fetch_add(1, Ordering::Relaxed);
-            let old = self.mailbox.pop_front().expect("a notice");
+            let Some(old) = self.mailbox.pop_front() else {
+                break;
+            };
             self.mailbox_bytes -= old.weight();
         }
     }
@@ -358,6 +364,8 @@ pub type Undo = Box<dyn FnOnce(&mut World) + Send>;
 pub struct Cx {
     pub actor: AgentId,
     pub face: Face,
+    /// The verb being run, if it is one (for the log, should it meet a bug).
+    pub verb: Option<&'static str>,
     pub now: Instant,
     pub notices: Vec<Notice>,
     pub saves: Vec<Save>,
@@ -398,6 +406,7 @@ impl Cx {
         Cx {
             actor,
             face,
+            verb: None,
             now: Instant::now(),
             notices: Vec::new(),
             saves: Vec::new(),
@@ -625,6 +634,10 @@ impl World {
                 self.extensions.len() - 1
             }
         };
+        #[expect(
+            clippy::expect_used,
+            reason = "`i` was found, or pushed, as a `T` just above"
+        )]
         (&mut *self.extensions[i] as &mut dyn Any)
             .downcast_mut()
             .expect("the type was checked")
@@ -679,8 +692,15 @@ impl World {
         }
     }
 
+    /// A player who is here. Verbs run only for an actor who is here (the verb table checks
+    /// before it runs one, on every face), and look up anyone else with
+    /// [`World::find_player`]; a miss is a bug in moot, which the world task's panic boundary
+    /// turns into one refused command.
     pub fn player(&self, id: &AgentId) -> &Player {
-        &self.players[id]
+        match self.players.get(id) {
+            Some(p) => p,
+            None => panic!("a player who must be here is not"),
+        }
     }
 
     /// A receiver whose `changed()` fires after the town may have changed (anything was
@@ -699,16 +719,21 @@ impl World {
         self.players.get(id)
     }
 
+    /// [`World::player`], to change.
     pub fn player_mut(&mut self, id: &AgentId) -> &mut Player {
-        self.players.get_mut(id).expect("the actor is connected")
+        match self.players.get_mut(id) {
+            Some(p) => p,
+            None => panic!("a player who must be here is not"),
+        }
     }
 
     pub fn players(&self) -> impl Iterator<Item = &Player> {
         self.players.values()
     }
 
+    /// Who is in `room` (nobody, in a room that does not exist).
     pub fn occupants(&self, room: RoomIdx) -> &[AgentId] {
-        &self.occupants[room]
+        self.occupants.get(room).map_or(&[], Vec::as_slice)
     }
 
     /// Adds a room to the town while it runs (a match's building); rooms are never removed, so
@@ -785,32 +810,40 @@ impl World {
     }
 
     /// Moves a player between rooms, keeping the occupant lists in step.
+    /// Someone who is not here, or a room that is not, is left alone.
     pub fn move_player(&mut self, id: &AgentId, to: RoomIdx) {
-        let from = self.players[id].room;
-        self.occupants[from].retain(|x| x != id);
-        self.occupants[to].push(id.clone());
-        self.player_mut(id).room = to;
+        if to >= self.occupants.len() {
+            return;
+        }
+        let Some(p) = self.players.get_mut(id) else {
+            return;
+        };
+        let from = std::mem::replace(&mut p.room, to);
+        if let Some(there) = self.occupants.get_mut(from) {
+            there.retain(|x| x != id);
+        }
+        if let Some(here) = self.occupants.get_mut(to) {
+            here.push(id.clone());
+        }
     }
 
     /// Places a newly connected player, or replaces the connection of one already here.
     /// Returns the sink of the connection that was displaced, if any.
     pub fn admit(&mut self, player: Player) -> Option<Sink> {
-        let id = player.id.clone();
-        match self.players.insert(id.clone(), player) {
-            Some(old) => {
-                let room = self.players[&id].room;
-                if old.room != room {
-                    self.occupants[old.room].retain(|x| *x != id);
-                    self.occupants[room].push(id);
-                }
-                Some(old.sink)
+        let (id, room) = (player.id.clone(), player.room);
+        let old = self.players.insert(id.clone(), player);
+        if let Some(old) = &old {
+            if old.room == room {
+                return Some(old.sink.clone());
             }
-            None => {
-                let room = self.players[&id].room;
-                self.occupants[room].push(id);
-                None
+            if let Some(there) = self.occupants.get_mut(old.room) {
+                there.retain(|x| *x != id);
             }
         }
+        if let Some(here) = self.occupants.get_mut(room) {
+            here.push(id);
+        }
+        old.map(|o| o.sink)
     }
 
     /// Removes a player if `conn` is still theirs.
@@ -819,7 +852,9 @@ impl World {
             return None;
         }
         let p = self.players.remove(id)?;
-        self.occupants[p.room].retain(|x| x != id);
+        if let Some(there) = self.occupants.get_mut(p.room) {
+            there.retain(|x| x != id);
+        }
         Some(p)
     }
 
@@ -844,7 +879,9 @@ impl World {
                 p.mailbox.push_front(d);
             }
             while p.mailbox.len() > MAX_BACKLOG || p.mailbox_bytes > MAX_BACKLOG_BYTES {
-                let newest = p.mailbox.pop_back().expect("a notice");
+                let Some(newest) = p.mailbox.pop_back() else {
+                    break;
+                };
                 p.mailbox_bytes -= newest.weight();
             }
         }

@@ -32,6 +32,10 @@ pub enum Unavailable {
     /// The database did not store it. SQLite's own words go to the log, not to players.
     #[error("moot could not store that just now, so it did not happen; please try again")]
     Storage,
+    /// The command hit a bug in moot and was undone (see `task::guarded`). The bug's own words
+    /// go to the log, never to the caller.
+    #[error("Something went wrong; nothing changed.")]
+    Internal,
 }
 
 /// Resolves once the command's effects have gone out, or with why they never will.
@@ -129,10 +133,11 @@ impl Outbox {
         };
         match result {
             Ok(()) => {
-                self.records[pos].committed = true;
+                if let Some(r) = self.records.get_mut(pos) {
+                    r.committed = true;
+                }
                 let mut out = Vec::new();
-                while self.records.front().is_some_and(|r| r.committed) {
-                    let r = self.records.pop_front().expect("a front record");
+                while let Some(r) = self.records.pop_front_if(|r| r.committed) {
                     out.push(r.pending);
                 }
                 out
@@ -140,7 +145,9 @@ impl Outbox {
             Err(err) => {
                 tracing::error!(%err, undone = self.records.len() - pos, "a write failed; undoing it and what came after");
                 while self.records.len() > pos {
-                    let mut r = self.records.pop_back().expect("a record");
+                    let Some(mut r) = self.records.pop_back() else {
+                        break;
+                    };
                     while let Some(undo) = r.undos.pop() {
                         undo(world);
                     }

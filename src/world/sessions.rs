@@ -35,10 +35,12 @@ pub enum ErrorCode {
     StorageUnavailable,
     /// moot is stopping (503).
     Unavailable,
+    /// The request met a bug in moot and was undone (500); nothing changed.
+    Internal,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 10] = [
+    pub const ALL: [ErrorCode; 11] = [
         ErrorCode::Unauthorized,
         ErrorCode::Forbidden,
         ErrorCode::NotFound,
@@ -49,6 +51,7 @@ impl ErrorCode {
         ErrorCode::RateLimited,
         ErrorCode::StorageUnavailable,
         ErrorCode::Unavailable,
+        ErrorCode::Internal,
     ];
 
     /// As the API writes it: `NOT_FOUND`.
@@ -64,12 +67,14 @@ impl ErrorCode {
             ErrorCode::RateLimited => "RATE_LIMITED",
             ErrorCode::StorageUnavailable => "STORAGE_UNAVAILABLE",
             ErrorCode::Unavailable => "UNAVAILABLE",
+            ErrorCode::Internal => "INTERNAL",
         }
     }
 
     pub fn status(self) -> u16 {
         match self {
             ErrorCode::StorageUnavailable | ErrorCode::Unavailable => 503,
+            ErrorCode::Internal => 500,
             ErrorCode::Unauthorized => 401,
             ErrorCode::Forbidden => 403,
             ErrorCode::NotFound => 404,
@@ -498,12 +503,12 @@ impl World {
             .sessions
             .get(&sid)
             .ok_or_else(|| not_found(&id.to_string()))?;
-        if s.role_of(agent).is_none() {
+        let Some(role) = s.role_of(agent) else {
             return Err(HostError::new(
                 ErrorCode::Forbidden,
                 format!("You are not a participant in session {id}"),
             ));
-        }
+        };
         if s.game.is_terminal() {
             return Err(HostError::new(
                 ErrorCode::InvalidAction,
@@ -528,7 +533,6 @@ impl World {
             }
         }
         // Logged as the template spells it (chess: SAN becomes UCI), whatever face it came by.
-        let role = s.role_of(agent).expect("a participant");
         let canonical = s.game.canonical(role, action);
         // A deadline that has fallen due comes first: the flag fell before this move arrived.
         let now = self.game_time(s);
@@ -594,7 +598,7 @@ impl World {
             role.to_owned(),
             action.to_owned(),
             tick,
-            serde_json::to_string(&s.game.state()).expect("a JSON value serializes"),
+            s.game.state().to_string(),
             status,
             created,
             at,

@@ -9,6 +9,7 @@ use tokio::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
+use super::guard::guarded;
 use super::outbox::{Answer, Pending, Pushed, Released, Unavailable};
 use super::views;
 use super::{AgentId, COMPUTER_ID, ConnId, Cx, Effect, Face, Leaving, Out, SERVER_ID, Sink, World};
@@ -109,14 +110,15 @@ impl WorldHandle {
         let (tx, rx) = oneshot::channel();
         let job: Job = Box::new(move |world, env| {
             let mut cx = Cx::new(agent, face);
-            let out = f(world, &mut cx);
-            let released = finish(world, env, cx, None);
-            let _ = tx.send((out, released));
+            let _ = tx.send(match guarded(world, &mut cx, f) {
+                Ok(out) => Ok((out, finish(world, env, cx, None))),
+                Err(_) => Err(Unavailable::Internal),
+            });
         });
         if !self.send(Request::Call(job)).await {
             return Err(Unavailable::Stopped);
         }
-        let (out, released) = rx.await.map_err(|_| Unavailable::Stopped)?;
+        let (out, released) = rx.await.map_err(|_| Unavailable::Stopped)??;
         if let Some(released) = released {
             released.await.map_err(|_| Unavailable::Stopped)??;
         }
@@ -173,11 +175,11 @@ async fn run(
 ) -> World {
     // Games restored from the database resume: the computer thinks where it is to move, and
     // deadlines are queued (those that fell due while moot was down are taken at once).
-    let mut cx = Cx::new(COMPUTER_ID.into(), Face::Rest);
     for sid in world.session_ids() {
-        world.computer_turn(&mut cx, sid);
+        job(&mut world, &env, COMPUTER_ID, |w, cx| {
+            w.computer_turn(cx, sid)
+        });
     }
-    finish(&mut world, &env, cx, None);
     world.schedule_all();
     // Agents without a connection leave once they have been silent as long as a telnet
     // character may be; a sweep a minute finds them.
@@ -200,20 +202,23 @@ async fn run(
                 None => break,
             },
             _ = sleep_until(world.next_deadline()) => {
-                let mut cx = Cx::new(SERVER_ID.into(), Face::Rest);
-                world.take_deadlines(&mut cx, Instant::now());
-                finish(&mut world, &env, cx, None);
+                for sid in world.due_deadlines(Instant::now()) {
+                    let taken = job(&mut world, &env, SERVER_ID, |w, cx| w.take_deadline(cx, sid));
+                    if taken.is_none() {
+                        // A deadline that meets a bug would meet it again at once, for ever:
+                        // the game waits for its next move instead of the town spinning.
+                        world.park_deadline(sid);
+                    }
+                }
             }
             _ = ticker.tick(), if world.has_tick_hooks() => {
-                let mut cx = Cx::new(SERVER_ID.into(), Face::Rest);
-                world.ticked(&mut cx, Instant::now());
-                finish(&mut world, &env, cx, None);
+                job(&mut world, &env, SERVER_ID, |w, cx| w.ticked(cx, Instant::now()));
             }
             _ = sweep.tick() => {
                 if let Some(idle) = env.options.agent_idle {
-                    let mut cx = Cx::new(COMPUTER_ID.into(), Face::Rest);
-                    world.sweep_idle_agents(&mut cx, Instant::now(), idle);
-                    finish(&mut world, &env, cx, None);
+                    job(&mut world, &env, COMPUTER_ID, |w, cx| {
+                        w.sweep_idle_agents(cx, Instant::now(), idle)
+                    });
                 }
             }
         }
@@ -226,6 +231,20 @@ async fn run(
         answer(&mut world, &env, seq, result, &mut failing);
     }
     world
+}
+
+/// Runs work of the world's own (a deadline, a tick) as `actor`, guarded, and sends out what it
+/// left; `None` if it met a bug and was undone.
+fn job<T>(
+    world: &mut World,
+    env: &Env,
+    actor: &str,
+    f: impl FnOnce(&mut World, &mut Cx) -> T,
+) -> Option<T> {
+    let mut cx = Cx::new(actor.into(), Face::Rest);
+    let out = guarded(world, &mut cx, f).ok();
+    finish(world, env, cx, None);
+    out
 }
 
 /// Sleeps until `when`, or for ever.
@@ -304,13 +323,21 @@ fn handle(world: &mut World, env: &Env, req: Request) {
             p.last_active = Instant::now();
             let sink = p.sink.clone();
             let mut cx = Cx::new(agent, Face::Telnet);
-            let lines = (env.commands)(world, &mut cx, &line);
+            let lines = guarded(world, &mut cx, |w, cx| (env.commands)(w, cx, &line))
+                .unwrap_or_else(|_| vec![Unavailable::Internal.to_string()]);
             finish(world, env, cx, Some(Answer { sink, lines }));
         }
         Request::Leave { agent, conn, why } => {
             let mut cx = Cx::new(agent.clone(), Face::Telnet);
-            if world.leave(&mut cx, &agent, conn, why) {
-                finish(world, env, cx, None);
+            match guarded(world, &mut cx, |w, cx| w.leave(cx, &agent, conn, why)) {
+                Ok(true) => {
+                    finish(world, env, cx, None);
+                }
+                Ok(false) => {}
+                // Gone all the same: the connection has ended.
+                Err(_) => {
+                    world.remove(&agent, conn);
+                }
             }
         }
         Request::Call(job) => job(world, env),
@@ -320,31 +347,44 @@ fn handle(world: &mut World, env: &Env, req: Request) {
 fn enter(world: &mut World, env: &Env, row: AgentRow, created: bool, conn: ConnId, sink: Sink) {
     let id: AgentId = row.agent_id.as_str().into();
     let mut cx = Cx::new(id.clone(), Face::Telnet);
-    let entered = world.enter(&mut cx, row, conn, sink.clone());
-    let mut lines = Vec::new();
-    if let Some(old) = entered.displaced {
-        old.send(Out::Close(vec![
-            "*** Redirecting connection to new port ***".into(),
-        ]));
-        lines.push("*** Redirecting old connection to this port ***".to_owned());
-    }
-    lines.push(
-        if created {
-            "*** Created ***"
-        } else {
-            "*** Connected ***"
+    let entered = guarded(world, &mut cx, |world, cx| {
+        let entered = world.enter(cx, row, conn, sink.clone());
+        let mut lines = Vec::new();
+        if let Some(old) = entered.displaced {
+            old.send(Out::Close(vec![
+                "*** Redirecting connection to new port ***".into(),
+            ]));
+            lines.push("*** Redirecting old connection to this port ***".to_owned());
         }
-        .to_owned(),
-    );
-    lines.extend(views::room_lines(world, entered.room, &id));
-    if !entered.known_room {
-        // Where they stand in memory is where the database's unknown room puts them anyway.
-        cx.save(
-            writes::set_room(id.to_string(), world.map.room(entered.room).id.clone()),
-            |_| {},
+        lines.push(
+            if created {
+                "*** Created ***"
+            } else {
+                "*** Connected ***"
+            }
+            .to_owned(),
         );
+        lines.extend(views::room_lines(world, entered.room, &id));
+        if !entered.known_room {
+            // Where they stand in memory is where the database's unknown room puts them anyway.
+            cx.save(
+                writes::set_room(id.to_string(), world.map.room(entered.room).id.clone()),
+                |_| {},
+            );
+        }
+        lines
+    });
+    match entered {
+        Ok(lines) => {
+            finish(world, env, cx, Some(Answer { sink, lines }));
+        }
+        // Entering is not undone by undos (nothing was stored): they are taken out again, and
+        // their connection hears why it closes.
+        Err(_) => {
+            world.remove(&id, conn);
+            sink.send(Out::Close(vec![Unavailable::Internal.to_string()]));
+        }
     }
-    finish(world, env, cx, Some(Answer { sink, lines }));
 }
 
 /// Submits what a command wrote as one job, and sends out what it left for others once that is

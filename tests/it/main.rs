@@ -3,8 +3,10 @@
 
 mod support;
 
+mod bugs;
 mod chess;
 mod clients;
+mod drill;
 mod durability;
 mod foundation;
 mod http;

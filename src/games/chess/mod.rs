@@ -424,7 +424,9 @@ impl ChessGame {
         }
         let loser = self.turn();
         let mut next = self.clone();
-        let clock = next.clock.as_mut().expect("a clock");
+        let Some(clock) = next.clock.as_mut() else {
+            return Err(GameError::Illegal("This game has no clock".into()));
+        };
         *clock.left_mut(loser) = 0;
         clock.since = d.at;
         next.outcome = Some(

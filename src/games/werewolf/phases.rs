@@ -86,9 +86,10 @@ impl Werewolf {
         };
         let saved = self.night.protected == Some(target);
         let killed = (!saved).then_some(target);
-        let inspected = self.night.inspected.map(|t| {
-            let seer = self.seat_with(Card::Seer).expect("a seer inspected");
-            (seer, t, self.players[t].card == Card::Werewolf)
+        // Only the seer inspects, so there is one whenever someone was inspected.
+        let inspected = self.night.inspected.and_then(|t| {
+            let seer = self.seat_with(Card::Seer)?;
+            Some((seer, t, self.players[t].card == Card::Werewolf))
         });
         self.nights.push(NightLog {
             night: self.day,

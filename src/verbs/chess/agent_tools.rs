@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use shakmaty::Position;
 
-use super::{ChessRoom, OpenGame, chess_of};
+use super::{ChessRoom, OpenGame, chess_game};
 use crate::games::Game;
-use crate::games::chess::Side;
+use crate::games::chess::{ChessGame, Side};
 use crate::verbs::parse::{text, whole, word};
 use crate::verbs::which::parse_game;
 use crate::verbs::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
@@ -84,13 +84,12 @@ pub fn markdown_board(pos: &shakmaty::Chess) -> String {
     const BLACK: [char; 6] = ['♟', '♞', '♝', '♜', '♛', '♚'];
     let mut out = String::with_capacity(1024);
     out.push_str("| Rank | a | b | c | d | e | f | g | h |\n|:---:|:---:|:---:|:---:|:---:|:---:|:---:|:---:|:---:|");
-    for rank in (0..8u32).rev() {
+    for rank in shakmaty::Rank::ALL.into_iter().rev() {
         out.push_str("\n| **");
-        out.push(char::from_digit(rank + 1, 10).expect("a digit"));
+        out.push(rank.char());
         out.push_str("** |");
-        for file in 0..8u32 {
-            let sq =
-                shakmaty::Square::from_coords(shakmaty::File::new(file), shakmaty::Rank::new(rank));
+        for file in shakmaty::File::ALL {
+            let sq = shakmaty::Square::from_coords(file, rank);
             let glyph = pos.board().piece_at(sq).map_or(' ', |p| {
                 // Role counts from 1 (pawn) to 6 (king).
                 let i = usize::from(p.role as u8) - 1;
@@ -127,9 +126,8 @@ mod tests {
     }
 }
 
-/// The game as `me` sees it.
-fn info(s: &Session, me: &str, status: Option<&str>) -> GameInfo {
-    let g = chess_of(s).expect("a chess session");
+/// The game as `me` sees it (`g` is `s`'s game).
+fn info(s: &Session, g: &ChessGame, me: &str, status: Option<&str>) -> GameInfo {
     let role = s.role_of(me);
     let over = g.outcome();
     let mine = role == Some(g.turn().name()) && over.is_none();
@@ -345,18 +343,16 @@ joinGame with the id.";
         ]);
         options["computer_level"] = json!(a.difficulty);
         let created = world.create_session(cx, "chess.v1", &participants, options)?;
+        let sid = crate::verbs::games::created_id(&created);
         super::super::tables::from_afar(world, cx, crate::verbs::chess::CHESS_TABLE);
         if a.show_ui {
-            let key = (created.session_id.parse().expect("numeric"), me.clone());
+            let key = (sid, me.clone());
             world.ext::<ChessRoom>().ui.insert(key.clone());
             cx.undo(move |w| {
                 w.ext::<ChessRoom>().ui.remove(&key);
             });
         }
-        let s = world
-            .session(created.session_id.parse().expect("numeric"))
-            .expect("just made");
-        let sid = s.id;
+        let (s, g) = chess_game(world, sid)?;
         let text = if cx.face == Face::Telnet {
             world.send_board(cx, sid, &me);
             format!(
@@ -365,7 +361,6 @@ joinGame with the id.";
                 created.session_id
             )
         } else if side == Side::White {
-            let g = chess_of(s).expect("chess");
             format!(
                 "{}\n\n{}\n\n**Next Action**: Decide your move and call `finishTurn(game_id, move)`.",
                 head(&created.session_id),
@@ -379,7 +374,7 @@ joinGame with the id.";
         };
         Ok(Reply::new(
             vec![text],
-            with_ui(world, info(s, &me, None), &me),
+            with_ui(world, info(s, g, &me, None), &me),
         ))
     }
 }
@@ -431,22 +426,19 @@ a game you already play. Then play with finishTurn (or `move` on telnet).";
                 });
             }
         }
-        let s = world
-            .session(id)
-            .filter(|s| s.template.id == "chess.v1")
-            .ok_or_else(|| VerbError::not_found("Error: Game not found"))?;
+        let (s, g) =
+            chess_game(world, id).map_err(|_| VerbError::not_found("Error: Game not found"))?;
         let Some(role) = s.role_of(&me) else {
             return Err(VerbError::refused(format!(
                 "Error: Game {id} already has two players (you can `watch #{id}`)."
             )));
         };
-        let i = with_ui(world, info(s, &me, None), &me);
+        let i = with_ui(world, info(s, g, &me, None), &me);
         let next = if i.status == "your_turn" {
             "**Next Action**: Decide your move and call `finishTurn(game_id, move)`."
         } else {
             "**Next Action**: Call `waitForNextTurn(game_id)`."
         };
-        let g = chess_of(s).expect("chess");
         // A person on telnet reads words and the board they know, not the seed's markdown.
         if cx.face == Face::Telnet {
             let text = format!(
@@ -524,14 +516,11 @@ is legal, then plays it. With claim_win, the move is refused unless it mates.";
                 "Invalid move: game {id} is still waiting for an opponent."
             )));
         }
-        let s = world
-            .session(id)
-            .filter(|s| s.template.id == "chess.v1")
-            .ok_or_else(|| VerbError::not_found("Error: Game not found"))?;
+        let (s, g) =
+            chess_game(world, id).map_err(|_| VerbError::not_found("Error: Game not found"))?;
         let role = s.role_of(&me).ok_or_else(|| {
             VerbError::refused(format!("Invalid move: you are not playing in game {id}."))
         })?;
-        let g = chess_of(s).expect("chess");
         if let Some(o) = g.outcome() {
             return Err(VerbError::refused(format!(
                 "Invalid move: the game is over ({}).",
@@ -560,8 +549,12 @@ is legal, then plays it. With claim_win, the move is refused unless it mates.";
         let opponent = opponent_kind(world, s, &me);
         let tick = s.tick;
         world.act(cx, id, &mv, Some(tick))?;
-        let s = world.session(id).expect("exists");
-        let g = chess_of(s).expect("chess");
+        // The move is made, so a refusal now would be untrue.
+        #[expect(
+            clippy::expect_used,
+            reason = "the game was moved in just above, in this same world call"
+        )]
+        let (s, g) = chess_game(world, id).expect("the game just moved in");
         let board = markdown_board(g.position());
         let text = match (g.outcome(), opponent) {
             // On telnet the board has come already (the mover sees every board); the words
@@ -580,7 +573,7 @@ is legal, then plays it. With claim_win, the move is refused unless it mates.";
         };
         Ok(Reply::new(
             vec![text],
-            with_ui(world, info(s, &me, None), &me),
+            with_ui(world, info(s, g, &me, None), &me),
         ))
     }
 }
@@ -610,6 +603,10 @@ cancelling. (On telnet it answers at once: you are told of every move anyway.)";
     fn run(world: &mut World, cx: &mut Cx, a: GameIdArgs) -> Result<Reply<GameInfo>, VerbError> {
         let id = seed_game_id(&a.game_id)?;
         let me = cx.actor.clone();
+        #[expect(
+            clippy::expect_used,
+            reason = "GameInfo is strings, numbers and lists: it always serializes"
+        )]
         let timeout = |tick: u64, data: GameInfo| {
             VerbError::pending(
                 TIMEOUT_TEXT,
@@ -620,7 +617,7 @@ cancelling. (On telnet it answers at once: you are told of every move anyway.)";
                         status: "timeout".into(),
                         ..data
                     })
-                    .expect("serializes"),
+                    .expect("GameInfo serializes"),
                     wait: None,
                 },
             )
@@ -632,31 +629,25 @@ cancelling. (On telnet it answers at once: you are told of every move anyway.)";
             let data = waiting_info(id, open.side.name());
             return Err(timeout(0, data));
         }
-        let s = world
-            .session(id)
-            .filter(|s| s.template.id == "chess.v1")
-            .ok_or_else(|| VerbError::not_found("Error: Game not found"))?;
+        let (s, g) =
+            chess_game(world, id).map_err(|_| VerbError::not_found("Error: Game not found"))?;
         if s.role_of(&me).is_none() {
             return Err(VerbError::refused(format!(
                 "You are not playing in game {id}."
             )));
         }
-        let i = with_ui(world, info(s, &me, None), &me);
-        let g = chess_of(s).expect("chess");
-        match i.status.as_str() {
-            "game_over" => {
-                let o = g.outcome().expect("over");
-                Ok(Reply::new(
-                    vec![format!(
-                        "Game Over: {} ({}).\n\n{}",
-                        o.describe(),
-                        o.result(),
-                        markdown_board(g.position())
-                    )],
-                    i,
-                ))
-            }
-            "your_turn" => Ok(Reply::new(
+        let i = with_ui(world, info(s, g, &me, None), &me);
+        match (g.outcome(), i.status.as_str()) {
+            (Some(o), _) => Ok(Reply::new(
+                vec![format!(
+                    "Game Over: {} ({}).\n\n{}",
+                    o.describe(),
+                    o.result(),
+                    markdown_board(g.position())
+                )],
+                i,
+            )),
+            (None, "your_turn") => Ok(Reply::new(
                 vec![format!(
                     "It is your turn.{}\n\n{}\n\n**Next Action**: Decide your move and call `finishTurn(game_id, move)`.",
                     i.last_move

@@ -3,9 +3,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::chess_of;
-use super::my_game;
 use super::play::GameArg;
+use super::{chess_game, chess_of, game_to_see};
 use crate::verbs::parse::{opt_text, whole};
 use crate::verbs::{Reply, Topic, Verb, VerbError, usage};
 use crate::world::{Cx, ThingKind, World};
@@ -40,12 +39,12 @@ turn it is. tkMOO-light users get a fresh graphical board too.";
 
     fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<BoardView>, VerbError> {
         let actor = cx.actor.clone();
-        let sid = my_game(world, &actor, args.game.as_deref())?;
-        let s = world.session(sid).expect("found");
+        let sid = game_to_see(world, &actor, args.game.as_deref())?;
+        let (s, _) = chess_game(world, sid)?;
         let view = s.game.view(s.role_of(&actor));
         let b = world
             .board_msg(s, &actor, None, true)
-            .expect("a chess session");
+            .ok_or_else(|| VerbError::not_found(format!("There is no chess board #{sid}.")))?;
         let text = b.text.clone();
         // The text is the answer; a tkMOO-light client also gets its board (and nothing twice).
         cx.show_board(
@@ -97,9 +96,8 @@ impl Verb for Moves {
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<LegalMoves>, VerbError> {
-        let sid = my_game(world, &cx.actor, args.game.as_deref())?;
-        let s = world.session(sid).expect("found");
-        let g = chess_of(s).expect("a chess session");
+        let sid = game_to_see(world, &cx.actor, args.game.as_deref())?;
+        let (s, g) = chess_game(world, sid)?;
         let turn = (!s.game.is_terminal()).then(|| g.turn().name().to_owned());
         let moves = turn
             .as_deref()
@@ -152,8 +150,9 @@ the web.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<PgnText>, VerbError> {
-        let sid = my_game(world, &cx.actor, args.game.as_deref())?;
-        let pgn = pgn_of(world, sid).expect("a chess session");
+        let sid = game_to_see(world, &cx.actor, args.game.as_deref())?;
+        let pgn = pgn_of(world, sid)
+            .ok_or_else(|| VerbError::not_found(format!("There is no chess game #{sid}.")))?;
         Ok(Reply::new(
             pgn.lines().map(str::to_owned).collect(),
             PgnText {

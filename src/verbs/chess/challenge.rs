@@ -256,18 +256,25 @@ fn take_challenge(
     cx: &mut Cx,
     name: &str,
 ) -> Result<(Challenge, String), VerbError> {
-    let pos = world
+    // The challenger is looked up, not assumed here: an undone answer can put back a
+    // challenge from someone who has left since.
+    let (pos, from_name) = world
         .ext_ref::<ChessRoom>()
         .and_then(|room| {
-            room.challenges.iter().position(|c| {
-                c.to == cx.actor && world.player(&c.from).name.eq_ignore_ascii_case(name)
+            room.challenges.iter().enumerate().find_map(|(i, c)| {
+                let from = world.find_player(&c.from)?;
+                (c.to == cx.actor && from.name.eq_ignore_ascii_case(name))
+                    .then(|| (i, from.name.clone()))
             })
         })
         .ok_or_else(|| VerbError::not_found(format!("\"{name}\" has not challenged you.")))?;
     let c = world.ext::<ChessRoom>().challenges.remove(pos);
     let back = c.clone();
-    cx.undo(move |w| w.ext::<ChessRoom>().challenges.insert(pos, back));
-    let from_name = world.player(&c.from).name.clone();
+    cx.undo(move |w| {
+        // Someone's leaving since (never undone) may have shortened the list.
+        let challenges = &mut w.ext::<ChessRoom>().challenges;
+        challenges.insert(pos.min(challenges.len()), back);
+    });
     Ok((c, from_name))
 }
 

@@ -11,8 +11,8 @@ pub mod play;
 use std::collections::{HashMap, HashSet};
 
 use super::VerbError;
-use crate::games::chess::Side;
-use crate::world::sessions::SessionId;
+use crate::games::chess::{ChessGame, Side};
+use crate::world::sessions::{Session, SessionId};
 use crate::world::{AgentId, Extension, ThingKind, World};
 
 /// Where chess is played (the Chess Parlour's tables).
@@ -61,6 +61,19 @@ pub fn my_game(world: &World, actor: &AgentId, game: Option<&str>) -> Result<Ses
     super::which::my_session(world, actor, "chess.v1", "chess", game)
 }
 
+/// The chess game `actor` wants to look at: any game named (chess hides nothing from
+/// watchers), or their only game in play.
+pub fn game_to_see(
+    world: &World,
+    actor: &AgentId,
+    game: Option<&str>,
+) -> Result<SessionId, VerbError> {
+    match game {
+        Some(g) => super::which::game_to_view(world, "chess.v1", "chess", g),
+        None => my_game(world, actor, None),
+    }
+}
+
 /// Whether `actor` stands where chess is played.
 pub fn at_chess_table(world: &World, actor: &AgentId) -> bool {
     let room = world.player(actor).room;
@@ -75,4 +88,13 @@ pub fn at_chess_table(world: &World, actor: &AgentId) -> bool {
 /// The game of a chess session.
 pub fn chess_of(s: &crate::world::sessions::Session) -> Option<&crate::games::chess::ChessGame> {
     s.game.as_any().downcast_ref()
+}
+
+/// Chess game `sid` and its session, for a verb that found its number a moment ago: a refusal
+/// rather than a panic should it not be there (or not be chess).
+pub fn chess_game(world: &World, sid: SessionId) -> Result<(&Session, &ChessGame), VerbError> {
+    world
+        .session(sid)
+        .and_then(|s| Some((s, chess_of(s)?)))
+        .ok_or_else(|| VerbError::not_found(format!("There is no chess game #{sid}.")))
 }

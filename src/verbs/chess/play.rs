@@ -5,10 +5,10 @@ use serde::{Deserialize, Serialize};
 use shakmaty::CastlingMode;
 use shakmaty::san::SanPlus;
 
-use super::chess_of;
-use super::my_game;
+use super::{chess_game, chess_of, game_to_see, my_game};
 use crate::games::chess::ChessGame;
 use crate::games::chess::tkmoo::drag_square;
+use crate::verbs::games::session_of;
 use crate::verbs::parse::{opt_text, whole, word};
 use crate::verbs::{Reply, Topic, Verb, VerbError, usage};
 use crate::world::sessions::SessionId;
@@ -105,8 +105,9 @@ refused and the current board sent again.";
 
     fn run(world: &mut World, cx: &mut Cx, args: MoveArgs) -> Result<Reply<Moved>, VerbError> {
         let actor = cx.actor.clone();
-        let sid = my_game(world, &actor, args.game.as_deref())?;
-        let s = world.session(sid).expect("my_game finds sessions");
+        // Any game named, so that a watcher's drag is answered with the board.
+        let sid = game_to_see(world, &actor, args.game.as_deref())?;
+        let (s, g) = chess_game(world, sid)?;
         let Some(role) = s.role_of(&actor) else {
             world.send_board(cx, sid, &actor);
             return Err(VerbError::refused(format!(
@@ -125,7 +126,6 @@ refused and the current board sent again.";
                 s.tick + 1
             )));
         }
-        let g = chess_of(s).expect("a chess session");
         if g.turn().name() != role && !s.game.is_terminal() {
             if args.sequence.is_some() {
                 world.send_board(cx, sid, &actor);
@@ -219,12 +219,12 @@ fn control(
 ) -> Result<(SessionId, &'static str, String), VerbError> {
     let actor = cx.actor.clone();
     let sid = my_game(world, &actor, game)?;
-    let s = world.session(sid).expect("found");
+    let s = session_of(world, sid)?;
+    let tick = s.tick;
     let role = s
         .role_of(&actor)
         .ok_or_else(|| VerbError::refused(format!("You are not playing in game #{sid}.")))?;
     let action = pick(world, sid, role);
-    let tick = world.session(sid).expect("found").tick;
     let acted = world.act(cx, sid, action, Some(tick))?;
     Ok((sid, action, acted.status))
 }

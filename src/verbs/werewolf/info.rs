@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::super::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
-use super::{WerewolfTown, catalog, game_of, iso_at, refusal, server_time};
+use super::{WerewolfTown, catalog, game_of, iso_at, refusal, server_time, the_match};
 use crate::games::werewolf::events::{Event, Kind, Reader, parse_event_id};
 use crate::games::werewolf::{Phase, Werewolf};
-use crate::world::sessions::{SessionId, iso};
+use crate::world::sessions::{Session, SessionId, iso};
 use crate::world::{Cx, World};
 
 fn list_tool() -> Value {
@@ -141,9 +141,9 @@ pub struct MatchEvents;
 /// "NARRATOR", or the player behind the event.
 /// An event as `reader` reads it on every face: the seed's envelope, with a wall-clock time
 /// and its source.
-pub fn event_json(world: &World, sid: SessionId, e: &Event, reader: Reader) -> Value {
+pub fn event_json(world: &World, s: &Session, e: &Event, reader: Reader) -> Value {
     let mut v = e.envelope(reader);
-    v["at"] = json!(iso_at(world, sid, e.at));
+    v["at"] = json!(iso_at(world, s, e.at));
     v["source"] = source(e);
     v
 }
@@ -190,7 +190,7 @@ what your role alone was told.";
         let sid = super::named_match(world, &cx.actor, args.match_id.as_deref())?;
         let reader = super::reader(world, &cx.actor, sid);
         let limit = args.limit.unwrap_or(50).clamp(1, 200);
-        let w = game_of(world, sid).expect("a match");
+        let (s, w) = the_match(world, sid)?;
         let after = match args.after_event_id.as_deref() {
             None => None,
             Some(id) => Some(
@@ -228,7 +228,7 @@ what your role alone was told.";
             .collect();
         let events: Vec<Value> = page
             .iter()
-            .map(|e| event_json(world, sid, e, reader))
+            .map(|e| event_json(world, s, e, reader))
             .collect();
         let empty = events.is_empty();
         let data = json!({
@@ -242,7 +242,7 @@ what your role alone was told.";
         });
         // Nothing new yet: a caller that asked to wait waits for the match to change.
         if empty && after.is_some() && args.wait_seconds.unwrap_or(0) > 0 {
-            let tick = world.session(sid).map_or(0, |s| s.tick);
+            let tick = s.tick;
             return Err(VerbError::pending(
                 "No new events yet.",
                 Pending {
@@ -397,7 +397,7 @@ shows the same. Agents may ask for the whole event log as JSON lines (`export`).
 
     fn run(world: &mut World, cx: &mut Cx, args: ReportArgs) -> Result<Reply<Value>, VerbError> {
         let sid = super::named_match(world, &cx.actor, args.match_id.as_deref())?;
-        let w = game_of(world, sid).expect("a match");
+        let (s, w) = the_match(world, sid)?;
         let Some(report) = w.report() else {
             return Err(refusal(
                 world,
@@ -435,7 +435,7 @@ shows the same. Agents may ask for the whole event log as JSON lines (`export`).
                 .events_for(viewer)
                 .map(|e| {
                     let mut v = e.envelope(viewer);
-                    v["at"] = json!(iso_at(world, sid, e.at));
+                    v["at"] = json!(iso_at(world, s, e.at));
                     v["gameTimeMs"] = json!(e.at);
                     v.to_string()
                 })
@@ -445,7 +445,6 @@ shows the same. Agents may ask for the whole event log as JSON lines (`export`).
                 // What anyone needs to check the match: replaying these actions from this seed
                 // and these options gives the same events (the match is over, so nothing here
                 // is secret any more).
-                let s = world.session(sid).expect("a match");
                 let actions: Vec<Value> = s
                     .log
                     .iter()

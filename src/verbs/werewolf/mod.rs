@@ -21,7 +21,7 @@ use super::VerbError;
 use crate::games::werewolf::events::Reader;
 use crate::games::werewolf::{self, Werewolf};
 use crate::world::map::{Exit, Room, Thing};
-use crate::world::sessions::{HostError, SessionId, iso, parse_id};
+use crate::world::sessions::{HostError, Session, SessionId, iso, parse_id};
 use crate::world::{AgentId, Cx, Extension, RoomIdx, ThingKind, World};
 
 /// The notice board in the Town Hall: signing it is joining the queue.
@@ -75,12 +75,32 @@ pub fn hall(world: &World) -> Option<RoomIdx> {
 
 /// The match `sid`, if it is a Werewolf match.
 pub fn game_of(world: &World, sid: SessionId) -> Option<&Werewolf> {
-    world.session(sid)?.game.as_any().downcast_ref::<Werewolf>()
+    world.session(sid).and_then(game_in)
 }
 
-/// Wall-clock ISO time of match `sid`'s game time `at`.
-pub fn iso_at(world: &World, sid: SessionId, at: u64) -> String {
-    let s = world.session(sid).expect("the match exists");
+/// Session `s`'s game, if it is a Werewolf match.
+pub fn game_in(s: &Session) -> Option<&Werewolf> {
+    s.game.as_any().downcast_ref::<Werewolf>()
+}
+
+/// Match `sid` and its session, for a tool that found its id a moment ago: the seed's
+/// `MATCH_NOT_FOUND` rather than a panic should it not be there.
+pub fn the_match(world: &World, sid: SessionId) -> Result<(&Session, &Werewolf), VerbError> {
+    world
+        .session(sid)
+        .and_then(|s| Some((s, game_in(s)?)))
+        .ok_or_else(|| {
+            refusal(
+                world,
+                "MATCH_NOT_FOUND",
+                &format!("No Werewolf match {sid}"),
+                None,
+            )
+        })
+}
+
+/// Wall-clock ISO time of game time `at` in match `s`.
+pub fn iso_at(world: &World, s: &Session, at: u64) -> String {
     iso(world.wall_at(s, at))
 }
 
@@ -246,8 +266,11 @@ pub fn act(
     world
         .act(cx, sid, action, None)
         .map_err(|e| host_refusal(world, e))?;
-    let w = game_of(world, sid).expect("still a Werewolf match");
-    Ok(w.fresh_events().first().map(|e| e.id()).unwrap_or_default())
+    // The action is taken, so only its event's id is left to give.
+    Ok(game_of(world, sid)
+        .and_then(|w| w.fresh_events().first())
+        .map(|e| e.id())
+        .unwrap_or_default())
 }
 
 /// Puts up match `sid`'s building: a room off the hall with a door (or, if it is over, a
@@ -372,6 +395,14 @@ pub fn start_match(
     cx: &mut Cx,
     players: &[(AgentId, String, bool)],
 ) -> Result<(SessionId, usize), VerbError> {
+    if players.len() != REQUIRED {
+        return Err(refusal(
+            world,
+            "INVALID_REQUEST",
+            &format!("A match needs {REQUIRED} players, not {}", players.len()),
+            None,
+        ));
+    }
     let participants: BTreeMap<String, String> = players
         .iter()
         .enumerate()
@@ -386,16 +417,18 @@ pub fn start_match(
     let created = world
         .create_session_as(cx, None, "werewolf.v1", &participants, options)
         .map_err(|e| host_refusal(world, e))?;
-    let sid = parse_id(&created.session_id).expect("a new session's id is canonical");
+    let sid = super::games::created_id(&created);
     let number = world.ext::<WerewolfTown>().buildings.len() + 1;
     build(world, sid, number);
-    let b = world.ext::<WerewolfTown>().buildings[&sid];
-    cx.undo(move |w| {
-        if let Some(hall) = hall(w) {
-            w.map.rooms[hall].exits.retain(|e| e.to != b.room);
-        }
-        w.ext::<WerewolfTown>().buildings.remove(&sid);
-    });
+    // A town without a Town Hall puts up no building (`werewolf practice` works anywhere).
+    if let Some(b) = world.ext::<WerewolfTown>().buildings.get(&sid).copied() {
+        cx.undo(move |w| {
+            if let Some(hall) = hall(w) {
+                w.map.rooms[hall].exits.retain(|e| e.to != b.room);
+            }
+            w.ext::<WerewolfTown>().buildings.remove(&sid);
+        });
+    }
     let line = format!(
         "[Town Crier] Werewolf Game #{number} begins (match {sid}): its door, `game{number}`, \
          stands open in the Town Hall. Players, type `ready`."
@@ -568,6 +601,10 @@ pub fn once<V: super::Verb>(
             None,
         ));
     }
+    #[expect(
+        clippy::expect_used,
+        reason = "the tools' arguments are plain structs of strings, numbers and flags"
+    )]
     let mut seen = serde_json::to_value(&args).expect("arguments serialize");
     if let Some(o) = seen.as_object_mut() {
         o.remove("idempotencyKey");
@@ -593,6 +630,10 @@ pub fn once<V: super::Verb>(
     }
     let reply = f(world, cx, args)?;
     let answer = (reply.text.clone(), reply.data.clone());
+    #[expect(
+        clippy::expect_used,
+        reason = "lines and a JSON value always serialize"
+    )]
     let row = KeptRow {
         agent_id: me.to_string(),
         tool: tool.to_owned(),

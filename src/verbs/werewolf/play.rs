@@ -8,10 +8,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::super::{Reply, ToolSpec, Topic, Verb, VerbError, usage};
-use super::{act, catalog, game_of, iso_at, match_for, server_time, target_id};
+use super::{act, catalog, game_of, iso_at, match_for, server_time, target_id, the_match};
 use crate::games::werewolf::events::Reader;
-use crate::games::werewolf::{Phase, player_id, seat_of, text};
-use crate::world::sessions::SessionId;
+use crate::games::werewolf::{Phase, Werewolf, player_id, seat_of, text};
+use crate::world::sessions::{Session, SessionId};
 use crate::world::{Cx, World};
 
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
@@ -57,21 +57,23 @@ fn ok(world: &World, sid: SessionId, event_id: &str, key: &str, value: Value) ->
     v
 }
 
-/// A night action on a target: `verb` is the template's word for it.
+/// A night action on a target: `verb` is the template's word for it, `key` the seed's name
+/// for its result. Returns the match, the action's event and the result.
 fn night(
     world: &mut World,
     cx: &mut Cx,
     args: &TargetArgs,
     verb: &str,
-) -> Result<(SessionId, &'static str, String, String), VerbError> {
+    key: &str,
+) -> Result<(SessionId, String, Value), VerbError> {
     let me = cx.actor.clone();
     let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
-    let target = target_id(
-        game_of(world, sid).expect("a match"),
-        &args.target_player_id,
-    );
+    let (_, w) = the_match(world, sid)?;
+    let target = target_id(w, &args.target_player_id);
+    // Read before acting (acting changes no one's card), so nothing after it can fail.
+    let value = night_value(key, role, &target, w);
     let event = act(world, cx, sid, &format!("{verb} {target}"))?;
-    Ok((sid, role, target, event))
+    Ok((sid, event, value))
 }
 
 macro_rules! seed_tool {
@@ -190,7 +192,7 @@ pub fn speak(
     role: &'static str,
     args: &SpeakArgs,
 ) -> Result<Reply<Value>, VerbError> {
-    let phase = game_of(world, sid).expect("a match").phase;
+    let phase = the_match(world, sid)?.1.phase;
     let kind = match phase {
         Phase::DayOpening => "OPENING",
         Phase::DayResolution => "LAST_WORDS",
@@ -306,7 +308,7 @@ You may change your vote until the vote ends. Most votes is eliminated; a tie sp
         super::once::<Self>(world, cx, key, args, |world, cx, args| {
             let me = cx.actor.clone();
             let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
-            let w = game_of(world, sid).expect("a match");
+            let (_, w) = the_match(world, sid)?;
             let target = args.target_player_id.as_deref().map(|t| target_id(w, t));
             let mut action = format!("vote {}", target.as_deref().unwrap_or("none"));
             if let Some(r) = args.reason.as_deref().filter(|r| !r.trim().is_empty()) {
@@ -356,9 +358,7 @@ macro_rules! night_verb {
             ) -> Result<Reply<Value>, VerbError> {
                 let key = args.idempotency_key.clone();
                 super::once::<Self>(world, cx, key, args, |world, cx, args| {
-                    let (sid, role, target, event) = night(world, cx, &args, $word)?;
-                    let value =
-                        night_value($key, role, &target, game_of(world, sid).expect("a match"));
+                    let (sid, event, value) = night(world, cx, &args, $word, $key)?;
                     let data = ok(world, sid, &event, $key, value);
                     Ok(Reply::new(Vec::new(), data))
                 })
@@ -538,10 +538,12 @@ house bots.";
             Show::Practice => {
                 world.admit_write(&cx.actor, cx.now)?;
                 let r = super::queue::practice(world, cx)?;
-                return Ok(Reply::new(
-                    r.text,
-                    serde_json::to_value(r.data).expect("serializes"),
-                ));
+                #[expect(
+                    clippy::expect_used,
+                    reason = "Practicing is a flag, a time and a JSON value: it always serializes"
+                )]
+                let data = serde_json::to_value(r.data).expect("Practicing serializes");
+                return Ok(Reply::new(r.text, data));
             }
             Show::State => super::admit_read(world, cx)?,
         }
@@ -549,15 +551,15 @@ house bots.";
         // Anyone may look at a match by its id, as a spectator; a player sees their seat.
         let sid = super::named_match(world, &me, args.match_id.as_deref())?;
         let reader = super::reader(world, &me, sid);
-        let w = game_of(world, sid).expect("a match");
+        let (s, w) = the_match(world, sid)?;
         let recent = if args.include_recent_public_messages.unwrap_or(false) {
             args.recent_public_messages_limit.unwrap_or(20).clamp(1, 50)
         } else {
             0
         };
-        let now = world.game_time(world.session(sid).expect("a match"));
+        let now = world.game_time(s);
         let lines = text::render(w, reader, now);
-        let mut state = state_json(world, sid, reader, recent);
+        let mut state = state_json(world, s, w, reader, recent);
         if args.include_transcript_summary == Some(false) {
             state["publicSummary"] = json!("");
         }
@@ -573,23 +575,28 @@ house bots.";
     }
 }
 
-/// Match `sid` as `reader` may see it, as every face shows it: the seed's `state`, with
-/// wall-clock times and the match id.
-pub fn state_json(world: &World, sid: SessionId, reader: Reader, recent: usize) -> Value {
-    let w = game_of(world, sid).expect("a match");
+/// Match `w` (session `s`) as `reader` may see it, as every face shows it: the seed's
+/// `state`, with wall-clock times and the match id.
+pub fn state_json(
+    world: &World,
+    s: &Session,
+    w: &Werewolf,
+    reader: Reader,
+    recent: usize,
+) -> Value {
     let mut state = w.state_for(reader, recent);
-    state["matchId"] = json!(sid.to_string());
+    state["matchId"] = json!(s.id.to_string());
     let at = |v: &Value| v.as_u64();
     if let Some(t) = at(&state["phaseEndsAt"]) {
-        state["phaseEndsAt"] = json!(iso_at(world, sid, t));
+        state["phaseEndsAt"] = json!(iso_at(world, s, t));
     }
     if let Some(t) = at(&state["you"]["requiredAction"]["deadline"]) {
-        state["you"]["requiredAction"]["deadline"] = json!(iso_at(world, sid, t));
+        state["you"]["requiredAction"]["deadline"] = json!(iso_at(world, s, t));
     }
     if let Some(list) = state["recentPublicMessages"].as_array_mut() {
         for m in list {
             if let Some(t) = m["at"].as_u64() {
-                m["at"] = json!(iso_at(world, sid, t));
+                m["at"] = json!(iso_at(world, s, t));
             }
         }
     }

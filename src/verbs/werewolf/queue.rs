@@ -164,14 +164,12 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
             if full {
                 // The eighth signature starts the match, with the signer in the last seat.
                 let before = world.ext::<WerewolfTown>().queue.clone();
+                // (Wherever the signer stands: an undone leave can fill the board to eight
+                // without starting a match, and make the signer ninth.)
                 let mut q = before.clone();
-                let rest = q.split_off(REQUIRED);
-                let mine = q
-                    .iter()
-                    .position(|(a, _)| *a == me)
-                    .expect("the signer is queued");
-                let signer = q.remove(mine);
-                q.push(signer);
+                let signer = q.iter().position(|(a, _)| *a == me).map(|i| q.remove(i));
+                let rest = q.split_off((REQUIRED - 1).min(q.len()));
+                q.extend(signer);
                 let players: Vec<(AgentId, String, bool)> =
                     q.into_iter().map(|(a, n)| (a, n, false)).collect();
                 let (sid, number) = match start_match(world, cx, &players) {
@@ -443,7 +441,11 @@ pub fn practice(world: &mut World, cx: &mut Cx) -> Result<Reply<Practicing>, Ver
     let q = &mut world.ext::<WerewolfTown>().queue;
     if let Some(i) = q.iter().position(|(a, _)| *a == me) {
         let entry = q.remove(i);
-        cx.undo(move |w| w.ext::<WerewolfTown>().queue.insert(i, entry));
+        cx.undo(move |w| {
+            // Others may have left the board since.
+            let queue = &mut w.ext::<WerewolfTown>().queue;
+            queue.insert(i.min(queue.len()), entry);
+        });
     }
     let mut players = vec![(me.clone(), world.player(&me).name.clone(), false)];
     players.extend(
@@ -475,24 +477,30 @@ pub fn fill(world: &mut World, cx: &mut Cx, now: tokio::time::Instant) {
     };
     let town = world.ext::<WerewolfTown>();
     let Some(since) = town.since else { return };
-    if town.queue.is_empty() || now < since + wait {
+    // The match is started as the longest-waiting signer would start it.
+    let Some(first) = town.queue.first().map(|(a, _)| a.clone()) else {
+        return;
+    };
+    if now < since + wait {
         return;
     }
     let before = std::mem::take(&mut town.queue);
-    town.since = None;
-    let mut players: Vec<(AgentId, String, bool)> = before
+    // Eight at most sit down (an undone leave can put more on the board); the rest wait for
+    // the next match.
+    let (seated, rest) = before.split_at(REQUIRED.min(before.len()));
+    town.since = (!rest.is_empty()).then_some(now);
+    town.queue = rest.to_vec();
+    let mut players: Vec<(AgentId, String, bool)> = seated
         .iter()
         .map(|(a, n)| (a.clone(), n.clone(), false))
         .collect();
-    let taken: Vec<&str> = before.iter().map(|(_, n)| n.as_str()).collect();
+    let taken: Vec<&str> = seated.iter().map(|(_, n)| n.as_str()).collect();
     players.extend(
         BOTS.iter()
             .filter(|(_, name)| !taken.contains(name))
-            .take(REQUIRED - before.len())
+            .take(REQUIRED - seated.len())
             .map(|(id, name)| (AgentId::from(*id), (*name).to_owned(), true)),
     );
-    // The match is started as the longest-waiting signer would start it.
-    let first = players[0].0.clone();
     let server = std::mem::replace(&mut cx.actor, first);
     let started = start_match(world, cx, &players);
     cx.actor = server;

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::info::event_json;
 use super::play::state_json;
-use super::{WerewolfTown, game_of, server_time};
+use super::{WerewolfTown, game_in, game_of, server_time};
 use crate::games::werewolf::events::{Event, Reader, Vis};
 use crate::games::werewolf::{Phase, Werewolf, player_id, seat_of, text};
 use crate::world::sessions::SessionId;
@@ -25,13 +25,14 @@ pub fn frame(
     sid: SessionId,
     after: Option<usize>,
 ) -> Option<Value> {
-    let w = game_of(world, sid)?;
+    let s = world.session(sid)?;
+    let w = game_in(s)?;
     let reader = viewer.map_or(Reader::Public, |a| super::reader(world, a, sid));
     let events: Vec<Value> = w
         .events_for(reader)
         .filter(|e| after.is_none_or(|n| e.n > n))
         .map(|e| {
-            let mut v = event_json(world, sid, e, reader);
+            let mut v = event_json(world, s, e, reader);
             v["line"] = json!(line(w, e, reader));
             v
         })
@@ -49,7 +50,7 @@ pub fn frame(
         "signedIn": viewer.is_some(),
         // Only someone signed in who does not play may ask to see everything.
         "mayAskOmniscient": viewer.is_some() && !playing,
-        "state": state_json(world, sid, reader, 0),
+        "state": state_json(world, s, w, reader, 0),
         "events": events,
         "cursor": w.events().len().checked_sub(1),
         "moments": w.key_moments(),
@@ -65,7 +66,10 @@ pub fn ended(world: &World, sid: SessionId) -> bool {
 /// Every event of a finished match as `viewer` (`PUBLIC`, `OMNISCIENT` or a player id) saw it,
 /// for the page's replay; `Err` with the reason while it runs or for a viewer that is none.
 pub fn replay(world: &World, sid: SessionId, viewer: &str) -> Result<Value, String> {
-    let w = game_of(world, sid).ok_or_else(|| format!("No Werewolf match {sid}"))?;
+    let (s, w) = world
+        .session(sid)
+        .and_then(|s| Some((s, game_in(s)?)))
+        .ok_or_else(|| format!("No Werewolf match {sid}"))?;
     if w.phase != Phase::Ended {
         return Err(format!(
             "Match {sid} is still running; its replay comes when it ends"
@@ -81,7 +85,7 @@ pub fn replay(world: &World, sid: SessionId, viewer: &str) -> Result<Value, Stri
     let events: Vec<Value> = w
         .events_for(reader)
         .map(|e| {
-            let mut v = event_json(world, sid, e, reader);
+            let mut v = event_json(world, s, e, reader);
             v["line"] = json!(line(w, e, reader));
             v
         })

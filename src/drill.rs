@@ -1,0 +1,446 @@
+//! A living town in one process, for the fuzz target `verbs_live` and the seeded property test
+//! (`tests/it/drill.rs`): the town's rooms, players of every kind, and running games of every
+//! template (chess with a clock and against the computer, rock-paper-scissors, tic-tac-toe,
+//! blackjack, Werewolf practice matches in each phase) beside a finished game of each. Built
+//! only with the `testing` feature.
+//!
+//! Commands are fed as the faces feed them (a typed line, a verb's JSON arguments, seed 004's
+//! host calls) by anyone: players, strangers to a game, the dead, spectators, a wizard, an
+//! identity nobody knows. The house's thinking and the deadlines are run at once, on a paused
+//! game clock that only [`Op::Wait`] moves. After each step the drill checks what moot promises:
+//! nothing panicked (the boundary would have hidden it, so commands run here without one);
+//! every session still replays from its log to the state it is in; and no line reached a
+//! player of a running Werewolf match that their seat may not know.
+
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::games::werewolf::{Card, Werewolf};
+use crate::identity::Directory;
+use crate::store::AgentRow;
+use crate::verbs::{self, REGISTRY};
+use crate::world::sessions::SessionId;
+use crate::world::{AgentId, Cx, Delivery, Effect, Face, Sink, World};
+
+/// Who acts: a player of the town by number, or an identity nobody knows.
+#[derive(Debug, Clone, Copy)]
+pub enum Who {
+    Player(usize),
+    Stranger,
+}
+
+/// One step.
+#[derive(Debug, Clone)]
+pub enum Op {
+    /// A typed line, as telnet sends it.
+    Line(Who, String),
+    /// A verb (by its place in the registry, modulo its length) with JSON arguments, as MCP.
+    Json(Who, usize, Value),
+    /// Seed 004's host calls, as REST: an action, the state, the log.
+    Act(Who, SessionId, String, Option<u64>),
+    State(Who, SessionId),
+    Log(Who, SessionId),
+    /// Time passes (milliseconds of the runtime's clock).
+    Wait(u64),
+}
+
+/// What went wrong: the promise broken, and the step that broke it.
+#[derive(Debug)]
+pub struct Broken(pub String);
+
+pub struct Drill {
+    town: Town,
+}
+
+struct Town {
+    world: World,
+    players: Vec<AgentId>,
+    /// Steps taken, and lines delivered, for the figures.
+    steps: u64,
+    lines: u64,
+}
+
+/// The town's people: those who play, those who watch, a wizard.
+const PEOPLE: [&str; 10] = [
+    "Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Wiz",
+];
+
+impl Drill {
+    /// The town, with its games set up by `seed` (which also seeds every session).
+    pub fn new(seed: u64) -> Result<Drill, Broken> {
+        let mut drill = Drill {
+            town: Town::new(seed)?,
+        };
+        drill.setup()?;
+        Ok(drill)
+    }
+
+    /// How many people there are to act as ([`Who::Player`] takes them modulo this).
+    pub fn people(&self) -> usize {
+        self.town.players.len()
+    }
+
+    /// The sessions there are to name.
+    pub fn sessions(&self) -> Vec<SessionId> {
+        self.town.world.session_ids()
+    }
+
+    /// Each session's template, and where it stands: `over`, or its phase if the template
+    /// has phases (Werewolf's), else `running`.
+    pub fn games(&self) -> Vec<(&'static str, String)> {
+        let w = &self.town.world;
+        w.session_ids()
+            .into_iter()
+            .filter_map(|sid| w.session(sid))
+            .map(|s| {
+                let stands = if s.game.is_terminal() {
+                    "over".to_owned()
+                } else {
+                    s.game.state()["phase"]
+                        .as_str()
+                        .unwrap_or("running")
+                        .to_owned()
+                };
+                (s.template.id, stands)
+            })
+            .collect()
+    }
+
+    /// (steps taken, lines delivered)
+    pub fn figures(&self) -> (u64, u64) {
+        (self.town.steps, self.town.lines)
+    }
+
+    /// Takes one step and checks every promise after it.
+    pub fn step(&mut self, op: Op) -> Result<(), Broken> {
+        let shown = format!("{op:?}");
+        match catch_unwind(AssertUnwindSafe(|| self.town.run(&op))) {
+            Ok(r) => r,
+            Err(_) => Err(Broken("panicked".into())),
+        }
+        .map_err(|Broken(why)| Broken(format!("{why} (at {shown})")))
+    }
+
+    /// Plays the town into shape: games of every template, running and finished, and Werewolf
+    /// matches left in different phases.
+    fn setup(&mut self) -> Result<(), Broken> {
+        let script: [(usize, &str); 39] = [
+            // Rock-paper-scissors and tic-tac-toe between people, and against the house to
+            // the end; blackjack running and over.
+            (0, "south"),
+            (1, "south"),
+            (2, "south"),
+            (3, "south"),
+            (4, "south"),
+            (0, "play rps with Bob"),
+            (1, "play rps with Ann"),
+            (2, "play tictactoe with Dee"),
+            (3, "play tictactoe with Cid"),
+            (4, "play rps with house"),
+            (4, "choose rock"),
+            (4, "play tictactoe with house"),
+            (4, "mark 1"),
+            (4, "mark 2"),
+            (4, "mark 3"),
+            (4, "mark 4"),
+            (4, "mark 5"),
+            (4, "mark 6"),
+            (4, "mark 7"),
+            (4, "mark 8"),
+            (4, "mark 9"),
+            (5, "deal"),
+            (6, "deal"),
+            (6, "stand"),
+            // Chess: with a clock between people, against the computer, and one resigned.
+            (0, "north"),
+            (1, "north"),
+            (2, "north"),
+            (3, "north"),
+            (0, "east"),
+            (1, "east"),
+            (2, "east"),
+            (3, "east"),
+            (0, "challenge Bob clock 5+3"),
+            (1, "accept Ann"),
+            (2, "challenge computer level 1"),
+            (3, "challenge computer level 1"),
+            (3, "resign"),
+            // Werewolf: one practice match played to its end first.
+            (5, "north"),
+            (5, "werewolf practice"),
+        ];
+        for (who, line) in script {
+            self.step(Op::Line(Who::Player(who), line.to_owned()))?;
+        }
+        for _ in 0..80 {
+            self.step(Op::Wait(30_000))?;
+        }
+        // Then three left running, in different phases; Wiz watches the last.
+        for (who, wait) in [(6, 40_000), (7, 50_000), (8, 0)] {
+            self.step(Op::Line(Who::Player(who), "north".into()))?;
+            self.step(Op::Line(Who::Player(who), "werewolf practice".into()))?;
+            self.step(Op::Wait(wait))?;
+        }
+        let ivy = self.town.who(Who::Player(8));
+        if let Some(sid) = crate::verbs::werewolf::my_match(&self.town.world, &ivy) {
+            self.step(Op::Line(Who::Player(9), format!("watch #{sid}")))?;
+        }
+        Ok(())
+    }
+}
+
+impl Town {
+    fn new(seed: u64) -> Result<Town, Broken> {
+        let map = crate::world::load::load_built_in().map_err(|e| Broken(e.to_string()))?;
+        let directory = Arc::new(Directory::new(Vec::new()));
+        for (id, name) in crate::world::HOUSE {
+            directory.insert(id, name, None);
+        }
+        let mut world = World::new(map, directory.clone());
+        world.reproducible(seed);
+        verbs::open_town(&mut world, Vec::new());
+        let mut players = Vec::new();
+        for (i, name) in PEOPLE.iter().enumerate() {
+            let id: AgentId = format!("drill-{i}").into();
+            directory.insert(&id, name, None);
+            let row = AgentRow {
+                agent_id: id.to_string(),
+                name: (*name).to_owned(),
+                password_hash: None,
+                description: String::new(),
+                room: None,
+                display: crate::wrap::Display::default(),
+                wizard: *name == "Wiz",
+            };
+            // People at keyboards and agents with mailboxes, as they come.
+            let sink = if i % 2 == 0 {
+                crate::world::channel().0
+            } else {
+                Sink::Mailbox
+            };
+            let mut cx = Cx::new(id.clone(), Face::Telnet);
+            world.enter(&mut cx, row, i as u64 + 1, sink);
+            players.push(id);
+        }
+        Ok(Town {
+            world,
+            players,
+            steps: 0,
+            lines: 0,
+        })
+    }
+
+    fn who(&self, who: Who) -> AgentId {
+        match who {
+            Who::Player(i) => self.players[i % self.players.len()].clone(),
+            Who::Stranger => "drill-stranger".into(),
+        }
+    }
+
+    fn run(&mut self, op: &Op) -> Result<(), Broken> {
+        self.steps += 1;
+        let face = match op {
+            Op::Line(..) => Face::Telnet,
+            Op::Json(..) => Face::Mcp,
+            _ => Face::Rest,
+        };
+        let actor = match op {
+            Op::Line(w, _) | Op::Json(w, ..) | Op::Act(w, ..) | Op::State(w, _) | Op::Log(w, _) => {
+                self.who(*w)
+            }
+            Op::Wait(_) => crate::world::SERVER_ID.into(),
+        };
+        let mut cx = Cx::new(actor.clone(), face);
+        let present = self.world.is_present(&actor);
+        match op {
+            // Each face reaches the verbs only for someone in the town (telnet after a login,
+            // MCP after bringing its caller in); strangers reach the host calls alone.
+            Op::Line(_, line) if present => {
+                verbs::answer_line(&mut self.world, &mut cx, line);
+            }
+            Op::Json(_, verb, args) if present => {
+                if let Some(e) = REGISTRY.get(verb % REGISTRY.len()) {
+                    let _ = (e.run_json)(&mut self.world, &mut cx, args.clone());
+                }
+            }
+            Op::Act(_, sid, action, tick) => {
+                let _ = self.world.act(&mut cx, *sid, action, *tick);
+            }
+            Op::State(_, sid) => {
+                let _ = self.world.session_state(*sid, &actor);
+            }
+            Op::Log(_, sid) => {
+                let _ = self.world.session_log(*sid, &actor);
+            }
+            // What waits on time besides deadlines (the house filling a queue).
+            Op::Wait(ms) => {
+                self.world
+                    .pass_time(Duration::from_millis((*ms).min(600_000)));
+                self.world.ticked(&mut cx, tokio::time::Instant::now());
+            }
+            _ => {}
+        }
+        self.settle(cx)
+    }
+
+    /// Checks and delivers what a step left, then runs what it set going (the house's
+    /// thinking, deadlines now due) as the world task would, until nothing is left.
+    fn settle(&mut self, first: Cx) -> Result<(), Broken> {
+        let mut queue = vec![first];
+        let mut rounds = 0;
+        while let Some(cx) = queue.pop() {
+            rounds += 1;
+            if rounds > 10_000 {
+                return Err(Broken("the house never settles".into()));
+            }
+            self.audit(&cx)?;
+            self.lines += cx.notices.len() as u64;
+            for effect in cx.effects {
+                if let Effect::Think {
+                    session,
+                    tick,
+                    agent,
+                    thinking,
+                } = effect
+                    && let Some(action) = thinking(None)
+                    && self.world.session(session).is_some_and(|s| s.tick == tick)
+                {
+                    let mut next = Cx::new(agent.clone(), Face::Rest);
+                    let _ = self
+                        .world
+                        .act_as(&mut next, &agent, session, &action, Some(tick));
+                    queue.push(next);
+                }
+            }
+            if queue.is_empty() {
+                for sid in self.world.due_deadlines(tokio::time::Instant::now()) {
+                    let mut next = Cx::new(crate::world::SERVER_ID.into(), Face::Rest);
+                    self.world.take_deadline(&mut next, sid);
+                    queue.push(next);
+                }
+            }
+        }
+        self.replays()
+    }
+
+    /// Every session's state is the one its log implies.
+    fn replays(&self) -> Result<(), Broken> {
+        for sid in self.world.session_ids() {
+            let Some(s) = self.world.session(sid) else {
+                continue;
+            };
+            let replayed = crate::games::replay(
+                s.template,
+                s.seed,
+                &s.options,
+                s.log
+                    .iter()
+                    .map(|e| (e.role.as_str(), e.action.as_str(), e.at_ms)),
+            )
+            .map_err(|e| Broken(format!("session {sid} no longer replays: {e}")))?;
+            if replayed.state() != s.game.state() {
+                return Err(Broken(format!(
+                    "session {sid} replays to another state than it is in"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// No line a step leaves for a living player of a running Werewolf match tells them what
+    /// their seat may not know: another's role, the wolves' talk and choice, the seer's
+    /// vision, the doctor's watch.
+    fn audit(&self, cx: &Cx) -> Result<(), Broken> {
+        let matches: BTreeMap<SessionId, &Werewolf> = self
+            .world
+            .session_ids()
+            .into_iter()
+            .filter_map(|sid| {
+                let s = self.world.session(sid)?;
+                let w = crate::verbs::werewolf::game_in(s)?;
+                (!s.game.is_terminal()).then_some((sid, w))
+            })
+            .collect();
+        for n in &cx.notices {
+            let Delivery::Line(line) = &n.what else {
+                continue;
+            };
+            // A notice does not say which match it is about: it leaks only if no seat its
+            // reader holds may know it (the house's bots sit in every practice match).
+            let mut seats = matches.iter().filter_map(|(sid, w)| {
+                let role = self.world.session(*sid)?.role_of(&n.to)?;
+                w.players.get(crate::games::werewolf::seat_of(role)?)
+            });
+            let Some(first) = seats.next() else {
+                continue;
+            };
+            let cards: Vec<Card> = std::iter::once(first)
+                .chain(seats)
+                .map(|p| p.card)
+                .collect();
+            let is = |c: Card| cards.contains(&c);
+            let secret = [
+                (line.contains("growls to the pack"), is(Card::Werewolf)),
+                (
+                    line.contains(" wants ") && line.ends_with(" tonight."),
+                    is(Card::Werewolf),
+                ),
+                (line.contains("Your vision shows"), is(Card::Seer)),
+                (line.contains("You will watch over"), is(Card::Doctor)),
+                (line.contains("(Spoiler)"), false),
+            ];
+            if secret.iter().any(|(shown, allowed)| *shown && !allowed) {
+                return Err(Broken(format!("{} ({cards:?}) was told {line:?}", n.to)));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// JSON arguments for verb `verb` (its place in the registry, modulo its length), from bytes:
+/// its schema's own keys, mostly with values of the kinds it asks for (a game's number, a
+/// small count, a name), sometimes of the wrong kind or missing, and now and then a key it
+/// does not know.
+pub fn json_args(verb: usize, sessions: &[SessionId], bytes: &[u8]) -> Value {
+    const NAMES: [&str; 8] = [
+        "Ann", "Bob", "Wiz", "house", "computer", "Bot-Abel", "p3", "",
+    ];
+    let Some(e) = REGISTRY.get(verb % REGISTRY.len()) else {
+        return json!({});
+    };
+    let schema = (e.args_schema)().to_value();
+    let keys: Vec<String> = schema["properties"]
+        .as_object()
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    let mut bytes = bytes.iter().copied();
+    let mut next = || bytes.next().unwrap_or(0);
+    let mut args = serde_json::Map::new();
+    for key in &keys {
+        let (kind, v) = (next(), next());
+        let game = sessions
+            .get(usize::from(v) % sessions.len().max(1))
+            .copied()
+            .unwrap_or(1);
+        let value = match kind % 10 {
+            0 => continue,
+            1 | 2 => json!(format!("#{game}")),
+            3 => json!(game.to_string()),
+            4 => json!(v % 12),
+            5 => json!(NAMES[usize::from(v) % NAMES.len()]),
+            6 => json!(i64::from(v) - 128),
+            7 => json!("x".repeat(usize::from(v) * 8)),
+            8 => Value::Null,
+            _ => json!([v, "e2e4", { "a": v }]),
+        };
+        args.insert(key.clone(), value);
+    }
+    if next() % 8 == 0 {
+        args.insert("unheard_of".into(), json!(next()));
+    }
+    Value::Object(args)
+}
