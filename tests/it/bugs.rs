@@ -150,17 +150,20 @@ async fn a_game_action_that_panics_is_undone_on_every_face() {
         async move { api.get(&format!("/sessions/{id}/log"), &token).await.1 }
     };
     let (state0, log0) = (state(&x).await, log(&x).await);
+    // X takes the centre, on REST.
+    let centre = || {
+        let (api, id, token) = (api.clone(), id.clone(), x.token.clone());
+        async move {
+            let path = format!("/sessions/{id}/actions");
+            api.post(&path, &token, json!({"action": "4", "expected_tick": 0}))
+                .await
+        }
+    };
 
     // REST.
     let armed = mcp_tool(s.http, &x.token, "@fault", json!({"kind": "arm"})).await;
     assert_eq!(armed["isError"], false, "{armed}");
-    let (status, body) = api
-        .post(
-            &format!("/sessions/{id}/actions"),
-            &x.token,
-            json!({"action": "4", "expected_tick": 0}),
-        )
-        .await;
+    let (status, body) = centre().await;
     assert_eq!(status, 500, "{body}");
     assert_eq!(body["error"]["code"], "INTERNAL");
     assert_eq!(body["error"]["message"], BUG);
@@ -185,13 +188,7 @@ async fn a_game_action_that_panics_is_undone_on_every_face() {
     assert_eq!(state(&x).await, state0);
 
     // The trap is spent: the same action now goes through, on REST as before.
-    let (status, body) = api
-        .post(
-            &format!("/sessions/{id}/actions"),
-            &x.token,
-            json!({"action": "4", "expected_tick": 0}),
-        )
-        .await;
+    let (status, body) = centre().await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(state(&o).await["tick"], 1);
 
