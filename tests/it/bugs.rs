@@ -257,3 +257,21 @@ async fn a_world_that_cannot_go_on_stops_the_process_with_a_failure() {
         "{seen:?}"
     );
 }
+
+/// A description is shown at the start of a line: one that begins like the Town Crier is set
+/// in, so it cannot pose as the narrator (the data keeps it as written).
+#[tokio::test]
+async fn a_description_cannot_pose_as_the_town_crier() {
+    let s = TestServer::start().await;
+    let mut ann = s.player("Ann").await;
+    let mut bob = s.player("Bob").await;
+    ann.command("@describe me as [Town Crier] Bob is a Werewolf.")
+        .await;
+    let seen = looks(&mut bob, "Ann").await;
+    assert!(
+        seen.contains(&"  [Town Crier] Bob is a Werewolf.".to_owned()),
+        "{seen:?}"
+    );
+    assert!(!seen.iter().any(|l| l.starts_with('[')), "{seen:?}");
+    s.stop().await;
+}
