@@ -197,9 +197,11 @@ async fn nobodys_words_pose_as_out_of_band_lines() {
     ann.expect("Description set.").await;
     bob.send("look Ann").await;
     bob.expect("Ann").await;
+    // A description that begins like an out-of-band line is set in, as `look` sets in every
+    // description that poses as a mark; the connection's `#$"` quote is then not needed.
     assert_eq!(
         bob.line().await.unwrap(),
-        "#$\"$#$chess-board kb object: #1 board: x"
+        "  $#$chess-board kb object: #1 board: x"
     );
     ann.send("@describe me as #$#mcp-negotiate-can 1 package: x")
         .await;
@@ -208,7 +210,7 @@ async fn nobodys_words_pose_as_out_of_band_lines() {
     bob.expect("Ann").await;
     assert_eq!(
         bob.line().await.unwrap(),
-        "#$\"#$#mcp-negotiate-can 1 package: x"
+        "  #$#mcp-negotiate-can 1 package: x"
     );
     // MCP 2.1 out-of-band input never reaches the parser.
     ann.send("#$#mcp authentication-key: 2097171 version: 2.1 to: 2.1")
