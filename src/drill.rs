@@ -9,8 +9,9 @@
 //! identity nobody knows. The house's thinking and the deadlines are run at once, on a paused
 //! game clock that only [`Op::Wait`] moves. After each step the drill checks what moot promises:
 //! nothing panicked (the boundary would have hidden it, so commands run here without one);
-//! every session still replays from its log to the state it is in; and no line reached a
-//! player of a running Werewolf match that their seat may not know.
+//! every session still replays from its log to the state it is in; and, by the rules' own
+//! audit of hidden information, no line reached a player of a running Werewolf match that their
+//! seat may not know, nor did the state or log the host hands a player or the public.
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -19,12 +20,14 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::games::werewolf::{Card, Werewolf};
+use crate::games::werewolf::audit;
+use crate::games::werewolf::events::Reader;
+use crate::games::werewolf::{Card, Werewolf, seat_of};
 use crate::identity::Directory;
 use crate::store::AgentRow;
 use crate::verbs::{self, REGISTRY};
 use crate::world::sessions::SessionId;
-use crate::world::{AgentId, Cx, Delivery, Effect, Face, Sink, World};
+use crate::world::{AgentId, Cx, Delivery, Effect, Event, Face, Sink, World};
 
 /// Who acts: a player of the town by number, or an identity nobody knows.
 #[derive(Debug, Clone, Copy)]
@@ -59,6 +62,8 @@ pub struct Drill {
 struct Town {
     world: World,
     players: Vec<AgentId>,
+    /// The tick at which each running match's views were last audited.
+    audited: BTreeMap<SessionId, u64>,
     /// Steps taken, and lines delivered, for the figures.
     steps: u64,
     lines: u64,
@@ -229,6 +234,7 @@ impl Town {
         Ok(Town {
             world,
             players,
+            audited: BTreeMap::new(),
             steps: 0,
             lines: 0,
         })
@@ -351,10 +357,13 @@ impl Town {
         Ok(())
     }
 
-    /// No line a step leaves for a living player of a running Werewolf match tells them what
-    /// their seat may not know: another's role, the wolves' talk and choice, the seer's
-    /// vision, the doctor's watch.
-    fn audit(&self, cx: &Cx) -> Result<(), Broken> {
+    /// Nothing a step leaves tells anyone what the rules hide from them, by the rules' own
+    /// audit (`games::werewolf::audit`): no line or spoken event for a player of a running
+    /// Werewolf match says what their seat may not know (another's card, the wolves' talk and
+    /// choice, the seer's vision, the doctor's watch); and whenever a match moved, the state
+    /// and the log the host hands each of its players, and the state it shows the public,
+    /// hold no more than their place allows.
+    fn audit(&mut self, cx: &Cx) -> Result<(), Broken> {
         let matches: BTreeMap<SessionId, &Werewolf> = self
             .world
             .session_ids()
@@ -366,37 +375,60 @@ impl Town {
             })
             .collect();
         for n in &cx.notices {
-            let Delivery::Line(line) = &n.what else {
-                continue;
+            let line = match &n.what {
+                Delivery::Line(line) => &**line,
+                Delivery::Event(Event::Said { line, .. }) => line.as_str(),
+                _ => continue,
             };
             // A notice does not say which match it is about: it leaks only if no seat its
             // reader holds may know it (the house's bots sit in every practice match).
-            let mut seats = matches.iter().filter_map(|(sid, w)| {
-                let role = self.world.session(*sid)?.role_of(&n.to)?;
-                w.players.get(crate::games::werewolf::seat_of(role)?)
-            });
-            let Some(first) = seats.next() else {
-                continue;
-            };
-            let cards: Vec<Card> = std::iter::once(first)
-                .chain(seats)
-                .map(|p| p.card)
+            let cards: Vec<Card> = matches
+                .iter()
+                .filter_map(|(sid, w)| {
+                    let role = self.world.session(*sid)?.role_of(&n.to)?;
+                    Some(w.players.get(seat_of(role)?)?.card)
+                })
                 .collect();
-            let is = |c: Card| cards.contains(&c);
-            let secret = [
-                (line.contains("growls to the pack"), is(Card::Werewolf)),
-                (
-                    line.contains(" wants ") && line.ends_with(" tonight."),
-                    is(Card::Werewolf),
-                ),
-                (line.contains("Your vision shows"), is(Card::Seer)),
-                (line.contains("You will watch over"), is(Card::Doctor)),
-                (line.contains("(Spoiler)"), false),
-            ];
-            if secret.iter().any(|(shown, allowed)| *shown && !allowed) {
+            if cards.is_empty() {
+                continue;
+            }
+            if cards.iter().all(|&c| audit::line(Some(c), line).is_err()) {
                 return Err(Broken(format!("{} ({cards:?}) was told {line:?}", n.to)));
             }
         }
+        for (&sid, w) in &matches {
+            let Some(s) = self.world.session(sid) else {
+                continue;
+            };
+            if self.audited.get(&sid) == Some(&s.tick) {
+                continue;
+            }
+            let leak = |why: String| Broken(format!("match {sid}: {why}"));
+            audit::state(w, Reader::Public, &s.game.view(None)).map_err(leak)?;
+            for p in &s.participants {
+                let Some(seat) = seat_of(p.role) else {
+                    continue;
+                };
+                let reader = Reader::Seat(seat);
+                let shown = self
+                    .world
+                    .session_state(sid, &p.agent)
+                    .map_err(|e| leak(format!("{} cannot read their state: {e:?}", p.agent)))?;
+                audit::state(w, reader, &shown.state).map_err(leak)?;
+                let log = self
+                    .world
+                    .session_log(sid, &p.agent)
+                    .map_err(|e| leak(format!("{} cannot read their log: {e:?}", p.agent)))?;
+                for e in &log {
+                    audit::log_entry(w, reader, &e.role, &e.action, Some(&e.action))
+                        .map_err(leak)?;
+                }
+            }
+        }
+        self.audited = matches
+            .keys()
+            .filter_map(|&sid| Some((sid, self.world.session(sid)?.tick)))
+            .collect();
         Ok(())
     }
 }

@@ -260,6 +260,8 @@ fn verbs_fed_at_random_to_a_living_town_break_no_promise() {
         .unwrap_or(1500);
     let started = std::time::Instant::now();
     let mut total = 0;
+    // The phases Werewolf matches were in when a step was fed to the town.
+    let mut fed_in = std::collections::BTreeSet::new();
     for seed in 0..4u64 {
         let mut drill = Drill::new(seed).unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));
         let games = drill.games();
@@ -284,12 +286,29 @@ fn verbs_fed_at_random_to_a_living_town_break_no_promise() {
         assert!(phases.len() >= 2, "Werewolf in several phases: {games:?}");
         let mut rng = Rng(seed);
         for _ in 0..steps {
+            fed_in.extend(
+                drill
+                    .games()
+                    .into_iter()
+                    .filter(|(id, _)| *id == "werewolf.v1")
+                    .map(|(_, at)| at),
+            );
             let op = op(&mut rng, &drill);
             if let Err(broken) = drill.step(op) {
                 panic!("seed {seed}: {}", broken.0);
             }
         }
         total += drill.figures().0;
+    }
+    for phase in moot::games::werewolf::Phase::ALL {
+        let name = match phase.name() {
+            "ENDED" => "over",
+            name => name,
+        };
+        assert!(
+            fed_in.contains(name),
+            "no step met a match in {name}: {fed_in:?}"
+        );
     }
     let secs = started.elapsed().as_secs_f64();
     println!(

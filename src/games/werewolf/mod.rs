@@ -10,6 +10,8 @@
 //! [`Werewolf::state_for`] or the host's notes, which all ask the same [`Event::admits`].
 
 mod actions;
+#[cfg(any(test, feature = "testing"))]
+pub mod audit;
 pub mod bot;
 pub mod config;
 pub mod events;
