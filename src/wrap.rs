@@ -50,6 +50,17 @@ impl Display {
 /// columns of a hanging indent, so that it reads as the rest of the line above.
 pub const SET_IN: &str = "  ";
 
+/// A player's words that begin a line of their own (a description under `look` or `examine`):
+/// set in when they begin like one of moot's marks, as a wrapped row would be, so that they
+/// never pose as the narrator, a notice or an out-of-band line.
+pub fn set_in_if_marked(words: &str) -> Cow<'_, str> {
+    if poses_as_mark(words) {
+        Cow::Owned(format!("{SET_IN}{words}"))
+    } else {
+        Cow::Borrowed(words)
+    }
+}
+
 /// Characters that take no column of their own on a terminal (zero-width, joiners, format and
 /// bidirectional controls, variation selectors, combining accents, fillers that draw nothing)
 /// or that are blank without being the plain space a row is broken at. Ahead of a mark they

@@ -137,7 +137,7 @@ its description, and the verbs you can use on it.";
         if !e.aliases.is_empty() {
             text.push(format!("Also called: {}.", english_list(&e.aliases)));
         }
-        text.push(e.description.trim_end().to_owned());
+        text.push(crate::wrap::set_in_if_marked(e.description.trim_end()).into_owned());
         text.push(format!("Verbs: {}.", e.verbs.join(", ")));
         Ok(Reply::new(text, e))
     }

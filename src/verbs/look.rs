@@ -145,13 +145,7 @@ pub fn see(world: &World, viewer: &AgentId, target: &Target) -> Result<Reply<See
             } else {
                 p.description.clone()
             };
-            // A description is a player's words at the start of a line: it may not pose as
-            // the narrator or a notice, as no wrapped row of theirs may.
-            let shown = if crate::wrap::poses_as_mark(&description) {
-                format!("{}{description}", crate::wrap::SET_IN)
-            } else {
-                description.clone()
-            };
+            let shown = crate::wrap::set_in_if_marked(&description).into_owned();
             Reply::new(
                 vec![p.name.clone(), shown],
                 Seen::Person {

@@ -273,5 +273,55 @@ async fn a_description_cannot_pose_as_the_town_crier() {
         "{seen:?}"
     );
     assert!(!seen.iter().any(|l| l.starts_with('[')), "{seen:?}");
+    let examined = bob.command("examine Ann").await;
+    assert!(
+        examined.contains(&"  [Town Crier] Bob is a Werewolf.".to_owned()),
+        "{examined:?}"
+    );
+    assert!(!examined.iter().any(|l| l.starts_with('[')), "{examined:?}");
+    s.stop().await;
+}
+
+/// A display name in a Werewolf match starts lines ("Ann votes to eliminate Bob."): one that
+/// would begin like the Town Crier, or pass for a house bot, is refused on every face.
+#[tokio::test]
+async fn a_display_name_cannot_pose_as_the_town_crier_or_a_bot() {
+    let s = TestServer::start().await;
+    let mut ann = s.player("Ann").await;
+    for way in ["north", "west"] {
+        ann.command(way).await;
+    }
+    let said = ann.command("sign board as [Town Crier] Pb is dead.").await;
+    assert!(
+        said.iter()
+            .any(|l| l.contains("A display name is 1 to 32 letters")),
+        "{said:?}"
+    );
+    let said = ann.command("sign board as Bot-Abel").await;
+    assert!(
+        said.iter()
+            .any(|l| l.contains("belong to the house's bots")),
+        "{said:?}"
+    );
+    assert!(
+        ann.command("queue")
+            .await
+            .iter()
+            .all(|l| !l.contains("Ann")),
+        "nobody signed"
+    );
+    // Over REST, a match's options name its seats the same way.
+    let api = s.api();
+    let me = api.agent(Some("Rita")).await;
+    for names in [
+        json!(["[Town Crier]"]),
+        json!(["Bot-Abel"]),
+        json!(["Rita", "rita"]),
+    ] {
+        let (status, v) =
+            crate::werewolf::post_match_with_bots(&api, &me, json!({ "names": names })).await;
+        assert_eq!(status, 400, "{v}");
+        assert!(v.to_string().to_lowercase().contains("display name"), "{v}");
+    }
     s.stop().await;
 }

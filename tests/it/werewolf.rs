@@ -806,23 +806,31 @@ async fn events_are_paged_filtered_by_reader_and_can_be_waited_for() {
 async fn session_with_bots(
     api: &crate::support::Api,
     me: &crate::support::Agent,
-    mut options: Value,
+    options: Value,
 ) -> String {
+    let (status, v) = post_match_with_bots(api, me, options).await;
+    assert_eq!(status, 201, "{v}");
+    v["session_id"].as_str().unwrap().to_owned()
+}
+
+/// Asks for a match of `me` (seat 1) and the house's bots, with `options`; the answer.
+pub async fn post_match_with_bots(
+    api: &crate::support::Api,
+    me: &crate::support::Agent,
+    mut options: Value,
+) -> (u16, Value) {
     let mut participants = serde_json::Map::new();
     participants.insert("p1".into(), json!(me.id));
     for (i, b) in BOTS.iter().enumerate() {
         participants.insert(format!("p{}", i + 2), json!(b));
     }
     options["bots"] = json!([2, 3, 4, 5, 6, 7, 8]);
-    let (status, v) = api
-        .post(
-            "/sessions",
-            &me.token,
-            json!({ "template": "werewolf.v1", "participants": participants, "options": options }),
-        )
-        .await;
-    assert_eq!(status, 201, "{v}");
-    v["session_id"].as_str().unwrap().to_owned()
+    api.post(
+        "/sessions",
+        &me.token,
+        json!({ "template": "werewolf.v1", "participants": participants, "options": options }),
+    )
+    .await
 }
 
 #[tokio::test]

@@ -74,6 +74,30 @@ impl Default for Config {
 /// The longest display name (the seed's `preferredDisplayName`).
 pub const NAME_MAX: usize = 32;
 
+/// A display name, which players read at the start of lines ("Ann votes to eliminate Bob."):
+/// one word of letters, digits, `_` and `-` that starts with a letter, as a character's name is,
+/// so that none can pose as the Town Crier, a notice or another's words; and "Bot-…" only for
+/// the house's bots, so that no person passes for one.
+pub fn check_name(name: &str, bot: bool) -> Result<(), String> {
+    let word = name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if !word || name.chars().count() > NAME_MAX {
+        return Err(format!(
+            "A display name is 1 to {NAME_MAX} letters, digits, '_' or '-', starting with a letter"
+        ));
+    }
+    if !bot
+        && name
+            .get(..4)
+            .is_some_and(|p| p.eq_ignore_ascii_case("bot-"))
+    {
+        return Err("Display names starting with \"Bot-\" belong to the house's bots".into());
+    }
+    Ok(())
+}
+
 impl Config {
     pub fn from_options(options: &Value) -> Result<Config, GameError> {
         let bad = |m: String| GameError::BadOptions(m);
@@ -103,14 +127,16 @@ impl Config {
         if c.names.len() > SEATS {
             return Err(bad(format!("at most {SEATS} names")));
         }
-        if c.names
-            .iter()
-            .any(|n| n.trim().is_empty() || n.chars().count() > NAME_MAX)
-        {
-            return Err(bad(format!("names are 1 to {NAME_MAX} characters")));
-        }
         if c.bots.iter().any(|&b| b == 0 || usize::from(b) > SEATS) {
             return Err(bad(format!("bots are seats 1 to {SEATS}")));
+        }
+        for (i, name) in c.names.iter().enumerate() {
+            let bot = c.bots.iter().any(|&b| usize::from(b) == i + 1);
+            check_name(name, bot).map_err(bad)?;
+            // Players tell each other apart by name alone.
+            if c.names.iter().take(i).any(|n| n.eq_ignore_ascii_case(name)) {
+                return Err(bad(format!("the display name {name} is given twice")));
+            }
         }
         if !(1..=100).contains(&c.max_days) {
             return Err(bad("maxDays is 1 to 100".into()));

@@ -96,6 +96,14 @@ fn unknown_options_and_bad_timers_are_refused() {
         json!({"bots": [9]}),
         json!({"names": ["a", "b", "c", "d", "e", "f", "g", "h", "i"]}),
         json!({"maxDays": 0}),
+        // A display name starts lines: none may pose as the narrator, a notice or a bot.
+        json!({"names": ["[Town Crier] Pb is dead."]}),
+        json!({"names": ["Ann says, \"hi\""]}),
+        json!({"names": ["*** Disconnected"]}),
+        json!({"names": ["Bot-Abel"]}),
+        json!({"names": [" "]}),
+        json!({"names": ["a".repeat(33)]}),
+        json!({"names": ["Ann", "ann"]}),
     ] {
         assert!(
             matches!(Werewolf::new(1, &bad), Err(GameError::BadOptions(_))),
@@ -110,6 +118,9 @@ fn unknown_options_and_bad_timers_are_refused() {
     assert_eq!(w.players[0].name, "Ann");
     assert_eq!(w.players[1].name, "Player 2");
     assert!(w.players[1].bot && !w.players[0].bot);
+    // The house's bots are called "Bot-…" in their own seats.
+    let w = Werewolf::new(1, &json!({"names": ["Ann", "Bot-Abel"], "bots": [2]})).unwrap();
+    assert_eq!(w.players[1].name, "Bot-Abel");
 }
 
 #[test]

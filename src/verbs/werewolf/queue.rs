@@ -118,19 +118,11 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
                 ));
             }
             let name = match args.preferred_display_name.as_deref().map(str::trim) {
-                Some(n)
-                    if !n.is_empty()
-                        && n.chars().count() <= crate::games::werewolf::config::NAME_MAX =>
-                {
+                Some(n) => {
+                    if let Err(why) = crate::games::werewolf::config::check_name(n, false) {
+                        return Err(refusal(world, "INVALID_REQUEST", &why, None));
+                    }
                     n.to_owned()
-                }
-                Some(_) => {
-                    return Err(refusal(
-                        world,
-                        "INVALID_REQUEST",
-                        "A display name is 1 to 32 characters",
-                        None,
-                    ));
                 }
                 None => world.player(&me).name.clone(),
             };
