@@ -133,6 +133,13 @@ pub struct Config {
     #[arg(long, env = "MOOT_WEREWOLF_FILL_AFTER", default_value = "5m")]
     pub werewolf_fill_after: humantime::Duration,
 
+    /// When spectators of a match from the notice board may see everything (every card, the
+    /// wolves' talk, the seer's visions): `after` it has ended, or `live` while it runs, which
+    /// lets anyone, a throwaway identity too, read the cards of a match in play. Practice
+    /// matches are always `live`.
+    #[arg(long, env = "MOOT_WEREWOLF_OMNISCIENT", value_enum, default_value_t = Omniscient::After)]
+    pub werewolf_omniscient: Omniscient,
+
     /// A connected character silent this long is disconnected (0s: never).
     #[arg(long, env = "MOOT_IDLE_TIMEOUT", default_value = "1h")]
     pub idle_timeout: humantime::Duration,
@@ -208,6 +215,15 @@ pub enum LogFormat {
     Text,
     /// One JSON object per line, for log collectors.
     Json,
+}
+
+/// When spectators may see a Werewolf match whole (see `--werewolf-omniscient`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Omniscient {
+    /// While it runs.
+    Live,
+    /// Once it has ended.
+    After,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

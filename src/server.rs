@@ -109,6 +109,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         write_rate: (config.command_rate, config.command_burst),
         read_rate: config.read_rate,
         queue_fill: config.werewolf_fill_after(),
+        queue_all_seeing_live: config.werewolf_omniscient == crate::config::Omniscient::Live,
         sessions_per_agent: config.sessions_per_agent,
     };
     let Core {

@@ -122,6 +122,7 @@ pub async fn open(
     // A state read and an events read together, twice, before the rate applies.
     world.limit_reads(options.read_rate, 4);
     world.fill_queues_after(options.queue_fill);
+    world.watch_queued_matches_live(options.queue_all_seeing_live);
     world.limit_sessions(options.sessions_per_agent);
     let restored = stored.len();
     world.restore_sessions(stored)?;

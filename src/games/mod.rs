@@ -166,6 +166,11 @@ pub trait Game: Clone + Send + Sync + 'static {
     const HOUSE_PLAYS: bool = false;
     /// Its page's path on the web, if it has one (see [`Template::page`]).
     const PAGE: Option<&'static str> = None;
+    /// Its name in a sentence ("Ann is playing Werewolf …").
+    const TITLE: &'static str = Self::TEMPLATE;
+    /// Whether [`Game::action_view`] ever hides that an action was taken: then the host counts
+    /// for each reader only the actions they may see (their tick, the log's positions).
+    const HIDES_ACTIONS: bool = false;
 
     /// The starting state. `options` are template-specific (e.g. a chess FEN).
     fn new(seed: u64, options: &Value) -> Result<Self, GameError>;
@@ -215,6 +220,18 @@ pub trait Game: Clone + Send + Sync + 'static {
         let _ = (role, action);
         Vec::new()
     }
+    /// What the game tells some of its players as it begins (the card each was dealt), called
+    /// on the starting state. Delivered like [`Game::notes`], to its creator too.
+    fn opening_notes(&self) -> Vec<Note> {
+        Vec::new()
+    }
+    /// Whether `role`'s player hears only the game's own channels now: nothing said in the
+    /// town, paged or whispered reaches them from anyone (a living Werewolf player, whom the
+    /// dead and the watchers could otherwise tell what the rules hide).
+    fn secluded(&self, role: &str) -> bool {
+        let _ = role;
+        false
+    }
     /// Where a running game stands, in a few words for a list of games ("white to move, move
     /// 12"); the ending once it is over.
     fn situation(&self) -> String {
@@ -260,6 +277,8 @@ pub trait AnyGame: Send + Sync {
     fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String>;
     fn headline(&self, role: &str, action: &str) -> String;
     fn notes(&self, role: &str, action: &str) -> Vec<Note>;
+    fn opening_notes(&self) -> Vec<Note>;
+    fn secluded(&self, role: &str) -> bool;
     fn situation(&self) -> String;
     fn ending(&self) -> Option<String>;
     fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String>;
@@ -299,6 +318,12 @@ impl<G: Game> AnyGame for G {
     }
     fn notes(&self, role: &str, action: &str) -> Vec<Note> {
         Game::notes(self, role, action)
+    }
+    fn opening_notes(&self) -> Vec<Note> {
+        Game::opening_notes(self)
+    }
+    fn secluded(&self, role: &str) -> bool {
+        !Game::is_terminal(self) && Game::secluded(self, role)
     }
     fn situation(&self) -> String {
         Game::situation(self)
@@ -371,6 +396,10 @@ pub struct Template {
     /// The first part of its page's path on the web (`chess` for `/chess/<id>`), if it has
     /// one.
     pub page: Option<&'static str>,
+    /// Its name in a sentence.
+    pub title: &'static str,
+    /// See [`Game::HIDES_ACTIONS`].
+    pub hides_actions: bool,
     pub new: NewGame,
 }
 
@@ -382,6 +411,8 @@ const fn template<G: Game>() -> Template {
         table: G::TABLE,
         house_plays: G::HOUSE_PLAYS,
         page: G::PAGE,
+        title: G::TITLE,
+        hides_actions: G::HIDES_ACTIONS,
         new: new_boxed::<G>,
     }
 }

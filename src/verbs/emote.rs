@@ -31,9 +31,9 @@ included. Text that starts with punctuation follows your name directly: `:'s tir
             " "
         };
         let line = format!("{}{glue}{}", me.name, args.text);
-        cx.speak(world, "emote", &line);
+        let unheard = cx.speak(world, "emote", &line);
         Ok(Reply::new(
-            vec![line.clone()],
+            std::iter::once(line.clone()).chain(unheard).collect(),
             Heard {
                 line,
                 heard_by: listeners(world, cx),

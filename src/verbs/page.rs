@@ -39,6 +39,9 @@ is; she is also told where you are.";
         let target = world.connected_named(&args.name).ok_or_else(|| {
             VerbError::not_found(format!("No one called \"{}\" is connected.", args.name))
         })?;
+        if let Some(why) = world.deaf_to_town(&target.id) {
+            return Err(VerbError::refused(why));
+        }
         let me = world.player(&cx.actor);
         let where_ = &world.map.room(me.room).name;
         let line = format!("{} pages, \"{}\"", me.name, args.text);

@@ -29,13 +29,14 @@ pub fn text_args<V: Verb>(rest: &str) -> Result<TextArgs, VerbError> {
     whole(rest, text, usage::<V>).map(|t| TextArgs { text: t.to_owned() })
 }
 
-/// The names of everyone in the actor's room but the actor.
+/// The names of everyone in the actor's room who heard them: all but the actor, and those
+/// who cannot hear the town now.
 pub fn listeners(world: &World, cx: &Cx) -> Vec<String> {
     let room = world.player(&cx.actor).room;
     world
         .occupants(room)
         .iter()
-        .filter(|id| **id != cx.actor)
+        .filter(|id| **id != cx.actor && world.deaf_to_town(id).is_none())
         .map(|id| world.player(id).name.clone())
         .collect()
 }
@@ -67,9 +68,11 @@ impl Verb for Say {
             });
         }
         let line = format!("{} says, \"{}\"", world.player(&cx.actor).name, args.text);
-        cx.speak(world, "say", &line);
+        let unheard = cx.speak(world, "say", &line);
         Ok(Reply::new(
-            vec![format!("You say, \"{}\"", args.text)],
+            std::iter::once(format!("You say, \"{}\"", args.text))
+                .chain(unheard)
+                .collect(),
             Heard {
                 line,
                 heard_by: listeners(world, cx),

@@ -44,6 +44,9 @@ must be in the same room as you.";
             .map(|id| world.player(id))
             .find(|p| p.name.eq_ignore_ascii_case(&args.to))
             .ok_or_else(|| VerbError::not_found(format!("I don't see \"{}\" here.", args.to)))?;
+        if let Some(why) = world.deaf_to_town(&target.id) {
+            return Err(VerbError::refused(why));
+        }
         let line = format!("{} whispers, \"{}\"", me.name, args.text);
         let (to, name) = (target.id.clone(), target.name.clone());
         cx.tell(&to, line.as_str());

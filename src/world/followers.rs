@@ -46,7 +46,7 @@ impl World {
             board: picture.board,
             your_turn: picture.your_turn,
             colour: picture.side,
-            sequence: s.tick + 1,
+            sequence: s.tick_for(role) + 1,
             headline,
             text,
         })
@@ -183,6 +183,16 @@ impl World {
             }
             if !actor {
                 theirs.for_each(|n| cx.tell(&who, n));
+            }
+        }
+    }
+
+    /// Tells everyone who follows `sid` the notes whose audience admits them, whoever acted.
+    pub fn tell_notes(&self, cx: &mut Cx, sid: SessionId, notes: &[Note]) {
+        let Some(s) = self.session(sid) else { return };
+        for (who, viewer) in self.followers(s) {
+            for n in notes.iter().filter(|n| n.to.admits(viewer)) {
+                cx.tell(&who, addressed(s, viewer, n));
             }
         }
     }

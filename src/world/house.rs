@@ -172,6 +172,33 @@ impl World {
             .and_then(|s| Some((s.started, s.game.deadline()?)))
             .map(|(started, d)| self.time.instant(started, d.at));
         self.deadlines.set(sid, when);
+        self.seclude(sid);
+    }
+
+    /// Marks who `sid` keeps from hearing the town now, and frees those it no longer keeps.
+    fn seclude(&mut self, sid: SessionId) {
+        self.secluded.retain(|_, s| *s != sid);
+        let Some(s) = self.sessions.get(&sid) else {
+            return;
+        };
+        for p in &s.participants {
+            if s.game.secluded(p.role) {
+                self.secluded.insert(p.agent.clone(), sid);
+            }
+        }
+    }
+
+    /// Why `listener` cannot hear anyone from the town now (a `say` where they stand, a
+    /// `page`, a `whisper`), if they cannot: a game they play keeps them.
+    pub fn deaf_to_town(&self, listener: &AgentId) -> Option<String> {
+        let s = self.session(*self.secluded.get(listener)?)?;
+        let name = self
+            .find_player(listener)
+            .map_or("They", |p| p.name.as_str());
+        Some(format!(
+            "{name} is playing {} and cannot hear you until the match ends.",
+            s.template.title
+        ))
     }
 
     /// Queues every session's deadline (at start, after the replay).

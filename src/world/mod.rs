@@ -446,21 +446,32 @@ impl Cx {
         });
     }
 
-    /// The actor speaks (or emotes) where they stand on `channel`: everyone else there reads
-    /// `line`, and every client there that takes structured news (the actor's too) gets it as
-    /// [`Event::Said`].
-    pub fn speak(&mut self, world: &World, channel: &'static str, line: &str) {
+    /// The actor speaks (or emotes) where they stand on `channel`: everyone else there who
+    /// may hear the town reads `line`, and every such client that takes structured news (the
+    /// actor's too) gets it as [`Event::Said`]. Answers why each of the others did not hear.
+    pub fn speak(&mut self, world: &World, channel: &'static str, line: &str) -> Vec<String> {
         let me = world.player(&self.actor);
-        let (room, actor) = (me.room, self.actor.clone());
-        self.tell_room(world, room, &actor, line);
         let said = Event::Said {
             channel,
             talker: me.name.clone(),
             line: line.to_owned(),
         };
-        for id in world.occupants(room) {
-            self.event(id, said.clone());
+        let line: Arc<str> = line.into();
+        let mut unheard = Vec::new();
+        for id in world.occupants(me.room) {
+            if *id == self.actor {
+                self.event(id, said.clone());
+            } else if let Some(why) = world.deaf_to_town(id) {
+                unheard.push(why);
+            } else {
+                self.notices.push(Notice {
+                    to: id.clone(),
+                    what: Delivery::Line(line.clone()),
+                });
+                self.event(id, said.clone());
+            }
         }
+        unheard
     }
 
     /// Tells everyone in `room` but `except`.
@@ -512,6 +523,11 @@ pub struct World {
     occupants: Vec<Vec<AgentId>>,
     pub directory: Arc<Directory>,
     sessions: BTreeMap<SessionId, Session>,
+    /// Who hears no one from the town now, and which game keeps them ([`Game::secluded`]):
+    /// kept with each session's deadline, so an undone command puts it back too.
+    ///
+    /// [`Game::secluded`]: crate::games::Game::secluded
+    secluded: HashMap<AgentId, SessionId>,
     next_session: SessionId,
     /// Who waits for which session to change (see `watch_session`).
     ticks: HashMap<SessionId, tokio::sync::watch::Sender<u64>>,
@@ -528,6 +544,8 @@ pub struct World {
     tick_hooks: Vec<TickHook>,
     /// How long a game's queue waits before the house fills it, if ever.
     queue_fill: Option<std::time::Duration>,
+    /// Whether the matches the town starts from a queue may be watched whole while they run.
+    all_seeing_live: bool,
     /// Games' own state in the town (see [`Extension`]).
     extensions: Vec<Box<dyn Extension>>,
     /// The game clock: how fast game time runs, and where wall time stood when the world began
@@ -673,6 +691,7 @@ impl World {
             occupants,
             directory,
             sessions: BTreeMap::new(),
+            secluded: HashMap::new(),
             next_session: 1,
             ticks: HashMap::new(),
             town: tokio::sync::watch::channel(0).0,
@@ -681,6 +700,7 @@ impl World {
             session_hooks: Vec::new(),
             tick_hooks: Vec::new(),
             queue_fill: None,
+            all_seeing_live: false,
             extensions: Vec::new(),
             time: house::GameClock::new(1.0),
             deadlines: Default::default(),
@@ -774,6 +794,16 @@ impl World {
     /// How long a game's queue waits before the house fills it, if ever.
     pub fn queue_fill(&self) -> Option<std::time::Duration> {
         self.queue_fill
+    }
+
+    /// Lets spectators of the matches the town starts from a queue see everything while they
+    /// run (the operator's `--werewolf-omniscient live`), not only once they have ended.
+    pub fn watch_queued_matches_live(&mut self, live: bool) {
+        self.all_seeing_live = live;
+    }
+
+    pub fn all_seeing_live(&self) -> bool {
+        self.all_seeing_live
     }
 
     /// Runs the hooks for a change to `sid`.

@@ -158,6 +158,19 @@ pub struct Session {
 }
 
 impl Session {
+    /// The tick as `role` (`None`: a spectator) knows it: while the game runs, how many of its
+    /// actions they may see, so that an action hidden from them moves nothing they can read
+    /// (a Werewolf night action); once it is over, every action.
+    pub fn tick_for(&self, role: Option<&str>) -> u64 {
+        if !self.template.hides_actions || self.game.is_terminal() {
+            return self.tick;
+        }
+        self.log
+            .iter()
+            .filter(|e| self.game.action_view(role, &e.role, &e.action).is_some())
+            .count() as u64
+    }
+
     pub fn status(&self) -> &'static str {
         if self.game.is_terminal() {
             "completed"
@@ -467,6 +480,11 @@ impl World {
         let creator = cx.actor.clone();
         let news = format!("#{id}: a new {} game: {players}.", t.id);
         self.announce(cx, &creator, id, news, &[]);
+        let opening = self
+            .session(id)
+            .map(|s| s.game.opening_notes())
+            .unwrap_or_default();
+        self.tell_notes(cx, id, &opening);
         self.schedule(id);
         self.computer_turn(cx, id);
         Ok(Created {
@@ -522,13 +540,11 @@ impl World {
                     format!("expected_tick is required for {}", s.template.id),
                 )
             })?;
-            if expected != s.tick {
+            let tick = s.tick_for(Some(role));
+            if expected != tick {
                 return Err(HostError::new(
                     ErrorCode::Conflict,
-                    format!(
-                        "expected_tick {expected} does not match the current tick {}",
-                        s.tick
-                    ),
+                    format!("expected_tick {expected} does not match the current tick {tick}"),
                 ));
             }
         }
@@ -621,7 +637,7 @@ impl World {
             },
         );
         let acted = Acted {
-            tick: s.tick,
+            tick: s.tick_for(Some(role)),
             state: s.game.view(Some(role)),
             status: status.to_owned(),
         };
@@ -640,7 +656,7 @@ impl World {
             session_id: id.to_string(),
             template: s.template.id.to_owned(),
             status: s.status().to_owned(),
-            tick: s.tick,
+            tick: s.tick_for(Some(role)),
             state: s.game.view(Some(role)),
             your_role: role.to_owned(),
             legal_actions: s.game.legal_actions(role),
@@ -648,7 +664,8 @@ impl World {
     }
 
     /// The session's log as `agent`, a participant, may read it: while it runs, each entry as
-    /// the template lets their role see it; once it is over, all of it.
+    /// the template lets their role see it, numbered among those alone (a gap would count the
+    /// hidden ones); once it is over, all of it.
     pub fn session_log(
         &self,
         id: SessionId,
@@ -666,6 +683,11 @@ impl World {
                     action,
                     ..e.clone()
                 })
+            })
+            .enumerate()
+            .map(|(i, e)| crate::store::sessions::LogEntry {
+                tick: i as u64,
+                ..e
             })
             .collect())
     }
@@ -699,7 +721,7 @@ impl World {
                     session_id: s.id.to_string(),
                     template: s.template.id.to_owned(),
                     status: s.status().to_owned(),
-                    tick: s.tick,
+                    tick: s.tick_for(Some(role)),
                     your_role: role.to_owned(),
                     participants: s
                         .participants

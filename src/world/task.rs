@@ -81,6 +81,8 @@ pub struct TaskOptions {
     pub read_rate: f64,
     /// How long a game's queue waits before the house fills it (Werewolf's board), if ever.
     pub queue_fill: Option<std::time::Duration>,
+    /// Whether those matches may be watched whole while they run.
+    pub queue_all_seeing_live: bool,
     /// Running sessions one identity may take part in when it starts another (0: no limit).
     pub sessions_per_agent: usize,
 }

@@ -73,7 +73,7 @@ async def bot_match(http, base, name):
     parts = {"p1": me["agent_id"]} | {f"p{i + 1}": f"bot-{i}" for i in range(1, 8)}
     r = await http.post(f"{base}/sessions", headers={"Authorization": f"Bearer {me['token']}"}, json={
         "template": "werewolf.v1", "participants": parts,
-        "options": {"bots": [2, 3, 4, 5, 6, 7, 8], "timers": {"lobby": 2}}})
+        "options": {"bots": [2, 3, 4, 5, 6, 7, 8], "timers": {"lobby": 2}, "spectating": "live"}})
     assert r.status_code == 201, r.text
     return me, r.json()["session_id"]
 

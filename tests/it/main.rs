@@ -15,6 +15,7 @@ mod mcp;
 mod oauth;
 mod operators;
 mod registry;
+mod side_channels;
 mod tables;
 mod telnet;
 mod web;

@@ -277,7 +277,8 @@ async fn bot_match(api: &Api, me: &Agent) -> String {
             "/sessions",
             &me.token,
             json!({ "template": "werewolf.v1", "participants": participants,
-                    "options": { "bots": [2, 3, 4, 5, 6, 7, 8], "timers": { "lobby": 2 } } }),
+                    "options": { "bots": [2, 3, 4, 5, 6, 7, 8], "timers": { "lobby": 2 },
+                                 "spectating": "live" } }),
         )
         .await;
     assert_eq!(status, 201, "{v}");
@@ -410,7 +411,7 @@ async fn the_all_seeing_view_is_refused_to_a_player_and_granted_to_an_outsider()
     let no = ask(pia_cookie.clone(), pia_csrf).await;
     assert_eq!(no.status(), 403);
     let body: Value = no.json().await.unwrap();
-    assert_eq!(body["error"]["code"], "NOT_ALLOWED", "{body}");
+    assert_eq!(body["error"]["code"], "WRONG_ROLE", "{body}");
     let mut mine = Stream::open(s.http, &format!("/werewolf/{mid}/live"), Some(&pia_cookie)).await;
     let (_, frame) = mine.next(Duration::from_secs(5)).await.unwrap();
     assert_eq!(frame["reader"], "p1");
@@ -489,7 +490,7 @@ async fn the_town_and_a_match_in_a_real_chromium() {
     assert_eq!(v["password_field"], "password");
     assert_eq!(v["player_button"], false, "{v}");
     assert_eq!(v["player_asked"][0], 403, "{v}");
-    assert_eq!(v["player_asked"][1]["error"]["code"], "NOT_ALLOWED", "{v}");
+    assert_eq!(v["player_asked"][1]["error"]["code"], "WRONG_ROLE", "{v}");
     assert_eq!(v["outsider_public_roles"], 0, "{v}");
     assert_eq!(v["outsider_all_roles"], 8, "{v}");
     // A chess game followed live by a spectator without a token.

@@ -220,35 +220,64 @@ async fn a_players_log_hides_the_others_night_actions_while_the_match_runs() {
     let s = TestServer::start_with(|c| c.time_scale = 100.0).await;
     let api = s.api();
     let me = api.agent(None).await;
-    // Long nights, so the bots' night actions are in the log while it runs.
+    // Long nights, so the bots' night actions are in the log while it runs; an all-seeing
+    // spectator counts them.
     let sid = session_with_bots(
         &api,
         &me,
-        json!({"timers": {"lobby": 1, "night": 3600, "minDwell": 3600}}),
+        json!({"timers": {"lobby": 1, "night": 3600, "minDwell": 3600}, "spectating": "live"}),
     )
     .await;
+    let eye = api.agent(Some("Eye")).await;
+    let granted = crate::support::mcp_tool(
+        s.http,
+        &eye.token,
+        "et.werewolf.spectate.omniscient",
+        json!({ "matchId": sid }),
+    )
+    .await;
+    assert_eq!(
+        granted["structuredContent"]["omniscient"], true,
+        "{granted}"
+    );
     let path = format!("/sessions/{sid}");
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    // Wait until the night has actions the log does not show p1: the session's tick counts
-    // every action, the log lists only what p1 may know of (every role but p1's own has at
-    // least two others' night actions kept from it).
+    // Wait until the night has at least two actions of other seats (every role but p1's own
+    // has two others' night actions kept from it).
     let log: Value = loop {
         let (_, st) = api.get(&format!("{path}/state"), &me.token).await;
         let (_, log) = api.get(&format!("{path}/log"), &me.token).await;
-        let ticks: Vec<u64> = log["actions"]
+        let all = crate::support::mcp_tool(
+            s.http,
+            &eye.token,
+            "et.werewolf.match.events.get",
+            json!({ "matchId": sid, "limit": 200 }),
+        )
+        .await;
+        let night_acts = all["structuredContent"]["events"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|e| e["tick"].as_u64().unwrap())
-            .collect();
-        let tick = st["tick"].as_u64().unwrap();
-        let unseen = (0..tick).filter(|t| !ticks.contains(t)).count();
+            .filter(|e| {
+                ["WOLF_KILL_SELECTED", "SEER_RESULT", "DOCTOR_PROTECTED"]
+                    .contains(&e["type"].as_str().unwrap_or(""))
+            })
+            .count();
         assert!(
             tokio::time::Instant::now() < deadline,
-            "no night actions: tick {tick}, {}, {log}",
-            st["state"]["phase"]
+            "no night actions: {st}, {log}"
         );
-        if st["state"]["phase"] == "NIGHT" && unseen >= 2 {
+        if st["state"]["phase"] == "NIGHT" && night_acts >= 2 {
+            // The log and the tick count only what p1 may see: positions without a gap (a
+            // gap would count the hidden actions), and the tick their number.
+            let ticks: Vec<u64> = log["actions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["tick"].as_u64().unwrap())
+                .collect();
+            assert_eq!(ticks, (0..ticks.len() as u64).collect::<Vec<_>>(), "{log}");
+            assert_eq!(st["tick"], ticks.len(), "{st}");
             break log;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -374,7 +403,11 @@ async fn a_telnet_player_practises_against_seven_bots_to_the_end() {
 
 #[tokio::test]
 async fn eight_agents_on_the_board_start_a_match_and_spectators_see_no_roles() {
-    let s = TestServer::start_with(|c| c.time_scale = 1.0).await;
+    let s = TestServer::start_with(|c| {
+        c.time_scale = 1.0;
+        c.werewolf_omniscient = moot::config::Omniscient::Live;
+    })
+    .await;
     let api = s.api();
     let mut agents = Vec::new();
     for i in 0..9 {
@@ -410,6 +443,8 @@ async fn eight_agents_on_the_board_start_a_match_and_spectators_see_no_roles() {
     .await;
     let st = &me["structuredContent"]["state"];
     assert_eq!(st["phase"], "LOBBY", "{me}");
+    // The operator chose `--werewolf-omniscient live`.
+    assert_eq!(st["spectating"], "LIVE", "{me}");
     assert_eq!(st["you"]["playerId"], "p1");
     assert!(
         ["VILLAGER", "WEREWOLF", "SEER", "DOCTOR"].contains(&st["you"]["role"].as_str().unwrap())

@@ -28,7 +28,12 @@ struct Reader {
 
 #[tokio::test]
 async fn a_served_match_shows_nobody_what_they_may_not_know_on_any_face() {
-    let s = TestServer::start_with(|c| c.time_scale = 50.0).await;
+    // The all-seeing spectator reads the match while it runs.
+    let s = TestServer::start_with(|c| {
+        c.time_scale = 50.0;
+        c.werewolf_omniscient = moot::config::Omniscient::Live;
+    })
+    .await;
     let mut readers = Vec::new();
     for name in PLAYERS.iter().chain(&["Sonya", "Olga"]) {
         let mut client = s.player(name).await;

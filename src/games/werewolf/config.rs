@@ -40,6 +40,26 @@ impl Default for Timers {
     }
 }
 
+/// When spectators may see everything of a match (every card, the wolves' talk, the seer's
+/// visions): while it runs, or once it has ended. `live` lets anyone, a throwaway identity too,
+/// read the cards of a match in play; a player with a second identity could read their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Spectating {
+    Live,
+    #[default]
+    After,
+}
+
+impl Spectating {
+    pub fn name(self) -> &'static str {
+        match self {
+            Spectating::Live => "LIVE",
+            Spectating::After => "AFTER",
+        }
+    }
+}
+
 /// A match's configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
@@ -56,6 +76,8 @@ pub struct Config {
     /// Days after which a match that nobody has won ends without a winner, so no match can be
     /// kept going for ever (the seed is silent; eight players rarely pass day 5).
     pub max_days: u32,
+    /// When spectators may see everything (`"live"` or `"after"`, the default).
+    pub spectating: Spectating,
 }
 
 impl Default for Config {
@@ -67,6 +89,7 @@ impl Default for Config {
             public_chat_gap: 3.0,
             wolf_chat_gap: 2.0,
             max_days: 20,
+            spectating: Spectating::After,
         }
     }
 }

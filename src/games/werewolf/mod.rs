@@ -416,6 +416,8 @@ impl Game for Werewolf {
     const TABLE: &'static str = "werewolf_hall";
     const HOUSE_PLAYS: bool = true;
     const PAGE: Option<&'static str> = Some("werewolf");
+    const TITLE: &'static str = "Werewolf";
+    const HIDES_ACTIONS: bool = true;
 
     fn new(seed: u64, options: &Value) -> Result<Werewolf, GameError> {
         let config = Config::from_options(options)?;
@@ -593,6 +595,20 @@ impl Game for Werewolf {
     fn headline(&self, _role: &str, _action: &str) -> String {
         // Everything a match says goes out as its events, each to its own audience.
         String::new()
+    }
+
+    /// The match's opening and each player's card, told as the match is made (a villager
+    /// has no night brief to learn it from).
+    fn opening_notes(&self) -> Vec<Note> {
+        Game::notes(self, SERVER_ROLE, "")
+    }
+
+    /// The living hear the match alone while it runs: the cards are dealt from the start.
+    fn secluded(&self, role: &str) -> bool {
+        self.phase != Phase::Ended
+            && seat_of(role)
+                .and_then(|s| self.players.get(s))
+                .is_some_and(|p| p.alive)
     }
 
     fn notes(&self, _role: &str, _action: &str) -> Vec<Note> {

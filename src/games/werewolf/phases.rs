@@ -186,6 +186,13 @@ impl Werewolf {
             eliminated,
         });
         self.condemned = eliminated.map(|s| (s, false));
+        // The votes are counted before anyone hears who dies of them; an elimination that
+        // ends the match goes straight to its end, with no resolution to announce.
+        let ends = self.winner_without(eliminated).is_some();
+        if !ends {
+            let t = self.config.timers.day_resolution;
+            self.enter(Phase::DayResolution, at, t);
+        }
         match eliminated {
             Some(s) => self.eliminate(at, s, Death::Vote(self.day)),
             None => {
@@ -197,13 +204,11 @@ impl Werewolf {
                 self.narrate(at, Vis::Public, line);
             }
         }
-        if !self.check_win(at) {
-            let t = self.config.timers.day_resolution;
-            self.enter(Phase::DayResolution, at, t);
-            if let Some(s) = eliminated {
-                let line = format!("{}, you may say your last words.", self.name(s));
-                self.narrate(at, Vis::Public, line);
-            }
+        if ends {
+            self.check_win(at);
+        } else if let Some(s) = eliminated {
+            let line = format!("{}, you may say your last words.", self.name(s));
+            self.narrate(at, Vis::Public, line);
         }
     }
 
@@ -272,18 +277,26 @@ impl Werewolf {
         );
     }
 
-    /// The win check, after every elimination (notes): true if the match ended.
-    pub(super) fn check_win(&mut self, at: GameTime) -> bool {
-        let wolves = self.living_wolves().len();
-        let others = self.living().count() - wolves;
-        let winner = if wolves == 0 {
+    /// Which team has won, if `seat` (still alive) were dead.
+    fn winner_without(&self, seat: Option<Seat>) -> Option<Team> {
+        let living: Vec<Seat> = self.living().filter(|&s| Some(s) != seat).collect();
+        let wolves = living
+            .iter()
+            .filter(|&&s| self.players[s].card == Card::Werewolf)
+            .count();
+        let others = living.len() - wolves;
+        if wolves == 0 {
             Some(Team::Villagers)
         } else if wolves >= others {
             Some(Team::Werewolves)
         } else {
             None
-        };
-        match winner {
+        }
+    }
+
+    /// The win check, after every elimination (notes): true if the match ended.
+    pub(super) fn check_win(&mut self, at: GameTime) -> bool {
+        match self.winner_without(None) {
             Some(w) => {
                 self.finish(at, Some(w));
                 true

@@ -457,6 +457,15 @@ fn votes_plurality_eliminates_and_a_tie_or_no_votes_spares_everyone() {
         .find(|e| e.kind == Kind::PlayerEliminated)
         .unwrap();
     assert_eq!(gone.payload["roleRevealed"], w3.players[c].card.name());
+    // The votes are counted before the town hears who dies of them.
+    let lines: Vec<&str> = w3.fresh_events().iter().map(|e| e.text.as_str()).collect();
+    let counted = lines.iter().position(|l| *l == "The votes are counted.");
+    let dead = lines.iter().position(|l| l.contains(" is dead. "));
+    if w3.phase == Phase::DayResolution {
+        assert!(counted.is_some() && counted < dead, "{lines:#?}");
+    } else {
+        assert!(counted.is_none() && dead.is_some(), "{lines:#?}");
+    }
     if w3.phase == Phase::DayResolution {
         // Last words, once.
         let w4 = act(&w3, c, "say I was innocent!");

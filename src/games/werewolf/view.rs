@@ -138,6 +138,7 @@ impl Werewolf {
             "recentPublicMessages": recent_messages,
             "you": you,
             "voteTally": self.tally(),
+            "spectating": self.config().spectating.name(),
         });
         if let Some(s) = self
             .openings

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::super::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
 use super::{WerewolfTown, catalog, game_of, iso_at, refusal, server_time, the_match};
+use crate::games::werewolf::config::Spectating;
 use crate::games::werewolf::events::{Event, Kind, Reader, parse_event_id};
 use crate::games::werewolf::{Phase, Werewolf};
 use crate::world::sessions::{Session, SessionId, iso};
@@ -72,7 +73,7 @@ Town Hall to watch.";
                 None,
             ));
         }
-        let limit = args.limit.unwrap_or(20).clamp(1, 50);
+        let limit = super::count(world, "limit", args.limit, 20, 50)?;
         let buildings: Vec<(SessionId, usize, usize)> = world
             .ext::<WerewolfTown>()
             .buildings
@@ -189,7 +190,7 @@ what your role alone was told.";
     fn run(world: &mut World, cx: &mut Cx, args: EventsArgs) -> Result<Reply<Value>, VerbError> {
         let sid = super::named_match(world, &cx.actor, args.match_id.as_deref())?;
         let reader = super::reader(world, &cx.actor, sid);
-        let limit = args.limit.unwrap_or(50).clamp(1, 200);
+        let limit = super::count(world, "limit", args.limit, 50, 200)?;
         let (s, w) = the_match(world, sid)?;
         let after = match args.after_event_id.as_deref() {
             None => None,
@@ -289,8 +290,10 @@ impl Verb for Omniscient {
     const SUMMARY: &'static str = "Watch a Werewolf match seeing everything (not your own).";
     const HELP: &'static str = "For spectators: from now on you are told everything in match #n as \
 it happens, roles, night actions and wolf chat included, and `werewolf #n` and `wwevents #n` \
-show it all. Refused to the match's own players, whatever they ask. `omniscient #n off` goes \
-back to the public view. Spectators keep quiet in the building while it runs.";
+show it all. Refused to the match's own players, whatever they ask, and, while it runs, for a \
+match whose spectating rule is `after` (the notice board's, unless the operator chose `live`; \
+practice matches are `live`). `omniscient #n off` goes back to the public view. In the building, the dead and the spectators talk among themselves \
+with `say` (the graveyard); the living players hear none of it.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Werewolf;
     const TOOL: ToolSpec = ToolSpec {
@@ -325,12 +328,24 @@ back to the public view. Spectators keep quiet in the building while it runs.";
         if world.session(sid).is_some_and(|s| s.role_of(&me).is_some()) {
             return Err(refusal(
                 world,
-                "NOT_ALLOWED",
+                "WRONG_ROLE",
                 &format!("You play in match {sid}: you see what your seat sees, and no more"),
                 None,
             ));
         }
         let on = args.on.unwrap_or(true);
+        let (_, w) = the_match(world, sid)?;
+        if on && w.config().spectating == Spectating::After && w.phase != Phase::Ended {
+            return Err(refusal(
+                world,
+                "WRONG_PHASE",
+                &format!(
+                    "Match {sid} shows everything only once it has ended; until then you see \
+                     what everyone sees"
+                ),
+                None,
+            ));
+        }
         world.unwatch(sid, &me);
         if on {
             world.watch(sid, &me, true);

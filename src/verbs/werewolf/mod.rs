@@ -124,6 +124,27 @@ pub fn refusal(world: &World, code: &str, message: &str, retry_after_ms: Option<
     e
 }
 
+/// A tool's count argument (`limit`), its default when not given; one outside the schema's
+/// `1..=max` is refused as the schema would, rather than quietly clamped.
+pub fn count(
+    world: &World,
+    name: &str,
+    given: Option<usize>,
+    default: usize,
+    max: usize,
+) -> Result<usize, VerbError> {
+    match given {
+        None => Ok(default),
+        Some(n) if (1..=max).contains(&n) => Ok(n),
+        Some(n) => Err(refusal(
+            world,
+            "INVALID_REQUEST",
+            &format!("{name} is 1 to {max}, not {n}"),
+            None,
+        )),
+    }
+}
+
 /// A refusal from the host, with the template's own code where it has one.
 pub fn host_refusal(world: &World, e: HostError) -> VerbError {
     let code = e.detail.unwrap_or(e.code.name());
@@ -388,12 +409,14 @@ pub fn restore(world: &mut World) {
     }
 }
 
-/// Starts a match of `players` (agent, name, bot), the last of whom is the caller; puts up its
-/// building. Returns the match and its number.
+/// Starts a match of `players` (agent, name, bot), the last of whom is the caller, that
+/// spectators may see whole while it runs if `live`; puts up its building. Returns the match
+/// and its number.
 pub fn start_match(
     world: &mut World,
     cx: &mut Cx,
     players: &[(AgentId, String, bool)],
+    live: bool,
 ) -> Result<(SessionId, usize), VerbError> {
     if players.len() != REQUIRED {
         return Err(refusal(
@@ -413,7 +436,8 @@ pub fn start_match(
         .filter(|&i| players[i].2)
         .map(|i| i + 1)
         .collect();
-    let options = json!({ "names": names, "bots": bots });
+    let spectating = if live { "live" } else { "after" };
+    let options = json!({ "names": names, "bots": bots, "spectating": spectating });
     let created = world
         .create_session_as(cx, None, "werewolf.v1", &participants, options)
         .map_err(|e| host_refusal(world, e))?;
@@ -473,13 +497,19 @@ fn building_of(world: &World, agent: &AgentId) -> Option<SessionId> {
         .filter(|&sid| game_of(world, sid).is_some())
 }
 
-/// `say` in a running match's building: a player's words go to the match (as `speak`); a
-/// spectator keeps quiet, since the players would hear them (and an all-seeing spectator could
-/// tell them everything). None outside a building.
+/// The role `agent` plays in match `sid`, while the match keeps them from hearing the town
+/// (a living player of a running match).
+fn secluded_role(world: &World, sid: SessionId, agent: &AgentId) -> Option<&'static str> {
+    let s = world.session(sid)?;
+    s.role_of(agent).filter(|r| s.game.secluded(r))
+}
+
+/// `say` in a running match's building: a living player's words go to the match (as
+/// `speak`); the dead and the watchers talk among themselves, from the graveyard, and the
+/// living do not hear them. None outside a building.
 pub fn floor(world: &mut World, cx: &mut Cx, text: &str) -> Option<Result<Vec<String>, VerbError>> {
     let sid = building_match(world, &cx.actor)?;
-    let role = world.session(sid).and_then(|s| s.role_of(&cx.actor));
-    Some(match role {
+    Some(match secluded_role(world, sid, &cx.actor) {
         Some(role) => {
             let args = play::SpeakArgs {
                 text: text.to_owned(),
@@ -487,28 +517,24 @@ pub fn floor(world: &mut World, cx: &mut Cx, text: &str) -> Option<Result<Vec<St
             };
             play::speak(world, cx, sid, role, &args).map(|r| r.text)
         }
-        None => Err(VerbError::refused(QUIET)),
+        None => {
+            let name = &world.player(&cx.actor).name;
+            let line = format!("{name} says from the graveyard, \"{text}\"");
+            // The living there hear none of it; telling the speaker so each time is noise.
+            cx.speak(world, "graveyard", &line);
+            Ok(vec![format!("You say from the graveyard, \"{text}\"")])
+        }
     })
 }
 
-const QUIET: &str = "Spectators keep quiet while the match is on: the players would hear you. \
-Talk in the Town Hall.";
-
-/// Emotes and whispers in a running match's building are refused: players talk with `say`,
-/// spectators not at all.
+/// Emotes and whispers of a living player in their match's building are refused: they talk
+/// with `say`, to the match. (The dead and the watchers may; the living do not hear them.)
 pub fn check_quiet(world: &World, cx: &Cx) -> Result<(), VerbError> {
     match building_match(world, &cx.actor) {
-        None => Ok(()),
-        Some(sid)
-            if world
-                .session(sid)
-                .is_some_and(|s| s.role_of(&cx.actor).is_some()) =>
-        {
-            Err(VerbError::refused(
-                "In the match, speak with `say` (or `speak`) when it is your time.",
-            ))
-        }
-        Some(_) => Err(VerbError::refused(QUIET)),
+        Some(sid) if secluded_role(world, sid, &cx.actor).is_some() => Err(VerbError::refused(
+            "In the match, speak with `say` (or `speak`) when it is your time.",
+        )),
+        _ => Ok(()),
     }
 }
 

@@ -553,7 +553,13 @@ house bots.";
         let reader = super::reader(world, &me, sid);
         let (s, w) = the_match(world, sid)?;
         let recent = if args.include_recent_public_messages.unwrap_or(false) {
-            args.recent_public_messages_limit.unwrap_or(20).clamp(1, 50)
+            super::count(
+                world,
+                "recentPublicMessagesLimit",
+                args.recent_public_messages_limit,
+                20,
+                50,
+            )?
         } else {
             0
         };

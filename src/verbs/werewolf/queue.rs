@@ -164,7 +164,8 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
                 q.extend(signer);
                 let players: Vec<(AgentId, String, bool)> =
                     q.into_iter().map(|(a, n)| (a, n, false)).collect();
-                let (sid, number) = match start_match(world, cx, &players) {
+                let (sid, number) = match start_match(world, cx, &players, world.all_seeing_live())
+                {
                     Ok(started) => started,
                     Err(e) => {
                         world.ext::<WerewolfTown>().queue.retain(|(a, _)| *a != me);
@@ -360,7 +361,7 @@ them, and your match if you are in one.";
         let data = json!({
             "ok": true,
             "serverTime": server_time(world),
-            "queue": queue_json(world, &me, "WAITING"),
+            "queue": queue_json(world, &me, if running.is_some() { "MATCHED" } else { "WAITING" }),
             "matchAssignment": assignment,
             "error": null,
         });
@@ -445,7 +446,7 @@ pub fn practice(world: &mut World, cx: &mut Cx) -> Result<Reply<Practicing>, Ver
             .take(REQUIRED - 1)
             .map(|(id, name)| (AgentId::from(*id), (*name).to_owned(), true)),
     );
-    let (sid, number) = start_match(world, cx, &players)?;
+    let (sid, number) = start_match(world, cx, &players, true)?;
     let data = Practicing {
         ok: true,
         server_time: server_time(world),
@@ -494,7 +495,8 @@ pub fn fill(world: &mut World, cx: &mut Cx, now: tokio::time::Instant) {
             .map(|(id, name)| (AgentId::from(*id), (*name).to_owned(), true)),
     );
     let server = std::mem::replace(&mut cx.actor, first);
-    let started = start_match(world, cx, &players);
+    let live = world.all_seeing_live();
+    let started = start_match(world, cx, &players, live);
     cx.actor = server;
     let town = world.ext::<WerewolfTown>();
     match started {

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use super::info::event_json;
 use super::play::state_json;
 use super::{WerewolfTown, game_in, game_of, server_time};
+use crate::games::werewolf::config::Spectating;
 use crate::games::werewolf::events::{Event, Reader, Vis};
 use crate::games::werewolf::{Phase, Werewolf, player_id, seat_of, text};
 use crate::world::sessions::SessionId;
@@ -48,8 +49,10 @@ pub fn frame(
         "serverTime": server_time(world),
         "reader": reader_label(reader),
         "signedIn": viewer.is_some(),
-        // Only someone signed in who does not play may ask to see everything.
-        "mayAskOmniscient": viewer.is_some() && !playing,
+        // Only someone signed in who does not play may ask to see everything, and only when
+        // the match's spectating rule allows it now.
+        "mayAskOmniscient": viewer.is_some() && !playing
+            && (w.config().spectating == Spectating::Live || w.phase == Phase::Ended),
         "state": state_json(world, s, w, reader, 0),
         "events": events,
         "cursor": w.events().len().checked_sub(1),

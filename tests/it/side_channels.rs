@@ -1,0 +1,212 @@
+//! Werewolf without side channels (issue 20): nothing around a match tells who holds a night
+//! role, and nobody outside a match talks to its living players.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::{TestServer, mcp_tool};
+
+const DEAF: &str = "Ann is playing Werewolf and cannot hear you until the match ends.";
+
+/// Ann practises; Bob and Cid do not play. Nobody's `say`, `emote`, `page` or `whisper`
+/// reaches Ann while her match runs, on telnet or over MCP, and whoever tries is told why; in
+/// the match's building Bob and Cid talk from the graveyard, which Ann does not hear.
+#[tokio::test]
+async fn the_living_hear_only_their_match_and_the_watchers_talk_among_themselves() {
+    let s = TestServer::start_with(|c| c.time_scale = 1.0).await;
+    let mut ann = s.player("Ann").await;
+    let mut bob = s.player("Bob").await;
+    let mut cid = s.player("Cid").await;
+    for c in [&mut ann, &mut bob, &mut cid] {
+        c.command("north").await;
+    }
+    ann.send("werewolf practice").await;
+    // Her card comes as the match begins, without asking (a villager has no night brief).
+    let told = ann.expect("begins: you and seven house bots").await;
+    assert!(
+        told.iter().any(|l| l.starts_with("[Town Crier] You are ")),
+        "{told:#?}"
+    );
+    let said = bob.command("say hello Ann").await;
+    assert_eq!(said, ["You say, \"hello Ann\"", DEAF]);
+    cid.expect("Bob says, \"hello Ann\"").await;
+    let emoted = bob.command("emote waves at Ann").await;
+    assert_eq!(emoted, ["Bob waves at Ann", DEAF]);
+    cid.expect("Bob waves at Ann").await;
+    assert_eq!(
+        bob.command("page Ann the wolves are Pa and Pb").await,
+        [DEAF]
+    );
+    assert_eq!(bob.command("whisper psst to Ann").await, [DEAF]);
+    // The same refusal over MCP, and nothing sent.
+    let dot = s.api().agent(Some("Dot")).await;
+    let paged = mcp_tool(
+        s.http,
+        &dot.token,
+        "page",
+        json!({"name": "Ann", "text": "I saw the cards"}),
+    )
+    .await;
+    assert_eq!(paged["isError"], true, "{paged}");
+    assert!(paged.to_string().contains(DEAF), "{paged}");
+    // Cid still hears the town.
+    assert_eq!(
+        bob.command("page Cid she cannot hear us").await,
+        ["Your message has been sent."]
+    );
+    // The graveyard: in the building, the watchers talk among themselves.
+    let door = told
+        .iter()
+        .find_map(|l| l.split('`').find(|w| w.starts_with("game")))
+        .unwrap_or("game1")
+        .to_owned();
+    for c in [&mut ann, &mut bob, &mut cid] {
+        c.command(&door).await;
+    }
+    let said = bob.command("say it is Bot-Abel").await;
+    assert_eq!(said, ["You say from the graveyard, \"it is Bot-Abel\""]);
+    cid.expect("Bob says from the graveyard, \"it is Bot-Abel\"")
+        .await;
+    // Ann has heard none of it (her match's own lines may come meanwhile).
+    ann.send("look").await;
+    ann.expect("Exits:").await;
+    let heard = ann.seen.join("\n");
+    for words in [
+        "hello Ann",
+        "waves at Ann",
+        "the wolves are",
+        "psst",
+        "it is Bot-Abel",
+    ] {
+        assert!(!heard.contains(words), "Ann heard {words:?}: {heard}");
+    }
+    s.stop().await;
+}
+
+/// Once the match ends, all is as before: a page reaches its player again.
+#[tokio::test]
+async fn when_the_match_ends_its_players_hear_the_town_again() {
+    let s = TestServer::start_with(|c| c.time_scale = 100.0).await;
+    let api = s.api();
+    let wes = api.agent(Some("Wes")).await;
+    // One day only, so that the match ends in seconds.
+    let (status, v) = crate::werewolf::post_match_with_bots(
+        &api,
+        &wes,
+        json!({"maxDays": 1, "timers": {"lobby": 1}}),
+    )
+    .await;
+    assert_eq!(status, 201, "{v}");
+    let sid = v["session_id"].as_str().unwrap().to_owned();
+    // Wes comes into the town (any tool brings an agent in).
+    mcp_tool(s.http, &wes.token, "look", json!({})).await;
+    let mut ann = s.player("Ann").await;
+    let refused = ann.command("page Wes are you the seer?").await;
+    assert_eq!(
+        refused,
+        ["Wes is playing Werewolf and cannot hear you until the match ends."]
+    );
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let (_, st) = api.get(&format!("/sessions/{sid}/state"), &wes.token).await;
+        if st["status"] == "completed" {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{st}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        ann.command("page Wes well played").await,
+        ["Your message has been sent."]
+    );
+    let news: Value = mcp_tool(s.http, &wes.token, "events", json!({})).await;
+    assert!(
+        news.to_string().contains("Ann pages, \\\"well played\\\""),
+        "{news}"
+    );
+    s.stop().await;
+}
+
+/// A match from the notice board is seen whole only once it has ended (its spectating rule is
+/// `after`, the operator's default), so a throwaway identity cannot read the cards in play.
+#[tokio::test]
+async fn a_board_match_shows_everything_only_once_it_has_ended() {
+    let s = TestServer::start_with(|c| c.time_scale = 1000.0).await;
+    let api = s.api();
+    let mut agents = Vec::new();
+    for i in 0..8 {
+        agents.push(api.agent(Some(&format!("Signer{i}"))).await);
+    }
+    let mut mid = Value::Null;
+    for a in &agents {
+        let r = mcp_tool(s.http, &a.token, "et.werewolf.queue.join", json!({})).await;
+        mid = r["structuredContent"]["matchAssignment"]["matchId"].clone();
+    }
+    let mid = mid.as_str().expect("the eighth starts a match").to_owned();
+    let status = mcp_tool(
+        s.http,
+        &agents[0].token,
+        "et.werewolf.queue.status",
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        status["structuredContent"]["queue"]["status"], "MATCHED",
+        "{status}"
+    );
+    let stranger = api.agent(None).await;
+    let ask = || {
+        mcp_tool(
+            s.http,
+            &stranger.token,
+            "et.werewolf.spectate.omniscient",
+            json!({ "matchId": mid }),
+        )
+    };
+    let no = ask().await;
+    assert_eq!(no["isError"], true, "{no}");
+    assert_eq!(
+        no["structuredContent"]["error"]["code"], "WRONG_PHASE",
+        "{no}"
+    );
+    let state = || {
+        mcp_tool(
+            s.http,
+            &stranger.token,
+            "et.werewolf.match.get_state",
+            json!({ "matchId": mid }),
+        )
+    };
+    let seen = state().await;
+    assert_eq!(
+        seen["structuredContent"]["state"]["spectating"], "AFTER",
+        "{seen}"
+    );
+    // A count outside the schema's 1 to 200 is refused, not quietly clamped.
+    for limit in [0, 201, 10_000] {
+        let r = mcp_tool(
+            s.http,
+            &stranger.token,
+            "et.werewolf.match.events.get",
+            json!({ "matchId": mid, "limit": limit }),
+        )
+        .await;
+        assert_eq!(r["isError"], true, "{r}");
+        assert_eq!(
+            r["structuredContent"]["error"]["code"], "INVALID_REQUEST",
+            "{r}"
+        );
+    }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    while state().await["structuredContent"]["state"]["phase"] != "ENDED" {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the match never ended"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let yes = ask().await;
+    assert_eq!(yes["structuredContent"]["omniscient"], true, "{yes}");
+    s.stop().await;
+}
