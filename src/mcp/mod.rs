@@ -254,9 +254,17 @@ fn attempt(
     cx: &mut crate::world::Cx,
     e: &VerbEntry,
     args: Value,
+    first: bool,
 ) -> Step {
-    w.touch(&cx.actor, cx.now);
+    // A long poll asks again each time its game moves: only the call itself is the agent's
+    // doing (a watcher's idle time must not move with a game's hidden actions).
+    if first {
+        w.heard(&cx.actor, cx.now);
+    }
     let r = (e.run_json)(w, cx, args);
+    if first && !cx.hidden {
+        w.touch(&cx.actor, cx.now);
+    }
     let watch = match &r {
         Err(VerbError {
             pending: Some(p), ..
@@ -363,12 +371,14 @@ impl MootMcp {
         self
     }
 
-    /// One attempt at verb `e` for `agent`, bringing the agent into the town first if needed.
+    /// One attempt at verb `e` for `agent`, bringing the agent into the town first if needed;
+    /// `first` unless a long poll is asking again.
     async fn once(
         &self,
         agent: &AgentId,
         e: &'static VerbEntry,
         args: Value,
+        first: bool,
     ) -> Result<
         (
             Result<Reply<Value>, VerbError>,
@@ -386,7 +396,7 @@ impl MootMcp {
             .world
             .call(agent.clone(), Face::Mcp, move |w, cx| {
                 if w.is_present(&cx.actor) {
-                    attempt(w, cx, e, first_args)
+                    attempt(w, cx, e, first_args, first)
                 } else {
                     Step::Absent
                 }
@@ -411,7 +421,7 @@ impl MootMcp {
                     .world
                     .call(agent.clone(), Face::Mcp, move |w, cx| {
                         w.arrive_agent(cx, row);
-                        attempt(w, cx, e, args)
+                        attempt(w, cx, e, args, first)
                     })
                     .await
                 {
@@ -442,8 +452,10 @@ impl MootMcp {
         let deadline = started + self.wait;
         let progress = cx.and_then(|c| c.meta.get_progress_token());
         let mut ticks = 0u32;
+        let mut first = true;
         loop {
-            let (r, watch) = self.once(&agent, e, args.clone()).await?;
+            let (r, watch) = self.once(&agent, e, args.clone(), first).await?;
+            first = false;
             let (
                 Err(VerbError {
                     pending: Some(p),

@@ -263,7 +263,10 @@ pub struct Player {
     pub description: String,
     pub room: RoomIdx,
     pub connected_at: Instant,
+    /// When they last did something others may know of (`who`'s idle time).
     pub last_active: Instant,
+    /// When they last sent anything (the sweep of silent agents).
+    last_heard: Instant,
     /// How their lines are fitted to their screen (telnet wraps by it).
     pub display: crate::wrap::Display,
     /// May use the wizards' verbs (as of their login).
@@ -293,6 +296,7 @@ impl Player {
             room,
             connected_at: now,
             last_active: now,
+            last_heard: now,
             display: crate::wrap::Display::default(),
             wizard: false,
             conn,
@@ -367,6 +371,9 @@ pub struct Cx {
     /// The verb being run, if it is one (for the log, should it meet a bug).
     pub verb: Option<&'static str>,
     pub now: Instant,
+    /// The command did something some may not know was done (an action a game hides, such
+    /// as a night action): it must leave no public trace, not even the actor's idle time.
+    pub hidden: bool,
     pub notices: Vec<Notice>,
     pub saves: Vec<Save>,
     /// In the order the changes were made; run backwards.
@@ -408,6 +415,7 @@ impl Cx {
             face,
             verb: None,
             now: Instant::now(),
+            hidden: false,
             notices: Vec::new(),
             saves: Vec::new(),
             undos: Vec::new(),
@@ -917,10 +925,21 @@ impl World {
         }
     }
 
-    /// Marks an agent as active now (each MCP call does).
+    /// Marks a player as active now, as others see it: after each command that left a trace
+    /// everyone may know of (not after a hidden one, such as a Werewolf night action, which
+    /// would tell who holds a night role).
     pub fn touch(&mut self, id: &AgentId, now: Instant) {
         if let Some(p) = self.players.get_mut(id) {
             p.last_active = now;
+        }
+    }
+
+    /// Notes that `id` sent something, for the sweep of silent agents alone: what others may
+    /// see (`who`'s idle time) moves with [`World::touch`], after a command that left a
+    /// public trace.
+    pub fn heard(&mut self, id: &AgentId, now: Instant) {
+        if let Some(p) = self.players.get_mut(id) {
+            p.last_heard = now;
         }
     }
 
@@ -931,7 +950,7 @@ impl World {
             .values()
             .filter(|p| {
                 matches!(p.sink, Sink::Mailbox)
-                    && now.saturating_duration_since(p.last_active) >= idle
+                    && now.saturating_duration_since(p.last_heard) >= idle
             })
             .map(|p| p.id.clone())
             .collect();

@@ -589,6 +589,10 @@ impl World {
             h.retry_after = h.retry_after.map(|d| self.time.real(d));
             h
         })?;
+        // An action the public may not know was taken leaves no public trace (`Cx::hidden`).
+        if role != games::SERVER_ROLE && next.action_view(None, role, action).is_none() {
+            cx.hidden = true;
+        }
         let tick = s.tick;
         let before = std::mem::replace(&mut s.game, next);
         let headline = headline(s, agent, role, action);

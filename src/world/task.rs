@@ -322,11 +322,14 @@ fn handle(world: &mut World, env: &Env, req: Request) {
             let Some(p) = world.players.get_mut(&agent).filter(|p| p.conn == conn) else {
                 return;
             };
-            p.last_active = Instant::now();
             let sink = p.sink.clone();
-            let mut cx = Cx::new(agent, Face::Telnet);
+            let mut cx = Cx::new(agent.clone(), Face::Telnet);
+            world.heard(&agent, cx.now);
             let lines = guarded(world, &mut cx, |w, cx| (env.commands)(w, cx, &line))
                 .unwrap_or_else(|_| vec![Unavailable::Internal.to_string()]);
+            if !cx.hidden {
+                world.touch(&agent, cx.now);
+            }
             finish(world, env, cx, Some(Answer { sink, lines }));
         }
         Request::Leave { agent, conn, why } => {

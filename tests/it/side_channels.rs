@@ -210,3 +210,91 @@ async fn a_board_match_shows_everything_only_once_it_has_ended() {
     assert_eq!(yes["structuredContent"]["omniscient"], true, "{yes}");
     s.stop().await;
 }
+
+/// `who`'s idle time for `name`, as MCP's `who` gives it to `token`.
+async fn idle_of(s: &TestServer, token: &str, name: &str) -> u64 {
+    let who = mcp_tool(s.http, token, "who", json!({})).await;
+    who["structuredContent"]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("{name} in {who}"))["idle_seconds"]
+        .as_u64()
+        .unwrap()
+}
+
+/// Only the wolves, the seer and the doctor act at night: a night action must not move the
+/// actor's idle time in `who` (MCP, telnet logged in, the login screen's), or `who` would
+/// name the night roles.
+#[tokio::test]
+async fn a_night_action_moves_nothing_in_who() {
+    let s = TestServer::start_with(|c| c.time_scale = 1.0).await;
+    let api = s.api();
+    // A match whose p1, an agent, holds a night role.
+    let (night, sid, brief) = 'deal: {
+        for i in 0..20 {
+            let a = api.agent(Some(&format!("Nox{i}"))).await;
+            let (status, v) = crate::werewolf::post_match_with_bots(
+                &api,
+                &a,
+                json!({"timers": {"lobby": 1, "night": 3600, "minDwell": 3600}}),
+            )
+            .await;
+            assert_eq!(status, 201, "{v}");
+            let sid = v["session_id"].as_str().unwrap().to_owned();
+            let (_, st) = api.get(&format!("/sessions/{sid}/state"), &a.token).await;
+            if st["state"]["you"]["role"] != "VILLAGER" {
+                let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+                loop {
+                    let (_, st) = api.get(&format!("/sessions/{sid}/state"), &a.token).await;
+                    if st["state"]["phase"] == "NIGHT" {
+                        break 'deal (a, sid, st["state"]["you"]["requiredAction"].clone());
+                    }
+                    assert!(tokio::time::Instant::now() < deadline, "{st}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        }
+        panic!("twenty deals without a night role for p1");
+    };
+    // The night player comes into the town, then is silent a while.
+    mcp_tool(s.http, &night.token, "look", json!({})).await;
+    let vic = api.agent(Some("Vic")).await;
+    let mut ann = s.player("Ann").await;
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let before = idle_of(&s, &vic.token, &night.name).await;
+    assert!(before >= 2, "{before}");
+    let tool = match brief["type"].as_str().unwrap() {
+        "WOLF_KILL" => "et.werewolf.match.night.wolf_kill",
+        "SEER_INSPECT" => "et.werewolf.match.night.seer_inspect",
+        "DOCTOR_PROTECT" => "et.werewolf.match.night.doctor_protect",
+        other => panic!("a night role's brief: {other}"),
+    };
+    let target = brief["allowedTargets"][0].clone();
+    let done = mcp_tool(
+        s.http,
+        &night.token,
+        tool,
+        json!({ "matchId": sid, "targetPlayerId": target }),
+    )
+    .await;
+    assert_eq!(done["structuredContent"]["ok"], true, "{done}");
+    let after = idle_of(&s, &vic.token, &night.name).await;
+    assert!(after >= before, "idle {before} s before, {after} s after");
+    // Telnet's `who`, logged in and from the login screen, reads the same idle time.
+    let idle_row = |lines: &[String]| {
+        lines
+            .iter()
+            .find(|l| l.starts_with(&night.name))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let row = idle_row(&ann.command("who").await);
+    assert!(!row.contains(" 0 seconds"), "{row}");
+    let mut door = s.client().await;
+    door.send("who").await;
+    let row = idle_row(&door.expect("Total:").await);
+    assert!(!row.is_empty() && !row.contains(" 0 seconds"), "{row}");
+    s.stop().await;
+}
