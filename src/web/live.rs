@@ -49,3 +49,39 @@ impl Frames {
         self.0.closed().await
     }
 }
+
+/// What a stream last sent, so that it sends nothing when nothing its reader may see changed:
+/// a frame that differs from the last only in its time and carries no events says nothing,
+/// and sending it would tell when something hidden happened (a night action).
+#[derive(Default)]
+pub struct Unchanged {
+    last: Option<serde_json::Value>,
+    reader: Option<serde_json::Value>,
+}
+
+impl Unchanged {
+    /// Whether `frame` has news for its reader; remembers it.
+    pub fn is_news(&mut self, frame: &serde_json::Value) -> bool {
+        let events = frame
+            .get("events")
+            .and_then(serde_json::Value::as_array)
+            .is_some_and(|e| !e.is_empty());
+        let mut bare = frame.clone();
+        if let Some(o) = bare.as_object_mut() {
+            for field in ["serverTime", "events", "cursor"] {
+                o.remove(field);
+            }
+        }
+        let news = events || self.last.as_ref() != Some(&bare);
+        self.last = Some(bare);
+        news
+    }
+
+    /// Whether `frame` is for another reader than the last (whose cursor it cannot use).
+    pub fn reader_changed(&mut self, frame: &serde_json::Value) -> bool {
+        let reader = frame.get("reader").cloned();
+        let changed = self.reader.is_some() && self.reader != reader;
+        self.reader = reader;
+        changed
+    }
+}

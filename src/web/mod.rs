@@ -245,6 +245,7 @@ where
     R: Fn(&crate::world::World, Option<usize>) -> Option<(Value, bool)> + Clone + Send + 'static,
 {
     let mut after: Option<usize> = None;
+    let mut sent = live::Unchanged::default();
     loop {
         let read = read.clone();
         let got = web
@@ -256,8 +257,15 @@ where
         let Ok((Some((frame, last)), mut changed)) = got else {
             return;
         };
+        // A cursor counts one reader's events: if the reader changed (the all-seeing view
+        // was asked for elsewhere), the whole match again, in their numbering.
+        if sent.reader_changed(&frame) && after.is_some() {
+            after = None;
+            continue;
+        }
         after = frame["cursor"].as_u64().map(|n| n as usize);
-        if !frames.send("frame", &frame).await || last {
+        // Nothing this reader may see happened (a hidden action moved the match): no frame.
+        if sent.is_news(&frame) && !frames.send("frame", &frame).await || last {
             return;
         }
         tokio::select! {

@@ -46,6 +46,7 @@ impl PublicFeeds {
 /// every spectator; stops when none is left, when the match ends, or when moot stops.
 async fn produce(web: Web, sid: SessionId, tx: broadcast::Sender<Arc<str>>) {
     let mut after: Option<usize> = None;
+    let mut sent = super::live::Unchanged::default();
     loop {
         let read = web
             .world
@@ -59,7 +60,8 @@ async fn produce(web: Web, sid: SessionId, tx: broadcast::Sender<Arc<str>>) {
             break;
         };
         after = frame["cursor"].as_u64().map(|n| n as usize);
-        if tx.send(frame.to_string().into()).is_err() || ended {
+        // Nothing the public may see happened (a hidden action moved the match): no frame.
+        if sent.is_news(&frame) && tx.send(frame.to_string().into()).is_err() || ended {
             break;
         }
         tokio::select! {

@@ -224,39 +224,112 @@ async fn idle_of(s: &TestServer, token: &str, name: &str) -> u64 {
         .unwrap()
 }
 
-/// Only the wolves, the seer and the doctor act at night: a night action must not move the
-/// actor's idle time in `who` (MCP, telnet logged in, the login screen's), or `who` would
-/// name the night roles.
+/// What a public reader, or a villager, can read of match `sid` through every face but `who`
+/// (whose idle times move with the clock): a spectator's events and cursor (MCP
+/// `events.get`), the villager's REST state and log and MCP `session_state`/`session_log`.
+async fn snapshot(s: &TestServer, spectator: &str, villager: &str, sid: &str) -> Value {
+    let api = s.api();
+    let events = mcp_tool(
+        s.http,
+        spectator,
+        "et.werewolf.match.events.get",
+        json!({ "matchId": sid, "limit": 200 }),
+    )
+    .await["structuredContent"]
+        .clone();
+    let public_state = mcp_tool(
+        s.http,
+        spectator,
+        "et.werewolf.match.get_state",
+        json!({ "matchId": sid }),
+    )
+    .await["structuredContent"]["state"]
+        .clone();
+    let (_, rest_state) = api.get(&format!("/sessions/{sid}/state"), villager).await;
+    let (_, rest_log) = api.get(&format!("/sessions/{sid}/log"), villager).await;
+    let mcp_state = mcp_tool(
+        s.http,
+        villager,
+        "session_state",
+        json!({ "session_id": sid }),
+    )
+    .await["structuredContent"]
+        .clone();
+    let mcp_log = mcp_tool(
+        s.http,
+        villager,
+        "session_log",
+        json!({ "session_id": sid }),
+    )
+    .await["structuredContent"]
+        .clone();
+    json!({
+        "events": events["events"],
+        "nextCursor": events["nextCursor"],
+        "public_state": public_state,
+        "rest_state": rest_state,
+        "rest_log": rest_log,
+        "mcp_state": mcp_state,
+        "mcp_log": mcp_log,
+    })
+}
+
+/// Only the wolves, the seer and the doctor act at night: a night action must change nothing
+/// a public reader or a villager can read, on any face (`who`'s idle times on MCP, telnet
+/// logged in and the login screen; event ids and cursors; the public stream, which sends
+/// nothing; the villager's tick, state and log over REST and MCP), or it would name the night
+/// roles.
 #[tokio::test]
 async fn a_night_action_moves_nothing_in_who() {
     let s = TestServer::start_with(|c| c.time_scale = 1.0).await;
     let api = s.api();
-    // A match whose p1, an agent, holds a night role.
-    let (night, sid, brief) = 'deal: {
-        for i in 0..20 {
+    // A match whose p1, an agent, holds a night role and whose p2, an agent too, is a
+    // villager; the house's bots hold the other seats.
+    let (night, villager, sid, brief) = 'deal: {
+        for i in 0..40 {
             let a = api.agent(Some(&format!("Nox{i}"))).await;
-            let (status, v) = crate::werewolf::post_match_with_bots(
-                &api,
-                &a,
-                json!({"timers": {"lobby": 1, "night": 3600, "minDwell": 3600}}),
-            )
-            .await;
+            let b = api.agent(Some(&format!("Vil{i}"))).await;
+            let mut participants = serde_json::Map::new();
+            participants.insert("p1".into(), json!(a.id));
+            participants.insert("p2".into(), json!(b.id));
+            for (i, bot) in crate::werewolf::BOTS.iter().skip(1).enumerate() {
+                participants.insert(format!("p{}", i + 3), json!(bot));
+            }
+            let (status, v) = api
+                .post(
+                    "/sessions",
+                    &a.token,
+                    json!({ "template": "werewolf.v1", "participants": participants,
+                            "options": { "bots": [3, 4, 5, 6, 7, 8],
+                                         "timers": {"lobby": 1, "night": 3600, "minDwell": 3600} } }),
+                )
+                .await;
             assert_eq!(status, 201, "{v}");
             let sid = v["session_id"].as_str().unwrap().to_owned();
-            let (_, st) = api.get(&format!("/sessions/{sid}/state"), &a.token).await;
-            if st["state"]["you"]["role"] != "VILLAGER" {
+            let role = |t: String| {
+                let (api, sid) = (&api, &sid);
+                async move {
+                    let (_, st) = api.get(&format!("/sessions/{sid}/state"), &t).await;
+                    st
+                }
+            };
+            let (mine, theirs) = (role(a.token.clone()).await, role(b.token.clone()).await);
+            if mine["state"]["you"]["role"] != "VILLAGER"
+                && theirs["state"]["you"]["role"] == "VILLAGER"
+            {
                 let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
                 loop {
-                    let (_, st) = api.get(&format!("/sessions/{sid}/state"), &a.token).await;
+                    let st = role(a.token.clone()).await;
                     if st["state"]["phase"] == "NIGHT" {
-                        break 'deal (a, sid, st["state"]["you"]["requiredAction"].clone());
+                        let brief = st["state"]["you"]["requiredAction"].clone();
+                        break 'deal (a, b, sid, brief);
                     }
                     assert!(tokio::time::Instant::now() < deadline, "{st}");
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
             }
         }
-        panic!("twenty deals without a night role for p1");
+        panic!("forty deals without a night role for p1 and a villager for p2");
     };
     // The night player comes into the town, then is silent a while.
     mcp_tool(s.http, &night.token, "look", json!({})).await;
@@ -265,6 +338,14 @@ async fn a_night_action_moves_nothing_in_who() {
     tokio::time::sleep(Duration::from_millis(2500)).await;
     let before = idle_of(&s, &vic.token, &night.name).await;
     assert!(before >= 2, "{before}");
+    let mut stream = crate::web::Stream::open(s.http, &format!("/werewolf/{sid}/live"), None).await;
+    stream
+        .next(Duration::from_secs(5))
+        .await
+        .expect("a first frame");
+    // The whole match, then the shared feed's first frame: then nothing until news.
+    while stream.next(Duration::from_millis(500)).await.is_some() {}
+    let seen = snapshot(&s, &vic.token, &villager.token, &sid).await;
     let tool = match brief["type"].as_str().unwrap() {
         "WOLF_KILL" => "et.werewolf.match.night.wolf_kill",
         "SEER_INSPECT" => "et.werewolf.match.night.seer_inspect",
@@ -282,6 +363,10 @@ async fn a_night_action_moves_nothing_in_who() {
     assert_eq!(done["structuredContent"]["ok"], true, "{done}");
     let after = idle_of(&s, &vic.token, &night.name).await;
     assert!(after >= before, "idle {before} s before, {after} s after");
+    assert_eq!(snapshot(&s, &vic.token, &villager.token, &sid).await, seen);
+    if let Some(frame) = stream.next(Duration::from_secs(1)).await {
+        panic!("the public stream sent a frame for a hidden action: {frame:?}");
+    }
     // Telnet's `who`, logged in and from the login screen, reads the same idle time.
     let idle_row = |lines: &[String]| {
         lines

@@ -87,7 +87,7 @@ async fn sign_in(http: SocketAddr, name: &str, password: &str) -> (String, Strin
 }
 
 /// A live stream's frames, as a browser's EventSource gets them.
-struct Stream {
+pub(crate) struct Stream {
     resp: reqwest::Response,
     buf: String,
     /// Every byte received, for audits.
@@ -95,7 +95,7 @@ struct Stream {
 }
 
 impl Stream {
-    async fn open(http: SocketAddr, path: &str, cookie: Option<&str>) -> Stream {
+    pub(crate) async fn open(http: SocketAddr, path: &str, cookie: Option<&str>) -> Stream {
         let mut req = browser().get(format!("http://{http}{path}"));
         if let Some(c) = cookie {
             req = req.header("cookie", c);
@@ -111,7 +111,7 @@ impl Stream {
     }
 
     /// The next frame (event name, data), or None when the stream ends.
-    async fn next(&mut self, within: Duration) -> Option<(String, Value)> {
+    pub(crate) async fn next(&mut self, within: Duration) -> Option<(String, Value)> {
         let deadline = tokio::time::Instant::now() + within;
         loop {
             if let Some(i) = self.buf.find("\n\n") {
@@ -130,9 +130,10 @@ impl Stream {
                 }
                 return Some((event, serde_json::from_str(&data).unwrap()));
             }
+            // None when no frame comes in time (callers that need one unwrap it).
             let chunk = tokio::time::timeout_at(deadline, self.resp.chunk())
                 .await
-                .expect("a frame in time")
+                .ok()?
                 .unwrap()?;
             let text = String::from_utf8(chunk.to_vec()).unwrap();
             self.bytes.push_str(&text);

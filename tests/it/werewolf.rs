@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::support::TestServer;
 
-const BOTS: [&str; 7] = [
+pub(crate) const BOTS: [&str; 7] = [
     "bot-1", "bot-2", "bot-3", "bot-4", "bot-5", "bot-6", "bot-7",
 ];
 

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::config::Config;
-use super::events::{self, Kind, Vis};
+use super::events::{self, Kind, Reader, Vis};
 use super::{
     Card, PUBLIC_TEXT_MAX, Phase, REASON_MAX, SEATS, Seat, WOLF_TEXT_MAX, Werewolf, player_id,
     rate_limited, refuse, seat_of, text, text_of,
@@ -286,16 +286,26 @@ impl Werewolf {
         )
     }
 
-    /// A public event of this match, named by id (notes, fix 10).
+    /// A public event of this match, as a reply names it (notes, fix 10): `@k`, its place in
+    /// the public feed (as the log keeps it, see `canonical`), or `e…`, its place in the whole
+    /// feed (as logs kept it before ids counted per reader). Its index in the whole feed.
     pub(super) fn public_event(&self, id: &str) -> Result<usize, GameError> {
-        events::parse_event_id(id)
-            .filter(|&n| self.events.get(n).is_some_and(|e| e.vis == Vis::Public))
-            .ok_or_else(|| {
-                refuse(
-                    "INVALID_TARGET",
-                    format!("`{id}` is not a public event of this match"),
-                )
-            })
+        let found = match id.strip_prefix('@') {
+            Some(k) => k
+                .parse()
+                .ok()
+                .and_then(|k| self.event_at(Reader::Public, k))
+                .map(|e| e.n),
+            None => events::parse_event_id(id)
+                .filter(|&n| self.events.get(n).is_some_and(|e| e.vis == Vis::Public)),
+        };
+        found.ok_or_else(|| {
+            let shown = id.strip_prefix('?').unwrap_or(id);
+            refuse(
+                "INVALID_TARGET",
+                format!("`{shown}` is not a public event of this match"),
+            )
+        })
     }
 
     pub(super) fn say(
@@ -341,11 +351,17 @@ impl Werewolf {
             "LAST_WORDS" => format!("{}'s last words: \"{text}\"", self.name(seat)),
             _ => format!("{} says, \"{text}\"", self.name(seat)),
         };
-        let mut payload = json!({ "playerId": player_id(seat), "text": text, "kind": kind });
-        if let Some(n) = reply_to {
-            payload["replyToEventId"] = json!(events::event_id(n));
-        }
-        self.emit(at, Vis::Public, Kind::PublicMessage, payload, line);
+        // A reply's `replyToEventId` is filled in for each reader, by their own id for it.
+        let payload = json!({ "playerId": player_id(seat), "text": text, "kind": kind });
+        self.emit_reply(
+            at,
+            Vis::Public,
+            Kind::PublicMessage,
+            payload,
+            None,
+            line,
+            reply_to,
+        );
         match kind {
             "OPENING" => self.next_speaker(at),
             "LAST_WORDS" => self.condemned = Some((seat, true)),

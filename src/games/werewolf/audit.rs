@@ -208,3 +208,14 @@ pub fn log_entry(
         Err(format!("{reader:?} reads {role} `{action}` as {shown:?}"))
     }
 }
+
+/// Everything `reader` can read of the match but its time: their state, how many events they
+/// have (their ids and cursors), the key moments. An action hidden from them changes none of
+/// it.
+pub fn snapshot(w: &Werewolf, reader: Reader) -> Value {
+    serde_json::json!({
+        "state": w.state_for(reader, 50),
+        "seen": w.seen_by(reader),
+        "moments": w.key_moments(reader),
+    })
+}

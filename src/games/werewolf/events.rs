@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::Seat;
+use super::{SEATS, Seat};
 use crate::games::GameTime;
 
 /// Who an event was made for.
@@ -107,11 +107,64 @@ impl Kind {
     }
 }
 
+/// Where an event stands in each reader's feed: the events a reader may see are numbered
+/// among themselves, so that the ids and cursors they are given count nothing hidden from
+/// them (a skipped id would count the night's actions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    /// Its place in the whole feed, from 0: the all-seeing reader's numbering.
+    pub n: usize,
+    /// Its place among the events each seat may see (indexed by seat), and the public (last).
+    pub seen: [Option<usize>; SEATS + 1],
+}
+
+impl Place {
+    pub fn of(&self, reader: Reader) -> Option<usize> {
+        match reader {
+            Reader::Omniscient => Some(self.n),
+            Reader::Public => self.seen[SEATS],
+            Reader::Seat(s) => self.seen.get(s).copied().flatten(),
+        }
+    }
+
+    /// Its id for `reader`, if they may see it.
+    pub fn id_for(&self, reader: Reader) -> Option<String> {
+        self.of(reader).map(event_id)
+    }
+}
+
+/// Each reader's count of the events they may see so far: where the next one they see goes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts([usize; SEATS + 1]);
+
+impl Counts {
+    /// Places an event made for `vis` as the `n`-th of the feed, and counts it.
+    pub fn place(&mut self, n: usize, vis: &Vis) -> Place {
+        let mut seen = [None; SEATS + 1];
+        for (i, (count, slot)) in self.0.iter_mut().zip(seen.iter_mut()).enumerate() {
+            let reader = if i == SEATS {
+                Reader::Public
+            } else {
+                Reader::Seat(i)
+            };
+            if vis.admits(reader) {
+                *slot = Some(*count);
+                *count += 1;
+            }
+        }
+        Place { n, seen }
+    }
+}
+
 /// One event, as stored in the match.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     /// Its place in the match's feed, from 0.
     pub n: usize,
+    /// Its place in each reader's feed (`n` is the all-seeing reader's).
+    pub place: Place,
+    /// The public event it answers (a reply), which every reader has, at its place.
+    pub reply_to: Option<Place>,
     /// Game time.
     pub at: GameTime,
     pub vis: Vis,
@@ -124,24 +177,39 @@ pub struct Event {
     pub text: String,
 }
 
-impl Event {
-    /// The event id: sortable as text within a match.
-    pub fn id(&self) -> String {
-        event_id(self.n)
-    }
-
-    /// Whether `reader` may see this event.
+impl Vis {
+    /// Whether `reader` may see an event made for this audience.
     pub fn admits(&self, reader: Reader) -> bool {
-        match (&self.vis, reader) {
+        match (self, reader) {
             (_, Reader::Omniscient) | (Vis::Public, _) => true,
             (Vis::Private(seats) | Vis::Wolves(seats), Reader::Seat(s)) => seats.contains(&s),
             _ => false,
         }
     }
+}
 
-    /// The payload as `reader` sees it (spectators see a little more of some events).
+impl Event {
+    /// The event's id for `reader`: sortable as text within a match, counting only what they
+    /// may see. Empty for a reader it does not admit (who is never shown it).
+    pub fn id_for(&self, reader: Reader) -> String {
+        self.place.id_for(reader).unwrap_or_default()
+    }
+
+    /// Whether `reader` may see this event.
+    pub fn admits(&self, reader: Reader) -> bool {
+        self.vis.admits(reader)
+    }
+
+    /// The payload as `reader` sees it (spectators see a little more of some events; a reply
+    /// names the event it answers by the reader's own id for it).
     pub fn payload_for(&self, reader: Reader) -> Value {
         let mut p = self.payload.clone();
+        if let (Some(to), Value::Object(o)) = (self.reply_to, &mut p) {
+            o.insert(
+                "replyToEventId".into(),
+                json!(to.id_for(reader).unwrap_or_default()),
+            );
+        }
         if let (Some(Value::Object(extra)), Reader::Public | Reader::Omniscient, Value::Object(o)) =
             (&self.for_spectators, reader, &mut p)
         {
@@ -154,7 +222,7 @@ impl Event {
     /// puts a wall-clock time there.
     pub fn envelope(&self, reader: Reader) -> Value {
         json!({
-            "eventId": self.id(),
+            "eventId": self.id_for(reader),
             "at": self.at,
             "visibility": self.vis.label(),
             "type": self.kind.name(),

@@ -240,6 +240,8 @@ pub struct Werewolf {
     pub nights: Vec<NightLog>,
     pub days: Vec<DayLog>,
     events: Vec<Arc<Event>>,
+    /// How many events each reader may see so far (see [`events::Place`]).
+    counts: events::Counts,
     /// The first event the latest action made.
     fresh: usize,
     /// The game time of the latest action.
@@ -320,6 +322,31 @@ impl Werewolf {
         &self.events[self.fresh..]
     }
 
+    /// The event `reader` knows by id `id` (their own numbering), if they may see one so named.
+    pub fn event_named(&self, reader: Reader, id: &str) -> Option<&Event> {
+        let k = events::parse_event_id(id)?;
+        self.event_at(reader, k)
+    }
+
+    /// The `k`-th event `reader` may see.
+    pub fn event_at(&self, reader: Reader, k: usize) -> Option<&Event> {
+        // Places only grow along the feed, and the k-th seen is at least the k-th of all.
+        self.events
+            .get(k..)?
+            .iter()
+            .map(|e| &**e)
+            .find(|e| e.place.of(reader) == Some(k))
+    }
+
+    /// How many events `reader` may see.
+    pub fn seen_by(&self, reader: Reader) -> usize {
+        self.events
+            .iter()
+            .rev()
+            .find_map(|e| e.place.of(reader))
+            .map_or(0, |k| k + 1)
+    }
+
     /// The events `reader` may see, in order.
     pub fn events_for(&self, reader: Reader) -> impl Iterator<Item = &Event> {
         self.events
@@ -350,9 +377,31 @@ impl Werewolf {
         for_spectators: Option<Value>,
         text: String,
     ) {
+        self.emit_reply(at, vis, kind, payload, for_spectators, text, None);
+    }
+
+    /// [`Werewolf::emit_with`] for an event that answers event `reply_to` (a public one).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "an event's fields, named at each call"
+    )]
+    fn emit_reply(
+        &mut self,
+        at: GameTime,
+        vis: Vis,
+        kind: Kind,
+        payload: Value,
+        for_spectators: Option<Value>,
+        text: String,
+        reply_to: Option<usize>,
+    ) {
         let n = self.events.len();
+        let place = self.counts.place(n, &vis);
+        let reply_to = reply_to.and_then(|r| self.events.get(r)).map(|e| e.place);
         self.events.push(Arc::new(Event {
             n,
+            place,
+            reply_to,
             at,
             vis,
             kind,
@@ -442,6 +491,7 @@ impl Game for Werewolf {
             nights: Vec::new(),
             days: Vec::new(),
             events: Vec::new(),
+            counts: events::Counts::default(),
             fresh: 0,
             now: 0,
         };
@@ -577,11 +627,45 @@ impl Game for Werewolf {
         self.state_for(reader, 20)
     }
 
+    /// A reply names the event it answers by the replier's own id for it; the log keeps its
+    /// place in the public feed (`reply @k …`), the same for everyone and counting nothing
+    /// hidden. An id that names no public event the replier has is kept so that the rules
+    /// refuse it (`?…`).
+    fn canonical(&self, role: &str, action: &str) -> Option<String> {
+        let rest = action.strip_prefix("reply ")?.trim_start();
+        let (id, text) = rest.split_once(' ').unwrap_or((rest, ""));
+        let seat = seat_of(role)?;
+        let public = self
+            .event_named(Reader::Seat(seat), id)
+            .filter(|e| e.vis == Vis::Public)
+            .and_then(|e| e.place.of(Reader::Public));
+        Some(match public {
+            Some(k) => format!("reply @{k} {text}"),
+            None => format!("reply ?{id} {text}"),
+        })
+    }
+
     fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String> {
         // Night actions and wolf chat are the actor's secret (and the wolves' for theirs).
         // Even that one was taken is: only a night role acts at night.
         let verb = action.split(' ').next().unwrap_or("");
         let secret = matches!(verb, "kill" | "inspect" | "protect" | "wolfchat");
+        // A reply reads with the reader's own id for the event it answers.
+        if let Some((k, text)) = action
+            .strip_prefix("reply @")
+            .and_then(|r| r.split_once(' ').or(Some((r, ""))))
+        {
+            let reader = viewer
+                .and_then(seat_of)
+                .map_or(Reader::Public, Reader::Seat);
+            let id = k
+                .parse()
+                .ok()
+                .and_then(|k| self.event_at(Reader::Public, k))
+                .and_then(|e| e.place.id_for(reader))
+                .unwrap_or_default();
+            return Some(format!("reply {id} {text}"));
+        }
         if !secret || viewer == Some(actor) {
             return Some(action.to_owned());
         }

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::events::{Kind, Vis};
+use super::events::{Kind, Reader, Vis};
 use super::{SEATS, Seat, Werewolf, player_id, seat_of};
 
 /// Words that make a message naming another player an accusation.
@@ -25,15 +25,15 @@ const CLAIMS: &[(&str, &str)] = &[
 
 impl Werewolf {
     /// The match's key moments so far, oldest first: `{eventId, day, kind, text}` with `kind`
-    /// one of `CLAIM`, `ACCUSATION`, `VOTE_SWING`, `DEATH`.
-    pub fn key_moments(&self) -> Vec<Value> {
+    /// one of `CLAIM`, `ACCUSATION`, `VOTE_SWING`, `DEATH`, and each id as `reader` numbers it.
+    pub fn key_moments(&self, reader: Reader) -> Vec<Value> {
         let mut out = Vec::new();
         let mut day = 0u32;
         // The vote's leader as the tally stood, to see it swing.
         let mut votes: Vec<(Seat, Option<Seat>)> = Vec::new();
         let mut leader: Option<Seat> = None;
         for e in self.events.iter().filter(|e| e.vis == Vis::Public) {
-            let moment = |kind: &str, text: String| json!({ "eventId": e.id(), "day": day, "kind": kind, "text": text });
+            let moment = |kind: &str, text: String| json!({ "eventId": e.id_for(reader), "day": day, "kind": kind, "text": text });
             match e.kind {
                 Kind::PhaseChanged => {
                     if let Some(d) = e.payload["dayNumber"].as_u64() {
@@ -151,16 +151,16 @@ mod tests {
                 .events
                 .iter()
                 .filter(|e| e.vis == Vis::Public)
-                .map(|e| e.id())
+                .map(|e| e.id_for(Reader::Public))
                 .collect();
-            for m in w.key_moments() {
+            for m in w.key_moments(Reader::Public) {
                 // Only from public events: nothing a spectator could not have read.
                 assert!(public.contains(&m["eventId"].as_str().unwrap().to_owned()));
                 kinds.insert(m["kind"].as_str().unwrap().to_owned());
             }
             let deaths = w.players.iter().filter(|p| !p.alive).count();
             let told = w
-                .key_moments()
+                .key_moments(Reader::Public)
                 .iter()
                 .filter(|m| m["kind"] == "DEATH")
                 .count();

@@ -663,7 +663,32 @@ fn ten_thousand_bot_matches_never_show_anyone_what_they_may_not_know() {
             });
             let (role, action) = match bot {
                 Some((s, a)) if w.deadline().is_none_or(|d| w.now + 250 < d.at) => {
+                    // What each reader could read before: an action hidden from them must
+                    // change none of it (ids, cursors, state, key moments).
+                    let before: Vec<(Reader, Value)> = if seed < 100 {
+                        (0..SEATS)
+                            .map(Reader::Seat)
+                            .chain([Reader::Public])
+                            .map(|r| (r, audit::snapshot(&w, r)))
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
                     w = w.apply_at(player_id(s), &a, w.now + 250).unwrap();
+                    for (r, was) in before {
+                        let viewer = match r {
+                            Reader::Seat(v) => Some(player_id(v)),
+                            _ => None,
+                        };
+                        if Game::action_view(&w, viewer, player_id(s), &a).is_none() {
+                            assert_eq!(
+                                audit::snapshot(&w, r),
+                                was,
+                                "seed {seed}: {r:?} could tell {} did `{a}`",
+                                player_id(s)
+                            );
+                        }
+                    }
                     (player_id(s).to_owned(), a)
                 }
                 _ => {

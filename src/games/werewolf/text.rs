@@ -423,7 +423,7 @@ pub fn report_lines(w: &Werewolf) -> Vec<String> {
 pub fn render(w: &Werewolf, reader: Reader, now: GameTime) -> Vec<String> {
     let mut lines = Vec::new();
     let left = w
-        .deadline_at()
+        .shown_end(reader)
         .map(|at| at.saturating_sub(now) / 1000)
         .filter(|_| w.phase != Phase::Ended);
     lines.push(match left {
@@ -523,5 +523,15 @@ impl Werewolf {
     /// When the current phase or turn ends.
     pub fn deadline_at(&self) -> Option<GameTime> {
         crate::games::Game::deadline(self).map(|d| d.at)
+    }
+
+    /// When `reader` is told the current phase or turn ends. A night ends early once every
+    /// night role has acted; only the all-seeing are shown that end, since for anyone else it
+    /// would move with each hidden action.
+    pub fn shown_end(&self, reader: Reader) -> Option<GameTime> {
+        if self.phase == Phase::Night && reader != Reader::Omniscient {
+            return Some(self.phase_ends);
+        }
+        self.deadline_at()
     }
 }

@@ -20,7 +20,7 @@ impl Werewolf {
         let others = |pred: &dyn Fn(Seat) -> bool| -> Vec<Seat> {
             self.living().filter(|&s| pred(s)).collect()
         };
-        let deadline = self.next_deadline().map(|d| d.at);
+        let deadline = self.shown_end(Reader::Seat(seat));
         let r = |kind, targets, done, abstain| Required {
             kind,
             targets,
@@ -94,7 +94,7 @@ impl Werewolf {
             .rev()
             .map(|e| {
                 json!({
-                    "eventId": e.id(),
+                    "eventId": e.id_for(reader),
                     "at": e.at,
                     "playerId": e.payload["playerId"],
                     "text": e.payload["text"],
@@ -132,7 +132,7 @@ impl Werewolf {
         let mut state = json!({
             "phase": self.phase.name(),
             "dayNumber": self.day,
-            "phaseEndsAt": (self.phase != Phase::Ended).then(|| self.next_deadline().map_or(self.phase_ends, |d| d.at)),
+            "phaseEndsAt": (self.phase != Phase::Ended).then(|| self.shown_end(reader).unwrap_or(self.phase_ends)),
             "players": players,
             "publicSummary": text::summary(self),
             "recentPublicMessages": recent_messages,

@@ -192,25 +192,25 @@ what your role alone was told.";
         let reader = super::reader(world, &cx.actor, sid);
         let limit = super::count(world, "limit", args.limit, 50, 200)?;
         let (s, w) = the_match(world, sid)?;
-        let after = match args.after_event_id.as_deref() {
-            None => None,
-            Some(id) => Some(
-                parse_event_id(id)
-                    .filter(|&n| n < w.events().len())
-                    .ok_or_else(|| {
+        // Ids and cursors count the events this reader may see, and nothing else.
+        let seen: Vec<&Event> = w.events_for(reader).collect();
+        let after =
+            match args.after_event_id.as_deref() {
+                None => None,
+                Some(id) => Some(parse_event_id(id).filter(|&k| k < seen.len()).ok_or_else(
+                    || {
                         refusal(
                             world,
                             "INVALID_CURSOR",
                             &format!("`{id}` is not an event of match {sid}"),
                             None,
                         )
-                    })?,
-            ),
-        };
-        let seen: Vec<&Event> = w.events_for(reader).collect();
+                    },
+                )?),
+            };
         let (page, has_more) = match after {
-            Some(n) => {
-                let newer: Vec<&Event> = seen.into_iter().filter(|e| e.n > n).collect();
+            Some(k) => {
+                let newer: Vec<&Event> = seen.into_iter().skip(k + 1).collect();
                 let more = newer.len() > limit;
                 (newer.into_iter().take(limit).collect::<Vec<_>>(), more)
             }
@@ -221,7 +221,7 @@ what your role alone was told.";
         };
         let next = page
             .last()
-            .map(|e| e.id())
+            .map(|e| e.id_for(reader))
             .or_else(|| args.after_event_id.clone());
         let text: Vec<String> = page
             .iter()

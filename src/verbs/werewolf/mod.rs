@@ -287,10 +287,11 @@ pub fn act(
     world
         .act(cx, sid, action, None)
         .map_err(|e| host_refusal(world, e))?;
-    // The action is taken, so only its event's id is left to give.
+    // The action is taken, so only its event's id is left to give, as the caller numbers it.
+    let me = reader(world, &cx.actor, sid);
     Ok(game_of(world, sid)
-        .and_then(|w| w.fresh_events().first())
-        .map(|e| e.id())
+        .and_then(|w| w.fresh_events().iter().find(|e| e.admits(me)))
+        .map(|e| e.id_for(me))
         .unwrap_or_default())
 }
 

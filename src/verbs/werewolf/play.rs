@@ -211,8 +211,9 @@ pub fn speak(
         None => format!("say {}", args.text),
     };
     let event = act(world, cx, sid, &action)?;
+    let me = super::reader(world, &cx.actor, sid);
     let text = game_of(world, sid)
-        .and_then(|w| w.events().iter().find(|e| e.id() == event))
+        .and_then(|w| w.event_named(me, &event))
         .map_or(args.text.clone(), |e| {
             e.payload["text"].as_str().unwrap_or("").to_owned()
         });

@@ -29,9 +29,10 @@ pub fn frame(
     let s = world.session(sid)?;
     let w = game_in(s)?;
     let reader = viewer.map_or(Reader::Public, |a| super::reader(world, a, sid));
+    // The cursor counts the events this reader may see (their own ids), nothing else.
     let events: Vec<Value> = w
         .events_for(reader)
-        .filter(|e| after.is_none_or(|n| e.n > n))
+        .filter(|e| after.is_none_or(|k| e.place.of(reader).is_some_and(|p| p > k)))
         .map(|e| {
             let mut v = event_json(world, s, e, reader);
             v["line"] = json!(line(w, e, reader));
@@ -55,8 +56,8 @@ pub fn frame(
             && (w.config().spectating == Spectating::Live || w.phase == Phase::Ended),
         "state": state_json(world, s, w, reader, 0),
         "events": events,
-        "cursor": w.events().len().checked_sub(1),
-        "moments": w.key_moments(),
+        "cursor": w.seen_by(reader).checked_sub(1),
+        "moments": w.key_moments(reader),
         "report": w.report(),
     }))
 }
