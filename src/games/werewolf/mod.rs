@@ -260,10 +260,9 @@ pub fn refuse(code: &'static str, message: impl Into<String>) -> GameError {
 fn rate_limited(wait: GameTime) -> GameError {
     GameError::Refused {
         code: "RATE_LIMITED",
-        message: format!(
-            "Too fast: you may speak again in {:.1} s",
-            wait as f64 / 1000.0
-        ),
+        // The wait is in game time, which `--time-scale` may run faster than the wall clock:
+        // the host gives it in real time (`retryAfterMs`), so the words name no number.
+        message: "Too fast: wait a moment before you speak again".to_owned(),
         retry_after_ms: Some(wait),
     }
 }
