@@ -212,6 +212,15 @@ pub fn tools() -> Vec<Tool> {
 /// A verb's answer as a tool result: people's text as content (or, for a spec's tool, the
 /// JSON), the data as structuredContent; a refusal is an `isError` result the model can read.
 fn result(r: Result<Reply<Value>, VerbError>, json_text: bool) -> CallToolResult {
+    // A spec's tool answers every refusal in its shape, one met on the way here too (a bug).
+    let r = r.map_err(|e| {
+        if json_text {
+            let now = crate::world::sessions::iso(std::time::SystemTime::now());
+            crate::verbs::shaped(now, e)
+        } else {
+            e
+        }
+    });
     match r {
         // A spec's tool (seed 002's) puts its JSON in the text too (notes, fix 2), for clients
         // that read only text.
@@ -475,10 +484,11 @@ impl MootMcp {
                 out
             };
             let Some(_slot) = self.polls.enter(&agent) else {
-                return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                let busy = VerbError::refused(format!(
                     "You already have {} calls waiting for a game to move; let them answer first.",
                     self.polls.max
-                ))]));
+                ));
+                return Ok(result(Err(busy), e.tool.definition.is_some()));
             };
             loop {
                 let next_progress = tokio::time::sleep(PROGRESS_EVERY);

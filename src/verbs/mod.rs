@@ -414,6 +414,40 @@ fn run_line_of<V: Verb>(w: &mut World, cx: &mut Cx, rest: &str) -> Result<Vec<St
 fn run_json<V: Verb>(
     w: &mut World,
     cx: &mut Cx,
+    args: serde_json::Value,
+) -> Result<Reply<serde_json::Value>, VerbError> {
+    let r = run_json_of::<V>(w, cx, args);
+    // A spec's tool (seed 002's) answers every refusal in its shape, whatever refused it.
+    if V::TOOL.definition.is_some() {
+        let now = crate::world::sessions::iso(w.wall_now());
+        return r.map_err(|e| shaped(now, e));
+    }
+    r
+}
+
+/// A refusal of a spec tool's call in the spec's shape (seed 002's `{ok: false, serverTime,
+/// error: {code, message, retryable}}`), if it has none yet: its arguments did not parse, it
+/// named nothing there, it met a bug. The code is the notes' stable one that says so.
+pub fn shaped(server_time: String, mut e: VerbError) -> VerbError {
+    if e.data.is_some() || e.kind == ErrorKind::Pending {
+        return e;
+    }
+    let code = match e.kind {
+        ErrorKind::NotFound => "MATCH_NOT_FOUND",
+        ErrorKind::Internal => "INTERNAL",
+        _ => "INVALID_REQUEST",
+    };
+    e.data = Some(serde_json::json!({
+        "ok": false,
+        "serverTime": server_time,
+        "error": { "code": code, "message": e.message, "retryable": false },
+    }));
+    e
+}
+
+fn run_json_of<V: Verb>(
+    w: &mut World,
+    cx: &mut Cx,
     mut args: serde_json::Value,
 ) -> Result<Reply<serde_json::Value>, VerbError> {
     crate::metrics::get().command(cx.face.name(), V::NAME);
@@ -422,7 +456,14 @@ fn run_json<V: Verb>(
     let args: V::Args = serde_json::from_value(args)
         .map_err(|e| VerbError::usage(format!("Bad arguments for {}: {e}", V::NAME)))?;
     if !V::READ_ONLY {
-        w.admit_write(&cx.actor, cx.now)?;
+        w.admit_write(&cx.actor, cx.now).map_err(|e| {
+            // A spec's tool says RATE_LIMITED, with when to try again.
+            if V::TOOL.definition.is_some() {
+                werewolf::host_refusal(w, e)
+            } else {
+                e.into()
+            }
+        })?;
     }
     let r = V::run(w, cx, args)?;
     // Were a result not to serialize, the command has already changed the world: the panic

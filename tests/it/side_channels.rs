@@ -383,3 +383,21 @@ async fn a_night_action_moves_nothing_in_who() {
     assert!(!row.is_empty() && !row.contains(" 0 seconds"), "{row}");
     s.stop().await;
 }
+
+/// Every refusal of seed 002's thirteen tools, whatever refuses it (the schema, the rules, a
+/// count out of range, an unknown cursor), is an `isError` result whose structuredContent
+/// conforms to the tool's outputSchema, with a code from the README's stable list
+/// (`tests/mcp/refusals.py`, with jsonschema).
+#[tokio::test]
+async fn every_refusal_of_the_seed_tools_has_the_seeds_shape() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let me = api.agent(Some("Rex")).await;
+    let (status, v) = crate::werewolf::post_match_with_bots(&api, &me, json!({})).await;
+    assert_eq!(status, 201, "{v}");
+    let sid = v["session_id"].as_str().unwrap().to_owned();
+    let base = format!("http://{}", s.http);
+    let checked = crate::support::run_python("mcp/refusals.py", &[&base, &me.token, &sid]).await;
+    assert_eq!(checked["tools"], 13, "{checked}");
+    s.stop().await;
+}

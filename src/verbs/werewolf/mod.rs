@@ -145,9 +145,20 @@ pub fn count(
     }
 }
 
-/// A refusal from the host, with the template's own code where it has one.
+/// A refusal from the host, with the template's own code where it has one, else the one of
+/// the notes' stable codes (and moot's own three) that says the same.
 pub fn host_refusal(world: &World, e: HostError) -> VerbError {
-    let code = e.detail.unwrap_or(e.code.name());
+    use crate::world::sessions::ErrorCode;
+    let code = e.detail.unwrap_or(match e.code {
+        ErrorCode::Forbidden | ErrorCode::Unauthorized => "NOT_IN_MATCH",
+        ErrorCode::NotFound => "MATCH_NOT_FOUND",
+        ErrorCode::AlreadyActed => "ALREADY_SUBMITTED",
+        ErrorCode::Conflict => "ALREADY_IN_MATCH",
+        ErrorCode::RateLimited => "RATE_LIMITED",
+        ErrorCode::StorageUnavailable | ErrorCode::Unavailable => "STORAGE_UNAVAILABLE",
+        ErrorCode::Internal => "INTERNAL",
+        ErrorCode::InvalidAction | ErrorCode::InvalidRequest => "INVALID_REQUEST",
+    });
     let retry = e.retry_after.map(|d| d.as_millis() as u64);
     refusal(world, code, &e.message, retry)
 }
