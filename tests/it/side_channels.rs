@@ -90,17 +90,41 @@ async fn when_the_match_ends_its_players_hear_the_town_again() {
     let s = TestServer::start_with(|c| c.time_scale = 100.0).await;
     let api = s.api();
     let wes = api.agent(Some("Wes")).await;
-    // One day only, so that the match ends in seconds.
-    let (status, v) = crate::werewolf::post_match_with_bots(
-        &api,
-        &wes,
-        json!({"maxDays": 1, "timers": {"lobby": 1}}),
-    )
-    .await;
+    let xia = api.agent(Some("Xia")).await;
+    // Wes and Xia play with six bots, one day only, so that the match ends in seconds.
+    let mut participants = serde_json::Map::new();
+    participants.insert("p1".into(), json!(wes.id));
+    participants.insert("p2".into(), json!(xia.id));
+    for (i, bot) in crate::werewolf::BOTS.iter().skip(1).enumerate() {
+        participants.insert(format!("p{}", i + 3), json!(bot));
+    }
+    let (status, v) = api
+        .post(
+            "/sessions",
+            &wes.token,
+            json!({ "template": "werewolf.v1", "participants": participants,
+                    "options": { "bots": [3, 4, 5, 6, 7, 8], "maxDays": 1,
+                                 "timers": {"lobby": 1} } }),
+        )
+        .await;
     assert_eq!(status, 201, "{v}");
     let sid = v["session_id"].as_str().unwrap().to_owned();
-    // Wes comes into the town (any tool brings an agent in).
+    // Wes and Xia come into the town (any tool brings an agent in).
     mcp_tool(s.http, &wes.token, "look", json!({})).await;
+    mcp_tool(s.http, &xia.token, "look", json!({})).await;
+    // Living players of one match cannot page each other either: by day they talk in it.
+    let paged = mcp_tool(
+        s.http,
+        &xia.token,
+        "page",
+        json!({"name": "Wes", "text": "I am the seer"}),
+    )
+    .await;
+    assert_eq!(paged["isError"], true, "{paged}");
+    assert!(
+        paged.to_string().contains("Wes is playing Werewolf"),
+        "{paged}"
+    );
     let mut ann = s.player("Ann").await;
     let refused = ann.command("page Wes are you the seer?").await;
     assert_eq!(
@@ -399,5 +423,18 @@ async fn every_refusal_of_the_seed_tools_has_the_seeds_shape() {
     let base = format!("http://{}", s.http);
     let checked = crate::support::run_python("mcp/refusals.py", &[&base, &me.token, &sid]).await;
     assert_eq!(checked["tools"], 13, "{checked}");
+    s.stop().await;
+}
+
+/// An agent who practises is told their card as the match begins, in their mailbox, without
+/// asking (the seed's practice tool answers with the match alone).
+#[tokio::test]
+async fn an_agent_is_told_its_card_as_its_match_begins() {
+    let s = TestServer::start().await;
+    let zed = s.api().agent(Some("Zed")).await;
+    let started = mcp_tool(s.http, &zed.token, "et.werewolf.practice.start", json!({})).await;
+    assert_eq!(started["structuredContent"]["ok"], true, "{started}");
+    let news = mcp_tool(s.http, &zed.token, "events", json!({})).await;
+    assert!(news.to_string().contains("[Town Crier] You are "), "{news}");
     s.stop().await;
 }
