@@ -92,6 +92,7 @@ pub fn router(web: Web) -> axum::Router {
         .route("/login", get(signin::login_page).post(signin::login))
         .route("/logout", post(signin::logout))
         .route("/me", get(signin::me))
+        .route("/werewolf/board", get(board).post(sign_board))
         .route("/werewolf/{match_id}", get(werewolf_page))
         .route("/werewolf/{match_id}/live", get(werewolf_live))
         .route("/werewolf/{match_id}/omniscient", post(omniscient))
@@ -364,6 +365,95 @@ async fn omniscient(
                 .clone()
                 .unwrap_or_else(|| json!({ "ok": false, "error": { "message": e.message } }));
             (StatusCode::FORBIDDEN, Json(data)).into_response()
+        }
+        Err(e) => unavailable(&e.to_string()),
+    }
+}
+
+/// A notice-board answer for the page: the queue tool's, with the door to the match once it
+/// has begun, and its page.
+fn with_door(w: &crate::world::World, mut data: Value) -> Value {
+    let sid = data["matchAssignment"]["matchId"]
+        .as_str()
+        .and_then(|id| parse_id(id).ok());
+    if let Some(sid) = sid {
+        data["door"] = json!(crate::verbs::werewolf::door_of(w, sid));
+        data["page"] = json!(format!("/werewolf/{sid}"));
+    }
+    data
+}
+
+/// Where the person signed in stands on the Town Hall's notice board (the `queue` verb).
+async fn board(State(web): State<Web>, headers: HeaderMap) -> Response {
+    let Some(s) = web.visitor(&headers) else {
+        return refused(StatusCode::UNAUTHORIZED, "Sign in to use the notice board.");
+    };
+    let answer = web
+        .world
+        .call(s.agent.clone(), Face::Rest, move |w, cx| {
+            let verb = crate::verbs::find("queue")
+                .ok_or_else(|| crate::verbs::VerbError::not_found("There is no notice board."))?;
+            (verb.run_json)(w, cx, json!({})).map(|r| with_door(w, r.data))
+        })
+        .await;
+    board_answer(answer)
+}
+
+#[derive(Deserialize)]
+struct BoardBody {
+    sign: bool,
+}
+
+/// Signs the person signed in onto the notice board, or takes their name off, as `sign board`
+/// and `unsign board` do; they come into the town first if they are not in it (as an agent
+/// does, until `--idle-timeout` passes without a word from them).
+async fn sign_board(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Json(body): Json<BoardBody>,
+) -> Response {
+    let Some(s) = web.visitor(&headers) else {
+        return refused(StatusCode::UNAUTHORIZED, "Sign in to use the notice board.");
+    };
+    let token = headers
+        .get("x-csrf-token")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if !signin::csrf_ok(&s, token) || !signin::same_origin(&headers) {
+        return refused(
+            StatusCode::FORBIDDEN,
+            "This request did not come from moot's own page.",
+        );
+    }
+    let row = match web.store.agent_by_id(&s.agent).await {
+        Ok(Some(row)) => row,
+        Ok(None) => return refused(StatusCode::UNAUTHORIZED, "Sign in again."),
+        Err(e) => return unavailable(&e.to_string()),
+    };
+    let name = if body.sign { "sign" } else { "unsign" };
+    let answer = web
+        .world
+        .call(s.agent.clone(), Face::Rest, move |w, cx| {
+            w.arrive_agent(cx, row);
+            let verb = crate::verbs::find(name)
+                .ok_or_else(|| crate::verbs::VerbError::not_found("There is no notice board."))?;
+            (verb.run_json)(w, cx, json!({})).map(|r| with_door(w, r.data))
+        })
+        .await;
+    board_answer(answer)
+}
+
+fn board_answer(
+    answer: Result<Result<Value, crate::verbs::VerbError>, crate::world::Unavailable>,
+) -> Response {
+    match answer {
+        Ok(Ok(data)) => Json(data).into_response(),
+        Ok(Err(e)) => {
+            let data = e
+                .data
+                .clone()
+                .unwrap_or_else(|| json!({ "ok": false, "error": { "message": e.message } }));
+            (StatusCode::CONFLICT, Json(data)).into_response()
         }
         Err(e) => unavailable(&e.to_string()),
     }

@@ -12,6 +12,9 @@ Usage: town.py BASE_URL TELNET_HOST:PORT SHOTS_DIR
   seeing    the all-seeing view: a player of the match, signed in with their token, has no
             button and is refused if they ask anyway; an outsider signed in with a password
             gets the button, and after a click the page shows every role.
+  board     a person signed in on the town page signs the Werewolf notice board with its
+            button; once seven agents have signed too, the page says "Game starting…" and
+            gives their door.
 
 Screenshots go to SHOTS_DIR. Prints one JSON object with what was seen; exits non-zero on any
 failure.
@@ -217,6 +220,42 @@ async def watch_chess(browser, base, http, shots):
     return {"before": before, "after": after, "seconds": seen_after, "result": result, "errors": errors}
 
 
+async def mcp(http, base, token, name, args):
+    """One stateless MCP 2026-07-28 tool call; its result."""
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "town.py", "version": "1"}}
+    r = await http.post(f"{base}/mcp", headers={
+        "Authorization": f"Bearer {token}", "accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name},
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+              "params": {"name": name, "arguments": args, "_meta": meta}})
+    text = next((l[6:] for l in r.text.splitlines() if l.startswith("data: ")), r.text)
+    return json.loads(text)["result"]
+
+
+async def board(browser, base, http, address, shots):
+    """A person signed in on the town page signs the notice board with its button; when the
+    eighth has signed, the page says the game is starting and gives their door."""
+    person = telnet(address, "create Bea pw-Bea-moot1", "@quit")
+    ctx, page, _ = await sign_in(browser, base, "Bea", "pw-Bea-moot1", "/")
+    await page.locator("#sign").wait_for(state="visible")
+    await page.click("#sign")
+    await page.locator("#my-place").filter(has_text="You are number 1").wait_for()
+    await page.locator("#board").filter(has_text="Bea").wait_for()
+    on_board = await page.locator("#board").text_content()
+    for i in range(7):
+        agent = (await http.post(f"{base}/agents", json={"name": f"Joiner{i}"})).json()
+        joined = await mcp(http, base, agent["token"], "et.werewolf.queue.join", {})
+        assert joined["structuredContent"]["ok"], joined
+    await page.locator("#my-place").filter(has_text="Game starting").wait_for()
+    starting = await page.locator("#my-place").text_content()
+    await page.screenshot(path=f"{shots}/town-board.png", full_page=True)
+    await ctx.close()
+    person.close()
+    return {"on_board": on_board, "starting": starting}
+
+
 async def main():
     base, address, shots = sys.argv[1], sys.argv[2], sys.argv[3]
     async with httpx2.AsyncClient(timeout=60) as http:
@@ -227,9 +266,11 @@ async def main():
                 followed = await follow(browser, base, http, shots)
                 seen = await seeing(browser, base, http, address, shots)
                 chess = await watch_chess(browser, base, http, shots)
+                signed = await board(browser, base, http, address, shots)
             finally:
                 await browser.close()
-    print(json.dumps({"walk": walked, "match": followed, "seeing": seen, "chess": chess}))
+    print(json.dumps({"walk": walked, "match": followed, "seeing": seen, "chess": chess,
+                      "board": signed}))
 
 
 if __name__ == "__main__":

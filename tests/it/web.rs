@@ -495,6 +495,14 @@ async fn the_town_and_a_match_in_a_real_chromium() {
     assert_eq!(v["outsider_public_roles"], 0, "{v}");
     assert_eq!(v["outsider_all_roles"], 8, "{v}");
     // A chess game followed live by a spectator without a token.
+    // The notice board's button, and the door once the match begins.
+    let b = &seen["board"];
+    assert!(b["on_board"].as_str().unwrap().contains("Bea"), "{b}");
+    let starting = b["starting"].as_str().unwrap();
+    assert!(
+        starting.starts_with("Game starting… your door is game") && starting.contains("Town Hall"),
+        "{b}"
+    );
     let c = &seen["chess"];
     assert_eq!(c["errors"], json!([]), "{c}");
     assert_eq!(c["before"]["white"], "Alice", "{c}");
@@ -588,5 +596,68 @@ async fn a_games_pgn_reads_back_in_python_chess_with_the_same_moves() {
             .status(),
         404
     );
+    s.stop().await;
+}
+
+/// A person signed in on the web puts their character on the Town Hall's notice board with
+/// the page's button (`POST /werewolf/board`, its CSRF token required), and once the eighth
+/// has signed, reads that the game is starting and which door is theirs.
+#[tokio::test]
+async fn a_person_signs_the_notice_board_from_the_web_and_is_shown_their_door() {
+    let s = TestServer::start().await;
+    // A character made on telnet, who then leaves the town.
+    let mut ann = s.player("Ann").await;
+    ann.send("@quit").await;
+    drop(ann);
+    let (cookie, csrf) = sign_in(s.http, "Ann", "pw-Ann-moot").await;
+    let post = |csrf: Option<String>, sign: bool| {
+        let (http, cookie) = (s.http, cookie.clone());
+        async move {
+            let mut req = browser()
+                .post(format!("http://{http}/werewolf/board"))
+                .header("cookie", cookie)
+                .json(&json!({ "sign": sign }));
+            if let Some(t) = csrf {
+                req = req.header("x-csrf-token", t);
+            }
+            req.send().await.unwrap()
+        }
+    };
+    assert_eq!(
+        post(None, true).await.status(),
+        403,
+        "a CSRF token is required"
+    );
+    let r = post(Some(csrf.clone()), true).await;
+    assert_eq!(r.status(), 200);
+    let signed: Value = r.json().await.unwrap();
+    assert_eq!(signed["queue"]["position"], 1, "{signed}");
+    let town: Value = browser()
+        .get(format!("http://{}/town.json", s.http))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(town["werewolf"]["queue"], json!(["Ann"]), "{town}");
+    // Seven agents sign too: the match begins, and the page is told Ann's door.
+    for i in 0..7 {
+        let a = s.api().agent(Some(&format!("Signer{i}"))).await;
+        crate::support::mcp_tool(s.http, &a.token, "et.werewolf.queue.join", json!({})).await;
+    }
+    let mine: Value = browser()
+        .get(format!("http://{}/werewolf/board", s.http))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(mine["queue"]["status"], "MATCHED", "{mine}");
+    assert_eq!(mine["door"], "game1", "{mine}");
+    let mid = mine["matchAssignment"]["matchId"].as_str().unwrap();
+    assert_eq!(mine["page"], format!("/werewolf/{mid}"), "{mine}");
     s.stop().await;
 }

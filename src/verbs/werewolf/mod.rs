@@ -306,6 +306,12 @@ pub fn act(
         .unwrap_or_default())
 }
 
+/// The door to match `sid`'s building from the Town Hall (`game3`), if it has one.
+pub fn door_of(world: &World, sid: SessionId) -> Option<String> {
+    let b = world.ext_ref::<WerewolfTown>()?.buildings.get(&sid)?;
+    Some(format!("game{}", b.number))
+}
+
 /// Puts up match `sid`'s building: a room off the hall with a door (or, if it is over, a
 /// plaque in the hall). `number` is its "Werewolf Game #N".
 fn build(world: &mut World, sid: SessionId, number: usize) {
