@@ -171,6 +171,9 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// Whether [`Game::action_view`] ever hides that an action was taken: then the host counts
     /// for each reader only the actions they may see (their tick, the log's positions).
     const HIDES_ACTIONS: bool = false;
+    /// Whether [`Game::secluded`] may keep its players from the town: then each player joins
+    /// it themselves (or the town seats them), never one player another.
+    const SECLUDES: bool = false;
 
     /// The starting state. `options` are template-specific (e.g. a chess FEN).
     fn new(seed: u64, options: &Value) -> Result<Self, GameError>;
@@ -400,6 +403,8 @@ pub struct Template {
     pub title: &'static str,
     /// See [`Game::HIDES_ACTIONS`].
     pub hides_actions: bool,
+    /// See [`Game::SECLUDES`].
+    pub secludes: bool,
     pub new: NewGame,
 }
 
@@ -413,6 +418,7 @@ const fn template<G: Game>() -> Template {
         page: G::PAGE,
         title: G::TITLE,
         hides_actions: G::HIDES_ACTIONS,
+        secludes: G::SECLUDES,
         new: new_boxed::<G>,
     }
 }

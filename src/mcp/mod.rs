@@ -484,14 +484,29 @@ impl MootMcp {
                 out
             };
             let Some(_slot) = self.polls.enter(&agent) else {
-                let busy = VerbError::refused(format!(
+                let message = format!(
                     "You already have {} calls waiting for a game to move; let them answer first.",
                     self.polls.max
-                ));
-                return Ok(result(Err(busy), e.tool.definition.is_some()));
+                );
+                let mut busy = VerbError::refused(message.clone());
+                // For a spec's tool: RATE_LIMITED, worth retrying once a wait has answered.
+                busy.data = Some(serde_json::json!({
+                    "ok": false,
+                    "serverTime": crate::world::sessions::iso(std::time::SystemTime::now()),
+                    "error": { "code": "RATE_LIMITED", "message": message, "retryable": true },
+                }));
+                let spec = e.tool.definition.is_some();
+                return Ok(if spec {
+                    result(Err(busy), true)
+                } else {
+                    CallToolResult::error(vec![ContentBlock::text(message)])
+                });
             };
             loop {
-                let next_progress = tokio::time::sleep(PROGRESS_EVERY);
+                // Progress comes every ten seconds from the call's start, whatever woke the
+                // wait meanwhile (a change hidden from the caller must not shift it).
+                let next_progress =
+                    tokio::time::sleep_until(started + PROGRESS_EVERY * (ticks + 1));
                 tokio::select! {
                     changed = watch.changed() => {
                         if changed.is_err() {

@@ -453,7 +453,13 @@ fn board_answer(
                 .data
                 .clone()
                 .unwrap_or_else(|| json!({ "ok": false, "error": { "message": e.message } }));
-            (StatusCode::CONFLICT, Json(data)).into_response()
+            let status = match data["error"]["code"].as_str() {
+                Some("RATE_LIMITED") => StatusCode::TOO_MANY_REQUESTS,
+                Some("INTERNAL") => StatusCode::INTERNAL_SERVER_ERROR,
+                Some("STORAGE_UNAVAILABLE") => StatusCode::SERVICE_UNAVAILABLE,
+                _ => StatusCode::CONFLICT,
+            };
+            (status, Json(data)).into_response()
         }
         Err(e) => unavailable(&e.to_string()),
     }

@@ -356,6 +356,31 @@ impl World {
         participants: &BTreeMap<String, String>,
         options: Value,
     ) -> Result<Created, HostError> {
+        self.create(cx, reserved, template, participants, options, false)
+    }
+
+    /// A session the town itself starts for people who each asked to play (a Werewolf match
+    /// from its notice board), where a caller may put nobody but themselves and the house's
+    /// players into a game that keeps its players from the town.
+    pub fn create_town_session(
+        &mut self,
+        cx: &mut Cx,
+        template: &str,
+        participants: &BTreeMap<String, String>,
+        options: Value,
+    ) -> Result<Created, HostError> {
+        self.create(cx, None, template, participants, options, true)
+    }
+
+    fn create(
+        &mut self,
+        cx: &mut Cx,
+        reserved: Option<SessionId>,
+        template: &str,
+        participants: &BTreeMap<String, String>,
+        options: Value,
+        by_town: bool,
+    ) -> Result<Created, HostError> {
         let invalid = |m: String| HostError::new(ErrorCode::InvalidRequest, m);
         let t = games::find(template).ok_or_else(|| {
             let known: Vec<&str> = games::TEMPLATES.iter().map(|t| t.id).collect();
@@ -404,6 +429,29 @@ impl World {
                 ErrorCode::Forbidden,
                 "You must be one of the participants",
             ));
+        }
+        // A game that keeps its players from the town (Werewolf) is joined by each player
+        // themselves: nobody can make others deaf to the town, nor be kept by two at once.
+        if t.secludes && !by_town {
+            if let Some(p) = parts
+                .iter()
+                .find(|p| p.agent != cx.actor && !super::is_house(&p.agent))
+            {
+                return Err(HostError::new(
+                    ErrorCode::Forbidden,
+                    format!(
+                        "You cannot put {} in a {} match: its players hear nothing of the town \
+                         while it runs, so each joins it themselves (the notice board)",
+                        p.name, t.title
+                    ),
+                ));
+            }
+            if let Some(sid) = self.secluded.get(&cx.actor) {
+                return Err(HostError::new(
+                    ErrorCode::Conflict,
+                    format!("You are playing in match {sid}; finish it first"),
+                ));
+            }
         }
         if self.max_sessions > 0 {
             let running = self
@@ -677,7 +725,19 @@ impl World {
     ) -> Result<Vec<crate::store::sessions::LogEntry>, HostError> {
         let (s, role) = self.participant_of(id, agent)?;
         if s.game.is_terminal() {
-            return Ok(s.log.clone());
+            // Every action, each as the template words it for a reader (a Werewolf reply names
+            // the event it answers by the reader's own id).
+            return Ok(s
+                .log
+                .iter()
+                .map(|e| crate::store::sessions::LogEntry {
+                    action: s
+                        .game
+                        .action_view(Some(role), &e.role, &e.action)
+                        .unwrap_or_else(|| e.action.clone()),
+                    ..e.clone()
+                })
+                .collect());
         }
         Ok(s.log
             .iter()

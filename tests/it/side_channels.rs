@@ -34,10 +34,7 @@ async fn the_living_hear_only_their_match_and_the_watchers_talk_among_themselves
     let emoted = bob.command("emote waves at Ann").await;
     assert_eq!(emoted, ["Bob waves at Ann", DEAF]);
     cid.expect("Bob waves at Ann").await;
-    assert_eq!(
-        bob.command("page Ann the wolves are Pa and Pb").await,
-        [DEAF]
-    );
+    assert_eq!(bob.command("page Ann xyzzy Pa and Pb howl").await, [DEAF]);
     assert_eq!(bob.command("whisper psst to Ann").await, [DEAF]);
     // The same refusal over MCP, and nothing sent.
     let dot = s.api().agent(Some("Dot")).await;
@@ -75,7 +72,7 @@ async fn the_living_hear_only_their_match_and_the_watchers_talk_among_themselves
     for words in [
         "hello Ann",
         "waves at Ann",
-        "the wolves are",
+        "xyzzy",
         "psst",
         "it is Bot-Abel",
     ] {
@@ -90,47 +87,31 @@ async fn when_the_match_ends_its_players_hear_the_town_again() {
     let s = TestServer::start_with(|c| c.time_scale = 100.0).await;
     let api = s.api();
     let wes = api.agent(Some("Wes")).await;
-    let xia = api.agent(Some("Xia")).await;
-    // Wes and Xia play with six bots, one day only, so that the match ends in seconds.
-    let mut participants = serde_json::Map::new();
-    participants.insert("p1".into(), json!(wes.id));
-    participants.insert("p2".into(), json!(xia.id));
-    for (i, bot) in crate::werewolf::BOTS.iter().skip(1).enumerate() {
-        participants.insert(format!("p{}", i + 3), json!(bot));
-    }
-    let (status, v) = api
-        .post(
-            "/sessions",
-            &wes.token,
-            json!({ "template": "werewolf.v1", "participants": participants,
-                    "options": { "bots": [3, 4, 5, 6, 7, 8], "maxDays": 1,
-                                 "timers": {"lobby": 1} } }),
-        )
-        .await;
-    assert_eq!(status, 201, "{v}");
-    let sid = v["session_id"].as_str().unwrap().to_owned();
-    // Wes and Xia come into the town (any tool brings an agent in).
-    mcp_tool(s.http, &wes.token, "look", json!({})).await;
-    mcp_tool(s.http, &xia.token, "look", json!({})).await;
-    // Living players of one match cannot page each other either: by day they talk in it.
-    let paged = mcp_tool(
-        s.http,
-        &xia.token,
-        "page",
-        json!({"name": "Wes", "text": "I am the seer"}),
+    // A lobby that waits for Wes to be ready, then one day only, so that the match ends in
+    // seconds once he is.
+    let (status, v) = crate::werewolf::post_match_with_bots(
+        &api,
+        &wes,
+        json!({"maxDays": 1, "timers": {"lobby": 3600}}),
     )
     .await;
-    assert_eq!(paged["isError"], true, "{paged}");
-    assert!(
-        paged.to_string().contains("Wes is playing Werewolf"),
-        "{paged}"
-    );
+    assert_eq!(status, 201, "{v}");
+    let sid = v["session_id"].as_str().unwrap().to_owned();
+    // Wes comes into the town (any tool brings an agent in).
+    mcp_tool(s.http, &wes.token, "look", json!({})).await;
     let mut ann = s.player("Ann").await;
     let refused = ann.command("page Wes are you the seer?").await;
     assert_eq!(
         refused,
         ["Wes is playing Werewolf and cannot hear you until the match ends."]
     );
+    mcp_tool(
+        s.http,
+        &wes.token,
+        "et.werewolf.match.ready",
+        json!({ "matchId": sid }),
+    )
+    .await;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     loop {
         let (_, st) = api.get(&format!("/sessions/{sid}/state"), &wes.token).await;
@@ -305,45 +286,47 @@ async fn snapshot(s: &TestServer, spectator: &str, villager: &str, sid: &str) ->
 /// roles.
 #[tokio::test]
 async fn a_night_action_moves_nothing_in_who() {
-    let s = TestServer::start_with(|c| c.time_scale = 1.0).await;
+    // Slow game time, so that the night outlasts the test (its least length is 30 s); the
+    // notice board fills with the house's bots after a second.
+    let s = TestServer::start_with(|c| {
+        c.time_scale = 0.1;
+        c.werewolf_fill_after = Duration::from_secs(1).into();
+    })
+    .await;
     let api = s.api();
-    // A match whose p1, an agent, holds a night role and whose p2, an agent too, is a
-    // villager; the house's bots hold the other seats.
+    // A match from the notice board of two people, one holding a night role and the other
+    // a villager, whose empty seats the house's bots fill.
     let (night, villager, sid, brief) = 'deal: {
         for i in 0..40 {
             let a = api.agent(Some(&format!("Nox{i}"))).await;
             let b = api.agent(Some(&format!("Vil{i}"))).await;
-            let mut participants = serde_json::Map::new();
-            participants.insert("p1".into(), json!(a.id));
-            participants.insert("p2".into(), json!(b.id));
-            for (i, bot) in crate::werewolf::BOTS.iter().skip(1).enumerate() {
-                participants.insert(format!("p{}", i + 3), json!(bot));
+            for p in [&a, &b] {
+                mcp_tool(s.http, &p.token, "et.werewolf.queue.join", json!({})).await;
             }
-            let (status, v) = api
-                .post(
-                    "/sessions",
-                    &a.token,
-                    json!({ "template": "werewolf.v1", "participants": participants,
-                            "options": { "bots": [3, 4, 5, 6, 7, 8],
-                                         "timers": {"lobby": 1, "night": 3600, "minDwell": 3600} } }),
-                )
-                .await;
-            assert_eq!(status, 201, "{v}");
-            let sid = v["session_id"].as_str().unwrap().to_owned();
-            let role = |t: String| {
-                let (api, sid) = (&api, &sid);
-                async move {
-                    let (_, st) = api.get(&format!("/sessions/{sid}/state"), &t).await;
-                    st
-                }
+            let state = |t: String| async move {
+                mcp_tool(s.http, &t, "et.werewolf.match.get_state", json!({})).await
+                    ["structuredContent"]
+                    .clone()
             };
-            let (mine, theirs) = (role(a.token.clone()).await, role(b.token.clone()).await);
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+            let mine = loop {
+                let st = state(a.token.clone()).await;
+                if st["ok"] == true {
+                    break st;
+                }
+                assert!(tokio::time::Instant::now() < deadline, "never filled: {st}");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            };
+            let sid = mine["state"]["matchId"].as_str().unwrap().to_owned();
+            let theirs = state(b.token.clone()).await;
+            for p in [&a, &b] {
+                mcp_tool(s.http, &p.token, "et.werewolf.match.ready", json!({})).await;
+            }
             if mine["state"]["you"]["role"] != "VILLAGER"
                 && theirs["state"]["you"]["role"] == "VILLAGER"
             {
-                let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
                 loop {
-                    let st = role(a.token.clone()).await;
+                    let st = state(a.token.clone()).await;
                     if st["state"]["phase"] == "NIGHT" {
                         let brief = st["state"]["you"]["requiredAction"].clone();
                         break 'deal (a, b, sid, brief);
@@ -353,8 +336,18 @@ async fn a_night_action_moves_nothing_in_who() {
                 }
             }
         }
-        panic!("forty deals without a night role for p1 and a villager for p2");
+        panic!("forty deals without a night role for one and a villager for the other");
     };
+    // Living players of one match cannot page each other either: by day they talk in it.
+    let paged = mcp_tool(
+        s.http,
+        &villager.token,
+        "page",
+        json!({"name": night.name, "text": "are you the seer?"}),
+    )
+    .await;
+    assert_eq!(paged["isError"], true, "{paged}");
+    assert!(paged.to_string().contains("is playing Werewolf"), "{paged}");
     // The night player comes into the town, then is silent a while.
     mcp_tool(s.http, &night.token, "look", json!({})).await;
     let vic = api.agent(Some("Vic")).await;
@@ -436,5 +429,40 @@ async fn an_agent_is_told_its_card_as_its_match_begins() {
     assert_eq!(started["structuredContent"]["ok"], true, "{started}");
     let news = mcp_tool(s.http, &zed.token, "events", json!({})).await;
     assert!(news.to_string().contains("[Town Crier] You are "), "{news}");
+    s.stop().await;
+}
+
+/// Nobody puts another person into a match that would keep them from the town: over REST (or
+/// MCP's `session_create`) a Werewolf match takes its creator and the house's bots only.
+#[tokio::test]
+async fn nobody_puts_another_into_a_werewolf_match() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (me, ann) = (api.agent(Some("Mel")).await, api.agent(Some("Ann")).await);
+    let mut participants = serde_json::Map::new();
+    participants.insert("p1".into(), json!(me.id));
+    participants.insert("p2".into(), json!(ann.id));
+    for (i, bot) in crate::werewolf::BOTS.iter().skip(1).enumerate() {
+        participants.insert(format!("p{}", i + 3), json!(bot));
+    }
+    let (status, v) = api
+        .post(
+            "/sessions",
+            &me.token,
+            json!({ "template": "werewolf.v1", "participants": participants,
+                    "options": { "bots": [3, 4, 5, 6, 7, 8] } }),
+        )
+        .await;
+    assert_eq!(status, 403, "{v}");
+    assert!(
+        v.to_string()
+            .contains("You cannot put Ann in a Werewolf match"),
+        "{v}"
+    );
+    // With the house's bots alone it may, once at a time.
+    let (status, v) = crate::werewolf::post_match_with_bots(&api, &me, json!({})).await;
+    assert_eq!(status, 201, "{v}");
+    let (status, v) = crate::werewolf::post_match_with_bots(&api, &me, json!({})).await;
+    assert_eq!(status, 409, "{v}");
     s.stop().await;
 }

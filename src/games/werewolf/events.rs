@@ -123,7 +123,8 @@ impl Place {
         match reader {
             Reader::Omniscient => Some(self.n),
             Reader::Public => self.seen[SEATS],
-            Reader::Seat(s) => self.seen.get(s).copied().flatten(),
+            Reader::Seat(s) if s < SEATS => self.seen.get(s).copied().flatten(),
+            Reader::Seat(_) => None,
         }
     }
 

@@ -466,6 +466,7 @@ impl Game for Werewolf {
     const PAGE: Option<&'static str> = Some("werewolf");
     const TITLE: &'static str = "Werewolf";
     const HIDES_ACTIONS: bool = true;
+    const SECLUDES: bool = true;
 
     fn new(seed: u64, options: &Value) -> Result<Werewolf, GameError> {
         let config = Config::from_options(options)?;
@@ -631,7 +632,13 @@ impl Game for Werewolf {
     /// hidden. An id that names no public event the replier has is kept so that the rules
     /// refuse it (`?…`).
     fn canonical(&self, role: &str, action: &str) -> Option<String> {
-        let rest = action.strip_prefix("reply ")?.trim_start();
+        // Logged as the rules read it (trimmed), so that every reader's view of the log reads
+        // its verb as the rules did: ` kill p3` is a night action too.
+        let trimmed = action.trim();
+        let Some(rest) = trimmed.strip_prefix("reply ") else {
+            return (trimmed.len() != action.len()).then(|| trimmed.to_owned());
+        };
+        let rest = rest.trim_start();
         let (id, text) = rest.split_once(' ').unwrap_or((rest, ""));
         let seat = seat_of(role)?;
         let public = self
@@ -647,8 +654,10 @@ impl Game for Werewolf {
     fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String> {
         // Night actions and wolf chat are the actor's secret (and the wolves' for theirs).
         // Even that one was taken is: only a night role acts at night.
-        let verb = action.split(' ').next().unwrap_or("");
-        let secret = matches!(verb, "kill" | "inspect" | "protect" | "wolfchat");
+        let verb = action.split_whitespace().next().unwrap_or("");
+        // Once the match is over, everyone may read everything.
+        let secret = matches!(verb, "kill" | "inspect" | "protect" | "wolfchat")
+            && self.phase != Phase::Ended;
         // A reply reads with the reader's own id for the event it answers.
         if let Some((k, text)) = action
             .strip_prefix("reply @")

@@ -457,7 +457,7 @@ pub fn start_match(
     let spectating = if live { "live" } else { "after" };
     let options = json!({ "names": names, "bots": bots, "spectating": spectating });
     let created = world
-        .create_session_as(cx, None, "werewolf.v1", &participants, options)
+        .create_town_session(cx, "werewolf.v1", &participants, options)
         .map_err(|e| host_refusal(world, e))?;
     let sid = super::games::created_id(&created);
     let number = world.ext::<WerewolfTown>().buildings.len() + 1;
@@ -522,12 +522,25 @@ fn secluded_role(world: &World, sid: SessionId, agent: &AgentId) -> Option<&'sta
     s.role_of(agent).filter(|r| s.game.secluded(r))
 }
 
-/// `say` in a running match's building: a living player's words go to the match (as
-/// `speak`); the dead and the watchers talk among themselves, from the graveyard, and the
-/// living do not hear them. None outside a building.
+/// The role `agent` speaks in match `sid` with now: a living player's, or the condemned's for
+/// their last words.
+fn speaking_role(world: &World, sid: SessionId, agent: &AgentId) -> Option<&'static str> {
+    let s = world.session(sid)?;
+    s.role_of(agent).filter(|r| {
+        s.game.secluded(r)
+            || s.game
+                .legal_actions(r)
+                .iter()
+                .any(|a| a.starts_with("say "))
+    })
+}
+
+/// `say` in a running match's building: a living player's words (and the condemned's last
+/// words) go to the match (as `speak`); the dead and the watchers talk among themselves, from
+/// the graveyard, and the living do not hear them. None outside a building.
 pub fn floor(world: &mut World, cx: &mut Cx, text: &str) -> Option<Result<Vec<String>, VerbError>> {
     let sid = building_match(world, &cx.actor)?;
-    Some(match secluded_role(world, sid, &cx.actor) {
+    Some(match speaking_role(world, sid, &cx.actor) {
         Some(role) => {
             let args = play::SpeakArgs {
                 text: text.to_owned(),

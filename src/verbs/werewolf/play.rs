@@ -357,6 +357,9 @@ macro_rules! night_verb {
                 cx: &mut Cx,
                 args: TargetArgs,
             ) -> Result<Reply<Value>, VerbError> {
+                // Only night roles have a night action: trying one, taken, refused or
+                // retried, leaves no public trace (no idle time moves).
+                cx.hidden = true;
                 let key = args.idempotency_key.clone();
                 super::once::<Self>(world, cx, key, args, |world, cx, args| {
                     let (sid, event, value) = night(world, cx, &args, $word, $key)?;
@@ -452,6 +455,8 @@ wolves (and spectators the server lets see everything) hear them.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: ChatArgs) -> Result<Reply<Value>, VerbError> {
+        // Only wolves talk at night: trying to leaves no public trace.
+        cx.hidden = true;
         let key = args.idempotency_key.clone();
         super::once::<Self>(world, cx, key, args, |world, cx, args| {
             let me = cx.actor.clone();
