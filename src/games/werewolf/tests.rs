@@ -877,3 +877,27 @@ fn a_missed_night_action_shows_in_no_count_a_player_or_the_public_reads() {
         .expect("a missed opening, in public");
     assert_eq!(day_miss.payload["misses"], 1, "{}", day_miss.payload);
 }
+
+#[test]
+fn actions_are_logged_as_the_rules_read_them() {
+    let w = at_night();
+    // A reply names an event by the replier's own id; the log keeps its public place, so a
+    // reader's log counts no event hidden from them. Spaces around change nothing.
+    assert_eq!(
+        Game::canonical(&w, "p1", "  reply e000000 hi").as_deref(),
+        Some("reply @0 hi")
+    );
+    // An id that names no public event the replier has is kept so that the rules refuse it.
+    let unknown = Game::canonical(&w, "p1", "reply e999999 hi").unwrap();
+    assert_eq!(unknown, "reply ?e999999 hi");
+    assert_eq!(
+        code(&w.apply_at("p1", &unknown, w.now).unwrap_err()),
+        "INVALID_TARGET"
+    );
+    // A night verb with a space before it is logged as the night verb it is.
+    assert_eq!(
+        Game::canonical(&w, "p1", " kill p3").as_deref(),
+        Some("kill p3")
+    );
+    assert_eq!(Game::canonical(&w, "p1", "kill p3"), None);
+}
