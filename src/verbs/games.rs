@@ -76,12 +76,7 @@ with whose move it is or how it ended: all that are running, and the last few th
 `games all` lists every finished game too.";
     const READ_ONLY: bool = true;
     const TOPIC: Topic = Topic::Games;
-    const OFFERED_BY: &'static [ThingKind] = &[
-        crate::verbs::chess::CHESS_TABLE,
-        crate::verbs::rps::RPS_TABLE,
-        crate::verbs::tictactoe::TICTACTOE_TABLE,
-        crate::verbs::blackjack::CARD_TABLE,
-    ];
+    const OFFERED_BY: &'static [ThingKind] = crate::verbs::tables::GAME_TABLES;
     type Args = GamesArgs;
     type Output = GameList;
 

@@ -14,6 +14,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::parse::word;
+
+/// Every table a game stands at: where `games`, `watch` and `unwatch` are offered.
+pub const GAME_TABLES: &[ThingKind] = &[
+    super::chess::CHESS_TABLE,
+    super::rps::RPS_TABLE,
+    super::tictactoe::TICTACTOE_TABLE,
+    super::blackjack::CARD_TABLE,
+];
 use super::{Reply, Topic, Verb, VerbError, usage};
 use crate::games::{self, Template};
 use crate::world::{AgentId, COMPUTER_ID, Cx, Extension, RoomIdx, ThingKind, World};
@@ -250,5 +258,36 @@ role (player_1, or X, who moves first). Then `choose`, `mark` or `move` as the g
                 session_id: None,
             },
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each template's table that stands in the town offers the verbs every game table does
+    /// (`watch` once left out the blackjack table, whose list was kept apart).
+    #[test]
+    fn every_game_table_in_the_town_offers_the_games_verbs() {
+        let Ok(map) = crate::world::load::load_built_in() else {
+            panic!("the built-in world loads");
+        };
+        let kinds: Vec<&str> = map
+            .rooms
+            .iter()
+            .flat_map(|r| r.things.iter().map(|t| t.kind.name()))
+            .collect();
+        for t in games::TEMPLATES.iter().filter(|t| kinds.contains(&t.table)) {
+            for verb in ["games", "watch", "unwatch"] {
+                let Some(e) = crate::verbs::REGISTRY.iter().find(|e| e.name == verb) else {
+                    panic!("{verb} is a verb");
+                };
+                assert!(
+                    e.offered_by.iter().any(|k| k.name() == t.table),
+                    "{verb} at the {} table",
+                    t.table
+                );
+            }
+        }
     }
 }

@@ -31,11 +31,7 @@ impl Verb for Watch {
 its rules let a spectator see, and never a player's hidden cards or choices.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Games;
-    const OFFERED_BY: &'static [ThingKind] = &[
-        crate::verbs::chess::CHESS_TABLE,
-        crate::verbs::rps::RPS_TABLE,
-        crate::verbs::tictactoe::TICTACTOE_TABLE,
-    ];
+    const OFFERED_BY: &'static [ThingKind] = crate::verbs::tables::GAME_TABLES;
     type Args = GameRequired;
     type Output = Watching;
 
@@ -79,11 +75,7 @@ impl Verb for Unwatch {
     const HELP: &'static str = "`unwatch #3` stops showing you game #3's moves.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::Games;
-    const OFFERED_BY: &'static [ThingKind] = &[
-        crate::verbs::chess::CHESS_TABLE,
-        crate::verbs::rps::RPS_TABLE,
-        crate::verbs::tictactoe::TICTACTOE_TABLE,
-    ];
+    const OFFERED_BY: &'static [ThingKind] = crate::verbs::tables::GAME_TABLES;
     type Args = GameRequired;
     type Output = Watching;
 

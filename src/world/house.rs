@@ -155,11 +155,6 @@ impl World {
         s.started + self.time.real(Duration::from_millis(at))
     }
 
-    /// How long `game` milliseconds of game time last on the wall.
-    pub fn real_time(&self, game: GameTime) -> Duration {
-        self.time.real(Duration::from_millis(game))
-    }
-
     /// The wall time now, on the runtime's clock (what new sessions record as their start).
     pub fn wall_now(&self) -> SystemTime {
         self.time.wall(Instant::now())

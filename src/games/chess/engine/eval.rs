@@ -4,8 +4,6 @@
 
 use shakmaty::{Chess, Color, Position, Role, Square};
 
-pub const PAWN: i32 = 100;
-
 pub fn value(role: Role) -> i32 {
     match role {
         Role::Pawn => 100,
