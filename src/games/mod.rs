@@ -126,6 +126,54 @@ pub enum Computer {
     Think(Thinking),
 }
 
+/// The stable code a refusal carries to every face (seed 002's notes' list, and moot's own
+/// three), typed from the rules that refuse to the face that names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Code {
+    WrongPhase,
+    WrongRole,
+    InvalidTarget,
+    TargetDead,
+    DoctorRepeatTarget,
+    AlreadySubmitted,
+    NotYourTurn,
+    RateLimited,
+    NotInMatch,
+    MatchNotFound,
+    AlreadyInMatch,
+    QueueNotSupported,
+    InvalidCursor,
+    IdempotencyKeyReused,
+    InvalidRequest,
+    StorageUnavailable,
+    Internal,
+}
+
+impl Code {
+    /// Its name as every face writes it (`WRONG_PHASE`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Code::WrongPhase => "WRONG_PHASE",
+            Code::WrongRole => "WRONG_ROLE",
+            Code::InvalidTarget => "INVALID_TARGET",
+            Code::TargetDead => "TARGET_DEAD",
+            Code::DoctorRepeatTarget => "DOCTOR_REPEAT_TARGET",
+            Code::AlreadySubmitted => "ALREADY_SUBMITTED",
+            Code::NotYourTurn => "NOT_YOUR_TURN",
+            Code::RateLimited => "RATE_LIMITED",
+            Code::NotInMatch => "NOT_IN_MATCH",
+            Code::MatchNotFound => "MATCH_NOT_FOUND",
+            Code::AlreadyInMatch => "ALREADY_IN_MATCH",
+            Code::QueueNotSupported => "QUEUE_NOT_SUPPORTED",
+            Code::InvalidCursor => "INVALID_CURSOR",
+            Code::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
+            Code::InvalidRequest => "INVALID_REQUEST",
+            Code::StorageUnavailable => "STORAGE_UNAVAILABLE",
+            Code::Internal => "INTERNAL",
+        }
+    }
+}
+
 /// Why an action was refused. Each maps to one error code of the REST API.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GameError {
@@ -147,7 +195,7 @@ pub enum GameError {
     /// `RATE_LIMITED`…), for faces that speak those codes; `retry_after_ms` is game time.
     #[error("{message}")]
     Refused {
-        code: &'static str,
+        code: Code,
         message: String,
         retry_after_ms: Option<u64>,
     },

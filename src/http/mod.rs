@@ -270,11 +270,11 @@ async fn werewolf_report(
         Ok(reply) => Ok(Json(reply.data)),
         Err(e) => {
             // The tool's error code (MATCH_NOT_FOUND, WRONG_PHASE…) says which REST code fits.
-            let code = e.data.as_ref().and_then(|d| d["error"]["code"].as_str());
-            let rest = match code {
-                Some("MATCH_NOT_FOUND") | Some("NOT_IN_MATCH") => ErrorCode::NotFound,
-                Some("RATE_LIMITED") => ErrorCode::RateLimited,
-                Some("INVALID_REQUEST") => ErrorCode::InvalidRequest,
+            use crate::games::Code;
+            let rest = match e.code {
+                Some(Code::MatchNotFound | Code::NotInMatch) => ErrorCode::NotFound,
+                Some(Code::RateLimited) => ErrorCode::RateLimited,
+                Some(Code::InvalidRequest) => ErrorCode::InvalidRequest,
                 _ => ErrorCode::InvalidAction,
             };
             Err(ApiError::new(rest, e.message))

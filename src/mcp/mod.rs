@@ -490,10 +490,12 @@ impl MootMcp {
                 );
                 let mut busy = VerbError::refused(message.clone());
                 // For a spec's tool: RATE_LIMITED, worth retrying once a wait has answered.
+                let code = crate::games::Code::RateLimited;
+                busy.code = Some(code);
                 busy.data = Some(serde_json::json!({
                     "ok": false,
                     "serverTime": crate::world::sessions::iso(std::time::SystemTime::now()),
-                    "error": { "code": "RATE_LIMITED", "message": message, "retryable": true },
+                    "error": { "code": code.name(), "message": message, "retryable": true },
                 }));
                 let spec = e.tool.definition.is_some();
                 return Ok(if spec {

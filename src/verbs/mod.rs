@@ -72,6 +72,10 @@ pub struct VerbError {
     /// The refusal as structured data, for tools whose spec gives errors a shape (seed 002's
     /// `{ok: false, serverTime, error}`).
     pub data: Option<serde_json::Value>,
+    /// The refusal's stable code, where it has one, as the rules or the host gave it.
+    pub code: Option<crate::games::Code>,
+    /// When trying again may succeed (a rate limit), as the host gave it.
+    pub retry_after: Option<std::time::Duration>,
 }
 
 /// "Not yet": a face that can wait (MCP's long poll) waits for the session to change and asks
@@ -106,6 +110,8 @@ impl VerbError {
             message: message.into(),
             pending: None,
             data: None,
+            code: None,
+            retry_after: None,
         }
     }
     pub fn not_found(message: impl Into<String>) -> VerbError {
@@ -114,6 +120,8 @@ impl VerbError {
             message: message.into(),
             pending: None,
             data: None,
+            code: None,
+            retry_after: None,
         }
     }
     pub fn pending(message: impl Into<String>, pending: Pending) -> VerbError {
@@ -122,6 +130,8 @@ impl VerbError {
             message: message.into(),
             pending: Some(Box::new(pending)),
             data: None,
+            code: None,
+            retry_after: None,
         }
     }
 
@@ -132,6 +142,8 @@ impl VerbError {
             message: crate::world::Unavailable::Internal.to_string(),
             pending: None,
             data: None,
+            code: None,
+            retry_after: None,
         }
     }
 
@@ -141,6 +153,8 @@ impl VerbError {
             message: message.into(),
             pending: None,
             data: None,
+            code: None,
+            retry_after: None,
         }
     }
 }
@@ -158,6 +172,8 @@ impl From<crate::world::sessions::HostError> for VerbError {
             message: e.message,
             pending: None,
             data: None,
+            code: e.detail,
+            retry_after: e.retry_after,
         }
     }
 }
@@ -432,16 +448,17 @@ pub fn shaped(server_time: String, mut e: VerbError) -> VerbError {
     if e.data.is_some() || e.kind == ErrorKind::Pending {
         return e;
     }
-    let code = match e.kind {
-        ErrorKind::NotFound => "MATCH_NOT_FOUND",
-        ErrorKind::Internal => "INTERNAL",
-        _ => "INVALID_REQUEST",
-    };
+    let code = e.code.unwrap_or(match e.kind {
+        ErrorKind::NotFound => crate::games::Code::MatchNotFound,
+        ErrorKind::Internal => crate::games::Code::Internal,
+        _ => crate::games::Code::InvalidRequest,
+    });
     e.data = Some(serde_json::json!({
         "ok": false,
         "serverTime": server_time,
-        "error": { "code": code, "message": e.message, "retryable": false },
+        "error": { "code": code.name(), "message": e.message, "retryable": false },
     }));
+    e.code = Some(code);
     e
 }
 
@@ -688,4 +705,36 @@ pub fn no_args<V: Verb>(rest: &str) -> Result<NoArgs, VerbError> {
 /// The usage error of verb `V`.
 pub fn usage<V: Verb>() -> VerbError {
     VerbError::usage(format!("Usage: {}", V::USAGE))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{Code, GameError};
+    use crate::world::sessions::{ErrorCode, HostError};
+
+    /// A refusal keeps its stable code and when to try again from the rules, through the
+    /// host, to the verb that answers (nothing is matched on words on the way).
+    #[test]
+    fn a_refusal_keeps_its_code_and_its_wait_from_the_rules_to_the_verb() {
+        let ruled = GameError::Refused {
+            code: Code::RateLimited,
+            message: "Too fast".into(),
+            retry_after_ms: Some(1500),
+        };
+        let host = HostError::from(ruled);
+        assert_eq!(host.code, ErrorCode::RateLimited);
+        let verb = VerbError::from(host);
+        assert_eq!(verb.code, Some(Code::RateLimited));
+        assert_eq!(
+            verb.retry_after,
+            Some(std::time::Duration::from_millis(1500))
+        );
+        let turn = VerbError::from(HostError::from(GameError::NotYourTurn));
+        assert_eq!(turn.code, Some(Code::NotYourTurn));
+        // A spec tool's shape names the code it was given.
+        let shaped = shaped("now".into(), turn);
+        let data = shaped.data.unwrap_or_default();
+        assert_eq!(data["error"]["code"], "NOT_YOUR_TURN");
+    }
 }

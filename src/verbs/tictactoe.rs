@@ -88,7 +88,7 @@ game's number, so you may do it from anywhere.";
         let acted = world
             .act(cx, sid, &(args.cell - 1).to_string(), Some(tick))
             .map_err(|e| {
-                if e.message == "Not your turn" {
+                if e.detail == Some(crate::games::Code::NotYourTurn) {
                     VerbError::refused(format!("It is not your turn in game #{sid}."))
                 } else {
                     e.into()

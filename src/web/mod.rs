@@ -453,10 +453,11 @@ fn board_answer(
                 .data
                 .clone()
                 .unwrap_or_else(|| json!({ "ok": false, "error": { "message": e.message } }));
-            let status = match data["error"]["code"].as_str() {
-                Some("RATE_LIMITED") => StatusCode::TOO_MANY_REQUESTS,
-                Some("INTERNAL") => StatusCode::INTERNAL_SERVER_ERROR,
-                Some("STORAGE_UNAVAILABLE") => StatusCode::SERVICE_UNAVAILABLE,
+            use crate::games::Code;
+            let status = match e.code {
+                Some(Code::RateLimited) => StatusCode::TOO_MANY_REQUESTS,
+                Some(Code::Internal) => StatusCode::INTERNAL_SERVER_ERROR,
+                Some(Code::StorageUnavailable) => StatusCode::SERVICE_UNAVAILABLE,
                 _ => StatusCode::CONFLICT,
             };
             (status, Json(data)).into_response()

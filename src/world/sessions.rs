@@ -92,9 +92,9 @@ pub struct HostError {
     pub message: String,
     /// For [`ErrorCode::RateLimited`]: when to try again.
     pub retry_after: Option<std::time::Duration>,
-    /// The template's own code for a refusal (Werewolf's `WRONG_PHASE`), for faces that speak
-    /// the template's codes; the general code above is what the REST API says.
-    pub detail: Option<&'static str>,
+    /// The stable code of a refusal (Werewolf's `WRONG_PHASE`, any game's `NOT_YOUR_TURN`), for
+    /// faces that speak those codes; the general code above is what the REST API says.
+    pub detail: Option<games::Code>,
 }
 
 impl HostError {
@@ -114,12 +114,15 @@ impl From<GameError> for HostError {
             GameError::AlreadyActed => ErrorCode::AlreadyActed,
             GameError::BadOptions(_) => ErrorCode::InvalidRequest,
             GameError::Refused {
-                code: "RATE_LIMITED",
+                code: games::Code::RateLimited,
                 ..
             } => ErrorCode::RateLimited,
             _ => ErrorCode::InvalidAction,
         };
         let mut h = HostError::new(code, e.to_string());
+        if matches!(e, GameError::NotYourTurn) {
+            h.detail = Some(games::Code::NotYourTurn);
+        }
         if let GameError::Refused {
             code,
             retry_after_ms,

@@ -1093,7 +1093,8 @@ async fn eight_python_sdk_agents_play_a_whole_match_with_the_seed_tools() {
 /// target offered; an opening; abstaining). `row` starts their own line in the table
 /// ("Tess (p1)"). Returns their role and every line they were sent.
 async fn plays_by_telnet(tess: &mut crate::support::Client, row: &str) -> (String, Vec<String>) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
+    // A match takes about 15 s here; the bound is for a stuck one, on a busy machine too.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(240);
     let mut my_role = String::new();
     let mut heard = Vec::new();
     loop {

@@ -9,6 +9,7 @@ use super::{
     Card, PUBLIC_TEXT_MAX, Phase, REASON_MAX, SEATS, Seat, WOLF_TEXT_MAX, Werewolf, player_id,
     rate_limited, refuse, seat_of, text, text_of,
 };
+use crate::games::Code;
 use crate::games::{GameError, GameTime};
 
 impl Werewolf {
@@ -17,7 +18,7 @@ impl Werewolf {
             Ok(())
         } else {
             Err(refuse(
-                "NOT_YOUR_TURN",
+                Code::NotYourTurn,
                 "You have been eliminated: the dead watch, they do not act",
             ))
         }
@@ -29,7 +30,7 @@ impl Werewolf {
         }
         let names: Vec<&str> = allowed.iter().map(|p| p.name()).collect();
         Err(refuse(
-            "WRONG_PHASE",
+            Code::WrongPhase,
             format!(
                 "You can {what} only in {}; it is {} now",
                 names.join(" or "),
@@ -43,7 +44,7 @@ impl Werewolf {
             Ok(())
         } else {
             Err(refuse(
-                "WRONG_ROLE",
+                Code::WrongRole,
                 format!("Only the {} can {what}", card.title().to_lowercase()),
             ))
         }
@@ -53,12 +54,15 @@ impl Werewolf {
     pub(super) fn target(&self, id: &str) -> Result<Seat, GameError> {
         let t = seat_of(id.trim()).ok_or_else(|| {
             refuse(
-                "INVALID_TARGET",
+                Code::InvalidTarget,
                 format!("`{id}` is not a player of this match (p1 to p8)"),
             )
         })?;
         if !self.players[t].alive {
-            return Err(refuse("TARGET_DEAD", format!("{} is dead", self.name(t))));
+            return Err(refuse(
+                Code::TargetDead,
+                format!("{} is dead", self.name(t)),
+            ));
         }
         Ok(t)
     }
@@ -122,7 +126,7 @@ impl Werewolf {
                 let t = self.target(rest)?;
                 if self.players[t].card == Card::Werewolf {
                     return Err(refuse(
-                        "INVALID_TARGET",
+                        Code::InvalidTarget,
                         "Wolves hunt villagers, not each other",
                     ));
                 }
@@ -143,13 +147,13 @@ impl Werewolf {
                 self.check_alive(seat)?;
                 if self.night.inspected.is_some() {
                     return Err(refuse(
-                        "ALREADY_SUBMITTED",
+                        Code::AlreadySubmitted,
                         "You have already inspected someone tonight",
                     ));
                 }
                 let t = self.target(rest)?;
                 if t == seat {
-                    return Err(refuse("INVALID_TARGET", "You know yourself already"));
+                    return Err(refuse(Code::InvalidTarget, "You know yourself already"));
                 }
                 self.night.inspected = Some(t);
                 let wolf = self.players[t].card == Card::Werewolf;
@@ -177,7 +181,7 @@ impl Werewolf {
                 let t = self.target(rest)?;
                 if self.last_protected == Some(t) {
                     return Err(refuse(
-                        "DOCTOR_REPEAT_TARGET",
+                        Code::DoctorRepeatTarget,
                         format!(
                             "You protected {} last night; choose someone else tonight",
                             self.name(t)
@@ -239,7 +243,10 @@ impl Werewolf {
                     id => {
                         let t = self.target(id)?;
                         if t == seat {
-                            return Err(refuse("INVALID_TARGET", "You cannot vote for yourself"));
+                            return Err(refuse(
+                                Code::InvalidTarget,
+                                "You cannot vote for yourself",
+                            ));
                         }
                         Some(t)
                     }
@@ -281,7 +288,7 @@ impl Werewolf {
             .speaker()
             .map_or("nobody".to_owned(), |s| self.name(s).to_owned());
         refuse(
-            "NOT_YOUR_TURN",
+            Code::NotYourTurn,
             format!("It is {who}'s turn to speak; wait for yours"),
         )
     }
@@ -302,7 +309,7 @@ impl Werewolf {
         found.ok_or_else(|| {
             let shown = id.strip_prefix('?').unwrap_or(id);
             refuse(
-                "INVALID_TARGET",
+                Code::InvalidTarget,
                 format!("`{shown}` is not a public event of this match"),
             )
         })
@@ -329,13 +336,16 @@ impl Werewolf {
             }
             Phase::DayResolution if self.condemned.is_some_and(|(s, _)| s == seat) => {
                 if self.condemned == Some((seat, true)) {
-                    return Err(refuse("ALREADY_SUBMITTED", "You have said your last words"));
+                    return Err(refuse(
+                        Code::AlreadySubmitted,
+                        "You have said your last words",
+                    ));
                 }
                 "LAST_WORDS"
             }
             _ => {
                 return Err(refuse(
-                    "WRONG_PHASE",
+                    Code::WrongPhase,
                     format!(
                         "You can speak publicly only in DAY_OPENING (on your turn) and \
                          DAY_DISCUSSION; it is {} now",

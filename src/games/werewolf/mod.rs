@@ -20,6 +20,7 @@ mod phases;
 pub mod text;
 mod view;
 
+use crate::games::Code;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -249,7 +250,7 @@ pub struct Werewolf {
 }
 
 /// A refusal with one of the notes' stable codes (fix 6).
-pub fn refuse(code: &'static str, message: impl Into<String>) -> GameError {
+pub fn refuse(code: Code, message: impl Into<String>) -> GameError {
     GameError::Refused {
         code,
         message: message.into(),
@@ -259,7 +260,7 @@ pub fn refuse(code: &'static str, message: impl Into<String>) -> GameError {
 
 fn rate_limited(wait: GameTime) -> GameError {
     GameError::Refused {
-        code: "RATE_LIMITED",
+        code: Code::RateLimited,
         // The wait is in game time, which `--time-scale` may run faster than the wall clock:
         // the host gives it in real time (`retryAfterMs`), so the words name no number.
         message: "Too fast: wait a moment before you speak again".to_owned(),

@@ -9,7 +9,7 @@ use crate::games::{self, Game, GameError, SERVER_ROLE};
 
 fn code(e: &GameError) -> &'static str {
     match e {
-        GameError::Refused { code, .. } => code,
+        GameError::Refused { code, .. } => code.name(),
         _ => "OTHER",
     }
 }
@@ -224,7 +224,7 @@ fn chat_is_rate_limited_in_game_time_with_a_retry_after() {
         matches!(
             e,
             GameError::Refused {
-                code: "RATE_LIMITED",
+                code: games::Code::RateLimited,
                 retry_after_ms: Some(1500),
                 ..
             }

@@ -2,6 +2,7 @@
 //! (`et.werewolf.match.events.get`), the match's event feed as the caller may read it, a page
 //! at a time, waiting for the next event if asked (a long poll).
 
+use crate::games::Code;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -68,7 +69,7 @@ Town Hall to watch.";
         if !["ACTIVE", "ENDED", "ALL"].contains(&status) {
             return Err(refusal(
                 world,
-                "INVALID_REQUEST",
+                Code::InvalidRequest,
                 "status is ACTIVE, ENDED or ALL",
                 None,
             ));
@@ -201,7 +202,7 @@ what your role alone was told.";
                     || {
                         refusal(
                             world,
-                            "INVALID_CURSOR",
+                            Code::InvalidCursor,
                             &format!("`{id}` is not an event of match {sid}"),
                             None,
                         )
@@ -328,7 +329,7 @@ with `say` (the graveyard); the living players hear none of it.";
         if world.session(sid).is_some_and(|s| s.role_of(&me).is_some()) {
             return Err(refusal(
                 world,
-                "WRONG_ROLE",
+                Code::WrongRole,
                 &format!("You play in match {sid}: you see what your seat sees, and no more"),
                 None,
             ));
@@ -338,7 +339,7 @@ with `say` (the graveyard); the living players hear none of it.";
         if on && w.config().spectating == Spectating::After && w.phase != Phase::Ended {
             return Err(refusal(
                 world,
-                "WRONG_PHASE",
+                Code::WrongPhase,
                 &format!(
                     "Match {sid} shows everything only once it has ended; until then you see \
                      what everyone sees"
@@ -416,7 +417,7 @@ shows the same. Agents may ask for the whole event log as JSON lines (`export`).
         let Some(report) = w.report() else {
             return Err(refusal(
                 world,
-                "WRONG_PHASE",
+                Code::WrongPhase,
                 &format!("Match {sid} is still running; its report comes when it ends"),
                 None,
             ));
@@ -439,7 +440,7 @@ shows the same. Agents may ask for the whole event log as JSON lines (`export`).
                     None => {
                         return Err(refusal(
                             world,
-                            "INVALID_REQUEST",
+                            Code::InvalidRequest,
                             "viewer is PUBLIC, OMNISCIENT or a player id (p1 to p8)",
                             None,
                         ));

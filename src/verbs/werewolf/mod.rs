@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::VerbError;
+use crate::games::Code;
 use crate::games::werewolf::events::Reader;
 use crate::games::werewolf::{self, Werewolf};
 use crate::world::map::{Exit, Room, Thing};
@@ -92,7 +93,7 @@ pub fn the_match(world: &World, sid: SessionId) -> Result<(&Session, &Werewolf),
         .ok_or_else(|| {
             refusal(
                 world,
-                "MATCH_NOT_FOUND",
+                Code::MatchNotFound,
                 &format!("No Werewolf match {sid}"),
                 None,
             )
@@ -110,17 +111,19 @@ pub fn server_time(world: &World) -> String {
 
 /// A refusal as seed 002's tools give it (notes, fix 1 and 6): `{ok: false, serverTime,
 /// error: {code, message, retryable}}`, with `retryAfterMs` when waiting helps.
-pub fn refusal(world: &World, code: &str, message: &str, retry_after_ms: Option<u64>) -> VerbError {
+pub fn refusal(world: &World, code: Code, message: &str, retry_after_ms: Option<u64>) -> VerbError {
     let mut error = json!({
-        "code": code,
+        "code": code.name(),
         "message": message,
-        "retryable": retry_after_ms.is_some() || code == "STORAGE_UNAVAILABLE",
+        "retryable": retry_after_ms.is_some() || code == Code::StorageUnavailable,
     });
     if let Some(ms) = retry_after_ms {
         error["retryAfterMs"] = json!(ms);
     }
     let mut e = VerbError::refused(message);
     e.data = Some(json!({ "ok": false, "serverTime": server_time(world), "error": error }));
+    e.code = Some(code);
+    e.retry_after = retry_after_ms.map(std::time::Duration::from_millis);
     e
 }
 
@@ -138,7 +141,7 @@ pub fn count(
         Some(n) if (1..=max).contains(&n) => Ok(n),
         Some(n) => Err(refusal(
             world,
-            "INVALID_REQUEST",
+            Code::InvalidRequest,
             &format!("{name} is 1 to {max}, not {n}"),
             None,
         )),
@@ -150,14 +153,14 @@ pub fn count(
 pub fn host_refusal(world: &World, e: HostError) -> VerbError {
     use crate::world::sessions::ErrorCode;
     let code = e.detail.unwrap_or(match e.code {
-        ErrorCode::Forbidden | ErrorCode::Unauthorized => "NOT_IN_MATCH",
-        ErrorCode::NotFound => "MATCH_NOT_FOUND",
-        ErrorCode::AlreadyActed => "ALREADY_SUBMITTED",
-        ErrorCode::Conflict => "ALREADY_IN_MATCH",
-        ErrorCode::RateLimited => "RATE_LIMITED",
-        ErrorCode::StorageUnavailable | ErrorCode::Unavailable => "STORAGE_UNAVAILABLE",
-        ErrorCode::Internal => "INTERNAL",
-        ErrorCode::InvalidAction | ErrorCode::InvalidRequest => "INVALID_REQUEST",
+        ErrorCode::Forbidden | ErrorCode::Unauthorized => Code::NotInMatch,
+        ErrorCode::NotFound => Code::MatchNotFound,
+        ErrorCode::AlreadyActed => Code::AlreadySubmitted,
+        ErrorCode::Conflict => Code::AlreadyInMatch,
+        ErrorCode::RateLimited => Code::RateLimited,
+        ErrorCode::StorageUnavailable | ErrorCode::Unavailable => Code::StorageUnavailable,
+        ErrorCode::Internal => Code::Internal,
+        ErrorCode::InvalidAction | ErrorCode::InvalidRequest => Code::InvalidRequest,
     });
     let retry = e.retry_after.map(|d| d.as_millis() as u64);
     refusal(world, code, &e.message, retry)
@@ -202,7 +205,7 @@ pub fn named_match(
             .ok_or_else(|| {
                 refusal(
                     world,
-                    "MATCH_NOT_FOUND",
+                    Code::MatchNotFound,
                     &format!("No Werewolf match {id}"),
                     None,
                 )
@@ -213,7 +216,7 @@ pub fn named_match(
             .ok_or_else(|| {
                 refusal(
                     world,
-                    "NOT_IN_MATCH",
+                    Code::NotInMatch,
                     "You are not in a Werewolf match; name one",
                     None,
                 )
@@ -234,7 +237,7 @@ pub fn match_for(
         .ok_or_else(|| {
             refusal(
                 world,
-                "NOT_IN_MATCH",
+                Code::NotInMatch,
                 &format!("You are not a player of match {sid}"),
                 None,
             )
@@ -290,7 +293,7 @@ pub fn act(
     if game_of(world, sid).is_some_and(|w| w.phase == werewolf::Phase::Ended) {
         return Err(refusal(
             world,
-            "WRONG_PHASE",
+            Code::WrongPhase,
             &format!("Match {sid} is over"),
             None,
         ));
@@ -439,7 +442,7 @@ pub fn start_match(
     if players.len() != REQUIRED {
         return Err(refusal(
             world,
-            "INVALID_REQUEST",
+            Code::InvalidRequest,
             &format!("A match needs {REQUIRED} players, not {}", players.len()),
             None,
         ));
@@ -653,7 +656,7 @@ pub fn once<V: super::Verb>(
     if !(8..=128).contains(&key.chars().count()) {
         return Err(refusal(
             world,
-            "INVALID_REQUEST",
+            Code::InvalidRequest,
             "An idempotencyKey is 8 to 128 characters",
             None,
         ));
@@ -678,7 +681,7 @@ pub fn once<V: super::Verb>(
         Some((false, _)) => {
             return Err(refusal(
                 world,
-                "IDEMPOTENCY_KEY_REUSED",
+                Code::IdempotencyKeyReused,
                 &format!("The key `{key}` was used for {tool} with other arguments"),
                 None,
             ));

@@ -3,6 +3,7 @@
 //! (`et.werewolf.match.get_state`). Each takes the caller's match unless a `matchId` names one,
 //! and players by id (`p3`) or by name.
 
+use crate::games::Code;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -201,7 +202,7 @@ pub fn speak(
     if let Some(k) = args.kind.as_deref().filter(|k| *k != kind) {
         return Err(super::refusal(
             world,
-            "WRONG_PHASE",
+            Code::WrongPhase,
             &format!("It is {}: a message now is {kind}, not {k}", phase.name()),
             None,
         ));

@@ -2,6 +2,7 @@
 //! (`et.werewolf.queue.join`), `unsign board` (`et.werewolf.queue.leave`), `queue`
 //! (`et.werewolf.queue.status`) and `practice` (a match against seven house bots).
 
+use crate::games::Code;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -45,7 +46,7 @@ fn check_queue_id(world: &World, id: &Option<String>) -> Result<(), VerbError> {
         None | Some(QUEUE_ID) => Ok(()),
         Some(other) => Err(refusal(
             world,
-            "QUEUE_NOT_SUPPORTED",
+            Code::QueueNotSupported,
             &format!("moot has one queue, `{QUEUE_ID}`, not `{other}`"),
             None,
         )),
@@ -112,7 +113,7 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
             if let Some(sid) = running_match(world, &me) {
                 return Err(refusal(
                     world,
-                    "ALREADY_IN_MATCH",
+                    Code::AlreadyInMatch,
                     &format!("You are playing in match {sid}; finish it first"),
                     None,
                 ));
@@ -120,7 +121,7 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
             let name = match args.preferred_display_name.as_deref().map(str::trim) {
                 Some(n) => {
                     if let Err(why) = crate::games::werewolf::config::check_name(n, false) {
-                        return Err(refusal(world, "INVALID_REQUEST", &why, None));
+                        return Err(refusal(world, Code::InvalidRequest, &why, None));
                     }
                     n.to_owned()
                 }
@@ -425,7 +426,7 @@ pub fn practice(world: &mut World, cx: &mut Cx) -> Result<Reply<Practicing>, Ver
     if let Some(sid) = running_match(world, &me) {
         return Err(refusal(
             world,
-            "ALREADY_IN_MATCH",
+            Code::AlreadyInMatch,
             &format!("You are playing in match {sid}; finish it first"),
             None,
         ));
