@@ -1,0 +1,251 @@
+//! The MCP endpoint's gate (`/mcp`): bodies bounded and read as JSON-RPC before rmcp sees
+//! them, the MCP sessions each token may hold, the MCP server itself for both revisions, and
+//! the pointer every 401 carries to the authorization server (RFC 9728).
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::{Method, StatusCode};
+use axum::response::IntoResponse;
+use serde::Deserialize;
+
+use super::Api;
+
+/// The largest body `/mcp` reads. Tool arguments are small (a text argument is at most 4 KiB),
+/// so a larger body is a mistake or an attack, and is refused before it is held.
+pub const MCP_BODY_LIMIT: usize = 1 << 20;
+
+/// A JSON-RPC error answer from the gate, before rmcp sees the request.
+pub(super) fn jsonrpc_error(
+    status: StatusCode,
+    code: i64,
+    message: &str,
+) -> axum::response::Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0", "id": null, "error": { "code": code, "message": message }
+    });
+    (status, Json(body)).into_response()
+}
+
+/// The shape of a JSON-RPC message, read without building it.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow)]
+    jsonrpc: std::borrow::Cow<'a, str>,
+    #[serde(default, borrow)]
+    method: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default)]
+    result: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    error: Option<serde::de::IgnoredAny>,
+}
+
+/// Whether `body` is one JSON-RPC 2.0 message, and if so whether it is an `initialize`: -32700
+/// if it is not JSON, -32600 if it is JSON but no JSON-RPC message.
+pub fn check_envelope(body: &[u8]) -> Result<bool, (i64, String)> {
+    match serde_json::from_slice::<Envelope<'_>>(body) {
+        Ok(e)
+            if e.jsonrpc == "2.0"
+                && (e.method.is_some() || e.result.is_some() || e.error.is_some()) =>
+        {
+            Ok(e.method.as_deref() == Some("initialize"))
+        }
+        Ok(_) => Err((-32600, "Invalid Request: not a JSON-RPC 2.0 message".into())),
+        Err(e) if e.is_syntax() || e.is_eof() => Err((-32700, format!("Parse error: {e}"))),
+        Err(e) => Err((-32600, format!("Invalid Request: {e}"))),
+    }
+}
+
+/// The MCP sessions (of the 2025-11-25 revision, opened by `initialize`) each agent holds:
+/// each costs a task and buffers until it is closed or idles out, so one token may hold only so
+/// many.
+pub struct McpSessions {
+    manager: Arc<rmcp::transport::streamable_http_server::session::local::LocalSessionManager>,
+    by_agent: std::sync::Mutex<std::collections::HashMap<String, Vec<Arc<str>>>>,
+    max: usize,
+}
+
+impl McpSessions {
+    /// Whether `agent` may open another session: its sessions still open are counted (those
+    /// closed or expired are forgotten).
+    async fn room_for(&self, agent: &str) -> bool {
+        use rmcp::transport::streamable_http_server::session::SessionManager;
+        if self.max == 0 {
+            return true;
+        }
+        let ids = self
+            .by_agent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(agent)
+            .cloned()
+            .unwrap_or_default();
+        let mut open = Vec::new();
+        for id in ids {
+            if self.manager.has_session(&id).await.unwrap_or(false) {
+                open.push(id);
+            }
+        }
+        let room = open.len() < self.max;
+        let mut map = self
+            .by_agent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if open.is_empty() {
+            map.remove(agent);
+        } else {
+            map.insert(agent.to_owned(), open);
+        }
+        room
+    }
+
+    fn opened(&self, agent: &str, id: &str) {
+        self.by_agent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .entry(agent.to_owned())
+            .or_default()
+            .push(id.into());
+    }
+}
+
+/// The gate of `/mcp`: checks the bearer token (without one, 401 with `WWW-Authenticate`, as
+/// for the REST API) and passes the agent on to the MCP server; reads a POST's body with a
+/// bound, and answers one that is no JSON-RPC message with JSON-RPC's own error codes; and
+/// counts each agent's open sessions.
+pub(super) async fn mcp_gate(
+    State((api, sessions)): State<(Api, Arc<McpSessions>)>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let agent = match super::extract::bearer(req.headers(), &api) {
+        Ok(agent) => agent,
+        Err(e) => return e.into_response(),
+    };
+    let mut initialize = false;
+    let mut req = if req.method() == Method::POST {
+        let (parts, body) = req.into_parts();
+        let Ok(bytes) = axum::body::to_bytes(body, MCP_BODY_LIMIT).await else {
+            return jsonrpc_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                -32600,
+                &format!(
+                    "The request body is larger than {} KiB",
+                    MCP_BODY_LIMIT / 1024
+                ),
+            );
+        };
+        match check_envelope(&bytes) {
+            Ok(init) => initialize = init,
+            Err((code, message)) => return jsonrpc_error(StatusCode::BAD_REQUEST, code, &message),
+        }
+        if initialize && !sessions.room_for(&agent).await {
+            return jsonrpc_error(
+                StatusCode::TOO_MANY_REQUESTS,
+                -32000,
+                &format!(
+                    "You already hold {} open MCP sessions; close one (HTTP DELETE) or let it \
+                     idle out first",
+                    sessions.max
+                ),
+            );
+        }
+        axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes))
+    } else {
+        req
+    };
+    req.extensions_mut()
+        .insert(crate::mcp::McpAgent(agent.as_str().into()));
+    let response = next.run(req).await;
+    if initialize
+        && let Some(id) = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+    {
+        sessions.opened(&agent, id);
+    }
+    response
+}
+
+/// The MCP server at `/mcp` (Streamable HTTP), for both the 2025-11-25 revision (initialize,
+/// sessions) and 2026-07-28 (stateless); identity always comes from the token.
+pub(super) fn mcp_router(
+    api: &Api,
+    bound: std::net::SocketAddr,
+    shutdown: &tokio_util::sync::CancellationToken,
+) -> axum::Router<Api> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let server = crate::mcp::MootMcp::new(api.world.clone(), api.store.clone(), None)
+        .with_wait(api.wait)
+        .with_poll_cap(api.polls_per_agent);
+    let mut hosts = vec![
+        "localhost".to_owned(),
+        "127.0.0.1".to_owned(),
+        "::1".to_owned(),
+    ];
+    hosts.push(bound.ip().to_string());
+    // A page from elsewhere in a local browser must not drive an agent's tools (DNS
+    // rebinding): only moot's own pages, on loopback or the bound address, may send an Origin.
+    let origins: Vec<String> = hosts
+        .iter()
+        .map(|h| match h.parse::<std::net::Ipv6Addr>() {
+            Ok(_) => format!("http://[{h}]:*"),
+            Err(_) => format!("http://{h}:*"),
+        })
+        .collect();
+    let mut config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(origins)
+        .with_max_request_body_bytes(MCP_BODY_LIMIT);
+    // Plain JSON answers when nothing streams (rmcp falls back to SSE on its own when a tool
+    // sends progress first).
+    config.json_response = true;
+    // Sessions (of the 2025 revision) end with the server, so shutdown never waits on them.
+    config.cancellation_token = shutdown.child_token();
+    let manager = Arc::new(LocalSessionManager::default());
+    let sessions = Arc::new(McpSessions {
+        manager: manager.clone(),
+        by_agent: Default::default(),
+        max: api.mcp_sessions_per_agent,
+    });
+    let service = StreamableHttpService::new(move || Ok(server.clone()), manager, config);
+    axum::Router::new()
+        .nest_service("/mcp", service)
+        .route_layer(axum::middleware::from_fn_with_state(
+            (api.clone(), sessions),
+            mcp_gate,
+        ))
+}
+
+/// Every 401 says where to find how to get a token (RFC 9728 §5.1), as MCP hosts expect: they
+/// follow `resource_metadata` to moot's authorization server.
+pub(super) async fn point_to_metadata(
+    State(public_url): State<Option<Arc<str>>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let host = req
+        .headers()
+        .get(axum::http::header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let mut response = next.run(req).await;
+    if response.status() == StatusCode::UNAUTHORIZED {
+        let base = crate::oauth::public_base(public_url.as_deref(), host.as_deref());
+        let value = format!(
+            "Bearer realm=\"moot\", resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\", scope=\"{}\"",
+            crate::oauth::SCOPE
+        );
+        if let Ok(v) = axum::http::HeaderValue::from_str(&value) {
+            response
+                .headers_mut()
+                .insert(axum::http::header::WWW_AUTHENTICATE, v);
+        }
+    }
+    response
+}

@@ -1,0 +1,180 @@
+//! What a command may do while it runs: the [`Cx`] a verb leaves its notices, writes and undos
+//! in, for the world task to deliver, store or run once the command is done.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use tokio::time::Instant;
+
+use super::delivery::{BoardMsg, Delivery, Event};
+use super::sessions::SessionId;
+use super::{AgentId, Face, RoomIdx, World};
+/// A line for one player, left by a verb for the task to deliver.
+#[derive(Debug)]
+pub struct Notice {
+    pub to: AgentId,
+    pub what: Delivery,
+}
+
+/// A database write left by a verb.
+pub type Save = Box<dyn FnOnce(&rusqlite::Connection) -> rusqlite::Result<()> + Send>;
+
+/// Puts back what a command changed in memory, should its writes not be stored.
+pub type Undo = Box<dyn FnOnce(&mut World) + Send>;
+
+/// The context of one command: who acts, and what it leaves behind for others and for the disk.
+///
+/// A command changes the world at once (the next command must see it), but nothing it leaves
+/// for others (notices, wake-ups, effects) goes out until its writes are committed; if they
+/// are not, its undos put the world back as it was. See `task`.
+pub struct Cx {
+    pub actor: AgentId,
+    pub face: Face,
+    /// The verb being run, if it is one (for the log, should it meet a bug).
+    pub verb: Option<&'static str>,
+    pub now: Instant,
+    /// The command did something some may not know was done (an action a game hides, such
+    /// as a night action): it must leave no public trace, not even the actor's idle time.
+    pub hidden: bool,
+    pub notices: Vec<Notice>,
+    pub saves: Vec<Save>,
+    /// In the order the changes were made; run backwards.
+    pub undos: Vec<Undo>,
+    /// Sessions whose waiters are to be woken (see [`World::watch_session`]).
+    pub changed: Vec<SessionId>,
+    /// Work to start once the command is done (e.g. the computer thinking about a move).
+    pub effects: Vec<Effect>,
+}
+
+/// Work the world task starts, off the world, once a command is stored.
+pub enum Effect {
+    /// A wizard booted `agent`: their connection is closed with `lines`, once the act is
+    /// stored.
+    Boot { agent: AgentId, lines: Vec<String> },
+    /// A wizard shut moot down.
+    Shutdown,
+    /// One of the house's players (`agent`) thinks about its action in `session` at `tick`;
+    /// the action comes back as an ordinary one, dropped if the game has moved on.
+    Think {
+        session: SessionId,
+        tick: u64,
+        agent: AgentId,
+        thinking: crate::games::Thinking,
+    },
+}
+
+/// State that belongs to a game's verbs rather than to the host (open challenges, say),
+/// kept in the world by its type so that the host need not know it. `forget` is told when
+/// someone leaves the town.
+pub trait Extension: Any + Send {
+    fn forget(&mut self, who: &AgentId);
+}
+
+impl Cx {
+    pub fn new(actor: AgentId, face: Face) -> Cx {
+        Cx {
+            actor,
+            face,
+            verb: None,
+            now: Instant::now(),
+            hidden: false,
+            notices: Vec::new(),
+            saves: Vec::new(),
+            undos: Vec::new(),
+            changed: Vec::new(),
+            effects: Vec::new(),
+        }
+    }
+
+    pub fn show_board(&mut self, to: &AgentId, board: BoardMsg) {
+        self.notices.push(Notice {
+            to: to.clone(),
+            what: Delivery::Board(Box::new(board)),
+        });
+    }
+
+    /// Tells `to`'s connections to wrap by `display` from now on.
+    pub fn set_display(&mut self, to: &AgentId, display: crate::wrap::Display) {
+        self.notices.push(Notice {
+            to: to.clone(),
+            what: Delivery::Display(display),
+        });
+    }
+
+    pub fn tell(&mut self, to: &AgentId, line: impl Into<Arc<str>>) {
+        self.notices.push(Notice {
+            to: to.clone(),
+            what: Delivery::Line(line.into()),
+        });
+    }
+
+    /// Sends `to` structured news (see [`Event`]).
+    pub fn event(&mut self, to: &AgentId, event: Event) {
+        self.notices.push(Notice {
+            to: to.clone(),
+            what: Delivery::Event(event),
+        });
+    }
+
+    /// The actor speaks (or emotes) where they stand on `channel`: everyone else there who
+    /// may hear the town reads `line`, and every such client that takes structured news (the
+    /// actor's too) gets it as [`Event::Said`]. Answers why each of the others did not hear.
+    pub fn speak(&mut self, world: &World, channel: &'static str, line: &str) -> Vec<String> {
+        let me = world.player(&self.actor);
+        let said = Event::Said {
+            channel,
+            talker: me.name.clone(),
+            line: line.to_owned(),
+        };
+        let line: Arc<str> = line.into();
+        let mut unheard = Vec::new();
+        for id in world.occupants(me.room) {
+            if *id == self.actor {
+                self.event(id, said.clone());
+            } else if let Some(why) = world.deaf_to_town(id) {
+                unheard.push(why);
+            } else {
+                self.notices.push(Notice {
+                    to: id.clone(),
+                    what: Delivery::Line(line.clone()),
+                });
+                self.event(id, said.clone());
+            }
+        }
+        unheard
+    }
+
+    /// Tells everyone in `room` but `except`.
+    pub fn tell_room(
+        &mut self,
+        world: &World,
+        room: RoomIdx,
+        except: &AgentId,
+        line: impl Into<Arc<str>>,
+    ) {
+        let line = line.into();
+        for id in world.occupants(room).iter().filter(|id| *id != except) {
+            self.notices.push(Notice {
+                to: id.clone(),
+                what: Delivery::Line(line.clone()),
+            });
+        }
+    }
+
+    /// Leaves a write for the database, with what puts the world back if it is not stored.
+    /// Every change the database holds is made this way, so none can outlive a failed write.
+    pub fn save(
+        &mut self,
+        write: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<()> + Send + 'static,
+        undo: impl FnOnce(&mut World) + Send + 'static,
+    ) {
+        self.saves.push(Box::new(write));
+        self.undos.push(Box::new(undo));
+    }
+
+    /// Puts back a change that only lives in memory but goes with this command's writes (an
+    /// answered challenge), should they not be stored.
+    pub fn undo(&mut self, undo: impl FnOnce(&mut World) + Send + 'static) {
+        self.undos.push(Box::new(undo));
+    }
+}

@@ -1,0 +1,223 @@
+//! How news reaches a player: what a verb leaves for someone ([`Delivery`]), what a connection
+//! is sent ([`Out`]), and the queue between them, bounded so that a client that does not read
+//! cannot make the server hold unbounded memory for it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tokio::sync::mpsc;
+
+use super::views;
+/// How many notices may wait for a slow connection (or in an agent's mailbox) before further
+/// ones are dropped...
+pub const MAX_BACKLOG: usize = 2048;
+/// ...and how many bytes of them: a client that does not read must not make the server hold
+/// unbounded memory for it, however long the lines.
+pub const MAX_BACKLOG_BYTES: usize = 256 * 1024;
+
+/// What the world sends to a connection, in the order the world decided it.
+#[derive(Debug)]
+pub enum Out {
+    /// Something happened that this player should hear about.
+    Line(Arc<str>),
+    /// The answer to this connection's own command, sent once what the command changed is
+    /// committed (or, if it could not be, saying that it did not happen).
+    Reply { lines: Vec<String> },
+    /// Close the connection after showing these lines.
+    Close(Vec<String>),
+    /// A board changed, or was looked at: a structured board for clients that draw one (a
+    /// template's `Picture`, which telnet sends as XMCP/1.1), with text for those that don't.
+    Board(Box<BoardMsg>),
+    /// Wrap by this from now on.
+    Display(crate::wrap::Display),
+    /// Structured news (see [`Event`]).
+    Event(Event),
+}
+
+/// A session's board as one recipient should see it (turn and side are theirs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardMsg {
+    /// The session id, shown to MOO clients as the object `#<id>`.
+    pub object: u64,
+    /// 64 characters, file by file from the h-file, rank 1 to 8 within each (tkMOO-light's order).
+    pub board: String,
+    /// Whether it is this recipient's move.
+    pub your_turn: bool,
+    /// The recipient's colour (white for watchers).
+    pub colour: &'static str,
+    /// The session's tick + 1; a client's move must quote it.
+    pub sequence: u64,
+    /// What happened, for everyone.
+    pub headline: Option<String>,
+    /// The board as text, for clients that draw no board.
+    pub text: Vec<String>,
+    /// The session's template (`chess.v1`), and its state as this recipient may see it, for
+    /// clients that draw their own board from data (GMCP's `Moot.Chess.Board`).
+    pub template: &'static str,
+    pub view: serde_json::Value,
+}
+
+/// What a notice carries.
+#[derive(Debug, Clone)]
+pub enum Delivery {
+    Line(Arc<str>),
+    Board(Box<BoardMsg>),
+    /// The character's display preference changed: their connections wrap by it from now on.
+    Display(crate::wrap::Display),
+    /// Structured news for clients that take it besides the text (GMCP on telnet).
+    Event(Event),
+}
+
+/// What a client that reads structured data (a MUD client over GMCP) learns besides the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// Where they stand now (on arriving anywhere, and on logging in).
+    Room(Arc<views::RoomInfo>),
+    /// Someone spoke or emoted where they are (`say`, `emote`), or to them alone (`page`,
+    /// `whisper`): `line` is the text as they read it.
+    Said {
+        channel: &'static str,
+        talker: String,
+        line: String,
+    },
+}
+
+impl Delivery {
+    /// About how many bytes it holds, for the backlog's bound.
+    pub fn weight(&self) -> usize {
+        match self {
+            Delivery::Line(l) => l.len(),
+            Delivery::Board(b) => b.weight(),
+            Delivery::Display(_) => 8,
+            Delivery::Event(_) => 256,
+        }
+    }
+}
+
+impl BoardMsg {
+    /// About how many bytes it holds (see [`Delivery::weight`]).
+    pub(super) fn weight(&self) -> usize {
+        128 + self.board.len()
+            + 512
+            + self.headline.as_ref().map_or(0, String::len)
+            + self.text.iter().map(String::len).sum::<usize>()
+    }
+}
+
+/// The world's end of a connection's queue.
+#[derive(Debug, Clone)]
+pub enum Sink {
+    /// A live connection (telnet): notices are written to it as they happen.
+    Connection {
+        tx: mpsc::UnboundedSender<Out>,
+        backlog: Arc<Backlog>,
+    },
+    /// No connection (an agent over MCP or REST): notices wait in the player's mailbox until
+    /// the `events` verb collects them.
+    Mailbox,
+}
+
+/// What waits in a connection's queue, counted as it goes in and comes out.
+#[derive(Debug, Default)]
+pub struct Backlog {
+    notices: AtomicUsize,
+    bytes: AtomicUsize,
+}
+
+/// The connection's end.
+#[derive(Debug)]
+pub struct Source {
+    pub rx: mpsc::UnboundedReceiver<Out>,
+    backlog: Arc<Backlog>,
+}
+
+pub fn channel() -> (Sink, Source) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let backlog = Arc::new(Backlog::default());
+    (
+        Sink::Connection {
+            tx,
+            backlog: backlog.clone(),
+        },
+        Source { rx, backlog },
+    )
+}
+
+impl Sink {
+    /// Queues a notice unless the connection is too far behind, in which case it is dropped: a
+    /// client that does not read must not make the server hold unbounded memory for it.
+    pub(super) fn notice(&self, what: Delivery) {
+        let Sink::Connection { tx, backlog } = self else {
+            return;
+        };
+        let weight = what.weight();
+        if backlog.notices.load(Ordering::Relaxed) < MAX_BACKLOG
+            && backlog.bytes.load(Ordering::Relaxed) + weight <= MAX_BACKLOG_BYTES
+        {
+            backlog.notices.fetch_add(1, Ordering::Relaxed);
+            backlog.bytes.fetch_add(weight, Ordering::Relaxed);
+            let _ = tx.send(match what {
+                Delivery::Line(line) => Out::Line(line),
+                Delivery::Board(b) => Out::Board(b),
+                Delivery::Display(d) => Out::Display(d),
+                Delivery::Event(e) => Out::Event(e),
+            });
+        } else {
+            crate::metrics::get()
+                .backlog_drops
+                .fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Answers and closing words are never dropped: each connection has at most one command in
+    /// flight, so they cannot pile up.
+    pub(crate) fn send(&self, out: Out) {
+        if let Sink::Connection { tx, .. } = self {
+            let _ = tx.send(out);
+        }
+    }
+}
+
+impl Source {
+    /// Marks one notice as taken off the queue.
+    pub fn took(&self, out: &Out) {
+        let weight = match out {
+            Out::Line(l) => l.len(),
+            Out::Board(b) => b.weight(),
+            Out::Display(_) => 8,
+            Out::Event(_) => 256,
+            Out::Reply { .. } | Out::Close(_) => return,
+        };
+        self.backlog.notices.fetch_sub(1, Ordering::Relaxed);
+        self.backlog.bytes.fetch_sub(weight, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(n: usize) -> Delivery {
+        Delivery::Line("x".repeat(n).into())
+    }
+
+    #[test]
+    fn a_connection_that_does_not_read_holds_bounded_bytes() {
+        let (sink, source) = channel();
+        for _ in 0..1000 {
+            sink.notice(line(4096));
+        }
+        let held = source.backlog.bytes.load(Ordering::Relaxed);
+        assert!(held <= MAX_BACKLOG_BYTES, "{held}");
+        assert_eq!(
+            source.backlog.notices.load(Ordering::Relaxed),
+            MAX_BACKLOG_BYTES / 4096
+        );
+        // Small notices are bounded by count.
+        let (sink, source) = channel();
+        for _ in 0..5000 {
+            sink.notice(line(10));
+        }
+        assert_eq!(source.backlog.notices.load(Ordering::Relaxed), MAX_BACKLOG);
+    }
+}
