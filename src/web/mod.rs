@@ -357,17 +357,10 @@ async fn omniscient(
             (verb.run_json)(w, cx, args)
         })
         .await;
-    match answer {
-        Ok(Ok(reply)) => Json(reply.data).into_response(),
-        Ok(Err(e)) => {
-            let data = e
-                .data
-                .clone()
-                .unwrap_or_else(|| json!({ "ok": false, "error": { "message": e.message } }));
-            (StatusCode::FORBIDDEN, Json(data)).into_response()
-        }
-        Err(e) => unavailable(&e.to_string()),
-    }
+    verb_answer(
+        answer.map(|r| r.map(|reply| reply.data)),
+        StatusCode::FORBIDDEN,
+    )
 }
 
 /// A notice-board answer for the page: the queue tool's, with the door to the match once it
@@ -446,20 +439,28 @@ async fn sign_board(
 fn board_answer(
     answer: Result<Result<Value, crate::verbs::VerbError>, crate::world::Unavailable>,
 ) -> Response {
+    verb_answer(answer, StatusCode::CONFLICT)
+}
+
+/// A verb's answer to a page: its data, or its refusal in the tools' shape with the status its
+/// code calls for (`refused` for the refusals of the verb's own rules).
+fn verb_answer(
+    answer: Result<Result<Value, crate::verbs::VerbError>, crate::world::Unavailable>,
+    refused: StatusCode,
+) -> Response {
+    use crate::games::Code;
     match answer {
         Ok(Ok(data)) => Json(data).into_response(),
         Ok(Err(e)) => {
-            let data = e
-                .data
-                .clone()
-                .unwrap_or_else(|| json!({ "ok": false, "error": { "message": e.message } }));
-            use crate::games::Code;
             let status = match e.code {
                 Some(Code::RateLimited) => StatusCode::TOO_MANY_REQUESTS,
                 Some(Code::Internal) => StatusCode::INTERNAL_SERVER_ERROR,
                 Some(Code::StorageUnavailable) => StatusCode::SERVICE_UNAVAILABLE,
-                _ => StatusCode::CONFLICT,
+                _ => refused,
             };
+            let data = e
+                .data
+                .unwrap_or_else(|| json!({ "ok": false, "error": { "message": e.message } }));
             (status, Json(data)).into_response()
         }
         Err(e) => unavailable(&e.to_string()),

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::super::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
-use super::{WerewolfTown, catalog, game_of, iso_at, refusal, server_time, the_match};
+use super::{WerewolfTown, answer, catalog, game_of, iso_at, refusal, the_match};
 use crate::games::werewolf::config::Spectating;
 use crate::games::werewolf::events::{Event, Kind, Reader, parse_event_id};
 use crate::games::werewolf::{Phase, Werewolf};
@@ -115,12 +115,12 @@ Town Hall to watch.";
         if text.is_empty() {
             text.push("No Werewolf matches.".to_owned());
         }
-        let data = json!({
-            "ok": true,
-            "serverTime": server_time(world),
-            "matches": matches,
-            "error": null,
-        });
+        let data = answer(
+            world,
+            json!({
+                "matches": matches,
+            }),
+        );
         Ok(Reply::new(text, data))
     }
 }
@@ -233,15 +233,15 @@ what your role alone was told.";
             .map(|e| event_json(world, s, e, reader))
             .collect();
         let empty = events.is_empty();
-        let data = json!({
-            "ok": true,
-            "serverTime": server_time(world),
-            "matchId": sid.to_string(),
-            "events": events,
-            "nextCursor": next,
-            "hasMore": has_more,
-            "error": null,
-        });
+        let data = answer(
+            world,
+            json!({
+                "matchId": sid.to_string(),
+                "events": events,
+                "nextCursor": next,
+                "hasMore": has_more,
+            }),
+        );
         // Nothing new yet: a caller that asked to wait waits for the match to change.
         if empty && after.is_some() && args.wait_seconds.unwrap_or(0) > 0 {
             let tick = s.tick;
@@ -424,12 +424,13 @@ shows the same. Agents may ask for the whole event log as JSON lines (`export`).
         };
         let mut text = vec![format!("Werewolf match {sid}:")];
         text.extend(crate::games::werewolf::text::report_lines(w));
-        let mut data = json!({
-            "ok": true,
-            "serverTime": server_time(world),
-            "matchId": sid.to_string(),
-            "report": report,
-        });
+        let mut data = answer(
+            world,
+            json!({
+                "matchId": sid.to_string(),
+                "report": report,
+            }),
+        );
         if args.export == Some(true) {
             use crate::games::werewolf::events::Reader;
             let viewer = match args.viewer.as_deref().unwrap_or("PUBLIC") {

@@ -109,6 +109,16 @@ pub fn server_time(world: &World) -> String {
     iso(world.wall_now())
 }
 
+/// An answer as seed 002's tools give it: `{ok: true, serverTime, …, error: null}` around
+/// `fields`, the one envelope every Werewolf tool answers in.
+pub fn answer(world: &World, fields: Value) -> Value {
+    let mut v = json!({ "ok": true, "serverTime": server_time(world), "error": null });
+    if let (Some(o), Value::Object(f)) = (v.as_object_mut(), fields) {
+        o.extend(f);
+    }
+    v
+}
+
 /// A refusal as seed 002's tools give it (notes, fix 1 and 6): `{ok: false, serverTime,
 /// error: {code, message, retryable}}`, with `retryAfterMs` when waiting helps.
 pub fn refusal(world: &World, code: Code, message: &str, retry_after_ms: Option<u64>) -> VerbError {

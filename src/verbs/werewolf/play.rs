@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::super::{Reply, ToolSpec, Topic, Verb, VerbError, usage};
-use super::{act, catalog, game_of, iso_at, match_for, server_time, target_id, the_match};
+use super::{act, answer, catalog, game_of, iso_at, match_for, target_id, the_match};
 use crate::games::werewolf::events::Reader;
 use crate::games::werewolf::{Phase, Werewolf, player_id, seat_of, text};
 use crate::world::sessions::{Session, SessionId};
@@ -47,13 +47,13 @@ fn target_args<V: Verb>(rest: &str) -> Result<TargetArgs, VerbError> {
 }
 
 fn ok(world: &World, sid: SessionId, event_id: &str, key: &str, value: Value) -> Value {
-    let mut v = json!({
-        "ok": true,
-        "serverTime": server_time(world),
+    let mut v = answer(
+        world,
+        json!({
         "matchId": sid.to_string(),
         "eventId": event_id,
-        "error": null,
-    });
+        }),
+    );
     v[key] = value;
     v
 }
@@ -540,7 +540,7 @@ house bots.";
         match args.show {
             Show::Rules => {
                 let c = crate::games::werewolf::config::Config::default();
-                return Ok(Reply::new(text::rules(&c), json!({ "ok": true })));
+                return Ok(Reply::new(text::rules(&c), answer(world, json!({}))));
             }
             Show::Practice => {
                 world.admit_write(&cx.actor, cx.now)?;
@@ -576,12 +576,12 @@ house bots.";
         if args.include_transcript_summary == Some(false) {
             state["publicSummary"] = json!("");
         }
-        let data = json!({
-            "ok": true,
-            "serverTime": server_time(world),
-            "state": state,
-            "error": null,
-        });
+        let data = answer(
+            world,
+            json!({
+                "state": state,
+            }),
+        );
         let mut text = vec![format!("Werewolf match {sid} ({}):", player_label(reader))];
         text.extend(lines);
         Ok(Reply::new(text, data))

@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 
 use super::super::{Reply, ToolSpec, Topic, Verb, VerbError};
 use super::{
-    BOARD, QUEUE_ID, REQUIRED, WerewolfTown, assignment, catalog, game_of, hall, my_match, refusal,
-    server_time, start_match,
+    BOARD, QUEUE_ID, REQUIRED, WerewolfTown, answer, assignment, catalog, game_of, hall, my_match,
+    refusal, server_time, start_match,
 };
 use crate::world::{AgentId, Cx, ThingKind, World, house::BOTS};
 
@@ -182,13 +182,11 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
                     town.queue = before;
                     town.since = since;
                 });
-                let data = json!({
-                    "ok": true,
-                    "serverTime": server_time(world),
-                    "queue": queue_json(world, &me, "MATCHED"),
-                    "matchAssignment": assignment(world, sid, &me),
-                    "error": null,
+                let fields = json!({
+                            "queue": queue_json(world, &me, "MATCHED"),
+                            "matchAssignment": assignment(world, sid, &me),
                 });
+                let data = answer(world, fields);
                 return Ok(Reply::new(
                     vec![format!(
                         "You sign the notice board: that makes eight. Werewolf Game #{number} begins!"
@@ -204,13 +202,11 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
                 );
                 cx.tell_room(world, hall, &me, line.as_str());
             }
-            let data = json!({
-                "ok": true,
-                "serverTime": server_time(world),
-                "queue": queue_json(world, &me, "WAITING"),
-                "matchAssignment": null,
-                "error": null,
+            let fields = json!({
+                    "queue": queue_json(world, &me, "WAITING"),
+                    "matchAssignment": null,
             });
+            let data = answer(world, fields);
             Ok(Reply::new(
                 vec![format!(
                     "You are on the notice board ({size} of {REQUIRED}). The match begins when {REQUIRED} have signed."
@@ -280,13 +276,11 @@ impl Verb for Unsign {
                 });
             }
             let size = world.ext::<WerewolfTown>().queue.len();
-            let data = json!({
-                "ok": true,
-                "serverTime": server_time(world),
-                "removed": at.is_some(),
-                "queue": { "queueId": QUEUE_ID, "size": size, "requiredPlayers": REQUIRED },
-                "error": null,
+            let fields = json!({
+                    "removed": at.is_some(),
+                    "queue": { "queueId": QUEUE_ID, "size": size, "requiredPlayers": REQUIRED },
             });
+            let data = answer(world, fields);
             let text = if at.is_some() {
                 "You take your name off the notice board."
             } else {
@@ -359,13 +353,16 @@ them, and your match if you are in one.";
             text.push(format!("You are playing in match {sid}."));
         }
         let assignment = running.map_or(Value::Null, |sid| assignment(world, sid, &me));
-        let data = json!({
-            "ok": true,
-            "serverTime": server_time(world),
-            "queue": queue_json(world, &me, if running.is_some() { "MATCHED" } else { "WAITING" }),
+        let status = if running.is_some() {
+            "MATCHED"
+        } else {
+            "WAITING"
+        };
+        let fields = json!({
+            "queue": queue_json(world, &me, status),
             "matchAssignment": assignment,
-            "error": null,
         });
+        let data = answer(world, fields);
         Ok(Reply::new(text, data))
     }
 }
