@@ -47,7 +47,7 @@ fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, Ver
         None if action == "deal" => {
             let me = BTreeMap::from([("player".to_owned(), cx.actor.to_string())]);
             let created = world.create_session(cx, "blackjack.v1", &me, serde_json::Value::Null)?;
-            super::games::created_id(&created)
+            created.id
         }
         None => {
             return Err(VerbError::refused(

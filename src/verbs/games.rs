@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::parse::{opt_text, whole};
 use super::{Reply, Topic, Verb, VerbError, usage};
-use crate::world::sessions::{Created, Session, SessionId};
+use crate::world::sessions::{Session, SessionId};
 use crate::world::views::{RECENT_FINISHED, worth_listing};
 use crate::world::{Cx, ThingKind, World};
 
@@ -15,19 +15,6 @@ pub fn session_of(world: &World, sid: SessionId) -> Result<&Session, VerbError> 
     world
         .session(sid)
         .ok_or_else(|| VerbError::not_found(format!("There is no game #{sid}.")))
-}
-
-/// The number of a game just made. It is asked for after the game exists, when a refusal
-/// would be untrue, so it is the one place that trusts the host's spelling of it.
-#[expect(
-    clippy::expect_used,
-    reason = "the host writes a new session's id as its number (`id.to_string()`)"
-)]
-pub fn created_id(created: &Created) -> SessionId {
-    created
-        .session_id
-        .parse()
-        .expect("a session id is a number")
 }
 
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]

@@ -201,6 +201,9 @@ impl Session {
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Created {
+    /// The new session, for the code that made it (the faces are given `session_id`).
+    #[serde(skip)]
+    pub id: SessionId,
     pub session_id: String,
     pub template: String,
     pub status: String,
@@ -539,6 +542,7 @@ impl World {
         self.schedule(id);
         self.computer_turn(cx, id);
         Ok(Created {
+            id,
             session_id: id.to_string(),
             template: t.id.to_owned(),
             status,

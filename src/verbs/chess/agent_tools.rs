@@ -343,7 +343,7 @@ joinGame with the id.";
         ]);
         options["computer_level"] = json!(a.difficulty);
         let created = world.create_session(cx, "chess.v1", &participants, options)?;
-        let sid = crate::verbs::games::created_id(&created);
+        let sid = created.id;
         super::super::tables::from_afar(world, cx, crate::verbs::chess::CHESS_TABLE);
         if a.show_ui {
             let key = (sid, me.clone());

@@ -472,7 +472,7 @@ pub fn start_match(
     let created = world
         .create_town_session(cx, "werewolf.v1", &participants, options)
         .map_err(|e| host_refusal(world, e))?;
-    let sid = super::games::created_id(&created);
+    let sid = created.id;
     let number = world.ext::<WerewolfTown>().buildings.len() + 1;
     build(world, sid, number);
     // A town without a Town Hall puts up no building (`werewolf practice` works anywhere).
