@@ -14,6 +14,8 @@ mod metrics;
 mod openapi;
 mod pages;
 
+pub use gate::{MCP_BODY_LIMIT, check_envelope};
+
 pub use error::ApiError;
 pub use extract::BODY_LIMIT;
 
