@@ -488,21 +488,10 @@ impl MootMcp {
                     "You already have {} calls waiting for a game to move; let them answer first.",
                     self.polls.max
                 );
-                let mut busy = VerbError::refused(message.clone());
                 // For a spec's tool: RATE_LIMITED, worth retrying once a wait has answered.
-                let code = crate::games::Code::RateLimited;
-                busy.code = Some(code);
-                busy.data = Some(serde_json::json!({
-                    "ok": false,
-                    "serverTime": crate::world::sessions::iso(std::time::SystemTime::now()),
-                    "error": { "code": code.name(), "message": message, "retryable": true },
-                }));
-                let spec = e.tool.definition.is_some();
-                return Ok(if spec {
-                    result(Err(busy), true)
-                } else {
-                    CallToolResult::error(vec![ContentBlock::text(message)])
-                });
+                let mut busy = VerbError::refused(message);
+                busy.code = Some(crate::games::Code::RateLimited);
+                return Ok(result(Err(busy), e.tool.definition.is_some()));
             };
             loop {
                 // Progress comes every ten seconds from the call's start, whatever woke the

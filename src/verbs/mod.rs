@@ -167,12 +167,24 @@ impl From<crate::world::sessions::HostError> for VerbError {
             ErrorCode::InvalidRequest => ErrorKind::Usage,
             _ => ErrorKind::Refused,
         };
+        // The rules' own code where they gave one, else the stable code that says the same.
+        use crate::games::Code;
+        let code = e.detail.unwrap_or(match e.code {
+            ErrorCode::Forbidden | ErrorCode::Unauthorized => Code::NotInMatch,
+            ErrorCode::NotFound => Code::MatchNotFound,
+            ErrorCode::AlreadyActed => Code::AlreadySubmitted,
+            ErrorCode::Conflict => Code::AlreadyInMatch,
+            ErrorCode::RateLimited => Code::RateLimited,
+            ErrorCode::StorageUnavailable | ErrorCode::Unavailable => Code::StorageUnavailable,
+            ErrorCode::Internal => Code::Internal,
+            ErrorCode::InvalidAction | ErrorCode::InvalidRequest => Code::InvalidRequest,
+        });
         VerbError {
             kind,
             message: e.message,
             pending: None,
             data: None,
-            code: e.detail,
+            code: Some(code),
             retry_after: e.retry_after,
         }
     }
@@ -441,23 +453,31 @@ fn run_json<V: Verb>(
     r
 }
 
-/// A refusal of a spec tool's call in the spec's shape (seed 002's `{ok: false, serverTime,
-/// error: {code, message, retryable}}`), if it has none yet: its arguments did not parse, it
-/// named nothing there, it met a bug. The code is the notes' stable one that says so.
+/// A refusal in a spec tool's shape (seed 002's notes, fix 1 and 6: `{ok: false, serverTime,
+/// error: {code, message, retryable}}`, with `retryAfterMs` when waiting helps), if it has
+/// none yet: the one place that shape is built. Without a code of its own (its arguments did
+/// not parse, it named nothing there, it met a bug) it gets the stable code that says so.
 pub fn shaped(server_time: String, mut e: VerbError) -> VerbError {
+    use crate::games::Code;
     if e.data.is_some() || e.kind == ErrorKind::Pending {
         return e;
     }
     let code = e.code.unwrap_or(match e.kind {
-        ErrorKind::NotFound => crate::games::Code::MatchNotFound,
-        ErrorKind::Internal => crate::games::Code::Internal,
-        _ => crate::games::Code::InvalidRequest,
+        ErrorKind::NotFound => Code::MatchNotFound,
+        ErrorKind::Internal => Code::Internal,
+        _ => Code::InvalidRequest,
     });
-    e.data = Some(serde_json::json!({
-        "ok": false,
-        "serverTime": server_time,
-        "error": { "code": code.name(), "message": e.message, "retryable": false },
-    }));
+    let retryable =
+        e.retry_after.is_some() || matches!(code, Code::RateLimited | Code::StorageUnavailable);
+    let mut error = serde_json::json!({
+        "code": code.name(),
+        "message": e.message,
+        "retryable": retryable,
+    });
+    if let Some(wait) = e.retry_after {
+        error["retryAfterMs"] = serde_json::json!(wait.as_millis() as u64);
+    }
+    e.data = Some(serde_json::json!({ "ok": false, "serverTime": server_time, "error": error }));
     e.code = Some(code);
     e
 }
@@ -473,14 +493,7 @@ fn run_json_of<V: Verb>(
     let args: V::Args = serde_json::from_value(args)
         .map_err(|e| VerbError::usage(format!("Bad arguments for {}: {e}", V::NAME)))?;
     if !V::READ_ONLY {
-        w.admit_write(&cx.actor, cx.now).map_err(|e| {
-            // A spec's tool says RATE_LIMITED, with when to try again.
-            if V::TOOL.definition.is_some() {
-                werewolf::host_refusal(w, e)
-            } else {
-                e.into()
-            }
-        })?;
+        w.admit_write(&cx.actor, cx.now)?;
     }
     let r = V::run(w, cx, args)?;
     // Were a result not to serialize, the command has already changed the world: the panic

@@ -81,6 +81,25 @@ impl Web {
     fn visitor(&self, headers: &HeaderMap) -> Option<Signed> {
         self.sessions.get(&cookies::session_id(headers)?)
     }
+
+    /// Who asks for a change from a page: someone signed in (else `unsigned` is the answer),
+    /// with the session's CSRF token, from moot's own origin.
+    fn changer(&self, headers: &HeaderMap, unsigned: &str) -> Result<Signed, Box<Response>> {
+        let Some(s) = self.visitor(headers) else {
+            return Err(Box::new(refused(StatusCode::UNAUTHORIZED, unsigned)));
+        };
+        let token = headers
+            .get("x-csrf-token")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        if !signin::csrf_ok(&s, token) || !signin::same_origin(headers) {
+            return Err(Box::new(refused(
+                StatusCode::FORBIDDEN,
+                "This request did not come from moot's own page.",
+            )));
+        }
+        Ok(s)
+    }
 }
 
 /// The pages' routes (merged into the HTTP listener's router).
@@ -331,22 +350,10 @@ async fn omniscient(
     headers: HeaderMap,
     Json(body): Json<OmniscientBody>,
 ) -> Response {
-    let Some(s) = web.visitor(&headers) else {
-        return refused(
-            StatusCode::UNAUTHORIZED,
-            "Sign in to ask for the all-seeing view.",
-        );
+    let s = match web.changer(&headers, "Sign in to ask for the all-seeing view.") {
+        Ok(s) => s,
+        Err(refusal) => return *refusal,
     };
-    let token = headers
-        .get("x-csrf-token")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if !signin::csrf_ok(&s, token) || !signin::same_origin(&headers) {
-        return refused(
-            StatusCode::FORBIDDEN,
-            "This request did not come from moot's own page.",
-        );
-    }
     let args = json!({ "matchId": id, "on": body.on });
     let answer = web
         .world
@@ -365,10 +372,9 @@ async fn omniscient(
 
 /// A notice-board answer for the page: the queue tool's, with the door to the match once it
 /// has begun, and its page.
-fn with_door(w: &crate::world::World, mut data: Value) -> Value {
-    let sid = data["matchAssignment"]["matchId"]
-        .as_str()
-        .and_then(|id| parse_id(id).ok());
+fn with_door(w: &crate::world::World, agent: &crate::world::AgentId, mut data: Value) -> Value {
+    let sid =
+        crate::verbs::werewolf::my_match(w, agent).filter(|_| !data["matchAssignment"].is_null());
     if let Some(sid) = sid {
         data["door"] = json!(crate::verbs::werewolf::door_of(w, sid));
         data["page"] = json!(format!("/werewolf/{sid}"));
@@ -386,7 +392,7 @@ async fn board(State(web): State<Web>, headers: HeaderMap) -> Response {
         .call(s.agent.clone(), Face::Rest, move |w, cx| {
             let verb = crate::verbs::find("queue")
                 .ok_or_else(|| crate::verbs::VerbError::not_found("There is no notice board."))?;
-            (verb.run_json)(w, cx, json!({})).map(|r| with_door(w, r.data))
+            (verb.run_json)(w, cx, json!({})).map(|r| with_door(w, &cx.actor, r.data))
         })
         .await;
     board_answer(answer)
@@ -405,19 +411,10 @@ async fn sign_board(
     headers: HeaderMap,
     Json(body): Json<BoardBody>,
 ) -> Response {
-    let Some(s) = web.visitor(&headers) else {
-        return refused(StatusCode::UNAUTHORIZED, "Sign in to use the notice board.");
+    let s = match web.changer(&headers, "Sign in to use the notice board.") {
+        Ok(s) => s,
+        Err(refusal) => return *refusal,
     };
-    let token = headers
-        .get("x-csrf-token")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if !signin::csrf_ok(&s, token) || !signin::same_origin(&headers) {
-        return refused(
-            StatusCode::FORBIDDEN,
-            "This request did not come from moot's own page.",
-        );
-    }
     let row = match web.store.agent_by_id(&s.agent).await {
         Ok(Some(row)) => row,
         Ok(None) => return refused(StatusCode::UNAUTHORIZED, "Sign in again."),
@@ -430,7 +427,7 @@ async fn sign_board(
             w.arrive_agent(cx, row);
             let verb = crate::verbs::find(name)
                 .ok_or_else(|| crate::verbs::VerbError::not_found("There is no notice board."))?;
-            (verb.run_json)(w, cx, json!({})).map(|r| with_door(w, r.data))
+            (verb.run_json)(w, cx, json!({})).map(|r| with_door(w, &cx.actor, r.data))
         })
         .await;
     board_answer(answer)

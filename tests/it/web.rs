@@ -54,15 +54,16 @@ async fn post_form(
 
 /// Who `/me` says the cookie signs in.
 async fn me(http: SocketAddr, cookie: &str) -> Value {
-    browser()
-        .get(format!("http://{http}/me"))
-        .header("cookie", cookie)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+    get_json(http, "/me", Some(cookie)).await
+}
+
+/// A page's JSON, as a browser with `cookie` (if any) reads it.
+async fn get_json(http: SocketAddr, path: &str, cookie: Option<&str>) -> Value {
+    let mut req = browser().get(format!("http://{http}{path}"));
+    if let Some(c) = cookie {
+        req = req.header("cookie", c);
+    }
+    req.send().await.unwrap().json().await.unwrap()
 }
 
 /// Signs in as `name` with `password`; the cookie (`moot_session=…`) and the CSRF token.
@@ -632,29 +633,14 @@ async fn a_person_signs_the_notice_board_from_the_web_and_is_shown_their_door() 
     assert_eq!(r.status(), 200);
     let signed: Value = r.json().await.unwrap();
     assert_eq!(signed["queue"]["position"], 1, "{signed}");
-    let town: Value = browser()
-        .get(format!("http://{}/town.json", s.http))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let town = get_json(s.http, "/town.json", None).await;
     assert_eq!(town["werewolf"]["queue"], json!(["Ann"]), "{town}");
     // Seven agents sign too: the match begins, and the page is told Ann's door.
     for i in 0..7 {
         let a = s.api().agent(Some(&format!("Signer{i}"))).await;
         crate::support::mcp_tool(s.http, &a.token, "et.werewolf.queue.join", json!({})).await;
     }
-    let mine: Value = browser()
-        .get(format!("http://{}/werewolf/board", s.http))
-        .header("cookie", &cookie)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let mine = get_json(s.http, "/werewolf/board", Some(&cookie)).await;
     assert_eq!(mine["queue"]["status"], "MATCHED", "{mine}");
     assert_eq!(mine["door"], "game1", "{mine}");
     let mid = mine["matchAssignment"]["matchId"].as_str().unwrap();

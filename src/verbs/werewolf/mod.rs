@@ -119,22 +119,12 @@ pub fn answer(world: &World, fields: Value) -> Value {
     v
 }
 
-/// A refusal as seed 002's tools give it (notes, fix 1 and 6): `{ok: false, serverTime,
-/// error: {code, message, retryable}}`, with `retryAfterMs` when waiting helps.
+/// A refusal as seed 002's tools give it, with its stable code (see `verbs::shaped`).
 pub fn refusal(world: &World, code: Code, message: &str, retry_after_ms: Option<u64>) -> VerbError {
-    let mut error = json!({
-        "code": code.name(),
-        "message": message,
-        "retryable": retry_after_ms.is_some() || code == Code::StorageUnavailable,
-    });
-    if let Some(ms) = retry_after_ms {
-        error["retryAfterMs"] = json!(ms);
-    }
     let mut e = VerbError::refused(message);
-    e.data = Some(json!({ "ok": false, "serverTime": server_time(world), "error": error }));
     e.code = Some(code);
     e.retry_after = retry_after_ms.map(std::time::Duration::from_millis);
-    e
+    super::shaped(server_time(world), e)
 }
 
 /// A tool's count argument (`limit`), its default when not given; one outside the schema's
@@ -158,22 +148,9 @@ pub fn count(
     }
 }
 
-/// A refusal from the host, with the template's own code where it has one, else the one of
-/// the notes' stable codes (and moot's own three) that says the same.
+/// A refusal from the host, with the rules' own code where they gave one.
 pub fn host_refusal(world: &World, e: HostError) -> VerbError {
-    use crate::world::sessions::ErrorCode;
-    let code = e.detail.unwrap_or(match e.code {
-        ErrorCode::Forbidden | ErrorCode::Unauthorized => Code::NotInMatch,
-        ErrorCode::NotFound => Code::MatchNotFound,
-        ErrorCode::AlreadyActed => Code::AlreadySubmitted,
-        ErrorCode::Conflict => Code::AlreadyInMatch,
-        ErrorCode::RateLimited => Code::RateLimited,
-        ErrorCode::StorageUnavailable | ErrorCode::Unavailable => Code::StorageUnavailable,
-        ErrorCode::Internal => Code::Internal,
-        ErrorCode::InvalidAction | ErrorCode::InvalidRequest => Code::InvalidRequest,
-    });
-    let retry = e.retry_after.map(|d| d.as_millis() as u64);
-    refusal(world, code, &e.message, retry)
+    super::shaped(server_time(world), e.into())
 }
 
 /// Admits one read of a match's state or events (§8.6), or refuses it with `RATE_LIMITED`.
