@@ -24,8 +24,8 @@ use crate::games::werewolf::audit;
 use crate::games::werewolf::events::Reader;
 use crate::games::werewolf::{Card, Werewolf, seat_of};
 use crate::identity::Directory;
+use crate::modules::{self, REGISTRY};
 use crate::store::AgentRow;
-use crate::verbs::{self, REGISTRY};
 use crate::world::sessions::SessionId;
 use crate::world::{AgentId, Cx, Delivery, Effect, Event, Face, Sink, World};
 
@@ -133,7 +133,7 @@ impl Drill {
     /// Plays the town into shape: games of every template, running and finished, and Werewolf
     /// matches left in different phases.
     fn setup(&mut self) -> Result<(), Broken> {
-        let script: [(usize, &str); 39] = [
+        let script: [(usize, &str); 52] = [
             // Rock-paper-scissors and tic-tac-toe between people, and against the house to
             // the end; blackjack running and over.
             (0, "south"),
@@ -160,6 +160,20 @@ impl Drill {
             (5, "deal"),
             (6, "deal"),
             (6, "stand"),
+            // Connect Four: one running, one won in a column, one against the house.
+            (0, "play connect4 with Bob"),
+            (1, "play connect4 with Ann"),
+            (2, "play connect4 with Dee"),
+            (3, "play connect4 with Cid"),
+            (2, "drop 1"),
+            (3, "drop 2"),
+            (2, "drop 1"),
+            (3, "drop 2"),
+            (2, "drop 1"),
+            (3, "drop 2"),
+            (2, "drop 1"),
+            (4, "play connect4 with house"),
+            (4, "drop 4"),
             // Chess: with a clock between people, against the computer, and one resigned.
             (0, "north"),
             (1, "north"),
@@ -191,7 +205,7 @@ impl Drill {
             self.step(Op::Wait(wait))?;
         }
         let ivy = self.town.who(Who::Player(8));
-        if let Some(sid) = crate::verbs::werewolf::my_match(&self.town.world, &ivy) {
+        if let Some(sid) = crate::modules::werewolf::my_match(&self.town.world, &ivy) {
             self.step(Op::Line(Who::Player(9), format!("watch #{sid}")))?;
         }
         Ok(())
@@ -205,9 +219,9 @@ impl Town {
         for (id, name) in crate::world::HOUSE {
             directory.insert(id, name, None);
         }
-        let mut world = World::new(map, directory.clone());
+        let mut world = modules::new_world(map, directory.clone());
         world.reproducible(seed);
-        verbs::open_town(&mut world, Vec::new());
+        modules::open_town(&mut world, &[]);
         let mut players = Vec::new();
         for (i, name) in PEOPLE.iter().enumerate() {
             let id: AgentId = format!("drill-{i}").into();
@@ -266,7 +280,7 @@ impl Town {
             // Each face reaches the verbs only for someone in the town (telnet after a login,
             // MCP after bringing its caller in); strangers reach the host calls alone.
             Op::Line(_, line) if present => {
-                verbs::answer_line(&mut self.world, &mut cx, line);
+                modules::answer_line(&mut self.world, &mut cx, line);
             }
             Op::Json(_, verb, args) if present => {
                 if let Some(e) = REGISTRY.get(verb % REGISTRY.len()) {
@@ -370,7 +384,7 @@ impl Town {
             .into_iter()
             .filter_map(|sid| {
                 let s = self.world.session(sid)?;
-                let w = crate::verbs::werewolf::game_in(s)?;
+                let w = crate::modules::werewolf::game_in(s)?;
                 (!s.game.is_terminal()).then_some((sid, w))
             })
             .collect();

@@ -6,22 +6,23 @@
 //!   town (world files, database, replay, world task) for the server and `moot mcp` alike;
 //! - the faces translate and hold no game state: [`telnet`] (bytes in, lines out), [`http`]
 //!   (seed 004's REST API and the `/mcp` gate) and [`mcp`] (every verb as a tool);
-//! - [`verbs`] is the one registry of commands, each declared once for every face; a game's
-//!   verbs live in its own folder there (`verbs/chess/`: challenges, play, watching, seed 000's
-//!   agent tools, the board page);
+//! - [`modules`] holds the game modules, one folder each, listed once in `modules::ALL`, and
+//!   the catalog built from them (every verb, `help`, `examine`, the templates the host runs);
+//! - [`verbs`] is the verb kernel (a verb declared once for every face, the `GameModule` a
+//!   game declares itself with) and the town's own verbs;
 //! - [`world`] owns the live town in one task: players and rooms, the generic session host
 //!   (turns, ticks, the log, deadlines, the house's computer and server actor), the outbox that
 //!   holds news until the database has it, and the views of a room and of `who`;
 //! - [`identity`] checks names, passwords and tokens; [`store`] is SQLite behind one
 //!   group-committing writer and one reader; [`uci`] drives an external chess engine;
 //! - [`games`] are the pure templates (state + action → state, no I/O, no clock): chess with
-//!   its engine, text board and tkMOO-light encoding in `games/chess/`, and rps, tic-tac-toe and
-//!   blackjack;
+//!   its engine, text board and tkMOO-light encoding in `games/chess/`, Werewolf, and rps,
+//!   tic-tac-toe and blackjack (a newer game keeps its pure rules in its module's folder);
 //! - [`text`] cleans and bounds text from every face, [`limits`] holds the shared rate limits,
 //!   and [`config`] says how moot runs.
 //!
-//! Adding a game is a template in `games/<game>` (registered in `games::TEMPLATES`) and, if
-//! people are to play it by name, its verbs in `verbs/<game>`; the host needs nothing else.
+//! Adding a game is one folder in `modules/` (its pure rules, its verbs, its page, its
+//! `GameModule`) and one line in `modules::ALL`, and its table in a room's file.
 
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
@@ -36,6 +37,7 @@ pub mod logging;
 pub mod logins;
 pub mod mcp;
 pub mod metrics;
+pub mod modules;
 pub mod oauth;
 pub mod server;
 pub mod startup;

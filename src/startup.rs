@@ -8,8 +8,8 @@ use std::sync::Arc;
 use tokio::task::JoinHandle;
 
 use crate::identity::Directory;
+use crate::modules;
 use crate::store::{Store, StoreError, sessions};
-use crate::verbs;
 use crate::world::sessions::ReplayError;
 use crate::world::{self, World, WorldError};
 
@@ -41,16 +41,7 @@ pub enum StartError {
 /// Refuses a thing whose kind nothing knows (a misspelt table would otherwise stand there
 /// offering nothing): a kind is scenery, the table of a template, or offered verbs by one.
 fn check_kinds(map: &world::Map) -> Result<(), StartError> {
-    let scenery = world::ThingKind::SCENERY;
-    let mut known: Vec<&str> = vec![scenery.name()];
-    known.extend(crate::games::TEMPLATES.iter().map(|t| t.table));
-    known.extend(
-        verbs::REGISTRY
-            .iter()
-            .flat_map(|e| e.offered_by.iter().map(|k| k.name())),
-    );
-    known.sort_unstable();
-    known.dedup();
+    let known = modules::known_kinds();
     for room in &map.rooms {
         for t in &room.things {
             if !known.contains(&t.kind.name()) {
@@ -111,7 +102,7 @@ pub async fn open(
         .call(crate::store::keys::load_all)
         .await
         .map_err(db_error)?;
-    let mut world = World::new(map, directory.clone());
+    let mut world = modules::new_world(map, directory.clone());
     if let Some(seed) = options.seed {
         world.reproducible(seed);
     }
@@ -126,11 +117,11 @@ pub async fn open(
     world.limit_sessions(options.sessions_per_agent);
     let restored = stored.len();
     world.restore_sessions(stored)?;
-    verbs::open_town(&mut world, kept);
+    modules::open_town(&mut world, &kept);
     let welcome = format!("{}\n{}", world.map.name, world.map.welcome);
     let start_room = world.map.room(world.map.start).id.clone();
     tracing::info!(rooms = world.map.rooms.len(), sessions = restored, world = %world_dir.map_or("(built in)".into(), |d| d.display().to_string()), "world loaded");
-    let (handle, world_task) = world::spawn(world, store.clone(), options, verbs::answer_line);
+    let (handle, world_task) = world::spawn(world, store.clone(), options, modules::answer_line);
     Ok(Core {
         world: handle,
         world_task,

@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
     } else {
         serde_json::json!({ "fen": fen })
     };
-    let t = games::find("chess.v1").expect("chess.v1");
+    let t = &games::template::<games::chess::ChessGame>();
     let Ok(mut game) = (t.new)(0, &options) else {
         return;
     };

@@ -7,8 +7,8 @@ use std::sync::{Arc, OnceLock};
 
 use libfuzzer_sys::fuzz_target;
 use moot::identity::Directory;
-use moot::verbs::REGISTRY;
-use moot::world::{self, Cx, Face, Map, Player, Sink, World};
+use moot::modules::REGISTRY;
+use moot::world::{self, Cx, Face, Map, Player, Sink};
 
 fn map() -> &'static Map {
     static MAP: OnceLock<Map> = OnceLock::new();
@@ -25,11 +25,11 @@ fuzz_target!(|data: &[u8]| {
     let Ok(args) = serde_json::from_slice::<serde_json::Value>(json) else {
         return;
     };
-    let entry = &REGISTRY[usize::from(pick) % REGISTRY.len()];
+    let entry = REGISTRY[usize::from(pick) % REGISTRY.len()];
     let directory = Arc::new(Directory::default());
     directory.insert("a1", "Ann", None);
     directory.insert("b2", "Bob", None);
-    let mut w = World::new(map().clone(), directory);
+    let mut w = moot::modules::new_world(map().clone(), directory);
     for (id, name) in [("a1", "Ann"), ("b2", "Bob")] {
         w.admit(Player::new(id.into(), name.into(), String::new(), 0, 0, Sink::Mailbox));
     }

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use moot::verbs::{REGISTRY, Resolved, resolve};
+use moot::modules::{REGISTRY, Resolved, resolve};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(line) = std::str::from_utf8(data) else {
@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let line = moot::text::clean(line);
     let _ = resolve(&line, |w| w == "north");
-    for e in REGISTRY {
+    for e in REGISTRY.iter() {
         let _ = (e.parse_json)(&line);
     }
     if let Resolved::Verb(e, rest) = resolve(&line, |_| false) {

@@ -317,7 +317,6 @@ pub trait Game: Clone + Send + Sync + 'static {
 
 /// A [`Game`] with its type erased, so that sessions of every template live side by side.
 pub trait AnyGame: Send + Sync {
-    fn template(&self) -> &'static Template;
     fn legal_actions(&self, role: &str) -> Vec<String>;
     fn apply(&self, role: &str, action: &str, at: GameTime) -> Result<Box<dyn AnyGame>, GameError>;
     fn canonical(&self, role: &str, action: &str) -> Option<String>;
@@ -339,13 +338,6 @@ pub trait AnyGame: Send + Sync {
 }
 
 impl<G: Game> AnyGame for G {
-    #[expect(
-        clippy::expect_used,
-        reason = "every Game type is listed in TEMPLATES below"
-    )]
-    fn template(&self) -> &'static Template {
-        find(G::TEMPLATE).expect("every game is registered")
-    }
     fn legal_actions(&self, role: &str) -> Vec<String> {
         Game::legal_actions(self, role)
     }
@@ -453,10 +445,14 @@ pub struct Template {
     pub hides_actions: bool,
     /// See [`Game::SECLUDES`].
     pub secludes: bool,
+    /// The GMCP package its board goes out in (`Moot.Chess`), if clients may draw it.
+    pub gmcp: Option<&'static str>,
     pub new: NewGame,
 }
 
-const fn template<G: Game>() -> Template {
+/// The host's row for `G`. A game module lists it, and may add what the host's faces need
+/// (its GMCP package).
+pub const fn template<G: Game>() -> Template {
     Template {
         id: G::TEMPLATE,
         roles: G::ROLES,
@@ -467,24 +463,13 @@ const fn template<G: Game>() -> Template {
         title: G::TITLE,
         hides_actions: G::HIDES_ACTIONS,
         secludes: G::SECLUDES,
+        gmcp: None,
         new: new_boxed::<G>,
     }
 }
 
 fn new_boxed<G: Game>(seed: u64, options: &Value) -> Result<Box<dyn AnyGame>, GameError> {
     G::new(seed, options).map(|g| Box::new(g) as Box<dyn AnyGame>)
-}
-
-pub static TEMPLATES: &[Template] = &[
-    template::<chess::ChessGame>(),
-    template::<rps::Rps>(),
-    template::<tictactoe::TicTacToe>(),
-    template::<blackjack::Blackjack>(),
-    template::<werewolf::Werewolf>(),
-];
-
-pub fn find(id: &str) -> Option<&'static Template> {
-    TEMPLATES.iter().find(|t| t.id == id)
 }
 
 /// Replays `actions` (role, action, game time) from a template's start: the state a log

@@ -254,131 +254,146 @@ async fn openapi_json() -> Json<Value> {
 /// One route of the API, as served and as documented.
 pub struct Route {
     pub method: Method,
-    pub path: &'static str,
+    pub path: std::borrow::Cow<'static, str>,
     pub summary: &'static str,
     pub auth: bool,
     pub request: Option<fn() -> Schema>,
     pub status: u16,
     pub response: fn() -> Schema,
-    handler: fn() -> MethodRouter<Api>,
+    handler: Box<dyn Fn() -> MethodRouter<Api>>,
 }
 
 fn schema<T: JsonSchema>() -> Schema {
     SchemaGenerator::default().into_root_schema_for::<T>()
 }
 
-/// Every route of the API.
+/// Every route of the API: seed 004's, then what each game module adds.
 pub fn routes() -> Vec<Route> {
+    let mut routes = seed_routes();
+    for m in crate::modules::ALL {
+        if let Some(page) = &m.page {
+            routes.push(Route {
+                method: Method::GET,
+                path: page.path.into(),
+                summary: page.summary,
+                auth: false,
+                request: None,
+                status: 200,
+                response: || Schema::from(true),
+                handler: Box::new(move || {
+                    get(move |State(api): State<Api>, Path(id): Path<String>| {
+                        pages::page(api, page, id)
+                    })
+                }),
+            });
+        }
+        for read in m.reads {
+            routes.push(Route {
+                method: Method::GET,
+                path: read.path.into(),
+                summary: read.summary,
+                auth: !read.public,
+                request: None,
+                status: 200,
+                response: || Schema::from(true),
+                handler: Box::new(move || {
+                    get(
+                        move |State(api): State<Api>,
+                              me: extract::Caller,
+                              Path(id): Path<String>,
+                              query: Result<
+                            Query<BTreeMap<String, String>>,
+                            axum::extract::rejection::QueryRejection,
+                        >| { pages::read(api, read, me.0, id, query) },
+                    )
+                }),
+            });
+        }
+    }
+    routes
+}
+
+fn seed_routes() -> Vec<Route> {
     vec![
         Route {
             method: Method::GET,
-            path: "/health",
+            path: "/health".into(),
             summary: "Liveness check",
             auth: false,
             request: None,
             status: 200,
             response: schema::<Health>,
-            handler: || get(health),
+            handler: Box::new(|| get(health)),
         },
         Route {
             method: Method::POST,
-            path: "/agents",
+            path: "/agents".into(),
             summary: "Register an agent (a character with a bearer token)",
             auth: false,
             request: Some(schema::<CreateAgent>),
             status: 201,
             response: schema::<AgentCreated>,
-            handler: || post(create_agent),
+            handler: Box::new(|| post(create_agent)),
         },
         Route {
             method: Method::POST,
-            path: "/sessions",
+            path: "/sessions".into(),
             summary: "Start a session of a template",
             auth: true,
             request: Some(schema::<CreateSession>),
             status: 201,
             response: schema::<Created>,
-            handler: || post(create_session),
+            handler: Box::new(|| post(create_session)),
         },
         Route {
             method: Method::GET,
-            path: "/sessions",
+            path: "/sessions".into(),
             summary: "List the caller's sessions (?agent_id= must be the caller)",
             auth: true,
             request: None,
             status: 200,
             response: schema::<SessionList>,
-            handler: || get(list_sessions),
+            handler: Box::new(|| get(list_sessions)),
         },
         Route {
             method: Method::GET,
-            path: "/sessions/{session_id}/state",
+            path: "/sessions/{session_id}/state".into(),
             summary: "A session's state as the caller may see it",
             auth: true,
             request: None,
             status: 200,
             response: schema::<StateView>,
-            handler: || get(session_state),
+            handler: Box::new(|| get(session_state)),
         },
         Route {
             method: Method::POST,
-            path: "/sessions/{session_id}/actions",
+            path: "/sessions/{session_id}/actions".into(),
             summary: "Submit an action",
             auth: true,
             request: Some(schema::<SubmitAction>),
             status: 200,
             response: schema::<Acted>,
-            handler: || post(submit_action),
+            handler: Box::new(|| post(submit_action)),
         },
         Route {
             method: Method::GET,
-            path: "/sessions/{session_id}/log",
+            path: "/sessions/{session_id}/log".into(),
             summary: "The append-only action log",
             auth: true,
             request: None,
             status: 200,
             response: schema::<Log>,
-            handler: || get(session_log),
+            handler: Box::new(|| get(session_log)),
         },
         Route {
             method: Method::GET,
-            path: "/sessions/{session_id}/pgn",
-            summary: "A chess game in PGN (any chess session; the same as /chess/{id}.pgn)",
-            auth: true,
-            request: None,
-            status: 200,
-            response: schema::<crate::verbs::chess::board::PgnText>,
-            handler: || get(pages::session_pgn),
-        },
-        Route {
-            method: Method::GET,
-            path: "/chess/{session_id}",
-            summary: "The interactive board of a chess game (HTML; plays through this API); with `.pgn` after the id, the game in PGN",
-            auth: false,
-            request: None,
-            status: 200,
-            response: || Schema::from(true),
-            handler: || get(pages::chess_page),
-        },
-        Route {
-            method: Method::GET,
-            path: "/werewolf/{match_id}/report",
-            summary: "A finished Werewolf match's report (?export=true&viewer=PUBLIC|OMNISCIENT|p3 adds its events as JSON lines)",
-            auth: true,
-            request: None,
-            status: 200,
-            response: || Schema::from(true),
-            handler: || get(pages::werewolf_report),
-        },
-        Route {
-            method: Method::GET,
-            path: "/openapi.json",
+            path: "/openapi.json".into(),
             summary: "This API, described in OpenAPI 3.1",
             auth: false,
             request: None,
             status: 200,
             response: || Schema::from(true),
-            handler: || get(openapi_json),
+            handler: Box::new(|| get(openapi_json)),
         },
     ]
 }
@@ -390,21 +405,21 @@ pub fn router(
     shutdown: &tokio_util::sync::CancellationToken,
     pages: axum::Router,
 ) -> axum::Router {
-    let mut by_path: BTreeMap<&'static str, MethodRouter<Api>> = BTreeMap::new();
+    let mut by_path: BTreeMap<String, MethodRouter<Api>> = BTreeMap::new();
     for r in routes() {
         let m = (r.handler)();
-        let merged = match by_path.remove(r.path) {
+        let merged = match by_path.remove(r.path.as_ref()) {
             Some(existing) => existing.merge(m),
             None => m,
         };
         by_path.insert(
-            r.path,
+            r.path.into_owned(),
             merged.fallback(|| async { ApiError::method_not_allowed() }),
         );
     }
     let mut router = axum::Router::new();
     for (path, m) in by_path {
-        router = router.route(path, m);
+        router = router.route(&path, m);
     }
     router
         .route("/metrics", axum::routing::get(metrics::metrics))

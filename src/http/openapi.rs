@@ -37,7 +37,7 @@ pub fn document() -> Value {
         if !params.is_empty() {
             op["parameters"] = Value::Array(params);
         }
-        let entry = paths.entry(r.path.to_owned()).or_insert_with(|| json!({}));
+        let entry = paths.entry(r.path.to_string()).or_insert_with(|| json!({}));
         entry[r.method.as_str().to_lowercase()] = op;
     }
     json!({

@@ -1,123 +1,102 @@
-//! The REST routes a game adds beside seed 004's: a Werewolf match's report, a chess game's
-//! PGN and its board page.
+//! The routes the game modules add beside seed 004's: each game's page (and its downloads),
+//! and reads answered by one of its verbs (a Werewolf match's report, a chess game's PGN).
+//! Nothing here names a game: the modules' declarations say what to serve.
+
+use std::collections::BTreeMap;
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::extract::Query;
 use axum::response::IntoResponse;
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::Value;
 
-use super::extract::Caller;
 use super::{Api, ApiError};
-use crate::world::Face;
-use crate::world::sessions::ErrorCode;
+use crate::verbs::ErrorKind;
+use crate::verbs::module::{ApiRead, Page};
+use crate::world::sessions::{ErrorCode, parse_id};
+use crate::world::{AgentId, Face};
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ReportQuery {
-    pub export: Option<bool>,
-    pub viewer: Option<String>,
+/// A game's page for a plain browser (a chess board, a Werewolf match), or, with a suffix the
+/// game declares after the id, a download (`/chess/<id>.pgn`).
+pub(super) async fn page(
+    api: Api,
+    page: &'static Page,
+    id: String,
+) -> Result<axum::response::Response, ApiError> {
+    let no_game = || ApiError::new(ErrorCode::NotFound, format!("No such game: {id}"));
+    let download = page
+        .downloads
+        .iter()
+        .find_map(|d| Some((d, id.strip_suffix(d.suffix)?)));
+    if let Some((d, n)) = download {
+        let sid = parse_id(n).map_err(|_| no_game())?;
+        let text = api
+            .world
+            .call("".into(), Face::Rest, move |w, _| (d.text)(w, sid))
+            .await?
+            .ok_or_else(no_game)?;
+        let file = format!("inline; filename=\"moot-{sid}{}\"", d.suffix);
+        return Ok((
+            [
+                (axum::http::header::CONTENT_TYPE, d.media_type),
+                (axum::http::header::CONTENT_DISPOSITION, file.as_str()),
+            ],
+            text,
+        )
+            .into_response());
+    }
+    let sid = parse_id(&id).map_err(|_| no_game())?;
+    let html = api
+        .world
+        .call("".into(), Face::Rest, move |w, _| (page.html)(w, sid))
+        .await?
+        .ok_or_else(no_game)?;
+    Ok(axum::response::Html(html).into_response())
 }
 
-/// A Werewolf match's report: the `report` verb's answer, as the MCP tool gives it.
-pub(super) async fn werewolf_report(
-    State(api): State<Api>,
-    Caller(me): Caller,
-    Path(id): Path<String>,
-    query: Result<Query<ReportQuery>, axum::extract::rejection::QueryRejection>,
+/// A read a game adds to the API, answered by its verb as the MCP tool answers: the path's id
+/// is the verb's argument `read.arg`, the query gives the others.
+pub(super) async fn read(
+    api: Api,
+    read: &'static ApiRead,
+    me: AgentId,
+    id: String,
+    query: Result<Query<BTreeMap<String, String>>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let Query(q) = query.map_err(|e| ApiError::invalid(e.body_text()))?;
-    let args = serde_json::json!({ "matchId": id, "export": q.export, "viewer": q.viewer });
+    let Query(query) = query.map_err(|e| ApiError::invalid(e.body_text()))?;
+    let mut args = serde_json::Map::new();
+    for (k, v) in query {
+        // `true`/`false` and numbers are what they say; anything else is text.
+        let v = serde_json::from_str::<Value>(&v)
+            .ok()
+            .filter(|v| v.is_boolean() || v.is_number())
+            .unwrap_or(Value::String(v));
+        args.insert(k, v);
+    }
+    args.insert(read.arg.to_owned(), Value::String(id));
     let answer = api
         .world
         .call(me, Face::Rest, move |w, cx| {
             let verb =
-                crate::verbs::find("report").ok_or_else(crate::verbs::VerbError::internal)?;
-            (verb.run_json)(w, cx, args)
+                crate::modules::find(read.verb).ok_or_else(crate::verbs::VerbError::internal)?;
+            (verb.run_json)(w, cx, Value::Object(args))
         })
         .await?;
     match answer {
         Ok(reply) => Ok(Json(reply.data)),
         Err(e) => {
-            // The tool's error code (MATCH_NOT_FOUND, WRONG_PHASE…) says which REST code fits.
+            // The refusal's typed code (MATCH_NOT_FOUND, WRONG_PHASE…) says which REST code fits.
             use crate::games::Code;
-            let rest = match e.code {
-                Some(Code::MatchNotFound | Code::NotInMatch) => ErrorCode::NotFound,
-                Some(Code::RateLimited) => ErrorCode::RateLimited,
-                Some(Code::InvalidRequest) => ErrorCode::InvalidRequest,
+            let rest = match (e.code, e.kind) {
+                (Some(Code::MatchNotFound | Code::NotInMatch), _) | (None, ErrorKind::NotFound) => {
+                    ErrorCode::NotFound
+                }
+                (Some(Code::RateLimited), _) => ErrorCode::RateLimited,
+                (Some(Code::InvalidRequest), _) | (None, ErrorKind::Usage) => {
+                    ErrorCode::InvalidRequest
+                }
                 _ => ErrorCode::InvalidAction,
             };
             Err(ApiError::new(rest, e.message))
         }
     }
-}
-
-/// A chess game in PGN, as the `pgn` verb gives it (a chess position is public: any caller may
-/// ask for any game).
-pub(super) async fn session_pgn(
-    State(api): State<Api>,
-    Caller(me): Caller,
-    Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
-    let args = serde_json::json!({ "game": id });
-    let answer = api
-        .world
-        .call(me, Face::Rest, move |w, cx| {
-            let verb = crate::verbs::find("pgn").ok_or_else(crate::verbs::VerbError::internal)?;
-            (verb.run_json)(w, cx, args)
-        })
-        .await?;
-    answer
-        .map(|reply| Json(reply.data))
-        .map_err(|e| ApiError::new(ErrorCode::NotFound, e.message))
-}
-
-/// The interactive board of a chess game, for a plain browser: it reads and plays the game
-/// through this API with the token the player types into it. (A chess position is public: it
-/// stands in the parlour for anyone to look at.)
-pub(super) async fn chess_page(
-    State(api): State<Api>,
-    Path(id): Path<String>,
-) -> Result<axum::response::Response, ApiError> {
-    let no_game = || ApiError::new(ErrorCode::NotFound, format!("No chess game {id}"));
-    // `/chess/<id>.pgn`: the game in PGN.
-    if let Some(n) = id.strip_suffix(".pgn") {
-        let sid: u64 = n.parse().map_err(|_| no_game())?;
-        let pgn = api
-            .world
-            .call("".into(), Face::Rest, move |w, _| {
-                crate::verbs::chess::board::pgn_of(w, sid)
-            })
-            .await?
-            .ok_or_else(no_game)?;
-        return Ok((
-            [
-                (
-                    axum::http::header::CONTENT_TYPE,
-                    "application/x-chess-pgn; charset=utf-8",
-                ),
-                (
-                    axum::http::header::CONTENT_DISPOSITION,
-                    &format!("inline; filename=\"moot-{sid}.pgn\""),
-                ),
-            ],
-            pgn,
-        )
-            .into_response());
-    }
-    let sid: u64 = id.parse().map_err(|_| no_game())?;
-    let found = api
-        .world
-        .call("".into(), Face::Rest, move |w, _| {
-            let s = w.session(sid)?;
-            let g = crate::verbs::chess::chess_of(s)?;
-            Some((g.fen().to_owned(), s.tick))
-        })
-        .await?;
-    let (fen, tick) = found.ok_or_else(no_game)?;
-    Ok(
-        axum::response::Html(crate::verbs::chess::page::chess_page(sid, &fen, "", tick))
-            .into_response(),
-    )
 }

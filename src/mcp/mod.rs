@@ -28,8 +28,9 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler};
 use serde_json::Value;
 
+use crate::modules::{self, REGISTRY};
 use crate::store::Store;
-use crate::verbs::{REGISTRY, Reply, VerbEntry, VerbError};
+use crate::verbs::{Reply, VerbEntry, VerbError};
 use crate::world::{AgentId, Face, WorldHandle};
 
 /// Who an MCP request acts for, put in the HTTP request's extensions by the bearer check.
@@ -110,24 +111,6 @@ fn object(schema: schemars::Schema) -> JsonObject {
     }
 }
 
-/// The game `ui://chess/board` shows `me`: the newest that asked for the board, or else the
-/// newest chess game they play.
-fn newest_board(w: &mut crate::world::World, me: &AgentId) -> Option<u64> {
-    let asked = w
-        .ext::<crate::verbs::chess::ChessRoom>()
-        .ui
-        .iter()
-        .filter(|(_, a)| a == me)
-        .map(|(id, _)| *id)
-        .max();
-    asked.or_else(|| {
-        w.session_ids().into_iter().rev().find(|id| {
-            w.session(*id)
-                .is_some_and(|s| s.template.id == "chess.v1" && s.role_of(me).is_some())
-        })
-    })
-}
-
 /// A schema a spec fixes, as written (checked when the registry is tested).
 fn fixed(json: &str) -> JsonObject {
     match serde_json::from_str(json) {
@@ -206,7 +189,7 @@ pub fn tool(e: &VerbEntry) -> Tool {
 
 /// Every tool: one per verb.
 pub fn tools() -> Vec<Tool> {
-    REGISTRY.iter().map(tool).collect()
+    REGISTRY.iter().map(|e| tool(e)).collect()
 }
 
 /// A verb's answer as a tool result: people's text as content (or, for a spec's tool, the
@@ -261,7 +244,7 @@ enum Step {
 fn attempt(
     w: &mut crate::world::World,
     cx: &mut crate::world::Cx,
-    e: &VerbEntry,
+    e: &'static VerbEntry,
     args: Value,
     first: bool,
 ) -> Step {
@@ -270,6 +253,8 @@ fn attempt(
     if first {
         w.heard(&cx.actor, cx.now);
     }
+    // Where a game holds the caller, its own verb of that name (the command set).
+    let e = modules::here(w, &cx.actor, e);
     let r = (e.run_json)(w, cx, args);
     if first && !cx.hidden {
         w.touch(&cx.actor, cx.now);
@@ -313,55 +298,29 @@ impl MootMcp {
             .map(|a| a.0.clone())
     }
 
-    /// The interactive board `ui://chess/<id>` as `agent` sees it, if that game exists.
+    /// A game's MCP Apps page (`ui://chess/<id>`) as `agent` sees it, if there is one.
     async fn ui_page(
         &self,
         agent: &AgentId,
         uri: &str,
     ) -> Result<Option<ResourceContents>, McpError> {
-        // `ui://chess/<id>` is one game's board; `ui://chess/board` (what createGame declares)
-        // is the caller's newest game that asked for one, or else their newest chess game.
-        let Some(which) = uri.strip_prefix("ui://chess/") else {
+        let Some((app, which)) = modules::ALL
+            .iter()
+            .filter_map(|m| m.app.as_ref())
+            .find_map(|a| Some((a, uri.strip_prefix(a.prefix)?)))
+        else {
             return Ok(None);
         };
-        let named = which.parse::<u64>().ok();
-        if named.is_none() && which != "board" {
-            return Ok(None);
-        }
-        let me = agent.clone();
+        let (me, which) = (agent.clone(), which.to_owned());
         let page = self
             .world
             .call(agent.clone(), Face::Mcp, move |w, _| {
-                let id = match named {
-                    Some(id) => id,
-                    None => newest_board(w, &me)?,
-                };
-                if let Some(open) = w
-                    .ext::<crate::verbs::chess::ChessRoom>()
-                    .open_games
-                    .get(&id)
-                {
-                    return Some(crate::verbs::chess::page::chess_page(
-                        id,
-                        crate::games::chess::START_FEN,
-                        open.side.name(),
-                        0,
-                    ));
-                }
-                let s = w.session(id)?;
-                let g = crate::verbs::chess::chess_of(s)?;
-                Some(crate::verbs::chess::page::chess_page(
-                    id,
-                    g.fen(),
-                    s.role_of(&me).unwrap_or("white"),
-                    s.tick,
-                ))
+                (app.page)(w, &me, &which)
             })
             .await
             .map_err(|e| McpError::internal_error(e.to_string(), None))?;
         Ok(page.map(|html| {
-            ResourceContents::text(html, uri)
-                .with_mime_type(crate::verbs::chess::page::MCP_APP_MIME)
+            ResourceContents::text(html, uri).with_mime_type(crate::verbs::module::APP_MIME)
         }))
     }
 
@@ -556,7 +515,7 @@ impl ServerHandler for MootMcp {
         let agent = self
             .agent_of(&cx)
             .ok_or_else(|| McpError::invalid_request("no identity: send a bearer token", None))?;
-        let entry = crate::verbs::find_tool(&request.name).ok_or_else(|| {
+        let entry = modules::find_tool(&request.name).ok_or_else(|| {
             McpError::invalid_params(format!("unknown tool `{}`", request.name), None)
         })?;
         let args = Value::Object(request.arguments.unwrap_or_default());
@@ -588,34 +547,34 @@ impl ServerHandler for MootMcp {
         let Some(agent) = self.agent_of(&cx) else {
             return Ok(ListResourcesResult::default());
         };
-        let games = self
+        let pages = self
             .world
             .call(agent.clone(), Face::Mcp, move |w, _| {
-                let mut ids: Vec<u64> = w
-                    .ext::<crate::verbs::chess::ChessRoom>()
-                    .ui
-                    .iter()
-                    .filter(|(_, a)| *a == agent)
-                    .map(|(id, _)| *id)
-                    .collect();
-                ids.sort_unstable();
-                ids
+                let mut pages = Vec::new();
+                for m in modules::ALL {
+                    if let Some(app) = &m.app {
+                        for id in (app.listed)(w, &agent) {
+                            pages.push((
+                                format!("{}{id}", app.prefix),
+                                format!("{} game #{id}", m.name),
+                            ));
+                        }
+                    }
+                }
+                pages
             })
             .await
             .map_err(|e| McpError::internal_error(e.to_string(), None))?;
-        let mut resources: Vec<Resource> = games
+        let mut resources: Vec<Resource> = pages
             .into_iter()
-            .map(|id| {
-                let mut r = Resource::new(
-                    crate::verbs::chess::page::chess_uri(id),
-                    format!("chess game #{id}"),
-                );
-                r.mime_type = Some(crate::verbs::chess::page::MCP_APP_MIME.into());
+            .map(|(uri, name)| {
+                let mut r = Resource::new(uri, name);
+                r.mime_type = Some(crate::verbs::module::APP_MIME.into());
                 r
             })
             .collect();
         // The games' documents (Werewolf's rules and role cards), for everyone.
-        for d in crate::verbs::documents() {
+        for d in modules::documents() {
             let mut r = Resource::new(d.uri, d.name);
             r.title = Some(d.title);
             r.description = Some(d.description);
@@ -633,7 +592,7 @@ impl ServerHandler for MootMcp {
         let agent = self
             .agent_of(&cx)
             .ok_or_else(|| McpError::invalid_request("no identity", None))?;
-        if let Some(d) = crate::verbs::documents()
+        if let Some(d) = modules::documents()
             .into_iter()
             .find(|d| d.uri == request.uri)
         {
@@ -654,7 +613,7 @@ impl ServerHandler for MootMcp {
         _request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        let prompts = crate::verbs::documents()
+        let prompts = modules::documents()
             .into_iter()
             .map(|d| {
                 let mut p = Prompt::new(d.name, Some(d.description), None);
@@ -670,7 +629,7 @@ impl ServerHandler for MootMcp {
         request: GetPromptRequestParams,
         _cx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        let d = crate::verbs::documents()
+        let d = modules::documents()
             .into_iter()
             .find(|d| d.name == request.name)
             .ok_or_else(|| McpError::invalid_params(format!("no prompt {}", request.name), None))?;

@@ -129,14 +129,11 @@ impl Conn {
         if let Some(h) = &b.headline {
             self.out.line(h);
         }
-        // A GMCP client's script may draw the board itself: `Moot.Chess.Board` for chess.v1,
+        // A GMCP client's script may draw the board itself (`Moot.Chess.Board` for chess.v1),
         // with the state as this player may see it.
-        if self.options.gmcp() {
-            let game = b.template.split('.').next().unwrap_or(b.template);
-            let mut title = game.to_owned();
-            if let Some(first) = title.get_mut(..1) {
-                first.make_ascii_uppercase();
-            }
+        if self.options.gmcp()
+            && let Some(package) = b.gmcp
+        {
             let mut body = serde_json::json!({
                 "game": b.object,
                 "colour": b.colour,
@@ -148,7 +145,7 @@ impl Conn {
                     out.entry(k.clone()).or_insert_with(|| v.clone());
                 }
             }
-            self.gmcp(&format!("Moot.{title}.Board"), &body);
+            self.gmcp(&format!("{package}.Board"), &body);
         }
         match &self.xmcp_key {
             Some(key) => {

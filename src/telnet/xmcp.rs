@@ -80,7 +80,7 @@ mod tests {
             sequence: 1,
             headline: None,
             text: vec![],
-            template: "chess.v1",
+            gmcp: Some("Moot.Chess"),
             view: serde_json::Value::Null,
         };
         assert_eq!(

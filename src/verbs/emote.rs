@@ -23,7 +23,6 @@ included. Text that starts with punctuation follows your name directly: `:'s tir
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: TextArgs) -> Result<Reply<Heard>, VerbError> {
-        super::werewolf::check_quiet(world, cx)?;
         let me = world.player(&cx.actor);
         let glue = if args.text.starts_with(|c: char| c.is_ascii_punctuation()) {
             ""

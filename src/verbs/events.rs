@@ -28,7 +28,7 @@ impl Verb for Events {
 what others said and did where you are, pages, and the moves of games you play or watch. On \
 telnet these are shown as they happen, so there is nothing to collect.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Agents;
+    const TOPIC: Topic = Topic::AGENTS;
     type Args = NoArgs;
     type Output = EventList;
 

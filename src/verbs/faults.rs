@@ -45,7 +45,7 @@ impl Verb for Fault {
     const SUMMARY: &'static str = "Meet a bug on purpose (test builds only).";
     const HELP: &'static str = "For moot's own tests of what a bug costs.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Wizards;
+    const TOPIC: Topic = Topic::WIZARDS;
     type Args = FaultArgs;
     type Output = ();
 

@@ -7,7 +7,7 @@ use super::parse::{opt_text, whole};
 use super::{Reply, Topic, Verb, VerbError, usage};
 use crate::world::sessions::{Session, SessionId};
 use crate::world::views::{RECENT_FINISHED, worth_listing};
-use crate::world::{Cx, ThingKind, World};
+use crate::world::{Cx, World};
 
 /// Game `sid`, for a verb that found its number a moment ago: a refusal rather than a panic
 /// should it not be there, so that no command can stop the town.
@@ -62,8 +62,8 @@ impl Verb for Games {
 with whose move it is or how it ended: all that are running, and the last few that finished. \
 `games all` lists every finished game too.";
     const READ_ONLY: bool = true;
-    const TOPIC: Topic = Topic::Games;
-    const OFFERED_BY: &'static [ThingKind] = crate::verbs::tables::GAME_TABLES;
+    const TOPIC: Topic = Topic::TABLES;
+    const AT_TABLES: crate::verbs::AtTables = crate::verbs::AtTables::Every;
     type Args = GamesArgs;
     type Output = GameList;
 

@@ -10,14 +10,10 @@
 pub mod parse;
 pub mod schema;
 
-pub mod blackjack;
-pub mod chess;
-pub mod rps;
+pub mod module;
 pub mod tables;
 pub mod target;
-pub mod tictactoe;
 pub mod watch;
-pub mod werewolf;
 pub mod which;
 
 #[cfg(feature = "testing")]
@@ -27,10 +23,8 @@ pub mod describe;
 pub mod display;
 pub mod emote;
 pub mod events;
-pub mod examine;
 pub mod games;
 pub mod go;
-pub mod help;
 pub mod home;
 pub mod inventory;
 pub mod look;
@@ -209,7 +203,9 @@ pub trait Verb: 'static {
     /// belong to no thing.
     const OFFERED_BY: &'static [ThingKind] = &[];
     /// Where `help` lists it.
-    const TOPIC: Topic = Topic::Basics;
+    const TOPIC: Topic = Topic::BASICS;
+    /// Whether the tables of the town's games offer it too.
+    const AT_TABLES: AtTables = AtTables::No;
     /// How it appears as an MCP tool where a spec fixes that (a dotted name, a title, the exact
     /// description and schemas); otherwise the tool is the verb's name and generated schemas.
     const TOOL: ToolSpec = ToolSpec::GENERATED;
@@ -227,99 +223,87 @@ pub trait Verb: 'static {
     ) -> Result<Reply<Self::Output>, VerbError>;
 }
 
-/// The topics `help` groups verbs under.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Topic {
-    Basics,
-    Chess,
-    Cards,
-    Games,
-    /// The tools AI agents use (seed 000's chess tools, seed 004's sessions, the mailbox).
-    Agents,
-    Werewolf,
-    /// The operator's helpers (see `moot admin grant`).
-    Wizards,
+/// A heading `help` lists verbs under: the town's own (moving and talking, agents' tools,
+/// wizards) and one per game module, which declares its own.
+#[derive(Debug, Clone, Copy)]
+pub struct Topic {
+    pub title: &'static str,
+    /// The words `help` knows it by; the first is the one it suggests.
+    pub words: &'static [&'static str],
+    /// What a newcomer should know first.
+    pub intro: &'static str,
+    /// More to read after the verbs (a game's rules as the town runs them).
+    pub more: Option<fn() -> Vec<String>>,
 }
 
+impl PartialEq for Topic {
+    fn eq(&self, other: &Topic) -> bool {
+        self.title == other.title
+    }
+}
+impl Eq for Topic {}
+
 impl Topic {
-    pub const ALL: [Topic; 7] = [
-        Topic::Basics,
-        Topic::Chess,
-        Topic::Cards,
-        Topic::Games,
-        Topic::Werewolf,
-        Topic::Agents,
-        Topic::Wizards,
-    ];
+    pub const BASICS: Topic = Topic {
+        title: "Moving and talking",
+        words: &["basics", "talking", "moving"],
+        intro: "Look around, walk through exits by name, and talk to whoever is here.",
+        more: None,
+    };
 
-    pub fn title(self) -> &'static str {
-        match self {
-            Topic::Basics => "Moving and talking",
-            Topic::Chess => "Chess",
-            Topic::Cards => "Cards",
-            Topic::Games => "Games at the tables",
-            Topic::Agents => "Agents' tools",
-            Topic::Werewolf => "Werewolf",
-            Topic::Wizards => "Wizards",
-        }
-    }
+    /// The two-player games started with `play` at the tables.
+    pub const TABLES: Topic = Topic {
+        title: "Games at the tables",
+        words: &["games", "tables"],
+        intro: "The Game Room (south of the square) has tables for two. `play <game> with \
+<name|house>` at a table starts a game; anyone may `watch` any game by its number.",
+        more: None,
+    };
 
-    /// The words `help` knows it by; the first is the one it suggests.
-    pub fn words(self) -> &'static [&'static str] {
-        match self {
-            Topic::Basics => &["basics", "talking", "moving"],
-            Topic::Chess => &["chess"],
-            Topic::Cards => &["blackjack", "cards"],
-            Topic::Games => &["games", "rps", "tictactoe", "tables"],
-            Topic::Agents => &["agents", "tools", "mcp"],
-            Topic::Werewolf => &["werewolf", "wolves", "ww"],
-            Topic::Wizards => &["wizards", "wizard", "admin"],
-        }
-    }
-
-    /// What a newcomer should know first.
-    pub fn intro(self) -> &'static str {
-        match self {
-            Topic::Basics => {
-                "Look around, walk through exits by name, and talk to whoever is here."
-            }
-            Topic::Chess => {
-                "Chess is played at the tables of the Chess Parlour (east of the square), \
-against a person there or the house's computer, with or without a clock. You move by the game's \
-number from anywhere; tkMOO-light draws the board and takes drags."
-            }
-            Topic::Cards => {
-                "Blackjack is played at the Card Room's table (west of the square), where \
-anyone may watch; you may deal from anywhere (agents that follow seed 001 do not walk), and the \
-hand is played at the table all the same. Get close to 21 without going over; the dealer draws \
-to 17."
-            }
-            Topic::Games => {
-                "The Game Room (south of the square) has a rock-paper-scissors table and a \
-tic-tac-toe board. `play <game> with <name|house>` starts a game; anyone may `watch` any game by \
-its number."
-            }
-            Topic::Werewolf => {
-                "Werewolf is played eight at a time. Sign the notice board in the Town Hall (north of the square); when eight have signed, the match's building opens off the Town Hall and anyone may walk in to watch. `werewolf practice` plays seven house bots at once. In a match, `werewolf` says what you must do and by when."
-            }
-            Topic::Wizards => {
-                "Wizards keep the town: they may boot and ban (a character or an address), \
-announce, and shut moot down. Every act is stored in the admin log. The operator makes a \
-character a wizard with `moot admin grant NAME`."
-            }
-            Topic::Agents => {
-                "AI agents reach moot over MCP (every verb is a tool) and REST. Besides the \
+    /// The tools AI agents use (seed 000's chess tools, seed 004's sessions, the mailbox).
+    pub const AGENTS: Topic = Topic {
+        title: "Agents' tools",
+        words: &["agents", "tools", "mcp"],
+        intro: "AI agents reach moot over MCP (every verb is a tool) and REST. Besides the \
 verbs, they have seed 000's chess tools, seed 004's session tools for any template, and `events` \
-for what happened around them. A person can give their own agent a token with `token`."
-            }
-        }
-    }
+for what happened around them. A person can give their own agent a token with `token`.",
+        more: None,
+    };
 
-    /// The topic `word` names.
-    pub fn named(word: &str) -> Option<Topic> {
-        Topic::ALL
-            .into_iter()
-            .find(|t| t.words().iter().any(|w| w.eq_ignore_ascii_case(word)))
+    /// The operator's helpers (see `moot admin grant`).
+    pub const WIZARDS: Topic = Topic {
+        title: "Wizards",
+        words: &["wizards", "wizard", "admin"],
+        intro: "Wizards keep the town: they may boot and ban (a character or an address), \
+announce, and shut moot down. Every act is stored in the admin log. The operator makes a \
+character a wizard with `moot admin grant NAME`.",
+        more: None,
+    };
+
+    pub fn answers_to(&self, word: &str) -> bool {
+        self.words.iter().any(|w| w.eq_ignore_ascii_case(word))
+    }
+}
+
+/// Where a verb is offered besides the kinds it names: at the tables of the town's games,
+/// whichever games the modules bring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtTables {
+    No,
+    /// At every game's table.
+    Every,
+    /// At the tables of games for two.
+    ForTwo,
+}
+
+impl AtTables {
+    /// Whether a verb so offered is offered at the table of `template`.
+    pub fn offered_at(self, template: &crate::games::Template) -> bool {
+        match self {
+            AtTables::No => false,
+            AtTables::Every => true,
+            AtTables::ForTwo => template.roles.len() == 2,
+        }
     }
 }
 
@@ -362,6 +346,7 @@ pub struct VerbEntry {
     pub help: &'static str,
     pub read_only: bool,
     pub offered_by: &'static [ThingKind],
+    pub at_tables: AtTables,
     pub topic: Topic,
     pub tool: ToolSpec,
     /// JSON Schema of the arguments.
@@ -399,6 +384,7 @@ pub const fn entry<V: Verb>() -> VerbEntry {
         help: V::HELP,
         read_only: V::READ_ONLY,
         offered_by: V::OFFERED_BY,
+        at_tables: V::AT_TABLES,
         topic: V::TOPIC,
         tool: V::TOOL,
         args_schema: schema_of::<V::Args>,
@@ -506,10 +492,10 @@ fn run_json_of<V: Verb>(
     Ok(Reply { text: r.text, data })
 }
 
-/// Every verb, in the order `help` lists them.
-pub static REGISTRY: &[VerbEntry] = &[
+/// The town's own verbs, which know no game by name, in the order `help` lists them (the
+/// catalog of every verb, with the games' and `help`'s, is `modules::REGISTRY`).
+pub static TOWN: &[VerbEntry] = &[
     entry::<look::Look>(),
-    entry::<examine::Examine>(),
     entry::<go::Go>(),
     entry::<home::Home>(),
     entry::<say::Say>(),
@@ -522,53 +508,20 @@ pub static REGISTRY: &[VerbEntry] = &[
     entry::<display::Linelength>(),
     entry::<display::Wrap>(),
     entry::<token::Token>(),
-    entry::<help::Help>(),
     entry::<events::Events>(),
-    entry::<chess::challenge::ChallengeVerb>(),
-    entry::<chess::challenge::Accept>(),
-    entry::<chess::challenge::Decline>(),
     entry::<games::Games>(),
-    entry::<chess::board::Board>(),
-    entry::<chess::board::Moves>(),
-    entry::<chess::board::Pgn>(),
-    entry::<chess::play::Move>(),
-    entry::<chess::play::Resign>(),
-    entry::<chess::play::Draw>(),
-    entry::<chess::play::Takeback>(),
     entry::<watch::Watch>(),
     entry::<watch::Unwatch>(),
-    entry::<chess::agent_tools::CreateGame>(),
-    entry::<chess::agent_tools::JoinGame>(),
-    entry::<chess::agent_tools::FinishTurn>(),
-    entry::<chess::agent_tools::WaitForNextTurn>(),
     entry::<tables::Play>(),
-    entry::<rps::Choose>(),
-    entry::<tictactoe::Mark>(),
-    entry::<blackjack::Deal>(),
-    entry::<blackjack::Hit>(),
-    entry::<blackjack::Stand>(),
     entry::<sessions::SessionCreate>(),
     entry::<sessions::SessionList>(),
     entry::<sessions::SessionState>(),
     entry::<sessions::SessionAct>(),
     entry::<sessions::SessionLog>(),
-    entry::<werewolf::queue::Sign>(),
-    entry::<werewolf::queue::Unsign>(),
-    entry::<werewolf::queue::Queue>(),
-    entry::<werewolf::queue::Practice>(),
-    entry::<werewolf::play::WerewolfVerb>(),
-    entry::<werewolf::play::Ready>(),
-    entry::<werewolf::play::Speak>(),
-    entry::<werewolf::play::Pass>(),
-    entry::<werewolf::play::Vote>(),
-    entry::<werewolf::play::Kill>(),
-    entry::<werewolf::play::Inspect>(),
-    entry::<werewolf::play::Protect>(),
-    entry::<werewolf::play::Growl>(),
-    entry::<werewolf::info::Matches>(),
-    entry::<werewolf::info::MatchEvents>(),
-    entry::<werewolf::info::Omniscient>(),
-    entry::<werewolf::info::Report>(),
+];
+
+/// The wizards' verbs, listed last.
+pub static WIZARDS: &[VerbEntry] = &[
     entry::<wizard::Boot>(),
     entry::<wizard::Ban>(),
     entry::<wizard::Unban>(),
@@ -586,62 +539,6 @@ pub struct Document {
     pub text: String,
 }
 
-/// Every game's documents.
-pub fn documents() -> Vec<Document> {
-    werewolf::documents()
-}
-
-/// Builds what verbs derive from the restored sessions (a match's building), and hooks what
-/// they must see of every change, before the town opens.
-pub fn open_town(world: &mut World, kept: Vec<crate::store::keys::KeptRow>) {
-    werewolf::restore(world);
-    werewolf::keep_answers(world, kept);
-    world.on_session_change(werewolf::after_change);
-    world.on_tick(werewolf::queue::fill);
-    #[cfg(feature = "testing")]
-    world.on_session_change(faults::after_change);
-}
-
-/// The town for its map on the web: the world's rooms, people and games, and what games add
-/// to the town (Werewolf's board and its buildings).
-pub fn town(world: &World) -> serde_json::Value {
-    #[expect(
-        clippy::expect_used,
-        reason = "the town's view is plain structs with string keys"
-    )]
-    let mut v =
-        serde_json::to_value(crate::world::views::town_view(world)).expect("the town serializes");
-    v["werewolf"] = werewolf::town_board(world);
-    v
-}
-
-/// The verb called `word`, by name or alias.
-pub fn find(word: &str) -> Option<&'static VerbEntry> {
-    let found = REGISTRY.iter().find(|e| e.answers_to(word));
-    #[cfg(feature = "testing")]
-    let found = found.or_else(|| faults::VERBS.iter().find(|e| e.answers_to(word)));
-    found
-}
-
-/// The verb whose MCP tool is called `name`.
-pub fn find_tool(name: &str) -> Option<&'static VerbEntry> {
-    let found = REGISTRY.iter().find(|e| e.tool_name() == name);
-    #[cfg(feature = "testing")]
-    let found = found.or_else(|| faults::VERBS.iter().find(|e| e.tool_name() == name));
-    found
-}
-
-/// A typed line, matched to a verb.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Resolved<'a> {
-    /// Nothing to do (a blank line).
-    Nothing,
-    /// This verb, with the rest of the line to parse.
-    Verb(&'static VerbEntry, &'a str),
-    /// No verb matches.
-    Unknown,
-}
-
 impl std::fmt::Debug for VerbEntry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "VerbEntry({})", self.name)
@@ -654,53 +551,6 @@ impl PartialEq for VerbEntry {
     }
 }
 impl Eq for VerbEntry {}
-
-/// Matches a typed line to a verb, with the MOO conventions: `"text` is `say text`, `:text` is
-/// `emote text`, and the name of an exit where one stands is `go <exit>` (as is a compass word
-/// where there is no such exit, so that it gets "You can't go that way."). `is_exit` tells
-/// whether a word names an exit here.
-pub fn resolve<'a>(line: &'a str, is_exit: impl Fn(&str) -> bool) -> Resolved<'a> {
-    let line = line.trim();
-    if line.is_empty() {
-        return Resolved::Nothing;
-    }
-    let verb = |name, rest| find(name).map_or(Resolved::Unknown, |e| Resolved::Verb(e, rest));
-    if let Some(rest) = line.strip_prefix('"') {
-        return verb("say", rest);
-    }
-    if let Some(rest) = line.strip_prefix(':') {
-        return verb("emote", rest);
-    }
-    let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-    if let Some(e) = find(word) {
-        return Resolved::Verb(e, rest.trim_start());
-    }
-    if rest.trim().is_empty() && (is_exit(word) || go::is_direction(word)) {
-        return verb("go", word);
-    }
-    Resolved::Unknown
-}
-
-/// Runs a line typed by `cx.actor`. A blank line answers nothing.
-pub fn run_line(world: &mut World, cx: &mut Cx, line: &str) -> Result<Vec<String>, VerbError> {
-    let Some(me) = world.find_player(&cx.actor) else {
-        return Err(VerbError::refused("You are not in the town."));
-    };
-    let room = world.map.room(me.room);
-    match resolve(line, |w| room.exit(w).is_some()) {
-        Resolved::Nothing => Ok(Vec::new()),
-        Resolved::Verb(entry, rest) => (entry.run_line)(world, cx, rest),
-        Resolved::Unknown => Err(VerbError::not_found(NOT_UNDERSTOOD)),
-    }
-}
-
-/// [`run_line`] as the world task runs what people type: an error is the answer.
-pub fn answer_line(world: &mut World, cx: &mut Cx, line: &str) -> Vec<String> {
-    match run_line(world, cx, line) {
-        Ok(lines) => lines,
-        Err(e) => vec![e.message],
-    }
-}
 
 /// The arguments of a verb that takes none.
 #[derive(Debug, Default, Serialize, serde::Deserialize, JsonSchema)]

@@ -57,16 +57,6 @@ impl Verb for Say {
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: TextArgs) -> Result<Reply<Heard>, VerbError> {
-        // In a Werewolf match's building, words belong to the match.
-        if let Some(said) = super::werewolf::floor(world, cx, &args.text) {
-            return said.map(|text| {
-                let heard = Heard {
-                    line: text.join(" "),
-                    heard_by: Vec::new(),
-                };
-                Reply::new(text, heard)
-            });
-        }
         let line = format!("{} says, \"{}\"", world.player(&cx.actor).name, args.text);
         let unheard = cx.speak(world, "say", &line);
         Ok(Reply::new(

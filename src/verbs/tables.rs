@@ -15,15 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use super::parse::word;
 
-/// Every table a game stands at: where `games`, `watch` and `unwatch` are offered.
-pub const GAME_TABLES: &[ThingKind] = &[
-    super::chess::CHESS_TABLE,
-    super::rps::RPS_TABLE,
-    super::tictactoe::TICTACTOE_TABLE,
-    super::blackjack::CARD_TABLE,
-];
-use super::{Reply, Topic, Verb, VerbError, usage};
-use crate::games::{self, Template};
+use super::{AtTables, Reply, Topic, Verb, VerbError, usage};
+use crate::games::Template;
 use crate::world::{AgentId, COMPUTER_ID, Cx, Extension, RoomIdx, ThingKind, World};
 
 /// The room where the table of `kind` stands, and the table's name.
@@ -95,25 +88,53 @@ pub struct Playing {
     pub session_id: Option<String>,
 }
 
+/// The rooms where the town's games have tables ("the Game Room, the Chess Parlour and the
+/// Card Room"), in the map's order.
+fn table_rooms(world: &World) -> String {
+    let rooms: Vec<String> = world
+        .map
+        .rooms
+        .iter()
+        .filter(|r| {
+            r.things
+                .iter()
+                .any(|t| world.templates().any(|g| g.table == t.kind.name()))
+        })
+        .map(|r| {
+            format!(
+                "the {}",
+                crate::text::without_article(&r.name).unwrap_or(&r.name)
+            )
+        })
+        .collect();
+    crate::text::english_list(&rooms)
+}
+
 /// The template whose table here answers to `word`.
 fn table_here(world: &World, actor: &AgentId, word: &str) -> Result<&'static Template, VerbError> {
     let room = world.map.room(world.player(actor).room);
     let found = room.things.iter().find_map(|t| {
         let named = t.names().any(|n| n.eq_ignore_ascii_case(word));
-        let template = games::TEMPLATES.iter().find(|g| g.table == t.kind.name());
+        let template = world.templates().find(|g| g.table == t.kind.name());
         template.filter(|_| named)
     });
     found.ok_or_else(|| {
         let here: Vec<String> = room
             .things
             .iter()
-            .filter(|t| games::TEMPLATES.iter().any(|g| g.table == t.kind.name()))
+            .filter(|t| world.templates().any(|g| g.table == t.kind.name()))
             .map(|t| t.name.clone())
             .collect();
         VerbError::not_found(if here.is_empty() {
-            format!("There is no \"{word}\" to play here; games are played at the tables of the Game Room, the Chess Parlour and the Card Room.")
+            format!(
+                "There is no \"{word}\" to play here; games are played at the tables of {}.",
+                table_rooms(world)
+            )
         } else {
-            format!("There is no \"{word}\" to play here; here you can play at {}.", here.join(" or "))
+            format!(
+                "There is no \"{word}\" to play here; here you can play at {}.",
+                here.join(" or ")
+            )
         })
     })
 }
@@ -123,17 +144,14 @@ impl Verb for Play {
     const USAGE: &'static str = "play <game> with <name|house>";
     const SUMMARY: &'static str =
         "Start a two-player game at a table here, with someone or the house.";
-    const HELP: &'static str = "At a table, `play rps with house` starts rock-paper-scissors against the \
-house's computer at once; `play tictactoe with Bob` invites Bob (who must be here), and the game \
-begins when he types `play tictactoe with <you>` back. The one who asked first takes the first \
-role (player_1, or X, who moves first). Then `choose`, `mark` or `move` as the game has it.";
+    const HELP: &'static str = "At a table, `play <game> with house` starts that table's game against \
+the house's computer at once (`play rps with house`); `play <game> with Bob` invites Bob (who must \
+be here), and the game begins when he types `play <game> with <you>` back. The one who asked \
+first takes the first role (player_1, or X, who moves first). Then the game's own verbs: `help \
+games` lists them.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Games;
-    const OFFERED_BY: &'static [ThingKind] = &[
-        crate::verbs::rps::RPS_TABLE,
-        crate::verbs::tictactoe::TICTACTOE_TABLE,
-        crate::verbs::chess::CHESS_TABLE,
-    ];
+    const TOPIC: Topic = Topic::TABLES;
+    const AT_TABLES: AtTables = AtTables::ForTwo;
     type Args = PlayArgs;
     type Output = Playing;
 
@@ -258,36 +276,5 @@ role (player_1, or X, who moves first). Then `choose`, `mark` or `move` as the g
                 session_id: None,
             },
         ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Each template's table that stands in the town offers the verbs every game table does
-    /// (`watch` once left out the blackjack table, whose list was kept apart).
-    #[test]
-    fn every_game_table_in_the_town_offers_the_games_verbs() {
-        let Ok(map) = crate::world::load::load_built_in() else {
-            panic!("the built-in world loads");
-        };
-        let kinds: Vec<&str> = map
-            .rooms
-            .iter()
-            .flat_map(|r| r.things.iter().map(|t| t.kind.name()))
-            .collect();
-        for t in games::TEMPLATES.iter().filter(|t| kinds.contains(&t.table)) {
-            for verb in ["games", "watch", "unwatch"] {
-                let Some(e) = crate::verbs::REGISTRY.iter().find(|e| e.name == verb) else {
-                    panic!("{verb} is a verb");
-                };
-                assert!(
-                    e.offered_by.iter().any(|k| k.name() == t.table),
-                    "{verb} at the {} table",
-                    t.table
-                );
-            }
-        }
     }
 }

@@ -38,7 +38,7 @@ HTTP API (`Authorization: Bearer <token>`). `@token` makes one if you have none 
 tokens are kept only as a hash, so it is shown once: keep it safe. `@token new` makes a new one \
 and the old one stops working at once.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Agents;
+    const TOPIC: Topic = Topic::AGENTS;
     type Args = TokenArgs;
     type Output = TokenInfo;
 

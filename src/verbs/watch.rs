@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::parse::{text, whole};
 use super::which::parse_game;
 use super::{Reply, Topic, Verb, VerbError, usage};
-use crate::world::{Cx, ThingKind, World};
+use crate::world::{Cx, World};
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct GameRequired {
@@ -30,8 +30,8 @@ impl Verb for Watch {
 `unwatch #3`. Any game may be watched, from anywhere (you follow it by its number); you see what \
 its rules let a spectator see, and never a player's hidden cards or choices.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Games;
-    const OFFERED_BY: &'static [ThingKind] = crate::verbs::tables::GAME_TABLES;
+    const TOPIC: Topic = Topic::TABLES;
+    const AT_TABLES: crate::verbs::AtTables = crate::verbs::AtTables::Every;
     type Args = GameRequired;
     type Output = Watching;
 
@@ -74,8 +74,8 @@ impl Verb for Unwatch {
     const SUMMARY: &'static str = "Stop watching a game.";
     const HELP: &'static str = "`unwatch #3` stops showing you game #3's moves.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Games;
-    const OFFERED_BY: &'static [ThingKind] = crate::verbs::tables::GAME_TABLES;
+    const TOPIC: Topic = Topic::TABLES;
+    const AT_TABLES: crate::verbs::AtTables = crate::verbs::AtTables::Every;
     type Args = GameRequired;
     type Output = Watching;
 

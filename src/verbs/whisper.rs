@@ -36,7 +36,6 @@ must be in the same room as you.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: WhisperArgs) -> Result<Reply<Heard>, VerbError> {
-        super::werewolf::check_quiet(world, cx)?;
         let me = world.player(&cx.actor);
         let target = world
             .occupants(me.room)

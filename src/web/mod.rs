@@ -27,6 +27,7 @@ use serde_json::{Value, json};
 use crate::identity::Directory;
 use crate::logins::Logins;
 use crate::store::Store;
+use crate::verbs::module::Page;
 use crate::world::sessions::{SessionId, parse_id};
 use crate::world::{AgentId, Face, SERVER_ID, WorldHandle};
 pub use cookies::Sessions;
@@ -104,7 +105,19 @@ impl Web {
 
 /// The pages' routes (merged into the HTTP listener's router).
 pub fn router(web: Web) -> axum::Router {
-    axum::Router::new()
+    let mut router = axum::Router::new();
+    // Each game's page streams its frames at `{page}/live`.
+    for page in crate::modules::ALL.iter().filter_map(|m| m.page.as_ref()) {
+        router = router.route(
+            &format!("{}/live", page.path),
+            get(
+                move |State(web): State<Web>, Path(id): Path<String>, headers: HeaderMap| {
+                    game_live(web, page, id, headers)
+                },
+            ),
+        );
+    }
+    router
         .route("/", get(town_page))
         .route("/town.json", get(town_json))
         .route("/town/live", get(town_live))
@@ -112,11 +125,8 @@ pub fn router(web: Web) -> axum::Router {
         .route("/logout", post(signin::logout))
         .route("/me", get(signin::me))
         .route("/werewolf/board", get(board).post(sign_board))
-        .route("/werewolf/{match_id}", get(werewolf_page))
-        .route("/werewolf/{match_id}/live", get(werewolf_live))
         .route("/werewolf/{match_id}/omniscient", post(omniscient))
         .route("/werewolf/{match_id}/replay", get(werewolf_replay))
-        .route("/chess/{session_id}/live", get(chess_live))
         .route(
             "/.well-known/oauth-protected-resource",
             get(oauth::protected_resource),
@@ -151,7 +161,7 @@ async fn town_page() -> Html<&'static str> {
 async fn town_json(State(web): State<Web>) -> Response {
     match web
         .world
-        .call(SERVER_ID.into(), Face::Rest, |w, _| crate::verbs::town(w))
+        .call(SERVER_ID.into(), Face::Rest, |w, _| crate::modules::town(w))
         .await
     {
         Ok(v) => Json(v).into_response(),
@@ -168,7 +178,7 @@ async fn town_live(State(web): State<Web>) -> Response {
             let read = web
                 .world
                 .call(SERVER_ID.into(), Face::Rest, |w, _| {
-                    (crate::verbs::town(w), w.watch_town())
+                    (crate::modules::town(w), w.watch_town())
                 })
                 .await;
             let Ok((town, mut changed)) = read else {
@@ -192,66 +202,31 @@ async fn town_live(State(web): State<Web>) -> Response {
     .into_response()
 }
 
-async fn werewolf_page(State(web): State<Web>, Path(id): Path<String>) -> Response {
-    let Ok(sid) = parse_id(&id) else {
-        return not_found(&id);
-    };
-    let found = web
-        .world
-        .call(SERVER_ID.into(), Face::Rest, move |w, _| {
-            crate::verbs::werewolf::game_of(w, sid).is_some()
-        })
-        .await;
-    match found {
-        Ok(true) => Html(crate::verbs::werewolf::web::PAGE).into_response(),
-        Ok(false) => not_found(&id),
-        Err(e) => unavailable(&e.to_string()),
-    }
-}
-
-/// A match as it happens, for whoever the cookie names (or the public): a frame at once, then
-/// one after each change, each with the events since the last; the last frame is the end.
-async fn werewolf_live(
-    State(web): State<Web>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Response {
+/// A game as it happens, for whoever the cookie names (or the public): a frame at once, then
+/// one after each change, each with what is new since the last; the last frame is the end.
+/// Where the game shares one feed among signed-out spectators, they get that feed.
+async fn game_live(web: Web, page: &'static Page, id: String, headers: HeaderMap) -> Response {
     let Ok(sid) = parse_id(&id) else {
         return not_found(&id);
     };
     let viewer: Option<AgentId> = web.visitor(&headers).map(|s| s.agent);
-    if viewer.is_none() {
-        return public_live(web, sid).into_response();
+    let there = web
+        .world
+        .call(SERVER_ID.into(), Face::Rest, move |w, _| {
+            (page.frame)(w, None, sid, None).is_some()
+        })
+        .await;
+    match there {
+        Ok(true) => {}
+        Ok(false) => return not_found(&id),
+        Err(e) => return unavailable(&e.to_string()),
+    }
+    if viewer.is_none() && page.shared_feed {
+        return public_live(web, page, sid).into_response();
     }
     live::stream(move |frames| {
         follow_session(web, frames, sid, move |w, after| {
-            let frame = crate::verbs::werewolf::web::frame(w, viewer.as_ref(), sid, after)?;
-            Some((frame, crate::verbs::werewolf::web::ended(w, sid)))
-        })
-    })
-    .into_response()
-}
-
-/// A chess game as it happens, for anyone (a chess position is public): a frame at once, then
-/// one after each move; the last frame is the end.
-async fn chess_live(State(web): State<Web>, Path(id): Path<String>) -> Response {
-    let Ok(sid) = parse_id(&id) else {
-        return refused(StatusCode::NOT_FOUND, &format!("No chess game {id}"));
-    };
-    let first = web
-        .world
-        .call(SERVER_ID.into(), Face::Rest, move |w, _| {
-            crate::verbs::chess::page::frame(w, sid).is_some()
-        })
-        .await;
-    if !matches!(first, Ok(true)) {
-        return refused(StatusCode::NOT_FOUND, &format!("No chess game {id}"));
-    }
-    live::stream(move |frames| {
-        follow_session(web, frames, sid, move |w, _| {
-            let frame = crate::verbs::chess::page::frame(w, sid)?;
-            let over = frame["over"] == true;
-            Some((frame, over))
+            (page.frame)(w, viewer.as_ref(), sid, after)
         })
     })
     .into_response()
@@ -298,20 +273,19 @@ where
 
 /// A match for someone signed out: the whole match as the public sees it, then the shared
 /// feed's frames (a spectator that falls too far behind is sent the whole match again).
-fn public_live(web: Web, sid: SessionId) -> Response {
+fn public_live(web: Web, page: &'static Page, sid: SessionId) -> Response {
     live::stream(move |frames| async move {
-        let mut feed = web.public.subscribe(&web, sid);
+        let mut feed = web.public.subscribe(&web, page, sid);
         let mut whole = true;
         loop {
             if whole {
                 let read = web
                     .world
                     .call(SERVER_ID.into(), Face::Rest, move |w, _| {
-                        let frame = crate::verbs::werewolf::web::frame(w, None, sid, None);
-                        (frame, crate::verbs::werewolf::web::ended(w, sid))
+                        (page.frame)(w, None, sid, None)
                     })
                     .await;
-                let Ok((Some(frame), ended)) = read else {
+                let Ok(Some((frame, ended))) = read else {
                     return;
                 };
                 if !frames.send("frame", &frame).await || ended {
@@ -358,7 +332,7 @@ async fn omniscient(
     let answer = web
         .world
         .call(s.agent.clone(), Face::Rest, move |w, cx| {
-            let verb = crate::verbs::find("omniscient").ok_or_else(|| {
+            let verb = crate::modules::find("omniscient").ok_or_else(|| {
                 crate::verbs::VerbError::not_found("There is no omniscient view.")
             })?;
             (verb.run_json)(w, cx, args)
@@ -374,9 +348,9 @@ async fn omniscient(
 /// has begun, and its page.
 fn with_door(w: &crate::world::World, agent: &crate::world::AgentId, mut data: Value) -> Value {
     let sid =
-        crate::verbs::werewolf::my_match(w, agent).filter(|_| !data["matchAssignment"].is_null());
+        crate::modules::werewolf::my_match(w, agent).filter(|_| !data["matchAssignment"].is_null());
     if let Some(sid) = sid {
-        data["door"] = json!(crate::verbs::werewolf::door_of(w, sid));
+        data["door"] = json!(crate::modules::werewolf::door_of(w, sid));
         data["page"] = json!(format!("/werewolf/{sid}"));
     }
     data
@@ -390,7 +364,7 @@ async fn board(State(web): State<Web>, headers: HeaderMap) -> Response {
     let answer = web
         .world
         .call(s.agent.clone(), Face::Rest, move |w, cx| {
-            let verb = crate::verbs::find("queue")
+            let verb = crate::modules::find("queue")
                 .ok_or_else(|| crate::verbs::VerbError::not_found("There is no notice board."))?;
             (verb.run_json)(w, cx, json!({})).map(|r| with_door(w, &cx.actor, r.data))
         })
@@ -425,7 +399,7 @@ async fn sign_board(
         .world
         .call(s.agent.clone(), Face::Rest, move |w, cx| {
             w.arrive_agent(cx, row);
-            let verb = crate::verbs::find(name)
+            let verb = crate::modules::find(name)
                 .ok_or_else(|| crate::verbs::VerbError::not_found("There is no notice board."))?;
             (verb.run_json)(w, cx, json!({})).map(|r| with_door(w, &cx.actor, r.data))
         })
@@ -482,7 +456,7 @@ async fn werewolf_replay(
     let answer = web
         .world
         .call(SERVER_ID.into(), Face::Rest, move |w, _| {
-            crate::verbs::werewolf::web::replay(w, sid, &viewer)
+            crate::modules::werewolf::web::replay(w, sid, &viewer)
         })
         .await;
     match answer {
@@ -501,7 +475,7 @@ pub(super) fn refused(status: StatusCode, message: &str) -> Response {
 }
 
 fn not_found(id: &str) -> Response {
-    refused(StatusCode::NOT_FOUND, &format!("No Werewolf match {id}"))
+    refused(StatusCode::NOT_FOUND, &format!("No such game: {id}"))
 }
 
 fn unavailable(why: &str) -> Response {

@@ -1,4 +1,4 @@
-//! One live feed per match for everyone watching it signed out. What the public may see of a
+//! One live feed per game for everyone watching it signed out (where its page shares one). What the public may see of a
 //! match is the same for all of them, so the world is read once per change, not once per
 //! spectator, and each frame is serialized once; a thousand spectators cost the world task what
 //! one does. A feed starts with its first spectator and ends with its last, or with the match.
@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::broadcast;
 
 use super::Web;
+use crate::verbs::module::Page;
 use crate::world::sessions::SessionId;
 use crate::world::{Face, SERVER_ID};
 
@@ -23,14 +24,19 @@ pub struct PublicFeeds {
 impl PublicFeeds {
     /// Frames of match `sid` as the public sees it, from now on (starting its feed if none
     /// runs).
-    pub fn subscribe(&self, web: &Web, sid: SessionId) -> broadcast::Receiver<Arc<str>> {
+    pub fn subscribe(
+        &self,
+        web: &Web,
+        page: &'static Page,
+        sid: SessionId,
+    ) -> broadcast::Receiver<Arc<str>> {
         let mut feeds = self.feeds.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(tx) = feeds.get(&sid) {
             return tx.subscribe();
         }
         let (tx, rx) = broadcast::channel(BEHIND);
         feeds.insert(sid, tx.clone());
-        tokio::spawn(produce(web.clone(), sid, tx));
+        tokio::spawn(produce(web.clone(), page, sid, tx));
         rx
     }
 
@@ -44,19 +50,17 @@ impl PublicFeeds {
 
 /// Reads the match after each change and sends the frame (with the events since the last) to
 /// every spectator; stops when none is left, when the match ends, or when moot stops.
-async fn produce(web: Web, sid: SessionId, tx: broadcast::Sender<Arc<str>>) {
+async fn produce(web: Web, page: &'static Page, sid: SessionId, tx: broadcast::Sender<Arc<str>>) {
     let mut after: Option<usize> = None;
     let mut sent = super::live::Unchanged::default();
     loop {
         let read = web
             .world
             .call(SERVER_ID.into(), Face::Rest, move |w, _| {
-                let frame = crate::verbs::werewolf::web::frame(w, None, sid, after);
-                let ended = crate::verbs::werewolf::web::ended(w, sid);
-                (frame, ended, w.watch_session(sid))
+                ((page.frame)(w, None, sid, after), w.watch_session(sid))
             })
             .await;
-        let Ok((Some(frame), ended, mut changed)) = read else {
+        let Ok((Some((frame, ended)), mut changed)) = read else {
             break;
         };
         after = frame["cursor"].as_u64().map(|n| n as usize);

@@ -51,9 +51,10 @@ pub struct BoardMsg {
     pub headline: Option<String>,
     /// The board as text, for clients that draw no board.
     pub text: Vec<String>,
-    /// The session's template (`chess.v1`), and its state as this recipient may see it, for
-    /// clients that draw their own board from data (GMCP's `Moot.Chess.Board`).
-    pub template: &'static str,
+    /// The GMCP package the board goes out in (`Moot.Chess`, as the game's module names it),
+    /// and the state as this recipient may see it, for clients that draw their own board from
+    /// data (`Moot.Chess.Board`).
+    pub gmcp: Option<&'static str>,
     pub view: serde_json::Value,
 }
 

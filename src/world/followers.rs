@@ -40,7 +40,7 @@ impl World {
         }
         text.extend(s.game.render(role, self.game_time(s)));
         Some(BoardMsg {
-            template: s.template.id,
+            gmcp: s.template.gmcp,
             view: s.game.view(role),
             object: s.id,
             board: picture.board,

@@ -46,6 +46,7 @@ use std::sync::Arc;
 
 use tokio::time::Instant;
 
+use crate::games::Template;
 use crate::identity::Directory;
 use sessions::{Session, SessionId};
 
@@ -85,6 +86,8 @@ pub type TickHook = fn(&mut World, &mut Cx, Instant);
 /// The live state of the town.
 pub struct World {
     pub map: Map,
+    /// The games the town knows, as the game modules listed them (the world names none).
+    templates: Vec<&'static Template>,
     players: HashMap<AgentId, Player>,
     /// Who is in each room, in order of arrival; indexed like `map.rooms`.
     occupants: Vec<Vec<AgentId>>,
@@ -250,10 +253,11 @@ impl World {
 }
 
 impl World {
-    pub fn new(map: Map, directory: Arc<Directory>) -> World {
+    pub fn new(map: Map, directory: Arc<Directory>, templates: Vec<&'static Template>) -> World {
         let occupants = vec![Vec::new(); map.rooms.len()];
         World {
             map,
+            templates,
             players: HashMap::new(),
             occupants,
             directory,

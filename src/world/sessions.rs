@@ -305,6 +305,16 @@ impl World {
             .position(|r| r.things.iter().any(|th| th.kind.name() == t.table))
     }
 
+    /// The template called `id`, if the town has the game.
+    pub fn template(&self, id: &str) -> Option<&'static Template> {
+        self.templates.iter().copied().find(|t| t.id == id)
+    }
+
+    /// Every game the town has, in the order the modules list them.
+    pub fn templates(&self) -> impl Iterator<Item = &'static Template> + '_ {
+        self.templates.iter().copied()
+    }
+
     pub fn session_ids(&self) -> Vec<SessionId> {
         self.sessions.keys().copied().collect()
     }
@@ -388,8 +398,8 @@ impl World {
         by_town: bool,
     ) -> Result<Created, HostError> {
         let invalid = |m: String| HostError::new(ErrorCode::InvalidRequest, m);
-        let t = games::find(template).ok_or_else(|| {
-            let known: Vec<&str> = games::TEMPLATES.iter().map(|t| t.id).collect();
+        let t = self.template(template).ok_or_else(|| {
+            let known: Vec<&str> = self.templates().map(|t| t.id).collect();
             invalid(format!(
                 "Unknown template `{template}`; known: {}",
                 known.join(", ")
@@ -817,7 +827,8 @@ impl World {
             let id: SessionId = sid
                 .parse()
                 .map_err(|_| fail("the session id is not a number".into()))?;
-            let t = games::find(&st.row.template)
+            let t = self
+                .template(&st.row.template)
                 .ok_or_else(|| fail(format!("unknown template `{}`", st.row.template)))?;
             let options: Value = serde_json::from_str(&st.row.options)
                 .map_err(|e| fail(format!("bad options: {e}")))?;

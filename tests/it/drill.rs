@@ -265,7 +265,7 @@ fn verbs_fed_at_random_to_a_living_town_break_no_promise() {
     for seed in 0..4u64 {
         let mut drill = Drill::new(seed).unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));
         let games = drill.games();
-        for t in moot::games::TEMPLATES {
+        for t in moot::modules::templates() {
             let of: Vec<&str> = games
                 .iter()
                 .filter(|(id, _)| *id == t.id)

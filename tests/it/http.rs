@@ -500,7 +500,7 @@ async fn openapi_lists_every_route_as_served() {
         .collect();
     let routes: Vec<(String, String)> = moot::http::routes()
         .iter()
-        .map(|r| (r.method.to_string(), r.path.to_owned()))
+        .map(|r| (r.method.to_string(), r.path.to_string()))
         .collect();
     for r in &routes {
         assert!(listed.contains(r), "{r:?} is not in /openapi.json");

@@ -6,6 +6,7 @@ mod support;
 mod bugs;
 mod chess;
 mod clients;
+mod connect4;
 mod drill;
 mod durability;
 mod foundation;

@@ -23,7 +23,7 @@ fn tool_names(seen: &Value) -> BTreeSet<String> {
 }
 
 fn registry_names() -> BTreeSet<String> {
-    moot::verbs::REGISTRY
+    moot::modules::REGISTRY
         .iter()
         .map(|e| e.tool_name().to_owned())
         .collect()
@@ -36,7 +36,10 @@ fn every_verb_is_a_tool_and_every_tool_a_verb() {
         .map(|t| t.name.to_string())
         .collect();
     assert_eq!(tools, registry_names());
-    for (t, e) in moot::mcp::tools().iter().zip(moot::verbs::REGISTRY) {
+    for (t, e) in moot::mcp::tools()
+        .iter()
+        .zip(moot::modules::REGISTRY.iter())
+    {
         if let Some(def) = e.tool.definition {
             // A tool a spec gives whole is served as given (seed 002's: see werewolf.rs).
             let served = serde_json::to_value(t).unwrap();
@@ -616,7 +619,7 @@ fn tool_schemas_pass_the_inspectors_strict_check_and_fixed_ones_are_served_exact
     assert!(!stderr.contains("Error:"), "{stderr}");
     // Warnings only where a seed's schemas are served exactly as the seed writes them: seed
     // 002 writes nullable fields as `type` arrays, which the Inspector calls less portable.
-    let seed_tools: Vec<&str> = moot::verbs::REGISTRY
+    let seed_tools: Vec<&str> = moot::modules::REGISTRY
         .iter()
         .filter(|e| e.tool.definition.is_some())
         .map(|e| e.tool_name())
@@ -639,7 +642,7 @@ fn tool_schemas_pass_the_inspectors_strict_check_and_fixed_ones_are_served_exact
     let file: Value = serde_json::from_str(
         &std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/src/verbs/chess/create_game.schema.json"
+            "/src/modules/chess/create_game.schema.json"
         ))
         .unwrap(),
     )

@@ -180,7 +180,7 @@ async fn a_practice_match_of_an_agent_and_seven_house_bots_plays_to_its_end() {
         })
         .collect();
     let replayed = moot::games::replay(
-        moot::games::find(r["template"].as_str().unwrap()).unwrap(),
+        moot::modules::template(r["template"].as_str().unwrap()).unwrap(),
         r["seed"].as_str().unwrap().parse().unwrap(),
         &r["options"],
         actions.iter().map(|(a, b, t)| (a.as_str(), b.as_str(), *t)),

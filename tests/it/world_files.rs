@@ -149,7 +149,8 @@ fn a_thing_of_a_kind_nothing_knows_stops_start_up() {
         stderr
             .contains("rps_table in game_room is of kind `rps_tabel`, which no game or verb knows")
             && stderr.contains(
-                "known: blackjack_table, chess_table, rps_table, scenery, tictactoe_table"
+                "known: blackjack_table, chess_table, connect4_table, rps_table, scenery, \
+                 tictactoe_table"
             ),
         "{stderr}"
     );

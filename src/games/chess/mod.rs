@@ -1152,7 +1152,7 @@ mod tests {
 
     #[test]
     fn a_clocked_game_replays_from_its_log_with_the_times() {
-        let t = crate::games::find("chess.v1").unwrap();
+        let t = &crate::games::template::<ChessGame>();
         let options = json!({ "clock": "3+1" });
         let log = [
             ("white", "e2e4", 2_000),

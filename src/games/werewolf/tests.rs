@@ -615,7 +615,7 @@ fn bot_match_seeing(
 
 #[test]
 fn a_thousand_bot_matches_replay_exactly_from_seed_and_log() {
-    let t = games::find("werewolf.v1").unwrap();
+    let t = &games::template::<Werewolf>();
     let options = json!({"bots": [1, 2, 3, 4, 5, 6, 7, 8]});
     for seed in 0..1_000 {
         let mut states = Vec::new();

@@ -8,10 +8,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::super::{Reply, ToolSpec, Topic, Verb, VerbError, usage};
 use super::{act, answer, catalog, game_of, iso_at, match_for, target_id, the_match};
 use crate::games::werewolf::events::Reader;
 use crate::games::werewolf::{Phase, Werewolf, player_id, seat_of, text};
+use crate::verbs::{Reply, ToolSpec, Topic, Verb, VerbError, usage};
 use crate::world::sessions::{Session, SessionId};
 use crate::world::{Cx, World};
 
@@ -103,7 +103,7 @@ impl Verb for Ready {
     const HELP: &'static str = "In the lobby of your Werewolf match, tells everyone you are ready. \
 The match begins when all eight are ready, or when the lobby's time runs out.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Werewolf;
+    const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.match.ready"),
         definition: Some(ready_tool),
@@ -159,7 +159,7 @@ impl Verb for Speak {
 watching it: your opening on your turn (DAY_OPENING), anything during DAY_DISCUSSION, and your \
 last words if you were voted out. In the match's building, plain `say` does the same.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Werewolf;
+    const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.match.say_public"),
         definition: Some(say_tool),
@@ -237,7 +237,7 @@ impl Verb for Pass {
     const HELP: &'static str = "During DAY_OPENING, when it is your turn to speak, gives the floor \
 to the next player without a word.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Werewolf;
+    const TOPIC: Topic = super::TOPIC;
     type Args = MatchArgs;
     type Output = Value;
 
@@ -280,7 +280,7 @@ impl Verb for Vote {
 not yourself), or `vote none` to abstain; anything after the name is your reason, shown to all. \
 You may change your vote until the vote ends. Most votes is eliminated; a tie spares everyone.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Werewolf;
+    const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.match.vote"),
         definition: Some(vote_tool),
@@ -340,7 +340,7 @@ macro_rules! night_verb {
             const SUMMARY: &'static str = $summary;
             const HELP: &'static str = $help;
             const READ_ONLY: bool = false;
-            const TOPIC: Topic = Topic::Werewolf;
+            const TOPIC: Topic = super::TOPIC;
             const TOOL: ToolSpec = ToolSpec {
                 name: Some($tool),
                 definition: Some($def),
@@ -439,7 +439,7 @@ impl Verb for Growl {
     const HELP: &'static str = "During NIGHT, a living werewolf's words to the pack: only the \
 wolves (and spectators the server lets see everything) hear them.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Werewolf;
+    const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.match.night.wolf_chat"),
         definition: Some(chat_tool),
@@ -512,7 +512,7 @@ rules` gives the rules as this town runs them; `werewolf practice` starts a matc
 house bots.";
     // Reading the state changes nothing (`werewolf practice` is admitted as a write below).
     const READ_ONLY: bool = true;
-    const TOPIC: Topic = Topic::Werewolf;
+    const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.match.get_state"),
         definition: Some(state_tool),

@@ -85,8 +85,8 @@ the last rank becomes a queen unless you add the piece (`e7e8n`). tkMOO-light's 
 `move <x1> <y1> <x2> <y2> <sequence> on #<game>` itself; a move made on an out-of-date board is \
 refused and the current board sent again.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Chess;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
+    const TOPIC: Topic = super::TOPIC;
+    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
     type Args = MoveArgs;
     type Output = Moved;
 
@@ -271,8 +271,8 @@ impl Verb for Resign {
     const HELP: &'static str =
         "Gives up your game (name it with `#3` if you play several); your opponent wins.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Chess;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
+    const TOPIC: Topic = super::TOPIC;
+    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
     type Args = GameArg;
     type Output = Done;
 
@@ -303,8 +303,8 @@ impl Verb for Draw {
 game is drawn. Making a move instead of answering declines an offer. The computer accepts only \
 when it stands clearly worse.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Chess;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
+    const TOPIC: Topic = super::TOPIC;
+    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
     type Args = GameArg;
     type Output = Done;
 
@@ -336,8 +336,8 @@ impl Verb for Takeback {
     const HELP: &'static str = "Asks your opponent to let you take back your last move (and their reply, \
 if they have made it); if they asked first, agrees. Against the computer it happens at once.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Chess;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
+    const TOPIC: Topic = super::TOPIC;
+    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
     type Args = GameArg;
     type Output = Done;
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{NoArgs, Reply, Topic, Verb, VerbError, no_args};
+use crate::verbs::{NoArgs, Reply, Topic, Verb, VerbError, no_args};
 use crate::world::sessions::SessionId;
 use crate::world::{Cx, ThingKind, World};
 
@@ -58,7 +58,7 @@ fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, Ver
     let acted = world.act(cx, sid, action, None)?;
     if action == "deal" {
         // Played at the table, where others may watch it, wherever it was dealt from.
-        super::tables::from_afar(world, cx, CARD_TABLE);
+        crate::verbs::tables::from_afar(world, cx, CARD_TABLE);
     }
     let v = acted.state;
     let strings = |key: &str| {
@@ -103,8 +103,8 @@ impl Verb for Deal {
 `blackjack_stand`. Infinite deck: every card is equally likely each time; no betting, splits or \
 doubles; the dealer draws to 17 and wins ties.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Cards;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::blackjack::CARD_TABLE];
+    const TOPIC: Topic = TOPIC;
+    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::blackjack::CARD_TABLE];
     type Args = NoArgs;
     type Output = Hand;
 
@@ -126,8 +126,8 @@ impl Verb for Hit {
     const SUMMARY: &'static str = "Take another card in your blackjack hand.";
     const HELP: &'static str = "Deals you one more card. Over 21 is a bust and the dealer wins.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Cards;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::blackjack::CARD_TABLE];
+    const TOPIC: Topic = TOPIC;
+    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::blackjack::CARD_TABLE];
     type Args = NoArgs;
     type Output = Hand;
 
@@ -150,8 +150,8 @@ impl Verb for Stand {
     const HELP: &'static str = "The dealer turns over the hidden card and draws until 17 or more; the \
 higher total without going over 21 wins, and a tie goes to the dealer.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Cards;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::blackjack::CARD_TABLE];
+    const TOPIC: Topic = TOPIC;
+    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::blackjack::CARD_TABLE];
     type Args = NoArgs;
     type Output = Hand;
 
@@ -163,3 +163,25 @@ higher total without going over 21 wins, and a tie goes to the dealer.";
         play(world, cx, "stand")
     }
 }
+
+/// Where `help blackjack` leads.
+pub const TOPIC: Topic = Topic {
+    title: "Cards",
+    words: &["blackjack", "cards"],
+    intro: "Blackjack is played at the Card Room's table (west of the square), where anyone may \
+watch; you may deal from anywhere (agents that follow seed 001 do not walk), and the hand is \
+played at the table all the same. Get close to 21 without going over; the dealer draws to 17.",
+    more: None,
+};
+
+/// Blackjack against the house: seed 001's three tools.
+pub static MODULE: crate::verbs::module::GameModule = crate::verbs::module::GameModule::plain(
+    "blackjack",
+    &[crate::games::template::<crate::games::blackjack::Blackjack>()],
+    &[
+        crate::verbs::entry::<Deal>(),
+        crate::verbs::entry::<Hit>(),
+        crate::verbs::entry::<Stand>(),
+    ],
+    TOPIC,
+);

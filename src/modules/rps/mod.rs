@@ -4,9 +4,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::parse::word;
-use super::which::my_session;
-use super::{Reply, Topic, Verb, VerbError, usage};
+use crate::verbs::parse::word;
+use crate::verbs::which::my_session;
+use crate::verbs::{Reply, Topic, Verb, VerbError, usage};
 use crate::world::{Cx, ThingKind, World};
 
 /// Where rock-paper-scissors is played (the Game Room).
@@ -41,8 +41,8 @@ impl Verb for Choose {
 too) makes your choice. Nobody sees it until both of you have chosen; then the table shows both \
 and who won. You choose by the game's number, so you may do it from anywhere.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Games;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::rps::RPS_TABLE];
+    const TOPIC: Topic = Topic::TABLES;
+    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::rps::RPS_TABLE];
     type Args = ChooseArgs;
     type Output = Chosen;
 
@@ -84,3 +84,11 @@ and who won. You choose by the game's number, so you may do it from anywhere.";
         ))
     }
 }
+
+/// Rock-paper-scissors: one verb, played at the Game Room's table.
+pub static MODULE: crate::verbs::module::GameModule = crate::verbs::module::GameModule::plain(
+    "rps",
+    &[crate::games::template::<crate::games::rps::Rps>()],
+    &[crate::verbs::entry::<Choose>()],
+    Topic::TABLES,
+);

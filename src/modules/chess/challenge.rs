@@ -109,8 +109,8 @@ each and 3 seconds more after each move; whoever runs out of time loses (or draw
 side has too little left to mate). `from <FEN>` starts from a position instead of the usual \
 start. Colours are random unless you say `as white` or `as black`.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Chess;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
+    const TOPIC: Topic = super::TOPIC;
+    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
     type Args = ChallengeArgs;
     type Output = Challenged;
 
@@ -284,8 +284,8 @@ impl Verb for Accept {
     const SUMMARY: &'static str = "Accept someone's chess challenge.";
     const HELP: &'static str = "`accept Ann` starts the game Ann challenged you to.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Chess;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
+    const TOPIC: Topic = super::TOPIC;
+    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
     type Args = Whom;
     type Output = Answered;
 
@@ -319,8 +319,8 @@ impl Verb for Decline {
     const SUMMARY: &'static str = "Decline someone's chess challenge.";
     const HELP: &'static str = "`decline Ann` turns down Ann's challenge; she is told.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Chess;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
+    const TOPIC: Topic = super::TOPIC;
+    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
     type Args = Whom;
     type Output = Answered;
 

@@ -7,6 +7,7 @@
 //! Buildings and plaques are derived from the sessions, so they come back after a restart; the
 //! queue is the board's list of names, and lives as long as the server does.
 
+pub mod building;
 pub mod catalog;
 pub mod info;
 pub mod play;
@@ -17,10 +18,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::VerbError;
 use crate::games::Code;
 use crate::games::werewolf::events::Reader;
 use crate::games::werewolf::{self, Werewolf};
+use crate::verbs::{VerbError, entry};
 use crate::world::map::{Exit, Room, Thing};
 use crate::world::sessions::{HostError, Session, SessionId, iso, parse_id};
 use crate::world::{AgentId, Cx, Extension, RoomIdx, ThingKind, World};
@@ -124,7 +125,7 @@ pub fn refusal(world: &World, code: Code, message: &str, retry_after_ms: Option<
     let mut e = VerbError::refused(message);
     e.code = Some(code);
     e.retry_after = retry_after_ms.map(std::time::Duration::from_millis);
-    super::shaped(server_time(world), e)
+    crate::verbs::shaped(server_time(world), e)
 }
 
 /// A tool's count argument (`limit`), its default when not given; one outside the schema's
@@ -150,7 +151,7 @@ pub fn count(
 
 /// A refusal from the host, with the rules' own code where they gave one.
 pub fn host_refusal(world: &World, e: HostError) -> VerbError {
-    super::shaped(server_time(world), e.into())
+    crate::verbs::shaped(server_time(world), e.into())
 }
 
 /// Admits one read of a match's state or events (§8.6), or refuses it with `RATE_LIMITED`.
@@ -248,10 +249,10 @@ pub fn reader(world: &World, agent: &AgentId, sid: SessionId) -> Reader {
 }
 
 /// The words after a verb, which must not be empty.
-pub fn words<V: super::Verb>(rest: &str) -> Result<String, VerbError> {
+pub fn words<V: crate::verbs::Verb>(rest: &str) -> Result<String, VerbError> {
     let text = rest.trim();
     if text.is_empty() {
-        return Err(super::usage::<V>());
+        return Err(crate::verbs::usage::<V>());
     }
     Ok(text.to_owned())
 }
@@ -492,7 +493,7 @@ pub fn assignment(world: &mut World, sid: SessionId, agent: &AgentId) -> Value {
 }
 
 /// The running match whose building `agent` stands in, if any.
-fn building_match(world: &World, agent: &AgentId) -> Option<SessionId> {
+pub(crate) fn building_match(world: &World, agent: &AgentId) -> Option<SessionId> {
     building_of(world, agent)
         .filter(|&sid| game_of(world, sid).is_some_and(|w| w.phase != werewolf::Phase::Ended))
 }
@@ -599,7 +600,7 @@ pub fn town_board(world: &World) -> Value {
 }
 
 /// Takes back the answers kept under idempotency keys before a restart.
-pub fn keep_answers(world: &mut World, kept: Vec<KeptRow>) {
+pub fn keep_answers(world: &mut World, kept: &[KeptRow]) {
     let keys = &mut world.ext::<WerewolfTown>().keys;
     for row in kept {
         let (Ok(args), Ok(answer)) = (
@@ -609,10 +610,10 @@ pub fn keep_answers(world: &mut World, kept: Vec<KeptRow>) {
             tracing::warn!(agent = %row.agent_id, key = %row.key, "an unreadable kept answer is skipped");
             continue;
         };
-        let list = keys.entry(AgentId::from(row.agent_id)).or_default();
+        let list = keys.entry(AgentId::from(row.agent_id.clone())).or_default();
         list.push_back(Keyed {
-            tool: row.tool,
-            key: row.key,
+            tool: row.tool.clone(),
+            key: row.key.clone(),
             args,
             answer,
         });
@@ -628,13 +629,13 @@ pub fn keep_answers(world: &mut World, kept: Vec<KeptRow>) {
 /// call may be retried), the newest [`KEPT_PER_IDENTITY`] of each identity. The answer is
 /// stored with the change it answers, and forgotten with it if that is not stored; a restart
 /// takes it back ([`keep_answers`]).
-pub fn once<V: super::Verb>(
+pub fn once<V: crate::verbs::Verb>(
     world: &mut World,
     cx: &mut Cx,
     key: Option<String>,
     args: V::Args,
-    f: impl FnOnce(&mut World, &mut Cx, V::Args) -> Result<super::Reply<Value>, VerbError>,
-) -> Result<super::Reply<Value>, VerbError> {
+    f: impl FnOnce(&mut World, &mut Cx, V::Args) -> Result<crate::verbs::Reply<Value>, VerbError>,
+) -> Result<crate::verbs::Reply<Value>, VerbError> {
     let tool = V::TOOL.name.unwrap_or(V::NAME);
     let Some(key) = key else {
         return f(world, cx, args);
@@ -664,7 +665,7 @@ pub fn once<V: super::Verb>(
         .and_then(|l| l.iter().find(|k| k.tool == tool && k.key == key))
         .map(|k| (k.args == seen, k.answer.clone()));
     match earlier {
-        Some((true, (text, data))) => return Ok(super::Reply::new(text, data)),
+        Some((true, (text, data))) => return Ok(crate::verbs::Reply::new(text, data)),
         Some((false, _)) => {
             return Err(refusal(
                 world,
@@ -713,11 +714,11 @@ pub fn once<V: super::Verb>(
 
 /// The rules and each role's card, as MCP prompts and resources (seed 002 §5.3; notes, fix
 /// 13), rendered from the configuration matches run with.
-pub fn documents() -> Vec<super::Document> {
+pub fn documents() -> Vec<crate::verbs::Document> {
     use crate::games::werewolf::{Card, config::Config, text};
     let c = Config::default();
     let rules = text::rules(&c).join("\n");
-    let mut docs = vec![super::Document {
+    let mut docs = vec![crate::verbs::Document {
         name: "werewolf-rules",
         uri: "werewolf://rules".into(),
         title: "Werewolf Rules v1".into(),
@@ -728,7 +729,7 @@ pub fn documents() -> Vec<super::Document> {
     }];
     for card in [Card::Villager, Card::Werewolf, Card::Seer, Card::Doctor] {
         let lower = card.title().to_lowercase();
-        docs.push(super::Document {
+        docs.push(crate::verbs::Document {
             name: match card {
                 Card::Villager => "werewolf-role-villager",
                 Card::Werewolf => "werewolf-role-werewolf",
@@ -749,4 +750,77 @@ pub fn documents() -> Vec<super::Document> {
         });
     }
     docs
+}
+
+/// Where `help werewolf` leads, with the rules as the matches here run them.
+pub const TOPIC: crate::verbs::Topic = crate::verbs::Topic {
+    title: "Werewolf",
+    words: &["werewolf", "wolves", "ww"],
+    intro: "Werewolf is played eight at a time. Sign the notice board in the Town Hall (north of \
+the square); when eight have signed, the match's building opens off the Town Hall and anyone may \
+walk in to watch. `werewolf practice` plays seven house bots at once. In a match, `werewolf` says \
+what you must do and by when.",
+    more: Some(rules_text),
+};
+
+/// The rules as the matches here run them, from the same configuration.
+fn rules_text() -> Vec<String> {
+    werewolf::text::rules(&werewolf::config::Config::default())
+}
+
+/// Werewolf (seed 002): the board, the matches' buildings, the seed's tools, the live page.
+pub static MODULE: crate::verbs::module::GameModule = crate::verbs::module::GameModule {
+    name: "werewolf",
+    templates: &[crate::games::template::<Werewolf>()],
+    verbs: &[
+        entry::<queue::Sign>(),
+        entry::<queue::Unsign>(),
+        entry::<queue::Queue>(),
+        entry::<queue::Practice>(),
+        entry::<play::WerewolfVerb>(),
+        entry::<play::Ready>(),
+        entry::<play::Speak>(),
+        entry::<play::Pass>(),
+        entry::<play::Vote>(),
+        entry::<play::Kill>(),
+        entry::<play::Inspect>(),
+        entry::<play::Protect>(),
+        entry::<play::Growl>(),
+        entry::<info::Matches>(),
+        entry::<info::MatchEvents>(),
+        entry::<info::Omniscient>(),
+        entry::<info::Report>(),
+    ],
+    topic: TOPIC,
+    commands: Some(building::SET),
+    page: Some(crate::verbs::module::Page {
+        path: "/werewolf/{match_id}",
+        summary: "A Werewolf match as it happens (HTML), for the public or the signed-in viewer",
+        html: web::html,
+        frame: web::live,
+        shared_feed: true,
+        downloads: &[],
+    }),
+    reads: &[crate::verbs::module::ApiRead {
+        path: "/werewolf/{match_id}/report",
+        summary: "A finished Werewolf match's report (?export=true&viewer=PUBLIC|OMNISCIENT|p3 \
+                  adds its events as JSON lines)",
+        verb: "report",
+        arg: "matchId",
+        public: false,
+    }],
+    app: None,
+    hooks: crate::verbs::module::Hooks {
+        open: Some(open),
+        on_change: Some(after_change),
+        on_tick: Some(queue::fill),
+        documents: Some(documents),
+        town: Some(town_board),
+    },
+};
+
+/// The buildings of the restored matches, and the tools' kept answers.
+fn open(world: &mut World, kept: &[KeptRow]) {
+    restore(world);
+    keep_answers(world, kept);
 }

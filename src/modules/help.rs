@@ -4,16 +4,17 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::parse::{opt_text, whole};
-use super::{REGISTRY, Reply, Topic, Verb, VerbEntry, VerbError, find, usage};
+use super::{REGISTRY, find, topic_named, topics};
+use crate::verbs::parse::{opt_text, whole};
+use crate::verbs::{Reply, Topic, Verb, VerbEntry, VerbError, usage};
 use crate::world::{Cx, Face, World};
 
 pub struct Help;
 
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct HelpArgs {
-    /// A topic (`chess`, `blackjack`, `games`, `agents`) or a verb to explain; omit for the
-    /// verbs by topic.
+    /// A topic (a game's name, `games`, `agents`) or a verb to explain; omit for the verbs by
+    /// topic.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topic: Option<String>,
 }
@@ -45,8 +46,8 @@ impl Verb for Help {
     const ALIASES: &'static [&'static str] = &["?"];
     const USAGE: &'static str = "help [topic|verb]";
     const SUMMARY: &'static str = "List the verbs by topic, or explain a topic or a verb.";
-    const HELP: &'static str = "`help` lists the verbs by topic; `help chess`, `help blackjack`, \
-`help games` or `help agents` shows one topic; `help <verb>` explains one verb.";
+    const HELP: &'static str = "`help` lists the verbs by topic; `help <topic>` (a game's name, \
+`games` or `agents`) shows one topic; `help <verb>` explains one verb.";
     const READ_ONLY: bool = true;
     type Args = HelpArgs;
     type Output = HelpText;
@@ -60,7 +61,7 @@ impl Verb for Help {
     fn run(_: &mut World, cx: &mut Cx, args: HelpArgs) -> Result<Reply<HelpText>, VerbError> {
         let lines = match args.topic.as_deref() {
             None => overview(cx.face),
-            Some(word) if let Some(t) = Topic::named(word) => topic(t),
+            Some(word) if let Some(t) = topic_named(word) => topic(t),
             Some(topic) => {
                 let e = find(topic.trim_start_matches('@'))
                     .or_else(|| find(topic))
@@ -98,7 +99,7 @@ fn line(e: &VerbEntry) -> String {
 }
 
 fn verbs_of(t: Topic) -> impl Iterator<Item = &'static VerbEntry> {
-    REGISTRY.iter().filter(move |e| e.topic == t)
+    REGISTRY.iter().copied().filter(move |e| e.topic == t)
 }
 
 /// Every topic with its verbs, but the agents' tools only named (a newcomer on telnet does not
@@ -107,19 +108,21 @@ fn overview(face: Face) -> Vec<String> {
     let mut lines = vec![
         "Verbs by topic (`help <topic>` for one topic, `help <verb>` for one verb):".to_owned(),
     ];
-    for t in Topic::ALL {
-        if t == Topic::Agents && face == Face::Telnet {
+    for t in topics() {
+        if t == Topic::AGENTS && face == Face::Telnet {
             let names: Vec<&str> = verbs_of(t).map(|e| e.name).collect();
             lines.push(format!(
                 "{} (`help agents`): {}.",
-                t.title(),
+                t.title,
                 names.join(", ")
             ));
             continue;
         }
-        match t {
-            Topic::Basics => lines.push(format!("{}:", t.title())),
-            _ => lines.push(format!("{} (`help {}`):", t.title(), t.words()[0])),
+        match t.words.first() {
+            Some(word) if t != Topic::BASICS => {
+                lines.push(format!("{} (`help {word}`):", t.title));
+            }
+            _ => lines.push(format!("{}:", t.title)),
         }
         lines.extend(verbs_of(t).map(line));
     }
@@ -135,14 +138,12 @@ fn overview(face: Face) -> Vec<String> {
 
 /// One topic: what to know first, then its verbs.
 fn topic(t: Topic) -> Vec<String> {
-    let mut lines = vec![format!("{}:", t.title()), t.intro().to_owned()];
+    let mut lines = vec![format!("{}:", t.title), t.intro.to_owned()];
     lines.extend(verbs_of(t).map(line));
     lines.push("`help <verb>` explains one of them.".to_owned());
-    if t == Topic::Werewolf {
-        // The rules as the matches here run them, from the same configuration.
+    if let Some(more) = t.more {
         lines.push(String::new());
-        let c = crate::games::werewolf::config::Config::default();
-        lines.extend(crate::games::werewolf::text::rules(&c));
+        lines.extend(more());
     }
     lines
 }

@@ -7,11 +7,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::super::{Reply, ToolSpec, Topic, Verb, VerbError};
 use super::{
     BOARD, QUEUE_ID, REQUIRED, WerewolfTown, answer, assignment, catalog, game_of, hall, my_match,
     refusal, server_time, start_match,
 };
+use crate::verbs::{Reply, ToolSpec, Topic, Verb, VerbError};
 use crate::world::{AgentId, Cx, ThingKind, World, house::BOTS};
 
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
@@ -87,7 +87,7 @@ for a Werewolf match; when eight have signed, the match begins and its building 
 Town Hall. `sign board as <name>` plays under another name for that match. `unsign board` takes \
 your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.join` tool.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Werewolf;
+    const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[BOARD];
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.queue.join"),
@@ -98,7 +98,7 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
     type Output = Value;
 
     fn parse(rest: &str) -> Result<JoinArgs, VerbError> {
-        let name = board_words(rest).map_err(|_| super::super::usage::<Sign>())?;
+        let name = board_words(rest).map_err(|_| crate::verbs::usage::<Sign>())?;
         Ok(JoinArgs {
             preferred_display_name: (!name.is_empty()).then_some(name),
             ..JoinArgs::default()
@@ -238,7 +238,7 @@ impl Verb for Unsign {
     const SUMMARY: &'static str = "Take your name off the Werewolf queue.";
     const HELP: &'static str = "Takes your name off the Town Hall's notice board, if it is there.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Werewolf;
+    const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[BOARD];
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.queue.leave"),
@@ -251,7 +251,7 @@ impl Verb for Unsign {
     fn parse(rest: &str) -> Result<LeaveArgs, VerbError> {
         match board_words(rest) {
             Ok(s) if s.is_empty() => Ok(LeaveArgs::default()),
-            _ => Err(super::super::usage::<Unsign>()),
+            _ => Err(crate::verbs::usage::<Unsign>()),
         }
     }
 
@@ -311,7 +311,7 @@ impl Verb for Queue {
     const HELP: &'static str = "Shows the names on the Town Hall's notice board, your place among \
 them, and your match if you are in one.";
     const READ_ONLY: bool = true;
-    const TOPIC: Topic = Topic::Werewolf;
+    const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[BOARD];
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.queue.status"),
@@ -325,7 +325,7 @@ them, and your match if you are in one.";
         if rest.trim().is_empty() {
             Ok(StatusArgs::default())
         } else {
-            Err(super::super::usage::<Queue>())
+            Err(crate::verbs::usage::<Queue>())
         }
     }
 
@@ -391,7 +391,7 @@ impl Verb for Practice {
 seven of the house's bots (Bot-Abel, Bot-Brigid…) in the others. It runs like any match: its \
 building opens off the Town Hall, and anyone may watch.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Werewolf;
+    const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.practice.start"),
         title: Some("Start a Werewolf Practice Match"),
@@ -404,7 +404,7 @@ building opens off the Town Hall, and anyone may watch.";
         if rest.trim().is_empty() {
             Ok(PracticeArgs {})
         } else {
-            Err(super::super::usage::<Practice>())
+            Err(crate::verbs::usage::<Practice>())
         }
     }
 

@@ -73,7 +73,7 @@ fn with_ui(world: &World, mut i: GameInfo, me: &crate::world::AgentId) -> GameIn
         .ext_ref::<ChessRoom>()
         .is_some_and(|r| r.ui.contains(&(id, me.clone())))
     {
-        i.ui = Some(crate::verbs::chess::page::chess_uri(id));
+        i.ui = Some(crate::modules::chess::page::chess_uri(id));
     }
     i
 }
@@ -221,8 +221,8 @@ impl Verb for CreateGame {
 as black, call waitForNextTurn. Against `agent`, the game starts when another player calls \
 joinGame with the id.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Agents;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
+    const TOPIC: Topic = Topic::AGENTS;
+    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
     /// Seed 000's arguments, as the seed describes them (and an optional clock), and the board
     /// page declared for MCP Apps hosts.
     const TOOL: ToolSpec = ToolSpec {
@@ -321,7 +321,7 @@ joinGame with the id.";
                     options,
                 },
             );
-            super::super::tables::from_afar(world, cx, crate::verbs::chess::CHESS_TABLE);
+            crate::verbs::tables::from_afar(world, cx, crate::modules::chess::CHESS_TABLE);
             let text = format!(
                 "{}\n\nWaiting for an opponent, who joins with `joinGame({id})`.\n\n**Next Action**: Call `waitForNextTurn(game_id)`; it returns when it is your turn.",
                 head(&id.to_string())
@@ -344,7 +344,7 @@ joinGame with the id.";
         options["computer_level"] = json!(a.difficulty);
         let created = world.create_session(cx, "chess.v1", &participants, options)?;
         let sid = created.id;
-        super::super::tables::from_afar(world, cx, crate::verbs::chess::CHESS_TABLE);
+        crate::verbs::tables::from_afar(world, cx, crate::modules::chess::CHESS_TABLE);
         if a.show_ui {
             let key = (sid, me.clone());
             world.ext::<ChessRoom>().ui.insert(key.clone());
@@ -394,8 +394,8 @@ impl Verb for JoinGame {
     const HELP: &'static str = "Takes the free colour in a game made with `createGame agent`, or shows \
 a game you already play. Then play with finishTurn (or `move` on telnet).";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Agents;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
+    const TOPIC: Topic = Topic::AGENTS;
+    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
     type Args = GameIdArgs;
     type Output = GameInfo;
 
@@ -419,7 +419,7 @@ a game you already play. Then play with finishTurn (or `move` on telnet).";
                 (open.side.other().name().to_owned(), me.to_string()),
             ]);
             world.create_session_as(cx, Some(id), "chess.v1", &participants, open.options)?;
-            super::super::tables::from_afar(world, cx, crate::verbs::chess::CHESS_TABLE);
+            crate::verbs::tables::from_afar(world, cx, crate::modules::chess::CHESS_TABLE);
             if let Some(open) = world.ext::<ChessRoom>().open_games.remove(&id) {
                 cx.undo(move |w| {
                     w.ext::<ChessRoom>().open_games.insert(id, open);
@@ -484,8 +484,8 @@ impl Verb for FinishTurn {
     const HELP: &'static str = "Checks that the game exists, that it is your turn and that the move (UCI) \
 is legal, then plays it. With claim_win, the move is refused unless it mates.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Agents;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
+    const TOPIC: Topic = Topic::AGENTS;
+    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
     type Args = FinishTurnArgs;
     type Output = GameInfo;
 
@@ -589,8 +589,8 @@ impl Verb for WaitForNextTurn {
 for your opponent's move, up to 30 seconds, and then says to call again. Safe to call again after \
 cancelling. (On telnet it answers at once: you are told of every move anyway.)";
     const READ_ONLY: bool = true;
-    const TOPIC: Topic = Topic::Agents;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
+    const TOPIC: Topic = Topic::AGENTS;
+    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
     type Args = GameIdArgs;
     type Output = GameInfo;
 

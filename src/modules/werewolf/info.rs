@@ -7,11 +7,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::super::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
 use super::{WerewolfTown, answer, catalog, game_of, iso_at, refusal, the_match};
 use crate::games::werewolf::config::Spectating;
 use crate::games::werewolf::events::{Event, Kind, Reader, parse_event_id};
 use crate::games::werewolf::{Phase, Werewolf};
+use crate::verbs::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
 use crate::world::sessions::{Session, SessionId, iso};
 use crate::world::{Cx, World};
 
@@ -42,7 +42,7 @@ impl Verb for Matches {
 `all`): each one's building, phase, day and how many are alive. Walk in through its door in the \
 Town Hall to watch.";
     const READ_ONLY: bool = true;
-    const TOPIC: Topic = Topic::Werewolf;
+    const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.matches.list"),
         definition: Some(list_tool),
@@ -170,7 +170,7 @@ impl Verb for MatchEvents {
 any match, as a spectator sees it): what was said, votes, deaths, the Town Crier's words, and \
 what your role alone was told.";
     const READ_ONLY: bool = true;
-    const TOPIC: Topic = Topic::Werewolf;
+    const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.match.events.get"),
         definition: Some(events_tool),
@@ -296,7 +296,7 @@ match whose spectating rule is `after` (the notice board's, unless the operator 
 practice matches are `live`). `omniscient #n off` goes back to the public view. In the building, the dead and the spectators talk among themselves \
 with `say` (the graveyard); the living players hear none of it.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Werewolf;
+    const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.spectate.omniscient"),
         title: Some("Watch a Match Omnisciently"),
@@ -394,7 +394,7 @@ actions, the votes day by day, and each player's figures (votes that hit a wolf,
 the seer's finds, the doctor's saves), and the seed that dealt it. The plaque in the Town Hall \
 shows the same. Agents may ask for the whole event log as JSON lines (`export`).";
     const READ_ONLY: bool = true;
-    const TOPIC: Topic = Topic::Werewolf;
+    const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.match.report"),
         title: Some("Get a Finished Match's Report"),

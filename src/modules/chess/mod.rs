@@ -10,8 +10,9 @@ pub mod play;
 
 use std::collections::{HashMap, HashSet};
 
-use super::VerbError;
 use crate::games::chess::{ChessGame, Side};
+use crate::verbs::module::{ApiRead, Download, GameModule, Hooks, McpApp, Page};
+use crate::verbs::{VerbError, entry};
 use crate::world::sessions::{Session, SessionId};
 use crate::world::{AgentId, Extension, ThingKind, World};
 
@@ -58,7 +59,7 @@ pub struct Challenge {
 
 /// The chess game `actor` means: the one named, or their only game in play.
 pub fn my_game(world: &World, actor: &AgentId, game: Option<&str>) -> Result<SessionId, VerbError> {
-    super::which::my_session(world, actor, "chess.v1", "chess", game)
+    crate::verbs::which::my_session(world, actor, "chess.v1", "chess", game)
 }
 
 /// The chess game `actor` wants to look at: any game named (chess hides nothing from
@@ -69,7 +70,7 @@ pub fn game_to_see(
     game: Option<&str>,
 ) -> Result<SessionId, VerbError> {
     match game {
-        Some(g) => super::which::game_to_view(world, "chess.v1", "chess", g),
+        Some(g) => crate::verbs::which::game_to_view(world, "chess.v1", "chess", g),
         None => my_game(world, actor, None),
     }
 }
@@ -82,7 +83,7 @@ pub fn at_chess_table(world: &World, actor: &AgentId) -> bool {
         .room(room)
         .things
         .iter()
-        .any(|t| t.kind == crate::verbs::chess::CHESS_TABLE)
+        .any(|t| t.kind == crate::modules::chess::CHESS_TABLE)
 }
 
 /// The game of a chess session.
@@ -98,3 +99,66 @@ pub fn chess_game(world: &World, sid: SessionId) -> Result<(&Session, &ChessGame
         .and_then(|s| Some((s, chess_of(s)?)))
         .ok_or_else(|| VerbError::not_found(format!("There is no chess game #{sid}.")))
 }
+
+/// Where `help chess` leads.
+pub const TOPIC: crate::verbs::Topic = crate::verbs::Topic {
+    title: "Chess",
+    words: &["chess"],
+    intro: "Chess is played at the tables of the Chess Parlour (east of the square), against a \
+person there or the house's computer, with or without a clock. You move by the game's number from \
+anywhere; tkMOO-light draws the board and takes drags.",
+    more: None,
+};
+
+/// Chess: the parlour's verbs, seed 000's four tools, the board on the web and in MCP hosts.
+pub static MODULE: GameModule = GameModule {
+    name: "chess",
+    templates: &[crate::games::Template {
+        gmcp: Some("Moot.Chess"),
+        ..crate::games::template::<ChessGame>()
+    }],
+    verbs: &[
+        entry::<challenge::ChallengeVerb>(),
+        entry::<challenge::Accept>(),
+        entry::<challenge::Decline>(),
+        entry::<board::Board>(),
+        entry::<board::Moves>(),
+        entry::<board::Pgn>(),
+        entry::<play::Move>(),
+        entry::<play::Resign>(),
+        entry::<play::Draw>(),
+        entry::<play::Takeback>(),
+        entry::<agent_tools::CreateGame>(),
+        entry::<agent_tools::JoinGame>(),
+        entry::<agent_tools::FinishTurn>(),
+        entry::<agent_tools::WaitForNextTurn>(),
+    ],
+    topic: TOPIC,
+    commands: None,
+    page: Some(Page {
+        path: "/chess/{session_id}",
+        summary: "The interactive board of a chess game (HTML; plays through this API); with \
+                  `.pgn` after the id, the game in PGN",
+        html: page::html,
+        frame: page::live,
+        shared_feed: false,
+        downloads: &[Download {
+            suffix: ".pgn",
+            media_type: "application/x-chess-pgn; charset=utf-8",
+            text: board::pgn_of,
+        }],
+    }),
+    reads: &[ApiRead {
+        path: "/sessions/{session_id}/pgn",
+        summary: "A chess game in PGN (any chess session; the same as /chess/{id}.pgn)",
+        verb: "pgn",
+        arg: "game",
+        public: false,
+    }],
+    app: Some(McpApp {
+        prefix: "ui://chess/",
+        page: page::app_page,
+        listed: page::app_listed,
+    }),
+    hooks: Hooks::NONE,
+};

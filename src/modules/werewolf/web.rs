@@ -63,6 +63,22 @@ pub fn frame(
 }
 
 /// Whether match `sid` is over (a page's stream stops after the last frame).
+/// The match's page, if `sid` is a match.
+pub fn html(world: &World, sid: SessionId) -> Option<String> {
+    game_of(world, sid).map(|_| PAGE.to_owned())
+}
+
+/// [`frame`] and whether the match has ended, for the page's live stream.
+pub fn live(
+    world: &World,
+    viewer: Option<&AgentId>,
+    sid: SessionId,
+    after: Option<usize>,
+) -> Option<(Value, bool)> {
+    let frame = frame(world, viewer, sid, after)?;
+    Some((frame, ended(world, sid)))
+}
+
 pub fn ended(world: &World, sid: SessionId) -> bool {
     game_of(world, sid).is_none_or(|w| w.phase == Phase::Ended)
 }

@@ -4,10 +4,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::games::session_of;
-use super::parse::word;
-use super::which::my_session;
-use super::{Reply, Topic, Verb, VerbError, usage};
+use crate::verbs::games::session_of;
+use crate::verbs::parse::word;
+use crate::verbs::which::my_session;
+use crate::verbs::{Reply, Topic, Verb, VerbError, usage};
 use crate::world::{Cx, ThingKind, World};
 
 /// Where tic-tac-toe is played (the Game Room).
@@ -41,8 +41,8 @@ impl Verb for Mark {
 numbered 1 to 9 from the top left, as the board shows them. X moves first. You mark by the \
 game's number, so you may do it from anywhere.";
     const READ_ONLY: bool = false;
-    const TOPIC: Topic = Topic::Games;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::tictactoe::TICTACTOE_TABLE];
+    const TOPIC: Topic = Topic::TABLES;
+    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::tictactoe::TICTACTOE_TABLE];
     type Args = MarkArgs;
     type Output = Marked;
 
@@ -109,3 +109,11 @@ game's number, so you may do it from anywhere.";
         ))
     }
 }
+
+/// Tic-tac-toe: one verb, played at the Game Room's board.
+pub static MODULE: crate::verbs::module::GameModule = crate::verbs::module::GameModule::plain(
+    "tictactoe",
+    &[crate::games::template::<crate::games::tictactoe::TicTacToe>()],
+    &[crate::verbs::entry::<Mark>()],
+    Topic::TABLES,
+);

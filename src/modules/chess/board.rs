@@ -26,8 +26,8 @@ impl Verb for Board {
     const HELP: &'static str = "Shows the board of your game (or of `#3`), with the last move and whose \
 turn it is. tkMOO-light users get a fresh graphical board too.";
     const READ_ONLY: bool = true;
-    const TOPIC: Topic = Topic::Chess;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
+    const TOPIC: Topic = super::TOPIC;
+    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
     type Args = GameArg;
     type Output = BoardView;
 
@@ -84,8 +84,8 @@ impl Verb for Moves {
     const HELP: &'static str = "Lists, in UCI, every move the side to move may make in your game (or in \
 `#3`, which anyone may ask).";
     const READ_ONLY: bool = true;
-    const TOPIC: Topic = Topic::Chess;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::verbs::chess::CHESS_TABLE];
+    const TOPIC: Topic = super::TOPIC;
+    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
     type Args = GameArg;
     type Output = LegalMoves;
 
@@ -139,7 +139,7 @@ impl Verb for Pgn {
 the moves in SAN and the result, as chess programs read it. The same is at /chess/<id>.pgn on \
 the web.";
     const READ_ONLY: bool = true;
-    const TOPIC: Topic = Topic::Chess;
+    const TOPIC: Topic = super::TOPIC;
     type Args = GameArg;
     type Output = PgnText;
 

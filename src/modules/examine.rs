@@ -4,10 +4,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::parse::{text, whole};
-use super::target::{Target, find_here};
-use super::{REGISTRY, Reply, Verb, VerbError, usage};
+use super::{REGISTRY, offers};
 use crate::text::{capitalize, english_list};
+use crate::verbs::parse::{text, whole};
+use crate::verbs::target::{Target, find_here};
+use crate::verbs::{Reply, Verb, VerbError, usage};
 use crate::world::{Cx, ThingKind, World};
 
 pub struct Examine;
@@ -38,7 +39,7 @@ fn verbs_of(kind: Option<&ThingKind>) -> Vec<String> {
         verbs.extend(
             REGISTRY
                 .iter()
-                .filter(|e| e.offered_by.contains(k))
+                .filter(|e| offers(e, k))
                 .map(|e| e.name.to_owned()),
         );
     }
@@ -95,7 +96,7 @@ its description, and the verbs you can use on it.";
                 }
             }
             Target::Session(id) => {
-                let s = super::games::session_of(world, id)?;
+                let s = crate::verbs::games::session_of(world, id)?;
                 Examined {
                     name: format!("game #{id}"),
                     aliases: vec![

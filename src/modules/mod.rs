@@ -1,0 +1,261 @@
+//! The game modules, and the catalog built from them: every verb, the town's templates, and
+//! what the faces read to serve each game.
+//!
+//! A game is one folder here and one line in [`ALL`]. Its folder holds its verbs, its pages
+//! and its [`GameModule`] declaration (a new game also its pure rules; the older games' rules
+//! stand in `games/`, which imports nothing of the town). Nothing outside this folder names a
+//! game: the host is handed the templates, the faces read the declarations.
+
+pub mod blackjack;
+pub mod chess;
+pub mod connect4;
+pub mod examine;
+pub mod help;
+pub mod rps;
+pub mod tictactoe;
+pub mod werewolf;
+
+use std::sync::LazyLock;
+
+use crate::games::Template;
+use crate::identity::Directory;
+use crate::verbs::module::{CommandSet, GameModule};
+use crate::verbs::{Document, Topic, VerbEntry, VerbError, entry};
+use crate::world::{AgentId, Cx, Map, ThingKind, World};
+
+/// Every game the town has, one line each, in the order `help` lists their topics.
+pub static ALL: &[&GameModule] = &[
+    &chess::MODULE,
+    &blackjack::MODULE,
+    &rps::MODULE,
+    &tictactoe::MODULE,
+    &connect4::MODULE,
+    &werewolf::MODULE,
+];
+
+/// The verbs that read this catalog: `examine` (what a thing offers) and `help`.
+static CATALOG: &[VerbEntry] = &[entry::<examine::Examine>(), entry::<help::Help>()];
+
+/// Every verb, declared once, in the order `help` lists them: the town's, the catalog's, each
+/// game's, the wizards'. Every face works from this table.
+pub static REGISTRY: LazyLock<Vec<&'static VerbEntry>> = LazyLock::new(|| {
+    let games = ALL.iter().flat_map(|m| m.verbs.iter());
+    let all = crate::verbs::TOWN
+        .iter()
+        .chain(CATALOG)
+        .chain(games)
+        .chain(crate::verbs::WIZARDS);
+    all.collect()
+});
+
+/// Every template, as the host is handed them.
+pub fn templates() -> Vec<&'static Template> {
+    ALL.iter().flat_map(|m| m.templates.iter()).collect()
+}
+
+/// A world for `map`, knowing the town's games.
+pub fn new_world(map: Map, directory: std::sync::Arc<Directory>) -> World {
+    World::new(map, directory, templates())
+}
+
+/// The topics `help` lists, in order: moving and talking, each game's, the agents' tools, the
+/// wizards'.
+pub fn topics() -> Vec<Topic> {
+    let mut topics = vec![Topic::BASICS];
+    for m in ALL {
+        if !topics.contains(&m.topic) {
+            topics.push(m.topic);
+        }
+    }
+    topics.extend([Topic::AGENTS, Topic::WIZARDS]);
+    topics
+}
+
+/// The topic `word` names: by one of its words, or by a game's name.
+pub fn topic_named(word: &str) -> Option<Topic> {
+    topics()
+        .into_iter()
+        .find(|t| t.answers_to(word))
+        .or_else(|| {
+            ALL.iter()
+                .find(|m| m.name.eq_ignore_ascii_case(word))
+                .map(|m| m.topic)
+        })
+}
+
+/// Whether a thing of `kind` offers verb `e`: by the verb's own list, or as the table of one of
+/// the town's games.
+pub fn offers(e: &VerbEntry, kind: &ThingKind) -> bool {
+    e.offered_by.contains(kind)
+        || ALL
+            .iter()
+            .flat_map(|m| m.templates.iter())
+            .any(|t| t.table == kind.name() && e.at_tables.offered_at(t))
+}
+
+/// The kinds of thing the town's verbs and games know, for checking the world's files.
+pub fn known_kinds() -> Vec<&'static str> {
+    static SCENERY: ThingKind = ThingKind::SCENERY;
+    let mut known: Vec<&str> = vec![SCENERY.name()];
+    known.extend(templates().iter().map(|t| t.table));
+    known.extend(
+        REGISTRY
+            .iter()
+            .flat_map(|e| e.offered_by.iter().map(|k| k.name())),
+    );
+    known.sort_unstable();
+    known.dedup();
+    known
+}
+
+/// The verb called `word`, by name or alias.
+pub fn find(word: &str) -> Option<&'static VerbEntry> {
+    let found = REGISTRY.iter().copied().find(|e| e.answers_to(word));
+    // The faults a test sets off are verbs too, but listed nowhere.
+    #[cfg(feature = "testing")]
+    let found = found.or_else(|| {
+        crate::verbs::faults::VERBS
+            .iter()
+            .find(|e| e.answers_to(word))
+    });
+    found
+}
+
+/// The verb whose MCP tool is called `name`.
+pub fn find_tool(name: &str) -> Option<&'static VerbEntry> {
+    let found = REGISTRY.iter().copied().find(|e| e.tool_name() == name);
+    #[cfg(feature = "testing")]
+    let found = found.or_else(|| {
+        crate::verbs::faults::VERBS
+            .iter()
+            .find(|e| e.tool_name() == name)
+    });
+    found
+}
+
+/// The command set that holds `actor` now, if a game holds them.
+fn command_set(world: &World, actor: &AgentId) -> Option<&'static CommandSet> {
+    ALL.iter()
+        .filter_map(|m| m.commands.as_ref())
+        .find(|c| (c.applies)(world, actor))
+}
+
+/// Verb `e` as `actor` meets it where they stand: a game's own verb of the same name where
+/// that game holds them (Werewolf's `say` in a match's building), else `e` itself. Every face
+/// runs a verb through this, so a tool call and a typed line reach the same verb.
+pub fn here(world: &World, actor: &AgentId, e: &'static VerbEntry) -> &'static VerbEntry {
+    command_set(world, actor)
+        .and_then(|c| c.verbs.iter().find(|o| o.name == e.name))
+        .unwrap_or(e)
+}
+
+/// A typed line, matched to a verb.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Resolved<'a> {
+    /// Nothing to do (a blank line).
+    Nothing,
+    /// This verb, with the rest of the line to parse.
+    Verb(&'static VerbEntry, &'a str),
+    /// No verb matches.
+    Unknown,
+}
+
+/// Matches a typed line to a verb, with the MOO conventions: `"text` is `say text`, `:text` is
+/// `emote text`, and the name of an exit where one stands is `go <exit>` (as is a compass word
+/// where there is no such exit, so that it gets "You can't go that way."). `is_exit` tells
+/// whether a word names an exit here.
+pub fn resolve<'a>(line: &'a str, is_exit: impl Fn(&str) -> bool) -> Resolved<'a> {
+    let line = line.trim();
+    if line.is_empty() {
+        return Resolved::Nothing;
+    }
+    let verb = |name, rest| find(name).map_or(Resolved::Unknown, |e| Resolved::Verb(e, rest));
+    if let Some(rest) = line.strip_prefix('"') {
+        return verb("say", rest);
+    }
+    if let Some(rest) = line.strip_prefix(':') {
+        return verb("emote", rest);
+    }
+    let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    if let Some(e) = find(word) {
+        return Resolved::Verb(e, rest.trim_start());
+    }
+    if rest.trim().is_empty() && (is_exit(word) || crate::verbs::go::is_direction(word)) {
+        return verb("go", word);
+    }
+    Resolved::Unknown
+}
+
+/// Runs a line typed by `cx.actor`. A blank line answers nothing.
+pub fn run_line(world: &mut World, cx: &mut Cx, line: &str) -> Result<Vec<String>, VerbError> {
+    let Some(me) = world.find_player(&cx.actor) else {
+        return Err(VerbError::refused("You are not in the town."));
+    };
+    let room = world.map.room(me.room);
+    match resolve(line, |w| room.exit(w).is_some()) {
+        Resolved::Nothing => Ok(Vec::new()),
+        Resolved::Verb(entry, rest) => {
+            let entry = here(world, &cx.actor, entry);
+            (entry.run_line)(world, cx, rest)
+        }
+        Resolved::Unknown => Err(VerbError::not_found(crate::verbs::NOT_UNDERSTOOD)),
+    }
+}
+
+/// [`run_line`] as the world task runs what people type: an error is the answer.
+pub fn answer_line(world: &mut World, cx: &mut Cx, line: &str) -> Vec<String> {
+    match run_line(world, cx, line) {
+        Ok(lines) => lines,
+        Err(e) => vec![e.message],
+    }
+}
+
+/// Every game's documents.
+pub fn documents() -> Vec<Document> {
+    ALL.iter()
+        .filter_map(|m| m.hooks.documents)
+        .flat_map(|d| d())
+        .collect()
+}
+
+/// Builds what the games derive from the restored sessions (a match's building), and hooks
+/// what they must see of every change, before the town opens.
+pub fn open_town(world: &mut World, kept: &[crate::store::keys::KeptRow]) {
+    for m in ALL {
+        if let Some(open) = m.hooks.open {
+            open(world, kept);
+        }
+        if let Some(hook) = m.hooks.on_change {
+            world.on_session_change(hook);
+        }
+        if let Some(hook) = m.hooks.on_tick {
+            world.on_tick(hook);
+        }
+    }
+    #[cfg(feature = "testing")]
+    world.on_session_change(crate::verbs::faults::after_change);
+}
+
+/// The town for its map on the web: the world's rooms, people and games, and what each game
+/// adds under its name (Werewolf's board and its buildings).
+pub fn town(world: &World) -> serde_json::Value {
+    #[expect(
+        clippy::expect_used,
+        reason = "the town's view is plain structs with string keys"
+    )]
+    let mut v =
+        serde_json::to_value(crate::world::views::town_view(world)).expect("the town serializes");
+    for m in ALL {
+        if let Some(part) = m.hooks.town {
+            v[m.name] = part(world);
+        }
+    }
+    v
+}
+
+/// The template called `id`, if the town has the game.
+pub fn template(id: &str) -> Option<&'static Template> {
+    ALL.iter()
+        .flat_map(|m| m.templates.iter())
+        .find(|t| t.id == id)
+}
