@@ -65,11 +65,13 @@ pub(super) async fn read(
     let Query(query) = query.map_err(|e| ApiError::invalid(e.body_text()))?;
     let mut args = serde_json::Map::new();
     for (k, v) in query {
-        // `true`/`false` and numbers are what they say; anything else is text.
-        let v = serde_json::from_str::<Value>(&v)
-            .ok()
-            .filter(|v| v.is_boolean() || v.is_number())
-            .unwrap_or(Value::String(v));
+        // `true` and `false` are flags (`?export=true`); anything else is text, as the path's
+        // id is, and the verb's own arguments refuse what they do not take.
+        let v = match v.as_str() {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            _ => Value::String(v),
+        };
         args.insert(k, v);
     }
     args.insert(read.arg.to_owned(), Value::String(id));

@@ -133,19 +133,17 @@ pub fn find_tool(name: &str) -> Option<&'static VerbEntry> {
     found
 }
 
-/// The command set that holds `actor` now, if a game holds them.
-fn command_set(world: &World, actor: &AgentId) -> Option<&'static CommandSet> {
-    ALL.iter()
-        .filter_map(|m| m.commands.as_ref())
-        .find(|c| (c.applies)(world, actor))
-}
-
 /// Verb `e` as `actor` meets it where they stand: a game's own verb of the same name where
 /// that game holds them (Werewolf's `say` in a match's building), else `e` itself. Every face
-/// runs a verb through this, so a tool call and a typed line reach the same verb.
+/// runs a verb through this, so a tool call and a typed line reach the same verb. Only a verb
+/// some game overrides costs a look at where the actor stands.
 pub fn here(world: &World, actor: &AgentId, e: &'static VerbEntry) -> &'static VerbEntry {
-    command_set(world, actor)
-        .and_then(|c| c.verbs.iter().find(|o| o.name == e.name))
+    ALL.iter()
+        .filter_map(|m| m.commands.as_ref())
+        .find_map(|c: &'static CommandSet| {
+            let own = c.verbs.iter().find(|o| o.name == e.name)?;
+            (c.applies)(world, actor).then_some(own)
+        })
         .unwrap_or(e)
 }
 

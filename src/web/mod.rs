@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 use crate::identity::Directory;
 use crate::logins::Logins;
 use crate::store::Store;
-use crate::verbs::module::Page;
+use crate::verbs::module::{GameModule, Page};
 use crate::world::sessions::{SessionId, parse_id};
 use crate::world::{AgentId, Face, SERVER_ID, WorldHandle};
 pub use cookies::Sessions;
@@ -107,12 +107,15 @@ impl Web {
 pub fn router(web: Web) -> axum::Router {
     let mut router = axum::Router::new();
     // Each game's page streams its frames at `{page}/live`.
-    for page in crate::modules::ALL.iter().filter_map(|m| m.page.as_ref()) {
+    for m in crate::modules::ALL {
+        let Some(page) = &m.page else {
+            continue;
+        };
         router = router.route(
             &format!("{}/live", page.path),
             get(
                 move |State(web): State<Web>, Path(id): Path<String>, headers: HeaderMap| {
-                    game_live(web, page, id, headers)
+                    game_live(web, m, page, id, headers)
                 },
             ),
         );
@@ -205,15 +208,24 @@ async fn town_live(State(web): State<Web>) -> Response {
 /// A game as it happens, for whoever the cookie names (or the public): a frame at once, then
 /// one after each change, each with what is new since the last; the last frame is the end.
 /// Where the game shares one feed among signed-out spectators, they get that feed.
-async fn game_live(web: Web, page: &'static Page, id: String, headers: HeaderMap) -> Response {
+async fn game_live(
+    web: Web,
+    module: &'static GameModule,
+    page: &'static Page,
+    id: String,
+    headers: HeaderMap,
+) -> Response {
     let Ok(sid) = parse_id(&id) else {
         return not_found(&id);
     };
     let viewer: Option<AgentId> = web.visitor(&headers).map(|s| s.agent);
+    // Whether it is a game of this module, without drawing a frame only to throw it away
+    // (every spectator of a crowded match asks this).
     let there = web
         .world
         .call(SERVER_ID.into(), Face::Rest, move |w, _| {
-            (page.frame)(w, None, sid, None).is_some()
+            w.session(sid)
+                .is_some_and(|s| module.templates.iter().any(|t| t.id == s.template.id))
         })
         .await;
     match there {
