@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use moot::games::Game;
-use moot::games::chess::engine;
-use moot::games::chess::{ChessGame, Side};
+use moot::modules::chess::rules::engine;
+use moot::modules::chess::rules::{ChessGame, Side};
 use moot::uci::UciEngine;
 use serde_json::Value;
 use shakmaty::{CastlingMode, Color, EnPassantMode, Position, Role};

@@ -96,7 +96,7 @@ async fn play(
             .await;
         assert_eq!(status, 201, "{v}");
         let id = v["session_id"].as_str().unwrap().to_owned();
-        let mut fen = moot::games::chess::START_FEN.to_owned();
+        let mut fen = moot::modules::chess::rules::START_FEN.to_owned();
         for tick in 0u64.. {
             if stop.load(Ordering::Relaxed) {
                 break;

@@ -20,10 +20,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::games::werewolf::audit;
-use crate::games::werewolf::events::Reader;
-use crate::games::werewolf::{Card, Werewolf, seat_of};
 use crate::identity::Directory;
+use crate::modules::werewolf::rules::audit;
+use crate::modules::werewolf::rules::events::Reader;
+use crate::modules::werewolf::rules::{Card, Werewolf, seat_of};
 use crate::modules::{self, REGISTRY};
 use crate::store::AgentRow;
 use crate::world::sessions::SessionId;
@@ -372,7 +372,7 @@ impl Town {
     }
 
     /// Nothing a step leaves tells anyone what the rules hide from them, by the rules' own
-    /// audit (`games::werewolf::audit`): no line or spoken event for a player of a running
+    /// audit (`modules::werewolf::rules::audit`): no line or spoken event for a player of a running
     /// Werewolf match says what their seat may not know (another's card, the wolves' talk and
     /// choice, the seer's vision, the doctor's watch); and whenever a match moved, the state
     /// and the log the host hands each of its players, and the state it shows the public,

@@ -4,20 +4,20 @@
 //!
 //! - [`server`] starts the listeners (`main` parses the flags); [`startup`] opens the
 //!   town (world files, database, replay, world task) for the server and `moot mcp` alike;
+//!   [`uci`] drives an external chess engine, for chess's computer player's top levels;
 //! - the faces translate and hold no game state: [`telnet`] (bytes in, lines out), [`http`]
 //!   (seed 004's REST API and the `/mcp` gate) and [`mcp`] (every verb as a tool);
-//! - [`modules`] holds the game modules, one folder each, listed once in `modules::ALL`, and
-//!   the catalog built from them (every verb, `help`, `examine`, the templates the host runs);
+//! - [`modules`] holds the game modules, one folder each (its pure rules, its verbs, its
+//!   pages), listed once in `modules::ALL`, and the catalog built from them (every verb, `help`, `examine`, the templates the host runs);
 //! - [`verbs`] is the verb kernel (a verb declared once for every face, the `GameModule` a
 //!   game declares itself with) and the town's own verbs;
 //! - [`world`] owns the live town in one task: players and rooms, the generic session host
 //!   (turns, ticks, the log, deadlines, the house's computer and server actor), the outbox that
 //!   holds news until the database has it, and the views of a room and of `who`;
 //! - [`identity`] checks names, passwords and tokens; [`store`] is SQLite behind one
-//!   group-committing writer and one reader; [`uci`] drives an external chess engine;
-//! - [`games`] are the pure templates (state + action → state, no I/O, no clock): chess with
-//!   its engine, text board and tkMOO-light encoding in `games/chess/`, Werewolf, and rps,
-//!   tic-tac-toe and blackjack (a newer game keeps its pure rules in its module's folder);
+//!   group-committing writer and one reader;
+//! - [`games`] says what a template is: the [`games::Game`] trait that each module's pure
+//!   rules implement (state + action → state, no I/O, no clock), and the host's row for one;
 //! - [`text`] cleans and bounds text from every face, [`limits`] holds the shared rate limits,
 //!   and [`config`] says how moot runs.
 //!

@@ -98,7 +98,7 @@ impl UciEngine {
 impl crate::games::ExternalEngine for UciEngine {
     fn best_move(&self, fen: &str, level: u8) -> Option<String> {
         elo_for(level)?;
-        let time = crate::games::chess::engine::Level::new(level).time;
+        let time = crate::modules::chess::rules::engine::Level::new(level).time;
         match self.level_move(fen, level, time) {
             Ok(m) => Some(m),
             Err(e) => {

@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
     } else {
         serde_json::json!({ "fen": fen })
     };
-    let t = &games::template::<games::chess::ChessGame>();
+    let t = &games::template::<moot::modules::chess::rules::ChessGame>();
     let Ok(mut game) = (t.new)(0, &options) else {
         return;
     };

@@ -1,5 +1,6 @@
-//! Game templates: pure, deterministic state machines, apart from the server (as lichess's
-//! scalachess is apart from lila).
+//! What a game template is: a pure, deterministic state machine, apart from the server (as
+//! lichess's scalachess is apart from lila). Each game's own rules live in its module's folder
+//! (`modules/chess/rules/`); this is the contract between them and the host.
 //!
 //! A template is a [`Game`]: a value that knows its roles, the actions legal for each role, how
 //! an action turns it into a new value (or a typed error), when it has ended, and what each
@@ -13,12 +14,6 @@
 //! the server actor [`SERVER_ROLE`] at a game time the template names, so a replay meets it at
 //! the same point). Time enters a game only as the game time of each action, stored in the
 //! log; a template never reads a clock.
-
-pub mod blackjack;
-pub mod chess;
-pub mod rps;
-pub mod tictactoe;
-pub mod werewolf;
 
 use std::any::Any;
 
@@ -212,8 +207,6 @@ pub trait Game: Clone + Send + Sync + 'static {
     const TABLE: &'static str;
     /// Whether the house's computer can play any of its roles (see [`Game::computer`]).
     const HOUSE_PLAYS: bool = false;
-    /// Its page's path on the web, if it has one (see [`Template::page`]).
-    const PAGE: Option<&'static str> = None;
     /// Its name in a sentence ("Ann is playing Werewolf …").
     const TITLE: &'static str = Self::TEMPLATE;
     /// Whether [`Game::action_view`] ever hides that an action was taken: then the host counts
@@ -436,8 +429,8 @@ pub struct Template {
     pub table: &'static str,
     /// Whether the house's computer can play it.
     pub house_plays: bool,
-    /// The first part of its page's path on the web (`chess` for `/chess/<id>`), if it has
-    /// one.
+    /// Its page's path on the web (`/chess/{session_id}`), if its module gives it one: the
+    /// town's map links to it.
     pub page: Option<&'static str>,
     /// Its name in a sentence.
     pub title: &'static str,
@@ -459,12 +452,23 @@ pub const fn template<G: Game>() -> Template {
         sequential: G::SEQUENTIAL,
         table: G::TABLE,
         house_plays: G::HOUSE_PLAYS,
-        page: G::PAGE,
+        page: None,
         title: G::TITLE,
         hides_actions: G::HIDES_ACTIONS,
         secludes: G::SECLUDES,
         gmcp: None,
         new: new_boxed::<G>,
+    }
+}
+
+impl Template {
+    /// The path of the page of its session `sid`, if it has a page: the path's `{…}` segment
+    /// is the session's id.
+    pub fn page_of(&self, sid: impl std::fmt::Display) -> Option<String> {
+        let path = self.page?;
+        let (head, rest) = path.split_once('{')?;
+        let (_, tail) = rest.split_once('}')?;
+        Some(format!("{head}{sid}{tail}"))
     }
 }
 

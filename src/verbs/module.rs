@@ -9,11 +9,11 @@
 
 use serde_json::Value;
 
-use super::{Document, Topic, VerbEntry};
+use super::{Document, Topic, VerbEntry, VerbError};
 use crate::games::Template;
 use crate::store::keys::KeptRow;
 use crate::world::sessions::SessionId;
-use crate::world::{AgentId, SessionHook, TickHook, World};
+use crate::world::{AgentId, Cx, SessionHook, TickHook, World};
 
 /// One game, as the town knows it.
 pub struct GameModule {
@@ -62,6 +62,42 @@ pub struct Page {
     pub shared_feed: bool,
     /// Downloads: the suffix after the id, the media type, and the text.
     pub downloads: &'static [Download],
+    /// What the game's pages (and the town's) ask of the world besides frames.
+    pub actions: &'static [WebAction],
+}
+
+/// A read or a change a page asks for (`POST /werewolf/board` signs the notice board): the
+/// web face checks who asks, runs `run` in the world as them, and carries the answer back.
+pub struct WebAction {
+    pub method: WebMethod,
+    /// The path; its one `{…}` segment, if it has one, must be a game's id, which is handed to
+    /// `run` parsed.
+    pub path: &'static str,
+    pub access: Access,
+    /// The HTTP status of the action's own refusals (a full board's 409, a player's 403).
+    pub refused: u16,
+    /// The action, with its arguments: a POST's JSON body, or a GET's query as text.
+    pub run: fn(&mut World, &mut Cx, Option<SessionId>, Value) -> Result<Value, VerbError>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum WebMethod {
+    Get,
+    Post,
+}
+
+/// Who may ask for a [`WebAction`].
+#[derive(Clone, Copy)]
+pub enum Access {
+    /// Anyone; it runs as the server, and sees what the public sees.
+    Public,
+    /// Someone signed in (`unsigned` tells anyone else why not); a POST must also carry the
+    /// page's CSRF token from moot's own origin. With `arrive`, a character not in the town
+    /// comes into it first, as an agent does.
+    SignedIn {
+        unsigned: &'static str,
+        arrive: bool,
+    },
 }
 
 /// See [`Page::frame`].

@@ -21,13 +21,12 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
-use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::identity::Directory;
 use crate::logins::Logins;
 use crate::store::Store;
-use crate::verbs::module::{GameModule, Page};
+use crate::verbs::module::{Access, GameModule, Page, WebAction, WebMethod};
 use crate::world::sessions::{SessionId, parse_id};
 use crate::world::{AgentId, Face, SERVER_ID, WorldHandle};
 pub use cookies::Sessions;
@@ -120,6 +119,14 @@ pub fn router(web: Web) -> axum::Router {
             ),
         );
     }
+    // What the pages ask of the world, each at the path its module gives.
+    let actions = crate::modules::ALL
+        .iter()
+        .filter_map(|m| m.page.as_ref())
+        .flat_map(|p| p.actions);
+    for a in actions {
+        router = router.route(a.path, action_route(a));
+    }
     router
         .route("/", get(town_page))
         .route("/town.json", get(town_json))
@@ -127,9 +134,6 @@ pub fn router(web: Web) -> axum::Router {
         .route("/login", get(signin::login_page).post(signin::login))
         .route("/logout", post(signin::logout))
         .route("/me", get(signin::me))
-        .route("/werewolf/board", get(board).post(sign_board))
-        .route("/werewolf/{match_id}/omniscient", post(omniscient))
-        .route("/werewolf/{match_id}/replay", get(werewolf_replay))
         .route(
             "/.well-known/oauth-protected-resource",
             get(oauth::protected_resource),
@@ -323,106 +327,88 @@ fn public_live(web: Web, page: &'static Page, sid: SessionId) -> Response {
     .into_response()
 }
 
-#[derive(Deserialize)]
-struct OmniscientBody {
-    on: bool,
-}
-
-/// Asks to see everything of a match (or no longer): granted only to someone signed in who
-/// does not play in it, by the same verb as telnet's `omniscient` and the MCP tool.
-async fn omniscient(
-    State(web): State<Web>,
-    Path(id): Path<String>,
+/// A game's page asks the world for something (a [`WebAction`]): checked here for who asks, run
+/// in the world as them, and answered as the verb that did it answered.
+async fn action(
+    web: Web,
+    action: &'static WebAction,
+    id: Option<String>,
+    args: Value,
     headers: HeaderMap,
-    Json(body): Json<OmniscientBody>,
 ) -> Response {
-    let s = match web.changer(&headers, "Sign in to ask for the all-seeing view.") {
-        Ok(s) => s,
-        Err(refusal) => return *refusal,
+    let sid = match id.as_deref().map(parse_id) {
+        None => None,
+        Some(Ok(sid)) => Some(sid),
+        Some(Err(_)) => return not_found(id.as_deref().unwrap_or_default()),
     };
-    let args = json!({ "matchId": id, "on": body.on });
+    let (actor, row) = match action.access {
+        Access::Public => (AgentId::from(SERVER_ID), None),
+        Access::SignedIn { unsigned, arrive } => {
+            let signed = if action.method == WebMethod::Post {
+                web.changer(&headers, unsigned)
+            } else {
+                web.visitor(&headers)
+                    .ok_or_else(|| Box::new(refused(StatusCode::UNAUTHORIZED, unsigned)))
+            };
+            let s = match signed {
+                Ok(s) => s,
+                Err(refusal) => return *refusal,
+            };
+            // Someone not in the town comes into it first, as an agent does (until
+            // `--idle-timeout` passes without a word from them).
+            let row = if arrive {
+                match web.store.agent_by_id(&s.agent).await {
+                    Ok(Some(row)) => Some(row),
+                    Ok(None) => return refused(StatusCode::UNAUTHORIZED, "Sign in again."),
+                    Err(e) => return unavailable(&e.to_string()),
+                }
+            } else {
+                None
+            };
+            (s.agent, row)
+        }
+    };
     let answer = web
         .world
-        .call(s.agent.clone(), Face::Rest, move |w, cx| {
-            let verb = crate::modules::find("omniscient").ok_or_else(|| {
-                crate::verbs::VerbError::not_found("There is no omniscient view.")
-            })?;
-            (verb.run_json)(w, cx, args)
+        .call(actor, Face::Rest, move |w, cx| {
+            if let Some(row) = row {
+                w.arrive_agent(cx, row);
+            }
+            (action.run)(w, cx, sid, args)
         })
         .await;
-    verb_answer(
-        answer.map(|r| r.map(|reply| reply.data)),
-        StatusCode::FORBIDDEN,
-    )
+    let status = StatusCode::from_u16(action.refused).unwrap_or(StatusCode::BAD_REQUEST);
+    verb_answer(answer, status)
 }
 
-/// A notice-board answer for the page: the queue tool's, with the door to the match once it
-/// has begun, and its page.
-fn with_door(w: &crate::world::World, agent: &crate::world::AgentId, mut data: Value) -> Value {
-    let sid =
-        crate::modules::werewolf::my_match(w, agent).filter(|_| !data["matchAssignment"].is_null());
-    if let Some(sid) = sid {
-        data["door"] = json!(crate::modules::werewolf::door_of(w, sid));
-        data["page"] = json!(format!("/werewolf/{sid}"));
+/// The route for `a`: the game's id from the path if it names one, and the arguments from the
+/// query (GET) or the JSON body (POST).
+fn action_route(a: &'static WebAction) -> axum::routing::MethodRouter<Web> {
+    type Args = Query<std::collections::BTreeMap<String, String>>;
+    let with_id = a.path.contains('{');
+    match (a.method, with_id) {
+        (WebMethod::Get, false) => get(
+            move |State(web): State<Web>, Query(q): Args, h: HeaderMap| {
+                action(web, a, None, json!(q), h)
+            },
+        ),
+        (WebMethod::Get, true) => get(
+            move |State(web): State<Web>, Path(id): Path<String>, Query(q): Args, h: HeaderMap| {
+                action(web, a, Some(id), json!(q), h)
+            },
+        ),
+        (WebMethod::Post, false) => post(
+            move |State(web): State<Web>, h: HeaderMap, Json(body): Json<Value>| {
+                action(web, a, None, body, h)
+            },
+        ),
+        (WebMethod::Post, true) => post(
+            move |State(web): State<Web>,
+                  Path(id): Path<String>,
+                  h: HeaderMap,
+                  Json(body): Json<Value>| action(web, a, Some(id), body, h),
+        ),
     }
-    data
-}
-
-/// Where the person signed in stands on the Town Hall's notice board (the `queue` verb).
-async fn board(State(web): State<Web>, headers: HeaderMap) -> Response {
-    let Some(s) = web.visitor(&headers) else {
-        return refused(StatusCode::UNAUTHORIZED, "Sign in to use the notice board.");
-    };
-    let answer = web
-        .world
-        .call(s.agent.clone(), Face::Rest, move |w, cx| {
-            let verb = crate::modules::find("queue")
-                .ok_or_else(|| crate::verbs::VerbError::not_found("There is no notice board."))?;
-            (verb.run_json)(w, cx, json!({})).map(|r| with_door(w, &cx.actor, r.data))
-        })
-        .await;
-    board_answer(answer)
-}
-
-#[derive(Deserialize)]
-struct BoardBody {
-    sign: bool,
-}
-
-/// Signs the person signed in onto the notice board, or takes their name off, as `sign board`
-/// and `unsign board` do; they come into the town first if they are not in it (as an agent
-/// does, until `--idle-timeout` passes without a word from them).
-async fn sign_board(
-    State(web): State<Web>,
-    headers: HeaderMap,
-    Json(body): Json<BoardBody>,
-) -> Response {
-    let s = match web.changer(&headers, "Sign in to use the notice board.") {
-        Ok(s) => s,
-        Err(refusal) => return *refusal,
-    };
-    let row = match web.store.agent_by_id(&s.agent).await {
-        Ok(Some(row)) => row,
-        Ok(None) => return refused(StatusCode::UNAUTHORIZED, "Sign in again."),
-        Err(e) => return unavailable(&e.to_string()),
-    };
-    let name = if body.sign { "sign" } else { "unsign" };
-    let answer = web
-        .world
-        .call(s.agent.clone(), Face::Rest, move |w, cx| {
-            w.arrive_agent(cx, row);
-            let verb = crate::modules::find(name)
-                .ok_or_else(|| crate::verbs::VerbError::not_found("There is no notice board."))?;
-            (verb.run_json)(w, cx, json!({})).map(|r| with_door(w, &cx.actor, r.data))
-        })
-        .await;
-    board_answer(answer)
-}
-
-fn board_answer(
-    answer: Result<Result<Value, crate::verbs::VerbError>, crate::world::Unavailable>,
-) -> Response {
-    verb_answer(answer, StatusCode::CONFLICT)
 }
 
 /// A verb's answer to a page: its data, or its refusal in the tools' shape with the status its
@@ -446,34 +432,6 @@ fn verb_answer(
                 .unwrap_or_else(|| json!({ "ok": false, "error": { "message": e.message } }));
             (status, Json(data)).into_response()
         }
-        Err(e) => unavailable(&e.to_string()),
-    }
-}
-
-#[derive(Deserialize)]
-struct ReplayQuery {
-    viewer: Option<String>,
-}
-
-/// A finished match's events as one viewer saw them, for the page's replay.
-async fn werewolf_replay(
-    State(web): State<Web>,
-    Path(id): Path<String>,
-    Query(q): Query<ReplayQuery>,
-) -> Response {
-    let Ok(sid) = parse_id(&id) else {
-        return not_found(&id);
-    };
-    let viewer = q.viewer.unwrap_or_else(|| "PUBLIC".to_owned());
-    let answer = web
-        .world
-        .call(SERVER_ID.into(), Face::Rest, move |w, _| {
-            crate::modules::werewolf::web::replay(w, sid, &viewer)
-        })
-        .await;
-    match answer {
-        Ok(Ok(v)) => Json(v).into_response(),
-        Ok(Err(why)) => refused(StatusCode::BAD_REQUEST, &why),
         Err(e) => unavailable(&e.to_string()),
     }
 }

@@ -309,7 +309,7 @@ pub fn town_view(world: &World) -> TownView {
             status: s.status().to_owned(),
             situation: s.game.ending().unwrap_or_else(|| s.game.situation()),
             room: s.room.map(|r| world.map.room(r).id.clone()),
-            page: s.template.page.map(|p| format!("/{p}/{sid}")),
+            page: s.template.page_of(sid),
         })
     };
     let mut running = Vec::new();

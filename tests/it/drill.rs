@@ -300,7 +300,7 @@ fn verbs_fed_at_random_to_a_living_town_break_no_promise() {
         }
         total += drill.figures().0;
     }
-    for phase in moot::games::werewolf::Phase::ALL {
+    for phase in moot::modules::werewolf::rules::Phase::ALL {
         let name = match phase.name() {
             "ENDED" => "over",
             name => name,

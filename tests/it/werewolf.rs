@@ -188,7 +188,7 @@ async fn a_practice_match_of_an_agent_and_seven_house_bots_plays_to_its_end() {
     .unwrap();
     let w = replayed
         .as_any()
-        .downcast_ref::<moot::games::werewolf::Werewolf>()
+        .downcast_ref::<moot::modules::werewolf::rules::Werewolf>()
         .unwrap();
     let exported: Vec<Value> = sc["eventsJsonl"]
         .as_str()
@@ -198,7 +198,7 @@ async fn a_practice_match_of_an_agent_and_seven_house_bots_plays_to_its_end() {
         .collect();
     assert_eq!(exported.len(), w.events().len());
     for (e, x) in w.events().iter().zip(&exported) {
-        let mine = e.envelope(moot::games::werewolf::events::Reader::Omniscient);
+        let mine = e.envelope(moot::modules::werewolf::rules::events::Reader::Omniscient);
         for k in ["eventId", "type", "visibility", "payload"] {
             assert_eq!(mine[k], x[k], "{k}: {x}");
         }
@@ -1054,9 +1054,10 @@ async fn the_rules_and_role_cards_are_prompts_and_resources_rendered_from_the_ru
     .await;
     let text = rules["contents"][0]["text"].as_str().unwrap();
     // The same text `werewolf rules` prints, from the same configuration.
-    let expected =
-        moot::games::werewolf::text::rules(&moot::games::werewolf::config::Config::default())
-            .join("\n");
+    let expected = moot::modules::werewolf::rules::text::rules(
+        &moot::modules::werewolf::rules::config::Config::default(),
+    )
+    .join("\n");
     assert_eq!(text, expected);
     s.stop().await;
 }

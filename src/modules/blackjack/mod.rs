@@ -2,6 +2,8 @@
 //! table's verbs (`deal`, `hit`, `stand` on telnet). Each player has one blackjack.v1 session
 //! at the table, made on their first deal; its log holds every card.
 
+pub mod rules;
+
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
@@ -104,7 +106,7 @@ impl Verb for Deal {
 doubles; the dealer draws to 17 and wins ties.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = TOPIC;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::blackjack::CARD_TABLE];
+    const OFFERED_BY: &'static [ThingKind] = &[self::CARD_TABLE];
     type Args = NoArgs;
     type Output = Hand;
 
@@ -127,7 +129,7 @@ impl Verb for Hit {
     const HELP: &'static str = "Deals you one more card. Over 21 is a bust and the dealer wins.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = TOPIC;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::blackjack::CARD_TABLE];
+    const OFFERED_BY: &'static [ThingKind] = &[self::CARD_TABLE];
     type Args = NoArgs;
     type Output = Hand;
 
@@ -151,7 +153,7 @@ impl Verb for Stand {
 higher total without going over 21 wins, and a tie goes to the dealer.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = TOPIC;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::blackjack::CARD_TABLE];
+    const OFFERED_BY: &'static [ThingKind] = &[self::CARD_TABLE];
     type Args = NoArgs;
     type Output = Hand;
 
@@ -177,7 +179,7 @@ played at the table all the same. Get close to 21 without going over; the dealer
 /// Blackjack against the house: seed 001's three tools.
 pub static MODULE: crate::verbs::module::GameModule = crate::verbs::module::GameModule::plain(
     "blackjack",
-    &[crate::games::template::<crate::games::blackjack::Blackjack>()],
+    &[crate::games::template::<rules::Blackjack>()],
     &[
         crate::verbs::entry::<Deal>(),
         crate::verbs::entry::<Hit>(),

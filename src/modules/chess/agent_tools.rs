@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use shakmaty::Position;
 
+use super::rules::{ChessGame, Side};
 use super::{ChessRoom, OpenGame, chess_game};
 use crate::games::Game;
-use crate::games::chess::{ChessGame, Side};
 use crate::verbs::parse::{text, whole, word};
 use crate::verbs::which::parse_game;
 use crate::verbs::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
@@ -73,7 +73,7 @@ fn with_ui(world: &World, mut i: GameInfo, me: &crate::world::AgentId) -> GameIn
         .ext_ref::<ChessRoom>()
         .is_some_and(|r| r.ui.contains(&(id, me.clone())))
     {
-        i.ui = Some(crate::modules::chess::page::chess_uri(id));
+        i.ui = Some(super::page::chess_uri(id));
     }
     i
 }
@@ -222,7 +222,7 @@ as black, call waitForNextTurn. Against `agent`, the game starts when another pl
 joinGame with the id.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::AGENTS;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
+    const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     /// Seed 000's arguments, as the seed describes them (and an optional clock), and the board
     /// page declared for MCP Apps hosts.
     const TOOL: ToolSpec = ToolSpec {
@@ -286,8 +286,7 @@ joinGame with the id.";
         let mut options = json!({});
         if let Some(c) = a.clock.as_deref().filter(|c| *c != "none") {
             options["clock"] = json!(c);
-            crate::games::chess::Clock::parse(c)
-                .map_err(|e| VerbError::usage(format!("Error: {e}")))?;
+            super::rules::Clock::parse(c).map_err(|e| VerbError::usage(format!("Error: {e}")))?;
         }
         let me = cx.actor.clone();
         let side = if a.color == "white" {
@@ -321,7 +320,7 @@ joinGame with the id.";
                     options,
                 },
             );
-            crate::verbs::tables::from_afar(world, cx, crate::modules::chess::CHESS_TABLE);
+            crate::verbs::tables::from_afar(world, cx, super::CHESS_TABLE);
             let text = format!(
                 "{}\n\nWaiting for an opponent, who joins with `joinGame({id})`.\n\n**Next Action**: Call `waitForNextTurn(game_id)`; it returns when it is your turn.",
                 head(&id.to_string())
@@ -344,7 +343,7 @@ joinGame with the id.";
         options["computer_level"] = json!(a.difficulty);
         let created = world.create_session(cx, "chess.v1", &participants, options)?;
         let sid = created.id;
-        crate::verbs::tables::from_afar(world, cx, crate::modules::chess::CHESS_TABLE);
+        crate::verbs::tables::from_afar(world, cx, super::CHESS_TABLE);
         if a.show_ui {
             let key = (sid, me.clone());
             world.ext::<ChessRoom>().ui.insert(key.clone());
@@ -395,7 +394,7 @@ impl Verb for JoinGame {
 a game you already play. Then play with finishTurn (or `move` on telnet).";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::AGENTS;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
+    const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameIdArgs;
     type Output = GameInfo;
 
@@ -419,7 +418,7 @@ a game you already play. Then play with finishTurn (or `move` on telnet).";
                 (open.side.other().name().to_owned(), me.to_string()),
             ]);
             world.create_session_as(cx, Some(id), "chess.v1", &participants, open.options)?;
-            crate::verbs::tables::from_afar(world, cx, crate::modules::chess::CHESS_TABLE);
+            crate::verbs::tables::from_afar(world, cx, super::CHESS_TABLE);
             if let Some(open) = world.ext::<ChessRoom>().open_games.remove(&id) {
                 cx.undo(move |w| {
                     w.ext::<ChessRoom>().open_games.insert(id, open);
@@ -485,7 +484,7 @@ impl Verb for FinishTurn {
 is legal, then plays it. With claim_win, the move is refused unless it mates.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::AGENTS;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
+    const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = FinishTurnArgs;
     type Output = GameInfo;
 
@@ -539,7 +538,7 @@ is legal, then plays it. With claim_win, the move is refused unless it mates.";
             Game::apply(g, role, &mv)
                 .ok()
                 .and_then(|after| after.outcome())
-                .is_some_and(|o| o.reason == crate::games::chess::EndReason::Checkmate)
+                .is_some_and(|o| o.reason == super::rules::EndReason::Checkmate)
         };
         if a.claim_win && !mates() {
             return Err(VerbError::refused(
@@ -590,7 +589,7 @@ for your opponent's move, up to 30 seconds, and then says to call again. Safe to
 cancelling. (On telnet it answers at once: you are told of every move anyway.)";
     const READ_ONLY: bool = true;
     const TOPIC: Topic = Topic::AGENTS;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
+    const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameIdArgs;
     type Output = GameInfo;
 

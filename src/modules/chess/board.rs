@@ -27,7 +27,7 @@ impl Verb for Board {
 turn it is. tkMOO-light users get a fresh graphical board too.";
     const READ_ONLY: bool = true;
     const TOPIC: Topic = super::TOPIC;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
+    const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameArg;
     type Output = BoardView;
 
@@ -85,7 +85,7 @@ impl Verb for Moves {
 `#3`, which anyone may ask).";
     const READ_ONLY: bool = true;
     const TOPIC: Topic = super::TOPIC;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
+    const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameArg;
     type Output = LegalMoves;
 

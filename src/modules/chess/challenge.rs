@@ -9,11 +9,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::at_chess_table;
+use super::rules::computer::DEFAULT_LEVEL;
+use super::rules::engine::{MAX_LEVEL, MIN_LEVEL};
+use super::rules::{ChessGame, Side};
 use super::{Challenge, ChessRoom};
 use crate::games::Game;
-use crate::games::chess::computer::DEFAULT_LEVEL;
-use crate::games::chess::engine::{MAX_LEVEL, MIN_LEVEL};
-use crate::games::chess::{ChessGame, Side};
 use crate::verbs::parse::{text, whole, word};
 use crate::verbs::{Reply, Topic, Verb, VerbError, usage};
 use crate::world::{AgentId, COMPUTER_ID, Cx, ThingKind, World};
@@ -110,7 +110,7 @@ side has too little left to mate). `from <FEN>` starts from a position instead o
 start. Colours are random unless you say `as white` or `as black`.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = super::TOPIC;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
+    const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = ChallengeArgs;
     type Output = Challenged;
 
@@ -285,7 +285,7 @@ impl Verb for Accept {
     const HELP: &'static str = "`accept Ann` starts the game Ann challenged you to.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = super::TOPIC;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
+    const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = Whom;
     type Output = Answered;
 
@@ -320,7 +320,7 @@ impl Verb for Decline {
     const HELP: &'static str = "`decline Ann` turns down Ann's challenge; she is told.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = super::TOPIC;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
+    const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = Whom;
     type Output = Answered;
 

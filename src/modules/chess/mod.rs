@@ -7,14 +7,15 @@ pub mod board;
 pub mod challenge;
 pub mod page;
 pub mod play;
+pub mod rules;
 
 use std::collections::{HashMap, HashSet};
 
-use crate::games::chess::{ChessGame, Side};
 use crate::verbs::module::{ApiRead, Download, GameModule, Hooks, McpApp, Page};
 use crate::verbs::{VerbError, entry};
 use crate::world::sessions::{Session, SessionId};
 use crate::world::{AgentId, Extension, ThingKind, World};
+use rules::{ChessGame, Side};
 
 /// Where chess is played (the Chess Parlour's tables).
 pub const CHESS_TABLE: ThingKind = ThingKind::named("chess_table");
@@ -83,11 +84,11 @@ pub fn at_chess_table(world: &World, actor: &AgentId) -> bool {
         .room(room)
         .things
         .iter()
-        .any(|t| t.kind == crate::modules::chess::CHESS_TABLE)
+        .any(|t| t.kind == self::CHESS_TABLE)
 }
 
 /// The game of a chess session.
-pub fn chess_of(s: &crate::world::sessions::Session) -> Option<&crate::games::chess::ChessGame> {
+pub fn chess_of(s: &crate::world::sessions::Session) -> Option<&rules::ChessGame> {
     s.game.as_any().downcast_ref()
 }
 
@@ -110,11 +111,15 @@ anywhere; tkMOO-light draws the board and takes drags.",
     more: None,
 };
 
+/// Each game's board on the web.
+const PAGE: &str = "/chess/{session_id}";
+
 /// Chess: the parlour's verbs, seed 000's four tools, the board on the web and in MCP hosts.
 pub static MODULE: GameModule = GameModule {
     name: "chess",
     templates: &[crate::games::Template {
         gmcp: Some("Moot.Chess"),
+        page: Some(PAGE),
         ..crate::games::template::<ChessGame>()
     }],
     verbs: &[
@@ -136,7 +141,7 @@ pub static MODULE: GameModule = GameModule {
     topic: TOPIC,
     commands: None,
     page: Some(Page {
-        path: "/chess/{session_id}",
+        path: PAGE,
         summary: "The interactive board of a chess game (HTML; plays through this API); with \
                   `.pgn` after the id, the game in PGN",
         html: page::html,
@@ -147,6 +152,7 @@ pub static MODULE: GameModule = GameModule {
             media_type: "application/x-chess-pgn; charset=utf-8",
             text: board::pgn_of,
         }],
+        actions: &[],
     }),
     reads: &[ApiRead {
         path: "/sessions/{session_id}/pgn",

@@ -28,7 +28,7 @@ pub fn chess_page(game: u64, fen: &str, colour: &str, tick: u64) -> String {
 /// stream: the players, the position, the last move, the moves in SAN, whose turn, the clocks
 /// (game milliseconds left now) and the result; `None` if it is not a chess game.
 pub fn frame(world: &World, sid: SessionId) -> Option<serde_json::Value> {
-    use crate::games::chess::Side;
+    use super::rules::Side;
     let s = world.session(sid)?;
     let g = super::chess_of(s)?;
     let name = |role: &str| {
@@ -92,12 +92,7 @@ pub fn app_page(w: &mut World, me: &AgentId, which: &str) -> Option<String> {
         Err(_) => return None,
     };
     if let Some(open) = w.ext::<super::ChessRoom>().open_games.get(&id) {
-        return Some(chess_page(
-            id,
-            crate::games::chess::START_FEN,
-            open.side.name(),
-            0,
-        ));
+        return Some(chess_page(id, super::rules::START_FEN, open.side.name(), 0));
     }
     let s = w.session(id)?;
     let g = super::chess_of(s)?;

@@ -5,9 +5,9 @@ use serde::{Deserialize, Serialize};
 use shakmaty::CastlingMode;
 use shakmaty::san::SanPlus;
 
+use super::rules::ChessGame;
+use super::rules::tkmoo::drag_square;
 use super::{chess_game, chess_of, game_to_see, my_game};
-use crate::games::chess::ChessGame;
-use crate::games::chess::tkmoo::drag_square;
 use crate::verbs::games::session_of;
 use crate::verbs::parse::{opt_text, whole, word};
 use crate::verbs::{Reply, Topic, Verb, VerbError, usage};
@@ -86,7 +86,7 @@ the last rank becomes a queen unless you add the piece (`e7e8n`). tkMOO-light's 
 refused and the current board sent again.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = super::TOPIC;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
+    const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = MoveArgs;
     type Output = Moved;
 
@@ -235,7 +235,7 @@ fn agree_or_ask(
     world: &mut World,
     cx: &mut Cx,
     game: Option<&str>,
-    standing: fn(&ChessGame) -> Option<crate::games::chess::Side>,
+    standing: fn(&ChessGame) -> Option<super::rules::Side>,
     actions: (&'static str, &'static str),
     texts: (&str, &str),
 ) -> Result<Reply<Done>, VerbError> {
@@ -272,7 +272,7 @@ impl Verb for Resign {
         "Gives up your game (name it with `#3` if you play several); your opponent wins.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = super::TOPIC;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
+    const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameArg;
     type Output = Done;
 
@@ -304,7 +304,7 @@ game is drawn. Making a move instead of answering declines an offer. The compute
 when it stands clearly worse.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = super::TOPIC;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
+    const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameArg;
     type Output = Done;
 
@@ -337,7 +337,7 @@ impl Verb for Takeback {
 if they have made it); if they asked first, agrees. Against the computer it happens at once.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = super::TOPIC;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::chess::CHESS_TABLE];
+    const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameArg;
     type Output = Done;
 

@@ -98,20 +98,27 @@ may do it from anywhere.";
     }
 }
 
+/// Each game's page on the web.
+const PAGE: &str = "/connect4/{session_id}";
+
 /// Connect Four: a table for two in the Game Room, against a person or the house.
 pub static MODULE: GameModule = GameModule {
     name: "connect4",
-    templates: &[crate::games::template::<Connect4>()],
+    templates: &[crate::games::Template {
+        page: Some(PAGE),
+        ..crate::games::template::<Connect4>()
+    }],
     verbs: &[entry::<Drop>()],
     topic: Topic::TABLES,
     commands: None,
     page: Some(Page {
-        path: "/connect4/{session_id}",
+        path: PAGE,
         summary: "A Connect Four game as it happens (HTML)",
         html: page::html,
         frame: page::live,
         shared_feed: false,
         downloads: &[],
+        actions: &[],
     }),
     reads: &[],
     app: None,

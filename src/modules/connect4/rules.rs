@@ -272,7 +272,6 @@ impl Game for Connect4 {
     const SEQUENTIAL: bool = true;
     const TABLE: &'static str = "connect4_table";
     const HOUSE_PLAYS: bool = true;
-    const PAGE: Option<&'static str> = Some("connect4");
     const TITLE: &'static str = "Connect Four";
 
     fn new(_seed: u64, options: &Value) -> Result<Connect4, GameError> {

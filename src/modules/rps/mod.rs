@@ -1,6 +1,8 @@
 //! `choose rock|paper|scissors`: playing rock-paper-scissors (rps.v1) at the Game Room's table.
 //! The choice stays the chooser's until both are in; the table then shows both.
 
+pub mod rules;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -42,7 +44,7 @@ too) makes your choice. Nobody sees it until both of you have chosen; then the t
 and who won. You choose by the game's number, so you may do it from anywhere.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::TABLES;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::rps::RPS_TABLE];
+    const OFFERED_BY: &'static [ThingKind] = &[self::RPS_TABLE];
     type Args = ChooseArgs;
     type Output = Chosen;
 
@@ -88,7 +90,7 @@ and who won. You choose by the game's number, so you may do it from anywhere.";
 /// Rock-paper-scissors: one verb, played at the Game Room's table.
 pub static MODULE: crate::verbs::module::GameModule = crate::verbs::module::GameModule::plain(
     "rps",
-    &[crate::games::template::<crate::games::rps::Rps>()],
+    &[crate::games::template::<rules::Rps>()],
     &[crate::verbs::entry::<Choose>()],
     Topic::TABLES,
 );

@@ -1,6 +1,8 @@
 //! `mark <1-9>`: playing tic-tac-toe (tictactoe.v1) at the Game Room's board. Cells are
 //! numbered as the text board shows them, 1 to 9 from the top left.
 
+pub mod rules;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -42,7 +44,7 @@ numbered 1 to 9 from the top left, as the board shows them. X moves first. You m
 game's number, so you may do it from anywhere.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = Topic::TABLES;
-    const OFFERED_BY: &'static [ThingKind] = &[crate::modules::tictactoe::TICTACTOE_TABLE];
+    const OFFERED_BY: &'static [ThingKind] = &[self::TICTACTOE_TABLE];
     type Args = MarkArgs;
     type Output = Marked;
 
@@ -113,7 +115,7 @@ game's number, so you may do it from anywhere.";
 /// Tic-tac-toe: one verb, played at the Game Room's board.
 pub static MODULE: crate::verbs::module::GameModule = crate::verbs::module::GameModule::plain(
     "tictactoe",
-    &[crate::games::template::<crate::games::tictactoe::TicTacToe>()],
+    &[crate::games::template::<rules::TicTacToe>()],
     &[crate::verbs::entry::<Mark>()],
     Topic::TABLES,
 );

@@ -104,7 +104,7 @@ fn events_paging_and_visibility(t: &mut Value) {
     let ip = props(item);
     ip["visibility"]["enum"] = json!(["PUBLIC", "PRIVATE", "WOLVES"]);
     ip["type"]["enum"] = json!(
-        crate::games::werewolf::events::Kind::ALL
+        super::rules::events::Kind::ALL
             .iter()
             .map(|k| k.name())
             .collect::<Vec<_>>()

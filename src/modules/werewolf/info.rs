@@ -7,10 +7,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::rules::config::Spectating;
+use super::rules::events::{Event, Kind, Reader, parse_event_id};
+use super::rules::{Phase, Werewolf};
 use super::{WerewolfTown, answer, catalog, game_of, iso_at, refusal, the_match};
-use crate::games::werewolf::config::Spectating;
-use crate::games::werewolf::events::{Event, Kind, Reader, parse_event_id};
-use crate::games::werewolf::{Phase, Werewolf};
 use crate::verbs::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
 use crate::world::sessions::{Session, SessionId, iso};
 use crate::world::{Cx, World};
@@ -224,10 +224,7 @@ what your role alone was told.";
             .last()
             .map(|e| e.id_for(reader))
             .or_else(|| args.after_event_id.clone());
-        let text: Vec<String> = page
-            .iter()
-            .map(|e| crate::games::werewolf::text::mark(e))
-            .collect();
+        let text: Vec<String> = page.iter().map(|e| super::rules::text::mark(e)).collect();
         let events: Vec<Value> = page
             .iter()
             .map(|e| event_json(world, s, e, reader))
@@ -423,7 +420,7 @@ shows the same. Agents may ask for the whole event log as JSON lines (`export`).
             ));
         };
         let mut text = vec![format!("Werewolf match {sid}:")];
-        text.extend(crate::games::werewolf::text::report_lines(w));
+        text.extend(super::rules::text::report_lines(w));
         let mut data = answer(
             world,
             json!({
@@ -432,11 +429,11 @@ shows the same. Agents may ask for the whole event log as JSON lines (`export`).
             }),
         );
         if args.export == Some(true) {
-            use crate::games::werewolf::events::Reader;
+            use super::rules::events::Reader;
             let viewer = match args.viewer.as_deref().unwrap_or("PUBLIC") {
                 "PUBLIC" => Reader::Public,
                 "OMNISCIENT" => Reader::Omniscient,
-                id => match crate::games::werewolf::seat_of(id) {
+                id => match super::rules::seat_of(id) {
                     Some(s) => Reader::Seat(s),
                     None => {
                         return Err(refusal(

@@ -12,6 +12,7 @@ pub mod catalog;
 pub mod info;
 pub mod play;
 pub mod queue;
+pub mod rules;
 pub mod web;
 
 use std::collections::BTreeMap;
@@ -19,19 +20,19 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use crate::games::Code;
-use crate::games::werewolf::events::Reader;
-use crate::games::werewolf::{self, Werewolf};
 use crate::verbs::{VerbError, entry};
 use crate::world::map::{Exit, Room, Thing};
 use crate::world::sessions::{HostError, Session, SessionId, iso, parse_id};
 use crate::world::{AgentId, Cx, Extension, RoomIdx, ThingKind, World};
+use rules::Werewolf;
+use rules::events::Reader;
 
 /// The notice board in the Town Hall: signing it is joining the queue.
 pub const BOARD: ThingKind = ThingKind::named("werewolf_board");
 /// The seed's one queue.
 pub const QUEUE_ID: &str = "werewolf-default";
 /// Players a match needs.
-pub const REQUIRED: usize = werewolf::SEATS;
+pub const REQUIRED: usize = rules::SEATS;
 
 /// The queue and the matches' buildings.
 #[derive(Default)]
@@ -240,7 +241,7 @@ pub fn reader(world: &World, agent: &AgentId, sid: SessionId) -> Reader {
     let seat = world
         .session(sid)
         .and_then(|s| s.role_of(agent))
-        .and_then(werewolf::seat_of);
+        .and_then(rules::seat_of);
     match seat {
         Some(s) => Reader::Seat(s),
         None if world.sees_all(sid, agent) => Reader::Omniscient,
@@ -261,12 +262,12 @@ pub fn words<V: crate::verbs::Verb>(rest: &str) -> Result<String, VerbError> {
 /// for the template to refuse.
 pub fn target_id(w: &Werewolf, word: &str) -> String {
     let word = word.trim();
-    if werewolf::seat_of(word).is_some() {
+    if rules::seat_of(word).is_some() {
         return word.to_owned();
     }
-    (0..werewolf::SEATS)
+    (0..rules::SEATS)
         .find(|&s| w.name(s).eq_ignore_ascii_case(word))
-        .map_or_else(|| word.to_owned(), |s| werewolf::player_id(s).to_owned())
+        .map_or_else(|| word.to_owned(), |s| rules::player_id(s).to_owned())
 }
 
 /// Takes `action` in match `sid` for the caller; returns the id of the first event it made.
@@ -278,7 +279,7 @@ pub fn act(
 ) -> Result<String, VerbError> {
     // A match that ended between a caller's read and their act: the seed's code for an action
     // out of its phase, not the host's generic one.
-    if game_of(world, sid).is_some_and(|w| w.phase == werewolf::Phase::Ended) {
+    if game_of(world, sid).is_some_and(|w| w.phase == rules::Phase::Ended) {
         return Err(refusal(
             world,
             Code::WrongPhase,
@@ -362,7 +363,7 @@ fn put_up_plaque(world: &mut World, sid: SessionId) {
     }
     let Some(w) = game_of(world, sid) else { return };
     let mut text = vec![format!("Werewolf Game #{} (match {sid})", b.number)];
-    text.extend(werewolf::text::report_lines(w));
+    text.extend(rules::text::report_lines(w));
     let n = b.number;
     let hall_room = &mut world.map.rooms[hall];
     hall_room.exits.retain(|e| e.to != b.room);
@@ -386,7 +387,7 @@ fn put_up_plaque(world: &mut World, sid: SessionId) {
 /// After any change to a session: a Werewolf match that has just ended gets its plaque (undone
 /// with the change if the change is not stored).
 pub fn after_change(world: &mut World, cx: &mut Cx, sid: SessionId) {
-    let over = game_of(world, sid).is_some_and(|w| w.phase == werewolf::Phase::Ended);
+    let over = game_of(world, sid).is_some_and(|w| w.phase == rules::Phase::Ended);
     let building = world.ext::<WerewolfTown>().buildings.get(&sid).copied();
     if let (true, Some(b)) = (over, building)
         && !b.ended
@@ -438,7 +439,7 @@ pub fn start_match(
     let participants: BTreeMap<String, String> = players
         .iter()
         .enumerate()
-        .map(|(i, (a, _, _))| (werewolf::player_id(i).to_owned(), a.to_string()))
+        .map(|(i, (a, _, _))| (rules::player_id(i).to_owned(), a.to_string()))
         .collect();
     let names: Vec<&str> = players.iter().map(|p| p.1.as_str()).collect();
     let bots: Vec<usize> = (0..players.len())
@@ -479,7 +480,7 @@ pub fn assignment(world: &mut World, sid: SessionId, agent: &AgentId) -> Value {
     let seat = world
         .session(sid)
         .and_then(|s| s.role_of(agent))
-        .and_then(werewolf::seat_of)
+        .and_then(rules::seat_of)
         .map(|s| s + 1);
     let building = world.ext::<WerewolfTown>().buildings.get(&sid).copied();
     match (seat, building) {
@@ -495,7 +496,7 @@ pub fn assignment(world: &mut World, sid: SessionId, agent: &AgentId) -> Value {
 /// The running match whose building `agent` stands in, if any.
 pub(crate) fn building_match(world: &World, agent: &AgentId) -> Option<SessionId> {
     building_of(world, agent)
-        .filter(|&sid| game_of(world, sid).is_some_and(|w| w.phase != werewolf::Phase::Ended))
+        .filter(|&sid| game_of(world, sid).is_some_and(|w| w.phase != rules::Phase::Ended))
 }
 
 /// The match whose building `agent` stands in.
@@ -589,7 +590,7 @@ pub fn town_board(world: &World) -> Value {
                 "day": w.day,
                 "ended": b.ended,
                 "room": world.map.room(b.room).id,
-                "page": format!("/werewolf/{sid}"),
+                "page": page_of(sid),
             }))
         })
         .collect();
@@ -715,7 +716,7 @@ pub fn once<V: crate::verbs::Verb>(
 /// The rules and each role's card, as MCP prompts and resources (seed 002 §5.3; notes, fix
 /// 13), rendered from the configuration matches run with.
 pub fn documents() -> Vec<crate::verbs::Document> {
-    use crate::games::werewolf::{Card, config::Config, text};
+    use rules::{Card, config::Config, text};
     let c = Config::default();
     let rules = text::rules(&c).join("\n");
     let mut docs = vec![crate::verbs::Document {
@@ -765,13 +766,24 @@ what you must do and by when.",
 
 /// The rules as the matches here run them, from the same configuration.
 fn rules_text() -> Vec<String> {
-    werewolf::text::rules(&werewolf::config::Config::default())
+    rules::text::rules(&rules::config::Config::default())
+}
+
+/// Each match's page on the web.
+const PAGE: &str = "/werewolf/{match_id}";
+
+/// The path of match `sid`'s page.
+pub fn page_of(sid: SessionId) -> String {
+    PAGE.replace("{match_id}", &sid.to_string())
 }
 
 /// Werewolf (seed 002): the board, the matches' buildings, the seed's tools, the live page.
 pub static MODULE: crate::verbs::module::GameModule = crate::verbs::module::GameModule {
     name: "werewolf",
-    templates: &[crate::games::template::<Werewolf>()],
+    templates: &[crate::games::Template {
+        page: Some(PAGE),
+        ..crate::games::template::<Werewolf>()
+    }],
     verbs: &[
         entry::<queue::Sign>(),
         entry::<queue::Unsign>(),
@@ -794,12 +806,13 @@ pub static MODULE: crate::verbs::module::GameModule = crate::verbs::module::Game
     topic: TOPIC,
     commands: Some(building::SET),
     page: Some(crate::verbs::module::Page {
-        path: "/werewolf/{match_id}",
+        path: PAGE,
         summary: "A Werewolf match as it happens (HTML), for the public or the signed-in viewer",
         html: web::html,
         frame: web::live,
         shared_feed: true,
         downloads: &[],
+        actions: web::ACTIONS,
     }),
     reads: &[crate::verbs::module::ApiRead {
         path: "/werewolf/{match_id}/report",

@@ -8,9 +8,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::rules::events::Reader;
+use super::rules::{Phase, Werewolf, player_id, seat_of, text};
 use super::{act, answer, catalog, game_of, iso_at, match_for, target_id, the_match};
-use crate::games::werewolf::events::Reader;
-use crate::games::werewolf::{Phase, Werewolf, player_id, seat_of, text};
 use crate::verbs::{Reply, ToolSpec, Topic, Verb, VerbError, usage};
 use crate::world::sessions::{Session, SessionId};
 use crate::world::{Cx, World};
@@ -373,11 +373,11 @@ macro_rules! night_verb {
 }
 
 /// The seed's result object for a night action.
-fn night_value(key: &str, role: &str, target: &str, w: &crate::games::werewolf::Werewolf) -> Value {
+fn night_value(key: &str, role: &str, target: &str, w: &super::rules::Werewolf) -> Value {
     match key {
         "result" => {
-            let wolf = seat_of(target)
-                .is_some_and(|s| w.players[s].card == crate::games::werewolf::Card::Werewolf);
+            let wolf =
+                seat_of(target).is_some_and(|s| w.players[s].card == super::rules::Card::Werewolf);
             json!({ "targetPlayerId": target, "alignment": if wolf { "WEREWOLF" } else { "NOT_WEREWOLF" } })
         }
         _ => json!({ "byPlayerId": role, "targetPlayerId": target }),
@@ -539,7 +539,7 @@ house bots.";
     fn run(world: &mut World, cx: &mut Cx, args: StateArgs) -> Result<Reply<Value>, VerbError> {
         match args.show {
             Show::Rules => {
-                let c = crate::games::werewolf::config::Config::default();
+                let c = super::rules::config::Config::default();
                 return Ok(Reply::new(text::rules(&c), answer(world, json!({}))));
             }
             Show::Practice => {

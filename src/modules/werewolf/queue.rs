@@ -120,7 +120,7 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
             }
             let name = match args.preferred_display_name.as_deref().map(str::trim) {
                 Some(n) => {
-                    if let Err(why) = crate::games::werewolf::config::check_name(n, false) {
+                    if let Err(why) = super::rules::config::check_name(n, false) {
                         return Err(refusal(world, Code::InvalidRequest, &why, None));
                     }
                     n.to_owned()

@@ -7,12 +7,14 @@ use serde_json::{Value, json};
 
 use super::info::event_json;
 use super::play::state_json;
+use super::rules::config::Spectating;
+use super::rules::events::{Event, Reader, Vis};
+use super::rules::{Phase, Werewolf, player_id, seat_of, text};
 use super::{WerewolfTown, game_in, game_of, server_time};
-use crate::games::werewolf::config::Spectating;
-use crate::games::werewolf::events::{Event, Reader, Vis};
-use crate::games::werewolf::{Phase, Werewolf, player_id, seat_of, text};
+use crate::verbs::VerbError;
+use crate::verbs::module::{Access, WebAction, WebMethod};
 use crate::world::sessions::SessionId;
-use crate::world::{AgentId, World};
+use crate::world::{AgentId, Cx, World};
 
 /// The page itself.
 pub const PAGE: &str = include_str!("page.html");
@@ -81,6 +83,114 @@ pub fn live(
 
 pub fn ended(world: &World, sid: SessionId) -> bool {
     game_of(world, sid).is_none_or(|w| w.phase == Phase::Ended)
+}
+
+/// What the pages ask of the world: where the person signed in stands on the notice board (the
+/// town page's button signs it), the all-seeing view, and a finished match's replay.
+pub const ACTIONS: &[WebAction] = &[
+    WebAction {
+        method: WebMethod::Get,
+        path: "/werewolf/board",
+        access: Access::SignedIn {
+            unsigned: BOARD_UNSIGNED,
+            arrive: false,
+        },
+        refused: 409,
+        run: board,
+    },
+    WebAction {
+        method: WebMethod::Post,
+        path: "/werewolf/board",
+        access: Access::SignedIn {
+            unsigned: BOARD_UNSIGNED,
+            arrive: true,
+        },
+        refused: 409,
+        run: sign_board,
+    },
+    WebAction {
+        method: WebMethod::Post,
+        path: "/werewolf/{match_id}/omniscient",
+        access: Access::SignedIn {
+            unsigned: "Sign in to ask for the all-seeing view.",
+            arrive: false,
+        },
+        refused: 403,
+        run: omniscient,
+    },
+    WebAction {
+        method: WebMethod::Get,
+        path: "/werewolf/{match_id}/replay",
+        access: Access::Public,
+        refused: 400,
+        run: replay_of,
+    },
+];
+
+const BOARD_UNSIGNED: &str = "Sign in to use the notice board.";
+
+/// Where the asker stands on the notice board (the `queue` verb's answer), with their door.
+fn board(w: &mut World, cx: &mut Cx, _: Option<SessionId>, _: Value) -> Result<Value, VerbError> {
+    run_verb(w, cx, "queue", json!({})).map(|data| with_door(w, &cx.actor, data))
+}
+
+/// Signs the notice board (`{"sign": true}`) or takes the asker's name off it, as `sign board`
+/// and `unsign board` do.
+fn sign_board(
+    w: &mut World,
+    cx: &mut Cx,
+    _: Option<SessionId>,
+    body: Value,
+) -> Result<Value, VerbError> {
+    let Some(sign) = body["sign"].as_bool() else {
+        return Err(VerbError::usage("sign must be true or false"));
+    };
+    let verb = if sign { "sign" } else { "unsign" };
+    run_verb(w, cx, verb, json!({})).map(|data| with_door(w, &cx.actor, data))
+}
+
+/// Asks to see everything of a match (`{"on": true}`) or no longer: by the same verb as
+/// telnet's `omniscient` and the MCP tool, which grants it only to someone who does not play.
+fn omniscient(
+    w: &mut World,
+    cx: &mut Cx,
+    sid: Option<SessionId>,
+    body: Value,
+) -> Result<Value, VerbError> {
+    let Some(on) = body["on"].as_bool() else {
+        return Err(VerbError::usage("on must be true or false"));
+    };
+    let id = sid.map(|s| s.to_string());
+    run_verb(w, cx, "omniscient", json!({ "matchId": id, "on": on }))
+}
+
+/// A finished match's replay, as `?viewer=` (the public if none) saw it.
+fn replay_of(
+    w: &mut World,
+    _: &mut Cx,
+    sid: Option<SessionId>,
+    query: Value,
+) -> Result<Value, VerbError> {
+    let viewer = query["viewer"].as_str().unwrap_or("PUBLIC");
+    let sid = sid.ok_or_else(|| VerbError::not_found("No such match"))?;
+    replay(w, sid, viewer).map_err(VerbError::refused)
+}
+
+fn run_verb(w: &mut World, cx: &mut Cx, name: &str, args: Value) -> Result<Value, VerbError> {
+    let verb = crate::modules::find(name)
+        .ok_or_else(|| VerbError::not_found(format!("There is no {name} verb.")))?;
+    (verb.run_json)(w, cx, args).map(|r| r.data)
+}
+
+/// A notice-board answer for the page: with the door to the match once it has begun, and its
+/// page.
+fn with_door(w: &World, agent: &AgentId, mut data: Value) -> Value {
+    let sid = super::my_match(w, agent).filter(|_| !data["matchAssignment"].is_null());
+    if let Some(sid) = sid {
+        data["door"] = json!(super::door_of(w, sid));
+        data["page"] = json!(super::page_of(sid));
+    }
+    data
 }
 
 /// Every event of a finished match as `viewer` (`PUBLIC`, `OMNISCIENT` or a player id) saw it,

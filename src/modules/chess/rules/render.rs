@@ -73,7 +73,7 @@ pub fn board(view: &Value, from_black: bool, last_san: Option<&str>) -> Vec<Stri
 mod tests {
     use super::*;
     use crate::games::Game;
-    use crate::games::chess::ChessGame;
+    use crate::modules::chess::rules::ChessGame;
 
     #[test]
     fn a_chess_board_reads_well() {

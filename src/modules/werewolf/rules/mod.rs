@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 
 use self::config::Config;
 use self::events::{Event, Kind, Reader, Vis};
-use super::{Audience, Computer, Deadline, Game, GameError, GameTime, Note, SERVER_ROLE};
+use crate::games::{Audience, Computer, Deadline, Game, GameError, GameTime, Note, SERVER_ROLE};
 
 pub const SEATS: usize = 8;
 /// A seat, from 0; its player id is `p1` for seat 0.
@@ -292,7 +292,7 @@ impl Werewolf {
     }
 
     fn random(&mut self, bound: usize) -> usize {
-        super::draw_below(self.seed, &mut self.draws, bound as u64) as usize
+        crate::games::draw_below(self.seed, &mut self.draws, bound as u64) as usize
     }
 
     pub fn living(&self) -> impl Iterator<Item = Seat> + '_ {
@@ -464,7 +464,6 @@ impl Game for Werewolf {
     const SEQUENTIAL: bool = false;
     const TABLE: &'static str = "werewolf_hall";
     const HOUSE_PLAYS: bool = true;
-    const PAGE: Option<&'static str> = Some("werewolf");
     const TITLE: &'static str = "Werewolf";
     const HIDES_ACTIONS: bool = true;
     const SECLUDES: bool = true;

@@ -8,7 +8,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Game, GameError};
+use crate::games::{Game, GameError};
 
 pub const RANKS: [&str; 13] = [
     "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A",
@@ -65,7 +65,7 @@ fn show(cards: &[u8]) -> String {
 impl Blackjack {
     fn draw(&mut self) -> u8 {
         // 13 ranks, equally likely.
-        super::draw_below(self.seed, &mut self.drawn, 13) as u8
+        crate::games::draw_below(self.seed, &mut self.drawn, 13) as u8
     }
 
     fn over(&self) -> bool {
@@ -222,7 +222,7 @@ impl Game for Blackjack {
         v
     }
 
-    fn render(&self, viewer: Option<&str>, _now: super::GameTime) -> Vec<String> {
+    fn render(&self, viewer: Option<&str>, _now: crate::games::GameTime) -> Vec<String> {
         let view = self.view(viewer);
         view["text"]
             .as_str()

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Computer, Game, GameError};
+use crate::games::{Computer, Game, GameError};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TicTacToe {
@@ -105,7 +105,7 @@ impl Game for TicTacToe {
         self.state()
     }
 
-    fn render(&self, viewer: Option<&str>, _now: super::GameTime) -> Vec<String> {
+    fn render(&self, viewer: Option<&str>, _now: crate::games::GameTime) -> Vec<String> {
         board(&self.view(viewer))
     }
 

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Audience, Computer, Game, GameError, Note};
+use crate::games::{Audience, Computer, Game, GameError, Note};
 
 const CHOICES: [&str; 3] = ["rock", "paper", "scissors"];
 
@@ -119,7 +119,7 @@ impl Game for Rps {
         })
     }
 
-    fn render(&self, viewer: Option<&str>, _now: super::GameTime) -> Vec<String> {
+    fn render(&self, viewer: Option<&str>, _now: crate::games::GameTime) -> Vec<String> {
         table(&self.view(viewer))
     }
 

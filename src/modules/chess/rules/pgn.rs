@@ -1,0 +1,75 @@
+//! A game's export in PGN (the standard's export format), as scalachess keeps it apart from the
+//! rules.
+
+use shakmaty::Position;
+
+use super::ChessGame;
+
+impl ChessGame {
+    /// The game in PGN: the seven-tag roster (with `SetUp` and `FEN` for a set position), the
+    /// moves in SAN and the result; `date` is `YYYY.MM.DD`.
+    pub fn pgn(&self, event: &str, date: &str, white: &str, black: &str) -> String {
+        let result = self.outcome.map_or("*", |o| o.result());
+        let tag = |k: &str, v: &str| {
+            format!(
+                "[{k} \"{}\"]\n",
+                v.replace('\\', "\\\\").replace('"', "\\\"")
+            )
+        };
+        let mut out = String::new();
+        for (k, v) in [
+            ("Event", event),
+            ("Site", "moot"),
+            ("Date", date),
+            ("Round", "-"),
+            ("White", white),
+            ("Black", black),
+            ("Result", result),
+        ] {
+            out.push_str(&tag(k, v));
+        }
+        // The first position: the start of the chain of states.
+        let mut first = self;
+        while let Some(p) = first.prev.as_deref() {
+            first = p;
+        }
+        if let Some(f) = &self.start_fen {
+            out.push_str(&tag("SetUp", "1"));
+            out.push_str(&tag("FEN", f));
+        }
+        out.push('\n');
+        let mut number = first.pos.fullmoves().get();
+        let mut white_to_move = first.pos.turn() == shakmaty::Color::White;
+        let mut words: Vec<String> = Vec::new();
+        for (i, (_, san)) in self.moves().into_iter().enumerate() {
+            if white_to_move {
+                words.push(format!("{number}. {san}"));
+            } else if i == 0 {
+                words.push(format!("{number}... {san}"));
+            } else {
+                words.push(san.to_owned());
+            }
+            if !white_to_move {
+                number += 1;
+            }
+            white_to_move = !white_to_move;
+        }
+        words.push(result.to_owned());
+        // Export format: lines of at most 80 characters.
+        let mut line = String::new();
+        for w in words {
+            if !line.is_empty() && line.len() + 1 + w.len() > 80 {
+                out.push_str(&line);
+                out.push('\n');
+                line.clear();
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(&w);
+        }
+        out.push_str(&line);
+        out.push('\n');
+        out
+    }
+}

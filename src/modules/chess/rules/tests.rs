@@ -1,0 +1,358 @@
+//! The rules of chess, checked move by move: perft against the Chess Programming Wiki's
+//! counts, every ending, takebacks and the clock.
+
+use super::*;
+use shakmaty::perft;
+
+fn play(game: &ChessGame, moves: &str) -> ChessGame {
+    let mut g = game.clone();
+    for m in moves.split_whitespace() {
+        let role = g.turn().name();
+        g = g.apply(role, m).unwrap_or_else(|e| panic!("{m}: {e}"));
+    }
+    g
+}
+
+fn from(fen: &str) -> ChessGame {
+    ChessGame::new(0, &json!({ "fen": fen })).unwrap()
+}
+
+#[test]
+fn perft_positions_agree_with_the_wiki() {
+    // The notes' oracles, at depths that stay quick in a debug build.
+    let cases = [
+        (START_FEN, 4, 197_281),
+        (
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            3,
+            97_862,
+        ),
+        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4, 43_238),
+        (
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            3,
+            9_467,
+        ),
+        (
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            3,
+            62_379,
+        ),
+    ];
+    for (fen, depth, nodes) in cases {
+        assert_eq!(
+            perft(from(fen).position(), depth),
+            nodes,
+            "{fen} at depth {depth}"
+        );
+    }
+}
+
+#[test]
+fn the_start_and_a_move() {
+    let g = ChessGame::new(0, &Value::Null).unwrap();
+    assert_eq!(g.state()["fen"], START_FEN);
+    assert_eq!(g.state()["turn"], "white");
+    assert_eq!(g.state()["outcome"], Value::Null);
+    assert_eq!(Game::legal_actions(&g, "white").len(), 20);
+    assert!(Game::legal_actions(&g, "black").is_empty());
+    let g = play(&g, "e2e4");
+    assert_eq!(
+        g.state()["fen"],
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    );
+    assert_eq!(g.state()["last_move"], "e2e4");
+}
+
+#[test]
+fn turn_legality_and_notation_are_checked() {
+    let g = ChessGame::new(0, &Value::Null).unwrap();
+    assert_eq!(
+        g.apply("black", "e7e5").unwrap_err(),
+        GameError::NotYourTurn
+    );
+    assert!(
+        matches!(g.apply("white", "e2e5"), Err(GameError::Illegal(m)) if m.contains("not a legal move"))
+    );
+    assert!(
+        matches!(g.apply("white", "pawn to e4"), Err(GameError::Illegal(m)) if m.contains("UCI"))
+    );
+}
+
+#[test]
+fn castling_is_logged_in_standard_uci() {
+    let g = play(
+        &ChessGame::new(0, &Value::Null).unwrap(),
+        "e2e4 e7e5 g1f3 b8c6 f1c4 g8f6",
+    );
+    let castled = play(&g, "e1h1");
+    assert_eq!(castled.state()["last_move"], "e1g1");
+    assert_eq!(castled.last_san(), Some("O-O"));
+}
+
+#[test]
+fn the_last_move_is_named_in_san_with_its_mark() {
+    let g = play(&ChessGame::new(0, &Value::Null).unwrap(), "e2e4 e7e5 d1h5");
+    assert_eq!(g.last_san(), Some("Qh5"));
+    let g = play(&g, "b8c6 f1c4 g8f6");
+    assert_eq!(
+        g.fen(),
+        "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
+    );
+    let mate = play(&g, "h5f7");
+    assert_eq!(mate.last_san(), Some("Qxf7#"));
+    assert_eq!(mate.outcome().map(|o| o.reason), Some(EndReason::Checkmate));
+    // Knights on b1 and f3 can both reach d2: SAN names the file.
+    let g = play(
+        &ChessGame::new(0, &Value::Null).unwrap(),
+        "g1f3 e7e5 d2d4 e5d4 b1d2",
+    );
+    assert_eq!(g.last_san(), Some("Nbd2"));
+    assert_eq!(play(&g, "f8b4").last_san(), Some("Bb4"));
+}
+
+#[test]
+fn threefold_repetition_ends_the_game_at_ply_eight() {
+    let g = play(
+        &ChessGame::new(0, &Value::Null).unwrap(),
+        "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1",
+    );
+    assert!(!g.is_terminal());
+    let g = play(&g, "f6g8");
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome {
+            winner: None,
+            reason: EndReason::ThreefoldRepetition
+        })
+    );
+    assert_eq!(
+        g.apply("white", "g1f3").map(|_| ()),
+        Ok(()),
+        "the template itself does not refuse; the host checks terminal"
+    );
+}
+
+#[test]
+fn mate_on_the_hundredth_half_move_is_mate() {
+    let g = from("7k/8/6K1/8/8/8/8/R7 w - - 99 120");
+    let mate = play(&g, "a1a8");
+    assert_eq!(
+        mate.outcome(),
+        Some(Outcome {
+            winner: Some(Side::White),
+            reason: EndReason::Checkmate
+        })
+    );
+    assert_eq!(
+        mate.outcome().unwrap().describe(),
+        "White wins by checkmate"
+    );
+    let fifty = play(&g, "a1a2");
+    assert_eq!(
+        fifty.outcome(),
+        Some(Outcome {
+            winner: None,
+            reason: EndReason::FiftyMoveRule
+        })
+    );
+}
+
+#[test]
+fn stalemate_and_insufficient_material() {
+    // Qg6 leaves the black king on h8 no move and no check.
+    let stale = play(&from("7k/5K2/8/6Q1/8/8/8/8 w - - 0 1"), "g5g6");
+    assert_eq!(
+        stale.outcome(),
+        Some(Outcome {
+            winner: None,
+            reason: EndReason::Stalemate
+        })
+    );
+    // The white king takes the last black piece: two bare kings.
+    let bare = play(&from("k7/8/8/8/8/8/1q6/K7 w - - 0 1"), "a1b2");
+    assert_eq!(
+        bare.outcome(),
+        Some(Outcome {
+            winner: None,
+            reason: EndReason::InsufficientMaterial
+        })
+    );
+}
+
+#[test]
+fn resigning_draws_and_takebacks() {
+    let start = ChessGame::new(0, &Value::Null).unwrap();
+    let g = play(&start, "e2e4 e7e5");
+    let resigned = g.apply("black", "resign").unwrap();
+    assert_eq!(
+        resigned.outcome(),
+        Some(Outcome {
+            winner: Some(Side::White),
+            reason: EndReason::Resignation
+        })
+    );
+
+    let offered = g.apply("white", "offer_draw").unwrap();
+    assert_eq!(offered.state()["draw_offer"], "white");
+    assert!(
+        matches!(g.apply("black", "accept_draw"), Err(GameError::Illegal(_))),
+        "no offer yet"
+    );
+    let drawn = offered.apply("black", "accept_draw").unwrap();
+    assert_eq!(drawn.outcome().unwrap().describe(), "Draw by agreement");
+    // Moving instead of answering declines.
+    let moved = offered.apply("white", "g1f3").unwrap();
+    assert_eq!(
+        moved.state()["draw_offer"],
+        "white",
+        "the offerer's own move keeps it"
+    );
+    let answered = moved.apply("black", "b8c6").unwrap();
+    assert_eq!(answered.state()["draw_offer"], Value::Null);
+
+    // White asks to take back e2e4 after black replied: both plies go.
+    let asked = g.apply("white", "request_takeback").unwrap();
+    let back = asked.apply("black", "accept_takeback").unwrap();
+    assert_eq!(back.fen(), START_FEN);
+    // Black asks to take back e7e5 on white's turn: one ply.
+    let back1 = g
+        .apply("black", "request_takeback")
+        .unwrap()
+        .apply("white", "accept_takeback")
+        .unwrap();
+    assert_eq!(
+        back1.fen(),
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    );
+    assert!(matches!(
+        start.apply("white", "request_takeback"),
+        Err(GameError::Illegal(_))
+    ));
+    let declined = asked.apply("black", "decline_takeback").unwrap();
+    assert_eq!(declined.fen(), g.fen());
+}
+
+#[test]
+fn bad_options_are_refused() {
+    assert!(matches!(
+        ChessGame::new(0, &json!({"fen": "nonsense"})),
+        Err(GameError::BadOptions(_))
+    ));
+    assert!(matches!(
+        ChessGame::new(0, &json!({"fen": 3})),
+        Err(GameError::BadOptions(_))
+    ));
+    let g = from(START_FEN);
+    assert!(g.state().get("start_fen").is_none());
+}
+
+fn clocked(control: &str, fen: Option<&str>) -> ChessGame {
+    let mut o = json!({ "clock": control });
+    if let Some(f) = fen {
+        o["fen"] = json!(f);
+    }
+    ChessGame::new(0, &o).unwrap()
+}
+
+#[test]
+fn the_clock_charges_the_side_to_move_and_adds_the_increment() {
+    let g = clocked("1+2", None);
+    assert_eq!(Game::deadline(&g).unwrap().at, 60_000);
+    let g = g.apply_at("white", "e2e4", 5_000).unwrap();
+    let c = *g.clock().unwrap();
+    assert_eq!((c.white_ms, c.black_ms, c.since), (57_000, 60_000, 5_000));
+    assert_eq!(
+        Game::deadline(&g),
+        Some(Deadline {
+            at: 65_000,
+            action: "flag".into()
+        })
+    );
+    // An offer of a draw is no move: the clock runs on for the side to move.
+    let g = g.apply_at("white", "offer_draw", 6_000).unwrap();
+    assert_eq!(Game::deadline(&g).unwrap().at, 65_000);
+    // Black's time as the board shows it, mid-think.
+    assert_eq!(
+        g.clock().unwrap().left_at(Side::Black, Side::Black, 15_000),
+        50_000
+    );
+    let text = g.render(None, 15_000);
+    assert_eq!(text.last().unwrap(), "Clock 1+2: White 0:57, Black 0:50.");
+}
+
+#[test]
+fn a_flag_falls_only_when_the_time_is_up_and_then_the_game_is_lost() {
+    let g = clocked("1+0", None)
+        .apply_at("white", "e2e4", 1_000)
+        .unwrap();
+    // Nobody but the server takes a flag, and not early.
+    assert!(g.apply_at("white", "flag", 61_000).is_err());
+    assert!(g.apply_at(SERVER_ROLE, "flag", 60_999).is_err());
+    // A move after the flag fell is refused.
+    assert!(g.apply_at("black", "e7e5", 61_000).is_err());
+    let end = g.apply_at(SERVER_ROLE, "flag", 61_000).unwrap();
+    assert_eq!(
+        end.outcome(),
+        Some(Outcome {
+            winner: Some(Side::White),
+            reason: EndReason::Timeout
+        })
+    );
+    assert_eq!(end.ending().unwrap(), "White wins on time (1-0)");
+    assert_eq!(end.clock().unwrap().black_ms, 0);
+    assert_eq!(Game::deadline(&end), None);
+}
+
+#[test]
+fn a_flag_against_a_lone_king_is_a_draw() {
+    // White has only its king; black's flag falls, but white could never mate.
+    let g = clocked("1+0", Some("4k3/8/8/8/8/8/4p3/4K3 b - - 0 1"));
+    let end = g.apply_at(SERVER_ROLE, "flag", 60_000).unwrap();
+    assert_eq!(
+        end.outcome().unwrap().reason,
+        EndReason::TimeoutVsInsufficientMaterial
+    );
+    assert_eq!(end.outcome().unwrap().winner, None);
+}
+
+#[test]
+fn a_clocked_game_replays_from_its_log_with_the_times() {
+    let t = &crate::games::template::<ChessGame>();
+    let options = json!({ "clock": "3+1" });
+    let log = [
+        ("white", "e2e4", 2_000),
+        ("black", "e7e5", 9_500),
+        ("white", "request_takeback", 12_000),
+        ("black", "accept_takeback", 13_000),
+        ("white", "g1f3", 30_000),
+    ];
+    let mut game = (t.new)(0, &options).unwrap();
+    for (r, a, at) in log {
+        game = game.apply(r, a, at).unwrap();
+    }
+    let replayed = crate::games::replay(t, 0, &options, log).unwrap();
+    assert_eq!(replayed.state(), game.state());
+    let c = replayed.state()["clock"].clone();
+    // White: 180 s - 2 s + 1 s for e4; the takeback of two plies leaves white to move,
+    // its clock running since black's e5 (at 9.5 s), so Nf3 costs 20.5 s, + 1 s.
+    assert_eq!(c["white_ms"], 180_000 - 2_000 + 1_000 - 20_500 + 1_000);
+    assert_eq!(c["black_ms"], 180_000 - 7_500 + 1_000);
+}
+
+#[test]
+fn clocks_are_checked() {
+    for bad in ["5", "0+3", "181+0", "5+181", "a+b", "5+-1"] {
+        assert!(
+            ChessGame::new(0, &json!({ "clock": bad })).is_err(),
+            "{bad}"
+        );
+    }
+    assert!(
+        ChessGame::new(0, &json!({ "clock": "none" }))
+            .unwrap()
+            .clock()
+            .is_none()
+    );
+    assert!(ChessGame::new(0, &json!({ "clock": 5 })).is_err());
+}
