@@ -9,7 +9,9 @@
 //! around it waits in its mailbox for the `events` tool.
 
 pub mod bridge;
+mod poll;
 pub mod stdio;
+mod translate;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,7 +19,6 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
 };
 use rmcp::model::{
     GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
@@ -28,10 +29,13 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler};
 use serde_json::Value;
 
-use crate::modules::{self, REGISTRY};
+use crate::modules;
 use crate::store::Store;
 use crate::verbs::{Reply, VerbEntry, VerbError};
 use crate::world::{AgentId, Face, WorldHandle};
+use poll::Polls;
+use translate::result;
+pub use translate::{tool, tools};
 
 /// Who an MCP request acts for, put in the HTTP request's extensions by the bearer check.
 #[derive(Debug, Clone)]
@@ -48,185 +52,6 @@ pub struct MootMcp {
     wait: Duration,
     /// Long polls waiting now, per agent, and how many one agent may have.
     polls: Arc<Polls>,
-}
-
-/// Counts each agent's waiting long polls: each holds a connection and a task, so one agent
-/// (one token) must not be able to hold thousands.
-#[derive(Default)]
-struct Polls {
-    max: usize,
-    waiting: std::sync::Mutex<std::collections::HashMap<AgentId, usize>>,
-}
-
-/// One waiting long poll; the count goes down when it ends, however it ends.
-struct PollSlot {
-    polls: Arc<Polls>,
-    agent: AgentId,
-}
-
-impl Polls {
-    fn enter(self: &Arc<Self>, agent: &AgentId) -> Option<PollSlot> {
-        let mut map = self
-            .waiting
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let n = map.entry(agent.clone()).or_default();
-        if self.max > 0 && *n >= self.max {
-            return None;
-        }
-        *n += 1;
-        crate::metrics::get()
-            .long_polls
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Some(PollSlot {
-            polls: self.clone(),
-            agent: agent.clone(),
-        })
-    }
-}
-
-impl Drop for PollSlot {
-    fn drop(&mut self) {
-        crate::metrics::get()
-            .long_polls
-            .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
-        let mut map = self
-            .polls
-            .waiting
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(n) = map.get_mut(&self.agent) {
-            *n -= 1;
-            if *n == 0 {
-                map.remove(&self.agent);
-            }
-        }
-    }
-}
-
-fn object(schema: schemars::Schema) -> JsonObject {
-    match serde_json::to_value(schema) {
-        Ok(Value::Object(m)) => m,
-        _ => JsonObject::new(),
-    }
-}
-
-/// A schema a spec fixes, as written (checked when the registry is tested).
-fn fixed(json: &str) -> JsonObject {
-    match serde_json::from_str(json) {
-        Ok(Value::Object(m)) => m,
-        _ => panic!("a fixed tool schema is not a JSON object: {json}"),
-    }
-}
-
-/// A tool a spec gives whole (seed 002's), exactly as given.
-#[expect(
-    clippy::expect_used,
-    reason = "the definitions are constants in moot's source, built once when the tool list is \
-              made (the registry's tests build every one)"
-)]
-fn defined(def: Value) -> Tool {
-    let text = |k: &str| def[k].as_str().map(str::to_owned);
-    let object = |k: &str| match &def[k] {
-        Value::Object(m) => m.clone(),
-        v => panic!("a defined tool's {k} is not an object: {v}"),
-    };
-    let mut tool = Tool::new(
-        text("name").expect("a defined tool has a name"),
-        text("description").unwrap_or_default(),
-        Arc::new(object("inputSchema")),
-    )
-    .with_raw_output_schema(Arc::new(object("outputSchema")));
-    if let Some(title) = text("title") {
-        tool = tool.with_title(title);
-    }
-    let annotations: ToolAnnotations = serde_json::from_value(def["annotations"].clone())
-        .expect("a defined tool's annotations are MCP's");
-    tool.with_annotations(annotations)
-}
-
-/// The tool for a verb: what a spec fixes, exactly; the rest generated from the verb.
-pub fn tool(e: &VerbEntry) -> Tool {
-    if let Some(def) = e.tool.definition {
-        return defined(def());
-    }
-    let input = e
-        .tool
-        .input_schema
-        .map_or_else(|| object((e.args_schema)()), fixed);
-    let output = e.tool.output_schema.map_or_else(
-        || {
-            let mut output = object((e.output_schema)());
-            // MCP wants an object at the root; results that are one of several shapes (look)
-            // are objects in every shape, so saying so is true.
-            output
-                .entry("type")
-                .or_insert_with(|| Value::String("object".into()));
-            output
-        },
-        fixed,
-    );
-    let description = match e.tool.description {
-        Some(d) => d.to_owned(),
-        None => format!("{}\n\n{}\n\n(On telnet: {}.)", e.summary, e.help, e.usage),
-    };
-    let mut tool = Tool::new(e.tool_name(), description, Arc::new(input));
-    if let Some(title) = e.tool.title {
-        tool = tool.with_title(title);
-    }
-    if let Some(meta) = e.tool.meta {
-        tool = tool.with_meta(MetaObject(fixed(meta)));
-    }
-    tool.with_raw_output_schema(Arc::new(output))
-        .with_annotations(
-            ToolAnnotations::new()
-                .read_only(e.read_only)
-                .destructive(false)
-                .idempotent(e.read_only)
-                .open_world(false),
-        )
-}
-
-/// Every tool: one per verb.
-pub fn tools() -> Vec<Tool> {
-    REGISTRY.iter().map(|e| tool(e)).collect()
-}
-
-/// A verb's answer as a tool result: people's text as content (or, for a spec's tool, the
-/// JSON), the data as structuredContent; a refusal is an `isError` result the model can read.
-fn result(r: Result<Reply<Value>, VerbError>, json_text: bool) -> CallToolResult {
-    // A spec's tool answers every refusal in its shape, one met on the way here too (a bug).
-    let r = r.map_err(|e| {
-        if json_text {
-            let now = crate::world::sessions::iso(std::time::SystemTime::now());
-            crate::verbs::shaped(now, e)
-        } else {
-            e
-        }
-    });
-    match r {
-        // A spec's tool (seed 002's) puts its JSON in the text too (notes, fix 2), for clients
-        // that read only text.
-        Ok(reply) if json_text => {
-            let mut out = CallToolResult::success(vec![ContentBlock::text(reply.data.to_string())]);
-            out.structured_content = Some(reply.data);
-            out
-        }
-        Ok(reply) => {
-            let mut out = CallToolResult::success(vec![ContentBlock::text(reply.text.join("\n"))]);
-            out.structured_content = Some(reply.data);
-            out
-        }
-        // A refusal with a shape: the JSON as text too, for clients that read only text.
-        Err(VerbError {
-            data: Some(data), ..
-        }) => {
-            let mut out = CallToolResult::error(vec![ContentBlock::text(data.to_string())]);
-            out.structured_content = Some(data);
-            out
-        }
-        Err(e) => CallToolResult::error(vec![ContentBlock::text(e.message)]),
-    }
 }
 
 /// One step of a call: done (with a watch on the session when the answer is "not yet"), or
@@ -281,10 +106,7 @@ impl MootMcp {
             fixed,
             tools: Arc::new(tools()),
             wait: WAIT,
-            polls: Arc::new(Polls {
-                max: 4,
-                ..Polls::default()
-            }),
+            polls: Arc::new(Polls::new(4)),
         }
     }
 
@@ -326,10 +148,7 @@ impl MootMcp {
 
     /// How many long polls one agent may have waiting at once (0: no limit; 4 by default).
     pub fn with_poll_cap(mut self, max: usize) -> MootMcp {
-        self.polls = Arc::new(Polls {
-            max,
-            ..Polls::default()
-        });
+        self.polls = Arc::new(Polls::new(max));
         self
     }
 

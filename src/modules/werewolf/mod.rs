@@ -9,6 +9,7 @@
 
 pub mod building;
 pub mod catalog;
+pub mod idempotency;
 pub mod info;
 pub mod play;
 pub mod queue;
@@ -21,7 +22,6 @@ use serde_json::{Value, json};
 
 use crate::games::Code;
 use crate::verbs::{VerbError, entry};
-use crate::world::map::{Exit, Room, Thing};
 use crate::world::sessions::{HostError, Session, SessionId, iso, parse_id};
 use crate::world::{AgentId, Cx, Extension, RoomIdx, ThingKind, World};
 use rules::Werewolf;
@@ -45,7 +45,7 @@ pub struct WerewolfTown {
     /// Each match's building, by session.
     pub buildings: BTreeMap<SessionId, Building>,
     /// Answers kept under idempotency keys, by identity (see [`once`]).
-    pub keys: std::collections::HashMap<AgentId, std::collections::VecDeque<Keyed>>,
+    pub keys: std::collections::HashMap<AgentId, std::collections::VecDeque<idempotency::Keyed>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -201,7 +201,7 @@ pub fn named_match(
             }),
         // Your own match; else the one whose building you stand in, as a spectator.
         None => my_match(world, agent)
-            .or_else(|| building_of(world, agent))
+            .or_else(|| building::building_of(world, agent))
             .ok_or_else(|| {
                 refusal(
                     world,
@@ -298,127 +298,6 @@ pub fn act(
         .unwrap_or_default())
 }
 
-/// The door to match `sid`'s building from the Town Hall (`game3`), if it has one.
-pub fn door_of(world: &World, sid: SessionId) -> Option<String> {
-    let b = world.ext_ref::<WerewolfTown>()?.buildings.get(&sid)?;
-    Some(format!("game{}", b.number))
-}
-
-/// Puts up match `sid`'s building: a room off the hall with a door (or, if it is over, a
-/// plaque in the hall). `number` is its "Werewolf Game #N".
-fn build(world: &mut World, sid: SessionId, number: usize) {
-    let Some(hall) = hall(world) else { return };
-    let name = format!("Werewolf Game #{number}");
-    let room = world.add_room(Room {
-        id: format!("werewolf_game_{sid}"),
-        name: name.clone(),
-        description: format!(
-            "A timber meeting house raised for {name} (match {sid}). Eight chairs stand in a \
-             ring; the Town Crier keeps the time. Whoever stands here watches the match; the \
-             players may be anywhere. `look` shows how it stands; `out` leads back to the Town \
-             Hall."
-        ),
-        exits: vec![Exit {
-            name: "out".into(),
-            aliases: vec!["hall".into(), "leave".into()],
-            to: hall,
-        }],
-        things: Vec::new(),
-    });
-    world.bind_room(room, sid);
-    let ended = world.session(sid).is_some_and(|s| s.game.is_terminal());
-    world.ext::<WerewolfTown>().buildings.insert(
-        sid,
-        Building {
-            number,
-            room,
-            ended: false,
-        },
-    );
-    if ended {
-        put_up_plaque(world, sid);
-    } else {
-        world.map.rooms[hall].exits.push(door(number, room));
-    }
-}
-
-fn door(number: usize, room: RoomIdx) -> Exit {
-    Exit {
-        name: format!("game{number}"),
-        aliases: vec![format!("#{number}"), format!("werewolf{number}")],
-        to: room,
-    }
-}
-
-/// Match `sid` is over: its door in the hall becomes a plaque with the result.
-fn put_up_plaque(world: &mut World, sid: SessionId) {
-    let (Some(hall), Some(b)) = (
-        hall(world),
-        world.ext::<WerewolfTown>().buildings.get(&sid).copied(),
-    ) else {
-        return;
-    };
-    if b.ended {
-        return;
-    }
-    let Some(w) = game_of(world, sid) else { return };
-    let mut text = vec![format!("Werewolf Game #{} (match {sid})", b.number)];
-    text.extend(rules::text::report_lines(w));
-    let n = b.number;
-    let hall_room = &mut world.map.rooms[hall];
-    hall_room.exits.retain(|e| e.to != b.room);
-    hall_room.things.push(Thing {
-        id: format!("werewolf_plaque_{sid}"),
-        name: format!("a plaque for Werewolf Game #{n}"),
-        aliases: vec![
-            format!("plaque{n}"),
-            format!("plaque #{n}"),
-            format!("#{n} plaque"),
-            "plaque".into(),
-        ],
-        description: text.join("\n"),
-        kind: ThingKind::SCENERY,
-    });
-    if let Some(b) = world.ext::<WerewolfTown>().buildings.get_mut(&sid) {
-        b.ended = true;
-    }
-}
-
-/// After any change to a session: a Werewolf match that has just ended gets its plaque (undone
-/// with the change if the change is not stored).
-pub fn after_change(world: &mut World, cx: &mut Cx, sid: SessionId) {
-    let over = game_of(world, sid).is_some_and(|w| w.phase == rules::Phase::Ended);
-    let building = world.ext::<WerewolfTown>().buildings.get(&sid).copied();
-    if let (true, Some(b)) = (over, building)
-        && !b.ended
-    {
-        put_up_plaque(world, sid);
-        cx.undo(move |w| {
-            let Some(hall) = hall(w) else { return };
-            let room = &mut w.map.rooms[hall];
-            room.things
-                .retain(|t| t.id != format!("werewolf_plaque_{sid}"));
-            room.exits.push(door(b.number, b.room));
-            if let Some(x) = w.ext::<WerewolfTown>().buildings.get_mut(&sid) {
-                x.ended = false;
-            }
-        });
-    }
-}
-
-/// At start-up, after the sessions are restored: every match's building, in the order the
-/// matches began.
-pub fn restore(world: &mut World) {
-    let matches: Vec<SessionId> = world
-        .session_ids()
-        .into_iter()
-        .filter(|&sid| game_of(world, sid).is_some())
-        .collect();
-    for (i, sid) in matches.into_iter().enumerate() {
-        build(world, sid, i + 1);
-    }
-}
-
 /// Starts a match of `players` (agent, name, bot), the last of whom is the caller, that
 /// spectators may see whole while it runs if `live`; puts up its building. Returns the match
 /// and its number.
@@ -453,7 +332,7 @@ pub fn start_match(
         .map_err(|e| host_refusal(world, e))?;
     let sid = created.id;
     let number = world.ext::<WerewolfTown>().buildings.len() + 1;
-    build(world, sid, number);
+    building::build(world, sid, number);
     // A town without a Town Hall puts up no building (`werewolf practice` works anywhere).
     if let Some(b) = world.ext::<WerewolfTown>().buildings.get(&sid).copied() {
         cx.undo(move |w| {
@@ -493,85 +372,6 @@ pub fn assignment(world: &mut World, sid: SessionId, agent: &AgentId) -> Value {
     }
 }
 
-/// The running match whose building `agent` stands in, if any.
-pub(crate) fn building_match(world: &World, agent: &AgentId) -> Option<SessionId> {
-    building_of(world, agent)
-        .filter(|&sid| game_of(world, sid).is_some_and(|w| w.phase != rules::Phase::Ended))
-}
-
-/// The match whose building `agent` stands in.
-fn building_of(world: &World, agent: &AgentId) -> Option<SessionId> {
-    let room = world.find_player(agent)?.room;
-    world
-        .room_session(room)
-        .filter(|&sid| game_of(world, sid).is_some())
-}
-
-/// The role `agent` plays in match `sid`, while the match keeps them from hearing the town
-/// (a living player of a running match).
-fn secluded_role(world: &World, sid: SessionId, agent: &AgentId) -> Option<&'static str> {
-    let s = world.session(sid)?;
-    s.role_of(agent).filter(|r| s.game.secluded(r))
-}
-
-/// The role `agent` speaks in match `sid` with now: a living player's, or the condemned's for
-/// their last words.
-fn speaking_role(world: &World, sid: SessionId, agent: &AgentId) -> Option<&'static str> {
-    let s = world.session(sid)?;
-    s.role_of(agent).filter(|r| {
-        s.game.secluded(r)
-            || s.game
-                .legal_actions(r)
-                .iter()
-                .any(|a| a.starts_with("say "))
-    })
-}
-
-/// `say` in a running match's building: a living player's words (and the condemned's last
-/// words) go to the match (as `speak`); the dead and the watchers talk among themselves, from
-/// the graveyard, and the living do not hear them. None outside a building.
-pub fn floor(world: &mut World, cx: &mut Cx, text: &str) -> Option<Result<Vec<String>, VerbError>> {
-    let sid = building_match(world, &cx.actor)?;
-    Some(match speaking_role(world, sid, &cx.actor) {
-        Some(role) => {
-            let args = play::SpeakArgs {
-                text: text.to_owned(),
-                ..play::SpeakArgs::default()
-            };
-            play::speak(world, cx, sid, role, &args).map(|r| r.text)
-        }
-        None => {
-            let name = &world.player(&cx.actor).name;
-            let line = format!("{name} says from the graveyard, \"{text}\"");
-            // The living there hear none of it; telling the speaker so each time is noise.
-            cx.speak(world, "graveyard", &line);
-            Ok(vec![format!("You say from the graveyard, \"{text}\"")])
-        }
-    })
-}
-
-/// Emotes and whispers of a living player in their match's building are refused: they talk
-/// with `say`, to the match. (The dead and the watchers may; the living do not hear them.)
-pub fn check_quiet(world: &World, cx: &Cx) -> Result<(), VerbError> {
-    match building_match(world, &cx.actor) {
-        Some(sid) if secluded_role(world, sid, &cx.actor).is_some() => Err(VerbError::refused(
-            "In the match, speak with `say` (or `speak`) when it is your time.",
-        )),
-        _ => Ok(()),
-    }
-}
-
-/// Idempotency keys each identity's answers are kept under, newest last.
-use crate::store::keys::{KEPT_PER_IDENTITY, KeptRow};
-
-/// A call made with an idempotency key, and the answer it got.
-pub struct Keyed {
-    tool: String,
-    key: String,
-    args: Value,
-    answer: (Vec<String>, Value),
-}
-
 /// The Town Hall's board and the match buildings, for the town's map on the web.
 pub fn town_board(world: &World) -> Value {
     let Some(town) = world.ext_ref::<WerewolfTown>() else {
@@ -598,119 +398,6 @@ pub fn town_board(world: &World) -> Value {
         "queue": town.queue.iter().map(|(_, name)| name).collect::<Vec<_>>(),
         "matches": matches,
     })
-}
-
-/// Takes back the answers kept under idempotency keys before a restart.
-pub fn keep_answers(world: &mut World, kept: &[KeptRow]) {
-    let keys = &mut world.ext::<WerewolfTown>().keys;
-    for row in kept {
-        let (Ok(args), Ok(answer)) = (
-            serde_json::from_str(&row.args),
-            serde_json::from_str(&row.answer),
-        ) else {
-            tracing::warn!(agent = %row.agent_id, key = %row.key, "an unreadable kept answer is skipped");
-            continue;
-        };
-        let list = keys.entry(AgentId::from(row.agent_id.clone())).or_default();
-        list.push_back(Keyed {
-            tool: row.tool.clone(),
-            key: row.key.clone(),
-            args,
-            answer,
-        });
-        if list.len() > KEPT_PER_IDENTITY {
-            list.pop_front();
-        }
-    }
-}
-
-/// Runs `f` once per (caller, tool, key) (notes, fix 11): a retry with the same key and the
-/// same arguments gets the first answer again and changes nothing; the same key with other
-/// arguments is `IDEMPOTENCY_KEY_REUSED`. Only answers that did something are kept (a refused
-/// call may be retried), the newest [`KEPT_PER_IDENTITY`] of each identity. The answer is
-/// stored with the change it answers, and forgotten with it if that is not stored; a restart
-/// takes it back ([`keep_answers`]).
-pub fn once<V: crate::verbs::Verb>(
-    world: &mut World,
-    cx: &mut Cx,
-    key: Option<String>,
-    args: V::Args,
-    f: impl FnOnce(&mut World, &mut Cx, V::Args) -> Result<crate::verbs::Reply<Value>, VerbError>,
-) -> Result<crate::verbs::Reply<Value>, VerbError> {
-    let tool = V::TOOL.name.unwrap_or(V::NAME);
-    let Some(key) = key else {
-        return f(world, cx, args);
-    };
-    let key = key.as_str();
-    if !(8..=128).contains(&key.chars().count()) {
-        return Err(refusal(
-            world,
-            Code::InvalidRequest,
-            "An idempotencyKey is 8 to 128 characters",
-            None,
-        ));
-    }
-    #[expect(
-        clippy::expect_used,
-        reason = "the tools' arguments are plain structs of strings, numbers and flags"
-    )]
-    let mut seen = serde_json::to_value(&args).expect("arguments serialize");
-    if let Some(o) = seen.as_object_mut() {
-        o.remove("idempotencyKey");
-    }
-    let me = cx.actor.clone();
-    let town = world.ext::<WerewolfTown>();
-    let earlier = town
-        .keys
-        .get(&me)
-        .and_then(|l| l.iter().find(|k| k.tool == tool && k.key == key))
-        .map(|k| (k.args == seen, k.answer.clone()));
-    match earlier {
-        Some((true, (text, data))) => return Ok(crate::verbs::Reply::new(text, data)),
-        Some((false, _)) => {
-            return Err(refusal(
-                world,
-                Code::IdempotencyKeyReused,
-                &format!("The key `{key}` was used for {tool} with other arguments"),
-                None,
-            ));
-        }
-        None => {}
-    }
-    let reply = f(world, cx, args)?;
-    let answer = (reply.text.clone(), reply.data.clone());
-    #[expect(
-        clippy::expect_used,
-        reason = "lines and a JSON value always serialize"
-    )]
-    let row = KeptRow {
-        agent_id: me.to_string(),
-        tool: tool.to_owned(),
-        key: key.to_owned(),
-        args: seen.to_string(),
-        answer: serde_json::to_string(&answer).expect("an answer serializes"),
-    };
-    let list = world
-        .ext::<WerewolfTown>()
-        .keys
-        .entry(me.clone())
-        .or_default();
-    list.push_back(Keyed {
-        tool: tool.to_owned(),
-        key: key.to_owned(),
-        args: seen,
-        answer,
-    });
-    if list.len() > KEPT_PER_IDENTITY {
-        list.pop_front();
-    }
-    let key = key.to_owned();
-    cx.save(crate::store::keys::keep(row), move |w| {
-        if let Some(l) = w.ext::<WerewolfTown>().keys.get_mut(&me) {
-            l.retain(|k| !(k.tool == tool && k.key == key));
-        }
-    });
-    Ok(reply)
 }
 
 /// The rules and each role's card, as MCP prompts and resources (seed 002 §5.3; notes, fix
@@ -825,7 +512,7 @@ pub static MODULE: crate::verbs::module::GameModule = crate::verbs::module::Game
     app: None,
     hooks: crate::verbs::module::Hooks {
         open: Some(open),
-        on_change: Some(after_change),
+        on_change: Some(building::after_change),
         on_tick: Some(queue::fill),
         documents: Some(documents),
         town: Some(town_board),
@@ -833,7 +520,7 @@ pub static MODULE: crate::verbs::module::GameModule = crate::verbs::module::Game
 };
 
 /// The buildings of the restored matches, and the tools' kept answers.
-fn open(world: &mut World, kept: &[KeptRow]) {
-    restore(world);
-    keep_answers(world, kept);
+fn open(world: &mut World, kept: &[crate::store::keys::KeptRow]) {
+    building::restore(world);
+    idempotency::keep_answers(world, kept);
 }

@@ -121,7 +121,7 @@ The match begins when all eight are ready, or when the lobby's time runs out.";
 
     fn run(world: &mut World, cx: &mut Cx, args: MatchArgs) -> Result<Reply<Value>, VerbError> {
         let key = args.idempotency_key.clone();
-        super::once::<Self>(world, cx, key, args, |world, cx, args| {
+        super::idempotency::once::<Self>(world, cx, key, args, |world, cx, args| {
             let me = cx.actor.clone();
             let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
             act(world, cx, sid, "ready")?;
@@ -177,7 +177,7 @@ last words if you were voted out. In the match's building, plain `say` does the 
 
     fn run(world: &mut World, cx: &mut Cx, args: SpeakArgs) -> Result<Reply<Value>, VerbError> {
         let key = args.idempotency_key.clone();
-        super::once::<Self>(world, cx, key, args, |world, cx, args| {
+        super::idempotency::once::<Self>(world, cx, key, args, |world, cx, args| {
             let me = cx.actor.clone();
             let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
             speak(world, cx, sid, role, &args)
@@ -307,7 +307,7 @@ You may change your vote until the vote ends. Most votes is eliminated; a tie sp
 
     fn run(world: &mut World, cx: &mut Cx, args: VoteArgs) -> Result<Reply<Value>, VerbError> {
         let key = args.idempotency_key.clone();
-        super::once::<Self>(world, cx, key, args, |world, cx, args| {
+        super::idempotency::once::<Self>(world, cx, key, args, |world, cx, args| {
             let me = cx.actor.clone();
             let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
             let (_, w) = the_match(world, sid)?;
@@ -362,7 +362,7 @@ macro_rules! night_verb {
                 // retried, leaves no public trace (no idle time moves).
                 cx.hidden = true;
                 let key = args.idempotency_key.clone();
-                super::once::<Self>(world, cx, key, args, |world, cx, args| {
+                super::idempotency::once::<Self>(world, cx, key, args, |world, cx, args| {
                     let (sid, event, value) = night(world, cx, &args, $word, $key)?;
                     let data = ok(world, sid, &event, $key, value);
                     Ok(Reply::new(Vec::new(), data))
@@ -459,7 +459,7 @@ wolves (and spectators the server lets see everything) hear them.";
         // Only wolves talk at night: trying to leaves no public trace.
         cx.hidden = true;
         let key = args.idempotency_key.clone();
-        super::once::<Self>(world, cx, key, args, |world, cx, args| {
+        super::idempotency::once::<Self>(world, cx, key, args, |world, cx, args| {
             let me = cx.actor.clone();
             let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
             let event = act(world, cx, sid, &format!("wolfchat {}", args.text))?;

@@ -107,7 +107,7 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
 
     fn run(world: &mut World, cx: &mut Cx, args: JoinArgs) -> Result<Reply<Value>, VerbError> {
         let key = args.idempotency_key.clone();
-        super::once::<Self>(world, cx, key, args, |world, cx, args| {
+        super::idempotency::once::<Self>(world, cx, key, args, |world, cx, args| {
             check_queue_id(world, &args.queue_id)?;
             let me = cx.actor.clone();
             if let Some(sid) = running_match(world, &me) {
@@ -257,7 +257,7 @@ impl Verb for Unsign {
 
     fn run(world: &mut World, cx: &mut Cx, args: LeaveArgs) -> Result<Reply<Value>, VerbError> {
         let key = args.idempotency_key.clone();
-        super::once::<Self>(world, cx, key, args, |world, cx, args| {
+        super::idempotency::once::<Self>(world, cx, key, args, |world, cx, args| {
             check_queue_id(world, &args.queue_id)?;
             let me = cx.actor.clone();
             let q = &mut world.ext::<WerewolfTown>().queue;

@@ -187,7 +187,7 @@ fn run_verb(w: &mut World, cx: &mut Cx, name: &str, args: Value) -> Result<Value
 fn with_door(w: &World, agent: &AgentId, mut data: Value) -> Value {
     let sid = super::my_match(w, agent).filter(|_| !data["matchAssignment"].is_null());
     if let Some(sid) = sid {
-        data["door"] = json!(super::door_of(w, sid));
+        data["door"] = json!(super::building::door_of(w, sid));
         data["page"] = json!(super::page_of(sid));
     }
     data

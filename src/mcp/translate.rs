@@ -1,0 +1,135 @@
+//! A verb as an MCP tool, and its answer as a tool's result: what a spec fixes (seed 002's
+//! tools, seed 000's schemas) exactly as written, the rest generated from the verb.
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
+use serde_json::Value;
+
+use crate::modules::REGISTRY;
+use crate::verbs::{Reply, VerbEntry, VerbError};
+
+fn object(schema: schemars::Schema) -> JsonObject {
+    match serde_json::to_value(schema) {
+        Ok(Value::Object(m)) => m,
+        _ => JsonObject::new(),
+    }
+}
+
+/// A schema a spec fixes, as written (checked when the registry is tested).
+fn fixed(json: &str) -> JsonObject {
+    match serde_json::from_str(json) {
+        Ok(Value::Object(m)) => m,
+        _ => panic!("a fixed tool schema is not a JSON object: {json}"),
+    }
+}
+
+/// A tool a spec gives whole (seed 002's), exactly as given.
+#[expect(
+    clippy::expect_used,
+    reason = "the definitions are constants in moot's source, built once when the tool list is \
+              made (the registry's tests build every one)"
+)]
+fn defined(def: Value) -> Tool {
+    let text = |k: &str| def[k].as_str().map(str::to_owned);
+    let object = |k: &str| match &def[k] {
+        Value::Object(m) => m.clone(),
+        v => panic!("a defined tool's {k} is not an object: {v}"),
+    };
+    let mut tool = Tool::new(
+        text("name").expect("a defined tool has a name"),
+        text("description").unwrap_or_default(),
+        Arc::new(object("inputSchema")),
+    )
+    .with_raw_output_schema(Arc::new(object("outputSchema")));
+    if let Some(title) = text("title") {
+        tool = tool.with_title(title);
+    }
+    let annotations: ToolAnnotations = serde_json::from_value(def["annotations"].clone())
+        .expect("a defined tool's annotations are MCP's");
+    tool.with_annotations(annotations)
+}
+
+/// The tool for a verb: what a spec fixes, exactly; the rest generated from the verb.
+pub fn tool(e: &VerbEntry) -> Tool {
+    if let Some(def) = e.tool.definition {
+        return defined(def());
+    }
+    let input = e
+        .tool
+        .input_schema
+        .map_or_else(|| object((e.args_schema)()), fixed);
+    let output = e.tool.output_schema.map_or_else(
+        || {
+            let mut output = object((e.output_schema)());
+            // MCP wants an object at the root; results that are one of several shapes (look)
+            // are objects in every shape, so saying so is true.
+            output
+                .entry("type")
+                .or_insert_with(|| Value::String("object".into()));
+            output
+        },
+        fixed,
+    );
+    let description = match e.tool.description {
+        Some(d) => d.to_owned(),
+        None => format!("{}\n\n{}\n\n(On telnet: {}.)", e.summary, e.help, e.usage),
+    };
+    let mut tool = Tool::new(e.tool_name(), description, Arc::new(input));
+    if let Some(title) = e.tool.title {
+        tool = tool.with_title(title);
+    }
+    if let Some(meta) = e.tool.meta {
+        tool = tool.with_meta(MetaObject(fixed(meta)));
+    }
+    tool.with_raw_output_schema(Arc::new(output))
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(e.read_only)
+                .destructive(false)
+                .idempotent(e.read_only)
+                .open_world(false),
+        )
+}
+
+/// Every tool: one per verb.
+pub fn tools() -> Vec<Tool> {
+    REGISTRY.iter().map(|e| tool(e)).collect()
+}
+
+/// A verb's answer as a tool result: people's text as content (or, for a spec's tool, the
+/// JSON), the data as structuredContent; a refusal is an `isError` result the model can read.
+pub(super) fn result(r: Result<Reply<Value>, VerbError>, json_text: bool) -> CallToolResult {
+    // A spec's tool answers every refusal in its shape, one met on the way here too (a bug).
+    let r = r.map_err(|e| {
+        if json_text {
+            let now = crate::world::sessions::iso(std::time::SystemTime::now());
+            crate::verbs::shaped(now, e)
+        } else {
+            e
+        }
+    });
+    match r {
+        // A spec's tool (seed 002's) puts its JSON in the text too (notes, fix 2), for clients
+        // that read only text.
+        Ok(reply) if json_text => {
+            let mut out = CallToolResult::success(vec![ContentBlock::text(reply.data.to_string())]);
+            out.structured_content = Some(reply.data);
+            out
+        }
+        Ok(reply) => {
+            let mut out = CallToolResult::success(vec![ContentBlock::text(reply.text.join("\n"))]);
+            out.structured_content = Some(reply.data);
+            out
+        }
+        // A refusal with a shape: the JSON as text too, for clients that read only text.
+        Err(VerbError {
+            data: Some(data), ..
+        }) => {
+            let mut out = CallToolResult::error(vec![ContentBlock::text(data.to_string())]);
+            out.structured_content = Some(data);
+            out
+        }
+        Err(e) => CallToolResult::error(vec![ContentBlock::text(e.message)]),
+    }
+}
