@@ -471,7 +471,7 @@ pub fn json_args(verb: usize, sessions: &[SessionId], bytes: &[u8]) -> Value {
         let game = sessions
             .get(usize::from(v) % sessions.len().max(1))
             .copied()
-            .unwrap_or(1);
+            .unwrap_or(SessionId::FIRST);
         let value = match kind % 10 {
             0 => continue,
             1 | 2 => json!(format!("#{game}")),

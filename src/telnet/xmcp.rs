@@ -73,7 +73,7 @@ mod tests {
     #[test]
     fn the_start_position_byte_for_byte() {
         let b = BoardMsg {
-            object: 269,
+            object: 269.into(),
             board: "RP....prNP....pnBP....pbKP....pkQP....pqBP....pbNP....pnRP....pr".into(),
             your_turn: true,
             colour: "white",

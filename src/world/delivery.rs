@@ -38,7 +38,7 @@ pub enum Out {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoardMsg {
     /// The session id, shown to MOO clients as the object `#<id>`.
-    pub object: u64,
+    pub object: crate::world::sessions::SessionId,
     /// 64 characters, file by file from the h-file, rank 1 to 8 within each (tkMOO-light's order).
     pub board: String,
     /// Whether it is this recipient's move.

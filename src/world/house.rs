@@ -284,13 +284,16 @@ mod tests {
     fn deadlines_come_out_in_order_and_a_new_one_replaces_the_old() {
         let t0 = Instant::now();
         let mut d = Deadlines::default();
-        d.set(1, Some(t0 + Duration::from_secs(5)));
-        d.set(2, Some(t0 + Duration::from_secs(2)));
-        d.set(1, Some(t0 + Duration::from_secs(1)));
-        d.set(3, Some(t0 + Duration::from_secs(9)));
-        d.set(3, None);
+        d.set(1.into(), Some(t0 + Duration::from_secs(5)));
+        d.set(2.into(), Some(t0 + Duration::from_secs(2)));
+        d.set(1.into(), Some(t0 + Duration::from_secs(1)));
+        d.set(3.into(), Some(t0 + Duration::from_secs(9)));
+        d.set(3.into(), None);
         assert_eq!(d.next(), Some(t0 + Duration::from_secs(1)));
-        assert_eq!(d.take_due(t0 + Duration::from_secs(3)), vec![1, 2]);
+        assert_eq!(
+            d.take_due(t0 + Duration::from_secs(3)),
+            vec![SessionId::from(1), SessionId::from(2)]
+        );
         assert_eq!(d.next(), None);
     }
 

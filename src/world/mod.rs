@@ -263,7 +263,7 @@ impl World {
             directory,
             sessions: BTreeMap::new(),
             secluded: HashMap::new(),
-            next_session: 1,
+            next_session: SessionId::FIRST,
             ticks: HashMap::new(),
             town: tokio::sync::watch::channel(0).0,
             watchers: HashMap::new(),

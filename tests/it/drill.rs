@@ -6,6 +6,7 @@
 //! `verbs_live` explores the same town without end.
 
 use moot::drill::{Drill, Op, Who, json_args};
+use moot::world::sessions::SessionId;
 
 /// The test's own reproducible randomness (the templates' SplitMix64).
 struct Rng(u64);
@@ -198,7 +199,7 @@ const ARGS: &[&str] = &[
 
 /// A typed line: a verb, then arguments of the kinds verbs take (often a game's number of a
 /// game that exists, whoever plays it), now and then far too long.
-fn line(rng: &mut Rng, sessions: &[u64]) -> String {
+fn line(rng: &mut Rng, sessions: &[SessionId]) -> String {
     let verbs = if rng.below(2) == 0 { GAME_VERBS } else { WORDS };
     let mut l = rng.pick(verbs).to_owned();
     // Most verbs read `<what> [#<game>]`: a cell, a move, a name, then which game.
@@ -229,7 +230,7 @@ fn op(rng: &mut Rng, drill: &Drill) -> Op {
     };
     let sessions = drill.sessions();
     let sid = if sessions.is_empty() || rng.below(10) == 0 {
-        rng.next() % 20
+        SessionId::from(rng.next() % 20)
     } else {
         sessions[rng.below(sessions.len())]
     };

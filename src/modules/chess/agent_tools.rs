@@ -67,8 +67,7 @@ fn waiting_info(id: SessionId, colour: &str) -> GameInfo {
 }
 
 /// `i` with its UI resource named, if `me` asked for one in this game.
-fn with_ui(world: &World, mut i: GameInfo, me: &crate::world::AgentId) -> GameInfo {
-    let id: SessionId = i.game_id.parse().unwrap_or(0);
+fn with_ui(world: &World, id: SessionId, mut i: GameInfo, me: &crate::world::AgentId) -> GameInfo {
     if world
         .ext_ref::<ChessRoom>()
         .is_some_and(|r| r.ui.contains(&(id, me.clone())))
@@ -334,7 +333,7 @@ joinGame with the id.";
                 text
             };
             let data = waiting_info(id, &a.color);
-            return Ok(Reply::new(vec![text], with_ui(world, data, &me)));
+            return Ok(Reply::new(vec![text], with_ui(world, id, data, &me)));
         }
         let participants = BTreeMap::from([
             (a.color.clone(), me.to_string()),
@@ -373,7 +372,7 @@ joinGame with the id.";
         };
         Ok(Reply::new(
             vec![text],
-            with_ui(world, info(s, g, &me, None), &me),
+            with_ui(world, s.id, info(s, g, &me, None), &me),
         ))
     }
 }
@@ -432,7 +431,7 @@ a game you already play. Then play with finishTurn (or `move` on telnet).";
                 "Error: Game {id} already has two players (you can `watch #{id}`)."
             )));
         };
-        let i = with_ui(world, info(s, g, &me, None), &me);
+        let i = with_ui(world, s.id, info(s, g, &me, None), &me);
         let next = if i.status == "your_turn" {
             "**Next Action**: Decide your move and call `finishTurn(game_id, move)`."
         } else {
@@ -572,7 +571,7 @@ is legal, then plays it. With claim_win, the move is refused unless it mates.";
         };
         Ok(Reply::new(
             vec![text],
-            with_ui(world, info(s, g, &me, None), &me),
+            with_ui(world, s.id, info(s, g, &me, None), &me),
         ))
     }
 }
@@ -635,7 +634,7 @@ cancelling. (On telnet it answers at once: you are told of every move anyway.)";
                 "You are not playing in game {id}."
             )));
         }
-        let i = with_ui(world, info(s, g, &me, None), &me);
+        let i = with_ui(world, s.id, info(s, g, &me, None), &me);
         match (g.outcome(), i.status.as_str()) {
             (Some(o), _) => Ok(Reply::new(
                 vec![format!(

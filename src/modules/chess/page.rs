@@ -4,13 +4,13 @@
 use crate::world::sessions::SessionId;
 use crate::world::{AgentId, World};
 
-pub fn chess_uri(game: u64) -> String {
+pub fn chess_uri(game: SessionId) -> String {
     format!("ui://chess/{game}")
 }
 
 /// The page for game `game`, drawn at `fen` from `colour`'s side (`""` for a browser that will
 /// ask the REST API).
-pub fn chess_page(game: u64, fen: &str, colour: &str, tick: u64) -> String {
+pub fn chess_page(game: SessionId, fen: &str, colour: &str, tick: u64) -> String {
     // The values are ids, a FEN and a colour; none can hold a quote or a tag.
     let safe = |s: &str| {
         s.chars()
@@ -86,7 +86,7 @@ pub fn live(
 /// The page `ui://chess/<which>` shows `me`: game `<which>`, or for `board` (what createGame
 /// declares) the newest game that asked for the board, or else their newest chess game.
 pub fn app_page(w: &mut World, me: &AgentId, which: &str) -> Option<String> {
-    let id = match which.parse::<u64>() {
+    let id = match crate::world::sessions::parse_id(which) {
         Ok(id) => id,
         Err(_) if which == "board" => newest_board(w, me)?,
         Err(_) => return None,
@@ -106,7 +106,7 @@ pub fn app_page(w: &mut World, me: &AgentId, which: &str) -> Option<String> {
 
 /// The games whose board `me` asked for (`showUi`), oldest first.
 pub fn app_listed(w: &mut World, me: &AgentId) -> Vec<SessionId> {
-    let mut ids: Vec<u64> = w
+    let mut ids: Vec<SessionId> = w
         .ext::<super::ChessRoom>()
         .ui
         .iter()
@@ -118,7 +118,7 @@ pub fn app_listed(w: &mut World, me: &AgentId) -> Vec<SessionId> {
 }
 
 /// The newest game `me` asked the board of, or else the newest chess game they play.
-fn newest_board(w: &mut World, me: &AgentId) -> Option<u64> {
+fn newest_board(w: &mut World, me: &AgentId) -> Option<SessionId> {
     let asked = app_listed(w, me).last().copied();
     asked.or_else(|| {
         w.session_ids().into_iter().rev().find(|id| {

@@ -1,0 +1,193 @@
+//! Taking an action in a session: identity, turn, tick and legality checked, the action
+//! stamped with its game time and logged before anyone hears of it, then the headline.
+
+use super::{Acted, ErrorCode, HostError, Session, SessionId, iso, not_found};
+use crate::games::{self, GameTime};
+use crate::store::writes;
+use crate::world::{AgentId, Cx, World};
+
+/// What an action did, in words for everyone following the game: the template says what
+/// (hidden choices stay hidden), the host says who. Called once the action is applied.
+fn headline(s: &Session, agent: &str, role: &str, action: &str) -> String {
+    let what = s.game.headline(role, action);
+    if what.is_empty() {
+        // The template tells its followers everything in its notes.
+        return what;
+    }
+    let mut line = if role == crate::games::SERVER_ROLE {
+        // The server actor is nobody: the template's words stand alone.
+        format!("#{}: {what}.", s.id)
+    } else {
+        let who = s
+            .participants
+            .iter()
+            .find(|p| &*p.agent == agent)
+            .map_or(agent, |p| p.name.as_str());
+        format!("#{}: {who} ({role}) {what}.", s.id)
+    };
+    if let Some(end) = s.game.ending() {
+        line.push_str(&format!(" Game over: {end}."));
+    }
+    line
+}
+
+impl World {
+    /// Takes an action for `cx.actor` in session `id`. `expected_tick` is required by
+    /// turn-based templates and must equal the session's tick.
+    pub fn act(
+        &mut self,
+        cx: &mut Cx,
+        id: SessionId,
+        action: &str,
+        expected_tick: Option<u64>,
+    ) -> Result<Acted, HostError> {
+        let actor = cx.actor.clone();
+        self.act_as(cx, &actor, id, action, expected_tick)
+    }
+
+    /// [`World::act`] on behalf of `agent` (the actor, or the computer answering).
+    pub fn act_as(
+        &mut self,
+        cx: &mut Cx,
+        agent: &AgentId,
+        sid: SessionId,
+        action: &str,
+        expected_tick: Option<u64>,
+    ) -> Result<Acted, HostError> {
+        let id = sid;
+        let s = self
+            .sessions
+            .get(&sid)
+            .ok_or_else(|| not_found(&id.to_string()))?;
+        let Some(role) = s.role_of(agent) else {
+            return Err(HostError::new(
+                ErrorCode::Forbidden,
+                format!("You are not a participant in session {id}"),
+            ));
+        };
+        if s.game.is_terminal() {
+            return Err(HostError::new(
+                ErrorCode::InvalidAction,
+                format!("Session {id} is completed"),
+            ));
+        }
+        if s.template.sequential {
+            let expected = expected_tick.ok_or_else(|| {
+                HostError::new(
+                    ErrorCode::InvalidRequest,
+                    format!("expected_tick is required for {}", s.template.id),
+                )
+            })?;
+            let tick = s.tick_for(Some(role));
+            if expected != tick {
+                return Err(HostError::new(
+                    ErrorCode::Conflict,
+                    format!("expected_tick {expected} does not match the current tick {tick}"),
+                ));
+            }
+        }
+        // Logged as the template spells it (chess: SAN becomes UCI), whatever face it came by.
+        let canonical = s.game.canonical(role, action);
+        // A deadline that has fallen due comes first: the flag fell before this move arrived.
+        let now = self.game_time(s);
+        if s.game.deadline().is_some_and(|d| d.at <= now) && self.take_deadline(cx, sid) {
+            return self.act_as(cx, agent, sid, action, expected_tick);
+        }
+        self.record(cx, agent, sid, canonical.as_deref().unwrap_or(action), now)
+    }
+
+    /// Applies `action` by `agent` (a participant, or the server actor) at game time `at`,
+    /// logs it, and tells everyone who follows the session.
+    pub(in crate::world) fn record(
+        &mut self,
+        cx: &mut Cx,
+        agent: &AgentId,
+        sid: SessionId,
+        action: &str,
+        at: GameTime,
+    ) -> Result<Acted, HostError> {
+        let id = sid;
+        let s = self
+            .sessions
+            .get_mut(&sid)
+            .ok_or_else(|| not_found(&id.to_string()))?;
+        let role = if &**agent == crate::world::SERVER_ID {
+            games::SERVER_ROLE
+        } else {
+            s.role_of(agent).ok_or_else(|| {
+                HostError::new(
+                    ErrorCode::Forbidden,
+                    format!("You are not a participant in session {id}"),
+                )
+            })?
+        };
+        let next = s.game.apply(role, action, at).map_err(|e| {
+            // A template's wait is in game time; the caller waits in real time.
+            let mut h = HostError::from(e);
+            h.retry_after = h.retry_after.map(|d| self.time.real(d));
+            h
+        })?;
+        // An action the public may not know was taken leaves no public trace (`Cx::hidden`).
+        if role != games::SERVER_ROLE && next.action_view(None, role, action).is_none() {
+            cx.hidden = true;
+        }
+        let tick = s.tick;
+        let before = std::mem::replace(&mut s.game, next);
+        let headline = headline(s, agent, role, action);
+        let notes = s.game.notes(role, action);
+        s.tick += 1;
+        let status = s.status();
+        let created = iso(self.time.wall(cx.now));
+        s.log.push(crate::store::sessions::LogEntry {
+            tick,
+            role: role.to_owned(),
+            action: action.to_owned(),
+            agent_id: agent.to_string(),
+            created_at: created.clone(),
+            at_ms: at,
+        });
+        let ending = s
+            .game
+            .is_terminal()
+            .then(|| (s.template.id, s.game.ending().unwrap_or_default()));
+        let write = writes::record_action(
+            id.to_string(),
+            agent.to_string(),
+            role.to_owned(),
+            action.to_owned(),
+            tick,
+            s.game.state().to_string(),
+            status,
+            created,
+            at,
+        );
+        cx.save(
+            move |c| {
+                write(c)?;
+                if let Some((template, ending)) = ending {
+                    tracing::info!(target: crate::logging::AUDIT, event = "match_end", session = sid.number(), template, ending);
+                }
+                Ok(())
+            },
+            move |w| {
+                if let Some(s) = w.sessions.get_mut(&sid) {
+                    s.game = before;
+                    s.tick = tick;
+                    s.log.pop();
+                }
+                w.schedule(sid);
+            },
+        );
+        let acted = Acted {
+            tick: s.tick_for(Some(role)),
+            state: s.game.view(Some(role)),
+            status: status.to_owned(),
+        };
+        cx.changed.push(sid);
+        self.announce(cx, agent, sid, headline, &notes);
+        self.schedule(sid);
+        self.computer_turn(cx, sid);
+        self.session_changed(cx, sid);
+        Ok(acted)
+    }
+}

@@ -1,0 +1,236 @@
+//! Starting a session: the template, who plays which role (each checked), the room it
+//! stands in, and its first row in the log.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::{Created, ErrorCode, HostError, Participant, Session, SessionId, iso};
+use crate::games::Template;
+use crate::store::sessions::SessionRow;
+use crate::store::writes;
+use crate::world::{Cx, RoomIdx, World};
+
+impl World {
+    /// The room where sessions of `template` stand: the room with the matching table.
+    pub(super) fn room_for(&self, t: &Template) -> Option<RoomIdx> {
+        self.map
+            .rooms
+            .iter()
+            .position(|r| r.things.iter().any(|th| th.kind.name() == t.table))
+    }
+
+    /// Starts a session. `participants` maps each role to an agent id; the creator must be one.
+    pub fn create_session(
+        &mut self,
+        cx: &mut Cx,
+        template: &str,
+        participants: &BTreeMap<String, String>,
+        options: Value,
+    ) -> Result<Created, HostError> {
+        self.create_session_as(cx, None, template, participants, options)
+    }
+
+    /// Sets aside a session id for a game that begins later (one waiting for its second player).
+    pub fn reserve_session_id(&mut self) -> SessionId {
+        let id = self.next_session;
+        self.next_session = id.next();
+        id
+    }
+
+    /// [`World::create_session`] with an id set aside earlier, if any.
+    pub fn create_session_as(
+        &mut self,
+        cx: &mut Cx,
+        reserved: Option<SessionId>,
+        template: &str,
+        participants: &BTreeMap<String, String>,
+        options: Value,
+    ) -> Result<Created, HostError> {
+        self.create(cx, reserved, template, participants, options, false)
+    }
+
+    /// A session the town itself starts for people who each asked to play (a Werewolf match
+    /// from its notice board), where a caller may put nobody but themselves and the house's
+    /// players into a game that keeps its players from the town.
+    pub fn create_town_session(
+        &mut self,
+        cx: &mut Cx,
+        template: &str,
+        participants: &BTreeMap<String, String>,
+        options: Value,
+    ) -> Result<Created, HostError> {
+        self.create(cx, None, template, participants, options, true)
+    }
+
+    fn create(
+        &mut self,
+        cx: &mut Cx,
+        reserved: Option<SessionId>,
+        template: &str,
+        participants: &BTreeMap<String, String>,
+        options: Value,
+        by_town: bool,
+    ) -> Result<Created, HostError> {
+        let invalid = |m: String| HostError::new(ErrorCode::InvalidRequest, m);
+        let t = self.template(template).ok_or_else(|| {
+            let known: Vec<&str> = self.templates().map(|t| t.id).collect();
+            invalid(format!(
+                "Unknown template `{template}`; known: {}",
+                known.join(", ")
+            ))
+        })?;
+        if let Some(extra) = participants.keys().find(|r| !t.roles.contains(&r.as_str())) {
+            return Err(invalid(format!(
+                "{} has no role `{extra}`; its roles are {}",
+                t.id,
+                t.roles.join(", ")
+            )));
+        }
+        let mut parts = Vec::new();
+        for role in t.roles {
+            let agent = participants
+                .get(*role)
+                .ok_or_else(|| invalid(format!("Role `{role}` is not filled")))?;
+            if agent == crate::world::SERVER_ID {
+                // The server acts only at deadlines, never for a role: a session waiting on it
+                // would wait for good.
+                return Err(invalid(format!(
+                    "`{agent}` is the server's own identity and cannot take a role"
+                )));
+            }
+            let name = self
+                .directory
+                .name_of(agent)
+                .ok_or_else(|| invalid(format!("Unknown agent `{agent}`")))?;
+            if parts
+                .iter()
+                .any(|p: &Participant| &*p.agent == agent.as_str())
+            {
+                return Err(invalid(format!("Agent `{agent}` cannot take two roles")));
+            }
+            parts.push(Participant {
+                role,
+                agent: agent.as_str().into(),
+                name,
+            });
+        }
+        if !parts.iter().any(|p| p.agent == cx.actor) {
+            return Err(HostError::new(
+                ErrorCode::Forbidden,
+                "You must be one of the participants",
+            ));
+        }
+        // A game that keeps its players from the town (Werewolf) is joined by each player
+        // themselves: nobody can make others deaf to the town, nor be kept by two at once.
+        if t.secludes && !by_town {
+            if let Some(p) = parts
+                .iter()
+                .find(|p| p.agent != cx.actor && !crate::world::is_house(&p.agent))
+            {
+                return Err(HostError::new(
+                    ErrorCode::Forbidden,
+                    format!(
+                        "You cannot put {} in a {} match: its players hear nothing of the town \
+                         while it runs, so each joins it themselves (the notice board)",
+                        p.name, t.title
+                    ),
+                ));
+            }
+            if let Some(sid) = self.secluded.get(&cx.actor) {
+                return Err(HostError::new(
+                    ErrorCode::Conflict,
+                    format!("You are playing in match {sid}; finish it first"),
+                ));
+            }
+        }
+        if self.max_sessions > 0 {
+            let running = self
+                .sessions
+                .values()
+                .filter(|s| !s.game.is_terminal() && s.role_of(&cx.actor).is_some())
+                .count();
+            if running >= self.max_sessions {
+                return Err(HostError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "You already take part in {running} running sessions; finish some \
+                         before you start another"
+                    ),
+                ));
+            }
+        }
+        let seed = self.draw_seed();
+        let game = (t.new)(seed, &options)?;
+        let id = reserved.unwrap_or_else(|| self.reserve_session_id());
+        let started = self.wall_now();
+        let created_at = iso(started);
+        let row = SessionRow {
+            session_id: id.to_string(),
+            template: t.id.to_owned(),
+            state: game.state().to_string(),
+            status: "active".into(),
+            tick: 0,
+            seed,
+            options: options.to_string(),
+            created_at: created_at.clone(),
+        };
+        let stored_parts = parts
+            .iter()
+            .map(|p| (p.role.to_owned(), p.agent.to_string()))
+            .collect();
+        let (write, template) = (writes::create_session(row, stored_parts), t.id);
+        cx.save(
+            move |c| {
+                write(c)?;
+                tracing::info!(target: crate::logging::AUDIT, event = "match_start", session = id.number(), template);
+                Ok(())
+            },
+            move |w| {
+                w.sessions.remove(&id);
+                w.schedule(id);
+            },
+        );
+        let session = Session {
+            id,
+            template: t,
+            game,
+            tick: 0,
+            seed,
+            options,
+            participants: parts,
+            room: self.room_for(t),
+            created_at,
+            started,
+            log: Vec::new(),
+        };
+        let status = session.status().to_owned();
+        if let Some(room) = session.room {
+            let line = format!(
+                "A new {} game begins here: #{id}, {}.",
+                session.template.id,
+                session.players_line()
+            );
+            cx.tell_room(self, room, &cx.actor.clone(), line);
+        }
+        self.sessions.insert(id, session);
+        cx.changed.push(id);
+        let players = self.sessions[&id].players_line();
+        let creator = cx.actor.clone();
+        let news = format!("#{id}: a new {} game: {players}.", t.id);
+        self.announce(cx, &creator, id, news, &[]);
+        let opening = self
+            .session(id)
+            .map(|s| s.game.opening_notes())
+            .unwrap_or_default();
+        self.tell_notes(cx, id, &opening);
+        self.schedule(id);
+        self.computer_turn(cx, id);
+        Ok(Created {
+            id,
+            session_id: id.to_string(),
+            template: t.id.to_owned(),
+            status,
+        })
+    }
+}

@@ -1,0 +1,122 @@
+//! Start-up: every stored session rebuilt by replaying its log through its template, checked
+//! against what was stored.
+
+use serde_json::Value;
+
+use super::{Participant, Session, SessionId};
+use crate::games;
+use crate::store::sessions::StoredSession;
+use crate::world::World;
+
+/// Why a stored session does not rebuild; start-up stops on it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("session {session}: {problem}")]
+pub struct ReplayError {
+    pub session: String,
+    pub problem: String,
+}
+
+impl World {
+    /// Rebuilds stored sessions by replaying each log through its template; the result must
+    /// equal the stored state, tick and status, or start-up stops naming the session.
+    pub fn restore_sessions(&mut self, stored: Vec<StoredSession>) -> Result<(), ReplayError> {
+        for st in stored {
+            let sid = st.row.session_id.clone();
+            let fail = |problem: String| ReplayError {
+                session: sid.clone(),
+                problem,
+            };
+            let id: SessionId = sid
+                .parse()
+                .map_err(|_| fail("the session id is not a number".into()))?;
+            let t = self
+                .template(&st.row.template)
+                .ok_or_else(|| fail(format!("unknown template `{}`", st.row.template)))?;
+            let options: Value = serde_json::from_str(&st.row.options)
+                .map_err(|e| fail(format!("bad options: {e}")))?;
+            for (i, entry) in st.log.iter().enumerate() {
+                if entry.tick != i as u64 {
+                    return Err(fail(format!(
+                        "the log skips from tick {} to {}",
+                        i as i64 - 1,
+                        entry.tick
+                    )));
+                }
+            }
+            let game = games::replay(
+                t,
+                st.row.seed,
+                &options,
+                st.log
+                    .iter()
+                    .map(|e| (e.role.as_str(), e.action.as_str(), e.at_ms)),
+            )
+            .map_err(|e| fail(format!("its log does not replay: {e}")))?;
+            let stored_state: Value = serde_json::from_str(&st.row.state)
+                .map_err(|e| fail(format!("bad stored state: {e}")))?;
+            if game.state() != stored_state {
+                return Err(fail(format!(
+                    "replaying its log gives {} but {} is stored",
+                    game.state(),
+                    stored_state
+                )));
+            }
+            let tick = st.log.len() as u64;
+            if tick != st.row.tick {
+                return Err(fail(format!(
+                    "its log has {tick} actions but its tick is {}",
+                    st.row.tick
+                )));
+            }
+            let status = if game.is_terminal() {
+                "completed"
+            } else {
+                "active"
+            };
+            if status != st.row.status {
+                return Err(fail(format!(
+                    "replay says {status} but {} is stored",
+                    st.row.status
+                )));
+            }
+            let mut participants = Vec::new();
+            for role in t.roles {
+                let (_, agent) = st
+                    .participants
+                    .iter()
+                    .find(|(r, _)| r == role)
+                    .ok_or_else(|| fail(format!("no participant plays `{role}`")))?;
+                let name = self
+                    .directory
+                    .name_of(agent)
+                    .unwrap_or_else(|| agent.clone());
+                participants.push(Participant {
+                    role,
+                    agent: agent.as_str().into(),
+                    name,
+                });
+            }
+            self.next_session = self.next_session.max(id.next());
+            let room = self.room_for(t);
+            let started = humantime::parse_rfc3339_weak(&st.row.created_at)
+                .map_err(|e| fail(format!("bad start time `{}`: {e}", st.row.created_at)))?;
+            self.sessions.insert(
+                id,
+                Session {
+                    id,
+                    template: t,
+                    game,
+                    tick,
+                    seed: st.row.seed,
+                    options,
+                    participants,
+                    room,
+                    created_at: st.row.created_at,
+                    started,
+                    log: st.log,
+                },
+            );
+        }
+        Ok(())
+    }
+}
