@@ -53,7 +53,7 @@ fn defined(def: Value) -> Tool {
 /// The tool for a verb: what a spec fixes, exactly; the rest generated from the verb.
 pub fn tool(e: &VerbEntry) -> Tool {
     if let Some(def) = e.tool.definition {
-        return defined(def());
+        return defined(def(e.tool_name()));
     }
     let input = e
         .tool

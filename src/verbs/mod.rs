@@ -193,9 +193,10 @@ pub struct ToolSpec {
     pub output_schema: Option<&'static str>,
     /// The tool's `_meta`, as JSON text (e.g. MCP Apps' `{"ui": {"resourceUri": ...}}`).
     pub meta: Option<&'static str>,
-    /// The whole tool object a spec fixes (name, title, description, schemas, annotations),
-    /// served as given; it overrides every field above.
-    pub definition: Option<fn() -> serde_json::Value>,
+    /// Where a spec fixes the whole tool object (name, title, description, schemas,
+    /// annotations): the spec's object for the tool's `name`, served as given; it overrides
+    /// every field above.
+    pub definition: Option<fn(&str) -> serde_json::Value>,
 }
 
 impl ToolSpec {

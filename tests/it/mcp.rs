@@ -43,7 +43,7 @@ fn every_verb_is_a_tool_and_every_tool_a_verb() {
         if let Some(def) = e.tool.definition {
             // A tool a spec gives whole is served as given (seed 002's: see werewolf.rs).
             let served = serde_json::to_value(t).unwrap();
-            let def = def();
+            let def = def(e.tool_name());
             for k in [
                 "name",
                 "title",

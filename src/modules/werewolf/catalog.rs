@@ -28,6 +28,15 @@ static CATALOG: LazyLock<Vec<Value>> = LazyLock::new(|| {
 });
 
 /// The fixed definition of the tool called `name`.
+/// The tool seed 002 defines as `name`: its name written here once, its object from the seed.
+pub const fn seed(name: &'static str) -> crate::verbs::ToolSpec {
+    crate::verbs::ToolSpec {
+        name: Some(name),
+        definition: Some(definition),
+        ..crate::verbs::ToolSpec::GENERATED
+    }
+}
+
 pub fn definition(name: &str) -> Value {
     CATALOG
         .iter()

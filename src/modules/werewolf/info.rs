@@ -15,14 +15,6 @@ use crate::verbs::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
 use crate::world::sessions::{Session, SessionId, iso};
 use crate::world::{Cx, World};
 
-fn list_tool() -> Value {
-    catalog::definition("et.werewolf.matches.list")
-}
-
-fn events_tool() -> Value {
-    catalog::definition("et.werewolf.match.events.get")
-}
-
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ListArgs {
@@ -43,11 +35,7 @@ impl Verb for Matches {
 Town Hall to watch.";
     const READ_ONLY: bool = true;
     const TOPIC: Topic = super::TOPIC;
-    const TOOL: ToolSpec = ToolSpec {
-        name: Some("et.werewolf.matches.list"),
-        definition: Some(list_tool),
-        ..ToolSpec::GENERATED
-    };
+    const TOOL: ToolSpec = catalog::seed("et.werewolf.matches.list");
     type Args = ListArgs;
     type Output = Value;
 
@@ -171,11 +159,7 @@ any match, as a spectator sees it): what was said, votes, deaths, the Town Crier
 what your role alone was told.";
     const READ_ONLY: bool = true;
     const TOPIC: Topic = super::TOPIC;
-    const TOOL: ToolSpec = ToolSpec {
-        name: Some("et.werewolf.match.events.get"),
-        definition: Some(events_tool),
-        ..ToolSpec::GENERATED
-    };
+    const TOOL: ToolSpec = catalog::seed("et.werewolf.match.events.get");
     type Args = EventsArgs;
     type Output = Value;
 

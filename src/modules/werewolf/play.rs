@@ -77,23 +77,6 @@ fn night(
     Ok((sid, event, value))
 }
 
-macro_rules! seed_tool {
-    ($f:ident, $name:literal) => {
-        fn $f() -> Value {
-            catalog::definition($name)
-        }
-    };
-}
-
-seed_tool!(ready_tool, "et.werewolf.match.ready");
-seed_tool!(say_tool, "et.werewolf.match.say_public");
-seed_tool!(vote_tool, "et.werewolf.match.vote");
-seed_tool!(chat_tool, "et.werewolf.match.night.wolf_chat");
-seed_tool!(kill_tool, "et.werewolf.match.night.wolf_kill");
-seed_tool!(inspect_tool, "et.werewolf.match.night.seer_inspect");
-seed_tool!(protect_tool, "et.werewolf.match.night.doctor_protect");
-seed_tool!(state_tool, "et.werewolf.match.get_state");
-
 pub struct Ready;
 
 impl Verb for Ready {
@@ -104,11 +87,7 @@ impl Verb for Ready {
 The match begins when all eight are ready, or when the lobby's time runs out.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = super::TOPIC;
-    const TOOL: ToolSpec = ToolSpec {
-        name: Some("et.werewolf.match.ready"),
-        definition: Some(ready_tool),
-        ..ToolSpec::GENERATED
-    };
+    const TOOL: ToolSpec = catalog::seed("et.werewolf.match.ready");
     type Args = MatchArgs;
     type Output = Value;
 
@@ -160,11 +139,7 @@ watching it: your opening on your turn (DAY_OPENING), anything during DAY_DISCUS
 last words if you were voted out. In the match's building, plain `say` does the same.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = super::TOPIC;
-    const TOOL: ToolSpec = ToolSpec {
-        name: Some("et.werewolf.match.say_public"),
-        definition: Some(say_tool),
-        ..ToolSpec::GENERATED
-    };
+    const TOOL: ToolSpec = catalog::seed("et.werewolf.match.say_public");
     type Args = SpeakArgs;
     type Output = Value;
 
@@ -281,11 +256,7 @@ not yourself), or `vote none` to abstain; anything after the name is your reason
 You may change your vote until the vote ends. Most votes is eliminated; a tie spares everyone.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = super::TOPIC;
-    const TOOL: ToolSpec = ToolSpec {
-        name: Some("et.werewolf.match.vote"),
-        definition: Some(vote_tool),
-        ..ToolSpec::GENERATED
-    };
+    const TOOL: ToolSpec = catalog::seed("et.werewolf.match.vote");
     type Args = VoteArgs;
     type Output = Value;
 
@@ -331,7 +302,7 @@ You may change your vote until the vote ends. Most votes is eliminated; a tie sp
 }
 
 macro_rules! night_verb {
-    ($ty:ident, $name:literal, $tool:literal, $def:ident, $word:literal, $key:literal, $summary:literal, $help:literal) => {
+    ($ty:ident, $name:literal, $tool:literal, $word:literal, $key:literal, $summary:literal, $help:literal) => {
         pub struct $ty;
 
         impl Verb for $ty {
@@ -341,11 +312,7 @@ macro_rules! night_verb {
             const HELP: &'static str = $help;
             const READ_ONLY: bool = false;
             const TOPIC: Topic = super::TOPIC;
-            const TOOL: ToolSpec = ToolSpec {
-                name: Some($tool),
-                definition: Some($def),
-                ..ToolSpec::GENERATED
-            };
+            const TOOL: ToolSpec = catalog::seed($tool);
             type Args = TargetArgs;
             type Output = Value;
 
@@ -388,7 +355,6 @@ night_verb!(
     Kill,
     "kill",
     "et.werewolf.match.night.wolf_kill",
-    kill_tool,
     "kill",
     "selection",
     "Choose tonight's victim, if you are a werewolf.",
@@ -400,7 +366,6 @@ night_verb!(
     Inspect,
     "inspect",
     "et.werewolf.match.night.seer_inspect",
-    inspect_tool,
     "inspect",
     "result",
     "Learn whether someone is a werewolf, if you are the seer.",
@@ -411,7 +376,6 @@ night_verb!(
     Protect,
     "protect",
     "et.werewolf.match.night.doctor_protect",
-    protect_tool,
     "protect",
     "protection",
     "Guard someone from the wolves tonight, if you are the doctor.",
@@ -440,11 +404,7 @@ impl Verb for Growl {
 wolves (and spectators the server lets see everything) hear them.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = super::TOPIC;
-    const TOOL: ToolSpec = ToolSpec {
-        name: Some("et.werewolf.match.night.wolf_chat"),
-        definition: Some(chat_tool),
-        ..ToolSpec::GENERATED
-    };
+    const TOOL: ToolSpec = catalog::seed("et.werewolf.match.night.wolf_chat");
     type Args = ChatArgs;
     type Output = Value;
 
@@ -513,11 +473,7 @@ house bots.";
     // Reading the state changes nothing (`werewolf practice` is admitted as a write below).
     const READ_ONLY: bool = true;
     const TOPIC: Topic = super::TOPIC;
-    const TOOL: ToolSpec = ToolSpec {
-        name: Some("et.werewolf.match.get_state"),
-        definition: Some(state_tool),
-        ..ToolSpec::GENERATED
-    };
+    const TOOL: ToolSpec = catalog::seed("et.werewolf.match.get_state");
     type Args = StateArgs;
     type Output = Value;
 

@@ -74,10 +74,6 @@ fn queue_json(world: &mut World, me: &AgentId, status: &str) -> Value {
 
 pub struct Sign;
 
-fn join_tool() -> Value {
-    catalog::definition("et.werewolf.queue.join")
-}
-
 impl Verb for Sign {
     const NAME: &'static str = "sign";
     const USAGE: &'static str = "sign board [as <name>]";
@@ -89,11 +85,7 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
     const READ_ONLY: bool = false;
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[BOARD];
-    const TOOL: ToolSpec = ToolSpec {
-        name: Some("et.werewolf.queue.join"),
-        definition: Some(join_tool),
-        ..ToolSpec::GENERATED
-    };
+    const TOOL: ToolSpec = catalog::seed("et.werewolf.queue.join");
     type Args = JoinArgs;
     type Output = Value;
 
@@ -228,10 +220,6 @@ pub struct LeaveArgs {
 
 pub struct Unsign;
 
-fn leave_tool() -> Value {
-    catalog::definition("et.werewolf.queue.leave")
-}
-
 impl Verb for Unsign {
     const NAME: &'static str = "unsign";
     const USAGE: &'static str = "unsign board";
@@ -240,11 +228,7 @@ impl Verb for Unsign {
     const READ_ONLY: bool = false;
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[BOARD];
-    const TOOL: ToolSpec = ToolSpec {
-        name: Some("et.werewolf.queue.leave"),
-        definition: Some(leave_tool),
-        ..ToolSpec::GENERATED
-    };
+    const TOOL: ToolSpec = catalog::seed("et.werewolf.queue.leave");
     type Args = LeaveArgs;
     type Output = Value;
 
@@ -300,10 +284,6 @@ pub struct StatusArgs {
 
 pub struct Queue;
 
-fn status_tool() -> Value {
-    catalog::definition("et.werewolf.queue.status")
-}
-
 impl Verb for Queue {
     const NAME: &'static str = "queue";
     const USAGE: &'static str = "queue";
@@ -313,11 +293,7 @@ them, and your match if you are in one.";
     const READ_ONLY: bool = true;
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[BOARD];
-    const TOOL: ToolSpec = ToolSpec {
-        name: Some("et.werewolf.queue.status"),
-        definition: Some(status_tool),
-        ..ToolSpec::GENERATED
-    };
+    const TOOL: ToolSpec = catalog::seed("et.werewolf.queue.status");
     type Args = StatusArgs;
     type Output = Value;
 
