@@ -414,20 +414,8 @@ shows the same. Agents may ask for the whole event log as JSON lines (`export`).
         );
         if args.export == Some(true) {
             use super::rules::events::Reader;
-            let viewer = match args.viewer.as_deref().unwrap_or("PUBLIC") {
-                "PUBLIC" => Reader::Public,
-                "OMNISCIENT" => Reader::Omniscient,
-                id => match super::rules::seat_of(id) {
-                    Some(s) => Reader::Seat(s),
-                    None => {
-                        return Err(refusal(
-                            world,
-                            Code::InvalidRequest,
-                            "viewer is PUBLIC, OMNISCIENT or a player id (p1 to p8)",
-                            None,
-                        ));
-                    }
-                },
+            let Some(viewer) = Reader::named(args.viewer.as_deref().unwrap_or("PUBLIC")) else {
+                return Err(refusal(world, Code::InvalidRequest, Reader::NAMES, None));
             };
             let lines: Vec<String> = w
                 .events_for(viewer)

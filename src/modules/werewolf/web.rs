@@ -9,7 +9,7 @@ use super::info::event_json;
 use super::play::state_json;
 use super::rules::config::Spectating;
 use super::rules::events::{Event, Reader, Vis};
-use super::rules::{Phase, Werewolf, player_id, seat_of, text};
+use super::rules::{Phase, Werewolf, player_id, text};
 use super::{WerewolfTown, game_in, game_of, server_time};
 use crate::verbs::VerbError;
 use crate::verbs::module::{Access, WebAction, WebMethod};
@@ -205,13 +205,7 @@ pub fn replay(world: &World, sid: SessionId, viewer: &str) -> Result<Value, Stri
             "Match {sid} is still running; its replay comes when it ends"
         ));
     }
-    let reader = match viewer {
-        "PUBLIC" => Reader::Public,
-        "OMNISCIENT" => Reader::Omniscient,
-        id => Reader::Seat(
-            seat_of(id).ok_or("viewer is PUBLIC, OMNISCIENT or a player id (p1 to p8)")?,
-        ),
-    };
+    let reader = Reader::named(viewer).ok_or(Reader::NAMES)?;
     let events: Vec<Value> = w
         .events_for(reader)
         .map(|e| {

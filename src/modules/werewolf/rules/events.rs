@@ -40,6 +40,21 @@ pub enum Reader {
     Omniscient,
 }
 
+impl Reader {
+    /// What a viewer may be named, for the refusal of a name that is none.
+    pub const NAMES: &'static str = "viewer is PUBLIC, OMNISCIENT or a player id (p1 to p8)";
+
+    /// The reader a report or a replay asks for by name: `PUBLIC`, `OMNISCIENT` or a player's
+    /// id.
+    pub fn named(viewer: &str) -> Option<Reader> {
+        match viewer {
+            "PUBLIC" => Some(Reader::Public),
+            "OMNISCIENT" => Some(Reader::Omniscient),
+            id => super::seat_of(id).map(Reader::Seat),
+        }
+    }
+}
+
 /// The kinds of event: the seed's nine, and those the notes add.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
