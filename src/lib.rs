@@ -8,7 +8,8 @@
 //! - the faces translate and hold no game state: [`telnet`] (bytes in, lines out), [`http`]
 //!   (seed 004's REST API and the `/mcp` gate) and [`mcp`] (every verb as a tool);
 //! - [`modules`] holds the game modules, one folder each (its pure rules, its verbs, its
-//!   pages), listed once in `modules::ALL`, and the catalog built from them (every verb, `help`, `examine`, the templates the host runs);
+//!   pages), named once in its `games!` line, and the catalog built from them (every verb,
+//!   `help`, `examine`, the templates the host runs);
 //! - [`verbs`] is the verb kernel (a verb declared once for every face, the `GameModule` a
 //!   game declares itself with) and the town's own verbs;
 //! - [`world`] owns the live town in one task: players and rooms, the generic session host
@@ -22,7 +23,7 @@
 //!   and [`config`] says how moot runs.
 //!
 //! Adding a game is one folder in `modules/` (its pure rules, its verbs, its page, its
-//! `GameModule`) and one line in `modules::ALL`, and its table in a room's file.
+//! `GameModule`) and its name in the `games!` line, and its table in a room's file.
 
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 

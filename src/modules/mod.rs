@@ -1,19 +1,13 @@
 //! The game modules, and the catalog built from them: every verb, the town's templates, and
 //! what the faces read to serve each game.
 //!
-//! A game is one folder here and one line in [`ALL`]. Its folder holds its verbs, its pages
-//! and its [`GameModule`] declaration (a new game also its pure rules; the older games' rules
-//! stand in `games/`, which imports nothing of the town). Nothing outside this folder names a
-//! game: the host is handed the templates, the faces read the declarations.
+//! A game is one folder here and one line: its name in the `games!` list below, which declares
+//! the folder's module and puts its [`GameModule`] in [`ALL`]. Its folder holds its pure rules,
+//! its verbs, its pages and that declaration. Nothing outside this folder names a game: the
+//! host is handed the templates, the faces read the declarations.
 
-pub mod blackjack;
-pub mod chess;
-pub mod connect4;
 pub mod examine;
 pub mod help;
-pub mod rps;
-pub mod tictactoe;
-pub mod werewolf;
 
 use std::sync::LazyLock;
 
@@ -23,15 +17,17 @@ use crate::verbs::module::{CommandSet, GameModule};
 use crate::verbs::{Document, Topic, VerbEntry, VerbError, entry};
 use crate::world::{AgentId, Cx, Map, ThingKind, World};
 
-/// Every game the town has, one line each, in the order `help` lists their topics.
-pub static ALL: &[&GameModule] = &[
-    &chess::MODULE,
-    &blackjack::MODULE,
-    &rps::MODULE,
-    &tictactoe::MODULE,
-    &connect4::MODULE,
-    &werewolf::MODULE,
-];
+/// Declares each game's folder as a module, and lists its `MODULE` in [`ALL`].
+macro_rules! games {
+    ($($game:ident),* $(,)?) => {
+        $(pub mod $game;)*
+
+        /// Every game the town has, in the order `help` lists their topics.
+        pub static ALL: &[&GameModule] = &[$(&$game::MODULE),*];
+    };
+}
+
+games!(chess, blackjack, rps, tictactoe, connect4, werewolf);
 
 /// The verbs that read this catalog: `examine` (what a thing offers) and `help`.
 static CATALOG: &[VerbEntry] = &[entry::<examine::Examine>(), entry::<help::Help>()];
