@@ -28,7 +28,7 @@ fn op(chunk: &[u8], drill: &Drill) -> Option<Op> {
         sessions
             .get(usize::from(b) % sessions.len().max(1))
             .copied()
-            .unwrap_or(u64::from(b))
+            .unwrap_or_else(|| u64::from(b).into())
     };
     let text = || String::from_utf8_lossy(rest.get(1..).unwrap_or(&[])).into_owned();
     let b = rest.first().copied().unwrap_or(0);
