@@ -10,6 +10,9 @@
 //!
 //! "cpu µs" is the server's CPU time (all its threads) per call in the measured window.
 //!
+//! `look` is called at the plain `/mcp` (the town's set), seed 000's chess tools at
+//! `/mcp/chess`; `--one-address` calls every tool at `/mcp`, for a build from before the sets.
+//!
 //!     cargo bench --bench mcp_load
 //!     cargo bench --bench mcp_load -- --seconds 5 --waiters 2000
 
@@ -44,6 +47,18 @@ struct AnswerResult<'a> {
     structured: Option<&'a serde_json::value::RawValue>,
 }
 
+/// Every tool at `/mcp` (`--one-address`), as builds before the sets of tools served them.
+static ONE_ADDRESS: AtomicBool = AtomicBool::new(false);
+
+/// Where tool `name` is served.
+fn path_of(name: &str) -> &'static str {
+    if ONE_ADDRESS.load(Ordering::Relaxed) || name == "look" {
+        "/mcp"
+    } else {
+        "/mcp/chess"
+    }
+}
+
 /// A connection that speaks MCP's tools/call.
 struct Mcp {
     c: Conn,
@@ -76,7 +91,7 @@ impl Mcp {
             ("Mcp-Method", "tools/call"),
             ("Mcp-Name", name),
         ];
-        let status = self.c.post("/mcp", &headers, &body).await;
+        let status = self.c.post(path_of(name), &headers, &body).await;
         // Only the envelope is read; the people's text (a markdown board) is skipped over, and
         // the small structured result parsed on its own.
         let answer: Answer = serde_json::from_slice(&self.c.body)
@@ -338,6 +353,7 @@ fn main() {
         match a.as_str() {
             "--seconds" => seconds = num() as u64,
             "--waiters" => n_waiters = num(),
+            "--one-address" => ONE_ADDRESS.store(true, Ordering::Relaxed),
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }

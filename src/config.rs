@@ -292,4 +292,15 @@ pub struct McpArgs {
     /// The agent's API token for --server (from POST /agents, or `token` on telnet).
     #[arg(long, env = "MOOT_TOKEN")]
     pub token: Option<String>,
+
+    /// The sets of tools to serve, by name, comma-separated (`chess`, or `blackjack,werewolf`);
+    /// the town's when absent (the `toolsets` tool lists them all). With --server, give the
+    /// set's own address instead (…/mcp/chess).
+    #[arg(
+        long,
+        env = "MOOT_TOOLS",
+        value_delimiter = ',',
+        conflicts_with = "server"
+    )]
+    pub tools: Vec<String>,
 }

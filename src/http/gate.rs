@@ -180,7 +180,9 @@ pub(super) fn mcp_router(
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService,
     };
-    let server = crate::mcp::MootMcp::new(api.world.clone(), api.store.clone(), None)
+    // The plain `/mcp` serves the town's tools; each set also has its own address.
+    let town = crate::verbs::Toolset::TOWN;
+    let server = crate::mcp::MootMcp::new(api.world.clone(), api.store.clone(), None, vec![town])
         .with_wait(api.wait)
         .with_poll_cap(api.polls_per_agent);
     let mut hosts = vec![
@@ -213,13 +215,20 @@ pub(super) fn mcp_router(
         by_agent: Default::default(),
         max: api.mcp_sessions_per_agent,
     });
-    let service = StreamableHttpService::new(move || Ok(server.clone()), manager, config);
-    axum::Router::new()
-        .nest_service("/mcp", service)
-        .route_layer(axum::middleware::from_fn_with_state(
-            (api.clone(), sessions),
-            mcp_gate,
-        ))
+    let service = |server: crate::mcp::MootMcp| {
+        StreamableHttpService::new(move || Ok(server.clone()), manager.clone(), config.clone())
+    };
+    let mut router = axum::Router::new().route_service("/mcp", service(server.clone()));
+    for set in crate::modules::toolsets() {
+        router = router.route_service(
+            &crate::modules::toolset_path(&set),
+            service(server.serving(vec![set])),
+        );
+    }
+    router.route_layer(axum::middleware::from_fn_with_state(
+        (api.clone(), sessions),
+        mcp_gate,
+    ))
 }
 
 /// Every 401 says where to find how to get a token (RFC 9728 §5.1), as MCP hosts expect: they
@@ -234,11 +243,19 @@ pub(super) async fn point_to_metadata(
         .get(axum::http::header::HOST)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
+    // A set's own address has its own metadata (RFC 9728 §3.1); the REST API points to the
+    // plain `/mcp`'s, whose token is the same.
+    let resource = req
+        .uri()
+        .path()
+        .strip_prefix("/mcp/")
+        .and_then(crate::modules::toolset_named)
+        .map_or_else(|| "/mcp".to_owned(), |t| crate::modules::toolset_path(&t));
     let mut response = next.run(req).await;
     if response.status() == StatusCode::UNAUTHORIZED {
         let base = crate::oauth::public_base(public_url.as_deref(), host.as_deref());
         let value = format!(
-            "Bearer realm=\"moot\", resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\", scope=\"{}\"",
+            "Bearer realm=\"moot\", resource_metadata=\"{base}/.well-known/oauth-protected-resource{resource}\", scope=\"{}\"",
             crate::oauth::SCOPE
         );
         if let Ok(v) = axum::http::HeaderValue::from_str(&value) {

@@ -31,7 +31,7 @@ use serde_json::Value;
 
 use crate::modules;
 use crate::store::Store;
-use crate::verbs::{Reply, VerbEntry, VerbError};
+use crate::verbs::{Reply, Toolset, VerbEntry, VerbError};
 use crate::world::{AgentId, Face, WorldHandle};
 use poll::Polls;
 use translate::result;
@@ -48,7 +48,9 @@ pub struct MootMcp {
     store: Arc<Store>,
     /// The agent a stdio process plays; over HTTP each request says.
     fixed: Option<AgentId>,
-    tools: Arc<Vec<Tool>>,
+    /// The sets of tools this address serves, and their tools.
+    sets: Arc<Vec<Toolset>>,
+    tools: Arc<Vec<(Toolset, Tool)>>,
     wait: Duration,
     /// Long polls waiting now, per agent, and how many one agent may have.
     polls: Arc<Polls>,
@@ -99,14 +101,50 @@ pub const WAIT: Duration = Duration::from_secs(30);
 pub const PROGRESS_EVERY: Duration = Duration::from_secs(10);
 
 impl MootMcp {
-    pub fn new(world: WorldHandle, store: Arc<Store>, fixed: Option<AgentId>) -> MootMcp {
+    /// The server of the tools in `sets` (the town's at the plain `/mcp`).
+    pub fn new(
+        world: WorldHandle,
+        store: Arc<Store>,
+        fixed: Option<AgentId>,
+        sets: Vec<Toolset>,
+    ) -> MootMcp {
         MootMcp {
             world,
             store,
             fixed,
-            tools: Arc::new(tools()),
+            tools: Arc::new(tools(&sets)),
+            sets: Arc::new(sets),
             wait: WAIT,
             polls: Arc::new(Polls::new(4)),
+        }
+    }
+
+    /// The same server (its world, its limits, its count of waiting polls) serving `sets`.
+    pub fn serving(&self, sets: Vec<Toolset>) -> MootMcp {
+        MootMcp {
+            tools: Arc::new(tools(&sets)),
+            sets: Arc::new(sets),
+            ..self.clone()
+        }
+    }
+
+    /// Whether `agent` is a wizard, as the database says now.
+    async fn is_wizard(&self, agent: &AgentId) -> bool {
+        matches!(self.store.agent_by_id(agent).await, Ok(Some(row)) if row.wizard)
+    }
+
+    /// Why there is no tool `name` here: where it is served, if it is served elsewhere.
+    fn unknown_tool(&self, name: &str) -> String {
+        let elsewhere = modules::toolsets()
+            .into_iter()
+            .find(|t| modules::find_tool(name, &[*t]).is_some());
+        match elsewhere {
+            Some(t) => format!(
+                "the tool `{name}` is served at {} (the `{}` set), not here",
+                modules::toolset_path(&t),
+                t.name
+            ),
+            None => format!("unknown tool `{name}`"),
         }
     }
 
@@ -321,9 +359,24 @@ impl ServerHandler for MootMcp {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _cx: RequestContext<RoleServer>,
+        cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+        // The wizards' tools are listed to wizards only (the verbs refuse anyone else too).
+        let wizard = if self.sets.iter().any(|t| t.wizards_only) {
+            match self.agent_of(&cx) {
+                Some(agent) => self.is_wizard(&agent).await,
+                None => false,
+            }
+        } else {
+            false
+        };
+        let tools = self
+            .tools
+            .iter()
+            .filter(|(set, _)| wizard || !set.wizards_only)
+            .map(|(_, tool)| tool.clone())
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -334,9 +387,8 @@ impl ServerHandler for MootMcp {
         let agent = self
             .agent_of(&cx)
             .ok_or_else(|| McpError::invalid_request("no identity: send a bearer token", None))?;
-        let entry = modules::find_tool(&request.name).ok_or_else(|| {
-            McpError::invalid_params(format!("unknown tool `{}`", request.name), None)
-        })?;
+        let entry = modules::find_tool(&request.name, &self.sets)
+            .ok_or_else(|| McpError::invalid_params(self.unknown_tool(&request.name), None))?;
         let args = Value::Object(request.arguments.unwrap_or_default());
         let mut out = self.run(agent.clone(), entry, args, Some(&cx)).await?;
         // A result that names a UI resource (seed 000's showUi) carries it, for MCP Apps hosts

@@ -7,12 +7,14 @@ use rmcp::ServiceExt;
 use super::MootMcp;
 use crate::config::McpArgs;
 use crate::store::Store;
+use crate::verbs::Toolset;
 
 /// Serves MCP on stdin/stdout until the client goes away.
 pub async fn serve(args: McpArgs) -> Result<(), Box<dyn std::error::Error>> {
     if let (Some(url), Some(token)) = (args.server.clone(), args.token.clone()) {
         return super::bridge::run(url, token).await;
     }
+    let sets = toolsets(&args.tools)?;
     let (store, db_name) = match &args.db {
         Some(path) => (
             Store::open(path, crate::store::StoreOptions::default())?,
@@ -50,6 +52,7 @@ pub async fn serve(args: McpArgs) -> Result<(), Box<dyn std::error::Error>> {
         core.world.clone(),
         core.store.clone(),
         Some(agent_id.as_str().into()),
+        sets,
     );
     let running = server.serve(rmcp::transport::stdio()).await?;
     let mut world_task = core.world_task;
@@ -67,4 +70,23 @@ pub async fn serve(args: McpArgs) -> Result<(), Box<dyn std::error::Error>> {
     let _ = world_task.await;
     core.store.close().await;
     Ok(())
+}
+
+/// The sets named by `--tools`, or the town's when none is named.
+fn toolsets(names: &[String]) -> Result<Vec<Toolset>, String> {
+    if names.is_empty() {
+        return Ok(vec![Toolset::TOWN]);
+    }
+    names
+        .iter()
+        .map(|n| {
+            crate::modules::toolset_named(n.trim()).ok_or_else(|| {
+                let known: Vec<&str> = crate::modules::toolsets().iter().map(|t| t.name).collect();
+                format!(
+                    "There is no set of tools called `{n}`; the sets are {}.",
+                    known.join(", ")
+                )
+            })
+        })
+        .collect()
 }

@@ -6,8 +6,7 @@ use std::sync::Arc;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
 use serde_json::Value;
 
-use crate::modules::REGISTRY;
-use crate::verbs::{Reply, VerbEntry, VerbError};
+use crate::verbs::{Reply, Toolset, VerbEntry, VerbError};
 
 fn object(schema: schemars::Schema) -> JsonObject {
     match serde_json::to_value(schema) {
@@ -73,7 +72,8 @@ pub fn tool(e: &VerbEntry) -> Tool {
     );
     let description = match e.tool.description {
         Some(d) => d.to_owned(),
-        None => format!("{}\n\n{}\n\n(On telnet: {}.)", e.summary, e.help, e.usage),
+        // What it does and what comes back; how to type it on telnet is no help to an agent.
+        None => format!("{}\n\n{}", e.summary, e.help),
     };
     let mut tool = Tool::new(e.tool_name(), description, Arc::new(input));
     if let Some(title) = e.tool.title {
@@ -92,9 +92,11 @@ pub fn tool(e: &VerbEntry) -> Tool {
         )
 }
 
-/// Every tool: one per verb.
-pub fn tools() -> Vec<Tool> {
-    REGISTRY.iter().map(|e| tool(e)).collect()
+/// The tools of `sets`, with the set each belongs to.
+pub fn tools(sets: &[Toolset]) -> Vec<(Toolset, Tool)> {
+    crate::modules::tools_in(sets)
+        .filter_map(|e| Some((e.toolset?, tool(e))))
+        .collect()
 }
 
 /// A verb's answer as a tool result: people's text as content (or, for a spec's tool, the

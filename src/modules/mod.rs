@@ -8,13 +8,14 @@
 
 pub mod examine;
 pub mod help;
+pub mod toolsets;
 
 use std::sync::LazyLock;
 
 use crate::games::Template;
 use crate::identity::Directory;
 use crate::verbs::module::{CommandSet, GameModule};
-use crate::verbs::{Document, Topic, VerbEntry, VerbError, entry};
+use crate::verbs::{Document, Toolset, Topic, VerbEntry, VerbError, entry};
 use crate::world::{AgentId, Cx, Map, ThingKind, World};
 
 /// Declares each game's folder as a module, and lists its `MODULE` in [`ALL`].
@@ -30,7 +31,11 @@ macro_rules! games {
 games!(chess, blackjack, rps, tictactoe, connect4, werewolf);
 
 /// The verbs that read this catalog: `examine` (what a thing offers) and `help`.
-static CATALOG: &[VerbEntry] = &[entry::<examine::Examine>(), entry::<help::Help>()];
+static CATALOG: &[VerbEntry] = &[
+    entry::<examine::Examine>(),
+    entry::<help::Help>(),
+    entry::<toolsets::Toolsets>(),
+];
 
 /// Every verb, declared once, in the order `help` lists them: the town's, the catalog's, each
 /// game's, the wizards'. Every face works from this table.
@@ -118,8 +123,38 @@ pub fn find(word: &str) -> Option<&'static VerbEntry> {
 }
 
 /// The verb whose MCP tool is called `name`.
-pub fn find_tool(name: &str) -> Option<&'static VerbEntry> {
-    let found = REGISTRY.iter().copied().find(|e| e.tool_name() == name);
+/// Every set of tools, in the order the registry first names them.
+pub fn toolsets() -> Vec<Toolset> {
+    let mut sets: Vec<Toolset> = Vec::new();
+    for t in REGISTRY.iter().filter_map(|e| e.toolset) {
+        if !sets.contains(&t) {
+            sets.push(t);
+        }
+    }
+    sets
+}
+
+/// The set called `name`, if there is one.
+pub fn toolset_named(name: &str) -> Option<Toolset> {
+    toolsets().into_iter().find(|t| t.name == name)
+}
+
+/// Where set `t` is served over Streamable HTTP.
+pub fn toolset_path(t: &Toolset) -> String {
+    format!("/mcp/{}", t.name)
+}
+
+/// The verbs served as tools in `sets`, in the registry's order.
+pub fn tools_in(sets: &[Toolset]) -> impl Iterator<Item = &'static VerbEntry> + '_ {
+    REGISTRY
+        .iter()
+        .copied()
+        .filter(|e| e.toolset.is_some_and(|t| sets.contains(&t)))
+}
+
+/// The tool called `name` among `sets`.
+pub fn find_tool(name: &str, sets: &[Toolset]) -> Option<&'static VerbEntry> {
+    let found = tools_in(sets).find(|e| e.tool_name() == name);
     #[cfg(feature = "testing")]
     let found = found.or_else(|| {
         crate::verbs::faults::VERBS

@@ -70,6 +70,7 @@ moot can split them for you: `@linelength` tells it how many columns your screen
 your client reports its width), and `@wrap on` that you want it to. `@linelength` alone tells \
 you what it is now; `@linelength 0` follows your client's width again. The smallest is 10.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = None;
     type Args = LinelengthArgs;
     type Output = DisplaySetting;
 
@@ -144,6 +145,7 @@ impl Verb for Wrap {
 length (see `@linelength`); `@wrap off` sends every line whole, for clients that wrap by \
 themselves. `@wrap` alone tells you which it is. It is on unless you turn it off.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = None;
     type Args = WrapArgs;
     type Output = DisplaySetting;
 

@@ -33,6 +33,7 @@ pub mod page;
 pub mod say;
 pub mod sessions;
 pub mod token;
+pub mod toolset;
 pub mod whisper;
 pub mod who;
 pub mod wizard;
@@ -43,6 +44,7 @@ use serde::de::DeserializeOwned;
 
 use crate::world::{Cx, ThingKind, World};
 pub use error::{ErrorKind, Pending, VerbError, shaped};
+pub use toolset::Toolset;
 
 /// What a handler gives back to the one who acted: lines for a person, data for a program.
 #[derive(Debug)]
@@ -82,6 +84,9 @@ pub trait Verb: 'static {
     /// How it appears as an MCP tool where a spec fixes that (a dotted name, a title, the exact
     /// description and schemas); otherwise the tool is the verb's name and generated schemas.
     const TOOL: ToolSpec = ToolSpec::GENERATED;
+    /// The set of tools it is served in over MCP; none for a verb that only makes sense on
+    /// telnet.
+    const TOOLSET: Option<Toolset> = Some(Toolset::TOWN);
 
     type Args: Serialize + DeserializeOwned + JsonSchema;
     type Output: Serialize + JsonSchema;
@@ -223,6 +228,7 @@ pub struct VerbEntry {
     pub at_tables: AtTables,
     pub topic: Topic,
     pub tool: ToolSpec,
+    pub toolset: Option<Toolset>,
     /// JSON Schema of the arguments.
     pub args_schema: fn() -> Schema,
     /// JSON Schema of the structured result.
@@ -261,6 +267,7 @@ pub const fn entry<V: Verb>() -> VerbEntry {
         at_tables: V::AT_TABLES,
         topic: V::TOPIC,
         tool: V::TOOL,
+        toolset: V::TOOLSET,
         args_schema: schema_of::<V::Args>,
         output_schema: schema_of::<V::Output>,
         parse_json: parse_json::<V>,

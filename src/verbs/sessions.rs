@@ -36,6 +36,7 @@ impl Verb for SessionCreate {
     const HELP: &'static str = "Starts a session with every role filled by an agent (by id or name), you \
 among them: `session_create rps.v1 player_1=Ann player_2=Bob`. Then `session_act`.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::SESSIONS);
     const TOPIC: Topic = Topic::AGENTS;
     type Args = CreateArgs;
     type Output = Created;
@@ -99,6 +100,7 @@ impl Verb for SessionState {
     const HELP: &'static str = "Shows the state (hidden parts hidden), the tick, your role and your legal \
 actions. Only participants may look.";
     const READ_ONLY: bool = true;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::SESSIONS);
     const TOPIC: Topic = Topic::AGENTS;
     type Args = SessionArg;
     type Output = StateView;
@@ -146,6 +148,7 @@ impl Verb for SessionAct {
     const HELP: &'static str = "Submits an action; turn-based templates need the tick you saw \
 (`session_state`), so a stale action is refused with a conflict.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::SESSIONS);
     const TOPIC: Topic = Topic::AGENTS;
     type Args = ActArgs;
     type Output = Acted;
@@ -190,6 +193,7 @@ impl Verb for SessionLog {
     const HELP: &'static str = "Every action taken in the session, in order, with who took it and when. \
 Only participants may read it.";
     const READ_ONLY: bool = true;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::SESSIONS);
     const TOPIC: Topic = Topic::AGENTS;
     type Args = SessionArg;
     type Output = LogView;
@@ -226,6 +230,7 @@ impl Verb for SessionList {
     const HELP: &'static str =
         "Lists every session you play in, with its template, status and your role.";
     const READ_ONLY: bool = true;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::SESSIONS);
     const TOPIC: Topic = Topic::AGENTS;
     type Args = NoArgs;
     type Output = SessionListView;

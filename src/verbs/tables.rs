@@ -150,6 +150,7 @@ be here), and the game begins when he types `play <game> with <you>` back. The o
 first takes the first role (player_1, or X, who moves first). Then the game's own verbs: `help \
 games` lists them.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = Topic::TABLES;
     const AT_TABLES: AtTables = AtTables::ForTwo;
     type Args = PlayArgs;

@@ -76,6 +76,7 @@ impl Verb for Boot {
     const HELP: &'static str = "`@boot Name why` closes Name's connection (an agent leaves the \
 town until it acts again); the room hears they are gone. Stored in the admin log.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::WIZARD);
     const TOPIC: Topic = Topic::WIZARDS;
     type Args = TargetArgs;
     type Output = Done;
@@ -112,6 +113,7 @@ impl Verb for Ban {
 any face (telnet, the web, REST and MCP tokens) and boots them if they are here; `@ban 203.0.113.9` \
 refuses new connections from that address. `@unban` lifts it. Stored in the admin log.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::WIZARD);
     const TOPIC: Topic = Topic::WIZARDS;
     type Args = TargetArgs;
     type Output = Done;
@@ -174,6 +176,7 @@ impl Verb for Unban {
     const SUMMARY: &'static str = "(Wizards) Lift a ban.";
     const HELP: &'static str = "`@unban Name` or `@unban 203.0.113.9` lifts a ban made with `@ban`. Stored in the admin log.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::WIZARD);
     const TOPIC: Topic = Topic::WIZARDS;
     type Args = TargetArgs;
     type Output = Done;
@@ -233,6 +236,7 @@ impl Verb for Shutdown {
 `*** Shutting down: <message> ***` and stops moot cleanly: every answer already given is stored, \
 and a restart replays it all. Stored in the admin log.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::WIZARD);
     const TOPIC: Topic = Topic::WIZARDS;
     type Args = MessageArgs;
     type Output = Done;
@@ -271,6 +275,7 @@ impl Verb for Announce {
     const HELP: &'static str = "`@announce The Werewolf tournament starts at eight.` tells \
 everyone connected, wherever they are. Stored in the admin log.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::WIZARD);
     const TOPIC: Topic = Topic::WIZARDS;
     type Args = MessageArgs;
     type Output = Done;

@@ -143,6 +143,10 @@ pub fn router(web: Web) -> axum::Router {
             get(oauth::protected_resource),
         )
         .route(
+            "/.well-known/oauth-protected-resource/mcp/{set}",
+            get(oauth::toolset_resource),
+        )
+        .route(
             "/.well-known/oauth-authorization-server",
             get(oauth::server_metadata),
         )

@@ -8,7 +8,7 @@ use std::sync::PoisonError;
 use std::time::Instant;
 
 use axum::Json;
-use axum::extract::{Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use serde::Deserialize;
@@ -27,9 +27,28 @@ fn base(web: &Web, headers: &HeaderMap) -> String {
 }
 
 pub(super) async fn protected_resource(State(web): State<Web>, headers: HeaderMap) -> Response {
-    let base = base(&web, &headers);
+    resource_metadata(&web, &headers, "/mcp")
+}
+
+/// The metadata of a set's own address (`/mcp/chess`), as RFC 9728 places it.
+pub(super) async fn toolset_resource(
+    State(web): State<Web>,
+    Path(set): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    match crate::modules::toolset_named(&set) {
+        Some(t) => resource_metadata(&web, &headers, &crate::modules::toolset_path(&t)),
+        None => super::refused(
+            StatusCode::NOT_FOUND,
+            &format!("There is no set of tools called `{set}`."),
+        ),
+    }
+}
+
+fn resource_metadata(web: &Web, headers: &HeaderMap, path: &str) -> Response {
+    let base = base(web, headers);
     Json(json!({
-        "resource": format!("{base}/mcp"),
+        "resource": format!("{base}{path}"),
         "authorization_servers": [base],
         "bearer_methods_supported": ["header"],
         "scopes_supported": [oauth::SCOPE],

@@ -190,7 +190,7 @@ async def main():
         robo, two = [(await http.post(f"{base}/agents", json={"name": n})).json() for n in ("Robo", "Rival")]
     token = robo["token"]
     async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
-        async with streamable_http_client(f"{base}/mcp", http_client=http) as streams:
+        async with streamable_http_client(f"{base}/mcp/chess", http_client=http) as streams:
             async with ClientSession(streams[0], streams[1]) as session:
                 await session.discover()
                 async with async_playwright() as p:

@@ -19,6 +19,7 @@ mod registry;
 mod side_channels;
 mod tables;
 mod telnet;
+mod toolsets;
 mod web;
 mod werewolf;
 mod werewolf_audit;

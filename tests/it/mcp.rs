@@ -22,24 +22,36 @@ fn tool_names(seen: &Value) -> BTreeSet<String> {
         .collect()
 }
 
-fn registry_names() -> BTreeSet<String> {
-    moot::modules::REGISTRY
-        .iter()
+/// The names of the tools of the set called `set`.
+fn set_names(set: &str) -> BTreeSet<String> {
+    let set = moot::modules::toolset_named(set).unwrap();
+    moot::modules::tools_in(&[set])
         .map(|e| e.tool_name().to_owned())
         .collect()
 }
 
+/// Every verb an agent may use is a tool in one set, and every tool a verb; the verbs that only
+/// make sense on a telnet line are in none.
 #[test]
 fn every_verb_is_a_tool_and_every_tool_a_verb() {
-    let tools: BTreeSet<String> = moot::mcp::tools()
+    let sets = moot::modules::toolsets();
+    let tools = moot::mcp::tools(&sets);
+    let names: BTreeSet<String> = tools.iter().map(|(_, t)| t.name.to_string()).collect();
+    let served: Vec<&moot::verbs::VerbEntry> = moot::modules::REGISTRY
         .iter()
-        .map(|t| t.name.to_string())
+        .copied()
+        .filter(|e| e.toolset.is_some())
         .collect();
-    assert_eq!(tools, registry_names());
-    for (t, e) in moot::mcp::tools()
+    let verbs: BTreeSet<String> = served.iter().map(|e| e.tool_name().to_owned()).collect();
+    assert_eq!(names, verbs);
+    assert_eq!(names.len(), tools.len(), "each tool is in one set");
+    let telnet_only: Vec<&str> = moot::modules::REGISTRY
         .iter()
-        .zip(moot::modules::REGISTRY.iter())
-    {
+        .filter(|e| e.toolset.is_none())
+        .map(|e| e.name)
+        .collect();
+    assert_eq!(telnet_only, ["linelength", "wrap"]);
+    for ((_, t), e) in tools.iter().zip(served) {
         if let Some(def) = e.tool.definition {
             // A tool a spec gives whole is served as given (seed 002's: see werewolf.rs).
             let served = serde_json::to_value(t).unwrap();
@@ -91,17 +103,8 @@ async fn http_tools(revision: &str) {
     let url = format!("http://{}/mcp", s.http);
     let seen = agent(&["http", &url, &bot.token, revision, "tools"]).await;
     let listed = tool_names(&seen);
-    assert_eq!(listed, registry_names(), "tools/list is the registry");
-    for ro in [
-        "look",
-        "who",
-        "help",
-        "examine",
-        "games",
-        "board",
-        "moves",
-        "inventory",
-    ] {
+    assert_eq!(listed, set_names("town"), "/mcp serves the town's set");
+    for ro in ["look", "who", "help", "examine", "games", "inventory"] {
         assert!(
             seen["read_only"]
                 .as_array()
@@ -175,7 +178,7 @@ async fn stdio_serves_a_standalone_town_with_both_revisions() {
         ])
         .await;
         let listed = tool_names(&seen);
-        assert_eq!(listed, registry_names());
+        assert_eq!(listed, set_names("town"));
         assert_eq!(seen["look"]["name"], "Town Square", "{revision}");
         assert_eq!(seen["server"]["name"], "moot");
     }
@@ -228,7 +231,7 @@ async fn mcp_without_a_valid_token_is_401() {
 async fn an_agent_plays_a_whole_chess_game_against_the_computer() {
     let s = TestServer::start().await;
     let bot = s.api().agent(Some("Robo")).await;
-    let url = format!("http://{}/mcp", s.http);
+    let url = format!("http://{}/mcp/chess", s.http);
     let seen = agent(&["http", &url, &bot.token, "discover", "chess"]).await;
     assert!(seen["result"].as_str().unwrap().contains(" by "), "{seen}");
     assert!(seen["moves"].as_u64().unwrap() > 0);
@@ -238,7 +241,7 @@ async fn an_agent_plays_a_whole_chess_game_against_the_computer() {
 async fn an_agent_plays_a_hundred_blackjack_hands() {
     let s = TestServer::start().await;
     let bot = s.api().agent(Some("Robo")).await;
-    let url = format!("http://{}/mcp", s.http);
+    let url = format!("http://{}/mcp/blackjack", s.http);
     let seen = agent(&["http", &url, &bot.token, "initialize", "blackjack"]).await;
     let total: u64 = seen["results"]
         .as_object()
@@ -271,7 +274,7 @@ async fn two_agents_play_each_other_through_long_polls() {
     let s = TestServer::start().await;
     let a = s.api().agent(Some("Alpha")).await;
     let b = s.api().agent(Some("Beta")).await;
-    let url = format!("http://{}/mcp", s.http);
+    let url = format!("http://{}/mcp/chess", s.http);
     let seen = agent(&["duel", &url, &a.token, &b.token]).await;
     assert_eq!(seen["joined_as"], "black");
     assert!(seen["plies"].as_u64().unwrap() >= 10, "{seen}");
@@ -297,7 +300,7 @@ async fn agents_play_rock_paper_scissors_through_the_session_tools() {
     let s = TestServer::start().await;
     let a = s.api().agent(Some("Alpha")).await;
     let b = s.api().agent(Some("Beta")).await;
-    let url = format!("http://{}/mcp", s.http);
+    let url = format!("http://{}/mcp/sessions", s.http);
     let seen = agent(&["rps", &url, &a.token, &b.token, &a.id, &b.id]).await;
     assert_eq!(
         seen["hidden"],
@@ -331,7 +334,7 @@ fn assert_board_page(html: &str) {
 async fn show_ui_gives_an_mcp_apps_board_and_the_same_page_over_http() {
     let s = TestServer::start().await;
     let bot = s.api().agent(Some("Robo")).await;
-    let url = format!("http://{}/mcp", s.http);
+    let url = format!("http://{}/mcp/chess", s.http);
     let seen = agent(&["http", &url, &bot.token, "discover", "ui"]).await;
     let uri = seen["uri"].as_str().unwrap();
     assert!(uri.starts_with("ui://chess/"), "{uri}");
@@ -467,7 +470,7 @@ async fn moot_mcp_joins_a_running_town_over_stdio() {
     ])
     .await;
     let listed = tool_names(&seen);
-    assert_eq!(listed, registry_names());
+    assert_eq!(listed, set_names("town"));
     assert!(
         seen["who"]["players"]
             .as_array()
@@ -509,7 +512,7 @@ async fn a_telnet_player_joins_an_agents_game_and_the_agent_waits_through_timeou
         TestServer::start_with(|c| c.wait_timeout = std::time::Duration::from_millis(700).into())
             .await;
     let bot = s.api().agent(Some("Robo")).await;
-    let url = format!("http://{}/mcp", s.http);
+    let url = format!("http://{}/mcp/chess", s.http);
     let host =
         tokio::spawn(async move { agent(&["http", &url, &bot.token, "discover", "host"]).await });
     let mut ann = s.player("Ann").await;
@@ -548,6 +551,7 @@ async fn stdio_plays_chess_and_blackjack_too() {
         world.to_str().unwrap(),
         "initialize",
         "chess",
+        "chess",
     ])
     .await;
     assert!(
@@ -559,6 +563,7 @@ async fn stdio_plays_chess_and_blackjack_too() {
         env!("CARGO_BIN_EXE_moot"),
         world.to_str().unwrap(),
         "discover",
+        "blackjack",
         "blackjack",
     ])
     .await;
@@ -578,7 +583,7 @@ async fn a_long_poll_sends_progress_to_a_client_that_asked() {
     })
     .await;
     let bot = s.api().agent(Some("Robo")).await;
-    let url = format!("http://{}/mcp", s.http);
+    let url = format!("http://{}/mcp/chess", s.http);
     let seen = agent(&["http", &url, &bot.token, "discover", "progress"]).await;
     assert_eq!(seen["status"], "timeout");
     let notes = seen["progress"].as_array().unwrap();
@@ -607,16 +612,6 @@ fn inspector() -> (String, String) {
 #[test]
 fn tool_schemas_pass_the_inspectors_strict_check_and_fixed_ones_are_served_exactly() {
     let (node, cli) = inspector();
-    let out = std::process::Command::new(node)
-        .arg(cli)
-        .args(["--cli", "--strict", "--method", "tools/list"])
-        .arg(env!("CARGO_BIN_EXE_moot"))
-        .args(["mcp", "--world", world_dir().to_str().unwrap()])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "the strict check failed:\n{stderr}");
-    assert!(!stderr.contains("Error:"), "{stderr}");
     // Warnings only where a seed's schemas are served exactly as the seed writes them: seed
     // 002 writes nullable fields as `type` arrays, which the Inspector calls less portable.
     let seed_tools: Vec<&str> = moot::modules::REGISTRY
@@ -624,15 +619,51 @@ fn tool_schemas_pass_the_inspectors_strict_check_and_fixed_ones_are_served_exact
         .filter(|e| e.tool.definition.is_some())
         .map(|e| e.tool_name())
         .collect();
-    for warning in stderr.split("Warning: ").skip(1) {
-        let tool = warning.split('"').nth(1).unwrap_or("");
+    let mut chess = Value::Null;
+    // Every set, as `moot mcp --tools <set>` serves it.
+    for set in moot::modules::toolsets() {
+        let out = std::process::Command::new(&node)
+            .arg(&cli)
+            .args(["--cli", "--strict", "--method", "tools/list"])
+            .arg(env!("CARGO_BIN_EXE_moot"))
+            .args(["mcp", "--world", world_dir().to_str().unwrap()])
+            .args(["--tools", set.name])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
-            seed_tools.contains(&tool) && warning.contains("`type` is an array"),
-            "a warning about a schema moot writes itself: {warning}"
+            out.status.success(),
+            "{}: the strict check failed:\n{stderr}",
+            set.name
         );
+        assert!(!stderr.contains("Error:"), "{stderr}");
+        for warning in stderr.split("Warning: ").skip(1) {
+            let tool = warning.split('"').nth(1).unwrap_or("");
+            assert!(
+                seed_tools.contains(&tool) && warning.contains("`type` is an array"),
+                "a warning about a schema moot writes itself: {warning}"
+            );
+        }
+        let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+        // The wizards' set is listed to wizards only, and this process plays no wizard.
+        let want = if set.wizards_only {
+            BTreeSet::new()
+        } else {
+            set_names(set.name)
+        };
+        assert_eq!(
+            tool_names(
+                &json!({ "tools": listed["tools"].as_array().unwrap().iter().map(|t| t["name"].clone()).collect::<Vec<_>>() })
+            ),
+            want,
+            "{}",
+            set.name
+        );
+        if set.name == "chess" {
+            chess = listed;
+        }
     }
-    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let create = listed["tools"]
+    let create = chess["tools"]
         .as_array()
         .unwrap()
         .iter()

@@ -435,40 +435,64 @@ pub async fn spawn_moot(db: &Path, http: SocketAddr, extra: &[&str]) -> Moot {
     panic!("moot did not start on {http}");
 }
 
-/// One stateless MCP 2026-07-28 `tools/call` over HTTP; the JSON-RPC `result` (or `error`).
+/// The address that serves tool `name` (`/mcp/chess` for `createGame`), as an agent reads it
+/// from the `toolsets` tool.
+pub fn mcp_path(name: &str) -> String {
+    moot::modules::toolsets()
+        .into_iter()
+        .find(|t| moot::modules::find_tool(name, &[*t]).is_some())
+        .map_or_else(|| "/mcp".to_owned(), |t| moot::modules::toolset_path(&t))
+}
+
+/// One stateless MCP 2026-07-28 `tools/call` over HTTP, at the address that serves the tool;
+/// the JSON-RPC `result` (or `error`).
 pub async fn mcp_tool(
     http: SocketAddr,
     token: &str,
     name: &str,
     args: serde_json::Value,
 ) -> serde_json::Value {
-    let body = serde_json::json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": { "name": name, "arguments": args, "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": { "name": "moot-tests", "version": "1" } } }
-    });
-    let resp = reqwest::Client::new()
-        .post(format!("http://{http}/mcp"))
+    let params = serde_json::json!({ "name": name, "arguments": args });
+    mcp_request(http, token, &mcp_path(name), "tools/call", params).await
+}
+
+/// One stateless MCP 2026-07-28 request to the address `path` (`/mcp`, `/mcp/chess`): the
+/// JSON-RPC result (or error).
+pub async fn mcp_request(
+    http: SocketAddr,
+    token: &str,
+    path: &str,
+    method: &str,
+    mut params: serde_json::Value,
+) -> serde_json::Value {
+    params["_meta"] = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}});
+    // SEP-2243: the name a request acts on rides in a header too.
+    let name = params["name"]
+        .as_str()
+        .or(params["uri"].as_str())
+        .map(str::to_owned);
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let mut r = reqwest::Client::new()
+        .post(format!("http://{http}{path}"))
         .bearer_auth(token)
         .header("accept", "application/json, text/event-stream")
         .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/call")
-        .header("Mcp-Name", name)
-        .json(&body)
-        .send()
-        .await
-        .expect("the server answers");
-    let text = resp.text().await.unwrap();
-    // A plain JSON answer, or one server-sent event carrying it.
+        .header("Mcp-Method", method);
+    if let Some(n) = name {
+        r = r.header("Mcp-Name", n);
+    }
+    let text = r.json(&body).send().await.unwrap().text().await.unwrap();
     let json = text
         .lines()
         .find_map(|l| l.strip_prefix("data: "))
         .unwrap_or(&text);
     let v: serde_json::Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {text}"));
     if v.get("error").is_some() {
-        return v["error"].clone();
+        v["error"].clone()
+    } else {
+        v["result"].clone()
     }
-    v["result"].clone()
 }

@@ -585,7 +585,8 @@ fn differences(a: &Value, b: &Value, path: String, out: &mut Vec<String>) {
 }
 
 /// Seed 002's thirteen tools, from the seed's own JSON (kept verbatim in tests/data), against
-/// tools/list: every field is the seed's, except the fixes `shared/notes/werewolf.md` documents.
+/// tools/list at `/mcp/werewolf`: every field is the seed's, except the fixes
+/// `shared/notes/werewolf.md` documents.
 #[tokio::test]
 async fn tools_list_serves_seed_002s_tools_with_only_the_documented_fixes() {
     let seed: Vec<Value> =
@@ -593,27 +594,27 @@ async fn tools_list_serves_seed_002s_tools_with_only_the_documented_fixes() {
     assert_eq!(seed.len(), 13);
     let s = TestServer::start().await;
     let a = s.api().agent(None).await;
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}}});
-    let resp = reqwest::Client::new()
-        .post(format!("http://{}/mcp", s.http))
-        .bearer_auth(&a.token)
-        .header("accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/list")
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let text = resp.text().await.unwrap();
-    let json = text
-        .lines()
-        .find_map(|l| l.strip_prefix("data: "))
-        .unwrap_or(&text);
-    let listed: Value = serde_json::from_str(json).unwrap();
-    let tools = listed["result"]["tools"].as_array().unwrap();
+    // At the set's own address (/mcp/werewolf), as an agent built for seed 002 connects.
+    let listed =
+        crate::support::mcp_request(s.http, &a.token, "/mcp/werewolf", "tools/list", json!({}))
+            .await;
+    let tools = listed["tools"].as_array().unwrap();
+    // The set is the seed's thirteen, the practice match, and the match's own extras.
+    let names: std::collections::BTreeSet<&str> =
+        tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let seeds: std::collections::BTreeSet<&str> =
+        seed.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(seeds.is_subset(&names), "{names:?}");
+    let extras: Vec<&str> = names.difference(&seeds).copied().collect();
+    assert_eq!(
+        extras,
+        [
+            "et.werewolf.match.report",
+            "et.werewolf.practice.start",
+            "et.werewolf.spectate.omniscient",
+            "pass"
+        ]
+    );
     // The documented fixes: (tool, JSON path prefix).
     let night = [
         "et.werewolf.match.night.wolf_chat",
@@ -965,50 +966,13 @@ async fn an_idempotency_key_is_kept_across_a_restart() {
     drop(dir);
 }
 
-/// One stateless MCP 2026-07-28 request: the JSON-RPC result (or error).
-async fn mcp_request(
-    http: std::net::SocketAddr,
-    token: &str,
-    method: &str,
-    mut params: Value,
-) -> Value {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}});
-    // SEP-2243: the name a request acts on rides in a header too.
-    let name = params["name"]
-        .as_str()
-        .or(params["uri"].as_str())
-        .map(str::to_owned);
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let mut r = reqwest::Client::new()
-        .post(format!("http://{http}/mcp"))
-        .bearer_auth(token)
-        .header("accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", method);
-    if let Some(n) = name {
-        r = r.header("Mcp-Name", n);
-    }
-    let text = r.json(&body).send().await.unwrap().text().await.unwrap();
-    let json = text
-        .lines()
-        .find_map(|l| l.strip_prefix("data: "))
-        .unwrap_or(&text);
-    let v: Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {text}"));
-    if v.get("error").is_some() {
-        v["error"].clone()
-    } else {
-        v["result"].clone()
-    }
-}
-
 #[tokio::test]
 async fn the_rules_and_role_cards_are_prompts_and_resources_rendered_from_the_running_rules() {
     let s = TestServer::start().await;
     let a = s.api().agent(None).await;
-    let prompts = mcp_request(s.http, &a.token, "prompts/list", json!({})).await;
+    let prompts =
+        crate::support::mcp_request(s.http, &a.token, "/mcp/werewolf", "prompts/list", json!({}))
+            .await;
     let names: Vec<&str> = prompts["prompts"]
         .as_array()
         .unwrap()
@@ -1024,9 +988,10 @@ async fn the_rules_and_role_cards_are_prompts_and_resources_rendered_from_the_ru
     ] {
         assert!(names.contains(&n), "{prompts}");
     }
-    let seer = mcp_request(
+    let seer = crate::support::mcp_request(
         s.http,
         &a.token,
+        "/mcp/werewolf",
         "prompts/get",
         json!({"name": "werewolf-role-seer"}),
     )
@@ -1036,7 +1001,14 @@ async fn the_rules_and_role_cards_are_prompts_and_resources_rendered_from_the_ru
         text.contains("Role: Seer") && text.contains("NIGHT (45 s)"),
         "{seer}"
     );
-    let listed = mcp_request(s.http, &a.token, "resources/list", json!({})).await;
+    let listed = crate::support::mcp_request(
+        s.http,
+        &a.token,
+        "/mcp/werewolf",
+        "resources/list",
+        json!({}),
+    )
+    .await;
     assert!(
         listed["resources"]
             .as_array()
@@ -1045,9 +1017,10 @@ async fn the_rules_and_role_cards_are_prompts_and_resources_rendered_from_the_ru
             .any(|r| r["uri"] == "werewolf://rules"),
         "{listed}"
     );
-    let rules = mcp_request(
+    let rules = crate::support::mcp_request(
         s.http,
         &a.token,
+        "/mcp/werewolf",
         "resources/read",
         json!({"uri": "werewolf://rules"}),
     )
@@ -1072,7 +1045,7 @@ async fn eight_python_sdk_agents_play_a_whole_match_with_the_seed_tools() {
     for i in 0..8 {
         tokens.push(api.agent(Some(&format!("Py{i}"))).await.token);
     }
-    let (url, tokens) = (format!("http://{}/mcp", s.http), tokens.join(","));
+    let (url, tokens) = (format!("http://{}/mcp/werewolf", s.http), tokens.join(","));
     let seen = crate::support::run_python("mcp/werewolf_agents.py", &[&url, &tokens]).await;
     assert!(
         ["VILLAGERS", "WEREWOLVES"].contains(&seen["winner"].as_str().unwrap_or("")),
@@ -1163,7 +1136,7 @@ async fn six_agents_and_two_telnet_players_play_one_match() {
         assert!(signed.iter().any(|l| l.contains("of 8")), "{signed:?}");
         people.push((name, p));
     }
-    let (url, tokens) = (format!("http://{}/mcp", s.http), tokens.join(","));
+    let (url, tokens) = (format!("http://{}/mcp/werewolf", s.http), tokens.join(","));
     let args = [url.as_str(), tokens.as_str()];
     let agents = crate::support::run_python("mcp/werewolf_agents.py", &args);
     let mut tomas = people.pop().unwrap().1;

@@ -249,6 +249,8 @@ async def main():
         print(json.dumps(await rps(*sys.argv[2:7])))
         return
     transport, a, b, revision, scenario = sys.argv[1:6]
+    # Over stdio, the sets of tools to serve (`moot mcp --tools chess`); the town's if none.
+    tools = ["--tools", sys.argv[6]] if len(sys.argv) > 6 else []
     if transport == "http":
         headers = {"Authorization": f"Bearer {b}"}
         async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
@@ -262,7 +264,7 @@ async def main():
             async with ClientSession(read, write) as session:
                 await run(session, revision, scenario)
     else:
-        params = StdioServerParameters(command=a, args=["mcp", "--world", b])
+        params = StdioServerParameters(command=a, args=["mcp", "--world", b, *tools])
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:
                 await run(session, revision, scenario)

@@ -34,7 +34,8 @@ def call(base, token, method, params):
     }
     if method == "tools/call":
         headers["Mcp-Name"] = params["name"]
-    req = urllib.request.Request(f"{base}/mcp", data=json.dumps(body).encode(),
+    # Seed 002's tools are served at their set's own address.
+    req = urllib.request.Request(f"{base}/mcp/werewolf", data=json.dumps(body).encode(),
                                  headers={**headers, "content-type": "application/json"})
     with urllib.request.urlopen(req, timeout=30) as r:
         text = r.read().decode()

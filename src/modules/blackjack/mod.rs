@@ -105,6 +105,7 @@ impl Verb for Deal {
 `blackjack_stand`. Infinite deck: every card is equally likely each time; no betting, splits or \
 doubles; the dealer draws to 17 and wins ties.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(TOOLSET);
     const TOPIC: Topic = TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[self::CARD_TABLE];
     type Args = NoArgs;
@@ -128,6 +129,7 @@ impl Verb for Hit {
     const SUMMARY: &'static str = "Take another card in your blackjack hand.";
     const HELP: &'static str = "Deals you one more card. Over 21 is a bust and the dealer wins.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(TOOLSET);
     const TOPIC: Topic = TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[self::CARD_TABLE];
     type Args = NoArgs;
@@ -152,6 +154,7 @@ impl Verb for Stand {
     const HELP: &'static str = "The dealer turns over the hidden card and draws until 17 or more; the \
 higher total without going over 21 wins, and a tie goes to the dealer.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(TOOLSET);
     const TOPIC: Topic = TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[self::CARD_TABLE];
     type Args = NoArgs;
@@ -165,6 +168,13 @@ higher total without going over 21 wins, and a tie goes to the dealer.";
         play(world, cx, "stand")
     }
 }
+
+/// Seed 001's three tools, at `/mcp/blackjack`: a seed-001 blackjack server, exactly.
+pub const TOOLSET: crate::verbs::Toolset = crate::verbs::Toolset {
+    name: "blackjack",
+    summary: "seed 001's blackjack server: blackjack_deal, blackjack_hit, blackjack_stand",
+    wizards_only: false,
+};
 
 /// Where `help blackjack` leads.
 pub const TOPIC: Topic = Topic {

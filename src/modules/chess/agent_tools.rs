@@ -220,6 +220,7 @@ impl Verb for CreateGame {
 as black, call waitForNextTurn. Against `agent`, the game starts when another player calls \
 joinGame with the id.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = Topic::AGENTS;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     /// Seed 000's arguments, as the seed describes them (and an optional clock), and the board
@@ -392,6 +393,7 @@ impl Verb for JoinGame {
     const HELP: &'static str = "Takes the free colour in a game made with `createGame agent`, or shows \
 a game you already play. Then play with finishTurn (or `move` on telnet).";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = Topic::AGENTS;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameIdArgs;
@@ -482,6 +484,7 @@ impl Verb for FinishTurn {
     const HELP: &'static str = "Checks that the game exists, that it is your turn and that the move (UCI) \
 is legal, then plays it. With claim_win, the move is refused unless it mates.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = Topic::AGENTS;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = FinishTurnArgs;
@@ -587,6 +590,7 @@ impl Verb for WaitForNextTurn {
 for your opponent's move, up to 30 seconds, and then says to call again. Safe to call again after \
 cancelling. (On telnet it answers at once: you are told of every move anyway.)";
     const READ_ONLY: bool = true;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = Topic::AGENTS;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameIdArgs;

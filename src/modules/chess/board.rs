@@ -26,6 +26,7 @@ impl Verb for Board {
     const HELP: &'static str = "Shows the board of your game (or of `#3`), with the last move and whose \
 turn it is. tkMOO-light users get a fresh graphical board too.";
     const READ_ONLY: bool = true;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameArg;
@@ -84,6 +85,7 @@ impl Verb for Moves {
     const HELP: &'static str = "Lists, in UCI, every move the side to move may make in your game (or in \
 `#3`, which anyone may ask).";
     const READ_ONLY: bool = true;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameArg;
@@ -139,6 +141,7 @@ impl Verb for Pgn {
 the moves in SAN and the result, as chess programs read it. The same is at /chess/<id>.pgn on \
 the web.";
     const READ_ONLY: bool = true;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     type Args = GameArg;
     type Output = PgnText;

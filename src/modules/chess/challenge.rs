@@ -109,6 +109,7 @@ each and 3 seconds more after each move; whoever runs out of time loses (or draw
 side has too little left to mate). `from <FEN>` starts from a position instead of the usual \
 start. Colours are random unless you say `as white` or `as black`.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = ChallengeArgs;
@@ -284,6 +285,7 @@ impl Verb for Accept {
     const SUMMARY: &'static str = "Accept someone's chess challenge.";
     const HELP: &'static str = "`accept Ann` starts the game Ann challenged you to.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = Whom;
@@ -319,6 +321,7 @@ impl Verb for Decline {
     const SUMMARY: &'static str = "Decline someone's chess challenge.";
     const HELP: &'static str = "`decline Ann` turns down Ann's challenge; she is told.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = Whom;

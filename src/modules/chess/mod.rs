@@ -111,6 +111,14 @@ anywhere; tkMOO-light draws the board and takes drags.",
     more: None,
 };
 
+/// Seed 000's four tools, at `/mcp/chess`: a seed-000 chess server, exactly.
+pub const TOOLSET: crate::verbs::Toolset = crate::verbs::Toolset {
+    name: "chess",
+    summary: "seed 000's chess server: createGame (against the computer or a person), \
+              joinGame, finishTurn, waitForNextTurn",
+    wizards_only: false,
+};
+
 /// Each game's board on the web.
 const PAGE: &str = "/chess/{session_id}";
 

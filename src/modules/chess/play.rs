@@ -85,6 +85,7 @@ the last rank becomes a queen unless you add the piece (`e7e8n`). tkMOO-light's 
 `move <x1> <y1> <x2> <y2> <sequence> on #<game>` itself; a move made on an out-of-date board is \
 refused and the current board sent again.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = MoveArgs;
@@ -271,6 +272,7 @@ impl Verb for Resign {
     const HELP: &'static str =
         "Gives up your game (name it with `#3` if you play several); your opponent wins.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameArg;
@@ -303,6 +305,7 @@ impl Verb for Draw {
 game is drawn. Making a move instead of answering declines an offer. The computer accepts only \
 when it stands clearly worse.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameArg;
@@ -336,6 +339,7 @@ impl Verb for Takeback {
     const HELP: &'static str = "Asks your opponent to let you take back your last move (and their reply, \
 if they have made it); if they asked first, agrees. Against the computer it happens at once.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameArg;

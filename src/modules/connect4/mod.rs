@@ -48,6 +48,7 @@ it falls to the lowest empty cell. Columns are numbered 1 to 7 from the left, as
 them. Red drops first; four in a row in any direction wins. You drop by the game's number, so you \
 may do it from anywhere.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = Topic::TABLES;
     const OFFERED_BY: &'static [ThingKind] = &[TABLE];
     type Args = DropArgs;

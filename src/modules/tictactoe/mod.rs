@@ -43,6 +43,7 @@ impl Verb for Mark {
 numbered 1 to 9 from the top left, as the board shows them. X moves first. You mark by the \
 game's number, so you may do it from anywhere.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = Topic::TABLES;
     const OFFERED_BY: &'static [ThingKind] = &[self::TICTACTOE_TABLE];
     type Args = MarkArgs;

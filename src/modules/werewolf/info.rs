@@ -34,6 +34,7 @@ impl Verb for Matches {
 `all`): each one's building, phase, day and how many are alive. Walk in through its door in the \
 Town Hall to watch.";
     const READ_ONLY: bool = true;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = catalog::seed("et.werewolf.matches.list");
     type Args = ListArgs;
@@ -158,6 +159,7 @@ impl Verb for MatchEvents {
 any match, as a spectator sees it): what was said, votes, deaths, the Town Crier's words, and \
 what your role alone was told.";
     const READ_ONLY: bool = true;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = catalog::seed("et.werewolf.match.events.get");
     type Args = EventsArgs;
@@ -277,6 +279,7 @@ match whose spectating rule is `after` (the notice board's, unless the operator 
 practice matches are `live`). `omniscient #n off` goes back to the public view. In the building, the dead and the spectators talk among themselves \
 with `say` (the graveyard); the living players hear none of it.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.spectate.omniscient"),
@@ -375,6 +378,7 @@ actions, the votes day by day, and each player's figures (votes that hit a wolf,
 the seer's finds, the doctor's saves), and the seed that dealt it. The plaque in the Town Hall \
 shows the same. Agents may ask for the whole event log as JSON lines (`export`).";
     const READ_ONLY: bool = true;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.match.report"),

@@ -456,6 +456,14 @@ fn rules_text() -> Vec<String> {
     rules::text::rules(&rules::config::Config::default())
 }
 
+/// Seed 002's tools and the practice match, at `/mcp/werewolf`.
+pub const TOOLSET: crate::verbs::Toolset = crate::verbs::Toolset {
+    name: "werewolf",
+    summary: "seed 002's Werewolf server: the queue, a practice match against the house's bots, \
+              the match's state, events, speech, votes and night actions",
+    wizards_only: false,
+};
+
 /// Each match's page on the web.
 const PAGE: &str = "/werewolf/{match_id}";
 

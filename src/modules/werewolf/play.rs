@@ -86,6 +86,7 @@ impl Verb for Ready {
     const HELP: &'static str = "In the lobby of your Werewolf match, tells everyone you are ready. \
 The match begins when all eight are ready, or when the lobby's time runs out.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = catalog::seed("et.werewolf.match.ready");
     type Args = MatchArgs;
@@ -138,6 +139,7 @@ impl Verb for Speak {
 watching it: your opening on your turn (DAY_OPENING), anything during DAY_DISCUSSION, and your \
 last words if you were voted out. In the match's building, plain `say` does the same.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = catalog::seed("et.werewolf.match.say_public");
     type Args = SpeakArgs;
@@ -212,6 +214,7 @@ impl Verb for Pass {
     const HELP: &'static str = "During DAY_OPENING, when it is your turn to speak, gives the floor \
 to the next player without a word.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     type Args = MatchArgs;
     type Output = Value;
@@ -255,6 +258,7 @@ impl Verb for Vote {
 not yourself), or `vote none` to abstain; anything after the name is your reason, shown to all. \
 You may change your vote until the vote ends. Most votes is eliminated; a tie spares everyone.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = catalog::seed("et.werewolf.match.vote");
     type Args = VoteArgs;
@@ -311,6 +315,7 @@ macro_rules! night_verb {
             const SUMMARY: &'static str = $summary;
             const HELP: &'static str = $help;
             const READ_ONLY: bool = false;
+            const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
             const TOPIC: Topic = super::TOPIC;
             const TOOL: ToolSpec = catalog::seed($tool);
             type Args = TargetArgs;
@@ -403,6 +408,7 @@ impl Verb for Growl {
     const HELP: &'static str = "During NIGHT, a living werewolf's words to the pack: only the \
 wolves (and spectators the server lets see everything) hear them.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = catalog::seed("et.werewolf.match.night.wolf_chat");
     type Args = ChatArgs;
@@ -472,6 +478,7 @@ rules` gives the rules as this town runs them; `werewolf practice` starts a matc
 house bots.";
     // Reading the state changes nothing (`werewolf practice` is admitted as a write below).
     const READ_ONLY: bool = true;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = catalog::seed("et.werewolf.match.get_state");
     type Args = StateArgs;

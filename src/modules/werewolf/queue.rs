@@ -83,6 +83,7 @@ for a Werewolf match; when eight have signed, the match begins and its building 
 Town Hall. `sign board as <name>` plays under another name for that match. `unsign board` takes \
 your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.join` tool.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[BOARD];
     const TOOL: ToolSpec = catalog::seed("et.werewolf.queue.join");
@@ -226,6 +227,7 @@ impl Verb for Unsign {
     const SUMMARY: &'static str = "Take your name off the Werewolf queue.";
     const HELP: &'static str = "Takes your name off the Town Hall's notice board, if it is there.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[BOARD];
     const TOOL: ToolSpec = catalog::seed("et.werewolf.queue.leave");
@@ -291,6 +293,7 @@ impl Verb for Queue {
     const HELP: &'static str = "Shows the names on the Town Hall's notice board, your place among \
 them, and your match if you are in one.";
     const READ_ONLY: bool = true;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[BOARD];
     const TOOL: ToolSpec = catalog::seed("et.werewolf.queue.status");
@@ -367,6 +370,7 @@ impl Verb for Practice {
 seven of the house's bots (Bot-Abel, Bot-Brigid…) in the others. It runs like any match: its \
 building opens off the Town Hall, and anyone may watch.";
     const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.practice.start"),
