@@ -620,16 +620,29 @@ fn tool_schemas_pass_the_inspectors_strict_check_and_fixed_ones_are_served_exact
         .map(|e| e.tool_name())
         .collect();
     let mut chess = Value::Null;
-    // Every set, as `moot mcp --tools <set>` serves it.
-    for set in moot::modules::toolsets() {
-        let out = std::process::Command::new(&node)
+    // The process plays Wiz, a wizard, so that the wizards' set is listed and checked too.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("moot.db");
+    let list = |set: &str| {
+        std::process::Command::new(&node)
             .arg(&cli)
             .args(["--cli", "--strict", "--method", "tools/list"])
             .arg(env!("CARGO_BIN_EXE_moot"))
             .args(["mcp", "--world", world_dir().to_str().unwrap()])
-            .args(["--tools", set.name])
+            .args(["--db", db.to_str().unwrap(), "--name", "Wiz"])
+            .args(["--tools", set])
             .output()
-            .unwrap();
+            .unwrap()
+    };
+    assert!(list("town").status.success(), "Wiz is made");
+    let granted = std::process::Command::new(env!("CARGO_BIN_EXE_moot"))
+        .args(["--db", db.to_str().unwrap(), "admin", "grant", "Wiz"])
+        .output()
+        .unwrap();
+    assert!(granted.status.success(), "{granted:?}");
+    // Every set, as `moot mcp --tools <set>` serves it.
+    for set in moot::modules::toolsets() {
+        let out = list(set.name);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
             out.status.success(),
@@ -645,12 +658,7 @@ fn tool_schemas_pass_the_inspectors_strict_check_and_fixed_ones_are_served_exact
             );
         }
         let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
-        // The wizards' set is listed to wizards only, and this process plays no wizard.
-        let want = if set.wizards_only {
-            BTreeSet::new()
-        } else {
-            set_names(set.name)
-        };
+        let want = set_names(set.name);
         assert_eq!(
             tool_names(
                 &json!({ "tools": listed["tools"].as_array().unwrap().iter().map(|t| t["name"].clone()).collect::<Vec<_>>() })
