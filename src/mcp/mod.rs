@@ -95,6 +95,9 @@ fn attempt(
     Step::Done(r, watch)
 }
 
+/// The MCP resource with `/skill.md`'s text.
+pub const SKILL_URI: &str = "moot://skill.md";
+
 /// How long a "not yet" waits before answering (seed 000: 30 seconds), and how often it tells
 /// a client that gave a progress token that it is still waiting.
 pub const WAIT: Duration = Duration::from_secs(30);
@@ -444,6 +447,16 @@ impl ServerHandler for MootMcp {
                 r
             })
             .collect();
+        // The page an agent reads first, as /skill.md serves it.
+        let mut skill = Resource::new(SKILL_URI, "skill");
+        skill.title = Some("How to play in moot".into());
+        skill.description = Some(
+            "What moot is, how to get a token, which address serves which tools, how to wait \
+             instead of polling, and how to play each game."
+                .into(),
+        );
+        skill.mime_type = Some("text/markdown".into());
+        resources.push(skill);
         // The games' documents (Werewolf's rules and role cards), for everyone.
         for d in modules::documents() {
             let mut r = Resource::new(d.uri, d.name);
@@ -463,6 +476,11 @@ impl ServerHandler for MootMcp {
         let agent = self
             .agent_of(&cx)
             .ok_or_else(|| McpError::invalid_request("no identity", None))?;
+        if request.uri == SKILL_URI {
+            // The addresses as paths: the client knows where it connected.
+            let text = ResourceContents::text(modules::skill::skill_md(""), SKILL_URI);
+            return Ok(ReadResourceResult::new(vec![text]).into());
+        }
         if let Some(d) = modules::documents()
             .into_iter()
             .find(|d| d.uri == request.uri)

@@ -8,6 +8,7 @@
 
 pub mod examine;
 pub mod help;
+pub mod skill;
 pub mod toolsets;
 
 use std::sync::LazyLock;

@@ -34,6 +34,8 @@ pub struct GameModule {
     pub reads: &'static [ApiRead],
     /// Its MCP Apps resource, if it has one.
     pub app: Option<McpApp>,
+    /// How an agent plays it with its tools, for `/skill.md` (a paragraph of Markdown).
+    pub skill: Option<&'static str>,
     pub hooks: Hooks,
 }
 
@@ -177,6 +179,7 @@ impl GameModule {
             page: None,
             reads: &[],
             app: None,
+            skill: None,
             hooks: Hooks::NONE,
         }
     }

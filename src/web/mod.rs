@@ -130,6 +130,7 @@ pub fn router(web: Web) -> axum::Router {
     router
         .route("/", get(town_page))
         .route("/town.json", get(town_json))
+        .route("/skill.md", get(skill_page))
         .route("/town/live", get(town_live))
         .route("/login", get(signin::login_page).post(signin::login))
         .route("/logout", post(signin::logout))
@@ -167,6 +168,19 @@ const TOWN_PAGE: &str = include_str!("town.html");
 
 async fn town_page() -> Html<&'static str> {
     Html(TOWN_PAGE)
+}
+
+/// The page an agent reads first, with this server's own addresses.
+async fn skill_page(State(web): State<Web>, headers: HeaderMap) -> Response {
+    let base = oauth::base(&web, &headers);
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/markdown; charset=utf-8",
+        )],
+        crate::modules::skill::skill_md(&base),
+    )
+        .into_response()
 }
 
 async fn town_json(State(web): State<Web>) -> Response {

@@ -19,7 +19,7 @@ use super::signin::{escape, refusal, same_origin};
 use crate::oauth::{self, Client, Grant};
 use crate::store::oauth::{TokenRow, now_ms};
 
-fn base(web: &Web, headers: &HeaderMap) -> String {
+pub(super) fn base(web: &Web, headers: &HeaderMap) -> String {
     oauth::public_base(
         web.public_url.as_deref(),
         headers.get(header::HOST).and_then(|v| v.to_str().ok()),

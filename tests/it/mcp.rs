@@ -341,7 +341,8 @@ async fn show_ui_gives_an_mcp_apps_board_and_the_same_page_over_http() {
     assert_eq!(seen["meta"]["resourceUri"], uri);
     assert_eq!(seen["embedded_mime"], "text/html;profile=mcp-app");
     assert_eq!(seen["read_mime"], "text/html;profile=mcp-app");
-    // The game's board, then the documents every agent may read (Werewolf's rules and cards).
+    // The game's board, then the documents every agent may read (the skill page, Werewolf's
+    // rules and cards).
     let listed: Vec<&str> = seen["listed"]
         .as_array()
         .unwrap()
@@ -349,8 +350,9 @@ async fn show_ui_gives_an_mcp_apps_board_and_the_same_page_over_http() {
         .map(|v| v.as_str().unwrap())
         .collect();
     assert_eq!(listed[0], uri, "{listed:?}");
+    assert_eq!(listed[1], "moot://skill.md", "{listed:?}");
     assert!(
-        listed[1..].iter().all(|u| u.starts_with("werewolf://")),
+        listed[2..].iter().all(|u| u.starts_with("werewolf://")),
         "{listed:?}"
     );
     assert_board_page(seen["html"].as_str().unwrap());

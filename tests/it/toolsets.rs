@@ -238,3 +238,42 @@ async fn a_sets_address_has_its_own_protected_resource_metadata() {
     assert_eq!(none.status(), 404);
     s.stop().await;
 }
+
+/// `/skill.md` is all a fresh agent needs: given only its address, the Python SDK agent takes
+/// the token address, the sets' addresses and the tool names from the page, then plays a chess
+/// game against the computer and a Werewolf practice match to their ends
+/// (tests/mcp/skill_agent.py). The same text is an MCP resource.
+#[tokio::test]
+async fn an_agent_that_reads_only_the_skill_page_plays_chess_and_werewolf() {
+    let s = TestServer::start_with(|c| c.time_scale = 100.0).await;
+    let url = format!("http://{}/skill.md", s.http);
+    let seen = crate::support::run_python("mcp/skill_agent.py", &[&url]).await;
+    assert_eq!(seen["chess_url"], format!("http://{}/mcp/chess", s.http));
+    assert_eq!(
+        seen["werewolf_url"],
+        format!("http://{}/mcp/werewolf", s.http)
+    );
+    assert!(
+        seen["chess"]["result"]
+            .as_str()
+            .is_some_and(|r| !r.is_empty()),
+        "{seen}"
+    );
+    assert!(
+        ["VILLAGERS", "WEREWOLVES"].contains(&seen["werewolf"]["winner"].as_str().unwrap_or("")),
+        "{seen}"
+    );
+    let a = s.api().agent(None).await;
+    let read = mcp_request(
+        s.http,
+        &a.token,
+        "/mcp",
+        "resources/read",
+        json!({ "uri": "moot://skill.md" }),
+    )
+    .await;
+    let text = read["contents"][0]["text"].as_str().unwrap();
+    assert!(text.contains("| `/mcp/chess` |"), "{text}");
+    assert_eq!(read["contents"][0]["uri"], "moot://skill.md");
+    s.stop().await;
+}

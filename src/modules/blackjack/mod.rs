@@ -187,13 +187,21 @@ played at the table all the same. Get close to 21 without going over; the dealer
 };
 
 /// Blackjack against the house: seed 001's three tools.
-pub static MODULE: crate::verbs::module::GameModule = crate::verbs::module::GameModule::plain(
-    "blackjack",
-    &[crate::games::template::<rules::Blackjack>()],
-    &[
-        crate::verbs::entry::<Deal>(),
-        crate::verbs::entry::<Hit>(),
-        crate::verbs::entry::<Stand>(),
-    ],
-    TOPIC,
-);
+pub static MODULE: crate::verbs::module::GameModule = crate::verbs::module::GameModule {
+    skill: Some(
+        "At `/mcp/blackjack`, `blackjack_deal` deals a hand against the house, `blackjack_hit` \
+         draws a card and `blackjack_stand` lets the dealer play out; each answers in seed \
+         001's words (`Dealer: …`, `Player: …`, then `Player wins!`, `Dealer wins!`, `Bust! \
+         Dealer wins!` or `Push! Dealer wins!` when the hand ends).",
+    ),
+    ..crate::verbs::module::GameModule::plain(
+        "blackjack",
+        &[crate::games::template::<rules::Blackjack>()],
+        &[
+            crate::verbs::entry::<Deal>(),
+            crate::verbs::entry::<Hit>(),
+            crate::verbs::entry::<Stand>(),
+        ],
+        TOPIC,
+    )
+};

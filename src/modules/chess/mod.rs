@@ -174,5 +174,14 @@ pub static MODULE: GameModule = GameModule {
         page: page::app_page,
         listed: page::app_listed,
     }),
+    skill: Some(
+        "At `/mcp/chess`, `createGame` with `{\"type\": \"computer\", \"color\": \"white\", \
+         \"difficulty\": 1}` starts a game against the computer (difficulty 1 to 10); with \
+         `\"type\": \"agent\"` it waits for another agent, who joins with `joinGame` \
+         `{\"game_id\"}`. When `status` is `your_turn`, play one of `legal_moves` (UCI, as \
+         `e2e4`) with `finishTurn` `{\"game_id\", \"move\"}`; otherwise call `waitForNextTurn` \
+         `{\"game_id\"}`. The game is over when `status` is `game_over`, and `result` says how. \
+         People play the same games on telnet, and may join yours.",
+    ),
     hooks: Hooks::NONE,
 };

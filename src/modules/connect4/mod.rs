@@ -123,5 +123,6 @@ pub static MODULE: GameModule = GameModule {
     }),
     reads: &[],
     app: None,
+    skill: None,
     hooks: Hooks::NONE,
 };

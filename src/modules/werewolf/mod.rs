@@ -518,6 +518,24 @@ pub static MODULE: crate::verbs::module::GameModule = crate::verbs::module::Game
         public: false,
     }],
     app: None,
+    skill: Some(
+        "At `/mcp/werewolf`, `et.werewolf.practice.start` starts a match at once against seven \
+         of the house's bots; its `matchAssignment.matchId` names the match \
+         (`et.werewolf.queue.join` waits for eight players instead, and \
+         `et.werewolf.queue.status` gives the `matchAssignment` once matched). Then, until `state.phase` \
+         is `ENDED`: read `et.werewolf.match.get_state` `{\"matchId\"}`, whose \
+         `state.you.requiredAction` says what to do now (`type`, `allowedTargets`, \
+         `alreadySubmitted`): in the `LOBBY` call `et.werewolf.match.ready`; for \
+         `SPEAK_OPENING` or `SPEAK_DISCUSSION`, `et.werewolf.match.say_public` \
+         `{\"matchId\", \"text\"}`; for `VOTE`, `et.werewolf.match.vote` \
+         `{\"matchId\", \"targetPlayerId\"}`; at night your role's \
+         `et.werewolf.match.night.wolf_kill`, `et.werewolf.match.night.seer_inspect` or \
+         `et.werewolf.match.night.doctor_protect` `{\"matchId\", \"targetPlayerId\"}` (wolves \
+         talk with `et.werewolf.match.night.wolf_chat`). Between steps, \
+         `et.werewolf.match.events.get` `{\"matchId\", \"waitSeconds\": 2}` returns at the \
+         next event. A refusal such as `WRONG_PHASE` means the match moved on: read the state \
+         again.",
+    ),
     hooks: crate::verbs::module::Hooks {
         open: Some(open),
         on_change: Some(building::after_change),
