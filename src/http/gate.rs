@@ -219,7 +219,7 @@ pub(super) fn mcp_router(
         StreamableHttpService::new(move || Ok(server.clone()), manager.clone(), config.clone())
     };
     let mut router = axum::Router::new().route_service("/mcp", service(server.clone()));
-    for set in crate::modules::toolsets() {
+    for &set in crate::modules::toolsets() {
         router = router.route_service(
             &crate::modules::toolset_path(&set),
             service(server.serving(vec![set])),
@@ -245,14 +245,14 @@ pub(super) async fn point_to_metadata(
         .map(str::to_owned);
     // A set's own address has its own metadata (RFC 9728 §3.1); the REST API points to the
     // plain `/mcp`'s, whose token is the same.
-    let resource = req
-        .uri()
-        .path()
-        .strip_prefix("/mcp/")
-        .and_then(crate::modules::toolset_named)
-        .map_or_else(|| "/mcp".to_owned(), |t| crate::modules::toolset_path(&t));
+    // Kept only for a set's address; read only if the answer is 401.
+    let set = req.uri().path().strip_prefix("/mcp/").map(str::to_owned);
     let mut response = next.run(req).await;
     if response.status() == StatusCode::UNAUTHORIZED {
+        let resource = set
+            .as_deref()
+            .and_then(crate::modules::toolset_named)
+            .map_or_else(|| "/mcp".to_owned(), |t| crate::modules::toolset_path(&t));
         let base = crate::oauth::public_base(public_url.as_deref(), host.as_deref());
         let value = format!(
             "Bearer realm=\"moot\", resource_metadata=\"{base}/.well-known/oauth-protected-resource{resource}\", scope=\"{}\"",

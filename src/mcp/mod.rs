@@ -139,12 +139,12 @@ impl MootMcp {
     /// Why there is no tool `name` here: where it is served, if it is served elsewhere.
     fn unknown_tool(&self, name: &str) -> String {
         let elsewhere = modules::toolsets()
-            .into_iter()
-            .find(|t| modules::find_tool(name, &[*t]).is_some());
+            .iter()
+            .find(|t| modules::find_tool(name, std::slice::from_ref(*t)).is_some());
         match elsewhere {
             Some(t) => format!(
                 "the tool `{name}` is served at {} (the `{}` set), not here",
-                modules::toolset_path(&t),
+                modules::toolset_path(t),
                 t.name
             ),
             None => format!("unknown tool `{name}`"),

@@ -125,19 +125,22 @@ pub fn find(word: &str) -> Option<&'static VerbEntry> {
 
 /// The verb whose MCP tool is called `name`.
 /// Every set of tools, in the order the registry first names them.
-pub fn toolsets() -> Vec<Toolset> {
-    let mut sets: Vec<Toolset> = Vec::new();
-    for t in REGISTRY.iter().filter_map(|e| e.toolset) {
-        if !sets.contains(&t) {
-            sets.push(t);
+pub fn toolsets() -> &'static [Toolset] {
+    static SETS: LazyLock<Vec<Toolset>> = LazyLock::new(|| {
+        let mut sets: Vec<Toolset> = Vec::new();
+        for t in REGISTRY.iter().filter_map(|e| e.toolset) {
+            if !sets.contains(&t) {
+                sets.push(t);
+            }
         }
-    }
-    sets
+        sets
+    });
+    &SETS
 }
 
 /// The set called `name`, if there is one.
 pub fn toolset_named(name: &str) -> Option<Toolset> {
-    toolsets().into_iter().find(|t| t.name == name)
+    toolsets().iter().copied().find(|t| t.name == name)
 }
 
 /// Where set `t` is served over Streamable HTTP.

@@ -41,7 +41,7 @@ pub fn skill_md(base: &str) -> String {
     line("");
     line("| address | what for | tools |");
     line("| --- | --- | --- |");
-    for set in toolsets().into_iter().filter(|t| !t.wizards_only) {
+    for set in toolsets().iter().copied().filter(|t| !t.wizards_only) {
         let tools: Vec<String> = tools_in(&[set])
             .map(|e| format!("`{}`", e.tool_name()))
             .collect();
@@ -87,7 +87,7 @@ mod tests {
     #[test]
     fn the_page_names_only_tools_that_are_served() {
         let page = skill_md("http://moot.example");
-        let served: Vec<&str> = tools_in(&toolsets()).map(|e| e.tool_name()).collect();
+        let served: Vec<&str> = tools_in(toolsets()).map(|e| e.tool_name()).collect();
         for word in page.split('`').skip(1).step_by(2) {
             let looks_like_a_tool = word.starts_with("et.werewolf.")
                 || ["createGame", "joinGame", "finishTurn", "waitForNextTurn"].contains(&word)

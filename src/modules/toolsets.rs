@@ -48,7 +48,8 @@ address and its tools.";
 
     fn run(_: &mut World, _: &mut Cx, _: NoArgs) -> Result<Reply<ToolsetList>, VerbError> {
         let toolsets: Vec<ToolsetInfo> = super::toolsets()
-            .into_iter()
+            .iter()
+            .copied()
             .map(|t| ToolsetInfo {
                 name: t.name.to_owned(),
                 path: super::toolset_path(&t),

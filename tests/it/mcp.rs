@@ -35,7 +35,7 @@ fn set_names(set: &str) -> BTreeSet<String> {
 #[test]
 fn every_verb_is_a_tool_and_every_tool_a_verb() {
     let sets = moot::modules::toolsets();
-    let tools = moot::mcp::tools(&sets);
+    let tools = moot::mcp::tools(sets);
     let names: BTreeSet<String> = tools.iter().map(|(_, t)| t.name.to_string()).collect();
     let served: Vec<&moot::verbs::VerbEntry> = moot::modules::REGISTRY
         .iter()
@@ -643,7 +643,7 @@ fn tool_schemas_pass_the_inspectors_strict_check_and_fixed_ones_are_served_exact
         .unwrap();
     assert!(granted.status.success(), "{granted:?}");
     // Every set, as `moot mcp --tools <set>` serves it.
-    for set in moot::modules::toolsets() {
+    for set in moot::modules::toolsets().iter().copied() {
         let out = list(set.name);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(

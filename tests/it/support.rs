@@ -439,9 +439,9 @@ pub async fn spawn_moot(db: &Path, http: SocketAddr, extra: &[&str]) -> Moot {
 /// from the `toolsets` tool.
 pub fn mcp_path(name: &str) -> String {
     moot::modules::toolsets()
-        .into_iter()
-        .find(|t| moot::modules::find_tool(name, &[*t]).is_some())
-        .map_or_else(|| "/mcp".to_owned(), |t| moot::modules::toolset_path(&t))
+        .iter()
+        .find(|t| moot::modules::find_tool(name, std::slice::from_ref(*t)).is_some())
+        .map_or_else(|| "/mcp".to_owned(), moot::modules::toolset_path)
 }
 
 /// One stateless MCP 2026-07-28 `tools/call` over HTTP, at the address that serves the tool;
