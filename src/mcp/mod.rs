@@ -138,13 +138,10 @@ impl MootMcp {
 
     /// Why there is no tool `name` here: where it is served, if it is served elsewhere.
     fn unknown_tool(&self, name: &str) -> String {
-        let elsewhere = modules::toolsets()
-            .iter()
-            .find(|t| modules::find_tool(name, std::slice::from_ref(*t)).is_some());
-        match elsewhere {
+        match modules::toolset_of(name) {
             Some(t) => format!(
                 "the tool `{name}` is served at {} (the `{}` set), not here",
-                modules::toolset_path(t),
+                modules::toolset_path(&t),
                 t.name
             ),
             None => format!("unknown tool `{name}`"),

@@ -143,6 +143,14 @@ pub fn toolset_named(name: &str) -> Option<Toolset> {
     toolsets().iter().copied().find(|t| t.name == name)
 }
 
+/// The set that serves the tool called `name`, if any does.
+pub fn toolset_of(name: &str) -> Option<Toolset> {
+    REGISTRY
+        .iter()
+        .find(|e| e.tool_name() == name)
+        .and_then(|e| e.toolset)
+}
+
 /// Where set `t` is served over Streamable HTTP.
 pub fn toolset_path(t: &Toolset) -> String {
     format!("/mcp/{}", t.name)

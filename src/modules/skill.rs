@@ -102,5 +102,14 @@ mod tests {
             "{page}"
         );
         assert!(!page.contains("/mcp/wizard"), "the wizards' set is theirs");
+        // Every address the games' paragraphs name is a set's.
+        let paths: Vec<String> = toolsets().iter().map(toolset_path).collect();
+        for (i, _) in page.match_indices("`/mcp/") {
+            let named = page[i + 1..].split('`').next().unwrap_or("");
+            assert!(
+                paths.iter().any(|p| p == named),
+                "{named} is no set's address"
+            );
+        }
     }
 }

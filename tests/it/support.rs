@@ -438,10 +438,16 @@ pub async fn spawn_moot(db: &Path, http: SocketAddr, extra: &[&str]) -> Moot {
 /// The address that serves tool `name` (`/mcp/chess` for `createGame`), as an agent reads it
 /// from the `toolsets` tool.
 pub fn mcp_path(name: &str) -> String {
-    moot::modules::toolsets()
-        .iter()
-        .find(|t| moot::modules::find_tool(name, std::slice::from_ref(*t)).is_some())
-        .map_or_else(|| "/mcp".to_owned(), moot::modules::toolset_path)
+    moot::modules::toolset_of(name)
+        .map_or_else(|| "/mcp".to_owned(), |t| moot::modules::toolset_path(&t))
+}
+
+/// The names of the tools of the set called `set`.
+pub fn set_names(set: &str) -> std::collections::BTreeSet<String> {
+    let set = moot::modules::toolset_named(set).expect("a set of that name");
+    moot::modules::tools_in(&[set])
+        .map(|e| e.tool_name().to_owned())
+        .collect()
 }
 
 /// One stateless MCP 2026-07-28 `tools/call` over HTTP, at the address that serves the tool;

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use crate::support::{TestServer, mcp_request, mcp_tool};
+use crate::support::{TestServer, mcp_request, mcp_tool, set_names};
 
 /// The plain `/mcp` must fit the hosts that cap what they load (Cursor's 40, Windsurf's 50)
 /// and leave an agent its context.
@@ -42,13 +42,6 @@ async fn listed_with_longest(
         serde_json::to_string(&r["tools"]).unwrap().len(),
         longest,
     )
-}
-
-fn set_names(set: &str) -> BTreeSet<String> {
-    let set = moot::modules::toolset_named(set).unwrap();
-    moot::modules::tools_in(&[set])
-        .map(|e| e.tool_name().to_owned())
-        .collect()
 }
 
 fn names(list: &[&str]) -> BTreeSet<String> {

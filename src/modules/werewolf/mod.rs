@@ -467,18 +467,21 @@ pub const TOOLSET: crate::verbs::Toolset = crate::verbs::Toolset {
 /// Each match's page on the web.
 const PAGE: &str = "/werewolf/{match_id}";
 
-/// The path of match `sid`'s page.
+/// `werewolf.v1` as the town runs it: with its page.
+const TEMPLATE: crate::games::Template = crate::games::Template {
+    page: Some(PAGE),
+    ..crate::games::template::<Werewolf>()
+};
+
+/// The path of match `sid`'s page (the template has one, so it is never empty).
 pub fn page_of(sid: SessionId) -> String {
-    PAGE.replace("{match_id}", &sid.to_string())
+    TEMPLATE.page_of(sid).unwrap_or_default()
 }
 
 /// Werewolf (seed 002): the board, the matches' buildings, the seed's tools, the live page.
 pub static MODULE: crate::verbs::module::GameModule = crate::verbs::module::GameModule {
     name: "werewolf",
-    templates: &[crate::games::Template {
-        page: Some(PAGE),
-        ..crate::games::template::<Werewolf>()
-    }],
+    templates: &[TEMPLATE],
     verbs: &[
         entry::<queue::Sign>(),
         entry::<queue::Unsign>(),
