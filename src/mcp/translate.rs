@@ -70,10 +70,11 @@ pub fn tool(e: &VerbEntry) -> Tool {
         },
         fixed,
     );
-    let description = match e.tool.description {
-        Some(d) => d.to_owned(),
-        // What it does and what comes back; how to type it on telnet is no help to an agent.
-        None => format!("{}\n\n{}", e.summary, e.help),
+    // What it needs and what comes back; how to type it on telnet is no help to an agent.
+    let description = if e.tool_description.is_empty() {
+        e.summary
+    } else {
+        e.tool_description
     };
     let mut tool = Tool::new(e.tool_name(), description, Arc::new(input));
     if let Some(title) = e.tool.title {

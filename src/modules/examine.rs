@@ -54,6 +54,8 @@ impl Verb for Examine {
     const HELP: &'static str = "Shows everything about a thing or person here: the names it answers to, \
 its description, and the verbs you can use on it.";
     const READ_ONLY: bool = true;
+    const TOOL_DESCRIPTION: &'static str = "Examine `target`, a thing or person here (or `me`, \
+`here`). Returns its kind, name, aliases, description and the verbs you can use on it.";
     type Args = ExamineArgs;
     type Output = Examined;
 

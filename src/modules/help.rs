@@ -49,6 +49,8 @@ impl Verb for Help {
     const HELP: &'static str = "`help` lists the verbs by topic; `help <topic>` (a game's name, \
 `games` or `agents`) shows one topic; `help <verb>` explains one verb.";
     const READ_ONLY: bool = true;
+    const TOOL_DESCRIPTION: &'static str = "Explain `topic` (a game's name, `games`, `agents`) or \
+a verb; without one, list the verbs by topic. Returns the text.";
     type Args = HelpArgs;
     type Output = HelpText;
 

@@ -38,6 +38,9 @@ werewolf…).";
 its own address, /mcp/<set> (or `moot mcp --tools <set>` over stdio). Lists each set, its \
 address and its tools.";
     const READ_ONLY: bool = true;
+    const TOOL_DESCRIPTION: &'static str = "List the sets of MCP tools and where each is served \
+(`/mcp/<set>` over HTTP, `moot mcp --tools <set>` over stdio); needs nothing. Returns each set's \
+name, what it is for, its address and its tools.";
     const TOPIC: crate::verbs::Topic = crate::verbs::Topic::AGENTS;
     type Args = NoArgs;
     type Output = ToolsetList;

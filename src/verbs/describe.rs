@@ -32,6 +32,8 @@ impl Verb for Describe {
     const HELP: &'static str = "`@describe me as A tall figure in a green coat.` sets your description; \
 others see it when they `look` at you. It is kept across visits.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Set `description`, what others see when they look at \
+you, kept across visits. Returns the description as stored.";
     type Args = DescribeArgs;
     type Output = Described;
 

@@ -15,6 +15,8 @@ impl Verb for Emote {
 included. Text that starts with punctuation follows your name directly: `:'s tired.` shows \
 `<your name>'s tired.`";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Act out `text` for everyone in the room: `waves.` is \
+shown as `<your name> waves.` Returns the line shown and who saw it.";
     type Args = TextArgs;
     type Output = Heard;
 

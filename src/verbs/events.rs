@@ -28,6 +28,9 @@ impl Verb for Events {
 what others said and did where you are, pages, and the moves of games you play or watch. On \
 telnet these are shown as they happen, so there is nothing to collect.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Collect, and forget, what you were told since your \
+last call: what was said and done where you are, pages, and the moves of games you play or watch. \
+Returns the events in order, and `more`, how many are still waiting.";
     const TOPIC: Topic = Topic::AGENTS;
     type Args = NoArgs;
     type Output = EventList;

@@ -62,6 +62,9 @@ impl Verb for Games {
 with whose move it is or how it ended: all that are running, and the last few that finished. \
 `games all` lists every finished game too.";
     const READ_ONLY: bool = true;
+    const TOOL_DESCRIPTION: &'static str = "List the games at the tables where you stand and every \
+game you play; `all` adds every finished one. Returns each game's id, template, players and status \
+(whose move, or how it ended).";
     const TOPIC: Topic = Topic::TABLES;
     const AT_TABLES: crate::verbs::AtTables = crate::verbs::AtTables::Every;
     type Args = GamesArgs;

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::look::Seen;
+use super::look::Arrived;
 use super::parse::{whole, word};
 use super::{Reply, Verb, VerbError, usage};
 use crate::store::writes;
@@ -27,14 +27,17 @@ impl Verb for Go {
 listed when you look; each has a name and often a short alias, and typing either alone (`north`, \
 `n`) works too. Everyone you leave sees you go, and everyone where you arrive sees you come.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Walk through the exit named `exit` (its name or alias, \
+as `look` lists them); those you leave and those you meet are told. Returns the room you arrive \
+in, as `look` does.";
     type Args = GoArgs;
-    type Output = Seen;
+    type Output = Arrived;
 
     fn parse(rest: &str) -> Result<GoArgs, VerbError> {
         whole(rest, word, usage::<Go>).map(|w| GoArgs { exit: w.to_owned() })
     }
 
-    fn run(world: &mut World, cx: &mut Cx, args: GoArgs) -> Result<Reply<Seen>, VerbError> {
+    fn run(world: &mut World, cx: &mut Cx, args: GoArgs) -> Result<Reply<Arrived>, VerbError> {
         let here = world.map.room(world.player(&cx.actor).room);
         let exit = here
             .exit(&args.exit)
@@ -89,7 +92,7 @@ pub fn travel(
     to: RoomIdx,
     leaving: String,
     arriving: String,
-) -> Reply<Seen> {
+) -> Reply<Arrived> {
     let actor = cx.actor.clone();
     let from = world.player(&actor).room;
     world.move_player(&actor, to);
@@ -110,6 +113,6 @@ pub fn travel(
     );
     Reply::new(
         room_lines(world, to, &actor),
-        Seen::Room(room_view(world, to, &actor)),
+        Arrived::Room(room_view(world, to, &actor)),
     )
 }

@@ -1,7 +1,7 @@
 //! `home`: back to the Town Square (the world's start room) from anywhere.
 
 use super::go::travel;
-use super::look::Seen;
+use super::look::Arrived;
 use super::{NoArgs, Reply, Verb, VerbError, no_args};
 use crate::world::{Cx, World};
 
@@ -14,14 +14,16 @@ impl Verb for Home {
     const HELP: &'static str =
         "Takes you straight back to the start room (the Town Square), wherever you are.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Go back to the Town Square from anywhere; needs \
+nothing. Returns the room you arrive in, as `look` does.";
     type Args = NoArgs;
-    type Output = Seen;
+    type Output = Arrived;
 
     fn parse(rest: &str) -> Result<NoArgs, VerbError> {
         no_args::<Home>(rest)
     }
 
-    fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<Seen>, VerbError> {
+    fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<Arrived>, VerbError> {
         let start = world.map.start;
         if world.player(&cx.actor).room == start {
             return Err(VerbError::refused("You are already home."));

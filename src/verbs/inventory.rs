@@ -23,6 +23,8 @@ impl Verb for Inventory {
     const SUMMARY: &'static str = "List what you are carrying.";
     const HELP: &'static str = "Lists what you carry.";
     const READ_ONLY: bool = true;
+    const TOOL_DESCRIPTION: &'static str =
+        "List what you carry; needs nothing. Returns the names of what you carry.";
     type Args = NoArgs;
     type Output = Carried;
 

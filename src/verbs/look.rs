@@ -45,6 +45,14 @@ pub enum Seen {
     },
 }
 
+/// Where someone arrived: the room, as `look` shows it (the same `kind: "room"` object). Its
+/// own type so that `go` and `home` do not describe to an agent the shapes only `look` returns.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Arrived {
+    Room(RoomView),
+}
+
 impl Verb for Look {
     const NAME: &'static str = "look";
     const ALIASES: &'static [&'static str] = &["l"];
@@ -54,6 +62,9 @@ impl Verb for Look {
 here, and the exits. `look <thing>` (or `look at <thing>`) describes a thing or person here; \
 `look me` shows how others see you.";
     const READ_ONLY: bool = true;
+    const TOOL_DESCRIPTION: &'static str = "Look at the room you are in, or at `target` (a thing \
+or person here, `me`, `here`). Returns the room (its description, exits, things, people and games) \
+or what you looked at, its `kind` saying which.";
     type Args = LookArgs;
     type Output = Seen;
 

@@ -87,6 +87,10 @@ pub trait Verb: 'static {
     /// The set of tools it is served in over MCP; none for a verb that only makes sense on
     /// telnet.
     const TOOLSET: Option<Toolset> = Some(Toolset::TOWN);
+    /// Its MCP tool's description: what it needs and what comes back, in one or two sentences,
+    /// for an agent that reads the schemas beside it (the help above is for someone typing).
+    /// Every verb served over MCP has one, unless a spec gives its tool whole.
+    const TOOL_DESCRIPTION: &'static str = "";
 
     type Args: Serialize + DeserializeOwned + JsonSchema;
     type Output: Serialize + JsonSchema;
@@ -192,7 +196,6 @@ pub struct ToolSpec {
     /// short word.
     pub name: Option<&'static str>,
     pub title: Option<&'static str>,
-    pub description: Option<&'static str>,
     /// The input and output JSON Schemas, as JSON text, served exactly as written.
     pub input_schema: Option<&'static str>,
     pub output_schema: Option<&'static str>,
@@ -208,7 +211,6 @@ impl ToolSpec {
     pub const GENERATED: ToolSpec = ToolSpec {
         name: None,
         title: None,
-        description: None,
         input_schema: None,
         output_schema: None,
         meta: None,
@@ -229,6 +231,7 @@ pub struct VerbEntry {
     pub topic: Topic,
     pub tool: ToolSpec,
     pub toolset: Option<Toolset>,
+    pub tool_description: &'static str,
     /// JSON Schema of the arguments.
     pub args_schema: fn() -> Schema,
     /// JSON Schema of the structured result.
@@ -268,6 +271,7 @@ pub const fn entry<V: Verb>() -> VerbEntry {
         topic: V::TOPIC,
         tool: V::TOOL,
         toolset: V::TOOLSET,
+        tool_description: V::TOOL_DESCRIPTION,
         args_schema: schema_of::<V::Args>,
         output_schema: schema_of::<V::Output>,
         parse_json: parse_json::<V>,
@@ -404,7 +408,8 @@ impl PartialEq for VerbEntry {
 }
 impl Eq for VerbEntry {}
 
-/// The arguments of a verb that takes none.
+// The arguments of a verb that takes none. (Not a doc comment: schemars would write it into
+// the schema of every tool that takes none, which an agent reads for nothing.)
 #[derive(Debug, Default, Serialize, serde::Deserialize, JsonSchema)]
 pub struct NoArgs {}
 

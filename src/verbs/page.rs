@@ -25,6 +25,8 @@ impl Verb for Page {
     const HELP: &'static str = "`page Alice meet me in the Town Hall` reaches Alice in whatever room she \
 is; she is also told where you are.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Send `text` to `name`, a character connected anywhere, \
+who is told where you are. Returns the line they were shown.";
     type Args = PageArgs;
     type Output = Heard;
 

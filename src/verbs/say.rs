@@ -49,6 +49,8 @@ impl Verb for Say {
     const HELP: &'static str = "Everyone in the room hears you: `say hello` (or `\"hello`) shows \
 `You say, \"hello\"` to you and `<your name> says, \"hello\"` to the others.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Say `text` to everyone in the room you are in. Returns \
+the line they heard and who heard it.";
     type Args = TextArgs;
     type Output = Heard;
 

@@ -3,12 +3,19 @@
 //! `"type": [T, "null"]`, free-form values as a bare `true` or a schema with no keyword at all,
 //! and Rust's integer formats (`uint8`, `uint64`), which no JSON Schema dialect knows. This pass
 //! rewrites those into forms every dialect reads, without changing what is accepted beyond
-//! saying that a free-form value is an object (every one of ours is).
+//! saying that a free-form value is an object (every one of ours is). It also drops what a
+//! root schema says only to a Rust reader (its type's name as `title`) or what MCP already
+//! assumes (`$schema`: 2020-12 is the default), since every byte of a tool list is read into an
+//! agent's context.
 
 use serde_json::{Map, Value, json};
 
 /// Makes the schema `v` (a root schema) portable, in place.
 pub fn portable(v: &mut Value) {
+    if let Value::Object(o) = v {
+        o.remove("$schema");
+        o.remove("title");
+    }
     fix(v);
 }
 

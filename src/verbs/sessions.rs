@@ -36,6 +36,9 @@ impl Verb for SessionCreate {
     const HELP: &'static str = "Starts a session with every role filled by an agent (by id or name), you \
 among them: `session_create rps.v1 player_1=Ann player_2=Bob`. Then `session_act`.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Start a session of `template` (`rps.v1`, \
+`tictactoe.v1`, `chess.v1`, `blackjack.v1`), `participants` mapping every role to an agent id or \
+name, you among them. Returns the session's id, template and status.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::SESSIONS);
     const TOPIC: Topic = Topic::AGENTS;
     type Args = CreateArgs;
@@ -100,6 +103,9 @@ impl Verb for SessionState {
     const HELP: &'static str = "Shows the state (hidden parts hidden), the tick, your role and your legal \
 actions. Only participants may look.";
     const READ_ONLY: bool = true;
+    const TOOL_DESCRIPTION: &'static str = "Show the session `session_id` as you may see it, \
+hidden parts hidden; only participants may look. Returns the state, its tick, your role and your \
+legal actions.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::SESSIONS);
     const TOPIC: Topic = Topic::AGENTS;
     type Args = SessionArg;
@@ -148,6 +154,9 @@ impl Verb for SessionAct {
     const HELP: &'static str = "Submits an action; turn-based templates need the tick you saw \
 (`session_state`), so a stale action is refused with a conflict.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Take `action` in the session `session_id`; turn-based \
+templates need `expected_tick`, the tick you saw, and refuse a stale one as a conflict. Returns \
+the new state, tick and status.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::SESSIONS);
     const TOPIC: Topic = Topic::AGENTS;
     type Args = ActArgs;
@@ -193,6 +202,8 @@ impl Verb for SessionLog {
     const HELP: &'static str = "Every action taken in the session, in order, with who took it and when. \
 Only participants may read it.";
     const READ_ONLY: bool = true;
+    const TOOL_DESCRIPTION: &'static str = "Read the log of the session `session_id`; only \
+participants may. Returns every action in order, with who took it and when.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::SESSIONS);
     const TOPIC: Topic = Topic::AGENTS;
     type Args = SessionArg;
@@ -230,6 +241,8 @@ impl Verb for SessionList {
     const HELP: &'static str =
         "Lists every session you play in, with its template, status and your role.";
     const READ_ONLY: bool = true;
+    const TOOL_DESCRIPTION: &'static str = "List the sessions you take part in; needs nothing. \
+Returns each one's id, template, status and your role.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::SESSIONS);
     const TOPIC: Topic = Topic::AGENTS;
     type Args = NoArgs;

@@ -150,6 +150,9 @@ be here), and the game begins when he types `play <game> with <you>` back. The o
 first takes the first role (player_1, or X, who moves first). Then the game's own verbs: `help \
 games` lists them.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Start the two-player `game` of a table here (`rps`, \
+`tictactoe`, `connect4`, `chess`) `with` someone here, who must ask you back, or `house`, the \
+computer, at once. Returns the game's id and template and your opponent.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = Topic::TABLES;
     const AT_TABLES: AtTables = AtTables::ForTwo;

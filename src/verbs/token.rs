@@ -38,6 +38,9 @@ HTTP API (`Authorization: Bearer <token>`). `@token` makes one if you have none 
 tokens are kept only as a hash, so it is shown once: keep it safe. `@token new` makes a new one \
 and the old one stops working at once.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Get the bearer token programs use to act as you over \
+HTTP, made if you have none; with `new`, a new one replaces it. Returns your agent id and the \
+token, which is shown only when it is made.";
     const TOPIC: Topic = Topic::AGENTS;
     type Args = TokenArgs;
     type Output = TokenInfo;

@@ -26,7 +26,8 @@ impl Toolset {
     pub const TOWN: Toolset = Toolset {
         name: "town",
         summary: "live in the town: look, walk, talk, page and whisper, hear what happened \
-                  (events), follow any game (games, watch), and help",
+                  (events), follow any game (games, watch; a Werewolf match's all-seeing view \
+                  and report), and help",
         wizards_only: false,
     };
     /// The tables of the Game Room and the Chess Parlour, as people play at them.

@@ -30,6 +30,9 @@ impl Verb for Watch {
 `unwatch #3`. Any game may be watched, from anywhere (you follow it by its number); you see what \
 its rules let a spectator see, and never a player's hidden cards or choices.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Follow the game `game` (`#3`) from anywhere: its moves \
+come to you as a spectator sees them, never hidden cards or choices. Returns the game's id and \
+that you are watching.";
     const TOPIC: Topic = Topic::TABLES;
     const AT_TABLES: crate::verbs::AtTables = crate::verbs::AtTables::Every;
     type Args = GameRequired;
@@ -74,6 +77,8 @@ impl Verb for Unwatch {
     const SUMMARY: &'static str = "Stop watching a game.";
     const HELP: &'static str = "`unwatch #3` stops showing you game #3's moves.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Stop following the game `game` (`#3`). Returns the \
+game's id and that you no longer watch it.";
     const TOPIC: Topic = Topic::TABLES;
     const AT_TABLES: crate::verbs::AtTables = crate::verbs::AtTables::Every;
     type Args = GameRequired;

@@ -25,6 +25,8 @@ impl Verb for Whisper {
     const HELP: &'static str = "`whisper the password is swordfish to Bob` is heard by Bob alone, who \
 must be in the same room as you.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Whisper `text` to `to`, someone in the same room; \
+nobody else hears. Returns the line they heard.";
     type Args = WhisperArgs;
     type Output = Heard;
 

@@ -14,6 +14,8 @@ impl Verb for Who {
     const HELP: &'static str = "Shows everyone connected, with how long they have been connected, how \
 long since they last did anything, and the room they are in.";
     const READ_ONLY: bool = true;
+    const TOOL_DESCRIPTION: &'static str = "List everyone connected; needs nothing. Returns each \
+one's name, seconds connected, seconds idle and room.";
     type Args = NoArgs;
     type Output = WhoList;
 

@@ -76,6 +76,8 @@ impl Verb for Boot {
     const HELP: &'static str = "`@boot Name why` closes Name's connection (an agent leaves the \
 town until it acts again); the room hears they are gone. Stored in the admin log.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Wizards only: close the connection of `target`, a \
+character in the town, telling them `reason`. Returns what was done, which the admin log keeps.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::WIZARD);
     const TOPIC: Topic = Topic::WIZARDS;
     type Args = TargetArgs;
@@ -113,6 +115,9 @@ impl Verb for Ban {
 any face (telnet, the web, REST and MCP tokens) and boots them if they are here; `@ban 203.0.113.9` \
 refuses new connections from that address. `@unban` lifts it. Stored in the admin log.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Wizards only: keep `target` (a character's name, \
+booted if here, or an IP address) out of every face, for `reason`. Returns what was done, which \
+the admin log keeps.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::WIZARD);
     const TOPIC: Topic = Topic::WIZARDS;
     type Args = TargetArgs;
@@ -176,6 +181,8 @@ impl Verb for Unban {
     const SUMMARY: &'static str = "(Wizards) Lift a ban.";
     const HELP: &'static str = "`@unban Name` or `@unban 203.0.113.9` lifts a ban made with `@ban`. Stored in the admin log.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Wizards only: lift the ban on `target`, a character's \
+name or an IP address. Returns what was done, which the admin log keeps.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::WIZARD);
     const TOPIC: Topic = Topic::WIZARDS;
     type Args = TargetArgs;
@@ -236,6 +243,9 @@ impl Verb for Shutdown {
 `*** Shutting down: <message> ***` and stops moot cleanly: every answer already given is stored, \
 and a restart replays it all. Stored in the admin log.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Wizards only: stop moot cleanly, telling everyone \
+connected `message`; every answer already given is stored. Returns what was done, which the admin \
+log keeps.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::WIZARD);
     const TOPIC: Topic = Topic::WIZARDS;
     type Args = MessageArgs;
@@ -275,6 +285,8 @@ impl Verb for Announce {
     const HELP: &'static str = "`@announce The Werewolf tournament starts at eight.` tells \
 everyone connected, wherever they are. Stored in the admin log.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Wizards only: tell everyone connected `message`. \
+Returns what was done, which the admin log keeps.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::WIZARD);
     const TOPIC: Topic = Topic::WIZARDS;
     type Args = MessageArgs;

@@ -60,6 +60,18 @@ fn every_verb_is_a_tool_and_every_tool_a_verb() {
             }
             continue;
         }
+        let description = t.description.as_deref().unwrap_or_default();
+        assert_eq!(description, e.tool_description, "{}", e.name);
+        assert!(
+            (1..=2).contains(&sentences(description)) && description.chars().count() < 600,
+            "{}'s description is one or two sentences: {description:?}",
+            e.name
+        );
+        assert!(
+            description.contains("Returns") || description.contains("returns"),
+            "{}'s description says what comes back: {description:?}",
+            e.name
+        );
         let input = serde_json::to_value(&*t.input_schema).unwrap();
         let declared = match e.tool.input_schema {
             Some(fixed) => serde_json::from_str(fixed).unwrap(),
@@ -87,6 +99,24 @@ fn every_verb_is_a_tool_and_every_tool_a_verb() {
             t.name
         );
     }
+}
+
+/// The sentences of `text`: ends of sentences outside `code`, where a full stop (or `!`, `?`)
+/// is followed by a space or the end.
+fn sentences(text: &str) -> usize {
+    let mut code = false;
+    let mut ends = 0;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '`' => code = !code,
+            '.' | '!' | '?' if !code && chars.peek().is_none_or(|n| n.is_whitespace()) => {
+                ends += 1;
+            }
+            _ => {}
+        }
+    }
+    ends
 }
 
 async fn http_tools(revision: &str) {
@@ -701,10 +731,10 @@ impl moot::verbs::Verb for Dotted {
     const SUMMARY: &'static str = "A test verb.";
     const HELP: &'static str = "It does nothing.";
     const READ_ONLY: bool = true;
+    const TOOL_DESCRIPTION: &'static str = "Exactly as the spec words it.";
     const TOOL: moot::verbs::ToolSpec = moot::verbs::ToolSpec {
         name: Some("et.test.queue.join"),
         title: Some("Join Test Queue"),
-        description: Some("Exactly as the spec words it."),
         input_schema: Some(DOTTED_INPUT),
         output_schema: Some(DOTTED_OUTPUT),
         meta: None,

@@ -112,7 +112,8 @@ async fn every_address_lists_its_set_and_the_default_fits_the_budget() {
 }
 
 /// Each seed's server, exactly, at its own address: seed 000's four chess tools, seed 001's
-/// three blackjack tools, seed 004's session tools.
+/// three blackjack tools, seed 002's thirteen Werewolf tools (and the practice match), seed
+/// 004's session tools.
 #[tokio::test]
 async fn each_seeds_server_is_at_its_own_address_exactly() {
     let s = TestServer::start().await;
@@ -126,6 +127,27 @@ async fn each_seeds_server_is_at_its_own_address_exactly() {
     assert_eq!(
         cards,
         names(&["blackjack_deal", "blackjack_hit", "blackjack_stand"])
+    );
+    // Seed 002's thirteen, and the practice match against the house's bots.
+    let (werewolf, _) = listed(&s, &a.token, "/mcp/werewolf").await;
+    assert_eq!(
+        werewolf,
+        names(&[
+            "et.werewolf.queue.join",
+            "et.werewolf.queue.leave",
+            "et.werewolf.queue.status",
+            "et.werewolf.matches.list",
+            "et.werewolf.match.get_state",
+            "et.werewolf.match.events.get",
+            "et.werewolf.match.ready",
+            "et.werewolf.match.say_public",
+            "et.werewolf.match.vote",
+            "et.werewolf.match.night.wolf_kill",
+            "et.werewolf.match.night.seer_inspect",
+            "et.werewolf.match.night.doctor_protect",
+            "et.werewolf.match.night.wolf_chat",
+            "et.werewolf.practice.start",
+        ])
     );
     let (sessions, _) = listed(&s, &a.token, "/mcp/sessions").await;
     assert_eq!(

@@ -220,6 +220,10 @@ impl Verb for CreateGame {
 as black, call waitForNextTurn. Against `agent`, the game starts when another player calls \
 joinGame with the id.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Start a chess game against the `computer` \
+(`difficulty` 1 to 10) or an `agent`, who joins with joinGame, playing `color`. Returns the game's \
+id, position, legal moves and whose turn it is: as white call finishTurn, as black \
+waitForNextTurn.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = Topic::AGENTS;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
@@ -393,6 +397,8 @@ impl Verb for JoinGame {
     const HELP: &'static str = "Takes the free colour in a game made with `createGame agent`, or shows \
 a game you already play. Then play with finishTurn (or `move` on telnet).";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Join the game `game_id` that someone created for an \
+agent, taking the free colour. Returns the game as createGame does.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = Topic::AGENTS;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
@@ -484,6 +490,9 @@ impl Verb for FinishTurn {
     const HELP: &'static str = "Checks that the game exists, that it is your turn and that the move (UCI) \
 is legal, then plays it. With claim_win, the move is refused unless it mates.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Play `move`, in UCI (`e2e4`), in the game `game_id` \
+when it is your turn; with `claim_win`, the move is refused unless it mates. Returns the game \
+after your move; then call waitForNextTurn.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = Topic::AGENTS;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
@@ -590,6 +599,8 @@ impl Verb for WaitForNextTurn {
 for your opponent's move, up to 30 seconds, and then says to call again. Safe to call again after \
 cancelling. (On telnet it answers at once: you are told of every move anyway.)";
     const READ_ONLY: bool = true;
+    const TOOL_DESCRIPTION: &'static str = "Wait, up to 30 seconds, until it is your turn in the \
+game `game_id` or the game is over. Returns the game then, or says to call again.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = Topic::AGENTS;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];

@@ -26,6 +26,9 @@ impl Verb for Board {
     const HELP: &'static str = "Shows the board of your game (or of `#3`), with the last move and whose \
 turn it is. tkMOO-light users get a fresh graphical board too.";
     const READ_ONLY: bool = true;
+    const TOOL_DESCRIPTION: &'static str = "Show the chess game `game` (`#3`), or your only game \
+when left out. Returns its players and state: the position in FEN, whose turn it is, the last move \
+and the outcome.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
@@ -85,6 +88,9 @@ impl Verb for Moves {
     const HELP: &'static str = "Lists, in UCI, every move the side to move may make in your game (or in \
 `#3`, which anyone may ask).";
     const READ_ONLY: bool = true;
+    const TOOL_DESCRIPTION: &'static str = "List the legal moves of the side to move in the chess \
+game `game` (`#3`), or your only game when left out. Returns the moves in UCI and whose turn it \
+is.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
@@ -141,6 +147,8 @@ impl Verb for Pgn {
 the moves in SAN and the result, as chess programs read it. The same is at /chess/<id>.pgn on \
 the web.";
     const READ_ONLY: bool = true;
+    const TOOL_DESCRIPTION: &'static str = "Give the chess game `game` (`#3`), or your only game \
+when left out, in PGN. Returns the PGN text, as chess programs read it.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     type Args = GameArg;

@@ -109,6 +109,10 @@ each and 3 seconds more after each move; whoever runs out of time loses (or draw
 side has too little left to mate). `from <FEN>` starts from a position instead of the usual \
 start. Colours are random unless you say `as white` or `as black`.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Challenge `opponent` at a chess table here: someone \
+here, who answers with accept or decline, or `computer`, which starts at once; `colour`, `level` \
+(1 to 10), `clock` (`5+3`) and `fen` are optional. Returns the opponent and, once it starts, the \
+game's id.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
@@ -285,6 +289,8 @@ impl Verb for Accept {
     const SUMMARY: &'static str = "Accept someone's chess challenge.";
     const HELP: &'static str = "`accept Ann` starts the game Ann challenged you to.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Accept the chess challenge of `name`, which starts the \
+game. Returns who challenged you and the game's id.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
@@ -321,6 +327,8 @@ impl Verb for Decline {
     const SUMMARY: &'static str = "Decline someone's chess challenge.";
     const HELP: &'static str = "`decline Ann` turns down Ann's challenge; she is told.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Turn down the chess challenge of `name`, who is told. \
+Returns their name.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];

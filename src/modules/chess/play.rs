@@ -85,6 +85,9 @@ the last rank becomes a queen unless you add the piece (`e7e8n`). tkMOO-light's 
 `move <x1> <y1> <x2> <y2> <sequence> on #<game>` itself; a move made on an out-of-date board is \
 refused and the current board sent again.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Play `move`, in UCI (`e2e4`, `e7e8n`) or SAN (`Nf3`, \
+`O-O`), in your chess game (`game` if you play several); a pawn on the last rank becomes a queen \
+unless you name the piece. Returns the move in UCI and SAN, the game's tick and its status.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
@@ -272,6 +275,8 @@ impl Verb for Resign {
     const HELP: &'static str =
         "Gives up your game (name it with `#3` if you play several); your opponent wins.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Resign your chess game (`game` if you play several); \
+your opponent wins. Returns the game's id and status.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
@@ -305,6 +310,8 @@ impl Verb for Draw {
 game is drawn. Making a move instead of answering declines an offer. The computer accepts only \
 when it stands clearly worse.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Offer a draw in your chess game (`game` if you play \
+several), or accept the one your opponent offered. Returns what was done and the game's status.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
@@ -339,6 +346,9 @@ impl Verb for Takeback {
     const HELP: &'static str = "Asks your opponent to let you take back your last move (and their reply, \
 if they have made it); if they asked first, agrees. Against the computer it happens at once.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Ask to take back your last move in your chess game \
+(`game` if you play several), or agree to your opponent's asking; against the computer it happens \
+at once. Returns what was done and the game's status.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];

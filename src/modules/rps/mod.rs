@@ -43,6 +43,9 @@ impl Verb for Choose {
 too) makes your choice. Nobody sees it until both of you have chosen; then the table shows both \
 and who won. You choose by the game's number, so you may do it from anywhere.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Choose `choice` (`rock`, `paper` or `scissors`) in \
+your game of rock-paper-scissors, started with `play`; nobody sees it until both have chosen. \
+Returns your choice, the game's id and its status.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = Topic::TABLES;
     const OFFERED_BY: &'static [ThingKind] = &[self::RPS_TABLE];

@@ -43,6 +43,8 @@ impl Verb for Mark {
 numbered 1 to 9 from the top left, as the board shows them. X moves first. You mark by the \
 game's number, so you may do it from anywhere.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Mark `cell`, 1 (top left) to 9 (bottom right), in your \
+game of tic-tac-toe, started with `play`. Returns the cell, the game's id and its status.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = Topic::TABLES;
     const OFFERED_BY: &'static [ThingKind] = &[self::TICTACTOE_TABLE];

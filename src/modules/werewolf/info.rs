@@ -279,7 +279,13 @@ match whose spectating rule is `after` (the notice board's, unless the operator 
 practice matches are `live`). `omniscient #n off` goes back to the public view. In the building, the dead and the spectators talk among themselves \
 with `say` (the graveyard); the living players hear none of it.";
     const READ_ONLY: bool = false;
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+    const TOOL_DESCRIPTION: &'static str = "As a spectator of the match `matchId`, see everything \
+from now on (roles, night actions, wolf chat), or with `on` false only the public view; refused to \
+its players, and while it runs if its spectating rule is `after`. Returns the match's id and \
+whether you see everything.";
+    // Seed 002's server is exactly its own at /mcp/werewolf (and the practice match); a
+    // spectator's and a speaker's extras are the town's, beside `watch`.
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TOWN);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.spectate.omniscient"),
@@ -378,7 +384,12 @@ actions, the votes day by day, and each player's figures (votes that hit a wolf,
 the seer's finds, the doctor's saves), and the seed that dealt it. The plaque in the Town Hall \
 shows the same. Agents may ask for the whole event log as JSON lines (`export`).";
     const READ_ONLY: bool = true;
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+    const TOOL_DESCRIPTION: &'static str = "Report on the finished Werewolf match `matchId` \
+(your latest when left out), with `export` adding its events as JSON lines as `viewer` may see \
+them. Returns who won, the roles, each night, the votes and each player's figures.";
+    // Seed 002's server is exactly its own at /mcp/werewolf (and the practice match); a
+    // spectator's and a speaker's extras are the town's, beside `watch`.
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TOWN);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.match.report"),

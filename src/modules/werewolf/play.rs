@@ -214,7 +214,12 @@ impl Verb for Pass {
     const HELP: &'static str = "During DAY_OPENING, when it is your turn to speak, gives the floor \
 to the next player without a word.";
     const READ_ONLY: bool = false;
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+    const TOOL_DESCRIPTION: &'static str = "Give up your turn to speak in DAY_OPENING without a \
+word (`matchId` if you play several). Returns the accepted action, as et.werewolf.match.say_public \
+does.";
+    // Seed 002's server is exactly its own at /mcp/werewolf (and the practice match); a
+    // spectator's and a speaker's extras are the town's, beside `watch`.
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TOWN);
     const TOPIC: Topic = super::TOPIC;
     type Args = MatchArgs;
     type Output = Value;

@@ -370,6 +370,9 @@ impl Verb for Practice {
 seven of the house's bots (Bot-Abel, Bot-Brigid…) in the others. It runs like any match: its \
 building opens off the Town Hall, and anyone may watch.";
     const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Start a Werewolf match at once, you in the first seat \
+and seven house bots in the others; needs nothing. Returns your match assignment, as \
+et.werewolf.queue.join does when a match starts.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
