@@ -742,7 +742,22 @@ async fn events_are_paged_filtered_by_reader_and_can_be_waited_for() {
             .all(|e| e["visibility"] == "PUBLIC"),
         "{st}"
     );
-    // Paging: one at a time from the first.
+    // Once the seven bots are ready, nothing happens until Pia is (or the lobby's 30 s end).
+    let seen = loop {
+        let seen = get(me.token.clone(), json!({"matchId": mid, "limit": 200})).await;
+        let ready = seen["structuredContent"]["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["type"] == "PLAYER_READY")
+            .count();
+        if ready == 7 {
+            break seen;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    // Paging: one at a time from the first. (Asked before the bots were ready, this found
+    // only the start and Pia's card on a busy machine: one page, and no more.)
     let first = get(
         me.token.clone(),
         json!({"matchId": mid, "afterEventId": "e000000", "limit": 1}),
@@ -764,20 +779,6 @@ async fn events_are_paged_filtered_by_reader_and_can_be_waited_for() {
     );
     // Waiting: nothing follows the newest event until Pia acts, so a one-second wait comes
     // back empty after about a second, not the face's thirty.
-    // (Once the seven bots are ready, nothing happens until Pia is, or the lobby's 30 s end.)
-    let seen = loop {
-        let seen = get(me.token.clone(), json!({"matchId": mid, "limit": 200})).await;
-        let ready = seen["structuredContent"]["events"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|e| e["type"] == "PLAYER_READY")
-            .count();
-        if ready == 7 {
-            break seen;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
     let latest = seen["structuredContent"]["nextCursor"]
         .as_str()
         .unwrap()
