@@ -118,16 +118,18 @@ fn pct(sorted: &[u32], p: f64) -> f64 {
     f64::from(sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]) / 1000.0
 }
 
-fn report(name: &str, mut lat: Vec<u32>, seconds: f64, cpu_ns: u64) {
+/// Prints a closed loop's row, and its figures for `benches/compare` under `key`.
+fn report(name: &str, key: &str, mut lat: Vec<u32>, seconds: f64, cpu_ns: u64) {
     lat.sort_unstable();
-    println!(
-        "{:<34} {:>10.0} {:>9.3} {:>9.3} {:>9.0}",
-        name,
+    let (rate, cpu_us) = (
         lat.len() as f64 / seconds,
-        pct(&lat, 0.5),
-        pct(&lat, 0.99),
-        cpu_ns as f64 / 1000.0 / lat.len() as f64
+        cpu_ns as f64 / 1000.0 / lat.len() as f64,
     );
+    let (p50, p99) = (pct(&lat, 0.5), pct(&lat, 0.99));
+    println!("{name:<34} {rate:>10.0} {p50:>9.3} {p99:>9.3} {cpu_us:>9.0}");
+    server::figure(&format!("{key}.calls_per_s"), rate, "/s");
+    server::figure(&format!("{key}.p99_ms"), p99, "ms");
+    server::figure(&format!("{key}.cpu_us_per_call"), cpu_us, "µs");
 }
 
 /// A game between two agents on one connection: (game id, white token, black token).
@@ -331,6 +333,8 @@ async fn waiters(addr: SocketAddr, n: usize) {
         pct(&from_answer, 0.5),
         pct(&from_answer, 0.99)
     );
+    server::figure("wake_up.p50_ms", pct(&from_sent, 0.5), "ms");
+    server::figure("wake_up.p99_ms", pct(&from_sent, 0.99), "ms");
     println!(
         "  ({your_turn} of {n} woke to their turn; the moves came at {:.0}/s)",
         n as f64 / moves_secs
@@ -370,9 +374,9 @@ fn main() {
         let server = server::start_in_temp("--http", &[]);
         let pid = server.child.id();
         let (lat, s, cpu) = rt.block_on(closed_loop(server.addr, pid, 100, seconds, false));
-        report("look, 100 agents", lat, s, cpu);
+        report("look, 100 agents", "look", lat, s, cpu);
         let (lat, s, cpu) = rt.block_on(closed_loop(server.addr, pid, 100, seconds, true));
-        report("finishTurn, 100 games at once", lat, s, cpu);
+        report("finishTurn, 100 games at once", "finish_turn", lat, s, cpu);
     }
     let server = server::start_in_temp("--http", &[]);
     rt.block_on(waiters(server.addr, n_waiters));

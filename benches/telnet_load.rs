@@ -109,12 +109,7 @@ async fn seed_accounts(db: &Path, n: usize) {
 
 /// The server's resident memory, from /proc.
 fn rss_kib(server: &Server) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{}/status", server.child.id())).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap()
+    server::rss_kib(server.child.id())
 }
 
 struct Client {
@@ -192,9 +187,19 @@ struct Outcome {
     latencies_us: Vec<u32>,
     heard: u64,
     seconds: f64,
+    /// The server's CPU time while measuring.
+    cpu_ns: u64,
+    /// The most resident memory the server held while measuring, in KiB.
+    peak_rss_kib: u64,
 }
 
-async fn scenario(addr: SocketAddr, clients: usize, spread: bool, seconds: u64) -> Outcome {
+async fn scenario(
+    addr: SocketAddr,
+    pid: u32,
+    clients: usize,
+    spread: bool,
+    seconds: u64,
+) -> Outcome {
     let heard = Arc::new(AtomicU64::new(0));
     let measuring = Arc::new(AtomicBool::new(false));
     let stop = Arc::new(AtomicBool::new(false));
@@ -242,10 +247,14 @@ async fn scenario(addr: SocketAddr, clients: usize, spread: bool, seconds: u64) 
     tokio::time::sleep(Duration::from_secs(2)).await;
     heard.store(0, Ordering::Relaxed);
     measuring.store(true, Ordering::Relaxed);
-    let t0 = Instant::now();
-    tokio::time::sleep(Duration::from_secs(seconds)).await;
+    let (t0, cpu0) = (Instant::now(), server::cpu_ns(pid));
+    let mut peak_rss_kib = 0;
+    while t0.elapsed() < Duration::from_secs(seconds) {
+        peak_rss_kib = peak_rss_kib.max(server::rss_kib(pid));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     measuring.store(false, Ordering::Relaxed);
-    let elapsed = t0.elapsed().as_secs_f64();
+    let (elapsed, cpu_ns) = (t0.elapsed().as_secs_f64(), server::cpu_ns(pid) - cpu0);
     let heard_n = heard.load(Ordering::Relaxed);
     stop.store(true, Ordering::Relaxed);
     let mut all = Vec::new();
@@ -257,6 +266,8 @@ async fn scenario(addr: SocketAddr, clients: usize, spread: bool, seconds: u64) 
         latencies_us: all,
         heard: heard_n,
         seconds: elapsed,
+        cpu_ns,
+        peak_rss_kib,
     }
 }
 
@@ -370,25 +381,51 @@ fn main() {
         ("crowd500", 500, false),
     ];
     println!(
-        "{:<10} {:>8} {:>6} {:>12} {:>9} {:>9} {:>14}",
-        "scenario", "clients", "rooms", "commands/s", "p50 ms", "p99 ms", "chat lines/s"
+        "{:<10} {:>8} {:>6} {:>12} {:>9} {:>9} {:>14} {:>11} {:>13}",
+        "scenario",
+        "clients",
+        "rooms",
+        "commands/s",
+        "p50 ms",
+        "p99 ms",
+        "chat lines/s",
+        "CPU µs/cmd",
+        "peak RSS MiB"
     );
     for (name, clients, spread) in scenarios {
         if !wanted(name) {
             continue;
         }
-        let mut o = rt.block_on(scenario(server.addr, clients, spread, args.seconds));
+        let pid = server.child.id();
+        let mut o = rt.block_on(scenario(server.addr, pid, clients, spread, args.seconds));
         o.latencies_us.sort_unstable();
+        let per_second = o.commands as f64 / o.seconds;
+        let cpu_us = o.cpu_ns as f64 / 1000.0 / o.commands.max(1) as f64;
+        let heard = o.heard as f64 / o.seconds;
+        let (p50, p99) = (
+            percentile(&o.latencies_us, 0.50),
+            percentile(&o.latencies_us, 0.99),
+        );
+        let peak_mib = o.peak_rss_kib as f64 / 1024.0;
         println!(
-            "{:<10} {:>8} {:>6} {:>12.0} {:>9.3} {:>9.3} {:>14.0}",
+            "{:<10} {:>8} {:>6} {:>12.0} {:>9.3} {:>9.3} {:>14.0} {:>11.1} {:>13.0}",
             name,
             clients,
             if spread { ROOMS } else { 1 },
-            o.commands as f64 / o.seconds,
-            percentile(&o.latencies_us, 0.50),
-            percentile(&o.latencies_us, 0.99),
-            o.heard as f64 / o.seconds,
+            per_second,
+            p50,
+            p99,
+            heard,
+            cpu_us,
+            peak_mib,
         );
+        server::figure(&format!("{name}.commands_per_s"), per_second, "/s");
+        server::figure(&format!("{name}.p99_ms"), p99, "ms");
+        server::figure(&format!("{name}.cpu_us_per_command"), cpu_us, "µs");
+        server::figure(&format!("{name}.peak_rss_mib"), peak_mib, "MiB");
+        if !spread || clients > ROOMS {
+            server::figure(&format!("{name}.chat_lines_per_s"), heard, "/s");
+        }
     }
     if wanted("idle") {
         // Both counts are against the memory the server held before either, since memory

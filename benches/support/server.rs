@@ -120,3 +120,23 @@ pub fn cpu_ns(pid: u32) -> u64 {
         .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
         .sum()
 }
+
+/// Prints one figure as `benches/compare` reads it (`figure<TAB>name<TAB>value<TAB>unit`), when
+/// `MOOT_BENCH_FIGURES` is set; a person reads the table the benchmark prints anyway.
+#[allow(dead_code)]
+pub fn figure(name: &str, value: f64, unit: &str) {
+    if std::env::var_os("MOOT_BENCH_FIGURES").is_some() {
+        println!("figure\t{name}\t{value:.3}\t{unit}");
+    }
+}
+
+/// The resident memory of process `pid` in KiB, from /proc (0 once it is gone).
+#[allow(dead_code)]
+pub fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
