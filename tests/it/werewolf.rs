@@ -245,8 +245,11 @@ async fn a_players_log_hides_the_others_night_actions_while_the_match_runs() {
     // Wait until the night has at least two actions of other seats (every role but p1's own
     // has two others' night actions kept from it).
     let log: Value = loop {
-        let (_, st) = api.get(&format!("{path}/state"), &me.token).await;
+        // The state between two reads of the log: when the two agree, nothing moved while the
+        // state was read, so its tick and the log must agree too.
         let (_, log) = api.get(&format!("{path}/log"), &me.token).await;
+        let (_, st) = api.get(&format!("{path}/state"), &me.token).await;
+        let (_, log_after) = api.get(&format!("{path}/log"), &me.token).await;
         let all = crate::support::mcp_tool(
             s.http,
             &eye.token,
@@ -267,7 +270,7 @@ async fn a_players_log_hides_the_others_night_actions_while_the_match_runs() {
             tokio::time::Instant::now() < deadline,
             "no night actions: {st}, {log}"
         );
-        if st["state"]["phase"] == "NIGHT" && night_acts >= 2 {
+        if st["state"]["phase"] == "NIGHT" && night_acts >= 2 && log == log_after {
             // The log and the tick count only what p1 may see: positions without a gap (a
             // gap would count the hidden actions), and the tick their number.
             let ticks: Vec<u64> = log["actions"]
