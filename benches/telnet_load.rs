@@ -3,7 +3,8 @@
 //! It starts the `moot` binary (a separate process, release build) on a generated world of 50
 //! rooms, logs clients in, and has each alternate `say <token>` (waiting for its own echo) and
 //! `look` (waiting for the room's name). It prints commands per second and latency
-//! percentiles for three scenarios, then holds as many idle connections as the machine allows
+//! percentiles for four scenarios (the last, `crowd500gmcp`, the crowded room with half its
+//! clients taking GMCP as Mudlet does), then holds as many idle connections as the machine allows
 //! and prints the server's memory per connection.
 //!
 //!     cargo bench --bench telnet_load                     # everything, 10 s per scenario
@@ -118,18 +119,60 @@ struct Client {
     line: Vec<u8>,
     /// Chat lines from others seen while waiting.
     heard: Arc<AtomicU64>,
+    /// GMCP messages received, for a client that asked for GMCP.
+    gmcp: Option<Arc<AtomicU64>>,
+}
+
+const IAC: u8 = 255;
+const SB: u8 = 250;
+const SE: u8 = 240;
+const DO: u8 = 253;
+const GMCP: u8 = 201;
+
+/// Takes the telnet commands off the front of a line (a GMCP message comes before the next
+/// line); answers how many were GMCP messages.
+fn strip_telnet(line: &mut Vec<u8>) -> u64 {
+    let mut gmcp = 0;
+    while line.first() == Some(&IAC) {
+        let end = match line.get(1) {
+            Some(&SB) => {
+                gmcp += u64::from(line.get(2) == Some(&GMCP));
+                match line.windows(2).position(|w| w == [IAC, SE]) {
+                    Some(at) => at + 2,
+                    None => line.len(),
+                }
+            }
+            Some(_) => 3.min(line.len()),
+            None => line.len(),
+        };
+        line.drain(..end);
+    }
+    gmcp
 }
 
 impl Client {
-    async fn login(addr: SocketAddr, i: usize, heard: Arc<AtomicU64>) -> Client {
+    /// Logs in as b<i>; with `gmcp`, takes GMCP first (Room and Comm.Channel, as Mudlet does).
+    async fn login(
+        addr: SocketAddr,
+        i: usize,
+        heard: Arc<AtomicU64>,
+        gmcp: Option<Arc<AtomicU64>>,
+    ) -> Client {
         let stream = TcpStream::connect(addr).await.expect("connect");
         stream.set_nodelay(true).unwrap();
-        let (rd, wr) = stream.into_split();
+        let (rd, mut wr) = stream.into_split();
+        if gmcp.is_some() {
+            let mut hello = vec![IAC, DO, GMCP, IAC, SB, GMCP];
+            hello.extend_from_slice(br#"Core.Supports.Set ["Room 1", "Comm.Channel 1"]"#);
+            hello.extend_from_slice(&[IAC, SE]);
+            wr.write_all(&hello).await.expect("write");
+        }
         let mut c = Client {
             rd: BufReader::with_capacity(64 * 1024, rd),
             wr,
             line: Vec::new(),
             heard,
+            gmcp,
         };
         c.send(&format!("connect b{i:04} {PASSWORD}")).await;
         c.wait_for(b"Exits:").await;
@@ -172,6 +215,10 @@ impl Client {
                 .await
                 .expect("read");
             assert!(n > 0, "server closed the connection");
+            let gmcp = strip_telnet(&mut self.line);
+            if let Some(counted) = &self.gmcp {
+                counted.fetch_add(gmcp, Ordering::Relaxed);
+            }
             if let Some(i) = prefixes.iter().position(|p| self.line.starts_with(p)) {
                 return i;
             }
@@ -191,6 +238,8 @@ struct Outcome {
     cpu_ns: u64,
     /// The most resident memory the server held while measuring, in KiB.
     peak_rss_kib: u64,
+    /// GMCP messages the clients that took GMCP received.
+    gmcp: u64,
 }
 
 async fn scenario(
@@ -198,19 +247,23 @@ async fn scenario(
     pid: u32,
     clients: usize,
     spread: bool,
+    gmcp_every: Option<usize>,
     seconds: u64,
 ) -> Outcome {
     let heard = Arc::new(AtomicU64::new(0));
+    let gmcp = Arc::new(AtomicU64::new(0));
     let measuring = Arc::new(AtomicBool::new(false));
     let stop = Arc::new(AtomicBool::new(false));
     let mut tasks = Vec::new();
     let mut ready = Vec::new();
     for i in 0..clients {
         let (heard, measuring, stop) = (heard.clone(), measuring.clone(), stop.clone());
+        let takes_gmcp = gmcp_every.is_some_and(|n| i.is_multiple_of(n));
+        let gmcp = takes_gmcp.then(|| gmcp.clone());
         let (tx, rx) = tokio::sync::oneshot::channel();
         ready.push(rx);
         tasks.push(tokio::spawn(async move {
-            let mut c = Client::login(addr, i, heard).await;
+            let mut c = Client::login(addr, i, heard, gmcp).await;
             let room = if spread { i % ROOMS } else { 0 };
             if room != 0 {
                 c.send(&format!("r{room:02}")).await;
@@ -246,6 +299,7 @@ async fn scenario(
     // Warm up, then measure.
     tokio::time::sleep(Duration::from_secs(2)).await;
     heard.store(0, Ordering::Relaxed);
+    gmcp.store(0, Ordering::Relaxed);
     measuring.store(true, Ordering::Relaxed);
     let (t0, cpu0) = (Instant::now(), server::cpu_ns(pid));
     let mut peak_rss_kib = 0;
@@ -256,6 +310,7 @@ async fn scenario(
     measuring.store(false, Ordering::Relaxed);
     let (elapsed, cpu_ns) = (t0.elapsed().as_secs_f64(), server::cpu_ns(pid) - cpu0);
     let heard_n = heard.load(Ordering::Relaxed);
+    let gmcp_n = gmcp.load(Ordering::Relaxed);
     stop.store(true, Ordering::Relaxed);
     let mut all = Vec::new();
     for t in tasks {
@@ -268,6 +323,7 @@ async fn scenario(
         seconds: elapsed,
         cpu_ns,
         peak_rss_kib,
+        gmcp: gmcp_n,
     }
 }
 
@@ -320,7 +376,7 @@ async fn idle(addr: SocketAddr, server: &Server, n: usize, logged_in: bool, befo
     tokio::time::sleep(Duration::from_secs(3)).await;
     let opened = t0.elapsed().as_secs_f64();
     let after = rss_kib(server);
-    let mut probe = Client::login(addr, 0, Arc::new(AtomicU64::new(0))).await;
+    let mut probe = Client::login(addr, 0, Arc::new(AtomicU64::new(0)), None).await;
     let t = Instant::now();
     probe.send("look").await;
     probe.wait_for(room_name(0).as_bytes()).await;
@@ -366,6 +422,8 @@ fn main() {
             "0s",
             "--login-timeout",
             "0s",
+            // Offered to every connection; only the clients that answer take GMCP.
+            "--telnet-negotiate",
         ],
     );
     println!(
@@ -375,13 +433,15 @@ fn main() {
         server::binary()
     );
     let wanted = |name: &str| args.only.as_deref().is_none_or(|o| o == name);
+    // (name, clients, spread over the rooms, one client in how many takes GMCP)
     let scenarios = [
-        ("spread50", 50, true),
-        ("spread500", 500, true),
-        ("crowd500", 500, false),
+        ("spread50", 50, true, None),
+        ("spread500", 500, true, None),
+        ("crowd500", 500, false, None),
+        ("crowd500gmcp", 500, false, Some(2)),
     ];
     println!(
-        "{:<10} {:>8} {:>6} {:>12} {:>9} {:>9} {:>14} {:>11} {:>13}",
+        "{:<12} {:>8} {:>6} {:>12} {:>9} {:>9} {:>14} {:>11} {:>13}",
         "scenario",
         "clients",
         "rooms",
@@ -392,12 +452,19 @@ fn main() {
         "CPU µs/cmd",
         "peak RSS MiB"
     );
-    for (name, clients, spread) in scenarios {
+    for (name, clients, spread, gmcp_every) in scenarios {
         if !wanted(name) {
             continue;
         }
         let pid = server.child.id();
-        let mut o = rt.block_on(scenario(server.addr, pid, clients, spread, args.seconds));
+        let mut o = rt.block_on(scenario(
+            server.addr,
+            pid,
+            clients,
+            spread,
+            gmcp_every,
+            args.seconds,
+        ));
         o.latencies_us.sort_unstable();
         let per_second = o.commands as f64 / o.seconds;
         let cpu_us = o.cpu_ns as f64 / 1000.0 / o.commands.max(1) as f64;
@@ -408,7 +475,7 @@ fn main() {
         );
         let peak_mib = o.peak_rss_kib as f64 / 1024.0;
         println!(
-            "{:<10} {:>8} {:>6} {:>12.0} {:>9.3} {:>9.3} {:>14.0} {:>11.1} {:>13.0}",
+            "{:<12} {:>8} {:>6} {:>12.0} {:>9.3} {:>9.3} {:>14.0} {:>11.1} {:>13.0}",
             name,
             clients,
             if spread { ROOMS } else { 1 },
@@ -425,6 +492,11 @@ fn main() {
         server::figure(&format!("{name}.peak_rss_mib"), peak_mib, "MiB");
         if !spread || clients > ROOMS {
             server::figure(&format!("{name}.chat_lines_per_s"), heard, "/s");
+        }
+        if gmcp_every.is_some() {
+            let gmcp = o.gmcp as f64 / o.seconds;
+            println!("{:<12} GMCP messages received/s: {gmcp:.0}", "");
+            server::figure(&format!("{name}.gmcp_per_s"), gmcp, "/s");
         }
     }
     if wanted("idle") {
