@@ -391,7 +391,7 @@ impl Town {
         for n in &cx.notices {
             let line = match &n.what {
                 Delivery::Line(line) => &**line,
-                Delivery::Event(Event::Said { line, .. }) => line.as_str(),
+                Delivery::Heard(said) | Delivery::Event(Event::Said(said)) => &*said.line,
                 _ => continue,
             };
             // A notice does not say which match it is about: it leaks only if no seat its

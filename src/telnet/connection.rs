@@ -131,21 +131,23 @@ impl Conn {
         }
         // A GMCP client's script may draw the board itself (`Moot.Chess.Board` for chess.v1),
         // with the state as this player may see it.
-        if self.options.gmcp()
-            && let Some(package) = b.gmcp
+        if let Some(package) = b.gmcp
+            && self.options.gmcp()
         {
-            let mut body = serde_json::json!({
-                "game": b.object,
-                "colour": b.colour,
-                "yourTurn": b.your_turn,
-                "sequence": b.sequence,
-            });
-            if let (Some(out), Some(view)) = (body.as_object_mut(), b.view.as_object()) {
-                for (k, v) in view {
-                    out.entry(k.clone()).or_insert_with(|| v.clone());
+            self.gmcp(&format!("{package}.Board"), || {
+                let mut body = serde_json::json!({
+                    "game": b.object,
+                    "colour": b.colour,
+                    "yourTurn": b.your_turn,
+                    "sequence": b.sequence,
+                });
+                if let (Some(out), Some(view)) = (body.as_object_mut(), b.view.as_object()) {
+                    for (k, v) in view {
+                        out.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
                 }
-            }
-            self.gmcp(&format!("{package}.Board"), &body);
+                body
+            });
         }
         match &self.xmcp_key {
             Some(key) => {
@@ -173,10 +175,11 @@ impl Conn {
         }
     }
 
-    /// Sends a GMCP message, if the client agreed to GMCP and takes this package.
-    pub fn gmcp(&mut self, package: &str, body: &serde_json::Value) {
+    /// Sends a GMCP message, if the client agreed to GMCP and takes this package; the body is
+    /// made only then, so a client that did not ask costs nothing.
+    pub fn gmcp(&mut self, package: &str, body: impl FnOnce() -> serde_json::Value) {
         if self.options.wants(package) {
-            self.out.raw(&gmcp_message(package, body));
+            self.out.raw(&gmcp_message(package, &body()));
         }
     }
 
@@ -184,16 +187,36 @@ impl Conn {
     pub fn event(&mut self, e: &crate::world::Event) {
         use crate::world::Event;
         match e {
-            Event::Room(info) => self.gmcp("Room.Info", &serde_json::json!(info)),
-            Event::Said {
-                channel,
-                talker,
-                line,
-            } => self.gmcp(
-                "Comm.Channel.Text",
-                &serde_json::json!({"channel": channel, "talker": talker, "text": line}),
-            ),
+            Event::Room(info) => self.gmcp("Room.Info", || serde_json::json!(info)),
+            Event::Said(said) => self.said(said),
         }
+    }
+
+    /// Someone's words as news (`Comm.Channel.Text`).
+    fn said(&mut self, said: &crate::world::Said) {
+        const PACKAGE: &str = "Comm.Channel.Text";
+        if self.options.wants(PACKAGE) {
+            let message = said.encoded(|said| {
+                let body = serde_json::json!({
+                    "channel": said.channel,
+                    "talker": said.talker,
+                    "text": &*said.line,
+                });
+                gmcp_message(PACKAGE, &body)
+            });
+            self.out.raw(message);
+        }
+    }
+
+    /// Someone's words as this player hears them: the line, and the news for a GMCP client.
+    pub fn heard(&mut self, said: &crate::world::Said) {
+        let laid_out = said.laid_out(self.out.width, |line, width| {
+            let mut buf = Vec::new();
+            render(line, width, &mut buf);
+            buf
+        });
+        self.out.raw(&laid_out);
+        self.said(said);
     }
 
     /// Wraps by `display` from now on (the character's choice, or the default before login).
@@ -367,6 +390,7 @@ pub(super) async fn play(
                     source.took(&out);
                     match out {
                         Out::Line(line) => conn.out.line(&line),
+                        Out::Heard(said) => conn.heard(&said),
                         Out::Reply { lines } => {
                             conn.answer(&lines);
                             if std::mem::take(&mut announce_xmcp) {

@@ -45,6 +45,7 @@ Returns the events in order, and `more`, how many are still waiting.";
         for d in &taken {
             match d {
                 Delivery::Line(l) => events.push(l.to_string()),
+                Delivery::Heard(said) => events.push(said.line.to_string()),
                 Delivery::Board(b) => {
                     events.extend(b.headline.iter().cloned());
                     events.extend(b.text.iter().cloned());

@@ -52,14 +52,9 @@ who is told where you are. Returns the line they were shown.";
             &to,
             format!("You sense that {} is looking for you in {where_}.", me.name),
         );
-        cx.tell(&to, line.as_str());
-        cx.event(
+        cx.hear(
             &to,
-            crate::world::Event::Said {
-                channel: "page",
-                talker: me.name.clone(),
-                line: line.clone(),
-            },
+            crate::world::Said::new("page", &me.name, line.as_str()),
         );
         Ok(Reply::new(
             vec!["Your message has been sent.".into()],

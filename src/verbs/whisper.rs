@@ -50,14 +50,9 @@ nobody else hears. Returns the line they heard.";
         }
         let line = format!("{} whispers, \"{}\"", me.name, args.text);
         let (to, name) = (target.id.clone(), target.name.clone());
-        cx.tell(&to, line.as_str());
-        cx.event(
+        cx.hear(
             &to,
-            crate::world::Event::Said {
-                channel: "whisper",
-                talker: me.name.clone(),
-                line: line.clone(),
-            },
+            crate::world::Said::new("whisper", &me.name, line.as_str()),
         );
         Ok(Reply::new(
             vec![format!("You whisper, \"{}\" to {name}.", args.text)],

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tokio::time::Instant;
 
-use super::delivery::{BoardMsg, Delivery, Event};
+use super::delivery::{BoardMsg, Delivery, Event, Said};
 use super::sessions::SessionId;
 use super::{AgentId, Face, RoomIdx, World};
 /// A line for one player, left by a verb for the task to deliver.
@@ -116,29 +116,32 @@ impl Cx {
         });
     }
 
+    /// `to` hears `said`: its line, and its structured news for a client that takes it.
+    pub fn hear(&mut self, to: &AgentId, said: Arc<Said>) {
+        self.notices.push(Notice {
+            to: to.clone(),
+            what: Delivery::Heard(said),
+        });
+    }
+
     /// The actor speaks (or emotes) where they stand on `channel`: everyone else there who
-    /// may hear the town reads `line`, and every such client that takes structured news (the
-    /// actor's too) gets it as [`Event::Said`]. Answers why each of the others did not hear.
+    /// may hear the town hears `line`, and the actor's client, if it takes structured news,
+    /// gets it as [`Event::Said`]. The words are made once and shared by every hearer, so a
+    /// crowded room costs a notice a hearer and nothing more. Answers why each of the others
+    /// did not hear.
     pub fn speak(&mut self, world: &World, channel: &'static str, line: &str) -> Vec<String> {
         let me = world.player(&self.actor);
-        let said = Event::Said {
-            channel,
-            talker: me.name.clone(),
-            line: line.to_owned(),
-        };
-        let line: Arc<str> = line.into();
+        let said = Said::new(channel, &me.name, line);
+        let occupants = world.occupants(me.room);
+        self.notices.reserve(occupants.len());
         let mut unheard = Vec::new();
-        for id in world.occupants(me.room) {
+        for id in occupants {
             if *id == self.actor {
-                self.event(id, said.clone());
+                self.event(id, Event::Said(said.clone()));
             } else if let Some(why) = world.deaf_to_town(id) {
                 unheard.push(why);
             } else {
-                self.notices.push(Notice {
-                    to: id.clone(),
-                    what: Delivery::Line(line.clone()),
-                });
-                self.event(id, said.clone());
+                self.hear(id, said.clone());
             }
         }
         unheard

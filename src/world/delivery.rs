@@ -2,8 +2,8 @@
 //! is sent ([`Out`]), and the queue between them, bounded so that a client that does not read
 //! cannot make the server hold unbounded memory for it.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use tokio::sync::mpsc;
 
@@ -20,6 +20,9 @@ pub const MAX_BACKLOG_BYTES: usize = 256 * 1024;
 pub enum Out {
     /// Something happened that this player should hear about.
     Line(Arc<str>),
+    /// Someone's words, as this player hears them: one message, its line for everyone and its
+    /// `Comm.Channel.Text` for a client that asked for GMCP.
+    Heard(Arc<Said>),
     /// The answer to this connection's own command, sent once what the command changed is
     /// committed (or, if it could not be, saying that it did not happen).
     Reply { lines: Vec<String> },
@@ -62,6 +65,8 @@ pub struct BoardMsg {
 #[derive(Debug, Clone)]
 pub enum Delivery {
     Line(Arc<str>),
+    /// Words someone said (see [`Out::Heard`]).
+    Heard(Arc<Said>),
     Board(Box<BoardMsg>),
     /// The character's display preference changed: their connections wrap by it from now on.
     Display(crate::wrap::Display),
@@ -74,13 +79,71 @@ pub enum Delivery {
 pub enum Event {
     /// Where they stand now (on arriving anywhere, and on logging in).
     Room(Arc<views::RoomInfo>),
-    /// Someone spoke or emoted where they are (`say`, `emote`), or to them alone (`page`,
-    /// `whisper`): `line` is the text as they read it.
-    Said {
-        channel: &'static str,
-        talker: String,
-        line: String,
-    },
+    /// They spoke or emoted (`say`, `emote`): what those who heard them read. (Those who heard
+    /// it get it as [`Delivery::Heard`], the line and the news in one.)
+    Said(Arc<Said>),
+}
+
+/// Someone spoke or emoted where they are (`say`, `emote`), or to one person (`page`,
+/// `whisper`): made once, and shared by everyone who hears it, however many they are.
+#[derive(Debug)]
+pub struct Said {
+    pub channel: &'static str,
+    pub talker: String,
+    /// The text as its hearers read it.
+    pub line: Arc<str>,
+    /// The line as a face laid it out for the first width asked, kept for every other hearer
+    /// at that width (most clients keep the default): a crowded room lays it out once.
+    laid_out: OnceLock<(Option<usize>, Box<[u8]>)>,
+    /// Its structured news as a face encodes it (GMCP's `Comm.Channel.Text`), made for the
+    /// first hearer that takes it and the same for every other.
+    encoded: OnceLock<Box<[u8]>>,
+}
+
+impl PartialEq for Said {
+    fn eq(&self, other: &Said) -> bool {
+        (self.channel, &self.talker, &self.line) == (other.channel, &other.talker, &other.line)
+    }
+}
+impl Eq for Said {}
+
+impl Said {
+    pub fn new(channel: &'static str, talker: &str, line: impl Into<Arc<str>>) -> Arc<Said> {
+        Arc::new(Said {
+            channel,
+            talker: talker.to_owned(),
+            line: line.into(),
+            laid_out: OnceLock::new(),
+            encoded: OnceLock::new(),
+        })
+    }
+
+    /// Its news encoded by `encode`, the first time it is asked for; the same bytes after.
+    pub fn encoded(&self, encode: impl FnOnce(&Said) -> Vec<u8>) -> &[u8] {
+        self.encoded.get_or_init(|| encode(self).into_boxed_slice())
+    }
+
+    /// The line laid out for `width` by `lay`: made by the first hearer, shared by every other
+    /// one at the same width, made afresh for a hearer at another.
+    pub fn laid_out(
+        &self,
+        width: Option<usize>,
+        lay: impl Fn(&str, Option<usize>) -> Vec<u8>,
+    ) -> std::borrow::Cow<'_, [u8]> {
+        let (first, bytes) = self
+            .laid_out
+            .get_or_init(|| (width, lay(&self.line, width).into_boxed_slice()));
+        if *first == width {
+            std::borrow::Cow::Borrowed(bytes)
+        } else {
+            std::borrow::Cow::Owned(lay(&self.line, width))
+        }
+    }
+
+    /// About how many bytes a hearer's queue holds for it (the line; the rest is shared).
+    fn weight(&self) -> usize {
+        self.line.len() + 64
+    }
 }
 
 impl Delivery {
@@ -88,6 +151,7 @@ impl Delivery {
     pub fn weight(&self) -> usize {
         match self {
             Delivery::Line(l) => l.len(),
+            Delivery::Heard(s) => s.weight(),
             Delivery::Board(b) => b.weight(),
             Delivery::Display(_) => 8,
             Delivery::Event(_) => 256,
@@ -159,6 +223,7 @@ impl Sink {
             backlog.bytes.fetch_add(weight, Ordering::Relaxed);
             let _ = tx.send(match what {
                 Delivery::Line(line) => Out::Line(line),
+                Delivery::Heard(said) => Out::Heard(said),
                 Delivery::Board(b) => Out::Board(b),
                 Delivery::Display(d) => Out::Display(d),
                 Delivery::Event(e) => Out::Event(e),
@@ -184,6 +249,7 @@ impl Source {
     pub fn took(&self, out: &Out) {
         let weight = match out {
             Out::Line(l) => l.len(),
+            Out::Heard(s) => s.weight(),
             Out::Board(b) => b.weight(),
             Out::Display(_) => 8,
             Out::Event(_) => 256,

@@ -187,3 +187,65 @@ fn silent_agents_leave_and_people_on_connections_stay() {
     assert!(w.is_present(&ann), "Ann has a connection and stays");
     assert!(cx.notices.iter().any(|n| matches!(&n.what, world::Delivery::Line(l) if &**l == "Robo has been disconnected for inactivity.")));
 }
+
+/// Words said in a crowded room are made once: every hearer gets one notice, the same shared
+/// words (its line and its news together), and the talker's client the news alone; the line a
+/// face lays out for one width is laid out once for all at that width.
+#[test]
+fn words_said_in_a_crowd_are_made_once_and_each_hearer_gets_one_notice() {
+    let (mut w, ann) = town();
+    let start = w.player(&ann).room;
+    let mut hearers = Vec::new();
+    for name in ["Bob", "Cy", "Di"] {
+        let (sink, source) = world::channel();
+        std::mem::forget(source);
+        let id: world::AgentId = name.to_lowercase().into();
+        w.admit(Player::new(
+            id.clone(),
+            name.into(),
+            String::new(),
+            start,
+            1,
+            sink,
+        ));
+        hearers.push(id);
+    }
+    let mut cx = Cx::new(ann.clone(), Face::Telnet);
+    let unheard = cx.speak(&w, "say", "Ann says, \"hello\"");
+    assert!(unheard.is_empty());
+    let mut shared = Vec::new();
+    for n in &cx.notices {
+        match &n.what {
+            world::Delivery::Heard(said) => {
+                assert!(hearers.contains(&n.to), "{} hears", n.to);
+                shared.push(said.clone());
+            }
+            world::Delivery::Event(world::Event::Said(said)) => {
+                assert_eq!(n.to, ann, "only the talker gets the news alone");
+                shared.push(said.clone());
+            }
+            other => panic!("{} was sent {other:?}", n.to),
+        }
+    }
+    assert_eq!(cx.notices.len(), hearers.len() + 1, "one notice each");
+    assert!(
+        shared.iter().all(|s| std::sync::Arc::ptr_eq(s, &shared[0])),
+        "one set of words, shared"
+    );
+    let said = &shared[0];
+    assert_eq!(&*said.line, "Ann says, \"hello\"");
+    let laid = std::cell::Cell::new(0);
+    let lay = |line: &str, _: Option<usize>| {
+        laid.set(laid.get() + 1);
+        line.as_bytes().to_vec()
+    };
+    let first = said.laid_out(Some(79), lay).as_ptr();
+    assert_eq!(said.laid_out(Some(79), lay).as_ptr(), first);
+    assert_eq!(
+        laid.get(),
+        1,
+        "laid out once for the width most hearers share"
+    );
+    said.laid_out(Some(40), lay);
+    assert_eq!(laid.get(), 2, "and afresh for another");
+}
