@@ -9,6 +9,11 @@
 //!
 //!     cargo bench --bench telnet_load                     # everything, 10 s per scenario
 //!     cargo bench --bench telnet_load -- --seconds 5 --only crowd500
+//!     cargo bench --bench telnet_load -- --floor          # the floor under it (see below)
+//!
+//! `--floor` runs the spread scenarios against a server that only answers the same lines, one
+//! read and one write a command, on the same runtime (`support/floor.rs`): the part of moot's
+//! CPU per command that is the sockets' and tokio's on this machine, and so what is moot's.
 //!
 //! Accounts are written straight into the database with a cheap argon2 cost before the server
 //! starts, so that what is measured is the town, not password hashing.
@@ -24,6 +29,8 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 
+#[path = "support/floor.rs"]
+mod floor;
 #[path = "support/server.rs"]
 mod server;
 use server::Server;
@@ -35,6 +42,10 @@ struct Args {
     seconds: u64,
     only: Option<String>,
     idle: usize,
+    /// Measure the floor instead of moot.
+    floor: bool,
+    /// Be the floor's server, on this address (the benchmark starts itself so).
+    serve_floor: Option<String>,
 }
 
 fn args() -> Args {
@@ -42,6 +53,8 @@ fn args() -> Args {
         seconds: 10,
         only: None,
         idle: 19_900,
+        floor: false,
+        serve_floor: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -49,8 +62,12 @@ fn args() -> Args {
             "--seconds" => a.seconds = it.next().and_then(|s| s.parse().ok()).expect("--seconds N"),
             "--only" => a.only = it.next(),
             "--idle" => a.idle = it.next().and_then(|s| s.parse().ok()).expect("--idle N"),
+            "--floor" => a.floor = true,
+            "--serve-floor" => a.serve_floor = it.next(),
             "--bench" => {}
-            other => panic!("unknown argument {other}; use --seconds N, --only NAME, --idle N"),
+            other => {
+                panic!("unknown argument {other}; use --seconds N, --only NAME, --idle N, --floor")
+            }
         }
     }
     a
@@ -405,8 +422,73 @@ async fn idle(addr: SocketAddr, server: &Server, n: usize, logged_in: bool, befo
     );
 }
 
+/// The spread scenarios against the floor's server, a copy of this benchmark started with
+/// `--serve-floor`.
+fn floor(args: &Args) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--serve-floor", &addr.to_string()])
+        .spawn()
+        .expect("the floor's server starts");
+    while std::net::TcpStream::connect(addr).is_err() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    println!(
+        "the floor (support/floor.rs: the same lines, nothing else): {} cores, {} s per scenario",
+        num_cpus(),
+        args.seconds
+    );
+    println!(
+        "{:<12} {:>8} {:>12} {:>9} {:>9} {:>11}",
+        "scenario", "clients", "commands/s", "p50 ms", "p99 ms", "CPU µs/cmd"
+    );
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    for (name, clients) in [("spread50", 50), ("spread500", 500)] {
+        if args.only.as_deref().is_some_and(|o| o != name) {
+            continue;
+        }
+        let mut o = rt.block_on(scenario(
+            addr,
+            child.id(),
+            clients,
+            true,
+            None,
+            args.seconds,
+        ));
+        o.latencies_us.sort_unstable();
+        let per_second = o.commands as f64 / o.seconds;
+        let cpu_us = o.cpu_ns as f64 / 1000.0 / o.commands.max(1) as f64;
+        println!(
+            "{:<12} {:>8} {:>12.0} {:>9.3} {:>9.3} {:>11.1}",
+            name,
+            clients,
+            per_second,
+            percentile(&o.latencies_us, 0.50),
+            percentile(&o.latencies_us, 0.99),
+            cpu_us
+        );
+        server::figure(&format!("floor.{name}.commands_per_s"), per_second, "/s");
+        server::figure(&format!("floor.{name}.cpu_us_per_command"), cpu_us, "µs");
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 fn main() {
     let args = args();
+    if let Some(addr) = &args.serve_floor {
+        floor::serve(addr, ROOMS, room_name);
+        return;
+    }
+    if args.floor {
+        floor(&args);
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     write_world(&dir.path().join("world"));
     let rt = tokio::runtime::Runtime::new().unwrap();
