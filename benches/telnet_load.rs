@@ -8,7 +8,7 @@
 //! and prints the server's memory per connection.
 //!
 //!     cargo bench --bench telnet_load                     # everything, 10 s per scenario
-//!     cargo bench --bench telnet_load -- --seconds 5 --only crowd500
+//!     cargo bench --bench telnet_load -- --seconds 5 --only crowd500   (or a comma list)
 //!     cargo bench --bench telnet_load -- --floor          # the floor under it (see below)
 //!
 //! `--floor` runs the spread scenarios against a server that only answers the same lines, one
@@ -449,7 +449,11 @@ fn floor(args: &Args) {
     );
     let rt = tokio::runtime::Runtime::new().unwrap();
     for (name, clients) in [("spread50", 50), ("spread500", 500)] {
-        if args.only.as_deref().is_some_and(|o| o != name) {
+        if args
+            .only
+            .as_deref()
+            .is_some_and(|o| !o.split(',').any(|o| o == name))
+        {
             continue;
         }
         let mut o = rt.block_on(scenario(
@@ -514,7 +518,11 @@ fn main() {
         args.seconds,
         server::binary()
     );
-    let wanted = |name: &str| args.only.as_deref().is_none_or(|o| o == name);
+    let wanted = |name: &str| {
+        args.only
+            .as_deref()
+            .is_none_or(|o| o.split(',').any(|o| o == name))
+    };
     // (name, clients, spread over the rooms, one client in how many takes GMCP)
     let scenarios = [
         ("spread50", 50, true, None),
