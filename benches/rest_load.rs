@@ -162,14 +162,17 @@ async fn run(sync: &str, sessions: usize, seconds: u64) {
         lat.extend(t.await.unwrap());
     }
     lat.sort_unstable();
+    let (rate, p99) = (lat.len() as f64 / elapsed, percentile(&lat, 0.99));
     println!(
         "{:<8} {:>9} {:>14.0} {:>9.3} {:>9.3}",
         sync,
         sessions,
-        lat.len() as f64 / elapsed,
+        rate,
         percentile(&lat, 0.5),
-        percentile(&lat, 0.99)
+        p99
     );
+    server::figure(&format!("sync_{sync}.acked_per_s"), rate, "/s");
+    server::figure(&format!("sync_{sync}.p99_ms"), p99, "ms");
 }
 
 fn main() {

@@ -158,4 +158,7 @@ fn main() {
         pct(&votes, 0.5),
         pct(&votes, 0.99)
     );
+    server::figure("matches_per_minute", ended as f64 / wall * 60.0, "/min");
+    server::figure("cpu_ms_per_match", cpu as f64 / 1e6 / matches as f64, "ms");
+    server::figure("vote_ack.p99_ms", pct(&votes, 0.99), "ms");
 }
