@@ -1,6 +1,6 @@
 //! `emote <action>`, also typed `:action`: show everyone in the room what you do.
 
-use super::say::{Heard, TextArgs, listeners, text_args};
+use super::say::{Heard, TextArgs, text_args};
 use super::{Reply, Verb, VerbError};
 use crate::world::{Cx, World};
 
@@ -32,12 +32,14 @@ shown as `<your name> waves.` Returns the line shown and who saw it.";
             " "
         };
         let line = format!("{}{glue}{}", me.name, args.text);
-        let unheard = cx.speak(world, "emote", &line);
+        let spoken = cx.speak(world, "emote", &line);
         Ok(Reply::new(
-            std::iter::once(line.clone()).chain(unheard).collect(),
+            std::iter::once(line.clone())
+                .chain(spoken.unheard)
+                .collect(),
             Heard {
                 line,
-                heard_by: listeners(world, cx),
+                heard_by: spoken.heard_by,
             },
         ))
     }

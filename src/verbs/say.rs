@@ -29,18 +29,6 @@ pub fn text_args<V: Verb>(rest: &str) -> Result<TextArgs, VerbError> {
     whole(rest, text, usage::<V>).map(|t| TextArgs { text: t.to_owned() })
 }
 
-/// The names of everyone in the actor's room who heard them: all but the actor, and those
-/// who cannot hear the town now.
-pub fn listeners(world: &World, cx: &Cx) -> Vec<String> {
-    let room = world.player(&cx.actor).room;
-    world
-        .occupants(room)
-        .iter()
-        .filter(|id| **id != cx.actor && world.deaf_to_town(id).is_none())
-        .map(|id| world.player(id).name.clone())
-        .collect()
-}
-
 impl Verb for Say {
     const NAME: &'static str = "say";
     const ALIASES: &'static [&'static str] = &["\""];
@@ -60,14 +48,14 @@ the line they heard and who heard it.";
 
     fn run(world: &mut World, cx: &mut Cx, args: TextArgs) -> Result<Reply<Heard>, VerbError> {
         let line = format!("{} says, \"{}\"", world.player(&cx.actor).name, args.text);
-        let unheard = cx.speak(world, "say", &line);
+        let spoken = cx.speak(world, "say", &line);
         Ok(Reply::new(
             std::iter::once(format!("You say, \"{}\"", args.text))
-                .chain(unheard)
+                .chain(spoken.unheard)
                 .collect(),
             Heard {
                 line,
-                heard_by: listeners(world, cx),
+                heard_by: spoken.heard_by,
             },
         ))
     }

@@ -46,6 +46,14 @@ pub struct Cx {
     pub effects: Vec<Effect>,
 }
 
+/// What became of words said in a room ([`Cx::speak`]).
+pub struct Spoken {
+    /// The names of those who heard them.
+    pub heard_by: Vec<String>,
+    /// Why each of the others did not.
+    pub unheard: Vec<String>,
+}
+
 /// Work the world task starts, off the world, once a command is stored.
 pub enum Effect {
     /// A wizard booted `agent`: their connection is closed with `lines`, once the act is
@@ -127,24 +135,28 @@ impl Cx {
     /// The actor speaks (or emotes) where they stand on `channel`: everyone else there who
     /// may hear the town hears `line`, and the actor's client, if it takes structured news,
     /// gets it as [`Event::Said`]. The words are made once and shared by every hearer, so a
-    /// crowded room costs a notice a hearer and nothing more. Answers why each of the others
-    /// did not hear.
-    pub fn speak(&mut self, world: &World, channel: &'static str, line: &str) -> Vec<String> {
+    /// crowded room costs a notice a hearer and nothing more. Answers who heard, and why each
+    /// of the others did not, from the same one pass over the room.
+    pub fn speak(&mut self, world: &World, channel: &'static str, line: &str) -> Spoken {
         let me = world.player(&self.actor);
         let said = Said::new(channel, &me.name, line);
         let occupants = world.occupants(me.room);
         self.notices.reserve(occupants.len());
-        let mut unheard = Vec::new();
+        let mut spoken = Spoken {
+            heard_by: Vec::with_capacity(occupants.len()),
+            unheard: Vec::new(),
+        };
         for id in occupants {
             if *id == self.actor {
                 self.event(id, Event::Said(said.clone()));
             } else if let Some(why) = world.deaf_to_town(id) {
-                unheard.push(why);
+                spoken.unheard.push(why);
             } else {
+                spoken.heard_by.push(world.player(id).name.clone());
                 self.hear(id, said.clone());
             }
         }
-        unheard
+        spoken
     }
 
     /// Tells everyone in `room` but `except`.

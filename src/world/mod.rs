@@ -30,7 +30,7 @@ pub mod sessions;
 mod task;
 pub mod views;
 
-pub use context::{Cx, Effect, Extension, Notice, Save, Undo};
+pub use context::{Cx, Effect, Extension, Notice, Save, Spoken, Undo};
 pub use delivery::{
     Backlog, BoardMsg, Delivery, Event, MAX_BACKLOG, MAX_BACKLOG_BYTES, Out, Said, Sink, Source,
     channel,

@@ -211,8 +211,13 @@ fn words_said_in_a_crowd_are_made_once_and_each_hearer_gets_one_notice() {
         hearers.push(id);
     }
     let mut cx = Cx::new(ann.clone(), Face::Telnet);
-    let unheard = cx.speak(&w, "say", "Ann says, \"hello\"");
-    assert!(unheard.is_empty());
+    let spoken = cx.speak(&w, "say", "Ann says, \"hello\"");
+    assert!(spoken.unheard.is_empty());
+    assert_eq!(
+        spoken.heard_by,
+        ["Bob", "Cy", "Di"],
+        "who heard, from the same pass"
+    );
     let mut shared = Vec::new();
     for n in &cx.notices {
         match &n.what {
