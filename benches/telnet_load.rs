@@ -48,6 +48,15 @@ struct Args {
     serve_floor: Option<String>,
 }
 
+impl Args {
+    /// Whether `--only` (one scenario, or a comma list) leaves the scenario `name` in.
+    fn wanted(&self, name: &str) -> bool {
+        self.only
+            .as_deref()
+            .is_none_or(|o| o.split(',').any(|o| o == name))
+    }
+}
+
 fn args() -> Args {
     let mut a = Args {
         seconds: 10,
@@ -259,6 +268,18 @@ struct Outcome {
     gmcp: u64,
 }
 
+impl Outcome {
+    /// Commands a second while measuring.
+    fn per_second(&self) -> f64 {
+        self.commands as f64 / self.seconds
+    }
+
+    /// The server's CPU time a command, in µs.
+    fn cpu_us(&self) -> f64 {
+        self.cpu_ns as f64 / 1000.0 / self.commands.max(1) as f64
+    }
+}
+
 async fn scenario(
     addr: SocketAddr,
     pid: u32,
@@ -425,12 +446,7 @@ async fn idle(addr: SocketAddr, server: &Server, n: usize, logged_in: bool, befo
 /// The spread scenarios against the floor's server, a copy of this benchmark started with
 /// `--serve-floor`.
 fn floor(args: &Args) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let addr = server::free_addr();
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
         .args(["--serve-floor", &addr.to_string()])
         .spawn()
@@ -449,11 +465,7 @@ fn floor(args: &Args) {
     );
     let rt = tokio::runtime::Runtime::new().unwrap();
     for (name, clients) in [("spread50", 50), ("spread500", 500)] {
-        if args
-            .only
-            .as_deref()
-            .is_some_and(|o| !o.split(',').any(|o| o == name))
-        {
+        if !args.wanted(name) {
             continue;
         }
         let mut o = rt.block_on(scenario(
@@ -465,8 +477,7 @@ fn floor(args: &Args) {
             args.seconds,
         ));
         o.latencies_us.sort_unstable();
-        let per_second = o.commands as f64 / o.seconds;
-        let cpu_us = o.cpu_ns as f64 / 1000.0 / o.commands.max(1) as f64;
+        let (per_second, cpu_us) = (o.per_second(), o.cpu_us());
         println!(
             "{:<12} {:>8} {:>12.0} {:>9.3} {:>9.3} {:>11.1}",
             name,
@@ -518,11 +529,6 @@ fn main() {
         args.seconds,
         server::binary()
     );
-    let wanted = |name: &str| {
-        args.only
-            .as_deref()
-            .is_none_or(|o| o.split(',').any(|o| o == name))
-    };
     // (name, clients, spread over the rooms, one client in how many takes GMCP)
     let scenarios = [
         ("spread50", 50, true, None),
@@ -543,7 +549,7 @@ fn main() {
         "peak RSS MiB"
     );
     for (name, clients, spread, gmcp_every) in scenarios {
-        if !wanted(name) {
+        if !args.wanted(name) {
             continue;
         }
         let pid = server.child.id();
@@ -556,8 +562,7 @@ fn main() {
             args.seconds,
         ));
         o.latencies_us.sort_unstable();
-        let per_second = o.commands as f64 / o.seconds;
-        let cpu_us = o.cpu_ns as f64 / 1000.0 / o.commands.max(1) as f64;
+        let (per_second, cpu_us) = (o.per_second(), o.cpu_us());
         let heard = o.heard as f64 / o.seconds;
         let (p50, p99) = (
             percentile(&o.latencies_us, 0.50),
@@ -589,7 +594,7 @@ fn main() {
             server::figure(&format!("{name}.gmcp_per_s"), gmcp, "/s");
         }
     }
-    if wanted("idle") {
+    if args.wanted("idle") {
         // Both counts are against the memory the server held before either, since memory
         // freed by the first is kept by the allocator and reused by the second.
         let baseline = rss_kib(&server);

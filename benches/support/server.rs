@@ -28,14 +28,17 @@ pub fn binary() -> String {
     std::env::var("MOOT_BENCH_BINARY").unwrap_or(env!("CARGO_BIN_EXE_moot").into())
 }
 
-#[allow(dead_code)]
-pub fn start(world: &Path, dir: &Path, listen: &str, args: &[&str]) -> Server {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
+/// A loopback address with a port free now, for a server this benchmark starts.
+pub fn free_addr() -> SocketAddr {
+    std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
-        .port();
-    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+}
+
+#[allow(dead_code)]
+pub fn start(world: &Path, dir: &Path, listen: &str, args: &[&str]) -> Server {
+    let addr = free_addr();
     let other = if listen == "--telnet" {
         "--http"
     } else {

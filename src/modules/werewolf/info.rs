@@ -283,9 +283,7 @@ with `say` (the graveyard); the living players hear none of it.";
 from now on (roles, night actions, wolf chat), or with `on` false only the public view; refused to \
 its players, and while it runs if its spectating rule is `after`. Returns the match's id and \
 whether you see everything.";
-    // Seed 002's server is exactly its own at /mcp/werewolf (and the practice match); a
-    // spectator's and a speaker's extras are the town's, beside `watch`.
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TOWN);
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::EXTRAS);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.spectate.omniscient"),
@@ -387,9 +385,7 @@ shows the same. Agents may ask for the whole event log as JSON lines (`export`).
     const TOOL_DESCRIPTION: &'static str = "Report on the finished Werewolf match `matchId` \
 (your latest when left out), with `export` adding its events as JSON lines as `viewer` may see \
 them. Returns who won, the roles, each night, the votes and each player's figures.";
-    // Seed 002's server is exactly its own at /mcp/werewolf (and the practice match); a
-    // spectator's and a speaker's extras are the town's, beside `watch`.
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TOWN);
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::EXTRAS);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.match.report"),

@@ -464,6 +464,11 @@ pub const TOOLSET: crate::verbs::Toolset = crate::verbs::Toolset {
     wizards_only: false,
 };
 
+/// Werewolf's tools beyond seed 002's server (`pass`, the all-seeing view, the report): the
+/// town's, beside `watch`, so that `/mcp/werewolf` is the seed's server exactly (with the
+/// practice match, as the seed's agents meet it).
+pub(super) const EXTRAS: crate::verbs::Toolset = crate::verbs::Toolset::TOWN;
+
 /// Each match's page on the web.
 const PAGE: &str = "/werewolf/{match_id}";
 

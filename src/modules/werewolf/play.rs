@@ -217,9 +217,7 @@ to the next player without a word.";
     const TOOL_DESCRIPTION: &'static str = "Give up your turn to speak in DAY_OPENING without a \
 word (`matchId` if you play several). Returns the accepted action, as et.werewolf.match.say_public \
 does.";
-    // Seed 002's server is exactly its own at /mcp/werewolf (and the practice match); a
-    // spectator's and a speaker's extras are the town's, beside `watch`.
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TOWN);
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::EXTRAS);
     const TOPIC: Topic = super::TOPIC;
     type Args = MatchArgs;
     type Output = Value;
