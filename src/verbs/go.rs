@@ -7,7 +7,7 @@ use super::look::Arrived;
 use super::parse::{whole, word};
 use super::{Reply, Verb, VerbError, usage};
 use crate::store::writes;
-use crate::world::views::{room_info, room_lines, room_view};
+use crate::world::views::{room_info, room_seen};
 use crate::world::{Cx, RoomIdx, World};
 
 pub struct Go;
@@ -111,8 +111,6 @@ pub fn travel(
             }
         },
     );
-    Reply::new(
-        room_lines(world, to, &actor),
-        Arrived::Room(room_view(world, to, &actor)),
-    )
+    let (lines, view) = room_seen(world, to, &actor);
+    Reply::new(lines, Arrived::Room(view))
 }

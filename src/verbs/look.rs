@@ -9,7 +9,7 @@ use super::parse::{keyword, opt_text, whole};
 use super::target::{Target, find_here};
 use super::{Reply, Verb, VerbError, usage};
 use crate::text::capitalize;
-use crate::world::views::{RoomView, room_lines, room_view};
+use crate::world::views::{RoomView, room_seen};
 use crate::world::{AgentId, Cx, World};
 
 pub struct Look;
@@ -109,10 +109,10 @@ or what you looked at, its `kind` saying which.";
 /// Text and data for `viewer` looking at `target`; refused if it is no longer there.
 pub fn see(world: &World, viewer: &AgentId, target: &Target) -> Result<Reply<Seen>, VerbError> {
     Ok(match target {
-        Target::Room(room) => Reply::new(
-            room_lines(world, *room, viewer),
-            Seen::Room(room_view(world, *room, viewer)),
-        ),
+        Target::Room(room) => {
+            let (lines, view) = room_seen(world, *room, viewer);
+            Reply::new(lines, Seen::Room(view))
+        }
         Target::Thing(room, i) => {
             let t = world
                 .map

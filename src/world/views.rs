@@ -151,8 +151,17 @@ pub fn room_info(world: &World, room: RoomIdx) -> RoomInfo {
 
 /// The room as text: name, description, things, people, exits.
 pub fn room_lines(world: &World, room: RoomIdx, viewer: &AgentId) -> Vec<String> {
+    lines_of(world, room, viewer, &room_view(world, room, viewer))
+}
+
+/// The room as text and as data, from one look at it (`look` and `go` answer with both).
+pub fn room_seen(world: &World, room: RoomIdx, viewer: &AgentId) -> (Vec<String>, RoomView) {
     let v = room_view(world, room, viewer);
-    let mut lines = vec![v.name, v.description];
+    (lines_of(world, room, viewer, &v), v)
+}
+
+fn lines_of(world: &World, room: RoomIdx, viewer: &AgentId, v: &RoomView) -> Vec<String> {
+    let mut lines = vec![v.name.clone(), v.description.clone()];
     // A session's building shows how the session stands, as the viewer may see it.
     if let Some(s) = world.room_session(room).and_then(|sid| world.session(sid)) {
         lines.extend(s.game.render(s.role_of(viewer), world.game_time(s)));
