@@ -201,7 +201,7 @@ pub(super) fn mcp_router(
         })
         .collect();
     let mut config = StreamableHttpServerConfig::default()
-        .with_allowed_hosts(hosts)
+        .with_allowed_hosts(hosts.clone())
         .with_allowed_origins(origins)
         .with_max_request_body_bytes(MCP_BODY_LIMIT);
     // Plain JSON answers when nothing streams (rmcp falls back to SSE on its own when a tool
@@ -215,20 +215,73 @@ pub(super) fn mcp_router(
         by_agent: Default::default(),
         max: api.mcp_sessions_per_agent,
     });
-    let service = |server: crate::mcp::MootMcp| {
-        StreamableHttpService::new(move || Ok(server.clone()), manager.clone(), config.clone())
+    let hosts: Arc<[String]> = hosts.into();
+    let endpoint = |server: crate::mcp::MootMcp| {
+        let rmcp = {
+            let server = server.clone();
+            StreamableHttpService::new(move || Ok(server.clone()), manager.clone(), config.clone())
+        };
+        let endpoint = Endpoint {
+            server,
+            rmcp,
+            hosts: hosts.clone(),
+            shutdown: shutdown.clone(),
+        };
+        axum::routing::any(move |req: axum::extract::Request| endpoint.clone().serve(req))
     };
-    let mut router = axum::Router::new().route_service("/mcp", service(server.clone()));
+    let mut router = axum::Router::new().route("/mcp", endpoint(server.clone()));
     for &set in crate::modules::toolsets() {
-        router = router.route_service(
+        router = router.route(
             &crate::modules::toolset_path(&set),
-            service(server.serving(vec![set])),
+            endpoint(server.serving(vec![set])),
         );
     }
     router.route_layer(axum::middleware::from_fn_with_state(
         (api.clone(), sessions),
         mcp_gate,
     ))
+}
+
+/// One address's MCP endpoint: the plain stateless tool call answered directly
+/// ([`super::direct_call`]), anything else by rmcp.
+#[derive(Clone)]
+struct Endpoint {
+    server: crate::mcp::MootMcp,
+    rmcp: rmcp::transport::streamable_http_server::StreamableHttpService<
+        crate::mcp::MootMcp,
+        rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+    >,
+    /// The names rmcp allows in `Host`.
+    hosts: Arc<[String]>,
+    shutdown: tokio_util::sync::CancellationToken,
+}
+
+impl Endpoint {
+    async fn serve(self, req: axum::extract::Request) -> axum::response::Response {
+        let req = if req.method() == Method::POST {
+            let (parts, body) = req.into_parts();
+            // The gate has read the body already, within its bound; this takes it back whole.
+            let Ok(bytes) = axum::body::to_bytes(body, MCP_BODY_LIMIT).await else {
+                return StatusCode::PAYLOAD_TOO_LARGE.into_response();
+            };
+            let agent = parts.extensions.get::<crate::mcp::McpAgent>();
+            if let (Some(agent), Some(call)) = (
+                agent,
+                super::direct_call::plain(&parts.headers, &bytes, &self.hosts),
+            ) {
+                // As rmcp does for its own requests: shutdown does not wait on a long poll.
+                return tokio::select! {
+                    r = super::direct_call::answer(&self.server, agent.0.clone(), call) => r,
+                    () = self.shutdown.cancelled() => jsonrpc_error(
+                        StatusCode::SERVICE_UNAVAILABLE, -32000, "moot is shutting down"),
+                };
+            }
+            axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes))
+        } else {
+            req
+        };
+        self.rmcp.handle(req).await.map(axum::body::Body::new)
+    }
 }
 
 /// Every 401 says where to find how to get a token (RFC 9728 §5.1), as MCP hosts expect: they

@@ -6,6 +6,7 @@
 //! committed what changed. One table, [`routes`], builds both the router and `/openapi.json`,
 //! so the document describes exactly the API that is served.
 
+mod direct_call;
 mod error;
 mod extract;
 mod gate;

@@ -337,6 +337,39 @@ impl MootMcp {
             }
         }
     }
+
+    /// Calls tool `name` for `agent`: what rmcp's `tools/call` does, and what HTTP's direct
+    /// path does for the plain stateless call without rmcp (`cx` is rmcp's request, for
+    /// progress and cancellation; the direct path has neither).
+    pub async fn call(
+        &self,
+        agent: AgentId,
+        name: &str,
+        arguments: Option<JsonObject>,
+        cx: Option<&RequestContext<RoleServer>>,
+    ) -> Result<CallToolResult, McpError> {
+        let entry = modules::find_tool(name, &self.sets)
+            .ok_or_else(|| McpError::invalid_params(self.unknown_tool(name), None))?;
+        let args = Value::Object(arguments.unwrap_or_default());
+        let mut out = self.run(agent.clone(), entry, args, cx).await?;
+        // A result that names a UI resource (seed 000's showUi) carries it, for MCP Apps hosts
+        // (`_meta.ui.resourceUri`) and for hosts that show embedded resources.
+        let ui = out
+            .structured_content
+            .as_ref()
+            .and_then(|v| v.get("ui"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if let Some(uri) = ui
+            && let Some(page) = self.ui_page(&agent, &uri).await?
+        {
+            out.content.push(ContentBlock::resource(page));
+            let mut meta = JsonObject::new();
+            meta.insert("ui".into(), serde_json::json!({ "resourceUri": uri }));
+            out.meta = Some(MetaObject(meta));
+        }
+        Ok(out)
+    }
 }
 
 impl ServerHandler for MootMcp {
@@ -387,27 +420,9 @@ impl ServerHandler for MootMcp {
         let agent = self
             .agent_of(&cx)
             .ok_or_else(|| McpError::invalid_request("no identity: send a bearer token", None))?;
-        let entry = modules::find_tool(&request.name, &self.sets)
-            .ok_or_else(|| McpError::invalid_params(self.unknown_tool(&request.name), None))?;
-        let args = Value::Object(request.arguments.unwrap_or_default());
-        let mut out = self.run(agent.clone(), entry, args, Some(&cx)).await?;
-        // A result that names a UI resource (seed 000's showUi) carries it, for MCP Apps hosts
-        // (`_meta.ui.resourceUri`) and for hosts that show embedded resources.
-        let ui = out
-            .structured_content
-            .as_ref()
-            .and_then(|v| v.get("ui"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        if let Some(uri) = ui
-            && let Some(page) = self.ui_page(&agent, &uri).await?
-        {
-            out.content.push(ContentBlock::resource(page));
-            let mut meta = JsonObject::new();
-            meta.insert("ui".into(), serde_json::json!({ "resourceUri": uri }));
-            out.meta = Some(MetaObject(meta));
-        }
-        Ok(out.into())
+        self.call(agent, &request.name, request.arguments, Some(&cx))
+            .await
+            .map(Into::into)
     }
 
     async fn list_resources(

@@ -778,3 +778,61 @@ fn a_tool_a_spec_fixes_keeps_its_dotted_name_and_schemas_while_people_type_the_w
     assert!(e.answers_to("dotted"));
     assert!(!e.answers_to("et.test.queue.join"));
 }
+
+/// One raw stateless `tools/call` to `/mcp`; with `origin`, the header moot's own pages send.
+/// The status, the content type and the body, as bytes.
+async fn raw_call(
+    s: &TestServer,
+    token: &str,
+    name: &str,
+    args: Value,
+    origin: Option<&str>,
+) -> (u16, String, String) {
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": name, "arguments": args, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}}});
+    let mut r = reqwest::Client::new()
+        .post(format!("http://{}/mcp", s.http))
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "tools/call")
+        .header("Mcp-Name", name);
+    if let Some(o) = origin {
+        r = r.header("origin", o);
+    }
+    let resp = r.json(&body).send().await.unwrap();
+    let status = resp.status().as_u16();
+    let kind = resp.headers()["content-type"].to_str().unwrap().to_owned();
+    (status, kind, resp.text().await.unwrap())
+}
+
+/// The plain stateless call is answered without rmcp (`http::direct_call`, whose unit tests
+/// show that a call with an `Origin` goes to rmcp instead): both answer alike, byte for byte,
+/// for a result, a refusal and a JSON-RPC error.
+#[tokio::test]
+async fn a_tool_call_answers_the_same_with_or_without_rmcp() {
+    let s = TestServer::start().await;
+    let a = s.api().agent(None).await;
+    let ours = format!("http://{}", s.http);
+    let calls = [
+        ("look", json!({})),
+        ("go", json!({"exit": "nowhere"})),
+        ("go", json!({})),
+        ("no_such_tool", json!({})),
+        ("move", json!({"gameId": "1", "move": "e4"})),
+    ];
+    for (name, args) in calls {
+        let direct = raw_call(&s, &a.token, name, args.clone(), None).await;
+        let rmcp = raw_call(&s, &a.token, name, args, Some(&ours)).await;
+        assert_eq!(direct, rmcp, "{name}");
+        assert_eq!(direct.1, "application/json", "{name}");
+    }
+    let (status, _, body) = raw_call(&s, &a.token, "look", json!({}), None).await;
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!((status, &v["id"]), (200, &json!(7)));
+    assert_eq!(v["result"]["structuredContent"]["kind"], "room", "{v}");
+    s.stop().await;
+}
