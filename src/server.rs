@@ -59,13 +59,25 @@ impl RunningServer {
     }
 }
 
+/// How many connections the kernel holds for moot while it is busy, before accepting them.
+/// A listener made the usual way holds 128, fewer than a town's crowd reconnecting at once
+/// after a restart: past that the kernel drops their handshakes, and they wait a second for
+/// a retry, or meet a reset. (The kernel caps it at `net.core.somaxconn`.)
+const BACKLOG: u32 = 1024;
+
 async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), StartError> {
-    let listener = TcpListener::bind(addr)
-        .await
-        .map_err(|error| StartError::Bind { addr, error })?;
-    let local = listener
-        .local_addr()
-        .map_err(|error| StartError::Bind { addr, error })?;
+    let error = |error| StartError::Bind { addr, error };
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()
+    } else {
+        tokio::net::TcpSocket::new_v6()
+    }
+    .map_err(error)?;
+    // As a listener bound the usual way: a restart may bind while the old connections linger.
+    socket.set_reuseaddr(true).map_err(error)?;
+    socket.bind(addr).map_err(error)?;
+    let listener = socket.listen(BACKLOG).map_err(error)?;
+    let local = listener.local_addr().map_err(error)?;
     Ok((listener, local))
 }
 
