@@ -80,7 +80,11 @@ pub fn start(world: &Path, dir: &Path, listen: &str, args: &[&str]) -> Server {
         // per address and per connection count would only measure themselves.
         .args(limits)
         .args(args)
-        .env("RUST_LOG", "moot=warn")
+        // MOOT_BENCH_LOG: the server's log filter (e.g. `moot=debug`) when a run needs looking into.
+        .env(
+            "RUST_LOG",
+            std::env::var("MOOT_BENCH_LOG").unwrap_or_else(|_| "moot=warn".into()),
+        )
         .stdin(Stdio::null())
         .spawn()
         .expect("moot starts");
