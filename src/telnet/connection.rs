@@ -45,6 +45,9 @@ pub(super) struct Conn {
 }
 
 /// Output, gathered so that each batch of lines goes out in one write.
+/// How much the drain of a connection's notices queues before it writes (see [`Writer::full`]).
+const WRITE_BATCH: usize = 16 * 1024;
+
 pub(super) struct Writer {
     wr: OwnedWriteHalf,
     buf: Vec<u8>,
@@ -67,6 +70,12 @@ impl Writer {
 
     pub fn raw(&mut self, bytes: &[u8]) {
         self.buf.extend_from_slice(bytes);
+    }
+
+    /// Whether enough is queued to write now rather than take more first: a crowd's chatter
+    /// is written in pieces of this size, so no connection's buffer grows with its backlog.
+    pub fn full(&self) -> bool {
+        self.buf.len() >= WRITE_BATCH
     }
 
     pub async fn flush(&mut self) -> std::io::Result<()> {
@@ -385,7 +394,7 @@ pub(super) async fn play(
             out = source.rx.recv() => {
                 let Some(out) = out else { return };
                 let mut next = Some(out);
-                // Write everything already queued in one go.
+                // Write what is already queued in one go (up to a buffer's worth).
                 while let Some(out) = next.take() {
                     source.took(&out);
                     match out {
@@ -406,7 +415,7 @@ pub(super) async fn play(
                             return;
                         }
                     }
-                    next = source.rx.try_recv().ok();
+                    next = if conn.out.full() { None } else { source.rx.try_recv().ok() };
                 }
                 if conn.out.flush().await.is_err() {
                     shared.world.send(leave(Leaving::Lost)).await;
