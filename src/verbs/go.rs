@@ -111,6 +111,6 @@ pub fn travel(
             }
         },
     );
-    let (lines, view) = room_seen(world, to, &actor);
+    let (lines, view) = room_seen(world, to, &actor, cx.text_only);
     Reply::new(lines, Arrived::Room(view))
 }

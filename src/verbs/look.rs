@@ -102,15 +102,21 @@ or what you looked at, its `kind` saying which.";
                 );
             }
         }
-        see(world, &cx.actor, &target)
+        see(world, &cx.actor, &target, cx.text_only)
     }
 }
 
 /// Text and data for `viewer` looking at `target`; refused if it is no longer there.
-pub fn see(world: &World, viewer: &AgentId, target: &Target) -> Result<Reply<Seen>, VerbError> {
+/// `text_only`: see [`Cx::text_only`](crate::world::Cx::text_only).
+pub fn see(
+    world: &World,
+    viewer: &AgentId,
+    target: &Target,
+    text_only: bool,
+) -> Result<Reply<Seen>, VerbError> {
     Ok(match target {
         Target::Room(room) => {
-            let (lines, view) = room_seen(world, *room, viewer);
+            let (lines, view) = room_seen(world, *room, viewer, text_only);
             Reply::new(lines, Seen::Room(view))
         }
         Target::Thing(room, i) => {

@@ -307,6 +307,7 @@ fn run_line_of<V: Verb>(w: &mut World, cx: &mut Cx, rest: &str) -> Result<Vec<St
     if !V::READ_ONLY {
         w.admit_write(&cx.actor, cx.now)?;
     }
+    cx.text_only = true;
     V::run(w, cx, args).map(|r| r.text)
 }
 

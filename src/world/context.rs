@@ -36,6 +36,9 @@ pub struct Cx {
     /// The command did something some may not know was done (an action a game hides, such
     /// as a night action): it must leave no public trace, not even the actor's idle time.
     pub hidden: bool,
+    /// Only the answer's text will be read (a typed line): a verb may leave its data empty
+    /// rather than build it for nobody.
+    pub text_only: bool,
     pub notices: Vec<Notice>,
     pub saves: Vec<Save>,
     /// In the order the changes were made; run backwards.
@@ -86,6 +89,7 @@ impl Cx {
             verb: None,
             now: Instant::now(),
             hidden: false,
+            text_only: false,
             notices: Vec::new(),
             saves: Vec::new(),
             undos: Vec::new(),

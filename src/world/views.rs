@@ -2,6 +2,8 @@
 //! table. These are the world's views, not commands: verbs show them, and so does the world
 //! task when someone arrives or asks who is on before logging in.
 
+use std::fmt::Write;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
@@ -10,7 +12,7 @@ use super::sessions::Session;
 use super::{AgentId, RoomIdx, World};
 use crate::text::{duration_phrase, english_list};
 
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct RoomView {
     pub id: String,
     pub name: String,
@@ -51,8 +53,37 @@ pub struct ThingView {
 
 /// The room as `viewer` sees it on arriving or looking around.
 pub fn room_view(world: &World, room: RoomIdx, viewer: &AgentId) -> RoomView {
-    let r = world.map.room(room);
-    let (shown, older_finished) = worth_listing(world.sessions_in(room), RECENT_FINISHED);
+    view_of(world, &shown(world, room, viewer))
+}
+
+/// What a room shows a viewer, borrowed from the world: its text and its data are both made
+/// from one of these, so they cannot disagree, and a typed line (which reads only the text)
+/// copies nothing it does not print.
+struct Shown<'a> {
+    room: RoomIdx,
+    games: Vec<&'a Session>,
+    older_finished: usize,
+    /// The other people here, by name.
+    people: Vec<&'a str>,
+}
+
+fn shown<'a>(world: &'a World, room: RoomIdx, viewer: &AgentId) -> Shown<'a> {
+    let (games, older_finished) = worth_listing(world.sessions_in(room), RECENT_FINISHED);
+    Shown {
+        room,
+        games,
+        older_finished,
+        people: world
+            .occupants(room)
+            .iter()
+            .filter(|id| *id != viewer)
+            .map(|id| world.player(id).name.as_str())
+            .collect(),
+    }
+}
+
+fn view_of(world: &World, shown: &Shown<'_>) -> RoomView {
+    let r = world.map.room(shown.room);
     RoomView {
         id: r.id.clone(),
         name: r.name.clone(),
@@ -78,14 +109,10 @@ pub fn room_view(world: &World, room: RoomIdx, viewer: &AgentId) -> RoomView {
                 name: t.name.clone(),
             })
             .collect(),
-        people: world
-            .occupants(room)
-            .iter()
-            .filter(|id| *id != viewer)
-            .map(|id| world.player(id).name.clone())
-            .collect(),
+        people: shown.people.iter().map(|&p| p.to_owned()).collect(),
         games: shown
-            .into_iter()
+            .games
+            .iter()
             .map(|s| GameView {
                 session_id: s.id.to_string(),
                 template: s.template.id.to_owned(),
@@ -93,7 +120,7 @@ pub fn room_view(world: &World, room: RoomIdx, viewer: &AgentId) -> RoomView {
                 status: s.status().to_owned(),
             })
             .collect(),
-        older_finished,
+        older_finished: shown.older_finished,
     }
 }
 
@@ -151,57 +178,79 @@ pub fn room_info(world: &World, room: RoomIdx) -> RoomInfo {
 
 /// The room as text: name, description, things, people, exits.
 pub fn room_lines(world: &World, room: RoomIdx, viewer: &AgentId) -> Vec<String> {
-    lines_of(world, room, viewer, &room_view(world, room, viewer))
+    lines_of(world, viewer, &shown(world, room, viewer))
 }
 
 /// The room as text and as data, from one look at it (`look` and `go` answer with both).
-pub fn room_seen(world: &World, room: RoomIdx, viewer: &AgentId) -> (Vec<String>, RoomView) {
-    let v = room_view(world, room, viewer);
-    (lines_of(world, room, viewer, &v), v)
+/// With `text_only` (a typed line, which prints the text and nothing else) the data is left
+/// empty rather than copied out of the world for nobody.
+pub fn room_seen(
+    world: &World,
+    room: RoomIdx,
+    viewer: &AgentId,
+    text_only: bool,
+) -> (Vec<String>, RoomView) {
+    let shown = shown(world, room, viewer);
+    let view = if text_only {
+        RoomView::default()
+    } else {
+        view_of(world, &shown)
+    };
+    (lines_of(world, viewer, &shown), view)
 }
 
-fn lines_of(world: &World, room: RoomIdx, viewer: &AgentId, v: &RoomView) -> Vec<String> {
-    let mut lines = vec![v.name.clone(), v.description.clone()];
+fn lines_of(world: &World, viewer: &AgentId, shown: &Shown<'_>) -> Vec<String> {
+    let r = world.map.room(shown.room);
+    let mut lines = vec![r.name.clone(), r.description.clone()];
     // A session's building shows how the session stands, as the viewer may see it.
-    if let Some(s) = world.room_session(room).and_then(|sid| world.session(sid)) {
+    if let Some(s) = world
+        .room_session(shown.room)
+        .and_then(|sid| world.session(sid))
+    {
         lines.extend(s.game.render(s.role_of(viewer), world.game_time(s)));
     }
-    if !v.things.is_empty() {
-        let names: Vec<&str> = v.things.iter().map(|t| t.name.as_str()).collect();
+    if !r.things.is_empty() {
+        let names: Vec<&str> = r.things.iter().map(|t| t.name.as_str()).collect();
         lines.push(format!("You see {} here.", english_list(&names)));
     }
-    for g in &v.games {
-        let state = if g.status == "completed" {
+    for g in &shown.games {
+        let state = if g.game.is_terminal() {
             "finished"
         } else {
             "in play"
         };
         lines.push(format!(
             "Game #{} ({}): {}, {state}. (`look #{}` to see it.)",
-            g.session_id, g.template, g.players, g.session_id
+            g.id,
+            g.template.id,
+            g.players_line(),
+            g.id
         ));
     }
-    match v.older_finished {
+    match shown.older_finished {
         0 => {}
         1 => lines.push("One older finished game is here too (`games all` lists it).".into()),
         n => lines.push(format!(
             "{n} older finished games are here too (`games all` lists them)."
         )),
     }
-    match v.people.len() {
-        0 => {}
-        1 => lines.push(format!("{} is here.", v.people[0])),
-        _ => lines.push(format!("{} are here.", english_list(&v.people))),
+    match shown.people.as_slice() {
+        [] => {}
+        [one] => lines.push(format!("{one} is here.")),
+        many => lines.push(format!("{} are here.", english_list(many))),
     }
-    if v.exits.is_empty() {
+    if r.exits.is_empty() {
         lines.push("There are no obvious exits.".into());
     } else {
-        let exits: Vec<String> = v
-            .exits
-            .iter()
-            .map(|e| format!("{} ({})", e.name, e.to_name))
-            .collect();
-        lines.push(format!("Exits: {}.", exits.join(", ")));
+        let mut exits = String::from("Exits: ");
+        for (i, e) in r.exits.iter().enumerate() {
+            if i > 0 {
+                exits.push_str(", ");
+            }
+            let _ = write!(exits, "{} ({})", e.name, world.map.room(e.to).name);
+        }
+        exits.push('.');
+        lines.push(exits);
     }
     lines
 }

@@ -132,6 +132,20 @@ fn a_line_and_its_json_reach_the_same_handler() {
     ] {
         let (mut w, me) = town();
         let (mut w2, _) = town();
+        // Someone else stands here too, for the text to name.
+        for w in [&mut w, &mut w2] {
+            let (sink, source) = world::channel();
+            std::mem::forget(source);
+            let start = w.player(&me).room;
+            w.admit(Player::new(
+                "bob".into(),
+                "Bob".into(),
+                String::new(),
+                start,
+                1,
+                sink,
+            ));
+        }
         let mut cx = Cx::new(me.clone(), Face::Mcp);
         let text = moot::modules::run_line(&mut w, &mut cx, line).unwrap();
         let room = w2.map.room(w2.player(&me).room);
@@ -142,6 +156,10 @@ fn a_line_and_its_json_reach_the_same_handler() {
         let mut cx2 = Cx::new(me.clone(), Face::Mcp);
         let reply = (e.run_json)(&mut w2, &mut cx2, args).unwrap();
         assert_eq!(reply.text, text, "{line:?}");
+        if line == "look" {
+            assert!(text.contains(&"Bob is here.".to_owned()), "{text:?}");
+            assert_eq!(reply.data["people"], json!(["Bob"]));
+        }
         assert_eq!(cx.notices.len(), cx2.notices.len(), "{line:?}");
         assert_eq!(cx.saves.len(), cx2.saves.len(), "{line:?}");
     }
