@@ -51,7 +51,7 @@ pub struct Cx {
 
 /// What became of words said in a room ([`Cx::speak`]).
 pub struct Spoken {
-    /// The names of those who heard them.
+    /// The names of those who heard them (none for a typed line: see [`Cx::text_only`]).
     pub heard_by: Vec<String>,
     /// Why each of the others did not.
     pub unheard: Vec<String>,
@@ -147,7 +147,11 @@ impl Cx {
         let occupants = world.occupants(me.room);
         self.notices.reserve(occupants.len());
         let mut spoken = Spoken {
-            heard_by: Vec::with_capacity(occupants.len()),
+            heard_by: if self.text_only {
+                Vec::new()
+            } else {
+                Vec::with_capacity(occupants.len())
+            },
             unheard: Vec::new(),
         };
         for id in occupants {
@@ -156,7 +160,10 @@ impl Cx {
             } else if let Some(why) = world.deaf_to_town(id) {
                 spoken.unheard.push(why);
             } else {
-                spoken.heard_by.push(world.player(id).name.clone());
+                // A typed line prints no list of hearers: in a crowd that is a name each.
+                if !self.text_only {
+                    spoken.heard_by.push(world.player(id).name.clone());
+                }
                 self.hear(id, said.clone());
             }
         }

@@ -271,4 +271,10 @@ fn words_said_in_a_crowd_are_made_once_and_each_hearer_gets_one_notice() {
     );
     said.laid_out(Some(40), lay);
     assert_eq!(laid.get(), 2, "and afresh for another");
+    // Said on a typed line, which prints no list of hearers: all hear, and no names are made.
+    let mut typed = Cx::new(ann.clone(), Face::Telnet);
+    typed.text_only = true;
+    let spoken = typed.speak(&w, "say", "Ann says, \"again\"");
+    assert!(spoken.heard_by.is_empty());
+    assert_eq!(typed.notices.len(), hearers.len() + 1);
 }
