@@ -221,13 +221,16 @@ pub(super) fn mcp_router(
             let server = server.clone();
             StreamableHttpService::new(move || Ok(server.clone()), manager.clone(), config.clone())
         };
-        let endpoint = Endpoint {
+        let endpoint = Arc::new(Endpoint {
             server,
             rmcp,
             hosts: hosts.clone(),
             shutdown: shutdown.clone(),
-        };
-        axum::routing::any(move |req: axum::extract::Request| endpoint.clone().serve(req))
+        });
+        axum::routing::any(move |req: axum::extract::Request| {
+            let endpoint = endpoint.clone();
+            async move { endpoint.serve(req).await }
+        })
     };
     let mut router = axum::Router::new().route("/mcp", endpoint(server.clone()));
     for &set in crate::modules::toolsets() {
@@ -244,7 +247,6 @@ pub(super) fn mcp_router(
 
 /// One address's MCP endpoint: the plain stateless tool call answered directly
 /// ([`super::direct_call`]), anything else by rmcp.
-#[derive(Clone)]
 struct Endpoint {
     server: crate::mcp::MootMcp,
     rmcp: rmcp::transport::streamable_http_server::StreamableHttpService<
@@ -257,7 +259,7 @@ struct Endpoint {
 }
 
 impl Endpoint {
-    async fn serve(self, req: axum::extract::Request) -> axum::response::Response {
+    async fn serve(&self, req: axum::extract::Request) -> axum::response::Response {
         let req = if req.method() == Method::POST {
             let (parts, body) = req.into_parts();
             // The gate has read the body already, within its bound; this takes it back whole.
