@@ -44,10 +44,10 @@ pub(super) struct Conn {
     client_width: Option<u16>,
 }
 
-/// Output, gathered so that each batch of lines goes out in one write.
 /// How much the drain of a connection's notices queues before it writes (see [`Writer::full`]).
 const WRITE_BATCH: usize = 16 * 1024;
 
+/// Output, gathered so that each batch of lines goes out in one write.
 pub(super) struct Writer {
     wr: OwnedWriteHalf,
     buf: Vec<u8>,

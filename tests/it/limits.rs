@@ -259,26 +259,15 @@ async fn an_agent_may_hold_only_so_many_long_polls() {
     s.stop().await;
 }
 
-/// A raw POST to /mcp; the status and the JSON answer.
+/// A raw POST to /mcp (a `tools/list`, by its headers); the status and the JSON answer.
 async fn post_mcp(
     s: &TestServer,
     token: &str,
     body: Vec<u8>,
     origin: Option<&str>,
 ) -> (u16, Value) {
-    let mut r = reqwest::Client::new()
-        .post(format!("http://{}/mcp", s.http))
-        .bearer_auth(token)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/list");
-    if let Some(o) = origin {
-        r = r.header("origin", o);
-    }
-    let resp = r.body(body).send().await.unwrap();
-    let status = resp.status().as_u16();
-    let text = resp.text().await.unwrap();
+    let (status, _, text) =
+        crate::support::post_mcp_raw(s.http, token, "tools/list", None, body, origin).await;
     (
         status,
         serde_json::from_str(&text).unwrap_or(Value::String(text)),

@@ -793,20 +793,8 @@ async fn raw_call(
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {},
             "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}}});
-    let mut r = reqwest::Client::new()
-        .post(format!("http://{}/mcp", s.http))
-        .bearer_auth(token)
-        .header("accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/call")
-        .header("Mcp-Name", name);
-    if let Some(o) = origin {
-        r = r.header("origin", o);
-    }
-    let resp = r.json(&body).send().await.unwrap();
-    let status = resp.status().as_u16();
-    let kind = resp.headers()["content-type"].to_str().unwrap().to_owned();
-    (status, kind, resp.text().await.unwrap())
+    let body = body.to_string().into_bytes();
+    crate::support::post_mcp_raw(s.http, token, "tools/call", Some(name), body, origin).await
 }
 
 /// The plain stateless call is answered without rmcp (`http::direct_call`, whose unit tests

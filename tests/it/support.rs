@@ -462,6 +462,41 @@ pub async fn mcp_tool(
     mcp_request(http, token, &mcp_path(name), "tools/call", params).await
 }
 
+/// A raw POST of `body` to `/mcp`, with the headers a 2026-07-28 client sends (`Mcp-Method:
+/// method`, and `Mcp-Name: name` when given) and `origin` as a page in a browser sends it: the
+/// status, the content type and the body, as they came.
+pub async fn post_mcp_raw(
+    http: SocketAddr,
+    token: &str,
+    method: &str,
+    name: Option<&str>,
+    body: Vec<u8>,
+    origin: Option<&str>,
+) -> (u16, String, String) {
+    let mut r = reqwest::Client::new()
+        .post(format!("http://{http}/mcp"))
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", method);
+    if let Some(n) = name {
+        r = r.header("Mcp-Name", n);
+    }
+    if let Some(o) = origin {
+        r = r.header("origin", o);
+    }
+    let resp = r.body(body).send().await.unwrap();
+    let status = resp.status().as_u16();
+    let kind = resp
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    (status, kind, resp.text().await.unwrap())
+}
+
 /// One stateless MCP 2026-07-28 request to the address `path` (`/mcp`, `/mcp/chess`): the
 /// JSON-RPC result (or error).
 pub async fn mcp_request(
