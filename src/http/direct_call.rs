@@ -17,12 +17,12 @@ use std::borrow::Cow;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use rmcp::model::{
-    ClientCapabilities, ErrorCode, Implementation, JsonObject, JsonRpcError, JsonRpcResponse,
-    JsonRpcVersion2_0, RequestId, ServerJsonRpcMessage, ServerResult,
+    ClientCapabilities, ErrorCode, Implementation, JsonObject, JsonRpcError, JsonRpcVersion2_0,
+    RequestId, ServerJsonRpcMessage,
 };
 use serde::Deserialize;
 
-use crate::mcp::MootMcp;
+use crate::mcp::{Answer, MootMcp};
 use crate::world::AgentId;
 
 /// The only revision served here: the one without sessions.
@@ -148,6 +148,15 @@ fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
     json && sse
 }
 
+/// A JSON-RPC response to a tool call, as rmcp writes one (its `JsonRpcResponse`), with the
+/// tool's answer as moot made it.
+#[derive(serde::Serialize)]
+struct Answered<'a> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    result: &'a Answer,
+}
+
 /// Answers `call` for `agent`, as rmcp would: a JSON-RPC response (or error) as JSON, with
 /// rmcp's HTTP status for the error.
 pub async fn answer(server: &MootMcp, agent: AgentId, call: Plain) -> Response {
@@ -156,33 +165,31 @@ pub async fn answer(server: &MootMcp, agent: AgentId, call: Plain) -> Response {
         name,
         arguments,
     } = call;
-    let (message, status) = match server.call(agent, &name, arguments, None).await {
-        Ok(result) => (
-            ServerJsonRpcMessage::Response(JsonRpcResponse {
-                jsonrpc: JsonRpcVersion2_0,
-                id,
-                result: ServerResult::CallToolResult(result),
-            }),
-            StatusCode::OK,
-        ),
+    // Room for a typical answer, so the text is not copied as the buffer grows.
+    let mut body = Vec::with_capacity(8 * 1024);
+    let (written, status) = match server.call(agent, &name, arguments, None).await {
+        Ok(result) => {
+            let response = Answered {
+                jsonrpc: "2.0",
+                id: &id,
+                result: &result,
+            };
+            (serde_json::to_writer(&mut body, &response), StatusCode::OK)
+        }
         Err(error) => {
             let status = match error.code {
                 ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
                 _ => StatusCode::OK,
             };
-            (
-                ServerJsonRpcMessage::Error(JsonRpcError {
-                    jsonrpc: JsonRpcVersion2_0,
-                    id: Some(id),
-                    error,
-                }),
-                status,
-            )
+            let message = ServerJsonRpcMessage::Error(JsonRpcError {
+                jsonrpc: JsonRpcVersion2_0,
+                id: Some(id),
+                error,
+            });
+            (serde_json::to_writer(&mut body, &message), status)
         }
     };
-    // Room for a typical answer, so the text is not copied as the buffer grows.
-    let mut body = Vec::with_capacity(8 * 1024);
-    match serde_json::to_writer(&mut body, &message) {
+    match written {
         Ok(()) => (
             status,
             [(header::CONTENT_TYPE, "application/json")],

@@ -61,7 +61,7 @@ pub(super) async fn read(
     me: AgentId,
     id: String,
     query: Result<Query<BTreeMap<String, String>>, axum::extract::rejection::QueryRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<crate::verbs::Json>, ApiError> {
     let Query(query) = query.map_err(|e| ApiError::invalid(e.body_text()))?;
     let mut args = serde_json::Map::new();
     for (k, v) in query {

@@ -17,8 +17,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, ContentBlock, Implementation, JsonObject,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::model::{
     GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
@@ -31,11 +31,11 @@ use serde_json::Value;
 
 use crate::modules;
 use crate::store::Store;
-use crate::verbs::{Reply, Toolset, VerbEntry, VerbError};
+use crate::verbs::{Json, Reply, Toolset, VerbEntry, VerbError};
 use crate::world::{AgentId, Face, WorldHandle};
 use poll::Polls;
 use translate::result;
-pub use translate::{tool, tools};
+pub use translate::{Answer, tool, tools};
 
 /// Who an MCP request acts for, put in the HTTP request's extensions by the bearer check.
 #[derive(Debug, Clone)]
@@ -60,7 +60,7 @@ pub struct MootMcp {
 /// the agent must first be brought into the town.
 enum Step {
     Done(
-        Result<Reply<Value>, VerbError>,
+        Result<Reply<Json>, VerbError>,
         Option<tokio::sync::watch::Receiver<u64>>,
     ),
     Absent,
@@ -93,6 +93,19 @@ fn attempt(
         _ => None,
     };
     Step::Done(r, watch)
+}
+
+/// The MCP Apps page a result names (its `ui`, seed 000's showUi). Only a result whose text
+/// mentions one is read, so a long room's answer is not parsed again for nothing.
+fn ui_of(data: &serde_json::value::RawValue) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        ui: Option<String>,
+    }
+    if !data.get().contains("\"ui\"") {
+        return None;
+    }
+    serde_json::from_str::<Named>(data.get()).ok()?.ui
 }
 
 /// The MCP resource with `/skill.md`'s text.
@@ -206,7 +219,7 @@ impl MootMcp {
         first: bool,
     ) -> Result<
         (
-            Result<Reply<Value>, VerbError>,
+            Result<Reply<Json>, VerbError>,
             Option<tokio::sync::watch::Receiver<u64>>,
         ),
         McpError,
@@ -272,7 +285,7 @@ impl MootMcp {
         e: &'static VerbEntry,
         args: Value,
         cx: Option<&RequestContext<RoleServer>>,
-    ) -> Result<CallToolResult, McpError> {
+    ) -> Result<Answer, McpError> {
         let started = tokio::time::Instant::now();
         let deadline = started + self.wait;
         let progress = cx.and_then(|c| c.meta.get_progress_token());
@@ -294,11 +307,7 @@ impl MootMcp {
             };
             // The caller may ask to wait less than the face would.
             let deadline = p.wait.map_or(deadline, |w| deadline.min(started + w));
-            let timed_out = || {
-                let mut out = CallToolResult::success(vec![ContentBlock::text(message.clone())]);
-                out.structured_content = Some(p.data.clone());
-                out
-            };
+            let timed_out = || Answer::success(message.clone(), translate::json_of(&p.data));
             let Some(_slot) = self.polls.enter(&agent) else {
                 let message = format!(
                     "You already have {} calls waiting for a game to move; let them answer first.",
@@ -347,19 +356,14 @@ impl MootMcp {
         name: &str,
         arguments: Option<JsonObject>,
         cx: Option<&RequestContext<RoleServer>>,
-    ) -> Result<CallToolResult, McpError> {
+    ) -> Result<Answer, McpError> {
         let entry = modules::find_tool(name, &self.sets)
             .ok_or_else(|| McpError::invalid_params(self.unknown_tool(name), None))?;
         let args = Value::Object(arguments.unwrap_or_default());
         let mut out = self.run(agent.clone(), entry, args, cx).await?;
         // A result that names a UI resource (seed 000's showUi) carries it, for MCP Apps hosts
         // (`_meta.ui.resourceUri`) and for hosts that show embedded resources.
-        let ui = out
-            .structured_content
-            .as_ref()
-            .and_then(|v| v.get("ui"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        let ui = out.structured_content.as_deref().and_then(ui_of);
         if let Some(uri) = ui
             && let Some(page) = self.ui_page(&agent, &uri).await?
         {
@@ -422,7 +426,7 @@ impl ServerHandler for MootMcp {
             .ok_or_else(|| McpError::invalid_request("no identity: send a bearer token", None))?;
         self.call(agent, &request.name, request.arguments, Some(&cx))
             .await
-            .map(Into::into)
+            .map(|answer| answer.into_rmcp().into())
     }
 
     async fn list_resources(

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
 use serde_json::Value;
 
-use crate::verbs::{Reply, Toolset, VerbEntry, VerbError};
+use crate::verbs::{Json, Reply, Toolset, VerbEntry, VerbError};
 
 fn object(schema: schemars::Schema) -> JsonObject {
     match serde_json::to_value(schema) {
@@ -100,9 +100,60 @@ pub fn tools(sets: &[Toolset]) -> Vec<(Toolset, Tool)> {
         .collect()
 }
 
+/// A tool's answer, in MCP's `CallToolResult` shape (field for field, in rmcp's order), with
+/// the structured content as the JSON text the verb wrote: the direct path writes it into the
+/// response as it is; rmcp's path, which wants a tree of values, converts it ([`Answer::into_rmcp`]).
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Answer {
+    result_type: &'static str,
+    pub content: Vec<ContentBlock>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Json>,
+    is_error: bool,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<MetaObject>,
+}
+
+impl Answer {
+    fn new(is_error: bool, text: String, structured_content: Option<Json>) -> Answer {
+        Answer {
+            result_type: "complete",
+            content: vec![ContentBlock::text(text)],
+            structured_content,
+            is_error,
+            meta: None,
+        }
+    }
+
+    pub fn success(text: String, structured_content: Option<Json>) -> Answer {
+        Answer::new(false, text, structured_content)
+    }
+
+    /// The answer as rmcp's type, for the requests rmcp serves.
+    pub fn into_rmcp(self) -> CallToolResult {
+        let mut out = if self.is_error {
+            CallToolResult::error(self.content)
+        } else {
+            CallToolResult::success(self.content)
+        };
+        // The text was written by serde_json from a value of ours: it always reads back.
+        out.structured_content = self
+            .structured_content
+            .and_then(|raw| serde_json::from_str(raw.get()).ok());
+        out.meta = self.meta;
+        out
+    }
+}
+
+/// `value` as JSON text (a refusal's or a wait's data, made as a tree of values).
+pub(super) fn json_of(value: &Value) -> Option<Json> {
+    serde_json::value::to_raw_value(value).ok()
+}
+
 /// A verb's answer as a tool result: people's text as content (or, for a spec's tool, the
 /// JSON), the data as structuredContent; a refusal is an `isError` result the model can read.
-pub(super) fn result(r: Result<Reply<Value>, VerbError>, json_text: bool) -> CallToolResult {
+pub(super) fn result(r: Result<Reply<Json>, VerbError>, json_text: bool) -> Answer {
     // A spec's tool answers every refusal in its shape, one met on the way here too (a bug).
     let r = r.map_err(|e| {
         if json_text {
@@ -115,24 +166,12 @@ pub(super) fn result(r: Result<Reply<Value>, VerbError>, json_text: bool) -> Cal
     match r {
         // A spec's tool (seed 002's) puts its JSON in the text too (notes, fix 2), for clients
         // that read only text.
-        Ok(reply) if json_text => {
-            let mut out = CallToolResult::success(vec![ContentBlock::text(reply.data.to_string())]);
-            out.structured_content = Some(reply.data);
-            out
-        }
-        Ok(reply) => {
-            let mut out = CallToolResult::success(vec![ContentBlock::text(reply.text.join("\n"))]);
-            out.structured_content = Some(reply.data);
-            out
-        }
+        Ok(reply) if json_text => Answer::success(reply.data.get().to_owned(), Some(reply.data)),
+        Ok(reply) => Answer::success(reply.text.join("\n"), Some(reply.data)),
         // A refusal with a shape: the JSON as text too, for clients that read only text.
         Err(VerbError {
             data: Some(data), ..
-        }) => {
-            let mut out = CallToolResult::error(vec![ContentBlock::text(data.to_string())]);
-            out.structured_content = Some(data);
-            out
-        }
-        Err(e) => CallToolResult::error(vec![ContentBlock::text(e.message)]),
+        }) => Answer::new(true, data.to_string(), json_of(&data)),
+        Err(e) => Answer::new(true, e.message, None),
     }
 }

@@ -241,8 +241,20 @@ pub struct VerbEntry {
     /// Parses a typed line's arguments and runs the verb; returns the text for the actor.
     pub run_line: fn(&mut World, &mut Cx, &str) -> Result<Vec<String>, VerbError>,
     /// Runs the verb from JSON arguments; returns the text and the structured result.
-    pub run_json:
-        fn(&mut World, &mut Cx, serde_json::Value) -> Result<Reply<serde_json::Value>, VerbError>,
+    pub run_json: fn(&mut World, &mut Cx, serde_json::Value) -> Result<Reply<Json>, VerbError>,
+}
+
+/// A structured result as JSON text, written straight from the verb's typed output: a face
+/// passes it on as it is (an MCP answer, a REST body) without building a tree of values and
+/// walking it again; one that must edit it parses it ([`Reply::value`]).
+pub type Json = Box<serde_json::value::RawValue>;
+
+impl Reply<Json> {
+    /// The data as a tree of values, for a face that adds to it.
+    pub fn value(&self) -> serde_json::Value {
+        // The text was written by serde_json from a value of ours: it always reads back.
+        serde_json::from_str(self.data.get()).unwrap_or_default()
+    }
 }
 
 impl VerbEntry {
@@ -315,7 +327,7 @@ fn run_json<V: Verb>(
     w: &mut World,
     cx: &mut Cx,
     args: serde_json::Value,
-) -> Result<Reply<serde_json::Value>, VerbError> {
+) -> Result<Reply<Json>, VerbError> {
     let r = run_json_of::<V>(w, cx, args);
     // A spec's tool (seed 002's) answers every refusal in its shape, whatever refused it.
     if V::TOOL.definition.is_some() {
@@ -329,7 +341,7 @@ fn run_json_of<V: Verb>(
     w: &mut World,
     cx: &mut Cx,
     mut args: serde_json::Value,
-) -> Result<Reply<serde_json::Value>, VerbError> {
+) -> Result<Reply<Json>, VerbError> {
     crate::metrics::get().command(cx.face.name(), V::NAME);
     cx.verb = Some(V::NAME);
     crate::text::clean_json(&mut args).map_err(|e| VerbError::usage(e.to_string()))?;
@@ -345,7 +357,7 @@ fn run_json_of<V: Verb>(
         clippy::expect_used,
         reason = "outputs are plain structs with string keys, which serde_json always writes"
     )]
-    let data = serde_json::to_value(r.data).expect("results serialize");
+    let data = serde_json::value::to_raw_value(&r.data).expect("results serialize");
     Ok(Reply { text: r.text, data })
 }
 

@@ -158,7 +158,7 @@ fn a_line_and_its_json_reach_the_same_handler() {
         assert_eq!(reply.text, text, "{line:?}");
         if line == "look" {
             assert!(text.contains(&"Bob is here.".to_owned()), "{text:?}");
-            assert_eq!(reply.data["people"], json!(["Bob"]));
+            assert_eq!(reply.value()["people"], json!(["Bob"]));
         }
         assert_eq!(cx.notices.len(), cx2.notices.len(), "{line:?}");
         assert_eq!(cx.saves.len(), cx2.saves.len(), "{line:?}");
@@ -170,11 +170,11 @@ fn structured_results_carry_what_the_text_says() {
     let (mut w, me) = town();
     let mut cx = Cx::new(me, Face::Mcp);
     let e = moot::modules::find("look").unwrap();
-    let r = (e.run_json)(&mut w, &mut cx, json!({})).unwrap();
-    assert_eq!(r.data["kind"], "room");
-    assert_eq!(r.data["name"], "Town Square");
-    assert_eq!(r.data["exits"][0]["name"], "north");
-    assert_eq!(r.data["exits"][0]["to"], "town_hall");
+    let r = (e.run_json)(&mut w, &mut cx, json!({})).unwrap().value();
+    assert_eq!(r["kind"], "room");
+    assert_eq!(r["name"], "Town Square");
+    assert_eq!(r["exits"][0]["name"], "north");
+    assert_eq!(r["exits"][0]["to"], "town_hall");
     let bad = (e.run_json)(&mut w, &mut cx, json!({"target": 7})).unwrap_err();
     assert!(
         bad.message.starts_with("Bad arguments for look"),

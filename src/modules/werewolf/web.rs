@@ -179,7 +179,7 @@ fn replay_of(
 fn run_verb(w: &mut World, cx: &mut Cx, name: &str, args: Value) -> Result<Value, VerbError> {
     let verb = crate::modules::find(name)
         .ok_or_else(|| VerbError::not_found(format!("There is no {name} verb.")))?;
-    (verb.run_json)(w, cx, args).map(|r| r.data)
+    (verb.run_json)(w, cx, args).map(|r| r.value())
 }
 
 /// A notice-board answer for the page: with the door to the match once it has begun, and its
