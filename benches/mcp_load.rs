@@ -15,6 +15,7 @@
 //!
 //!     cargo bench --bench mcp_load
 //!     cargo bench --bench mcp_load -- --seconds 5 --waiters 2000
+//!     cargo bench --bench mcp_load -- --only finish_turn
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -347,6 +348,8 @@ async fn waiters(addr: SocketAddr, n: usize) {
 fn main() {
     let mut seconds = 10;
     let mut n_waiters = 10_000;
+    // The scenarios to run (`--only look,finish_turn,waiters`); all by default.
+    let mut only: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut num = || {
@@ -358,6 +361,7 @@ fn main() {
             "--seconds" => seconds = num() as u64,
             "--waiters" => n_waiters = num(),
             "--one-address" => ONE_ADDRESS.store(true, Ordering::Relaxed),
+            "--only" => only = args.next(),
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }
@@ -370,14 +374,24 @@ fn main() {
         "{:<34} {:>10} {:>9} {:>9} {:>9}",
         "scenario", "calls/s", "p50 ms", "p99 ms", "cpu µs"
     );
-    {
+    let runs = |name: &str| {
+        only.as_ref()
+            .is_none_or(|o| o.split(',').any(|x| x == name))
+    };
+    if runs("look") || runs("finish_turn") {
         let server = server::start_in_temp("--http", &[]);
         let pid = server.child.id();
-        let (lat, s, cpu) = rt.block_on(closed_loop(server.addr, pid, 100, seconds, false));
-        report("look, 100 agents", "look", lat, s, cpu);
-        let (lat, s, cpu) = rt.block_on(closed_loop(server.addr, pid, 100, seconds, true));
-        report("finishTurn, 100 games at once", "finish_turn", lat, s, cpu);
+        if runs("look") {
+            let (lat, s, cpu) = rt.block_on(closed_loop(server.addr, pid, 100, seconds, false));
+            report("look, 100 agents", "look", lat, s, cpu);
+        }
+        if runs("finish_turn") {
+            let (lat, s, cpu) = rt.block_on(closed_loop(server.addr, pid, 100, seconds, true));
+            report("finishTurn, 100 games at once", "finish_turn", lat, s, cpu);
+        }
     }
-    let server = server::start_in_temp("--http", &[]);
-    rt.block_on(waiters(server.addr, n_waiters));
+    if runs("waiters") {
+        let server = server::start_in_temp("--http", &[]);
+        rt.block_on(waiters(server.addr, n_waiters));
+    }
 }

@@ -95,15 +95,11 @@ fn attempt(
     Step::Done(r, watch)
 }
 
-/// The MCP Apps page a result names (its `ui`, seed 000's showUi). Only a result whose text
-/// mentions one is read, so a long room's answer is not parsed again for nothing.
+/// The MCP Apps page a result names (its `ui`, seed 000's showUi).
 fn ui_of(data: &serde_json::value::RawValue) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Named {
         ui: Option<String>,
-    }
-    if !data.get().contains("\"ui\"") {
-        return None;
     }
     serde_json::from_str::<Named>(data.get()).ok()?.ui
 }
@@ -363,7 +359,11 @@ impl MootMcp {
         let mut out = self.run(agent.clone(), entry, args, cx).await?;
         // A result that names a UI resource (seed 000's showUi) carries it, for MCP Apps hosts
         // (`_meta.ui.resourceUri`) and for hosts that show embedded resources.
-        let ui = out.structured_content.as_deref().and_then(ui_of);
+        let ui = if modules::may_name_a_page(entry) {
+            out.structured_content.as_deref().and_then(ui_of)
+        } else {
+            None
+        };
         if let Some(uri) = ui
             && let Some(page) = self.ui_page(&agent, &uri).await?
         {

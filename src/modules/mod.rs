@@ -164,6 +164,13 @@ pub fn tools_in(sets: &[Toolset]) -> impl Iterator<Item = &'static VerbEntry> + 
         .filter(|e| e.toolset.is_some_and(|t| sets.contains(&t)))
 }
 
+/// Whether tool `e` is a verb of a game with an MCP Apps page, so its result may name one.
+pub fn may_name_a_page(e: &VerbEntry) -> bool {
+    ALL.iter()
+        .filter(|m| m.app.is_some())
+        .any(|m| m.verbs.iter().any(|v| v.tool_name() == e.tool_name()))
+}
+
 /// The tool called `name` among `sets`.
 pub fn find_tool(name: &str, sets: &[Toolset]) -> Option<&'static VerbEntry> {
     let found = tools_in(sets).find(|e| e.tool_name() == name);

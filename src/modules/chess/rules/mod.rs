@@ -27,7 +27,6 @@ pub mod tkmoo;
 
 pub use clock::{Clock, clock_text};
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -56,8 +55,11 @@ pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq 
 #[derive(Debug, Clone)]
 pub struct ChessGame {
     /// The FEN the game started from, when not the standard start.
-    start_fen: Option<String>,
+    start_fen: Option<Arc<str>>,
     pos: shakmaty::Chess,
+    /// `pos`'s Zobrist key: repetitions are counted along the earlier states (`prev`), so a
+    /// state keeps no table of its own (every move's state is kept for takebacks and the PGN).
+    key: u64,
     /// `pos` as FEN, kept beside it: every answer about the game shows it, several times a move.
     fen: String,
     /// The last move in SAN with its check or mate mark, for people's news.
@@ -65,8 +67,6 @@ pub struct ChessGame {
     /// The last move, in standard UCI. (The whole game is the session's log; the state holds
     /// what the rules need, so that an action costs the same on the first move and the last.)
     last_move: Option<String>,
-    /// How often each position has stood since the last capture or pawn move.
-    seen: HashMap<u64, u8>,
     outcome: Option<Outcome>,
     /// A standing draw offer, by this side.
     draw_offer: Option<Side>,
@@ -193,6 +193,18 @@ impl Outcome {
     }
 }
 
+/// A long game's chain of states is let go one state at a time: dropped the plain way, each
+/// state would drop the one before it from inside its own drop, as deep as the game is long.
+impl Drop for ChessGame {
+    fn drop(&mut self) {
+        let mut earlier = self.prev.take();
+        while let Some(state) = earlier {
+            // A state shared with another (a takeback's, a copy's) is theirs to let go.
+            earlier = Arc::try_unwrap(state).ok().and_then(|mut g| g.prev.take());
+        }
+    }
+}
+
 fn fen_of(pos: &shakmaty::Chess) -> String {
     // Straight into a string: the `Display` route costs twice as much.
     let mut fen = String::with_capacity(90);
@@ -261,8 +273,21 @@ impl ChessGame {
     /// Zobrist keys of the earlier positions since the last capture or pawn move (for the
     /// engine, which must know what repeats).
     pub fn history_keys(&self) -> Vec<u64> {
-        let now = zobrist(&self.pos);
-        self.seen.keys().copied().filter(|k| *k != now).collect()
+        let mut keys: Vec<u64> = self
+            .since_zeroing()
+            .map(|g| g.key)
+            .filter(|k| *k != self.key)
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys
+    }
+
+    /// The states before this one, newest first, back to the first since the last capture or
+    /// pawn move (none of those before it can stand again).
+    fn since_zeroing(&self) -> impl Iterator<Item = &ChessGame> {
+        let plies = self.pos.halfmoves() as usize;
+        std::iter::successors(self.prev.as_deref(), |g| g.prev.as_deref()).take(plies)
     }
 
     pub fn clock(&self) -> Option<&Clock> {
@@ -390,12 +415,8 @@ impl ChessGame {
         next.fen = fen_of(&next.pos);
         next.last_san = Some(san.to_string());
         next.last_move = Some(m.to_uci(CastlingMode::Standard).to_string());
-        if m.is_zeroing() {
-            next.seen.clear();
-        }
-        let count = next.seen.entry(zobrist(&next.pos)).or_insert(0);
-        *count += 1;
-        let repeated = *count >= 3;
+        next.key = zobrist(&next.pos);
+        let repeated = next.since_zeroing().filter(|g| g.key == next.key).count() >= 2;
         let p = &next.pos;
         let (winner, reason) = if san.suffix == Some(Suffix::Checkmate) {
             (Some(self.turn()), Some(EndReason::Checkmate))
@@ -465,8 +486,8 @@ impl Game for ChessGame {
                 })?,
         };
         let mut game = ChessGame {
-            start_fen: fen.filter(|f| f != START_FEN),
-            seen: HashMap::from([(zobrist(&pos), 1)]),
+            start_fen: fen.filter(|f| f != START_FEN).map(Arc::from),
+            key: zobrist(&pos),
             fen: fen_of(&pos),
             pos,
             last_move: None,

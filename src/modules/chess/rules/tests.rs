@@ -134,6 +134,50 @@ fn threefold_repetition_ends_the_game_at_ply_eight() {
 }
 
 #[test]
+fn a_repetition_counts_the_positions_since_the_last_pawn_move_and_survives_a_takeback() {
+    let start = ChessGame::new(0, &Value::Null).unwrap();
+    let after_e4 = play(&start, "g1f3 g8f6 f3g1 f6g8 e2e4");
+    // The knights' dance brings the position after e4 back a second time.
+    let twice = play(&after_e4, "g8f6 g1f3 f6g8 f3g1");
+    assert!(twice.outcome().is_none());
+    // The engine is told what has stood since e4, the position on the board left out.
+    let keys = twice.history_keys();
+    assert_eq!(keys.len(), 3, "{keys:?}");
+    assert!(!keys.contains(&twice.key));
+    assert!(!keys.contains(&start.key), "it stood before the pawn moved");
+    // Round again: the third time ends the game.
+    let g = play(&twice, "g8f6 g1f3 f6g8");
+    assert!(g.outcome().is_none());
+    let thrice = play(&g, "f3g1");
+    assert_eq!(
+        thrice.outcome().map(|o| o.reason),
+        Some(EndReason::ThreefoldRepetition)
+    );
+    // Black takes back its last move and plays it again: still the third time.
+    let asked = g.apply("black", "request_takeback").unwrap();
+    let back = asked.apply("white", "accept_takeback").unwrap();
+    assert_eq!(back.turn(), Side::Black);
+    assert_eq!(play(&back, "f6g8 f3g1").outcome(), thrice.outcome());
+}
+
+#[test]
+fn a_game_thousands_of_moves_long_is_let_go_without_deep_recursion() {
+    let mut g = ChessGame::new(0, &Value::Null).unwrap();
+    for _ in 0..100_000 {
+        let mut next = g.clone();
+        next.prev = Some(Arc::new(g));
+        g = next;
+    }
+    // A small stack: dropping the chain state by state from within each drop would overflow.
+    std::thread::Builder::new()
+        .stack_size(64 * 1024)
+        .spawn(move || drop(g))
+        .unwrap()
+        .join()
+        .expect("the chain is dropped without overflowing the stack");
+}
+
+#[test]
 fn mate_on_the_hundredth_half_move_is_mate() {
     let g = from("7k/8/6K1/8/8/8/8/R7 w - - 99 120");
     let mate = play(&g, "a1a8");
