@@ -107,12 +107,12 @@ pub fn tools(sets: &[Toolset]) -> Vec<(Toolset, Tool)> {
 #[serde(rename_all = "camelCase")]
 pub struct Answer {
     result_type: &'static str,
-    pub content: Vec<ContentBlock>,
+    pub(super) content: Vec<ContentBlock>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub structured_content: Option<Json>,
+    pub(super) structured_content: Option<Json>,
     is_error: bool,
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<MetaObject>,
+    pub(super) meta: Option<MetaObject>,
 }
 
 impl Answer {
