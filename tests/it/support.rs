@@ -213,17 +213,25 @@ impl Client {
         }
     }
 
-    /// Sends a command between a PREFIX and SUFFIX marker and returns exactly its output.
+    /// Sends a command between a PREFIX and SUFFIX marker and returns exactly its output; what
+    /// was heard before it is let go (see [`Client::command_hearing`]).
     pub async fn command(&mut self, line: &str) -> Vec<String> {
+        self.command_hearing(line).await.1
+    }
+
+    /// Sends a command between a PREFIX and SUFFIX marker; returns the lines heard before its
+    /// output began (notices that were already on their way) and exactly its output.
+    pub async fn command_hearing(&mut self, line: &str) -> (Vec<String>, Vec<String>) {
         self.send("PREFIX <<<").await;
         self.send("SUFFIX >>>").await;
         self.send(line).await;
-        self.expect("<<<").await;
+        let mut before = self.expect("<<<").await;
+        before.pop();
         let mut out = self.expect(">>>").await;
         out.pop();
         self.send("PREFIX").await;
         self.send("SUFFIX").await;
-        out
+        (before, out)
     }
 }
 

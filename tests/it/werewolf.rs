@@ -1082,7 +1082,10 @@ async fn plays_by_telnet(tess: &mut crate::support::Client, row: &str) -> (Strin
         }) {
             break;
         }
-        let status = tess.command("werewolf").await;
+        // Notices that arrive while the command is on its way count as heard: the match's last
+        // lines may come just then (missing them once left a finished match looking stuck).
+        let (meanwhile, status) = tess.command_hearing("werewolf").await;
+        heard.extend(meanwhile);
         // Her own row shows her role: "  Tess (p1)   alive  Doctor".
         if let Some(row) = status.iter().find(|l| l.trim_start().starts_with(row))
             && my_role.is_empty()

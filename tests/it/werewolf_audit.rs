@@ -190,7 +190,10 @@ async fn follow(http: std::net::SocketAddr, mid: String, mut r: Reader) -> Reade
             let command = ["werewolf", "look", &format!("wwevents #{mid}")]
                 [(round / 4 % 3) as usize]
                 .to_owned();
-            lines.extend(r.client.command(&command).await);
+            // What was heard on the way in is audited too.
+            let (meanwhile, output) = r.client.command_hearing(&command).await;
+            lines.extend(meanwhile);
+            lines.extend(output);
         }
         for l in lines {
             if l.starts_with("[Town Crier] The villagers win")
