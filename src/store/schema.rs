@@ -103,6 +103,28 @@ const MIGRATIONS: &[&str] = &[
         client_id  TEXT NOT NULL,
         expires_ms INTEGER NOT NULL
     );",
+    // 7: the action log without its (session_id, tick) index. The key `<session>.<tick>` is
+    // unique already, and the index cost a page written per action (a third of what a move
+    // wrote); the log is read once, at start, in one pass in the order it was written. The
+    // table is built anew (a UNIQUE constraint cannot be dropped), rowids and all.
+    "CREATE TABLE actions_new (
+        action_id  TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(session_id),
+        agent_id   TEXT NOT NULL REFERENCES agents(agent_id),
+        role       TEXT NOT NULL,
+        action     TEXT NOT NULL,
+        tick       INTEGER NOT NULL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+        at_ms      INTEGER NOT NULL DEFAULT 0
+    );
+    INSERT INTO actions_new (rowid, action_id, session_id, agent_id, role, action, tick, created_at, at_ms)
+        SELECT rowid, action_id, session_id, agent_id, role, action, tick, created_at, at_ms FROM actions;
+    DROP TABLE actions;
+    ALTER TABLE actions_new RENAME TO actions;
+    CREATE TRIGGER actions_are_append_only_update BEFORE UPDATE ON actions
+        BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END;
+    CREATE TRIGGER actions_are_append_only_delete BEFORE DELETE ON actions
+        BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END;",
 ];
 
 /// Refuses a database written by a newer moot: migrating "forward" from a version we do not
@@ -125,4 +147,71 @@ pub fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         ))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Schema 7 rebuilds the action log without its second index: a database written before
+    /// it keeps every action, each session's log in order, its key unique and its log
+    /// append-only.
+    #[test]
+    fn the_action_log_loses_its_index_and_nothing_else() {
+        let c = Connection::open_in_memory().unwrap();
+        for (i, sql) in MIGRATIONS.iter().take(6).enumerate() {
+            let v = i + 1;
+            c.execute_batch(&format!("BEGIN; {sql} PRAGMA user_version = {v}; COMMIT;"))
+                .unwrap();
+        }
+        c.execute_batch(
+            "INSERT INTO agents (agent_id, name) VALUES ('a', 'Ann'), ('b', 'Bo');
+             INSERT INTO sessions (session_id, template, state, seed) VALUES
+                 ('1', 'chess.v1', '{}', 7), ('2', 'rps.v1', '{}', 8);
+             INSERT INTO actions (action_id, session_id, agent_id, role, action, tick, created_at, at_ms) VALUES
+                 ('1.0', '1', 'a', 'white', 'e2e4', 0, 't0', 10),
+                 ('2.0', '2', 'b', 'player_2', 'rock', 0, 't1', 20),
+                 ('1.1', '1', 'b', 'black', 'e7e5', 1, 't2', 30),
+                 ('1.2', '1', 'a', 'white', 'g1f3', 2, 't3', 40);",
+        )
+        .unwrap();
+        let indexes = |c: &Connection| -> Vec<String> {
+            c.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'actions' ORDER BY name")
+                .unwrap()
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        };
+        assert_eq!(indexes(&c).len(), 2, "the key's and (session_id, tick)'s");
+        migrate(&c).unwrap();
+        assert_eq!(indexes(&c), ["sqlite_autoindex_actions_1"]);
+        let all = crate::store::sessions::load_all(&c).unwrap();
+        let logs: Vec<Vec<(u64, &str, u64)>> = all
+            .iter()
+            .map(|s| {
+                s.log
+                    .iter()
+                    .map(|e| (e.tick, e.action.as_str(), e.at_ms))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            logs,
+            [
+                vec![(0, "e2e4", 10), (1, "e7e5", 30), (2, "g1f3", 40)],
+                vec![(0, "rock", 20)]
+            ]
+        );
+        let again = "INSERT INTO actions (action_id, session_id, agent_id, role, action, tick)
+                     VALUES ('1.1', '1', 'b', 'black', 'd7d5', 1)";
+        assert!(c.execute(again, []).is_err(), "one action a tick");
+        for change in [
+            "UPDATE actions SET action = 'e7e6' WHERE action_id = '1.1'",
+            "DELETE FROM actions WHERE action_id = '1.1'",
+        ] {
+            let e = c.execute(change, []).unwrap_err().to_string();
+            assert!(e.contains("append-only"), "{change}: {e}");
+        }
+    }
 }

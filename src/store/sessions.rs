@@ -1,6 +1,8 @@
 //! Game sessions on disk: the session row (with its current state, for reading without a
 //! replay), its participants, and the append-only action log that is the real truth.
 
+use std::collections::HashMap;
+
 use rusqlite::Connection;
 use serde::Serialize;
 
@@ -51,11 +53,22 @@ fn log_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<LogEntry> {
     })
 }
 
-/// The log of one session, in order.
-pub fn read_log(c: &Connection, session_id: &str) -> rusqlite::Result<Vec<LogEntry>> {
-    c.prepare_cached("SELECT tick, role, action, agent_id, created_at, at_ms FROM actions WHERE session_id = ?1 ORDER BY tick")?
-        .query_map([session_id], log_entry)?
-        .collect()
+/// Every session's log, each in tick order: one pass over the table (it has no index by
+/// session, see schema 7), in the order the actions were written.
+fn read_logs(c: &Connection) -> rusqlite::Result<HashMap<String, Vec<LogEntry>>> {
+    let mut logs: HashMap<String, Vec<LogEntry>> = HashMap::new();
+    let mut q = c.prepare(
+        "SELECT tick, role, action, agent_id, created_at, at_ms, session_id FROM actions ORDER BY rowid",
+    )?;
+    let mut rows = q.query([])?;
+    while let Some(r) = rows.next()? {
+        logs.entry(r.get(6)?).or_default().push(log_entry(r)?);
+    }
+    // Written in order, so this finds them sorted; it is what the replay relies on, though.
+    for log in logs.values_mut() {
+        log.sort_by_key(|e| e.tick);
+    }
+    Ok(logs)
 }
 
 /// Every session with its participants and log, for the replay at start-up.
@@ -75,6 +88,7 @@ pub fn load_all(c: &Connection) -> rusqlite::Result<Vec<StoredSession>> {
             })
         })?
         .collect::<Result<_, _>>()?;
+    let mut logs = read_logs(c)?;
     let mut parts =
         c.prepare("SELECT role, agent_id FROM participants WHERE session_id = ?1 ORDER BY rowid")?;
     rows.into_iter()
@@ -82,7 +96,7 @@ pub fn load_all(c: &Connection) -> rusqlite::Result<Vec<StoredSession>> {
             let participants = parts
                 .query_map([&row.session_id], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<Result<_, _>>()?;
-            let log = read_log(c, &row.session_id)?;
+            let log = logs.remove(&row.session_id).unwrap_or_default();
             Ok(StoredSession {
                 row,
                 participants,
