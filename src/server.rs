@@ -134,7 +134,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     } = open(config.world.as_deref(), store, &db_name, options).await?;
     let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
     let (http_listener, http_addr) = bind(config.http).await?;
-    let api = Api {
+    let api = Api::new(crate::http::ApiState {
         world: handle.clone(),
         store: store.clone(),
         directory: directory.clone(),
@@ -148,7 +148,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
             config.agent_rate / 60.0,
             config.agent_rate.ceil() as u32,
         )),
-    };
+    });
     let bounds = http::listener::Bounds {
         max_connections: config.max_http_connections,
         header_timeout: config.http_header_timeout.into(),

@@ -39,9 +39,26 @@ use crate::world::sessions::{Acted, Created, ErrorCode, StateView, Summary, pars
 use crate::world::{Face, WorldHandle};
 use extract::{Body, Caller, OptionalBody, Peer};
 
-/// What every handler shares.
+/// What every handler shares. axum clones it for every layer and handler a request passes
+/// through, so it is one pointer to what it holds.
 #[derive(Clone)]
-pub struct Api {
+pub struct Api(Arc<ApiState>);
+
+impl Api {
+    pub fn new(shared: ApiState) -> Api {
+        Api(Arc::new(shared))
+    }
+}
+
+impl std::ops::Deref for Api {
+    type Target = ApiState;
+    fn deref(&self) -> &ApiState {
+        &self.0
+    }
+}
+
+/// What [`Api`] points to.
+pub struct ApiState {
     pub world: WorldHandle,
     pub store: Arc<Store>,
     pub directory: Arc<Directory>,
