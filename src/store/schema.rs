@@ -139,8 +139,13 @@ pub fn check_version(conn: &Connection) -> Result<(), super::StoreError> {
 }
 
 pub fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    migrate_to(conn, MIGRATIONS.len())
+}
+
+/// Runs the migrations not yet run, up to the `upto`th (a test builds an older database so).
+fn migrate_to(conn: &Connection, upto: usize) -> rusqlite::Result<()> {
     let done: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(done as usize) {
+    for (i, sql) in MIGRATIONS.iter().enumerate().take(upto).skip(done as usize) {
         conn.execute_batch(&format!(
             "BEGIN; {sql} PRAGMA user_version = {}; COMMIT;",
             i + 1
@@ -159,11 +164,7 @@ mod tests {
     #[test]
     fn the_action_log_loses_its_index_and_nothing_else() {
         let c = Connection::open_in_memory().unwrap();
-        for (i, sql) in MIGRATIONS.iter().take(6).enumerate() {
-            let v = i + 1;
-            c.execute_batch(&format!("BEGIN; {sql} PRAGMA user_version = {v}; COMMIT;"))
-                .unwrap();
-        }
+        migrate_to(&c, 6).unwrap();
         c.execute_batch(
             "INSERT INTO agents (agent_id, name) VALUES ('a', 'Ann'), ('b', 'Bo');
              INSERT INTO sessions (session_id, template, state, seed) VALUES
