@@ -190,6 +190,16 @@ pub enum Command {
     /// Who may use the wizards' verbs (@boot, @ban, @shutdown, @announce).
     #[command(subcommand)]
     Admin(AdminCommand),
+    /// Ratings and records, derived from the action logs.
+    #[command(subcommand)]
+    Ratings(RatingsCommand),
+}
+
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum RatingsCommand {
+    /// Recompute every rating and record from the action logs in --db (moot stopped), say
+    /// whether they equal what was stored, and store them.
+    Rebuild,
 }
 
 #[derive(Debug, Clone, clap::Subcommand)]

@@ -217,7 +217,7 @@ impl Town {
         let map = crate::world::load::load_built_in().map_err(|e| Broken(e.to_string()))?;
         let directory = Arc::new(Directory::new(Vec::new()));
         for (id, name) in crate::world::HOUSE {
-            directory.insert(id, name, None);
+            directory.insert(id, name, None, crate::identity::Kind::House);
         }
         let mut world = modules::new_world(map, directory.clone());
         world.reproducible(seed);
@@ -225,7 +225,7 @@ impl Town {
         let mut players = Vec::new();
         for (i, name) in PEOPLE.iter().enumerate() {
             let id: AgentId = format!("drill-{i}").into();
-            directory.insert(&id, name, None);
+            directory.insert(&id, name, None, crate::identity::Kind::Person);
             let row = AgentRow {
                 agent_id: id.to_string(),
                 name: (*name).to_owned(),

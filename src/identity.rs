@@ -147,6 +147,37 @@ pub struct Directory {
 struct Entry {
     name: String,
     token_hash: Option<[u8; 32]>,
+    kind: Kind,
+}
+
+/// Who an identity is, for leaderboards that show people, agents or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A character made at the login screen (with a password).
+    Person,
+    /// Made by `POST /agents` or `moot mcp` (with a token).
+    Agent,
+    /// The town's own players: the computer, the bots.
+    House,
+}
+
+impl Kind {
+    pub fn from_stored(s: &str) -> Kind {
+        match s {
+            "person" => Kind::Person,
+            "house" => Kind::House,
+            _ => Kind::Agent,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Person => "person",
+            Kind::Agent => "agent",
+            Kind::House => "house",
+        }
+    }
 }
 
 fn decode_hash(hex_hash: &str) -> Option<[u8; 32]> {
@@ -157,15 +188,16 @@ impl Directory {
     pub fn new(rows: Vec<IdentityRow>) -> Directory {
         let d = Directory::default();
         for r in rows {
-            d.insert(&r.agent_id, &r.name, r.token_hash.as_deref());
+            d.insert(&r.agent_id, &r.name, r.token_hash.as_deref(), r.kind);
         }
         d
     }
 
-    pub fn insert(&self, agent_id: &str, name: &str, token_hash: Option<&str>) {
+    pub fn insert(&self, agent_id: &str, name: &str, token_hash: Option<&str>, kind: Kind) {
         let entry = Entry {
             name: name.to_owned(),
             token_hash: token_hash.and_then(decode_hash),
+            kind,
         };
         self.by_id
             .write()
@@ -197,6 +229,15 @@ impl Directory {
         map.iter()
             .find(|(_, e)| e.name.eq_ignore_ascii_case(name))
             .map(|(id, _)| id.clone())
+    }
+
+    /// Who `agent_id` is (an agent, where unknown).
+    pub fn kind_of(&self, agent_id: &str) -> Kind {
+        self.by_id
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(agent_id)
+            .map_or(Kind::Agent, |e| e.kind)
     }
 
     pub fn name_of(&self, agent_id: &str) -> Option<String> {
@@ -313,7 +354,12 @@ pub async fn register_agent(
             }
             crate::store::CreateError::Store(e) => RegisterError::Store(e),
         })?;
-    directory.insert(&row.agent_id, &row.name, row.token_hash.as_deref());
+    directory.insert(
+        &row.agent_id,
+        &row.name,
+        row.token_hash.as_deref(),
+        row.kind,
+    );
     Ok(Registered {
         row,
         token: token.token,
@@ -327,7 +373,7 @@ mod tests {
     #[test]
     fn tokens_authenticate_only_their_agent() {
         let d = Directory::default();
-        d.insert("a1", "Ann", None);
+        d.insert("a1", "Ann", None, Kind::Person);
         let t = issue_token("a1");
         assert_eq!(d.authenticate(&t.token), None, "not issued yet");
         d.set_token("a1", Some(&t.hash));

@@ -17,6 +17,8 @@
 //!   holds news until the database has it, and the views of a room and of `who`;
 //! - [`identity`] checks names, passwords and tokens; [`store`] is SQLite behind one
 //!   group-committing writer and one reader;
+//! - [`ratings`] keeps who plays well (Glicko-2 per board, records for games of luck) as a
+//!   pure ledger the world feeds each decided result;
 //! - [`games`] says what a template is: the [`games::Game`] trait that each module's pure
 //!   rules implement (state + action → state, no I/O, no clock), and the host's row for one;
 //! - [`text`] cleans and bounds text from every face, [`limits`] holds the shared rate limits,
@@ -40,6 +42,7 @@ pub mod mcp;
 pub mod metrics;
 pub mod modules;
 pub mod oauth;
+pub mod ratings;
 pub mod server;
 pub mod startup;
 pub mod store;

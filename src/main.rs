@@ -1,7 +1,7 @@
 use clap::Parser;
 
 use moot::Config;
-use moot::config::{AdminCommand, Command, WorldCommand};
+use moot::config::{AdminCommand, Command, RatingsCommand, WorldCommand};
 
 fn main() -> std::process::ExitCode {
     let config = Config::parse();
@@ -58,6 +58,12 @@ fn main() -> std::process::ExitCode {
         }
         Some(Command::Admin(cmd)) => {
             return done("admin", runtime.block_on(admin(&config, cmd)));
+        }
+        Some(Command::Ratings(RatingsCommand::Rebuild)) => {
+            return done(
+                "ratings rebuild",
+                runtime.block_on(moot::startup::rebuild_ratings(&config.db)),
+            );
         }
         None => {}
     }

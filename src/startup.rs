@@ -98,6 +98,10 @@ pub async fn open(
         directory.keep_grant(grant);
     }
     let stored = store.call(sessions::load_all).await.map_err(db_error)?;
+    let (standings, seasons) = store
+        .call(crate::store::standings::load)
+        .await
+        .map_err(db_error)?;
     let kept = store
         .call(crate::store::keys::load_all)
         .await
@@ -117,6 +121,7 @@ pub async fn open(
     world.limit_sessions(options.sessions_per_agent);
     let restored = stored.len();
     world.restore_sessions(stored)?;
+    world.restore_ratings(crate::ratings::Ledger::from_stored(standings, seasons));
     modules::open_town(&mut world, &kept);
     let welcome = format!("{}\n{}", world.map.name, world.map.welcome);
     let start_room = world.map.room(world.map.start).id.clone();
@@ -129,5 +134,59 @@ pub async fn open(
         directory,
         welcome,
         start_room,
+    })
+}
+
+/// `moot ratings rebuild`: every rating and record computed anew from the action logs, in the
+/// order the deciding actions were logged, compared with what is stored, and stored.
+pub async fn rebuild_ratings(db: &std::path::Path) -> Result<String, String> {
+    let store = Store::open(db, crate::store::StoreOptions::default())
+        .map_err(|e| format!("{}: {e}", db.display()))?;
+    let stored = store
+        .call(sessions::load_all)
+        .await
+        .map_err(|e| e.to_string())?;
+    let order: std::collections::HashMap<String, usize> = store
+        .read(|c| {
+            c.prepare("SELECT action_id FROM actions ORDER BY rowid")?
+                .query_map([], |r| r.get::<_, String>(0))?
+                .enumerate()
+                .map(|(i, id)| id.map(|id| (id, i)))
+                .collect()
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut decided =
+        world::sessions::decisions(&modules::templates(), &stored).map_err(|e| e.to_string())?;
+    decided.sort_by_key(|(action, _)| order.get(action).copied().unwrap_or(usize::MAX));
+    let games = decided.len();
+    let mut ledger = crate::ratings::Ledger::default();
+    let mut changes = Vec::with_capacity(games);
+    for (action, d) in decided {
+        let c = ledger.changes(&d);
+        ledger.apply(&c);
+        changes.push((action, c));
+    }
+    let (standings, seasons) = store
+        .call(crate::store::standings::load)
+        .await
+        .map_err(|e| e.to_string())?;
+    let was = crate::ratings::Ledger::from_stored(standings, seasons);
+    let differ = ledger.all().filter(|(k, s)| was.get(k) != Some(s)).count()
+        + was.all().filter(|(k, _)| ledger.get(k).is_none()).count();
+    let rows = ledger.all().count();
+    store
+        .call(move |c| crate::store::standings::replace_all(c, &changes))
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(if differ == 0 {
+        format!(
+            "Rebuilt {rows} standings from {games} decided results: identical to what was stored."
+        )
+    } else {
+        format!(
+            "Rebuilt {rows} standings from {games} decided results: {differ} differed from what \
+             was stored, and were replaced."
+        )
     })
 }

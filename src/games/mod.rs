@@ -196,6 +196,60 @@ pub enum GameError {
     },
 }
 
+/// How a finished game of a template counts toward its players' standing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reckoning {
+    /// Not at all.
+    Unrated,
+    /// A game of skill: a Glicko-2 rating per board.
+    Rating,
+    /// A game of luck against a person or the house: won, lost and drawn, not a rating.
+    Record,
+}
+
+/// The rating table a game belongs to, from its options: a board within the template (a chess
+/// time-control class, `blitz`) and the rules that make the table, whose hash starts a new
+/// season when they change (a Werewolf configuration).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    /// Appended to the template's name (`chess` and `blitz` make `chess/blitz`); empty for
+    /// a template with one table.
+    pub class: String,
+    pub rules: Value,
+}
+
+/// One side of a finished game and how it scored: 1 won, 0.5 drawn, 0 lost, between the sides.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SideScore {
+    /// The side's name where sides are rated apart (Werewolf's `village` and `wolves`);
+    /// empty where they are alike (white and black share one table).
+    pub side: &'static str,
+    pub roles: Vec<&'static str>,
+    pub score: f64,
+}
+
+/// The standing of a finished game between two roles alike (white and black): `winner` is the
+/// index of the role that won, `None` a draw.
+pub fn head_to_head(roles: [&'static str; 2], winner: Option<usize>) -> Vec<SideScore> {
+    let score = |i: usize| match winner {
+        None => 0.5,
+        Some(w) if w == i => 1.0,
+        Some(_) => 0.0,
+    };
+    vec![
+        SideScore {
+            side: "",
+            roles: vec![roles[0]],
+            score: score(0),
+        },
+        SideScore {
+            side: "",
+            roles: vec![roles[1]],
+            score: score(1),
+        },
+    ]
+}
+
 /// One template's rules.
 pub trait Game: Clone + Send + Sync + 'static {
     const TEMPLATE: &'static str;
@@ -300,6 +354,23 @@ pub trait Game: Clone + Send + Sync + 'static {
         let _ = viewer;
         None
     }
+    /// How its finished games count toward ratings.
+    const RECKONING: Reckoning = Reckoning::Unrated;
+    /// The table a game with `options` is rated in; `None` where such a game cannot be rated
+    /// (a chess game from a set position).
+    fn table(options: &Value) -> Option<Table> {
+        let _ = options;
+        Some(Table {
+            class: String::new(),
+            rules: Value::Null,
+        })
+    }
+    /// Called on the state an action led to: how each side scored, if that action decided a
+    /// result (it ended the game, or a hand at a table that deals many); `None` otherwise, and
+    /// where the town, not a player, ended it.
+    fn decided(&self) -> Option<Vec<SideScore>> {
+        None
+    }
     /// What the house's computer does as `role` now, if it has anything to do. `options` are
     /// the session's; `seed` is the session's seed mixed with its tick.
     fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer> {
@@ -327,6 +398,7 @@ pub trait AnyGame: Send + Sync {
     fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String>;
     fn picture(&self, viewer: Option<&str>) -> Option<Picture>;
     fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer>;
+    fn decided(&self) -> Option<Vec<SideScore>>;
     fn as_any(&self) -> &dyn Any;
 }
 
@@ -388,6 +460,9 @@ impl<G: Game> AnyGame for G {
     fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String> {
         Game::action_view(self, viewer, actor, action)
     }
+    fn decided(&self) -> Option<Vec<SideScore>> {
+        Game::decided(self)
+    }
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -441,6 +516,10 @@ pub struct Template {
     /// The GMCP package its board goes out in (`Moot.Chess`), if clients may draw it.
     pub gmcp: Option<&'static str>,
     pub new: NewGame,
+    /// See [`Game::RECKONING`].
+    pub reckoning: Reckoning,
+    /// See [`Game::table`].
+    pub table_of: fn(&Value) -> Option<Table>,
 }
 
 /// The host's row for `G`. A game module lists it, and may add what the host's faces need
@@ -458,6 +537,8 @@ pub const fn template<G: Game>() -> Template {
         secludes: G::SECLUDES,
         gmcp: None,
         new: new_boxed::<G>,
+        reckoning: G::RECKONING,
+        table_of: G::table,
     }
 }
 

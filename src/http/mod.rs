@@ -306,29 +306,48 @@ pub fn routes() -> Vec<Route> {
             });
         }
         for read in m.reads {
-            routes.push(Route {
-                method: Method::GET,
-                path: read.path.into(),
-                summary: read.summary,
-                auth: !read.public,
-                request: None,
-                status: 200,
-                response: || Schema::from(true),
-                handler: Box::new(move || {
-                    get(
-                        move |State(api): State<Api>,
-                              me: extract::Caller,
-                              Path(id): Path<String>,
-                              query: Result<
-                            Query<BTreeMap<String, String>>,
-                            axum::extract::rejection::QueryRejection,
-                        >| { pages::read(api, read, me.0, id, query) },
-                    )
-                }),
-            });
+            routes.push(read_route(read));
         }
     }
+    for read in crate::verbs::TOWN_READS {
+        routes.push(read_route(read));
+    }
     routes
+}
+
+/// A verb's answer read over REST (`GET /ratings/{name}`), its arguments from the path and
+/// the query.
+fn read_route(read: &'static crate::verbs::module::ApiRead) -> Route {
+    type QueryArgs =
+        Result<Query<BTreeMap<String, String>>, axum::extract::rejection::QueryRejection>;
+    Route {
+        method: Method::GET,
+        path: read.path.into(),
+        summary: read.summary,
+        auth: !read.public,
+        request: None,
+        status: 200,
+        response: || Schema::from(true),
+        handler: Box::new(move || {
+            if read.public {
+                // Anyone may read it: it is asked as nobody, as the web's pages are.
+                get(
+                    move |State(api): State<Api>, Path(id): Path<String>, query: QueryArgs| {
+                        pages::read(api, read, "".into(), id, query)
+                    },
+                )
+            } else {
+                get(
+                    move |State(api): State<Api>,
+                          me: extract::Caller,
+                          Path(id): Path<String>,
+                          query: QueryArgs| {
+                        pages::read(api, read, me.0, id, query)
+                    },
+                )
+            }
+        }),
+    }
 }
 
 fn seed_routes() -> Vec<Route> {

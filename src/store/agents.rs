@@ -27,6 +27,7 @@ pub struct IdentityRow {
     pub name: String,
     /// SHA-256 of the secret part of the API token, hex; none until one is issued.
     pub token_hash: Option<String>,
+    pub kind: crate::identity::Kind,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -71,7 +72,7 @@ impl Store {
             .call(move |c| {
                 let agent_id = new_agent_id();
                 let inserted = c.execute(
-                    "INSERT INTO agents (agent_id, name, password_hash, room) VALUES (?1, ?2, ?3, ?4)",
+                    "INSERT INTO agents (agent_id, name, password_hash, room, kind) VALUES (?1, ?2, ?3, ?4, 'person')",
                     params![agent_id, name, password_hash, room],
                 );
                 match inserted {
@@ -109,7 +110,7 @@ impl Store {
         let created = self
             .call(move |c| {
                 let mut insert = c.prepare_cached(
-                    "INSERT INTO agents (agent_id, name, token_hash, room) VALUES (?1, ?2, ?3, ?4)",
+                    "INSERT INTO agents (agent_id, name, token_hash, room, kind) VALUES (?1, ?2, ?3, ?4, 'agent')",
                 )?;
                 for _ in 0..32 {
                     let candidate = name
@@ -121,6 +122,7 @@ impl Store {
                                 agent_id,
                                 name: candidate,
                                 token_hash: Some(token_hash),
+                                kind: crate::identity::Kind::Agent,
                             }));
                         }
                         Err(rusqlite::Error::SqliteFailure(e, _))
@@ -152,9 +154,11 @@ impl Store {
         self.call(move |c| {
             for (id, name) in house {
                 c.execute(
-                    "INSERT OR IGNORE INTO agents (agent_id, name) VALUES (?1, ?2)",
+                    "INSERT OR IGNORE INTO agents (agent_id, name, kind) VALUES (?1, ?2, 'house')",
                     [id, name],
                 )?;
+                // Those made before identities had kinds.
+                c.execute("UPDATE agents SET kind = 'house' WHERE agent_id = ?1", [id])?;
             }
             Ok(())
         })
@@ -163,12 +167,13 @@ impl Store {
 
     pub async fn all_identities(&self) -> Result<Vec<IdentityRow>, StoreError> {
         self.read(|c| {
-            c.prepare("SELECT agent_id, name, token_hash FROM agents")?
+            c.prepare("SELECT agent_id, name, token_hash, kind FROM agents")?
                 .query_map([], |r| {
                     Ok(IdentityRow {
                         agent_id: r.get(0)?,
                         name: r.get(1)?,
                         token_hash: r.get(2)?,
+                        kind: crate::identity::Kind::from_stored(&r.get::<_, String>(3)?),
                     })
                 })?
                 .collect()

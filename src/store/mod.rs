@@ -23,6 +23,7 @@ pub mod keys;
 pub mod oauth;
 mod schema;
 pub mod sessions;
+pub mod standings;
 pub mod writes;
 
 pub use agents::{AgentRow, CreateError, IdentityRow, new_agent_id};

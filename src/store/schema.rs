@@ -125,6 +125,41 @@ const MIGRATIONS: &[&str] = &[
         BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END;
     CREATE TRIGGER actions_are_append_only_delete BEFORE DELETE ON actions
         BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END;",
+    // 8: ratings. Who each identity is (`person`: made at the login screen or on the web;
+    // `agent`: made by `POST /agents` or an OAuth registration; `house`: the town's own
+    // players), whether a session is rated, and the standings the rated and recorded results
+    // gave: derived from the action log (`moot ratings rebuild` gives them again), each change
+    // stored with the action that decided it.
+    "ALTER TABLE agents ADD COLUMN kind TEXT NOT NULL DEFAULT 'agent';
+    UPDATE agents SET kind = 'person' WHERE password_hash IS NOT NULL;
+    ALTER TABLE sessions ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE standings (
+        agent_id   TEXT NOT NULL REFERENCES agents(agent_id),
+        board      TEXT NOT NULL,
+        rules      TEXT NOT NULL,
+        rating     REAL,
+        deviation  REAL,
+        volatility REAL,
+        games      INTEGER NOT NULL,
+        won        INTEGER NOT NULL,
+        lost       INTEGER NOT NULL,
+        drawn      INTEGER NOT NULL,
+        PRIMARY KEY (agent_id, board, rules)
+    ) WITHOUT ROWID;
+    CREATE TABLE standing_changes (
+        action_id  TEXT NOT NULL,
+        agent_id   TEXT NOT NULL REFERENCES agents(agent_id),
+        board      TEXT NOT NULL,
+        rules      TEXT NOT NULL,
+        score      REAL NOT NULL,
+        rating_before    REAL,
+        deviation_before REAL,
+        rating     REAL,
+        deviation  REAL,
+        volatility REAL,
+        PRIMARY KEY (action_id, agent_id)
+    );
+    CREATE INDEX standing_changes_by_agent ON standing_changes(agent_id);",
 ];
 
 /// Refuses a database written by a newer moot: migrating "forward" from a version we do not

@@ -17,6 +17,8 @@ pub struct SessionRow {
     pub seed: u64,
     pub options: String,
     pub created_at: String,
+    /// Whether its results move ratings (games of luck keep a record either way).
+    pub rated: bool,
 }
 
 /// One logged action.
@@ -74,7 +76,7 @@ fn read_logs(c: &Connection) -> rusqlite::Result<HashMap<String, Vec<LogEntry>>>
 /// Every session with its participants and log, for the replay at start-up.
 pub fn load_all(c: &Connection) -> rusqlite::Result<Vec<StoredSession>> {
     let rows: Vec<SessionRow> = c
-        .prepare("SELECT session_id, template, state, status, tick, seed, options, created_at FROM sessions ORDER BY CAST(session_id AS INTEGER)")?
+        .prepare("SELECT session_id, template, state, status, tick, seed, options, created_at, rated FROM sessions ORDER BY CAST(session_id AS INTEGER)")?
         .query_map([], |r| {
             Ok(SessionRow {
                 session_id: r.get(0)?,
@@ -85,6 +87,7 @@ pub fn load_all(c: &Connection) -> rusqlite::Result<Vec<StoredSession>> {
                 seed: r.get::<_, i64>(5)? as u64,
                 options: r.get(6)?,
                 created_at: r.get(7)?,
+                rated: r.get(8)?,
             })
         })?
         .collect::<Result<_, _>>()?;

@@ -55,8 +55,8 @@ pub fn create_session(
 ) -> impl FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static {
     move |c| {
         c.prepare_cached(
-                "INSERT INTO sessions (session_id, template, state, status, tick, seed, options, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+                "INSERT INTO sessions (session_id, template, state, status, tick, seed, options, created_at, updated_at, rated)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9)",
             )?
             .execute(params![
                 row.session_id,
@@ -66,7 +66,8 @@ pub fn create_session(
                 row.tick as i64,
                 row.seed as i64,
                 row.options,
-                row.created_at
+                row.created_at,
+                row.rated
             ])?;
         let mut p = c.prepare_cached(
             "INSERT INTO participants (session_id, agent_id, role) VALUES (?1, ?2, ?3)",

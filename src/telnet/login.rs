@@ -160,7 +160,12 @@ async fn create(conn: &mut Conn, shared: &Shared, name: &str, password: &str) ->
         .await
     {
         Ok(row) => {
-            shared.directory.insert(&row.agent_id, &row.name, None);
+            shared.directory.insert(
+                &row.agent_id,
+                &row.name,
+                None,
+                crate::identity::Kind::Person,
+            );
             tracing::info!(target: crate::logging::AUDIT, event = "character_created", name = %row.name, ip = %conn.peer.ip());
             Some(row)
         }

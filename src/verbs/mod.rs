@@ -30,6 +30,7 @@ pub mod home;
 pub mod inventory;
 pub mod look;
 pub mod page;
+pub mod ratings;
 pub mod say;
 pub mod sessions;
 pub mod token;
@@ -387,6 +388,26 @@ pub static TOWN: &[VerbEntry] = &[
     entry::<sessions::SessionState>(),
     entry::<sessions::SessionAct>(),
     entry::<sessions::SessionLog>(),
+    entry::<ratings::Ratings>(),
+    entry::<ratings::Leaderboard>(),
+];
+
+/// The town's verbs served as REST reads, answering anyone (ratings are public).
+pub static TOWN_READS: &[module::ApiRead] = &[
+    module::ApiRead {
+        path: "/ratings/{name}",
+        summary: "Someone's ratings and records, board by board",
+        verb: "ratings",
+        arg: "name",
+        public: true,
+    },
+    module::ApiRead {
+        path: "/leaderboards/{game}",
+        summary: "A game's leaderboards (?whom=people|agents|all)",
+        verb: "leaderboard",
+        arg: "game",
+        public: true,
+    },
 ];
 
 /// The wizards' verbs, listed last.

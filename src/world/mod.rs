@@ -138,6 +138,8 @@ pub struct World {
     reads: crate::limits::Limiter<AgentId>,
     /// Running sessions an identity may take part in and still start another (0: no limit).
     max_sessions: usize,
+    /// Who plays well: every rated and recorded result so far.
+    ratings: crate::ratings::Ledger,
 }
 
 /// Where sessions' randomness comes from. A seed decides hidden things (the cards to come, the
@@ -150,6 +152,15 @@ enum Seeds {
 }
 
 impl World {
+    /// Takes the ratings as stored (at start-up).
+    pub fn restore_ratings(&mut self, ledger: crate::ratings::Ledger) {
+        self.ratings = ledger;
+    }
+
+    pub fn ratings(&self) -> &crate::ratings::Ledger {
+        &self.ratings
+    }
+
     /// Lets each identity make `rate` changes a second, in bursts of `burst` (0: no limit).
     pub fn limit_writes(&mut self, rate: f64, burst: u32) {
         self.writes = crate::limits::Limiter::new(rate, burst);
@@ -284,6 +295,7 @@ impl World {
             writes: crate::limits::Limiter::new(0.0, 1),
             reads: crate::limits::Limiter::new(0.0, 1),
             max_sessions: 0,
+            ratings: crate::ratings::Ledger::default(),
         }
     }
 

@@ -191,6 +191,23 @@ impl Game for Blackjack {
         false
     }
 
+    /// Luck against the house: a record of hands, not a rating.
+    const RECKONING: crate::games::Reckoning = crate::games::Reckoning::Record;
+
+    /// A hand is decided by the action that ends it (any action after that deals anew).
+    fn decided(&self) -> Option<Vec<crate::games::SideScore>> {
+        let Phase::Over(how) = self.phase else {
+            return None;
+        };
+        // Seed 001's push is the dealer's ("Push! Dealer wins!"): only a win is a win.
+        let score = if how == PLAYER_WINS { 1.0 } else { 0.0 };
+        Some(vec![crate::games::SideScore {
+            side: "",
+            roles: vec!["player"],
+            score,
+        }])
+    }
+
     fn state(&self) -> Value {
         json!({
             "seed": self.seed,

@@ -36,6 +36,9 @@ pub struct ChallengeArgs {
     /// A time control, minutes+increment in seconds (`5+3`); no clock when absent or `none`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<String>,
+    /// Whether the game moves both players' ratings (`rated`), or not (`casual`, the default).
+    #[serde(default)]
+    pub rated: bool,
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -95,23 +98,34 @@ fn options_of(args: &ChallengeArgs) -> Result<serde_json::Value, VerbError> {
         options["clock"] = json!(c);
     }
     ChessGame::new(0, &options).map_err(|e| VerbError::usage(e.to_string()))?;
+    if args.rated {
+        if ChessGame::table(&options).is_none() {
+            return Err(VerbError::usage(
+                "A game from a set position is casual: it cannot be rated.",
+            ));
+        }
+        options["rated"] = json!(true);
+    }
     Ok(options)
 }
 
 impl Verb for ChallengeVerb {
     const NAME: &'static str = "challenge";
-    const USAGE: &'static str = "challenge <name|computer> [as white|black|random] [level 1-10] [clock 5+3|none] [from <FEN>]";
+    const USAGE: &'static str = "challenge <name|computer> [as white|black|random] [level 1-10] [clock 5+3|none] [rated|casual] [from <FEN>]";
     const SUMMARY: &'static str = "Challenge someone here, or the computer, to a game of chess.";
     const HELP: &'static str = "At a chess table: `challenge Bob` asks Bob (who must be here) to play; he \
 answers with `accept` or `decline`. `challenge computer level 3 as black` starts a game with the \
 house's computer at once (levels 1 to 10, default 5). `clock 5+3` plays with a clock: 5 minutes \
 each and 3 seconds more after each move; whoever runs out of time loses (or draws, if the other \
 side has too little left to mate). `from <FEN>` starts from a position instead of the usual \
-start. Colours are random unless you say `as white` or `as black`.";
+start. Colours are random unless you say `as white` or `as black`. `rated` makes the game count \
+toward both players' ratings (see `ratings`); games are casual otherwise, and against the \
+computer always.";
     const READ_ONLY: bool = false;
     const TOOL_DESCRIPTION: &'static str = "Challenge `opponent` at a chess table here: someone \
 here, who answers with accept or decline, or `computer`, which starts at once; `colour`, `level` \
-(1 to 10), `clock` (`5+3`) and `fen` are optional. Returns the opponent and, once it starts, the \
+(1 to 10), `clock` (`5+3`), `fen` and `rated` (true: the game moves both ratings; never against \
+the computer) are optional. Returns the opponent and, once it starts, the \
 game's id.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
@@ -127,6 +141,7 @@ game's id.";
             level: None,
             fen: None,
             clock: None,
+            rated: false,
         };
         while !left.trim().is_empty() {
             let (after, kw) = word(left).map_err(|_| usage::<ChallengeVerb>())?;
@@ -144,6 +159,10 @@ game's id.";
                 "clock" => {
                     let (after, c) = word(after).map_err(|_| usage::<ChallengeVerb>())?;
                     args.clock = Some(c.to_ascii_lowercase());
+                    left = after;
+                }
+                "rated" | "casual" => {
+                    args.rated = kw.eq_ignore_ascii_case("rated");
                     left = after;
                 }
                 "from" => {
@@ -227,6 +246,7 @@ game's id.";
         if args.fen.is_some() {
             terms.push("from a set position".to_owned());
         }
+        terms.push(if args.rated { "rated" } else { "casual" }.to_owned());
         let terms = terms.join(", ");
         cx.tell(&them_id, format!("{my_name} challenges you to a game of chess ({terms}). Type `accept {my_name}` or `decline {my_name}`."));
         Ok(Reply::new(

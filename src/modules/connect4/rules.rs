@@ -323,6 +323,18 @@ impl Game for Connect4 {
         self.winner().is_some() || self.full()
     }
 
+    const RECKONING: crate::games::Reckoning = crate::games::Reckoning::Rating;
+
+    /// The computer's `level` is no rule of the game: every game shares one table.
+    fn decided(&self) -> Option<Vec<crate::games::SideScore>> {
+        let winner = match (self.winner(), self.full()) {
+            (Some(w), _) => Some(usize::from(w.role() != Self::ROLES[0])),
+            (None, true) => None,
+            (None, false) => return None,
+        };
+        Some(crate::games::head_to_head(["red", "yellow"], winner))
+    }
+
     fn state(&self) -> Value {
         let result = match (self.winner(), self.full()) {
             (Some(w), _) => json!(format!("{}_wins", w.role())),

@@ -87,6 +87,18 @@ impl Game for Rps {
         self.revealed()
     }
 
+    /// Luck, with the best of play: a record, not a rating.
+    const RECKONING: crate::games::Reckoning = crate::games::Reckoning::Record;
+
+    fn decided(&self) -> Option<Vec<crate::games::SideScore>> {
+        let winner = match self.result()? {
+            "player_1_wins" => Some(0),
+            "player_2_wins" => Some(1),
+            _ => None,
+        };
+        Some(crate::games::head_to_head(["player_1", "player_2"], winner))
+    }
+
     fn state(&self) -> Value {
         json!({
             "phase": if self.revealed() { "reveal" } else { "commit" },

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::games::{Computer, Game, GameError};
+use crate::games::{Computer, Game, GameError, Reckoning, SideScore, head_to_head};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TicTacToe {
@@ -89,6 +89,18 @@ impl Game for TicTacToe {
 
     fn is_terminal(&self) -> bool {
         self.winner().is_some() || self.full()
+    }
+
+    const RECKONING: Reckoning = Reckoning::Rating;
+
+    fn decided(&self) -> Option<Vec<SideScore>> {
+        let winner = match (self.winner(), self.full()) {
+            (Some('x'), _) => Some(0),
+            (Some(_), _) => Some(1),
+            (None, true) => None,
+            (None, false) => return None,
+        };
+        Some(head_to_head(["x", "o"], winner))
     }
 
     fn state(&self) -> Value {

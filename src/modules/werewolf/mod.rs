@@ -299,7 +299,8 @@ pub fn act(
 }
 
 /// Starts a match of `players` (agent, name, bot), the last of whom is the caller, that
-/// spectators may see whole while it runs if `live`; puts up its building. Returns the match
+/// spectators may see whole while it runs if `live` (and is rated if not); puts up its
+/// building. Returns the match
 /// and its number.
 pub fn start_match(
     world: &mut World,
@@ -326,7 +327,14 @@ pub fn start_match(
         .map(|i| i + 1)
         .collect();
     let spectating = if live { "live" } else { "after" };
-    let options = json!({ "names": names, "bots": bots, "spectating": spectating });
+    // Matches from the notice board are rated; a practice match, or any a town shows whole
+    // while it runs (`--queue-all-seeing-live`), is not: its players' friends could watch.
+    let options = json!({
+        "names": names,
+        "bots": bots,
+        "spectating": spectating,
+        "rated": !live,
+    });
     let created = world
         .create_town_session(cx, "werewolf.v1", &participants, options)
         .map_err(|e| host_refusal(world, e))?;

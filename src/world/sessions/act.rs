@@ -150,6 +150,22 @@ impl World {
             .game
             .is_terminal()
             .then(|| (s.template.id, s.game.ending().unwrap_or_default()));
+        // What the action decided (a game's end, a hand) moves its players' standings, stored
+        // with the action itself.
+        let changes = s
+            .game
+            .decided()
+            .and_then(|sides| {
+                crate::ratings::decided(s.template, &s.options, s.rated, sides, |role| {
+                    s.role_player(role)
+                })
+            })
+            .map(|d| self.ratings.changes(&d))
+            .unwrap_or_default();
+        let seasons = self.ratings.seasons_before(&changes);
+        self.ratings.apply(&changes);
+        let rate = (!changes.is_empty())
+            .then(|| crate::store::standings::record(format!("{id}.{tick}"), changes.clone()));
         let write = writes::record_action(
             id.to_string(),
             agent.to_string(),
@@ -164,6 +180,9 @@ impl World {
         cx.save(
             move |c| {
                 write(c)?;
+                if let Some(rate) = rate {
+                    rate(c)?;
+                }
                 if let Some((template, ending)) = ending {
                     tracing::info!(target: crate::logging::AUDIT, event = "match_end", session = sid.number(), template, ending);
                 }
@@ -175,6 +194,7 @@ impl World {
                     s.tick = tick;
                     s.log.pop();
                 }
+                w.ratings.undo(&changes, seasons);
                 w.schedule(sid);
             },
         );

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::{Created, ErrorCode, HostError, Participant, Session, SessionId, iso};
-use crate::games::Template;
+use crate::games::{Reckoning, Template};
 use crate::store::sessions::SessionRow;
 use crate::store::writes;
 use crate::world::{Cx, RoomIdx, World};
@@ -80,6 +80,7 @@ impl World {
                 known.join(", ")
             ))
         })?;
+        let (options, rated) = take_rated(options)?;
         if let Some(extra) = participants.keys().find(|r| !t.roles.contains(&r.as_str())) {
             return Err(invalid(format!(
                 "{} has no role `{extra}`; its roles are {}",
@@ -120,6 +121,9 @@ impl World {
                 ErrorCode::Forbidden,
                 "You must be one of the participants",
             ));
+        }
+        if rated {
+            can_be_rated(t, &options, &parts)?;
         }
         // A game that keeps its players from the town (Werewolf) is joined by each player
         // themselves: nobody can make others deaf to the town, nor be kept by two at once.
@@ -174,6 +178,7 @@ impl World {
             seed,
             options: options.to_string(),
             created_at: created_at.clone(),
+            rated,
         };
         let stored_parts = parts
             .iter()
@@ -198,6 +203,7 @@ impl World {
             tick: 0,
             seed,
             options,
+            rated,
             participants: parts,
             room: self.room_for(t),
             created_at,
@@ -233,4 +239,54 @@ impl World {
             status,
         })
     }
+}
+
+/// Takes the host's own option, `rated` (`true` or `false`, casual by default), out of the
+/// template's options: the same word on every face (`challenge … rated`, the tools' options).
+fn take_rated(mut options: Value) -> Result<(Value, bool), HostError> {
+    let Some(o) = options.as_object_mut() else {
+        return Ok((options, false));
+    };
+    let rated = match o.remove("rated") {
+        None => false,
+        Some(Value::Bool(b)) => b,
+        Some(_) => {
+            return Err(HostError::new(
+                ErrorCode::InvalidRequest,
+                "`rated` is true or false",
+            ));
+        }
+    };
+    Ok((options, rated))
+}
+
+/// Refuses a rated game that no table can hold: a template that keeps no rating, options no
+/// table takes, or a player whose strength is fixed by a setting rather than by their games.
+fn can_be_rated(t: &Template, options: &Value, parts: &[Participant]) -> Result<(), HostError> {
+    let refuse = |m: String| Err(HostError::new(ErrorCode::InvalidRequest, m));
+    match t.reckoning {
+        Reckoning::Rating => {}
+        Reckoning::Record => {
+            return refuse(format!(
+                "{} is luck: it keeps each player's record, not a rating, so it is never rated",
+                t.title
+            ));
+        }
+        Reckoning::Unrated => return refuse(format!("{} is not rated", t.title)),
+    }
+    if (t.table_of)(options).is_none() {
+        return refuse(format!(
+            "This {} game cannot be rated with these options (a game from a set position, or \
+             one its spectators follow live)",
+            t.title
+        ));
+    }
+    if parts.iter().any(|p| &*p.agent == crate::world::COMPUTER_ID) {
+        return refuse(
+            "A game against the Computer is casual: its levels have no fixed ratings to play \
+             against"
+                .to_owned(),
+        );
+    }
+    Ok(())
 }

@@ -20,7 +20,7 @@ use super::{AgentId, RoomIdx, World};
 use crate::games::{AnyGame, Template};
 use error::not_found;
 pub use error::{ErrorCode, HostError};
-pub use restore::ReplayError;
+pub use restore::{ReplayError, decisions};
 
 /// A session's id. It is parsed once, at a face's edge ([`parse_id`]), and never confused with
 /// the other numbers a session carries (its tick, a cursor, a game time).
@@ -78,6 +78,8 @@ pub struct Session {
     pub tick: u64,
     pub seed: u64,
     pub options: Value,
+    /// Whether its results move ratings (see [`crate::ratings`]).
+    pub rated: bool,
     /// In the template's role order.
     pub participants: Vec<Participant>,
     /// Where it stands in the town, if anywhere.
@@ -109,6 +111,14 @@ impl Session {
         } else {
             "active"
         }
+    }
+
+    /// The agent playing `role`.
+    pub fn role_player(&self, role: &str) -> Option<String> {
+        self.participants
+            .iter()
+            .find(|p| p.role == role)
+            .map(|p| p.agent.to_string())
     }
 
     pub fn role_of(&self, agent: &str) -> Option<&'static str> {

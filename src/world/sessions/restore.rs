@@ -109,6 +109,7 @@ impl World {
                     tick,
                     seed: st.row.seed,
                     options,
+                    rated: st.row.rated,
                     participants,
                     room,
                     created_at: st.row.created_at,
@@ -119,4 +120,50 @@ impl World {
         }
         Ok(())
     }
+}
+
+/// Every result the stored logs decided that counts toward ratings, each with the id of the
+/// action that decided it (`<session>.<tick>`), by replaying each counting session's log one
+/// action at a time: what `moot ratings rebuild` folds, in the order the actions were logged.
+pub fn decisions(
+    templates: &[&'static games::Template],
+    stored: &[StoredSession],
+) -> Result<Vec<(String, crate::ratings::Decided)>, ReplayError> {
+    let mut out = Vec::new();
+    for st in stored {
+        let fail = |problem: String| ReplayError {
+            session: st.row.session_id.clone(),
+            problem,
+        };
+        let t = templates
+            .iter()
+            .find(|t| t.id == st.row.template)
+            .ok_or_else(|| fail(format!("unknown template `{}`", st.row.template)))?;
+        match t.reckoning {
+            games::Reckoning::Unrated => continue,
+            games::Reckoning::Rating if !st.row.rated => continue,
+            _ => {}
+        }
+        let options: Value =
+            serde_json::from_str(&st.row.options).map_err(|e| fail(format!("bad options: {e}")))?;
+        let player = |role: &str| {
+            st.participants
+                .iter()
+                .find(|(r, _)| r == role)
+                .map(|(_, a)| a.clone())
+        };
+        let mut game =
+            (t.new)(st.row.seed, &options).map_err(|e| fail(format!("it does not start: {e}")))?;
+        for e in &st.log {
+            game = game
+                .apply(&e.role, &e.action, e.at_ms)
+                .map_err(|err| fail(format!("its log does not replay: {err}")))?;
+            if let Some(sides) = game.decided()
+                && let Some(d) = crate::ratings::decided(t, &options, st.row.rated, sides, player)
+            {
+                out.push((format!("{}.{}", st.row.session_id, e.tick), d));
+            }
+        }
+    }
+    Ok(out)
 }

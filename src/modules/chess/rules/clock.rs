@@ -69,6 +69,20 @@ impl Clock {
         }
     }
 
+    /// Its class by lichess's bands of estimated game time (the initial time plus forty
+    /// increments): bullet under 3 minutes, blitz under 8, rapid under 25, classical beyond.
+    /// (Ultrabullet, under 30 seconds, cannot be set here: a clock has a minute at least.)
+    pub fn class(&self) -> &'static str {
+        let estimate_s = (self.initial_ms + 40 * self.increment_ms) / 1000;
+        match estimate_s {
+            0..29 => "ultrabullet",
+            29..179 => "bullet",
+            179..479 => "blitz",
+            479..1499 => "rapid",
+            _ => "classical",
+        }
+    }
+
     /// "5+3"
     pub fn control(&self) -> String {
         format!("{}+{}", self.initial_ms / 60_000, self.increment_ms / 1000)

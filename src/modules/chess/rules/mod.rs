@@ -610,6 +610,31 @@ impl Game for ChessGame {
         self.outcome.is_some()
     }
 
+    const RECKONING: crate::games::Reckoning = crate::games::Reckoning::Rating;
+
+    /// A table per time-control class (`no-clock`, `bullet`, `blitz`, `rapid`, `classical`),
+    /// as lichess keeps them. A game from a set position is never rated.
+    fn table(options: &Value) -> Option<crate::games::Table> {
+        let fen = options.get("fen").and_then(Value::as_str);
+        if fen.is_some_and(|f| f.trim() != START_FEN) {
+            return None;
+        }
+        let class = match options.get("clock").and_then(Value::as_str) {
+            None => "no-clock",
+            Some(c) => Clock::parse(c).ok()?.class(),
+        };
+        Some(crate::games::Table {
+            class: class.to_owned(),
+            rules: json!({ "class": class }),
+        })
+    }
+
+    fn decided(&self) -> Option<Vec<crate::games::SideScore>> {
+        let o = self.outcome?;
+        let winner = o.winner.map(|w| usize::from(w == Side::Black));
+        Some(crate::games::head_to_head(["white", "black"], winner))
+    }
+
     fn state(&self) -> Value {
         let mut s = json!({
             "fen": self.fen(),

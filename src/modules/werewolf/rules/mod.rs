@@ -467,6 +467,56 @@ impl Game for Werewolf {
     const TITLE: &'static str = "Werewolf";
     const HIDES_ACTIONS: bool = true;
     const SECLUDES: bool = true;
+    const RECKONING: crate::games::Reckoning = crate::games::Reckoning::Rating;
+
+    /// A configuration is a season: the timers, the chat gaps and the day limit make the table
+    /// (the players' names and the bots' seats do not). A match whose spectators see everything
+    /// live cannot be rated: a player could learn from a friend watching.
+    fn table(options: &Value) -> Option<crate::games::Table> {
+        let mut config = Config::from_options(options).ok()?;
+        if config.spectating == config::Spectating::Live {
+            return None;
+        }
+        config.names.clear();
+        config.bots.clear();
+        Some(crate::games::Table {
+            class: String::new(),
+            rules: serde_json::to_value(config).ok()?,
+        })
+    }
+
+    /// Each side is rated on its own table (`werewolf/village`, `werewolf/wolves`); a match
+    /// that reached the day limit is drawn.
+    fn decided(&self) -> Option<Vec<crate::games::SideScore>> {
+        if self.phase != Phase::Ended {
+            return None;
+        }
+        let (village, wolves) = match self.winner {
+            Some(Team::Villagers) => (1.0, 0.0),
+            Some(Team::Werewolves) => (0.0, 1.0),
+            None => (0.5, 0.5),
+        };
+        let (mut v, mut w) = (Vec::new(), Vec::new());
+        for (player, role) in self.players.iter().zip(ROLES) {
+            if player.card == Card::Werewolf {
+                w.push(role);
+            } else {
+                v.push(role);
+            }
+        }
+        Some(vec![
+            crate::games::SideScore {
+                side: "village",
+                roles: v,
+                score: village,
+            },
+            crate::games::SideScore {
+                side: "wolves",
+                roles: w,
+                score: wolves,
+            },
+        ])
+    }
 
     fn new(seed: u64, options: &Value) -> Result<Werewolf, GameError> {
         let config = Config::from_options(options)?;

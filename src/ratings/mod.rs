@@ -1,0 +1,497 @@
+//! Who plays well: a Glicko-2 rating per board for games of skill, a record (won, lost, drawn)
+//! for games of luck. Pure: the world hands the ledger each decided result in the order the
+//! deciding actions were logged, and stores the changes it gives back with that action; `moot
+//! ratings rebuild` hands it the same results replayed from the logs and must get the same.
+//!
+//! A **rating period is one game** (Glickman's step 1 with a single result): the town has no
+//! natural day, players come and go, and a period per game keeps every rating a pure function
+//! of the log in order. A deviation therefore does not grow with idle time.
+//!
+//! A **board** is a game's table for one kind of play: the template's name, its class (a chess
+//! time control's band) and, where sides are rated apart, the side (`werewolf/village`). Its
+//! **rules** are hashed: a game records the hash, and a change of rules starts a new season (a
+//! new table) rather than mixing two.
+//!
+//! A **team result** (Werewolf) is applied to each player as one game against the other side's
+//! average player: the mean of their ratings, with the root mean square of their deviations.
+
+pub mod glicko2;
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+pub use glicko2::Rating;
+
+use crate::games::{Reckoning, SideScore, Template};
+
+/// Where a standing is kept: whose, on which board, under which rules.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct Key {
+    pub agent: String,
+    pub board: String,
+    pub rules: String,
+}
+
+/// A player's standing on one board: a rating (games of skill) and the record.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct Standing {
+    pub rating: Option<Rating>,
+    pub games: u32,
+    pub won: u32,
+    pub lost: u32,
+    pub drawn: u32,
+}
+
+/// A result decided by one action, as the ledger reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decided {
+    /// The game's board, before a side is added (`chess/blitz`, `werewolf`).
+    pub board: String,
+    pub rules: String,
+    pub reckoning: Reckoning,
+    pub sides: Vec<DecidedSide>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecidedSide {
+    pub side: &'static str,
+    /// Agent ids.
+    pub players: Vec<String>,
+    pub score: f64,
+}
+
+/// What one decided result did to one player's standing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Change {
+    pub key: Key,
+    /// Their side's score: 1 won, 0.5 drawn, 0 lost.
+    pub score: f64,
+    pub before: Option<Standing>,
+    pub after: Standing,
+}
+
+/// The game's name in a board: the template's id without its version (`chess.v1` → `chess`).
+pub fn game_name(template: &str) -> &str {
+    template.split_once(".v").map_or(template, |(name, _)| name)
+}
+
+/// The short hash of a template's rules that names a season.
+pub fn rules_hash(template: &str, rules: &Value) -> String {
+    let digest = Sha256::digest(format!("{template}\n{rules}").as_bytes());
+    hex::encode(&digest[..4])
+}
+
+/// The result `sides` decided in a session of `template` with `options`, if it counts: games
+/// of luck always keep a record; games of skill are rated when the session is `rated` and
+/// its options have a table. `player` names the agent in each role.
+pub fn decided(
+    template: &Template,
+    options: &Value,
+    rated: bool,
+    sides: Vec<SideScore>,
+    player: impl Fn(&str) -> Option<String>,
+) -> Option<Decided> {
+    match template.reckoning {
+        Reckoning::Unrated => return None,
+        Reckoning::Rating if !rated => return None,
+        Reckoning::Rating | Reckoning::Record => {}
+    }
+    let table = (template.table_of)(options)?;
+    let game = game_name(template.id);
+    let board = if table.class.is_empty() {
+        game.to_owned()
+    } else {
+        format!("{game}/{}", table.class)
+    };
+    let sides = sides
+        .into_iter()
+        .map(|s| DecidedSide {
+            side: s.side,
+            players: s.roles.iter().filter_map(|r| player(r)).collect(),
+            score: s.score,
+        })
+        .collect();
+    Some(Decided {
+        board,
+        rules: rules_hash(template.id, &table.rules),
+        reckoning: template.reckoning,
+        sides,
+    })
+}
+
+/// Every standing, and each board's current season.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ledger {
+    standings: BTreeMap<Key, Standing>,
+    /// Each board's rules as of its latest game: the season its leaderboard shows.
+    seasons: HashMap<String, String>,
+}
+
+impl Ledger {
+    /// A ledger holding what was stored.
+    pub fn from_stored(
+        standings: impl IntoIterator<Item = (Key, Standing)>,
+        seasons: impl IntoIterator<Item = (String, String)>,
+    ) -> Ledger {
+        Ledger {
+            standings: standings.into_iter().collect(),
+            seasons: seasons.into_iter().collect(),
+        }
+    }
+
+    pub fn get(&self, key: &Key) -> Option<&Standing> {
+        self.standings.get(key)
+    }
+
+    /// What `d` does to each of its players, from the standings now (everyone's before
+    /// the game: the players are updated together).
+    pub fn changes(&self, d: &Decided) -> Vec<Change> {
+        let mut changes = Vec::new();
+        for (i, side) in d.sides.iter().enumerate() {
+            let board = board_of(d, side);
+            let others: Vec<&DecidedSide> = d
+                .sides
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, s)| s)
+                .collect();
+            // Against the best of the others: a win beats them all, a loss is to one of them.
+            let best_other = others
+                .iter()
+                .map(|s| s.score)
+                .fold(None, |m: Option<f64>, s| Some(m.map_or(s, |m| m.max(s))));
+            let opponents: Vec<glicko2::Game> = match d.reckoning {
+                Reckoning::Rating => others
+                    .iter()
+                    .filter_map(|o| {
+                        self.average(o, d, &board_of(d, o))
+                            .map(|opponent| glicko2::Game {
+                                opponent,
+                                score: compare(side.score, o.score),
+                            })
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            for agent in &side.players {
+                let key = Key {
+                    agent: agent.clone(),
+                    board: board.clone(),
+                    rules: d.rules.clone(),
+                };
+                let before = self.standings.get(&key).copied();
+                let mut after = before.unwrap_or_default();
+                after.games += 1;
+                // A game against nobody (a hand against the house) is won or lost outright.
+                let result =
+                    best_other.map_or(compare(side.score, 0.5), |b| compare(side.score, b));
+                if result > 0.5 {
+                    after.won += 1;
+                } else if result < 0.5 {
+                    after.lost += 1;
+                } else {
+                    after.drawn += 1;
+                }
+                if d.reckoning == Reckoning::Rating && !opponents.is_empty() {
+                    let now = after.rating.unwrap_or(glicko2::START);
+                    after.rating = Some(now.after(&opponents));
+                }
+                changes.push(Change {
+                    key,
+                    score: side.score,
+                    before,
+                    after,
+                });
+            }
+        }
+        changes
+    }
+
+    /// The other side's average player, on their own board.
+    fn average(&self, side: &DecidedSide, d: &Decided, board: &str) -> Option<Rating> {
+        let ratings: Vec<Rating> = side
+            .players
+            .iter()
+            .map(|agent| {
+                let key = Key {
+                    agent: agent.clone(),
+                    board: board.to_owned(),
+                    rules: d.rules.clone(),
+                };
+                self.standings
+                    .get(&key)
+                    .and_then(|s| s.rating)
+                    .unwrap_or(glicko2::START)
+            })
+            .collect();
+        if ratings.is_empty() {
+            return None;
+        }
+        let n = ratings.len() as f64;
+        Some(Rating {
+            rating: ratings.iter().map(|r| r.rating).sum::<f64>() / n,
+            deviation: (ratings
+                .iter()
+                .map(|r| r.deviation * r.deviation)
+                .sum::<f64>()
+                / n)
+                .sqrt(),
+            volatility: ratings.iter().map(|r| r.volatility).sum::<f64>() / n,
+        })
+    }
+
+    /// Makes `changes` so, and the board's season theirs.
+    pub fn apply(&mut self, changes: &[Change]) {
+        for c in changes {
+            self.seasons
+                .insert(c.key.board.clone(), c.key.rules.clone());
+            self.standings.insert(c.key.clone(), c.after);
+        }
+    }
+
+    /// Takes `changes` back (the store refused them), seasons as they were.
+    pub fn undo(&mut self, changes: &[Change], seasons: Vec<(String, Option<String>)>) {
+        for c in changes {
+            match c.before {
+                Some(b) => self.standings.insert(c.key.clone(), b),
+                None => self.standings.remove(&c.key),
+            };
+        }
+        for (board, rules) in seasons {
+            match rules {
+                Some(r) => self.seasons.insert(board, r),
+                None => self.seasons.remove(&board),
+            };
+        }
+    }
+
+    /// The seasons `changes` would replace, for [`Ledger::undo`].
+    pub fn seasons_before(&self, changes: &[Change]) -> Vec<(String, Option<String>)> {
+        changes
+            .iter()
+            .map(|c| (c.key.board.clone(), self.seasons.get(&c.key.board).cloned()))
+            .collect()
+    }
+
+    /// `agent`'s standings, board by board.
+    pub fn of<'a>(&'a self, agent: &'a str) -> impl Iterator<Item = (&'a Key, &'a Standing)> {
+        self.standings.iter().filter(move |(k, _)| k.agent == agent)
+    }
+
+    /// `agent`'s standing in the current season of `board`.
+    pub fn current(&self, agent: &str, board: &str) -> Option<&Standing> {
+        let rules = self.seasons.get(board)?;
+        self.standings.get(&Key {
+            agent: agent.to_owned(),
+            board: board.to_owned(),
+            rules: rules.clone(),
+        })
+    }
+
+    /// The boards with a season, by name.
+    pub fn boards(&self) -> Vec<(&str, &str)> {
+        let mut b: Vec<(&str, &str)> = self
+            .seasons
+            .iter()
+            .map(|(b, r)| (b.as_str(), r.as_str()))
+            .collect();
+        b.sort_unstable();
+        b
+    }
+
+    /// The current season of `board`: its rules and every standing in it, best first (by
+    /// rating where rated, else by wins).
+    pub fn table(&self, board: &str) -> Option<(&str, Vec<(&Key, &Standing)>)> {
+        let rules = self.seasons.get(board)?;
+        let mut rows: Vec<(&Key, &Standing)> = self
+            .standings
+            .iter()
+            .filter(|(k, _)| k.board == board && &k.rules == rules)
+            .collect();
+        rows.sort_by(|a, b| {
+            let r = |s: &Standing| s.rating.map_or(f64::MIN, |r| r.rating);
+            r(b.1)
+                .total_cmp(&r(a.1))
+                .then(b.1.won.cmp(&a.1.won))
+                .then(a.1.lost.cmp(&b.1.lost))
+                .then(a.0.agent.cmp(&b.0.agent))
+        });
+        Some((rules.as_str(), rows))
+    }
+
+    /// Every standing, in key order (for comparing a rebuild with what is stored).
+    pub fn all(&self) -> impl Iterator<Item = (&Key, &Standing)> {
+        self.standings.iter()
+    }
+}
+
+fn board_of(d: &Decided, side: &DecidedSide) -> String {
+    if side.side.is_empty() {
+        d.board.clone()
+    } else {
+        format!("{}/{}", d.board, side.side)
+    }
+}
+
+/// 1 when `mine` beat `theirs`, 0.5 level, 0 behind.
+fn compare(mine: f64, theirs: f64) -> f64 {
+    match mine.total_cmp(&theirs) {
+        std::cmp::Ordering::Greater => 1.0,
+        std::cmp::Ordering::Equal => 0.5,
+        std::cmp::Ordering::Less => 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn duel(a: &str, b: &str, score_a: f64) -> Decided {
+        Decided {
+            board: "chess/blitz".into(),
+            rules: "r1".into(),
+            reckoning: Reckoning::Rating,
+            sides: vec![
+                DecidedSide {
+                    side: "",
+                    players: vec![a.into()],
+                    score: score_a,
+                },
+                DecidedSide {
+                    side: "",
+                    players: vec![b.into()],
+                    score: 1.0 - score_a,
+                },
+            ],
+        }
+    }
+
+    fn key(agent: &str, board: &str) -> Key {
+        Key {
+            agent: agent.into(),
+            board: board.into(),
+            rules: "r1".into(),
+        }
+    }
+
+    #[test]
+    fn a_first_win_between_newcomers_moves_both_alike_and_the_record_with_them() {
+        let mut l = Ledger::default();
+        let c = l.changes(&duel("ann", "bob", 1.0));
+        l.apply(&c);
+        let ann = l
+            .get(&key("ann", "chess/blitz"))
+            .copied()
+            .unwrap_or_default();
+        let bob = l
+            .get(&key("bob", "chess/blitz"))
+            .copied()
+            .unwrap_or_default();
+        let (ra, rb) = (
+            ann.rating.unwrap_or(glicko2::START),
+            bob.rating.unwrap_or(glicko2::START),
+        );
+        assert!(ra.rating > 1500.0 && rb.rating < 1500.0);
+        assert!(((ra.rating - 1500.0) + (rb.rating - 1500.0)).abs() < 1e-9);
+        assert_eq!((ann.won, ann.lost, bob.won, bob.lost), (1, 0, 0, 1));
+        assert!(ra.provisional());
+        let (rules, rows) = l.table("chess/blitz").unwrap_or(("", Vec::new()));
+        assert_eq!(rules, "r1");
+        assert_eq!(
+            rows.iter().map(|r| r.0.agent.as_str()).collect::<Vec<_>>(),
+            ["ann", "bob"]
+        );
+    }
+
+    #[test]
+    fn undo_puts_back_the_standings_and_the_season() {
+        let mut l = Ledger::default();
+        let first = l.changes(&duel("ann", "bob", 0.5));
+        l.apply(&first);
+        let kept = l.clone();
+        let mut d = duel("ann", "cy", 0.0);
+        d.rules = "r2".into();
+        let second = l.changes(&d);
+        let seasons = l.seasons_before(&second);
+        l.apply(&second);
+        assert_ne!(l, kept);
+        l.undo(&second, seasons);
+        assert_eq!(l, kept);
+    }
+
+    #[test]
+    fn each_werewolf_side_has_its_own_board_and_meets_the_other_sides_average() {
+        let l = Ledger::default();
+        let d = Decided {
+            board: "werewolf".into(),
+            rules: "r1".into(),
+            reckoning: Reckoning::Rating,
+            sides: vec![
+                DecidedSide {
+                    side: "village",
+                    players: vec!["a".into(), "b".into(), "c".into()],
+                    score: 0.0,
+                },
+                DecidedSide {
+                    side: "wolves",
+                    players: vec!["w".into()],
+                    score: 1.0,
+                },
+            ],
+        };
+        let c = l.changes(&d);
+        assert_eq!(c.len(), 4);
+        assert!(
+            c.iter()
+                .filter(|c| c.key.board == "werewolf/village")
+                .all(|c| {
+                    c.after.lost == 1 && c.after.rating.is_some_and(|r| r.rating < 1500.0)
+                })
+        );
+        let wolf = c.iter().find(|c| c.key.board == "werewolf/wolves");
+        assert!(
+            wolf.is_some_and(
+                |w| w.after.won == 1 && w.after.rating.is_some_and(|r| r.rating > 1500.0)
+            )
+        );
+    }
+
+    #[test]
+    fn luck_keeps_a_record_and_no_rating_even_alone_against_the_house() {
+        let l = Ledger::default();
+        let hand = |score| Decided {
+            board: "blackjack".into(),
+            rules: "r1".into(),
+            reckoning: Reckoning::Record,
+            sides: vec![DecidedSide {
+                side: "",
+                players: vec!["ann".into()],
+                score,
+            }],
+        };
+        let won = l.changes(&hand(1.0));
+        let lost = l.changes(&hand(0.0));
+        assert_eq!((won[0].after.won, won[0].after.rating), (1, None));
+        assert_eq!((lost[0].after.lost, lost[0].after.games), (1, 1));
+    }
+
+    #[test]
+    fn a_board_is_the_game_and_its_class_and_a_rules_hash_is_short_and_stable() {
+        assert_eq!(game_name("chess.v1"), "chess");
+        assert_eq!(game_name("werewolf.v1"), "werewolf");
+        let h = rules_hash("chess.v1", &serde_json::json!({"class": "blitz"}));
+        assert_eq!(h.len(), 8);
+        assert_eq!(
+            h,
+            rules_hash("chess.v1", &serde_json::json!({"class": "blitz"}))
+        );
+        assert_ne!(
+            h,
+            rules_hash("chess.v1", &serde_json::json!({"class": "rapid"}))
+        );
+    }
+}

@@ -1,0 +1,119 @@
+//! Ratings on disk: each identity's standing per board and season, and every change a decided
+//! result made, kept under the id of the action that decided it. Both are derived from the
+//! action log; `moot ratings rebuild` writes them anew from it.
+
+use rusqlite::{Connection, params};
+
+use crate::ratings::{Change, Key, Rating, Standing};
+
+/// Every standing, and each board's season (the rules of its latest change).
+pub type Stored = (Vec<(Key, Standing)>, Vec<(String, String)>);
+
+pub fn load(c: &Connection) -> rusqlite::Result<Stored> {
+    let standings = c
+        .prepare(
+            "SELECT agent_id, board, rules, rating, deviation, volatility, games, won, lost, drawn
+             FROM standings",
+        )?
+        .query_map([], |r| {
+            let rating = match (r.get(3)?, r.get(4)?, r.get(5)?) {
+                (Some(rating), Some(deviation), Some(volatility)) => Some(Rating {
+                    rating,
+                    deviation,
+                    volatility,
+                }),
+                _ => None,
+            };
+            Ok((
+                Key {
+                    agent: r.get(0)?,
+                    board: r.get(1)?,
+                    rules: r.get(2)?,
+                },
+                Standing {
+                    rating,
+                    games: r.get(6)?,
+                    won: r.get(7)?,
+                    lost: r.get(8)?,
+                    drawn: r.get(9)?,
+                },
+            ))
+        })?
+        .collect::<Result<_, _>>()?;
+    // The latest change per board names its season.
+    let seasons = c
+        .prepare(
+            "SELECT board, rules FROM standing_changes
+             WHERE rowid IN (SELECT max(rowid) FROM standing_changes GROUP BY board)",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    Ok((standings, seasons))
+}
+
+/// Stores what the action `action_id` (`<session>.<tick>`) did to its players' standings, in
+/// the same transaction as the action.
+pub fn record(
+    action_id: String,
+    changes: Vec<Change>,
+) -> impl FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static {
+    move |c| write_changes(c, &action_id, &changes)
+}
+
+pub(super) fn write_changes(
+    c: &Connection,
+    action_id: &str,
+    changes: &[Change],
+) -> rusqlite::Result<()> {
+    let mut standing = c.prepare_cached(
+        "INSERT OR REPLACE INTO standings
+             (agent_id, board, rules, rating, deviation, volatility, games, won, lost, drawn)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?;
+    let mut change = c.prepare_cached(
+        "INSERT INTO standing_changes
+             (action_id, agent_id, board, rules, score, rating_before, deviation_before,
+              rating, deviation, volatility)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?;
+    for ch in changes {
+        let (k, a) = (&ch.key, &ch.after);
+        let r = a.rating;
+        standing.execute(params![
+            k.agent,
+            k.board,
+            k.rules,
+            r.map(|r| r.rating),
+            r.map(|r| r.deviation),
+            r.map(|r| r.volatility),
+            a.games,
+            a.won,
+            a.lost,
+            a.drawn
+        ])?;
+        let before = ch.before.and_then(|b| b.rating);
+        change.execute(params![
+            action_id,
+            k.agent,
+            k.board,
+            k.rules,
+            ch.score,
+            before.map(|b| b.rating),
+            before.map(|b| b.deviation),
+            r.map(|r| r.rating),
+            r.map(|r| r.deviation),
+            r.map(|r| r.volatility)
+        ])?;
+    }
+    Ok(())
+}
+
+/// Replaces every standing and change with `decided` (action id and its changes, in the order
+/// they were decided): what a rebuild from the logs gives.
+pub fn replace_all(c: &Connection, decided: &[(String, Vec<Change>)]) -> rusqlite::Result<()> {
+    c.execute_batch("DELETE FROM standings; DELETE FROM standing_changes;")?;
+    for (action_id, changes) in decided {
+        write_changes(c, action_id, changes)?;
+    }
+    Ok(())
+}

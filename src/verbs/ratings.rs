@@ -1,0 +1,324 @@
+//! `ratings [name]` and `leaderboard <game> [people|agents|all]`: who plays well, from the
+//! world's ledger (see [`crate::ratings`]). The views are plain data, so REST serves the same.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Reply, Topic, Verb, VerbError, usage};
+use crate::identity::Kind;
+use crate::ratings::{Key, Standing};
+use crate::world::{Cx, World};
+
+/// At most this many rows of one board are shown (a board's leaders).
+pub const BOARD_ROWS: usize = 50;
+
+/// One standing, as every face shows it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct StandingView {
+    /// The board: a game, its class, its side (`chess/blitz`, `werewolf/wolves`).
+    pub board: String,
+    /// The hash of the rules its season was played under.
+    pub rules: String,
+    /// Whether these are the board's current rules (older seasons are kept apart).
+    pub current: bool,
+    /// The Glicko-2 rating (games of skill only).
+    pub rating: Option<f64>,
+    pub deviation: Option<f64>,
+    pub volatility: Option<f64>,
+    /// Whether the rating is provisional (deviation above 110), shown with `?`.
+    pub provisional: bool,
+    pub games: u32,
+    pub won: u32,
+    pub lost: u32,
+    pub drawn: u32,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct RatingsView {
+    pub name: String,
+    /// `person`, `agent` or `house`.
+    pub kind: Kind,
+    pub standings: Vec<StandingView>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct LeaderRow {
+    pub rank: usize,
+    pub name: String,
+    pub kind: Kind,
+    #[serde(flatten)]
+    pub standing: StandingView,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct BoardView {
+    pub board: String,
+    pub rules: String,
+    /// The best first, at most 50.
+    pub rows: Vec<LeaderRow>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Leaderboards {
+    pub boards: Vec<BoardView>,
+}
+
+fn view(world: &World, key: &Key, s: &Standing) -> StandingView {
+    let current = world
+        .ratings()
+        .boards()
+        .iter()
+        .any(|(b, r)| *b == key.board && *r == key.rules);
+    StandingView {
+        board: key.board.clone(),
+        rules: key.rules.clone(),
+        current,
+        rating: s.rating.map(|r| r.rating),
+        deviation: s.rating.map(|r| r.deviation),
+        volatility: s.rating.map(|r| r.volatility),
+        provisional: s.rating.is_some_and(|r| r.provisional()),
+        games: s.games,
+        won: s.won,
+        lost: s.lost,
+        drawn: s.drawn,
+    }
+}
+
+/// "1623" or "1500?" (provisional); "-" for a record.
+pub fn shown(s: &StandingView) -> String {
+    match s.rating {
+        Some(r) => format!("{r:.0}{}", if s.provisional { "?" } else { "" }),
+        None => "-".to_owned(),
+    }
+}
+
+fn record(s: &StandingView) -> String {
+    format!(
+        "{} game{}: {} won, {} lost, {} drawn",
+        s.games,
+        if s.games == 1 { "" } else { "s" },
+        s.won,
+        s.lost,
+        s.drawn
+    )
+}
+
+/// `name`'s standings (any case), current seasons first.
+pub fn ratings_of(world: &World, name: &str) -> Result<RatingsView, VerbError> {
+    let agent = world
+        .directory
+        .id_of(name)
+        .ok_or_else(|| VerbError::not_found(format!("There is no one called \"{name}\".")))?;
+    let mut standings: Vec<StandingView> = world
+        .ratings()
+        .of(&agent)
+        .map(|(k, s)| view(world, k, s))
+        .collect();
+    standings.sort_by(|a, b| b.current.cmp(&a.current).then(a.board.cmp(&b.board)));
+    Ok(RatingsView {
+        name: world.directory.name_of(&agent).unwrap_or_default(),
+        kind: world.directory.kind_of(&agent),
+        standings,
+    })
+}
+
+/// Which identities a leaderboard shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Whom {
+    People,
+    Agents,
+    #[default]
+    All,
+}
+
+impl Whom {
+    fn admits(self, kind: Kind) -> bool {
+        match self {
+            Whom::All => true,
+            Whom::People => kind == Kind::Person,
+            Whom::Agents => kind == Kind::Agent,
+        }
+    }
+}
+
+/// The current season of every board of `game` (`chess` gives each chess class; a board's
+/// full name gives that one), showing `whom`.
+pub fn leaderboards(world: &World, game: &str, whom: Whom) -> Result<Leaderboards, VerbError> {
+    let game = game.trim().to_ascii_lowercase();
+    let boards: Vec<(&str, &str)> = world.ratings().boards();
+    let chosen: Vec<&str> = boards
+        .iter()
+        .map(|(b, _)| *b)
+        .filter(|b| *b == game || b.split('/').next() == Some(game.as_str()))
+        .collect();
+    if chosen.is_empty() {
+        let names: Vec<&str> = boards.iter().map(|(b, _)| *b).collect();
+        return Err(VerbError::not_found(if names.is_empty() {
+            format!("No leaderboard for \"{game}\": nobody has finished a rated game yet.")
+        } else {
+            format!(
+                "No leaderboard for \"{game}\"; there are: {}.",
+                names.join(", ")
+            )
+        }));
+    }
+    let mut out = Vec::new();
+    for board in chosen {
+        let Some((rules, rows)) = world.ratings().table(board) else {
+            continue;
+        };
+        let rows = rows
+            .into_iter()
+            .map(|(k, s)| (world.directory.kind_of(&k.agent), k, s))
+            .filter(|(kind, _, _)| whom.admits(*kind))
+            .take(BOARD_ROWS)
+            .enumerate()
+            .map(|(i, (kind, k, s))| LeaderRow {
+                rank: i + 1,
+                name: world.directory.name_of(&k.agent).unwrap_or_default(),
+                kind,
+                standing: view(world, k, s),
+            })
+            .collect();
+        out.push(BoardView {
+            board: board.to_owned(),
+            rules: rules.to_owned(),
+            rows,
+        });
+    }
+    Ok(Leaderboards { boards: out })
+}
+
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct RatingsArgs {
+    /// Whose ratings (a name); yours when left out.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+pub struct Ratings;
+
+impl Verb for Ratings {
+    const NAME: &'static str = "ratings";
+    const USAGE: &'static str = "ratings [<name>]";
+    const SUMMARY: &'static str = "Show someone's ratings and records, game by game.";
+    const HELP: &'static str = "`ratings` shows yours; `ratings Ann` shows Ann's. Each board is a \
+game and its kind of play (chess by time control: chess/no-clock, chess/blitz…; Werewolf by side: \
+werewolf/village, werewolf/wolves): its Glicko-2 rating (`?` while it is provisional, its \
+deviation above 110) and its record. Only rated games move a rating (`challenge … rated`); \
+rock-paper-scissors and blackjack are luck, and keep a record only.";
+    const READ_ONLY: bool = true;
+    const TOOL_DESCRIPTION: &'static str = "Someone's ratings and records: `name` (yours when \
+left out). Returns each board (a game and its class or side), its rating, deviation, whether it \
+is provisional, and games won, lost and drawn.";
+    const TOPIC: Topic = Topic::TABLES;
+    type Args = RatingsArgs;
+    type Output = RatingsView;
+
+    fn parse(rest: &str) -> Result<RatingsArgs, VerbError> {
+        let name = rest.trim();
+        if name.split_whitespace().count() > 1 {
+            return Err(usage::<Ratings>());
+        }
+        Ok(RatingsArgs {
+            name: (!name.is_empty()).then(|| name.to_owned()),
+        })
+    }
+
+    fn run(
+        world: &mut World,
+        cx: &mut Cx,
+        a: RatingsArgs,
+    ) -> Result<Reply<RatingsView>, VerbError> {
+        let name = match a.name {
+            Some(n) => n,
+            None => world.directory.name_of(&cx.actor).unwrap_or_default(),
+        };
+        let v = ratings_of(world, &name)?;
+        let mut lines = vec![format!("Ratings of {} ({}):", v.name, v.kind.name())];
+        if v.standings.is_empty() {
+            lines.push("  No rated or recorded games yet.".to_owned());
+        }
+        for s in &v.standings {
+            lines.push(format!(
+                "  {:<18} {:>6}  {}{}",
+                s.board,
+                shown(s),
+                record(s),
+                if s.current { "" } else { " (earlier rules)" }
+            ));
+        }
+        Ok(Reply::new(lines, v))
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct LeaderboardArgs {
+    /// A game (`chess`, `werewolf`, `tictactoe`…) or one board of it (`chess/blitz`).
+    pub game: String,
+    /// Whom to show: `people`, `agents` or `all` (the default).
+    #[serde(default)]
+    pub whom: Whom,
+}
+
+pub struct Leaderboard;
+
+impl Verb for Leaderboard {
+    const NAME: &'static str = "leaderboard";
+    const USAGE: &'static str = "leaderboard <game> [people|agents|all]";
+    const SUMMARY: &'static str = "Show a game's best players: people, agents or both.";
+    const HELP: &'static str = "`leaderboard chess` shows each chess board's leaders (one per time \
+control class); `leaderboard werewolf/wolves people` only the people among the wolves' best. A \
+board shows its current rules only: a change of rules starts a new table. `?` marks a \
+provisional rating.";
+    const READ_ONLY: bool = true;
+    const TOOL_DESCRIPTION: &'static str = "A game's leaderboards: `game` (`chess`, `werewolf`, \
+`tictactoe`, or one board such as `chess/blitz`) and `whom` (`people`, `agents` or `all`). \
+Returns each board with its rules hash and its best 50: name, person/agent/house, rating, \
+deviation, provisional, and record.";
+    const TOPIC: Topic = Topic::TABLES;
+    type Args = LeaderboardArgs;
+    type Output = Leaderboards;
+
+    fn parse(rest: &str) -> Result<LeaderboardArgs, VerbError> {
+        let mut words = rest.split_whitespace();
+        let game = words.next().ok_or_else(usage::<Leaderboard>)?.to_owned();
+        let whom = match words.next().map(str::to_ascii_lowercase).as_deref() {
+            None | Some("all") => Whom::All,
+            Some("people") => Whom::People,
+            Some("agents") => Whom::Agents,
+            Some(_) => return Err(usage::<Leaderboard>()),
+        };
+        if words.next().is_some() {
+            return Err(usage::<Leaderboard>());
+        }
+        Ok(LeaderboardArgs { game, whom })
+    }
+
+    fn run(
+        world: &mut World,
+        _cx: &mut Cx,
+        a: LeaderboardArgs,
+    ) -> Result<Reply<Leaderboards>, VerbError> {
+        let v = leaderboards(world, &a.game, a.whom)?;
+        let mut lines = Vec::new();
+        for b in &v.boards {
+            lines.push(format!("{} (rules {}):", b.board, b.rules));
+            if b.rows.is_empty() {
+                lines.push("  Nobody here yet.".to_owned());
+            }
+            for r in &b.rows {
+                lines.push(format!(
+                    "  {:>2}. {:<16} {:<6} {:>6}  {}",
+                    r.rank,
+                    r.name,
+                    r.kind.name(),
+                    shown(&r.standing),
+                    record(&r.standing)
+                ));
+            }
+        }
+        Ok(Reply::new(lines, v))
+    }
+}
