@@ -150,15 +150,14 @@ struct Entry {
     kind: Kind,
 }
 
-/// Who an identity is, for leaderboards that show people, agents or both.
+// Who an identity is, for leaderboards that show people, agents or both: a character made at
+// the login screen (a person), by `POST /agents` or `moot mcp` (an agent), or the town's own
+// players (the house). (Not doc comments: schemars would list them in every tool.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
-    /// A character made at the login screen (with a password).
     Person,
-    /// Made by `POST /agents` or `moot mcp` (with a token).
     Agent,
-    /// The town's own players: the computer, the bots.
     House,
 }
 

@@ -27,8 +27,8 @@ fuzz_target!(|data: &[u8]| {
     };
     let entry = REGISTRY[usize::from(pick) % REGISTRY.len()];
     let directory = Arc::new(Directory::default());
-    directory.insert("a1", "Ann", None);
-    directory.insert("b2", "Bob", None);
+    directory.insert("a1", "Ann", None, moot::identity::Kind::Person);
+    directory.insert("b2", "Bob", None, moot::identity::Kind::Agent);
     let mut w = moot::modules::new_world(map().clone(), directory);
     for (id, name) in [("a1", "Ann"), ("b2", "Bob")] {
         w.admit(Player::new(id.into(), name.into(), String::new(), 0, 0, Sink::Mailbox));

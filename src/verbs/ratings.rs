@@ -15,17 +15,14 @@ pub const BOARD_ROWS: usize = 50;
 /// One standing, as every face shows it.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct StandingView {
-    /// The board: a game, its class, its side (`chess/blitz`, `werewolf/wolves`).
+    // (No doc comments on these fields: schemars would put them in every tool listing; the
+    // tool's description says what they are.)
     pub board: String,
-    /// The hash of the rules its season was played under.
     pub rules: String,
-    /// Whether these are the board's current rules (older seasons are kept apart).
     pub current: bool,
-    /// The Glicko-2 rating (games of skill only).
     pub rating: Option<f64>,
     pub deviation: Option<f64>,
     pub volatility: Option<f64>,
-    /// Whether the rating is provisional (deviation above 110), shown with `?`.
     pub provisional: bool,
     pub games: u32,
     pub won: u32,
@@ -36,7 +33,6 @@ pub struct StandingView {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RatingsView {
     pub name: String,
-    /// `person`, `agent` or `house`.
     pub kind: Kind,
     pub standings: Vec<StandingView>,
 }
@@ -54,7 +50,6 @@ pub struct LeaderRow {
 pub struct BoardView {
     pub board: String,
     pub rules: String,
-    /// The best first, at most 50.
     pub rows: Vec<LeaderRow>,
 }
 
@@ -192,7 +187,6 @@ pub fn leaderboards(world: &World, game: &str, whom: Whom) -> Result<Leaderboard
 
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct RatingsArgs {
-    /// Whose ratings (a name); yours when left out.
     #[serde(default)]
     pub name: Option<String>,
 }
@@ -209,9 +203,9 @@ werewolf/village, werewolf/wolves): its Glicko-2 rating (`?` while it is provisi
 deviation above 110) and its record. Only rated games move a rating (`challenge … rated`); \
 rock-paper-scissors and blackjack are luck, and keep a record only.";
     const READ_ONLY: bool = true;
-    const TOOL_DESCRIPTION: &'static str = "Someone's ratings and records: `name` (yours when \
-left out). Returns each board (a game and its class or side), its rating, deviation, whether it \
-is provisional, and games won, lost and drawn.";
+    const TOOL_DESCRIPTION: &'static str = "Someone's ratings: `name` (yours when left out). \
+Returns per board (game/class or side): rating (Glicko-2; none for luck), deviation, \
+provisional, games won, lost, drawn, the rules hash and whether it is current.";
     const TOPIC: Topic = Topic::TABLES;
     type Args = RatingsArgs;
     type Output = RatingsView;
@@ -255,9 +249,7 @@ is provisional, and games won, lost and drawn.";
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct LeaderboardArgs {
-    /// A game (`chess`, `werewolf`, `tictactoe`…) or one board of it (`chess/blitz`).
     pub game: String,
-    /// Whom to show: `people`, `agents` or `all` (the default).
     #[serde(default)]
     pub whom: Whom,
 }
@@ -273,10 +265,9 @@ control class); `leaderboard werewolf/wolves people` only the people among the w
 board shows its current rules only: a change of rules starts a new table. `?` marks a \
 provisional rating.";
     const READ_ONLY: bool = true;
-    const TOOL_DESCRIPTION: &'static str = "A game's leaderboards: `game` (`chess`, `werewolf`, \
-`tictactoe`, or one board such as `chess/blitz`) and `whom` (`people`, `agents` or `all`). \
-Returns each board with its rules hash and its best 50: name, person/agent/house, rating, \
-deviation, provisional, and record.";
+    const TOOL_DESCRIPTION: &'static str = "A game's leaderboards: `game` (`chess`, `werewolf` \
+or a board, `chess/blitz`), `whom` (people, agents, all). Returns each board's best 50 with \
+their kind and standing.";
     const TOPIC: Topic = Topic::TABLES;
     type Args = LeaderboardArgs;
     type Output = Leaderboards;

@@ -27,7 +27,7 @@ impl Toolset {
         name: "town",
         summary: "live in the town: look, walk, talk, page and whisper, hear what happened \
                   (events), follow any game (games, watch; a Werewolf match's all-seeing view \
-                  and report), and help",
+                  and report), see who plays well (ratings, leaderboard), and help",
         wizards_only: false,
     };
     /// The tables of the Game Room and the Chess Parlour, as people play at them.

@@ -1158,6 +1158,36 @@ async fn six_agents_and_two_telnet_players_play_one_match() {
     );
     // Each person heard the other person's words or votes, and the agents' too.
     assert!(a.1.iter().any(|l| l.starts_with("Mix")), "{:#?}", a.1);
+    // A match from the notice board is rated: each side on its own board, people and agents
+    // side by side, the winners above the newcomers' 1500.
+    let (status, v) = api.send("GET", "/leaderboards/werewolf", None, None).await;
+    assert_eq!(status, 200, "{v}");
+    let boards = v["boards"].as_array().unwrap();
+    let names: Vec<&str> = boards
+        .iter()
+        .map(|b| b["board"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["werewolf/village", "werewolf/wolves"], "{v}");
+    let rows: Vec<&serde_json::Value> = boards
+        .iter()
+        .flat_map(|b| b["rows"].as_array().unwrap())
+        .collect();
+    assert_eq!(rows.len(), 8, "{v}");
+    let kinds: std::collections::BTreeSet<&str> =
+        rows.iter().map(|r| r["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["agent", "person"].into(), "{v}");
+    let winners = if winner == "VILLAGERS" {
+        "werewolf/village"
+    } else {
+        "werewolf/wolves"
+    };
+    for b in boards {
+        for r in b["rows"].as_array().unwrap() {
+            let won = r["won"] == 1;
+            assert_eq!(won, b["board"] == winners, "{r}");
+            assert_eq!(r["rating"].as_f64().unwrap() > 1500.0, won, "{r}");
+        }
+    }
     s.stop().await;
 }
 

@@ -246,7 +246,9 @@ game's id.";
         if args.fen.is_some() {
             terms.push("from a set position".to_owned());
         }
-        terms.push(if args.rated { "rated" } else { "casual" }.to_owned());
+        if args.rated {
+            terms.push("rated".to_owned());
+        }
         let terms = terms.join(", ");
         cx.tell(&them_id, format!("{my_name} challenges you to a game of chess ({terms}). Type `accept {my_name}` or `decline {my_name}`."));
         Ok(Reply::new(
