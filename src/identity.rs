@@ -11,6 +11,8 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::store::IdentityRow;
+/// Who an identity is (kept with it in the store).
+pub use crate::store::Kind;
 use argon2::password_hash::phc::PasswordHash;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 
@@ -148,35 +150,6 @@ struct Entry {
     name: String,
     token_hash: Option<[u8; 32]>,
     kind: Kind,
-}
-
-// Who an identity is, for leaderboards that show people, agents or both: a character made at
-// the login screen (a person), by `POST /agents` or `moot mcp` (an agent), or the town's own
-// players (the house). (Not doc comments: schemars would list them in every tool.)
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    Person,
-    Agent,
-    House,
-}
-
-impl Kind {
-    pub fn from_stored(s: &str) -> Kind {
-        match s {
-            "person" => Kind::Person,
-            "house" => Kind::House,
-            _ => Kind::Agent,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Person => "person",
-            Kind::Agent => "agent",
-            Kind::House => "house",
-        }
-    }
 }
 
 fn decode_hash(hex_hash: &str) -> Option<[u8; 32]> {

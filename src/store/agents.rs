@@ -20,6 +20,35 @@ pub struct AgentRow {
     pub wizard: bool,
 }
 
+// Who an identity is, for leaderboards that show people, agents or both: a character made at
+// the login screen (a person), by `POST /agents` or `moot mcp` (an agent), or the town's own
+// players (the house). (Not doc comments: schemars would list them in every tool.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Person,
+    Agent,
+    House,
+}
+
+impl Kind {
+    pub fn from_stored(s: &str) -> Kind {
+        match s {
+            "person" => Kind::Person,
+            "house" => Kind::House,
+            _ => Kind::Agent,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Person => "person",
+            Kind::Agent => "agent",
+            Kind::House => "house",
+        }
+    }
+}
+
 /// What the in-memory directory of identities needs of each.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IdentityRow {
@@ -27,7 +56,7 @@ pub struct IdentityRow {
     pub name: String,
     /// SHA-256 of the secret part of the API token, hex; none until one is issued.
     pub token_hash: Option<String>,
-    pub kind: crate::identity::Kind,
+    pub kind: Kind,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -122,7 +151,7 @@ impl Store {
                                 agent_id,
                                 name: candidate,
                                 token_hash: Some(token_hash),
-                                kind: crate::identity::Kind::Agent,
+                                kind: Kind::Agent,
                             }));
                         }
                         Err(rusqlite::Error::SqliteFailure(e, _))
@@ -173,7 +202,7 @@ impl Store {
                         agent_id: r.get(0)?,
                         name: r.get(1)?,
                         token_hash: r.get(2)?,
-                        kind: crate::identity::Kind::from_stored(&r.get::<_, String>(3)?),
+                        kind: Kind::from_stored(&r.get::<_, String>(3)?),
                     })
                 })?
                 .collect()

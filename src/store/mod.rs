@@ -26,7 +26,7 @@ pub mod sessions;
 pub mod standings;
 pub mod writes;
 
-pub use agents::{AgentRow, CreateError, IdentityRow, new_agent_id};
+pub use agents::{AgentRow, CreateError, IdentityRow, Kind, new_agent_id};
 
 use std::path::Path;
 use std::sync::{PoisonError, mpsc};
