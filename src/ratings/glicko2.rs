@@ -2,8 +2,6 @@
 //! deviation (how unsure we are of it) and its volatility (how erratic the player is). Pure
 //! arithmetic on numbers; which games count and in what order is the ledger's business.
 
-use serde::{Deserialize, Serialize};
-
 /// Glicko-2's scale factor between the public scale (1500-centred) and its internal one.
 const SCALE: f64 = 173.7178;
 /// The system constant: how much volatility may change in one period. Glickman suggests
@@ -22,7 +20,7 @@ pub const START: Rating = Rating {
 /// Above this deviation a rating is provisional (lichess's mark, `?`): too few games to trust.
 pub const PROVISIONAL_ABOVE: f64 = 110.0;
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rating {
     pub rating: f64,
     pub deviation: f64,

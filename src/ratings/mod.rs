@@ -19,7 +19,6 @@ pub mod glicko2;
 
 use std::collections::{BTreeMap, HashMap};
 
-use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -28,7 +27,7 @@ pub use glicko2::Rating;
 use crate::games::{Reckoning, SideScore, Template};
 
 /// Where a standing is kept: whose, on which board, under which rules.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Key {
     pub agent: String,
     pub board: String,
@@ -36,7 +35,7 @@ pub struct Key {
 }
 
 /// A player's standing on one board: a rating (games of skill) and the record.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Standing {
     pub rating: Option<Rating>,
     pub games: u32,
@@ -64,7 +63,7 @@ pub struct DecidedSide {
 }
 
 /// What one decided result did to one player's standing.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Change {
     pub key: Key,
     /// Their side's score: 1 won, 0.5 drawn, 0 lost.
@@ -160,10 +159,7 @@ impl Ledger {
                 .map(|(_, s)| s)
                 .collect();
             // Against the best of the others: a win beats them all, a loss is to one of them.
-            let best_other = others
-                .iter()
-                .map(|s| s.score)
-                .fold(None, |m: Option<f64>, s| Some(m.map_or(s, |m| m.max(s))));
+            let best_other = others.iter().map(|s| s.score).max_by(f64::total_cmp);
             let opponents: Vec<glicko2::Game> = match d.reckoning {
                 Reckoning::Rating => others
                     .iter()
@@ -282,14 +278,9 @@ impl Ledger {
         self.standings.iter().filter(move |(k, _)| k.agent == agent)
     }
 
-    /// `agent`'s standing in the current season of `board`.
-    pub fn current(&self, agent: &str, board: &str) -> Option<&Standing> {
-        let rules = self.seasons.get(board)?;
-        self.standings.get(&Key {
-            agent: agent.to_owned(),
-            board: board.to_owned(),
-            rules: rules.clone(),
-        })
+    /// The rules hash of `board`'s current season.
+    pub fn season(&self, board: &str) -> Option<&str> {
+        self.seasons.get(board).map(String::as_str)
     }
 
     /// The boards with a season, by name.

@@ -59,11 +59,7 @@ pub struct Leaderboards {
 }
 
 fn view(world: &World, key: &Key, s: &Standing) -> StandingView {
-    let current = world
-        .ratings()
-        .boards()
-        .iter()
-        .any(|(b, r)| *b == key.board && *r == key.rules);
+    let current = world.ratings().season(&key.board) == Some(key.rules.as_str());
     StandingView {
         board: key.board.clone(),
         rules: key.rules.clone(),

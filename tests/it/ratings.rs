@@ -182,20 +182,16 @@ async fn agents_rate_over_rest_luck_keeps_a_record_and_bad_terms_change_nothing(
     let (a, b) = (api.agent(Some("Ada")).await, api.agent(Some("Bea")).await);
     let participants = json!({ "x": a.id, "o": b.id });
     // `rated` is true or false, and a game of luck is never rated.
-    for (options, why) in [
-        (json!({ "rated": "yes" }), "`rated` is true or false"),
-        (json!({ "rated": true }), "is luck"),
+    let seats = json!({ "player_1": a.id, "player_2": b.id });
+    for (template, parts, options, why) in [
+        (
+            "tictactoe.v1",
+            &participants,
+            json!({ "rated": "yes" }),
+            "`rated` is true or false",
+        ),
+        ("rps.v1", &seats, json!({ "rated": true }), "is luck"),
     ] {
-        let template = if why == "is luck" {
-            "rps.v1"
-        } else {
-            "tictactoe.v1"
-        };
-        let parts = if why == "is luck" {
-            json!({ "player_1": a.id, "player_2": b.id })
-        } else {
-            participants.clone()
-        };
         let (status, v) = api
             .post(
                 "/sessions",
