@@ -196,6 +196,18 @@ pub enum GameError {
     },
 }
 
+impl GameError {
+    /// Whether the refusal counts against its sender's conduct (`ratings::conduct`): a rule
+    /// broken does; being asked to wait (a rate limit) or a game already over does not.
+    pub fn breaks_rules(&self) -> bool {
+        match self {
+            GameError::NotYourTurn | GameError::Illegal(_) | GameError::AlreadyActed => true,
+            GameError::Refused { retry_after_ms, .. } => retry_after_ms.is_none(),
+            GameError::Finished | GameError::UnknownRole(_) | GameError::BadOptions(_) => false,
+        }
+    }
+}
+
 /// How a finished game of a template counts toward its players' standing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reckoning {
@@ -291,6 +303,12 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn deadline(&self) -> Option<Deadline> {
         None
     }
+    /// The roles the deadline, should it fall now, finds owing what it waited for (the side
+    /// whose flag falls, a Werewolf player who has not voted): each is counted a missed
+    /// deadline, beside their rating and apart from it.
+    fn owing(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
     fn is_terminal(&self) -> bool;
     /// The whole state, as stored.
     fn state(&self) -> Value;
@@ -385,6 +403,7 @@ pub trait AnyGame: Send + Sync {
     fn apply(&self, role: &str, action: &str, at: GameTime) -> Result<Box<dyn AnyGame>, GameError>;
     fn canonical(&self, role: &str, action: &str) -> Option<String>;
     fn deadline(&self) -> Option<Deadline>;
+    fn owing(&self) -> Vec<&'static str>;
     fn is_terminal(&self) -> bool;
     fn state(&self) -> Value;
     fn view(&self, role: Option<&str>) -> Value;
@@ -420,6 +439,9 @@ impl<G: Game> AnyGame for G {
     }
     fn deadline(&self) -> Option<Deadline> {
         Game::deadline(self).filter(|_| !Game::is_terminal(self))
+    }
+    fn owing(&self) -> Vec<&'static str> {
+        Game::owing(self)
     }
     fn headline(&self, role: &str, action: &str) -> String {
         Game::headline(self, role, action)

@@ -118,6 +118,10 @@ pub struct SubmitAction {
     /// Required for turn-based templates (chess.v1, tictactoe.v1): the tick you acted on.
     #[serde(default)]
     pub expected_tick: Option<u64>,
+    /// Why you take it, in your words: stored with the action, shown to nobody until the
+    /// game is over.
+    #[serde(default)]
+    pub reasoning: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -245,6 +249,10 @@ async fn submit_action(
         .world
         .call(me, Face::Rest, move |w, cx| {
             w.admit_write(&cx.actor, cx.now)?;
+            cx.reasoning = req
+                .reasoning
+                .map(|r| r.trim().to_owned())
+                .filter(|r| !r.is_empty());
             w.act(cx, parse_id(&id)?, &req.action, req.expected_tick)
         })
         .await??;

@@ -40,6 +40,15 @@ impl Rating {
         self.deviation > PROVISIONAL_ABOVE
     }
 
+    /// As every face shows it beside a name: "1623", or "1500?" while provisional.
+    pub fn shown(&self) -> String {
+        format!(
+            "{:.0}{}",
+            self.rating,
+            if self.provisional() { "?" } else { "" }
+        )
+    }
+
     /// This rating after one rating period in which these games were played (none: only the
     /// deviation grows, as time passes without evidence).
     pub fn after(&self, games: &[Game]) -> Rating {

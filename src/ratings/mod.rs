@@ -15,6 +15,7 @@
 //! A **team result** (Werewolf) is applied to each player as one game against the other side's
 //! average player: the mean of their ratings, with the root mean square of their deviations.
 
+pub mod conduct;
 pub mod glicko2;
 
 use std::collections::{BTreeMap, HashMap};
@@ -72,6 +73,57 @@ pub struct Change {
     pub after: Standing,
 }
 
+/// What a decided result did to one player's rating, as a game's report shows it afterwards
+/// ("1500? → 1540?"): what the stored change keeps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Moved {
+    pub agent: String,
+    pub board: String,
+    /// None for a newcomer (the start).
+    pub before: Option<(f64, f64)>,
+    /// None for a record.
+    pub after: Option<Rating>,
+}
+
+impl Moved {
+    pub fn of(c: &Change) -> Moved {
+        Moved {
+            agent: c.key.agent.clone(),
+            board: c.key.board.clone(),
+            before: c
+                .before
+                .and_then(|b| b.rating)
+                .map(|r| (r.rating, r.deviation)),
+            after: c.after.rating,
+        }
+    }
+
+    /// The rating before, as shown ("1500?").
+    pub fn before_shown(&self) -> String {
+        let (rating, deviation) = self
+            .before
+            .unwrap_or((glicko2::START.rating, glicko2::START.deviation));
+        Rating {
+            rating,
+            deviation,
+            volatility: glicko2::START.volatility,
+        }
+        .shown()
+    }
+
+    /// "1500? → 1540? (+40)"; none for a record.
+    pub fn line(&self) -> Option<String> {
+        let after = self.after?;
+        let was = self.before.map_or(glicko2::START.rating, |b| b.0);
+        Some(format!(
+            "{} → {} ({:+.0})",
+            self.before_shown(),
+            after.shown(),
+            after.rating.round() - was.round()
+        ))
+    }
+}
+
 /// The game's name in a board: the template's id without its version (`chess.v1` → `chess`).
 pub fn game_name(template: &str) -> &str {
     template.split_once(".v").map_or(template, |(name, _)| name)
@@ -81,6 +133,24 @@ pub fn game_name(template: &str) -> &str {
 pub fn rules_hash(template: &str, rules: &Value) -> String {
     let digest = Sha256::digest(format!("{template}\n{rules}").as_bytes());
     hex::encode(&digest[..4])
+}
+
+fn board_name(template: &Template, table: &crate::games::Table) -> String {
+    let game = game_name(template.id);
+    if table.class.is_empty() {
+        game.to_owned()
+    } else {
+        format!("{game}/{}", table.class)
+    }
+}
+
+/// The board a game of `template` with `options` is rated on (before a side is added), if it
+/// can be: a challenge shows its players' ratings there.
+pub fn board(template: &Template, options: &Value) -> Option<String> {
+    (template.reckoning == Reckoning::Rating)
+        .then(|| (template.table_of)(options))
+        .flatten()
+        .map(|t| board_name(template, &t))
 }
 
 /// The result `sides` decided in a session of `template` with `options`, if it counts: games
@@ -99,12 +169,7 @@ pub fn decided(
         Reckoning::Rating | Reckoning::Record => {}
     }
     let table = (template.table_of)(options)?;
-    let game = game_name(template.id);
-    let board = if table.class.is_empty() {
-        game.to_owned()
-    } else {
-        format!("{game}/{}", table.class)
-    };
+    let board = board_name(template, &table);
     let sides = sides
         .into_iter()
         .map(|s| DecidedSide {
@@ -275,7 +340,15 @@ impl Ledger {
 
     /// `agent`'s standings, board by board.
     pub fn of<'a>(&'a self, agent: &'a str) -> impl Iterator<Item = (&'a Key, &'a Standing)> {
-        self.standings.iter().filter(move |(k, _)| k.agent == agent)
+        let first = Key {
+            agent: agent.to_owned(),
+            board: String::new(),
+            rules: String::new(),
+        };
+        // Keys sort by agent first: theirs are one run.
+        self.standings
+            .range(first..)
+            .take_while(move |(k, _)| k.agent == agent)
     }
 
     /// The rules hash of `board`'s current season.
@@ -312,6 +385,32 @@ impl Ledger {
                 .then(a.0.agent.cmp(&b.0.agent))
         });
         Some((rules.as_str(), rows))
+    }
+
+    /// `agent`'s rating on `board` in its current season; a newcomer's is the start (1500,
+    /// provisional).
+    pub fn rating_on(&self, agent: &str, board: &str) -> Rating {
+        self.seasons
+            .get(board)
+            .and_then(|rules| {
+                self.standings.get(&Key {
+                    agent: agent.to_owned(),
+                    board: board.to_owned(),
+                    rules: rules.clone(),
+                })
+            })
+            .and_then(|s| s.rating)
+            .unwrap_or(glicko2::START)
+    }
+
+    /// The rating `agent` is best known by: on the current board they have played most
+    /// (the higher rating on a tie), with its board; none before a rated game.
+    pub fn headline<'a>(&'a self, agent: &'a str) -> Option<(&'a str, Rating)> {
+        self.of(agent)
+            .filter(|(k, _)| self.season(&k.board) == Some(k.rules.as_str()))
+            .filter_map(|(k, s)| Some((k.board.as_str(), s.games, s.rating?)))
+            .max_by(|a, b| a.1.cmp(&b.1).then(a.2.rating.total_cmp(&b.2.rating)))
+            .map(|(board, _, r)| (board, r))
     }
 
     /// Every standing, in key order (for comparing a rebuild with what is stored).

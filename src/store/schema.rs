@@ -160,6 +160,17 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (action_id, agent_id)
     );
     CREATE INDEX standing_changes_by_agent ON standing_changes(agent_id);",
+    // 9: errors apart from skill, per session and player while it runs (refused actions,
+    // missed deadlines; see `ratings::conduct`), and the reasoning an agent may give with an
+    // action, shown to nobody until its game has ended.
+    "CREATE TABLE session_conduct (
+        session_id TEXT NOT NULL,
+        agent_id   TEXT NOT NULL,
+        refused    INTEGER NOT NULL DEFAULT 0,
+        missed     INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (session_id, agent_id)
+    ) WITHOUT ROWID;
+    ALTER TABLE actions ADD COLUMN reasoning TEXT;",
 ];
 
 /// Refuses a database written by a newer moot: migrating "forward" from a version we do not

@@ -33,6 +33,9 @@ pub struct LogEntry {
     /// of seed 004's log do not.
     #[serde(skip)]
     pub at_ms: u64,
+    /// Why its actor took it, in their words, if they said: shown once the game is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
 }
 
 /// Everything needed to rebuild one session at start-up.
@@ -42,6 +45,10 @@ pub struct StoredSession {
     /// (role, agent_id)
     pub participants: Vec<(String, String)>,
     pub log: Vec<LogEntry>,
+    /// Each player's refused actions and missed deadlines in it.
+    pub tallies: Vec<(String, crate::ratings::conduct::Tally)>,
+    /// What its latest decided result did to its players' ratings.
+    pub moves: Vec<crate::ratings::Moved>,
 }
 
 fn log_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<LogEntry> {
@@ -52,6 +59,7 @@ fn log_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<LogEntry> {
         agent_id: r.get(3)?,
         created_at: r.get(4)?,
         at_ms: r.get::<_, i64>(5)? as u64,
+        reasoning: r.get(6)?,
     })
 }
 
@@ -60,11 +68,11 @@ fn log_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<LogEntry> {
 fn read_logs(c: &Connection) -> rusqlite::Result<HashMap<String, Vec<LogEntry>>> {
     let mut logs: HashMap<String, Vec<LogEntry>> = HashMap::new();
     let mut q = c.prepare(
-        "SELECT tick, role, action, agent_id, created_at, at_ms, session_id FROM actions ORDER BY rowid",
+        "SELECT tick, role, action, agent_id, created_at, at_ms, reasoning, session_id FROM actions ORDER BY rowid",
     )?;
     let mut rows = q.query([])?;
     while let Some(r) = rows.next()? {
-        logs.entry(r.get(6)?).or_default().push(log_entry(r)?);
+        logs.entry(r.get(7)?).or_default().push(log_entry(r)?);
     }
     // Written in order, so this finds them sorted; it is what the replay relies on, though.
     for log in logs.values_mut() {
@@ -94,16 +102,35 @@ pub fn load_all(c: &Connection) -> rusqlite::Result<Vec<StoredSession>> {
     let mut logs = read_logs(c)?;
     let mut parts =
         c.prepare("SELECT role, agent_id FROM participants WHERE session_id = ?1 ORDER BY rowid")?;
+    let mut tallies: HashMap<String, Vec<(String, crate::ratings::conduct::Tally)>> =
+        HashMap::new();
+    let mut q = c.prepare("SELECT session_id, agent_id, refused, missed FROM session_conduct")?;
+    let mut rows_t = q.query([])?;
+    while let Some(r) = rows_t.next()? {
+        let tally = crate::ratings::conduct::Tally {
+            refused: r.get(2)?,
+            missed: r.get(3)?,
+        };
+        tallies
+            .entry(r.get(0)?)
+            .or_default()
+            .push((r.get(1)?, tally));
+    }
+    let mut moves = super::standings::latest_moves(c)?;
     rows.into_iter()
         .map(|row| {
             let participants = parts
                 .query_map([&row.session_id], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<Result<_, _>>()?;
             let log = logs.remove(&row.session_id).unwrap_or_default();
+            let tallies = tallies.remove(&row.session_id).unwrap_or_default();
+            let moves = moves.remove(&row.session_id).unwrap_or_default();
             Ok(StoredSession {
                 row,
                 participants,
                 log,
+                tallies,
+                moves,
             })
         })
         .collect()

@@ -4,7 +4,9 @@
 
 use rusqlite::{Connection, params};
 
-use crate::ratings::{Change, Key, Rating, Standing};
+use std::collections::HashMap;
+
+use crate::ratings::{Change, Key, Moved, Rating, Standing};
 
 /// Every standing, and each board's season (the rules of its latest change).
 pub type Stored = (Vec<(Key, Standing)>, Vec<(String, String)>);
@@ -116,4 +118,49 @@ pub fn replace_all(c: &Connection, decided: &[(String, Vec<Change>)]) -> rusqlit
         write_changes(c, action_id, changes)?;
     }
     Ok(())
+}
+
+/// Each session's latest decided result's changes (`Moved`), by session id: what a game's
+/// report shows once it is over.
+pub fn latest_moves(c: &Connection) -> rusqlite::Result<HashMap<String, Vec<Moved>>> {
+    let mut out: HashMap<String, (u64, Vec<Moved>)> = HashMap::new();
+    let mut q = c.prepare(
+        "SELECT action_id, agent_id, board, rating_before, deviation_before, rating, deviation,
+                volatility
+         FROM standing_changes ORDER BY rowid",
+    )?;
+    let mut rows = q.query([])?;
+    while let Some(r) = rows.next()? {
+        let action_id: String = r.get(0)?;
+        let Some((session, tick)) = action_id.split_once('.') else {
+            continue;
+        };
+        let tick: u64 = tick.parse().unwrap_or(0);
+        let before = match (r.get::<_, Option<f64>>(3)?, r.get::<_, Option<f64>>(4)?) {
+            (Some(rating), Some(deviation)) => Some((rating, deviation)),
+            _ => None,
+        };
+        let after = match (r.get(5)?, r.get(6)?, r.get(7)?) {
+            (Some(rating), Some(deviation), Some(volatility)) => Some(Rating {
+                rating,
+                deviation,
+                volatility,
+            }),
+            _ => None,
+        };
+        let moved = Moved {
+            agent: r.get(1)?,
+            board: r.get(2)?,
+            before,
+            after,
+        };
+        let entry = out.entry(session.to_owned()).or_insert((tick, Vec::new()));
+        if tick > entry.0 {
+            *entry = (tick, Vec::new());
+        }
+        if tick == entry.0 {
+            entry.1.push(moved);
+        }
+    }
+    Ok(out.into_iter().map(|(k, (_, v))| (k, v)).collect())
 }

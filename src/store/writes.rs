@@ -91,15 +91,33 @@ pub fn record_action(
     status: &'static str,
     at: String,
     at_ms: u64,
+    reasoning: Option<String>,
 ) -> impl FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static {
     move |c| {
         c.prepare_cached(
-                "INSERT INTO actions (action_id, session_id, agent_id, role, action, tick, created_at, at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO actions (action_id, session_id, agent_id, role, action, tick, created_at, at_ms, reasoning)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?
-            .execute(params![format!("{session_id}.{tick}"), session_id, agent_id, role, action, tick as i64, at, at_ms as i64])?;
+            .execute(params![format!("{session_id}.{tick}"), session_id, agent_id, role, action, tick as i64, at, at_ms as i64, reasoning])?;
         c.prepare_cached("UPDATE sessions SET state = ?1, status = ?2, tick = ?3, updated_at = ?4 WHERE session_id = ?5")?
                 .execute(params![state, status, (tick + 1) as i64, at, session_id])?;
+        Ok(())
+    }
+}
+
+/// Adds to a player's refused actions and missed deadlines in a running session.
+pub fn tally(
+    session_id: String,
+    agent_id: String,
+    add: crate::ratings::conduct::Tally,
+) -> impl FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static {
+    move |c| {
+        c.prepare_cached(
+            "INSERT INTO session_conduct (session_id, agent_id, refused, missed) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (session_id, agent_id)
+             DO UPDATE SET refused = refused + excluded.refused, missed = missed + excluded.missed",
+        )?
+        .execute(params![session_id, agent_id, add.refused, add.missed])?;
         Ok(())
     }
 }

@@ -75,6 +75,10 @@ pub trait Verb: 'static {
     const HELP: &'static str;
     /// True if it never changes anything.
     const READ_ONLY: bool;
+    /// It takes an action in a game: called over MCP or REST, it may carry a `reasoning` (why,
+    /// in the caller's words), stored with the action and shown to nobody until the game is
+    /// over (see [`Cx::reasoning`]).
+    const REASONED: bool = false;
     /// The kinds of thing that offer this verb (shown by `examine`); empty for verbs that
     /// belong to no thing.
     const OFFERED_BY: &'static [ThingKind] = &[];
@@ -227,6 +231,7 @@ pub struct VerbEntry {
     pub summary: &'static str,
     pub help: &'static str,
     pub read_only: bool,
+    pub reasoned: bool,
     pub offered_by: &'static [ThingKind],
     pub at_tables: AtTables,
     pub topic: Topic,
@@ -279,6 +284,7 @@ pub const fn entry<V: Verb>() -> VerbEntry {
         summary: V::SUMMARY,
         help: V::HELP,
         read_only: V::READ_ONLY,
+        reasoned: V::REASONED,
         offered_by: V::OFFERED_BY,
         at_tables: V::AT_TABLES,
         topic: V::TOPIC,
@@ -346,6 +352,11 @@ fn run_json_of<V: Verb>(
     crate::metrics::get().command(cx.face.name(), V::NAME);
     cx.verb = Some(V::NAME);
     crate::text::clean_json(&mut args).map_err(|e| VerbError::usage(e.to_string()))?;
+    if V::REASONED
+        && let Some(why) = args.as_object_mut().and_then(|a| a.remove(REASONING))
+    {
+        cx.reasoning = reasoning(why)?;
+    }
     let args: V::Args = serde_json::from_value(args)
         .map_err(|e| VerbError::usage(format!("Bad arguments for {}: {e}", V::NAME)))?;
     if !V::READ_ONLY {
@@ -360,6 +371,22 @@ fn run_json_of<V: Verb>(
     )]
     let data = serde_json::value::to_raw_value(&r.data).expect("results serialize");
     Ok(Reply { text: r.text, data })
+}
+
+/// The argument a game action's caller may give its reasons in ([`Verb::REASONED`]).
+pub const REASONING: &str = "reasoning";
+
+/// A `reasoning` argument, cleaned and bounded like all text already: text, or nothing for an
+/// empty one.
+pub fn reasoning(why: serde_json::Value) -> Result<Option<String>, VerbError> {
+    match why {
+        serde_json::Value::Null => Ok(None),
+        serde_json::Value::String(s) => {
+            let s = s.trim();
+            Ok((!s.is_empty()).then(|| s.to_owned()))
+        }
+        _ => Err(VerbError::usage("`reasoning` is text.")),
+    }
 }
 
 /// The town's own verbs, which know no game by name, in the order `help` lists them (the

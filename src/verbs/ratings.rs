@@ -6,23 +6,22 @@ use serde::{Deserialize, Serialize};
 
 use super::{Reply, Topic, Verb, VerbError, usage};
 use crate::identity::Kind;
+use crate::ratings::conduct::Conduct;
 use crate::ratings::{Key, Standing};
 use crate::world::{Cx, World};
 
 /// At most this many rows of one board are shown (a board's leaders).
 pub const BOARD_ROWS: usize = 50;
 
-/// One standing, as every face shows it.
+// One standing, as every face shows it. (Plain comments on the views: schemars would put doc
+// comments in every tool listing, and the tools' descriptions say what they are.)
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct StandingView {
-    // (No doc comments on these fields: schemars would put them in every tool listing; the
-    // tool's description says what they are.)
     pub board: String,
     pub rules: String,
     pub current: bool,
     pub rating: Option<f64>,
     pub deviation: Option<f64>,
-    pub volatility: Option<f64>,
     pub provisional: bool,
     pub games: u32,
     pub won: u32,
@@ -30,20 +29,76 @@ pub struct StandingView {
     pub drawn: u32,
 }
 
+// Errors apart from skill in one game, over the games of it finished.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ConductView {
+    pub game: String,
+    pub games: u32,
+    pub actions: u32,
+    pub refused: u32,
+    pub missed: u32,
+    pub refused_rate: Option<f64>,
+    pub missed_rate: Option<f64>,
+}
+
+impl ConductView {
+    fn new(game: &str, c: Conduct) -> ConductView {
+        ConductView {
+            game: game.to_owned(),
+            games: c.games,
+            actions: c.actions,
+            refused: c.refused,
+            missed: c.missed,
+            refused_rate: c.refused_rate(),
+            missed_rate: c.missed_rate(),
+        }
+    }
+
+    /// "2 of 82 actions refused (2.4%), 1 deadline missed in 6 games"
+    pub fn line(&self) -> String {
+        let n = |n: u32, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        let refused = if self.refused == 0 {
+            "no action refused".to_owned()
+        } else {
+            format!(
+                "{} of {} refused ({:.1}%)",
+                self.refused,
+                n(self.actions.saturating_add(self.refused), "action"),
+                self.refused_rate.unwrap_or(0.0) * 100.0
+            )
+        };
+        let missed = if self.missed == 0 {
+            "no deadline missed".to_owned()
+        } else {
+            format!("{} missed", n(self.missed, "deadline"))
+        };
+        format!("{refused}, {missed} in {}", n(self.games, "game"))
+    }
+}
+
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RatingsView {
     pub name: String,
     pub kind: Kind,
     pub standings: Vec<StandingView>,
+    pub conduct: Vec<ConductView>,
 }
 
+// A row of a board's current season (the board and its rules head the table).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct LeaderRow {
     pub rank: usize,
     pub name: String,
     pub kind: Kind,
-    #[serde(flatten)]
-    pub standing: StandingView,
+    pub rating: Option<f64>,
+    pub deviation: Option<f64>,
+    pub provisional: bool,
+    pub games: u32,
+    pub won: u32,
+    pub lost: u32,
+    pub drawn: u32,
+    pub refused_rate: Option<f64>,
+    pub missed_rate: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -66,7 +121,6 @@ fn view(world: &World, key: &Key, s: &Standing) -> StandingView {
         current,
         rating: s.rating.map(|r| r.rating),
         deviation: s.rating.map(|r| r.deviation),
-        volatility: s.rating.map(|r| r.volatility),
         provisional: s.rating.is_some_and(|r| r.provisional()),
         games: s.games,
         won: s.won,
@@ -76,21 +130,18 @@ fn view(world: &World, key: &Key, s: &Standing) -> StandingView {
 }
 
 /// "1623" or "1500?" (provisional); "-" for a record.
-pub fn shown(s: &StandingView) -> String {
-    match s.rating {
-        Some(r) => format!("{r:.0}{}", if s.provisional { "?" } else { "" }),
+fn shown(rating: Option<f64>, provisional: bool) -> String {
+    match rating {
+        Some(r) => format!("{r:.0}{}", if provisional { "?" } else { "" }),
         None => "-".to_owned(),
     }
 }
 
-fn record(s: &StandingView) -> String {
+/// "3 games: 2 won, 1 lost, 0 drawn"
+fn record(games: u32, won: u32, lost: u32, drawn: u32) -> String {
     format!(
-        "{} game{}: {} won, {} lost, {} drawn",
-        s.games,
-        if s.games == 1 { "" } else { "s" },
-        s.won,
-        s.lost,
-        s.drawn
+        "{games} game{}: {won} won, {lost} lost, {drawn} drawn",
+        if games == 1 { "" } else { "s" },
     )
 }
 
@@ -106,14 +157,20 @@ pub fn ratings_of(world: &World, name: &str) -> Result<RatingsView, VerbError> {
         .map(|(k, s)| view(world, k, s))
         .collect();
     standings.sort_by(|a, b| b.current.cmp(&a.current).then(a.board.cmp(&b.board)));
+    let conduct = world
+        .conduct()
+        .of(&agent)
+        .map(|(game, c)| ConductView::new(game, c))
+        .collect();
     Ok(RatingsView {
         name: world.directory.name_of(&agent).unwrap_or_default(),
         kind: world.directory.kind_of(&agent),
         standings,
+        conduct,
     })
 }
 
-/// Which identities a leaderboard shows.
+// Which identities a leaderboard shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Whom {
@@ -159,17 +216,29 @@ pub fn leaderboards(world: &World, game: &str, whom: Whom) -> Result<Leaderboard
         let Some((rules, rows)) = world.ratings().table(board) else {
             continue;
         };
+        let game = board.split('/').next().unwrap_or(board);
         let rows = rows
             .into_iter()
             .map(|(k, s)| (world.directory.kind_of(&k.agent), k, s))
             .filter(|(kind, _, _)| whom.admits(*kind))
             .take(BOARD_ROWS)
             .enumerate()
-            .map(|(i, (kind, k, s))| LeaderRow {
-                rank: i + 1,
-                name: world.directory.name_of(&k.agent).unwrap_or_default(),
-                kind,
-                standing: view(world, k, s),
+            .map(|(i, (kind, k, s))| {
+                let conduct = world.conduct().get(&k.agent, game).unwrap_or_default();
+                LeaderRow {
+                    rank: i + 1,
+                    name: world.directory.name_of(&k.agent).unwrap_or_default(),
+                    kind,
+                    rating: s.rating.map(|r| r.rating),
+                    deviation: s.rating.map(|r| r.deviation),
+                    provisional: s.rating.is_some_and(|r| r.provisional()),
+                    games: s.games,
+                    won: s.won,
+                    lost: s.lost,
+                    drawn: s.drawn,
+                    refused_rate: conduct.refused_rate(),
+                    missed_rate: conduct.missed_rate(),
+                }
             })
             .collect();
         out.push(BoardView {
@@ -197,11 +266,13 @@ impl Verb for Ratings {
 game and its kind of play (chess by time control: chess/no-clock, chess/blitz…; Werewolf by side: \
 werewolf/village, werewolf/wolves): its Glicko-2 rating (`?` while it is provisional, its \
 deviation above 110) and its record. Only rated games move a rating (`challenge … rated`); \
-rock-paper-scissors and blackjack are luck, and keep a record only.";
+rock-paper-scissors and blackjack are luck, and keep a record only. Beside them, apart from \
+skill: how many of their actions the rules refused, and how many deadlines (a clock, a vote, a \
+night) they let pass, game by game, counted when each game ends.";
     const READ_ONLY: bool = true;
-    const TOOL_DESCRIPTION: &'static str = "Someone's ratings: `name` (yours when left out). \
-Returns per board (game/class or side): rating (Glicko-2; none for luck), deviation, \
-provisional, games won, lost, drawn, the rules hash and whether it is current.";
+    const TOOL_DESCRIPTION: &'static str = "Someone's ratings (`name`; yours if left out): per \
+board, Glicko-2 rating (none for luck), deviation, record, rules hash; per game, refused actions \
+and missed deadlines.";
     const TOPIC: Topic = Topic::TABLES;
     type Args = RatingsArgs;
     type Output = RatingsView;
@@ -234,10 +305,16 @@ provisional, games won, lost, drawn, the rules hash and whether it is current.";
             lines.push(format!(
                 "  {:<18} {:>6}  {}{}",
                 s.board,
-                shown(s),
-                record(s),
+                shown(s.rating, s.provisional),
+                record(s.games, s.won, s.lost, s.drawn),
                 if s.current { "" } else { " (earlier rules)" }
             ));
+        }
+        if !v.conduct.is_empty() {
+            lines.push("Errors apart from skill:".to_owned());
+        }
+        for c in &v.conduct {
+            lines.push(format!("  {:<18} {}", c.game, c.line()));
         }
         Ok(Reply::new(lines, v))
     }
@@ -261,9 +338,8 @@ control class); `leaderboard werewolf/wolves people` only the people among the w
 board shows its current rules only: a change of rules starts a new table. `?` marks a \
 provisional rating.";
     const READ_ONLY: bool = true;
-    const TOOL_DESCRIPTION: &'static str = "A game's leaderboards: `game` (`chess`, `werewolf` \
-or a board, `chess/blitz`), `whom` (people, agents, all). Returns each board's best 50 with \
-their kind and standing.";
+    const TOOL_DESCRIPTION: &'static str = "A game's leaderboards: `game` (`chess`, \
+`chess/blitz`, `werewolf`…), `whom` (people, agents, all). Returns each board's best 50.";
     const TOPIC: Topic = Topic::TABLES;
     type Args = LeaderboardArgs;
     type Output = Leaderboards;
@@ -297,12 +373,14 @@ their kind and standing.";
             }
             for r in &b.rows {
                 lines.push(format!(
-                    "  {:>2}. {:<16} {:<6} {:>6}  {}",
+                    "  {:>2}. {:<16} {:<6} {:>6}  {}; {:.1}% refused, {:.2} missed a game",
                     r.rank,
                     r.name,
                     r.kind.name(),
-                    shown(&r.standing),
-                    record(&r.standing)
+                    shown(r.rating, r.provisional),
+                    record(r.games, r.won, r.lost, r.drawn),
+                    r.refused_rate.unwrap_or(0.0) * 100.0,
+                    r.missed_rate.unwrap_or(0.0),
                 ));
             }
         }

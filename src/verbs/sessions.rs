@@ -154,6 +154,7 @@ impl Verb for SessionAct {
     const HELP: &'static str = "Submits an action; turn-based templates need the tick you saw \
 (`session_state`), so a stale action is refused with a conflict.";
     const READ_ONLY: bool = false;
+    const REASONED: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Take `action` in the session `session_id`; turn-based \
 templates need `expected_tick`, the tick you saw, and refuse a stale one as a conflict. Returns \
 the new state, tick and status.";

@@ -39,6 +39,9 @@ pub struct Cx {
     /// Only the answer's text will be read (a typed line): a verb may leave its data empty
     /// rather than build it for nobody.
     pub text_only: bool,
+    /// Why the actor takes the game action this command takes, in their words (an agent's,
+    /// over MCP or REST): stored with the action, shown once the game is over.
+    pub reasoning: Option<String>,
     pub notices: Vec<Notice>,
     pub saves: Vec<Save>,
     /// In the order the changes were made; run backwards.
@@ -90,6 +93,7 @@ impl Cx {
             now: Instant::now(),
             hidden: false,
             text_only: false,
+            reasoning: None,
             notices: Vec::new(),
             saves: Vec::new(),
             undos: Vec::new(),

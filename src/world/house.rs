@@ -240,8 +240,31 @@ impl World {
             self.schedule(sid);
             return false;
         }
+        // Whoever the deadline finds owing missed it: counted before the server acts, so
+        // that a game it ends has it in its players' conduct.
+        let owing: Vec<String> = s
+            .game
+            .owing()
+            .into_iter()
+            .filter_map(|role| s.role_player(role))
+            .collect();
+        let missed = crate::ratings::conduct::Tally {
+            refused: 0,
+            missed: 1,
+        };
+        for agent in &owing {
+            self.count(sid, agent, missed);
+        }
         let server: AgentId = super::SERVER_ID.into();
-        self.record(cx, &server, sid, &d.action, d.at).is_ok()
+        let taken = self.record(cx, &server, sid, &d.action, d.at).is_ok();
+        for agent in &owing {
+            if taken {
+                self.store_tally(cx, sid, agent, missed);
+            } else {
+                self.uncount(sid, agent, missed);
+            }
+        }
+        taken
     }
 
     /// After a change in `sid`: the first of the house's players in it (in role order) with

@@ -140,6 +140,8 @@ pub struct World {
     max_sessions: usize,
     /// Who plays well: every rated and recorded result so far.
     ratings: crate::ratings::Ledger,
+    /// Errors apart from skill, per identity and game (games that have ended).
+    conduct: crate::ratings::conduct::Book,
 }
 
 /// Where sessions' randomness comes from. A seed decides hidden things (the cards to come, the
@@ -159,6 +161,10 @@ impl World {
 
     pub fn ratings(&self) -> &crate::ratings::Ledger {
         &self.ratings
+    }
+
+    pub fn conduct(&self) -> &crate::ratings::conduct::Book {
+        &self.conduct
     }
 
     /// Lets each identity make `rate` changes a second, in bursts of `burst` (0: no limit).
@@ -296,6 +302,7 @@ impl World {
             reads: crate::limits::Limiter::new(0.0, 1),
             max_sessions: 0,
             ratings: crate::ratings::Ledger::default(),
+            conduct: crate::ratings::conduct::Book::default(),
         }
     }
 

@@ -267,6 +267,9 @@ pub struct WhoEntry {
     pub idle_seconds: u64,
     /// The name of the room they are in.
     pub location: String,
+    // The rating they are best known by and its board ("1662? chess/blitz"), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<String>,
 }
 
 /// Who is connected, by name.
@@ -278,6 +281,10 @@ pub fn who_list(world: &World, now: Instant) -> WhoList {
             connected_seconds: now.saturating_duration_since(p.connected_at).as_secs(),
             idle_seconds: now.saturating_duration_since(p.last_active).as_secs(),
             location: world.map.room(p.room).name.clone(),
+            rating: world
+                .ratings()
+                .headline(&p.id)
+                .map(|(board, r)| format!("{} {board}", r.shown())),
         })
         .collect();
     players.sort_by_key(|a| a.name.to_lowercase());
@@ -288,16 +295,31 @@ pub fn who_list(world: &World, now: Instant) -> WhoList {
 /// The `who` table, as LambdaMOO draws it.
 pub fn who_table(world: &World, now: Instant) -> Vec<String> {
     let list = who_list(world, now);
-    let row = |a: &str, b: &str, c: &str, d: &str| format!("{a:<20} {b:<12} {c:<12} {d}");
+    let row = |a: &str, b: &str, c: &str, r: &str, d: &str| {
+        format!("{a:<20} {b:<12} {c:<12} {r:<22} {d}")
+    };
     let mut lines = vec![
-        row("Player name", "Connected", "Idle time", "Location"),
-        row("-----------", "---------", "---------", "--------"),
+        row(
+            "Player name",
+            "Connected",
+            "Idle time",
+            "Rating",
+            "Location",
+        ),
+        row(
+            "-----------",
+            "---------",
+            "---------",
+            "------",
+            "--------",
+        ),
     ];
     for p in &list.players {
         lines.push(row(
             &p.name,
             &duration_phrase(std::time::Duration::from_secs(p.connected_seconds)),
             &duration_phrase(std::time::Duration::from_secs(p.idle_seconds)),
+            p.rating.as_deref().unwrap_or(""),
             &p.location,
         ));
     }

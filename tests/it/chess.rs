@@ -54,7 +54,8 @@ async fn game(s: &TestServer, fen: Option<&str>) -> (Client, Client) {
     ann.expect("Bob has arrived.").await;
     let from = fen.map(|f| format!(" from {f}")).unwrap_or_default();
     ann.send(&format!("challenge Bob as white{from}")).await;
-    bob.expect("Ann challenges you to a game of chess").await;
+    bob.expect("Ann (1500?) challenges you to a game of chess")
+        .await;
     bob.send("accept Ann").await;
     (ann, bob)
 }
@@ -371,7 +372,7 @@ async fn clocked_game(s: &TestServer, clock: &str) -> (Client, Client) {
     ann.send(&format!("challenge Bob as white clock {clock}"))
         .await;
     bob.expect(&format!(
-        "Ann challenges you to a game of chess (you would play black, clock {clock})."
+        "Ann (1500?) challenges you to a game of chess (you would play black, clock {clock})."
     ))
     .await;
     bob.send("accept Ann").await;

@@ -5,7 +5,7 @@
 use moot::ratings::glicko2::{Game, START};
 use serde_json::json;
 
-use crate::support::{Client, TestServer};
+use crate::support::{Client, TestServer, mcp_tool};
 
 /// Ann and Bob in the Chess Parlour.
 async fn at_the_tables(s: &TestServer) -> (Client, Client) {
@@ -19,11 +19,24 @@ async fn at_the_tables(s: &TestServer) -> (Client, Client) {
     (ann, bob)
 }
 
-/// Ann challenges Bob with `terms` (Ann white) and resigns game `n`.
-async fn ann_resigns(ann: &mut Client, bob: &mut Client, terms: &str, shown: &str, n: u32) {
+/// Ann challenges Bob with `terms` (Ann white) and resigns game `n`; each sees the other's
+/// rating (`ratings`: Ann's, Bob's) on the challenge.
+async fn ann_resigns(
+    ann: &mut Client,
+    bob: &mut Client,
+    terms: &str,
+    shown: &str,
+    n: u32,
+    ratings: (&str, &str),
+) {
+    let (ann_rating, bob_rating) = ratings;
     ann.send(&format!("challenge Bob as white{terms}")).await;
+    ann.expect(&format!(
+        "You challenge Bob ({bob_rating}) to a game of chess."
+    ))
+    .await;
     bob.expect(&format!(
-        "Ann challenges you to a game of chess (you would play black{shown})."
+        "Ann ({ann_rating}) challenges you to a game of chess (you would play black{shown})."
     ))
     .await;
     bob.send("accept Ann").await;
@@ -75,24 +88,54 @@ async fn a_rated_game_moves_both_ratings_on_every_face_and_a_rebuild_gives_the_s
         "{refused:?}"
     );
 
-    ann_resigns(&mut ann, &mut bob, " rated", ", rated", 1).await;
+    ann_resigns(
+        &mut ann,
+        &mut bob,
+        " rated",
+        ", rated",
+        1,
+        ("1500?", "1500?"),
+    )
+    .await;
     let bob_line = format!("  chess/no-clock     {winner:>6}  1 game: 1 won, 0 lost, 0 drawn");
     let ann_line = format!("  chess/no-clock     {loser:>6}  1 game: 0 won, 1 lost, 0 drawn");
+    // Apart from skill: a clean game (Ann's resignation is her one action).
+    let clean = |games: u32| {
+        format!(
+            "  chess              no action refused, no deadline missed in {games} game{}",
+            if games == 1 { "" } else { "s" }
+        )
+    };
+    let errors = "Errors apart from skill:";
     assert_eq!(
         ann.command("ratings Bob").await,
-        ["Ratings of Bob (person):", bob_line.as_str()]
+        [
+            "Ratings of Bob (person):",
+            bob_line.as_str(),
+            errors,
+            &clean(1)
+        ]
     );
     assert_eq!(
         ann.command("ratings").await,
-        ["Ratings of Ann (person):", ann_line.as_str()]
+        [
+            "Ratings of Ann (person):",
+            ann_line.as_str(),
+            errors,
+            &clean(1)
+        ]
     );
     let board = bob.command("leaderboard chess people").await;
     assert!(board[0].starts_with("chess/no-clock (rules "), "{board:?}");
     assert_eq!(
         board[1..],
         [
-            format!("   1. Bob              person {winner:>6}  1 game: 1 won, 0 lost, 0 drawn"),
-            format!("   2. Ann              person {loser:>6}  1 game: 0 won, 1 lost, 0 drawn"),
+            format!(
+                "   1. Bob              person {winner:>6}  1 game: 1 won, 0 lost, 0 drawn; 0.0% refused, 0.00 missed a game"
+            ),
+            format!(
+                "   2. Ann              person {loser:>6}  1 game: 0 won, 1 lost, 0 drawn; 0.0% refused, 0.00 missed a game"
+            ),
         ]
     );
     assert_eq!(
@@ -139,11 +182,23 @@ async fn a_rated_game_moves_both_ratings_on_every_face_and_a_rebuild_gives_the_s
         "{v}"
     );
 
-    // A casual game moves nothing.
-    ann_resigns(&mut ann, &mut bob, "", "", 2).await;
+    // A casual game moves no rating; it counts in conduct all the same.
+    ann_resigns(&mut ann, &mut bob, "", "", 2, (&loser, &winner)).await;
+    // Bob is known by his rating wherever names are listed.
+    let who = ann.command("who").await;
+    let bob_row = who.iter().find(|l| l.starts_with("Bob ")).unwrap();
+    assert!(
+        bob_row.contains(&format!(" {winner} chess/no-clock ")),
+        "{who:?}"
+    );
     assert_eq!(
         ann.command("ratings Bob").await,
-        ["Ratings of Bob (person):", bob_line.as_str()]
+        [
+            "Ratings of Bob (person):",
+            bob_line.as_str(),
+            errors,
+            &clean(2)
+        ]
     );
 
     // The ratings are derived from the logs: a rebuild from them gives what was stored, and a
@@ -169,7 +224,12 @@ async fn a_rated_game_moves_both_ratings_on_every_face_and_a_rebuild_gives_the_s
     let mut cy = s.player("Cy").await;
     assert_eq!(
         cy.command("ratings bob").await,
-        ["Ratings of Bob (person):", bob_line.as_str()]
+        [
+            "Ratings of Bob (person):",
+            bob_line.as_str(),
+            errors,
+            &clean(2)
+        ]
     );
     s.stop().await;
     drop(dir);
@@ -278,4 +338,192 @@ async fn agents_rate_over_rest_luck_keeps_a_record_and_bad_terms_change_nothing(
         "{v}"
     );
     s.stop().await;
+}
+
+/// Bob breaks the rules twice and lets his flag fall: his conduct shows it once the game is
+/// over (never while it runs), apart from his rating, and a restart keeps it.
+#[tokio::test]
+async fn refusals_and_a_fallen_flag_stand_beside_the_rating_once_the_game_is_over() {
+    // 5+0 at a hundred times the wall clock: each side has 3 real seconds.
+    let s = TestServer::start_with(|c| c.time_scale = 100.0).await;
+    let (mut ann, mut bob) = at_the_tables(&s).await;
+    ann.send("challenge Bob as white clock 5+0 rated").await;
+    bob.expect(
+        "Ann (1500?) challenges you to a game of chess (you would play black, clock 5+0, rated).",
+    )
+    .await;
+    bob.send("accept Ann").await;
+    bob.expect("You accept Ann's challenge").await;
+    ann.send("move e4").await;
+    ann.expect("You play e4 in game #1.").await;
+    // Two moves that are not legal: both refused, and counted against him.
+    for bad in ["e2e4", "e7e4"] {
+        bob.send(&format!("move {bad}")).await;
+        bob.expect(&format!("{bad} is not a legal move in game #1"))
+            .await;
+    }
+    // Ann's own move out of turn counts against her.
+    ann.send("move d4").await;
+    ann.expect("It is not your move in game #1.").await;
+    // While the game runs, nothing of it shows.
+    let clean = [
+        "Ratings of Bob (person):",
+        "  No rated or recorded games yet.",
+    ];
+    assert_eq!(ann.command("ratings Bob").await, clean);
+
+    let end = "#1: Black's flag falls. Game over: White wins on time (1-0).";
+    ann.expect(end).await;
+    bob.expect(end).await;
+    let bob_conduct =
+        "  chess              2 of 2 actions refused (100.0%), 1 deadline missed in 1 game";
+    let bob_lines = bob.command("ratings").await;
+    assert_eq!(
+        bob_lines[2..],
+        ["Errors apart from skill:", bob_conduct],
+        "{bob_lines:?}"
+    );
+    let ann_lines = ann.command("ratings").await;
+    assert_eq!(
+        ann_lines[2..],
+        [
+            "Errors apart from skill:",
+            "  chess              1 of 2 actions refused (50.0%), no deadline missed in 1 game"
+        ],
+        "{ann_lines:?}"
+    );
+    let board = ann.command("leaderboard chess").await;
+    assert!(
+        board[2].ends_with("; 100.0% refused, 1.00 missed a game"),
+        "{board:?}"
+    );
+    let (_, v) = s.api().send("GET", "/ratings/Bob", None, None).await;
+    assert_eq!(
+        v["conduct"],
+        json!([{ "game": "chess", "games": 1, "actions": 0, "refused": 2, "missed": 1,
+                 "refused_rate": 1.0, "missed_rate": 1.0 }]),
+        "{v}"
+    );
+
+    // Stored as it happened: a restart tells the same.
+    let db = s.db.clone();
+    drop((ann, bob));
+    let dir = s.stop().await;
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut cy = s.player("Cy").await;
+    assert_eq!(
+        cy.command("ratings Bob").await[2..],
+        ["Errors apart from skill:", bob_conduct]
+    );
+    s.stop().await;
+    drop(dir);
+}
+
+/// Agents give their reasons with their moves, over REST and MCP: stored with each move, told
+/// to nobody while the game runs (the log on either face, the mover's own included, and the
+/// people watching on telnet), and beside each move once it is over; one that is not text is
+/// refused and changes nothing.
+#[tokio::test]
+async fn reasons_given_with_moves_are_hidden_until_the_game_is_over() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (a, b) = (api.agent(Some("Ada")).await, api.agent(Some("Bea")).await);
+    let id = api
+        .session(&a, "tictactoe.v1", &[("x", &a), ("o", &b)])
+        .await;
+    let mut cy = s.player("Cy").await;
+    cy.command(&format!("watch #{id}")).await;
+    let secret = |n: usize| format!("secret plan {n}");
+    // Ada plays over REST, Bea over MCP; x takes the top row.
+    let by_mcp = |tick: usize, cell: usize| {
+        mcp_tool(
+            s.http,
+            &b.token,
+            "session_act",
+            json!({ "session_id": id, "action": cell.to_string(), "expected_tick": tick,
+                    "reasoning": secret(tick) }),
+        )
+    };
+    let by_rest = |tick: usize, cell: usize| {
+        let (api, id, token) = (api.clone(), id.clone(), a.token.clone());
+        async move {
+            api.post(
+                &format!("/sessions/{id}/actions"),
+                &token,
+                json!({ "action": cell.to_string(), "expected_tick": tick,
+                        "reasoning": format!("secret plan {tick}") }),
+            )
+            .await
+        }
+    };
+    // A reason that is not text is refused, and the move with it is not made.
+    let bad = mcp_tool(
+        s.http,
+        &b.token,
+        "session_act",
+        json!({ "session_id": id, "action": "3", "expected_tick": 0, "reasoning": 7 }),
+    )
+    .await;
+    assert_eq!(bad["isError"], true, "{bad}");
+    assert!(bad.to_string().contains("`reasoning` is text"), "{bad}");
+    assert_eq!(by_rest(0, 0).await.0, 200);
+    let r = by_mcp(1, 3).await;
+    assert_eq!(r["isError"], false, "{r}");
+    assert_eq!(by_rest(2, 1).await.0, 200);
+    assert_eq!(by_mcp(3, 4).await["isError"], false);
+
+    // While it runs: no reason on any face, to the players themselves neither.
+    let log = format!("/sessions/{id}/log");
+    for who in [&a, &b] {
+        let (_, v) = api.get(&log, &who.token).await;
+        assert_eq!(v["actions"].as_array().unwrap().len(), 4, "{v}");
+        assert!(!v.to_string().contains("secret"), "{v}");
+    }
+    let mcp_log = mcp_tool(s.http, &b.token, "session_log", json!({ "session_id": id })).await;
+    assert!(!mcp_log.to_string().contains("secret"), "{mcp_log}");
+
+    // The winning move, and then every reason beside its move, on both faces.
+    assert_eq!(by_rest(4, 2).await.0, 200);
+    let (_, v) = api.get(&log, &b.token).await;
+    let reasons: Vec<(&str, &str)> = v["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["action"].as_str().unwrap(),
+                e["reasoning"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            ("0", "secret plan 0"),
+            ("3", "secret plan 1"),
+            ("1", "secret plan 2"),
+            ("4", "secret plan 3"),
+            ("2", "secret plan 4")
+        ],
+        "{v}"
+    );
+    let mcp_log = mcp_tool(s.http, &a.token, "session_log", json!({ "session_id": id })).await;
+    assert!(mcp_log.to_string().contains("secret plan 3"), "{mcp_log}");
+    // The person watching heard every move and no reason, before the end or after it.
+    let (heard, _) = cy.command_hearing("who").await;
+    assert!(
+        heard.iter().any(|l| l.contains("Game over")),
+        "the watcher heard the game: {heard:?}"
+    );
+    assert!(!heard.iter().any(|l| l.contains("secret")), "{heard:?}");
+
+    // Stored with the moves: a restart shows the same.
+    let db = s.db.clone();
+    drop(cy);
+    let dir = s.stop().await;
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let (_, v) = s.api().get(&log, &a.token).await;
+    assert_eq!(v["actions"][3]["reasoning"], "secret plan 3", "{v}");
+    s.stop().await;
+    drop(dir);
 }

@@ -205,8 +205,8 @@ async fn who_lists_everyone_with_location() {
     assert_eq!(
         table[0],
         format!(
-            "{:<20} {:<12} {:<12} {}",
-            "Player name", "Connected", "Idle time", "Location"
+            "{:<20} {:<12} {:<12} {:<22} {}",
+            "Player name", "Connected", "Idle time", "Rating", "Location"
         )
     );
     let ann_row = table

@@ -1188,6 +1188,33 @@ async fn six_agents_and_two_telnet_players_play_one_match() {
             assert_eq!(r["rating"].as_f64().unwrap() > 1500.0, won, "{r}");
         }
     }
+    // The match's report shows what it did to each of the eight ratings.
+    let report = tilly.command("report").await;
+    let moved: Vec<&String> = report
+        .iter()
+        .filter(|l| l.starts_with("Rating, "))
+        .collect();
+    assert_eq!(moved.len(), 8, "{report:#?}");
+    assert!(
+        moved
+            .iter()
+            .any(|l| l.starts_with("Rating, Tilly (") && l.contains(": 1500? → ")),
+        "{report:#?}"
+    );
+    // At the notice board, a name stands with its ratings on both sides: moved on the side
+    // Tilly played, a newcomer's on the other.
+    tilly.command("out").await;
+    tilly.command("sign board").await;
+    let q = tilly.command("queue").await;
+    let shown = q[0]
+        .strip_prefix("On the notice board (1 of 8), rated as village/wolves: Tilly ")
+        .and_then(|r| r.strip_suffix('.'))
+        .unwrap_or_else(|| panic!("{q:?}"));
+    let (village, wolves) = shown.split_once('/').unwrap();
+    assert!(
+        (village == "1500?") != (wolves == "1500?"),
+        "one side moved: {q:?}"
+    );
     s.stop().await;
 }
 

@@ -105,6 +105,7 @@ impl Verb for Deal {
 `blackjack_stand`. Infinite deck: every card is equally likely each time; no betting, splits or \
 doubles; the dealer draws to 17 and wins ties.";
     const READ_ONLY: bool = false;
+    const REASONED: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Deal a new hand of blackjack, abandoning the old one; \
 needs nothing. Returns the hands (the dealer's first card hidden), their totals and the message; a \
 two-card 21 ends the hand at once.";
@@ -132,6 +133,7 @@ impl Verb for Hit {
     const SUMMARY: &'static str = "Take another card in your blackjack hand.";
     const HELP: &'static str = "Deals you one more card. Over 21 is a bust and the dealer wins.";
     const READ_ONLY: bool = false;
+    const REASONED: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Take another card in your blackjack hand; over 21 is a \
 bust. Returns the hands, their totals and the message.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(TOOLSET);
@@ -159,6 +161,7 @@ impl Verb for Stand {
     const HELP: &'static str = "The dealer turns over the hidden card and draws until 17 or more; the \
 higher total without going over 21 wins, and a tie goes to the dealer.";
     const READ_ONLY: bool = false;
+    const REASONED: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Stand: the dealer shows the hidden card and draws to \
 17, and a tie goes to the dealer. Returns the final hands, their totals and who won.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(TOOLSET);

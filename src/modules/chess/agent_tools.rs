@@ -490,6 +490,7 @@ impl Verb for FinishTurn {
     const HELP: &'static str = "Checks that the game exists, that it is your turn and that the move (UCI) \
 is legal, then plays it. With claim_win, the move is refused unless it mates.";
     const READ_ONLY: bool = false;
+    const REASONED: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Play `move`, in UCI (`e2e4`), in the game `game_id` \
 when it is your turn; with `claim_win`, the move is refused unless it mates. Returns the game \
 after your move; then call waitForNextTurn.";
@@ -538,13 +539,16 @@ after your move; then call waitForNextTurn.";
             )));
         }
         if g.turn().name() != role {
+            world.refused(cx, id, &me);
             return Err(VerbError::refused("Invalid move: it is not your turn."));
         }
         // SAN is taken as well as UCI, and played (and logged) as UCI.
         let mv = Game::canonical(g, role, a.mv.trim()).unwrap_or_else(|| a.mv.trim().to_owned());
         // Legality is checked against the position (cheap); only a claim needs the move played.
-        g.parse_move(&mv)
-            .map_err(|e| VerbError::refused(format!("Invalid move: {e}")))?;
+        if let Err(e) = g.parse_move(&mv) {
+            world.refused(cx, id, &me);
+            return Err(VerbError::refused(format!("Invalid move: {e}")));
+        }
         let mates = || {
             Game::apply(g, role, &mv)
                 .ok()
@@ -552,6 +556,7 @@ after your move; then call waitForNextTurn.";
                 .is_some_and(|o| o.reason == super::rules::EndReason::Checkmate)
         };
         if a.claim_win && !mates() {
+            world.refused(cx, id, &me);
             return Err(VerbError::refused(
                 "Move rejected: You claimed Checkmate, but this move does not result in Checkmate.",
             ));

@@ -225,6 +225,16 @@ game's id.";
         }
         let (them_id, them_name) = (them.id.clone(), them.name.clone());
         let my_name = world.player(&me).name.clone();
+        // Each sees the other's rating on the board the game would be played on.
+        let board = world
+            .template("chess.v1")
+            .and_then(|t| crate::ratings::board(t, &options));
+        let rating = |who: &AgentId| {
+            board.as_deref().map_or(String::new(), |b| {
+                format!(" ({})", world.ratings().rating_on(who, b).shown())
+            })
+        };
+        let (my_rating, their_rating) = (rating(&me), rating(&them_id));
         let room = world.ext::<ChessRoom>();
         let before = room.challenges.clone();
         cx.undo(move |w| w.ext::<ChessRoom>().challenges = before);
@@ -250,9 +260,11 @@ game's id.";
             terms.push("rated".to_owned());
         }
         let terms = terms.join(", ");
-        cx.tell(&them_id, format!("{my_name} challenges you to a game of chess ({terms}). Type `accept {my_name}` or `decline {my_name}`."));
+        cx.tell(&them_id, format!("{my_name}{my_rating} challenges you to a game of chess ({terms}). Type `accept {my_name}` or `decline {my_name}`."));
         Ok(Reply::new(
-            vec![format!("You challenge {them_name} to a game of chess.")],
+            vec![format!(
+                "You challenge {them_name}{their_rating} to a game of chess."
+            )],
             Challenged {
                 opponent: them_name,
                 session_id: None,

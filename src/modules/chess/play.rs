@@ -85,6 +85,7 @@ the last rank becomes a queen unless you add the piece (`e7e8n`). tkMOO-light's 
 `move <x1> <y1> <x2> <y2> <sequence> on #<game>` itself; a move made on an out-of-date board is \
 refused and the current board sent again.";
     const READ_ONLY: bool = false;
+    const REASONED: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Play `move`, in UCI (`e2e4`, `e7e8n`) or SAN (`Nf3`, \
 `O-O`), in your chess game (`game` if you play several); a pawn on the last rank becomes a queen \
 unless you name the piece. Returns the move in UCI and SAN, the game's tick and its status.";
@@ -131,6 +132,7 @@ unless you name the piece. Returns the move in UCI and SAN, the game's tick and 
             )));
         }
         if g.turn().name() != role && !s.game.is_terminal() {
+            world.refused(cx, sid, &actor);
             if args.sequence.is_some() {
                 world.send_board(cx, sid, &actor);
             }
@@ -156,6 +158,7 @@ unless you name the piece. Returns the move in UCI and SAN, the game's tick and 
                     .and_then(|san| san.san.to_move(g.position()).ok())
             });
         let Some(m) = legal else {
+            world.refused(cx, sid, &actor);
             if args.sequence.is_some() {
                 world.send_board(cx, sid, &actor);
             }
@@ -275,6 +278,7 @@ impl Verb for Resign {
     const HELP: &'static str =
         "Gives up your game (name it with `#3` if you play several); your opponent wins.";
     const READ_ONLY: bool = false;
+    const REASONED: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Resign your chess game (`game` if you play several); \
 your opponent wins. Returns the game's id and status.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
@@ -310,6 +314,7 @@ impl Verb for Draw {
 game is drawn. Making a move instead of answering declines an offer. The computer accepts only \
 when it stands clearly worse.";
     const READ_ONLY: bool = false;
+    const REASONED: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Offer a draw in your chess game (`game` if you play \
 several), or accept the one your opponent offered. Returns what was done and the game's status.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);

@@ -48,6 +48,7 @@ it falls to the lowest empty cell. Columns are numbered 1 to 7 from the left, as
 them. Red drops first; four in a row in any direction wins. You drop by the game's number, so you \
 may do it from anywhere.";
     const READ_ONLY: bool = false;
+    const REASONED: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Drop your disc into `column`, 1 (left) to 7 (right), \
 in your game of Connect Four, started with `play`; it falls to the lowest empty cell. Returns the \
 column, the game's id and its status.";

@@ -43,6 +43,7 @@ impl Verb for Choose {
 too) makes your choice. Nobody sees it until both of you have chosen; then the table shows both \
 and who won. You choose by the game's number, so you may do it from anywhere.";
     const READ_ONLY: bool = false;
+    const REASONED: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Choose `choice` (`rock`, `paper` or `scissors`) in \
 your game of rock-paper-scissors, started with `play`; nobody sees it until both have chosen. \
 Returns your choice, the game's id and its status.";

@@ -43,6 +43,7 @@ impl Verb for Mark {
 numbered 1 to 9 from the top left, as the board shows them. X moves first. You mark by the \
 game's number, so you may do it from anywhere.";
     const READ_ONLY: bool = false;
+    const REASONED: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Mark `cell`, 1 (top left) to 9 (bottom right), in your \
 game of tic-tac-toe, started with `play`. Returns the cell, the game's id and its status.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
@@ -87,6 +88,7 @@ game of tic-tac-toe, started with `play`. Returns the cell, the game's id and it
                 .legal_actions(role)
                 .contains(&(args.cell - 1).to_string())
         {
+            world.refused(cx, sid, &actor);
             return Err(VerbError::refused(format!("Cell {} is taken.", args.cell)));
         }
         let tick = s.tick;

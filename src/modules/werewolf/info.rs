@@ -132,6 +132,36 @@ pub struct MatchEvents;
 /// "NARRATOR", or the player behind the event.
 /// An event as `reader` reads it on every face: the seed's envelope, with a wall-clock time
 /// and its source.
+/// `events` (each with its game time) with the reasons the players gave beside them, each as a
+/// `REASONING` line where its action was taken: after its events of the same moment, before
+/// what came later. Only a finished match has any ([`Session::reasons`]).
+pub fn with_reasons(
+    world: &World,
+    s: &Session,
+    events: impl Iterator<Item = (u64, Value)>,
+) -> Vec<Value> {
+    let mut reasons = s.reasons().into_iter().peekable();
+    let mut out = Vec::new();
+    let reason = |r: crate::world::sessions::Reason| {
+        json!({
+            "type": "REASONING",
+            "at": iso_at(world, s, r.at_ms),
+            "gameTimeMs": r.at_ms,
+            "source": r.role,
+            "payload": { "playerId": r.role, "action": r.action, "reasoning": r.reasoning },
+            "line": format!("{} ({}), {}, because: {}", r.name, r.role, r.action, r.reasoning),
+        })
+    };
+    for (at, v) in events {
+        while let Some(r) = reasons.next_if(|r| r.at_ms < at) {
+            out.push(reason(r));
+        }
+        out.push(v);
+    }
+    out.extend(reasons.map(reason));
+    out
+}
+
 pub fn event_json(world: &World, s: &Session, e: &Event, reader: Reader) -> Value {
     let mut v = e.envelope(reader);
     v["at"] = json!(iso_at(world, s, e.at));
@@ -416,11 +446,41 @@ them. Returns who won, the roles, each night, the votes and each player's figure
         };
         let mut text = vec![format!("Werewolf match {sid}:")];
         text.extend(super::rules::text::report_lines(w));
+        // A rated match: what it did to each player's rating on their side's board.
+        let mut changes = Vec::new();
+        for m in &s.moves {
+            let Some(p) = s.participants.iter().find(|p| *p.agent == *m.agent) else {
+                continue;
+            };
+            let Some(line) = m.line() else { continue };
+            let side = m.board.rsplit('/').next().unwrap_or(&m.board);
+            text.push(format!("Rating, {} ({side}): {line}.", p.name));
+            changes.push(json!({
+                "playerId": p.role,
+                "board": m.board,
+                "before": m.before.map(|b| b.0),
+                "after": m.after.map(|a| a.rating),
+                "provisional": m.after.is_some_and(|a| a.provisional()),
+            }));
+        }
+        // What the players said of their own actions, now that it is over.
+        let reasons = s.reasons();
+        if !reasons.is_empty() {
+            text.push("Reasons given:".to_owned());
+        }
+        for r in &reasons {
+            text.push(format!(
+                "  {} ({}), {}: {}",
+                r.name, r.role, r.action, r.reasoning
+            ));
+        }
         let mut data = answer(
             world,
             json!({
                 "matchId": sid.to_string(),
                 "report": report,
+                "ratingChanges": changes,
+                "reasons": reasons,
             }),
         );
         if args.export == Some(true) {
@@ -428,14 +488,15 @@ them. Returns who won, the roles, each night, the votes and each player's figure
             let Some(viewer) = Reader::named(args.viewer.as_deref().unwrap_or("PUBLIC")) else {
                 return Err(refusal(world, Code::InvalidRequest, Reader::NAMES, None));
             };
-            let lines: Vec<String> = w
-                .events_for(viewer)
-                .map(|e| {
-                    let mut v = e.envelope(viewer);
-                    v["at"] = json!(iso_at(world, s, e.at));
-                    v["gameTimeMs"] = json!(e.at);
-                    v.to_string()
-                })
+            let events = w.events_for(viewer).map(|e| {
+                let mut v = e.envelope(viewer);
+                v["at"] = json!(iso_at(world, s, e.at));
+                v["gameTimeMs"] = json!(e.at);
+                (e.at, v)
+            });
+            let lines: Vec<String> = with_reasons(world, s, events)
+                .into_iter()
+                .map(|v| v.to_string())
                 .collect();
             data["eventsJsonl"] = json!(lines.join("\n"));
             if viewer == Reader::Omniscient {

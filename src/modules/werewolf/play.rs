@@ -139,6 +139,7 @@ impl Verb for Speak {
 watching it: your opening on your turn (DAY_OPENING), anything during DAY_DISCUSSION, and your \
 last words if you were voted out. In the match's building, plain `say` does the same.";
     const READ_ONLY: bool = false;
+    const REASONED: bool = true;
     const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = catalog::seed("et.werewolf.match.say_public");
@@ -214,6 +215,7 @@ impl Verb for Pass {
     const HELP: &'static str = "During DAY_OPENING, when it is your turn to speak, gives the floor \
 to the next player without a word.";
     const READ_ONLY: bool = false;
+    const REASONED: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Give up your turn to speak in DAY_OPENING without a \
 word (`matchId` if you play several). Returns the accepted action, as et.werewolf.match.say_public \
 does.";
@@ -261,6 +263,7 @@ impl Verb for Vote {
 not yourself), or `vote none` to abstain; anything after the name is your reason, shown to all. \
 You may change your vote until the vote ends. Most votes is eliminated; a tie spares everyone.";
     const READ_ONLY: bool = false;
+    const REASONED: bool = true;
     const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = catalog::seed("et.werewolf.match.vote");
@@ -318,6 +321,7 @@ macro_rules! night_verb {
             const SUMMARY: &'static str = $summary;
             const HELP: &'static str = $help;
             const READ_ONLY: bool = false;
+            const REASONED: bool = true;
             const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
             const TOPIC: Topic = super::TOPIC;
             const TOOL: ToolSpec = catalog::seed($tool);
@@ -411,6 +415,7 @@ impl Verb for Growl {
     const HELP: &'static str = "During NIGHT, a living werewolf's words to the pack: only the \
 wolves (and spectators the server lets see everything) hear them.";
     const READ_ONLY: bool = false;
+    const REASONED: bool = true;
     const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = catalog::seed("et.werewolf.match.night.wolf_chat");

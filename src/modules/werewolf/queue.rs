@@ -313,17 +313,25 @@ them, and your match if you are in one.";
         check_queue_id(world, &args.queue_id)?;
         let me = cx.actor.clone();
         let running = running_match(world, &me);
-        let names: Vec<String> = world
-            .ext::<WerewolfTown>()
-            .queue
+        // Each name with its ratings on the two sides it may be dealt (`?`: provisional).
+        let queue = world.ext::<WerewolfTown>().queue.clone();
+        let names: Vec<String> = queue
             .iter()
-            .map(|(_, n)| n.clone())
+            .map(|(agent, n)| {
+                let on = |side: &str| {
+                    world
+                        .ratings()
+                        .rating_on(agent, &format!("werewolf/{side}"))
+                        .shown()
+                };
+                format!("{n} {}/{}", on("village"), on("wolves"))
+            })
             .collect();
         let mut text = vec![if names.is_empty() {
             "Nobody has signed the notice board.".to_owned()
         } else {
             format!(
-                "On the notice board ({} of {REQUIRED}): {}.",
+                "On the notice board ({} of {REQUIRED}), rated as village/wolves: {}.",
                 names.len(),
                 names.join(", ")
             )

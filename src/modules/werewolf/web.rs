@@ -206,14 +206,12 @@ pub fn replay(world: &World, sid: SessionId, viewer: &str) -> Result<Value, Stri
         ));
     }
     let reader = Reader::named(viewer).ok_or(Reader::NAMES)?;
-    let events: Vec<Value> = w
-        .events_for(reader)
-        .map(|e| {
-            let mut v = event_json(world, s, e, reader);
-            v["line"] = json!(line(w, e, reader));
-            v
-        })
-        .collect();
+    let events = w.events_for(reader).map(|e| {
+        let mut v = event_json(world, s, e, reader);
+        v["line"] = json!(line(w, e, reader));
+        (e.at, v)
+    });
+    let events = super::info::with_reasons(world, s, events);
     Ok(json!({ "matchId": sid.to_string(), "viewer": viewer, "events": events }))
 }
 

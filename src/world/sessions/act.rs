@@ -121,12 +121,20 @@ impl World {
                 )
             })?
         };
-        let next = s.game.apply(role, action, at).map_err(|e| {
-            // A template's wait is in game time; the caller waits in real time.
-            let mut h = HostError::from(e);
-            h.retry_after = h.retry_after.map(|d| self.time.real(d));
-            h
-        })?;
+        let next = match s.game.apply(role, action, at) {
+            Ok(next) => next,
+            Err(e) => {
+                // A rule broken counts against its sender, beside their rating.
+                let counts = role != games::SERVER_ROLE && e.breaks_rules();
+                // A template's wait is in game time; the caller waits in real time.
+                let mut h = HostError::from(e);
+                h.retry_after = h.retry_after.map(|d| self.time.real(d));
+                if counts {
+                    self.refused(cx, sid, agent);
+                }
+                return Err(h);
+            }
+        };
         // An action the public may not know was taken leaves no public trace (`Cx::hidden`).
         if role != games::SERVER_ROLE && next.action_view(None, role, action).is_none() {
             cx.hidden = true;
@@ -138,6 +146,12 @@ impl World {
         s.tick += 1;
         let status = s.status();
         let created = iso(self.time.wall(cx.now));
+        // The actor's reasons go with their own action (not a deadline's, nor the house's).
+        let reasoning = if *agent == cx.actor {
+            cx.reasoning.take()
+        } else {
+            None
+        };
         s.log.push(crate::store::sessions::LogEntry {
             tick,
             role: role.to_owned(),
@@ -145,6 +159,7 @@ impl World {
             agent_id: agent.to_string(),
             created_at: created.clone(),
             at_ms: at,
+            reasoning: reasoning.clone(),
         });
         let ending = s
             .game
@@ -162,6 +177,13 @@ impl World {
             })
             .map(|d| self.ratings.changes(&d))
             .unwrap_or_default();
+        let ended = ending.is_some();
+        let moves_before = (!changes.is_empty()).then(|| {
+            std::mem::replace(
+                &mut s.moves,
+                changes.iter().map(crate::ratings::Moved::of).collect(),
+            )
+        });
         let seasons = self.ratings.seasons_before(&changes);
         self.ratings.apply(&changes);
         let rate = (!changes.is_empty())
@@ -176,6 +198,7 @@ impl World {
             status,
             created,
             at,
+            reasoning,
         );
         cx.save(
             move |c| {
@@ -193,6 +216,9 @@ impl World {
                     s.game = before;
                     s.tick = tick;
                     s.log.pop();
+                    if let Some(moves) = moves_before {
+                        s.moves = moves;
+                    }
                 }
                 w.ratings.undo(&changes, seasons);
                 w.schedule(sid);
@@ -203,6 +229,9 @@ impl World {
             state: s.game.view(Some(role)),
             status: status.to_owned(),
         };
+        if ended {
+            self.fold_conduct(cx, sid);
+        }
         cx.changed.push(sid);
         self.announce(cx, agent, sid, headline, &notes);
         self.schedule(sid);

@@ -209,6 +209,8 @@ impl World {
             created_at,
             started,
             log: Vec::new(),
+            tally: BTreeMap::new(),
+            moves: Vec::new(),
         };
         let status = session.status().to_owned();
         if let Some(room) = session.room {

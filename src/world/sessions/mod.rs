@@ -7,6 +7,7 @@
 //! the REST API's codes, so every face (REST, MCP, telnet) answers a bad action the same way.
 
 mod act;
+mod conduct;
 mod create;
 mod error;
 mod restore;
@@ -89,6 +90,11 @@ pub struct Session {
     pub started: std::time::SystemTime,
     /// The log as stored (a copy kept for faces that cannot wait on the database).
     pub log: Vec<crate::store::sessions::LogEntry>,
+    /// Each player's refused actions and missed deadlines so far (by agent id): their
+    /// conduct's once the game ends.
+    pub tally: BTreeMap<String, crate::ratings::conduct::Tally>,
+    /// What its latest decided result did to its players' ratings (its report shows it).
+    pub moves: Vec<crate::ratings::Moved>,
 }
 
 impl Session {
@@ -128,6 +134,55 @@ impl Session {
             .map(|p| p.role)
     }
 
+    /// What this game adds to each of its players' conduct once it has ended: their logged
+    /// actions and their tally, once per player however many roles they held.
+    pub fn conduct(&self) -> Vec<(String, crate::ratings::conduct::Conduct)> {
+        let mut out: Vec<(String, crate::ratings::conduct::Conduct)> = Vec::new();
+        for p in &self.participants {
+            if out.iter().any(|(a, _)| *a == *p.agent) {
+                continue;
+            }
+            let actions = self.log.iter().filter(|e| *e.agent_id == *p.agent).count();
+            let tally = self.tally.get(&*p.agent).copied().unwrap_or_default();
+            out.push((
+                p.agent.to_string(),
+                crate::ratings::conduct::Conduct::of_game(
+                    u32::try_from(actions).unwrap_or(u32::MAX),
+                    tally,
+                ),
+            ));
+        }
+        out
+    }
+
+    /// The reasons its players gave with their actions ([`crate::world::Cx::reasoning`]),
+    /// in the order the actions were taken: none while the game runs, whoever asks (the one
+    /// place they are held back), every one once it is over.
+    pub fn reasons(&self) -> Vec<Reason> {
+        if !self.game.is_terminal() {
+            return Vec::new();
+        }
+        self.log
+            .iter()
+            .filter_map(|e| {
+                let reasoning = e.reasoning.clone()?;
+                let name = self
+                    .participants
+                    .iter()
+                    .find(|p| *p.agent == *e.agent_id)
+                    .map_or_else(|| e.agent_id.clone(), |p| p.name.clone());
+                Some(Reason {
+                    tick: e.tick,
+                    role: e.role.clone(),
+                    name,
+                    action: e.action.clone(),
+                    at_ms: e.at_ms,
+                    reasoning,
+                })
+            })
+            .collect()
+    }
+
     /// "Ann (white) vs Bob (black)"
     pub fn players_line(&self) -> String {
         self.participants
@@ -136,6 +191,19 @@ impl Session {
             .collect::<Vec<_>>()
             .join(" vs ")
     }
+}
+
+/// A reason a player gave with an action, shown once the game is over.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Reason {
+    pub tick: u64,
+    pub role: String,
+    pub name: String,
+    pub action: String,
+    /// Game time.
+    #[serde(rename = "gameTimeMs")]
+    pub at_ms: u64,
+    pub reasoning: String,
 }
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -278,12 +346,15 @@ impl World {
                 })
                 .collect());
         }
+        // Nobody's reasons are shown while the game runs, the reader's own neither (one rule
+        // for every reader, so that nothing is told by which entries carry one).
         Ok(s.log
             .iter()
             .filter_map(|e| {
                 let action = s.game.action_view(Some(role), &e.role, &e.action)?;
                 Some(crate::store::sessions::LogEntry {
                     action,
+                    reasoning: None,
                     ..e.clone()
                 })
             })

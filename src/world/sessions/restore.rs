@@ -115,8 +115,18 @@ impl World {
                     created_at: st.row.created_at,
                     started,
                     log: st.log,
+                    tally: st.tallies.into_iter().collect(),
+                    moves: st.moves,
                 },
             );
+            if let Some(s) = self.sessions.get(&id)
+                && s.game.is_terminal()
+            {
+                let game = crate::ratings::game_name(t.id);
+                for (agent, c) in s.conduct() {
+                    self.conduct.add(&agent, game, c);
+                }
+            }
         }
         Ok(())
     }

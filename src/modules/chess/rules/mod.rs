@@ -606,6 +606,14 @@ impl Game for ChessGame {
         })
     }
 
+    /// The side to move, whose flag falls.
+    fn owing(&self) -> Vec<&'static str> {
+        match (&self.clock, self.outcome) {
+            (Some(_), None) => vec![self.turn().name()],
+            _ => Vec::new(),
+        }
+    }
+
     fn is_terminal(&self) -> bool {
         self.outcome.is_some()
     }

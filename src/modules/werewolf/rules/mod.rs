@@ -664,6 +664,10 @@ impl Game for Werewolf {
         self.next_deadline()
     }
 
+    fn owing(&self) -> Vec<&'static str> {
+        self.owing_seats().into_iter().map(player_id).collect()
+    }
+
     fn is_terminal(&self) -> bool {
         self.phase == Phase::Ended
     }

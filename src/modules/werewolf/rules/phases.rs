@@ -42,24 +42,7 @@ impl Werewolf {
     pub(super) fn end_night(&mut self, at: GameTime) {
         let wolves = self.living_wolves();
         // Misses first: a living night actor who did nothing (all-seeing spectators only).
-        let mut missed = Vec::new();
-        for &w in &wolves {
-            if self.night.picks[w].is_none() {
-                missed.push(w);
-            }
-        }
-        for (card, done) in [
-            (Card::Seer, self.night.inspected.is_some()),
-            (Card::Doctor, self.night.protected.is_some()),
-        ] {
-            if let Some(s) = self
-                .seat_with(card)
-                .filter(|&s| self.players[s].alive && !done)
-            {
-                missed.push(s);
-            }
-        }
-        for s in missed {
+        for s in self.night_owing() {
             self.miss(at, s, Vis::Omniscient);
         }
         // The victim: one pick is the target; different picks are settled by the secret seed;
@@ -347,6 +330,43 @@ impl Werewolf {
         };
         if done {
             self.settled_at = Some(at);
+        }
+    }
+
+    /// The living night actors who have not acted: the wolves without a pick, the seer and
+    /// the doctor without their choice.
+    fn night_owing(&self) -> Vec<Seat> {
+        let mut owing: Vec<Seat> = self
+            .living_wolves()
+            .into_iter()
+            .filter(|&w| self.night.picks[w].is_none())
+            .collect();
+        for (card, done) in [
+            (Card::Seer, self.night.inspected.is_some()),
+            (Card::Doctor, self.night.protected.is_some()),
+        ] {
+            if let Some(s) = self
+                .seat_with(card)
+                .filter(|&s| self.players[s].alive && !done)
+            {
+                owing.push(s);
+            }
+        }
+        owing
+    }
+
+    /// Who the phase's deadline would count a miss against (the lobby's readiness is asked
+    /// of nobody): the night's actors, the living without a vote, the speaker holding the
+    /// floor.
+    pub(super) fn owing_seats(&self) -> Vec<Seat> {
+        match self.phase {
+            Phase::Night => self.night_owing(),
+            Phase::DayVote => self
+                .living()
+                .filter(|s| !self.votes.contains_key(s))
+                .collect(),
+            Phase::DayOpening => self.openings.speaker().into_iter().collect(),
+            _ => Vec::new(),
         }
     }
 

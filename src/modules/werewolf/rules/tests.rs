@@ -901,3 +901,35 @@ fn actions_are_logged_as_the_rules_read_them() {
     );
     assert_eq!(Game::canonical(&w, "p1", "kill p3"), None);
 }
+
+#[test]
+fn the_deadline_owes_a_miss_to_exactly_those_it_counts_one_against() {
+    let misses = |w: &Werewolf| -> Vec<u32> {
+        w.players
+            .iter()
+            .map(|p| p.misses + p.night_misses)
+            .collect()
+    };
+    let mut w = at_night();
+    let wolf = seats_with(&w, Card::Werewolf)[0];
+    w = act(&w, wolf, &format!("kill {}", player_id(villagers(&w)[0])));
+    // A whole match of deadlines nobody else meets: each owes exactly the misses it counts.
+    let mut guard = 0;
+    while w.phase != Phase::Ended {
+        let owing: Vec<&str> = Game::owing(&w);
+        let before = misses(&w);
+        let next = tick(&w);
+        let after = misses(&next);
+        let counted: Vec<&str> = (0..SEATS)
+            .filter(|&s| after[s] > before[s])
+            .map(player_id)
+            .collect();
+        let mut sorted = owing.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, counted, "{:?}", w.phase);
+        w = next;
+        guard += 1;
+        assert!(guard < 500);
+    }
+    assert!(Game::owing(&w).is_empty());
+}
