@@ -54,21 +54,10 @@ pub fn tool(e: &VerbEntry) -> Tool {
     if let Some(def) = e.tool.definition {
         return defined(def(e.tool_name()));
     }
-    let mut input = e
+    let input = e
         .tool
         .input_schema
         .map_or_else(|| object((e.args_schema)()), fixed);
-    // A game action's reasons, taken by the host for every such verb (a spec's fixed schema
-    // is served as written; the argument is taken there all the same).
-    if e.reasoned
-        && e.tool.input_schema.is_none()
-        && let Some(Value::Object(props)) = input.get_mut("properties")
-    {
-        props.insert(
-            crate::verbs::REASONING.into(),
-            serde_json::json!({ "type": "string", "description": "Why; hidden until the game ends." }),
-        );
-    }
     let output = e.tool.output_schema.map_or_else(
         || {
             let mut output = object((e.output_schema)());

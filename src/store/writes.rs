@@ -121,3 +121,14 @@ pub fn tally(
         Ok(())
     }
 }
+
+/// Takes a session out of the ratings (something moot did, not its players, decided it).
+pub fn unrate(
+    session_id: String,
+) -> impl FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static {
+    move |c| {
+        c.prepare_cached("UPDATE sessions SET rated = 0 WHERE session_id = ?1")?
+            .execute(params![session_id])?;
+        Ok(())
+    }
+}

@@ -291,7 +291,7 @@ pub const fn entry<V: Verb>() -> VerbEntry {
         tool: V::TOOL,
         toolset: V::TOOLSET,
         tool_description: V::TOOL_DESCRIPTION,
-        args_schema: schema_of::<V::Args>,
+        args_schema: args_schema_of::<V>,
         output_schema: schema_of::<V::Output>,
         parse_json: parse_json::<V>,
         run_line: run_line_of::<V>,
@@ -311,6 +311,22 @@ fn schema_of<T: JsonSchema>() -> Schema {
                   build every schema)"
     )]
     Schema::try_from(v).expect("a portable schema is still a schema")
+}
+
+/// A verb's arguments' schema: its type's, and for a game action the `reasoning` the host
+/// takes off before the verb reads the rest (where a spec fixes the schema, that is served as
+/// written, and the argument is taken all the same).
+fn args_schema_of<V: Verb>() -> Schema {
+    let mut s = schema_of::<V::Args>();
+    if V::REASONED
+        && let Some(serde_json::Value::Object(props)) = s.get_mut("properties")
+    {
+        props.insert(
+            REASONING.into(),
+            serde_json::json!({ "type": "string", "description": "Why; hidden until the game ends." }),
+        );
+    }
+    s
 }
 
 fn parse_json<V: Verb>(rest: &str) -> Result<serde_json::Value, VerbError> {

@@ -270,9 +270,9 @@ rock-paper-scissors and blackjack are luck, and keep a record only. Beside them,
 skill: how many of their actions the rules refused, and how many deadlines (a clock, a vote, a \
 night) they let pass, game by game, counted when each game ends.";
     const READ_ONLY: bool = true;
-    const TOOL_DESCRIPTION: &'static str = "Someone's ratings (`name`; yours if left out): per \
-board, Glicko-2 rating (none for luck), deviation, record, rules hash; per game, refused actions \
-and missed deadlines.";
+    const TOOL_DESCRIPTION: &'static str = "Someone's ratings (`name`; yours if left out). \
+Returns per board the Glicko-2 rating (none for luck), deviation, record and rules hash; per \
+game, refused actions and missed deadlines.";
     const TOPIC: Topic = Topic::TABLES;
     type Args = RatingsArgs;
     type Output = RatingsView;

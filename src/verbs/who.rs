@@ -12,7 +12,8 @@ impl Verb for Who {
     const USAGE: &'static str = "who";
     const SUMMARY: &'static str = "List who is connected, how long, how idle, and where.";
     const HELP: &'static str = "Shows everyone connected, with how long they have been connected, how \
-long since they last did anything, and the room they are in.";
+long since they last did anything, the rating they are best known by (on the board they have \
+played most; `?` while provisional: `ratings <name>` shows them all) and the room they are in.";
     const READ_ONLY: bool = true;
     const TOOL_DESCRIPTION: &'static str = "List everyone connected; needs nothing. Returns each \
 one's name, seconds connected, seconds idle and room.";

@@ -82,6 +82,11 @@ impl GameClock {
         self.origin.1 + now.saturating_duration_since(self.origin.0) + self.skew
     }
 
+    /// When this run of moot began, on the wall.
+    pub(super) fn began(&self) -> SystemTime {
+        self.origin.1
+    }
+
     /// How long `game` of game time lasts on the wall.
     pub(super) fn real(&self, game: Duration) -> Duration {
         game.div_f64(self.scale)
@@ -240,14 +245,24 @@ impl World {
             self.schedule(sid);
             return false;
         }
+        // A deadline that fell due while moot was not running is moot's doing, not the
+        // players': it is taken all the same (the rules decide), but nobody missed it and the
+        // game no longer counts toward ratings.
+        let while_away = self.wall_at(s, d.at) < self.time.began();
         // Whoever the deadline finds owing missed it: counted before the server acts, so
         // that a game it ends has it in its players' conduct.
-        let owing: Vec<String> = s
-            .game
-            .owing()
-            .into_iter()
-            .filter_map(|role| s.role_player(role))
-            .collect();
+        let owing: Vec<String> = if while_away {
+            Vec::new()
+        } else {
+            s.game
+                .owing()
+                .into_iter()
+                .filter_map(|role| s.role_player(role))
+                .collect()
+        };
+        if while_away && s.rated {
+            self.unrate(cx, sid);
+        }
         let missed = crate::ratings::conduct::Tally {
             refused: 0,
             missed: 1,

@@ -295,9 +295,8 @@ pub fn who_list(world: &World, now: Instant) -> WhoList {
 /// The `who` table, as LambdaMOO draws it.
 pub fn who_table(world: &World, now: Instant) -> Vec<String> {
     let list = who_list(world, now);
-    let row = |a: &str, b: &str, c: &str, r: &str, d: &str| {
-        format!("{a:<20} {b:<12} {c:<12} {r:<22} {d}")
-    };
+    let row =
+        |a: &str, b: &str, c: &str, r: &str, d: &str| format!("{a:<20} {b:<12} {c:<12} {r:<6} {d}");
     let mut lines = vec![
         row(
             "Player name",
@@ -319,7 +318,12 @@ pub fn who_table(world: &World, now: Instant) -> Vec<String> {
             &p.name,
             &duration_phrase(std::time::Duration::from_secs(p.connected_seconds)),
             &duration_phrase(std::time::Duration::from_secs(p.idle_seconds)),
-            p.rating.as_deref().unwrap_or(""),
+            // The number alone, to keep the row within a terminal's 80 columns; the board
+            // is in the data, and in `ratings`.
+            p.rating
+                .as_deref()
+                .and_then(|r| r.split(' ').next())
+                .unwrap_or(""),
             &p.location,
         ));
     }

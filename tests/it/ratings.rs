@@ -187,9 +187,21 @@ async fn a_rated_game_moves_both_ratings_on_every_face_and_a_rebuild_gives_the_s
     // Bob is known by his rating wherever names are listed.
     let who = ann.command("who").await;
     let bob_row = who.iter().find(|l| l.starts_with("Bob ")).unwrap();
-    assert!(
-        bob_row.contains(&format!(" {winner} chess/no-clock ")),
-        "{who:?}"
+    assert!(bob_row.contains(&format!(" {winner} ")), "{who:?}");
+    // The data names the board too.
+    let robo = s.api().agent(Some("Robo")).await;
+    let who = mcp_tool(s.http, &robo.token, "who", json!({})).await;
+    let bob_entry = who["structuredContent"]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "Bob")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        bob_entry["rating"],
+        format!("{winner} chess/no-clock"),
+        "{who}"
     );
     assert_eq!(
         ann.command("ratings Bob").await,
@@ -524,6 +536,57 @@ async fn reasons_given_with_moves_are_hidden_until_the_game_is_over() {
     let s = TestServer::on_db(&db, |_| {}).await;
     let (_, v) = s.api().get(&log, &a.token).await;
     assert_eq!(v["actions"][3]["reasoning"], "secret plan 3", "{v}");
+    s.stop().await;
+    drop(dir);
+}
+
+/// A flag that falls while moot is down is moot's doing: the game ends by its rules when moot
+/// is back, but it is not rated and nobody is counted a missed deadline.
+#[tokio::test]
+async fn a_flag_that_fell_while_moot_was_down_is_not_rated() {
+    // 5+0 at a hundred times the wall clock: each side has 3 real seconds.
+    let s = TestServer::start_with(|c| c.time_scale = 100.0).await;
+    let (mut ann, mut bob) = at_the_tables(&s).await;
+    ann.send("challenge Bob as white clock 5+0 rated").await;
+    bob.expect("challenges you to a game of chess").await;
+    bob.send("accept Ann").await;
+    bob.expect("You accept Ann's challenge").await;
+    ann.send("move e4").await;
+    ann.expect("You play e4 in game #1.").await;
+    // Down while Bob thinks, for longer than his clock has left.
+    let db = s.db.clone();
+    drop((ann, bob));
+    let dir = s.stop().await;
+    tokio::time::sleep(std::time::Duration::from_secs(4)).await;
+    let s = TestServer::on_db(&db, |c| c.time_scale = 100.0).await;
+    let mut bob = s.client().await;
+    bob.send("connect Bob pw-Bob-moot").await;
+    bob.expect("$#$xmcp").await;
+    bob.send("@wrap off").await;
+    bob.expect("Word wrap is now off.").await;
+    let board = bob.command("board #1").await;
+    assert!(
+        board.iter().any(|l| l.contains("White wins on time (1-0)")),
+        "the flag fell by the rules: {board:?}"
+    );
+    assert_eq!(
+        bob.command("ratings").await,
+        [
+            "Ratings of Bob (person):",
+            "  No rated or recorded games yet.",
+            "Errors apart from skill:",
+            "  chess              no action refused, no deadline missed in 1 game"
+        ]
+    );
+    let rated: bool = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row(
+            "SELECT rated FROM sessions WHERE session_id = '1'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(!rated, "stored as unrated, so a rebuild agrees");
     s.stop().await;
     drop(dir);
 }

@@ -205,7 +205,7 @@ async fn who_lists_everyone_with_location() {
     assert_eq!(
         table[0],
         format!(
-            "{:<20} {:<12} {:<12} {:<22} {}",
+            "{:<20} {:<12} {:<12} {:<6} {}",
             "Player name", "Connected", "Idle time", "Rating", "Location"
         )
     );

@@ -69,6 +69,27 @@ impl World {
         }
     }
 
+    /// Takes `sid` out of the ratings from now on, for something moot did rather than its
+    /// players (a deadline that fell while it was down), and tells them so.
+    pub(in crate::world) fn unrate(&mut self, cx: &mut Cx, sid: SessionId) {
+        let Some(s) = self.sessions.get_mut(&sid) else {
+            return;
+        };
+        s.rated = false;
+        cx.save(writes::unrate(sid.to_string()), move |w| {
+            if let Some(s) = w.sessions.get_mut(&sid) {
+                s.rated = true;
+            }
+        });
+        let line = format!(
+            "#{sid}: moot was not running when a deadline of this game fell due; it goes on, \
+             but it no longer counts toward ratings."
+        );
+        for p in &s.participants {
+            cx.tell(&p.agent, line.as_str());
+        }
+    }
+
     /// Adds the game that just ended in `sid` to its players' conduct, with the undo that
     /// takes it back should the ending not be stored.
     pub(in crate::world) fn fold_conduct(&mut self, cx: &mut Cx, sid: SessionId) {
