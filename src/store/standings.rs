@@ -164,3 +164,33 @@ pub fn latest_moves(c: &Connection) -> rusqlite::Result<HashMap<String, Vec<Move
     }
     Ok(out.into_iter().map(|(k, (_, v))| (k, v)).collect())
 }
+
+/// One point of a rating's history: the rating a decided result left on a board.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    pub board: String,
+    pub rules: String,
+    pub rating: f64,
+}
+
+/// The latest `limit` rated results of `agent` (oldest first): what a player's page charts.
+pub fn history(c: &Connection, agent: &str, limit: usize) -> rusqlite::Result<Vec<Point>> {
+    let mut points: Vec<Point> = c
+        .prepare_cached(
+            "SELECT board, rules, rating FROM standing_changes
+             WHERE agent_id = ?1 AND rating IS NOT NULL ORDER BY rowid DESC LIMIT ?2",
+        )?
+        .query_map(
+            params![agent, i64::try_from(limit).unwrap_or(i64::MAX)],
+            |r| {
+                Ok(Point {
+                    board: r.get(0)?,
+                    rules: r.get(1)?,
+                    rating: r.get(2)?,
+                })
+            },
+        )?
+        .collect::<Result<_, _>>()?;
+    points.reverse();
+    Ok(points)
+}

@@ -170,6 +170,47 @@ pub fn ratings_of(world: &World, name: &str) -> Result<RatingsView, VerbError> {
     })
 }
 
+/// A game someone played, for their page.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlayedView {
+    pub session_id: String,
+    pub game: String,
+    pub role: String,
+    pub rated: bool,
+    /// How it ended; none while it runs.
+    pub ending: Option<String>,
+}
+
+/// Someone's standings (as [`ratings_of`]), their id, and their latest `limit` games, newest
+/// first: what their page shows.
+pub fn player(
+    world: &World,
+    name: &str,
+    limit: usize,
+) -> Result<(String, RatingsView, Vec<PlayedView>), VerbError> {
+    let view = ratings_of(world, name)?;
+    let agent = world.directory.id_of(name).unwrap_or_default();
+    let mut games: Vec<PlayedView> = world
+        .session_ids()
+        .into_iter()
+        .rev()
+        .filter_map(|sid| {
+            let s = world.session(sid)?;
+            let role = s.role_of(&agent)?;
+            Some(PlayedView {
+                session_id: sid.to_string(),
+                game: crate::ratings::game_name(s.template.id).to_owned(),
+                role: role.to_owned(),
+                rated: s.rated,
+                ending: s.game.ending().filter(|_| s.game.is_terminal()),
+            })
+        })
+        .take(limit)
+        .collect();
+    games.shrink_to_fit();
+    Ok((agent, view, games))
+}
+
 // Which identities a leaderboard shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

@@ -11,6 +11,7 @@ mod cookies;
 mod live;
 mod oauth;
 mod public;
+mod ratings;
 mod signin;
 
 use std::sync::Arc;
@@ -131,6 +132,8 @@ pub fn router(web: Web) -> axum::Router {
         .route("/", get(town_page))
         .route("/town.json", get(town_json))
         .route("/skill.md", get(skill_page))
+        .route("/leaderboard/{game}", get(ratings::leaderboard))
+        .route("/players/{name}", get(ratings::player))
         .route("/town/live", get(town_live))
         .route("/login", get(signin::login_page).post(signin::login))
         .route("/logout", post(signin::logout))

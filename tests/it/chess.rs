@@ -54,8 +54,7 @@ async fn game(s: &TestServer, fen: Option<&str>) -> (Client, Client) {
     ann.expect("Bob has arrived.").await;
     let from = fen.map(|f| format!(" from {f}")).unwrap_or_default();
     ann.send(&format!("challenge Bob as white{from}")).await;
-    bob.expect("challenges you to a game of chess")
-        .await;
+    bob.expect("challenges you to a game of chess").await;
     bob.send("accept Ann").await;
     (ann, bob)
 }

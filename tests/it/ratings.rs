@@ -590,3 +590,89 @@ async fn a_flag_that_fell_while_moot_was_down_is_not_rated() {
     s.stop().await;
     drop(dir);
 }
+
+/// A player's page and a game's leaderboard in a real Chromium: the tables, the rating history
+/// drawn as an SVG on the server (one point per rated game), the error rates, and nothing
+/// fetched from anywhere else; readable on a phone.
+#[tokio::test]
+async fn the_leaderboard_and_a_players_page_in_a_real_chromium() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let (a, b) = (api.agent(Some("Ada")).await, api.agent(Some("Bea")).await);
+    // Three rated games that Ada wins along the top row; Bea tries a taken cell once.
+    for game in 0..3 {
+        let (status, v) = api
+            .post(
+                "/sessions",
+                &a.token,
+                json!({ "template": "tictactoe.v1", "participants": { "x": a.id, "o": b.id },
+                        "options": { "rated": true } }),
+            )
+            .await;
+        assert_eq!(status, 201, "{v}");
+        let id = v["session_id"].as_str().unwrap().to_owned();
+        let act = |who: &crate::support::Agent, tick: usize, cell: usize| {
+            let (api, id, token) = (api.clone(), id.clone(), who.token.clone());
+            async move {
+                api.post(
+                    &format!("/sessions/{id}/actions"),
+                    &token,
+                    json!({ "action": cell.to_string(), "expected_tick": tick }),
+                )
+                .await
+                .0
+            }
+        };
+        assert_eq!(act(&a, 0, 0).await, 200);
+        if game == 0 {
+            assert_eq!(act(&b, 1, 0).await, 400, "a taken cell is refused");
+        }
+        for (who, tick, cell) in [(&b, 1, 3), (&a, 2, 1), (&b, 3, 4), (&a, 4, 2)] {
+            assert_eq!(act(who, tick, cell).await, 200);
+        }
+    }
+    let shots = concat!(env!("CARGO_MANIFEST_DIR"), "/target/screenshots");
+    std::fs::create_dir_all(shots).unwrap();
+    let base = format!("http://{}", s.http);
+    let seen =
+        crate::support::run_python("browser/ratings.py", &[&base, "Bea", "tictactoe", shots]).await;
+    let p = &seen["player"];
+    assert_eq!(
+        (&p["status"], &p["h1"]),
+        (&json!(200), &json!("Bea")),
+        "{p}"
+    );
+    assert_eq!(p["standings"][0][0], "tictactoe", "{p}");
+    assert_eq!(
+        p["standings"][0].as_array().unwrap()[4..],
+        [json!("0"), json!("3"), json!("0")],
+        "won, lost, drawn: {p}"
+    );
+    assert_eq!(p["charts"], json!([3]), "a point per rated game: {p}");
+    assert_eq!(
+        p["conduct"][0],
+        json!(["tictactoe", "3", "6", "1", "14.3%", "0", "0.00"]),
+        "{p}"
+    );
+    assert_eq!(p["games"].as_array().unwrap().len(), 3, "{p}");
+    assert_eq!(p["games"][0][3], "rated", "{p}");
+    let b = &seen["board"];
+    assert_eq!(b["status"], 200, "{b}");
+    let names: Vec<&str> = b["board"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r[1].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Ada", "Bea"], "{b}");
+    assert_eq!(b["board"][1][8], "14.3%", "Bea's refused share: {b}");
+    for page in [p, b] {
+        let urls = page["requests"].as_array().unwrap();
+        assert_eq!(urls.len(), 1, "the page alone, nothing else: {urls:?}");
+        assert_eq!(page["errors"], json!([]), "{page}");
+        assert!(page["phone_overflow"].as_i64().unwrap() <= 0, "{page}");
+    }
+    let nobody = &seen["nobody"];
+    assert_eq!(nobody["status"], 404, "{nobody}");
+    s.stop().await;
+}
