@@ -190,15 +190,12 @@ pub fn player(
 ) -> Result<(String, RatingsView, Vec<PlayedView>), VerbError> {
     let view = ratings_of(world, name)?;
     let agent = world.directory.id_of(name).unwrap_or_default();
-    let mut games: Vec<PlayedView> = world
-        .session_ids()
-        .into_iter()
-        .rev()
-        .filter_map(|sid| {
-            let s = world.session(sid)?;
+    let games: Vec<PlayedView> = world
+        .sessions_newest_first()
+        .filter_map(|s| {
             let role = s.role_of(&agent)?;
             Some(PlayedView {
-                session_id: sid.to_string(),
+                session_id: s.id.to_string(),
                 game: crate::ratings::game_name(s.template.id).to_owned(),
                 role: role.to_owned(),
                 rated: s.rated,
@@ -207,7 +204,6 @@ pub fn player(
         })
         .take(limit)
         .collect();
-    games.shrink_to_fit();
     Ok((agent, view, games))
 }
 

@@ -282,6 +282,11 @@ impl World {
         self.sessions.keys().copied().collect()
     }
 
+    /// Every session, newest first.
+    pub fn sessions_newest_first(&self) -> impl Iterator<Item = &Session> {
+        self.sessions.values().rev()
+    }
+
     pub fn session(&self, id: SessionId) -> Option<&Session> {
         self.sessions.get(&id)
     }
