@@ -5,6 +5,12 @@
 //!
 //!     cargo bench --bench engine_ladder                       # 20 games a pair, 10 vs Stockfish
 //!     cargo bench --bench engine_ladder -- --games 10 --stockfish-games 10 --from 1 --to 10
+//!     cargo bench --bench engine_ladder -- --anchors   # the computer levels' fixed ratings
+//!
+//! `--anchors` plays level 10 against Stockfish at UCI_Elo 1600, 1800, 2000, 2200 and 2400
+//! (or each `--against LEVEL:ELO,ELO,…` given), puts each level so played where its results are
+//! likeliest, and prints the fixed ratings moot keeps for its levels: a level that won or lost
+//! every game against Stockfish is not measured by them, and gets none.
 //!
 //! Games are played under chess.v1's own rules (moot's template). To keep the run short a game
 //! is adjudicated as won when one side's material lead is a queen or more for eight plies in a
@@ -163,9 +169,43 @@ fn run_match(m: &Match, threads: usize, stockfish: Option<&UciEngine>, seed_base
     out.into_inner().unwrap()
 }
 
+/// The Elo at which `results` (opponent's Elo, score) are most likely, each opponent's Elo
+/// taken as exact, with one virtual draw against each so that a clean sweep stays finite.
+fn likeliest(results: &[(f64, f64)]) -> f64 {
+    let mut all = results.to_vec();
+    let mut opponents: Vec<f64> = results.iter().map(|r| r.0).collect();
+    opponents.dedup();
+    all.extend(opponents.iter().map(|&o| (o, 0.5)));
+    // The derivative of the log-likelihood falls as the rating rises: bisect for its zero.
+    let slope = |r: f64| -> f64 {
+        all.iter()
+            .map(|&(o, s)| s - 1.0 / (1.0 + 10f64.powf((o - r) / 400.0)))
+            .sum()
+    };
+    let (mut lo, mut hi) = (0.0, 4000.0);
+    for _ in 0..60 {
+        let mid = (lo + hi) / 2.0;
+        if slope(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo + hi) / 2.0
+}
+
+/// The Elo difference a score of `score` in `games` says, with half a game's correction so that
+/// a clean sweep stays finite.
+fn difference(score: f64, games: usize) -> f64 {
+    let s = (score + 0.5) / (games as f64 + 1.0);
+    400.0 * (s / (1.0 - s)).log10()
+}
+
 fn main() {
     let mut games = 20;
     let mut sf_games = 10;
+    let mut anchors = false;
+    let mut against: Vec<(u8, u32)> = Vec::new();
     let (mut from, mut to) = (1u8, 10u8);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -179,6 +219,16 @@ fn main() {
             "--stockfish-games" => sf_games = num(),
             "--from" => from = num() as u8,
             "--to" => to = num() as u8,
+            "--anchors" => anchors = true,
+            "--against" => {
+                // LEVEL:ELO,ELO,… (repeatable): that level plays Stockfish at those strengths.
+                let spec = args.next().expect("LEVEL:ELO,ELO");
+                let (level, elos) = spec.split_once(':').expect("LEVEL:ELO,ELO");
+                let level: u8 = level.parse().expect("a level");
+                for elo in elos.split(',') {
+                    against.push((level, elo.parse().expect("an Elo")));
+                }
+            }
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }
@@ -202,15 +252,38 @@ fn main() {
         .iter()
         .find(|p| std::path::Path::new(p).exists())
         .map(|p| UciEngine { path: p.into() });
-    if stockfish.is_some() && sf_games > 0 {
-        matches.push(Match {
-            name: "level 10 vs Stockfish 1350".into(),
-            players: (Player::Level(10), Player::Stockfish(1350)),
-            games: sf_games,
-        });
+    // The anchors: level 10 against Stockfish at several strengths (UCI_Elo, which Stockfish
+    // calibrates against CCRL's 40/4 list), the other levels down the ladder from it.
+    if against.is_empty() {
+        let elos: &[u32] = if anchors {
+            &[1600, 1800, 2000, 2200, 2400]
+        } else {
+            &[1350]
+        };
+        against = elos.iter().map(|&e| (to, e)).collect();
     }
+    if stockfish.is_some() && sf_games > 0 {
+        for &(level, elo) in &against {
+            matches.push(Match {
+                name: format!("level {level} vs Stockfish {elo}"),
+                players: (Player::Level(level), Player::Stockfish(elo)),
+                games: sf_games,
+            });
+        }
+    }
+    let mut ladder: Vec<(u8, f64)> = Vec::new();
+    // Each level's games against Stockfish: (Stockfish's Elo, the level's score).
+    let mut against_stockfish: Vec<(u8, f64, f64)> = Vec::new();
     for (i, m) in matches.iter().enumerate() {
         let r = run_match(m, threads, stockfish.as_ref(), 1000 * (i as u64 + 1));
+        match m.players {
+            (Player::Level(k), Player::Level(_)) => ladder.push((k, r.score)),
+            (Player::Level(k), Player::Stockfish(elo)) => {
+                let each = r.score / m.games as f64;
+                against_stockfish.extend((0..m.games).map(|_| (k, f64::from(elo), each)));
+            }
+            _ => {}
+        }
         let avg = r.times.iter().sum::<Duration>().as_secs_f64() / r.times.len().max(1) as f64;
         let max = r.times.iter().max().copied().unwrap_or_default();
         println!(
@@ -227,5 +300,48 @@ fn main() {
         println!(
             "(Stockfish is not installed: `apt-get install stockfish` adds level 10 against it.)"
         );
+    }
+    if anchors && !against_stockfish.is_empty() {
+        // A level is measured where its games against Stockfish say where it stands: it
+        // scored neither nothing nor everything in at least one match. Below Stockfish's
+        // weakest setting a level cannot be measured so, and has no fixed rating.
+        println!("\nanchored ratings (Stockfish's UCI_Elo scale):");
+        let mut kept = Vec::new();
+        for k in from..=to {
+            let results: Vec<(f64, f64)> = against_stockfish
+                .iter()
+                .filter(|r| r.0 == k)
+                .map(|r| (r.1, r.2))
+                .collect();
+            let informative = results.iter().any(|r| r.1 > 0.0 && r.1 < 1.0);
+            if results.is_empty() {
+                println!("  level {k:>2}: not played against Stockfish");
+                kept.push("None".to_owned());
+            } else if !informative {
+                println!("  level {k:>2}: not measured (all won or all lost against Stockfish)");
+                kept.push("None".to_owned());
+            } else {
+                let r = likeliest(&results);
+                println!("  level {k:>2}: {r:.0}");
+                kept.push(format!("Some({r:.0}.0)"));
+            }
+        }
+        println!("  as moot keeps them: [{}]", kept.join(", "));
+        // What the ladder alone says of the levels below the top one (a clean sweep is only a
+        // bound, so these are not kept).
+        let mut rating = likeliest(
+            &against_stockfish
+                .iter()
+                .filter(|r| r.0 == to)
+                .map(|r| (r.1, r.2))
+                .collect::<Vec<_>>(),
+        );
+        for k in (from..to).rev() {
+            let Some(&(_, score)) = ladder.iter().find(|(upper, _)| *upper == k + 1) else {
+                break;
+            };
+            rating -= difference(score, games);
+            println!("  (ladder alone: level {k} about {rating:.0})");
+        }
     }
 }

@@ -119,6 +119,7 @@ pub async fn open(
     world.fill_queues_after(options.queue_fill);
     world.watch_queued_matches_live(options.queue_all_seeing_live);
     world.limit_sessions(options.sessions_per_agent);
+    world.consult_external_engine(options.engine.is_some());
     let restored = stored.len();
     world.restore_sessions(stored)?;
     world.restore_ratings(crate::ratings::Ledger::from_stored(standings, seasons));

@@ -383,6 +383,13 @@ pub trait Game: Clone + Send + Sync + 'static {
             rules: Value::Null,
         })
     }
+    /// The fixed rating of the house's computer playing a game with `options` (a chess level
+    /// measured against Stockfish), if it has one: a rated game against it moves its
+    /// opponent's rating against that anchor, and never the anchor.
+    fn anchor(options: &Value) -> Option<f64> {
+        let _ = options;
+        None
+    }
     /// Called on the state an action led to: how each side scored, if that action decided a
     /// result (it ended the game, or a hand at a table that deals many); `None` otherwise, and
     /// where the town, not a player, ended it.
@@ -542,6 +549,8 @@ pub struct Template {
     pub reckoning: Reckoning,
     /// See [`Game::table`].
     pub table_of: fn(&Value) -> Option<Table>,
+    /// See [`Game::anchor`].
+    pub anchor_of: fn(&Value) -> Option<f64>,
 }
 
 /// The host's row for `G`. A game module lists it, and may add what the host's faces need
@@ -561,6 +570,7 @@ pub const fn template<G: Game>() -> Template {
         new: new_boxed::<G>,
         reckoning: G::RECKONING,
         table_of: G::table,
+        anchor_of: G::anchor,
     }
 }
 

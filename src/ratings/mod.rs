@@ -61,7 +61,14 @@ pub struct DecidedSide {
     /// Agent ids.
     pub players: Vec<String>,
     pub score: f64,
+    /// A side the house plays at a fixed rating (a chess computer level): its opponents are
+    /// rated against this, and it does not move.
+    pub anchor: Option<f64>,
 }
+
+/// How sure an anchor's rating is: the deviation its opponents play it at (about what some
+/// sixty measured games allow).
+pub const ANCHOR_DEVIATION: f64 = 60.0;
 
 /// What one decided result did to one player's standing.
 #[derive(Debug, Clone, PartialEq)]
@@ -155,13 +162,15 @@ pub fn board(template: &Template, options: &Value) -> Option<String> {
 
 /// The result `sides` decided in a session of `template` with `options`, if it counts: games
 /// of luck always keep a record; games of skill are rated when the session is `rated` and
-/// its options have a table. `player` names the agent in each role.
+/// its options have a table. `player` names the agent in each role; a side played wholly by
+/// the `house` at a fixed rating (the template's anchor) is that anchor.
 pub fn decided(
     template: &Template,
     options: &Value,
     rated: bool,
     sides: Vec<SideScore>,
     player: impl Fn(&str) -> Option<String>,
+    house: impl Fn(&str) -> bool,
 ) -> Option<Decided> {
     match template.reckoning {
         Reckoning::Unrated => return None,
@@ -172,10 +181,17 @@ pub fn decided(
     let board = board_name(template, &table);
     let sides = sides
         .into_iter()
-        .map(|s| DecidedSide {
-            side: s.side,
-            players: s.roles.iter().filter_map(|r| player(r)).collect(),
-            score: s.score,
+        .map(|s| {
+            let players: Vec<String> = s.roles.iter().filter_map(|r| player(r)).collect();
+            let anchor = (!players.is_empty() && players.iter().all(|p| house(p)))
+                .then(|| (template.anchor_of)(options))
+                .flatten();
+            DecidedSide {
+                side: s.side,
+                players,
+                score: s.score,
+                anchor,
+            }
         })
         .collect();
     Some(Decided {
@@ -238,7 +254,13 @@ impl Ledger {
                     .collect(),
                 _ => Vec::new(),
             };
-            for agent in &side.players {
+            // An anchor does not move.
+            let players = if side.anchor.is_some() {
+                &[][..]
+            } else {
+                &side.players[..]
+            };
+            for agent in players {
                 let key = Key {
                     agent: agent.clone(),
                     board: board.clone(),
@@ -274,6 +296,13 @@ impl Ledger {
 
     /// The other side's average player, on their own board.
     fn average(&self, side: &DecidedSide, d: &Decided, board: &str) -> Option<Rating> {
+        if let Some(rating) = side.anchor {
+            return Some(Rating {
+                rating,
+                deviation: ANCHOR_DEVIATION,
+                volatility: glicko2::START.volatility,
+            });
+        }
         let ratings: Vec<Rating> = side
             .players
             .iter()
@@ -450,11 +479,13 @@ mod tests {
                     side: "",
                     players: vec![a.into()],
                     score: score_a,
+                    anchor: None,
                 },
                 DecidedSide {
                     side: "",
                     players: vec![b.into()],
                     score: 1.0 - score_a,
+                    anchor: None,
                 },
             ],
         }
@@ -525,11 +556,13 @@ mod tests {
                     side: "village",
                     players: vec!["a".into(), "b".into(), "c".into()],
                     score: 0.0,
+                    anchor: None,
                 },
                 DecidedSide {
                     side: "wolves",
                     players: vec!["w".into()],
                     score: 1.0,
+                    anchor: None,
                 },
             ],
         };
@@ -561,6 +594,7 @@ mod tests {
                 side: "",
                 players: vec!["ann".into()],
                 score,
+                anchor: None,
             }],
         };
         let won = l.changes(&hand(1.0));
@@ -582,6 +616,43 @@ mod tests {
         assert_ne!(
             h,
             rules_hash("chess.v1", &serde_json::json!({"class": "rapid"}))
+        );
+    }
+
+    #[test]
+    fn an_anchor_rates_its_opponent_and_never_moves() {
+        let l = Ledger::default();
+        let d = Decided {
+            board: "chess/no-clock".into(),
+            rules: "r1".into(),
+            reckoning: Reckoning::Rating,
+            sides: vec![
+                DecidedSide {
+                    side: "",
+                    players: vec!["ann".into()],
+                    score: 1.0,
+                    anchor: None,
+                },
+                DecidedSide {
+                    side: "",
+                    players: vec!["computer".into()],
+                    score: 0.0,
+                    anchor: Some(1900.0),
+                },
+            ],
+        };
+        let c = l.changes(&d);
+        assert_eq!(c.len(), 1, "the computer's standing does not move: {c:?}");
+        let beat_anchor = c[0].after.rating.unwrap().rating;
+        let beat_newcomer = glicko2::START
+            .after(&[glicko2::Game {
+                opponent: glicko2::START,
+                score: 1.0,
+            }])
+            .rating;
+        assert!(
+            beat_anchor > beat_newcomer,
+            "{beat_anchor} > {beat_newcomer}"
         );
     }
 }

@@ -138,6 +138,9 @@ pub struct World {
     reads: crate::limits::Limiter<AgentId>,
     /// Running sessions an identity may take part in and still start another (0: no limit).
     max_sessions: usize,
+    /// An external engine plays some of the computer's levels (`--engine`): its anchored
+    /// ratings, the built-in engine's, do not hold, so it plays casual games only.
+    external_engine: bool,
     /// Who plays well: every rated and recorded result so far.
     ratings: crate::ratings::Ledger,
     /// Errors apart from skill, per identity and game (games that have ended).
@@ -207,6 +210,11 @@ impl World {
                 retry_after: Some(wait),
                 detail: None,
             })
+    }
+
+    /// Says an external engine plays some of the computer's levels (see `external_engine`).
+    pub fn consult_external_engine(&mut self, on: bool) {
+        self.external_engine = on;
     }
 
     /// Lets an identity that takes part in `max` running sessions start no more (0: no limit).
@@ -301,6 +309,7 @@ impl World {
             writes: crate::limits::Limiter::new(0.0, 1),
             reads: crate::limits::Limiter::new(0.0, 1),
             max_sessions: 0,
+            external_engine: false,
             ratings: crate::ratings::Ledger::default(),
             conduct: crate::ratings::conduct::Book::default(),
         }

@@ -81,13 +81,6 @@ async fn a_rated_game_moves_both_ratings_on_every_face_and_a_rebuild_gives_the_s
         ann.command("leaderboard chess").await,
         ["No leaderboard for \"chess\": nobody has finished a rated game yet."]
     );
-    // The computer's strength is set by its level: a game with it is never rated.
-    let refused = ann.command("challenge computer rated").await;
-    assert!(
-        refused[0].contains("A game against the Computer is casual"),
-        "{refused:?}"
-    );
-
     ann_resigns(
         &mut ann,
         &mut bob,
@@ -674,5 +667,79 @@ async fn the_leaderboard_and_a_players_page_in_a_real_chromium() {
     }
     let nobody = &seen["nobody"];
     assert_eq!(nobody["status"], 404, "{nobody}");
+    s.stop().await;
+}
+
+/// A rated game against the computer is played against its level's fixed rating: the person's
+/// rating moves, the computer's never; a game whose computer has no fixed rating stays casual.
+#[tokio::test]
+async fn a_rated_game_against_the_computer_meets_its_levels_anchor() {
+    use moot::modules::chess::rules::computer::ANCHORS;
+    use moot::ratings::{ANCHOR_DEVIATION, Rating};
+    let s = TestServer::start().await;
+    let mut ann = s.player("Ann").await;
+    ann.send("east").await;
+    ann.expect("Exits:").await;
+    // Level 10 has a fixed rating; a level too weak to be measured has none.
+    let anchor = ANCHORS[9].unwrap();
+    let unmeasured = ANCHORS.iter().position(Option::is_none).unwrap() + 1;
+    let refused = ann
+        .command(&format!("challenge computer level {unmeasured} rated"))
+        .await;
+    assert!(
+        refused[0].contains("against the Computer is casual"),
+        "{refused:?}"
+    );
+    assert_eq!(
+        ann.command("challenge computer as white level 10 rated")
+            .await,
+        [format!(
+            "You sit down to play the computer (level 10, rated against its {anchor:.0}) as white: game #1."
+        )]
+    );
+    ann.send("resign #1").await;
+    ann.expect("Game over: Black wins by resignation (0-1).")
+        .await;
+    let lost = START.after(&[Game {
+        opponent: Rating {
+            rating: anchor,
+            deviation: ANCHOR_DEVIATION,
+            volatility: START.volatility,
+        },
+        score: 0.0,
+    }]);
+    let ratings = ann.command("ratings").await;
+    assert_eq!(
+        ratings[1],
+        format!(
+            "  chess/no-clock     {:>6}  1 game: 0 won, 1 lost, 0 drawn",
+            format!("{:.0}?", lost.rating)
+        ),
+        "{ratings:?}"
+    );
+    assert_eq!(
+        ann.command("ratings Computer").await[1],
+        "  No rated or recorded games yet.",
+        "an anchor does not move"
+    );
+    // Connect Four's computer has no fixed rating: a rated game with it is refused.
+    let api = s.api();
+    let ada = api.agent(Some("Ada")).await;
+    let (status, v) = api
+        .post(
+            "/sessions",
+            &ada.token,
+            json!({ "template": "connect4.v1", "participants": { "red": ada.id, "yellow": "computer" },
+                    "options": { "rated": true } }),
+        )
+        .await;
+    assert_eq!(status, 400, "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("against the Computer is casual"),
+        "{v}"
+    );
     s.stop().await;
 }

@@ -195,9 +195,17 @@ game's id.";
             let side = resolve(args.colour);
             options["computer_level"] = json!(level);
             let id = start(world, cx, &me, side, COMPUTER_ID, options)?;
+            // A rated game is played against the level's fixed rating.
+            let rated = if args.rated {
+                super::rules::computer::anchor(level)
+                    .map(|r| format!(", rated against its {r:.0}"))
+                    .unwrap_or_default()
+            } else {
+                String::new()
+            };
             return Ok(Reply::new(
                 vec![format!(
-                    "You sit down to play the computer (level {level}) as {}: game #{id}.",
+                    "You sit down to play the computer (level {level}{rated}) as {}: game #{id}.",
                     side.name()
                 )],
                 Challenged {

@@ -171,9 +171,14 @@ impl World {
             .game
             .decided()
             .and_then(|sides| {
-                crate::ratings::decided(s.template, &s.options, s.rated, sides, |role| {
-                    s.role_player(role)
-                })
+                crate::ratings::decided(
+                    s.template,
+                    &s.options,
+                    s.rated,
+                    sides,
+                    |role| s.role_player(role),
+                    crate::world::is_house,
+                )
             })
             .map(|d| self.ratings.changes(&d))
             .unwrap_or_default();

@@ -123,7 +123,7 @@ impl World {
             ));
         }
         if rated {
-            can_be_rated(t, &options, &parts)?;
+            can_be_rated(t, &options, &parts, self.external_engine)?;
         }
         // A game that keeps its players from the town (Werewolf) is joined by each player
         // themselves: nobody can make others deaf to the town, nor be kept by two at once.
@@ -264,7 +264,12 @@ fn take_rated(mut options: Value) -> Result<(Value, bool), HostError> {
 
 /// Refuses a rated game that no table can hold: a template that keeps no rating, options no
 /// table takes, or a player whose strength is fixed by a setting rather than by their games.
-fn can_be_rated(t: &Template, options: &Value, parts: &[Participant]) -> Result<(), HostError> {
+fn can_be_rated(
+    t: &Template,
+    options: &Value,
+    parts: &[Participant],
+    external_engine: bool,
+) -> Result<(), HostError> {
     let refuse = |m: String| Err(HostError::new(ErrorCode::InvalidRequest, m));
     match t.reckoning {
         Reckoning::Rating => {}
@@ -284,11 +289,19 @@ fn can_be_rated(t: &Template, options: &Value, parts: &[Participant]) -> Result<
         ));
     }
     if parts.iter().any(|p| &*p.agent == crate::world::COMPUTER_ID) {
-        return refuse(
-            "A game against the Computer is casual: its levels have no fixed ratings to play \
-             against"
-                .to_owned(),
-        );
+        if (t.anchor_of)(options).is_none() {
+            return refuse(format!(
+                "A {} game against the Computer is casual: it has no fixed rating to play against",
+                t.title
+            ));
+        }
+        if external_engine {
+            return refuse(
+                "A game against the Computer is casual in this town: an external engine plays \
+                 its strongest levels, and the levels' fixed ratings are the built-in engine's"
+                    .to_owned(),
+            );
+        }
     }
     Ok(())
 }

@@ -169,7 +169,14 @@ pub fn decisions(
                 .apply(&e.role, &e.action, e.at_ms)
                 .map_err(|err| fail(format!("its log does not replay: {err}")))?;
             if let Some(sides) = game.decided()
-                && let Some(d) = crate::ratings::decided(t, &options, st.row.rated, sides, player)
+                && let Some(d) = crate::ratings::decided(
+                    t,
+                    &options,
+                    st.row.rated,
+                    sides,
+                    player,
+                    crate::world::is_house,
+                )
             {
                 out.push((format!("{}.{}", st.row.session_id, e.tick), d));
             }

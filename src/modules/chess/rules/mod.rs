@@ -637,6 +637,15 @@ impl Game for ChessGame {
         })
     }
 
+    /// The computer's level's anchored rating (`computer::ANCHORS`).
+    fn anchor(options: &Value) -> Option<f64> {
+        let level = options
+            .get("computer_level")
+            .and_then(Value::as_u64)
+            .map_or(computer::DEFAULT_LEVEL, |l| u8::try_from(l).unwrap_or(0));
+        computer::anchor(level)
+    }
+
     fn decided(&self) -> Option<Vec<crate::games::SideScore>> {
         let o = self.outcome?;
         let winner = o.winner.map(|w| usize::from(w == Side::Black));
