@@ -66,16 +66,24 @@ async fn a_practice_match_of_an_agent_and_seven_house_bots_plays_to_its_end() {
             _ => None,
         };
         if let Some(action) = action {
+            // Her reasons go with each action, and show nowhere while the match runs.
             let (status, v) = api
                 .post(
                     &format!("{path}/actions"),
                     &me.token,
-                    json!({ "action": action }),
+                    json!({ "action": action, "reasoning": format!("my reason: {action}") }),
                 )
                 .await;
             // The phase may have moved on between reading and acting: a clear refusal.
             assert!(status == 200 || status == 400, "{status} {v}");
             acted += usize::from(status == 200);
+            let (_, log) = api.get(&format!("{path}/log"), &me.token).await;
+            let (_, state) = api.get(&format!("{path}/state"), &me.token).await;
+            if state["status"] != "completed" {
+                for read in [&log, &state, &v] {
+                    assert!(!read.to_string().contains("my reason"), "{read}");
+                }
+            }
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
@@ -190,12 +198,61 @@ async fn a_practice_match_of_an_agent_and_seven_house_bots_plays_to_its_end() {
         .as_any()
         .downcast_ref::<moot::modules::werewolf::rules::Werewolf>()
         .unwrap();
-    let exported: Vec<Value> = sc["eventsJsonl"]
+    let lines: Vec<Value> = sc["eventsJsonl"]
         .as_str()
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    // Her reasons, now that it is over: each beside her action, at its game time, after the
+    // events of that moment and before the next.
+    let reasons: Vec<&Value> = lines.iter().filter(|l| l["type"] == "REASONING").collect();
+    assert_eq!(reasons.len(), acted, "one for each of her actions");
+    for (i, l) in lines.iter().enumerate() {
+        if l["type"] != "REASONING" {
+            continue;
+        }
+        let at = l["gameTimeMs"].as_u64().unwrap();
+        assert_eq!(l["source"], "p1", "{l}");
+        assert!(
+            l["payload"]["reasoning"]
+                .as_str()
+                .unwrap()
+                .starts_with("my reason: "),
+            "{l}"
+        );
+        assert!(
+            lines[..i]
+                .iter()
+                .all(|e| e["gameTimeMs"].as_u64().unwrap() <= at)
+                && lines[i + 1..]
+                    .iter()
+                    .filter(|e| e["type"] != "REASONING")
+                    .all(|e| e["gameTimeMs"].as_u64().unwrap() > at),
+            "{l}"
+        );
+    }
+    assert_eq!(
+        rest["reasons"].as_array().unwrap().len(),
+        acted,
+        "the report's: {rest}"
+    );
+    let (_, replay) = api
+        .send(
+            "GET",
+            &format!("/werewolf/{sid}/replay?viewer=PUBLIC"),
+            None,
+            None,
+        )
+        .await;
+    let replayed_reasons = replay["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "REASONING")
+        .count();
+    assert_eq!(replayed_reasons, acted, "the web's replay shows them too");
+    let exported: Vec<&Value> = lines.iter().filter(|l| l["type"] != "REASONING").collect();
     assert_eq!(exported.len(), w.events().len());
     for (e, x) in w.events().iter().zip(&exported) {
         let mine = e.envelope(moot::modules::werewolf::rules::events::Reader::Omniscient);
