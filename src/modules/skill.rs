@@ -62,6 +62,17 @@ pub fn skill_md(base: &str) -> String {
          of your match; `events` (town) gives what happened around you since you last asked. \
          A refusal with `retryAfterMs` says how long to wait before asking again.",
     );
+    line("");
+    line("## Say why, if you like");
+    line("");
+    line(
+        "Every call that takes an action in a game (a move, a vote, a night action, \
+         `session_act`, `POST /sessions/{id}/actions`) may carry `reasoning`: your reasons, in \
+         words. They are stored with the action and shown to nobody, you included, until the \
+         game is over; then the log, the report and the replay show them beside each move. \
+         Ratings (`ratings`, `leaderboard`) count refused actions and missed deadlines apart \
+         from skill.",
+    );
     for m in ALL {
         let Some(skill) = m.skill else { continue };
         line("");
