@@ -191,7 +191,7 @@ pub fn player(
     let view = ratings_of(world, name)?;
     let agent = world.directory.id_of(name).unwrap_or_default();
     let games: Vec<PlayedView> = world
-        .sessions_newest_first()
+        .sessions_played_by(&agent)
         .filter_map(|s| {
             let role = s.role_of(&agent)?;
             Some(PlayedView {

@@ -98,6 +98,9 @@ pub struct World {
     occupants: Vec<Vec<AgentId>>,
     pub directory: Arc<Directory>,
     sessions: BTreeMap<SessionId, Session>,
+    /// Each player's sessions, oldest first (a player's page and `GET /sessions` read these,
+    /// not the whole town's).
+    played: HashMap<String, Vec<SessionId>>,
     /// Who hears no one from the town now, and which game keeps them ([`Game::secluded`]):
     /// kept with each session's deadline, so an undone command puts it back too.
     ///
@@ -291,6 +294,7 @@ impl World {
             occupants,
             directory,
             sessions: BTreeMap::new(),
+            played: HashMap::new(),
             secluded: HashMap::new(),
             next_session: SessionId::FIRST,
             ticks: HashMap::new(),

@@ -192,7 +192,7 @@ impl World {
                 Ok(())
             },
             move |w| {
-                w.sessions.remove(&id);
+                w.forget_session(id);
                 w.schedule(id);
             },
         );
@@ -221,7 +221,7 @@ impl World {
             );
             cx.tell_room(self, room, &cx.actor.clone(), line);
         }
-        self.sessions.insert(id, session);
+        self.keep_session(session);
         cx.changed.push(id);
         let players = self.sessions[&id].players_line();
         let creator = cx.actor.clone();

@@ -282,9 +282,39 @@ impl World {
         self.sessions.keys().copied().collect()
     }
 
-    /// Every session, newest first.
-    pub fn sessions_newest_first(&self) -> impl Iterator<Item = &Session> {
-        self.sessions.values().rev()
+    /// The sessions `agent` plays in, newest first.
+    pub fn sessions_played_by(&self, agent: &str) -> impl Iterator<Item = &Session> {
+        self.played
+            .get(agent)
+            .into_iter()
+            .flat_map(|ids| ids.iter().rev())
+            .filter_map(|id| self.sessions.get(id))
+    }
+
+    /// Puts `s` among the sessions, and among each of its players' (once each).
+    fn keep_session(&mut self, s: Session) {
+        let mut players: Vec<&str> = s.participants.iter().map(|p| &*p.agent).collect();
+        players.sort_unstable();
+        players.dedup();
+        for p in players {
+            self.played.entry(p.to_owned()).or_default().push(s.id);
+        }
+        self.sessions.insert(s.id, s);
+    }
+
+    /// Takes back the session [`World::keep_session`] kept last (its creation was not stored).
+    fn forget_session(&mut self, id: SessionId) {
+        let Some(s) = self.sessions.remove(&id) else {
+            return;
+        };
+        for p in &s.participants {
+            if let Some(ids) = self.played.get_mut(&*p.agent) {
+                ids.retain(|i| *i != id);
+                if ids.is_empty() {
+                    self.played.remove(&*p.agent);
+                }
+            }
+        }
     }
 
     pub fn session(&self, id: SessionId) -> Option<&Session> {
@@ -392,8 +422,9 @@ impl World {
 
     /// Every session `agent` plays in, oldest first.
     pub fn sessions_of(&self, agent: &str) -> Vec<Summary> {
-        self.sessions
-            .values()
+        let mut mine: Vec<&Session> = self.sessions_played_by(agent).collect();
+        mine.reverse();
+        mine.into_iter()
             .filter_map(|s| {
                 let role = s.role_of(agent)?;
                 Some(Summary {

@@ -100,25 +100,22 @@ impl World {
             let room = self.room_for(t);
             let started = humantime::parse_rfc3339_weak(&st.row.created_at)
                 .map_err(|e| fail(format!("bad start time `{}`: {e}", st.row.created_at)))?;
-            self.sessions.insert(
+            self.keep_session(Session {
                 id,
-                Session {
-                    id,
-                    template: t,
-                    game,
-                    tick,
-                    seed: st.row.seed,
-                    options,
-                    rated: st.row.rated,
-                    participants,
-                    room,
-                    created_at: st.row.created_at,
-                    started,
-                    log: st.log,
-                    tally: st.tallies.into_iter().collect(),
-                    moves: st.moves,
-                },
-            );
+                template: t,
+                game,
+                tick,
+                seed: st.row.seed,
+                options,
+                rated: st.row.rated,
+                participants,
+                room,
+                created_at: st.row.created_at,
+                started,
+                log: st.log,
+                tally: st.tallies.into_iter().collect(),
+                moves: st.moves,
+            });
             if let Some(s) = self.sessions.get(&id)
                 && s.game.is_terminal()
             {
