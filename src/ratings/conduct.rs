@@ -18,6 +18,18 @@ pub struct Tally {
     pub missed: u32,
 }
 
+impl Tally {
+    pub fn add(&mut self, n: Tally) {
+        self.refused = self.refused.saturating_add(n.refused);
+        self.missed = self.missed.saturating_add(n.missed);
+    }
+
+    pub fn sub(&mut self, n: Tally) {
+        self.refused = self.refused.saturating_sub(n.refused);
+        self.missed = self.missed.saturating_sub(n.missed);
+    }
+}
+
 /// A player's conduct in one game, over the games of it they finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Conduct {

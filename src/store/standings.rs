@@ -11,6 +11,19 @@ use crate::ratings::{Change, Key, Moved, Rating, Standing};
 /// Every standing, and each board's season (the rules of its latest change).
 pub type Stored = (Vec<(Key, Standing)>, Vec<(String, String)>);
 
+/// The rating stored in the three columns from `i` (rating, deviation, volatility); none for a
+/// record.
+fn rating_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<Rating>> {
+    Ok(match (r.get(i)?, r.get(i + 1)?, r.get(i + 2)?) {
+        (Some(rating), Some(deviation), Some(volatility)) => Some(Rating {
+            rating,
+            deviation,
+            volatility,
+        }),
+        _ => None,
+    })
+}
+
 pub fn load(c: &Connection) -> rusqlite::Result<Stored> {
     let standings = c
         .prepare(
@@ -18,14 +31,7 @@ pub fn load(c: &Connection) -> rusqlite::Result<Stored> {
              FROM standings",
         )?
         .query_map([], |r| {
-            let rating = match (r.get(3)?, r.get(4)?, r.get(5)?) {
-                (Some(rating), Some(deviation), Some(volatility)) => Some(Rating {
-                    rating,
-                    deviation,
-                    volatility,
-                }),
-                _ => None,
-            };
+            let rating = rating_at(r, 3)?;
             Ok((
                 Key {
                     agent: r.get(0)?,
@@ -140,14 +146,7 @@ pub fn latest_moves(c: &Connection) -> rusqlite::Result<HashMap<String, Vec<Move
             (Some(rating), Some(deviation)) => Some((rating, deviation)),
             _ => None,
         };
-        let after = match (r.get(5)?, r.get(6)?, r.get(7)?) {
-            (Some(rating), Some(deviation), Some(volatility)) => Some(Rating {
-                rating,
-                deviation,
-                volatility,
-            }),
-            _ => None,
-        };
+        let after = rating_at(r, 5)?;
         let moved = Moved {
             agent: r.get(1)?,
             board: r.get(2)?,

@@ -20,6 +20,13 @@ pub struct StandingView {
     pub board: String,
     pub rules: String,
     pub current: bool,
+    #[serde(flatten)]
+    pub score: Score,
+}
+
+// A standing's rating and record, as a row of `ratings` and of a leaderboard both show it.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+pub struct Score {
     pub rating: Option<f64>,
     pub deviation: Option<f64>,
     pub provisional: bool,
@@ -27,6 +34,40 @@ pub struct StandingView {
     pub won: u32,
     pub lost: u32,
     pub drawn: u32,
+}
+
+impl Score {
+    pub fn of(s: &Standing) -> Score {
+        Score {
+            rating: s.rating.map(|r| r.rating),
+            deviation: s.rating.map(|r| r.deviation),
+            provisional: s.rating.is_some_and(|r| r.provisional()),
+            games: s.games,
+            won: s.won,
+            lost: s.lost,
+            drawn: s.drawn,
+        }
+    }
+
+    /// "1623" or "1500?" (provisional); "-" for a record.
+    pub fn shown(&self) -> String {
+        match self.rating {
+            Some(r) => format!("{r:.0}{}", if self.provisional { "?" } else { "" }),
+            None => "-".to_owned(),
+        }
+    }
+
+    /// "3 games: 2 won, 1 lost, 0 drawn"
+    pub fn record(&self) -> String {
+        format!(
+            "{} game{}: {} won, {} lost, {} drawn",
+            self.games,
+            if self.games == 1 { "" } else { "s" },
+            self.won,
+            self.lost,
+            self.drawn
+        )
+    }
 }
 
 // Errors apart from skill in one game, over the games of it finished.
@@ -90,13 +131,8 @@ pub struct LeaderRow {
     pub rank: usize,
     pub name: String,
     pub kind: Kind,
-    pub rating: Option<f64>,
-    pub deviation: Option<f64>,
-    pub provisional: bool,
-    pub games: u32,
-    pub won: u32,
-    pub lost: u32,
-    pub drawn: u32,
+    #[serde(flatten)]
+    pub score: Score,
     pub refused_rate: Option<f64>,
     pub missed_rate: Option<f64>,
 }
@@ -114,35 +150,12 @@ pub struct Leaderboards {
 }
 
 fn view(world: &World, key: &Key, s: &Standing) -> StandingView {
-    let current = world.ratings().season(&key.board) == Some(key.rules.as_str());
     StandingView {
         board: key.board.clone(),
         rules: key.rules.clone(),
-        current,
-        rating: s.rating.map(|r| r.rating),
-        deviation: s.rating.map(|r| r.deviation),
-        provisional: s.rating.is_some_and(|r| r.provisional()),
-        games: s.games,
-        won: s.won,
-        lost: s.lost,
-        drawn: s.drawn,
+        current: world.ratings().season(&key.board) == Some(key.rules.as_str()),
+        score: Score::of(s),
     }
-}
-
-/// "1623" or "1500?" (provisional); "-" for a record.
-fn shown(rating: Option<f64>, provisional: bool) -> String {
-    match rating {
-        Some(r) => format!("{r:.0}{}", if provisional { "?" } else { "" }),
-        None => "-".to_owned(),
-    }
-}
-
-/// "3 games: 2 won, 1 lost, 0 drawn"
-fn record(games: u32, won: u32, lost: u32, drawn: u32) -> String {
-    format!(
-        "{games} game{}: {won} won, {lost} lost, {drawn} drawn",
-        if games == 1 { "" } else { "s" },
-    )
 }
 
 /// `name`'s standings (any case), current seasons first.
@@ -266,13 +279,7 @@ pub fn leaderboards(world: &World, game: &str, whom: Whom) -> Result<Leaderboard
                     rank: i + 1,
                     name: world.directory.name_of(&k.agent).unwrap_or_default(),
                     kind,
-                    rating: s.rating.map(|r| r.rating),
-                    deviation: s.rating.map(|r| r.deviation),
-                    provisional: s.rating.is_some_and(|r| r.provisional()),
-                    games: s.games,
-                    won: s.won,
-                    lost: s.lost,
-                    drawn: s.drawn,
+                    score: Score::of(s),
                     refused_rate: conduct.refused_rate(),
                     missed_rate: conduct.missed_rate(),
                 }
@@ -342,8 +349,8 @@ game, refused actions and missed deadlines.";
             lines.push(format!(
                 "  {:<18} {:>6}  {}{}",
                 s.board,
-                shown(s.rating, s.provisional),
-                record(s.games, s.won, s.lost, s.drawn),
+                s.score.shown(),
+                s.score.record(),
                 if s.current { "" } else { " (earlier rules)" }
             ));
         }
@@ -414,8 +421,8 @@ provisional rating.";
                     r.rank,
                     r.name,
                     r.kind.name(),
-                    shown(r.rating, r.provisional),
-                    record(r.games, r.won, r.lost, r.drawn),
+                    r.score.shown(),
+                    r.score.record(),
                     r.refused_rate.unwrap_or(0.0) * 100.0,
                     r.missed_rate.unwrap_or(0.0),
                 ));

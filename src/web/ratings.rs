@@ -48,12 +48,6 @@ fn missing(status: StatusCode, why: &str) -> Response {
         .into_response()
 }
 
-fn number(r: Option<f64>, provisional: bool) -> String {
-    r.map_or("–".to_owned(), |r| {
-        format!("{r:.0}{}", if provisional { "?" } else { "" })
-    })
-}
-
 fn percent(r: Option<f64>) -> String {
     r.map_or("–".to_owned(), |r| format!("{:.1}%", r * 100.0))
 }
@@ -123,11 +117,11 @@ fn board_html(v: &Leaderboards, whom: Whom) -> String {
 <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
                 r.rank,
                 r.kind.name(),
-                number(r.rating, r.provisional),
-                r.games,
-                r.won,
-                r.lost,
-                r.drawn,
+                r.score.shown(),
+                r.score.games,
+                r.score.won,
+                r.score.lost,
+                r.score.drawn,
                 percent(r.refused_rate),
                 r.missed_rate.map_or("–".to_owned(), |m| format!("{m:.2}")),
             );
@@ -187,12 +181,14 @@ fn player_html(
 <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
 <td class=\"n\">{}</td></tr>",
                 if s.current { "" } else { " (earlier rules)" },
-                number(s.rating, s.provisional),
-                s.deviation.map_or("–".to_owned(), |d| format!("{d:.0}")),
-                s.games,
-                s.won,
-                s.lost,
-                s.drawn
+                s.score.shown(),
+                s.score
+                    .deviation
+                    .map_or("-".to_owned(), |d| format!("{d:.0}")),
+                s.score.games,
+                s.score.won,
+                s.score.lost,
+                s.score.drawn
             );
         }
         h.push_str("</table>");

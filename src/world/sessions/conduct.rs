@@ -7,21 +7,11 @@ use crate::ratings::conduct::Tally;
 use crate::store::writes;
 use crate::world::{Cx, World};
 
-fn add(t: &mut Tally, n: Tally) {
-    t.refused = t.refused.saturating_add(n.refused);
-    t.missed = t.missed.saturating_add(n.missed);
-}
-
-fn sub(t: &mut Tally, n: Tally) {
-    t.refused = t.refused.saturating_sub(n.refused);
-    t.missed = t.missed.saturating_sub(n.missed);
-}
-
 impl World {
     /// Adds `n` to `agent`'s tally in `sid`, in memory only; [`World::store_tally`] stores it.
     pub(in crate::world) fn count(&mut self, sid: SessionId, agent: &str, n: Tally) {
         if let Some(s) = self.sessions.get_mut(&sid) {
-            add(s.tally.entry(agent.to_owned()).or_default(), n);
+            s.tally.entry(agent.to_owned()).or_default().add(n);
         }
     }
 
@@ -32,7 +22,7 @@ impl World {
             .get_mut(&sid)
             .and_then(|s| s.tally.get_mut(agent))
         {
-            sub(t, n);
+            t.sub(n);
         }
     }
 

@@ -914,9 +914,10 @@ fn the_deadline_owes_a_miss_to_exactly_those_it_counts_one_against() {
     let wolf = seats_with(&w, Card::Werewolf)[0];
     w = act(&w, wolf, &format!("kill {}", player_id(villagers(&w)[0])));
     // A whole match of deadlines nobody else meets: each owes exactly the misses it counts.
-    let mut guard = 0;
+    let (mut guard, mut owed) = (0, 0);
     while w.phase != Phase::Ended {
         let owing: Vec<&str> = Game::owing(&w);
+        owed += owing.len();
         let before = misses(&w);
         let next = tick(&w);
         let after = misses(&next);
@@ -932,4 +933,5 @@ fn the_deadline_owes_a_miss_to_exactly_those_it_counts_one_against() {
         assert!(guard < 500);
     }
     assert!(Game::owing(&w).is_empty());
+    assert!(owed > 0, "some deadline found someone owing");
 }
