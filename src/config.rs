@@ -54,9 +54,11 @@ pub struct Config {
     #[arg(long, env = "MOOT_HTTP", default_value = "127.0.0.1:8080")]
     pub http: SocketAddr,
 
-    /// SQLite database file; created when missing.
+    /// Where the town is kept: an SQLite file (created when missing) or a PostgreSQL
+    /// database's URL, `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (the database must
+    /// exist; moot makes its tables).
     #[arg(long, env = "MOOT_DB", default_value = "moot.db")]
-    pub db: PathBuf,
+    pub db: crate::store::Database,
 
     /// Directory holding the town: world.toml and rooms/*.toml; without it, the town built
     /// into moot.
@@ -64,6 +66,7 @@ pub struct Config {
     pub world: Option<PathBuf>,
 
     /// SQLite durability: `normal` survives a killed process, `full` also a power cut.
+    /// (PostgreSQL's is its server's `synchronous_commit`.)
     #[arg(long, env = "MOOT_SYNC", value_enum, default_value_t = SyncMode::Normal)]
     pub sync: SyncMode,
 
@@ -193,6 +196,21 @@ pub enum Command {
     /// Ratings and records, derived from the action logs.
     #[command(subcommand)]
     Ratings(RatingsCommand),
+    /// The database as a whole.
+    #[command(subcommand)]
+    Db(DbCommand),
+}
+
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum DbCommand {
+    /// Copy a whole town from one database to another (SQLite to PostgreSQL, or back), with
+    /// moot stopped; check that the copy reads back the same. TO must be empty.
+    Copy {
+        /// The database to copy: an SQLite file or a postgres:// URL.
+        from: crate::store::Database,
+        /// Where to copy it: a new SQLite file or an empty PostgreSQL database.
+        to: crate::store::Database,
+    },
 }
 
 #[derive(Debug, Clone, clap::Subcommand)]
@@ -281,9 +299,10 @@ fn time_scale(s: &str) -> Result<f64, String> {
 /// tool server.
 #[derive(Debug, Clone, clap::Args)]
 pub struct McpArgs {
-    /// Keep the town in this SQLite file (created when missing); in memory when absent.
+    /// Keep the town in this SQLite file (created when missing) or PostgreSQL database; in
+    /// memory when absent.
     #[arg(long, env = "MOOT_DB")]
-    pub db: Option<PathBuf>,
+    pub db: Option<crate::store::Database>,
 
     /// Directory holding the town: world.toml and rooms/*.toml; without it, the town built
     /// into moot.

@@ -1,7 +1,7 @@
 use clap::Parser;
 
 use moot::Config;
-use moot::config::{AdminCommand, Command, RatingsCommand, WorldCommand};
+use moot::config::{AdminCommand, Command, DbCommand, RatingsCommand, WorldCommand};
 
 fn main() -> std::process::ExitCode {
     let config = Config::parse();
@@ -42,22 +42,35 @@ fn main() -> std::process::ExitCode {
         Some(Command::Backup { file }) => {
             return done(
                 "backup",
-                moot::store::backup::backup(&config.db, &file, |p| {
-                    eprintln!("backup: {} of {} pages copied", p.copied, p.total)
-                })
-                .map(|p| {
-                    format!(
-                        "Backed up {} ({} pages) to {}.",
-                        config.db.display(),
-                        p.total,
-                        file.display()
-                    )
-                })
-                .map_err(|e| e.to_string()),
+                match config.db.sqlite_path() {
+                    Some(db) => moot::store::backup::backup(db, &file, |p| {
+                        eprintln!("backup: {} of {} pages copied", p.copied, p.total)
+                    })
+                    .map(|p| {
+                        format!(
+                            "Backed up {} ({} pages) to {}.",
+                            db.display(),
+                            p.total,
+                            file.display()
+                        )
+                    })
+                    .map_err(|e| e.to_string()),
+                    None => Err("moot backup copies an SQLite file; back up a PostgreSQL \
+                                 database with pg_dump (see the README)"
+                        .into()),
+                },
             );
         }
         Some(Command::Admin(cmd)) => {
             return done("admin", runtime.block_on(admin(&config, cmd)));
+        }
+        Some(Command::Db(DbCommand::Copy { from, to })) => {
+            return done(
+                "db copy",
+                runtime.block_on(moot::store::copy::copy(&from, &to, |table, rows| {
+                    eprintln!("db copy: {table}: {rows} rows")
+                })),
+            );
         }
         Some(Command::Ratings(RatingsCommand::Rebuild)) => {
             return done(
@@ -100,7 +113,7 @@ fn main() -> std::process::ExitCode {
 /// `moot admin …`: the wizards' roles, in the database given by --db.
 async fn admin(config: &Config, cmd: AdminCommand) -> Result<String, String> {
     let store = moot::store::Store::open(&config.db, moot::store::StoreOptions::default())
-        .map_err(|e| format!("{}: {e}", config.db.display()))?;
+        .map_err(|e| format!("{}: {e}", config.db))?;
     let on = matches!(cmd, AdminCommand::Grant { .. });
     let result = match cmd {
         AdminCommand::Grant { name } | AdminCommand::Revoke { name } => {

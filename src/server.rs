@@ -82,12 +82,13 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), StartError>
 }
 
 pub async fn start(config: Config) -> Result<RunningServer, StartError> {
-    let db_name = config.db.display().to_string();
+    let db_name = config.db.to_string();
     let store = Store::open(
         &config.db,
         StoreOptions {
             sync: config.sync,
             busy_timeout: config.db_busy_timeout.into(),
+            exclusive: true,
         },
     )
     .map_err(|error| StartError::Store {

@@ -9,7 +9,7 @@ use tokio::task::JoinHandle;
 
 use crate::identity::Directory;
 use crate::modules;
-use crate::store::{Store, StoreError, sessions};
+use crate::store::{Store, StoreError};
 use crate::world::sessions::ReplayError;
 use crate::world::{self, World, WorldError};
 
@@ -97,15 +97,9 @@ pub async fn open(
     for grant in store.live_tokens().await.map_err(db_error)? {
         directory.keep_grant(grant);
     }
-    let stored = store.call(sessions::load_all).await.map_err(db_error)?;
-    let (standings, seasons) = store
-        .call(crate::store::standings::load)
-        .await
-        .map_err(db_error)?;
-    let kept = store
-        .call(crate::store::keys::load_all)
-        .await
-        .map_err(db_error)?;
+    let stored = store.sessions().await.map_err(db_error)?;
+    let (standings, seasons) = store.standings().await.map_err(db_error)?;
+    let kept = store.kept_answers().await.map_err(db_error)?;
     let mut world = modules::new_world(map, directory.clone());
     if let Some(seed) = options.seed {
         world.reproducible(seed);
@@ -140,23 +134,21 @@ pub async fn open(
 
 /// `moot ratings rebuild`: every rating and record computed anew from the action logs, in the
 /// order the deciding actions were logged, compared with what is stored, and stored.
-pub async fn rebuild_ratings(db: &std::path::Path) -> Result<String, String> {
-    let store = Store::open(db, crate::store::StoreOptions::default())
-        .map_err(|e| format!("{}: {e}", db.display()))?;
-    let stored = store
-        .call(sessions::load_all)
-        .await
-        .map_err(|e| e.to_string())?;
+pub async fn rebuild_ratings(db: &crate::store::Database) -> Result<String, String> {
+    let options = crate::store::StoreOptions {
+        exclusive: true,
+        ..Default::default()
+    };
+    let store = Store::open(db, options).map_err(|e| format!("{db}: {e}"))?;
+    let stored = store.sessions().await.map_err(|e| e.to_string())?;
     let order: std::collections::HashMap<String, usize> = store
-        .read(|c| {
-            c.prepare("SELECT action_id FROM actions ORDER BY rowid")?
-                .query_map([], |r| r.get::<_, String>(0))?
-                .enumerate()
-                .map(|(i, id)| id.map(|id| (id, i)))
-                .collect()
-        })
+        .action_order()
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .enumerate()
+        .map(|(i, id)| (id, i))
+        .collect();
     let mut decided =
         world::sessions::decisions(&modules::templates(), &stored).map_err(|e| e.to_string())?;
     decided.sort_by_key(|(action, _)| order.get(action).copied().unwrap_or(usize::MAX));
@@ -168,16 +160,13 @@ pub async fn rebuild_ratings(db: &std::path::Path) -> Result<String, String> {
         ledger.apply(&c);
         changes.push((action, c));
     }
-    let (standings, seasons) = store
-        .call(crate::store::standings::load)
-        .await
-        .map_err(|e| e.to_string())?;
+    let (standings, seasons) = store.standings().await.map_err(|e| e.to_string())?;
     let was = crate::ratings::Ledger::from_stored(standings, seasons);
     let differ = ledger.all().filter(|(k, s)| was.get(k) != Some(s)).count()
         + was.all().filter(|(k, _)| ledger.get(k).is_none()).count();
     let rows = ledger.all().count();
     store
-        .call(move |c| crate::store::standings::replace_all(c, &changes))
+        .replace_standings(changes)
         .await
         .map_err(|e| e.to_string())?;
     Ok(if differ == 0 {

@@ -16,9 +16,15 @@ pub async fn serve(args: McpArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     let sets = toolsets(&args.tools)?;
     let (store, db_name) = match &args.db {
-        Some(path) => (
-            Store::open(path, crate::store::StoreOptions::default())?,
-            path.display().to_string(),
+        Some(db) => (
+            Store::open(
+                db,
+                crate::store::StoreOptions {
+                    exclusive: true,
+                    ..Default::default()
+                },
+            )?,
+            db.to_string(),
         ),
         None => (Store::open_in_memory()?, "(memory)".to_owned()),
     };

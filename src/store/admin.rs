@@ -1,8 +1,7 @@
 //! The wizards' records: who is one, who is banned, and every act of theirs (append-only,
 //! like the action log), so that what a wizard did can always be read back.
 
-use rusqlite::{OptionalExtension, params};
-
+use super::sql::{self, Sql, args};
 use super::{Store, StoreError};
 
 /// A ban as stored: a character's name or an address.
@@ -32,17 +31,17 @@ fn now_ms() -> i64 {
 /// Appends a wizard's act (inside the caller's write, so that the act and its record are
 /// stored together or not at all).
 pub fn record(
-    c: &rusqlite::Connection,
+    c: &mut Sql,
     by_whom: &str,
     verb: &str,
     target: &str,
     detail: &str,
-) -> rusqlite::Result<()> {
+) -> sql::Result<()> {
     tracing::info!(target: crate::logging::AUDIT, event = "admin", by = by_whom, verb, target, detail);
-    c.prepare_cached(
+    c.execute(
         "INSERT INTO admin_actions (at_ms, by_whom, verb, target, detail) VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?
-    .execute(params![now_ms(), by_whom, verb, target, detail])?;
+        args![now_ms(), by_whom, verb, target, detail],
+    )?;
     Ok(())
 }
 
@@ -51,13 +50,13 @@ pub fn ban(
     by_whom: String,
     what: String,
     reason: String,
-) -> impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<()> + Send + 'static {
+) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
     move |c| {
-        c.prepare_cached(
+        c.execute(
             "INSERT INTO bans (what, by_whom, reason, at_ms) VALUES (?1, ?2, ?3, ?4)
              ON CONFLICT (what) DO UPDATE SET by_whom = ?2, reason = ?3, at_ms = ?4",
-        )?
-        .execute(params![what, by_whom, reason, now_ms()])?;
+            args![&what, &by_whom, &reason, now_ms()],
+        )?;
         record(c, &by_whom, "@ban", &what, &reason)
     }
 }
@@ -66,10 +65,9 @@ pub fn ban(
 pub fn unban(
     by_whom: String,
     what: String,
-) -> impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<()> + Send + 'static {
+) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
     move |c| {
-        c.prepare_cached("DELETE FROM bans WHERE what = ?1")?
-            .execute(params![what])?;
+        c.execute("DELETE FROM bans WHERE what = ?1", args![&what])?;
         record(c, &by_whom, "@unban", &what, "")
     }
 }
@@ -81,7 +79,7 @@ pub fn act(
     verb: &'static str,
     target: String,
     detail: String,
-) -> impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<()> + Send + 'static {
+) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
     move |c| record(c, &by_whom, verb, &target, &detail)
 }
 
@@ -97,16 +95,13 @@ impl Store {
         let (name, by) = (name.to_owned(), by.to_owned());
         self.call(move |c| {
             let found: Option<String> = c
-                .query_row(
-                    "SELECT name FROM agents WHERE name = ?1",
-                    params![name],
-                    |r| r.get(0),
-                )
-                .optional()?;
+                .first("SELECT name FROM agents WHERE name = ?1", args![name])?
+                .map(|r| r.get(0))
+                .transpose()?;
             if let Some(n) = &found {
                 c.execute(
                     "UPDATE agents SET wizard = ?1 WHERE name = ?2",
-                    params![on, n],
+                    args![on, n],
                 )?;
                 let verb = if on { "grant" } else { "revoke" };
                 record(c, &by, verb, n, "wizard")?;
@@ -119,8 +114,13 @@ impl Store {
     /// The wizards' names.
     pub async fn wizards(&self) -> Result<Vec<String>, StoreError> {
         self.call(|c| {
-            let mut q = c.prepare("SELECT name FROM agents WHERE wizard = 1 ORDER BY name")?;
-            q.query_map([], |r| r.get(0))?.collect()
+            c.query(
+                "SELECT name FROM agents WHERE wizard = 1 ORDER BY name",
+                &[],
+            )?
+            .iter()
+            .map(|r| r.get(0))
+            .collect()
         })
         .await
     }
@@ -128,15 +128,16 @@ impl Store {
     /// Every ban, for the world to hold.
     pub async fn bans(&self) -> Result<Vec<Ban>, StoreError> {
         self.call(|c| {
-            let mut q = c.prepare("SELECT what, by_whom, reason FROM bans ORDER BY what")?;
-            q.query_map([], |r| {
-                Ok(Ban {
-                    what: r.get(0)?,
-                    by_whom: r.get(1)?,
-                    reason: r.get(2)?,
+            c.query("SELECT what, by_whom, reason FROM bans ORDER BY what", &[])?
+                .iter()
+                .map(|r| {
+                    Ok(Ban {
+                        what: r.get(0)?,
+                        by_whom: r.get(1)?,
+                        reason: r.get(2)?,
+                    })
                 })
-            })?
-            .collect()
+                .collect()
         })
         .await
     }
@@ -144,10 +145,12 @@ impl Store {
     /// The wizards' acts, oldest first.
     pub async fn admin_log(&self) -> Result<Vec<AdminAct>, StoreError> {
         self.call(|c| {
-            let mut q = c.prepare(
+            c.query(
                 "SELECT at_ms, by_whom, verb, target, detail FROM admin_actions ORDER BY seq",
-            )?;
-            q.query_map([], |r| {
+                &[],
+            )?
+            .iter()
+            .map(|r| {
                 Ok(AdminAct {
                     at_ms: r.get(0)?,
                     by_whom: r.get(1)?,
@@ -155,7 +158,7 @@ impl Store {
                     target: r.get(3)?,
                     detail: r.get(4)?,
                 })
-            })?
+            })
             .collect()
         })
         .await

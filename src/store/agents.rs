@@ -1,7 +1,6 @@
 //! Identities: who can log in, how they are described and where they were last.
 
-use rusqlite::{Connection, OptionalExtension, params};
-
+use super::sql::{self, DbError, Row, Sql, args};
 use super::{Store, StoreError};
 use crate::wrap::Display;
 
@@ -67,7 +66,7 @@ pub enum CreateError {
     Store(#[from] StoreError),
 }
 
-fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AgentRow> {
+fn row(r: &Row) -> sql::Result<AgentRow> {
     Ok(AgentRow {
         agent_id: r.get(0)?,
         name: r.get(1)?,
@@ -100,9 +99,9 @@ impl Store {
         let created = self
             .call(move |c| {
                 let agent_id = new_agent_id();
-                let inserted = c.execute(
+                let inserted = c.execute_or_refused(
                     "INSERT INTO agents (agent_id, name, password_hash, room, kind) VALUES (?1, ?2, ?3, ?4, 'person')",
-                    params![agent_id, name, password_hash, room],
+                    args![&agent_id, &name, &password_hash, &room],
                 );
                 match inserted {
                     Ok(_) => Ok(Some(AgentRow {
@@ -114,11 +113,7 @@ impl Store {
                         display: Display::default(),
                         wizard: false,
                     })),
-                    Err(rusqlite::Error::SqliteFailure(e, _))
-                        if e.code == rusqlite::ErrorCode::ConstraintViolation =>
-                    {
-                        Ok(None)
-                    }
+                    Err(DbError::Constraint(_)) => Ok(None),
                     Err(e) => Err(e),
                 }
             })
@@ -138,14 +133,15 @@ impl Store {
         let room = room.to_owned();
         let created = self
             .call(move |c| {
-                let mut insert = c.prepare_cached(
-                    "INSERT INTO agents (agent_id, name, token_hash, room, kind) VALUES (?1, ?2, ?3, ?4, 'agent')",
-                )?;
                 for _ in 0..32 {
                     let candidate = name
                         .clone()
                         .unwrap_or_else(|| format!("Agent_{:04x}", rand::random::<u16>()));
-                    match insert.execute(params![agent_id, candidate, token_hash, room]) {
+                    let inserted = c.execute_or_refused(
+                        "INSERT INTO agents (agent_id, name, token_hash, room, kind) VALUES (?1, ?2, ?3, ?4, 'agent')",
+                        args![&agent_id, &candidate, &token_hash, &room],
+                    );
+                    match inserted {
                         Ok(_) => {
                             return Ok(Some(IdentityRow {
                                 agent_id,
@@ -154,14 +150,8 @@ impl Store {
                                 kind: Kind::Agent,
                             }));
                         }
-                        Err(rusqlite::Error::SqliteFailure(e, _))
-                            if e.code == rusqlite::ErrorCode::ConstraintViolation
-                                && name.is_none() => {}
-                        Err(rusqlite::Error::SqliteFailure(e, _))
-                            if e.code == rusqlite::ErrorCode::ConstraintViolation =>
-                        {
-                            return Ok(None);
-                        }
+                        Err(DbError::Constraint(_)) if name.is_none() => {}
+                        Err(DbError::Constraint(_)) => return Ok(None),
                         Err(e) => return Err(e),
                     }
                 }
@@ -171,7 +161,6 @@ impl Store {
         created.ok_or(CreateError::NameTaken)
     }
 
-    /// Every identity, for the directory built at start-up.
     /// Makes sure the house's own identities exist (the computer player, the server actor),
     /// so that their actions are logged like anyone's. Their names are reserved, so no
     /// character can hold them first.
@@ -183,28 +172,33 @@ impl Store {
         self.call(move |c| {
             for (id, name) in house {
                 c.execute(
-                    "INSERT OR IGNORE INTO agents (agent_id, name, kind) VALUES (?1, ?2, 'house')",
-                    [id, name],
+                    "INSERT INTO agents (agent_id, name, kind) VALUES (?1, ?2, 'house') ON CONFLICT DO NOTHING",
+                    args![id, name],
                 )?;
                 // Those made before identities had kinds.
-                c.execute("UPDATE agents SET kind = 'house' WHERE agent_id = ?1", [id])?;
+                c.execute(
+                    "UPDATE agents SET kind = 'house' WHERE agent_id = ?1",
+                    args![id],
+                )?;
             }
             Ok(())
         })
         .await
     }
 
+    /// Every identity, for the directory built at start-up.
     pub async fn all_identities(&self) -> Result<Vec<IdentityRow>, StoreError> {
         self.read(|c| {
-            c.prepare("SELECT agent_id, name, token_hash, kind FROM agents")?
-                .query_map([], |r| {
+            c.query("SELECT agent_id, name, token_hash, kind FROM agents", &[])?
+                .iter()
+                .map(|r| {
                     Ok(IdentityRow {
                         agent_id: r.get(0)?,
                         name: r.get(1)?,
                         token_hash: r.get(2)?,
-                        kind: Kind::from_stored(&r.get::<_, String>(3)?),
+                        kind: Kind::from_stored(&r.get::<String>(3)?),
                     })
-                })?
+                })
                 .collect()
         })
         .await
@@ -214,9 +208,13 @@ impl Store {
     pub async fn agent_by_id(&self, agent_id: &str) -> Result<Option<AgentRow>, StoreError> {
         let id = agent_id.to_owned();
         self.read(move |c| {
-            c.prepare_cached(&format!("SELECT {COLUMNS} FROM agents WHERE agent_id = ?1"))?
-                .query_row([id], row)
-                .optional()
+            c.first(
+                &format!("SELECT {COLUMNS} FROM agents WHERE agent_id = ?1"),
+                args![id],
+            )?
+            .as_ref()
+            .map(row)
+            .transpose()
         })
         .await
     }
@@ -228,8 +226,12 @@ impl Store {
     }
 }
 
-fn find_by_name(c: &Connection, name: &str) -> rusqlite::Result<Option<AgentRow>> {
-    c.prepare_cached(&format!("SELECT {COLUMNS} FROM agents WHERE name = ?1"))?
-        .query_row([name], row)
-        .optional()
+fn find_by_name(c: &mut Sql, name: &str) -> sql::Result<Option<AgentRow>> {
+    c.first(
+        &format!("SELECT {COLUMNS} FROM agents WHERE name = ?1"),
+        args![name],
+    )?
+    .as_ref()
+    .map(row)
+    .transpose()
 }

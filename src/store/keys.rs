@@ -1,7 +1,7 @@
 //! Answers kept under idempotency keys: a call retried with its key, even after a restart, is
 //! answered as the first time and changes nothing.
 
-use rusqlite::{Connection, params};
+use super::sql::{self, Sql, args};
 
 /// How many keys each identity keeps; the oldest go first.
 pub const KEPT_PER_IDENTITY: usize = 256;
@@ -17,33 +17,30 @@ pub struct KeptRow {
 }
 
 /// Keeps an answer, and forgets the identity's oldest beyond [`KEPT_PER_IDENTITY`].
-pub fn keep(row: KeptRow) -> impl FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static {
+pub fn keep(row: KeptRow) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
     move |c| {
-        c.prepare_cached(
+        c.execute(
             "INSERT INTO idempotency_keys (agent_id, tool, key, args, answer)
              VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?
-        .execute(params![
-            row.agent_id,
-            row.tool,
-            row.key,
-            row.args,
-            row.answer
-        ])?;
-        c.prepare_cached(
+            args![&row.agent_id, row.tool, row.key, row.args, row.answer],
+        )?;
+        c.execute(
             "DELETE FROM idempotency_keys WHERE agent_id = ?1 AND seq NOT IN
                 (SELECT seq FROM idempotency_keys WHERE agent_id = ?1 ORDER BY seq DESC LIMIT ?2)",
-        )?
-        .execute(params![row.agent_id, KEPT_PER_IDENTITY as i64])?;
+            args![row.agent_id, KEPT_PER_IDENTITY],
+        )?;
         Ok(())
     }
 }
 
 /// Every kept answer, oldest first.
-pub fn load_all(c: &Connection) -> rusqlite::Result<Vec<KeptRow>> {
-    let mut q =
-        c.prepare("SELECT agent_id, tool, key, args, answer FROM idempotency_keys ORDER BY seq")?;
-    q.query_map([], |r| {
+pub fn load_all(c: &mut Sql) -> sql::Result<Vec<KeptRow>> {
+    c.query(
+        "SELECT agent_id, tool, key, args, answer FROM idempotency_keys ORDER BY seq",
+        &[],
+    )?
+    .iter()
+    .map(|r| {
         Ok(KeptRow {
             agent_id: r.get(0)?,
             tool: r.get(1)?,
@@ -51,8 +48,15 @@ pub fn load_all(c: &Connection) -> rusqlite::Result<Vec<KeptRow>> {
             args: r.get(3)?,
             answer: r.get(4)?,
         })
-    })?
+    })
     .collect()
+}
+
+impl super::Store {
+    /// Every kept answer, oldest first (see [`load_all`]).
+    pub async fn kept_answers(&self) -> Result<Vec<KeptRow>, super::StoreError> {
+        self.call(load_all).await
+    }
 }
 
 #[cfg(test)]
@@ -65,9 +69,7 @@ mod tests {
         let store = Store::open_in_memory().unwrap();
         store
             .call(|c| {
-                c.execute_batch(
-                    "INSERT INTO agents (agent_id, name) VALUES ('a', 'Ann'), ('b', 'Bob');",
-                )
+                c.batch("INSERT INTO agents (agent_id, name) VALUES ('a', 'Ann'), ('b', 'Bob');")
             })
             .await
             .unwrap();
@@ -82,7 +84,7 @@ mod tests {
         for n in 0..KEPT_PER_IDENTITY + 4 {
             store.call(keep(row("a", n))).await.unwrap();
         }
-        let all = store.call(load_all).await.unwrap();
+        let all = store.kept_answers().await.unwrap();
         let ann: Vec<&KeptRow> = all.iter().filter(|r| r.agent_id == "a").collect();
         assert_eq!(ann.len(), KEPT_PER_IDENTITY);
         assert_eq!(ann[0].key, "key-0004", "the oldest four went");

@@ -1,4 +1,7 @@
-//! The database: one SQLite file behind one writer thread, and one reader beside it.
+//! The database: an SQLite file (the default) or a PostgreSQL database, behind one writer
+//! thread, with readers beside it. Nothing outside this module knows which engine runs: the
+//! statements are written once (see [`sql`]), and what differs (the schema's dialect, how a
+//! transaction begins, the lock that keeps a second moot out) is decided here.
 //!
 //! Every write goes through [`Store::submit`] (or [`Store::submit_world`] for the world's),
 //! which queues a closure for the writer thread. The thread takes everything queued, runs it in
@@ -13,23 +16,28 @@
 //!
 //! One writer rather than a pool because SQLite allows one writer at a time anyway, and because
 //! a single queue gives every write a total order that matches the order the world made them
-//! in. Reads ([`Store::read`]) use their own read-only connection, so that a lock held by a
-//! writer elsewhere does not stop logins and lookups.
+//! in (on PostgreSQL too, where the order of the log is what the replay trusts). Reads
+//! ([`Store::read`]) use their own connections (one on SQLite, a few on PostgreSQL), so that
+//! a lock or a slow commit does not stop logins and lookups.
 
 pub mod admin;
 mod agents;
 pub mod backup;
+pub mod copy;
 pub mod keys;
 pub mod oauth;
+mod postgres;
 mod schema;
 pub mod sessions;
+pub mod sql;
 pub mod standings;
 pub mod writes;
 
 pub use agents::{AgentRow, CreateError, IdentityRow, Kind, new_agent_id};
+pub use sql::{DbError, Engine, Sql};
 
-use std::path::Path;
-use std::sync::{PoisonError, mpsc};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, PoisonError, mpsc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -37,13 +45,20 @@ use rusqlite::Connection;
 use tokio::sync::oneshot;
 
 use crate::config::SyncMode;
+use postgres::{PgConn, PgRuntime, PgTarget};
 
 /// How many queued jobs one transaction takes at most.
 const MAX_BATCH: usize = 4096;
+/// How many connections serve reads on PostgreSQL (SQLite has one reader: its reads are
+/// local and short).
+const PG_READERS: usize = 4;
+/// The key of the advisory lock a moot holds on its PostgreSQL database while it serves it
+/// ("moot" in ASCII).
+const PG_LOCK: i64 = 0x6d6f_6f74;
 
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum StoreError {
-    /// SQLite's own words: for the log, never for a player (see [`StoreError::Refused`]).
+    /// The database's own words: for the log, never for a player (see [`StoreError::Refused`]).
     #[error("database error: {0}")]
     Db(String),
     #[error("the database is closed")]
@@ -58,6 +73,18 @@ pub enum StoreError {
          it was written by a newer moot; run that one, or point --db at another file"
     )]
     TooNew { found: i64, known: i64 },
+    /// Another moot serves this database (PostgreSQL's advisory lock is held).
+    #[error(
+        "another moot is serving this database ({holder}); two must never write one town: \
+         stop it first, or point --db elsewhere"
+    )]
+    Taken { holder: String },
+}
+
+impl From<DbError> for StoreError {
+    fn from(e: DbError) -> Self {
+        StoreError::Db(e.to_string())
+    }
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -66,13 +93,88 @@ impl From<rusqlite::Error> for StoreError {
     }
 }
 
+/// Where the town is kept: `--db` is an SQLite file's path or a `postgres://` URL.
+#[derive(Clone)]
+pub enum Database {
+    Sqlite(PathBuf),
+    Postgres(PgTarget),
+}
+
+impl Database {
+    /// `postgres://…` and `postgresql://…` are PostgreSQL; anything else is a file.
+    pub fn parse(s: &str) -> Database {
+        if s.starts_with("postgres://") || s.starts_with("postgresql://") {
+            Database::Postgres(PgTarget { url: s.to_owned() })
+        } else {
+            Database::Sqlite(PathBuf::from(s))
+        }
+    }
+
+    /// The file, for what only an SQLite database has (a backup by SQLite's API).
+    pub fn sqlite_path(&self) -> Option<&Path> {
+        match self {
+            Database::Sqlite(p) => Some(p),
+            Database::Postgres(_) => None,
+        }
+    }
+
+    pub fn engine(&self) -> Engine {
+        match self {
+            Database::Sqlite(_) => Engine::Sqlite,
+            Database::Postgres(_) => Engine::Postgres,
+        }
+    }
+
+    /// As given to `--db`, password and all (for passing on, never for showing).
+    pub fn address(&self) -> String {
+        match self {
+            Database::Sqlite(p) => p.display().to_string(),
+            Database::Postgres(t) => t.url.clone(),
+        }
+    }
+}
+
+impl std::str::FromStr for Database {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Database, Self::Err> {
+        Ok(Database::parse(s))
+    }
+}
+
+/// Shown without a password.
+impl std::fmt::Display for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Database::Sqlite(p) => write!(f, "{}", p.display()),
+            Database::Postgres(t) => f.write_str(&t.shown()),
+        }
+    }
+}
+
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self}")
+    }
+}
+
+impl From<&Path> for Database {
+    fn from(p: &Path) -> Database {
+        Database::Sqlite(p.to_owned())
+    }
+}
+
 /// How the database is opened.
 #[derive(Debug, Clone, Copy)]
 pub struct StoreOptions {
+    /// SQLite's durability; PostgreSQL's is the server's `synchronous_commit`.
     pub sync: SyncMode,
     /// How long a write waits for another process's lock before it fails (SQLite's busy
     /// timeout). Bounded, so that a stuck lock costs one refused action, not a stalled town.
     pub busy_timeout: Duration,
+    /// Whether this process serves the town (or must have it to itself, as a copy does): it
+    /// takes PostgreSQL's advisory lock, so that a second one is refused. `moot admin`'s short
+    /// writes go beside a running moot, as they do on SQLite.
+    pub exclusive: bool,
 }
 
 impl Default for StoreOptions {
@@ -80,6 +182,7 @@ impl Default for StoreOptions {
         StoreOptions {
             sync: SyncMode::Normal,
             busy_timeout: Duration::from_secs(2),
+            exclusive: false,
         }
     }
 }
@@ -90,7 +193,7 @@ type Deliver = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
 trait Job: Send {
     /// Runs inside the transaction; says whether its own work succeeded, and returns what to
     /// do once the transaction's fate is known.
-    fn run(self: Box<Self>, conn: &Connection) -> (bool, Deliver);
+    fn run(self: Box<Self>, conn: &mut Sql) -> (bool, Deliver);
     /// Tells the caller that the job was not run.
     fn refuse(self: Box<Self>, err: StoreError);
 }
@@ -112,9 +215,9 @@ struct Call<F, T> {
 impl<F, T> Job for Call<F, T>
 where
     T: Send + 'static,
-    F: FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    F: FnOnce(&mut Sql) -> sql::Result<T> + Send + 'static,
 {
-    fn run(self: Box<Self>, conn: &Connection) -> (bool, Deliver) {
+    fn run(self: Box<Self>, conn: &mut Sql) -> (bool, Deliver) {
         let Call { f, reply } = *self;
         let result = in_savepoint(conn, f);
         let ok = result.is_ok();
@@ -137,10 +240,10 @@ struct WorldWrite<F, D> {
 
 impl<F, D> Job for WorldWrite<F, D>
 where
-    F: FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static,
+    F: FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static,
     D: FnOnce(Result<(), StoreError>) + Send + 'static,
 {
-    fn run(self: Box<Self>, conn: &Connection) -> (bool, Deliver) {
+    fn run(self: Box<Self>, conn: &mut Sql) -> (bool, Deliver) {
         let WorldWrite { f, done } = *self;
         let result = in_savepoint(conn, f).map_err(StoreError::from);
         if let Err(err) = &result {
@@ -160,46 +263,90 @@ enum Msg {
     Close(oneshot::Sender<()>),
 }
 
+/// A read, run on a reader's connection.
+type ReadJob = Box<dyn FnOnce(&mut Sql) + Send>;
+
+/// Opens a connection again once it is lost (PostgreSQL's, after an outage).
+type Reconnect = Box<dyn FnMut() -> Result<Sql, StoreError> + Send>;
+
 pub struct Store {
     tx: mpsc::Sender<Msg>,
     thread: std::sync::Mutex<Option<JoinHandle<()>>>,
-    /// A second connection for reads, so that a write lock held elsewhere (or a slow commit)
-    /// does not stop logins and lookups. None for a database in memory, which has one
-    /// connection: reads go through the writer there.
+    /// The readers' queue, so that a write lock held elsewhere (or a slow commit) does not
+    /// stop logins and lookups. None for a database in memory, which has one connection:
+    /// reads go through the writer there.
     reader: Option<std::sync::Mutex<mpsc::Sender<ReadJob>>>,
+    engine: Engine,
 }
 
-type ReadJob = Box<dyn FnOnce(&Connection) + Send>;
-
 impl Store {
-    /// Opens (creating when missing) the database at `path` and brings its schema up to date.
-    pub fn open(path: &Path, options: StoreOptions) -> Result<Store, StoreError> {
+    /// Opens (creating when missing) the database and brings its schema up to date.
+    pub fn open(db: &Database, options: StoreOptions) -> Result<Store, StoreError> {
+        match db {
+            Database::Sqlite(path) => Store::open_sqlite(path, options),
+            // On a thread of its own: the connections are driven by blocking on them, which a
+            // caller inside an async runtime (the server's start) may not do.
+            Database::Postgres(target) => std::thread::scope(|s| {
+                s.spawn(|| Store::open_postgres(target, options.exclusive))
+                    .join()
+                    .unwrap_or_else(|_| Err(StoreError::Db("opening PostgreSQL panicked".into())))
+            }),
+        }
+    }
+
+    fn open_sqlite(path: &Path, options: StoreOptions) -> Result<Store, StoreError> {
         let conn = Connection::open(path)?;
-        let mut store = Store::start(conn, options)?;
-        let reader = Connection::open_with_flags(
-            path,
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        reader.busy_timeout(options.busy_timeout)?;
-        let (tx, rx) = mpsc::channel::<ReadJob>();
-        std::thread::Builder::new()
-            .name("moot-store-read".into())
-            .spawn(move || {
-                while let Ok(job) = rx.recv() {
-                    job(&reader);
-                }
-            })
-            .map_err(|e| StoreError::Db(format!("cannot start the reader thread: {e}")))?;
-        store.reader = Some(std::sync::Mutex::new(tx));
+        sqlite_settings(&conn, options)?;
+        let mut store = Store::start(Sql::sqlite(conn), None)?;
+        let path = path.to_owned();
+        let connect = move || -> Result<Sql, StoreError> {
+            let reader = Connection::open_with_flags(
+                &path,
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )?;
+            reader.busy_timeout(options.busy_timeout)?;
+            Ok(Sql::sqlite(reader))
+        };
+        store.reader = Some(std::sync::Mutex::new(readers(1, connect)?));
         Ok(store)
     }
 
-    /// Runs a read on the reader connection: it sees what is committed, and waits for no
+    fn open_postgres(target: &PgTarget, exclusive: bool) -> Result<Store, StoreError> {
+        let rt = PgRuntime::new()?;
+        let connect = {
+            let (target, rt) = (target.clone(), rt.clone());
+            move || -> Result<Sql, StoreError> { Ok(Sql::postgres(PgConn::connect(&target, &rt)?)) }
+        };
+        let mut writer = connect()?;
+        if exclusive {
+            lock(&mut writer)?;
+        }
+        // Lost with its connection in an outage: the writer takes it again when it is back.
+        let again = connect.clone();
+        let reconnect: Reconnect = Box::new(move || {
+            let mut conn = again()?;
+            if exclusive {
+                lock(&mut conn)?;
+            }
+            Ok(conn)
+        });
+        let mut store = Store::start(writer, Some(reconnect))?;
+        store.reader = Some(std::sync::Mutex::new(readers(PG_READERS, connect)?));
+        Ok(store)
+    }
+
+    /// Which engine it is (for what only one has, such as SQLite's online backup).
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// Runs a read on a reader connection: it sees what is committed, and waits for no
     /// writer. (In memory, it goes through the writer.)
     pub async fn read<T, F>(&self, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+        F: FnOnce(&mut Sql) -> sql::Result<T> + Send + 'static,
     {
         let Some(reader) = &self.reader else {
             return self.call(f).await;
@@ -221,32 +368,25 @@ impl Store {
 
     /// A database that lives and dies with the process (for standalone uses and tests).
     pub fn open_in_memory() -> Result<Store, StoreError> {
-        Store::start(Connection::open_in_memory()?, StoreOptions::default())
+        let conn = Connection::open_in_memory()?;
+        sqlite_settings(&conn, StoreOptions::default())?;
+        Store::start(Sql::sqlite(conn), None)
     }
 
-    fn start(conn: Connection, options: StoreOptions) -> Result<Store, StoreError> {
-        conn.busy_timeout(options.busy_timeout)?;
-        schema::check_version(&conn)?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(
-            None,
-            "synchronous",
-            match options.sync {
-                SyncMode::Normal => "NORMAL",
-                SyncMode::Full => "FULL",
-            },
-        )?;
-        conn.pragma_update(None, "foreign_keys", "ON")?;
-        schema::migrate(&conn)?;
+    fn start(mut conn: Sql, reconnect: Option<Reconnect>) -> Result<Store, StoreError> {
+        schema::check_version(&mut conn)?;
+        schema::migrate(&mut conn)?;
+        let engine = conn.engine();
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("moot-store".into())
-            .spawn(move || writer(conn, rx))
+            .spawn(move || writer(conn, reconnect, rx))
             .map_err(|e| StoreError::Db(format!("cannot start the writer thread: {e}")))?;
         Ok(Store {
             tx,
             thread: std::sync::Mutex::new(Some(thread)),
             reader: None,
+            engine,
         })
     }
 
@@ -262,7 +402,7 @@ impl Store {
     pub fn submit<T, F>(&self, f: F) -> oneshot::Receiver<Result<T, StoreError>>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+        F: FnOnce(&mut Sql) -> sql::Result<T> + Send + 'static,
     {
         let (reply, answer) = oneshot::channel();
         self.queue(Work {
@@ -279,7 +419,7 @@ impl Store {
     pub fn submit_world(
         &self,
         epoch: u64,
-        f: impl FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static,
+        f: impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static,
         done: impl FnOnce(Result<(), StoreError>) + Send + 'static,
     ) {
         self.queue(Work {
@@ -292,7 +432,7 @@ impl Store {
     pub async fn call<T, F>(&self, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+        F: FnOnce(&mut Sql) -> sql::Result<T> + Send + 'static,
     {
         self.submit(f).await.unwrap_or(Err(StoreError::Closed))
     }
@@ -314,16 +454,94 @@ impl Store {
     }
 }
 
-fn in_savepoint<T>(
-    conn: &Connection,
-    f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
-) -> rusqlite::Result<T> {
-    conn.prepare_cached("SAVEPOINT job")?.execute([])?;
+fn sqlite_settings(conn: &Connection, options: StoreOptions) -> Result<(), StoreError> {
+    conn.busy_timeout(options.busy_timeout)?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(
+        None,
+        "synchronous",
+        match options.sync {
+            SyncMode::Normal => "NORMAL",
+            SyncMode::Full => "FULL",
+        },
+    )?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    Ok(())
+}
+
+/// Takes the database for this process, or says who has it. The lock is a session's: it
+/// goes when this connection does, so a moot killed outright never leaves it behind.
+fn lock(conn: &mut Sql) -> Result<(), StoreError> {
+    let got = conn
+        .first("SELECT pg_try_advisory_lock(?1)", sql::args![PG_LOCK])?
+        .map(|r| r.get::<bool>(0))
+        .transpose()?
+        .unwrap_or(false);
+    if got {
+        return Ok(());
+    }
+    let holder = conn
+        .first(
+            "SELECT a.application_name, coalesce(host(a.client_addr), 'a local socket'), a.pid
+             FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+             WHERE l.locktype = 'advisory' AND l.granted AND l.objid = ?1
+               AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+            sql::args![PG_LOCK],
+        )?
+        .map(|r| -> Result<String, StoreError> {
+            Ok(format!(
+                "{}, connected from {}, server process {}",
+                r.get::<String>(0)?,
+                r.get::<String>(1)?,
+                r.get::<i64>(2)?
+            ))
+        })
+        .transpose()?
+        .unwrap_or_else(|| "a process that has just gone".into());
+    Err(StoreError::Taken { holder })
+}
+
+/// Starts `n` reader threads sharing one queue; each opens its connection with `connect`,
+/// and opens it again when it is lost.
+fn readers(
+    n: usize,
+    connect: impl FnMut() -> Result<Sql, StoreError> + Clone + Send + 'static,
+) -> Result<mpsc::Sender<ReadJob>, StoreError> {
+    let (tx, rx) = mpsc::channel::<ReadJob>();
+    let rx = Arc::new(std::sync::Mutex::new(rx));
+    for i in 0..n {
+        let mut connect = connect.clone();
+        let mut conn = Some(connect()?);
+        let rx = rx.clone();
+        std::thread::Builder::new()
+            .name(format!("moot-store-read-{i}"))
+            .spawn(move || {
+                loop {
+                    let job = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
+                    let Ok(job) = job else { return };
+                    if conn.as_ref().is_none_or(Sql::is_closed) {
+                        conn = connect()
+                            .inspect_err(|err| tracing::warn!(%err, "a reader cannot connect"))
+                            .ok();
+                    }
+                    // Without a connection the job is dropped, and its caller hears Closed.
+                    if let Some(c) = conn.as_mut() {
+                        job(c);
+                    }
+                }
+            })
+            .map_err(|e| StoreError::Db(format!("cannot start a reader thread: {e}")))?;
+    }
+    Ok(tx)
+}
+
+fn in_savepoint<T>(conn: &mut Sql, f: impl FnOnce(&mut Sql) -> sql::Result<T>) -> sql::Result<T> {
+    conn.execute("SAVEPOINT job", &[])?;
     let result = f(conn);
     if result.is_err() {
-        conn.prepare_cached("ROLLBACK TO job")?.execute([])?;
+        conn.execute("ROLLBACK TO job", &[])?;
     }
-    conn.prepare_cached("RELEASE job")?.execute([])?;
+    conn.execute("RELEASE job", &[])?;
     result
 }
 
@@ -346,7 +564,7 @@ impl Writer {
     }
 }
 
-fn writer(conn: Connection, rx: mpsc::Receiver<Msg>) {
+fn writer(mut conn: Sql, mut reconnect: Option<Reconnect>, rx: mpsc::Receiver<Msg>) {
     let mut batch: Vec<Work> = Vec::with_capacity(64);
     let mut state = Writer::default();
     while let Ok(first) = rx.recv() {
@@ -363,7 +581,10 @@ fn writer(conn: Connection, rx: mpsc::Receiver<Msg>) {
             }
         }
         if !batch.is_empty() {
-            run_batch(&conn, &mut state, &mut batch);
+            match reconnected(&mut conn, &mut reconnect) {
+                Ok(()) => run_batch(&mut conn, &mut reconnect, &mut state, &mut batch),
+                Err(err) => refuse_batch(&mut state, &mut batch, &err),
+            }
         }
         if let Some(done) = close {
             let _ = done.send(());
@@ -372,17 +593,91 @@ fn writer(conn: Connection, rx: mpsc::Receiver<Msg>) {
     }
 }
 
+/// A connection lost (PostgreSQL gone away) is opened again before the next batch; until it
+/// can be, every batch is refused, and nothing is acknowledged.
+fn reconnected(conn: &mut Sql, reconnect: &mut Option<Reconnect>) -> Result<(), StoreError> {
+    let Some(again) = reconnect.as_mut() else {
+        return Ok(());
+    };
+    if !conn.is_closed() {
+        return Ok(());
+    }
+    *conn = again()?;
+    tracing::info!("the database is back: writing again");
+    Ok(())
+}
+
+/// How long the writer waits for the database to say whether a commit whose answer was lost
+/// was made.
+const LOST_COMMIT_WAIT: Duration = Duration::from_secs(10);
+
+/// A COMMIT sent on a connection that went before its answer came may have been made all the
+/// same. Asked once the database answers again (`txid_status`), so that what is acknowledged
+/// is what is stored, either way. If it cannot be asked in time the batch counts as failed:
+/// should it have been made after all, the world's next writes to the same sessions meet it
+/// (the log's keys are unique) and fail, until `--storage-give-up` stops moot and a restart
+/// replays what the database holds.
+fn lost_commit(
+    conn: &mut Sql,
+    reconnect: &mut Option<Reconnect>,
+    xid: i64,
+) -> Result<(), StoreError> {
+    let again = reconnect
+        .as_mut()
+        .ok_or_else(|| StoreError::Db("the connection went during a commit".into()))?;
+    let deadline = std::time::Instant::now() + LOST_COMMIT_WAIT;
+    loop {
+        let status = again().and_then(|mut c| {
+            let status: Option<String> = c
+                .first("SELECT txid_status(?1)", sql::args![xid])?
+                .map(|r| r.get(0))
+                .transpose()?;
+            *conn = c;
+            Ok(status)
+        });
+        match status.as_ref().map(Option::as_deref) {
+            Ok(Some("committed")) => return Ok(()),
+            Ok(Some("aborted")) => {
+                return Err(StoreError::Db(
+                    "the connection went during a commit, which was not made".into(),
+                ));
+            }
+            // Not known yet (the database is away, or the commit is still being made).
+            _ if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            _ => {
+                tracing::error!(
+                    "whether a commit was made cannot be known; if it was, the next writes to its sessions fail until a restart"
+                );
+                return Err(StoreError::Db(
+                    "the connection went during a commit, and whether it was made is unknown"
+                        .into(),
+                ));
+            }
+        }
+    }
+}
+
+fn refuse_batch(state: &mut Writer, batch: &mut Vec<Work>, err: &StoreError) {
+    tracing::error!(%err, jobs = batch.len(), "cannot write a batch");
+    for w in batch.drain(..) {
+        state.break_epoch(w.epoch);
+        w.job.refuse(err.clone());
+    }
+}
+
 /// Runs one transaction of queued jobs. A failure is never the end of the writer: the next
 /// batch tries again, so persistence comes back by itself when the database does.
-fn run_batch(conn: &Connection, state: &mut Writer, batch: &mut Vec<Work>) {
+fn run_batch(
+    conn: &mut Sql,
+    reconnect: &mut Option<Reconnect>,
+    state: &mut Writer,
+    batch: &mut Vec<Work>,
+) {
     let (started, jobs) = (std::time::Instant::now(), batch.len());
-    if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
-        let err = StoreError::from(e);
-        tracing::error!(%err, jobs = batch.len(), "cannot begin a transaction");
-        for w in batch.drain(..) {
-            state.break_epoch(w.epoch);
-            w.job.refuse(err.clone());
-        }
+    if let Err(e) = conn.begin() {
+        refuse_batch(state, batch, &StoreError::from(e));
         return;
     }
     let mut delivers: Vec<(Option<u64>, Deliver)> = Vec::with_capacity(batch.len());
@@ -400,11 +695,26 @@ fn run_batch(conn: &Connection, state: &mut Writer, batch: &mut Vec<Work>) {
         }
         delivers.push((w.epoch, deliver));
     }
-    let outcome = conn.execute_batch("COMMIT").map_err(StoreError::from);
+    // PostgreSQL's id for the transaction, to ask after a COMMIT whose answer is lost.
+    let xid = match conn.engine() {
+        Engine::Postgres => conn
+            .first("SELECT txid_current()", &[])
+            .ok()
+            .flatten()
+            .and_then(|r| r.get::<i64>(0).ok()),
+        Engine::Sqlite => None,
+    };
+    let mut outcome = conn.batch("COMMIT").map_err(StoreError::from);
+    if let (Err(err), Some(xid)) = (&outcome, xid)
+        && conn.is_closed()
+    {
+        tracing::warn!(%err, "the connection went during a commit; asking whether it was made");
+        outcome = lost_commit(conn, reconnect, xid);
+    }
     crate::metrics::get().commit(jobs, started.elapsed());
     if let Err(err) = &outcome {
         tracing::error!(%err, "commit failed; the batch is rolled back");
-        let _ = conn.execute_batch("ROLLBACK");
+        let _ = conn.batch("ROLLBACK");
     }
     for (epoch, d) in delivers {
         if outcome.is_err() {

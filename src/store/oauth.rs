@@ -1,8 +1,7 @@
 //! OAuth clients and tokens as stored (see `crate::oauth`): clients so that a host registered
 //! once keeps working across restarts, tokens (as hashes) so that a restart signs nobody out.
 
-use rusqlite::{OptionalExtension, params};
-
+use super::sql::{DbError, args};
 use super::{Store, StoreError};
 use crate::oauth::{Client, MAX_CLIENTS};
 
@@ -25,22 +24,18 @@ pub fn now_ms() -> i64 {
 impl Store {
     /// Keeps a new client, dropping the oldest past [`MAX_CLIENTS`].
     pub async fn register_client(&self, client: Client) -> Result<(), StoreError> {
+        let uris = serde_json::to_string(&client.redirect_uris)
+            .map_err(|e| StoreError::Db(e.to_string()))?;
         self.call(move |c| {
             c.execute(
                 "INSERT INTO oauth_clients (client_id, client_name, redirect_uris, created_ms)
                  VALUES (?1, ?2, ?3, ?4)",
-                params![
-                    client.client_id,
-                    client.client_name,
-                    serde_json::to_string(&client.redirect_uris)
-                        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?,
-                    now_ms()
-                ],
+                args![client.client_id, client.client_name, uris, now_ms()],
             )?;
             c.execute(
-                "DELETE FROM oauth_clients WHERE client_id IN (SELECT client_id FROM oauth_clients
-                 ORDER BY created_ms DESC LIMIT -1 OFFSET ?1)",
-                params![MAX_CLIENTS as i64],
+                "DELETE FROM oauth_clients WHERE client_id NOT IN (SELECT client_id FROM oauth_clients
+                 ORDER BY created_ms DESC LIMIT ?1)",
+                args![MAX_CLIENTS],
             )?;
             Ok(())
         })
@@ -50,19 +45,19 @@ impl Store {
     pub async fn client(&self, client_id: &str) -> Result<Option<Client>, StoreError> {
         let id = client_id.to_owned();
         self.call(move |c| {
-            c.query_row(
+            c.first(
                 "SELECT client_id, client_name, redirect_uris FROM oauth_clients WHERE client_id = ?1",
-                params![id],
-                |r| {
-                    let uris: String = r.get(2)?;
-                    Ok(Client {
-                        client_id: r.get(0)?,
-                        client_name: r.get(1)?,
-                        redirect_uris: serde_json::from_str(&uris).unwrap_or_default(),
-                    })
-                },
-            )
-            .optional()
+                args![id],
+            )?
+            .map(|r| -> Result<Client, DbError> {
+                let uris: String = r.get(2)?;
+                Ok(Client {
+                    client_id: r.get(0)?,
+                    client_name: r.get(1)?,
+                    redirect_uris: serde_json::from_str(&uris).unwrap_or_default(),
+                })
+            })
+            .transpose()
         })
         .await
     }
@@ -75,20 +70,17 @@ impl Store {
     ) -> Result<(), StoreError> {
         self.call(move |c| {
             if let Some(old) = replaced {
-                c.execute(
-                    "DELETE FROM oauth_tokens WHERE token_hash = ?1",
-                    params![old],
-                )?;
+                c.execute("DELETE FROM oauth_tokens WHERE token_hash = ?1", args![old])?;
             }
             c.execute(
                 "DELETE FROM oauth_tokens WHERE expires_ms < ?1",
-                params![now_ms()],
+                args![now_ms()],
             )?;
             for t in rows {
                 c.execute(
                     "INSERT INTO oauth_tokens (token_hash, kind, agent_id, client_id, expires_ms)
                      VALUES (?1, ?2, ?3, ?4, ?5)",
-                    params![
+                    args![
                         t.token_hash,
                         if t.refresh { "refresh" } else { "access" },
                         t.agent_id,
@@ -105,11 +97,13 @@ impl Store {
     /// Every token still good, for the directory at start-up.
     pub async fn live_tokens(&self) -> Result<Vec<TokenRow>, StoreError> {
         self.call(|c| {
-            let mut q = c.prepare(
+            c.query(
                 "SELECT token_hash, kind, agent_id, client_id, expires_ms FROM oauth_tokens
                  WHERE expires_ms >= ?1",
-            )?;
-            q.query_map(params![now_ms()], |r| {
+                args![now_ms()],
+            )?
+            .iter()
+            .map(|r| {
                 let kind: String = r.get(1)?;
                 Ok(TokenRow {
                     token_hash: r.get(0)?,
@@ -118,7 +112,7 @@ impl Store {
                     client_id: r.get(3)?,
                     expires_ms: r.get(4)?,
                 })
-            })?
+            })
             .collect()
         })
         .await

@@ -1,7 +1,7 @@
-//! The database schema, as an ordered list of migrations. `PRAGMA user_version` records how many
-//! have run, so an old database is brought forward on start and a new one is built from scratch.
+//! The database schema, as an ordered list of migrations. The database records how many have
+//! run, so an old database is brought forward on start and a new one is built from scratch.
 
-use rusqlite::Connection;
+use super::sql::{self, Engine, Sql};
 
 const MIGRATIONS: &[&str] = &[
     // 1: one identity table for everyone: telnet characters (with a password) and, later, API
@@ -173,29 +173,215 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE actions ADD COLUMN reasoning TEXT;",
 ];
 
+/// PostgreSQL's schema, by the version of [`MIGRATIONS`] it matches: a PostgreSQL database
+/// starts at the version SQLite had reached when PostgreSQL came, and later migrations are
+/// written for both. The same tables and columns as SQLite's, in PostgreSQL's words: names
+/// unique regardless of case (`citext`, a trusted extension a database's owner may create),
+/// integers as BIGINT, and a `rowid` column where SQLite's implicit one orders a log, so that
+/// one statement serves both.
+const POSTGRES: &[(usize, &str)] = &[(
+    9,
+    r#"CREATE EXTENSION IF NOT EXISTS citext;
+    CREATE TABLE agents (
+        agent_id      TEXT PRIMARY KEY,
+        name          CITEXT NOT NULL UNIQUE,
+        password_hash TEXT,
+        description   TEXT NOT NULL DEFAULT '',
+        room          TEXT,
+        created_at    TEXT NOT NULL DEFAULT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),
+        token_hash    TEXT,
+        linelength    BIGINT,
+        wrap          BIGINT NOT NULL DEFAULT 1,
+        wizard        BIGINT NOT NULL DEFAULT 0,
+        kind          TEXT NOT NULL DEFAULT 'agent'
+    );
+    CREATE TABLE sessions (
+        session_id TEXT PRIMARY KEY,
+        template   TEXT NOT NULL,
+        state      TEXT NOT NULL,
+        status     TEXT NOT NULL DEFAULT 'active',
+        tick       BIGINT NOT NULL DEFAULT 0,
+        seed       BIGINT NOT NULL,
+        options    TEXT NOT NULL DEFAULT 'null',
+        created_at TEXT NOT NULL DEFAULT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        updated_at TEXT NOT NULL DEFAULT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        rated      BIGINT NOT NULL DEFAULT 0
+    );
+    CREATE TABLE participants (
+        rowid      BIGSERIAL NOT NULL,
+        session_id TEXT NOT NULL REFERENCES sessions(session_id),
+        agent_id   TEXT NOT NULL REFERENCES agents(agent_id),
+        role       TEXT NOT NULL,
+        PRIMARY KEY (session_id, agent_id)
+    );
+    CREATE INDEX participants_by_agent ON participants(agent_id);
+    CREATE TABLE actions (
+        rowid      BIGSERIAL NOT NULL,
+        action_id  TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(session_id),
+        agent_id   TEXT NOT NULL REFERENCES agents(agent_id),
+        role       TEXT NOT NULL,
+        action     TEXT NOT NULL,
+        tick       BIGINT NOT NULL,
+        created_at TEXT NOT NULL DEFAULT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        at_ms      BIGINT NOT NULL DEFAULT 0,
+        reasoning  TEXT
+    );
+    CREATE FUNCTION moot_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'the % log is append-only', TG_ARGV[0]; END $$;
+    CREATE TRIGGER actions_are_append_only BEFORE UPDATE OR DELETE ON actions
+        FOR EACH ROW EXECUTE FUNCTION moot_append_only('action');
+    CREATE TRIGGER actions_are_never_emptied BEFORE TRUNCATE ON actions
+        FOR EACH STATEMENT EXECUTE FUNCTION moot_append_only('action');
+    CREATE TABLE idempotency_keys (
+        seq      BIGSERIAL PRIMARY KEY,
+        agent_id TEXT NOT NULL REFERENCES agents(agent_id),
+        tool     TEXT NOT NULL,
+        key      TEXT NOT NULL,
+        args     TEXT NOT NULL,
+        answer   TEXT NOT NULL,
+        UNIQUE (agent_id, tool, key)
+    );
+    CREATE TABLE bans (
+        what      CITEXT PRIMARY KEY,
+        by_whom   TEXT NOT NULL,
+        reason    TEXT NOT NULL,
+        at_ms     BIGINT NOT NULL
+    );
+    CREATE TABLE admin_actions (
+        seq       BIGSERIAL PRIMARY KEY,
+        at_ms     BIGINT NOT NULL,
+        by_whom   TEXT NOT NULL,
+        verb      TEXT NOT NULL,
+        target    TEXT NOT NULL,
+        detail    TEXT NOT NULL
+    );
+    CREATE TRIGGER admin_actions_are_append_only BEFORE UPDATE OR DELETE ON admin_actions
+        FOR EACH ROW EXECUTE FUNCTION moot_append_only('admin');
+    CREATE TRIGGER admin_actions_are_never_emptied BEFORE TRUNCATE ON admin_actions
+        FOR EACH STATEMENT EXECUTE FUNCTION moot_append_only('admin');
+    CREATE TABLE oauth_clients (
+        client_id     TEXT PRIMARY KEY,
+        client_name   TEXT NOT NULL,
+        redirect_uris TEXT NOT NULL,
+        created_ms    BIGINT NOT NULL
+    );
+    CREATE TABLE oauth_tokens (
+        token_hash TEXT PRIMARY KEY,
+        kind       TEXT NOT NULL,
+        agent_id   TEXT NOT NULL REFERENCES agents(agent_id),
+        client_id  TEXT NOT NULL,
+        expires_ms BIGINT NOT NULL
+    );
+    CREATE TABLE standings (
+        agent_id   TEXT NOT NULL REFERENCES agents(agent_id),
+        board      TEXT NOT NULL,
+        rules      TEXT NOT NULL,
+        rating     DOUBLE PRECISION,
+        deviation  DOUBLE PRECISION,
+        volatility DOUBLE PRECISION,
+        games      BIGINT NOT NULL,
+        won        BIGINT NOT NULL,
+        lost       BIGINT NOT NULL,
+        drawn      BIGINT NOT NULL,
+        PRIMARY KEY (agent_id, board, rules)
+    );
+    CREATE TABLE standing_changes (
+        rowid      BIGSERIAL NOT NULL,
+        action_id  TEXT NOT NULL,
+        agent_id   TEXT NOT NULL REFERENCES agents(agent_id),
+        board      TEXT NOT NULL,
+        rules      TEXT NOT NULL,
+        score      DOUBLE PRECISION NOT NULL,
+        rating_before    DOUBLE PRECISION,
+        deviation_before DOUBLE PRECISION,
+        rating     DOUBLE PRECISION,
+        deviation  DOUBLE PRECISION,
+        volatility DOUBLE PRECISION,
+        PRIMARY KEY (action_id, agent_id)
+    );
+    CREATE INDEX standing_changes_by_agent ON standing_changes(agent_id);
+    CREATE TABLE session_conduct (
+        session_id TEXT NOT NULL,
+        agent_id   TEXT NOT NULL,
+        refused    BIGINT NOT NULL DEFAULT 0,
+        missed     BIGINT NOT NULL DEFAULT 0,
+        PRIMARY KEY (session_id, agent_id)
+    );"#,
+)];
+
+/// The schema version the database has: SQLite keeps it in `PRAGMA user_version`, PostgreSQL
+/// in a table of ours (none yet is version 0).
+fn version(conn: &mut Sql) -> sql::Result<usize> {
+    let found: i64 = match conn.engine() {
+        Engine::Sqlite => conn.first("PRAGMA user_version", &[])?,
+        Engine::Postgres => {
+            let exists = conn
+                .first("SELECT to_regclass('moot_schema') IS NOT NULL", &[])?
+                .map(|r| r.get::<bool>(0))
+                .transpose()?
+                .unwrap_or(false);
+            if !exists {
+                return Ok(0);
+            }
+            conn.first("SELECT version FROM moot_schema", &[])?
+        }
+    }
+    .map(|r| r.get::<i64>(0))
+    .transpose()?
+    .unwrap_or(0);
+    Ok(usize::try_from(found).unwrap_or(usize::MAX))
+}
+
 /// Refuses a database written by a newer moot: migrating "forward" from a version we do not
 /// know would misread its tables, and writing to it could break the newer moot's data.
-pub fn check_version(conn: &Connection) -> Result<(), super::StoreError> {
-    let found: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-    let known = MIGRATIONS.len() as i64;
+pub fn check_version(conn: &mut Sql) -> Result<(), super::StoreError> {
+    let found = version(conn)?;
+    let known = MIGRATIONS.len();
     if found > known {
-        return Err(super::StoreError::TooNew { found, known });
+        return Err(super::StoreError::TooNew {
+            found: i64::try_from(found).unwrap_or(i64::MAX),
+            known: known as i64,
+        });
     }
     Ok(())
 }
 
-pub fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+pub fn migrate(conn: &mut Sql) -> sql::Result<()> {
     migrate_to(conn, MIGRATIONS.len())
 }
 
-/// Runs the migrations not yet run, up to the `upto`th (a test builds an older database so).
-fn migrate_to(conn: &Connection, upto: usize) -> rusqlite::Result<()> {
-    let done: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-    for (i, sql) in MIGRATIONS.iter().enumerate().take(upto).skip(done as usize) {
-        conn.execute_batch(&format!(
-            "BEGIN; {sql} PRAGMA user_version = {}; COMMIT;",
-            i + 1
-        ))?;
+/// Runs the migrations not yet run, up to the `upto`th (a test builds an older database so),
+/// each in its own transaction with the version it leads to.
+fn migrate_to(conn: &mut Sql, upto: usize) -> sql::Result<()> {
+    let done = version(conn)?;
+    match conn.engine() {
+        Engine::Sqlite => {
+            for (i, sql) in MIGRATIONS.iter().enumerate().take(upto).skip(done) {
+                conn.batch(&format!(
+                    "BEGIN; {sql} PRAGMA user_version = {}; COMMIT;",
+                    i + 1
+                ))?;
+            }
+        }
+        Engine::Postgres => {
+            let mut current = done;
+            for (version, sql) in POSTGRES.iter().filter(|(v, _)| *v > done && *v <= upto) {
+                let record = if current == 0 {
+                    format!(
+                        "CREATE TABLE moot_schema (version BIGINT NOT NULL); INSERT INTO moot_schema VALUES ({version});"
+                    )
+                } else {
+                    format!("UPDATE moot_schema SET version = {version};")
+                };
+                let outcome = conn.batch(&format!("BEGIN; {sql} {record} COMMIT;"));
+                if outcome.is_err() {
+                    let _ = conn.batch("ROLLBACK");
+                }
+                outcome?;
+                current = *version;
+            }
+        }
     }
     Ok(())
 }
@@ -209,9 +395,9 @@ mod tests {
     /// append-only.
     #[test]
     fn the_action_log_loses_its_index_and_nothing_else() {
-        let c = Connection::open_in_memory().unwrap();
-        migrate_to(&c, 6).unwrap();
-        c.execute_batch(
+        let mut c = Sql::sqlite(rusqlite::Connection::open_in_memory().unwrap());
+        migrate_to(&mut c, 6).unwrap();
+        c.batch(
             "INSERT INTO agents (agent_id, name) VALUES ('a', 'Ann'), ('b', 'Bo');
              INSERT INTO sessions (session_id, template, state, seed) VALUES
                  ('1', 'chess.v1', '{}', 7), ('2', 'rps.v1', '{}', 8);
@@ -222,18 +408,21 @@ mod tests {
                  ('1.2', '1', 'a', 'white', 'g1f3', 2, 't3', 40);",
         )
         .unwrap();
-        let indexes = |c: &Connection| -> Vec<String> {
-            c.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'actions' ORDER BY name")
+        let indexes = |c: &mut Sql| -> Vec<String> {
+            c.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'actions' ORDER BY name", &[])
                 .unwrap()
-                .query_map([], |r| r.get(0))
-                .unwrap()
-                .collect::<Result<_, _>>()
-                .unwrap()
+                .iter()
+                .map(|r| r.get(0).unwrap())
+                .collect()
         };
-        assert_eq!(indexes(&c).len(), 2, "the key's and (session_id, tick)'s");
-        migrate(&c).unwrap();
-        assert_eq!(indexes(&c), ["sqlite_autoindex_actions_1"]);
-        let all = crate::store::sessions::load_all(&c).unwrap();
+        assert_eq!(
+            indexes(&mut c).len(),
+            2,
+            "the key's and (session_id, tick)'s"
+        );
+        migrate(&mut c).unwrap();
+        assert_eq!(indexes(&mut c), ["sqlite_autoindex_actions_1"]);
+        let all = crate::store::sessions::load_all(&mut c).unwrap();
         let logs: Vec<Vec<(u64, &str, u64)>> = all
             .iter()
             .map(|s| {
@@ -252,12 +441,12 @@ mod tests {
         );
         let again = "INSERT INTO actions (action_id, session_id, agent_id, role, action, tick)
                      VALUES ('1.1', '1', 'b', 'black', 'd7d5', 1)";
-        assert!(c.execute(again, []).is_err(), "one action a tick");
+        assert!(c.execute(again, &[]).is_err(), "one action a tick");
         for change in [
             "UPDATE actions SET action = 'e7e6' WHERE action_id = '1.1'",
             "DELETE FROM actions WHERE action_id = '1.1'",
         ] {
-            let e = c.execute(change, []).unwrap_err().to_string();
+            let e = c.execute(change, &[]).unwrap_err().to_string();
             assert!(e.contains("append-only"), "{change}: {e}");
         }
     }

@@ -3,8 +3,9 @@
 
 use std::collections::HashMap;
 
-use rusqlite::Connection;
 use serde::Serialize;
+
+use super::sql::{self, Row, Sql};
 
 /// A session as stored.
 #[derive(Debug, Clone)]
@@ -51,27 +52,27 @@ pub struct StoredSession {
     pub moves: Vec<crate::ratings::Moved>,
 }
 
-fn log_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<LogEntry> {
+fn log_entry(r: &Row) -> sql::Result<LogEntry> {
     Ok(LogEntry {
-        tick: r.get::<_, i64>(0)? as u64,
+        tick: r.get(0)?,
         role: r.get(1)?,
         action: r.get(2)?,
         agent_id: r.get(3)?,
         created_at: r.get(4)?,
-        at_ms: r.get::<_, i64>(5)? as u64,
+        at_ms: r.get(5)?,
         reasoning: r.get(6)?,
     })
 }
 
 /// Every session's log, each in tick order: one pass over the table (it has no index by
 /// session, see schema 7), in the order the actions were written.
-fn read_logs(c: &Connection) -> rusqlite::Result<HashMap<String, Vec<LogEntry>>> {
+fn read_logs(c: &mut Sql) -> sql::Result<HashMap<String, Vec<LogEntry>>> {
     let mut logs: HashMap<String, Vec<LogEntry>> = HashMap::new();
-    let mut q = c.prepare(
+    let rows = c.query(
         "SELECT tick, role, action, agent_id, created_at, at_ms, reasoning, session_id FROM actions ORDER BY rowid",
+        &[],
     )?;
-    let mut rows = q.query([])?;
-    while let Some(r) = rows.next()? {
+    for r in &rows {
         logs.entry(r.get(7)?).or_default().push(log_entry(r)?);
     }
     // Written in order, so this finds them sorted; it is what the replay relies on, though.
@@ -82,31 +83,45 @@ fn read_logs(c: &Connection) -> rusqlite::Result<HashMap<String, Vec<LogEntry>>>
 }
 
 /// Every session with its participants and log, for the replay at start-up.
-pub fn load_all(c: &Connection) -> rusqlite::Result<Vec<StoredSession>> {
+pub fn load_all(c: &mut Sql) -> sql::Result<Vec<StoredSession>> {
     let rows: Vec<SessionRow> = c
-        .prepare("SELECT session_id, template, state, status, tick, seed, options, created_at, rated FROM sessions ORDER BY CAST(session_id AS INTEGER)")?
-        .query_map([], |r| {
+        .query(
+            "SELECT session_id, template, state, status, tick, seed, options, created_at, rated
+             FROM sessions ORDER BY CAST(session_id AS BIGINT)",
+            &[],
+        )?
+        .iter()
+        .map(|r| {
             Ok(SessionRow {
                 session_id: r.get(0)?,
                 template: r.get(1)?,
                 state: r.get(2)?,
                 status: r.get(3)?,
-                tick: r.get::<_, i64>(4)? as u64,
-                seed: r.get::<_, i64>(5)? as u64,
+                tick: r.get(4)?,
+                seed: r.get(5)?,
                 options: r.get(6)?,
                 created_at: r.get(7)?,
                 rated: r.get(8)?,
             })
-        })?
-        .collect::<Result<_, _>>()?;
+        })
+        .collect::<sql::Result<_>>()?;
     let mut logs = read_logs(c)?;
-    let mut parts =
-        c.prepare("SELECT role, agent_id FROM participants WHERE session_id = ?1 ORDER BY rowid")?;
+    let mut participants: HashMap<String, Vec<(String, String)>> = HashMap::new();
+    for r in c.query(
+        "SELECT session_id, role, agent_id FROM participants ORDER BY rowid",
+        &[],
+    )? {
+        participants
+            .entry(r.get(0)?)
+            .or_default()
+            .push((r.get(1)?, r.get(2)?));
+    }
     let mut tallies: HashMap<String, Vec<(String, crate::ratings::conduct::Tally)>> =
         HashMap::new();
-    let mut q = c.prepare("SELECT session_id, agent_id, refused, missed FROM session_conduct")?;
-    let mut rows_t = q.query([])?;
-    while let Some(r) = rows_t.next()? {
+    for r in c.query(
+        "SELECT session_id, agent_id, refused, missed FROM session_conduct",
+        &[],
+    )? {
         let tally = crate::ratings::conduct::Tally {
             refused: r.get(2)?,
             missed: r.get(3)?,
@@ -117,21 +132,38 @@ pub fn load_all(c: &Connection) -> rusqlite::Result<Vec<StoredSession>> {
             .push((r.get(1)?, tally));
     }
     let mut moves = super::standings::latest_moves(c)?;
-    rows.into_iter()
+    Ok(rows
+        .into_iter()
         .map(|row| {
-            let participants = parts
-                .query_map([&row.session_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<Result<_, _>>()?;
+            let participants = participants.remove(&row.session_id).unwrap_or_default();
             let log = logs.remove(&row.session_id).unwrap_or_default();
             let tallies = tallies.remove(&row.session_id).unwrap_or_default();
             let moves = moves.remove(&row.session_id).unwrap_or_default();
-            Ok(StoredSession {
+            StoredSession {
                 row,
                 participants,
                 log,
                 tallies,
                 moves,
-            })
+            }
         })
-        .collect()
+        .collect())
+}
+
+impl super::Store {
+    /// Every session with its participants and log (see [`load_all`]).
+    pub async fn sessions(&self) -> Result<Vec<StoredSession>, super::StoreError> {
+        self.call(load_all).await
+    }
+
+    /// Every action's id, in the order they were logged.
+    pub async fn action_order(&self) -> Result<Vec<String>, super::StoreError> {
+        self.read(|c| {
+            c.query("SELECT action_id FROM actions ORDER BY rowid", &[])?
+                .iter()
+                .map(|r| r.get(0))
+                .collect()
+        })
+        .await
+    }
 }

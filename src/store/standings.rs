@@ -2,9 +2,9 @@
 //! result made, kept under the id of the action that decided it. Both are derived from the
 //! action log; `moot ratings rebuild` writes them anew from it.
 
-use rusqlite::{Connection, params};
-
 use std::collections::HashMap;
+
+use super::sql::{self, Row, Sql, args};
 
 use crate::ratings::{Change, Key, Moved, Rating, Standing};
 
@@ -13,7 +13,7 @@ pub type Stored = (Vec<(Key, Standing)>, Vec<(String, String)>);
 
 /// The rating stored in the three columns from `i` (rating, deviation, volatility); none for a
 /// record.
-fn rating_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<Rating>> {
+fn rating_at(r: &Row, i: usize) -> sql::Result<Option<Rating>> {
     Ok(match (r.get(i)?, r.get(i + 1)?, r.get(i + 2)?) {
         (Some(rating), Some(deviation), Some(volatility)) => Some(Rating {
             rating,
@@ -24,14 +24,15 @@ fn rating_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<Rating>
     })
 }
 
-pub fn load(c: &Connection) -> rusqlite::Result<Stored> {
+pub fn load(c: &mut Sql) -> sql::Result<Stored> {
     let standings = c
-        .prepare(
+        .query(
             "SELECT agent_id, board, rules, rating, deviation, volatility, games, won, lost, drawn
              FROM standings",
+            &[],
         )?
-        .query_map([], |r| {
-            let rating = rating_at(r, 3)?;
+        .iter()
+        .map(|r| {
             Ok((
                 Key {
                     agent: r.get(0)?,
@@ -39,23 +40,25 @@ pub fn load(c: &Connection) -> rusqlite::Result<Stored> {
                     rules: r.get(2)?,
                 },
                 Standing {
-                    rating,
+                    rating: rating_at(r, 3)?,
                     games: r.get(6)?,
                     won: r.get(7)?,
                     lost: r.get(8)?,
                     drawn: r.get(9)?,
                 },
             ))
-        })?
-        .collect::<Result<_, _>>()?;
+        })
+        .collect::<sql::Result<_>>()?;
     // The latest change per board names its season.
     let seasons = c
-        .prepare(
+        .query(
             "SELECT board, rules FROM standing_changes
              WHERE rowid IN (SELECT max(rowid) FROM standing_changes GROUP BY board)",
+            &[],
         )?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?;
+        .iter()
+        .map(|r| Ok((r.get(0)?, r.get(1)?)))
+        .collect::<sql::Result<_>>()?;
     Ok((standings, seasons))
 }
 
@@ -64,62 +67,63 @@ pub fn load(c: &Connection) -> rusqlite::Result<Stored> {
 pub fn record(
     action_id: String,
     changes: Vec<Change>,
-) -> impl FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static {
+) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
     move |c| write_changes(c, &action_id, &changes)
 }
 
-pub(super) fn write_changes(
-    c: &Connection,
-    action_id: &str,
-    changes: &[Change],
-) -> rusqlite::Result<()> {
-    let mut standing = c.prepare_cached(
-        "INSERT OR REPLACE INTO standings
-             (agent_id, board, rules, rating, deviation, volatility, games, won, lost, drawn)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    )?;
-    let mut change = c.prepare_cached(
-        "INSERT INTO standing_changes
-             (action_id, agent_id, board, rules, score, rating_before, deviation_before,
-              rating, deviation, volatility)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    )?;
+pub(super) fn write_changes(c: &mut Sql, action_id: &str, changes: &[Change]) -> sql::Result<()> {
     for ch in changes {
         let (k, a) = (&ch.key, &ch.after);
         let r = a.rating;
-        standing.execute(params![
-            k.agent,
-            k.board,
-            k.rules,
-            r.map(|r| r.rating),
-            r.map(|r| r.deviation),
-            r.map(|r| r.volatility),
-            a.games,
-            a.won,
-            a.lost,
-            a.drawn
-        ])?;
+        c.execute(
+            "INSERT INTO standings
+                 (agent_id, board, rules, rating, deviation, volatility, games, won, lost, drawn)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+             ON CONFLICT (agent_id, board, rules) DO UPDATE SET
+                 rating = excluded.rating, deviation = excluded.deviation,
+                 volatility = excluded.volatility, games = excluded.games, won = excluded.won,
+                 lost = excluded.lost, drawn = excluded.drawn",
+            args![
+                &k.agent,
+                &k.board,
+                &k.rules,
+                r.map(|r| r.rating),
+                r.map(|r| r.deviation),
+                r.map(|r| r.volatility),
+                a.games,
+                a.won,
+                a.lost,
+                a.drawn
+            ],
+        )?;
         let before = ch.before.and_then(|b| b.rating);
-        change.execute(params![
-            action_id,
-            k.agent,
-            k.board,
-            k.rules,
-            ch.score,
-            before.map(|b| b.rating),
-            before.map(|b| b.deviation),
-            r.map(|r| r.rating),
-            r.map(|r| r.deviation),
-            r.map(|r| r.volatility)
-        ])?;
+        c.execute(
+            "INSERT INTO standing_changes
+                 (action_id, agent_id, board, rules, score, rating_before, deviation_before,
+                  rating, deviation, volatility)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            args![
+                action_id,
+                &k.agent,
+                &k.board,
+                &k.rules,
+                ch.score,
+                before.map(|b| b.rating),
+                before.map(|b| b.deviation),
+                r.map(|r| r.rating),
+                r.map(|r| r.deviation),
+                r.map(|r| r.volatility)
+            ],
+        )?;
     }
     Ok(())
 }
 
 /// Replaces every standing and change with `decided` (action id and its changes, in the order
 /// they were decided): what a rebuild from the logs gives.
-pub fn replace_all(c: &Connection, decided: &[(String, Vec<Change>)]) -> rusqlite::Result<()> {
-    c.execute_batch("DELETE FROM standings; DELETE FROM standing_changes;")?;
+pub fn replace_all(c: &mut Sql, decided: &[(String, Vec<Change>)]) -> sql::Result<()> {
+    c.execute("DELETE FROM standings", &[])?;
+    c.execute("DELETE FROM standing_changes", &[])?;
     for (action_id, changes) in decided {
         write_changes(c, action_id, changes)?;
     }
@@ -128,21 +132,21 @@ pub fn replace_all(c: &Connection, decided: &[(String, Vec<Change>)]) -> rusqlit
 
 /// Each session's latest decided result's changes (`Moved`), by session id: what a game's
 /// report shows once it is over.
-pub fn latest_moves(c: &Connection) -> rusqlite::Result<HashMap<String, Vec<Moved>>> {
+pub fn latest_moves(c: &mut Sql) -> sql::Result<HashMap<String, Vec<Moved>>> {
     let mut out: HashMap<String, (u64, Vec<Moved>)> = HashMap::new();
-    let mut q = c.prepare(
+    let rows = c.query(
         "SELECT action_id, agent_id, board, rating_before, deviation_before, rating, deviation,
                 volatility
          FROM standing_changes ORDER BY rowid",
+        &[],
     )?;
-    let mut rows = q.query([])?;
-    while let Some(r) = rows.next()? {
+    for r in &rows {
         let action_id: String = r.get(0)?;
         let Some((session, tick)) = action_id.split_once('.') else {
             continue;
         };
         let tick: u64 = tick.parse().unwrap_or(0);
-        let before = match (r.get::<_, Option<f64>>(3)?, r.get::<_, Option<f64>>(4)?) {
+        let before = match (r.get::<Option<f64>>(3)?, r.get::<Option<f64>>(4)?) {
             (Some(rating), Some(deviation)) => Some((rating, deviation)),
             _ => None,
         };
@@ -173,23 +177,47 @@ pub struct Point {
 }
 
 /// The latest `limit` rated results of `agent` (oldest first): what a player's page charts.
-pub fn history(c: &Connection, agent: &str, limit: usize) -> rusqlite::Result<Vec<Point>> {
+pub fn history(c: &mut Sql, agent: &str, limit: usize) -> sql::Result<Vec<Point>> {
     let mut points: Vec<Point> = c
-        .prepare_cached(
+        .query(
             "SELECT board, rules, rating FROM standing_changes
              WHERE agent_id = ?1 AND rating IS NOT NULL ORDER BY rowid DESC LIMIT ?2",
+            args![agent, limit],
         )?
-        .query_map(
-            params![agent, i64::try_from(limit).unwrap_or(i64::MAX)],
-            |r| {
-                Ok(Point {
-                    board: r.get(0)?,
-                    rules: r.get(1)?,
-                    rating: r.get(2)?,
-                })
-            },
-        )?
-        .collect::<Result<_, _>>()?;
+        .iter()
+        .map(|r| {
+            Ok(Point {
+                board: r.get(0)?,
+                rules: r.get(1)?,
+                rating: r.get(2)?,
+            })
+        })
+        .collect::<sql::Result<_>>()?;
     points.reverse();
     Ok(points)
+}
+
+impl super::Store {
+    /// Every standing and each board's season (see [`load`]).
+    pub async fn standings(&self) -> Result<Stored, super::StoreError> {
+        self.call(load).await
+    }
+
+    /// `agent`'s latest `limit` rated results (see [`history`]).
+    pub async fn rating_history(
+        &self,
+        agent: &str,
+        limit: usize,
+    ) -> Result<Vec<Point>, super::StoreError> {
+        let agent = agent.to_owned();
+        self.read(move |c| history(c, &agent, limit)).await
+    }
+
+    /// Replaces every standing and change (see [`replace_all`]).
+    pub async fn replace_standings(
+        &self,
+        decided: Vec<(String, Vec<Change>)>,
+    ) -> Result<(), super::StoreError> {
+        self.call(move |c| replace_all(c, &decided)).await
+    }
 }

@@ -147,7 +147,7 @@ pub(super) async fn player(State(web): State<Web>, Path(name): Path<String>) -> 
     };
     let history = web
         .store
-        .read(move |c| crate::store::standings::history(c, &agent, POINTS_CHARTED))
+        .rating_history(&agent, POINTS_CHARTED)
         .await
         .unwrap_or_default();
     page(&view.name, &player_html(&view, &games, &history))

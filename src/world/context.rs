@@ -17,7 +17,7 @@ pub struct Notice {
 }
 
 /// A database write left by a verb.
-pub type Save = Box<dyn FnOnce(&rusqlite::Connection) -> rusqlite::Result<()> + Send>;
+pub type Save = crate::store::writes::Write;
 
 /// Puts back what a command changed in memory, should its writes not be stored.
 pub type Undo = Box<dyn FnOnce(&mut World) + Send>;
@@ -195,7 +195,7 @@ impl Cx {
     /// Every change the database holds is made this way, so none can outlive a failed write.
     pub fn save(
         &mut self,
-        write: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<()> + Send + 'static,
+        write: impl FnOnce(&mut crate::store::Sql) -> crate::store::sql::Result<()> + Send + 'static,
         undo: impl FnOnce(&mut World) + Send + 'static,
     ) {
         self.saves.push(Box::new(write));

@@ -1,0 +1,260 @@
+//! PostgreSQL connections for the store's threads, through `tokio-postgres`.
+//!
+//! The store's writer and readers are plain threads that run one job after another (see the
+//! module above), so each connection here is used by blocking on its futures from that thread.
+//! The connections' own tasks (the socket, the protocol) run on a small runtime the store owns,
+//! so that they keep going whatever the caller's runtime does, and a store can be opened and
+//! closed from synchronous code (`moot admin`, `moot db copy`) as well as from the server.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_postgres::types::{FromSql, IsNull, ToSql, Type};
+use tokio_postgres::{NoTls, Statement};
+
+use super::sql::{Cache, DbError, Result, Row, Value, dollar_params};
+
+/// How long one statement may take before the store gives up on it and on its connection: a
+/// database that stops answering costs refused actions, never a writer stuck for good.
+const STATEMENT_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long a connection may take to open.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The runtime the connections' tasks run on.
+pub struct PgRuntime {
+    rt: Option<tokio::runtime::Runtime>,
+}
+
+impl PgRuntime {
+    pub fn new() -> Result<Arc<PgRuntime>> {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("moot-pg")
+            .enable_all()
+            .build()
+            .map_err(|e| DbError::Other(format!("cannot start PostgreSQL's runtime: {e}")))?;
+        Ok(Arc::new(PgRuntime { rt: Some(rt) }))
+    }
+
+    fn block_on<F: std::future::Future>(&self, f: F) -> Result<F::Output> {
+        let rt = self
+            .rt
+            .as_ref()
+            .ok_or_else(|| DbError::Other("PostgreSQL's runtime is gone".into()))?;
+        rt.block_on(async { tokio::time::timeout(STATEMENT_TIMEOUT, f).await })
+            .map_err(|_| DbError::Other("PostgreSQL did not answer in time".into()))
+    }
+}
+
+impl Drop for PgRuntime {
+    fn drop(&mut self) {
+        // Dropped wherever the last connection goes, perhaps inside the server's runtime,
+        // where waiting for these tasks is not allowed.
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+/// Where a PostgreSQL database is: a `postgres://` URL (or a key=value string), kept with
+/// its password so it can connect, shown without it.
+#[derive(Clone)]
+pub struct PgTarget {
+    pub url: String,
+}
+
+impl PgTarget {
+    fn config(&self) -> Result<tokio_postgres::Config> {
+        let mut config: tokio_postgres::Config = self
+            .url
+            .parse()
+            .map_err(|e| DbError::Other(format!("not a PostgreSQL address: {e}")))?;
+        if config.get_application_name().is_none() {
+            config.application_name(application_name());
+        }
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        Ok(config)
+    }
+
+    /// The address without its password, for logs and messages.
+    pub fn shown(&self) -> String {
+        match self.url.split_once("://") {
+            Some((scheme, rest)) => match rest.split_once('@') {
+                Some((user, host)) => {
+                    let user = user.split(':').next().unwrap_or("");
+                    format!("{scheme}://{user}@{host}")
+                }
+                None => self.url.clone(),
+            },
+            None => "a PostgreSQL database".into(),
+        }
+    }
+}
+
+/// How this process names itself to PostgreSQL, so that another moot told the database is
+/// taken can say which process has it (`pg_stat_activity.application_name`).
+fn application_name() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_default();
+    if host.is_empty() {
+        format!("moot pid {}", std::process::id())
+    } else {
+        format!("moot pid {} on {host}", std::process::id())
+    }
+}
+
+fn pg_error(e: tokio_postgres::Error) -> DbError {
+    match e.as_db_error() {
+        Some(db) if db.code().code().starts_with("23") => DbError::Constraint(db.message().into()),
+        Some(db) => DbError::Other(format!("{}: {}", db.code().code(), db.message())),
+        None => {
+            let source = std::error::Error::source(&e)
+                .map(|s| format!(": {s}"))
+                .unwrap_or_default();
+            DbError::Other(format!("{e}{source}"))
+        }
+    }
+}
+
+/// One connection, used from one thread.
+pub struct PgConn {
+    client: tokio_postgres::Client,
+    rt: Arc<PgRuntime>,
+    statements: Cache<Statement>,
+}
+
+impl PgConn {
+    pub fn connect(target: &PgTarget, rt: &Arc<PgRuntime>) -> Result<PgConn> {
+        let config = target.config()?;
+        let (client, connection) = rt.block_on(config.connect(NoTls))?.map_err(pg_error)?;
+        if let Some(r) = &rt.rt {
+            r.spawn(async move {
+                if let Err(e) = connection.await {
+                    tracing::warn!(error = %e, "a PostgreSQL connection ended");
+                }
+            });
+        }
+        Ok(PgConn {
+            client,
+            rt: rt.clone(),
+            statements: Cache::new(),
+        })
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.client.is_closed()
+    }
+
+    fn statement(&mut self, sql: &str) -> Result<Statement> {
+        if let Some(s) = self.statements.get(sql) {
+            return Ok(s.clone());
+        }
+        let text = dollar_params(sql);
+        let s = self
+            .rt
+            .block_on(self.client.prepare(&text))?
+            .map_err(pg_error)?;
+        self.statements.insert(sql.to_owned(), s.clone());
+        Ok(s)
+    }
+
+    pub fn execute(&mut self, sql: &str, args: &[Value]) -> Result<u64> {
+        let s = self.statement(sql)?;
+        let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a as _).collect();
+        self.rt
+            .block_on(self.client.execute(&s, &params))?
+            .map_err(pg_error)
+    }
+
+    pub fn query(&mut self, sql: &str, args: &[Value]) -> Result<Vec<Row>> {
+        let s = self.statement(sql)?;
+        let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a as _).collect();
+        let rows = self
+            .rt
+            .block_on(self.client.query(&s, &params))?
+            .map_err(pg_error)?;
+        rows.iter()
+            .map(|r| {
+                (0..r.len())
+                    .map(|i| r.try_get::<_, Value>(i).map_err(pg_error))
+                    .collect::<Result<Vec<Value>>>()
+                    .map(Row)
+            })
+            .collect()
+    }
+
+    pub fn batch(&mut self, sql: &str) -> Result<()> {
+        self.rt
+            .block_on(self.client.batch_execute(sql))?
+            .map_err(pg_error)
+    }
+}
+
+type BoxError = Box<dyn std::error::Error + Sync + Send>;
+
+impl ToSql for Value {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut bytes::BytesMut,
+    ) -> std::result::Result<IsNull, BoxError> {
+        match self {
+            Value::Null => Ok(IsNull::Yes),
+            Value::Int(i) => match *ty {
+                Type::INT2 => i16::try_from(*i)?.to_sql(ty, out),
+                Type::INT4 => i32::try_from(*i)?.to_sql(ty, out),
+                Type::OID => u32::try_from(*i)?.to_sql(ty, out),
+                Type::BOOL => (*i != 0).to_sql(ty, out),
+                Type::FLOAT8 => (*i as f64).to_sql(ty, out),
+                _ => i.to_sql(&Type::INT8, out),
+            },
+            Value::Real(f) => match *ty {
+                Type::FLOAT4 => (*f as f32).to_sql(ty, out),
+                _ => f.to_sql(&Type::FLOAT8, out),
+            },
+            // Text, and text-like types of extensions (citext), whose binary form is the same.
+            Value::Text(s) => {
+                out.extend_from_slice(s.as_bytes());
+                Ok(IsNull::No)
+            }
+        }
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+
+    fn to_sql_checked(
+        &self,
+        ty: &Type,
+        out: &mut bytes::BytesMut,
+    ) -> std::result::Result<IsNull, BoxError> {
+        self.to_sql(ty, out)
+    }
+}
+
+impl<'a> FromSql<'a> for Value {
+    fn from_sql(ty: &Type, raw: &'a [u8]) -> std::result::Result<Value, BoxError> {
+        Ok(match *ty {
+            Type::INT8 => Value::Int(i64::from_sql(ty, raw)?),
+            Type::INT4 => Value::Int(i32::from_sql(ty, raw)?.into()),
+            Type::INT2 => Value::Int(i16::from_sql(ty, raw)?.into()),
+            Type::OID => Value::Int(u32::from_sql(ty, raw)?.into()),
+            Type::BOOL => Value::Int(bool::from_sql(ty, raw)?.into()),
+            Type::FLOAT8 => Value::Real(f64::from_sql(ty, raw)?),
+            Type::FLOAT4 => Value::Real(f32::from_sql(ty, raw)?.into()),
+            _ => Value::Text(String::from_utf8(raw.to_vec())?),
+        })
+    }
+
+    fn from_sql_null(_: &Type) -> std::result::Result<Value, BoxError> {
+        Ok(Value::Null)
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+}
