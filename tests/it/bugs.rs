@@ -214,7 +214,7 @@ async fn a_game_action_that_panics_is_undone_on_every_face() {
 #[tokio::test]
 async fn a_world_that_cannot_go_on_stops_the_process_with_a_failure() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("moot.db");
+    let db = crate::support::fresh_db(dir.path());
     let http: std::net::SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
     let telnet = free_port();
     let telnet_arg = format!("127.0.0.1:{telnet}");

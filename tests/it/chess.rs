@@ -403,19 +403,11 @@ async fn a_flag_falls_at_time_scale_100_and_the_game_is_lost_on_time() {
     // The flag is a logged action of the server, and the game replays after a restart.
     let db = s.db.clone();
     let dir = s.stop().await;
-    let c = rusqlite::Connection::open(&db).unwrap();
-    let (role, agent, action): (String, String, String) = c
-        .query_row(
-            "SELECT role, agent_id, action FROM actions WHERE session_id = '1' ORDER BY tick DESC",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .unwrap();
-    assert_eq!(
-        (role.as_str(), agent.as_str(), action.as_str()),
-        ("server", "server", "flag")
+    let last = crate::support::sql_rows(
+        &db,
+        "SELECT role, agent_id, action FROM actions WHERE session_id = '1' ORDER BY tick DESC LIMIT 1",
     );
-    drop(c);
+    assert_eq!(last, [["server", "server", "flag"]]);
     let s = TestServer::on_db(&db, |c| c.time_scale = 100.0).await;
     let mut cy = s.player("Cy").await;
     cy.send("east").await;
@@ -464,15 +456,12 @@ async fn a_flag_that_fell_while_moot_was_down_is_taken_on_start() {
     cy.send("look #1").await;
     cy.expect("Game over: White wins on time (1-0).").await;
     s.stop().await;
-    let c = rusqlite::Connection::open(&db).unwrap();
-    let (e4, flag): (i64, i64) = c
-        .query_row(
-            "SELECT (SELECT at_ms FROM actions WHERE session_id = '1' AND tick = 0),
-                    (SELECT at_ms FROM actions WHERE session_id = '1' AND tick = 1)",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .unwrap();
+    let at = crate::support::sql_rows(
+        &db,
+        "SELECT (SELECT at_ms FROM actions WHERE session_id = '1' AND tick = 0),
+                (SELECT at_ms FROM actions WHERE session_id = '1' AND tick = 1)",
+    );
+    let (e4, flag): (i64, i64) = (at[0][0].parse().unwrap(), at[0][1].parse().unwrap());
     assert_eq!(
         flag,
         e4 + 300_000,

@@ -12,7 +12,7 @@ use shakmaty::{CastlingMode, Chess, Position};
 
 use crate::support::{Api, Moot, free_port};
 
-async fn spawn_moot(db: &std::path::Path, http: SocketAddr) -> Moot {
+async fn spawn_moot(db: &moot::store::Database, http: SocketAddr) -> Moot {
     crate::support::spawn_moot(db, http, &[]).await
 }
 
@@ -31,16 +31,19 @@ fn some_move(fen: &str, n: usize) -> Option<String> {
     })
 }
 
-#[tokio::test]
-async fn sigkill_loses_no_acknowledged_action() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("moot.db");
-    let http: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
-    let mut child = spawn_moot(&db, http).await;
-    let api = Api::new(http);
+/// One game under load: its id and its two players.
+pub type Game = (String, crate::support::Agent, crate::support::Agent);
+/// (session, tick, move) for every 200 the server gave.
+pub type Acked = Arc<Mutex<Vec<(String, u64, String)>>>;
 
+/// Starts `n` chess games, each played as fast as its two agents can, until the server stops
+/// answering; returns the games, what was acknowledged, and the players.
+pub async fn start_load(
+    api: &Api,
+    n: usize,
+) -> (Vec<Game>, Acked, Vec<tokio::task::JoinHandle<()>>) {
     let mut games = Vec::new();
-    for _ in 0..16 {
+    for _ in 0..n {
         let white = api.agent(None).await;
         let black = api.agent(None).await;
         let id = api
@@ -48,8 +51,7 @@ async fn sigkill_loses_no_acknowledged_action() {
             .await;
         games.push((id, white, black));
     }
-    // (session, tick, move) for every 200 the server gave.
-    let acked: Arc<Mutex<Vec<(String, u64, String)>>> = Arc::default();
+    let acked: Acked = Arc::default();
     let mut players = Vec::new();
     for (g, (id, white, black)) in games.iter().cloned().enumerate() {
         let (api, acked) = (api.clone(), acked.clone());
@@ -80,6 +82,50 @@ async fn sigkill_loses_no_acknowledged_action() {
             }
         }));
     }
+    (games, acked, players)
+}
+
+/// Every acknowledged move is in its session's log, and each state is its log replayed
+/// (checked apart from moot, with shakmaty).
+pub async fn check_acknowledged(api: &Api, games: &[Game], acked: &[(String, u64, String)]) {
+    for (id, white, _) in games {
+        let (_, log) = api.get(&format!("/sessions/{id}/log"), &white.token).await;
+        let log = log["actions"].as_array().unwrap().clone();
+        for (sid, tick, mv) in acked.iter().filter(|(sid, ..)| sid == id) {
+            let entry = log
+                .get(*tick as usize)
+                .unwrap_or_else(|| panic!("session {sid}: acknowledged tick {tick} is missing"));
+            assert_eq!(entry["action"], mv.as_str(), "session {sid} tick {tick}");
+        }
+        let (_, state) = api
+            .get(&format!("/sessions/{id}/state"), &white.token)
+            .await;
+        assert_eq!(state["tick"], log.len(), "session {id}");
+        let mut pos = Chess::default();
+        for e in &log {
+            let m = e["action"]
+                .as_str()
+                .unwrap()
+                .parse::<shakmaty::uci::UciMove>()
+                .unwrap()
+                .to_move(&pos)
+                .unwrap();
+            pos = pos.play(m).unwrap();
+        }
+        let fen = Fen::from_position(&pos, shakmaty::EnPassantMode::Legal).to_string();
+        assert_eq!(state["state"]["fen"], fen, "session {id}");
+    }
+}
+
+/// 100 sessions played at once (`rest_load`'s shape), SIGKILL in the middle.
+#[tokio::test]
+async fn sigkill_loses_no_acknowledged_action() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let http: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let mut child = spawn_moot(&db, http).await;
+    let api = Api::new(http);
+    let (games, acked, players) = start_load(&api, 100).await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
@@ -96,34 +142,7 @@ async fn sigkill_loses_no_acknowledged_action() {
 
     // The restart replays every session and refuses to start on any mismatch.
     let mut child = spawn_moot(&db, http).await;
-    for (id, white, _) in &games {
-        let (_, log) = api.get(&format!("/sessions/{id}/log"), &white.token).await;
-        let log = log["actions"].as_array().unwrap().clone();
-        for (sid, tick, mv) in acked.iter().filter(|(sid, ..)| sid == id) {
-            let entry = log
-                .get(*tick as usize)
-                .unwrap_or_else(|| panic!("session {sid}: acknowledged tick {tick} is missing"));
-            assert_eq!(entry["action"], mv.as_str(), "session {sid} tick {tick}");
-        }
-        let (_, state) = api
-            .get(&format!("/sessions/{id}/state"), &white.token)
-            .await;
-        assert_eq!(state["tick"], log.len(), "session {id}");
-        // The state is the log replayed (independently of moot, with shakmaty).
-        let mut pos = Chess::default();
-        for e in &log {
-            let m = e["action"]
-                .as_str()
-                .unwrap()
-                .parse::<shakmaty::uci::UciMove>()
-                .unwrap()
-                .to_move(&pos)
-                .unwrap();
-            pos = pos.play(m).unwrap();
-        }
-        let fen = Fen::from_position(&pos, shakmaty::EnPassantMode::Legal).to_string();
-        assert_eq!(state["state"]["fen"], fen, "session {id}");
-    }
+    check_acknowledged(&api, &games, &acked).await;
     child.kill().unwrap();
     child.wait().unwrap();
 }

@@ -9,12 +9,12 @@ use serde_json::{Value, json};
 
 use crate::support::{Api, Client, TestServer, config, free_port, mcp_tool, spawn_moot};
 
-fn code(v: &Value) -> &str {
+pub(crate) fn code(v: &Value) -> &str {
     v["error"]["code"].as_str().unwrap_or("")
 }
 
 /// A telnet character made on a server we only know by address.
-async fn person(telnet: SocketAddr, name: &str) -> Client {
+pub(crate) async fn person(telnet: SocketAddr, name: &str) -> Client {
     let mut c = Client::connect(telnet).await;
     c.send(&format!("create {name} pw-{name}-moot")).await;
     c.expect("*** Created ***").await;
@@ -32,7 +32,7 @@ fn tool_text(r: &Value) -> String {
         .join("\n")
 }
 
-fn kill(child: &mut crate::support::Moot) {
+pub(crate) fn kill(child: &mut crate::support::Moot) {
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
 }
@@ -40,7 +40,7 @@ fn kill(child: &mut crate::support::Moot) {
 #[tokio::test]
 async fn non_canonical_session_ids_change_nothing_on_any_face_and_restarts_still_work() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("moot.db");
+    let db = crate::support::fresh_db(dir.path());
     let http: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
     let telnet: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
     let args = ["--telnet", &telnet.to_string()].map(str::to_owned);
@@ -131,7 +131,7 @@ async fn non_canonical_session_ids_change_nothing_on_any_face_and_restarts_still
 }
 
 /// A chess game between two API agents with a telnet person watching; returns the session id.
-async fn watched_game(
+pub(crate) async fn watched_game(
     api: &Api,
     telnet: SocketAddr,
 ) -> (crate::support::Agent, crate::support::Agent, String, Client) {
@@ -146,7 +146,7 @@ async fn watched_game(
     (w, b, sid, pia)
 }
 
-async fn play(
+pub(crate) async fn play(
     api: &Api,
     who: &crate::support::Agent,
     sid: &str,
@@ -163,8 +163,10 @@ async fn play(
 
 #[tokio::test]
 async fn a_move_the_database_cannot_store_is_refused_and_heard_of_by_nobody() {
+    // SQLite's outage: another process holds its write lock (PostgreSQL's, stopping the
+    // server, is in the `postgres` module).
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("moot.db");
+    let db = crate::support::sqlite_db(dir.path());
     let http: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
     let telnet: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
     let args = [
@@ -188,7 +190,7 @@ async fn a_move_the_database_cannot_store_is_refused_and_heard_of_by_nobody() {
     mcp_tool(http, &w.token, "events", json!({})).await;
 
     // Another process takes the database's write lock and keeps it.
-    let lock = rusqlite::Connection::open(&db).unwrap();
+    let lock = rusqlite::Connection::open(db.sqlite_path().unwrap()).unwrap();
     lock.execute_batch("BEGIN IMMEDIATE").unwrap();
     let (status, v) = play(&api, &b, &sid, "e7e5", 1).await;
     assert_eq!((status, code(&v)), (503, "STORAGE_UNAVAILABLE"), "{v}");
@@ -248,13 +250,15 @@ async fn a_move_the_database_cannot_store_is_refused_and_heard_of_by_nobody() {
 /// stored yet (nor one that never will be).
 #[tokio::test]
 async fn the_login_screens_who_never_shows_a_walk_before_it_is_stored() {
-    let s = TestServer::start_with(|c| {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::sqlite_db(dir.path());
+    let s = TestServer::on_db(&db, |c| {
         c.db_busy_timeout = Duration::from_millis(1500).into();
     })
     .await;
     let mut ann = s.player("Ann").await;
     // Another process takes the database's write lock, so Ann's walk cannot be stored.
-    let lock = rusqlite::Connection::open(&s.db).unwrap();
+    let lock = rusqlite::Connection::open(db.sqlite_path().unwrap()).unwrap();
     lock.execute_batch("BEGIN IMMEDIATE").unwrap();
     ann.send("north").await;
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -293,7 +297,7 @@ async fn the_login_screens_who_never_shows_a_walk_before_it_is_stored() {
 #[tokio::test]
 async fn moot_stops_when_the_database_refuses_every_write_for_too_long() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("moot.db");
+    let db = crate::support::sqlite_db(dir.path());
     let http: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
     let args = ["--db-busy-timeout", "50ms", "--storage-give-up", "500ms"];
     let mut child = spawn_moot(&db, http, &args).await;
@@ -302,7 +306,7 @@ async fn moot_stops_when_the_database_refuses_every_write_for_too_long() {
     let sid = api
         .session(&w, "chess.v1", &[("white", &w), ("black", &b)])
         .await;
-    let lock = rusqlite::Connection::open(&db).unwrap();
+    let lock = rusqlite::Connection::open(db.sqlite_path().unwrap()).unwrap();
     lock.execute_batch("BEGIN IMMEDIATE").unwrap();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     let status = loop {
@@ -342,12 +346,17 @@ async fn moot_stops_when_the_database_refuses_every_write_for_too_long() {
 #[tokio::test]
 async fn a_database_from_a_newer_moot_is_refused_with_a_clear_message() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("moot.db");
-    // A moot of today makes the file; a "newer" one moves its schema on.
+    let db = crate::support::fresh_db(dir.path());
+    // A moot of today makes the database; a "newer" one moves its schema on.
     TestServer::on_db(&db, |_| {}).await.stop().await;
-    let c = rusqlite::Connection::open(&db).unwrap();
-    c.pragma_update(None, "user_version", 99).unwrap();
-    drop(c);
+    let (set, get) = match db.engine() {
+        moot::store::Engine::Sqlite => ("PRAGMA user_version = 99", "PRAGMA user_version"),
+        moot::store::Engine::Postgres => (
+            "UPDATE moot_schema SET version = 99",
+            "SELECT version FROM moot_schema",
+        ),
+    };
+    crate::support::sql_exec(&db, set).unwrap();
     let Err(e) = moot::start(config(&db)).await else {
         panic!("moot started on a database from the future");
     };
@@ -356,12 +365,8 @@ async fn a_database_from_a_newer_moot_is_refused_with_a_clear_message() {
         e.contains("schema version 99") && e.contains("newer moot"),
         "{e}"
     );
-    // And nothing touched the file.
-    let c = rusqlite::Connection::open(&db).unwrap();
-    let v: i64 = c
-        .pragma_query_value(None, "user_version", |r| r.get(0))
-        .unwrap();
-    assert_eq!(v, 99);
+    // And nothing touched it.
+    assert_eq!(crate::support::sql_rows(&db, get), [["99"]]);
 }
 
 #[tokio::test]
@@ -595,16 +600,13 @@ async fn control_characters_from_every_face_reach_nobody() {
 }
 
 /// The stored state of a session, straight from the database: what the rules hide included.
-fn stored_state(db: &std::path::Path, sid: &str) -> Value {
-    let c = rusqlite::Connection::open(db).unwrap();
-    let state: String = c
-        .query_row(
-            "SELECT state FROM sessions WHERE session_id = ?1",
-            [sid],
-            |r| r.get(0),
-        )
-        .unwrap();
-    serde_json::from_str(&state).unwrap()
+fn stored_state(db: &moot::store::Database, sid: &str) -> Value {
+    assert!(sid.chars().all(|c| c.is_ascii_alphanumeric()), "{sid}");
+    let rows = crate::support::sql_rows(
+        db,
+        &format!("SELECT state FROM sessions WHERE session_id = '{sid}'"),
+    );
+    serde_json::from_str(&rows[0][0]).unwrap()
 }
 
 #[tokio::test]
@@ -678,15 +680,13 @@ async fn blackjack_never_shows_the_hole_card_or_the_seed_while_a_hand_runs() {
 }
 
 /// A session's seed as SQLite keeps it, in both spellings a u64 may take there.
-fn seed_strings(db: &std::path::Path, sid: &str) -> [String; 2] {
-    let c = rusqlite::Connection::open(db).unwrap();
-    let seed: i64 = c
-        .query_row(
-            "SELECT seed FROM sessions WHERE session_id = ?1",
-            [sid],
-            |r| r.get(0),
-        )
-        .unwrap();
+fn seed_strings(db: &moot::store::Database, sid: &str) -> [String; 2] {
+    assert!(sid.chars().all(|c| c.is_ascii_alphanumeric()), "{sid}");
+    let rows = crate::support::sql_rows(
+        db,
+        &format!("SELECT seed FROM sessions WHERE session_id = '{sid}'"),
+    );
+    let seed: i64 = rows[0][0].parse().unwrap();
     [seed.to_string(), (seed as u64).to_string()]
 }
 

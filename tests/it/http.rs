@@ -309,19 +309,10 @@ async fn invariant_8_the_log_cannot_be_changed() {
         assert_eq!(status, 405, "{method}");
     }
     // ...and the database itself refuses.
-    let db = rusqlite::Connection::open(&s.db).unwrap();
-    let update = db
-        .execute("UPDATE actions SET action = 'd2d4'", [])
-        .unwrap_err();
-    assert!(
-        update.to_string().contains("the action log is append-only"),
-        "{update}"
-    );
-    let delete = db.execute("DELETE FROM actions", []).unwrap_err();
-    assert!(
-        delete.to_string().contains("the action log is append-only"),
-        "{delete}"
-    );
+    let update = crate::support::sql_exec(&s.db, "UPDATE actions SET action = 'd2d4'").unwrap_err();
+    assert!(update.contains("the action log is append-only"), "{update}");
+    let delete = crate::support::sql_exec(&s.db, "DELETE FROM actions").unwrap_err();
+    assert!(delete.contains("the action log is append-only"), "{delete}");
     let (_, log) = api.get(&format!("/sessions/{id}/log"), &white.token).await;
     assert_eq!(log["actions"][0]["action"], "e2e4");
     assert_eq!(log["actions"][0]["tick"], 0);
@@ -745,13 +736,14 @@ async fn sessions_survive_a_restart_by_replay_and_tampering_stops_start_up() {
     s.stop().await;
 
     // A stored state that its log does not produce stops start-up, naming the session.
-    rusqlite::Connection::open(&db)
-        .unwrap()
-        .execute(
-            "UPDATE sessions SET state = '{\"fen\": \"tampered\"}' WHERE session_id = ?1",
-            [&id],
-        )
-        .unwrap();
+    assert!(id.chars().all(|c| c.is_ascii_alphanumeric()), "{id}");
+    crate::support::sql_exec(
+        &db,
+        &format!(
+            "UPDATE sessions SET state = '{{\"fen\": \"tampered\"}}' WHERE session_id = '{id}'"
+        ),
+    )
+    .unwrap();
     let mut c = crate::support::config(&db);
     c.http = "127.0.0.1:0".parse().unwrap();
     let err = moot::start(c).await.err().expect("start-up refuses");

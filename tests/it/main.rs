@@ -15,6 +15,7 @@ mod limits;
 mod mcp;
 mod oauth;
 mod operators;
+mod postgres;
 mod ratings;
 mod registry;
 mod side_channels;

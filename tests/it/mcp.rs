@@ -646,21 +646,21 @@ fn tool_schemas_pass_the_inspectors_strict_check_and_fixed_ones_are_served_exact
     let mut chess = Value::Null;
     // The process plays Wiz, a wizard, so that the wizards' set is listed and checked too.
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("moot.db");
+    let db = crate::support::fresh_db(dir.path());
     let list = |set: &str| {
         std::process::Command::new(&node)
             .arg(&cli)
             .args(["--cli", "--strict", "--method", "tools/list"])
             .arg(env!("CARGO_BIN_EXE_moot"))
             .args(["mcp", "--world", world_dir().to_str().unwrap()])
-            .args(["--db", db.to_str().unwrap(), "--name", "Wiz"])
+            .args(["--db", &db.address(), "--name", "Wiz"])
             .args(["--tools", set])
             .output()
             .unwrap()
     };
     assert!(list("town").status.success(), "Wiz is made");
     let granted = std::process::Command::new(env!("CARGO_BIN_EXE_moot"))
-        .args(["--db", db.to_str().unwrap(), "admin", "grant", "Wiz"])
+        .args(["--db", &db.address(), "admin", "grant", "Wiz"])
         .output()
         .unwrap();
     assert!(granted.status.success(), "{granted:?}");

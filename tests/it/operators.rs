@@ -112,11 +112,11 @@ struct Logged {
     http: String,
 }
 
-async fn start_logged(db: &Path, extra: &[&str]) -> Logged {
+async fn start_logged(db: &moot::store::Database, extra: &[&str]) -> Logged {
     let (telnet, http) = (free_port(), free_port());
     let telnet: std::net::SocketAddr = format!("127.0.0.1:{telnet}").parse().unwrap();
     let child = tokio::process::Command::new(MOOT)
-        .args(["--db", db.to_str().unwrap()])
+        .args(["--db", &db.address()])
         .args(["--telnet", &telnet.to_string()])
         .args(["--http", &format!("127.0.0.1:{http}")])
         .args(["--login-rate", "0", "--login-fail-delay", "0s"])
@@ -163,7 +163,7 @@ async fn login(addr: std::net::SocketAddr, verb: &str, name: &str) -> Client {
 #[tokio::test]
 async fn logs_carry_audit_lines_without_colour_and_as_json_on_request() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("moot.db");
+    let db = crate::support::fresh_db(dir.path());
     let m = start_logged(&db, &[]).await;
     let mut ann = login(m.telnet, "create", "Ann").await;
     ann.command("@token").await;
@@ -236,8 +236,10 @@ async fn logs_carry_audit_lines_without_colour_and_as_json_on_request() {
 
 #[tokio::test]
 async fn a_backup_taken_while_moot_runs_restores_with_everything_replayed() {
+    // SQLite's online backup (PostgreSQL's is pg_dump's, in the `postgres` module).
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("moot.db");
+    let db = crate::support::sqlite_db(dir.path());
+    let path = db.sqlite_path().unwrap().to_owned();
     let http = format!("127.0.0.1:{}", free_port()).parse().unwrap();
     let telnet = format!("127.0.0.1:{}", free_port());
     let running = spawn_moot(&db, http, &["--telnet", &telnet]).await;
@@ -255,7 +257,7 @@ async fn a_backup_taken_while_moot_runs_restores_with_everything_replayed() {
     let out = moot(
         &[
             "--db",
-            db.to_str().unwrap(),
+            path.to_str().unwrap(),
             "backup",
             copy.to_str().unwrap(),
         ],
@@ -270,7 +272,7 @@ async fn a_backup_taken_while_moot_runs_restores_with_everything_replayed() {
     let again = moot(
         &[
             "--db",
-            db.to_str().unwrap(),
+            path.to_str().unwrap(),
             "backup",
             copy.to_str().unwrap(),
         ],
@@ -282,7 +284,7 @@ async fn a_backup_taken_while_moot_runs_restores_with_everything_replayed() {
     // Restored: moot on the copy has Ann, where she stood, and the game replayed.
     let http = format!("127.0.0.1:{}", free_port()).parse().unwrap();
     let telnet = format!("127.0.0.1:{}", free_port());
-    let _restored = spawn_moot(&copy, http, &["--telnet", &telnet]).await;
+    let _restored = spawn_moot(&copy.as_path().into(), http, &["--telnet", &telnet]).await;
     let mut ann = login(telnet.parse().unwrap(), "connect", "Ann").await;
     assert_eq!(ann.command("games all").await, before);
     assert_eq!(ann.command("look").await[0], "Game Room");
@@ -291,7 +293,7 @@ async fn a_backup_taken_while_moot_runs_restores_with_everything_replayed() {
 #[tokio::test]
 async fn wizards_boot_ban_announce_and_shut_down_and_every_act_is_stored() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("moot.db");
+    let db = crate::support::fresh_db(dir.path());
     let m = start_logged(&db, &[]).await;
     let mut wiz = login(m.telnet, "create", "Wiz").await;
     let mut bob = login(m.telnet, "create", "Bob").await;
@@ -302,7 +304,7 @@ async fn wizards_boot_ban_announce_and_shut_down_and_every_act_is_stored() {
         ["Only a wizard may use @boot. (The operator makes wizards with `moot admin grant NAME`.)"]
     );
     // The operator makes Wiz a wizard while moot runs; it holds from Wiz's next login.
-    let db_arg = db.to_str().unwrap();
+    let db_arg = &db.address();
     let out = moot(&["--db", db_arg, "admin", "grant", "wiz"], dir.path());
     assert!(out.status.success(), "{out:?}");
     assert_eq!(

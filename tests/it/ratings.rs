@@ -212,7 +212,7 @@ async fn a_rated_game_moves_both_ratings_on_every_face_and_a_rebuild_gives_the_s
     drop((ann, bob));
     let dir = s.stop().await;
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_moot"))
-        .args(["--db", db.to_str().unwrap(), "ratings", "rebuild"])
+        .args(["--db", &db.address(), "ratings", "rebuild"])
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&out.stdout);
@@ -571,15 +571,8 @@ async fn a_flag_that_fell_while_moot_was_down_is_not_rated() {
             "  chess              no action refused, no deadline missed in 1 game"
         ]
     );
-    let rated: bool = rusqlite::Connection::open(&db)
-        .unwrap()
-        .query_row(
-            "SELECT rated FROM sessions WHERE session_id = '1'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert!(!rated, "stored as unrated, so a rebuild agrees");
+    let rated = crate::support::sql_rows(&db, "SELECT rated FROM sessions WHERE session_id = '1'");
+    assert_eq!(rated, [["0"]], "stored as unrated, so a rebuild agrees");
     s.stop().await;
     drop(dir);
 }

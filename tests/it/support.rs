@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use moot::store::Database;
 use moot::{Config, RunningServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -16,13 +17,109 @@ pub fn world_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("world")
 }
 
+/// A new, empty database for one test: a file in `dir` or, when the tests run against
+/// PostgreSQL (`MOOT_TEST_POSTGRES`, a cluster `.ci/with-postgres` started), a new database in
+/// that cluster, owned by the unprivileged role moot connects as.
+pub fn fresh_db(dir: &Path) -> Database {
+    match std::env::var("MOOT_TEST_POSTGRES") {
+        Ok(base) if !base.is_empty() => {
+            let name = format!("t{:016x}", rand::random::<u64>());
+            let out = std::process::Command::new("psql")
+                .args([&format!("{base}/postgres"), "-v", "ON_ERROR_STOP=1", "-qc"])
+                .arg(format!("CREATE DATABASE {name}"))
+                .output()
+                .expect("psql runs");
+            assert!(
+                out.status.success(),
+                "cannot make a database: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            Database::parse(&format!("{base}/{name}"))
+        }
+        _ => sqlite_db(dir),
+    }
+}
+
+/// An SQLite file in `dir`, for the tests of what only SQLite has (its file locks, its
+/// backup API).
+pub fn sqlite_db(dir: &Path) -> Database {
+    Database::Sqlite(dir.join("moot.db"))
+}
+
+/// The rows a query gives, each column as text (NULL as an empty string), read past moot.
+pub fn sql_rows(db: &Database, sql: &str) -> Vec<Vec<String>> {
+    match db {
+        Database::Sqlite(path) => {
+            let c = rusqlite::Connection::open(path).unwrap();
+            let mut q = c.prepare(sql).unwrap();
+            let n = q.column_count();
+            q.query_map([], |r| {
+                (0..n)
+                    .map(|i| {
+                        Ok(match r.get_ref(i)? {
+                            rusqlite::types::ValueRef::Null => String::new(),
+                            rusqlite::types::ValueRef::Integer(i) => i.to_string(),
+                            rusqlite::types::ValueRef::Real(f) => f.to_string(),
+                            rusqlite::types::ValueRef::Text(t)
+                            | rusqlite::types::ValueRef::Blob(t) => {
+                                String::from_utf8_lossy(t).into_owned()
+                            }
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+        }
+        Database::Postgres(_) => {
+            let out = psql(db, sql).expect("the query runs");
+            out.lines()
+                .map(|l| l.split('\x1f').map(str::to_owned).collect())
+                .collect()
+        }
+    }
+}
+
+/// Runs a statement past moot; the database's refusal is the error.
+pub fn sql_exec(db: &Database, sql: &str) -> Result<(), String> {
+    match db {
+        Database::Sqlite(path) => rusqlite::Connection::open(path)
+            .unwrap()
+            .execute_batch(sql)
+            .map_err(|e| e.to_string()),
+        Database::Postgres(_) => psql(db, sql).map(drop),
+    }
+}
+
+fn psql(db: &Database, sql: &str) -> Result<String, String> {
+    let out = std::process::Command::new("psql")
+        .args([
+            &db.address(),
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-qAt",
+            "-F",
+            "\x1f",
+            "-c",
+            sql,
+        ])
+        .output()
+        .expect("psql runs");
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
 /// The configuration tests start from: the real world, loopback, an ephemeral port, no flood
 /// or rate limits (tests that check one set it) and a short login-failure pause.
-pub fn config(db: &Path) -> Config {
+pub fn config(db: &Database) -> Config {
     let mut c = Config::defaults();
     c.telnet = "127.0.0.1:0".parse().unwrap();
     c.http = "127.0.0.1:0".parse().unwrap();
-    c.db = db.to_owned();
+    c.db = db.clone();
     c.world = Some(world_dir());
     c.command_rate = 0.0;
     c.login_rate = 0.0;
@@ -36,7 +133,7 @@ pub fn config(db: &Path) -> Config {
 pub struct TestServer {
     pub addr: SocketAddr,
     pub http: SocketAddr,
-    pub db: PathBuf,
+    pub db: Database,
     server: Option<RunningServer>,
     _dir: Option<tempfile::TempDir>,
 }
@@ -48,21 +145,21 @@ impl TestServer {
 
     pub async fn start_with(tweak: impl FnOnce(&mut Config)) -> TestServer {
         let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("moot.db");
+        let db = fresh_db(dir.path());
         let mut s = TestServer::on_db(&db, tweak).await;
         s._dir = Some(dir);
         s
     }
 
-    /// A server on an existing database file (for restarts).
-    pub async fn on_db(db: &Path, tweak: impl FnOnce(&mut Config)) -> TestServer {
+    /// A server on an existing database (for restarts).
+    pub async fn on_db(db: &Database, tweak: impl FnOnce(&mut Config)) -> TestServer {
         let mut c = config(db);
         tweak(&mut c);
         let server = moot::start(c).await.expect("server starts");
         TestServer {
             addr: server.telnet_addr,
             http: server.http_addr,
-            db: db.to_owned(),
+            db: db.clone(),
             server: Some(server),
             _dir: None,
         }
@@ -413,10 +510,10 @@ impl Drop for Moot {
 
 /// A real `moot` process on `db`, serving HTTP on `http` (and telnet on an ephemeral port,
 /// unless `extra` names one), for tests that kill it.
-pub async fn spawn_moot(db: &Path, http: SocketAddr, extra: &[&str]) -> Moot {
+pub async fn spawn_moot(db: &Database, http: SocketAddr, extra: &[&str]) -> Moot {
     use std::process::{Command, Stdio};
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_moot"));
-    cmd.args(["--db", db.to_str().unwrap()])
+    cmd.args(["--db", &db.address()])
         .args(["--world", world_dir().to_str().unwrap()])
         .args(["--http", &http.to_string(), "--sync", "normal"]);
     if !extra.contains(&"--telnet") {

@@ -545,7 +545,7 @@ async fn a_crowd_connecting_while_moot_is_busy_is_queued_not_dropped() {
     let telnet: std::net::SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
     let telnet_arg = telnet.to_string();
     let moot = spawn_moot(
-        &dir.path().join("moot.db"),
+        &crate::support::fresh_db(dir.path()),
         http,
         &["--telnet", &telnet_arg],
     )

@@ -56,7 +56,7 @@ async fn every_address_lists_its_set_and_the_default_fits_the_budget() {
     let agent = s.api().agent(Some("Robo")).await;
     let wiz = s.api().agent(Some("Wiz")).await;
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_moot"))
-        .args(["--db", s.db.to_str().unwrap(), "admin", "grant", "Wiz"])
+        .args(["--db", &s.db.address(), "admin", "grant", "Wiz"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
