@@ -84,7 +84,7 @@ fn final_states() -> Vec<String> {
 
 fn write_database(path: &Path, agents: usize, games: usize) {
     // Opening it through moot makes the schema.
-    drop(moot::store::Store::open(path, moot::store::StoreOptions::default()).unwrap());
+    drop(moot::store::Store::open(&path.into(), moot::store::StoreOptions::default()).unwrap());
     let mut c = rusqlite::Connection::open(path).unwrap();
     c.pragma_update(None, "synchronous", "OFF").unwrap();
     let tx = c.transaction().unwrap();
@@ -211,7 +211,12 @@ fn main() {
 
     let world = Path::new(env!("CARGO_MANIFEST_DIR")).join("world");
     let started = Instant::now();
-    let s = server::start(&world, dir.path(), "--http", &[]);
+    let s = server::start(
+        &world,
+        &dir.path().join("bench.db").display().to_string(),
+        "--http",
+        &[],
+    );
     println!(
         "\nmoot started on it (replaying {games} sessions) in {:.1} s",
         started.elapsed().as_secs_f64()

@@ -111,21 +111,25 @@ fn write_world(dir: &Path) {
 }
 
 /// Characters b0000…, all with the same cheaply hashed password.
-async fn seed_accounts(db: &Path, n: usize) {
+async fn seed_accounts(db: &str, n: usize) {
     let params = argon2::Params::new(8, 1, 1, None).unwrap();
     let cheap = argon2::Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, params);
     let hash = cheap
         .hash_password(PASSWORD.as_bytes())
         .unwrap()
         .to_string();
-    let store = moot::store::Store::open(db, moot::store::StoreOptions::default()).unwrap();
+    let db = moot::store::Database::parse(db);
+    let store = moot::store::Store::open(&db, moot::store::StoreOptions::default()).unwrap();
     store
         .call(move |c| {
             // Spread over the rooms, so that idle characters do not all crowd one room.
-            let mut stmt = c.prepare("INSERT OR IGNORE INTO agents (agent_id, name, password_hash, room) VALUES (?1, ?2, ?3, ?4)")?;
             for i in 0..n {
                 let room = format!("r{:02}", i % ROOMS);
-                stmt.execute(rusqlite::params![format!("bench{i}"), format!("b{i:04}"), hash, room])?;
+                c.execute(
+                    "INSERT INTO agents (agent_id, name, password_hash, room) VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT DO NOTHING",
+                    moot::store::sql::args![format!("bench{i}"), format!("b{i:04}"), &hash, room],
+                )?;
             }
             Ok(())
         })
@@ -507,10 +511,11 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     write_world(&dir.path().join("world"));
     let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(seed_accounts(&dir.path().join("bench.db"), 500 + args.idle));
+    let db = server::database(dir.path());
+    rt.block_on(seed_accounts(&db, 500 + args.idle));
     let server = server::start(
         &dir.path().join("world"),
-        dir.path(),
+        &db,
         "--telnet",
         &[
             "--max-connections",
@@ -524,9 +529,10 @@ fn main() {
         ],
     );
     println!(
-        "moot telnet load: {} cores, {} s per scenario, server {}",
+        "moot telnet load: {} cores, {} s per scenario, {}, server {}",
         num_cpus(),
         args.seconds,
+        server::engine(),
         server::binary()
     );
     // (name, clients, spread over the rooms, one client in how many takes GMCP)

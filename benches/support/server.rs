@@ -20,7 +20,7 @@ impl Drop for Server {
     }
 }
 
-/// Starts moot on the world in `world`, with its database in `dir`, listening with `listen`
+/// Starts moot on the world in `world`, with its database `db`, listening with `listen`
 /// (`--telnet` or `--http`) on a free port, plus `args`; returns once that port answers.
 /// The server binary: this build's, or another's (say, the last commit's) named by
 /// MOOT_BENCH_BINARY, to measure both under the same load.
@@ -36,8 +36,38 @@ pub fn free_addr() -> SocketAddr {
         .unwrap()
 }
 
+/// Where a benchmark's town is kept: a file in `dir`, or, when MOOT_BENCH_POSTGRES names a
+/// PostgreSQL cluster (`postgres://USER@HOST:PORT`, a role that may create databases; see
+/// `.ci/with-postgres`), a new database there.
 #[allow(dead_code)]
-pub fn start(world: &Path, dir: &Path, listen: &str, args: &[&str]) -> Server {
+pub fn database(dir: &Path) -> String {
+    match std::env::var("MOOT_BENCH_POSTGRES") {
+        Ok(base) if !base.is_empty() => {
+            let name = format!("bench{:016x}", rand::random::<u64>());
+            let out = Command::new("psql")
+                .args([&format!("{base}/postgres"), "-v", "ON_ERROR_STOP=1", "-qc"])
+                .arg(format!("CREATE DATABASE {name}"))
+                .output()
+                .expect("psql runs");
+            assert!(out.status.success(), "{out:?}");
+            format!("{base}/{name}")
+        }
+        _ => dir.join("bench.db").display().to_string(),
+    }
+}
+
+/// Which engine the benchmarks run on, for their headings.
+#[allow(dead_code)]
+pub fn engine() -> &'static str {
+    if std::env::var("MOOT_BENCH_POSTGRES").is_ok_and(|b| !b.is_empty()) {
+        "postgres"
+    } else {
+        "sqlite"
+    }
+}
+
+#[allow(dead_code)]
+pub fn start(world: &Path, db: &str, listen: &str, args: &[&str]) -> Server {
     let addr = free_addr();
     let other = if listen == "--telnet" {
         "--http"
@@ -69,12 +99,7 @@ pub fn start(world: &Path, dir: &Path, listen: &str, args: &[&str]) -> Server {
         &["--command-rate", "0"]
     };
     let child = Command::new(&binary)
-        .args([
-            "--world",
-            world.to_str().unwrap(),
-            "--db",
-            dir.join("bench.db").to_str().unwrap(),
-        ])
+        .args(["--world", world.to_str().unwrap(), "--db", db])
         .args([listen, &addr.to_string(), other, "127.0.0.1:0"])
         // A load generator is one address doing the work of thousands of people: the limits
         // per address and per connection count would only measure themselves.
@@ -110,7 +135,7 @@ pub fn start_in_temp(listen: &str, args: &[&str]) -> Server {
         || Path::new(env!("CARGO_MANIFEST_DIR")).join("world"),
         std::path::PathBuf::from,
     );
-    let mut s = start(&world, dir.path(), listen, args);
+    let mut s = start(&world, &database(dir.path()), listen, args);
     s._dir = Some(dir);
     s
 }
