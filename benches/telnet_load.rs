@@ -118,6 +118,7 @@ async fn seed_accounts(db: &str, n: usize) {
         .hash_password(PASSWORD.as_bytes())
         .unwrap()
         .to_string();
+    use moot::store::sql::Value;
     let db = moot::store::Database::parse(db);
     let store = moot::store::Store::open(&db, moot::store::StoreOptions::default()).unwrap();
     store
@@ -128,7 +129,12 @@ async fn seed_accounts(db: &str, n: usize) {
                 c.execute(
                     "INSERT INTO agents (agent_id, name, password_hash, room) VALUES (?1, ?2, ?3, ?4)
                      ON CONFLICT DO NOTHING",
-                    moot::store::sql::args![format!("bench{i}"), format!("b{i:04}"), &hash, room],
+                    &[
+                        Value::from(format!("bench{i}")),
+                        Value::from(format!("b{i:04}")),
+                        Value::from(&hash),
+                        Value::from(room),
+                    ],
                 )?;
             }
             Ok(())

@@ -1,6 +1,8 @@
 //! How moot is configured: every setting is a command-line flag with a `MOOT_…` environment
 //! variable behind it and an embedded default, so `moot` with no arguments runs a local town.
 
+pub use crate::logging::LogFormat;
+pub use crate::store::SyncMode;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -236,15 +238,6 @@ pub enum AdminCommand {
     List,
 }
 
-/// How log lines are written to stderr.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum LogFormat {
-    /// One readable line per event (coloured on a terminal).
-    Text,
-    /// One JSON object per line, for log collectors.
-    Json,
-}
-
 /// When spectators may see a Werewolf match whole (see `--werewolf-omniscient`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Omniscient {
@@ -252,14 +245,6 @@ pub enum Omniscient {
     Live,
     /// Once it has ended.
     After,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum SyncMode {
-    /// `PRAGMA synchronous=NORMAL`: committed data survives the process being killed.
-    Normal,
-    /// `PRAGMA synchronous=FULL`: committed data also survives a power cut.
-    Full,
 }
 
 impl Config {

@@ -8,7 +8,14 @@ use std::io::IsTerminal;
 
 use tracing_subscriber::EnvFilter;
 
-use crate::config::LogFormat;
+/// How log lines are written to stderr (`--log-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// One readable line per event (coloured on a terminal).
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
+}
 
 /// The target of audit lines: `RUST_LOG=moot::audit=info` shows them alone.
 pub const AUDIT: &str = "moot::audit";

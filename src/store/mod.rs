@@ -24,6 +24,7 @@ pub mod admin;
 mod agents;
 pub mod backup;
 pub mod copy;
+mod holder;
 pub mod keys;
 pub mod oauth;
 mod postgres;
@@ -31,6 +32,7 @@ mod schema;
 pub mod sessions;
 pub mod sql;
 pub mod standings;
+mod value;
 pub mod writes;
 
 pub use agents::{AgentRow, CreateError, IdentityRow, Kind, new_agent_id};
@@ -44,7 +46,6 @@ use std::time::Duration;
 use rusqlite::Connection;
 use tokio::sync::oneshot;
 
-use crate::config::SyncMode;
 use postgres::{PgConn, PgRuntime, PgTarget};
 
 /// How many queued jobs one transaction takes at most.
@@ -163,6 +164,15 @@ impl From<&Path> for Database {
     }
 }
 
+/// SQLite's durability (`--sync`); PostgreSQL's is its server's `synchronous_commit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SyncMode {
+    /// `PRAGMA synchronous=NORMAL`: committed data survives the process being killed.
+    Normal,
+    /// `PRAGMA synchronous=FULL`: committed data also survives a power cut.
+    Full,
+}
+
 /// How the database is opened.
 #[derive(Debug, Clone, Copy)]
 pub struct StoreOptions {
@@ -172,8 +182,8 @@ pub struct StoreOptions {
     /// timeout). Bounded, so that a stuck lock costs one refused action, not a stalled town.
     pub busy_timeout: Duration,
     /// Whether this process serves the town (or must have it to itself, as a copy does): it
-    /// takes PostgreSQL's advisory lock, so that a second one is refused. `moot admin`'s short
-    /// writes go beside a running moot, as they do on SQLite.
+    /// holds the database's lock (see [`holder`]), so that a second one is refused. `moot
+    /// admin`'s short writes go beside a running moot.
     pub exclusive: bool,
 }
 
@@ -277,6 +287,8 @@ pub struct Store {
     /// reads go through the writer there.
     reader: Option<std::sync::Mutex<mpsc::Sender<ReadJob>>>,
     engine: Engine,
+    /// SQLite's serving lock (see [`holder`]), let go when the store closes.
+    held: std::sync::Mutex<Option<std::fs::File>>,
 }
 
 impl Store {
@@ -295,9 +307,14 @@ impl Store {
     }
 
     fn open_sqlite(path: &Path, options: StoreOptions) -> Result<Store, StoreError> {
+        let held = options
+            .exclusive
+            .then(|| holder::lock_file(path))
+            .transpose()?;
         let conn = Connection::open(path)?;
         sqlite_settings(&conn, options)?;
         let mut store = Store::start(Sql::sqlite(conn), None)?;
+        store.held = std::sync::Mutex::new(held);
         let path = path.to_owned();
         let connect = move || -> Result<Sql, StoreError> {
             let reader = Connection::open_with_flags(
@@ -387,6 +404,7 @@ impl Store {
             thread: std::sync::Mutex::new(Some(thread)),
             reader: None,
             engine,
+            held: std::sync::Mutex::new(None),
         })
     }
 
@@ -451,6 +469,11 @@ impl Store {
         if let Some(t) = thread {
             let _ = tokio::task::spawn_blocking(move || t.join()).await;
         }
+        // Written and closed: another moot may serve it now.
+        self.held
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
     }
 }
 

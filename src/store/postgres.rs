@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio_postgres::types::{FromSql, IsNull, ToSql, Type};
 use tokio_postgres::{NoTls, Statement};
 
-use super::sql::{Cache, DbError, Result, Row, Value, dollar_params};
+use super::value::{DbError, Result, Row, Value};
 
 /// How long one statement may take before the store gives up on it and on its connection: a
 /// database that stops answering costs refused actions, never a writer stuck for good.
@@ -70,7 +70,7 @@ impl PgTarget {
             .parse()
             .map_err(|e| DbError::Other(format!("not a PostgreSQL address: {e}")))?;
         if config.get_application_name().is_none() {
-            config.application_name(application_name());
+            config.application_name(super::holder::this_process());
         }
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
@@ -93,19 +93,6 @@ impl PgTarget {
     }
 }
 
-/// How this process names itself to PostgreSQL, so that another moot told the database is
-/// taken can say which process has it (`pg_stat_activity.application_name`).
-fn application_name() -> String {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_owned())
-        .unwrap_or_default();
-    if host.is_empty() {
-        format!("moot pid {}", std::process::id())
-    } else {
-        format!("moot pid {} on {host}", std::process::id())
-    }
-}
-
 fn pg_error(e: tokio_postgres::Error) -> DbError {
     match e.as_db_error() {
         Some(db) if db.code().code().starts_with("23") => DbError::Constraint(db.message().into()),
@@ -123,7 +110,7 @@ fn pg_error(e: tokio_postgres::Error) -> DbError {
 pub struct PgConn {
     client: tokio_postgres::Client,
     rt: Arc<PgRuntime>,
-    statements: Cache<Statement>,
+    statements: std::collections::HashMap<String, Statement>,
 }
 
 impl PgConn {
@@ -140,7 +127,7 @@ impl PgConn {
         Ok(PgConn {
             client,
             rt: rt.clone(),
-            statements: Cache::new(),
+            statements: std::collections::HashMap::new(),
         })
     }
 
@@ -256,5 +243,46 @@ impl<'a> FromSql<'a> for Value {
 
     fn accepts(_: &Type) -> bool {
         true
+    }
+}
+
+/// A statement with SQLite's `?N` parameters written with PostgreSQL's `$N` (a bare `?` takes
+/// one more than the largest number so far, as in SQLite). Quoted text is left alone.
+fn dollar_params(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + 8);
+    let (mut quoted, mut largest) = (false, 0usize);
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                out.push(c);
+            }
+            '?' if !quoted => {
+                out.push('$');
+                let mut digits = String::new();
+                while let Some(d) = chars.next_if(char::is_ascii_digit) {
+                    digits.push(d);
+                }
+                let n = digits.parse().unwrap_or(largest + 1);
+                largest = largest.max(n);
+                out.push_str(&n.to_string());
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_are_renumbered_for_postgres_and_quotes_are_kept() {
+        assert_eq!(
+            dollar_params("SELECT '?1', a FROM t WHERE b = ?1 AND c = ?12 OR d = ?"),
+            "SELECT '?1', a FROM t WHERE b = $1 AND c = $12 OR d = $13"
+        );
     }
 }

@@ -770,3 +770,38 @@ async fn every_two_role_template_played_out_never_shows_the_other_role_a_secret(
     }
     s.stop().await;
 }
+
+/// Two moots serving one town would each think it theirs: the second is refused, told which
+/// process serves it, and exits; once the first is gone (even killed outright) another may.
+#[tokio::test]
+async fn a_second_moot_on_the_same_database_is_refused_and_told_who_serves_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let http: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let mut first = spawn_moot(&db, http, &[]).await;
+    let pid = first.id();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_moot"))
+        .args([
+            "--db",
+            &db.address(),
+            "--telnet",
+            "127.0.0.1:0",
+            "--http",
+            "127.0.0.1:0",
+        ])
+        .env("RUST_LOG", "moot=warn")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("another moot is serving this database")
+            && stderr.contains(&format!("moot pid {pid}")),
+        "{stderr}"
+    );
+    // The first goes on serving.
+    Api::new(http).agent(Some("Still")).await;
+    kill(&mut first);
+    let mut again = spawn_moot(&db, http, &[]).await;
+    kill(&mut again);
+}
