@@ -559,12 +559,12 @@ fn readers(
 }
 
 fn in_savepoint<T>(conn: &mut Sql, f: impl FnOnce(&mut Sql) -> sql::Result<T>) -> sql::Result<T> {
-    conn.execute("SAVEPOINT job", &[])?;
+    conn.control("SAVEPOINT job")?;
     let result = f(conn);
     if result.is_err() {
-        conn.execute("ROLLBACK TO job", &[])?;
+        conn.control("ROLLBACK TO job")?;
     }
-    conn.execute("RELEASE job", &[])?;
+    conn.control("RELEASE job")?;
     result
 }
 

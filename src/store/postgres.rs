@@ -111,6 +111,29 @@ pub struct PgConn {
     client: tokio_postgres::Client,
     rt: Arc<PgRuntime>,
     statements: std::collections::HashMap<String, Statement>,
+    /// Transaction control (savepoints) waiting to go out ahead of the next statement, without
+    /// a wait for its own answer: a round trip is most of what a statement costs here.
+    pending: Vec<&'static str>,
+}
+
+/// Waits for `controls` (if any) and `then`, sent in that order before either answer is
+/// awaited: tokio-postgres sends a request when its future is first polled, and `join` polls
+/// them in order (unlike `tokio::join!`, which rotates).
+fn pipelined<T>(
+    rt: &PgRuntime,
+    client: &tokio_postgres::Client,
+    controls: Option<String>,
+    then: impl std::future::Future<Output = std::result::Result<T, tokio_postgres::Error>>,
+) -> Result<T> {
+    match controls {
+        None => rt.block_on(then)?.map_err(pg_error),
+        Some(c) => {
+            let (first, then) =
+                rt.block_on(futures_util::future::join(client.batch_execute(&c), then))?;
+            first.map_err(pg_error)?;
+            then.map_err(pg_error)
+        }
+    }
 }
 
 impl PgConn {
@@ -128,6 +151,7 @@ impl PgConn {
             client,
             rt: rt.clone(),
             statements: std::collections::HashMap::new(),
+            pending: Vec::new(),
         })
     }
 
@@ -135,9 +159,24 @@ impl PgConn {
         self.client.is_closed()
     }
 
+    /// Queues a transaction control statement to go out with the next statement.
+    pub fn control(&mut self, sql: &'static str) {
+        self.pending.push(sql);
+    }
+
+    fn take_pending(&mut self) -> Option<String> {
+        (!self.pending.is_empty()).then(|| std::mem::take(&mut self.pending).join("; "))
+    }
+
     fn statement(&mut self, sql: &str) -> Result<Statement> {
         if let Some(s) = self.statements.get(sql) {
             return Ok(s.clone());
+        }
+        // A statement is not prepared in a transaction that waits for its ROLLBACK TO.
+        if let Some(controls) = self.take_pending() {
+            self.rt
+                .block_on(self.client.batch_execute(&controls))?
+                .map_err(pg_error)?;
         }
         let text = dollar_params(sql);
         let s = self
@@ -150,19 +189,53 @@ impl PgConn {
 
     pub fn execute(&mut self, sql: &str, args: &[Value]) -> Result<u64> {
         let s = self.statement(sql)?;
+        let controls = self.take_pending();
         let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a as _).collect();
-        self.rt
-            .block_on(self.client.execute(&s, &params))?
-            .map_err(pg_error)
+        pipelined(
+            &self.rt,
+            &self.client,
+            controls,
+            self.client.execute(&s, &params),
+        )
+    }
+
+    /// Runs statements one after another, sent together: one round trip for all of them. The
+    /// first error is the answer (the ones after it fail with it, in PostgreSQL's transaction).
+    pub fn execute_all(&mut self, statements: &[(&str, &[Value])]) -> Result<()> {
+        let prepared = statements
+            .iter()
+            .map(|(sql, _)| self.statement(sql))
+            .collect::<Result<Vec<Statement>>>()?;
+        let controls = self.take_pending();
+        let params: Vec<Vec<&(dyn ToSql + Sync)>> = statements
+            .iter()
+            .map(|(_, args)| args.iter().map(|a| a as _).collect())
+            .collect();
+        let all = futures_util::future::join_all(
+            prepared
+                .iter()
+                .zip(&params)
+                .map(|(s, p)| self.client.execute(s, p)),
+        );
+        let answers = pipelined(&self.rt, &self.client, controls, async {
+            Ok::<_, tokio_postgres::Error>(all.await)
+        })?;
+        for a in answers {
+            a.map_err(pg_error)?;
+        }
+        Ok(())
     }
 
     pub fn query(&mut self, sql: &str, args: &[Value]) -> Result<Vec<Row>> {
         let s = self.statement(sql)?;
+        let controls = self.take_pending();
         let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a as _).collect();
-        let rows = self
-            .rt
-            .block_on(self.client.query(&s, &params))?
-            .map_err(pg_error)?;
+        let rows = pipelined(
+            &self.rt,
+            &self.client,
+            controls,
+            self.client.query(&s, &params),
+        )?;
         rows.iter()
             .map(|r| {
                 (0..r.len())
@@ -174,8 +247,12 @@ impl PgConn {
     }
 
     pub fn batch(&mut self, sql: &str) -> Result<()> {
+        let sql = match self.take_pending() {
+            Some(controls) => format!("{controls}; {sql}"),
+            None => sql.to_owned(),
+        };
         self.rt
-            .block_on(self.client.batch_execute(sql))?
+            .block_on(self.client.batch_execute(&sql))?
             .map_err(pg_error)
     }
 }

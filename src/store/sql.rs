@@ -51,6 +51,29 @@ impl Sql {
         }
     }
 
+    /// Transaction control (a savepoint, its release, a rollback to it). On PostgreSQL it goes
+    /// out with the next statement rather than waiting for an answer of its own; an error in
+    /// it is that statement's.
+    pub fn control(&mut self, sql: &'static str) -> Result<()> {
+        match &mut self.conn {
+            Conn::Sqlite(_) => self.execute(sql, &[]).map(drop),
+            Conn::Postgres(c) => {
+                c.control(sql);
+                Ok(())
+            }
+        }
+    }
+
+    /// Runs statements in order; on PostgreSQL they are sent together, one round trip for all.
+    pub fn execute_all(&mut self, statements: &[(&str, &[Value])]) -> Result<()> {
+        match &mut self.conn {
+            Conn::Sqlite(_) => statements
+                .iter()
+                .try_for_each(|(sql, args)| self.execute(sql, args).map(drop)),
+            Conn::Postgres(c) => c.execute_all(statements),
+        }
+    }
+
     /// Runs a statement that may be refused (a name already taken) and goes on either way.
     /// On PostgreSQL a failed statement spoils the transaction around it until it is rolled
     /// back to a savepoint, so it gets one of its own there; on SQLite a statement fails alone.
@@ -58,12 +81,12 @@ impl Sql {
         if self.engine() == Engine::Sqlite {
             return self.execute(sql, args);
         }
-        self.execute("SAVEPOINT attempt", &[])?;
+        self.control("SAVEPOINT attempt")?;
         let outcome = self.execute(sql, args);
         if outcome.is_err() {
-            self.execute("ROLLBACK TO attempt", &[])?;
+            self.control("ROLLBACK TO attempt")?;
         }
-        self.execute("RELEASE attempt", &[])?;
+        self.control("RELEASE attempt")?;
         outcome
     }
 

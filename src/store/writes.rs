@@ -105,26 +105,28 @@ pub fn record_action(
     reasoning: Option<String>,
 ) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
     move |c| {
-        c.execute(
-            "INSERT INTO actions (action_id, session_id, agent_id, role, action, tick, created_at, at_ms, reasoning)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            args![
-                format!("{session_id}.{tick}"),
-                &session_id,
-                agent_id,
-                role,
-                action,
-                tick,
-                &at,
-                at_ms,
-                reasoning
-            ],
-        )?;
-        c.execute(
-            "UPDATE sessions SET state = ?1, status = ?2, tick = ?3, updated_at = ?4 WHERE session_id = ?5",
-            args![state, status, tick + 1, at, session_id],
-        )?;
-        Ok(())
+        // Sent together: one round trip on PostgreSQL.
+        c.execute_all(&[
+            (
+                "INSERT INTO actions (action_id, session_id, agent_id, role, action, tick, created_at, at_ms, reasoning)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                args![
+                    format!("{session_id}.{tick}"),
+                    &session_id,
+                    agent_id,
+                    role,
+                    action,
+                    tick,
+                    &at,
+                    at_ms,
+                    reasoning
+                ],
+            ),
+            (
+                "UPDATE sessions SET state = ?1, status = ?2, tick = ?3, updated_at = ?4 WHERE session_id = ?5",
+                args![state, status, tick + 1, at, session_id],
+            ),
+        ])
     }
 }
 

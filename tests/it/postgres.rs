@@ -476,3 +476,62 @@ async fn a_pg_dump_taken_while_moot_runs_restores_the_town() {
     assert_eq!(play(&s.api(), &b, &sid, "e7e5", 1).await.0, 200);
     s.stop().await;
 }
+
+/// The writer's jobs in one transaction, each in a savepoint (sent ahead of its statements on
+/// PostgreSQL, without waiting): one that fails takes back its own changes and no one else's,
+/// on both engines.
+#[tokio::test]
+async fn a_failed_write_in_a_batch_spoils_none_of_the_others() {
+    use moot::store::sql::Value;
+    use moot::store::{Store, StoreOptions};
+    let pg = Cluster::start();
+    let dir = tempfile::tempdir().unwrap();
+    for db in [pg.db(), crate::support::sqlite_db(dir.path())] {
+        let store = Store::open(&db, StoreOptions::default()).unwrap();
+        let ban = |first: String, what: String| {
+            move |c: &mut moot::store::Sql| {
+                // Two statements a job: the second fails for the duplicates, after the first
+                // went through (and must be taken back).
+                c.execute(
+                    "INSERT INTO bans (what, by_whom, reason, at_ms) VALUES (?1, 'test', 'x', 0)",
+                    &[Value::from(first)],
+                )?;
+                c.execute(
+                    "INSERT INTO bans (what, by_whom, reason, at_ms) VALUES (?1, 'test', 'x', 0)",
+                    &[Value::from(what)],
+                )?;
+                Ok(())
+            }
+        };
+        store
+            .call(ban("before".into(), "taken".into()))
+            .await
+            .unwrap();
+        // Queued together, so that the writer takes them as one batch.
+        let answers: Vec<_> = (0..60)
+            .map(|i| {
+                let what = if i % 3 == 1 {
+                    "taken".to_owned()
+                } else {
+                    format!("n{i}")
+                };
+                store.submit(ban(format!("first-{i}"), what))
+            })
+            .collect();
+        let mut refused = 0;
+        for (i, a) in answers.into_iter().enumerate() {
+            match a.await.unwrap() {
+                Ok(()) => assert_ne!(i % 3, 1, "job {i} on {db}"),
+                Err(_) => {
+                    assert_eq!(i % 3, 1, "job {i} on {db}");
+                    refused += 1;
+                }
+            }
+        }
+        assert_eq!(refused, 20);
+        let rows = crate::support::sql_rows(&db, "SELECT count(*) FROM bans");
+        // "before" and "taken", and two rows for each of the 40 that went through.
+        assert_eq!(rows, [["82"]], "{db}");
+        store.close().await;
+    }
+}
