@@ -44,7 +44,12 @@ pub struct Config {
     pub log_format: LogFormat,
 
     /// Address of the telnet listener.
-    #[arg(long, env = "MOOT_TELNET", default_value = "127.0.0.1:7777")]
+    #[arg(
+        long,
+        env = "MOOT_TELNET",
+        default_value = "127.0.0.1:7777",
+        global = true
+    )]
     pub telnet: SocketAddr,
 
     /// Offer modern MUD clients (Mudlet, TinTin++, MUSHclient) GMCP and MSSP and ask for NAWS on
@@ -183,9 +188,12 @@ pub struct Config {
 pub enum Command {
     /// Serve MCP over stdio: an in-process town for one agent (see `moot mcp --help`).
     Mcp(McpArgs),
-    /// The town's files.
-    #[command(subcommand)]
-    World(WorldCommand),
+    /// Run the world alone, for hosts across a NATS broker (`moot world --nats URL`), or
+    /// work with the town's files (`moot world export DIR`).
+    World(WorldArgs),
+    /// Hold connections for a world across a NATS broker: the telnet face, no database
+    /// (`moot host --nats URL --telnet ADDR`).
+    Host(HostArgs),
     /// Copy the database (--db) to FILE while moot runs: a consistent snapshot, by SQLite's
     /// online backup. Restore by stopping moot and putting the copy in the database's place.
     Backup {
@@ -220,6 +228,26 @@ pub enum RatingsCommand {
     /// Recompute every rating and record from the action logs in --db (moot stopped), say
     /// whether they equal what was stored, and store them.
     Rebuild,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct WorldArgs {
+    #[command(subcommand)]
+    pub command: Option<WorldCommand>,
+
+    /// The NATS broker the hosts reach this world through, e.g. nats://127.0.0.1:4222. The
+    /// world takes the town's flags as one process does (--db, --world, --sync…), given before
+    /// `world`.
+    #[arg(long, env = "MOOT_NATS")]
+    pub nats: Option<String>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct HostArgs {
+    /// The NATS broker the world serves on, e.g. nats://127.0.0.1:4222.
+    #[arg(long, env = "MOOT_NATS")]
+    pub nats: String,
 }
 
 #[derive(Debug, Clone, clap::Subcommand)]

@@ -7,6 +7,8 @@
 //!   [`uci`] drives an external chess engine, for chess's computer player's top levels;
 //! - the faces translate and hold no game state: [`telnet`] (bytes in, lines out), [`http`]
 //!   (seed 004's REST API and the `/mcp` gate) and [`mcp`] (every verb as a tool);
+//! - [`link`] is what a face needs from the town wherever it runs: in this process, or in a
+//!   world process across a NATS broker (`moot world` and `moot host`);
 //! - [`modules`] holds the game modules, one folder each (its pure rules, its verbs, its
 //!   pages), named once in its `games!` line, and the catalog built from them (every verb,
 //!   `help`, `examine`, the templates the host runs);
@@ -36,6 +38,7 @@ pub mod games;
 pub mod http;
 pub mod identity;
 pub mod limits;
+pub mod link;
 pub mod logging;
 pub mod logins;
 pub mod mcp;

@@ -38,7 +38,7 @@ struct Failures {
 }
 
 /// Why a login did not succeed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Refused {
     /// Too many attempts from this address or at this name: wait this long.
     TooMany(Duration),

@@ -1,7 +1,7 @@
 use clap::Parser;
 
 use moot::Config;
-use moot::config::{AdminCommand, Command, DbCommand, RatingsCommand, WorldCommand};
+use moot::config::{AdminCommand, Command, DbCommand, RatingsCommand, WorldArgs, WorldCommand};
 
 fn main() -> std::process::ExitCode {
     let config = Config::parse();
@@ -31,7 +31,10 @@ fn main() -> std::process::ExitCode {
                 )
             });
         }
-        Some(Command::World(WorldCommand::Export { dir })) => {
+        Some(Command::World(WorldArgs {
+            command: Some(WorldCommand::Export { dir }),
+            ..
+        })) => {
             return done(
                 "world export",
                 moot::world::built_in::export(&dir)
@@ -78,10 +81,41 @@ fn main() -> std::process::ExitCode {
                 runtime.block_on(moot::startup::rebuild_ratings(&config.db)),
             );
         }
+        Some(Command::World(WorldArgs {
+            command: None,
+            nats: None,
+        })) => {
+            return done(
+                "world",
+                Err("give --nats URL to run the world for hosts, or `export DIR`".into()),
+            );
+        }
+        Some(Command::World(WorldArgs {
+            command: None,
+            nats: Some(nats),
+        })) => {
+            return runtime.block_on(serve(moot::server::start_world(config, &nats)));
+        }
+        Some(Command::Host(args)) => {
+            return runtime.block_on(serve(async move {
+                moot::server::start_host(config, &args.nats)
+                    .await
+                    .map(|(running, _)| running)
+            }));
+        }
         None => {}
     }
-    runtime.block_on(async move {
-        let server = match moot::start(config).await {
+    runtime.block_on(serve(async move {
+        moot::start(config).await.map(|server| server.running)
+    }))
+}
+
+/// Runs a moot until a signal, a wizard's `@shutdown` or a failure stops it.
+async fn serve(
+    started: impl std::future::Future<Output = Result<moot::server::Running, moot::server::StartError>>,
+) -> std::process::ExitCode {
+    {
+        let server = match started.await {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("moot: {e}");
@@ -107,7 +141,7 @@ fn main() -> std::process::ExitCode {
             server.shutdown().await;
         }
         code
-    })
+    }
 }
 
 /// `moot admin …`: the wizards' roles, in the database given by --db.

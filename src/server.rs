@@ -11,6 +11,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
 use crate::http::{self, Api};
+use crate::link::{Door, Town};
+use crate::logins::Logins;
 pub use crate::startup::StartError;
 use crate::startup::{Core, open};
 use crate::store::{Store, StoreOptions};
@@ -23,15 +25,42 @@ pub struct RunningServer {
     pub telnet_addr: SocketAddr,
     /// Where the HTTP listener actually is.
     pub http_addr: SocketAddr,
+    pub running: Running,
+}
+
+impl RunningServer {
+    /// See [`Running::stopped`].
+    pub async fn stopped(&self) {
+        self.running.stopped().await
+    }
+
+    /// See [`Running::asked_to_stop`].
+    pub fn asked_to_stop(&self) -> bool {
+        self.running.asked_to_stop()
+    }
+
+    /// See [`Running::failed`].
+    pub fn failed(&self) -> bool {
+        self.running.failed()
+    }
+
+    /// See [`Running::shutdown`].
+    pub async fn shutdown(self) {
+        self.running.shutdown().await
+    }
+}
+
+/// A running moot of any kind (one process, a world, a host), for whoever stops it.
+pub struct Running {
     shutdown: CancellationToken,
     /// Cancelled by a wizard's `@shutdown`.
     asked_to_stop: CancellationToken,
-    /// Cancelled if the world task ended when nobody asked it to (see [`RunningServer::failed`]).
+    /// Cancelled if the world task ended when nobody asked it to (see [`Running::failed`]).
     world_failed: CancellationToken,
     done: JoinHandle<()>,
 }
 
-impl RunningServer {
+impl Running {
     /// Resolves when moot stops on its own: a wizard's `@shutdown`, or the database refused
     /// every write for too long.
     pub async fn stopped(&self) {
@@ -81,7 +110,47 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), StartError>
     Ok((listener, local))
 }
 
-pub async fn start(config: Config) -> Result<RunningServer, StartError> {
+/// What stops a town: moot's own stop, a wizard's `@shutdown`, and the world task ending
+/// on a bug.
+struct Stops {
+    shutdown: CancellationToken,
+    asked_to_stop: CancellationToken,
+    world_failed: CancellationToken,
+}
+
+impl Stops {
+    fn new() -> Stops {
+        let stops = Stops {
+            shutdown: CancellationToken::new(),
+            asked_to_stop: CancellationToken::new(),
+            world_failed: CancellationToken::new(),
+        };
+        let (asked, shutdown) = (stops.asked_to_stop.clone(), stops.shutdown.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = asked.cancelled() => {
+                    tracing::info!(target: crate::logging::AUDIT, event = "shutdown", "a wizard shut moot down");
+                    shutdown.cancel();
+                }
+                _ = shutdown.cancelled() => {}
+            }
+        });
+        stops
+    }
+
+    fn running(self, done: JoinHandle<()>) -> Running {
+        Running {
+            shutdown: self.shutdown,
+            asked_to_stop: self.asked_to_stop,
+            world_failed: self.world_failed,
+            done,
+        }
+    }
+}
+
+/// Opens the town in `config` (its database, its world task) and the login checks every face
+/// shares, so that guesses through any face count against the same limits.
+async fn open_town(config: &Config, stops: &Stops) -> Result<(Core, Arc<Logins>), StartError> {
     let db_name = config.db.to_string();
     let store = Store::open(
         &config.db,
@@ -95,28 +164,14 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         path: db_name.clone(),
         error,
     })?;
-    let shutdown = CancellationToken::new();
-    let asked_to_stop = CancellationToken::new();
-    {
-        let (asked, shutdown) = (asked_to_stop.clone(), shutdown.clone());
-        tokio::spawn(async move {
-            tokio::select! {
-                _ = asked.cancelled() => {
-                    tracing::info!(target: crate::logging::AUDIT, event = "shutdown", "a wizard shut moot down");
-                    shutdown.cancel();
-                }
-                _ = shutdown.cancelled() => {}
-            }
-        });
-    }
     let options = world::TaskOptions {
         engine: config.uci_engine.clone().map(|path| {
             Arc::new(crate::uci::UciEngine { path }) as Arc<dyn crate::games::ExternalEngine>
         }),
         agent_idle: config.idle_timeout(),
         give_up: Some(config.storage_give_up.into()),
-        stop: shutdown.clone(),
-        asked_to_stop: asked_to_stop.clone(),
+        stop: stops.shutdown.clone(),
+        asked_to_stop: stops.asked_to_stop.clone(),
         seed: config.seed,
         time_scale: config.time_scale,
         write_rate: (config.command_rate, config.command_burst),
@@ -125,6 +180,34 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         queue_all_seeing_live: config.werewolf_omniscient == crate::config::Omniscient::Live,
         sessions_per_agent: config.sessions_per_agent,
     };
+    let core = open(config.world.as_deref(), store, &db_name, options).await?;
+    let logins = Arc::new(Logins::new(
+        config.login_rate,
+        config.login_fail_delay.into(),
+    ));
+    Ok((core, logins))
+}
+
+/// Watches the world task: if it ends unasked, moot stops with a failure.
+fn watch_world(world_task: JoinHandle<world::World>, stops: &Stops) -> JoinHandle<()> {
+    let (shutdown, failed) = (stops.shutdown.clone(), stops.world_failed.clone());
+    tokio::spawn(async move {
+        let ended = world_task.await;
+        if ended.is_err() || !shutdown.is_cancelled() {
+            tracing::error!(
+                "the world task has ended unasked; moot stops, so that its supervisor \
+                 restarts it and the restart replays the database"
+            );
+            failed.cancel();
+            shutdown.cancel();
+        }
+    })
+}
+
+/// One process: the town, and every face listening.
+pub async fn start(config: Config) -> Result<RunningServer, StartError> {
+    let stops = Stops::new();
+    let (core, logins) = open_town(&config, &stops).await?;
     let Core {
         world: handle,
         world_task,
@@ -132,7 +215,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         directory,
         welcome,
         start_room,
-    } = open(config.world.as_deref(), store, &db_name, options).await?;
+    } = core;
     let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
     let (http_listener, http_addr) = bind(config.http).await?;
     let api = Api::new(crate::http::ApiState {
@@ -154,13 +237,18 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         max_connections: config.max_http_connections,
         header_timeout: config.http_header_timeout.into(),
     };
+    let shutdown = stops.shutdown.clone();
+    let door = Door {
+        world: handle,
+        store: store.clone(),
+        directory,
+        logins: logins.clone(),
+        start_room,
+    };
     let shared = Arc::new(Shared::new(
         config,
-        handle,
-        store.clone(),
-        directory,
+        Town::Local(door),
         welcome,
-        start_room,
         shutdown.clone(),
     ));
     tracing::info!(%telnet_addr, %http_addr, "listening");
@@ -169,7 +257,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         api.world.clone(),
         api.store.clone(),
         api.directory.clone(),
-        shared.logins.clone(),
+        logins,
         shutdown.clone(),
     );
     web.public_url = api.public_url.as_deref().map(str::to_owned);
@@ -178,21 +266,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let http_task = tokio::spawn(async move {
         http::listener::serve(http_listener, router, bounds, stop).await;
     });
-    let world_failed = CancellationToken::new();
-    let world_ended = {
-        let (shutdown, failed) = (shutdown.clone(), world_failed.clone());
-        tokio::spawn(async move {
-            let ended = world_task.await;
-            if ended.is_err() || !shutdown.is_cancelled() {
-                tracing::error!(
-                    "the world task has ended unasked; moot stops, so that its supervisor \
-                     restarts it and the restart replays the database"
-                );
-                failed.cancel();
-                shutdown.cancel();
-            }
-        })
-    };
+    let world_ended = watch_world(world_task, &stops);
     let done = tokio::spawn(async move {
         telnet::serve(telnet_listener, shared).await;
         let _ = http_task.await;
@@ -204,9 +278,68 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     Ok(RunningServer {
         telnet_addr,
         http_addr,
-        shutdown,
-        asked_to_stop,
-        world_failed,
-        done,
+        running: stops.running(done),
     })
+}
+
+/// `moot world --nats URL`: the town and its database, serving hosts across the broker and
+/// listening on no socket of its own.
+pub async fn start_world(config: Config, nats: &str) -> Result<Running, StartError> {
+    let stops = Stops::new();
+    let client = crate::link::broker::connect(nats, "moot world").await?;
+    let (core, logins) = open_town(&config, &stops).await?;
+    let Core {
+        world: handle,
+        world_task,
+        store,
+        directory,
+        welcome,
+        start_room,
+    } = core;
+    let door = Arc::new(Door {
+        world: handle,
+        store: store.clone(),
+        directory,
+        logins,
+        start_room,
+    });
+    let serving = tokio::spawn(crate::link::broker::serve(
+        client,
+        door,
+        welcome,
+        stops.shutdown.clone(),
+    ));
+    let world_ended = watch_world(world_task, &stops);
+    let done = tokio::spawn(async move {
+        match serving.await {
+            Ok(Err(e)) => tracing::error!(error = %e, "cannot serve hosts"),
+            Err(e) => tracing::error!(error = %e, "serving hosts ended on a bug"),
+            Ok(Ok(())) => {}
+        }
+        // With the door gone, the last handle goes and the world task ends.
+        let _ = world_ended.await;
+        store.close().await;
+        tracing::info!("stopped");
+    });
+    Ok(stops.running(done))
+}
+
+/// `moot host --nats URL`: the telnet face, holding its connections, for the world across
+/// the broker; it opens no database.
+pub async fn start_host(config: Config, nats: &str) -> Result<(Running, SocketAddr), StartError> {
+    let stops = Stops::new();
+    let (remote, welcome) = crate::link::broker::Remote::open(nats).await?;
+    let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
+    let shared = Arc::new(Shared::new(
+        config,
+        Town::Remote(remote),
+        welcome.welcome,
+        stops.shutdown.clone(),
+    ));
+    tracing::info!(%telnet_addr, "listening");
+    let done = tokio::spawn(async move {
+        telnet::serve(telnet_listener, shared).await;
+        tracing::info!("stopped");
+    });
+    Ok((stops.running(done), telnet_addr))
 }

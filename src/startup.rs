@@ -24,6 +24,8 @@ pub enum StartError {
         addr: SocketAddr,
         error: std::io::Error,
     },
+    #[error(transparent)]
+    Link(#[from] crate::link::broker::LinkError),
     #[error("a stored game does not replay, so the database and the game rules disagree: {0}")]
     Replay(#[from] ReplayError),
     #[error(

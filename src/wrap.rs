@@ -14,7 +14,7 @@ pub const MIN_WIDTH: u16 = 10;
 pub const MAX_WIDTH: u16 = 500;
 
 /// A character's stored preference.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Display {
     /// The width they set with `@linelength`; `None` takes the client's (NAWS) or the default.
     pub linelength: Option<u16>,

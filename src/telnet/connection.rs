@@ -17,7 +17,7 @@ use super::{Shared, xmcp};
 use crate::config::MAX_LINE_BYTES;
 use crate::store::AgentRow;
 use crate::text::clean;
-use crate::world::{self, AgentId, ConnId, Leaving, Out, Request};
+use crate::world::{AgentId, ConnId, Leaving, Out};
 use crate::wrap::{Display, wrap_hanging};
 
 pub const DISCONNECTED: &str = "*** Disconnected ***";
@@ -140,7 +140,7 @@ impl Conn {
         }
         // A GMCP client's script may draw the board itself (`Moot.Chess.Board` for chess.v1),
         // with the state as this player may see it.
-        if let Some(package) = b.gmcp
+        if let Some(package) = &b.gmcp
             && self.options.gmcp()
         {
             self.gmcp(&format!("{package}.Board"), || {
@@ -207,7 +207,7 @@ impl Conn {
         if self.options.wants(PACKAGE) {
             let message = said.encoded(|said| {
                 let body = serde_json::json!({
-                    "channel": said.channel,
+                    "channel": &said.channel,
                     "talker": said.talker,
                     "text": &*said.line,
                 });
@@ -362,19 +362,9 @@ pub(super) async fn play(
 ) {
     let agent: AgentId = row.agent_id.as_str().into();
     conn.set_display(row.display);
-    let (sink, mut source) = world::channel();
-    if !shared
-        .world
-        .send(Request::Enter {
-            row,
-            created,
-            conn: conn_id,
-            sink,
-        })
-        .await
-    {
+    let Some(mut source) = shared.town.enter(row, created, conn_id).await else {
         return;
-    }
+    };
     // Entering is answered like a command: wait for it before reading input.
     let mut awaiting = true;
     // After the login answer, offer XMCP/1.1 (tkMOO-light answers with its key).
@@ -382,11 +372,7 @@ pub(super) async fn play(
     let mut announce_xmcp = !conn.options.gmcp();
     let idle = shared.config.idle_timeout();
     let mut last_input = Instant::now();
-    let leave = |why| Request::Leave {
-        agent: agent.clone(),
-        conn: conn_id,
-        why,
-    };
+    let leave = |why| shared.town.leave(&agent, conn_id, why);
     loop {
         let idle_at = idle.map(|d| last_input + d);
         tokio::select! {
@@ -418,40 +404,40 @@ pub(super) async fn play(
                     next = if conn.out.full() { None } else { source.rx.try_recv().ok() };
                 }
                 if conn.out.flush().await.is_err() {
-                    shared.world.send(leave(Leaving::Lost)).await;
+                    leave(Leaving::Lost).await;
                     return;
                 }
             }
             input = conn.input.next(), if !awaiting => {
                 let Some(Ok(input)) = input else {
-                    shared.world.send(leave(Leaving::Lost)).await;
+                    leave(Leaving::Lost).await;
                     return;
                 };
                 last_input = Instant::now();
                 if let Typed::Command(line) = conn.take(input).await {
                     if is_quit(&line) {
                         conn.answer(&[DISCONNECTED]);
-                        shared.world.send(leave(Leaving::Quit)).await;
+                        leave(Leaving::Quit).await;
                         return;
                     }
                     awaiting = true;
-                    if !shared.world.send(Request::Line { agent: agent.clone(), conn: conn_id, line }).await {
+                    if !shared.town.line(&agent, conn_id, line).await {
                         return;
                     }
                 }
                 if conn.out.flush().await.is_err() {
-                    shared.world.send(leave(Leaving::Lost)).await;
+                    leave(Leaving::Lost).await;
                     return;
                 }
             }
             _ = sleep_until(idle_at.unwrap_or_else(Instant::now)), if idle_at.is_some() && !awaiting => {
                 conn.answer(&[IDLE]);
-                shared.world.send(leave(Leaving::Idle)).await;
+                leave(Leaving::Idle).await;
                 return;
             }
             _ = shared.shutdown.cancelled() => {
                 conn.answer(&[SHUTTING_DOWN]);
-                shared.world.send(leave(Leaving::Lost)).await;
+                leave(Leaving::Lost).await;
                 return;
             }
         }

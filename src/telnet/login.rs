@@ -7,10 +7,10 @@ use tokio::time::{Instant, sleep_until};
 
 use super::Shared;
 use super::connection::{Conn, DISCONNECTED, SHUTTING_DOWN, Typed, is_quit};
-use crate::identity;
+use crate::link::CreateRefused;
 pub use crate::logins::BAD_LOGIN;
 use crate::logins::Refused;
-use crate::store::{AgentRow, CreateError};
+use crate::store::AgentRow;
 pub const LOGIN_TIMEOUT: &str = "*** Timed-out waiting for login. ***";
 
 fn commands() -> Vec<String> {
@@ -33,7 +33,7 @@ the town.";
 /// Runs the login screen; returns the character logged in (and whether it was just created),
 /// or `None` if the connection ended first.
 pub(super) async fn screen(conn: &mut Conn, shared: &Shared) -> Option<(AgentRow, bool)> {
-    if shared.directory.is_banned(&conn.peer.ip().to_string()) {
+    if shared.town.banned(conn.peer.ip()).await {
         tracing::warn!(target: crate::logging::AUDIT, event = "connection_banned", ip = %conn.peer.ip());
         conn.answer(&[crate::logins::BANNED]);
         return None;
@@ -78,7 +78,7 @@ pub(super) async fn screen(conn: &mut Conn, shared: &Shared) -> Option<(AgentRow
                 None => continue,
             },
             "who" | "@who" => {
-                let table = shared.world.who().await;
+                let table = shared.town.who().await;
                 conn.answer(&table);
             }
             "help" | "?" => {
@@ -103,11 +103,7 @@ async fn connect(conn: &mut Conn, shared: &Shared, name: &str, password: &str) -
     let ip = conn.peer.ip();
     // Whatever was on its way goes out before a failure's wait.
     let _ = conn.out.flush().await;
-    let checked = shared
-        .logins
-        .check(&shared.store, &shared.directory, ip, name, password)
-        .await;
-    match checked {
+    match shared.town.connect(ip, name, password).await {
         Ok(row) => Some(row),
         Err(Refused::TooMany(wait)) => {
             conn.answer(&[format!(
@@ -138,43 +134,18 @@ async fn create(conn: &mut Conn, shared: &Shared, name: &str, password: &str) ->
         conn.answer(&["Usage: create <name> <password>"]);
         return None;
     }
-    if let Err(why) =
-        identity::validate_name(name).and_then(|()| identity::validate_password(password))
-    {
-        conn.answer(&[why]);
-        return None;
-    }
     let taken = format!("The name \"{name}\" is already in use; please choose another.");
-    if let Ok(Some(_)) = shared.store.agent_by_name(name).await {
-        conn.answer(&[taken]);
-        return None;
-    }
-    let password = password.to_owned();
-    let hash = shared
-        .logins
-        .password_work(move || identity::hash_password(&password))
-        .await?;
-    match shared
-        .store
-        .create_character(name, hash, &shared.start_room)
-        .await
-    {
-        Ok(row) => {
-            shared.directory.insert(
-                &row.agent_id,
-                &row.name,
-                None,
-                crate::identity::Kind::Person,
-            );
-            tracing::info!(target: crate::logging::AUDIT, event = "character_created", name = %row.name, ip = %conn.peer.ip());
-            Some(row)
+    match shared.town.create(conn.peer.ip(), name, password).await {
+        Ok(row) => Some(row),
+        Err(CreateRefused::Invalid(why)) => {
+            conn.answer(&[why]);
+            None
         }
-        Err(CreateError::NameTaken) => {
+        Err(CreateRefused::Taken) => {
             conn.answer(&[taken]);
             None
         }
-        Err(CreateError::Store(e)) => {
-            tracing::error!(error = %e, "cannot create a character");
+        Err(CreateRefused::Unavailable) => {
             conn.answer(&[
                 "*** Sorry, moot cannot reach its database. Please try again later. ***",
             ]);

@@ -21,28 +21,20 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
-use crate::identity::Directory;
-use crate::store::Store;
-use crate::world::WorldHandle;
+use crate::link::Town;
 
 /// What every connection shares.
 pub struct Shared {
     pub config: Config,
-    pub world: WorldHandle,
-    pub store: Arc<Store>,
-    pub directory: Arc<Directory>,
+    /// The town, in this process or across the broker.
+    pub town: Town,
     /// The login screen's text (from `world.toml`).
     pub welcome: String,
-    /// Where new characters appear (a room id).
-    pub start_room: String,
     pub shutdown: CancellationToken,
     next_conn: AtomicU64,
     open: AtomicUsize,
     /// When this server started (MSSP's UPTIME).
     pub started: std::time::SystemTime,
-    /// Name-and-password checks, shared with the web's login form (so guesses through either
-    /// count against the same limits).
-    pub logins: Arc<crate::logins::Logins>,
 }
 
 impl Shared {
@@ -72,31 +64,15 @@ impl Shared {
         ]
     }
 
-    pub fn new(
-        config: Config,
-        world: WorldHandle,
-        store: Arc<Store>,
-        directory: Arc<Directory>,
-        welcome: String,
-        start_room: String,
-        shutdown: CancellationToken,
-    ) -> Shared {
-        let logins = Arc::new(crate::logins::Logins::new(
-            config.login_rate,
-            config.login_fail_delay.into(),
-        ));
+    pub fn new(config: Config, town: Town, welcome: String, shutdown: CancellationToken) -> Shared {
         Shared {
             config,
-            world,
-            store,
-            directory,
+            town,
             welcome,
-            start_room,
             shutdown,
             next_conn: AtomicU64::new(1),
             open: AtomicUsize::new(0),
             started: std::time::SystemTime::now(),
-            logins,
         }
     }
 }

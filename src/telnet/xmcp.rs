@@ -41,7 +41,7 @@ pub fn chess_board(key: &str, b: &BoardMsg) -> String {
         tcl_value(&format!("#{}", b.object)),
         tcl_value(&b.board),
         u8::from(b.your_turn),
-        tcl_value(b.colour),
+        tcl_value(&b.colour),
         b.sequence
     )
 }
@@ -76,11 +76,11 @@ mod tests {
             object: 269.into(),
             board: "RP....prNP....pnBP....pbKP....pkQP....pqBP....pbNP....pnRP....pr".into(),
             your_turn: true,
-            colour: "white",
+            colour: "white".into(),
             sequence: 1,
             headline: None,
             text: vec![],
-            gmcp: Some("Moot.Chess"),
+            gmcp: Some("Moot.Chess".into()),
             view: serde_json::Value::Null,
         };
         assert_eq!(

@@ -2,6 +2,7 @@
 //! is sent ([`Out`]), and the queue between them, bounded so that a client that does not read
 //! cannot make the server hold unbounded memory for it.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -47,7 +48,7 @@ pub struct BoardMsg {
     /// Whether it is this recipient's move.
     pub your_turn: bool,
     /// The recipient's colour (white for watchers).
-    pub colour: &'static str,
+    pub colour: Cow<'static, str>,
     /// The session's tick + 1; a client's move must quote it.
     pub sequence: u64,
     /// What happened, for everyone.
@@ -57,7 +58,7 @@ pub struct BoardMsg {
     /// The GMCP package the board goes out in (`Moot.Chess`, as the game's module names it),
     /// and the state as this recipient may see it, for clients that draw their own board from
     /// data (`Moot.Chess.Board`).
-    pub gmcp: Option<&'static str>,
+    pub gmcp: Option<Cow<'static, str>>,
     pub view: serde_json::Value,
 }
 
@@ -88,7 +89,7 @@ pub enum Event {
 /// `whisper`): made once, and shared by everyone who hears it, however many they are.
 #[derive(Debug)]
 pub struct Said {
-    pub channel: &'static str,
+    pub channel: Cow<'static, str>,
     pub talker: String,
     /// The text as its hearers read it.
     pub line: Arc<str>,
@@ -102,15 +103,19 @@ pub struct Said {
 
 impl PartialEq for Said {
     fn eq(&self, other: &Said) -> bool {
-        (self.channel, &self.talker, &self.line) == (other.channel, &other.talker, &other.line)
+        (&self.channel, &self.talker, &self.line) == (&other.channel, &other.talker, &other.line)
     }
 }
 impl Eq for Said {}
 
 impl Said {
-    pub fn new(channel: &'static str, talker: &str, line: impl Into<Arc<str>>) -> Arc<Said> {
+    pub fn new(
+        channel: impl Into<Cow<'static, str>>,
+        talker: &str,
+        line: impl Into<Arc<str>>,
+    ) -> Arc<Said> {
         Arc::new(Said {
-            channel,
+            channel: channel.into(),
             talker: talker.to_owned(),
             line: line.into(),
             laid_out: OnceLock::new(),
@@ -232,6 +237,19 @@ impl Sink {
             crate::metrics::get()
                 .backlog_drops
                 .fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Queues what a world in another process said to this connection, as that world queued
+    /// it: answers and closing words always, notices within the same bounds.
+    pub fn pass(&self, out: Out) {
+        match out {
+            Out::Line(l) => self.notice(Delivery::Line(l)),
+            Out::Heard(s) => self.notice(Delivery::Heard(s)),
+            Out::Board(b) => self.notice(Delivery::Board(b)),
+            Out::Display(d) => self.notice(Delivery::Display(d)),
+            Out::Event(e) => self.notice(Delivery::Event(e)),
+            Out::Reply { .. } | Out::Close(_) => self.send(out),
         }
     }
 

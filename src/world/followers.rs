@@ -40,12 +40,12 @@ impl World {
         }
         text.extend(s.game.render(role, self.game_time(s)));
         Some(BoardMsg {
-            gmcp: s.template.gmcp,
+            gmcp: s.template.gmcp.map(Into::into),
             view: s.game.view(role),
             object: s.id,
             board: picture.board,
             your_turn: picture.your_turn,
-            colour: picture.side,
+            colour: picture.side.into(),
             sequence: s.tick_for(role) + 1,
             headline,
             text,

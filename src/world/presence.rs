@@ -207,7 +207,7 @@ pub struct Entered {
 }
 
 /// Why a player leaves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Leaving {
     /// They typed `@quit`.
     Quit,

@@ -153,7 +153,7 @@ pub fn worth_listing<'a>(
 }
 
 /// A room for a MUD client's map (GMCP `Room.Info`): its id, name and where its exits lead.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct RoomInfo {
     pub num: String,
     pub name: String,

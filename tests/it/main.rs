@@ -10,6 +10,7 @@ mod connect4;
 mod drill;
 mod durability;
 mod foundation;
+mod hosts;
 mod http;
 mod limits;
 mod mcp;

@@ -175,25 +175,30 @@ impl TestServer {
 
     /// A client logged in as a new character called `name`.
     pub async fn player(&self, name: &str) -> Client {
-        let mut c = self.client().await;
-        c.send(&format!("create {name} pw-{name}-moot")).await;
-        c.expect("*** Created ***").await;
-        // The room, then (after logging in) moot offers XMCP/1.1 (to every client; plain ones
-        // show it once).
-        let room = c.expect("$#$xmcp version: 1.1").await;
-        assert!(room.iter().any(|l| l.starts_with("Exits:")), "{room:?}");
-        assert_eq!(room.last().unwrap(), "$#$xmcp version: 1.1");
-        // The tests of what moot says compare whole lines; those of how it wraps them
-        // (`clients`) turn wrapping back on.
-        c.send("@wrap off").await;
-        c.expect("Word wrap is now off.").await;
-        c
+        player_at(self.addr, name).await
     }
 
     pub async fn stop(mut self) -> Option<tempfile::TempDir> {
         self.server.take().unwrap().shutdown().await;
         self._dir.take()
     }
+}
+
+/// A client of the telnet listener at `addr`, logged in as a new character called `name`.
+pub async fn player_at(addr: SocketAddr, name: &str) -> Client {
+    let mut c = Client::connect(addr).await;
+    c.send(&format!("create {name} pw-{name}-moot")).await;
+    c.expect("*** Created ***").await;
+    // The room, then (after logging in) moot offers XMCP/1.1 (to every client; plain ones
+    // show it once).
+    let room = c.expect("$#$xmcp version: 1.1").await;
+    assert!(room.iter().any(|l| l.starts_with("Exits:")), "{room:?}");
+    assert_eq!(room.last().unwrap(), "$#$xmcp version: 1.1");
+    // The tests of what moot says compare whole lines; those of how it wraps them
+    // (`clients`) turn wrapping back on.
+    c.send("@wrap off").await;
+    c.expect("Word wrap is now off.").await;
+    c
 }
 
 pub struct Client {

@@ -1,0 +1,105 @@
+//! The town's front door in the process that holds the world: logins checked against the
+//! store, characters made, connections brought in through the world task's queue. A world
+//! process serves hosts from the same door (see `broker`), so a login is checked the same way
+//! whichever process holds the socket, and guesses through every host count together.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use crate::identity::{self, Directory};
+use crate::logins::{Logins, Refused};
+use crate::store::{AgentRow, CreateError, Store};
+use crate::world::{self, ConnId, Request, Sink, Source, WorldHandle};
+
+pub struct Door {
+    pub world: WorldHandle,
+    pub store: Arc<Store>,
+    pub directory: Arc<Directory>,
+    pub logins: Arc<Logins>,
+    /// Where new characters appear (a room id).
+    pub start_room: String,
+}
+
+/// Why a character was not made.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum CreateRefused {
+    /// The name or the password breaks a rule; the text says which.
+    Invalid(String),
+    /// Somebody has that name, whatever its case.
+    Taken,
+    /// The database could not be reached.
+    Unavailable,
+}
+
+impl Door {
+    pub fn banned(&self, ip: IpAddr) -> bool {
+        self.directory.is_banned(&ip.to_string())
+    }
+
+    pub async fn connect(
+        &self,
+        ip: IpAddr,
+        name: &str,
+        password: &str,
+    ) -> Result<AgentRow, Refused> {
+        self.logins
+            .check(&self.store, &self.directory, ip, name, password)
+            .await
+    }
+
+    pub async fn create(
+        &self,
+        ip: IpAddr,
+        name: &str,
+        password: &str,
+    ) -> Result<AgentRow, CreateRefused> {
+        identity::validate_name(name)
+            .and_then(|()| identity::validate_password(password))
+            .map_err(CreateRefused::Invalid)?;
+        if let Ok(Some(_)) = self.store.agent_by_name(name).await {
+            return Err(CreateRefused::Taken);
+        }
+        let password = password.to_owned();
+        let hash = self
+            .logins
+            .password_work(move || identity::hash_password(&password))
+            .await
+            .ok_or(CreateRefused::Unavailable)?;
+        match self
+            .store
+            .create_character(name, hash, &self.start_room)
+            .await
+        {
+            Ok(row) => {
+                self.directory
+                    .insert(&row.agent_id, &row.name, None, identity::Kind::Person);
+                tracing::info!(target: crate::logging::AUDIT, event = "character_created", name = %row.name, %ip);
+                Ok(row)
+            }
+            Err(CreateError::NameTaken) => Err(CreateRefused::Taken),
+            Err(CreateError::Store(e)) => {
+                tracing::error!(error = %e, "cannot create a character");
+                Err(CreateRefused::Unavailable)
+            }
+        }
+    }
+
+    pub async fn enter(&self, row: AgentRow, created: bool, conn: ConnId) -> Option<Source> {
+        let (sink, source) = world::channel();
+        self.enter_with(row, created, conn, sink)
+            .await
+            .then_some(source)
+    }
+
+    /// Brings a connection in with a queue of its own making (a host's, across the broker).
+    pub async fn enter_with(&self, row: AgentRow, created: bool, conn: ConnId, sink: Sink) -> bool {
+        self.world
+            .send(Request::Enter {
+                row,
+                created,
+                conn,
+                sink,
+            })
+            .await
+    }
+}

@@ -1,0 +1,117 @@
+//! What a face needs from the town, wherever the town runs: in this process (the default: one
+//! `moot` holds the world and every connection) or in a world process across a NATS broker
+//! (`moot world --nats` and any number of `moot host --nats`).
+//!
+//! The telnet face speaks to a [`Town`] and never learns which it has: a [`Door`] in this
+//! process (the world task's queue, the store and the login checks), or a [`broker::Remote`]
+//! that sends the same requests to a world process as typed, versioned messages
+//! ([`wire`]) and hands its answers back as the same [`Source`] of [`Out`]s. A host therefore
+//! holds connections and touches no database; the world holds the database and no socket.
+//!
+//! [`Out`]: crate::world::Out
+
+pub mod broker;
+mod door;
+pub mod wire;
+
+pub use door::{CreateRefused, Door};
+
+use std::net::IpAddr;
+
+use crate::logins::Refused;
+use crate::store::AgentRow;
+use crate::world::{AgentId, ConnId, Leaving, Source};
+
+/// The town as a face sees it.
+pub enum Town {
+    /// The world in this process.
+    Local(Door),
+    /// The world in another process, across the broker.
+    Remote(broker::Remote),
+}
+
+impl Town {
+    /// Whether connections from `ip` are turned away at once.
+    pub async fn banned(&self, ip: IpAddr) -> bool {
+        match self {
+            Town::Local(door) => door.banned(ip),
+            Town::Remote(remote) => remote.banned(ip).await,
+        }
+    }
+
+    /// The `who` table for the login screen.
+    pub async fn who(&self) -> Vec<String> {
+        match self {
+            Town::Local(door) => door.world.who().await,
+            Town::Remote(remote) => remote.who().await,
+        }
+    }
+
+    /// Checks a name and a password (or an API token) from `ip`.
+    pub async fn connect(
+        &self,
+        ip: IpAddr,
+        name: &str,
+        password: &str,
+    ) -> Result<AgentRow, Refused> {
+        match self {
+            Town::Local(door) => door.connect(ip, name, password).await,
+            Town::Remote(remote) => remote.connect(ip, name, password).await,
+        }
+    }
+
+    /// Makes a character.
+    pub async fn create(
+        &self,
+        ip: IpAddr,
+        name: &str,
+        password: &str,
+    ) -> Result<AgentRow, CreateRefused> {
+        match self {
+            Town::Local(door) => door.create(ip, name, password).await,
+            Town::Remote(remote) => remote.create(ip, name, password).await,
+        }
+    }
+
+    /// Brings the character logged in on connection `conn` into the town; what the world says
+    /// to that connection from then on comes out of the returned [`Source`], the answer to
+    /// entering first. `None` if the town has stopped.
+    pub async fn enter(&self, row: AgentRow, created: bool, conn: ConnId) -> Option<Source> {
+        match self {
+            Town::Local(door) => door.enter(row, created, conn).await,
+            Town::Remote(remote) => remote.enter(row, created, conn).await,
+        }
+    }
+
+    /// A line typed on connection `conn`; false if the town has stopped.
+    pub async fn line(&self, agent: &AgentId, conn: ConnId, line: String) -> bool {
+        match self {
+            Town::Local(door) => {
+                door.world
+                    .send(crate::world::Request::Line {
+                        agent: agent.clone(),
+                        conn,
+                        line,
+                    })
+                    .await
+            }
+            Town::Remote(remote) => remote.line(agent, conn, line).await,
+        }
+    }
+
+    /// Connection `conn` has ended.
+    pub async fn leave(&self, agent: &AgentId, conn: ConnId, why: Leaving) {
+        match self {
+            Town::Local(door) => {
+                door.world
+                    .send(crate::world::Request::Leave {
+                        agent: agent.clone(),
+                        conn,
+                        why,
+                    })
+                    .await;
+            }
+            Town::Remote(remote) => remote.leave(agent, conn, why).await,
+        }
+    }
+}

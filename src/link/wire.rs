@@ -1,0 +1,338 @@
+//! The messages between a world process and its hosts, and the subjects they travel on.
+//!
+//! Every subject but the greeting's carries the protocol's version (`moot.v1.…`), so a host and
+//! a world of different versions never read each other's messages; the greeting, on a subject
+//! without one, is where they find that out and say so. Subjects name the connection a message
+//! is about (`moot.v1.conn.<host>.<conn>` towards the world, `moot.v1.host.<host>.<conn>` back),
+//! so that a later world split by game can route by subject without reading bodies.
+//!
+//! Bodies are JSON: the messages are small, and a person debugging a town can read them with
+//! any NATS client.
+
+use std::borrow::Cow;
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::CreateRefused;
+use crate::logins::Refused;
+use crate::store::AgentRow;
+use crate::world::{BoardMsg, Event, Leaving, Out, Said};
+use crate::wrap::Display;
+
+/// This build's protocol. A change to any message below that an older peer could misread
+/// raises it.
+pub const PROTOCOL: u32 = 1;
+
+/// Where hosts greet the world (no version in it: see the module's doc).
+pub const HELLO: &str = "moot.hello";
+
+/// Where hosts ask the world something that has one answer (a login, the `who` table).
+pub fn ask() -> String {
+    format!("moot.v{PROTOCOL}.world.ask")
+}
+
+/// What a host's connection says to the world: subscribe to [`conns`], publish to one.
+pub fn conn(host: &str, conn: u64) -> String {
+    format!("moot.v{PROTOCOL}.conn.{host}.{conn}")
+}
+
+/// Every connection of every host, for the world.
+pub fn conns() -> String {
+    format!("moot.v{PROTOCOL}.conn.*.*")
+}
+
+/// What the world says to a host's connection.
+pub fn to_conn(host: &str, conn: u64) -> String {
+    format!("moot.v{PROTOCOL}.host.{host}.{conn}")
+}
+
+/// Every connection of one host, for that host.
+pub fn to_host(host: &str) -> String {
+    format!("moot.v{PROTOCOL}.host.{host}.*")
+}
+
+/// The host and connection a subject from [`conns`] or [`to_host`] names.
+pub fn parse_conn(subject: &str) -> Option<(&str, u64)> {
+    let mut parts = subject.rsplitn(3, '.');
+    let conn = parts.next()?.parse().ok()?;
+    let host = parts.next()?;
+    Some((host, conn))
+}
+
+/// A host's greeting, and the world's answer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Hello {
+    pub protocol: u32,
+    /// moot's version, for the message when protocols differ.
+    pub version: String,
+    pub host: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Welcome {
+    pub protocol: u32,
+    pub version: String,
+    /// The login screen's text (from `world.toml`).
+    pub welcome: String,
+}
+
+impl Hello {
+    pub fn ours(host: &str) -> Hello {
+        Hello {
+            protocol: PROTOCOL,
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            host: host.to_owned(),
+        }
+    }
+}
+
+/// Why a host and a world will not work together, said the same way by both.
+pub fn mismatch(ours: u32, theirs: u32, their_version: &str) -> Option<String> {
+    (ours != theirs).then(|| {
+        format!(
+            "this moot speaks host protocol {ours} (moot {}); the other side speaks protocol \
+             {theirs} (moot {their_version}): run the same moot version for the world and its hosts",
+            env!("CARGO_PKG_VERSION")
+        )
+    })
+}
+
+/// A question with one answer, from a host to the world.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Ask {
+    Banned {
+        ip: IpAddr,
+    },
+    Who,
+    Connect {
+        ip: IpAddr,
+        name: String,
+        password: String,
+    },
+    Create {
+        ip: IpAddr,
+        name: String,
+        password: String,
+    },
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Answer {
+    Banned(bool),
+    Who(Vec<String>),
+    Connect(Result<Character, Refused>),
+    Create(Result<Character, CreateRefused>),
+}
+
+/// Who logged in, as a host may know it: never the password's hash.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Character {
+    pub agent_id: String,
+    pub name: String,
+    pub display: Display,
+}
+
+impl From<AgentRow> for Character {
+    fn from(row: AgentRow) -> Character {
+        Character {
+            agent_id: row.agent_id,
+            name: row.name,
+            display: row.display,
+        }
+    }
+}
+
+impl From<Character> for AgentRow {
+    /// The part of a row a host needs; the world reads the whole row again when the
+    /// character enters.
+    fn from(c: Character) -> AgentRow {
+        AgentRow {
+            agent_id: c.agent_id,
+            name: c.name,
+            password_hash: None,
+            description: String::new(),
+            room: None,
+            display: c.display,
+            wizard: false,
+        }
+    }
+}
+
+/// What a host's connection tells the world, in order.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum FromConn {
+    /// The character logged in on this connection enters the town.
+    Enter {
+        agent: String,
+        created: bool,
+    },
+    Line {
+        agent: String,
+        line: String,
+    },
+    Leave {
+        agent: String,
+        why: Leaving,
+    },
+}
+
+/// What the world tells a host's connection: [`Out`] as it crosses the broker.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum ToConn {
+    Line(String),
+    Heard {
+        channel: String,
+        talker: String,
+        line: String,
+    },
+    Reply(Vec<String>),
+    Close(Vec<String>),
+    Board(Board),
+    Display(Display),
+    Room(crate::world::views::RoomInfo),
+    Said {
+        channel: String,
+        talker: String,
+        line: String,
+    },
+}
+
+/// A [`BoardMsg`] on the wire.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Board {
+    pub object: u64,
+    pub board: String,
+    pub your_turn: bool,
+    pub colour: String,
+    pub sequence: u64,
+    pub headline: Option<String>,
+    pub text: Vec<String>,
+    pub gmcp: Option<String>,
+    pub view: serde_json::Value,
+}
+
+impl From<&Out> for ToConn {
+    fn from(out: &Out) -> ToConn {
+        let said = |s: &Said| (s.channel.to_string(), s.talker.clone(), s.line.to_string());
+        match out {
+            Out::Line(l) => ToConn::Line(l.to_string()),
+            Out::Heard(s) => {
+                let (channel, talker, line) = said(s);
+                ToConn::Heard {
+                    channel,
+                    talker,
+                    line,
+                }
+            }
+            Out::Reply { lines } => ToConn::Reply(lines.clone()),
+            Out::Close(lines) => ToConn::Close(lines.clone()),
+            Out::Board(b) => ToConn::Board(Board {
+                object: b.object.number(),
+                board: b.board.clone(),
+                your_turn: b.your_turn,
+                colour: b.colour.to_string(),
+                sequence: b.sequence,
+                headline: b.headline.clone(),
+                text: b.text.clone(),
+                gmcp: b.gmcp.as_ref().map(|g| g.to_string()),
+                view: b.view.clone(),
+            }),
+            Out::Display(d) => ToConn::Display(*d),
+            Out::Event(Event::Room(info)) => ToConn::Room((**info).clone()),
+            Out::Event(Event::Said(s)) => {
+                let (channel, talker, line) = said(s);
+                ToConn::Said {
+                    channel,
+                    talker,
+                    line,
+                }
+            }
+        }
+    }
+}
+
+impl From<ToConn> for Out {
+    fn from(msg: ToConn) -> Out {
+        match msg {
+            ToConn::Line(l) => Out::Line(l.into()),
+            ToConn::Heard {
+                channel,
+                talker,
+                line,
+            } => Out::Heard(Said::new(channel, &talker, line)),
+            ToConn::Reply(lines) => Out::Reply { lines },
+            ToConn::Close(lines) => Out::Close(lines),
+            ToConn::Board(b) => Out::Board(Box::new(BoardMsg {
+                object: b.object.into(),
+                board: b.board,
+                your_turn: b.your_turn,
+                colour: Cow::Owned(b.colour),
+                sequence: b.sequence,
+                headline: b.headline,
+                text: b.text,
+                gmcp: b.gmcp.map(Cow::Owned),
+                view: b.view,
+            })),
+            ToConn::Display(d) => Out::Display(d),
+            ToConn::Room(info) => Out::Event(Event::Room(Arc::new(info))),
+            ToConn::Said {
+                channel,
+                talker,
+                line,
+            } => Out::Event(Event::Said(Said::new(channel, &talker, line))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_subject_names_its_host_and_connection() {
+        assert_eq!(parse_conn(&conn("h1f", 42)), Some(("h1f", 42)));
+        assert_eq!(parse_conn(&to_conn("abc", 7)), Some(("abc", 7)));
+        assert_eq!(parse_conn("moot.v1.conn.abc.x"), None);
+        assert_eq!(parse_conn("x"), None);
+    }
+
+    #[test]
+    fn every_notice_crosses_the_broker_unchanged() {
+        let board = BoardMsg {
+            object: 7.into(),
+            board: "RP".repeat(32),
+            your_turn: true,
+            colour: "black".into(),
+            sequence: 3,
+            headline: Some("Bob plays e5.".into()),
+            text: vec!["a board".into()],
+            gmcp: Some("Moot.Chess".into()),
+            view: serde_json::json!({"fen": "x"}),
+        };
+        let outs = vec![
+            Out::Line("hello".into()),
+            Out::Heard(Said::new("say", "Ann", "Ann says, \"hi\"")),
+            Out::Reply {
+                lines: vec!["a".into(), "b".into()],
+            },
+            Out::Close(vec!["bye".into()]),
+            Out::Board(Box::new(board)),
+            Out::Display(Display::default()),
+            Out::Event(Event::Said(Said::new("page", "Bob", "Bob pages, \"x\""))),
+        ];
+        for out in outs {
+            let json = serde_json::to_vec(&ToConn::from(&out)).unwrap();
+            let back: Out = serde_json::from_slice::<ToConn>(&json).unwrap().into();
+            assert_eq!(format!("{back:?}"), format!("{out:?}"));
+        }
+    }
+
+    #[test]
+    fn different_protocols_are_told_apart_in_words() {
+        assert_eq!(mismatch(1, 1, "0.1.0"), None);
+        let said = mismatch(1, 2, "0.2.0").unwrap();
+        assert!(said.contains("protocol 1") && said.contains("protocol 2 (moot 0.2.0)"));
+    }
+}

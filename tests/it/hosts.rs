@@ -1,0 +1,255 @@
+//! The world apart from its hosts: `moot world --nats` holds the town and its database,
+//! `moot host --nats` holds telnet connections, a NATS broker of the test's own between them.
+
+use std::net::SocketAddr;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use moot::link::wire;
+use moot::server::{Running, start_host, start_world};
+
+use crate::support::{Client, Moot, config, free_port, fresh_db, player_at, world_dir};
+
+/// A `nats-server` of the test's own on a loopback port, stopped when dropped.
+pub struct Broker {
+    _child: Moot,
+    pub url: String,
+}
+
+impl Broker {
+    pub async fn start() -> Broker {
+        let port = free_port();
+        let program = ["/usr/sbin/nats-server", "/usr/bin/nats-server"]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).exists())
+            .unwrap_or("nats-server");
+        // Killed and waited for when the broker is dropped, a failing test's included.
+        let child = Moot(
+            Command::new(program)
+                .args(["-a", "127.0.0.1", "-p", &port.to_string()])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("nats-server runs (.ci/run installs it)"),
+        );
+        let url = format!("nats://127.0.0.1:{port}");
+        for _ in 0..200 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                return Broker { _child: child, url };
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("nats-server did not start on {url}");
+    }
+}
+
+/// A host in this process for the world on `url`, telnet on an ephemeral port.
+async fn host(url: &str, db: &moot::store::Database) -> (Running, SocketAddr) {
+    start_host(config(db), url).await.expect("the host joins")
+}
+
+/// Who `you are x`/`o` in the answer that started a game of tic-tac-toe.
+fn side(lines: &[String]) -> char {
+    if lines.iter().any(|l| l.contains("you are x.")) {
+        'x'
+    } else {
+        'o'
+    }
+}
+
+/// Ann on host A and Bob on host B meet in one room, hear each other, and play a game of
+/// tic-tac-toe to its end; each sees the other's moves in order, and the world holds it all.
+#[tokio::test]
+async fn two_players_on_two_hosts_share_a_room_and_a_game() {
+    let broker = Broker::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(dir.path());
+    let world = start_world(config(&db), &broker.url)
+        .await
+        .expect("the world starts");
+    let (a, a_addr) = host(&broker.url, &db).await;
+    let (b, b_addr) = host(&broker.url, &db).await;
+
+    let mut ann = player_at(a_addr, "Ann").await;
+    let mut bob = player_at(b_addr, "Bob").await;
+    ann.expect("Bob has connected.").await;
+    let look = bob.command("look").await;
+    assert!(look.iter().any(|l| l.contains("Ann")), "{look:?}");
+    ann.send("say Hello from host A").await;
+    bob.expect("Ann says, \"Hello from host A\"").await;
+    let who = bob.command("who").await;
+    assert!(
+        who.iter().any(|l| l.starts_with("Ann")) && who.iter().any(|l| l.starts_with("Bob")),
+        "{who:?}"
+    );
+
+    for c in [&mut ann, &mut bob] {
+        c.command("south").await;
+    }
+    ann.command("play tictactoe with Bob").await;
+    bob.send("play tictactoe with Ann").await;
+    let started = bob.expect("game #1").await;
+    let (mut x, mut o) = if side(&started) == 'x' {
+        (bob, ann)
+    } else {
+        (ann, bob)
+    };
+    // x takes the top row while o plays the middle one.
+    for (mover, cell) in [('x', 1), ('o', 4), ('x', 2), ('o', 5), ('x', 3)] {
+        let (me, them) = if mover == 'x' {
+            (&mut x, &mut o)
+        } else {
+            (&mut o, &mut x)
+        };
+        let answer = me.command(&format!("mark {cell} #1")).await;
+        assert!(
+            answer
+                .iter()
+                .any(|l| l == &format!("You mark cell {cell} in game #1.")),
+            "{answer:?}"
+        );
+        let news = them.expect(&format!("({cell}).")).await;
+        assert!(news.last().unwrap().contains(" marks "), "{news:?}");
+    }
+    o.expect("wins").await;
+
+    for (running, name) in [(a, "A"), (b, "B")] {
+        tokio::time::timeout(Duration::from_secs(10), running.shutdown())
+            .await
+            .unwrap_or_else(|_| panic!("host {name} stops"));
+    }
+    world.shutdown().await;
+    // The game was stored by the world: a one-process moot on the same database has it.
+    let s = crate::support::TestServer::on_db(&db, |_| {}).await;
+    let mut eve = s.player("Eve").await;
+    eve.command("south").await;
+    let games = eve.command("look").await;
+    assert!(
+        games.iter().any(|l| l.contains("Game #1 (tictactoe.v1)")),
+        "{games:?}"
+    );
+    s.stop().await;
+}
+
+/// The same split as an operator runs it: `moot world --nats` and `moot host --nats --telnet`
+/// as processes; a host started before its world says so and exits, and a host of another
+/// protocol is refused in words.
+#[tokio::test]
+async fn moot_world_and_moot_host_as_processes() {
+    let broker = Broker::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(dir.path());
+    let moot = env!("CARGO_BIN_EXE_moot");
+
+    let early = Command::new(moot)
+        .args(["host", "--nats", &broker.url, "--telnet", "127.0.0.1:0"])
+        .env("RUST_LOG", "moot=warn")
+        .output()
+        .unwrap();
+    assert!(!early.status.success());
+    let said = String::from_utf8_lossy(&early.stderr);
+    assert!(said.contains("no world answers"), "{said}");
+
+    let world = Moot(
+        Command::new(moot)
+            .args(["--db", &db.address()])
+            .args(["--world", world_dir().to_str().unwrap()])
+            .args(["world", "--nats", &broker.url])
+            .env("RUST_LOG", "moot=warn")
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    // The world answers greetings once its town is open.
+    let client = async_nats::connect(&broker.url).await.unwrap();
+    let hello = |protocol: u32| {
+        serde_json::to_vec(&wire::Hello {
+            protocol,
+            version: "9.9.9".into(),
+            host: "test".into(),
+        })
+        .unwrap()
+    };
+    let mut welcome = None;
+    for _ in 0..200 {
+        if let Ok(Ok(answer)) = tokio::time::timeout(
+            Duration::from_secs(1),
+            client.request(wire::HELLO, hello(wire::PROTOCOL).into()),
+        )
+        .await
+        {
+            welcome = Some(answer);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let welcome: wire::Welcome =
+        serde_json::from_slice(&welcome.expect("a welcome").payload).expect("a welcome");
+    assert_eq!(welcome.protocol, wire::PROTOCOL);
+    assert!(welcome.welcome.contains("Welcome"), "{}", welcome.welcome);
+
+    let telnet: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let _host = Moot(
+        Command::new(moot)
+            .args([
+                "host",
+                "--nats",
+                &broker.url,
+                "--telnet",
+                &telnet.to_string(),
+            ])
+            .env("RUST_LOG", "moot=warn")
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut ready = false;
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(telnet).await.is_ok() {
+            ready = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(ready, "the host listens on {telnet}");
+    let mut ann = player_at(telnet, "Ann").await;
+    let me = ann.command("look").await;
+    assert!(me.iter().any(|l| l.starts_with("Exits:")), "{me:?}");
+    // A wrong password is refused by the world, in the words of one process.
+    let mut stranger = Client::connect(telnet).await;
+    stranger.send("connect Ann not-her-password").await;
+    stranger.expect(moot::logins::BAD_LOGIN).await;
+
+    // A host that speaks another protocol hears which, from a world that only says hello.
+    let fake = Broker::start().await;
+    let fake_world = async_nats::connect(&fake.url).await.unwrap();
+    let mut hellos = fake_world.subscribe(wire::HELLO).await.unwrap();
+    fake_world.flush().await.unwrap();
+    tokio::spawn(async move {
+        while let Some(msg) = hellos.next().await {
+            let answer = serde_json::to_vec(&wire::Welcome {
+                protocol: 99,
+                version: "9.9.9".into(),
+                welcome: String::new(),
+            })
+            .unwrap();
+            if let Some(to) = msg.reply {
+                fake_world.publish(to, answer.into()).await.unwrap();
+            }
+        }
+    });
+    let refused = match start_host(config(&db), &fake.url).await {
+        Ok(_) => panic!("a host joined a world of another protocol"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        refused.contains(&format!("protocol {}", wire::PROTOCOL))
+            && refused.contains("protocol 99 (moot 9.9.9)"),
+        "{refused}"
+    );
+    drop(world);
+}
