@@ -58,7 +58,12 @@ pub struct Config {
     pub telnet_negotiate: bool,
 
     /// Address of the HTTP listener (the REST API).
-    #[arg(long, env = "MOOT_HTTP", default_value = "127.0.0.1:8080")]
+    #[arg(
+        long,
+        env = "MOOT_HTTP",
+        default_value = "127.0.0.1:8080",
+        global = true
+    )]
     pub http: SocketAddr,
 
     /// Where the town is kept: an SQLite file (created when missing) or a PostgreSQL
@@ -191,8 +196,9 @@ pub enum Command {
     /// Run the world alone, for hosts across a NATS broker (`moot world --nats URL`), or
     /// work with the town's files (`moot world export DIR`).
     World(WorldArgs),
-    /// Hold connections for a world across a NATS broker: the telnet face, no database
-    /// (`moot host --nats URL --telnet ADDR`).
+    /// Hold connections for a world across a NATS broker: telnet, and HTTP (the REST API,
+    /// MCP, the web) passed to the world; no database (`moot host --nats URL --telnet ADDR
+    /// --http ADDR`).
     Host(HostArgs),
     /// Copy the database (--db) to FILE while moot runs: a consistent snapshot, by SQLite's
     /// online backup. Restore by stopping moot and putting the copy in the database's place.

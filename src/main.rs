@@ -100,7 +100,7 @@ fn main() -> std::process::ExitCode {
             return runtime.block_on(serve(async move {
                 moot::server::start_host(config, &args.nats)
                     .await
-                    .map(|(running, _)| running)
+                    .map(|host| host.running)
             }));
         }
         None => {}

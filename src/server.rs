@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
 use crate::http::{self, Api};
+use crate::link::requests::MakeRouter;
 use crate::link::{Door, Town};
 use crate::logins::Logins;
 pub use crate::startup::StartError;
@@ -18,6 +19,7 @@ use crate::startup::{Core, open};
 use crate::store::{Store, StoreOptions};
 use crate::telnet::{self, Shared};
 use crate::world;
+use axum::response::IntoResponse;
 
 /// A running server. Dropping it leaves the server running; call [`RunningServer::shutdown`].
 pub struct RunningServer {
@@ -188,6 +190,45 @@ async fn open_town(config: &Config, stops: &Stops) -> Result<(Core, Arc<Logins>)
     Ok((core, logins))
 }
 
+/// The HTTP faces (the REST API, MCP, the web) for the town behind `door`: a router for a
+/// listener bound to a given address (MCP's gate accepts that address as a `Host`). A one-process
+/// moot makes one; a world process one for each host.
+fn http_faces(config: &Config, door: &Door, shutdown: &CancellationToken) -> MakeRouter {
+    let api = Api::new(crate::http::ApiState {
+        world: door.world.clone(),
+        store: door.store.clone(),
+        directory: door.directory.clone(),
+        start_room: door.start_room.clone(),
+        wait: config.wait_timeout.into(),
+        polls_per_agent: config.polls_per_agent,
+        mcp_sessions_per_agent: config.mcp_sessions_per_agent,
+        metrics_token: config.metrics_token.as_deref().map(Arc::from),
+        public_url: config.public_url.as_deref().map(Arc::from),
+        agents_by_address: Arc::new(crate::limits::Limiter::new(
+            config.agent_rate / 60.0,
+            config.agent_rate.ceil() as u32,
+        )),
+    });
+    let mut web = crate::web::Web::new(
+        api.world.clone(),
+        api.store.clone(),
+        api.directory.clone(),
+        door.logins.clone(),
+        shutdown.clone(),
+    );
+    web.public_url = api.public_url.as_deref().map(str::to_owned);
+    let pages = crate::web::router(web);
+    let shutdown = shutdown.clone();
+    Arc::new(move |bound| http::router(api.clone(), bound, &shutdown, pages.clone()))
+}
+
+fn http_bounds(config: &Config) -> http::listener::Bounds {
+    http::listener::Bounds {
+        max_connections: config.max_http_connections,
+        header_timeout: config.http_header_timeout.into(),
+    }
+}
+
 /// Watches the world task: if it ends unasked, moot stops with a failure.
 fn watch_world(world_task: JoinHandle<world::World>, stops: &Stops) -> JoinHandle<()> {
     let (shutdown, failed) = (stops.shutdown.clone(), stops.world_failed.clone());
@@ -218,33 +259,16 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     } = core;
     let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
     let (http_listener, http_addr) = bind(config.http).await?;
-    let api = Api::new(crate::http::ApiState {
-        world: handle.clone(),
-        store: store.clone(),
-        directory: directory.clone(),
-        start_room: start_room.clone(),
-        wait: config.wait_timeout.into(),
-        polls_per_agent: config.polls_per_agent,
-        mcp_sessions_per_agent: config.mcp_sessions_per_agent,
-        metrics_token: config.metrics_token.as_deref().map(Arc::from),
-        public_url: config.public_url.as_deref().map(Arc::from),
-        agents_by_address: Arc::new(crate::limits::Limiter::new(
-            config.agent_rate / 60.0,
-            config.agent_rate.ceil() as u32,
-        )),
-    });
-    let bounds = http::listener::Bounds {
-        max_connections: config.max_http_connections,
-        header_timeout: config.http_header_timeout.into(),
-    };
-    let shutdown = stops.shutdown.clone();
     let door = Door {
         world: handle,
         store: store.clone(),
         directory,
-        logins: logins.clone(),
+        logins,
         start_room,
     };
+    let router = http_faces(&config, &door, &stops.shutdown)(http_addr);
+    let bounds = http_bounds(&config);
+    let shutdown = stops.shutdown.clone();
     let shared = Arc::new(Shared::new(
         config,
         Town::Local(door),
@@ -252,19 +276,8 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         shutdown.clone(),
     ));
     tracing::info!(%telnet_addr, %http_addr, "listening");
-    let stop = shutdown.clone();
-    let mut web = crate::web::Web::new(
-        api.world.clone(),
-        api.store.clone(),
-        api.directory.clone(),
-        logins,
-        shutdown.clone(),
-    );
-    web.public_url = api.public_url.as_deref().map(str::to_owned);
-    let pages = crate::web::router(web);
-    let router = http::router(api, http_addr, &shutdown, pages);
     let http_task = tokio::spawn(async move {
-        http::listener::serve(http_listener, router, bounds, stop).await;
+        http::listener::serve(http_listener, router, bounds, shutdown).await;
     });
     let world_ended = watch_world(world_task, &stops);
     let done = tokio::spawn(async move {
@@ -303,10 +316,12 @@ pub async fn start_world(config: Config, nats: &str) -> Result<Running, StartErr
         logins,
         start_room,
     });
+    let faces = http_faces(&config, &door, &stops.shutdown);
     let serving = tokio::spawn(crate::link::broker::serve(
         client,
         door,
         welcome,
+        faces,
         stops.shutdown.clone(),
     ));
     let world_ended = watch_world(world_task, &stops);
@@ -324,22 +339,56 @@ pub async fn start_world(config: Config, nats: &str) -> Result<Running, StartErr
     Ok(stops.running(done))
 }
 
-/// `moot host --nats URL`: the telnet face, holding its connections, for the world across
+/// `moot host --nats URL`: the faces, holding their connections (telnet, and HTTP passed
+/// whole to the world, which answers it as a one-process moot would), for the world across
 /// the broker; it opens no database.
-pub async fn start_host(config: Config, nats: &str) -> Result<(Running, SocketAddr), StartError> {
+pub async fn start_host(config: Config, nats: &str) -> Result<RunningHost, StartError> {
     let stops = Stops::new();
-    let (remote, welcome) = crate::link::broker::Remote::open(nats).await?;
     let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
+    let (http_listener, http_addr) = bind(config.http).await?;
+    let (remote, welcome) = crate::link::broker::Remote::open(nats, Some(http_addr)).await?;
+    let bounds = http_bounds(&config);
     let shared = Arc::new(Shared::new(
         config,
-        Town::Remote(remote),
+        Town::Remote(Box::new(remote)),
         welcome.welcome,
         stops.shutdown.clone(),
     ));
-    tracing::info!(%telnet_addr, "listening");
+    let router = {
+        let shared = shared.clone();
+        axum::Router::new().fallback(
+            move |axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<SocketAddr>,
+                  req: axum::extract::Request| {
+                let shared = shared.clone();
+                async move {
+                    match &shared.town {
+                        Town::Remote(remote) => remote.pass(req, peer).await,
+                        Town::Local(_) => axum::http::StatusCode::NOT_FOUND.into_response(),
+                    }
+                }
+            },
+        )
+    };
+    tracing::info!(%telnet_addr, %http_addr, "listening");
+    let stop = stops.shutdown.clone();
+    let http_task = tokio::spawn(async move {
+        http::listener::serve(http_listener, router, bounds, stop).await;
+    });
     let done = tokio::spawn(async move {
         telnet::serve(telnet_listener, shared).await;
+        let _ = http_task.await;
         tracing::info!("stopped");
     });
-    Ok((stops.running(done), telnet_addr))
+    Ok(RunningHost {
+        telnet_addr,
+        http_addr,
+        running: stops.running(done),
+    })
+}
+
+/// A running host: where its listeners are, and how to stop it.
+pub struct RunningHost {
+    pub telnet_addr: SocketAddr,
+    pub http_addr: SocketAddr,
+    pub running: Running,
 }

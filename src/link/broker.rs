@@ -16,6 +16,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
+use super::requests::{Answering, MakeRouter, Passing};
 use super::wire::{self, Answer, Ask, Character, FromConn, Hello, ToConn, Welcome};
 use super::{CreateRefused, Door};
 use crate::logins::Refused;
@@ -65,6 +66,7 @@ pub async fn serve(
     client: async_nats::Client,
     door: Arc<Door>,
     welcome: String,
+    make_router: MakeRouter,
     stop: CancellationToken,
 ) -> Result<(), LinkError> {
     let sub = |subject: String| {
@@ -79,13 +81,18 @@ pub async fn serve(
     let mut hellos = sub(wire::HELLO.to_owned()).await?;
     let mut asks = sub(wire::ask()).await?;
     let mut conns = sub(wire::conns()).await?;
+    let mut requests = sub(wire::http()).await?;
+    let mut cancels = sub(wire::http_cancel()).await?;
+    let answering = Answering::new(client.clone(), make_router);
     let held: HeldMap = Arc::default();
     // World connection numbers, unique across hosts (0 is agents' without a connection).
     let mut next_conn: ConnId = 1;
     tracing::info!("serving hosts");
     loop {
         tokio::select! {
-            Some(msg) = hellos.next() => greet(&client, msg, &welcome).await,
+            Some(msg) = hellos.next() => greet(&client, msg, &welcome, &answering).await,
+            Some(msg) = requests.next() => answering.answer(msg),
+            Some(msg) = cancels.next() => answering.cancel(&msg),
             Some(msg) = asks.next() => {
                 let (client, door) = (client.clone(), door.clone());
                 tokio::spawn(async move { answer(&client, &door, msg).await });
@@ -144,11 +151,19 @@ async fn reply<T: serde::Serialize>(
     }
 }
 
-async fn greet(client: &async_nats::Client, msg: async_nats::Message, welcome: &str) {
+async fn greet(
+    client: &async_nats::Client,
+    msg: async_nats::Message,
+    welcome: &str,
+    answering: &Answering,
+) {
     match serde_json::from_slice::<Hello>(&msg.payload) {
         Ok(hello) => match wire::mismatch(wire::PROTOCOL, hello.protocol, &hello.version) {
             Some(why) => tracing::warn!(host = %hello.host, "a host was refused: {why}"),
-            None => tracing::info!(host = %hello.host, "a host joined"),
+            None => {
+                tracing::info!(host = %hello.host, "a host joined");
+                answering.greeted(&hello.host, hello.http);
+            }
         },
         Err(e) => tracing::warn!(error = %e, "a greeting this world cannot read"),
     }
@@ -254,15 +269,20 @@ pub struct Remote {
     host: String,
     /// The queue of each of this host's connections in the town.
     sinks: Arc<Mutex<HashMap<ConnId, Sink>>>,
+    /// HTTP requests on their way to the world and back.
+    passing: Passing,
 }
 
 impl Remote {
-    /// Greets the world at `url`; returns the link and the world's welcome, or why not (no
-    /// world, another protocol).
-    pub async fn open(url: &str) -> Result<(Remote, Welcome), LinkError> {
+    /// Greets the world at `url` (saying where this host's HTTP listener is, if it has one);
+    /// returns the link and the world's welcome, or why not (no world, another protocol).
+    pub async fn open(
+        url: &str,
+        http: Option<std::net::SocketAddr>,
+    ) -> Result<(Remote, Welcome), LinkError> {
         let host = format!("{:016x}", rand::random::<u64>());
         let client = connect(url, &format!("moot host {host}")).await?;
-        let hello = serde_json::to_vec(&Hello::ours(&host))
+        let hello = serde_json::to_vec(&Hello::ours(&host, http))
             .map_err(|e| LinkError::Garbled(e.to_string()))?;
         let answer = tokio::time::timeout(ASK_TIMEOUT, client.request(wire::HELLO, hello.into()))
             .await
@@ -301,15 +321,28 @@ impl Remote {
                 }
             });
         }
+        let passing = Passing::open(client.clone(), &host)
+            .await
+            .map_err(LinkError::Subscribe)?;
         tracing::info!(%host, world = %welcome.version, "joined the world");
         Ok((
             Remote {
                 client,
                 host,
                 sinks,
+                passing,
             },
             welcome,
         ))
+    }
+
+    /// Passes an HTTP request from `peer` to the world; its answer, as it comes.
+    pub async fn pass(
+        &self,
+        req: axum::http::Request<axum::body::Body>,
+        peer: std::net::SocketAddr,
+    ) -> axum::http::Response<axum::body::Body> {
+        self.passing.pass(req, peer).await
     }
 
     async fn ask(&self, ask: &Ask) -> Option<Answer> {

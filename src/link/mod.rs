@@ -12,6 +12,7 @@
 
 pub mod broker;
 mod door;
+pub mod requests;
 pub mod wire;
 
 pub use door::{CreateRefused, Door};
@@ -27,7 +28,7 @@ pub enum Town {
     /// The world in this process.
     Local(Door),
     /// The world in another process, across the broker.
-    Remote(broker::Remote),
+    Remote(Box<broker::Remote>),
 }
 
 impl Town {

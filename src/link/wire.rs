@@ -68,6 +68,10 @@ pub struct Hello {
     /// moot's version, for the message when protocols differ.
     pub version: String,
     pub host: String,
+    /// Where the host's HTTP listener is bound, if it has one: the MCP endpoint accepts that
+    /// address as a `Host`, as a one-process moot accepts its own.
+    #[serde(default)]
+    pub http: Option<std::net::SocketAddr>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -79,11 +83,12 @@ pub struct Welcome {
 }
 
 impl Hello {
-    pub fn ours(host: &str) -> Hello {
+    pub fn ours(host: &str, http: Option<std::net::SocketAddr>) -> Hello {
         Hello {
             protocol: PROTOCOL,
             version: env!("CARGO_PKG_VERSION").to_owned(),
             host: host.to_owned(),
+            http,
         }
     }
 }
@@ -97,6 +102,81 @@ pub fn mismatch(ours: u32, theirs: u32, their_version: &str) -> Option<String> {
             env!("CARGO_PKG_VERSION")
         )
     })
+}
+
+/// Where hosts pass HTTP requests to the world whole.
+pub fn http() -> String {
+    format!("moot.v{PROTOCOL}.world.http")
+}
+
+/// Where a host takes back the request it passed (its client went away).
+pub fn http_cancel() -> String {
+    format!("moot.v{PROTOCOL}.world.http.cancel")
+}
+
+/// Where the world answers one HTTP request of a host, in parts.
+pub fn http_reply(host: &str, id: u64) -> String {
+    format!("moot.v{PROTOCOL}.http.{host}.{id}")
+}
+
+/// Every answer to one host's HTTP requests, for that host.
+pub fn http_replies(host: &str) -> String {
+    format!("moot.v{PROTOCOL}.http.{host}.*")
+}
+
+/// An HTTP request as a host received it. The body follows the head in the same message
+/// (see [`frame`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HttpRequest {
+    pub host: String,
+    pub id: u64,
+    pub method: String,
+    pub uri: String,
+    pub headers: Vec<(String, String)>,
+    /// Who sent it, for the limits kept per address.
+    pub peer: std::net::SocketAddr,
+}
+
+/// One part of the world's answer to an HTTP request: its head, a piece of its body (which
+/// follows in the same message), its end, or why it cannot be answered.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum HttpPart {
+    Head {
+        status: u16,
+        headers: Vec<(String, String)>,
+    },
+    Body,
+    End,
+    Failed(String),
+}
+
+/// A host taking back request `id`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HttpCancel {
+    pub host: String,
+    pub id: u64,
+}
+
+/// A message of a JSON head and raw bytes after it: the head's length (4 bytes, big-endian),
+/// the head, the bytes.
+pub fn frame<T: Serialize>(head: &T, bytes: &[u8]) -> Option<bytes::Bytes> {
+    let head = serde_json::to_vec(head).ok()?;
+    let len = u32::try_from(head.len()).ok()?;
+    let mut out = Vec::with_capacity(4 + head.len() + bytes.len());
+    out.extend_from_slice(&len.to_be_bytes());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(bytes);
+    Some(out.into())
+}
+
+/// The head and the bytes of a [`frame`]; `None` if it is not one.
+pub fn unframe<T: serde::de::DeserializeOwned>(
+    message: &bytes::Bytes,
+) -> Option<(T, bytes::Bytes)> {
+    let len: [u8; 4] = message.get(..4)?.try_into().ok()?;
+    let end = 4usize.checked_add(u32::from_be_bytes(len) as usize)?;
+    let head = serde_json::from_slice(message.get(4..end)?).ok()?;
+    Some((head, message.slice(end..)))
 }
 
 /// A question with one answer, from a host to the world.
@@ -326,6 +406,18 @@ mod tests {
             let json = serde_json::to_vec(&ToConn::from(&out)).unwrap();
             let back: Out = serde_json::from_slice::<ToConn>(&json).unwrap().into();
             assert_eq!(format!("{back:?}"), format!("{out:?}"));
+        }
+    }
+
+    #[test]
+    fn a_frame_carries_its_head_and_its_bytes_and_nothing_else_passes_for_one() {
+        let body = b"{\"x\": [1, 2]}\xff";
+        let framed = frame(&HttpPart::Body, body).unwrap();
+        let (head, bytes): (HttpPart, _) = unframe(&framed).unwrap();
+        assert!(matches!(head, HttpPart::Body));
+        assert_eq!(&bytes[..], body);
+        for bad in [&b""[..], b"\0\0", b"\0\0\0\x09{}", b"\xff\xff\xff\xff{}"] {
+            assert!(unframe::<HttpPart>(&bytes::Bytes::copy_from_slice(bad)).is_none());
         }
     }
 

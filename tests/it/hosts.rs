@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use moot::link::wire;
-use moot::server::{Running, start_host, start_world};
+use moot::server::{RunningHost, start_host, start_world};
 
-use crate::support::{Client, Moot, config, free_port, fresh_db, player_at, world_dir};
+use crate::support::{Api, Client, Moot, config, free_port, fresh_db, player_at, world_dir};
 
 /// A `nats-server` of the test's own on a loopback port, stopped when dropped.
 pub struct Broker {
@@ -48,7 +48,7 @@ impl Broker {
 }
 
 /// A host in this process for the world on `url`, telnet on an ephemeral port.
-async fn host(url: &str, db: &moot::store::Database) -> (Running, SocketAddr) {
+async fn host(url: &str, db: &moot::store::Database) -> RunningHost {
     start_host(config(db), url).await.expect("the host joins")
 }
 
@@ -63,6 +63,8 @@ fn side(lines: &[String]) -> char {
 
 /// Ann on host A and Bob on host B meet in one room, hear each other, and play a game of
 /// tic-tac-toe to its end; each sees the other's moves in order, and the world holds it all.
+/// An agent made through host B's REST API talks with Ann through a real MCP client, and the
+/// town's page is served through a host too.
 #[tokio::test]
 async fn two_players_on_two_hosts_share_a_room_and_a_game() {
     let broker = Broker::start().await;
@@ -71,11 +73,57 @@ async fn two_players_on_two_hosts_share_a_room_and_a_game() {
     let world = start_world(config(&db), &broker.url)
         .await
         .expect("the world starts");
-    let (a, a_addr) = host(&broker.url, &db).await;
-    let (b, b_addr) = host(&broker.url, &db).await;
+    let a = host(&broker.url, &db).await;
+    let b = host(&broker.url, &db).await;
 
-    let mut ann = player_at(a_addr, "Ann").await;
-    let mut bob = player_at(b_addr, "Bob").await;
+    let mut ann = player_at(a.telnet_addr, "Ann").await;
+    let bot = Api::new(b.http_addr).agent(Some("Robo")).await;
+    let url = format!("http://{}/mcp", b.http_addr);
+    let conversation = tokio::spawn(async move {
+        crate::mcp::agent(&["http", &url, &bot.token, "discover", "converse"]).await
+    });
+    ann.expect("Robo has connected.").await;
+    assert_eq!(ann.line().await.unwrap(), "Robo says, \"hello from mcp\"");
+    ann.send("say hi Robo, welcome").await;
+    ann.expect("You say, \"hi Robo, welcome\"").await;
+    let heard = conversation.await.unwrap();
+    assert_eq!(
+        heard["heard"],
+        serde_json::json!(["Ann says, \"hi Robo, welcome\""])
+    );
+    let page = reqwest::get(format!("http://{}/", a.http_addr))
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let page = page.text().await.unwrap();
+    assert!(page.contains("<title>moot · the town</title>"), "{page}");
+
+    // The town's live stream, through host A: a frame at once, another when Bob arrives
+    // through host B.
+    let mut live = reqwest::get(format!("http://{}/town/live", a.http_addr))
+        .await
+        .unwrap();
+    assert_eq!(live.headers()["content-type"], "text/event-stream");
+    let mut frames = String::new();
+    while !frames.contains("\n\n") {
+        let chunk = live.chunk().await.unwrap().expect("a first frame");
+        frames.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(
+        frames.contains("Ann") && !frames.contains("Bob"),
+        "{frames}"
+    );
+
+    let mut bob = player_at(b.telnet_addr, "Bob").await;
+    while !frames.contains("Bob") {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), live.chunk())
+            .await
+            .expect("a frame when Bob arrives")
+            .unwrap()
+            .expect("the stream goes on");
+        frames.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    drop(live);
     ann.expect("Bob has connected.").await;
     let look = bob.command("look").await;
     assert!(look.iter().any(|l| l.contains("Ann")), "{look:?}");
@@ -117,8 +165,8 @@ async fn two_players_on_two_hosts_share_a_room_and_a_game() {
     }
     o.expect("wins").await;
 
-    for (running, name) in [(a, "A"), (b, "B")] {
-        tokio::time::timeout(Duration::from_secs(10), running.shutdown())
+    for (host, name) in [(a, "A"), (b, "B")] {
+        tokio::time::timeout(Duration::from_secs(10), host.running.shutdown())
             .await
             .unwrap_or_else(|_| panic!("host {name} stops"));
     }
@@ -147,6 +195,7 @@ async fn moot_world_and_moot_host_as_processes() {
 
     let early = Command::new(moot)
         .args(["host", "--nats", &broker.url, "--telnet", "127.0.0.1:0"])
+        .args(["--http", "127.0.0.1:0"])
         .env("RUST_LOG", "moot=warn")
         .output()
         .unwrap();
@@ -171,6 +220,7 @@ async fn moot_world_and_moot_host_as_processes() {
             protocol,
             version: "9.9.9".into(),
             host: "test".into(),
+            http: None,
         })
         .unwrap()
     };

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::support::{TestServer, python, set_names, world_dir};
 
 /// Runs the Python agent (tests/mcp/agent.py); returns the JSON it printed.
-async fn agent(args: &[&str]) -> Value {
+pub async fn agent(args: &[&str]) -> Value {
     crate::support::run_python("mcp/agent.py", args).await
 }
 
