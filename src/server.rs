@@ -346,7 +346,7 @@ pub async fn start_host(config: Config, nats: &str) -> Result<RunningHost, Start
     let stops = Stops::new();
     let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
     let (http_listener, http_addr) = bind(config.http).await?;
-    let (remote, welcome) = crate::link::broker::Remote::open(nats, Some(http_addr)).await?;
+    let (remote, welcome) = crate::link::host::Remote::open(nats, Some(http_addr)).await?;
     let bounds = http_bounds(&config);
     let shared = Arc::new(Shared::new(
         config,

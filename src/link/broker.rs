@@ -1,5 +1,5 @@
-//! The two ends of the link over a NATS broker: [`serve`] runs beside the world task in a world
-//! process and answers every host; [`Remote`] is a host's [`Town`](super::Town).
+//! The world's end of the link over a NATS broker: [`serve`] runs beside the world task in a
+//! world process and answers every host (the host's end is `host::Remote`).
 //!
 //! Order is what NATS gives one publisher to one subscriber: everything a host's connection
 //! says reaches the world in the order it was said (one subscription takes them all), and
@@ -9,22 +9,16 @@
 //! the host no more memory than a slow client costs a single process.
 
 use std::collections::HashMap;
-use std::net::IpAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use super::requests::{Answering, MakeRouter, Passing};
-use super::wire::{self, Answer, Ask, Character, FromConn, Hello, ToConn, Welcome};
-use super::{CreateRefused, Door};
-use crate::logins::Refused;
-use crate::store::AgentRow;
-use crate::world::{self, AgentId, ConnId, Leaving, Out, Request, Sink, Source};
-
-/// How long a host waits for the world to answer a question before taking it as away.
-const ASK_TIMEOUT: Duration = Duration::from_secs(10);
+use super::Door;
+use super::requests::{Answering, MakeRouter};
+use super::wire::{self, Answer, Ask, Character, FromConn, Hello, News, Taken, ToConn, Welcome};
+use crate::world::{self, AgentId, ConnId, Out, Request, Source};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LinkError {
@@ -87,10 +81,34 @@ pub async fn serve(
     let held: HeldMap = Arc::default();
     // World connection numbers, unique across hosts (0 is agents' without a connection).
     let mut next_conn: ConnId = 1;
-    tracing::info!("serving hosts");
+    // This run of the world, for hosts to tell a restart by.
+    let epoch = rand::random::<u64>();
+    let news = |n: News| {
+        let client = client.clone();
+        async move {
+            if let Ok(body) = serde_json::to_vec(&n) {
+                let _ = client.publish(wire::news(), body.into()).await;
+            }
+        }
+    };
+    news(News::Up { epoch }).await;
+    let mut beat = tokio::time::interval(wire::BEAT);
+    // Stopping: hosts are told, and for a moment lines still arriving are refused (not done,
+    // and said so) rather than lost with the process.
+    let mut closing = false;
+    let until_closed = tokio::time::sleep(Duration::MAX / 4);
+    tokio::pin!(until_closed);
+    tracing::info!(epoch, "serving hosts");
     loop {
         tokio::select! {
-            Some(msg) = hellos.next() => greet(&client, msg, &welcome, &answering).await,
+            _ = beat.tick(), if !closing => news(News::Beat { epoch }).await,
+            _ = stop.cancelled(), if !closing => {
+                news(News::Down { epoch }).await;
+                closing = true;
+                until_closed.as_mut().reset(tokio::time::Instant::now() + CLOSING);
+            }
+            _ = &mut until_closed, if closing => break,
+            Some(msg) = hellos.next() => greet(&client, msg, &welcome, epoch, &answering).await,
             Some(msg) = requests.next() => answering.answer(msg),
             Some(msg) = cancels.next() => answering.cancel(&msg),
             Some(msg) = asks.next() => {
@@ -112,9 +130,13 @@ pub async fn serve(
                     }
                     FromConn::Line { agent, line } => {
                         let conn = lock(&held).get(&key).filter(|h| *h.agent == *agent).map(|h| h.conn);
-                        if let Some(conn) = conn {
-                            door.world.send(Request::Line { agent: agent.into(), conn, line }).await;
-                        }
+                        let taken = match conn {
+                            Some(conn) if !closing => {
+                                door.world.send(Request::Line { agent: agent.into(), conn, line }).await
+                            }
+                            _ => false,
+                        };
+                        reply(&client, &msg, &if taken { Taken::Yes } else { Taken::No }).await;
                     }
                     FromConn::Leave { agent, why } => {
                         let gone = lock(&held).remove(&key);
@@ -124,12 +146,14 @@ pub async fn serve(
                     }
                 }
             }
-            _ = stop.cancelled() => break,
             else => break,
         }
     }
     Ok(())
 }
+
+/// How long a stopping world goes on refusing lines (see `serve`).
+const CLOSING: Duration = Duration::from_millis(300);
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -155,6 +179,7 @@ async fn greet(
     client: &async_nats::Client,
     msg: async_nats::Message,
     welcome: &str,
+    epoch: u64,
     answering: &Answering,
 ) {
     match serde_json::from_slice::<Hello>(&msg.payload) {
@@ -172,6 +197,7 @@ async fn greet(
         protocol: wire::PROTOCOL,
         version: env!("CARGO_PKG_VERSION").to_owned(),
         welcome: welcome.to_owned(),
+        epoch,
     };
     reply(client, &msg, &ours).await;
 }
@@ -260,188 +286,4 @@ async fn carry(
         }
     }
     lock(&held).remove(&key);
-}
-
-/// A host's way to the world across the broker.
-pub struct Remote {
-    client: async_nats::Client,
-    /// This host's name on the broker: random, so two hosts never share one.
-    host: String,
-    /// The queue of each of this host's connections in the town.
-    sinks: Arc<Mutex<HashMap<ConnId, Sink>>>,
-    /// HTTP requests on their way to the world and back.
-    passing: Passing,
-}
-
-impl Remote {
-    /// Greets the world at `url` (saying where this host's HTTP listener is, if it has one);
-    /// returns the link and the world's welcome, or why not (no world, another protocol).
-    pub async fn open(
-        url: &str,
-        http: Option<std::net::SocketAddr>,
-    ) -> Result<(Remote, Welcome), LinkError> {
-        let host = format!("{:016x}", rand::random::<u64>());
-        let client = connect(url, &format!("moot host {host}")).await?;
-        let hello = serde_json::to_vec(&Hello::ours(&host, http))
-            .map_err(|e| LinkError::Garbled(e.to_string()))?;
-        let answer = tokio::time::timeout(ASK_TIMEOUT, client.request(wire::HELLO, hello.into()))
-            .await
-            .map_err(|_| LinkError::NoWorld { url: url.into() })?
-            .map_err(|_| LinkError::NoWorld { url: url.into() })?;
-        let welcome: Welcome = serde_json::from_slice(&answer.payload)
-            .map_err(|e| LinkError::Garbled(e.to_string()))?;
-        if let Some(why) = wire::mismatch(wire::PROTOCOL, welcome.protocol, &welcome.version) {
-            return Err(LinkError::Mismatch(why));
-        }
-        let sinks: Arc<Mutex<HashMap<ConnId, Sink>>> = Arc::default();
-        let mut inbox = client
-            .subscribe(wire::to_host(&host))
-            .await
-            .map_err(|e| LinkError::Subscribe(e.to_string()))?;
-        {
-            let sinks = sinks.clone();
-            tokio::spawn(async move {
-                while let Some(msg) = inbox.next().await {
-                    let Some((_, conn)) = wire::parse_conn(&msg.subject) else {
-                        continue;
-                    };
-                    let Ok(said) = serde_json::from_slice::<ToConn>(&msg.payload) else {
-                        tracing::warn!(subject = %msg.subject, "the world sent what this host cannot read");
-                        continue;
-                    };
-                    let out = Out::from(said);
-                    let mut sinks = lock(&sinks);
-                    if matches!(out, Out::Close(_)) {
-                        if let Some(sink) = sinks.remove(&conn) {
-                            sink.pass(out);
-                        }
-                    } else if let Some(sink) = sinks.get(&conn) {
-                        sink.pass(out);
-                    }
-                }
-            });
-        }
-        let passing = Passing::open(client.clone(), &host)
-            .await
-            .map_err(LinkError::Subscribe)?;
-        tracing::info!(%host, world = %welcome.version, "joined the world");
-        Ok((
-            Remote {
-                client,
-                host,
-                sinks,
-                passing,
-            },
-            welcome,
-        ))
-    }
-
-    /// Passes an HTTP request from `peer` to the world; its answer, as it comes.
-    pub async fn pass(
-        &self,
-        req: axum::http::Request<axum::body::Body>,
-        peer: std::net::SocketAddr,
-    ) -> axum::http::Response<axum::body::Body> {
-        self.passing.pass(req, peer).await
-    }
-
-    async fn ask(&self, ask: &Ask) -> Option<Answer> {
-        let body = serde_json::to_vec(ask).ok()?;
-        let answer =
-            tokio::time::timeout(ASK_TIMEOUT, self.client.request(wire::ask(), body.into()))
-                .await
-                .ok()?
-                .ok()?;
-        serde_json::from_slice(&answer.payload).ok()
-    }
-
-    async fn say(&self, conn: ConnId, what: &FromConn) -> bool {
-        let Ok(body) = serde_json::to_vec(what) else {
-            return false;
-        };
-        self.client
-            .publish(wire::conn(&self.host, conn), body.into())
-            .await
-            .is_ok()
-    }
-
-    pub async fn banned(&self, ip: IpAddr) -> bool {
-        matches!(
-            self.ask(&Ask::Banned { ip }).await,
-            Some(Answer::Banned(true))
-        )
-    }
-
-    pub async fn who(&self) -> Vec<String> {
-        match self.ask(&Ask::Who).await {
-            Some(Answer::Who(table)) => table,
-            _ => vec!["*** The town does not answer; please try again later. ***".into()],
-        }
-    }
-
-    pub async fn connect(
-        &self,
-        ip: IpAddr,
-        name: &str,
-        password: &str,
-    ) -> Result<AgentRow, Refused> {
-        let ask = Ask::Connect {
-            ip,
-            name: name.to_owned(),
-            password: password.to_owned(),
-        };
-        match self.ask(&ask).await {
-            Some(Answer::Connect(answer)) => answer.map(AgentRow::from),
-            _ => Err(Refused::Unavailable),
-        }
-    }
-
-    pub async fn create(
-        &self,
-        ip: IpAddr,
-        name: &str,
-        password: &str,
-    ) -> Result<AgentRow, CreateRefused> {
-        let ask = Ask::Create {
-            ip,
-            name: name.to_owned(),
-            password: password.to_owned(),
-        };
-        match self.ask(&ask).await {
-            Some(Answer::Create(answer)) => answer.map(AgentRow::from),
-            _ => Err(CreateRefused::Unavailable),
-        }
-    }
-
-    pub async fn enter(&self, row: AgentRow, created: bool, conn: ConnId) -> Option<Source> {
-        let (sink, source) = world::channel();
-        lock(&self.sinks).insert(conn, sink);
-        let said = FromConn::Enter {
-            agent: row.agent_id,
-            created,
-        };
-        if self.say(conn, &said).await {
-            Some(source)
-        } else {
-            lock(&self.sinks).remove(&conn);
-            None
-        }
-    }
-
-    pub async fn line(&self, agent: &AgentId, conn: ConnId, line: String) -> bool {
-        let said = FromConn::Line {
-            agent: agent.to_string(),
-            line,
-        };
-        self.say(conn, &said).await
-    }
-
-    pub async fn leave(&self, agent: &AgentId, conn: ConnId, why: Leaving) {
-        lock(&self.sinks).remove(&conn);
-        let said = FromConn::Leave {
-            agent: agent.to_string(),
-            why,
-        };
-        self.say(conn, &said).await;
-    }
 }

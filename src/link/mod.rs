@@ -3,7 +3,7 @@
 //! (`moot world --nats` and any number of `moot host --nats`).
 //!
 //! The telnet face speaks to a [`Town`] and never learns which it has: a [`Door`] in this
-//! process (the world task's queue, the store and the login checks), or a [`broker::Remote`]
+//! process (the world task's queue, the store and the login checks), or a [`host::Remote`]
 //! that sends the same requests to a world process as typed, versioned messages
 //! ([`wire`]) and hands its answers back as the same [`Source`] of [`Out`]s. A host therefore
 //! holds connections and touches no database; the world holds the database and no socket.
@@ -12,6 +12,7 @@
 
 pub mod broker;
 mod door;
+pub mod host;
 pub mod requests;
 pub mod wire;
 
@@ -28,7 +29,7 @@ pub enum Town {
     /// The world in this process.
     Local(Door),
     /// The world in another process, across the broker.
-    Remote(Box<broker::Remote>),
+    Remote(Box<host::Remote>),
 }
 
 impl Town {

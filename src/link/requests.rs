@@ -195,6 +195,20 @@ pub struct Passing {
 /// The clients waiting for an answer, by request: where its parts go.
 type Waiting = Arc<Mutex<HashMap<u64, mpsc::Sender<(HttpPart, Bytes)>>>>;
 
+/// The requests a host has passed and not seen answered, to end when the world is away.
+#[derive(Clone)]
+pub struct InFlight(Waiting);
+
+impl InFlight {
+    /// Ends every request in flight: the world that was answering them has stopped. One
+    /// still waiting for its head is answered 503, one whose body was flowing ends there.
+    pub fn world_away(&self) {
+        for (_, tx) in lock(&self.0).drain() {
+            let _ = tx.try_send((HttpPart::Failed("the town stopped".into()), Bytes::new()));
+        }
+    }
+}
+
 impl Passing {
     /// Takes the answers to this host's requests off the broker.
     pub async fn open(client: async_nats::Client, host: &str) -> Result<Passing, String> {
@@ -236,6 +250,11 @@ impl Passing {
             }
         });
         Ok(passing)
+    }
+
+    /// What to end when the world is away.
+    pub fn in_flight(&self) -> InFlight {
+        InFlight(self.waiting.clone())
     }
 
     /// Passes `req` from `peer` to the world; the answer, as it comes.
@@ -285,10 +304,7 @@ impl Passing {
         let Some((HttpPart::Head { status, headers }, _)) = first else {
             lock(&self.waiting).remove(&id);
             cancel(&self.client, &self.host, id).await;
-            return refusal(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "The town does not answer; please try again in a moment.",
-            );
+            return away();
         };
         let mut response = Response::builder()
             .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR));
@@ -308,6 +324,14 @@ impl Passing {
             .body(Body::from_stream(body))
             .unwrap_or_else(|_| refusal(StatusCode::BAD_GATEWAY, "The town's answer was garbled."))
     }
+}
+
+/// The answer while the town is away: to be tried again in a moment.
+pub fn away() -> Response<Body> {
+    refusal(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "The town does not answer; please try again in a moment.",
+    )
 }
 
 async fn cancel(client: &async_nats::Client, host: &str, id: u64) {

@@ -80,6 +80,9 @@ pub struct Welcome {
     pub version: String,
     /// The login screen's text (from `world.toml`).
     pub welcome: String,
+    /// This run of the world (see [`News`]).
+    #[serde(default)]
+    pub epoch: u64,
 }
 
 impl Hello {
@@ -102,6 +105,38 @@ pub fn mismatch(ours: u32, theirs: u32, their_version: &str) -> Option<String> {
             env!("CARGO_PKG_VERSION")
         )
     })
+}
+
+/// Where the world says it is up, alive, or going down (see [`News`]).
+pub fn news() -> String {
+    format!("moot.v{PROTOCOL}.world.news")
+}
+
+/// What the world says of itself. `epoch` names one run of a world process: a host that
+/// hears a new one knows the world restarted and brings its connections back in.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub enum News {
+    /// Started, and answering.
+    Up { epoch: u64 },
+    /// Still here (every [`BEAT`]).
+    Beat { epoch: u64 },
+    /// Stopping (SIGTERM, a wizard's `@shutdown`): lines are refused from now on.
+    Down { epoch: u64 },
+}
+
+/// How often the world says it is still here.
+pub const BEAT: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// How long a host waits without hearing the world before telling its people it is away.
+pub const AWAY_AFTER: std::time::Duration = std::time::Duration::from_millis(1500);
+
+/// The world's answer to a line, as soon as it has taken it or not: a line the world took is
+/// answered like any command once it is done and stored; one it refused was not done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Taken {
+    Yes,
+    /// The world is stopping, or does not know this connection (it restarted since).
+    No,
 }
 
 /// Where hosts pass HTTP requests to the world whole.

@@ -285,6 +285,7 @@ async fn moot_world_and_moot_host_as_processes() {
                 protocol: 99,
                 version: "9.9.9".into(),
                 welcome: String::new(),
+                epoch: 1,
             })
             .unwrap();
             if let Some(to) = msg.reply {
@@ -302,4 +303,130 @@ async fn moot_world_and_moot_host_as_processes() {
         "{refused}"
     );
     drop(world);
+}
+
+/// `moot --db DB --world W world --nats URL`, as a process of its own; returns once it
+/// answers greetings.
+async fn world_process(url: &str, db: &moot::store::Database) -> Moot {
+    let world = Moot(
+        Command::new(env!("CARGO_BIN_EXE_moot"))
+            .args(["--db", &db.address()])
+            .args(["--world", world_dir().to_str().unwrap()])
+            .args(["--login-rate", "0", "--command-rate", "0"])
+            .args(["world", "--nats", url])
+            .env("RUST_LOG", "moot=warn")
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let client = async_nats::connect(url).await.unwrap();
+    let hello = serde_json::to_vec(&wire::Hello::ours("probe", None)).unwrap();
+    for _ in 0..400 {
+        if let Ok(Ok(_)) = tokio::time::timeout(
+            Duration::from_secs(1),
+            client.request(wire::HELLO, hello.clone().into()),
+        )
+        .await
+        {
+            return world;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("the world did not start");
+}
+
+/// The world stops under its hosts, politely (SIGTERM, as an upgrade does) and then outright
+/// (kill -9), and starts again: nobody is dropped, people are told the town pauses and is
+/// back, a line typed in the gap is refused as not done, and afterwards everyone is where
+/// they were, in the same connection.
+#[tokio::test]
+async fn the_world_restarts_and_nobody_is_dropped() {
+    let broker = Broker::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(dir.path());
+    let mut world = world_process(&broker.url, &db).await;
+    let a = host(&broker.url, &db).await;
+    let b = host(&broker.url, &db).await;
+    let mut ann = player_at(a.telnet_addr, "Ann").await;
+    let mut bob = player_at(b.telnet_addr, "Bob").await;
+    ann.expect("Bob has connected.").await;
+    ann.command("@describe me as A cartographer of small towns.")
+        .await;
+
+    for polite in [true, false] {
+        // A live page open through host A when the world stops ends, rather than hanging.
+        let mut live = reqwest::get(format!("http://{}/town/live", a.http_addr))
+            .await
+            .unwrap();
+        assert!(live.chunk().await.unwrap().is_some());
+        if polite {
+            let pid = world.id().to_string();
+            assert!(
+                Command::new("kill")
+                    .args(["-TERM", &pid])
+                    .status()
+                    .unwrap()
+                    .success()
+            );
+            for c in [&mut ann, &mut bob] {
+                c.expect(moot::link::host::PAUSES).await;
+            }
+            assert!(world.wait().unwrap().success(), "the world stops cleanly");
+        } else {
+            world.kill().unwrap();
+            world.wait().unwrap();
+            // Nobody says goodbye: the hosts notice the silence.
+            for c in [&mut ann, &mut bob] {
+                c.expect(moot::link::host::AWAY).await;
+            }
+        }
+        // A line in the gap is refused as not done, and nobody hears it.
+        bob.send("say into the gap").await;
+        bob.expect(moot::link::host::NOT_DONE).await;
+        let ended = tokio::time::timeout(Duration::from_secs(5), async {
+            while let Ok(Some(_)) = live.chunk().await {}
+        })
+        .await;
+        assert!(ended.is_ok(), "the live page's stream ended");
+        // So does an HTTP request: refused, to be tried again.
+        let gap = reqwest::get(format!("http://{}/town.json", a.http_addr))
+            .await
+            .unwrap();
+        assert_eq!(gap.status(), 503);
+        assert_eq!(gap.headers()["retry-after"], "1");
+
+        let started = std::time::Instant::now();
+        world = world_process(&broker.url, &db).await;
+        for c in [&mut ann, &mut bob] {
+            c.expect(moot::link::host::BACK).await;
+            c.expect("*** Connected ***").await;
+        }
+        let back = started.elapsed();
+        eprintln!("the world was back for its hosts {back:?} after it was started again");
+        // Where they were, as who they were, hearing each other.
+        let look = ann.command("look").await;
+        assert!(look.iter().any(|l| l.contains("Bob")), "{look:?}");
+        ann.send("say still here").await;
+        bob.expect("Ann says, \"still here\"").await;
+        let town = reqwest::get(format!("http://{}/town.json", a.http_addr))
+            .await
+            .unwrap();
+        assert_eq!(town.status(), 200);
+        let seen = bob.command("look Ann").await;
+        assert!(
+            seen.iter()
+                .any(|l| l.contains("A cartographer of small towns.")),
+            "{seen:?}"
+        );
+    }
+    assert!(
+        !ann.seen
+            .iter()
+            .chain(&bob.seen)
+            .any(|l| l.contains("into the gap")),
+        "a refused line was done"
+    );
+    for host in [a, b] {
+        host.running.shutdown().await;
+    }
 }
