@@ -87,6 +87,11 @@ pub struct Config {
     #[arg(long, env = "MOOT_DB_BUSY_TIMEOUT", default_value = "2s")]
     pub db_busy_timeout: humantime::Duration,
 
+    /// How long a host (`moot host`) keeps its connections while the world is away (restarting,
+    /// or the broker unreachable), before closing them with a message.
+    #[arg(long, env = "MOOT_WORLD_WAIT", default_value = "5m", global = true)]
+    pub world_wait: humantime::Duration,
+
     /// How long the database may keep refusing every write before moot stops, rather than
     /// serve a world it cannot store.
     #[arg(long, env = "MOOT_STORAGE_GIVE_UP", default_value = "60s")]

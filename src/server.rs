@@ -316,7 +316,10 @@ pub async fn start_world(config: Config, nats: &str) -> Result<Running, StartErr
         logins,
         start_room,
     });
-    let faces = http_faces(&config, &door, &stops.shutdown);
+    // The faces learn of the stop only once the hosts have been told and the requests they
+    // will ask the next world again are dropped: answered "shutting down", they would end.
+    let faces_stop = CancellationToken::new();
+    let faces = http_faces(&config, &door, &faces_stop);
     let serving = tokio::spawn(crate::link::broker::serve(
         client,
         door,
@@ -331,6 +334,7 @@ pub async fn start_world(config: Config, nats: &str) -> Result<Running, StartErr
             Err(e) => tracing::error!(error = %e, "serving hosts ended on a bug"),
             Ok(Ok(())) => {}
         }
+        faces_stop.cancel();
         // With the door gone, the last handle goes and the world task ends.
         let _ = world_ended.await;
         store.close().await;
@@ -346,7 +350,8 @@ pub async fn start_host(config: Config, nats: &str) -> Result<RunningHost, Start
     let stops = Stops::new();
     let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
     let (http_listener, http_addr) = bind(config.http).await?;
-    let (remote, welcome) = crate::link::host::Remote::open(nats, Some(http_addr)).await?;
+    let (remote, welcome) =
+        crate::link::host::Remote::open(nats, Some(http_addr), config.world_wait.into()).await?;
     let bounds = http_bounds(&config);
     let shared = Arc::new(Shared::new(
         config,

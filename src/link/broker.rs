@@ -103,6 +103,7 @@ pub async fn serve(
         tokio::select! {
             _ = beat.tick(), if !closing => news(News::Beat { epoch }).await,
             _ = stop.cancelled(), if !closing => {
+                answering.closing();
                 news(News::Down { epoch }).await;
                 closing = true;
                 until_closed.as_mut().reset(tokio::time::Instant::now() + CLOSING);

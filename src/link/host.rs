@@ -40,6 +40,8 @@ pub const UNANSWERED: &str = "*** The town stopped before answering that. Whatev
 pub const PAUSES: &str = "*** The town pauses while it restarts; stay connected. ***";
 pub const AWAY: &str = "*** The town is not answering; stay connected, it will be back. ***";
 pub const BACK: &str = "*** The town is back. ***";
+pub const GAVE_UP: &str =
+    "*** The town has been away too long; goodbye. Please connect again later. ***";
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -64,6 +66,8 @@ struct State {
     conns: HashMap<ConnId, Held>,
     /// HTTP requests passed to the world and not yet answered.
     requests: InFlight,
+    /// How long connections are kept while the world is away.
+    wait: Duration,
 }
 
 impl State {
@@ -87,12 +91,22 @@ impl State {
     }
 
     /// The world has gone quiet or said it stops: its people hear `why`, once.
+    /// New requests wait or are refused from now on; those in flight are left to the world,
+    /// which answers what it took before it goes (see [`State::gone`]).
     fn away(&mut self, why: &str) {
+        self.requests.set_down();
         if self.up {
             self.up = false;
             self.tell_all(why);
-            self.requests.world_away();
         }
+    }
+
+    /// The world has been silent too long to answer anything more: what it left unanswered is
+    /// answered here (lines), or asked again once it is back (requests that only read).
+    fn gone(&mut self) {
+        self.away(AWAY);
+        self.answer_in_flight();
+        self.requests.world_away();
     }
 }
 
@@ -132,7 +146,12 @@ async fn greet(
 impl Remote {
     /// Greets the world at `url` (saying where this host's HTTP listener is, if it has one);
     /// returns the link and the world's welcome, or why not (no world, another protocol).
-    pub async fn open(url: &str, http: Option<SocketAddr>) -> Result<(Remote, Welcome), LinkError> {
+    /// While the world is away, connections are kept for `wait`, then closed with a message.
+    pub async fn open(
+        url: &str,
+        http: Option<SocketAddr>,
+        wait: Duration,
+    ) -> Result<(Remote, Welcome), LinkError> {
         let host = format!("{:016x}", rand::random::<u64>());
         let client = connect(url, &format!("moot host {host}")).await?;
         let subscribe = |subject: String| {
@@ -148,7 +167,7 @@ impl Remote {
         let news = subscribe(wire::news()).await?;
         let inbox = subscribe(wire::to_host(&host)).await?;
         let welcome = greet(&client, &host, http, url).await?;
-        let passing = Passing::open(client.clone(), &host)
+        let (passing, requests) = Passing::open(client.clone(), &host, wait)
             .await
             .map_err(LinkError::Subscribe)?;
         let state = Arc::new(Mutex::new(State {
@@ -156,7 +175,8 @@ impl Remote {
             up: true,
             last_heard: Instant::now(),
             conns: HashMap::new(),
-            requests: passing.in_flight(),
+            requests,
+            wait,
         }));
         tokio::spawn(deliver(inbox, state.clone()));
         let remote = Remote {
@@ -315,11 +335,7 @@ impl Remote {
                 self.refuse(conn, true);
             }
             // Taken or not, nobody can say: answered as a command in flight.
-            Err(_) => {
-                let mut state = lock(&self.state);
-                state.away(AWAY);
-                state.answer_in_flight();
-            }
+            Err(_) => lock(&self.state).gone(),
         }
         true
     }
@@ -339,9 +355,6 @@ impl Remote {
         req: axum::http::Request<axum::body::Body>,
         peer: SocketAddr,
     ) -> axum::http::Response<axum::body::Body> {
-        if !lock(&self.state).up {
-            return super::requests::away();
-        }
         self.passing.pass(req, peer).await
     }
 }
@@ -398,9 +411,15 @@ async fn follow(
             },
             _ = check.tick() => {
                 let mut state = lock(&state);
-                if state.last_heard.elapsed() > wire::AWAY_AFTER {
-                    state.away(AWAY);
-                    state.answer_in_flight();
+                let silent = state.last_heard.elapsed();
+                if silent > wire::AWAY_AFTER {
+                    state.gone();
+                }
+                if silent > state.wait && !state.conns.is_empty() {
+                    tracing::warn!(connections = state.conns.len(), "the world has been away too long; closing connections");
+                    for (_, held) in state.conns.drain() {
+                        held.sink.send(Out::Close(vec![GAVE_UP.into()]));
+                    }
                 }
                 continue;
             }
@@ -422,6 +441,7 @@ async fn follow(
             state.last_heard = Instant::now();
             if !state.up {
                 state.up = true;
+                state.requests.set_up();
                 state.tell_all(BACK);
             }
             continue;
@@ -438,8 +458,10 @@ async fn follow(
         let back: Vec<(ConnId, AgentId)> = {
             let mut state = lock(&state);
             state.answer_in_flight();
+            state.requests.world_away();
             state.epoch = epoch;
             state.up = true;
+            state.requests.set_up();
             state.last_heard = Instant::now();
             state.tell_all(BACK);
             state

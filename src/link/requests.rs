@@ -45,8 +45,12 @@ pub struct Answering {
     client: async_nats::Client,
     make: MakeRouter,
     routers: Mutex<HashMap<String, axum::Router>>,
-    running: Arc<Mutex<HashMap<(String, u64), tokio::task::AbortHandle>>>,
+    running: Running,
 }
+
+/// Each request being answered, by host and number: its task, and whether it may be asked
+/// again.
+type Running = Arc<Mutex<HashMap<(String, u64), (tokio::task::AbortHandle, bool)>>>;
 
 impl Answering {
     pub fn new(client: async_nats::Client, make: MakeRouter) -> Answering {
@@ -85,6 +89,10 @@ impl Answering {
             return;
         };
         let key = (head.host.clone(), head.id);
+        let again = head
+            .method
+            .parse()
+            .is_ok_and(|m| repeatable(&m, head.uri.split('?').next().unwrap_or(""), &body));
         let router = self.router(&head.host);
         let client = self.client.clone();
         let running = self.running.clone();
@@ -111,13 +119,24 @@ impl Answering {
                 lock(&running).remove(&key);
             }
         });
-        lock(&self.running).insert(key, task.abort_handle());
+        lock(&self.running).insert(key, (task.abort_handle(), again));
+    }
+
+    /// The world is going: a request that may be asked again is dropped unanswered, for its
+    /// host to ask the next world (the others are answered before the world goes).
+    pub fn closing(&self) {
+        lock(&self.running).retain(|_, (task, again)| {
+            if *again {
+                task.abort();
+            }
+            !*again
+        });
     }
 
     /// A host took a request back: its handler is dropped.
     pub fn cancel(&self, msg: &async_nats::Message) {
         if let Ok(c) = serde_json::from_slice::<HttpCancel>(&msg.payload)
-            && let Some(task) = lock(&self.running).remove(&(c.host, c.id))
+            && let Some((task, _)) = lock(&self.running).remove(&(c.host, c.id))
         {
             task.abort();
         }
@@ -185,43 +204,107 @@ impl Parts<'_> {
 }
 
 /// A host's side: passes requests and hands their answers to the clients waiting for them.
+#[derive(Clone)]
 pub struct Passing {
     client: async_nats::Client,
-    host: String,
-    next: AtomicU64,
+    host: Arc<str>,
+    next: Arc<AtomicU64>,
     waiting: Waiting,
+    /// Whether the world answers now (the host's [`InFlight::set_up`] says).
+    up: tokio::sync::watch::Receiver<bool>,
+    /// How long a request that may be asked again waits for the world to come back.
+    resume_within: Duration,
+}
+
+/// What reaches a client waiting for an answer: a part of it, or word that the world that
+/// was answering is away.
+enum Part {
+    From(HttpPart, Bytes),
+    Away,
 }
 
 /// The clients waiting for an answer, by request: where its parts go.
-type Waiting = Arc<Mutex<HashMap<u64, mpsc::Sender<(HttpPart, Bytes)>>>>;
+type Waiting = Arc<Mutex<HashMap<u64, mpsc::Sender<Part>>>>;
 
-/// The requests a host has passed and not seen answered, to end when the world is away.
+/// The requests a host has passed and not seen answered, to tell when the world is away.
 #[derive(Clone)]
-pub struct InFlight(Waiting);
+pub struct InFlight {
+    waiting: Waiting,
+    up: Arc<tokio::sync::watch::Sender<bool>>,
+}
 
 impl InFlight {
-    /// Ends every request in flight: the world that was answering them has stopped. One
-    /// still waiting for its head is answered 503, one whose body was flowing ends there.
+    /// The world that was answering every request in flight has stopped: each one that may
+    /// be asked again waits for the world to come back, and the others end (one still
+    /// waiting for its head is answered 503).
     pub fn world_away(&self) {
-        for (_, tx) in lock(&self.0).drain() {
-            let _ = tx.try_send((HttpPart::Failed("the town stopped".into()), Bytes::new()));
+        self.up.send_replace(false);
+        for (_, tx) in lock(&self.waiting).drain() {
+            let _ = tx.try_send(Part::Away);
         }
     }
+
+    /// The world answers again.
+    pub fn set_up(&self) {
+        self.up.send_replace(true);
+    }
+
+    /// The world is going: new requests wait for it, or are refused.
+    pub fn set_down(&self) {
+        self.up.send_replace(false);
+    }
+}
+
+/// A request as passed, kept to pass again.
+struct Passed {
+    head: HttpRequest,
+    body: Bytes,
+    /// Whether asking the world again can change nothing it would not have changed once: a
+    /// GET, or an MCP call of a tool that only reads (a long poll such as `waitForNextTurn`).
+    repeatable: bool,
+}
+
+/// Whether `body`, sent to `path` with `method`, only reads.
+fn repeatable(method: &axum::http::Method, path: &str, body: &[u8]) -> bool {
+    if method == axum::http::Method::GET || method == axum::http::Method::HEAD {
+        return true;
+    }
+    if method != axum::http::Method::POST || !path.starts_with("/mcp") {
+        return false;
+    }
+    let Ok(call) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return false;
+    };
+    call["method"] == "tools/call"
+        && call["params"]["name"].as_str().is_some_and(|name| {
+            crate::modules::find_tool(name, crate::modules::toolsets()).is_some_and(|e| e.read_only)
+        })
 }
 
 impl Passing {
     /// Takes the answers to this host's requests off the broker.
-    pub async fn open(client: async_nats::Client, host: &str) -> Result<Passing, String> {
+    pub async fn open(
+        client: async_nats::Client,
+        host: &str,
+        resume_within: Duration,
+    ) -> Result<(Passing, InFlight), String> {
         let mut answers = client
             .subscribe(wire::http_replies(host))
             .await
             .map_err(|e| e.to_string())?;
         let waiting: Waiting = Arc::default();
+        let (up, up_rx) = tokio::sync::watch::channel(true);
         let passing = Passing {
             client: client.clone(),
-            host: host.to_owned(),
-            next: AtomicU64::new(1),
+            host: host.into(),
+            next: Arc::new(AtomicU64::new(1)),
             waiting: waiting.clone(),
+            up: up_rx,
+            resume_within,
+        };
+        let in_flight = InFlight {
+            waiting: waiting.clone(),
+            up: Arc::new(up),
         };
         let host = host.to_owned();
         tokio::spawn(async move {
@@ -229,16 +312,16 @@ impl Passing {
                 let Some(id) = msg.subject.rsplit('.').next().and_then(|n| n.parse().ok()) else {
                     continue;
                 };
-                let Some(part) = wire::unframe::<HttpPart>(&msg.payload) else {
+                let Some((part, bytes)) = wire::unframe::<HttpPart>(&msg.payload) else {
                     tracing::warn!("the world answered what this host cannot read");
                     continue;
                 };
-                let last = matches!(part.0, HttpPart::End | HttpPart::Failed(_));
+                let last = matches!(part, HttpPart::End | HttpPart::Failed(_));
                 let gone = {
                     let mut waiting = lock(&waiting);
                     let Some(tx) = waiting.get(&id) else { continue };
                     // A client gone, or too far behind: its request is taken back.
-                    let gone = tx.try_send(part).is_err();
+                    let gone = tx.try_send(Part::From(part, bytes)).is_err();
                     if gone || last {
                         waiting.remove(&id);
                     }
@@ -249,15 +332,66 @@ impl Passing {
                 }
             }
         });
-        Ok(passing)
+        Ok((passing, in_flight))
     }
 
-    /// What to end when the world is away.
-    pub fn in_flight(&self) -> InFlight {
-        InFlight(self.waiting.clone())
+    /// Passes `passed` under a new number; where its parts will come.
+    async fn send(&self, passed: &mut Passed) -> Option<mpsc::Receiver<Part>> {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        passed.head.id = id;
+        let message = wire::frame(&passed.head, &passed.body)?;
+        let (tx, rx) = mpsc::channel(PARTS_HELD);
+        lock(&self.waiting).insert(id, tx);
+        let sent = self
+            .client
+            .publish_with_reply(wire::http(), wire::http_reply(&self.host, id), message)
+            .await;
+        if sent.is_err() {
+            lock(&self.waiting).remove(&id);
+            return None;
+        }
+        Some(rx)
     }
 
-    /// Passes `req` from `peer` to the world; the answer, as it comes.
+    /// Waits, within the bound, for the world to answer again.
+    async fn world_back(&self) -> bool {
+        let mut up = self.up.clone();
+        tokio::time::timeout(self.resume_within, up.wait_for(|up| *up))
+            .await
+            .is_ok_and(|r| r.is_ok())
+    }
+
+    /// Passes `passed` until the world answers with a head: again after the world comes
+    /// back, if the request may be asked again.
+    async fn head(
+        &self,
+        passed: &mut Passed,
+    ) -> Option<(u16, Vec<(String, String)>, mpsc::Receiver<Part>)> {
+        // While the world is away, only a request that may be asked again waits for it.
+        let up = *self.up.borrow();
+        if !(up || passed.repeatable && self.world_back().await) {
+            return None;
+        }
+        loop {
+            let mut rx = self.send(passed).await?;
+            let id = passed.head.id;
+            match tokio::time::timeout(HEAD_TIMEOUT, rx.recv()).await {
+                Ok(Some(Part::From(HttpPart::Head { status, headers }, _))) => {
+                    return Some((status, headers, rx));
+                }
+                Ok(Some(Part::Away)) if passed.repeatable && self.world_back().await => continue,
+                _ => {
+                    lock(&self.waiting).remove(&id);
+                    cancel(&self.client, &self.host, id).await;
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Passes `req` from `peer` to the world; the answer, as it comes. A request that only
+    /// reads outlives a restart of the world: asked again once the world is back, its answer
+    /// carries on where it was (a live page's next frame, a long poll's result).
     pub async fn pass(&self, req: Request<Body>, peer: SocketAddr) -> Response<Body> {
         let (head, body) = req.into_parts();
         let Ok(body) = axum::body::to_bytes(body, BODY_LIMIT).await else {
@@ -276,50 +410,58 @@ impl Passing {
             };
             headers.push((k.as_str().to_owned(), v.to_owned()));
         }
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let passed = HttpRequest {
-            host: self.host.clone(),
-            id,
-            method: head.method.to_string(),
-            uri: head.uri.to_string(),
-            headers,
-            peer,
+        let mut passed = Passed {
+            repeatable: repeatable(&head.method, head.uri.path(), &body),
+            head: HttpRequest {
+                host: self.host.to_string(),
+                id: 0,
+                method: head.method.to_string(),
+                uri: head.uri.to_string(),
+                headers,
+                peer,
+            },
+            body,
         };
-        let Some(message) = wire::frame(&passed, &body) else {
-            return refusal(StatusCode::BAD_REQUEST, "The request cannot be passed on.");
-        };
-        let (tx, mut rx) = mpsc::channel(PARTS_HELD);
-        lock(&self.waiting).insert(id, tx);
-        let sent = self
-            .client
-            .publish_with_reply(wire::http(), wire::http_reply(&self.host, id), message)
-            .await;
-        let first = match sent {
-            Ok(()) => tokio::time::timeout(HEAD_TIMEOUT, rx.recv())
-                .await
-                .ok()
-                .flatten(),
-            Err(_) => None,
-        };
-        let Some((HttpPart::Head { status, headers }, _)) = first else {
-            lock(&self.waiting).remove(&id);
-            cancel(&self.client, &self.host, id).await;
+        let Some((status, headers, rx)) = self.head(&mut passed).await else {
             return away();
         };
         let mut response = Response::builder()
             .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR));
+        // An answer of a known length cannot be carried on by another: it ends with its world.
+        let sized = headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("content-length"));
+        passed.repeatable &= !sized;
         for (k, v) in headers {
             if let (Ok(k), Ok(v)) = (HeaderName::try_from(k), HeaderValue::try_from(v)) {
                 response = response.header(k, v);
             }
         }
-        let body = futures_util::stream::unfold(rx, |mut rx| async move {
-            match rx.recv().await? {
-                (HttpPart::Body, bytes) => Some((Ok::<_, std::io::Error>(bytes), rx)),
-                (HttpPart::Failed(why), _) => Some((Err(std::io::Error::other(why)), rx)),
-                _ => None,
-            }
-        });
+        let body = futures_util::stream::unfold(
+            (rx, passed, self.clone()),
+            |(mut rx, mut passed, passing)| async move {
+                loop {
+                    match rx.recv().await? {
+                        Part::From(HttpPart::Body, bytes) => {
+                            return Some((Ok::<_, std::io::Error>(bytes), (rx, passed, passing)));
+                        }
+                        Part::From(HttpPart::Failed(why), _) => {
+                            let e = std::io::Error::other(why);
+                            return Some((Err(e), (rx, passed, passing)));
+                        }
+                        Part::Away if passed.repeatable && passing.world_back().await => {
+                            // Asked again; the new answer's head is the client's already.
+                            rx = passing.head(&mut passed).await?.2;
+                        }
+                        Part::Away => {
+                            let e = std::io::Error::other("the town stopped");
+                            return Some((Err(e), (rx, passed, passing)));
+                        }
+                        _ => return None,
+                    }
+                }
+            },
+        );
         response
             .body(Body::from_stream(body))
             .unwrap_or_else(|_| refusal(StatusCode::BAD_GATEWAY, "The town's answer was garbled."))

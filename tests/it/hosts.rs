@@ -9,7 +9,9 @@ use futures_util::StreamExt;
 use moot::link::wire;
 use moot::server::{RunningHost, start_host, start_world};
 
-use crate::support::{Api, Client, Moot, config, free_port, fresh_db, player_at, world_dir};
+use crate::support::{
+    Api, Client, Moot, config, free_port, fresh_db, mcp_tool, player_at, world_dir,
+};
 
 /// A `nats-server` of the test's own on a loopback port, stopped when dropped.
 pub struct Broker {
@@ -312,7 +314,15 @@ async fn world_process(url: &str, db: &moot::store::Database) -> Moot {
         Command::new(env!("CARGO_BIN_EXE_moot"))
             .args(["--db", &db.address()])
             .args(["--world", world_dir().to_str().unwrap()])
-            .args(["--login-rate", "0", "--command-rate", "0"])
+            .args([
+                "--login-rate",
+                "0",
+                "--command-rate",
+                "0",
+                "--agent-rate",
+                "0",
+            ])
+            .args(["--wait-timeout", "60s"])
             .args(["world", "--nats", url])
             .env("RUST_LOG", "moot=warn")
             .stdin(Stdio::null())
@@ -353,8 +363,43 @@ async fn the_world_restarts_and_nobody_is_dropped() {
     ann.command("@describe me as A cartographer of small towns.")
         .await;
 
+    // An agent through host B waits for Ann's move in a game of chess across both restarts.
+    let robo = Api::new(b.http_addr).agent(Some("Robo")).await;
+    let made = mcp_tool(
+        b.http_addr,
+        &robo.token,
+        "createGame",
+        serde_json::json!({"type": "agent", "color": "black"}),
+    )
+    .await;
+    let game = made["structuredContent"]["game_id"].clone();
+    let number = game
+        .as_str()
+        .unwrap_or("1")
+        .trim_start_matches('#')
+        .to_owned();
+    ann.command("east").await;
+    let joined = ann.command(&format!("joinGame {number}")).await;
+    assert!(
+        joined[0].starts_with("You join game #"),
+        "{made} {joined:?}"
+    );
+    let waiting = {
+        let (http, token, game) = (b.http_addr, robo.token.clone(), game.clone());
+        tokio::spawn(async move {
+            mcp_tool(
+                http,
+                &token,
+                "waitForNextTurn",
+                serde_json::json!({"game_id": game}),
+            )
+            .await
+        })
+    };
+    ann.command("west").await;
+
     for polite in [true, false] {
-        // A live page open through host A when the world stops ends, rather than hanging.
+        // A live page open through host A carries on across the restart.
         let mut live = reqwest::get(format!("http://{}/town/live", a.http_addr))
             .await
             .unwrap();
@@ -383,17 +428,17 @@ async fn the_world_restarts_and_nobody_is_dropped() {
         // A line in the gap is refused as not done, and nobody hears it.
         bob.send("say into the gap").await;
         bob.expect(moot::link::host::NOT_DONE).await;
-        let ended = tokio::time::timeout(Duration::from_secs(5), async {
-            while let Ok(Some(_)) = live.chunk().await {}
-        })
-        .await;
-        assert!(ended.is_ok(), "the live page's stream ended");
-        // So does an HTTP request: refused, to be tried again.
-        let gap = reqwest::get(format!("http://{}/town.json", a.http_addr))
+        // So is a request that would change something: to be tried again.
+        let gap = reqwest::Client::new()
+            .post(format!("http://{}/agents", a.http_addr))
+            .json(&serde_json::json!({"name": "Gap"}))
+            .send()
             .await
             .unwrap();
         assert_eq!(gap.status(), 503);
         assert_eq!(gap.headers()["retry-after"], "1");
+        // One that only reads waits for the town.
+        let read = tokio::spawn(reqwest::get(format!("http://{}/town.json", a.http_addr)));
 
         let started = std::time::Instant::now();
         world = world_process(&broker.url, &db).await;
@@ -403,15 +448,27 @@ async fn the_world_restarts_and_nobody_is_dropped() {
         }
         let back = started.elapsed();
         eprintln!("the world was back for its hosts {back:?} after it was started again");
+        assert_eq!(read.await.unwrap().unwrap().status(), 200);
+        // The live page's next frames come on the same stream: Bob leaves the square.
+        bob.command("south").await;
+        let mut frames = String::new();
+        let went = tokio::time::timeout(Duration::from_secs(10), async {
+            while let Ok(Some(chunk)) = live.chunk().await {
+                frames.push_str(&String::from_utf8_lossy(&chunk));
+                if frames.matches("event: town").count() >= 2 {
+                    return true;
+                }
+            }
+            false
+        })
+        .await;
+        assert_eq!(went, Ok(true), "{frames}");
+        bob.command("north").await;
         // Where they were, as who they were, hearing each other.
         let look = ann.command("look").await;
         assert!(look.iter().any(|l| l.contains("Bob")), "{look:?}");
         ann.send("say still here").await;
         bob.expect("Ann says, \"still here\"").await;
-        let town = reqwest::get(format!("http://{}/town.json", a.http_addr))
-            .await
-            .unwrap();
-        assert_eq!(town.status(), 200);
         let seen = bob.command("look Ann").await;
         assert!(
             seen.iter()
@@ -419,6 +476,14 @@ async fn the_world_restarts_and_nobody_is_dropped() {
             "{seen:?}"
         );
     }
+    // The long poll, asked again by its host after each restart, hears Ann's move.
+    ann.command("east").await;
+    ann.command(&format!("move e4 #{number}")).await;
+    let turn = tokio::time::timeout(Duration::from_secs(30), waiting)
+        .await
+        .expect("the long poll is answered")
+        .unwrap();
+    assert_eq!(turn["structuredContent"]["status"], "your_turn", "{turn}");
     assert!(
         !ann.seen
             .iter()
