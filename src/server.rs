@@ -150,9 +150,13 @@ impl Stops {
     }
 }
 
-/// Opens the town in `config` (its database, its world task) and the login checks every face
-/// shares, so that guesses through any face count against the same limits.
-async fn open_town(config: &Config, stops: &Stops) -> Result<(Core, Arc<Logins>), StartError> {
+/// Opens the town in `config` (its database, its world task) behind its front door, with the
+/// login checks every face shares, so that guesses through any face count against the same
+/// limits; and the login screen's text.
+async fn open_town(
+    config: &Config,
+    stops: &Stops,
+) -> Result<(Door, JoinHandle<world::World>, String), StartError> {
     let db_name = config.db.to_string();
     let store = Store::open(
         &config.db,
@@ -182,12 +186,25 @@ async fn open_town(config: &Config, stops: &Stops) -> Result<(Core, Arc<Logins>)
         queue_all_seeing_live: config.werewolf_omniscient == crate::config::Omniscient::Live,
         sessions_per_agent: config.sessions_per_agent,
     };
-    let core = open(config.world.as_deref(), store, &db_name, options).await?;
-    let logins = Arc::new(Logins::new(
-        config.login_rate,
-        config.login_fail_delay.into(),
-    ));
-    Ok((core, logins))
+    let Core {
+        world,
+        world_task,
+        store,
+        directory,
+        welcome,
+        start_room,
+    } = open(config.world.as_deref(), store, &db_name, options).await?;
+    let door = Door {
+        world,
+        store,
+        directory,
+        logins: Arc::new(Logins::new(
+            config.login_rate,
+            config.login_fail_delay.into(),
+        )),
+        start_room,
+    };
+    Ok((door, world_task, welcome))
 }
 
 /// The HTTP faces (the REST API, MCP, the web) for the town behind `door`: a router for a
@@ -248,24 +265,10 @@ fn watch_world(world_task: JoinHandle<world::World>, stops: &Stops) -> JoinHandl
 /// One process: the town, and every face listening.
 pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let stops = Stops::new();
-    let (core, logins) = open_town(&config, &stops).await?;
-    let Core {
-        world: handle,
-        world_task,
-        store,
-        directory,
-        welcome,
-        start_room,
-    } = core;
+    let (door, world_task, welcome) = open_town(&config, &stops).await?;
+    let store = door.store.clone();
     let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
     let (http_listener, http_addr) = bind(config.http).await?;
-    let door = Door {
-        world: handle,
-        store: store.clone(),
-        directory,
-        logins,
-        start_room,
-    };
     let router = http_faces(&config, &door, &stops.shutdown)(http_addr);
     let bounds = http_bounds(&config);
     let shutdown = stops.shutdown.clone();
@@ -300,22 +303,9 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
 pub async fn start_world(config: Config, nats: &str) -> Result<Running, StartError> {
     let stops = Stops::new();
     let client = crate::link::broker::connect(nats, "moot world").await?;
-    let (core, logins) = open_town(&config, &stops).await?;
-    let Core {
-        world: handle,
-        world_task,
-        store,
-        directory,
-        welcome,
-        start_room,
-    } = core;
-    let door = Arc::new(Door {
-        world: handle,
-        store: store.clone(),
-        directory,
-        logins,
-        start_room,
-    });
+    let (door, world_task, welcome) = open_town(&config, &stops).await?;
+    let store = door.store.clone();
+    let door = Arc::new(door);
     // The faces learn of the stop only once the hosts have been told and the requests they
     // will ask the next world again are dropped: answered "shutting down", they would end.
     let faces_stop = CancellationToken::new();

@@ -46,6 +46,17 @@ pub async fn connect(url: &str, name: &str) -> Result<async_nats::Client, LinkEr
         })
 }
 
+/// Takes what is published on `subject`.
+pub(super) async fn subscribe(
+    client: &async_nats::Client,
+    subject: String,
+) -> Result<async_nats::Subscriber, LinkError> {
+    client
+        .subscribe(subject)
+        .await
+        .map_err(|e| LinkError::Subscribe(e.to_string()))
+}
+
 /// A connection of a host, as the world knows it.
 struct Held {
     conn: ConnId,
@@ -63,20 +74,11 @@ pub async fn serve(
     make_router: MakeRouter,
     stop: CancellationToken,
 ) -> Result<(), LinkError> {
-    let sub = |subject: String| {
-        let client = client.clone();
-        async move {
-            client
-                .subscribe(subject)
-                .await
-                .map_err(|e| LinkError::Subscribe(e.to_string()))
-        }
-    };
-    let mut hellos = sub(wire::HELLO.to_owned()).await?;
-    let mut asks = sub(wire::ask()).await?;
-    let mut conns = sub(wire::conns()).await?;
-    let mut requests = sub(wire::http()).await?;
-    let mut cancels = sub(wire::http_cancel()).await?;
+    let mut hellos = subscribe(&client, wire::HELLO.to_owned()).await?;
+    let mut asks = subscribe(&client, wire::ask()).await?;
+    let mut conns = subscribe(&client, wire::conns()).await?;
+    let mut requests = subscribe(&client, wire::http()).await?;
+    let mut cancels = subscribe(&client, wire::http_cancel()).await?;
     let answering = Answering::new(client.clone(), make_router);
     let held: HeldMap = Arc::default();
     // World connection numbers, unique across hosts (0 is agents' without a connection).
@@ -110,7 +112,11 @@ pub async fn serve(
             }
             _ = &mut until_closed, if closing => break,
             Some(msg) = hellos.next() => greet(&client, msg, &welcome, epoch, &answering).await,
-            Some(msg) = requests.next() => answering.answer(msg),
+            Some(msg) = requests.next() => if closing {
+                answering.refuse(msg)
+            } else {
+                answering.answer(msg)
+            },
             Some(msg) = cancels.next() => answering.cancel(&msg),
             Some(msg) = asks.next() => {
                 let (client, door) = (client.clone(), door.clone());

@@ -17,7 +17,7 @@ use futures_util::StreamExt;
 use tokio::time::Instant;
 
 use super::CreateRefused;
-use super::broker::{LinkError, connect};
+use super::broker::{LinkError, connect, subscribe};
 use super::requests::{InFlight, Passing};
 use super::wire::{self, Answer, Ask, FromConn, Hello, News, Taken, ToConn, Welcome};
 use crate::logins::Refused;
@@ -154,18 +154,9 @@ impl Remote {
     ) -> Result<(Remote, Welcome), LinkError> {
         let host = format!("{:016x}", rand::random::<u64>());
         let client = connect(url, &format!("moot host {host}")).await?;
-        let subscribe = |subject: String| {
-            let client = client.clone();
-            async move {
-                client
-                    .subscribe(subject)
-                    .await
-                    .map_err(|e| LinkError::Subscribe(e.to_string()))
-            }
-        };
         // Heard before the greeting, so that no word of the world's is missed after it.
-        let news = subscribe(wire::news()).await?;
-        let inbox = subscribe(wire::to_host(&host)).await?;
+        let news = subscribe(&client, wire::news()).await?;
+        let inbox = subscribe(&client, wire::to_host(&host)).await?;
         let welcome = greet(&client, &host, http, url).await?;
         let (passing, requests) = Passing::open(client.clone(), &host, wait)
             .await

@@ -89,10 +89,7 @@ impl Answering {
             return;
         };
         let key = (head.host.clone(), head.id);
-        let again = head
-            .method
-            .parse()
-            .is_ok_and(|m| repeatable(&m, head.uri.split('?').next().unwrap_or(""), &body));
+        let again = passed_again(&head, &body);
         let router = self.router(&head.host);
         let client = self.client.clone();
         let running = self.running.clone();
@@ -130,6 +127,29 @@ impl Answering {
                 task.abort();
             }
             !*again
+        });
+    }
+
+    /// A request that arrives while the world is going: one that may be asked again is left
+    /// for its host to ask the next world; another is refused, not done, to be tried again.
+    pub fn refuse(&self, msg: async_nats::Message) {
+        let Some((head, body)) = wire::unframe::<HttpRequest>(&msg.payload) else {
+            return;
+        };
+        let again = passed_again(&head, &body);
+        let Some(reply) = msg.reply.clone() else {
+            return;
+        };
+        if again {
+            return;
+        }
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            let parts = Parts {
+                client: &client,
+                to: reply.to_string(),
+            };
+            parts.send_response(away()).await;
         });
     }
 
@@ -262,6 +282,14 @@ struct Passed {
     /// Whether asking the world again can change nothing it would not have changed once: a
     /// GET, or an MCP call of a tool that only reads (a long poll such as `waitForNextTurn`).
     repeatable: bool,
+}
+
+/// Whether a request a host passed only reads (see [`repeatable`]).
+fn passed_again(head: &HttpRequest, body: &[u8]) -> bool {
+    let path = head.uri.split('?').next().unwrap_or("");
+    head.method
+        .parse()
+        .is_ok_and(|m| repeatable(&m, path, body))
 }
 
 /// Whether `body`, sent to `path` with `method`, only reads.

@@ -309,7 +309,7 @@ async fn moot_world_and_moot_host_as_processes() {
 
 /// `moot --db DB --world W world --nats URL`, as a process of its own; returns once it
 /// answers greetings.
-async fn world_process(url: &str, db: &moot::store::Database) -> Moot {
+async fn world_process(url: &str, db: &moot::store::Database, wait: &str) -> Moot {
     let world = Moot(
         Command::new(env!("CARGO_BIN_EXE_moot"))
             .args(["--db", &db.address()])
@@ -322,7 +322,7 @@ async fn world_process(url: &str, db: &moot::store::Database) -> Moot {
                 "--agent-rate",
                 "0",
             ])
-            .args(["--wait-timeout", "60s"])
+            .args(["--wait-timeout", wait])
             .args(["world", "--nats", url])
             .env("RUST_LOG", "moot=warn")
             .stdin(Stdio::null())
@@ -354,7 +354,7 @@ async fn the_world_restarts_and_nobody_is_dropped() {
     let broker = Broker::start().await;
     let dir = tempfile::tempdir().unwrap();
     let db = fresh_db(dir.path());
-    let mut world = world_process(&broker.url, &db).await;
+    let mut world = world_process(&broker.url, &db, "60s").await;
     let a = host(&broker.url, &db).await;
     let b = host(&broker.url, &db).await;
     let mut ann = player_at(a.telnet_addr, "Ann").await;
@@ -441,7 +441,7 @@ async fn the_world_restarts_and_nobody_is_dropped() {
         let read = tokio::spawn(reqwest::get(format!("http://{}/town.json", a.http_addr)));
 
         let started = std::time::Instant::now();
-        world = world_process(&broker.url, &db).await;
+        world = world_process(&broker.url, &db, "60s").await;
         for c in [&mut ann, &mut bob] {
             c.expect(moot::link::host::BACK).await;
             c.expect("*** Connected ***").await;
@@ -492,6 +492,213 @@ async fn the_world_restarts_and_nobody_is_dropped() {
         "a refused line was done"
     );
     for host in [a, b] {
+        host.running.shutdown().await;
+    }
+}
+
+/// A crowd through two hosts rides out the world's restart, polite and outright: 100 telnet
+/// players and 100 agents (twenty in `waitForNextTurn`, twenty on the town's live page, sixty
+/// looking around over MCP). Nobody is dropped; every person hears that the town pauses and is
+/// back; no agent's call fails; every live page carries on. The figures are printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crowd_through_two_hosts_rides_out_restarts() {
+    use futures_util::future::join_all;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+    let broker = Broker::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(dir.path());
+    let mut world = world_process(&broker.url, &db, "5s").await;
+    let hosts = [host(&broker.url, &db).await, host(&broker.url, &db).await];
+    let telnet = [hosts[0].telnet_addr, hosts[1].telnet_addr];
+    let http = [hosts[0].http_addr, hosts[1].http_addr];
+
+    let mut people =
+        join_all((0..100).map(|i| async move { player_at(telnet[i % 2], &format!("P{i}")).await }))
+            .await;
+    let agents = join_all((0..100).map(|i| {
+        let api = Api::new(http[i % 2]);
+        async move { api.agent(Some(&format!("A{i}"))).await }
+    }))
+    .await;
+
+    // Twenty games of chess, each an agent's (black) joined by a person (white) who never
+    // moves: the agent waits for that move across the restarts.
+    let mut games = Vec::new();
+    for (i, agent) in agents.iter().take(20).enumerate() {
+        let made = mcp_tool(
+            http[i % 2],
+            &agent.token,
+            "createGame",
+            serde_json::json!({"type": "agent", "color": "black"}),
+        )
+        .await;
+        let game = made["structuredContent"]["game_id"].clone();
+        let number = game
+            .as_str()
+            .unwrap_or("")
+            .trim_start_matches('#')
+            .to_owned();
+        people[i].command("east").await;
+        let joined = people[i].command(&format!("joinGame {number}")).await;
+        assert!(
+            joined[0].starts_with("You join game #"),
+            "{made} {joined:?}"
+        );
+        people[i].command("west").await;
+        games.push(game);
+    }
+
+    let running = Arc::new(AtomicBool::new(true));
+    let calls = Arc::new(AtomicU64::new(0));
+    let slowest = Arc::new(AtomicU64::new(0));
+    let mut tasks = Vec::new();
+    for (i, agent) in agents.iter().enumerate() {
+        let (addr, token) = (http[i % 2], agent.token.clone());
+        let (running, calls, slowest) = (running.clone(), calls.clone(), slowest.clone());
+        let game = games.get(i).cloned();
+        tasks.push(tokio::spawn(async move {
+            let mut failures = Vec::new();
+            if let Some(game) = game {
+                // Waiting for a move that never comes: each long poll times out and is asked
+                // again, the ones in flight across the restarts.
+                while running.load(Ordering::Relaxed) {
+                    let r = mcp_tool(
+                        addr,
+                        &token,
+                        "waitForNextTurn",
+                        serde_json::json!({"game_id": game}),
+                    )
+                    .await;
+                    if r["structuredContent"]["status"] != "timeout" {
+                        failures.push(r);
+                    }
+                    calls.fetch_add(1, Ordering::Relaxed);
+                }
+            } else if i < 40 {
+                // The town's live page: frames keep coming on one stream.
+                let mut live = reqwest::get(format!("http://{addr}/town/live"))
+                    .await
+                    .unwrap();
+                let mut frames = 0;
+                while running.load(Ordering::Relaxed) {
+                    match tokio::time::timeout(Duration::from_millis(500), live.chunk()).await {
+                        Ok(Ok(Some(chunk))) => {
+                            frames += String::from_utf8_lossy(&chunk)
+                                .matches("event: town")
+                                .count()
+                        }
+                        Ok(other) => {
+                            failures
+                                .push(serde_json::json!(format!("the stream ended: {other:?}")));
+                            break;
+                        }
+                        Err(_) => {}
+                    }
+                }
+                return (failures, frames);
+            } else {
+                while running.load(Ordering::Relaxed) {
+                    let asked = std::time::Instant::now();
+                    let r = mcp_tool(addr, &token, "look", serde_json::json!({})).await;
+                    let took = asked.elapsed().as_millis() as u64;
+                    slowest.fetch_max(took, Ordering::Relaxed);
+                    if r.get("content").is_none() {
+                        failures.push(r);
+                    }
+                    calls.fetch_add(1, Ordering::Relaxed);
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+            (failures, 0)
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    let mut refused = 0;
+    for polite in [true, false] {
+        let stopped = std::time::Instant::now();
+        if polite {
+            let pid = world.id().to_string();
+            assert!(
+                Command::new("kill")
+                    .args(["-TERM", &pid])
+                    .status()
+                    .unwrap()
+                    .success()
+            );
+            assert!(world.wait().unwrap().success());
+        } else {
+            world.kill().unwrap();
+            world.wait().unwrap();
+        }
+        let told = if polite {
+            moot::link::host::PAUSES
+        } else {
+            moot::link::host::AWAY
+        };
+        join_all(people.iter_mut().map(|p| p.expect(told))).await;
+        // Half the people type in the gap: refused, not done.
+        for p in people.iter_mut().step_by(2) {
+            p.send("say in the gap").await;
+        }
+        for p in people.iter_mut().step_by(2) {
+            p.expect(moot::link::host::NOT_DONE).await;
+            refused += 1;
+        }
+        let started = std::time::Instant::now();
+        world = world_process(&broker.url, &db, "5s").await;
+        join_all(people.iter_mut().map(|p| async move {
+            p.expect(moot::link::host::BACK).await;
+            p.expect("*** Connected ***").await;
+        }))
+        .await;
+        eprintln!(
+            "{}: the town was away {:?}; back for all 100 people {:?} after the world was started",
+            if polite { "SIGTERM" } else { "kill -9" },
+            stopped.elapsed(),
+            started.elapsed()
+        );
+        // The town changes, for the live pages' next frame.
+        people[0].command("south").await;
+        people[0].command("north").await;
+    }
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    running.store(false, Ordering::Relaxed);
+    let mut frames_after = Vec::new();
+    for (i, task) in tasks.into_iter().enumerate() {
+        let (failures, frames) = tokio::time::timeout(Duration::from_secs(30), task)
+            .await
+            .expect("every agent finishes")
+            .unwrap();
+        assert!(failures.is_empty(), "agent {i}: {failures:?}");
+        if (20..40).contains(&i) {
+            frames_after.push(frames);
+        }
+    }
+    assert!(
+        frames_after.iter().all(|&f| f >= 3),
+        "frames on each live page: {frames_after:?}"
+    );
+    // Everyone is still connected, and answered.
+    let answered = join_all(people.iter_mut().map(|p| p.command("look"))).await;
+    assert!(
+        answered
+            .iter()
+            .all(|l| l.iter().any(|l| l.starts_with("Exits:")))
+    );
+    eprintln!(
+        "agents' MCP calls: {}, none failed; the slowest look waited {} ms; people's lines refused in the gaps: {refused}",
+        calls.load(Ordering::Relaxed),
+        slowest.load(Ordering::Relaxed)
+    );
+    assert!(
+        !people
+            .iter()
+            .any(|p| p.seen.iter().any(|l| l.contains("in the gap")))
+    );
+    for host in hosts {
         host.running.shutdown().await;
     }
 }
