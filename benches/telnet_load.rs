@@ -10,6 +10,10 @@
 //!     cargo bench --bench telnet_load                     # everything, 10 s per scenario
 //!     cargo bench --bench telnet_load -- --seconds 5 --only crowd500   (or a comma list)
 //!     cargo bench --bench telnet_load -- --floor          # the floor under it (see below)
+//!     cargo bench --bench telnet_load -- --hosts 2        # a world and 2 hosts over NATS
+//!
+//! `--hosts N` runs the town as `moot world` and N `moot host`s across a `nats-server` of its
+//! own, the clients spread over the hosts; CPU and memory are all those processes' together.
 //!
 //! `--floor` runs the spread scenarios against a server that only answers the same lines, one
 //! read and one write a command, on the same runtime (`support/floor.rs`): the part of moot's
@@ -46,6 +50,8 @@ struct Args {
     floor: bool,
     /// Be the floor's server, on this address (the benchmark starts itself so).
     serve_floor: Option<String>,
+    /// Run the town as a world and this many hosts across a NATS broker (0: one process).
+    hosts: usize,
 }
 
 impl Args {
@@ -64,6 +70,7 @@ fn args() -> Args {
         idle: 19_900,
         floor: false,
         serve_floor: None,
+        hosts: 0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -73,9 +80,13 @@ fn args() -> Args {
             "--idle" => a.idle = it.next().and_then(|s| s.parse().ok()).expect("--idle N"),
             "--floor" => a.floor = true,
             "--serve-floor" => a.serve_floor = it.next(),
+            "--hosts" => a.hosts = it.next().and_then(|s| s.parse().ok()).expect("--hosts N"),
             "--bench" => {}
             other => {
-                panic!("unknown argument {other}; use --seconds N, --only NAME, --idle N, --floor")
+                panic!(
+                    "unknown argument {other}; use --seconds N, --only NAME, --idle N, --floor, \
+                     --hosts N"
+                )
             }
         }
     }
@@ -291,8 +302,8 @@ impl Outcome {
 }
 
 async fn scenario(
-    addr: SocketAddr,
-    pid: u32,
+    addrs: &[SocketAddr],
+    pids: &[u32],
     clients: usize,
     spread: bool,
     gmcp_every: Option<usize>,
@@ -310,6 +321,7 @@ async fn scenario(
         let gmcp = takes_gmcp.then(|| gmcp.clone());
         let (tx, rx) = tokio::sync::oneshot::channel();
         ready.push(rx);
+        let addr = addrs[i % addrs.len()];
         tasks.push(tokio::spawn(async move {
             let mut c = Client::login(addr, i, heard, gmcp).await;
             let room = if spread { i % ROOMS } else { 0 };
@@ -349,14 +361,16 @@ async fn scenario(
     heard.store(0, Ordering::Relaxed);
     gmcp.store(0, Ordering::Relaxed);
     measuring.store(true, Ordering::Relaxed);
-    let (t0, cpu0) = (Instant::now(), server::cpu_ns(pid));
+    let cpu = || pids.iter().map(|&p| server::cpu_ns(p)).sum::<u64>();
+    let (t0, cpu0) = (Instant::now(), cpu());
     let mut peak_rss_kib = 0;
     while t0.elapsed() < Duration::from_secs(seconds) {
-        peak_rss_kib = peak_rss_kib.max(server::rss_kib(pid));
+        let rss = pids.iter().map(|&p| server::rss_kib(p)).sum();
+        peak_rss_kib = peak_rss_kib.max(rss);
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     measuring.store(false, Ordering::Relaxed);
-    let (elapsed, cpu_ns) = (t0.elapsed().as_secs_f64(), server::cpu_ns(pid) - cpu0);
+    let (elapsed, cpu_ns) = (t0.elapsed().as_secs_f64(), cpu() - cpu0);
     let heard_n = heard.load(Ordering::Relaxed);
     let gmcp_n = gmcp.load(Ordering::Relaxed);
     stop.store(true, Ordering::Relaxed);
@@ -479,8 +493,8 @@ fn floor(args: &Args) {
             continue;
         }
         let mut o = rt.block_on(scenario(
-            addr,
-            child.id(),
+            &[addr],
+            &[child.id()],
             clients,
             true,
             None,
@@ -519,27 +533,39 @@ fn main() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let db = server::database(dir.path());
     rt.block_on(seed_accounts(&db, 500 + args.idle));
-    let server = server::start(
-        &dir.path().join("world"),
-        &db,
-        "--telnet",
-        &[
-            "--max-connections",
-            "100000",
-            "--idle-timeout",
-            "0s",
-            "--login-timeout",
-            "0s",
-            // Offered to every connection; only the clients that answer take GMCP.
-            "--telnet-negotiate",
-        ],
-    );
+    let face = [
+        "--max-connections",
+        "100000",
+        "--idle-timeout",
+        "0s",
+        "--login-timeout",
+        "0s",
+        // Offered to every connection; only the clients that answer take GMCP.
+        "--telnet-negotiate",
+    ];
+    // One process, or (--hosts N) a world and N hosts across a NATS broker.
+    let (one, split) = if args.hosts == 0 {
+        let s = server::start(&dir.path().join("world"), &db, "--telnet", &face);
+        (Some(s), None)
+    } else {
+        let s = server::start_split(&dir.path().join("world"), &db, args.hosts, &face);
+        (None, Some(s))
+    };
+    let (addrs, pids) = match (&one, &split) {
+        (Some(s), _) => (vec![s.addr], vec![s.child.id()]),
+        (_, Some(s)) => (s.telnet.clone(), s.pids()),
+        _ => unreachable!(),
+    };
     println!(
-        "moot telnet load: {} cores, {} s per scenario, {}, server {}",
+        "moot telnet load: {} cores, {} s per scenario, {}, server {}, {}",
         num_cpus(),
         args.seconds,
         server::engine(),
-        server::binary()
+        server::binary(),
+        match args.hosts {
+            0 => "one process".to_owned(),
+            n => format!("a world and {n} host(s) across nats-server (CPU and memory: all of them)"),
+        }
     );
     // (name, clients, spread over the rooms, one client in how many takes GMCP)
     let scenarios = [
@@ -564,10 +590,9 @@ fn main() {
         if !args.wanted(name) {
             continue;
         }
-        let pid = server.child.id();
         let mut o = rt.block_on(scenario(
-            server.addr,
-            pid,
+            &addrs,
+            &pids,
             clients,
             spread,
             gmcp_every,
@@ -606,6 +631,9 @@ fn main() {
             server::figure(&format!("{name}.gmcp_per_s"), gmcp, "/s");
         }
     }
+    let Some(server) = one else {
+        return;
+    };
     if args.wanted("idle") {
         // Both counts are against the memory the server held before either, since memory
         // freed by the first is kept by the allocator and reused by the second.

@@ -172,3 +172,129 @@ pub fn rss_kib(pid: u32) -> u64 {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
 }
+
+/// A town split across processes: a NATS broker, `moot world`, and `hosts` × `moot host`
+/// holding the connections (see the README's "Hosts apart from the world").
+#[allow(dead_code)]
+pub struct Split {
+    children: Vec<Child>,
+    /// Each host's telnet listener.
+    pub telnet: Vec<SocketAddr>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl Drop for Split {
+    fn drop(&mut self) {
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Split {
+    /// Every process's id: the broker's, the world's and the hosts', whose CPU time together
+    /// is what the town costs.
+    #[allow(dead_code)]
+    pub fn pids(&self) -> Vec<u32> {
+        self.children.iter().map(Child::id).collect()
+    }
+}
+
+fn wait_for_port(addr: SocketAddr, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(addr).is_err() {
+        assert!(Instant::now() < deadline, "{what} did not start listening");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Starts the broker, the world on `world` and `db`, and `hosts` hosts each listening for
+/// telnet on a free port with `host_args`; returns once every host listens.
+#[allow(dead_code)]
+pub fn start_split(world: &Path, db: &str, hosts: usize, host_args: &[&str]) -> Split {
+    let log = std::env::var("MOOT_BENCH_LOG").unwrap_or_else(|_| "moot=warn".into());
+    let broker = free_addr();
+    let nats = format!("nats://{broker}");
+    let program = ["/usr/sbin/nats-server", "/usr/bin/nats-server"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .unwrap_or("nats-server");
+    let mut children = vec![
+        Command::new(program)
+            .args(["-a", "127.0.0.1", "-p", &broker.port().to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("nats-server starts (apt-get install nats-server)"),
+    ];
+    wait_for_port(broker, "nats-server");
+    let limits = [
+        "--command-rate",
+        "0",
+        "--login-rate",
+        "0",
+        "--agent-rate",
+        "0",
+        "--polls-per-agent",
+        "0",
+        "--sessions-per-agent",
+        "0",
+    ];
+    children.push(
+        Command::new(binary())
+            .args(["--world", world.to_str().unwrap(), "--db", db])
+            .args(limits)
+            .args(["world", "--nats", &nats])
+            .env("RUST_LOG", &log)
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("moot world starts"),
+    );
+    let mut telnet = Vec::new();
+    for _ in 0..hosts {
+        let addr = free_addr();
+        // A host that finds no world yet exits: started again until the world answers.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let mut child = Command::new(binary())
+                .args(["host", "--nats", &nats])
+                .args(["--telnet", &addr.to_string(), "--http", "127.0.0.1:0"])
+                .args(limits)
+                .args(host_args)
+                .env("RUST_LOG", &log)
+                .stdin(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("moot host starts");
+            let started = Instant::now();
+            let mut up = false;
+            while started.elapsed() < Duration::from_secs(5) {
+                if std::net::TcpStream::connect(addr).is_ok() {
+                    up = true;
+                    break;
+                }
+                if let Ok(Some(_)) = child.try_wait() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            // A host that found no world listened for a moment before it exited.
+            std::thread::sleep(Duration::from_millis(300));
+            if up && matches!(child.try_wait(), Ok(None)) {
+                children.push(child);
+                break;
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            assert!(Instant::now() < deadline, "no host could join the world");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        telnet.push(addr);
+    }
+    Split {
+        children,
+        telnet,
+        _dir: None,
+    }
+}
