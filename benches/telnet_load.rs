@@ -564,7 +564,8 @@ fn main() {
         server::binary(),
         match args.hosts {
             0 => "one process".to_owned(),
-            n => format!("a world and {n} host(s) across nats-server (CPU and memory: all of them)"),
+            n =>
+                format!("a world and {n} host(s) across nats-server (CPU and memory: all of them)"),
         }
     );
     // (name, clients, spread over the rooms, one client in how many takes GMCP)

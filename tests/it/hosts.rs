@@ -21,7 +21,10 @@ pub struct Broker {
 
 impl Broker {
     pub async fn start() -> Broker {
-        let port = free_port();
+        Broker::on_port(free_port()).await
+    }
+
+    pub async fn on_port(port: u16) -> Broker {
         let program = ["/usr/sbin/nats-server", "/usr/bin/nats-server"]
             .into_iter()
             .find(|p| std::path::Path::new(p).exists())
@@ -701,4 +704,42 @@ async fn a_crowd_through_two_hosts_rides_out_restarts() {
     for host in hosts {
         host.running.shutdown().await;
     }
+}
+
+/// A host keeps its people through a world's absence for `--world-wait`, then closes their
+/// connections with a message; and a broker that goes away and comes back is ridden out like
+/// a world that does.
+#[tokio::test]
+async fn a_host_waits_so_long_for_its_world_and_rides_out_its_broker() {
+    let mut broker = Broker::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(dir.path());
+    let world = start_world(config(&db), &broker.url)
+        .await
+        .expect("the world starts");
+    let mut c = config(&db);
+    c.world_wait = Duration::from_secs(3).into();
+    let host = start_host(c, &broker.url).await.expect("the host joins");
+    let mut ann = player_at(host.telnet_addr, "Ann").await;
+
+    // The broker goes, and comes back on the same address: both ends connect again.
+    let port = broker.url.rsplit(':').next().unwrap().to_owned();
+    drop(broker);
+    ann.expect(moot::link::host::AWAY).await;
+    broker = Broker::on_port(port.parse().unwrap()).await;
+    ann.expect(moot::link::host::BACK).await;
+    ann.send("say through a new broker").await;
+    ann.expect("You say, \"through a new broker\"").await;
+
+    // The world goes for good: after --world-wait the host says goodbye.
+    world.shutdown().await;
+    ann.expect(moot::link::host::PAUSES).await;
+    let last = ann.until_closed().await;
+    assert_eq!(
+        last.last().map(String::as_str),
+        Some(moot::link::host::GAVE_UP),
+        "{last:?}"
+    );
+    host.running.shutdown().await;
+    drop(broker);
 }
