@@ -10,6 +10,9 @@
 //!
 //! "cpu µs" is the server's CPU time (all its threads) per call in the measured window.
 //!
+//! `--hosts N` runs `look` and `finishTurn` against a world and N hosts across a `nats-server`
+//! of its own (the agents spread over the hosts; "cpu µs" then counts every process).
+//!
 //! `look` is called at the plain `/mcp` (the town's set), seed 000's chess tools at
 //! `/mcp/chess`; `--one-address` calls every tool at `/mcp`, for a build from before the sets.
 //!
@@ -150,8 +153,8 @@ async fn new_game(c: &mut Mcp, white: &str, black: &str) -> String {
 /// Runs the loop; returns the latencies measured, the seconds measured, and the server's CPU
 /// time in that window (ns).
 async fn closed_loop(
-    addr: SocketAddr,
-    pid: u32,
+    addrs: &[SocketAddr],
+    pids: &[u32],
     agents: usize,
     seconds: u64,
     finish_turn: bool,
@@ -163,6 +166,7 @@ async fn closed_loop(
     // since in one game only one side can move at a time.
     for i in 0..agents {
         let (measuring, stop) = (measuring.clone(), stop.clone());
+        let addr = addrs[i % addrs.len()];
         tasks.push(tokio::spawn(async move {
             let mut c = Mcp::open(addr).await;
             let a = c.agent().await;
@@ -212,10 +216,11 @@ async fn closed_loop(
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
     measuring.store(true, Ordering::Relaxed);
-    let (t0, cpu0) = (Instant::now(), server::cpu_ns(pid));
+    let cpu_ns = || pids.iter().map(|&p| server::cpu_ns(p)).sum::<u64>();
+    let (t0, cpu0) = (Instant::now(), cpu_ns());
     tokio::time::sleep(Duration::from_secs(seconds)).await;
     measuring.store(false, Ordering::Relaxed);
-    let (elapsed, cpu) = (t0.elapsed().as_secs_f64(), server::cpu_ns(pid) - cpu0);
+    let (elapsed, cpu) = (t0.elapsed().as_secs_f64(), cpu_ns() - cpu0);
     stop.store(true, Ordering::Relaxed);
     let mut all = Vec::new();
     for t in tasks {
@@ -350,6 +355,8 @@ fn main() {
     let mut n_waiters = 10_000;
     // The scenarios to run (`--only look,finish_turn,waiters`); all by default.
     let mut only: Option<String> = None;
+    // A world and this many hosts across a NATS broker instead of one process.
+    let mut hosts = 0;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut num = || {
@@ -362,6 +369,7 @@ fn main() {
             "--waiters" => n_waiters = num(),
             "--one-address" => ONE_ADDRESS.store(true, Ordering::Relaxed),
             "--only" => only = args.next(),
+            "--hosts" => hosts = num(),
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }
@@ -378,19 +386,30 @@ fn main() {
         only.as_ref()
             .is_none_or(|o| o.split(',').any(|x| x == name))
     };
+    if hosts > 0 {
+        println!("  (a world and {hosts} host(s) across nats-server; cpu: all of them)");
+    }
     if runs("look") || runs("finish_turn") {
-        let server = server::start_in_temp("--http", &[]);
-        let pid = server.child.id();
+        let (one, split) = if hosts == 0 {
+            (Some(server::start_in_temp("--http", &[])), None)
+        } else {
+            (None, Some(server::start_split_in_temp(hosts, &[])))
+        };
+        let (addrs, pids) = match (&one, &split) {
+            (Some(s), _) => (vec![s.addr], vec![s.child.id()]),
+            (_, Some(s)) => (s.http.clone(), s.pids()),
+            _ => unreachable!(),
+        };
         if runs("look") {
-            let (lat, s, cpu) = rt.block_on(closed_loop(server.addr, pid, 100, seconds, false));
+            let (lat, s, cpu) = rt.block_on(closed_loop(&addrs, &pids, 100, seconds, false));
             report("look, 100 agents", "look", lat, s, cpu);
         }
         if runs("finish_turn") {
-            let (lat, s, cpu) = rt.block_on(closed_loop(server.addr, pid, 100, seconds, true));
+            let (lat, s, cpu) = rt.block_on(closed_loop(&addrs, &pids, 100, seconds, true));
             report("finishTurn, 100 games at once", "finish_turn", lat, s, cpu);
         }
     }
-    if runs("waiters") {
+    if runs("waiters") && hosts == 0 {
         let server = server::start_in_temp("--http", &[]);
         rt.block_on(waiters(server.addr, n_waiters));
     }

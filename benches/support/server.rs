@@ -180,6 +180,8 @@ pub struct Split {
     children: Vec<Child>,
     /// Each host's telnet listener.
     pub telnet: Vec<SocketAddr>,
+    /// Each host's HTTP listener.
+    pub http: Vec<SocketAddr>,
     _dir: Option<tempfile::TempDir>,
 }
 
@@ -207,6 +209,20 @@ fn wait_for_port(addr: SocketAddr, what: &str) {
         assert!(Instant::now() < deadline, "{what} did not start listening");
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// [`start_split`] on the project's own world, with the database in a fresh temporary
+/// directory.
+#[allow(dead_code)]
+pub fn start_split_in_temp(hosts: usize, host_args: &[&str]) -> Split {
+    let dir = tempfile::tempdir().unwrap();
+    let world = std::env::var_os("MOOT_BENCH_WORLD").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("world"),
+        std::path::PathBuf::from,
+    );
+    let mut s = start_split(&world, &database(dir.path()), hosts, host_args);
+    s._dir = Some(dir);
+    s
 }
 
 /// Starts the broker, the world on `world` and `db`, and `hosts` hosts each listening for
@@ -240,6 +256,8 @@ pub fn start_split(world: &Path, db: &str, hosts: usize, host_args: &[&str]) -> 
         "0",
         "--sessions-per-agent",
         "0",
+        "--max-http-connections",
+        "30000",
     ];
     children.push(
         Command::new(binary())
@@ -251,17 +269,18 @@ pub fn start_split(world: &Path, db: &str, hosts: usize, host_args: &[&str]) -> 
             .spawn()
             .expect("moot world starts"),
     );
-    let mut telnet = Vec::new();
+    let (mut telnet, mut http) = (Vec::new(), Vec::new());
     for _ in 0..hosts {
-        let addr = free_addr();
+        let (addr, web) = (free_addr(), free_addr());
         // A host that finds no world yet exits: started again until the world answers.
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
+            // The face's flags go before `host`, as the town's go before `world`.
             let mut child = Command::new(binary())
-                .args(["host", "--nats", &nats])
-                .args(["--telnet", &addr.to_string(), "--http", "127.0.0.1:0"])
                 .args(limits)
                 .args(host_args)
+                .args(["host", "--nats", &nats])
+                .args(["--telnet", &addr.to_string(), "--http", &web.to_string()])
                 .env("RUST_LOG", &log)
                 .stdin(Stdio::null())
                 .stderr(Stdio::null())
@@ -291,10 +310,12 @@ pub fn start_split(world: &Path, db: &str, hosts: usize, host_args: &[&str]) -> 
             std::thread::sleep(Duration::from_millis(200));
         }
         telnet.push(addr);
+        http.push(web);
     }
     Split {
         children,
         telnet,
+        http,
         _dir: None,
     }
 }
