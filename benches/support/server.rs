@@ -20,6 +20,23 @@ impl Drop for Server {
     }
 }
 
+/// A load generator is one address doing the work of thousands of people: the limits per
+/// address, per identity and per connection count would only measure themselves.
+const LIMITS: &[&str] = &[
+    "--command-rate",
+    "0",
+    "--login-rate",
+    "0",
+    "--agent-rate",
+    "0",
+    "--max-http-connections",
+    "30000",
+    "--polls-per-agent",
+    "0",
+    "--sessions-per-agent",
+    "0",
+];
+
 /// Starts moot on the world in `world`, with its database `db`, listening with `listen`
 /// (`--telnet` or `--http`) on a free port, plus `args`; returns once that port answers.
 /// The server binary: this build's, or another's (say, the last commit's) named by
@@ -81,20 +98,7 @@ pub fn start(world: &Path, db: &str, listen: &str, args: &[&str]) -> Server {
         .output()
         .expect("moot runs");
     let limits: &[&str] = if String::from_utf8_lossy(&help.stdout).contains("--login-rate") {
-        &[
-            "--command-rate",
-            "0",
-            "--login-rate",
-            "0",
-            "--agent-rate",
-            "0",
-            "--max-http-connections",
-            "30000",
-            "--polls-per-agent",
-            "0",
-            "--sessions-per-agent",
-            "0",
-        ]
+        LIMITS
     } else {
         &["--command-rate", "0"]
     };
@@ -125,16 +129,20 @@ pub fn start(world: &Path, db: &str, listen: &str, args: &[&str]) -> Server {
     }
 }
 
+/// The project's own world, or an older build's own world files (MOOT_BENCH_WORLD): a newer
+/// world may hold tables an older build does not know.
+fn project_world() -> std::path::PathBuf {
+    std::env::var_os("MOOT_BENCH_WORLD").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("world"),
+        std::path::PathBuf::from,
+    )
+}
+
 /// [`start`] on the project's own world, with the database in a fresh temporary directory.
 #[allow(dead_code)] // not every benchmark uses both
 pub fn start_in_temp(listen: &str, args: &[&str]) -> Server {
     let dir = tempfile::tempdir().unwrap();
-    // An older build is measured with its own world files (a newer world may hold tables it
-    // does not know).
-    let world = std::env::var_os("MOOT_BENCH_WORLD").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("world"),
-        std::path::PathBuf::from,
-    );
+    let world = project_world();
     let mut s = start(&world, &database(dir.path()), listen, args);
     s._dir = Some(dir);
     s
@@ -216,10 +224,7 @@ fn wait_for_port(addr: SocketAddr, what: &str) {
 #[allow(dead_code)]
 pub fn start_split_in_temp(hosts: usize, host_args: &[&str]) -> Split {
     let dir = tempfile::tempdir().unwrap();
-    let world = std::env::var_os("MOOT_BENCH_WORLD").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("world"),
-        std::path::PathBuf::from,
-    );
+    let world = project_world();
     let mut s = start_split(&world, &database(dir.path()), hosts, host_args);
     s._dir = Some(dir);
     s
@@ -245,20 +250,7 @@ pub fn start_split(world: &Path, db: &str, hosts: usize, host_args: &[&str]) -> 
             .expect("nats-server starts (apt-get install nats-server)"),
     ];
     wait_for_port(broker, "nats-server");
-    let limits = [
-        "--command-rate",
-        "0",
-        "--login-rate",
-        "0",
-        "--agent-rate",
-        "0",
-        "--polls-per-agent",
-        "0",
-        "--sessions-per-agent",
-        "0",
-        "--max-http-connections",
-        "30000",
-    ];
+    let limits = LIMITS;
     children.push(
         Command::new(binary())
             .args(["--world", world.to_str().unwrap(), "--db", db])

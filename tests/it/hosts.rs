@@ -57,6 +57,28 @@ async fn host(url: &str, db: &moot::store::Database) -> RunningHost {
     start_host(config(db), url).await.expect("the host joins")
 }
 
+/// A game of chess an agent makes over MCP at `http`, to play black: the answer, the game's id
+/// as MCP gives it, and its number as telnet's `joinGame` takes it.
+async fn agent_game(
+    http: SocketAddr,
+    token: &str,
+) -> (serde_json::Value, serde_json::Value, String) {
+    let made = mcp_tool(
+        http,
+        token,
+        "createGame",
+        serde_json::json!({"type": "agent", "color": "black"}),
+    )
+    .await;
+    let game = made["structuredContent"]["game_id"].clone();
+    let number = game
+        .as_str()
+        .unwrap_or("")
+        .trim_start_matches('#')
+        .to_owned();
+    (made, game, number)
+}
+
 /// Who `you are x`/`o` in the answer that started a game of tic-tac-toe.
 fn side(lines: &[String]) -> char {
     if lines.iter().any(|l| l.contains("you are x.")) {
@@ -368,19 +390,7 @@ async fn the_world_restarts_and_nobody_is_dropped() {
 
     // An agent through host B waits for Ann's move in a game of chess across both restarts.
     let robo = Api::new(b.http_addr).agent(Some("Robo")).await;
-    let made = mcp_tool(
-        b.http_addr,
-        &robo.token,
-        "createGame",
-        serde_json::json!({"type": "agent", "color": "black"}),
-    )
-    .await;
-    let game = made["structuredContent"]["game_id"].clone();
-    let number = game
-        .as_str()
-        .unwrap_or("1")
-        .trim_start_matches('#')
-        .to_owned();
+    let (made, game, number) = agent_game(b.http_addr, &robo.token).await;
     ann.command("east").await;
     let joined = ann.command(&format!("joinGame {number}")).await;
     assert!(
@@ -530,19 +540,7 @@ async fn a_crowd_through_two_hosts_rides_out_restarts() {
     // moves: the agent waits for that move across the restarts.
     let mut games = Vec::new();
     for (i, agent) in agents.iter().take(20).enumerate() {
-        let made = mcp_tool(
-            http[i % 2],
-            &agent.token,
-            "createGame",
-            serde_json::json!({"type": "agent", "color": "black"}),
-        )
-        .await;
-        let game = made["structuredContent"]["game_id"].clone();
-        let number = game
-            .as_str()
-            .unwrap_or("")
-            .trim_start_matches('#')
-            .to_owned();
+        let (made, game, number) = agent_game(http[i % 2], &agent.token).await;
         people[i].command("east").await;
         let joined = people[i].command(&format!("joinGame {number}")).await;
         assert!(
