@@ -94,7 +94,26 @@ pub async fn serve(
         }
     };
     news(News::Up { epoch }).await;
-    let mut beat = tokio::time::interval(wire::BEAT);
+    // Beats have a task of their own, so that a busy loop below (a crowd re-entering, each
+    // read from the database) never looks to the hosts like a world gone quiet.
+    let beating = CancellationToken::new();
+    {
+        let (client, beating) = (client.clone(), beating.clone());
+        tokio::spawn(async move {
+            let mut beat = tokio::time::interval(wire::BEAT);
+            let Ok(body) = serde_json::to_vec(&News::Beat { epoch }) else {
+                return;
+            };
+            loop {
+                tokio::select! {
+                    _ = beat.tick() => {
+                        let _ = client.publish(wire::news(), body.clone().into()).await;
+                    }
+                    _ = beating.cancelled() => return,
+                }
+            }
+        });
+    }
     // Stopping: hosts are told, and for a moment lines still arriving are refused (not done,
     // and said so) rather than lost with the process.
     let mut closing = false;
@@ -103,8 +122,8 @@ pub async fn serve(
     tracing::info!(epoch, "serving hosts");
     loop {
         tokio::select! {
-            _ = beat.tick(), if !closing => news(News::Beat { epoch }).await,
             _ = stop.cancelled(), if !closing => {
+                beating.cancel();
                 answering.closing();
                 news(News::Down { epoch }).await;
                 closing = true;
@@ -156,6 +175,10 @@ pub async fn serve(
             else => break,
         }
     }
+    beating.cancel();
+    // What was published last (the answers to the lines taken last) reaches the broker
+    // before the process may end.
+    let _ = client.flush().await;
     Ok(())
 }
 
@@ -264,7 +287,14 @@ async fn enter(
             agent: row.agent_id.as_str().into(),
         },
     );
-    tokio::spawn(carry(client.clone(), subject, source, held.clone(), key));
+    tokio::spawn(carry(
+        client.clone(),
+        subject,
+        source,
+        held.clone(),
+        key,
+        conn,
+    ));
     door.enter_with(row, created, conn, sink).await;
 }
 
@@ -276,6 +306,7 @@ async fn carry(
     mut source: Source,
     held: HeldMap,
     key: (String, u64),
+    conn: ConnId,
 ) {
     while let Some(out) = source.rx.recv().await {
         source.took(&out);
@@ -292,5 +323,9 @@ async fn carry(
             break;
         }
     }
-    lock(&held).remove(&key);
+    // Only its own: the same host connection may have entered again since.
+    let mut held = lock(&held);
+    if held.get(&key).is_some_and(|h| h.conn == conn) {
+        held.remove(&key);
+    }
 }

@@ -51,6 +51,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 struct Held {
     sink: Sink,
     agent: AgentId,
+    /// The run of the world this connection entered (re-entered only into a later one).
+    epoch: u64,
     /// Lines (and entering) the world took, and answers it sent: more taken than answered is
     /// a command in flight.
     taken: u64,
@@ -259,15 +261,20 @@ impl Remote {
 
     pub async fn enter(&self, row: AgentRow, created: bool, conn: ConnId) -> Option<Source> {
         let (sink, source) = world::channel();
-        lock(&self.state).conns.insert(
-            conn,
-            Held {
-                sink,
-                agent: row.agent_id.as_str().into(),
-                taken: 1,
-                answered: 0,
-            },
-        );
+        {
+            let mut state = lock(&self.state);
+            let epoch = state.epoch;
+            state.conns.insert(
+                conn,
+                Held {
+                    sink,
+                    agent: row.agent_id.as_str().into(),
+                    epoch,
+                    taken: 1,
+                    answered: 0,
+                },
+            );
+        }
         let said = FromConn::Enter {
             agent: row.agent_id,
             created,
@@ -325,8 +332,18 @@ impl Remote {
                 }
                 self.refuse(conn, true);
             }
-            // Taken or not, nobody can say: answered as a command in flight.
-            Err(_) => lock(&self.state).gone(),
+            // Taken or not, nobody can say: this line is answered as a command in flight (a
+            // slow world is not yet an absent one: the beats tell that).
+            Err(_) => {
+                if let Some(held) = lock(&self.state).conns.get_mut(&conn)
+                    && held.taken > held.answered
+                {
+                    held.answered = held.taken;
+                    held.sink.send(Out::Reply {
+                        lines: vec![UNANSWERED.into()],
+                    });
+                }
+            }
         }
         true
     }
@@ -455,10 +472,13 @@ async fn follow(
             state.requests.set_up();
             state.last_heard = Instant::now();
             state.tell_all(BACK);
+            // Those that entered this run already (a login while the host greeted it) are in.
             state
                 .conns
                 .iter_mut()
+                .filter(|(_, held)| held.epoch != epoch)
                 .map(|(conn, held)| {
+                    held.epoch = epoch;
                     held.taken += 1;
                     (*conn, held.agent.clone())
                 })

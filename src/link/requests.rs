@@ -275,6 +275,17 @@ impl InFlight {
     }
 }
 
+/// An answer's status and headers, and where the rest of it will come.
+type Headed = (u16, Vec<(String, String)>, mpsc::Receiver<Part>);
+
+/// Why a request has no answer from the world.
+enum Unanswered {
+    /// It was not done: no world took it, or one that may be asked again found none.
+    NotDone,
+    /// A world took it and stopped before answering: it may or may not have been done.
+    Unknown,
+}
+
 /// A request as passed, kept to pass again.
 struct Passed {
     head: HttpRequest,
@@ -391,27 +402,31 @@ impl Passing {
 
     /// Passes `passed` until the world answers with a head: again after the world comes
     /// back, if the request may be asked again.
-    async fn head(
-        &self,
-        passed: &mut Passed,
-    ) -> Option<(u16, Vec<(String, String)>, mpsc::Receiver<Part>)> {
+    async fn head(&self, passed: &mut Passed) -> Result<Headed, Unanswered> {
         // While the world is away, only a request that may be asked again waits for it.
         let up = *self.up.borrow();
         if !(up || passed.repeatable && self.world_back().await) {
-            return None;
+            return Err(Unanswered::NotDone);
         }
         loop {
-            let mut rx = self.send(passed).await?;
+            let Some(mut rx) = self.send(passed).await else {
+                return Err(Unanswered::NotDone);
+            };
             let id = passed.head.id;
             match tokio::time::timeout(HEAD_TIMEOUT, rx.recv()).await {
                 Ok(Some(Part::From(HttpPart::Head { status, headers }, _))) => {
-                    return Some((status, headers, rx));
+                    return Ok((status, headers, rx));
                 }
                 Ok(Some(Part::Away)) if passed.repeatable && self.world_back().await => continue,
+                // A write the world had and never answered: done or not, nobody can say, so
+                // it is not offered to be tried again.
+                Ok(Some(Part::Away)) if !passed.repeatable => {
+                    return Err(Unanswered::Unknown);
+                }
                 _ => {
                     lock(&self.waiting).remove(&id);
                     cancel(&self.client, &self.host, id).await;
-                    return None;
+                    return Err(Unanswered::NotDone);
                 }
             }
         }
@@ -450,8 +465,10 @@ impl Passing {
             },
             body,
         };
-        let Some((status, headers, rx)) = self.head(&mut passed).await else {
-            return away();
+        let (status, headers, rx) = match self.head(&mut passed).await {
+            Ok(headed) => headed,
+            Err(Unanswered::NotDone) => return away(),
+            Err(Unanswered::Unknown) => return unknown(),
         };
         let mut response = Response::builder()
             .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR));
@@ -479,7 +496,7 @@ impl Passing {
                         }
                         Part::Away if passed.repeatable && passing.world_back().await => {
                             // Asked again; the new answer's head is the client's already.
-                            rx = passing.head(&mut passed).await?.2;
+                            rx = passing.head(&mut passed).await.ok()?.2;
                         }
                         Part::Away => {
                             let e = std::io::Error::other("the town stopped");
@@ -494,6 +511,20 @@ impl Passing {
             .body(Body::from_stream(body))
             .unwrap_or_else(|_| refusal(StatusCode::BAD_GATEWAY, "The town's answer was garbled."))
     }
+}
+
+/// The answer to a write the world took and never answered: not to be tried again blindly.
+fn unknown() -> Response<Body> {
+    let body = serde_json::json!({ "error": { "code": "OUTCOME_UNKNOWN", "message":
+        "The town stopped before answering. If that changed anything it was stored: look \
+         before trying again (an Idempotency-Key makes a retry safe)." } });
+    let mut response = Response::new(Body::from(body.to_string()));
+    *response.status_mut() = StatusCode::BAD_GATEWAY;
+    response.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
 }
 
 /// The answer while the town is away: to be tried again in a moment.
