@@ -517,7 +517,7 @@ impl Passing {
 fn unknown() -> Response<Body> {
     let body = serde_json::json!({ "error": { "code": "OUTCOME_UNKNOWN", "message":
         "The town stopped before answering. If that changed anything it was stored: look \
-         before trying again (an Idempotency-Key makes a retry safe)." } });
+         before trying again." } });
     let mut response = Response::new(Body::from(body.to_string()));
     *response.status_mut() = StatusCode::BAD_GATEWAY;
     response.headers_mut().insert(
