@@ -236,7 +236,8 @@ fn http_faces(config: &Config, door: &Door, shutdown: &CancellationToken) -> Mak
     web.public_url = api.public_url.as_deref().map(str::to_owned);
     let pages = crate::web::router(web);
     let shutdown = shutdown.clone();
-    Arc::new(move |bound| http::router(api.clone(), bound, &shutdown, pages.clone()))
+    let mcp = http::McpShared::new(&api);
+    Arc::new(move |bound| http::router(api.clone(), bound, &shutdown, pages.clone(), &mcp))
 }
 
 fn http_bounds(config: &Config) -> http::listener::Bounds {

@@ -169,22 +169,52 @@ pub(super) async fn mcp_gate(
     response
 }
 
+/// What every address's MCP endpoint shares, however many listeners serve it (a world serves
+/// one for each of its hosts): the tools' server and its limits, and the sessions of the 2025
+/// revision, so that an agent's session and its limits are one whichever host it comes
+/// through.
+pub struct McpShared {
+    server: crate::mcp::MootMcp,
+    manager: Arc<rmcp::transport::streamable_http_server::session::local::LocalSessionManager>,
+    sessions: Arc<McpSessions>,
+}
+
+impl McpShared {
+    pub fn new(api: &Api) -> McpShared {
+        // The plain `/mcp` serves the town's tools; each set also has its own address.
+        let town = crate::verbs::Toolset::TOWN;
+        let server =
+            crate::mcp::MootMcp::new(api.world.clone(), api.store.clone(), None, vec![town])
+                .with_wait(api.wait)
+                .with_poll_cap(api.polls_per_agent);
+        let manager = Arc::new(
+            rmcp::transport::streamable_http_server::session::local::LocalSessionManager::default(),
+        );
+        let sessions = Arc::new(McpSessions {
+            manager: manager.clone(),
+            by_agent: Default::default(),
+            max: api.mcp_sessions_per_agent,
+        });
+        McpShared {
+            server,
+            manager,
+            sessions,
+        }
+    }
+}
+
 /// The MCP server at `/mcp` (Streamable HTTP), for both the 2025-11-25 revision (initialize,
 /// sessions) and 2026-07-28 (stateless); identity always comes from the token.
 pub(super) fn mcp_router(
     api: &Api,
     bound: std::net::SocketAddr,
     shutdown: &tokio_util::sync::CancellationToken,
+    shared: &McpShared,
 ) -> axum::Router<Api> {
-    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService,
     };
-    // The plain `/mcp` serves the town's tools; each set also has its own address.
-    let town = crate::verbs::Toolset::TOWN;
-    let server = crate::mcp::MootMcp::new(api.world.clone(), api.store.clone(), None, vec![town])
-        .with_wait(api.wait)
-        .with_poll_cap(api.polls_per_agent);
+    let server = shared.server.clone();
     let mut hosts = vec![
         "localhost".to_owned(),
         "127.0.0.1".to_owned(),
@@ -209,12 +239,8 @@ pub(super) fn mcp_router(
     config.json_response = true;
     // Sessions (of the 2025 revision) end with the server, so shutdown never waits on them.
     config.cancellation_token = shutdown.child_token();
-    let manager = Arc::new(LocalSessionManager::default());
-    let sessions = Arc::new(McpSessions {
-        manager: manager.clone(),
-        by_agent: Default::default(),
-        max: api.mcp_sessions_per_agent,
-    });
+    let manager = shared.manager.clone();
+    let sessions = shared.sessions.clone();
     let hosts: Arc<[String]> = hosts.into();
     let endpoint = |server: crate::mcp::MootMcp| {
         let rmcp = {

@@ -15,7 +15,7 @@ mod metrics;
 mod openapi;
 mod pages;
 
-pub use gate::{MCP_BODY_LIMIT, check_envelope};
+pub use gate::{MCP_BODY_LIMIT, McpShared, check_envelope};
 
 pub use error::ApiError;
 pub use extract::BODY_LIMIT;
@@ -449,6 +449,7 @@ pub fn router(
     bound: std::net::SocketAddr,
     shutdown: &tokio_util::sync::CancellationToken,
     pages: axum::Router,
+    mcp: &McpShared,
 ) -> axum::Router {
     let mut by_path: BTreeMap<String, MethodRouter<Api>> = BTreeMap::new();
     for r in routes() {
@@ -468,7 +469,7 @@ pub fn router(
     }
     router
         .route("/metrics", axum::routing::get(metrics::metrics))
-        .merge(gate::mcp_router(&api, bound, shutdown))
+        .merge(gate::mcp_router(&api, bound, shutdown, mcp))
         .fallback(|| async {
             ApiError::new(ErrorCode::NotFound, "No such path; see /openapi.json")
         })

@@ -8,9 +8,10 @@
 //! bounded as the world's own are, so a broker that delivers faster than a client reads costs
 //! the host no more memory than a slow client costs a single process.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
@@ -18,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use super::Door;
 use super::requests::{Answering, MakeRouter};
 use super::wire::{self, Answer, Ask, Character, FromConn, Hello, News, Taken, ToConn, Welcome};
-use crate::world::{self, AgentId, ConnId, Out, Request, Source};
+use crate::world::{self, AgentId, ConnId, Leaving, Out, Request, Source};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LinkError {
@@ -61,9 +62,106 @@ pub(super) async fn subscribe(
 struct Held {
     conn: ConnId,
     agent: AgentId,
+    link: Arc<Link>,
+}
+
+/// What the world's side of one host connection shares with the task carrying its notices.
+#[derive(Default)]
+struct Link {
+    /// The host's numbers of what the world has taken and not yet answered, oldest first: the
+    /// world answers in order, so each answer is to the first.
+    asked: Mutex<VecDeque<u64>>,
+    /// Set when the world lets this connection go (its host forgotten, or the same host
+    /// connection entering again): nothing more is carried for it.
+    retired: AtomicBool,
+}
+
+impl Link {
+    /// Counts `seq` as taken, unless the connection already has as many lines held as the
+    /// world takes.
+    fn ask(&self, seq: u64) -> bool {
+        let mut asked = lock(&self.asked);
+        let room = asked.len() < wire::LINES_HELD;
+        if room {
+            asked.push_back(seq);
+        }
+        room
+    }
+
+    /// Which of the connection's requests the world's next answer is for.
+    fn answered(&self) -> u64 {
+        lock(&self.asked).pop_front().unwrap_or(0)
+    }
+
+    fn retire(&self) {
+        self.retired.store(true, Ordering::Relaxed);
+    }
 }
 
 type HeldMap = Arc<Mutex<HashMap<(String, u64), Held>>>;
+
+/// The hosts the world has heard from lately, kept apart from the loop that answers them so
+/// that a busy world never takes a live host for dead.
+#[derive(Default)]
+struct Hosts {
+    /// When each host last said it was alive.
+    heard: HashMap<String, Instant>,
+    /// Hosts let go for their silence, to be told so if they speak again.
+    forgotten: HashSet<String>,
+}
+
+impl Hosts {
+    /// The hosts silent for too long, taken off the list; if the world itself cannot hear the
+    /// broker, nobody's silence counts.
+    fn lost(&mut self, broker_heard: bool) -> Vec<String> {
+        let now = Instant::now();
+        if !broker_heard {
+            for heard in self.heard.values_mut() {
+                *heard = now;
+            }
+            return Vec::new();
+        }
+        let lost: Vec<String> = self
+            .heard
+            .iter()
+            .filter(|(_, heard)| now.duration_since(**heard) > wire::HOST_LOST_AFTER)
+            .map(|(host, _)| host.clone())
+            .collect();
+        for host in &lost {
+            self.heard.remove(host);
+        }
+        lost
+    }
+}
+
+/// Hears hosts' beats; tells a host the world let go of that it is alive after all.
+async fn hear_hosts(
+    client: async_nats::Client,
+    mut beats: async_nats::Subscriber,
+    hosts: Arc<Mutex<Hosts>>,
+    epoch: u64,
+) {
+    while let Some(msg) = beats.next().await {
+        let Some(host) = msg.subject.rsplit('.').next() else {
+            continue;
+        };
+        let told = {
+            let mut hosts = lock(&hosts);
+            hosts.heard.insert(host.to_owned(), Instant::now());
+            hosts.forgotten.remove(host)
+        };
+        if told && serde_json::from_slice::<u64>(&msg.payload).ok() == Some(epoch) {
+            tracing::info!(%host, "a host taken for dead is alive; it brings its people back");
+            let forgot = News::Forgot {
+                epoch,
+                host: host.to_owned(),
+            };
+            if let Ok(body) = serde_json::to_vec(&forgot) {
+                let _ = client.publish(wire::news(), body.into()).await;
+            }
+        }
+    }
+}
 
 /// Answers hosts for the world behind `door` until `stop`: greetings, questions, and what
 /// their connections say.
@@ -79,8 +177,10 @@ pub async fn serve(
     let mut conns = subscribe(&client, wire::conns()).await?;
     let mut requests = subscribe(&client, wire::http()).await?;
     let mut cancels = subscribe(&client, wire::http_cancel()).await?;
+    let beats = subscribe(&client, wire::host_beats()).await?;
     let answering = Answering::new(client.clone(), make_router);
     let held: HeldMap = Arc::default();
+    let hosts: Arc<Mutex<Hosts>> = Arc::default();
     // World connection numbers, unique across hosts (0 is agents' without a connection).
     let mut next_conn: ConnId = 1;
     // This run of the world, for hosts to tell a restart by.
@@ -114,6 +214,9 @@ pub async fn serve(
             }
         });
     }
+    let hearing = tokio::spawn(hear_hosts(client.clone(), beats, hosts.clone(), epoch));
+    let mut check = tokio::time::interval(wire::BEAT);
+    let mut heard_since: Option<Instant> = None;
     // Stopping: hosts are told, and for a moment lines still arriving are refused (not done,
     // and said so) rather than lost with the process.
     let mut closing = false;
@@ -130,7 +233,25 @@ pub async fn serve(
                 until_closed.as_mut().reset(tokio::time::Instant::now() + CLOSING);
             }
             _ = &mut until_closed, if closing => break,
-            Some(msg) = hellos.next() => greet(&client, msg, &welcome, epoch, &answering).await,
+            _ = check.tick() => {
+                let connected = client.connection_state() == async_nats::connection::State::Connected;
+                heard_since = heard_since.or(Some(Instant::now())).filter(|_| connected);
+                // Hosts find a broker that came back at their own pace (up to 4 s apart), so
+                // silence counts only once the world has heard the broker for as long.
+                let heard = heard_since.is_some_and(|t| t.elapsed() >= wire::HOST_LOST_AFTER);
+                let lost = lock(&hosts).lost(heard);
+                for host in lost {
+                    forget(&door, &held, &answering, &host).await;
+                    lock(&hosts).forgotten.insert(host);
+                }
+            }
+            Some(msg) = hellos.next() => {
+                if let Some(host) = greet(&client, msg, &welcome, epoch, &answering).await {
+                    let mut hosts = lock(&hosts);
+                    hosts.forgotten.remove(&host);
+                    hosts.heard.insert(host, Instant::now());
+                }
+            }
             Some(msg) = requests.next() => if closing {
                 answering.refuse(msg)
             } else {
@@ -149,16 +270,25 @@ pub async fn serve(
                 };
                 let key = (host.to_owned(), conn);
                 match said {
-                    FromConn::Enter { agent, created } => {
+                    FromConn::Enter { agent, created, seq } => {
                         let id = next_conn;
                         next_conn += 1;
-                        enter(&client, &door, &held, key, id, &agent, created).await;
+                        let entering = Entering { key, agent: &agent, created, seq };
+                        enter(&client, &door, &held, id, entering).await;
                     }
-                    FromConn::Line { agent, line } => {
-                        let conn = lock(&held).get(&key).filter(|h| *h.agent == *agent).map(|h| h.conn);
-                        let taken = match conn {
-                            Some(conn) if !closing => {
-                                door.world.send(Request::Line { agent: agent.into(), conn, line }).await
+                    FromConn::Line { agent, line, seq } => {
+                        let link = lock(&held)
+                            .get(&key)
+                            .filter(|h| *h.agent == *agent)
+                            .map(|h| (h.conn, h.link.clone()));
+                        let taken = match link {
+                            Some((conn, link)) if !closing && link.ask(seq) => {
+                                let line = Request::Line { agent: agent.into(), conn, line };
+                                let sent = door.world.send(line).await;
+                                if !sent {
+                                    lock(&link.asked).pop_back();
+                                }
+                                sent
                             }
                             _ => false,
                         };
@@ -167,6 +297,7 @@ pub async fn serve(
                     FromConn::Leave { agent, why } => {
                         let gone = lock(&held).remove(&key);
                         if let Some(h) = gone.filter(|h| *h.agent == *agent) {
+                            h.link.retire();
                             door.world.send(Request::Leave { agent: h.agent, conn: h.conn, why }).await;
                         }
                     }
@@ -176,10 +307,34 @@ pub async fn serve(
         }
     }
     beating.cancel();
+    hearing.abort();
     // What was published last (the answers to the lines taken last) reaches the broker
     // before the process may end.
     let _ = client.flush().await;
     Ok(())
+}
+
+/// Lets go of a host taken for dead: its people leave the town as if their connections had
+/// dropped, and the requests it passed are dropped unanswered.
+async fn forget(door: &Door, held: &HeldMap, answering: &Answering, host: &str) {
+    let gone: Vec<Held> = {
+        let mut held = lock(held);
+        let keys: Vec<(String, u64)> = held.keys().filter(|k| k.0 == host).cloned().collect();
+        keys.iter().filter_map(|k| held.remove(k)).collect()
+    };
+    if !gone.is_empty() {
+        tracing::warn!(%host, connections = gone.len(), "a host has been silent too long; its people leave");
+    }
+    answering.forget(host);
+    for h in gone {
+        h.link.retire();
+        let leave = Request::Leave {
+            agent: h.agent,
+            conn: h.conn,
+            why: Leaving::Lost,
+        };
+        door.world.send(leave).await;
+    }
 }
 
 /// How long a stopping world goes on refusing lines (see `serve`).
@@ -205,23 +360,31 @@ async fn reply<T: serde::Serialize>(
     }
 }
 
+/// Answers a host's greeting; the host's name, if it may join.
 async fn greet(
     client: &async_nats::Client,
     msg: async_nats::Message,
     welcome: &str,
     epoch: u64,
     answering: &Answering,
-) {
-    match serde_json::from_slice::<Hello>(&msg.payload) {
+) -> Option<String> {
+    let joined = match serde_json::from_slice::<Hello>(&msg.payload) {
         Ok(hello) => match wire::mismatch(wire::PROTOCOL, hello.protocol, &hello.version) {
-            Some(why) => tracing::warn!(host = %hello.host, "a host was refused: {why}"),
+            Some(why) => {
+                tracing::warn!(host = %hello.host, "a host was refused: {why}");
+                None
+            }
             None => {
                 tracing::info!(host = %hello.host, "a host joined");
                 answering.greeted(&hello.host, hello.http);
+                Some(hello.host)
             }
         },
-        Err(e) => tracing::warn!(error = %e, "a greeting this world cannot read"),
-    }
+        Err(e) => {
+            tracing::warn!(error = %e, "a greeting this world cannot read");
+            None
+        }
+    };
     // Answered either way: a host of another protocol learns which, and says so.
     let ours = Welcome {
         protocol: wire::PROTOCOL,
@@ -230,6 +393,7 @@ async fn greet(
         epoch,
     };
     reply(client, &msg, &ours).await;
+    joined
 }
 
 async fn answer(client: &async_nats::Client, door: &Door, msg: async_nats::Message) {
@@ -252,17 +416,29 @@ async fn answer(client: &async_nats::Client, door: &Door, msg: async_nats::Messa
     reply(client, &msg, &answer).await;
 }
 
+/// A host's connection entering, as it said so.
+struct Entering<'a> {
+    key: (String, u64),
+    agent: &'a str,
+    created: bool,
+    seq: u64,
+}
+
 /// A host's connection enters: the world reads the character afresh (a host says who logged
 /// in, never what they may do), and a task carries what the world says to it across.
 async fn enter(
     client: &async_nats::Client,
     door: &Door,
     held: &HeldMap,
-    key: (String, u64),
     conn: ConnId,
-    agent: &str,
-    created: bool,
+    entering: Entering<'_>,
 ) {
+    let Entering {
+        key,
+        agent,
+        created,
+        seq,
+    } = entering;
     let subject = wire::to_conn(&key.0, key.1);
     let row = match door.store.agent_by_id(agent).await {
         Ok(Some(row)) => row,
@@ -280,17 +456,32 @@ async fn enter(
         }
     };
     let (sink, source) = world::channel();
-    lock(held).insert(
+    let link = Arc::new(Link::default());
+    link.ask(seq);
+    let before = lock(held).insert(
         key.clone(),
         Held {
             conn,
             agent: row.agent_id.as_str().into(),
+            link: link.clone(),
         },
     );
+    // The same host connection entering again (its host was let go and came back as the world
+    // let go of it): the earlier one leaves first, and nothing more is carried for it.
+    if let Some(before) = before {
+        before.link.retire();
+        let leave = Request::Leave {
+            agent: before.agent,
+            conn: before.conn,
+            why: Leaving::Lost,
+        };
+        door.world.send(leave).await;
+    }
     tokio::spawn(carry(
         client.clone(),
         subject,
         source,
+        link,
         held.clone(),
         key,
         conn,
@@ -299,19 +490,27 @@ async fn enter(
 }
 
 /// Carries what the world says to one connection to its host, in order, until the world
-/// closes it (or forgets it).
+/// closes it (or lets it go).
 async fn carry(
     client: async_nats::Client,
     subject: String,
     mut source: Source,
+    link: Arc<Link>,
     held: HeldMap,
     key: (String, u64),
     conn: ConnId,
 ) {
     while let Some(out) = source.rx.recv().await {
         source.took(&out);
+        if link.retired.load(Ordering::Relaxed) {
+            return;
+        }
         let closing = matches!(out, Out::Close(_));
-        match serde_json::to_vec(&ToConn::from(&out)) {
+        let seq = match out {
+            Out::Reply { .. } => link.answered(),
+            _ => 0,
+        };
+        match serde_json::to_vec(&ToConn::new(&out, seq)) {
             Ok(bytes) => {
                 if let Err(e) = client.publish(subject.clone(), bytes.into()).await {
                     tracing::warn!(error = %e, %subject, "cannot reach a host");
@@ -327,5 +526,39 @@ async fn carry(
     let mut held = lock(&held);
     if held.get(&key).is_some_and(|h| h.conn == conn) {
         held.remove(&key);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_host_is_lost_to_its_silence_only_while_the_world_hears_the_broker() {
+        let long_ago = Instant::now()
+            .checked_sub(wire::HOST_LOST_AFTER * 2)
+            .unwrap();
+        let mut hosts = Hosts::default();
+        hosts.heard.insert("quiet".into(), long_ago);
+        hosts.heard.insert("alive".into(), Instant::now());
+        // A world that cannot hear the broker cannot hear anyone: nobody's silence counts.
+        assert!(hosts.lost(false).is_empty());
+        assert_eq!(hosts.heard.len(), 2);
+        hosts.heard.insert("quiet".into(), long_ago);
+        assert_eq!(hosts.lost(true), ["quiet"]);
+        assert_eq!(hosts.heard.keys().collect::<Vec<_>>(), ["alive"]);
+    }
+
+    #[test]
+    fn each_answer_names_the_request_it_answers_and_lines_held_are_bounded() {
+        let link = Link::default();
+        assert!(link.ask(1));
+        assert!(link.ask(4));
+        assert_eq!(link.answered(), 1);
+        assert_eq!(link.answered(), 4);
+        for seq in 0..wire::LINES_HELD as u64 {
+            assert!(link.ask(seq));
+        }
+        assert!(!link.ask(99));
     }
 }

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 use super::CreateRefused;
 use super::broker::{LinkError, connect, subscribe};
@@ -53,10 +54,43 @@ struct Held {
     agent: AgentId,
     /// The run of the world this connection entered (re-entered only into a later one).
     epoch: u64,
-    /// Lines (and entering) the world took, and answers it sent: more taken than answered is
-    /// a command in flight.
-    taken: u64,
-    answered: u64,
+    /// The number of the last request (entering, or a line) sent to the world, and of the last
+    /// one answered, by the world or by the host for it: a command is in flight while they
+    /// differ, and an answer to one already answered is no longer an answer.
+    sent: u64,
+    settled: u64,
+}
+
+impl Held {
+    /// Numbers the next request.
+    fn next(&mut self) -> u64 {
+        self.sent += 1;
+        self.sent
+    }
+
+    /// Answers request `seq` for the world (it was not done, or the world went before
+    /// answering it), unless it has its answer.
+    fn settle(&mut self, seq: u64, why: &str) {
+        if seq > self.settled {
+            self.settled = seq;
+            self.sink.send(Out::Reply {
+                lines: vec![why.into()],
+            });
+        }
+    }
+
+    /// The world's answer to request `seq`. One the host answered already (the world was
+    /// away, and came back) is news, not the answer to whatever was typed since.
+    fn answered(&mut self, seq: u64, lines: Vec<String>) {
+        if seq > self.settled {
+            self.settled = seq;
+            self.sink.pass(Out::Reply { lines });
+        } else {
+            for line in lines {
+                self.sink.pass(Out::Line(line.into()));
+            }
+        }
+    }
 }
 
 /// What the host knows of the world and of its own connections.
@@ -80,16 +114,34 @@ impl State {
         }
     }
 
-    /// Answers every command in flight for the world, which will not.
+    /// Answers every command in flight for the world, which will not (or not in time: an
+    /// answer that comes after all is shown, as what it is).
     fn answer_in_flight(&mut self) {
         for held in self.conns.values_mut() {
-            if held.taken > held.answered {
-                held.answered = held.taken;
-                held.sink.send(Out::Reply {
-                    lines: vec![UNANSWERED.into()],
-                });
-            }
+            held.settle(held.sent, UNANSWERED);
         }
+    }
+
+    /// The world restarted (a new `epoch`), or let this host go (`everyone`: the same one):
+    /// what was in flight is answered here, and every connection not in the world yet is
+    /// numbered to enter it again; which, and who.
+    fn rejoin(&mut self, epoch: u64, everyone: bool) -> Vec<(ConnId, AgentId, u64)> {
+        self.answer_in_flight();
+        self.requests.world_away();
+        self.epoch = epoch;
+        self.up = true;
+        self.requests.set_up();
+        self.last_heard = Instant::now();
+        self.tell_all(BACK);
+        // Those that entered this run already (a login while the host greeted it) are in.
+        self.conns
+            .iter_mut()
+            .filter(|(_, held)| everyone || held.epoch != epoch)
+            .map(|(conn, held)| {
+                held.epoch = epoch;
+                (*conn, held.agent.clone(), held.next())
+            })
+            .collect()
     }
 
     /// The world has gone quiet or said it stops: its people hear `why`, once.
@@ -122,6 +174,14 @@ pub struct Remote {
     state: Arc<Mutex<State>>,
     /// HTTP requests on their way to the world and back.
     passing: Passing,
+    /// Ends the host's own tasks (its beats, following the world) when it is dropped.
+    stop: CancellationToken,
+}
+
+impl Drop for Remote {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
 }
 
 /// Greets the world; its welcome, or why not.
@@ -178,15 +238,29 @@ impl Remote {
             http,
             state,
             passing,
+            stop: CancellationToken::new(),
         };
-        tokio::spawn(follow(
+        tokio::spawn(beat(
+            remote.client.clone(),
+            remote.host.clone(),
+            remote.state.clone(),
+            remote.stop.clone(),
+        ));
+        let following = follow(
             news,
             remote.client.clone(),
             remote.host.clone(),
             remote.http,
             url.to_owned(),
             remote.state.clone(),
-        ));
+        );
+        let stop = remote.stop.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = following => {}
+                _ = stop.cancelled() => {}
+            }
+        });
         tracing::info!(host = %remote.host, world = %welcome.version, "joined the world");
         Ok((remote, welcome))
     }
@@ -270,14 +344,15 @@ impl Remote {
                     sink,
                     agent: row.agent_id.as_str().into(),
                     epoch,
-                    taken: 1,
-                    answered: 0,
+                    sent: 1,
+                    settled: 0,
                 },
             );
         }
         let said = FromConn::Enter {
             agent: row.agent_id,
             created,
+            seq: 1,
         };
         if self.say(conn, &said).await {
             Some(source)
@@ -287,16 +362,10 @@ impl Remote {
         }
     }
 
-    /// Refuses a line on `conn` for the world: it was not done. `counted`: the line was
-    /// counted as taken, and this is its answer.
-    fn refuse(&self, conn: ConnId, counted: bool) {
+    /// Answers line `seq` on `conn` for the world.
+    fn settle(&self, conn: ConnId, seq: u64, why: &str) {
         if let Some(held) = lock(&self.state).conns.get_mut(&conn) {
-            if counted {
-                held.answered = held.taken.min(held.answered + 1);
-            }
-            held.sink.send(Out::Reply {
-                lines: vec![NOT_DONE.into()],
-            });
+            held.settle(seq, why);
         }
     }
 
@@ -304,46 +373,45 @@ impl Remote {
     /// take (or that no world was there to take) is refused as not done, and one whose
     /// taking went unanswered is answered when the world is known to be away.
     pub async fn line(&self, agent: &AgentId, conn: ConnId, line: String) -> bool {
+        // Numbered before it is sent: its answer may come before the world's word that it
+        // took it.
+        let seq = {
+            let mut state = lock(&self.state);
+            let up = state.up;
+            match state.conns.get_mut(&conn) {
+                Some(held) if up => held.next(),
+                Some(held) => {
+                    let seq = held.next();
+                    held.settle(seq, NOT_DONE);
+                    return true;
+                }
+                None => return true,
+            }
+        };
         let said = FromConn::Line {
             agent: agent.to_string(),
             line,
+            seq,
         };
-        let body = match serde_json::to_vec(&said) {
-            Ok(body) if lock(&self.state).up => body,
-            _ => {
-                self.refuse(conn, false);
-                return true;
-            }
+        let Ok(body) = serde_json::to_vec(&said) else {
+            self.settle(conn, seq, NOT_DONE);
+            return true;
         };
-        // Counted before it is sent: its answer may come before the world's word that it
-        // took it.
-        if let Some(held) = lock(&self.state).conns.get_mut(&conn) {
-            held.taken += 1;
-        }
         let asked = self
             .client
             .request(wire::conn(&self.host, conn), body.into());
         match tokio::time::timeout(TAKE_TIMEOUT, asked).await {
             Ok(Ok(msg)) if serde_json::from_slice(&msg.payload).ok() == Some(Taken::Yes) => {}
-            Ok(Ok(_)) => self.refuse(conn, true),
+            Ok(Ok(_)) => self.settle(conn, seq, NOT_DONE),
             Ok(Err(e)) => {
                 if e.kind() == async_nats::RequestErrorKind::NoResponders {
                     lock(&self.state).away(AWAY);
                 }
-                self.refuse(conn, true);
+                self.settle(conn, seq, NOT_DONE);
             }
             // Taken or not, nobody can say: this line is answered as a command in flight (a
             // slow world is not yet an absent one: the beats tell that).
-            Err(_) => {
-                if let Some(held) = lock(&self.state).conns.get_mut(&conn)
-                    && held.taken > held.answered
-                {
-                    held.answered = held.taken;
-                    held.sink.send(Out::Reply {
-                        lines: vec![UNANSWERED.into()],
-                    });
-                }
-            }
+            Err(_) => self.settle(conn, seq, UNANSWERED),
         }
         true
     }
@@ -377,17 +445,17 @@ async fn deliver(mut inbox: async_nats::Subscriber, state: Arc<Mutex<State>>) {
             tracing::warn!(subject = %msg.subject, "the world sent what this host cannot read");
             continue;
         };
-        let out = Out::from(said);
         let mut state = lock(&state);
+        if let ToConn::Reply { seq, lines } = said {
+            if let Some(held) = state.conns.get_mut(&conn) {
+                held.answered(seq, lines);
+            }
+            continue;
+        }
+        let out = said.out();
         match out {
             Out::Close(_) => {
                 if let Some(held) = state.conns.remove(&conn) {
-                    held.sink.pass(out);
-                }
-            }
-            Out::Reply { .. } => {
-                if let Some(held) = state.conns.get_mut(&conn) {
-                    held.answered = held.taken.min(held.answered + 1);
                     held.sink.pass(out);
                 }
             }
@@ -435,6 +503,26 @@ async fn follow(
         let (epoch, down) = match heard {
             Some(News::Up { epoch } | News::Beat { epoch }) => (epoch, false),
             Some(News::Down { epoch }) => (epoch, true),
+            Some(News::Forgot {
+                epoch,
+                host: forgotten,
+            }) => {
+                if forgotten == host {
+                    let back = {
+                        let mut state = lock(&state);
+                        if state.epoch != epoch {
+                            continue;
+                        }
+                        state.rejoin(epoch, true)
+                    };
+                    tracing::warn!(
+                        connections = back.len(),
+                        "the world took this host for dead; bringing its connections back"
+                    );
+                    reenter(&client, &host, back).await;
+                }
+                continue;
+            }
             None => continue,
         };
         let known = lock(&state).epoch;
@@ -463,40 +551,96 @@ async fn follow(
                 continue;
             }
         }
-        let back: Vec<(ConnId, AgentId)> = {
-            let mut state = lock(&state);
-            state.answer_in_flight();
-            state.requests.world_away();
-            state.epoch = epoch;
-            state.up = true;
-            state.requests.set_up();
-            state.last_heard = Instant::now();
-            state.tell_all(BACK);
-            // Those that entered this run already (a login while the host greeted it) are in.
-            state
-                .conns
-                .iter_mut()
-                .filter(|(_, held)| held.epoch != epoch)
-                .map(|(conn, held)| {
-                    held.epoch = epoch;
-                    held.taken += 1;
-                    (*conn, held.agent.clone())
-                })
-                .collect()
-        };
+        let back = lock(&state).rejoin(epoch, false);
         tracing::info!(
             epoch,
             connections = back.len(),
             "the world restarted; bringing connections back"
         );
-        for (conn, agent) in back {
-            let said = FromConn::Enter {
-                agent: agent.to_string(),
-                created: false,
-            };
-            if let Ok(body) = serde_json::to_vec(&said) {
-                let _ = client.publish(wire::conn(&host, conn), body.into()).await;
-            }
+        reenter(&client, &host, back).await;
+    }
+}
+
+/// Brings connections back into the world, each as the character it was.
+async fn reenter(client: &async_nats::Client, host: &str, back: Vec<(ConnId, AgentId, u64)>) {
+    for (conn, agent, seq) in back {
+        let said = FromConn::Enter {
+            agent: agent.to_string(),
+            created: false,
+            seq,
+        };
+        if let Ok(body) = serde_json::to_vec(&said) {
+            let _ = client.publish(wire::conn(host, conn), body.into()).await;
         }
+    }
+}
+
+/// Says, every beat, that this host is alive (and which run of the world it is in), for the
+/// world to tell a host gone from one that is quiet.
+async fn beat(
+    client: async_nats::Client,
+    host: String,
+    state: Arc<Mutex<State>>,
+    stop: CancellationToken,
+) {
+    let mut beat = tokio::time::interval(wire::BEAT);
+    let subject = wire::host_beat(&host);
+    loop {
+        tokio::select! {
+            _ = beat.tick() => {}
+            _ = stop.cancelled() => return,
+        }
+        let epoch = lock(&state).epoch;
+        if let Ok(body) = serde_json::to_vec(&epoch) {
+            let _ = client.publish(subject.clone(), body.into()).await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn replies(source: &mut Source) -> Vec<String> {
+        let mut seen = Vec::new();
+        while let Ok(out) = source.rx.try_recv() {
+            seen.push(match out {
+                Out::Reply { lines } => format!("reply {}", lines.join("|")),
+                Out::Line(l) => format!("line {l}"),
+                other => format!("{other:?}"),
+            });
+        }
+        seen
+    }
+
+    #[test]
+    fn an_answer_the_host_gave_for_the_world_is_not_the_next_lines() {
+        let (sink, mut source) = world::channel();
+        let mut held = Held {
+            sink,
+            agent: "a".into(),
+            epoch: 1,
+            sent: 1,
+            settled: 0,
+        };
+        held.answered(1, vec!["*** Connected ***".into()]);
+        // A line the world took, and went quiet: the host answers it.
+        let line = held.next();
+        held.settle(line, UNANSWERED);
+        // The world's own answer comes after all; then the next line's.
+        held.answered(line, vec!["You say, \"hi\"".into()]);
+        let next = held.next();
+        held.answered(next, vec!["Exits: east".into()]);
+        // Settling what has its answer changes nothing.
+        held.settle(next, NOT_DONE);
+        assert_eq!(
+            replies(&mut source),
+            [
+                "reply *** Connected ***".to_owned(),
+                format!("reply {UNANSWERED}"),
+                "line You say, \"hi\"".to_owned(),
+                "reply Exits: east".to_owned(),
+            ]
+        );
     }
 }

@@ -32,6 +32,45 @@ const PARTS_HELD: usize = 256;
 /// How long a host waits for the head of an answer: longer than any long poll moot holds.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(300);
 
+/// The most of an answer's body one message carries.
+const PIECE: usize = 64 * 1024;
+
+/// Headers that describe one hop, not the message (RFC 9110 §7.6.1): each side's HTTP stack
+/// writes its own.
+const HOP_BY_HOP: [&str; 8] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+    "proxy-authorization",
+];
+
+/// A message's headers as they cross the broker: every one but the hop's own, each value's
+/// bytes as the characters of the same numbers (a value may hold any byte but a control, and
+/// JSON carries text).
+fn carried(headers: &axum::http::HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .filter(|(k, _)| !HOP_BY_HOP.contains(&k.as_str()))
+        .map(|(k, v)| {
+            let value = v.as_bytes().iter().map(|&b| char::from(b)).collect();
+            (k.as_str().to_owned(), value)
+        })
+        .collect()
+}
+
+/// A header value's bytes back from [`carried`]'s text.
+fn unlatin(value: &str) -> Result<HeaderValue, String> {
+    let bytes: Vec<u8> = value
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).map_err(|_| "a header value is garbled".to_owned()))
+        .collect::<Result<_, _>>()?;
+    HeaderValue::from_bytes(&bytes).map_err(|e| e.to_string())
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -67,6 +106,18 @@ impl Answering {
         if let Some(addr) = http {
             lock(&self.routers).insert(host.to_owned(), (self.make)(addr));
         }
+    }
+
+    /// A host taken for dead: the requests it passed are dropped (nobody waits for them), and
+    /// its router with them.
+    pub fn forget(&self, host: &str) {
+        lock(&self.routers).remove(host);
+        lock(&self.running).retain(|(h, _), (task, _)| {
+            if h == host {
+                task.abort();
+            }
+            h != host
+        });
     }
 
     fn router(&self, host: &str) -> axum::Router {
@@ -169,7 +220,7 @@ fn request(head: HttpRequest, body: Bytes) -> Result<Request<Body>, String> {
         .method(head.method.as_str())
         .uri(head.uri.as_str());
     for (name, value) in &head.headers {
-        req = req.header(name.as_str(), value.as_str());
+        req = req.header(name.as_str(), unlatin(value)?);
     }
     let mut req = req.body(Body::from(body)).map_err(|e| e.to_string())?;
     req.extensions_mut()
@@ -184,6 +235,16 @@ struct Parts<'a> {
 }
 
 impl Parts<'_> {
+    /// The most of a body one message carries: room is left for the part's head.
+    fn piece(&self) -> usize {
+        let most = self.client.server_info().max_payload;
+        if most == 0 {
+            PIECE
+        } else {
+            PIECE.min(most / 2).max(1)
+        }
+    }
+
     async fn send(&self, part: &HttpPart, bytes: &[u8]) -> bool {
         let Some(message) = wire::frame(part, bytes) else {
             return false;
@@ -193,14 +254,9 @@ impl Parts<'_> {
 
     async fn send_response(&self, response: Response<Body>) {
         let (head, body) = response.into_parts();
-        let headers = head
-            .headers
-            .iter()
-            .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
-            .collect();
         let part = HttpPart::Head {
             status: head.status.as_u16(),
-            headers,
+            headers: carried(&head.headers),
         };
         if !self.send(&part, &[]).await {
             return;
@@ -209,8 +265,12 @@ impl Parts<'_> {
         while let Some(chunk) = stream.next().await {
             match chunk {
                 Ok(bytes) => {
-                    if !self.send(&HttpPart::Body, &bytes).await {
-                        return;
+                    // In pieces the broker takes, whatever its message limit (1 MB unless
+                    // its operator says otherwise).
+                    for piece in bytes.chunks(self.piece()) {
+                        if !self.send(&HttpPart::Body, piece).await {
+                            return;
+                        }
                     }
                 }
                 Err(e) => {
@@ -284,6 +344,8 @@ enum Unanswered {
     NotDone,
     /// A world took it and stopped before answering: it may or may not have been done.
     Unknown,
+    /// It is larger than the broker carries in a message (this many bytes).
+    TooLarge(usize),
 }
 
 /// A request as passed, kept to pass again.
@@ -375,10 +437,14 @@ impl Passing {
     }
 
     /// Passes `passed` under a new number; where its parts will come.
-    async fn send(&self, passed: &mut Passed) -> Option<mpsc::Receiver<Part>> {
+    async fn send(&self, passed: &mut Passed) -> Result<mpsc::Receiver<Part>, Unanswered> {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         passed.head.id = id;
-        let message = wire::frame(&passed.head, &passed.body)?;
+        let message = wire::frame(&passed.head, &passed.body).ok_or(Unanswered::NotDone)?;
+        let most = self.client.server_info().max_payload;
+        if most > 0 && message.len() > most {
+            return Err(Unanswered::TooLarge(most));
+        }
         let (tx, rx) = mpsc::channel(PARTS_HELD);
         lock(&self.waiting).insert(id, tx);
         let sent = self
@@ -387,9 +453,9 @@ impl Passing {
             .await;
         if sent.is_err() {
             lock(&self.waiting).remove(&id);
-            return None;
+            return Err(Unanswered::NotDone);
         }
-        Some(rx)
+        Ok(rx)
     }
 
     /// Waits, within the bound, for the world to answer again.
@@ -409,25 +475,30 @@ impl Passing {
             return Err(Unanswered::NotDone);
         }
         loop {
-            let Some(mut rx) = self.send(passed).await else {
-                return Err(Unanswered::NotDone);
+            let mut rx = self.send(passed).await?;
+            // Taken back if this is dropped before the head comes (the client left).
+            let mut asked = TakeBack {
+                passing: self.clone(),
+                id: Some(passed.head.id),
             };
-            let id = passed.head.id;
             match tokio::time::timeout(HEAD_TIMEOUT, rx.recv()).await {
                 Ok(Some(Part::From(HttpPart::Head { status, headers }, _))) => {
+                    asked.done();
                     return Ok((status, headers, rx));
                 }
-                Ok(Some(Part::Away)) if passed.repeatable && self.world_back().await => continue,
-                // A write the world had and never answered: done or not, nobody can say, so
-                // it is not offered to be tried again.
-                Ok(Some(Part::Away)) if !passed.repeatable => {
-                    return Err(Unanswered::Unknown);
+                // The world that had it is gone, and it with it.
+                Ok(Some(Part::Away)) => {
+                    asked.done();
+                    if !passed.repeatable {
+                        // A write the world had and never answered: done or not, nobody can
+                        // say, so it is not offered to be tried again.
+                        return Err(Unanswered::Unknown);
+                    }
+                    if !self.world_back().await {
+                        return Err(Unanswered::NotDone);
+                    }
                 }
-                _ => {
-                    lock(&self.waiting).remove(&id);
-                    cancel(&self.client, &self.host, id).await;
-                    return Err(Unanswered::NotDone);
-                }
+                _ => return Err(Unanswered::NotDone),
             }
         }
     }
@@ -443,16 +514,7 @@ impl Passing {
                 "The request's body is too large.",
             );
         };
-        let mut headers = Vec::with_capacity(head.headers.len());
-        for (k, v) in &head.headers {
-            let Ok(v) = v.to_str() else {
-                return refusal(
-                    StatusCode::BAD_REQUEST,
-                    "A header's value is not visible ASCII.",
-                );
-            };
-            headers.push((k.as_str().to_owned(), v.to_owned()));
-        }
+        let headers = carried(&head.headers);
         let mut passed = Passed {
             repeatable: repeatable(&head.method, head.uri.path(), &body),
             head: HttpRequest {
@@ -469,6 +531,13 @@ impl Passing {
             Ok(headed) => headed,
             Err(Unanswered::NotDone) => return away(),
             Err(Unanswered::Unknown) => return unknown(),
+            Err(Unanswered::TooLarge(most)) => {
+                let why = format!(
+                    "The request is too large to pass to the town: its broker carries at most \
+                     {most} bytes a message."
+                );
+                return refusal(StatusCode::PAYLOAD_TOO_LARGE, &why);
+            }
         };
         let mut response = Response::builder()
             .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR));
@@ -478,31 +547,57 @@ impl Passing {
             .any(|(k, _)| k.eq_ignore_ascii_case("content-length"));
         passed.repeatable &= !sized;
         for (k, v) in headers {
-            if let (Ok(k), Ok(v)) = (HeaderName::try_from(k), HeaderValue::try_from(v)) {
+            if let (Ok(k), Ok(v)) = (HeaderName::try_from(k), unlatin(&v)) {
                 response = response.header(k, v);
             }
         }
+        // Taken back if the client leaves before the end.
+        let asked = TakeBack {
+            passing: self.clone(),
+            id: Some(passed.head.id),
+        };
         let body = futures_util::stream::unfold(
-            (rx, passed, self.clone()),
-            |(mut rx, mut passed, passing)| async move {
+            (rx, passed, asked),
+            move |(mut rx, mut passed, mut asked)| async move {
                 loop {
-                    match rx.recv().await? {
+                    let Some(part) = rx.recv().await else {
+                        asked.done();
+                        return None;
+                    };
+                    match part {
                         Part::From(HttpPart::Body, bytes) => {
-                            return Some((Ok::<_, std::io::Error>(bytes), (rx, passed, passing)));
+                            return Some((Ok::<_, std::io::Error>(bytes), (rx, passed, asked)));
                         }
                         Part::From(HttpPart::Failed(why), _) => {
+                            asked.done();
                             let e = std::io::Error::other(why);
-                            return Some((Err(e), (rx, passed, passing)));
+                            return Some((Err(e), (rx, passed, asked)));
                         }
-                        Part::Away if passed.repeatable && passing.world_back().await => {
-                            // Asked again; the new answer's head is the client's already.
-                            rx = passing.head(&mut passed).await.ok()?.2;
+                        Part::Away if passed.repeatable && asked.passing.world_back().await => {
+                            // Asked again; the new answer's head is the client's already, so
+                            // only an answer like the first carries it on.
+                            asked.done();
+                            let again = asked.passing.head(&mut passed).await.ok();
+                            match again {
+                                Some((again, _, next)) if again == status => {
+                                    rx = next;
+                                    asked.id = Some(passed.head.id);
+                                }
+                                _ => {
+                                    let e = std::io::Error::other("the town answered otherwise");
+                                    return Some((Err(e), (rx, passed, asked)));
+                                }
+                            }
                         }
                         Part::Away => {
+                            asked.done();
                             let e = std::io::Error::other("the town stopped");
-                            return Some((Err(e), (rx, passed, passing)));
+                            return Some((Err(e), (rx, passed, asked)));
                         }
-                        _ => return None,
+                        _ => {
+                            asked.done();
+                            return None;
+                        }
                     }
                 }
             },
@@ -510,6 +605,31 @@ impl Passing {
         response
             .body(Body::from_stream(body))
             .unwrap_or_else(|_| refusal(StatusCode::BAD_GATEWAY, "The town's answer was garbled."))
+    }
+}
+
+/// A request passed and not yet answered whole: dropped (its client left), it is taken back
+/// from the world, which drops its handler rather than hold a long poll for nobody.
+struct TakeBack {
+    passing: Passing,
+    id: Option<u64>,
+}
+
+impl TakeBack {
+    /// Nothing is left to take back: the answer came whole, or its world is gone.
+    fn done(&mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for TakeBack {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        lock(&self.passing.waiting).remove(&id);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let (client, host) = (self.passing.client.clone(), self.passing.host.clone());
+            runtime.spawn(async move { cancel(&client, &host, id).await });
+        }
     }
 }
 

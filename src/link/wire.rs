@@ -114,7 +114,7 @@ pub fn news() -> String {
 
 /// What the world says of itself. `epoch` names one run of a world process: a host that
 /// hears a new one knows the world restarted and brings its connections back in.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum News {
     /// Started, and answering.
     Up { epoch: u64 },
@@ -122,7 +122,26 @@ pub enum News {
     Beat { epoch: u64 },
     /// Stopping (SIGTERM, a wizard's `@shutdown`): lines are refused from now on.
     Down { epoch: u64 },
+    /// The world took `host` for dead (it was silent [`HOST_LOST_AFTER`]) and let its people
+    /// go; the host, alive after all, brings them back in.
+    Forgot { epoch: u64, host: String },
 }
+
+/// Where each host says it is alive (see [`HOST_LOST_AFTER`]); the body is the epoch of the
+/// world it is in.
+pub fn host_beat(host: &str) -> String {
+    format!("moot.v{PROTOCOL}.hosts.{host}")
+}
+
+/// Every host's beats, for the world.
+pub fn host_beats() -> String {
+    format!("moot.v{PROTOCOL}.hosts.*")
+}
+
+/// How long the world hears nothing from a host, while it hears the broker, before it takes
+/// the host for dead and lets its people leave the town (a host killed takes its sockets with
+/// it; nobody else will say they left).
+pub const HOST_LOST_AFTER: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// How often the world says it is still here.
 pub const BEAT: std::time::Duration = std::time::Duration::from_millis(250);
@@ -135,9 +154,14 @@ pub const AWAY_AFTER: std::time::Duration = std::time::Duration::from_millis(150
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Taken {
     Yes,
-    /// The world is stopping, or does not know this connection (it restarted since).
+    /// The world is stopping, does not know this connection (it restarted or forgot the host
+    /// since), or holds as many of its lines as it takes.
     No,
 }
+
+/// The most lines of one connection the world holds unanswered (a host sends one at a time;
+/// this bounds what a host gone wrong can make the world keep).
+pub const LINES_HELD: usize = 16;
 
 /// Where hosts pass HTTP requests to the world whole.
 pub fn http() -> String {
@@ -275,17 +299,22 @@ impl From<Character> for AgentRow {
     }
 }
 
-/// What a host's connection tells the world, in order.
+/// What a host's connection tells the world, in order. `seq` numbers what the world answers
+/// (entering and each line) on this connection, for the host to tell which of its requests an
+/// answer is for: one the host already answered itself (the world was away) is not taken for
+/// the answer to the next.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum FromConn {
     /// The character logged in on this connection enters the town.
     Enter {
         agent: String,
         created: bool,
+        seq: u64,
     },
     Line {
         agent: String,
         line: String,
+        seq: u64,
     },
     Leave {
         agent: String,
@@ -302,7 +331,11 @@ pub enum ToConn {
         talker: String,
         line: String,
     },
-    Reply(Vec<String>),
+    /// The answer to what the connection sent as `seq`.
+    Reply {
+        seq: u64,
+        lines: Vec<String>,
+    },
     Close(Vec<String>),
     Board(Board),
     Display(Display),
@@ -328,8 +361,9 @@ pub struct Board {
     pub view: serde_json::Value,
 }
 
-impl From<&Out> for ToConn {
-    fn from(out: &Out) -> ToConn {
+impl ToConn {
+    /// `out` on the wire; an answer is to what the connection sent as `seq`.
+    pub fn new(out: &Out, seq: u64) -> ToConn {
         let said = |s: &Said| (s.channel.to_string(), s.talker.clone(), s.line.to_string());
         match out {
             Out::Line(l) => ToConn::Line(l.to_string()),
@@ -341,7 +375,10 @@ impl From<&Out> for ToConn {
                     line,
                 }
             }
-            Out::Reply { lines } => ToConn::Reply(lines.clone()),
+            Out::Reply { lines } => ToConn::Reply {
+                seq,
+                lines: lines.clone(),
+            },
             Out::Close(lines) => ToConn::Close(lines.clone()),
             Out::Board(b) => ToConn::Board(Board {
                 object: b.object.number(),
@@ -368,16 +405,17 @@ impl From<&Out> for ToConn {
     }
 }
 
-impl From<ToConn> for Out {
-    fn from(msg: ToConn) -> Out {
-        match msg {
+impl ToConn {
+    /// What the world said, as the connection's queue takes it.
+    pub fn out(self) -> Out {
+        match self {
             ToConn::Line(l) => Out::Line(l.into()),
             ToConn::Heard {
                 channel,
                 talker,
                 line,
             } => Out::Heard(Said::new(channel, &talker, line)),
-            ToConn::Reply(lines) => Out::Reply { lines },
+            ToConn::Reply { lines, .. } => Out::Reply { lines },
             ToConn::Close(lines) => Out::Close(lines),
             ToConn::Board(b) => Out::Board(Box::new(BoardMsg {
                 object: b.object.into(),
@@ -438,8 +476,8 @@ mod tests {
             Out::Event(Event::Said(Said::new("page", "Bob", "Bob pages, \"x\""))),
         ];
         for out in outs {
-            let json = serde_json::to_vec(&ToConn::from(&out)).unwrap();
-            let back: Out = serde_json::from_slice::<ToConn>(&json).unwrap().into();
+            let json = serde_json::to_vec(&ToConn::new(&out, 9)).unwrap();
+            let back: Out = serde_json::from_slice::<ToConn>(&json).unwrap().out();
             assert_eq!(format!("{back:?}"), format!("{out:?}"));
         }
     }

@@ -25,6 +25,20 @@ impl Broker {
     }
 
     pub async fn on_port(port: u16) -> Broker {
+        Broker::run(port, &[]).await
+    }
+
+    /// A broker that carries at most `bytes` a message.
+    pub async fn with_max_payload(bytes: usize) -> Broker {
+        let dir = tempfile::tempdir().unwrap();
+        let conf = dir.path().join("nats.conf");
+        std::fs::write(&conf, format!("max_payload: {bytes}\n")).unwrap();
+        let broker = Broker::run(free_port(), &["-c", conf.to_str().unwrap()]).await;
+        drop(dir);
+        broker
+    }
+
+    async fn run(port: u16, args: &[&str]) -> Broker {
         let program = ["/usr/sbin/nats-server", "/usr/bin/nats-server"]
             .into_iter()
             .find(|p| std::path::Path::new(p).exists())
@@ -32,6 +46,7 @@ impl Broker {
         // Killed and waited for when the broker is dropped, a failing test's included.
         let child = Moot(
             Command::new(program)
+                .args(args)
                 .args(["-a", "127.0.0.1", "-p", &port.to_string()])
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -269,30 +284,7 @@ async fn moot_world_and_moot_host_as_processes() {
     assert_eq!(welcome.protocol, wire::PROTOCOL);
     assert!(welcome.welcome.contains("Welcome"), "{}", welcome.welcome);
 
-    let telnet: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
-    let _host = Moot(
-        Command::new(moot)
-            .args([
-                "host",
-                "--nats",
-                &broker.url,
-                "--telnet",
-                &telnet.to_string(),
-            ])
-            .env("RUST_LOG", "moot=warn")
-            .stdin(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let mut ready = false;
-    for _ in 0..200 {
-        if tokio::net::TcpStream::connect(telnet).await.is_ok() {
-            ready = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(ready, "the host listens on {telnet}");
+    let (_host, telnet) = host_process(&broker.url).await;
     let mut ann = player_at(telnet, "Ann").await;
     let me = ann.command("look").await;
     assert!(me.iter().any(|l| l.starts_with("Exits:")), "{me:?}");
@@ -330,6 +322,160 @@ async fn moot_world_and_moot_host_as_processes() {
         "{refused}"
     );
     drop(world);
+}
+
+/// `moot --telnet ADDR host --nats URL`, as a process of its own; returns once it listens,
+/// with where.
+async fn host_process(url: &str) -> (Moot, SocketAddr) {
+    let telnet: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let host = Moot(
+        Command::new(env!("CARGO_BIN_EXE_moot"))
+            .args(["host", "--nats", url, "--telnet", &telnet.to_string()])
+            .env("RUST_LOG", "moot=warn")
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(telnet).await.is_ok() {
+            return (host, telnet);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the host does not listen on {telnet}");
+}
+
+/// Sends `signal` (`STOP`, `CONT`, `KILL`) to a process of the test's.
+fn signal(process: &Moot, signal: &str) {
+    let sent = Command::new("kill")
+        .args([&format!("-{signal}"), &process.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+}
+
+/// A host that dies takes its sockets with it and nobody else would say its people left: the
+/// world lets them go once it has heard nothing of the host for `HOST_LOST_AFTER`. A host that
+/// only stalled (stopped, then continued) hears that it was let go and brings its people back
+/// in, in the same connections.
+#[tokio::test]
+async fn a_host_that_dies_is_let_go_and_one_that_stalls_brings_its_people_back() {
+    let broker = Broker::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(dir.path());
+    let world = start_world(config(&db), &broker.url)
+        .await
+        .expect("the world starts");
+    let a = host(&broker.url, &db).await;
+    let (b, at_b) = host_process(&broker.url).await;
+    let mut ann = player_at(a.telnet_addr, "Ann").await;
+    let mut bob = player_at(at_b, "Bob").await;
+    ann.expect("Bob has connected.").await;
+
+    // Host B stalls past the world's patience: Bob leaves the town, as far as it knows.
+    signal(&b, "STOP");
+    let stalled = std::time::Instant::now();
+    ann.expect("Bob has disconnected.").await;
+    assert!(stalled.elapsed() >= wire::HOST_LOST_AFTER - wire::BEAT);
+    let who = ann.command("who").await;
+    assert!(!who.iter().any(|l| l.contains("Bob")), "{who:?}");
+    // It wakes, hears it was let go, and brings Bob back: the same connection, no login.
+    signal(&b, "CONT");
+    bob.expect(moot::link::host::BACK).await;
+    bob.expect("*** Connected ***").await;
+    ann.expect("Bob has connected.").await;
+    bob.send("say I was only asleep").await;
+    bob.expect("You say, \"I was only asleep\"").await;
+    ann.expect("Bob says, \"I was only asleep\"").await;
+
+    // Host B dies: Bob leaves the town within the world's patience, and Ann plays on.
+    signal(&b, "KILL");
+    let killed = std::time::Instant::now();
+    ann.expect("Bob has disconnected.").await;
+    let waited = killed.elapsed();
+    assert!(
+        waited >= wire::HOST_LOST_AFTER - wire::BEAT && waited < wire::HOST_LOST_AFTER * 2,
+        "{waited:?}"
+    );
+    let who = ann.command("who").await;
+    assert!(!who.iter().any(|l| l.contains("Bob")), "{who:?}");
+    assert!(
+        ann.command("look")
+            .await
+            .iter()
+            .any(|l| l.starts_with("Exits:"))
+    );
+    a.running.shutdown().await;
+    world.shutdown().await;
+}
+
+/// A world that loses its broker goes on: what it took is done and stored while no host can
+/// hear it (here a chess flag that falls in the gap), it takes nobody for gone while it
+/// cannot hear anyone, and when the broker is back its people are in the town as they were.
+#[tokio::test]
+async fn a_world_that_loses_its_broker_goes_on_and_keeps_its_people() {
+    let mut broker = Broker::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(dir.path());
+    let mut c = config(&db);
+    // 5+0 at a hundred times the wall clock: each side has 3 real seconds.
+    c.time_scale = 100.0;
+    let world = start_world(c, &broker.url).await.expect("the world starts");
+    let a = host(&broker.url, &db).await;
+    let mut ann = player_at(a.telnet_addr, "Ann").await;
+    let mut bob = player_at(a.telnet_addr, "Bob").await;
+    for p in [&mut ann, &mut bob] {
+        p.send("east").await;
+        p.expect("Exits:").await;
+    }
+    ann.send("challenge Bob as white clock 5+0").await;
+    bob.expect("challenges you to a game of chess").await;
+    bob.send("accept Ann").await;
+    bob.expect("You accept Ann's challenge").await;
+    ann.send("move e2e4").await;
+    ann.expect("You play e4 in game #1.").await;
+
+    // The broker goes while Black's clock runs.
+    let port: u16 = broker.url.rsplit(':').next().unwrap().parse().unwrap();
+    drop(broker);
+    let gone = std::time::Instant::now();
+    let flag = "SELECT role, agent_id, action FROM actions WHERE session_id = '1' ORDER BY tick DESC LIMIT 1";
+    while crate::support::sql_rows(&db, flag) != [["server", "server", "flag"]] {
+        assert!(
+            gone.elapsed() < Duration::from_secs(10),
+            "the flag is stored without a broker"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Longer than a host's silence may last, heard by a world that can hear the broker.
+    tokio::time::sleep(
+        (wire::HOST_LOST_AFTER + Duration::from_secs(1)).saturating_sub(gone.elapsed()),
+    )
+    .await;
+    broker = Broker::on_port(port).await;
+    for p in [&mut ann, &mut bob] {
+        p.expect(moot::link::host::BACK).await;
+    }
+    let game = bob.command("look #1").await;
+    assert!(
+        game.iter().any(|l| l.contains("White wins on time (1-0)")),
+        "{game:?}"
+    );
+    ann.send("say still here").await;
+    bob.expect("Ann says, \"still here\"").await;
+    // Nobody left the town or came into it again.
+    for p in [&ann, &bob] {
+        assert!(
+            !p.seen
+                .iter()
+                .any(|l| l.contains("has disconnected") || l.contains("*** Connected ***")),
+            "{:?}",
+            p.seen
+        );
+    }
+    a.running.shutdown().await;
+    world.shutdown().await;
+    drop(broker);
 }
 
 /// `moot --db DB --world W world --nats URL`, as a process of its own; returns once it
@@ -740,4 +886,109 @@ async fn a_host_waits_so_long_for_its_world_and_rides_out_its_broker() {
     );
     host.running.shutdown().await;
     drop(broker);
+}
+
+/// A client that leaves while the world holds its long poll takes the poll back: the world
+/// drops the handler (and the agent's place in its limit of polls) at once, as one process
+/// does when hyper drops it, not when the poll would have ended. The limit is one for all
+/// hosts.
+#[tokio::test]
+async fn a_long_poll_whose_client_leaves_is_taken_back_from_the_world() {
+    let broker = Broker::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(dir.path());
+    let mut c = config(&db);
+    c.polls_per_agent = 1;
+    c.wait_timeout = Duration::from_secs(60).into();
+    let world = start_world(c, &broker.url).await.expect("the world starts");
+    let a = host(&broker.url, &db).await;
+    let agent = Api::new(a.http_addr).agent(Some("Waiter")).await;
+    let (_, game, _) = agent_game(a.http_addr, &agent.token).await;
+    let wait = |token: String, game: serde_json::Value| {
+        tokio::spawn(async move {
+            mcp_tool(
+                a.http_addr,
+                &token,
+                "waitForNextTurn",
+                serde_json::json!({ "game_id": game }),
+            )
+            .await
+        })
+    };
+    let first = wait(agent.token.clone(), game.clone());
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!first.is_finished(), "the first poll waits");
+    first.abort();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The agent's one poll is free again: the next one waits too, rather than being refused.
+    let second = wait(agent.token.clone(), game.clone());
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert!(
+        !second.is_finished(),
+        "refused: {:?}",
+        second.await.unwrap()
+    );
+    // The limit is the agent's, whichever host a call comes through.
+    let b = host(&broker.url, &db).await;
+    let through_b = mcp_tool(
+        b.http_addr,
+        &agent.token,
+        "waitForNextTurn",
+        serde_json::json!({ "game_id": game }),
+    )
+    .await;
+    assert!(
+        through_b
+            .to_string()
+            .contains("You already have 1 calls waiting"),
+        "{through_b}"
+    );
+    second.abort();
+    b.running.shutdown().await;
+    a.running.shutdown().await;
+    world.shutdown().await;
+}
+
+/// Through a broker that carries small messages, an answer larger than one is passed in
+/// pieces and arrives whole, and a request larger than one is refused with why; a header
+/// value any HTTP stack takes (a byte past ASCII) passes as it is.
+#[tokio::test]
+async fn answers_cross_a_small_brokers_limit_and_requests_beyond_it_are_refused() {
+    let broker = Broker::with_max_payload(4096).await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(dir.path());
+    let world = start_world(config(&db), &broker.url)
+        .await
+        .expect("the world starts");
+    let a = host(&broker.url, &db).await;
+    let http = reqwest::Client::new();
+    let spec = http
+        .get(format!("http://{}/openapi.json", a.http_addr))
+        .header(
+            "x-note",
+            reqwest::header::HeaderValue::from_bytes(b"caf\xe9").unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(spec.status(), 200);
+    let spec = spec.bytes().await.unwrap();
+    assert!(spec.len() > 3 * 4096, "{} bytes", spec.len());
+    let spec: serde_json::Value = serde_json::from_slice(&spec).expect("whole JSON");
+    assert!(spec["paths"].is_object());
+
+    let agent = Api::new(a.http_addr).agent(Some("Big")).await;
+    let said = http
+        .post(format!("http://{}/mcp", a.http_addr))
+        .bearer_auth(&agent.token)
+        .header("content-type", "application/json")
+        .body(format!("{{\"pad\": \"{}\"}}", "x".repeat(8 * 1024)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(said.status(), 413);
+    let said = said.text().await.unwrap();
+    assert!(said.contains("carries at most 4096 bytes"), "{said}");
+    a.running.shutdown().await;
+    world.shutdown().await;
 }
