@@ -247,17 +247,18 @@ pub struct WorldArgs {
     #[command(subcommand)]
     pub command: Option<WorldCommand>,
 
-    /// The NATS broker the hosts reach this world through, e.g. nats://127.0.0.1:4222. The
-    /// world takes the town's flags as one process does (--db, --world, --sync…), given before
-    /// `world`.
-    #[arg(long, env = "MOOT_NATS")]
+    /// The NATS broker the hosts reach this world through, e.g. nats://127.0.0.1:4222 (with
+    /// nats://USER:PASSWORD@… or nats://TOKEN@… where the broker asks). The world takes the
+    /// town's flags as one process does (--db, --world, --sync…), given before `world`.
+    #[arg(long, env = "MOOT_NATS", hide_env_values = true)]
     pub nats: Option<String>,
 }
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct HostArgs {
-    /// The NATS broker the world serves on, e.g. nats://127.0.0.1:4222.
-    #[arg(long, env = "MOOT_NATS")]
+    /// The NATS broker the world serves on, e.g. nats://127.0.0.1:4222 (with
+    /// nats://USER:PASSWORD@… or nats://TOKEN@… where the broker asks).
+    #[arg(long, env = "MOOT_NATS", hide_env_values = true)]
     pub nats: String,
 }
 

@@ -35,16 +35,37 @@ pub enum LinkError {
     Garbled(String),
 }
 
-/// Connects to the broker at `url`, naming the connection for the broker's monitoring.
+/// Connects to the broker at `url`, naming the connection for the broker's monitoring. A
+/// broker that asks who connects is answered from the URL: `nats://USER:PASSWORD@HOST:PORT`,
+/// or `nats://TOKEN@HOST:PORT`.
 pub async fn connect(url: &str, name: &str) -> Result<async_nats::Client, LinkError> {
-    async_nats::ConnectOptions::new()
-        .name(name)
-        .connect(url)
+    let refused = |error: String| LinkError::Connect {
+        url: redacted(url),
+        error,
+    };
+    let addr: async_nats::ServerAddr = url.parse().map_err(|e| refused(format!("{e}")))?;
+    let mut options = async_nats::ConnectOptions::new().name(name);
+    if let Some(user) = addr.username() {
+        options = match addr.password() {
+            Some(password) => options.user_and_password(user.to_owned(), password.to_owned()),
+            None => options.token(user.to_owned()),
+        };
+    }
+    options
+        .connect(addr)
         .await
-        .map_err(|e| LinkError::Connect {
-            url: url.to_owned(),
-            error: e.to_string(),
-        })
+        .map_err(|e| refused(e.to_string()))
+}
+
+/// `url` without its password or token, for messages and logs.
+pub fn redacted(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.rsplit_once('@') {
+            Some((_, host)) => format!("{scheme}://…@{host}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
 }
 
 /// Takes what is published on `subject`.
@@ -532,6 +553,16 @@ async fn carry(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_brokers_password_is_never_said() {
+        assert_eq!(
+            redacted("nats://moot:s3cret@10.0.0.1:4222"),
+            "nats://…@10.0.0.1:4222"
+        );
+        assert_eq!(redacted("nats://tok@host:1"), "nats://…@host:1");
+        assert_eq!(redacted("nats://127.0.0.1:4222"), "nats://127.0.0.1:4222");
+    }
 
     #[test]
     fn a_host_is_lost_to_its_silence_only_while_the_world_hears_the_broker() {

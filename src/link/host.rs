@@ -195,8 +195,12 @@ async fn greet(
         .map_err(|e| LinkError::Garbled(e.to_string()))?;
     let answer = tokio::time::timeout(ASK_TIMEOUT, client.request(wire::HELLO, hello.into()))
         .await
-        .map_err(|_| LinkError::NoWorld { url: url.into() })?
-        .map_err(|_| LinkError::NoWorld { url: url.into() })?;
+        .map_err(|_| LinkError::NoWorld {
+            url: super::broker::redacted(url),
+        })?
+        .map_err(|_| LinkError::NoWorld {
+            url: super::broker::redacted(url),
+        })?;
     let welcome: Welcome =
         serde_json::from_slice(&answer.payload).map_err(|e| LinkError::Garbled(e.to_string()))?;
     match wire::mismatch(wire::PROTOCOL, welcome.protocol, &welcome.version) {

@@ -992,3 +992,38 @@ async fn answers_cross_a_small_brokers_limit_and_requests_beyond_it_are_refused(
     a.running.shutdown().await;
     world.shutdown().await;
 }
+
+/// A broker that asks who connects is answered from the URL (`nats://USER:PASSWORD@…`); a
+/// wrong password is refused with a message that does not repeat it.
+#[tokio::test]
+async fn a_broker_with_a_password_is_answered_from_the_url() {
+    let port = free_port();
+    let broker = Broker::run(port, &["--user", "moot", "--pass", "s3cret-pw"]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(dir.path());
+    let good = format!("nats://moot:s3cret-pw@127.0.0.1:{port}");
+    let bad = format!("nats://moot:wrong-pw@127.0.0.1:{port}");
+    let refused = match start_world(config(&db), &bad).await {
+        Ok(_) => panic!("a wrong password was taken"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        refused.contains("cannot reach the NATS broker at nats://…@127.0.0.1")
+            && !refused.contains("wrong-pw"),
+        "{refused}"
+    );
+    let world = start_world(config(&db), &good)
+        .await
+        .expect("the world starts");
+    let a = host(&good, &db).await;
+    let mut ann = player_at(a.telnet_addr, "Ann").await;
+    assert!(
+        ann.command("look")
+            .await
+            .iter()
+            .any(|l| l.starts_with("Exits:"))
+    );
+    a.running.shutdown().await;
+    world.shutdown().await;
+    drop(broker);
+}
