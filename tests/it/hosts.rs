@@ -327,10 +327,16 @@ async fn moot_world_and_moot_host_as_processes() {
 /// `moot --telnet ADDR host --nats URL`, as a process of its own; returns once it listens,
 /// with where.
 async fn host_process(url: &str) -> (Moot, SocketAddr) {
+    host_process_with(url, &[]).await
+}
+
+/// [`host_process`] with more in its environment.
+async fn host_process_with(url: &str, env: &[(&str, &str)]) -> (Moot, SocketAddr) {
     let telnet: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
     let host = Moot(
         Command::new(env!("CARGO_BIN_EXE_moot"))
             .args(["host", "--nats", url, "--telnet", &telnet.to_string()])
+            .envs(env.iter().copied())
             .env("RUST_LOG", "moot=warn")
             .stdin(Stdio::null())
             .spawn()
@@ -1025,5 +1031,132 @@ async fn a_broker_with_a_password_is_answered_from_the_url() {
     );
     a.running.shutdown().await;
     world.shutdown().await;
+    drop(broker);
+}
+
+/// A broker across a network the town does not trust speaks TLS: moot verifies it against the
+/// machine's certificate authorities (here one of the test's own, through `SSL_CERT_FILE`) and
+/// a world and a host meet through it.
+#[tokio::test]
+async fn a_world_and_a_host_meet_through_a_broker_that_speaks_tls() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |f: &str| dir.path().join(f).to_str().unwrap().to_owned();
+    let openssl = |args: &[&str]| {
+        let made = Command::new("openssl")
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("openssl runs");
+        assert!(made.success(), "openssl {args:?}");
+    };
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    openssl(
+        &[
+            &["req", "-x509"][..],
+            &ec,
+            &[
+                "-keyout",
+                &at("ca.key"),
+                "-out",
+                &at("ca.pem"),
+                "-days",
+                "1",
+                "-subj",
+                "/CN=moot test CA",
+            ],
+        ]
+        .concat(),
+    );
+    openssl(
+        &[
+            &["req"][..],
+            &ec,
+            &[
+                "-keyout",
+                &at("broker.key"),
+                "-out",
+                &at("broker.csr"),
+                "-subj",
+                "/CN=127.0.0.1",
+            ],
+        ]
+        .concat(),
+    );
+    std::fs::write(at("san.ext"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        &at("broker.csr"),
+        "-CA",
+        &at("ca.pem"),
+        "-CAkey",
+        &at("ca.key"),
+        "-CAcreateserial",
+        "-out",
+        &at("broker.pem"),
+        "-days",
+        "1",
+        "-extfile",
+        &at("san.ext"),
+    ]);
+    let port = free_port();
+    let broker = Broker::run(
+        port,
+        &[
+            "--tls",
+            "--tlscert",
+            &at("broker.pem"),
+            "--tlskey",
+            &at("broker.key"),
+        ],
+    )
+    .await;
+    let url = format!("tls://127.0.0.1:{port}");
+    let db = fresh_db(dir.path());
+    let ca = at("ca.pem");
+    let env = [("SSL_CERT_FILE", ca.as_str())];
+    let _world = Moot(
+        Command::new(env!("CARGO_BIN_EXE_moot"))
+            .args(["--db", &db.address()])
+            .args(["--world", world_dir().to_str().unwrap()])
+            .args(["world", "--nats", &url])
+            .envs(env)
+            .env("RUST_LOG", "moot=warn")
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let probe = async_nats::ConnectOptions::new()
+        .add_root_certificates(ca.clone().into())
+        .connect(&url)
+        .await
+        .expect("the test reaches its broker over TLS");
+    let hello = serde_json::to_vec(&wire::Hello::ours("probe", None)).unwrap();
+    let mut up = false;
+    for _ in 0..400 {
+        let asked = probe.request(wire::HELLO, hello.clone().into());
+        if let Ok(Ok(_)) = tokio::time::timeout(Duration::from_secs(1), asked).await {
+            up = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(up, "the world answers over TLS");
+    let (_host, telnet) = host_process_with(&url, &env).await;
+    let mut ann = player_at(telnet, "Ann").await;
+    assert!(
+        ann.command("look")
+            .await
+            .iter()
+            .any(|l| l.starts_with("Exits:"))
+    );
     drop(broker);
 }
