@@ -86,6 +86,19 @@ struct Held {
     link: Arc<Link>,
 }
 
+impl Held {
+    /// The connection leaves the town, and nothing more is carried to it.
+    async fn let_go(self, door: &Door, why: Leaving) {
+        self.link.retire();
+        let leave = Request::Leave {
+            agent: self.agent,
+            conn: self.conn,
+            why,
+        };
+        door.world.send(leave).await;
+    }
+}
+
 /// What the world's side of one host connection shares with the task carrying its notices.
 #[derive(Default)]
 struct Link {
@@ -318,8 +331,7 @@ pub async fn serve(
                     FromConn::Leave { agent, why } => {
                         let gone = lock(&held).remove(&key);
                         if let Some(h) = gone.filter(|h| *h.agent == *agent) {
-                            h.link.retire();
-                            door.world.send(Request::Leave { agent: h.agent, conn: h.conn, why }).await;
+                            h.let_go(&door, why).await;
                         }
                     }
                 }
@@ -348,13 +360,7 @@ async fn forget(door: &Door, held: &HeldMap, answering: &Answering, host: &str) 
     }
     answering.forget(host);
     for h in gone {
-        h.link.retire();
-        let leave = Request::Leave {
-            agent: h.agent,
-            conn: h.conn,
-            why: Leaving::Lost,
-        };
-        door.world.send(leave).await;
+        h.let_go(door, Leaving::Lost).await;
     }
 }
 
@@ -490,13 +496,7 @@ async fn enter(
     // The same host connection entering again (its host was let go and came back as the world
     // let go of it): the earlier one leaves first, and nothing more is carried for it.
     if let Some(before) = before {
-        before.link.retire();
-        let leave = Request::Leave {
-            agent: before.agent,
-            conn: before.conn,
-            why: Leaving::Lost,
-        };
-        door.world.send(leave).await;
+        before.let_go(door, Leaving::Lost).await;
     }
     tokio::spawn(carry(
         client.clone(),

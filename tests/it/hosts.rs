@@ -67,6 +67,24 @@ impl Broker {
     }
 }
 
+/// A world in this process for hosts on `url`, on a fresh database in the directory returned
+/// (kept as long as it is), its configuration as `tweak` makes it.
+async fn world_on(
+    url: &str,
+    tweak: impl FnOnce(&mut moot::config::Config),
+) -> (
+    tempfile::TempDir,
+    moot::store::Database,
+    moot::server::Running,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(dir.path());
+    let mut c = config(&db);
+    tweak(&mut c);
+    let world = start_world(c, url).await.expect("the world starts");
+    (dir, db, world)
+}
+
 /// A host in this process for the world on `url`, telnet on an ephemeral port.
 async fn host(url: &str, db: &moot::store::Database) -> RunningHost {
     start_host(config(db), url).await.expect("the host joins")
@@ -110,11 +128,7 @@ fn side(lines: &[String]) -> char {
 #[tokio::test]
 async fn two_players_on_two_hosts_share_a_room_and_a_game() {
     let broker = Broker::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let db = fresh_db(dir.path());
-    let world = start_world(config(&db), &broker.url)
-        .await
-        .expect("the world starts");
+    let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
     let a = host(&broker.url, &db).await;
     let b = host(&broker.url, &db).await;
 
@@ -286,8 +300,7 @@ async fn moot_world_and_moot_host_as_processes() {
 
     let (_host, telnet) = host_process(&broker.url).await;
     let mut ann = player_at(telnet, "Ann").await;
-    let me = ann.command("look").await;
-    assert!(me.iter().any(|l| l.starts_with("Exits:")), "{me:?}");
+    stands_in_a_room(&mut ann).await;
     // A wrong password is refused by the world, in the words of one process.
     let mut stranger = Client::connect(telnet).await;
     stranger.send("connect Ann not-her-password").await;
@@ -351,6 +364,12 @@ async fn host_process_with(url: &str, env: &[(&str, &str)]) -> (Moot, SocketAddr
     panic!("the host does not listen on {telnet}");
 }
 
+/// Asserts that `c`'s `look` shows a room: its player is in the town and answered.
+async fn stands_in_a_room(c: &mut Client) {
+    let room = c.command("look").await;
+    assert!(room.iter().any(|l| l.starts_with("Exits:")), "{room:?}");
+}
+
 /// Sends `signal` (`STOP`, `CONT`, `KILL`) to a process of the test's.
 fn signal(process: &Moot, signal: &str) {
     let sent = Command::new("kill")
@@ -367,11 +386,7 @@ fn signal(process: &Moot, signal: &str) {
 #[tokio::test]
 async fn a_host_that_dies_is_let_go_and_one_that_stalls_brings_its_people_back() {
     let broker = Broker::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let db = fresh_db(dir.path());
-    let world = start_world(config(&db), &broker.url)
-        .await
-        .expect("the world starts");
+    let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
     let a = host(&broker.url, &db).await;
     let (b, at_b) = host_process(&broker.url).await;
     let mut ann = player_at(a.telnet_addr, "Ann").await;
@@ -405,12 +420,7 @@ async fn a_host_that_dies_is_let_go_and_one_that_stalls_brings_its_people_back()
     );
     let who = ann.command("who").await;
     assert!(!who.iter().any(|l| l.contains("Bob")), "{who:?}");
-    assert!(
-        ann.command("look")
-            .await
-            .iter()
-            .any(|l| l.starts_with("Exits:"))
-    );
+    stands_in_a_room(&mut ann).await;
     a.running.shutdown().await;
     world.shutdown().await;
 }
@@ -421,12 +431,8 @@ async fn a_host_that_dies_is_let_go_and_one_that_stalls_brings_its_people_back()
 #[tokio::test]
 async fn a_world_that_loses_its_broker_goes_on_and_keeps_its_people() {
     let mut broker = Broker::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let db = fresh_db(dir.path());
-    let mut c = config(&db);
     // 5+0 at a hundred times the wall clock: each side has 3 real seconds.
-    c.time_scale = 100.0;
-    let world = start_world(c, &broker.url).await.expect("the world starts");
+    let (_dir, db, world) = world_on(&broker.url, |c| c.time_scale = 100.0).await;
     let a = host(&broker.url, &db).await;
     let mut ann = player_at(a.telnet_addr, "Ann").await;
     let mut bob = player_at(a.telnet_addr, "Bob").await;
@@ -862,11 +868,7 @@ async fn a_crowd_through_two_hosts_rides_out_restarts() {
 #[tokio::test]
 async fn a_host_waits_so_long_for_its_world_and_rides_out_its_broker() {
     let mut broker = Broker::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let db = fresh_db(dir.path());
-    let world = start_world(config(&db), &broker.url)
-        .await
-        .expect("the world starts");
+    let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
     let mut c = config(&db);
     c.world_wait = Duration::from_secs(3).into();
     let host = start_host(c, &broker.url).await.expect("the host joins");
@@ -901,12 +903,11 @@ async fn a_host_waits_so_long_for_its_world_and_rides_out_its_broker() {
 #[tokio::test]
 async fn a_long_poll_whose_client_leaves_is_taken_back_from_the_world() {
     let broker = Broker::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let db = fresh_db(dir.path());
-    let mut c = config(&db);
-    c.polls_per_agent = 1;
-    c.wait_timeout = Duration::from_secs(60).into();
-    let world = start_world(c, &broker.url).await.expect("the world starts");
+    let (_dir, db, world) = world_on(&broker.url, |c| {
+        c.polls_per_agent = 1;
+        c.wait_timeout = Duration::from_secs(60).into();
+    })
+    .await;
     let a = host(&broker.url, &db).await;
     let agent = Api::new(a.http_addr).agent(Some("Waiter")).await;
     let (_, game, _) = agent_game(a.http_addr, &agent.token).await;
@@ -961,11 +962,7 @@ async fn a_long_poll_whose_client_leaves_is_taken_back_from_the_world() {
 #[tokio::test]
 async fn answers_cross_a_small_brokers_limit_and_requests_beyond_it_are_refused() {
     let broker = Broker::with_max_payload(4096).await;
-    let dir = tempfile::tempdir().unwrap();
-    let db = fresh_db(dir.path());
-    let world = start_world(config(&db), &broker.url)
-        .await
-        .expect("the world starts");
+    let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
     let a = host(&broker.url, &db).await;
     let http = reqwest::Client::new();
     let spec = http
@@ -1023,12 +1020,7 @@ async fn a_broker_with_a_password_is_answered_from_the_url() {
         .expect("the world starts");
     let a = host(&good, &db).await;
     let mut ann = player_at(a.telnet_addr, "Ann").await;
-    assert!(
-        ann.command("look")
-            .await
-            .iter()
-            .any(|l| l.starts_with("Exits:"))
-    );
+    stands_in_a_room(&mut ann).await;
     a.running.shutdown().await;
     world.shutdown().await;
     drop(broker);
@@ -1152,11 +1144,6 @@ async fn a_world_and_a_host_meet_through_a_broker_that_speaks_tls() {
     assert!(up, "the world answers over TLS");
     let (_host, telnet) = host_process_with(&url, &env).await;
     let mut ann = player_at(telnet, "Ann").await;
-    assert!(
-        ann.command("look")
-            .await
-            .iter()
-            .any(|l| l.starts_with("Exits:"))
-    );
+    stands_in_a_room(&mut ann).await;
     drop(broker);
 }
