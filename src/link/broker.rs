@@ -8,7 +8,7 @@
 //! bounded as the world's own are, so a broker that delivers faster than a client reads costs
 //! the host no more memory than a slow client costs a single process.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -44,11 +44,19 @@ pub async fn connect(url: &str, name: &str) -> Result<async_nats::Client, LinkEr
         error,
     };
     let addr: async_nats::ServerAddr = url.parse().map_err(|e| refused(format!("{e}")))?;
+    // In a URL, a password's `@`, `:` or `/` is written %40, %3A, %2F: the broker is told the
+    // password itself.
+    let decoded = |s: &str| {
+        percent_encoding::percent_decode_str(s)
+            .decode_utf8()
+            .map(|s| s.into_owned())
+            .map_err(|_| refused("its user or password is not UTF-8 once decoded".into()))
+    };
     let mut options = async_nats::ConnectOptions::new().name(name);
     if let Some(user) = addr.username() {
         options = match addr.password() {
-            Some(password) => options.user_and_password(user.to_owned(), password.to_owned()),
-            None => options.token(user.to_owned()),
+            Some(password) => options.user_and_password(decoded(user)?, decoded(password)?),
+            None => options.token(decoded(user)?),
         };
     }
     options
@@ -57,13 +65,15 @@ pub async fn connect(url: &str, name: &str) -> Result<async_nats::Client, LinkEr
         .map_err(|e| refused(e.to_string()))
 }
 
-/// `url` without its password or token, for messages and logs.
+/// `url` without its password or token, for messages and logs (a URL without a scheme too:
+/// the client takes `USER:PASSWORD@HOST:PORT`).
 pub fn redacted(url: &str) -> String {
-    match url.split_once("://") {
-        Some((scheme, rest)) => match rest.rsplit_once('@') {
-            Some((_, host)) => format!("{scheme}://…@{host}"),
-            None => url.to_owned(),
-        },
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let authority_ends = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_ends);
+    match authority.rsplit_once('@') {
+        Some((_, host)) if scheme.is_empty() => format!("…@{host}{tail}"),
+        Some((_, host)) => format!("{scheme}://…@{host}{tail}"),
         None => url.to_owned(),
     }
 }
@@ -140,16 +150,38 @@ type HeldMap = Arc<Mutex<HashMap<(String, u64), Held>>>;
 struct Hosts {
     /// When each host last said it was alive.
     heard: HashMap<String, Instant>,
-    /// Hosts let go for their silence, to be told so if they speak again.
-    forgotten: HashSet<String>,
+    /// Hosts let go for their silence (numbered, and when), told so at each beat of theirs
+    /// until they greet the world again; forgotten in turn after [`FORGOTTEN_FOR`].
+    forgotten: HashMap<String, (u64, Instant)>,
+    /// When the world last heard its own beat through the broker: a world that cannot hear
+    /// itself cannot hear anyone.
+    own: Option<Instant>,
+    /// Hosts let go so far.
+    let_go: u64,
 }
 
+/// How long a host let go may come back and be told so: longer than any host waits for a
+/// world it cannot hear (`--world-wait`) before closing its connections.
+const FORGOTTEN_FOR: Duration = Duration::from_secs(3600);
+
 impl Hosts {
-    /// The hosts silent for too long, taken off the list; if the world itself cannot hear the
-    /// broker, nobody's silence counts.
-    fn lost(&mut self, broker_heard: bool) -> Vec<String> {
-        let now = Instant::now();
-        if !broker_heard {
+    /// The world heard its own beat.
+    fn own_beat(&mut self, now: Instant) {
+        self.own = Some(now);
+    }
+
+    fn hears_itself(&self, now: Instant) -> bool {
+        self.own
+            .is_some_and(|t| now.saturating_duration_since(t) <= wire::AWAY_AFTER)
+    }
+
+    /// The hosts silent for too long, let go. Silence counts only while the world hears
+    /// itself: hosts that lost the broker with it have as long again to find it once it is
+    /// back (they retry at most 4 s apart), and one that misses that is told, and comes back.
+    fn lost(&mut self, now: Instant) -> Vec<String> {
+        self.forgotten
+            .retain(|_, (_, at)| now.saturating_duration_since(*at) < FORGOTTEN_FOR);
+        if !self.hears_itself(now) {
             for heard in self.heard.values_mut() {
                 *heard = now;
             }
@@ -158,41 +190,67 @@ impl Hosts {
         let lost: Vec<String> = self
             .heard
             .iter()
-            .filter(|(_, heard)| now.duration_since(**heard) > wire::HOST_LOST_AFTER)
+            .filter(|(_, heard)| now.saturating_duration_since(**heard) > wire::HOST_LOST_AFTER)
             .map(|(host, _)| host.clone())
             .collect();
         for host in &lost {
             self.heard.remove(host);
+            self.let_go += 1;
+            self.forgotten.insert(host.clone(), (self.let_go, now));
         }
         lost
     }
+
+    /// A host greeted the world: alive, and in it.
+    fn greeted(&mut self, host: String, now: Instant) {
+        self.forgotten.remove(&host);
+        self.heard.insert(host, now);
+    }
 }
 
-/// Hears hosts' beats; tells a host the world let go of that it is alive after all.
+/// Hears the world's own beats and the hosts'; tells a host the world let go of that it was,
+/// at each beat of its until it greets the world again (a message through the broker may be
+/// lost; the next one is not).
 async fn hear_hosts(
     client: async_nats::Client,
     mut beats: async_nats::Subscriber,
+    mut news: async_nats::Subscriber,
     hosts: Arc<Mutex<Hosts>>,
     epoch: u64,
 ) {
-    while let Some(msg) = beats.next().await {
-        let Some(host) = msg.subject.rsplit('.').next() else {
-            continue;
-        };
-        let told = {
-            let mut hosts = lock(&hosts);
-            hosts.heard.insert(host.to_owned(), Instant::now());
-            hosts.forgotten.remove(host)
-        };
-        if told && serde_json::from_slice::<u64>(&msg.payload).ok() == Some(epoch) {
-            tracing::info!(%host, "a host taken for dead is alive; it brings its people back");
-            let forgot = News::Forgot {
-                epoch,
-                host: host.to_owned(),
-            };
-            if let Ok(body) = serde_json::to_vec(&forgot) {
-                let _ = client.publish(wire::news(), body.into()).await;
+    loop {
+        tokio::select! {
+            Some(msg) = news.next() => {
+                if let Ok(News::Beat { epoch: beat }) = serde_json::from_slice(&msg.payload)
+                    && beat == epoch
+                {
+                    lock(&hosts).own_beat(Instant::now());
+                }
             }
+            Some(msg) = beats.next() => {
+                let Some(host) = msg.subject.rsplit('.').next() else {
+                    continue;
+                };
+                let told = {
+                    let mut hosts = lock(&hosts);
+                    hosts.heard.insert(host.to_owned(), Instant::now());
+                    hosts.forgotten.get(host).map(|(time, _)| *time)
+                };
+                let ours = serde_json::from_slice::<u64>(&msg.payload).ok() == Some(epoch);
+                if let Some(time) = told
+                    && ours
+                {
+                    let forgot = News::Forgot {
+                        epoch,
+                        host: host.to_owned(),
+                        time,
+                    };
+                    if let Ok(body) = serde_json::to_vec(&forgot) {
+                        let _ = client.publish(wire::news(), body.into()).await;
+                    }
+                }
+            }
+            else => return,
         }
     }
 }
@@ -212,6 +270,7 @@ pub async fn serve(
     let mut requests = subscribe(&client, wire::http()).await?;
     let mut cancels = subscribe(&client, wire::http_cancel()).await?;
     let beats = subscribe(&client, wire::host_beats()).await?;
+    let own_beats = subscribe(&client, wire::news()).await?;
     let answering = Answering::new(client.clone(), make_router);
     let held: HeldMap = Arc::default();
     let hosts: Arc<Mutex<Hosts>> = Arc::default();
@@ -248,9 +307,14 @@ pub async fn serve(
             }
         });
     }
-    let hearing = tokio::spawn(hear_hosts(client.clone(), beats, hosts.clone(), epoch));
+    let hearing = tokio::spawn(hear_hosts(
+        client.clone(),
+        beats,
+        own_beats,
+        hosts.clone(),
+        epoch,
+    ));
     let mut check = tokio::time::interval(wire::BEAT);
-    let mut heard_since: Option<Instant> = None;
     // Stopping: hosts are told, and for a moment lines still arriving are refused (not done,
     // and said so) rather than lost with the process.
     let mut closing = false;
@@ -268,22 +332,16 @@ pub async fn serve(
             }
             _ = &mut until_closed, if closing => break,
             _ = check.tick() => {
-                let connected = client.connection_state() == async_nats::connection::State::Connected;
-                heard_since = heard_since.or(Some(Instant::now())).filter(|_| connected);
-                // Hosts find a broker that came back at their own pace (up to 4 s apart), so
-                // silence counts only once the world has heard the broker for as long.
-                let heard = heard_since.is_some_and(|t| t.elapsed() >= wire::HOST_LOST_AFTER);
-                let lost = lock(&hosts).lost(heard);
+                // Hosts are told they were let go only once this has run (the loop does
+                // nothing else meanwhile), so none comes back before its people have left.
+                let lost = lock(&hosts).lost(Instant::now());
                 for host in lost {
                     forget(&door, &held, &answering, &host).await;
-                    lock(&hosts).forgotten.insert(host);
                 }
             }
             Some(msg) = hellos.next() => {
                 if let Some(host) = greet(&client, msg, &welcome, epoch, &answering).await {
-                    let mut hosts = lock(&hosts);
-                    hosts.forgotten.remove(&host);
-                    hosts.heard.insert(host, Instant::now());
+                    lock(&hosts).greeted(host, Instant::now());
                 }
             }
             Some(msg) = requests.next() => if closing {
@@ -304,10 +362,10 @@ pub async fn serve(
                 };
                 let key = (host.to_owned(), conn);
                 match said {
-                    FromConn::Enter { agent, created, seq } => {
+                    FromConn::Enter { agent, created, seq, again } => {
                         let id = next_conn;
                         next_conn += 1;
-                        let entering = Entering { key, agent: &agent, created, seq };
+                        let entering = Entering { key, agent: &agent, created, seq, again };
                         enter(&client, &door, &held, id, entering).await;
                     }
                     FromConn::Line { agent, line, seq } => {
@@ -332,6 +390,12 @@ pub async fn serve(
                         let gone = lock(&held).remove(&key);
                         if let Some(h) = gone.filter(|h| *h.agent == *agent) {
                             h.let_go(&door, why).await;
+                        }
+                    }
+                    FromConn::Gone => {
+                        let gone = lock(&held).remove(&key);
+                        if let Some(h) = gone {
+                            h.let_go(&door, Leaving::Lost).await;
                         }
                     }
                 }
@@ -449,6 +513,7 @@ struct Entering<'a> {
     agent: &'a str,
     created: bool,
     seq: u64,
+    again: bool,
 }
 
 /// A host's connection enters: the world reads the character afresh (a host says who logged
@@ -465,6 +530,7 @@ async fn enter(
         agent,
         created,
         seq,
+        again,
     } = entering;
     let subject = wire::to_conn(&key.0, key.1);
     let row = match door.store.agent_by_id(agent).await {
@@ -507,7 +573,7 @@ async fn enter(
         key,
         conn,
     ));
-    door.enter_with(row, created, conn, sink).await;
+    door.enter_with(row, created, conn, sink, again).await;
 }
 
 /// Carries what the world says to one connection to its host, in order, until the world
@@ -562,22 +628,42 @@ mod tests {
         );
         assert_eq!(redacted("nats://tok@host:1"), "nats://…@host:1");
         assert_eq!(redacted("nats://127.0.0.1:4222"), "nats://127.0.0.1:4222");
+        assert_eq!(redacted("moot:pw@host:4222"), "…@host:4222");
+        assert_eq!(redacted("nats://u:p%40ss@h:1/x"), "nats://…@h:1/x");
     }
 
     #[test]
-    fn a_host_is_lost_to_its_silence_only_while_the_world_hears_the_broker() {
-        let long_ago = Instant::now()
-            .checked_sub(wire::HOST_LOST_AFTER * 2)
-            .unwrap();
+    fn a_host_is_lost_to_its_silence_only_while_the_world_hears_itself() {
+        let now = Instant::now();
+        let ago = |d: Duration| now.checked_sub(d).unwrap();
         let mut hosts = Hosts::default();
-        hosts.heard.insert("quiet".into(), long_ago);
-        hosts.heard.insert("alive".into(), Instant::now());
-        // A world that cannot hear the broker cannot hear anyone: nobody's silence counts.
-        assert!(hosts.lost(false).is_empty());
-        assert_eq!(hosts.heard.len(), 2);
-        hosts.heard.insert("quiet".into(), long_ago);
-        assert_eq!(hosts.lost(true), ["quiet"]);
+        hosts
+            .heard
+            .insert("quiet".into(), ago(wire::HOST_LOST_AFTER * 2));
+        hosts.heard.insert("alive".into(), now);
+        // A world that has not heard its own beat lately cannot hear anyone: nobody's silence
+        // counts, and the hosts have as long again from when it hears itself.
+        assert!(hosts.lost(now).is_empty());
+        hosts.own_beat(ago(wire::AWAY_AFTER * 2));
+        assert!(hosts.lost(now).is_empty());
+        assert_eq!(hosts.heard["quiet"], now);
+        // One that hears itself lets a quiet host go, numbered.
+        hosts
+            .heard
+            .insert("quiet".into(), ago(wire::HOST_LOST_AFTER * 2));
+        hosts.own_beat(now);
+        assert_eq!(hosts.lost(now), ["quiet"]);
         assert_eq!(hosts.heard.keys().collect::<Vec<_>>(), ["alive"]);
+        assert_eq!(hosts.forgotten.get("quiet").map(|f| f.0), Some(1));
+        // Greeting again, it is in the world.
+        hosts.greeted("quiet".into(), now);
+        assert!(hosts.forgotten.is_empty());
+        // A host let go long ago is forgotten in turn.
+        hosts
+            .forgotten
+            .insert("old".into(), (2, ago(FORGOTTEN_FOR * 2)));
+        hosts.lost(now);
+        assert!(hosts.forgotten.is_empty());
     }
 
     #[test]

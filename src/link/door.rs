@@ -86,19 +86,28 @@ impl Door {
 
     pub async fn enter(&self, row: AgentRow, created: bool, conn: ConnId) -> Option<Source> {
         let (sink, source) = world::channel();
-        self.enter_with(row, created, conn, sink)
+        self.enter_with(row, created, conn, sink, false)
             .await
             .then_some(source)
     }
 
-    /// Brings a connection in with a queue of its own making (a host's, across the broker).
-    pub async fn enter_with(&self, row: AgentRow, created: bool, conn: ConnId, sink: Sink) -> bool {
+    /// Brings a connection in with a queue of its own making (a host's, across the broker);
+    /// `again`: see [`Request::Enter`].
+    pub async fn enter_with(
+        &self,
+        row: AgentRow,
+        created: bool,
+        conn: ConnId,
+        sink: Sink,
+        again: bool,
+    ) -> bool {
         self.world
             .send(Request::Enter {
                 row,
                 created,
                 conn,
                 sink,
+                again,
             })
             .await
     }

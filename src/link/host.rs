@@ -8,7 +8,7 @@
 //! world answers again under a new epoch, the host greets it and brings every connection back
 //! in, as the character it was: nobody logs in again.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -104,6 +104,9 @@ struct State {
     requests: InFlight,
     /// How long connections are kept while the world is away.
     wait: Duration,
+    /// The last time the world let this host go that it has come back from (see
+    /// [`News::Forgot`]).
+    forgot: u64,
 }
 
 impl State {
@@ -234,8 +237,9 @@ impl Remote {
             conns: HashMap::new(),
             requests,
             wait,
+            forgot: 0,
         }));
-        tokio::spawn(deliver(inbox, state.clone()));
+        tokio::spawn(deliver(inbox, state.clone(), client.clone(), host.clone()));
         let remote = Remote {
             client,
             host,
@@ -357,6 +361,7 @@ impl Remote {
             agent: row.agent_id,
             created,
             seq: 1,
+            again: false,
         };
         if self.say(conn, &said).await {
             Some(source)
@@ -440,7 +445,14 @@ impl Remote {
 }
 
 /// Hands what the world says to each connection to that connection's queue.
-async fn deliver(mut inbox: async_nats::Subscriber, state: Arc<Mutex<State>>) {
+async fn deliver(
+    mut inbox: async_nats::Subscriber,
+    state: Arc<Mutex<State>>,
+    client: async_nats::Client,
+    host: String,
+) {
+    // Connections told lately to the world as gone, so that a burst for one is told once.
+    let mut told: VecDeque<ConnId> = VecDeque::new();
     while let Some(msg) = inbox.next().await {
         let Some((_, conn)) = wire::parse_conn(&msg.subject) else {
             continue;
@@ -449,24 +461,36 @@ async fn deliver(mut inbox: async_nats::Subscriber, state: Arc<Mutex<State>>) {
             tracing::warn!(subject = %msg.subject, "the world sent what this host cannot read");
             continue;
         };
-        let mut state = lock(&state);
-        if let ToConn::Reply { seq, lines } = said {
-            if let Some(held) = state.conns.get_mut(&conn) {
-                held.answered(seq, lines);
-            }
-            continue;
-        }
-        let out = said.out();
-        match out {
-            Out::Close(_) => {
-                if let Some(held) = state.conns.remove(&conn) {
-                    held.sink.pass(out);
+        let held = {
+            let mut state = lock(&state);
+            match said {
+                ToConn::Reply { seq, lines } => state
+                    .conns
+                    .get_mut(&conn)
+                    .map(|held| held.answered(seq, lines))
+                    .is_some(),
+                ToConn::Close(_) => {
+                    if let Some(held) = state.conns.remove(&conn) {
+                        held.sink.pass(said.out());
+                    }
+                    true
                 }
+                _ => state
+                    .conns
+                    .get(&conn)
+                    .map(|held| held.sink.pass(said.out()))
+                    .is_some(),
             }
-            _ => {
-                if let Some(held) = state.conns.get(&conn) {
-                    held.sink.pass(out);
-                }
+        };
+        // The world speaks to a connection this host no longer holds (it left while the world
+        // was letting it back in): whoever the world has there leaves.
+        if !held && !told.contains(&conn) {
+            if told.len() == 64 {
+                told.pop_front();
+            }
+            told.push_back(conn);
+            if let Ok(body) = serde_json::to_vec(&FromConn::Gone) {
+                let _ = client.publish(wire::conn(&host, conn), body.into()).await;
             }
         }
     }
@@ -510,21 +534,33 @@ async fn follow(
             Some(News::Forgot {
                 epoch,
                 host: forgotten,
+                time,
             }) => {
-                if forgotten == host {
-                    let back = {
-                        let mut state = lock(&state);
-                        if state.epoch != epoch {
-                            continue;
-                        }
-                        state.rejoin(epoch, true)
-                    };
-                    tracing::warn!(
-                        connections = back.len(),
-                        "the world took this host for dead; bringing its connections back"
-                    );
-                    reenter(&client, &host, back).await;
+                if forgotten != host {
+                    continue;
                 }
+                let before = {
+                    let mut state = lock(&state);
+                    if state.epoch != epoch || time <= state.forgot {
+                        continue;
+                    }
+                    std::mem::replace(&mut state.forgot, time)
+                };
+                // Greeted again first: the world has dropped what it kept of this host.
+                match greet(&client, &host, http, &url).await {
+                    Ok(welcome) if welcome.epoch == epoch => {}
+                    _ => {
+                        // Told again at the next beat.
+                        lock(&state).forgot = before;
+                        continue;
+                    }
+                }
+                let back = lock(&state).rejoin(epoch, true);
+                tracing::warn!(
+                    connections = back.len(),
+                    "the world took this host for dead; bringing its connections back"
+                );
+                reenter(&client, &host, back).await;
                 continue;
             }
             None => continue,
@@ -572,6 +608,7 @@ async fn reenter(client: &async_nats::Client, host: &str, back: Vec<(ConnId, Age
             agent: agent.to_string(),
             created: false,
             seq,
+            again: true,
         };
         if let Ok(body) = serde_json::to_vec(&said) {
             let _ = client.publish(wire::conn(host, conn), body.into()).await;

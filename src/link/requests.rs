@@ -556,43 +556,42 @@ impl Passing {
             passing: self.clone(),
             id: Some(passed.head.id),
         };
-        let body = futures_util::stream::unfold(
-            (rx, passed, asked),
-            move |(mut rx, mut passed, mut asked)| async move {
+        // After an error the stream ends (`None` for its state).
+        let body =
+            futures_util::stream::unfold(Some((rx, passed, asked)), move |state| async move {
+                let (mut rx, mut passed, mut asked) = state?;
+                let fail = |why: &str| Some((Err(std::io::Error::other(why.to_owned())), None));
                 loop {
+                    // Closed before its end: the client fell too far behind, or the world
+                    // went and the word of it could not be queued. Cut short, said so (and
+                    // taken back, as `asked` is dropped).
                     let Some(part) = rx.recv().await else {
-                        asked.done();
-                        return None;
+                        return fail("the town's answer was cut short");
                     };
                     match part {
                         Part::From(HttpPart::Body, bytes) => {
-                            return Some((Ok::<_, std::io::Error>(bytes), (rx, passed, asked)));
+                            return Some((Ok(bytes), Some((rx, passed, asked))));
                         }
                         Part::From(HttpPart::Failed(why), _) => {
                             asked.done();
-                            let e = std::io::Error::other(why);
-                            return Some((Err(e), (rx, passed, asked)));
+                            return fail(&why);
                         }
                         Part::Away if passed.repeatable && asked.passing.world_back().await => {
                             // Asked again; the new answer's head is the client's already, so
                             // only an answer like the first carries it on.
                             asked.done();
-                            let again = asked.passing.head(&mut passed).await.ok();
-                            match again {
-                                Some((again, _, next)) if again == status => {
-                                    rx = next;
-                                    asked.id = Some(passed.head.id);
-                                }
-                                _ => {
-                                    let e = std::io::Error::other("the town answered otherwise");
-                                    return Some((Err(e), (rx, passed, asked)));
-                                }
+                            let Ok((again, _, next)) = asked.passing.head(&mut passed).await else {
+                                return fail("the town did not answer again");
+                            };
+                            asked.id = Some(passed.head.id);
+                            if again != status {
+                                return fail("the town answered otherwise");
                             }
+                            rx = next;
                         }
                         Part::Away => {
                             asked.done();
-                            let e = std::io::Error::other("the town stopped");
-                            return Some((Err(e), (rx, passed, asked)));
+                            return fail("the town stopped");
                         }
                         _ => {
                             asked.done();
@@ -600,8 +599,7 @@ impl Passing {
                         }
                     }
                 }
-            },
-        );
+            });
         response
             .body(Body::from_stream(body))
             .unwrap_or_else(|_| refusal(StatusCode::BAD_GATEWAY, "The town's answer was garbled."))

@@ -23,7 +23,7 @@ use crate::wrap::Display;
 
 /// This build's protocol. A change to any message below that an older peer could misread
 /// raises it.
-pub const PROTOCOL: u32 = 1;
+pub const PROTOCOL: u32 = 2;
 
 /// Where hosts greet the world (no version in it: see the module's doc).
 pub const HELLO: &str = "moot.hello";
@@ -123,8 +123,9 @@ pub enum News {
     /// Stopping (SIGTERM, a wizard's `@shutdown`): lines are refused from now on.
     Down { epoch: u64 },
     /// The world took `host` for dead (it was silent [`HOST_LOST_AFTER`]) and let its people
-    /// go; the host, alive after all, brings them back in.
-    Forgot { epoch: u64, host: String },
+    /// go; the host, alive after all, greets the world again and brings them back in. Said at
+    /// each of the host's beats until it greets: `time` tells one letting-go from the next.
+    Forgot { epoch: u64, host: String, time: u64 },
 }
 
 /// Where each host says it is alive (see [`HOST_LOST_AFTER`]); the body is the epoch of the
@@ -305,11 +306,14 @@ impl From<Character> for AgentRow {
 /// the answer to the next.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum FromConn {
-    /// The character logged in on this connection enters the town.
+    /// The character logged in on this connection enters the town; `again`, as it was before
+    /// the world restarted or let its host go (not in place of a newer connection of theirs).
     Enter {
         agent: String,
         created: bool,
         seq: u64,
+        #[serde(default)]
+        again: bool,
     },
     Line {
         agent: String,
@@ -320,6 +324,9 @@ pub enum FromConn {
         agent: String,
         why: Leaving,
     },
+    /// The host holds no such connection (the world spoke to one that has gone): whoever the
+    /// world has on it leaves.
+    Gone,
 }
 
 /// What the world tells a host's connection: [`Out`] as it crosses the broker.

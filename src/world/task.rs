@@ -17,12 +17,15 @@ use crate::games::ExternalEngine;
 use crate::store::{AgentRow, Store, StoreError, writes};
 
 pub enum Request {
-    /// A connection has logged in as `row` (just created, or an existing character).
+    /// A connection has logged in as `row` (just created, or an existing character); `again`:
+    /// it is coming back after its host lost the world, and gives way to a newer connection of
+    /// the same character rather than displace it.
     Enter {
         row: AgentRow,
         created: bool,
         conn: ConnId,
         sink: Sink,
+        again: bool,
     },
     /// A command line typed by a logged-in player.
     Line {
@@ -39,6 +42,11 @@ pub enum Request {
     /// Work for the world from another face (see [`WorldHandle::call`]).
     Call(Job),
 }
+
+/// What a connection coming back hears when its character has connected again elsewhere
+/// meanwhile: the newer connection stays.
+pub const ELSEWHERE: &str =
+    "*** You have connected again elsewhere; this connection is closed. ***";
 
 /// A closure run on the world task with the world and its surroundings.
 pub type Job = Box<dyn FnOnce(&mut World, &Env) + Send>;
@@ -317,7 +325,14 @@ fn handle(world: &mut World, env: &Env, req: Request) {
             created,
             conn,
             sink,
-        } => enter(world, env, row, created, conn, sink),
+            again,
+        } => {
+            if again && world.players.contains_key(row.agent_id.as_str()) {
+                sink.send(Out::Close(vec![ELSEWHERE.into()]));
+            } else {
+                enter(world, env, row, created, conn, sink);
+            }
+        }
         Request::Line { agent, conn, line } => {
             let Some(p) = world.players.get_mut(&agent).filter(|p| p.conn == conn) else {
                 return;

@@ -346,22 +346,29 @@ async fn host_process(url: &str) -> (Moot, SocketAddr) {
 /// [`host_process`] with more in its environment.
 async fn host_process_with(url: &str, env: &[(&str, &str)]) -> (Moot, SocketAddr) {
     let telnet: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
-    let host = Moot(
+    let said = tempfile::NamedTempFile::new().unwrap();
+    let mut host = Moot(
         Command::new(env!("CARGO_BIN_EXE_moot"))
             .args(["host", "--nats", url, "--telnet", &telnet.to_string()])
             .envs(env.iter().copied())
             .env("RUST_LOG", "moot=warn")
             .stdin(Stdio::null())
+            .stderr(said.reopen().unwrap())
             .spawn()
             .unwrap(),
     );
-    for _ in 0..200 {
+    for _ in 0..600 {
         if tokio::net::TcpStream::connect(telnet).await.is_ok() {
             return (host, telnet);
         }
+        if let Ok(Some(status)) = host.try_wait() {
+            let said = std::fs::read_to_string(said.path()).unwrap_or_default();
+            panic!("the host exited ({status}): {said}");
+        }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    panic!("the host does not listen on {telnet}");
+    let said = std::fs::read_to_string(said.path()).unwrap_or_default();
+    panic!("the host does not listen on {telnet}: {said}");
 }
 
 /// Asserts that `c`'s `look` shows a room: its player is in the town and answered.
@@ -408,6 +415,32 @@ async fn a_host_that_dies_is_let_go_and_one_that_stalls_brings_its_people_back()
     bob.send("say I was only asleep").await;
     bob.expect("You say, \"I was only asleep\"").await;
     ann.expect("Bob says, \"I was only asleep\"").await;
+
+    // B stalls again, and meanwhile Bob logs in through host A: when B wakes, its stale
+    // connection gives way to the newer one rather than displace it.
+    signal(&b, "STOP");
+    ann.expect("Bob has disconnected.").await;
+    let mut bob_at_a = Client::connect(a.telnet_addr).await;
+    bob_at_a.send("connect Bob pw-Bob-moot").await;
+    bob_at_a.expect("*** Connected ***").await;
+    ann.expect("Bob has connected.").await;
+    signal(&b, "CONT");
+    let last = bob.until_closed().await;
+    assert_eq!(
+        last.last().map(String::as_str),
+        Some(moot::world::ELSEWHERE),
+        "{last:?}"
+    );
+    bob_at_a.send("say the newer one stays").await;
+    ann.expect("Bob says, \"the newer one stays\"").await;
+
+    // Bob goes back to host B.
+    bob_at_a.send("@quit").await;
+    ann.expect("Bob has disconnected.").await;
+    let mut bob = Client::connect(at_b).await;
+    bob.send("connect Bob pw-Bob-moot").await;
+    bob.expect("*** Connected ***").await;
+    ann.expect("Bob has connected.").await;
 
     // Host B dies: Bob leaves the town within the world's patience, and Ann plays on.
     signal(&b, "KILL");
@@ -1001,10 +1034,11 @@ async fn answers_cross_a_small_brokers_limit_and_requests_beyond_it_are_refused(
 #[tokio::test]
 async fn a_broker_with_a_password_is_answered_from_the_url() {
     let port = free_port();
-    let broker = Broker::run(port, &["--user", "moot", "--pass", "s3cret-pw"]).await;
+    let broker = Broker::run(port, &["--user", "moot", "--pass", "s3cret@pw"]).await;
     let dir = tempfile::tempdir().unwrap();
     let db = fresh_db(dir.path());
-    let good = format!("nats://moot:s3cret-pw@127.0.0.1:{port}");
+    // The password's `@` written as URLs write it.
+    let good = format!("nats://moot:s3cret%40pw@127.0.0.1:{port}");
     let bad = format!("nats://moot:wrong-pw@127.0.0.1:{port}");
     let refused = match start_world(config(&db), &bad).await {
         Ok(_) => panic!("a wrong password was taken"),
