@@ -120,8 +120,9 @@ pub struct Config {
     #[arg(long, env = "MOOT_HTTP_HEADER_TIMEOUT", default_value = "10s")]
     pub http_header_timeout: humantime::Duration,
 
-    /// Running game sessions one identity may take part in and still start another (0: no
-    /// limit); each holds memory until it ends.
+    /// Running game sessions one identity may take part in and still start another, and chess
+    /// games made with `createGame` it may have waiting for an opponent (0: no limit); each
+    /// holds memory until it ends.
     #[arg(long, env = "MOOT_SESSIONS_PER_AGENT", default_value_t = 50)]
     pub sessions_per_agent: usize,
 

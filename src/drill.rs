@@ -221,7 +221,7 @@ impl Town {
         }
         let mut world = modules::new_world(map, directory.clone());
         world.reproducible(seed);
-        modules::open_town(&mut world, &[]);
+        modules::open_town(&mut world, &Default::default());
         let mut players = Vec::new();
         for (i, name) in PEOPLE.iter().enumerate() {
             let id: AgentId = format!("drill-{i}").into();

@@ -101,7 +101,7 @@ pub async fn open(
     }
     let stored = store.sessions().await.map_err(db_error)?;
     let (standings, seasons) = store.standings().await.map_err(db_error)?;
-    let kept = store.kept_answers().await.map_err(db_error)?;
+    let kept = store.kept().await.map_err(db_error)?;
     let mut world = modules::new_world(map, directory.clone());
     if let Some(seed) = options.seed {
         world.reproducible(seed);

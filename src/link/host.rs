@@ -41,6 +41,11 @@ pub const UNANSWERED: &str = "*** The town stopped before answering that. Whatev
 pub const PAUSES: &str = "*** The town pauses while it restarts; stay connected. ***";
 pub const AWAY: &str = "*** The town is not answering; stay connected, it will be back. ***";
 pub const BACK: &str = "*** The town is back. ***";
+/// Back after the world restarted (or let this host go): what the world keeps only while
+/// someone is connected went as it does when they leave.
+pub const RESUMED: &str = "*** The town is back. It restarted: challenges, games you were \
+                           watching and places on the notice board were withdrawn, as when \
+                           you leave. ***";
 pub const GAVE_UP: &str =
     "*** The town has been away too long; goodbye. Please connect again later. ***";
 
@@ -135,7 +140,7 @@ impl State {
         self.up = true;
         self.requests.set_up();
         self.last_heard = Instant::now();
-        self.tell_all(BACK);
+        self.tell_all(RESUMED);
         // Those that entered this run already (a login while the host greeted it) are in.
         self.conns
             .iter_mut()

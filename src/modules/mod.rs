@@ -268,7 +268,7 @@ pub fn documents() -> Vec<Document> {
 
 /// Builds what the games derive from the restored sessions (a match's building), and hooks
 /// what they must see of every change, before the town opens.
-pub fn open_town(world: &mut World, kept: &[crate::store::keys::KeptRow]) {
+pub fn open_town(world: &mut World, kept: &crate::store::keys::Kept) {
     for m in ALL {
         if let Some(open) = m.hooks.open {
             open(world, kept);

@@ -47,6 +47,7 @@ const TABLES: &[(&str, Order, &str)] = &[
         Order::Int("seq"),
         "agent_id, tool, key, args, answer",
     ),
+    ("kept_state", Order::Whole, "module, key, value"),
     ("bans", Order::Text("what"), "what, by_whom, reason, at_ms"),
     (
         "admin_actions",

@@ -1,5 +1,6 @@
-//! Answers kept under idempotency keys: a call retried with its key, even after a restart, is
-//! answered as the first time and changes nothing.
+//! What the games keep besides their sessions, read back when the town opens: answers kept
+//! under idempotency keys (a call retried with its key, even after a restart, is answered as
+//! the first time and changes nothing), and state a module keeps under keys of its own.
 
 use super::sql::{self, Sql, args};
 
@@ -52,10 +53,93 @@ pub fn load_all(c: &mut Sql) -> sql::Result<Vec<KeptRow>> {
     .collect()
 }
 
+/// One piece of a module's kept state: `value` is JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateRow {
+    pub module: String,
+    pub key: String,
+    pub value: String,
+}
+
+/// Keeps `value` as `module`'s state under `key`, in place of what was there.
+pub fn put_state(row: StateRow) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
+    move |c| {
+        c.execute(
+            "DELETE FROM kept_state WHERE module = ?1 AND key = ?2",
+            args![&row.module, &row.key],
+        )?;
+        c.execute(
+            "INSERT INTO kept_state (module, key, value) VALUES (?1, ?2, ?3)",
+            args![row.module, row.key, row.value],
+        )?;
+        Ok(())
+    }
+}
+
+/// Forgets `module`'s state under `key`.
+pub fn drop_state(
+    module: &'static str,
+    key: String,
+) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
+    move |c| {
+        c.execute(
+            "DELETE FROM kept_state WHERE module = ?1 AND key = ?2",
+            args![module, key],
+        )?;
+        Ok(())
+    }
+}
+
+fn load_state(c: &mut Sql) -> sql::Result<Vec<StateRow>> {
+    c.query(
+        "SELECT module, key, value FROM kept_state ORDER BY module, key",
+        &[],
+    )?
+    .iter()
+    .map(|r| {
+        Ok(StateRow {
+            module: r.get(0)?,
+            key: r.get(1)?,
+            value: r.get(2)?,
+        })
+    })
+    .collect()
+}
+
+/// Everything kept, for the modules as the town opens.
+#[derive(Debug, Default)]
+pub struct Kept {
+    /// Every kept answer, oldest first.
+    pub answers: Vec<KeptRow>,
+    /// Every module's kept state.
+    pub state: Vec<StateRow>,
+}
+
+impl Kept {
+    /// `module`'s kept state, by key.
+    pub fn state_of<'a>(&'a self, module: &'a str) -> impl Iterator<Item = (&'a str, &'a str)> {
+        self.state
+            .iter()
+            .filter(move |r| r.module == module)
+            .map(|r| (r.key.as_str(), r.value.as_str()))
+    }
+}
+
 impl super::Store {
     /// Every kept answer, oldest first (see [`load_all`]).
     pub async fn kept_answers(&self) -> Result<Vec<KeptRow>, super::StoreError> {
         self.call(load_all).await
+    }
+
+    /// Everything kept (see [`Kept`]).
+    pub async fn kept(&self) -> Result<Kept, super::StoreError> {
+        self.call(|c| {
+            Ok(Kept {
+                answers: load_all(c)?,
+                state: load_state(c)?,
+            })
+        })
+        .await
     }
 }
 
@@ -91,5 +175,26 @@ mod tests {
         assert!(all.iter().any(|r| r.agent_id == "b"), "Bob's are his own");
         // A key is kept once per identity and tool.
         assert!(store.call(keep(row("b", 0))).await.is_err());
+    }
+
+    #[tokio::test]
+    async fn a_modules_state_is_kept_replaced_and_dropped_by_key() {
+        let store = Store::open_in_memory().unwrap();
+        let row = |key: &str, value: &str| StateRow {
+            module: "chess".into(),
+            key: key.into(),
+            value: value.into(),
+        };
+        store.call(put_state(row("7", "{\"a\":1}"))).await.unwrap();
+        store.call(put_state(row("7", "{\"a\":2}"))).await.unwrap();
+        store.call(put_state(row("9", "{}"))).await.unwrap();
+        store.call(drop_state("chess", "9".into())).await.unwrap();
+        let kept = store.kept().await.unwrap();
+        assert_eq!(kept.state, [row("7", "{\"a\":2}")]);
+        assert_eq!(
+            kept.state_of("chess").collect::<Vec<_>>(),
+            [("7", "{\"a\":2}")]
+        );
+        assert_eq!(kept.state_of("werewolf").count(), 0);
     }
 }

@@ -171,7 +171,19 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (session_id, agent_id)
     ) WITHOUT ROWID;
     ALTER TABLE actions ADD COLUMN reasoning TEXT;",
+    // 10: what a game keeps in the town besides its sessions and must find again after a
+    // restart (chess's games made with `createGame` and waiting for their second player), as
+    // JSON under the module's name and a key of its own.
+    KEPT_STATE,
 ];
+
+/// Migration 10, the same words for both engines.
+const KEPT_STATE: &str = "CREATE TABLE kept_state (
+        module TEXT NOT NULL,
+        key    TEXT NOT NULL,
+        value  TEXT NOT NULL,
+        PRIMARY KEY (module, key)
+    );";
 
 /// PostgreSQL's schema, by the version of [`MIGRATIONS`] it matches: a PostgreSQL database
 /// starts at the version SQLite had reached when PostgreSQL came, and later migrations are
@@ -179,9 +191,10 @@ const MIGRATIONS: &[&str] = &[
 /// unique regardless of case (`citext`, a trusted extension a database's owner may create),
 /// integers as BIGINT, and a `rowid` column where SQLite's implicit one orders a log, so that
 /// one statement serves both.
-const POSTGRES: &[(usize, &str)] = &[(
-    9,
-    r#"CREATE EXTENSION IF NOT EXISTS citext;
+const POSTGRES: &[(usize, &str)] = &[
+    (
+        9,
+        r#"CREATE EXTENSION IF NOT EXISTS citext;
     CREATE TABLE agents (
         agent_id      TEXT PRIMARY KEY,
         name          CITEXT NOT NULL UNIQUE,
@@ -308,7 +321,9 @@ const POSTGRES: &[(usize, &str)] = &[(
         missed     BIGINT NOT NULL DEFAULT 0,
         PRIMARY KEY (session_id, agent_id)
     );"#,
-)];
+    ),
+    (10, KEPT_STATE),
+];
 
 /// The schema version the database has: SQLite keeps it in `PRAGMA user_version`, PostgreSQL
 /// in a table of ours (none yet is version 0).

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::{Document, Topic, VerbEntry, VerbError};
 use crate::games::Template;
-use crate::store::keys::KeptRow;
+use crate::store::keys::Kept;
 use crate::world::sessions::SessionId;
 use crate::world::{AgentId, Cx, SessionHook, TickHook, World};
 
@@ -139,8 +139,9 @@ pub struct McpApp {
 /// What a module does beside its verbs.
 #[derive(Default)]
 pub struct Hooks {
-    /// Before the town opens, with the stored sessions restored and the tools' kept answers.
-    pub open: Option<fn(&mut World, &[KeptRow])>,
+    /// Before the town opens, with the stored sessions restored, given what the modules kept
+    /// (the tools' answers, their own state).
+    pub open: Option<fn(&mut World, &Kept)>,
     /// After any change to a session.
     pub on_change: Option<SessionHook>,
     /// Once a second.

@@ -225,6 +225,12 @@ impl World {
         self.max_sessions = max;
     }
 
+    /// How many running sessions an identity may take part in (0: no limit); a game's own
+    /// waiting rooms are held to it too.
+    pub fn sessions_limit(&self) -> usize {
+        self.max_sessions
+    }
+
     /// Draws sessions' seeds from `seed` from now on, reproducibly.
     pub fn reproducible(&mut self, seed: u64) {
         use rand::SeedableRng;

@@ -10,7 +10,7 @@ use serde_json::json;
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
 
-use crate::support::{Api, Moot, free_port};
+use crate::support::{Api, Moot, TestServer, free_port, mcp_tool};
 
 async fn spawn_moot(db: &moot::store::Database, http: SocketAddr) -> Moot {
     crate::support::spawn_moot(db, http, &[]).await
@@ -145,4 +145,65 @@ async fn sigkill_loses_no_acknowledged_action() {
     check_acknowledged(&api, &games, &acked).await;
     child.kill().unwrap();
     child.wait().unwrap();
+}
+
+/// A game an agent made with `createGame` to wait for another agent was acknowledged: it waits
+/// again after a restart, under its id, and no later game takes that id. An identity may keep
+/// only so many waiting at once.
+#[tokio::test]
+async fn a_game_waiting_for_its_second_player_outlives_a_restart() {
+    let s = TestServer::start_with(|c| c.sessions_per_agent = 2).await;
+    let api = s.api();
+    let (ann, bob) = (api.agent(Some("Ann")).await, api.agent(Some("Bob")).await);
+    let create = json!({"type": "agent", "color": "white"});
+    let made = mcp_tool(s.http, &ann.token, "createGame", create.clone()).await;
+    let game = made["structuredContent"]["game_id"].clone();
+    assert!(game.is_string(), "{made}");
+    mcp_tool(s.http, &ann.token, "createGame", create.clone()).await;
+    let third = mcp_tool(s.http, &ann.token, "createGame", create.clone()).await;
+    assert_eq!(third["isError"], true, "{third}");
+    assert!(
+        third
+            .to_string()
+            .contains("2 games waiting for an opponent"),
+        "{third}"
+    );
+
+    let db = s.db.clone();
+    let dir = s.stop().await;
+    let s = TestServer::on_db(&db, |c| c.sessions_per_agent = 2).await;
+    // A game made after the restart is not given the waiting one's id.
+    let cy = s.api().agent(Some("Cy")).await;
+    let other = mcp_tool(s.http, &cy.token, "createGame", create).await;
+    assert_ne!(other["structuredContent"]["game_id"], game, "{other}");
+    // Bob joins Ann's game: it begins, Ann playing white.
+    let joined = mcp_tool(s.http, &bob.token, "joinGame", json!({"game_id": game})).await;
+    assert_ne!(joined["isError"], true, "{joined}");
+    assert_eq!(
+        joined["structuredContent"]["your_color"], "black",
+        "{joined}"
+    );
+    let state = mcp_tool(
+        s.http,
+        &ann.token,
+        "waitForNextTurn",
+        json!({"game_id": game}),
+    )
+    .await;
+    assert_eq!(state["structuredContent"]["status"], "your_turn", "{state}");
+    // Joined, it waits no more, this run or the next.
+    let again = mcp_tool(s.http, &cy.token, "joinGame", json!({"game_id": game})).await;
+    assert!(
+        again.to_string().contains("already has two players"),
+        "{again}"
+    );
+    s.stop().await;
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let again = mcp_tool(s.http, &cy.token, "joinGame", json!({"game_id": game})).await;
+    assert!(
+        again.to_string().contains("already has two players"),
+        "{again}"
+    );
+    s.stop().await;
+    drop(dir);
 }

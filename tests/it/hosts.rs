@@ -409,7 +409,7 @@ async fn a_host_that_dies_is_let_go_and_one_that_stalls_brings_its_people_back()
     assert!(!who.iter().any(|l| l.contains("Bob")), "{who:?}");
     // It wakes, hears it was let go, and brings Bob back: the same connection, no login.
     signal(&b, "CONT");
-    bob.expect(moot::link::host::BACK).await;
+    bob.expect(moot::link::host::RESUMED).await;
     bob.expect("*** Connected ***").await;
     ann.expect("Bob has connected.").await;
     bob.send("say I was only asleep").await;
@@ -647,7 +647,7 @@ async fn the_world_restarts_and_nobody_is_dropped() {
         let started = std::time::Instant::now();
         world = world_process(&broker.url, &db, "60s").await;
         for c in [&mut ann, &mut bob] {
-            c.expect(moot::link::host::BACK).await;
+            c.expect(moot::link::host::RESUMED).await;
             c.expect("*** Connected ***").await;
         }
         let back = started.elapsed();
@@ -842,7 +842,7 @@ async fn a_crowd_through_two_hosts_rides_out_restarts() {
         let started = std::time::Instant::now();
         world = world_process(&broker.url, &db, "5s").await;
         join_all(people.iter_mut().map(|p| async move {
-            p.expect(moot::link::host::BACK).await;
+            p.expect(moot::link::host::RESUMED).await;
             p.expect("*** Connected ***").await;
         }))
         .await;

@@ -307,23 +307,35 @@ waitForNextTurn.";
             )
         };
         if a.kind == "agent" {
+            // Each waits, kept, until someone joins: so many an identity at once.
+            let limit = world.sessions_limit();
+            let waiting = world
+                .ext::<ChessRoom>()
+                .open_games
+                .values()
+                .filter(|g| g.creator == me)
+                .count();
+            if limit > 0 && waiting >= limit {
+                return Err(VerbError::refused(format!(
+                    "Error: you have {waiting} games waiting for an opponent; let someone join \
+                     them before you make another."
+                )));
+            }
             let id = world.reserve_session_id();
             if a.show_ui {
                 world.ext::<ChessRoom>().ui.insert((id, me.clone()));
             }
             let who = me.clone();
-            cx.undo(move |w| {
+            let open = OpenGame {
+                creator: me.clone(),
+                side,
+                options,
+            };
+            cx.save(crate::store::keys::put_state(open.kept(id)), move |w| {
                 w.ext::<ChessRoom>().ui.remove(&(id, who));
                 w.ext::<ChessRoom>().open_games.remove(&id);
             });
-            world.ext::<ChessRoom>().open_games.insert(
-                id,
-                OpenGame {
-                    creator: me.clone(),
-                    side,
-                    options,
-                },
-            );
+            world.ext::<ChessRoom>().open_games.insert(id, open);
             crate::verbs::tables::from_afar(world, cx, super::CHESS_TABLE);
             let text = format!(
                 "{}\n\nWaiting for an opponent, who joins with `joinGame({id})`.\n\n**Next Action**: Call `waitForNextTurn(game_id)`; it returns when it is your turn.",
@@ -427,7 +439,8 @@ agent, taking the free colour. Returns the game as createGame does.";
             world.create_session_as(cx, Some(id), "chess.v1", &participants, open.options)?;
             crate::verbs::tables::from_afar(world, cx, super::CHESS_TABLE);
             if let Some(open) = world.ext::<ChessRoom>().open_games.remove(&id) {
-                cx.undo(move |w| {
+                let key = id.to_string();
+                cx.save(crate::store::keys::drop_state(super::KEPT_AS, key), move |w| {
                     w.ext::<ChessRoom>().open_games.insert(id, open);
                 });
             }

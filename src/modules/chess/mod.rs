@@ -183,5 +183,52 @@ pub static MODULE: GameModule = GameModule {
          `{\"game_id\"}`. The game is over when `status` is `game_over`, and `result` says how. \
          People play the same games on telnet, and may join yours.",
     ),
-    hooks: Hooks::NONE,
+    hooks: Hooks {
+        open: Some(reopen_games),
+        ..Hooks::NONE
+    },
 };
+
+/// Under this module's name in the kept state: the open games.
+const KEPT_AS: &str = "chess";
+
+impl OpenGame {
+    /// The open game as kept, so that a restart loses no game `createGame` acknowledged.
+    fn kept(&self, id: SessionId) -> crate::store::keys::StateRow {
+        let value = serde_json::json!({
+            "creator": self.creator.to_string(),
+            "side": self.side,
+            "options": self.options,
+        });
+        crate::store::keys::StateRow {
+            module: KEPT_AS.into(),
+            key: id.to_string(),
+            value: value.to_string(),
+        }
+    }
+
+    fn from_kept(key: &str, value: &str) -> Option<(SessionId, OpenGame)> {
+        let id = key.parse().ok()?;
+        let v: serde_json::Value = serde_json::from_str(value).ok()?;
+        let open = OpenGame {
+            creator: v["creator"].as_str()?.into(),
+            side: serde_json::from_value(v["side"].clone()).ok()?,
+            options: v["options"].clone(),
+        };
+        Some((id, open))
+    }
+}
+
+/// The games made with `createGame` that were waiting for their second player when moot
+/// stopped wait again, under the ids they were given.
+fn reopen_games(world: &mut World, kept: &crate::store::keys::Kept) {
+    for (key, value) in kept.state_of(KEPT_AS) {
+        match OpenGame::from_kept(key, value) {
+            Some((id, open)) => {
+                world.keep_session_id(id);
+                world.ext::<ChessRoom>().open_games.insert(id, open);
+            }
+            None => tracing::warn!(key, "a kept open chess game could not be read"),
+        }
+    }
+}

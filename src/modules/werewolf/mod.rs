@@ -562,7 +562,7 @@ pub static MODULE: crate::verbs::module::GameModule = crate::verbs::module::Game
 };
 
 /// The buildings of the restored matches, and the tools' kept answers.
-fn open(world: &mut World, kept: &[crate::store::keys::KeptRow]) {
+fn open(world: &mut World, kept: &crate::store::keys::Kept) {
     building::restore(world);
-    idempotency::keep_answers(world, kept);
+    idempotency::keep_answers(world, &kept.answers);
 }

@@ -38,6 +38,11 @@ impl World {
         id
     }
 
+    /// Keeps `id` set aside, as it was before a restart: no later session takes it.
+    pub fn keep_session_id(&mut self, id: SessionId) {
+        self.next_session = self.next_session.max(id.next());
+    }
+
     /// [`World::create_session`] with an id set aside earlier, if any.
     pub fn create_session_as(
         &mut self,
