@@ -337,8 +337,8 @@ async fn moot_world_and_moot_host_as_processes() {
     drop(world);
 }
 
-/// `moot --telnet ADDR host --nats URL`, as a process of its own; returns once it listens,
-/// with where.
+/// `moot host --nats URL --telnet ADDR --http 127.0.0.1:0`, as a process of its own; returns
+/// once it listens, with where.
 async fn host_process(url: &str) -> (Moot, SocketAddr) {
     host_process_with(url, &[]).await
 }
@@ -350,6 +350,8 @@ async fn host_process_with(url: &str, env: &[(&str, &str)]) -> (Moot, SocketAddr
     let mut host = Moot(
         Command::new(env!("CARGO_BIN_EXE_moot"))
             .args(["host", "--nats", url, "--telnet", &telnet.to_string()])
+            // Not the default 8080, which another test's host may hold.
+            .args(["--http", "127.0.0.1:0"])
             .envs(env.iter().copied())
             .env("RUST_LOG", "moot=warn")
             .stdin(Stdio::null())
