@@ -1,9 +1,9 @@
 //! The messages between a world process and its hosts, and the subjects they travel on.
 //!
-//! Every subject but the greeting's carries the protocol's version (`moot.v1.…`), so a host and
+//! Every subject but the greeting's carries the protocol's version (`moot.v2.…`), so a host and
 //! a world of different versions never read each other's messages; the greeting, on a subject
 //! without one, is where they find that out and say so. Subjects name the connection a message
-//! is about (`moot.v1.conn.<host>.<conn>` towards the world, `moot.v1.host.<host>.<conn>` back),
+//! is about (`moot.v2.conn.<host>.<conn>` towards the world, `moot.v2.host.<host>.<conn>` back),
 //! so that a later world split by game can route by subject without reading bodies.
 //!
 //! Bodies are JSON: the messages are small, and a person debugging a town can read them with
