@@ -7,6 +7,10 @@
 //! decided it (one task a connection publishes it). A connection's queue on the host is
 //! bounded as the world's own are, so a broker that delivers faster than a client reads costs
 //! the host no more memory than a slow client costs a single process.
+//!
+//! The world hears each host's beat, and its own: a host silent for `HOST_LOST_AFTER` while
+//! the world hears itself is taken for dead and its people leave the town, since nobody else
+//! would say they left.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};

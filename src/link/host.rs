@@ -6,7 +6,9 @@
 //! meanwhile is refused as not done, and a line the world had taken but not answered is
 //! answered for it (whatever it changed was stored before anyone would have heard). When a
 //! world answers again under a new epoch, the host greets it and brings every connection back
-//! in, as the character it was: nobody logs in again.
+//! in, as the character it was: nobody logs in again. The host beats too, so that a world can
+//! tell it gone from quiet; one the world let go for its silence is told so, and comes back in
+//! the same way.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, SocketAddr};
