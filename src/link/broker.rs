@@ -136,6 +136,11 @@ impl Link {
         room
     }
 
+    /// Takes back the last request counted: the world did not take it after all.
+    fn unask(&self) {
+        lock(&self.asked).pop_back();
+    }
+
     /// Which of the connection's requests the world's next answer is for.
     fn answered(&self) -> u64 {
         lock(&self.asked).pop_front().unwrap_or(0)
@@ -143,6 +148,10 @@ impl Link {
 
     fn retire(&self) {
         self.retired.store(true, Ordering::Relaxed);
+    }
+
+    fn retired(&self) -> bool {
+        self.retired.load(Ordering::Relaxed)
     }
 }
 
@@ -161,7 +170,7 @@ struct Hosts {
     /// itself cannot hear anyone.
     own: Option<Instant>,
     /// Hosts let go so far.
-    let_go: u64,
+    times_let_go: u64,
 }
 
 /// How long a host let go may come back and be told so: longer than any host waits for a
@@ -199,8 +208,9 @@ impl Hosts {
             .collect();
         for host in &lost {
             self.heard.remove(host);
-            self.let_go += 1;
-            self.forgotten.insert(host.clone(), (self.let_go, now));
+            self.times_let_go += 1;
+            self.forgotten
+                .insert(host.clone(), (self.times_let_go, now));
         }
         lost
     }
@@ -382,7 +392,7 @@ pub async fn serve(
                                 let line = Request::Line { agent: agent.into(), conn, line };
                                 let sent = door.world.send(line).await;
                                 if !sent {
-                                    lock(&link.asked).pop_back();
+                                    link.unask();
                                 }
                                 sent
                             }
@@ -418,11 +428,10 @@ pub async fn serve(
 /// Lets go of a host taken for dead: its people leave the town as if their connections had
 /// dropped, and the requests it passed are dropped unanswered.
 async fn forget(door: &Door, held: &HeldMap, answering: &Answering, host: &str) {
-    let gone: Vec<Held> = {
-        let mut held = lock(held);
-        let keys: Vec<(String, u64)> = held.keys().filter(|k| k.0 == host).cloned().collect();
-        keys.iter().filter_map(|k| held.remove(k)).collect()
-    };
+    let gone: Vec<Held> = lock(held)
+        .extract_if(|(h, _), _| h == host)
+        .map(|(_, h)| h)
+        .collect();
     if !gone.is_empty() {
         tracing::warn!(%host, connections = gone.len(), "a host has been silent too long; its people leave");
     }
@@ -593,7 +602,7 @@ async fn carry(
 ) {
     while let Some(out) = source.rx.recv().await {
         source.took(&out);
-        if link.retired.load(Ordering::Relaxed) {
+        if link.retired() {
             return;
         }
         let closing = matches!(out, Out::Close(_));
