@@ -11,6 +11,8 @@
 //!     cargo bench --bench telnet_load -- --seconds 5 --only crowd500   (or a comma list)
 //!     cargo bench --bench telnet_load -- --floor          # the floor under it (see below)
 //!     cargo bench --bench telnet_load -- --hosts 2        # a world and 2 hosts over NATS
+//!     cargo bench --bench telnet_load -- --against-moo /tmp/toast/build/moo /tmp/toast/bench.db \
+//!         --rounds 2 --only spread50,spread500,crowd500     # moot, then ToastStunt, in turn
 //!
 //! `--hosts N` runs the town as `moot world` and N `moot host`s across a `nats-server` of its
 //! own, the clients spread over the hosts; CPU and memory are all those processes' together.
@@ -18,6 +20,14 @@
 //! `--floor` runs the spread scenarios against a server that only answers the same lines, one
 //! read and one write a command, on the same runtime (`support/floor.rs`): the part of moot's
 //! CPU per command that is the sockets' and tokio's on this machine, and so what is moot's.
+//!
+//! `--against-moo BINARY DB` runs each chosen scenario on moot and then on a LambdaMOO server
+//! (ToastStunt's `moo`) started on a copy of DB, `--rounds N` times in turn, and prints both and
+//! moot's ratio to the MOO: the two meet the same clients on the same machine in the same run,
+//! so a ratio is not one machine's or one day's against another's. DB is the same world as a
+//! LambdaMOO database, made by `benches/moo/make_db.py`, whose verbs answer with moot's lines, so
+//! the clients drive both unchanged (`benches/moo/README.md` says how to build ToastStunt and the database). The MOO
+//! serves spread50, spread500 and crowd500 (it has no GMCP), and is left out of `idle`.
 //!
 //! Accounts are written straight into the database with a cheap argon2 cost before the server
 //! starts, so that what is measured is the town, not password hashing.
@@ -52,6 +62,10 @@ struct Args {
     serve_floor: Option<String>,
     /// Run the town as a world and this many hosts across a NATS broker (0: one process).
     hosts: usize,
+    /// A LambdaMOO server and its database, to run each scenario on as well as on moot.
+    against_moo: Option<(String, String)>,
+    /// How many times each scenario runs on each server, in turn.
+    rounds: usize,
 }
 
 impl Args {
@@ -71,6 +85,8 @@ fn args() -> Args {
         floor: false,
         serve_floor: None,
         hosts: 0,
+        against_moo: None,
+        rounds: 1,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -81,11 +97,17 @@ fn args() -> Args {
             "--floor" => a.floor = true,
             "--serve-floor" => a.serve_floor = it.next(),
             "--hosts" => a.hosts = it.next().and_then(|s| s.parse().ok()).expect("--hosts N"),
+            "--against-moo" => {
+                let binary = it.next().expect("--against-moo BINARY DB");
+                let db = it.next().expect("--against-moo BINARY DB");
+                a.against_moo = Some((binary, db));
+            }
+            "--rounds" => a.rounds = it.next().and_then(|s| s.parse().ok()).expect("--rounds N"),
             "--bench" => {}
             other => {
                 panic!(
                     "unknown argument {other}; use --seconds N, --only NAME, --idle N, --floor, \
-                     --hosts N"
+                     --hosts N, --against-moo BINARY DB, --rounds N"
                 )
             }
         }
@@ -301,6 +323,9 @@ impl Outcome {
     }
 }
 
+/// Runs `clients` clients against the server at `addrs` (whose processes are `pids`) for
+/// `seconds` after a warm-up; with `logins_at_once`, no more than that many are connecting and
+/// logging in at a time (the rest wait their turn before they connect).
 async fn scenario(
     addrs: &[SocketAddr],
     pids: &[u32],
@@ -308,7 +333,9 @@ async fn scenario(
     spread: bool,
     gmcp_every: Option<usize>,
     seconds: u64,
+    logins_at_once: Option<usize>,
 ) -> Outcome {
+    let logins = logins_at_once.map(|n| Arc::new(tokio::sync::Semaphore::new(n)));
     let heard = Arc::new(AtomicU64::new(0));
     let gmcp = Arc::new(AtomicU64::new(0));
     let measuring = Arc::new(AtomicBool::new(false));
@@ -322,13 +349,19 @@ async fn scenario(
         let (tx, rx) = tokio::sync::oneshot::channel();
         ready.push(rx);
         let addr = addrs[i % addrs.len()];
+        let logins = logins.clone();
         tasks.push(tokio::spawn(async move {
+            let turn = match logins {
+                Some(l) => Some(l.acquire_owned().await.expect("login turn")),
+                None => None,
+            };
             let mut c = Client::login(addr, i, heard, gmcp).await;
             let room = if spread { i % ROOMS } else { 0 };
             if room != 0 {
                 c.send(&format!("r{room:02}")).await;
                 c.wait_for(b"Exits:").await;
             }
+            drop(turn);
             let _ = tx.send(());
             let name = room_name(room);
             let mut latencies = Vec::with_capacity(1 << 16);
@@ -499,6 +532,7 @@ fn floor(args: &Args) {
             true,
             None,
             args.seconds,
+            None,
         ));
         o.latencies_us.sort_unstable();
         let (per_second, cpu_us) = (o.per_second(), o.cpu_us());
@@ -516,6 +550,125 @@ fn floor(args: &Args) {
     }
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// What a scenario's row says, for the ratios of `--against-moo`.
+struct Measured {
+    per_second: f64,
+    cpu_us: f64,
+    peak_mib: f64,
+}
+
+/// Prints a scenario's row (after a column naming the server, with `--against-moo`) and its
+/// figures, named with `prefix` first.
+fn report(
+    mut o: Outcome,
+    name: &str,
+    server: Option<&str>,
+    prefix: &str,
+    clients: usize,
+    spread: bool,
+    gmcp_every: Option<usize>,
+) -> Measured {
+    o.latencies_us.sort_unstable();
+    let (per_second, cpu_us) = (o.per_second(), o.cpu_us());
+    let heard = o.heard as f64 / o.seconds;
+    let (p50, p99) = (
+        percentile(&o.latencies_us, 0.50),
+        percentile(&o.latencies_us, 0.99),
+    );
+    let peak_mib = o.peak_rss_kib as f64 / 1024.0;
+    if let Some(server) = server {
+        print!("{server:<6} ");
+    }
+    println!(
+        "{:<12} {:>8} {:>6} {:>12.0} {:>9.3} {:>9.3} {:>14.0} {:>11.1} {:>13.0}",
+        name,
+        clients,
+        if spread { ROOMS } else { 1 },
+        per_second,
+        p50,
+        p99,
+        heard,
+        cpu_us,
+        peak_mib,
+    );
+    server::figure(&format!("{prefix}{name}.commands_per_s"), per_second, "/s");
+    server::figure(&format!("{prefix}{name}.p99_ms"), p99, "ms");
+    server::figure(&format!("{prefix}{name}.cpu_us_per_command"), cpu_us, "µs");
+    server::figure(&format!("{prefix}{name}.peak_rss_mib"), peak_mib, "MiB");
+    if !spread || clients > ROOMS {
+        server::figure(&format!("{prefix}{name}.chat_lines_per_s"), heard, "/s");
+    }
+    if gmcp_every.is_some() {
+        let gmcp = o.gmcp as f64 / o.seconds;
+        println!("{:<12} GMCP messages received/s: {gmcp:.0}", "");
+        server::figure(&format!("{prefix}{name}.gmcp_per_s"), gmcp, "/s");
+    }
+    Measured {
+        per_second,
+        cpu_us,
+        peak_mib,
+    }
+}
+
+/// How many of the MOO's clients connect and log in at a time. ToastStunt listens with a backlog
+/// of 5 (`listen(fd, 5)` in network.cc): 500 clients connecting at once overflow it, and the
+/// kernel resets the connections it could not queue. Only the setting up waits its turn; what
+/// is measured is not paced.
+const MOO_LOGINS_AT_ONCE: usize = 4;
+
+/// A LambdaMOO server (ToastStunt's `moo`) on a copy of a database made by
+/// `benches/moo/make_db.py`, listening on a free IPv4 loopback port; killed when dropped.
+struct Moo {
+    child: std::process::Child,
+    addr: SocketAddr,
+    _dir: tempfile::TempDir,
+}
+
+impl Moo {
+    /// Starts `binary` on a copy of `db` (the server writes its database back at a checkpoint
+    /// and at shutdown, never over the one given), with its log in a file that is shown if it
+    /// does not start listening; returns once the port answers.
+    fn start(binary: &str, db: &str) -> Moo {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.db");
+        std::fs::copy(db, &input).unwrap_or_else(|e| panic!("{db}: {e}"));
+        let log_path = dir.path().join("moo.log");
+        let log = std::fs::File::create(&log_path).unwrap();
+        let addr = server::free_addr();
+        let child = std::process::Command::new(binary)
+            .args(["-4", "127.0.0.1", "--no-ipv6"])
+            .arg(&input)
+            .arg(dir.path().join("out.db"))
+            .args(["-p", &addr.port().to_string()])
+            .stdin(std::process::Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap_or_else(|e| panic!("{binary}: {e}"));
+        let mut moo = Moo {
+            child,
+            addr,
+            _dir: dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(addr).is_err() {
+            if Instant::now() > deadline || moo.child.try_wait().ok().flatten().is_some() {
+                let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+                panic!("the MOO did not start listening; its log:\n{log}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        moo
+    }
+}
+
+impl Drop for Moo {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 fn main() {
@@ -575,6 +728,17 @@ fn main() {
         ("crowd500", 500, false, None),
         ("crowd500gmcp", 500, false, Some(2)),
     ];
+    let moo = args.against_moo.as_ref().map(|(binary, db)| {
+        println!(
+            "against a MOO: {binary} on a copy of {db}, one process; each scenario {} time(s) on \
+             each, in turn",
+            args.rounds
+        );
+        Moo::start(binary, db)
+    });
+    if moo.is_some() {
+        print!("{:<6} ", "server");
+    }
     println!(
         "{:<12} {:>8} {:>6} {:>12} {:>9} {:>9} {:>14} {:>11} {:>13}",
         "scenario",
@@ -591,46 +755,58 @@ fn main() {
         if !args.wanted(name) {
             continue;
         }
-        let mut o = rt.block_on(scenario(
-            &addrs,
-            &pids,
-            clients,
-            spread,
-            gmcp_every,
-            args.seconds,
-        ));
-        o.latencies_us.sort_unstable();
-        let (per_second, cpu_us) = (o.per_second(), o.cpu_us());
-        let heard = o.heard as f64 / o.seconds;
-        let (p50, p99) = (
-            percentile(&o.latencies_us, 0.50),
-            percentile(&o.latencies_us, 0.99),
-        );
-        let peak_mib = o.peak_rss_kib as f64 / 1024.0;
+        // (moot's, the MOO's) figures, a pair a round.
+        let mut rounds = Vec::new();
+        for _ in 0..args.rounds {
+            let o = rt.block_on(scenario(
+                &addrs,
+                &pids,
+                clients,
+                spread,
+                gmcp_every,
+                args.seconds,
+                None,
+            ));
+            let label = moo.as_ref().map(|_| "moot");
+            let ours = report(o, name, label, "", clients, spread, gmcp_every);
+            // The MOO has no GMCP.
+            let Some(moo) = moo.as_ref().filter(|_| gmcp_every.is_none()) else {
+                continue;
+            };
+            let o = rt.block_on(scenario(
+                &[moo.addr],
+                &[moo.child.id()],
+                clients,
+                spread,
+                None,
+                args.seconds,
+                Some(MOO_LOGINS_AT_ONCE),
+            ));
+            let theirs = report(o, name, Some("MOO"), "moo.", clients, spread, None);
+            rounds.push((ours, theirs));
+        }
+        if rounds.is_empty() {
+            continue;
+        }
+        // Each round's ratio, and the ratio of the means.
+        let mean = |f: &dyn Fn(&(Measured, Measured)) -> f64| {
+            rounds.iter().map(f).sum::<f64>() / rounds.len() as f64
+        };
+        let each: Vec<String> = rounds
+            .iter()
+            .map(|(a, b)| format!("{:.2}×", a.per_second / b.per_second))
+            .collect();
+        let commands = mean(&|r| r.0.per_second) / mean(&|r| r.1.per_second);
+        let cpu = mean(&|r| r.0.cpu_us) / mean(&|r| r.1.cpu_us);
+        let rss = mean(&|r| r.0.peak_mib) / mean(&|r| r.1.peak_mib);
         println!(
-            "{:<12} {:>8} {:>6} {:>12.0} {:>9.3} {:>9.3} {:>14.0} {:>11.1} {:>13.0}",
-            name,
-            clients,
-            if spread { ROOMS } else { 1 },
-            per_second,
-            p50,
-            p99,
-            heard,
-            cpu_us,
-            peak_mib,
+            "{:<6} {name}: moot has {commands:.2}× the MOO's commands/s (each round: {}), \
+             {cpu:.2}× its CPU a command, {rss:.2}× its peak RSS",
+            "",
+            each.join(", ")
         );
-        server::figure(&format!("{name}.commands_per_s"), per_second, "/s");
-        server::figure(&format!("{name}.p99_ms"), p99, "ms");
-        server::figure(&format!("{name}.cpu_us_per_command"), cpu_us, "µs");
-        server::figure(&format!("{name}.peak_rss_mib"), peak_mib, "MiB");
-        if !spread || clients > ROOMS {
-            server::figure(&format!("{name}.chat_lines_per_s"), heard, "/s");
-        }
-        if gmcp_every.is_some() {
-            let gmcp = o.gmcp as f64 / o.seconds;
-            println!("{:<12} GMCP messages received/s: {gmcp:.0}", "");
-            server::figure(&format!("{name}.gmcp_per_s"), gmcp, "/s");
-        }
+        server::figure(&format!("{name}.against_moo.commands_ratio"), commands, "×");
+        server::figure(&format!("{name}.against_moo.cpu_ratio"), cpu, "×");
     }
     let Some(server) = one else {
         return;
