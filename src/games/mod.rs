@@ -312,6 +312,12 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn is_terminal(&self) -> bool;
     /// The whole state, as stored.
     fn state(&self) -> Value;
+    /// [`Game::state`] as the JSON text stored each action: a template whose every action
+    /// stores it may write it straight, sparing a tree built only to be printed and dropped
+    /// (it must be the same text; see chess).
+    fn state_text(&self) -> String {
+        self.state().to_string()
+    }
     /// The state as `role` may see it (`None`: a spectator).
     fn view(&self, role: Option<&str>) -> Value;
     /// What `viewer` (`None`: a spectator) may see of an action `actor` took earlier in this
@@ -413,6 +419,7 @@ pub trait AnyGame: Send + Sync {
     fn owing(&self) -> Vec<&'static str>;
     fn is_terminal(&self) -> bool;
     fn state(&self) -> Value;
+    fn state_text(&self) -> String;
     fn view(&self, role: Option<&str>) -> Value;
     fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String>;
     fn headline(&self, role: &str, action: &str) -> String;
@@ -482,6 +489,9 @@ impl<G: Game> AnyGame for G {
     }
     fn state(&self) -> Value {
         Game::state(self)
+    }
+    fn state_text(&self) -> String {
+        Game::state_text(self)
     }
     fn view(&self, role: Option<&str>) -> Value {
         Game::view(self, role)

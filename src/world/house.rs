@@ -271,7 +271,9 @@ impl World {
             self.count(sid, agent, missed);
         }
         let server: AgentId = super::SERVER_ID.into();
-        let taken = self.record(cx, &server, sid, &d.action, d.at).is_ok();
+        let taken = self
+            .record(cx, &server, sid, &d.action, d.at, false)
+            .is_ok();
         for agent in &owing {
             if taken {
                 self.store_tally(cx, sid, agent, missed);

@@ -576,7 +576,7 @@ after your move; then call waitForNextTurn.";
         }
         let opponent = opponent_kind(world, s, &me);
         let tick = s.tick;
-        world.act(cx, id, &mv, Some(tick))?;
+        world.play(cx, id, &mv, Some(tick))?;
         // The move is made, so a refusal now would be untrue.
         #[expect(
             clippy::expect_used,

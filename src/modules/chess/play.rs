@@ -169,7 +169,7 @@ unless you name the piece. Returns the move in UCI and SAN, the game's tick and 
         };
         let uci = m.to_uci(CastlingMode::Standard).to_string();
         let tick = s.tick;
-        let acted = world.act(cx, sid, &uci, Some(tick)).map_err(|e| {
+        let acted = world.play(cx, sid, &uci, Some(tick)).map_err(|e| {
             // A flag that fell before the move arrived ends the game first.
             match world.session(sid).and_then(|s| s.game.ending()) {
                 Some(end) => VerbError::refused(format!("Game #{sid} is over: {end}.")),
@@ -232,7 +232,7 @@ fn control(
         .role_of(&actor)
         .ok_or_else(|| VerbError::refused(format!("You are not playing in game #{sid}.")))?;
     let action = pick(world, sid, role);
-    let acted = world.act(cx, sid, action, Some(tick))?;
+    let acted = world.play(cx, sid, action, Some(tick))?;
     Ok((sid, action, acted.status))
 }
 

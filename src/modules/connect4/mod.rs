@@ -82,7 +82,7 @@ column, the game's id and its status.";
         }
         let tick = crate::verbs::games::session_of(world, sid)?.tick;
         let acted = world
-            .act(cx, sid, &args.column.to_string(), Some(tick))
+            .play(cx, sid, &args.column.to_string(), Some(tick))
             .map_err(VerbError::from)?;
         let mut text = vec![format!(
             "You drop a disc into column {} in game #{sid}.",

@@ -75,7 +75,7 @@ Returns your choice, the game's id and its status.";
         if !["rock", "paper", "scissors"].contains(&choice.as_str()) {
             return Err(VerbError::usage("Choose rock, paper or scissors."));
         }
-        let acted = world.act(cx, sid, &choice, None)?;
+        let acted = world.play(cx, sid, &choice, None)?;
         let mut text = vec![format!("You choose {choice} in game #{sid}.")];
         // The choice is made: only the table after it is left to show.
         if let Some(s) = world.session(sid) {

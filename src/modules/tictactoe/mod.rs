@@ -93,7 +93,7 @@ game of tic-tac-toe, started with `play`. Returns the cell, the game's id and it
         }
         let tick = s.tick;
         let acted = world
-            .act(cx, sid, &(args.cell - 1).to_string(), Some(tick))
+            .play(cx, sid, &(args.cell - 1).to_string(), Some(tick))
             .map_err(|e| {
                 if e.detail == Some(crate::games::Code::NotYourTurn) {
                     VerbError::refused(format!("It is not your turn in game #{sid}."))

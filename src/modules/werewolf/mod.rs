@@ -288,7 +288,7 @@ pub fn act(
         ));
     }
     world
-        .act(cx, sid, action, None)
+        .play(cx, sid, action, None)
         .map_err(|e| host_refusal(world, e))?;
     // The action is taken, so only its event's id is left to give, as the caller numbers it.
     let me = reader(world, &cx.actor, sid);

@@ -1,7 +1,7 @@
 //! Taking an action in a session: identity, turn, tick and legality checked, the action
 //! stamped with its game time and logged before anyone hears of it, then the headline.
 
-use super::{Acted, ErrorCode, HostError, Session, SessionId, iso, not_found};
+use super::{Acted, ErrorCode, HostError, Played, Session, SessionId, iso, not_found};
 use crate::games::{self, GameTime};
 use crate::store::writes;
 use crate::world::{AgentId, Cx, World};
@@ -45,6 +45,23 @@ impl World {
         self.act_as(cx, &actor, id, action, expected_tick)
     }
 
+    /// [`World::act`] for a caller that shows the game its own way: the state as the actor
+    /// sees it (a tree built to be dropped, on every move) is not made.
+    pub fn play(
+        &mut self,
+        cx: &mut Cx,
+        id: SessionId,
+        action: &str,
+        expected_tick: Option<u64>,
+    ) -> Result<Played, HostError> {
+        let actor = cx.actor.clone();
+        self.take(cx, &actor, id, action, expected_tick, false)
+            .map(|a| Played {
+                tick: a.tick,
+                status: a.status,
+            })
+    }
+
     /// [`World::act`] on behalf of `agent` (the actor, or the computer answering).
     pub fn act_as(
         &mut self,
@@ -53,6 +70,20 @@ impl World {
         sid: SessionId,
         action: &str,
         expected_tick: Option<u64>,
+    ) -> Result<Acted, HostError> {
+        self.take(cx, agent, sid, action, expected_tick, true)
+    }
+
+    /// Takes the action; the answer holds the state as the actor sees it if `view` (else
+    /// null, and [`World::play`] drops it).
+    fn take(
+        &mut self,
+        cx: &mut Cx,
+        agent: &AgentId,
+        sid: SessionId,
+        action: &str,
+        expected_tick: Option<u64>,
+        view: bool,
     ) -> Result<Acted, HostError> {
         let id = sid;
         let s = self
@@ -91,9 +122,10 @@ impl World {
         // A deadline that has fallen due comes first: the flag fell before this move arrived.
         let now = self.game_time(s);
         if s.game.deadline().is_some_and(|d| d.at <= now) && self.take_deadline(cx, sid) {
-            return self.act_as(cx, agent, sid, action, expected_tick);
+            return self.take(cx, agent, sid, action, expected_tick, view);
         }
-        self.record(cx, agent, sid, canonical.as_deref().unwrap_or(action), now)
+        let action = canonical.as_deref().unwrap_or(action);
+        self.record(cx, agent, sid, action, now, view)
     }
 
     /// Applies `action` by `agent` (a participant, or the server actor) at game time `at`,
@@ -105,6 +137,7 @@ impl World {
         sid: SessionId,
         action: &str,
         at: GameTime,
+        view: bool,
     ) -> Result<Acted, HostError> {
         let id = sid;
         let s = self
@@ -199,7 +232,7 @@ impl World {
             role.to_owned(),
             action.to_owned(),
             tick,
-            s.game.state().to_string(),
+            s.game.state_text(),
             status,
             created,
             at,
@@ -231,7 +264,11 @@ impl World {
         );
         let acted = Acted {
             tick: s.tick_for(Some(role)),
-            state: s.game.view(Some(role)),
+            state: if view {
+                s.game.view(Some(role))
+            } else {
+                serde_json::Value::Null
+            },
             status: status.to_owned(),
         };
         if ended {

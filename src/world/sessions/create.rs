@@ -177,7 +177,7 @@ impl World {
         let row = SessionRow {
             session_id: id.to_string(),
             template: t.id.to_owned(),
-            state: game.state().to_string(),
+            state: game.state_text(),
             status: "active".into(),
             tick: 0,
             seed,

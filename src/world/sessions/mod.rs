@@ -235,6 +235,13 @@ pub struct Acted {
     pub status: String,
 }
 
+/// What [`World::play`] answers: an action's tick and status, without the state.
+#[derive(Debug)]
+pub struct Played {
+    pub tick: u64,
+    pub status: String,
+}
+
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Summary {
     pub session_id: String,

@@ -400,3 +400,21 @@ fn clocks_are_checked() {
     );
     assert!(ChessGame::new(0, &json!({ "clock": 5 })).is_err());
 }
+
+#[test]
+fn the_stored_text_is_the_states_own() {
+    let g = ChessGame::new(0, &json!({})).unwrap();
+    let mut states = vec![g.clone(), play(&g, "e2e4 e7e5 g1f3")];
+    states.push(states[1].apply("black", "offer_draw").unwrap());
+    states.push(states[1].apply("black", "request_takeback").unwrap());
+    states.push(play(&g, "f2f3 e7e5 g2g4 d8h4"));
+    states.push(states[0].apply("white", "resign").unwrap());
+    states.push(from("4k3/8/8/8/8/8/4p3/4K3 b - - 0 1"));
+    let clocked = clocked("1+2", Some("4k3/8/8/8/8/8/4p3/4K3 b - - 0 1"));
+    states.push(clocked.apply_at("black", "e8d8", 3_000).unwrap());
+    states.push(clocked);
+    for s in &states {
+        assert_eq!(s.state_text(), s.state().to_string());
+    }
+    assert!(states[4].outcome().is_some() && states[7].clock().is_some());
+}
