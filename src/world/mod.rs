@@ -342,9 +342,13 @@ impl World {
         self.town.subscribe()
     }
 
-    /// Wakes the town's followers; called once what changed it is stored.
+    /// Wakes the town's followers; called once what changed it is stored. With nobody
+    /// following (the usual case) there is nobody to wake: a follower reads the town as it is
+    /// when it begins, so the count it starts from needs no bumps made before.
     pub(super) fn town_changed(&self) {
-        self.town.send_modify(|version| *version += 1);
+        if self.town.receiver_count() > 0 {
+            self.town.send_modify(|version| *version += 1);
+        }
     }
 
     /// The player `id`, if connected (an agent between calls may not be).
