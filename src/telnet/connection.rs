@@ -383,9 +383,14 @@ pub(super) async fn play(
     let mut announce_xmcp = !conn.options.gmcp();
     let idle = shared.config.idle_timeout();
     let mut last_input = Instant::now();
+    // One timer for the connection's life, moved on only when it goes off early: a timer made
+    // afresh at every turn of the loop cost a twentieth of a command's CPU.
+    let idle_timer = sleep_until(last_input + idle.unwrap_or_default());
+    tokio::pin!(idle_timer);
+    let shutdown = shared.shutdown.cancelled();
+    tokio::pin!(shutdown);
     let leave = |why| shared.town.leave(&agent, conn_id, why);
     loop {
-        let idle_at = idle.map(|d| last_input + d);
         tokio::select! {
             biased;
             out = source.rx.recv() => {
@@ -444,12 +449,17 @@ pub(super) async fn play(
                     return;
                 }
             }
-            _ = sleep_until(idle_at.unwrap_or_else(Instant::now)), if idle_at.is_some() && !awaiting => {
+            () = &mut idle_timer, if idle.is_some() && !awaiting => {
+                let due = last_input + idle.unwrap_or_default();
+                if Instant::now() < due {
+                    idle_timer.as_mut().reset(due);
+                    continue;
+                }
                 conn.answer(&[IDLE]);
                 leave(Leaving::Idle).await;
                 return;
             }
-            _ = shared.shutdown.cancelled() => {
+            () = &mut shutdown => {
                 conn.answer(&[SHUTTING_DOWN]);
                 leave(Leaving::Lost).await;
                 return;

@@ -392,6 +392,29 @@ async fn idle_and_never_logged_in_connections_time_out() {
         .await;
 }
 
+/// The idle timer is set once and moved on when it goes off early: each line typed puts the
+/// disconnection off by the whole idle time from that line.
+#[tokio::test]
+async fn each_line_typed_puts_off_the_idle_timeout() {
+    let s = TestServer::start_with(|c| c.idle_timeout = Duration::from_millis(600).into()).await;
+    let mut ann = s.player("Ann").await;
+    for _ in 0..3 {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        ann.send("look").await;
+        ann.expect("Exits").await;
+    }
+    let last = std::time::Instant::now();
+    assert_eq!(
+        ann.until_closed().await.last().unwrap(),
+        "*** Disconnected for inactivity ***"
+    );
+    let quiet = last.elapsed();
+    assert!(
+        quiet >= Duration::from_millis(550) && quiet < Duration::from_millis(3000),
+        "disconnected {quiet:?} after the last line"
+    );
+}
+
 #[tokio::test]
 async fn past_the_connection_limit_a_newcomer_is_turned_away() {
     let s = TestServer::start_with(|c| c.max_connections = 2).await;
