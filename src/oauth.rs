@@ -113,6 +113,35 @@ pub fn redirect_ok(uri: &str) -> Result<(), String> {
     }
 }
 
+/// Whether an authorization request's `requested` redirect URI is the `registered` one. A
+/// loopback one may name any port (RFC 8252 §7.3, OAuth 2.1): a native client listens on
+/// whatever port the system gives it when the person signs in, after it registered.
+pub fn redirect_matches(registered: &str, requested: &str) -> bool {
+    registered == requested
+        || matches!(
+            (loopback_parts(registered), loopback_parts(requested)),
+            (Some(a), Some(b)) if a == b
+        )
+}
+
+/// An http loopback URI's host and what follows its authority (path and query); its port,
+/// if it names one, must be a number.
+fn loopback_parts(uri: &str) -> Option<(&str, &str)> {
+    let rest = uri.strip_prefix("http://")?;
+    let (authority, tail) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
+    let (host, port) = match authority.strip_prefix('[') {
+        Some(v6) => v6.split_once(']')?,
+        None => authority
+            .find(':')
+            .map_or((authority, ""), |i| authority.split_at(i)),
+    };
+    let port_ok = match port.strip_prefix(':') {
+        Some(p) => (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()),
+        None => port.is_empty(),
+    };
+    (port_ok && ["localhost", "127.0.0.1", "::1"].contains(&host)).then_some((host, tail))
+}
+
 /// PKCE S256: whether `verifier` hashes to `challenge` (RFC 7636). A verifier is 43 to 128
 /// characters of the unreserved set.
 pub fn pkce_ok(verifier: &str, challenge: &str) -> bool {
@@ -208,6 +237,60 @@ mod tests {
         assert!(redirect_ok("https://a.example/cb#frag").is_err());
         assert!(redirect_ok("javascript:alert(1)").is_err());
         assert!(redirect_ok("https://user@evil.example/").is_err());
+    }
+
+    #[test]
+    fn a_loopback_redirect_may_name_any_port() {
+        let registered = "http://127.0.0.1:0/oauth/callback";
+        assert!(redirect_matches(
+            registered,
+            "http://127.0.0.1:33441/oauth/callback"
+        ));
+        assert!(redirect_matches(
+            registered,
+            "http://127.0.0.1/oauth/callback"
+        ));
+        assert!(redirect_matches(
+            "http://[::1]:9000/cb?x=1",
+            "http://[::1]:41000/cb?x=1"
+        ));
+        assert!(redirect_matches(
+            "https://a.example/cb",
+            "https://a.example/cb"
+        ));
+        // Only the port: not the path, the query, the host, or anything on another site.
+        assert!(!redirect_matches(
+            registered,
+            "http://127.0.0.1:33441/other"
+        ));
+        assert!(!redirect_matches(
+            "http://[::1]:9000/cb?x=1",
+            "http://[::1]:9000/cb?x=2"
+        ));
+        assert!(!redirect_matches(
+            registered,
+            "http://localhost:33441/oauth/callback"
+        ));
+        assert!(!redirect_matches(
+            registered,
+            "http://127.0.0.1:1@evil.example/oauth/callback"
+        ));
+        assert!(!redirect_matches(
+            registered,
+            "http://127.0.0.1:99999999/oauth/callback"
+        ));
+        assert!(!redirect_matches(
+            registered,
+            "https://127.0.0.1:443/oauth/callback"
+        ));
+        assert!(!redirect_matches(
+            "https://a.example/cb",
+            "https://a.example:8443/cb"
+        ));
+        assert!(!redirect_matches(
+            "http://127.0.0.1:80/cb",
+            "http://127.0.0.1.evil.example/cb"
+        ));
     }
 
     #[test]

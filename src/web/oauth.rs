@@ -176,7 +176,11 @@ async fn checked(web: &Web, q: &AuthRequest) -> Result<Client, Response> {
         Ok(None) => return Err(page("This client is not registered with moot.")),
         Err(_) => return Err(page("moot cannot reach its database; try again later.")),
     };
-    if !client.redirect_uris.contains(&q.redirect_uri) {
+    if !client
+        .redirect_uris
+        .iter()
+        .any(|r| oauth::redirect_matches(r, &q.redirect_uri))
+    {
         return Err(page("The redirect URI is not one the client registered."));
     }
     if q.response_type != "code" {
