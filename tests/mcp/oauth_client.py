@@ -47,7 +47,7 @@ async def main():
 
     async def redirect_handler(auth_url: str) -> None:
         # A person's browser: opens the page, signs in, allows.
-        async with httpx2.AsyncClient() as browser:
+        async with httpx2.AsyncClient(timeout=60) as browser:
             page = await browser.get(auth_url)
             seen["page_status"] = page.status_code
             seen["page_names_client"] = "moot test agent" in page.text
@@ -78,7 +78,7 @@ async def main():
             grant_types=["authorization_code", "refresh_token"], response_types=["code"],
             token_endpoint_auth_method="none", scope="moot"),
         storage=storage, redirect_handler=redirect_handler, callback_handler=callback_handler)
-    async with httpx2.AsyncClient(auth=auth, timeout=30) as http:
+    async with httpx2.AsyncClient(auth=auth, timeout=60) as http:
         async with streamable_http_client(f"{base}/mcp", http_client=http) as streams:
             async with ClientSession(streams[0], streams[1]) as session:
                 await session.initialize()
