@@ -110,65 +110,6 @@ impl McpSessions {
     }
 }
 
-/// The gate of `/mcp`: checks the bearer token (without one, 401 with `WWW-Authenticate`, as
-/// for the REST API) and passes the agent on to the MCP server; reads a POST's body with a
-/// bound, and answers one that is no JSON-RPC message with JSON-RPC's own error codes; and
-/// counts each agent's open sessions.
-pub(super) async fn mcp_gate(
-    State((api, sessions)): State<(Api, Arc<McpSessions>)>,
-    req: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    let agent = match super::extract::bearer(req.headers(), &api) {
-        Ok(agent) => agent,
-        Err(e) => return e.into_response(),
-    };
-    let mut initialize = false;
-    let mut req = if req.method() == Method::POST {
-        let (parts, body) = req.into_parts();
-        let Ok(bytes) = axum::body::to_bytes(body, MCP_BODY_LIMIT).await else {
-            return jsonrpc_error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                -32600,
-                &format!(
-                    "The request body is larger than {} KiB",
-                    MCP_BODY_LIMIT / 1024
-                ),
-            );
-        };
-        match check_envelope(&bytes) {
-            Ok(init) => initialize = init,
-            Err((code, message)) => return jsonrpc_error(StatusCode::BAD_REQUEST, code, &message),
-        }
-        if initialize && !sessions.room_for(&agent).await {
-            return jsonrpc_error(
-                StatusCode::TOO_MANY_REQUESTS,
-                -32000,
-                &format!(
-                    "You already hold {} open MCP sessions; close one (HTTP DELETE) or let it \
-                     idle out first",
-                    sessions.max
-                ),
-            );
-        }
-        axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes))
-    } else {
-        req
-    };
-    req.extensions_mut()
-        .insert(crate::mcp::McpAgent(agent.as_str().into()));
-    let response = next.run(req).await;
-    if initialize
-        && let Some(id) = response
-            .headers()
-            .get("mcp-session-id")
-            .and_then(|v| v.to_str().ok())
-    {
-        sessions.opened(&agent, id);
-    }
-    response
-}
-
 /// What every address's MCP endpoint shares, however many listeners serve it (a world serves
 /// one for each of its hosts): the tools' server and its limits, and the sessions of the 2025
 /// revision, so that an agent's session and its limits are one whichever host it comes
@@ -248,6 +189,8 @@ pub(super) fn mcp_router(
             StreamableHttpService::new(move || Ok(server.clone()), manager.clone(), config.clone())
         };
         let endpoint = Arc::new(Endpoint {
+            api: api.clone(),
+            sessions: sessions.clone(),
             server,
             rmcp,
             hosts: hosts.clone(),
@@ -265,15 +208,17 @@ pub(super) fn mcp_router(
             endpoint(server.serving(vec![set])),
         );
     }
-    router.route_layer(axum::middleware::from_fn_with_state(
-        (api.clone(), sessions),
-        mcp_gate,
-    ))
+    router
 }
 
-/// One address's MCP endpoint: the plain stateless tool call answered directly
-/// ([`super::direct_call`]), anything else by rmcp.
+/// One address's MCP endpoint, and its gate: the bearer token checked (without one, 401 with
+/// `WWW-Authenticate`, as for the REST API); a POST's body read with a bound; the plain
+/// stateless tool call answered directly ([`super::direct_call`]); anything else that is a
+/// JSON-RPC message passed to rmcp with the agent (JSON-RPC's own error codes for one that is
+/// not), and each agent's open sessions counted.
 struct Endpoint {
+    api: Api,
+    sessions: Arc<McpSessions>,
     server: crate::mcp::MootMcp,
     rmcp: rmcp::transport::streamable_http_server::StreamableHttpService<
         crate::mcp::MootMcp,
@@ -286,29 +231,67 @@ struct Endpoint {
 
 impl Endpoint {
     async fn serve(&self, req: axum::extract::Request) -> axum::response::Response {
-        let req = if req.method() == Method::POST {
-            let (parts, body) = req.into_parts();
-            // The gate has read the body already, within its bound; this takes it back whole.
+        let agent = match super::extract::bearer(req.headers(), &self.api) {
+            Ok(agent) => agent,
+            Err(e) => return e.into_response(),
+        };
+        let (mut parts, body) = req.into_parts();
+        let mut initialize = false;
+        let body = if parts.method == Method::POST {
             let Ok(bytes) = axum::body::to_bytes(body, MCP_BODY_LIMIT).await else {
-                return StatusCode::PAYLOAD_TOO_LARGE.into_response();
+                return jsonrpc_error(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    -32600,
+                    &format!(
+                        "The request body is larger than {} KiB",
+                        MCP_BODY_LIMIT / 1024
+                    ),
+                );
             };
-            let agent = parts.extensions.get::<crate::mcp::McpAgent>();
-            if let (Some(agent), Some(call)) = (
-                agent,
-                super::direct_call::plain(&parts.headers, &bytes, &self.hosts),
-            ) {
+            // A plain call is a JSON-RPC message, and no `initialize`.
+            if let Some(call) = super::direct_call::plain(&parts.headers, &bytes, &self.hosts) {
                 // As rmcp does for its own requests: shutdown does not wait on a long poll.
                 return tokio::select! {
-                    r = super::direct_call::answer(&self.server, agent.0.clone(), call) => r,
+                    r = super::direct_call::answer(&self.server, agent.as_str().into(), call) => r,
                     () = self.shutdown.cancelled() => jsonrpc_error(
                         StatusCode::SERVICE_UNAVAILABLE, -32000, "moot is shutting down"),
                 };
             }
-            axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes))
+            match check_envelope(&bytes) {
+                Ok(init) => initialize = init,
+                Err((code, message)) => {
+                    return jsonrpc_error(StatusCode::BAD_REQUEST, code, &message);
+                }
+            }
+            if initialize && !self.sessions.room_for(&agent).await {
+                return jsonrpc_error(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    -32000,
+                    &format!(
+                        "You already hold {} open MCP sessions; close one (HTTP DELETE) or let \
+                         it idle out first",
+                        self.sessions.max
+                    ),
+                );
+            }
+            axum::body::Body::from(bytes)
         } else {
-            req
+            body
         };
-        self.rmcp.handle(req).await.map(axum::body::Body::new)
+        parts
+            .extensions
+            .insert(crate::mcp::McpAgent(agent.as_str().into()));
+        let req = axum::extract::Request::from_parts(parts, body);
+        let response = self.rmcp.handle(req).await.map(axum::body::Body::new);
+        if initialize
+            && let Some(id) = response
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+        {
+            self.sessions.opened(&agent, id);
+        }
+        response
     }
 }
 
