@@ -13,6 +13,8 @@ pub struct ApiError {
     code: ErrorCode,
     message: String,
     retry_after: Option<std::time::Duration>,
+    /// A 401's `WWW-Authenticate`: where to find how to get a token.
+    challenge: Option<HeaderValue>,
 }
 
 impl ApiError {
@@ -24,6 +26,15 @@ impl ApiError {
             code,
             message: message.into(),
             retry_after: None,
+            challenge: None,
+        }
+    }
+
+    /// No valid token (401), with `challenge` as its `WWW-Authenticate`.
+    pub fn unauthorized(message: impl Into<String>, challenge: HeaderValue) -> ApiError {
+        ApiError {
+            challenge: Some(challenge),
+            ..ApiError::new(ErrorCode::Unauthorized, message)
         }
     }
 
@@ -38,6 +49,7 @@ impl ApiError {
             code: ErrorCode::InvalidRequest,
             message: "This method is not allowed on this path; see /openapi.json".into(),
             retry_after: None,
+            challenge: None,
         }
     }
 }
@@ -89,7 +101,8 @@ impl IntoResponse for ApiError {
         if self.status == StatusCode::UNAUTHORIZED {
             r.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer realm=\"moot\""),
+                self.challenge
+                    .unwrap_or_else(|| HeaderValue::from_static("Bearer realm=\"moot\"")),
             );
         }
         r

@@ -9,7 +9,6 @@ use serde::de::DeserializeOwned;
 
 use super::{Api, ApiError};
 use crate::world::AgentId;
-use crate::world::sessions::ErrorCode;
 
 /// The largest request body accepted.
 pub const BODY_LIMIT: usize = 64 * 1024;
@@ -21,7 +20,7 @@ impl FromRequestParts<Api> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, api: &Api) -> Result<Caller, ApiError> {
-        bearer(&parts.headers, api).map(|a| Caller(a.into()))
+        bearer(&parts.headers, parts.uri.path(), api).map(|a| Caller(a.into()))
     }
 }
 
@@ -39,13 +38,14 @@ impl FromRequestParts<Api> for Peer {
 }
 
 /// The agent whose token `Authorization: Bearer <token>` carries, or `UNAUTHORIZED`.
-pub fn bearer(headers: &axum::http::HeaderMap, api: &Api) -> Result<String, ApiError> {
+/// Its refusal points to the authorization server's metadata for the resource at `path`.
+pub fn bearer(headers: &axum::http::HeaderMap, path: &str, api: &Api) -> Result<String, ApiError> {
     let unauthorized = |m: &str| {
         crate::metrics::get()
             .unauthorized
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         tracing::info!(target: crate::logging::AUDIT, event = "unauthorized", reason = m);
-        ApiError::new(ErrorCode::Unauthorized, m)
+        ApiError::unauthorized(m, super::gate::challenge(api, headers, path))
     };
     let value = headers
         .get(header::AUTHORIZATION)

@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::State;
 use axum::http::{Method, StatusCode};
 use axum::response::IntoResponse;
 use serde::Deserialize;
@@ -231,7 +230,7 @@ struct Endpoint {
 
 impl Endpoint {
     async fn serve(&self, req: axum::extract::Request) -> axum::response::Response {
-        let agent = match super::extract::bearer(req.headers(), &self.api) {
+        let agent = match super::extract::bearer(req.headers(), req.uri().path(), &self.api) {
             Ok(agent) => agent,
             Err(e) => return e.into_response(),
         };
@@ -295,38 +294,27 @@ impl Endpoint {
     }
 }
 
-/// Every 401 says where to find how to get a token (RFC 9728 §5.1), as MCP hosts expect: they
-/// follow `resource_metadata` to moot's authorization server.
-pub(super) async fn point_to_metadata(
-    State(public_url): State<Option<Arc<str>>>,
-    req: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    let host = req
-        .headers()
+/// What every 401 says (its `WWW-Authenticate`): where to find how to get a token (RFC 9728
+/// §5.1), as MCP hosts expect: they follow `resource_metadata` to moot's authorization server.
+/// A set's own address has its own metadata (RFC 9728 §3.1); the REST API points to the plain
+/// `/mcp`'s, whose token is the same.
+pub(super) fn challenge(
+    api: &Api,
+    headers: &axum::http::HeaderMap,
+    path: &str,
+) -> axum::http::HeaderValue {
+    let host = headers
         .get(axum::http::header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    // A set's own address has its own metadata (RFC 9728 §3.1); the REST API points to the
-    // plain `/mcp`'s, whose token is the same.
-    // Kept only for a set's address; read only if the answer is 401.
-    let set = req.uri().path().strip_prefix("/mcp/").map(str::to_owned);
-    let mut response = next.run(req).await;
-    if response.status() == StatusCode::UNAUTHORIZED {
-        let resource = set
-            .as_deref()
-            .and_then(crate::modules::toolset_named)
-            .map_or_else(|| "/mcp".to_owned(), |t| crate::modules::toolset_path(&t));
-        let base = crate::oauth::public_base(public_url.as_deref(), host.as_deref());
-        let value = format!(
-            "Bearer realm=\"moot\", resource_metadata=\"{base}/.well-known/oauth-protected-resource{resource}\", scope=\"{}\"",
-            crate::oauth::SCOPE
-        );
-        if let Ok(v) = axum::http::HeaderValue::from_str(&value) {
-            response
-                .headers_mut()
-                .insert(axum::http::header::WWW_AUTHENTICATE, v);
-        }
-    }
-    response
+        .and_then(|v| v.to_str().ok());
+    let resource = path
+        .strip_prefix("/mcp/")
+        .and_then(crate::modules::toolset_named)
+        .map_or_else(|| "/mcp".to_owned(), |t| crate::modules::toolset_path(&t));
+    let base = crate::oauth::public_base(api.public_url.as_deref(), host);
+    let value = format!(
+        "Bearer realm=\"moot\", resource_metadata=\"{base}/.well-known/oauth-protected-resource{resource}\", scope=\"{}\"",
+        crate::oauth::SCOPE
+    );
+    axum::http::HeaderValue::from_str(&value)
+        .unwrap_or_else(|_| axum::http::HeaderValue::from_static("Bearer realm=\"moot\""))
 }

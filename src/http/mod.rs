@@ -474,10 +474,6 @@ pub fn router(
             ApiError::new(ErrorCode::NotFound, "No such path; see /openapi.json")
         })
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(axum::middleware::from_fn_with_state(
-            api.public_url.clone(),
-            gate::point_to_metadata,
-        ))
         .with_state(api)
         .merge(pages)
 }
