@@ -1,5 +1,6 @@
-//! Extractors that turn every malformed request into an `INVALID_REQUEST` (or `UNAUTHORIZED`)
-//! answer in the API's own error shape, instead of axum's plain-text rejections.
+//! Extractors that turn every malformed request into an `INVALID_REQUEST` (or `UNAUTHORIZED`,
+//! with the pointer every 401 carries to the authorization server, RFC 9728) answer in the
+//! API's own error shape, instead of axum's plain-text rejections.
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
@@ -45,7 +46,7 @@ pub fn bearer(headers: &axum::http::HeaderMap, path: &str, api: &Api) -> Result<
             .unauthorized
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         tracing::info!(target: crate::logging::AUDIT, event = "unauthorized", reason = m);
-        ApiError::unauthorized(m, super::gate::challenge(api, headers, path))
+        ApiError::unauthorized(m, challenge(api, headers, path))
     };
     let value = headers
         .get(header::AUTHORIZATION)
@@ -61,6 +62,27 @@ pub fn bearer(headers: &axum::http::HeaderMap, path: &str, api: &Api) -> Result<
     api.directory
         .authenticate(token.trim())
         .ok_or_else(|| unauthorized("Invalid token"))
+}
+
+/// What every 401 says (its `WWW-Authenticate`): where to find how to get a token (RFC 9728
+/// §5.1), as MCP hosts expect: they follow `resource_metadata` to moot's authorization server.
+/// A set's own address has its own metadata (RFC 9728 §3.1); the REST API points to the plain
+/// `/mcp`'s, whose token is the same.
+fn challenge(api: &Api, headers: &axum::http::HeaderMap, path: &str) -> axum::http::HeaderValue {
+    let host = headers
+        .get(axum::http::header::HOST)
+        .and_then(|v| v.to_str().ok());
+    let resource = path
+        .strip_prefix("/mcp/")
+        .and_then(crate::modules::toolset_named)
+        .map_or_else(|| "/mcp".to_owned(), |t| crate::modules::toolset_path(&t));
+    let base = crate::oauth::public_base(api.public_url.as_deref(), host);
+    let value = format!(
+        "Bearer realm=\"moot\", resource_metadata=\"{base}/.well-known/oauth-protected-resource{resource}\", scope=\"{}\"",
+        crate::oauth::SCOPE
+    );
+    axum::http::HeaderValue::from_str(&value)
+        .unwrap_or_else(|_| axum::http::HeaderValue::from_static("Bearer realm=\"moot\""))
 }
 
 /// A JSON body, parsed with serde; an empty body parses as `T::default()` when `T` allows it

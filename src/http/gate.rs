@@ -1,6 +1,5 @@
 //! The MCP endpoint's gate (`/mcp`): bodies bounded and read as JSON-RPC before rmcp sees
-//! them, the MCP sessions each token may hold, the MCP server itself for both revisions, and
-//! the pointer every 401 carries to the authorization server (RFC 9728).
+//! them, the MCP sessions each token may hold, and the MCP server itself for both revisions.
 
 use std::sync::Arc;
 
@@ -292,29 +291,4 @@ impl Endpoint {
         }
         response
     }
-}
-
-/// What every 401 says (its `WWW-Authenticate`): where to find how to get a token (RFC 9728
-/// §5.1), as MCP hosts expect: they follow `resource_metadata` to moot's authorization server.
-/// A set's own address has its own metadata (RFC 9728 §3.1); the REST API points to the plain
-/// `/mcp`'s, whose token is the same.
-pub(super) fn challenge(
-    api: &Api,
-    headers: &axum::http::HeaderMap,
-    path: &str,
-) -> axum::http::HeaderValue {
-    let host = headers
-        .get(axum::http::header::HOST)
-        .and_then(|v| v.to_str().ok());
-    let resource = path
-        .strip_prefix("/mcp/")
-        .and_then(crate::modules::toolset_named)
-        .map_or_else(|| "/mcp".to_owned(), |t| crate::modules::toolset_path(&t));
-    let base = crate::oauth::public_base(api.public_url.as_deref(), host);
-    let value = format!(
-        "Bearer realm=\"moot\", resource_metadata=\"{base}/.well-known/oauth-protected-resource{resource}\", scope=\"{}\"",
-        crate::oauth::SCOPE
-    );
-    axum::http::HeaderValue::from_str(&value)
-        .unwrap_or_else(|_| axum::http::HeaderValue::from_static("Bearer realm=\"moot\""))
 }
