@@ -108,7 +108,9 @@ pub fn redirect_ok(uri: &str) -> Result<(), String> {
     };
     match scheme {
         "https" if !host.is_empty() && !authority.contains('@') => Ok(()),
-        "http" if ["localhost", "127.0.0.1", "::1"].contains(&host) => Ok(()),
+        "http" if ["localhost", "127.0.0.1", "::1"].contains(&host) && !authority.contains('@') => {
+            Ok(())
+        }
         _ => bad(),
     }
 }
@@ -237,6 +239,8 @@ mod tests {
         assert!(redirect_ok("https://a.example/cb#frag").is_err());
         assert!(redirect_ok("javascript:alert(1)").is_err());
         assert!(redirect_ok("https://user@evil.example/").is_err());
+        assert!(redirect_ok("http://127.0.0.1:1@evil.example/cb").is_err());
+        assert!(redirect_ok("http://localhost:@evil.example/").is_err());
     }
 
     #[test]

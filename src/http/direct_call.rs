@@ -74,6 +74,10 @@ pub struct Plain {
 /// The call in `body`, if the request is a plain stateless `tools/call` that `hosts` (the
 /// names this server answers to) allow; `None` sends it to rmcp.
 pub fn plain(headers: &HeaderMap, body: &[u8], hosts: &[String]) -> Option<Plain> {
+    // One JSON object: serde would also read a struct from an array, by position.
+    if body.trim_ascii_start().first() != Some(&b'{') {
+        return None;
+    }
     let call: Call<'_> = serde_json::from_slice(body).ok()?;
     let fits = call.jsonrpc == "2.0"
         && call.method == "tools/call"
@@ -325,5 +329,8 @@ mod tests {
             .remove("io.modelcontextprotocol/clientCapabilities");
         assert!(!taken(&headers(), &b), "without clientCapabilities");
         assert!(plain(&headers(), b"{not json", &hosts()).is_none());
+        // The same call as an array, which serde reads by position: no JSON-RPC message.
+        let array = json!(["2.0", 1, "tools/call", body()["params"]]);
+        assert!(!taken(&headers(), &array), "an array");
     }
 }

@@ -1,6 +1,6 @@
 //! Extractors that turn every malformed request into an `INVALID_REQUEST` (or `UNAUTHORIZED`,
-//! with the pointer every 401 carries to the authorization server, RFC 9728) answer in the
-//! API's own error shape, instead of axum's plain-text rejections.
+//! with the pointer a refused token's 401 carries to the authorization server, RFC 9728)
+//! answer in the API's own error shape, instead of axum's plain-text rejections.
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
@@ -64,10 +64,10 @@ pub fn bearer(headers: &axum::http::HeaderMap, path: &str, api: &Api) -> Result<
         .ok_or_else(|| unauthorized("Invalid token"))
 }
 
-/// What every 401 says (its `WWW-Authenticate`): where to find how to get a token (RFC 9728
-/// §5.1), as MCP hosts expect: they follow `resource_metadata` to moot's authorization server.
-/// A set's own address has its own metadata (RFC 9728 §3.1); the REST API points to the plain
-/// `/mcp`'s, whose token is the same.
+/// What a refused token's 401 says (its `WWW-Authenticate`): where to find how to get a token
+/// (RFC 9728 §5.1), as MCP hosts expect: they follow `resource_metadata` to moot's
+/// authorization server. A set's own address has its own metadata (RFC 9728 §3.1); the REST
+/// API points to the plain `/mcp`'s, whose token is the same.
 fn challenge(api: &Api, headers: &axum::http::HeaderMap, path: &str) -> axum::http::HeaderValue {
     let host = headers
         .get(axum::http::header::HOST)

@@ -180,6 +180,15 @@ async fn metadata_and_every_refusal_of_the_authorization_server() {
         location.starts_with("http://127.0.0.1:4242/cb?code="),
         "{location}"
     );
+    // Its code is then good only with the URI it was issued to, port and all.
+    let other_port_code = location
+        .split("code=")
+        .nth(1)
+        .unwrap()
+        .split('&')
+        .next()
+        .unwrap()
+        .to_owned();
     // Another site's page cannot answer for a person.
     let r = http
         .post(&authorize)
@@ -229,6 +238,17 @@ async fn metadata_and_every_refusal_of_the_authorization_server() {
             ("code_verifier", verifier.to_owned()),
         ]
     };
+    let registered_port = [
+        ("grant_type", "authorization_code".to_owned()),
+        ("code", other_port_code),
+        ("redirect_uri", "http://127.0.0.1:9/cb".to_owned()),
+        ("client_id", client.clone()),
+        ("code_verifier", verifier.to_owned()),
+    ];
+    let r = post_form(&http, &token_url, &registered_port).await;
+    assert_eq!(r.status(), 400);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["error"], "invalid_grant");
     // A wrong verifier is refused, and the code is spent: the right one then fails too.
     let wrong = post_form(
         &http,
@@ -312,8 +332,9 @@ async fn the_inspectors_cli_completes_the_oauth_flow_headless() {
     let read = |name: &str| std::fs::read_to_string(logs.path().join(name)).unwrap_or_default();
     let (stdout, stderr, browser) = (read("stdout"), read("stderr"), read("browser.log"));
     assert!(
-        status.is_ok_and(|s| s.is_ok_and(|s| s.success())),
-        "the Inspector failed or did not finish:\n{stdout}\n{stderr}\nits browser said:\n{browser}"
+        matches!(&status, Ok(Ok(s)) if s.success()),
+        "the Inspector failed or did not finish ({status:?}):\n{stdout}\n{stderr}\nits browser \
+         said:\n{browser}"
     );
     assert!(
         stdout.contains("Authorization complete.") || stderr.contains("Authorization complete."),

@@ -14,22 +14,23 @@ import urllib.request
 
 
 def sign_in_and_allow(url):
-    page = urllib.request.urlopen(url, timeout=60).read().decode()
+    page = urllib.request.urlopen(url, timeout=20).read().decode()
     fields = {k: html.unescape(v) for k, v in
               re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', page)}
     fields.update(name=os.environ["MOOT_NAME"], password=os.environ["MOOT_PASSWORD"],
                   decision="allow")
     where = urllib.parse.urlparse(url)
-    conn = http.client.HTTPConnection(where.netloc, timeout=60)
+    conn = http.client.HTTPConnection(where.netloc, timeout=20)
     conn.request("POST", "/oauth/authorize", urllib.parse.urlencode(fields),
                  {"Content-Type": "application/x-www-form-urlencoded"})
     answer = conn.getresponse()
     assert answer.status == 303, answer.status
-    urllib.request.urlopen(answer.getheader("Location"), timeout=60).read()
+    urllib.request.urlopen(answer.getheader("Location"), timeout=20).read()
 
 
 # The Inspector does not show what its browser printed: a failure goes to $MOOT_BROWSER_LOG,
-# for the test to show.
+# for the test to show. Each step waits at most 20 s, so that it has written it before the test
+# gives up on the Inspector.
 try:
     sign_in_and_allow(sys.argv[1])
 except BaseException as e:
