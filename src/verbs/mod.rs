@@ -534,4 +534,17 @@ mod tests {
         let data = shaped.data.unwrap_or_default();
         assert_eq!(data["error"]["code"], "NOT_YOUR_TURN");
     }
+
+    /// An action that meets an ended session (a Werewolf night that ran out and ended the
+    /// match just before the seer's inspect was taken) is out of its phase on a spec tool, as
+    /// when the tool saw the end itself; REST keeps seed 004's INVALID_ACTION.
+    #[test]
+    fn an_action_in_an_ended_session_is_wrong_phase() {
+        let host = HostError::completed(7.into());
+        assert_eq!(host.code, ErrorCode::InvalidAction);
+        let shaped = shaped("now".into(), VerbError::from(host));
+        let data = shaped.data.unwrap_or_default();
+        assert_eq!(data["error"]["code"], "WRONG_PHASE");
+        assert_eq!(data["error"]["message"], "Session 7 is completed");
+    }
 }

@@ -97,10 +97,7 @@ impl World {
             ));
         };
         if s.game.is_terminal() {
-            return Err(HostError::new(
-                ErrorCode::InvalidAction,
-                format!("Session {id} is completed"),
-            ));
+            return Err(HostError::completed(id));
         }
         if s.template.sequential {
             let expected = expected_tick.ok_or_else(|| {

@@ -83,6 +83,18 @@ pub struct HostError {
 }
 
 impl HostError {
+    /// An action in a session that has ended (perhaps just now, by a deadline that fell due
+    /// before the action arrived): for the tools' stable codes, an action out of its phase.
+    pub fn completed(id: super::SessionId) -> HostError {
+        HostError {
+            detail: Some(games::Code::WrongPhase),
+            ..HostError::new(
+                ErrorCode::InvalidAction,
+                format!("Session {id} is completed"),
+            )
+        }
+    }
+
     pub fn new(code: ErrorCode, message: impl Into<String>) -> HostError {
         HostError {
             code,
