@@ -20,6 +20,12 @@ async fn post_form<V: AsRef<str>>(
         .unwrap()
 }
 
+/// The code in a redirect back to the client (`...?code=C&state=S`).
+fn code_in(location: &str) -> String {
+    let after = location.split("code=").nth(1).unwrap_or_default();
+    after.split('&').next().unwrap_or_default().to_owned()
+}
+
 fn form_body<V: AsRef<str>>(fields: &[(&str, V)]) -> String {
     let mut body = form_urlencoded::Serializer::new(String::new());
     for (k, v) in fields {
@@ -181,14 +187,7 @@ async fn metadata_and_every_refusal_of_the_authorization_server() {
         "{location}"
     );
     // Its code is then good only with the URI it was issued to, port and all.
-    let other_port_code = location
-        .split("code=")
-        .nth(1)
-        .unwrap()
-        .split('&')
-        .next()
-        .unwrap()
-        .to_owned();
+    let other_port_code = code_in(location);
     // Another site's page cannot answer for a person.
     let r = http
         .post(&authorize)
@@ -220,32 +219,19 @@ async fn metadata_and_every_refusal_of_the_authorization_server() {
         "{location}"
     );
     assert!(location.ends_with("&state=xyz"), "{location}");
-    let code = location
-        .split("code=")
-        .nth(1)
-        .unwrap()
-        .split('&')
-        .next()
-        .unwrap()
-        .to_owned();
+    let code = code_in(&location);
     let token_url = format!("{base}/oauth/token");
-    let exchange = |verifier: &'static str| {
+    let exchange_of = |code: &str, verifier: &str| {
         vec![
             ("grant_type", "authorization_code".to_owned()),
-            ("code", code.clone()),
+            ("code", code.to_owned()),
             ("redirect_uri", "http://127.0.0.1:9/cb".to_owned()),
             ("client_id", client.clone()),
             ("code_verifier", verifier.to_owned()),
         ]
     };
-    let registered_port = [
-        ("grant_type", "authorization_code".to_owned()),
-        ("code", other_port_code),
-        ("redirect_uri", "http://127.0.0.1:9/cb".to_owned()),
-        ("client_id", client.clone()),
-        ("code_verifier", verifier.to_owned()),
-    ];
-    let r = post_form(&http, &token_url, &registered_port).await;
+    let exchange = |verifier: &str| exchange_of(&code, verifier);
+    let r = post_form(&http, &token_url, &exchange_of(&other_port_code, verifier)).await;
     assert_eq!(r.status(), 400);
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["error"], "invalid_grant");
