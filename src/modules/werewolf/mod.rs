@@ -277,16 +277,8 @@ pub fn act(
     sid: SessionId,
     action: &str,
 ) -> Result<String, VerbError> {
-    // A match that ended between a caller's read and their act: the seed's code for an action
-    // out of its phase, not the host's generic one.
-    if game_of(world, sid).is_some_and(|w| w.phase == rules::Phase::Ended) {
-        return Err(refusal(
-            world,
-            Code::WrongPhase,
-            &format!("Match {sid} is over"),
-            None,
-        ));
-    }
+    // A match that has ended (before the caller's read, or by a deadline that fell due just
+    // now) is the host's refusal, with the seed's WRONG_PHASE.
     world
         .play(cx, sid, action, None)
         .map_err(|e| host_refusal(world, e))?;
