@@ -156,7 +156,7 @@ impl Stops {
 async fn open_town(
     config: &Config,
     stops: &Stops,
-) -> Result<(Door, JoinHandle<world::World>, String), StartError> {
+) -> Result<(Door, JoinHandle<()>, String), StartError> {
     let db_name = config.db.to_string();
     let store = Store::open(
         &config.db,
@@ -248,7 +248,7 @@ fn http_bounds(config: &Config) -> http::listener::Bounds {
 }
 
 /// Watches the world task: if it ends unasked, moot stops with a failure.
-fn watch_world(world_task: JoinHandle<world::World>, stops: &Stops) -> JoinHandle<()> {
+fn watch_world(world_task: JoinHandle<()>, stops: &Stops) -> JoinHandle<()> {
     let (shutdown, failed) = (stops.shutdown.clone(), stops.world_failed.clone());
     tokio::spawn(async move {
         let ended = world_task.await;

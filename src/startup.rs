@@ -11,7 +11,7 @@ use crate::identity::Directory;
 use crate::modules;
 use crate::store::{Store, StoreError};
 use crate::world::sessions::ReplayError;
-use crate::world::{self, World, WorldError};
+use crate::world::{self, WorldError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -63,7 +63,7 @@ fn check_kinds(map: &world::Map) -> Result<(), StartError> {
 /// and what the faces need to know. Both the server and `moot mcp` start from this.
 pub struct Core {
     pub world: world::WorldHandle,
-    pub world_task: JoinHandle<World>,
+    pub world_task: JoinHandle<()>,
     pub store: Arc<Store>,
     pub directory: Arc<Directory>,
     /// The login screen's text.

@@ -22,7 +22,7 @@ use std::net::IpAddr;
 
 use crate::logins::Refused;
 use crate::store::AgentRow;
-use crate::world::{AgentId, ConnId, Leaving, Source};
+use crate::world::{AgentId, ConnId, Leaving, Source, Taken};
 
 /// The town as a face sees it.
 pub enum Town {
@@ -85,19 +85,15 @@ impl Town {
         }
     }
 
-    /// A line typed on connection `conn`; false if the town has stopped.
-    pub async fn line(&self, agent: &AgentId, conn: ConnId, line: String) -> bool {
+    /// A line typed on connection `conn`.
+    pub async fn line(&self, agent: &AgentId, conn: ConnId, line: String) -> Taken {
         match self {
-            Town::Local(door) => {
-                door.world
-                    .send(crate::world::Request::Line {
-                        agent: agent.clone(),
-                        conn,
-                        line,
-                    })
-                    .await
-            }
-            Town::Remote(remote) => remote.line(agent, conn, line).await,
+            // Run here and now (see `world::task`).
+            Town::Local(door) => door.world.line(agent, conn, line).await,
+            Town::Remote(remote) => match remote.line(agent, conn, line).await {
+                true => Taken::Queued,
+                false => Taken::Stopped,
+            },
         }
     }
 

@@ -17,7 +17,7 @@ use super::{Shared, xmcp};
 use crate::config::MAX_LINE_BYTES;
 use crate::store::AgentRow;
 use crate::text::clean;
-use crate::world::{AgentId, ConnId, Leaving, Out};
+use crate::world::{AgentId, ConnId, Leaving, Out, Taken};
 use crate::wrap::{Display, wrap_hanging};
 
 pub const DISCONNECTED: &str = "*** Disconnected ***";
@@ -399,23 +399,12 @@ pub(super) async fn play(
                 // Write what is already queued in one go (up to a buffer's worth).
                 while let Some(out) = next.take() {
                     source.took(&out);
-                    match out {
-                        Out::Line(line) => conn.out.line(&line),
-                        Out::Heard(said) => conn.heard(&said),
-                        Out::Reply { lines } => {
-                            conn.answer(&lines);
-                            if std::mem::take(&mut announce_xmcp) {
-                                conn.out.oob(xmcp::VERSION_LINE);
-                            }
-                            awaiting = false;
-                        }
-                        Out::Board(b) => conn.board(&b),
-                        Out::Display(d) => conn.set_display(d),
-                        Out::Event(e) => conn.event(&e),
-                        Out::Close(lines) => {
-                            conn.answer(&lines);
-                            return;
-                        }
+                    if matches!(out, Out::Reply { .. }) {
+                        awaiting = false;
+                    }
+                    if let Some(lines) = show(conn, out, &mut announce_xmcp) {
+                        conn.answer(&lines);
+                        return;
                     }
                     next = if conn.out.full() { None } else { source.rx.try_recv().ok() };
                     if next.is_some() && conn.out.buf.capacity() <= KEPT_BUFFER {
@@ -439,9 +428,25 @@ pub(super) async fn play(
                         leave(Leaving::Quit).await;
                         return;
                     }
-                    awaiting = true;
-                    if !shared.town.line(&agent, conn_id, line).await {
-                        return;
+                    match shared.town.line(&agent, conn_id, line).await {
+                        Taken::Answered(lines) => {
+                            // What the queue holds came before the answer (notices the line
+                            // sent its typist among them), written a batch at a time.
+                            while let Ok(out) = source.rx.try_recv() {
+                                source.took(&out);
+                                if let Some(lines) = show(conn, out, &mut announce_xmcp) {
+                                    conn.answer(&lines);
+                                    return;
+                                }
+                                if conn.out.full() && conn.out.flush().await.is_err() {
+                                    leave(Leaving::Lost).await;
+                                    return;
+                                }
+                            }
+                            conn.answer(&lines);
+                        }
+                        Taken::Queued => awaiting = true,
+                        Taken::Stopped => return,
                     }
                 }
                 if conn.out.flush().await.is_err() {
@@ -466,6 +471,25 @@ pub(super) async fn play(
             }
         }
     }
+}
+
+/// Queues what the world sent for the screen; the closing words, if it was told to close.
+fn show(conn: &mut Conn, out: Out, announce_xmcp: &mut bool) -> Option<Vec<String>> {
+    match out {
+        Out::Line(line) => conn.out.line(&line),
+        Out::Heard(said) => conn.heard(&said),
+        Out::Reply { lines } => {
+            conn.answer(&lines);
+            if std::mem::take(announce_xmcp) {
+                conn.out.oob(xmcp::VERSION_LINE);
+            }
+        }
+        Out::Board(b) => conn.board(&b),
+        Out::Display(d) => conn.set_display(d),
+        Out::Event(e) => conn.event(&e),
+        Out::Close(lines) => return Some(lines),
+    }
+    None
 }
 
 #[cfg(test)]

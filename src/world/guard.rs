@@ -3,8 +3,8 @@
 //! the undos it left in its [`Cx`] (every change to the world leaves one as it is made; see
 //! [`Cx::save`]), what it left for others is dropped, and its caller hears that nothing
 //! changed. Only if putting the world back panics too is the world's state unknown; then the
-//! panic goes on up, the world task ends, and the process stops for its supervisor to restart
-//! it, replaying the database (see `server`).
+//! panic goes on up through the world's lock, which it poisons, the world task ends, and the
+//! process stops for its supervisor to restart it, replaying the database (see `server`).
 
 use std::any::Any;
 use std::cell::Cell;

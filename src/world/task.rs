@@ -1,9 +1,19 @@
-//! The world task: the one place where [`World`] is changed. Front ends talk to it through a
-//! [`WorldHandle`]; it answers through each connection's [`Sink`].
+//! The world task, and the lock that makes one place of it where [`World`] is changed. Front
+//! ends talk to it through a [`WorldHandle`]; it answers through each connection's [`Sink`].
+//!
+//! Work that arrives (a line typed on a connection in this process, a call from another face)
+//! runs where it arrived, under the world's lock, if the world is free; a line that may be
+//! answered at once (it wrote nothing and nothing is in flight) has its answer handed straight
+//! back to its connection. Passing each line to the task and its answer back again cost two
+//! wake-ups of another thread a command, as much as the command itself. The task does the
+//! rest: the database's answers, deadlines, work that found the world busy, lines typed in a
+//! crowd (see [`WorldHandle::line`]) and whatever another process sends. Whoever does it, the
+//! lock gives the world's work one order, and the outbox keeps what it left until it is
+//! stored.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
@@ -27,7 +37,8 @@ pub enum Request {
         sink: Sink,
         again: bool,
     },
-    /// A command line typed by a logged-in player.
+    /// A command line typed by a logged-in player, that could not run where it was typed
+    /// (see [`WorldHandle::line`]).
     Line {
         agent: AgentId,
         conn: ConnId,
@@ -48,6 +59,17 @@ pub enum Request {
 pub const ELSEWHERE: &str =
     "*** You have connected again elsewhere; this connection is closed. ***";
 
+/// What became of a line typed on a connection.
+pub enum Taken {
+    /// It ran, and this is its answer: to be written after whatever the connection's queue
+    /// holds now.
+    Answered(Vec<String>),
+    /// Its answer will come through the connection's queue.
+    Queued,
+    /// The town has stopped.
+    Stopped,
+}
+
 /// A closure run on the world task with the world and its surroundings.
 pub type Job = Box<dyn FnOnce(&mut World, &Env) + Send>;
 
@@ -56,6 +78,7 @@ pub type Job = Box<dyn FnOnce(&mut World, &Env) + Send>;
 pub struct Env {
     pub store: Arc<Store>,
     me: mpsc::WeakSender<Request>,
+    core: std::sync::Weak<Core>,
     /// The database's answers to the world's writes: (sequence number, outcome).
     commits: mpsc::UnboundedSender<(u64, Result<(), StoreError>)>,
     options: TaskOptions,
@@ -99,6 +122,90 @@ pub struct TaskOptions {
 #[derive(Clone)]
 pub struct WorldHandle {
     tx: mpsc::Sender<Request>,
+    core: Arc<Core>,
+}
+
+/// The world and what work on it needs, shared by the world task and every handle.
+struct Core {
+    world: Mutex<World>,
+    env: Env,
+    /// Tells the world task that its timers may have moved (work done elsewhere set a
+    /// deadline, or a hook that waits on time), or that the world is broken.
+    replan: Notify,
+}
+
+/// How many times a connection tries the world's lock, a moment apart, before it gives its
+/// work to the world task: most work holds the world for a microsecond or two, so it is
+/// usually free again within a few tries; while a `say` tells a crowd it is not, and a worker
+/// that waited would leave its own connections unwritten meanwhile.
+const TRIES: usize = 64;
+
+/// A line typed where more than this many others stand goes to the world task (see
+/// [`WorldHandle::line`]).
+const CROWD: usize = 8;
+
+impl Core {
+    /// The world, if it is free now or within [`TRIES`].
+    fn try_world(&self) -> Option<Held<'_>> {
+        for _ in 0..TRIES {
+            match self.world.try_lock() {
+                Ok(world) => return Some(self.held(world)),
+                Err(TryLockError::WouldBlock) => std::hint::spin_loop(),
+                // The world task ends, and moot with it (see `Core::world`).
+                Err(TryLockError::Poisoned(_)) => return None,
+            }
+        }
+        None
+    }
+
+    /// The world, for a piece of the world task's work. Work that panics is caught inside it
+    /// and undone (see [`guarded`]); a panic that got through the lock poisoned it, having
+    /// left the world half changed (putting it back failed too), and then there is no world:
+    /// the world task ends, and moot stops with a failure, for its supervisor to restart it
+    /// and replay the database.
+    fn world(&self) -> Option<Held<'_>> {
+        self.world.lock().ok().map(|world| self.held(world))
+    }
+
+    fn held<'a>(&'a self, world: MutexGuard<'a, World>) -> Held<'a> {
+        Held {
+            world,
+            _watch: Watch(&self.replan),
+        }
+    }
+}
+
+/// The world, while one piece of work holds it.
+struct Held<'a> {
+    /// Dropped after the lock is let go (and poisoned, if the work panicked).
+    world: MutexGuard<'a, World>,
+    _watch: Watch<'a>,
+}
+
+impl std::ops::Deref for Held<'_> {
+    type Target = World;
+    fn deref(&self) -> &World {
+        &self.world
+    }
+}
+
+impl std::ops::DerefMut for Held<'_> {
+    fn deref_mut(&mut self) -> &mut World {
+        &mut self.world
+    }
+}
+
+/// Wakes the world task, to find the lock poisoned and end, if the work that holds the world
+/// panics (see [`Core::world`]).
+struct Watch<'a>(&'a Notify);
+
+impl Drop for Watch<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            tracing::error!("a panic left the world half changed; the world task ends");
+            self.0.notify_one();
+        }
+    }
 }
 
 /// Requests queued for the world before senders are made to wait.
@@ -110,27 +217,83 @@ impl WorldHandle {
         self.tx.send(r).await.is_ok()
     }
 
-    /// Runs `f` on the world task on behalf of `agent`, delivers what it left for others, and
-    /// returns its result once everything it changed is committed to the database.
+    /// Runs a line typed by `agent` on connection `conn`: here and now if the world is free,
+    /// or else on the world task. A line typed in a crowd goes to the task too: there one
+    /// `say` after another is told to the crowd while its members' connections write, so
+    /// each of them writes many lines at once; said here, each `say` woke them all for one
+    /// line, and they wrote half as much with each write (a fifth more CPU a line for 500 in
+    /// one room).
+    pub async fn line(&self, agent: &AgentId, conn: ConnId, line: String) -> Taken {
+        let here = self
+            .here(|world, env| {
+                let crowd = world
+                    .players
+                    .get(agent)
+                    .map_or(0, |p| world.occupants(p.room).len());
+                (crowd <= CROWD + 1).then(|| take_line(world, env, agent, conn, &line, true))
+            })
+            .ok()
+            .flatten();
+        match here {
+            Some(Some(lines)) => Taken::Answered(lines),
+            Some(None) => Taken::Queued,
+            None => {
+                let agent = agent.clone();
+                match self.send(Request::Line { agent, conn, line }).await {
+                    true => Taken::Queued,
+                    false => Taken::Stopped,
+                }
+            }
+        }
+    }
+
+    /// Runs `f` on behalf of `agent`, delivers what it left for others, and returns its result
+    /// once everything it changed is committed to the database. It runs here if the world is
+    /// free, on the world task if not.
     pub async fn call<T, F>(&self, agent: AgentId, face: Face, f: F) -> Result<T, Unavailable>
     where
         T: Send + 'static,
         F: FnOnce(&mut World, &mut Cx) -> T + Send + 'static,
     {
-        let (tx, rx) = oneshot::channel();
-        let job: Job = Box::new(move |world, env| {
+        let work = move |world: &mut World, env: &Env| {
             let mut cx = Cx::new(agent, face);
-            let _ = tx.send(match guarded(world, &mut cx, f) {
+            match guarded(world, &mut cx, f) {
                 Ok(out) => Ok((out, finish(world, env, cx, None))),
                 Err(_) => Err(Unavailable::Internal),
-            });
-        });
-        if !self.send(Request::Call(job)).await {
-            return Err(Unavailable::Stopped);
-        }
-        let (out, released) = rx.await.map_err(|_| Unavailable::Stopped)??;
+            }
+        };
+        let (out, released) = match self.here(work) {
+            Ok(done) => done?,
+            Err(work) => {
+                let (tx, rx) = oneshot::channel();
+                let job: Job = Box::new(move |world, env| {
+                    let _ = tx.send(work(world, env));
+                });
+                if !self.send(Request::Call(job)).await {
+                    return Err(Unavailable::Stopped);
+                }
+                rx.await.map_err(|_| Unavailable::Stopped)??
+            }
+        };
         if let Some(released) = released {
             released.await.map_err(|_| Unavailable::Stopped)??;
+        }
+        Ok(out)
+    }
+
+    /// Does `work` on the world here and now, if it is free (see [`Core::try_world`]), and
+    /// tells the world task if that moved its timers; gives `work` back if the world is busy.
+    fn here<W, T>(&self, work: W) -> Result<T, W>
+    where
+        W: FnOnce(&mut World, &Env) -> T,
+    {
+        let Some(mut world) = self.core.try_world() else {
+            return Err(work);
+        };
+        let timers = (world.next_deadline(), world.has_tick_hooks());
+        let out = work(&mut world, &self.core.env);
+        if (world.next_deadline(), world.has_tick_hooks()) != timers {
+            self.core.replan.notify_one();
         }
         Ok(out)
     }
@@ -154,43 +317,56 @@ impl WorldHandle {
     }
 }
 
-/// Starts the world task. It runs until every [`WorldHandle`] is dropped, then hands the world
-/// back.
+/// Starts the world task. It runs until every [`WorldHandle`] is dropped and what was in
+/// flight has finished.
 pub fn spawn(
     world: World,
     store: Arc<Store>,
     options: TaskOptions,
     commands: Commands,
-) -> (WorldHandle, JoinHandle<World>) {
+) -> (WorldHandle, JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(QUEUE);
     let (commits, answers) = mpsc::unbounded_channel();
-    let env = Env {
-        store,
-        me: tx.downgrade(),
-        commits,
-        options,
-        commands,
-    };
-    let task = tokio::spawn(run(world, env, rx, answers));
-    (WorldHandle { tx }, task)
+    let core = Arc::new_cyclic(|core| Core {
+        world: Mutex::new(world),
+        env: Env {
+            store,
+            me: tx.downgrade(),
+            core: core.clone(),
+            commits,
+            options,
+            commands,
+        },
+        replan: Notify::new(),
+    });
+    let task = tokio::spawn(run(core.clone(), rx, answers));
+    (WorldHandle { tx, core }, task)
 }
 
 type Answers = mpsc::UnboundedReceiver<(u64, Result<(), StoreError>)>;
 
-async fn run(
-    mut world: World,
-    env: Env,
-    mut rx: mpsc::Receiver<Request>,
-    mut answers: Answers,
-) -> World {
-    // Games restored from the database resume: the computer thinks where it is to move, and
-    // deadlines are queued (those that fell due while moot was down are taken at once).
-    for sid in world.session_ids() {
-        job(&mut world, &env, COMPUTER_ID, |w, cx| {
-            w.computer_turn(cx, sid)
-        });
+async fn run(core: Arc<Core>, mut rx: mpsc::Receiver<Request>, mut answers: Answers) {
+    let env = &core.env;
+    // The world for one piece of work, or the end of the task (see `Core::world`).
+    macro_rules! world {
+        () => {
+            match core.world() {
+                Some(world) => world,
+                None => return,
+            }
+        };
     }
-    world.schedule_all();
+    {
+        let mut world = world!();
+        // Games restored from the database resume: the computer thinks where it is to move, and
+        // deadlines are queued (those that fell due while moot was down are taken at once).
+        for sid in world.session_ids() {
+            job(&mut world, env, COMPUTER_ID, |w, cx| {
+                w.computer_turn(cx, sid)
+            });
+        }
+        world.schedule_all();
+    }
     // Agents without a connection leave once they have been silent as long as a telnet
     // character may be; a sweep a minute finds them.
     let mut sweep = tokio::time::interval(std::time::Duration::from_secs(60));
@@ -201,19 +377,25 @@ async fn run(
     // The current run of failed writes, if any.
     let mut failing = Failing::default();
     loop {
+        let (deadline, ticking) = {
+            let world = world!();
+            (world.next_deadline(), world.has_tick_hooks())
+        };
         tokio::select! {
             // The database's answers first: they let finished work go out.
             biased;
             Some((seq, result)) = answers.recv() => {
-                answer(&mut world, &env, seq, result, &mut failing);
+                answer(&mut *world!(), env, seq, result, &mut failing);
             }
             req = rx.recv() => match req {
-                Some(req) => handle(&mut world, &env, req),
+                Some(req) => handle(&mut *world!(), env, req),
                 None => break,
             },
-            _ = sleep_until(world.next_deadline()) => {
+            () = core.replan.notified() => {}
+            _ = sleep_until(deadline) => {
+                let mut world = world!();
                 for sid in world.due_deadlines(Instant::now()) {
-                    let taken = job(&mut world, &env, SERVER_ID, |w, cx| w.take_deadline(cx, sid));
+                    let taken = job(&mut world, env, SERVER_ID, |w, cx| w.take_deadline(cx, sid));
                     if taken.is_none() {
                         // A deadline that meets a bug would meet it again at once, for ever:
                         // the game waits for its next move instead of the town spinning.
@@ -221,12 +403,12 @@ async fn run(
                     }
                 }
             }
-            _ = ticker.tick(), if world.has_tick_hooks() => {
-                job(&mut world, &env, SERVER_ID, |w, cx| w.ticked(cx, Instant::now()));
+            _ = ticker.tick(), if ticking => {
+                job(&mut *world!(), env, SERVER_ID, |w, cx| w.ticked(cx, Instant::now()));
             }
             _ = sweep.tick() => {
                 if let Some(idle) = env.options.agent_idle {
-                    job(&mut world, &env, COMPUTER_ID, |w, cx| {
+                    job(&mut *world!(), env, COMPUTER_ID, |w, cx| {
                         w.sweep_idle_agents(cx, Instant::now(), idle)
                     });
                 }
@@ -234,13 +416,12 @@ async fn run(
         }
     }
     // Everyone has gone; let what is in flight finish, so its callers hear how it ended.
-    while !world.outbox.is_empty() {
+    while !world!().outbox.is_empty() {
         let Some((seq, result)) = answers.recv().await else {
             break;
         };
-        answer(&mut world, &env, seq, result, &mut failing);
+        answer(&mut *world!(), env, seq, result, &mut failing);
     }
-    world
 }
 
 /// Runs work of the world's own (a deadline, a tick) as `actor`, guarded, and sends out what it
@@ -334,18 +515,7 @@ fn handle(world: &mut World, env: &Env, req: Request) {
             }
         }
         Request::Line { agent, conn, line } => {
-            let Some(p) = world.players.get_mut(&agent).filter(|p| p.conn == conn) else {
-                return;
-            };
-            let sink = p.sink.clone();
-            let mut cx = Cx::new(agent.clone(), Face::Telnet);
-            world.heard(&agent, cx.now);
-            let lines = guarded(world, &mut cx, |w, cx| (env.commands)(w, cx, &line))
-                .unwrap_or_else(|_| vec![Unavailable::Internal.to_string()]);
-            if !cx.hidden {
-                world.touch(&agent, cx.now);
-            }
-            finish(world, env, cx, Some(Answer { sink, lines }));
+            take_line(world, env, &agent, conn, &line, false);
         }
         Request::Leave { agent, conn, why } => {
             let mut cx = Cx::new(agent.clone(), Face::Telnet);
@@ -361,6 +531,36 @@ fn handle(world: &mut World, env: &Env, req: Request) {
             }
         }
         Request::Call(job) => job(world, env),
+    }
+}
+
+/// Runs a line typed by `agent` on connection `conn` (ignored if that connection is not theirs
+/// any more). Its answer goes to the connection's queue, unless `direct` and it may go out at
+/// once: then it is returned, and the caller writes it after what that queue holds.
+fn take_line(
+    world: &mut World,
+    env: &Env,
+    agent: &AgentId,
+    conn: ConnId,
+    line: &str,
+    direct: bool,
+) -> Option<Vec<String>> {
+    let p = world.players.get(agent).filter(|p| p.conn == conn)?;
+    let sink = p.sink.clone();
+    let mut cx = Cx::new(agent.clone(), Face::Telnet);
+    world.heard(agent, cx.now);
+    let lines = guarded(world, &mut cx, |w, cx| (env.commands)(w, cx, line))
+        .unwrap_or_else(|_| vec![Unavailable::Internal.to_string()]);
+    if !cx.hidden {
+        world.touch(agent, cx.now);
+    }
+    match submit(world, env, cx, Some(Answer { sink, lines })) {
+        Pushed::Now(mut pending) => {
+            let answer = if direct { pending.answer.take() } else { None };
+            release(world, env, pending);
+            answer.map(|a| a.lines)
+        }
+        Pushed::Held { .. } => None,
     }
 }
 
@@ -410,32 +610,35 @@ fn enter(world: &mut World, env: &Env, row: AgentRow, created: bool, conn: ConnI
 /// Submits what a command wrote as one job, and sends out what it left for others once that is
 /// committed (at once if it wrote nothing and nothing is in flight). The answer resolves when
 /// it has gone out; none means it went out already.
-fn finish(world: &mut World, env: &Env, mut cx: Cx, answer: Option<Answer>) -> Option<Released> {
-    let saves = std::mem::take(&mut cx.saves);
-    let writes = !saves.is_empty();
-    match world.outbox.push(cx, writes, answer) {
+fn finish(world: &mut World, env: &Env, cx: Cx, answer: Option<Answer>) -> Option<Released> {
+    match submit(world, env, cx, answer) {
         Pushed::Now(pending) => {
             release(world, env, pending);
             None
         }
-        Pushed::Held {
-            seq,
-            epoch,
-            released,
-        } => {
-            if writes {
-                let commits = env.commits.clone();
-                env.store.submit_world(
-                    epoch,
-                    move |c| saves.into_iter().try_for_each(|s| s(c)),
-                    move |result| {
-                        let _ = commits.send((seq, result));
-                    },
-                );
-            }
-            Some(released)
-        }
+        Pushed::Held { released, .. } => Some(released),
     }
+}
+
+/// Puts what a command left in the outbox, and its writes on their way to the database; what
+/// may go out at once comes back as [`Pushed::Now`], for the caller to release.
+fn submit(world: &mut World, env: &Env, mut cx: Cx, answer: Option<Answer>) -> Pushed {
+    let saves = std::mem::take(&mut cx.saves);
+    let writes = !saves.is_empty();
+    let pushed = world.outbox.push(cx, writes, answer);
+    if let Pushed::Held { seq, epoch, .. } = &pushed
+        && writes
+    {
+        let (seq, commits) = (*seq, env.commits.clone());
+        env.store.submit_world(
+            *epoch,
+            move |c| saves.into_iter().try_for_each(|s| s(c)),
+            move |result| {
+                let _ = commits.send((seq, result));
+            },
+        );
+    }
+    pushed
 }
 
 /// Sends out what a stored command left for others.
@@ -453,8 +656,10 @@ fn release(world: &mut World, env: &Env, mut pending: Pending) {
 
 /// Starts an effect's work off the world task.
 fn start(env: &Env, effect: Effect) {
-    let Some(tx) = env.me.upgrade() else { return };
-    let world = WorldHandle { tx };
+    let (Some(tx), Some(core)) = (env.me.upgrade(), env.core.upgrade()) else {
+        return;
+    };
+    let world = WorldHandle { tx, core };
     match effect {
         Effect::Boot { agent, lines } => {
             tokio::spawn(async move {

@@ -80,6 +80,30 @@ async fn the_handshake_and_the_start_position_from_each_side() {
     );
 }
 
+/// What a command shows its typist comes before the command's answer: looking at a game gives
+/// a keyed client its board first, then the text between PREFIX and SUFFIX.
+#[tokio::test]
+async fn the_board_a_look_shows_comes_before_its_answer() {
+    let s = TestServer::start().await;
+    let (mut ann, mut bob) = game(&s, None).await;
+    board_line(&mut ann).await;
+    board_line(&mut bob).await;
+    ann.send("PREFIX <<<").await;
+    ann.send("SUFFIX >>>").await;
+    for _ in 0..10 {
+        ann.send("look #1").await;
+        let got = ann.expect(">>>").await;
+        let board = got
+            .iter()
+            .position(|l| l.starts_with("$#$chess-board ka object: #1"));
+        let answer = got.iter().position(|l| l == "<<<");
+        assert!(
+            matches!((board, answer), (Some(b), Some(a)) if b < a),
+            "{got:#?}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn the_seeds_example_position_byte_for_byte() {
     let s = TestServer::start().await;

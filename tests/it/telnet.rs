@@ -150,6 +150,53 @@ async fn two_players_see_each_other_talk_arrive_and_leave() {
     ann.expect("Bob has disconnected.").await;
 }
 
+/// Talkers in one room at once, on a runtime with several workers, so that lines meet the
+/// world busy with another's (and wait for the world task) as well as free (and are answered
+/// where they were read): each hears its own answers in the order it spoke, and every line of
+/// everyone else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn talkers_at_once_each_get_their_answers_in_turn_and_hear_everyone() {
+    const TALKERS: usize = 8;
+    const LINES: usize = 40;
+    let s = TestServer::start_with(|c| c.command_rate = 0.0).await;
+    let mut clients = Vec::new();
+    for i in 0..TALKERS {
+        clients.push(s.player(&format!("Talker{i}")).await);
+    }
+    // Everyone is in before anyone speaks.
+    for c in &mut clients[..TALKERS - 1] {
+        c.expect(&format!("Talker{} has connected.", TALKERS - 1))
+            .await;
+    }
+    let mut talking = tokio::task::JoinSet::new();
+    for (i, mut c) in clients.into_iter().enumerate() {
+        talking.spawn(async move {
+            let lines: String = (0..LINES).map(|n| format!("say {i}:{n}\r\n")).collect();
+            c.send_raw(lines.as_bytes()).await;
+            let (mut mine, mut heard) = (Vec::new(), vec![0; TALKERS]);
+            while mine.len() < LINES || heard.iter().sum::<usize>() < (TALKERS - 1) * LINES {
+                let line = c.line().await.unwrap();
+                if let Some(said) = line.strip_prefix("You say, \"") {
+                    mine.push(said.trim_end_matches('"').to_owned());
+                } else if let Some((who, said)) = line.split_once(" says, \"") {
+                    let (from, n) = said.trim_end_matches('"').split_once(':').unwrap();
+                    let from: usize = from.parse().unwrap();
+                    assert_eq!(who, format!("Talker{from}"));
+                    // Each talker's lines are heard in the order they were said.
+                    assert_eq!(n.parse::<usize>().unwrap(), heard[from], "{line}");
+                    heard[from] += 1;
+                }
+            }
+            let want: Vec<String> = (0..LINES).map(|n| format!("{i}:{n}")).collect();
+            assert_eq!(mine, want);
+            assert_eq!(heard[i], 0);
+        });
+    }
+    while let Some(done) = talking.join_next().await {
+        done.unwrap();
+    }
+}
+
 #[tokio::test]
 async fn page_reaches_another_room_and_whisper_only_its_target() {
     let s = TestServer::start().await;
