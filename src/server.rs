@@ -156,7 +156,7 @@ impl Stops {
 async fn open_town(
     config: &Config,
     stops: &Stops,
-) -> Result<(Door, JoinHandle<()>, String), StartError> {
+) -> Result<(Door, JoinHandle<Result<(), world::Broken>>, String), StartError> {
     let db_name = config.db.to_string();
     let store = Store::open(
         &config.db,
@@ -248,11 +248,11 @@ fn http_bounds(config: &Config) -> http::listener::Bounds {
 }
 
 /// Watches the world task: if it ends unasked, moot stops with a failure.
-fn watch_world(world_task: JoinHandle<()>, stops: &Stops) -> JoinHandle<()> {
+fn watch_world(world_task: JoinHandle<Result<(), world::Broken>>, stops: &Stops) -> JoinHandle<()> {
     let (shutdown, failed) = (stops.shutdown.clone(), stops.world_failed.clone());
     tokio::spawn(async move {
         let ended = world_task.await;
-        if ended.is_err() || !shutdown.is_cancelled() {
+        if !matches!(ended, Ok(Ok(()))) || !shutdown.is_cancelled() {
             tracing::error!(
                 "the world task has ended unasked; moot stops, so that its supervisor \
                  restarts it and the restart replays the database"

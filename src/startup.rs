@@ -63,7 +63,7 @@ fn check_kinds(map: &world::Map) -> Result<(), StartError> {
 /// and what the faces need to know. Both the server and `moot mcp` start from this.
 pub struct Core {
     pub world: world::WorldHandle,
-    pub world_task: JoinHandle<()>,
+    pub world_task: JoinHandle<Result<(), world::Broken>>,
     pub store: Arc<Store>,
     pub directory: Arc<Directory>,
     /// The login screen's text.

@@ -429,10 +429,13 @@ pub(super) async fn play(
                         return;
                     }
                     match shared.town.line(&agent, conn_id, line).await {
-                        Taken::Answered(lines) => {
-                            // What the queue holds came before the answer (notices the line
-                            // sent its typist among them), written a batch at a time.
-                            while let Ok(out) = source.rx.try_recv() {
+                        Taken::Answered { lines, after } => {
+                            // What the world sent before the answer comes before it (notices
+                            // the line sent its typist among them), and nothing after it,
+                            // written a batch at a time.
+                            while source.taken() < after
+                                && let Ok(out) = source.rx.try_recv()
+                            {
                                 source.took(&out);
                                 if let Some(lines) = show(conn, out, &mut announce_xmcp) {
                                     conn.answer(&lines);

@@ -3,7 +3,7 @@
 //! cannot make the server hold unbounded memory for it.
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use tokio::sync::mpsc;
@@ -192,6 +192,9 @@ pub enum Sink {
 pub struct Backlog {
     notices: AtomicUsize,
     bytes: AtomicUsize,
+    /// Everything ever put in the queue, counted as it goes in (only ever by work holding the
+    /// world, so in the world's order): see [`Sink::sent`].
+    sent: AtomicU64,
 }
 
 /// The connection's end.
@@ -199,6 +202,8 @@ pub struct Backlog {
 pub struct Source {
     pub rx: mpsc::UnboundedReceiver<Out>,
     backlog: Arc<Backlog>,
+    /// Everything taken off the queue so far.
+    taken: u64,
 }
 
 pub fn channel() -> (Sink, Source) {
@@ -209,7 +214,11 @@ pub fn channel() -> (Sink, Source) {
             tx,
             backlog: backlog.clone(),
         },
-        Source { rx, backlog },
+        Source {
+            rx,
+            backlog,
+            taken: 0,
+        },
     )
 }
 
@@ -226,6 +235,7 @@ impl Sink {
         {
             backlog.notices.fetch_add(1, Ordering::Relaxed);
             backlog.bytes.fetch_add(weight, Ordering::Relaxed);
+            backlog.sent.fetch_add(1, Ordering::Relaxed);
             let _ = tx.send(match what {
                 Delivery::Line(line) => Out::Line(line),
                 Delivery::Heard(said) => Out::Heard(said),
@@ -256,15 +266,31 @@ impl Sink {
     /// Answers and closing words are never dropped: each connection has at most one command in
     /// flight, so they cannot pile up.
     pub(crate) fn send(&self, out: Out) {
-        if let Sink::Connection { tx, .. } = self {
+        if let Sink::Connection { tx, backlog } = self {
+            backlog.sent.fetch_add(1, Ordering::Relaxed);
             let _ = tx.send(out);
+        }
+    }
+
+    /// How much has been put in the queue so far: an answer handed back beside the queue goes
+    /// after exactly that much (see [`Source::taken`]).
+    pub fn sent(&self) -> u64 {
+        match self {
+            Sink::Connection { backlog, .. } => backlog.sent.load(Ordering::Relaxed),
+            Sink::Mailbox => 0,
         }
     }
 }
 
 impl Source {
+    /// How much has been taken off the queue so far (see [`Sink::sent`]).
+    pub fn taken(&self) -> u64 {
+        self.taken
+    }
+
     /// Marks one notice as taken off the queue.
-    pub fn took(&self, out: &Out) {
+    pub fn took(&mut self, out: &Out) {
+        self.taken += 1;
         let weight = match out {
             Out::Line(l) => l.len(),
             Out::Heard(s) => s.weight(),

@@ -41,7 +41,9 @@ pub use map::{Map, RoomIdx, ThingKind};
 pub use outbox::{Released, Unavailable};
 pub use players::Player;
 pub use presence::{Entered, Leaving};
-pub use task::{Commands, ELSEWHERE, Env, Job, Request, Taken, TaskOptions, WorldHandle, spawn};
+pub use task::{
+    Broken, Commands, ELSEWHERE, Env, Job, Request, Taken, TaskOptions, WorldHandle, spawn,
+};
 
 use std::any::Any;
 use std::collections::{BTreeMap, HashMap};

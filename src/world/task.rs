@@ -61,9 +61,10 @@ pub const ELSEWHERE: &str =
 
 /// What became of a line typed on a connection.
 pub enum Taken {
-    /// It ran, and this is its answer: to be written after whatever the connection's queue
-    /// holds now.
-    Answered(Vec<String>),
+    /// It ran, and this is its answer: to be written once the connection has taken `after`
+    /// things off its queue in all (what the world sent it before the answer; see
+    /// [`Source::taken`](super::Source::taken)).
+    Answered { lines: Vec<String>, after: u64 },
     /// Its answer will come through the connection's queue.
     Queued,
     /// The town has stopped.
@@ -164,7 +165,17 @@ impl Core {
     /// the world task ends, and moot stops with a failure, for its supervisor to restart it
     /// and replay the database.
     fn world(&self) -> Option<Held<'_>> {
-        self.world.lock().ok().map(|world| self.held(world))
+        match self.world.lock() {
+            Ok(world) => Some(self.held(world)),
+            Err(poisoned) => {
+                // What waits on the world hears that it has stopped: callers waiting for their
+                // writes (their senders go with the outbox), and connections (with the sinks).
+                let mut world = poisoned.into_inner();
+                drop(std::mem::take(&mut world.outbox));
+                world.players.clear();
+                None
+            }
+        }
     }
 
     fn held<'a>(&'a self, world: MutexGuard<'a, World>) -> Held<'a> {
@@ -235,7 +246,7 @@ impl WorldHandle {
             .ok()
             .flatten();
         match here {
-            Some(Some(lines)) => Taken::Answered(lines),
+            Some(Some((lines, after))) => Taken::Answered { lines, after },
             Some(None) => Taken::Queued,
             None => {
                 let agent = agent.clone();
@@ -317,14 +328,18 @@ impl WorldHandle {
     }
 }
 
+/// The world task ended because a panic left the world half changed (see [`Core::world`]).
+#[derive(Debug)]
+pub struct Broken;
+
 /// Starts the world task. It runs until every [`WorldHandle`] is dropped and what was in
-/// flight has finished.
+/// flight has finished, or until the world breaks.
 pub fn spawn(
     world: World,
     store: Arc<Store>,
     options: TaskOptions,
     commands: Commands,
-) -> (WorldHandle, JoinHandle<()>) {
+) -> (WorldHandle, JoinHandle<Result<(), Broken>>) {
     let (tx, rx) = mpsc::channel(QUEUE);
     let (commits, answers) = mpsc::unbounded_channel();
     let core = Arc::new_cyclic(|core| Core {
@@ -345,14 +360,18 @@ pub fn spawn(
 
 type Answers = mpsc::UnboundedReceiver<(u64, Result<(), StoreError>)>;
 
-async fn run(core: Arc<Core>, mut rx: mpsc::Receiver<Request>, mut answers: Answers) {
+async fn run(
+    core: Arc<Core>,
+    mut rx: mpsc::Receiver<Request>,
+    mut answers: Answers,
+) -> Result<(), Broken> {
     let env = &core.env;
     // The world for one piece of work, or the end of the task (see `Core::world`).
     macro_rules! world {
         () => {
             match core.world() {
                 Some(world) => world,
-                None => return,
+                None => return Err(Broken),
             }
         };
     }
@@ -422,6 +441,7 @@ async fn run(core: Arc<Core>, mut rx: mpsc::Receiver<Request>, mut answers: Answ
         };
         answer(&mut *world!(), env, seq, result, &mut failing);
     }
+    Ok(())
 }
 
 /// Runs work of the world's own (a deadline, a tick) as `actor`, guarded, and sends out what it
@@ -536,7 +556,8 @@ fn handle(world: &mut World, env: &Env, req: Request) {
 
 /// Runs a line typed by `agent` on connection `conn` (ignored if that connection is not theirs
 /// any more). Its answer goes to the connection's queue, unless `direct` and it may go out at
-/// once: then it is returned, and the caller writes it after what that queue holds.
+/// once: then it is returned, with how much the queue had been sent by then (see
+/// [`Taken::Answered`]).
 fn take_line(
     world: &mut World,
     env: &Env,
@@ -544,7 +565,7 @@ fn take_line(
     conn: ConnId,
     line: &str,
     direct: bool,
-) -> Option<Vec<String>> {
+) -> Option<(Vec<String>, u64)> {
     let p = world.players.get(agent).filter(|p| p.conn == conn)?;
     let sink = p.sink.clone();
     let mut cx = Cx::new(agent.clone(), Face::Telnet);
@@ -558,7 +579,7 @@ fn take_line(
         Pushed::Now(mut pending) => {
             let answer = if direct { pending.answer.take() } else { None };
             release(world, env, pending);
-            answer.map(|a| a.lines)
+            answer.map(|a| (a.lines, a.sink.sent()))
         }
         Pushed::Held { .. } => None,
     }

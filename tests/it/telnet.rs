@@ -152,8 +152,9 @@ async fn two_players_see_each_other_talk_arrive_and_leave() {
 
 /// Talkers in one room at once, on a runtime with several workers, so that lines meet the
 /// world busy with another's (and wait for the world task) as well as free (and are answered
-/// where they were read): each hears its own answers in the order it spoke, and every line of
-/// everyone else.
+/// where they were read): each hears its own answers in the order it spoke and every line of
+/// everyone else, and all of them hear the room's talk in one order, the world's (an answer
+/// handed straight back is written where the world put it among what others said).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn talkers_at_once_each_get_their_answers_in_turn_and_hear_everyone() {
     const TALKERS: usize = 8;
@@ -173,27 +174,44 @@ async fn talkers_at_once_each_get_their_answers_in_turn_and_hear_everyone() {
         talking.spawn(async move {
             let lines: String = (0..LINES).map(|n| format!("say {i}:{n}\r\n")).collect();
             c.send_raw(lines.as_bytes()).await;
-            let (mut mine, mut heard) = (Vec::new(), vec![0; TALKERS]);
-            while mine.len() < LINES || heard.iter().sum::<usize>() < (TALKERS - 1) * LINES {
+            // Who said what, in the order this talker heard it (its own answers among them).
+            let mut heard: Vec<(usize, usize)> = Vec::new();
+            while heard.len() < TALKERS * LINES {
                 let line = c.line().await.unwrap();
-                if let Some(said) = line.strip_prefix("You say, \"") {
-                    mine.push(said.trim_end_matches('"').to_owned());
-                } else if let Some((who, said)) = line.split_once(" says, \"") {
-                    let (from, n) = said.trim_end_matches('"').split_once(':').unwrap();
-                    let from: usize = from.parse().unwrap();
-                    assert_eq!(who, format!("Talker{from}"));
-                    // Each talker's lines are heard in the order they were said.
-                    assert_eq!(n.parse::<usize>().unwrap(), heard[from], "{line}");
-                    heard[from] += 1;
+                let said = if let Some(said) = line.strip_prefix("You say, \"") {
+                    said
+                } else if let Some((_, said)) = line.split_once(" says, \"") {
+                    said
+                } else {
+                    continue;
+                };
+                let (from, n) = said.trim_end_matches('"').split_once(':').unwrap();
+                let (from, n) = (from.parse().unwrap(), n.parse().unwrap());
+                if line.starts_with("You say") {
+                    assert_eq!(from, i, "{line}");
+                } else {
+                    assert!(line.starts_with(&format!("Talker{from} says")), "{line}");
                 }
+                heard.push((from, n));
             }
-            let want: Vec<String> = (0..LINES).map(|n| format!("{i}:{n}")).collect();
-            assert_eq!(mine, want);
-            assert_eq!(heard[i], 0);
+            heard
         });
     }
-    while let Some(done) = talking.join_next().await {
-        done.unwrap();
+    let heard = talking.join_all().await;
+    for (i, mine) in heard.iter().enumerate() {
+        // Each talker's lines, its own included, in the order they were said.
+        for from in 0..TALKERS {
+            let said: Vec<usize> = mine.iter().filter(|w| w.0 == from).map(|w| w.1).collect();
+            assert_eq!(
+                said,
+                (0..LINES).collect::<Vec<_>>(),
+                "talker {i}, from {from}"
+            );
+        }
+        assert_eq!(
+            mine, &heard[0],
+            "talker {i} heard the room in another order"
+        );
     }
 }
 
