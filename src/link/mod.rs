@@ -88,7 +88,7 @@ impl Town {
     /// A line typed on connection `conn`.
     pub async fn line(&self, agent: &AgentId, conn: ConnId, line: String) -> Taken {
         match self {
-            // Run here and now (see `world::task`).
+            // Run here if the world is free (see `world::task`).
             Town::Local(door) => door.world.line(agent, conn, line).await,
             Town::Remote(remote) => match remote.line(agent, conn, line).await {
                 true => Taken::Queued,

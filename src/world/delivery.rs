@@ -192,8 +192,10 @@ pub enum Sink {
 pub struct Backlog {
     notices: AtomicUsize,
     bytes: AtomicUsize,
-    /// Everything ever put in the queue, counted as it goes in (only ever by work holding the
-    /// world, so in the world's order): see [`Sink::sent`].
+    /// Everything ever put in the queue, counted as it goes in: see [`Sink::sent`]. For a
+    /// connection in this process that is only ever done by work holding the world, so the
+    /// count follows the world's order (a host's queues, fed by [`Sink::pass`], get no answer
+    /// beside them).
     sent: AtomicU64,
 }
 
