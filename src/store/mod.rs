@@ -41,7 +41,7 @@ pub use sql::{DbError, Engine, Sql};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, mpsc};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 use tokio::sync::oneshot;
@@ -492,16 +492,29 @@ fn sqlite_settings(conn: &Connection, options: StoreOptions) -> Result<(), Store
     Ok(())
 }
 
+/// How long a starting moot waits for the lock before saying who has it. A session's lock
+/// goes only when its backend sees that its client has gone, a few milliseconds after that
+/// moot exited: a moot restarted at once (by a supervisor, or after `moot db copy`) would
+/// otherwise be refused by one that is no more.
+const PG_LOCK_PATIENCE: Duration = Duration::from_secs(2);
+
 /// Takes the database for this process, or says who has it. The lock is a session's: it
 /// goes when this connection does, so a moot killed outright never leaves it behind.
 fn lock(conn: &mut Sql) -> Result<(), StoreError> {
-    let got = conn
-        .first("SELECT pg_try_advisory_lock(?1)", sql::args![PG_LOCK])?
-        .map(|r| r.get::<bool>(0))
-        .transpose()?
-        .unwrap_or(false);
-    if got {
-        return Ok(());
+    let since = Instant::now();
+    loop {
+        let got = conn
+            .first("SELECT pg_try_advisory_lock(?1)", sql::args![PG_LOCK])?
+            .map(|r| r.get::<bool>(0))
+            .transpose()?
+            .unwrap_or(false);
+        if got {
+            return Ok(());
+        }
+        if since.elapsed() >= PG_LOCK_PATIENCE {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
     }
     let holder = conn
         .first(
@@ -648,7 +661,7 @@ fn lost_commit(
     let again = reconnect
         .as_mut()
         .ok_or_else(|| StoreError::Db("the connection went during a commit".into()))?;
-    let deadline = std::time::Instant::now() + LOST_COMMIT_WAIT;
+    let deadline = Instant::now() + LOST_COMMIT_WAIT;
     loop {
         let status = again().and_then(|mut c| {
             let status: Option<String> = c
@@ -666,7 +679,7 @@ fn lost_commit(
                 ));
             }
             // Not known yet (the database is away, or the commit is still being made).
-            _ if std::time::Instant::now() < deadline => {
+            _ if Instant::now() < deadline => {
                 std::thread::sleep(Duration::from_millis(200));
             }
             _ => {
@@ -698,7 +711,7 @@ fn run_batch(
     state: &mut Writer,
     batch: &mut Vec<Work>,
 ) {
-    let (started, jobs) = (std::time::Instant::now(), batch.len());
+    let (started, jobs) = (Instant::now(), batch.len());
     if let Err(e) = conn.begin() {
         refuse_batch(state, batch, &StoreError::from(e));
         return;

@@ -320,6 +320,36 @@ async fn a_second_moot_on_the_same_database_is_refused_and_told_who_has_it() {
     kill(&mut again);
 }
 
+/// The lock of a moot that has just gone is let go only when its backend notices, a moment
+/// after it exited: a moot started in that moment waits for it, and serves.
+#[tokio::test]
+async fn a_moot_started_as_the_last_one_lets_go_waits_for_the_lock() {
+    let pg = Cluster::start();
+    // A holder that lets go after 600 ms, as a backend whose moot has gone does when it sees.
+    let mut holder = Command::new("psql")
+        .arg(format!("postgres://moot@127.0.0.1:{}/moot", pg.port))
+        .args([
+            "-qAtc",
+            "SELECT pg_advisory_lock(1836019572); SELECT pg_sleep(0.6)",
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let held = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted";
+    for _ in 0..100 {
+        if pg.superuser(held) == "1" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(pg.superuser(held), "1", "psql holds moot's lock");
+    let http: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let mut moot = spawn_moot(&pg.db(), http, &[]).await;
+    assert!(holder.wait().unwrap().success());
+    Api::new(http).agent(Some("Patient")).await;
+    kill(&mut moot);
+}
+
 /// A primary with a synchronous streaming replica, moot on the primary under load; the
 /// primary dies, the replica is promoted, and moot started against it has every action it
 /// acknowledged, and replays the town.
