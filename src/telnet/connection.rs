@@ -376,6 +376,7 @@ pub(super) async fn play(
     let Some(mut source) = shared.town.enter(row, created, conn_id).await else {
         return;
     };
+    source.take_events(conn.options.gmcp());
     // Entering is answered like a command: wait for it before reading input.
     let mut awaiting = true;
     // After the login answer, offer XMCP/1.1 (tkMOO-light answers with its key).
@@ -422,7 +423,10 @@ pub(super) async fn play(
                     return;
                 };
                 last_input = Instant::now();
-                if let Typed::Command(line) = conn.take(input).await {
+                let typed = conn.take(input).await;
+                // GMCP may be agreed (or refused) at any time.
+                source.take_events(conn.options.gmcp());
+                if let Typed::Command(line) = typed {
                     if is_quit(&line) {
                         conn.answer(&[DISCONNECTED]);
                         leave(Leaving::Quit).await;

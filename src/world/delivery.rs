@@ -3,7 +3,7 @@
 //! cannot make the server hold unbounded memory for it.
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use tokio::sync::mpsc;
@@ -188,7 +188,7 @@ pub enum Sink {
 }
 
 /// What waits in a connection's queue, counted as it goes in and comes out.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Backlog {
     notices: AtomicUsize,
     bytes: AtomicUsize,
@@ -197,6 +197,9 @@ pub struct Backlog {
     /// count follows the world's order (a host's queues, fed by [`Sink::pass`], get no answer
     /// beside them).
     sent: AtomicU64,
+    /// Whether the connection takes structured news ([`Delivery::Event`]): a client that
+    /// asked for none is not sent any, so news nobody reads costs no queueing and no wake-up.
+    events: AtomicBool,
 }
 
 /// The connection's end.
@@ -208,9 +211,16 @@ pub struct Source {
     taken: u64,
 }
 
+/// A connection's queue. It takes structured news until its connection says otherwise (see
+/// [`Source::take_events`]).
 pub fn channel() -> (Sink, Source) {
     let (tx, rx) = mpsc::unbounded_channel();
-    let backlog = Arc::new(Backlog::default());
+    let backlog = Arc::new(Backlog {
+        notices: AtomicUsize::new(0),
+        bytes: AtomicUsize::new(0),
+        sent: AtomicU64::new(0),
+        events: AtomicBool::new(true),
+    });
     (
         Sink::Connection {
             tx,
@@ -231,6 +241,9 @@ impl Sink {
         let Sink::Connection { tx, backlog } = self else {
             return;
         };
+        if matches!(what, Delivery::Event(_)) && !backlog.events.load(Ordering::Relaxed) {
+            return;
+        }
         let weight = what.weight();
         if backlog.notices.load(Ordering::Relaxed) < MAX_BACKLOG
             && backlog.bytes.load(Ordering::Relaxed) + weight <= MAX_BACKLOG_BYTES
@@ -290,6 +303,12 @@ impl Source {
         self.taken
     }
 
+    /// Whether structured news is to be queued for this connection from now on: a client
+    /// that did not ask for it (no GMCP) reads only the text, which comes anyway.
+    pub fn take_events(&self, yes: bool) {
+        self.backlog.events.store(yes, Ordering::Relaxed);
+    }
+
     /// Marks one notice as taken off the queue.
     pub fn took(&mut self, out: &Out) {
         self.taken += 1;
@@ -312,6 +331,23 @@ mod tests {
 
     fn line(n: usize) -> Delivery {
         Delivery::Line("x".repeat(n).into())
+    }
+
+    /// News for a client that takes none is not queued: no wake-up, and the count an answer
+    /// waits for does not move.
+    #[test]
+    fn a_connection_that_takes_no_news_is_sent_none() {
+        let (sink, mut source) = channel();
+        let said = Delivery::Event(Event::Said(Said::new("say", "Ann", "Ann says, \"hi\"")));
+        sink.notice(said.clone());
+        assert_eq!(sink.sent(), 1);
+        assert!(matches!(source.rx.try_recv(), Ok(Out::Event(_))));
+        source.take_events(false);
+        sink.notice(said);
+        sink.notice(line(3));
+        assert_eq!(sink.sent(), 2);
+        assert!(matches!(source.rx.try_recv(), Ok(Out::Line(_))));
+        assert!(source.rx.try_recv().is_err());
     }
 
     #[test]

@@ -338,6 +338,32 @@ async fn until_gmcp(c: &mut Client, seen: &mut Vec<u8>, package: &str) -> serde_
     }
 }
 
+/// A client may agree to GMCP after it has logged in: from then on it gets the news of what
+/// it does, though its queue took none while it had not asked.
+#[tokio::test]
+async fn gmcp_agreed_after_login_brings_the_news_from_then_on() {
+    let s = TestServer::start_with(|c| c.telnet_negotiate = true).await;
+    let mut ann = s.client().await;
+    // She lets the offers go unanswered, and logs in.
+    ann.read_bytes_until(|b| b.len() >= 9).await;
+    ann.send("create Ann pw-Ann-moot").await;
+    ann.expect("$#$xmcp version: 1.1").await;
+    ann.command("say Before anything was agreed").await;
+    // Now she agrees, and says something else.
+    ann.send_raw(&[IAC, DO, GMCP]).await;
+    ann.send("say hello").await;
+    let mut seen = Vec::new();
+    let said = until_gmcp(&mut ann, &mut seen, "Comm.Channel.Text").await;
+    assert_eq!(
+        said,
+        serde_json::json!({"channel": "say", "talker": "Ann", "text": "Ann says, \"hello\""})
+    );
+    ann.send("east").await;
+    let room = until_gmcp(&mut ann, &mut seen, "Room.Info").await;
+    assert_eq!(room["num"], "chess_parlour", "{room}");
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn a_negotiating_listener_speaks_gmcp_and_mssp_to_mud_clients() {
     let s = TestServer::start_with(|c| c.telnet_negotiate = true).await;
