@@ -93,17 +93,19 @@ impl Outbox {
     /// Takes what `cx` left, and the answer to a typed command if it was one. `writes` says
     /// whether it left writes for the database.
     pub fn push(&mut self, cx: Cx, writes: bool, answer: Option<Answer>) -> Pushed {
-        let (done, released) = oneshot::channel();
-        let pending = Pending {
+        let mut pending = Pending {
             notices: cx.notices,
             changed: cx.changed,
             effects: cx.effects,
             answer,
-            done: Some(done),
+            done: None,
         };
         if !writes && self.records.is_empty() {
             return Pushed::Now(pending);
         }
+        // Only what waits has anyone to tell when it goes out.
+        let (done, released) = oneshot::channel();
+        pending.done = Some(done);
         let seq = self.next_seq;
         self.next_seq += 1;
         self.records.push_back(Record {
