@@ -123,14 +123,19 @@ fn render(s: &str, width: Option<usize>, buf: &mut Vec<u8>) {
         } else {
             part.into()
         };
-        let pieces = match width {
-            Some(w) => wrap_hanging(&part, w),
-            None => vec![std::borrow::Cow::Borrowed(part.as_ref())],
-        };
-        for piece in pieces {
-            let piece = xmcp::quote(&piece);
-            buf.extend_from_slice(piece.as_bytes());
-            buf.extend_from_slice(b"\r\n");
+        // Most lines fit (no more bytes than columns means no more characters either): they
+        // are written as they are, with nothing to lay out.
+        match width {
+            Some(w) if part.len() > w => {
+                for piece in wrap_hanging(&part, w) {
+                    buf.extend_from_slice(xmcp::quote(&piece).as_bytes());
+                    buf.extend_from_slice(b"\r\n");
+                }
+            }
+            _ => {
+                buf.extend_from_slice(xmcp::quote(&part).as_bytes());
+                buf.extend_from_slice(b"\r\n");
+            }
         }
     }
 }
@@ -247,7 +252,7 @@ impl Conn {
 
     /// Takes an input frame: answers telnet negotiation, reports over-long lines, handles the
     /// connection commands (PREFIX and friends), and slows a flood down.
-    pub async fn take(&mut self, input: Input) -> Typed {
+    pub async fn take(&mut self, input: Input, now: Instant) -> Typed {
         let line = match input {
             Input::Negotiate(verb, opt) => {
                 match self.options.negotiate(verb, opt) {
@@ -316,7 +321,7 @@ impl Conn {
             }
             _ => {}
         }
-        if let Some(wait) = self.throttle.take(Instant::now()) {
+        if let Some(wait) = self.throttle.take(now) {
             let _ = self.out.flush().await;
             tokio::time::sleep(wait).await;
         }
@@ -423,7 +428,7 @@ pub(super) async fn play(
                     return;
                 };
                 last_input = Instant::now();
-                let typed = conn.take(input).await;
+                let typed = conn.take(input, last_input).await;
                 // GMCP may be agreed (or refused) at any time.
                 source.take_events(conn.options.gmcp());
                 if let Typed::Command(line) = typed {

@@ -57,7 +57,7 @@ pub(super) async fn screen(conn: &mut Conn, shared: &Shared) -> Option<(AgentRow
                 return None;
             }
         };
-        let Typed::Command(line) = conn.take(input).await else {
+        let Typed::Command(line) = conn.take(input, Instant::now()).await else {
             continue;
         };
         if is_quit(&line) || line.trim().eq_ignore_ascii_case("quit") {

@@ -2,8 +2,6 @@
 //! table. These are the world's views, not commands: verbs show them, and so does the world
 //! task when someone arrives or asks who is on before logging in.
 
-use std::fmt::Write;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
@@ -201,7 +199,8 @@ pub fn room_seen(
 
 fn lines_of(world: &World, viewer: &AgentId, shown: &Shown<'_>) -> Vec<String> {
     let r = world.map.room(shown.room);
-    let mut lines = vec![r.name.clone(), r.description.clone()];
+    let mut lines = Vec::with_capacity(6);
+    lines.extend([r.name.clone(), r.description.clone()]);
     // A session's building shows how the session stands, as the viewer may see it.
     if let Some(s) = world
         .room_session(shown.room)
@@ -247,7 +246,11 @@ fn lines_of(world: &World, viewer: &AgentId, shown: &Shown<'_>) -> Vec<String> {
             if i > 0 {
                 exits.push_str(", ");
             }
-            let _ = write!(exits, "{} ({})", e.name, world.map.room(e.to).name);
+            // Pieces pushed, not `write!`: every `look` makes this line.
+            exits.push_str(&e.name);
+            exits.push_str(" (");
+            exits.push_str(&world.map.room(e.to).name);
+            exits.push(')');
         }
         exits.push('.');
         lines.push(exits);
