@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// A histogram with fixed upper bounds (Prometheus' cumulative buckets are made at render).
@@ -210,31 +210,39 @@ impl Metrics {
 
 /// How many slots [`Commands`] has: more than faces times verbs.
 const COMMAND_SLOTS: usize = 512;
+/// How many copies of the counts [`Commands`] keeps, a thread writing to one of them.
+const COMMAND_SHARDS: usize = 8;
 
-/// Commands counted by face and verb, without a lock: every command counts, on whichever
-/// worker runs it, and a lock there was a shared line between them for a figure read once a
-/// scrape. A fixed table of slots, each claimed once for a (face, verb) and found again by the
-/// names' addresses (names are the verbs' own `&'static str`s, so finding a slot compares no
-/// text); a name met at two addresses takes two slots, summed when read.
+/// Commands counted by face and verb, without a lock and without a line of memory the
+/// workers write in turn: every command counts, on whichever worker runs it, for a figure
+/// read once a scrape (a lock, then one shared count, each cost a command more than the count
+/// was worth). Each (face, verb) claims a slot once, found again by the names' addresses
+/// (names are the verbs' own `&'static str`s, so finding a slot compares no text), and each
+/// thread counts in a copy of its own; a name met at two addresses takes two slots, and
+/// everything is summed when read.
 struct Commands {
-    slots: Box<[Slot]>,
+    keys: Box<[OnceLock<(&'static str, &'static str)>]>,
+    /// `COMMAND_SHARDS` copies, each its own allocation, of a count per slot.
+    counts: Box<[Box<[AtomicU64]>]>,
     /// Counted when every slot is taken (never, with the verbs moot has).
     overflow: AtomicU64,
 }
 
-struct Slot {
-    key: OnceLock<(&'static str, &'static str)>,
-    n: AtomicU64,
+/// The copy of the counts this thread writes to.
+fn shard() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static SHARD: usize = NEXT.fetch_add(1, Ordering::Relaxed) % COMMAND_SHARDS;
+    }
+    SHARD.with(|s| *s)
 }
 
 impl Commands {
     fn new() -> Commands {
         Commands {
-            slots: (0..COMMAND_SLOTS)
-                .map(|_| Slot {
-                    key: OnceLock::new(),
-                    n: AtomicU64::new(0),
-                })
+            keys: (0..COMMAND_SLOTS).map(|_| OnceLock::new()).collect(),
+            counts: (0..COMMAND_SHARDS)
+                .map(|_| (0..COMMAND_SLOTS).map(|_| AtomicU64::new(0)).collect())
                 .collect(),
             overflow: AtomicU64::new(0),
         }
@@ -246,13 +254,16 @@ impl Commands {
         let start = (face.as_ptr() as usize ^ (verb.as_ptr() as usize).rotate_left(17))
             .wrapping_mul(0x9E37_79B9_7F4A_7C15_u64 as usize)
             >> 7;
-        for i in 0..self.slots.len() {
-            let Some(slot) = self.slots.get((start + i) % self.slots.len()) else {
+        let counts = self.counts.get(shard());
+        for i in 0..COMMAND_SLOTS {
+            let slot = (start + i) % COMMAND_SLOTS;
+            let Some(key) = self.keys.get(slot) else {
                 break;
             };
-            let key = slot.key.get_or_init(|| (face, verb));
-            if same(key) {
-                slot.n.fetch_add(1, Ordering::Relaxed);
+            if same(key.get_or_init(|| (face, verb))) {
+                if let Some(n) = counts.and_then(|c| c.get(slot)) {
+                    n.fetch_add(1, Ordering::Relaxed);
+                }
                 return;
             }
         }
@@ -262,9 +273,15 @@ impl Commands {
     /// Every (face, verb) counted, with its count.
     fn totals(&self) -> BTreeMap<(&'static str, &'static str), u64> {
         let mut totals = BTreeMap::new();
-        for slot in self.slots.iter() {
-            if let Some(&key) = slot.key.get() {
-                *totals.entry(key).or_default() += slot.n.load(Ordering::Relaxed);
+        for (slot, key) in self.keys.iter().enumerate() {
+            if let Some(&key) = key.get() {
+                let n: u64 = self
+                    .counts
+                    .iter()
+                    .filter_map(|c| c.get(slot))
+                    .map(|n| n.load(Ordering::Relaxed))
+                    .sum();
+                *totals.entry(key).or_default() += n;
             }
         }
         let overflow = self.overflow.load(Ordering::Relaxed);
@@ -334,6 +351,16 @@ mod tests {
         }
         let totals = c.totals();
         assert_eq!(totals.values().sum::<u64>(), names.len() as u64);
+        // Counted on other threads, it is all in the sum.
+        std::thread::scope(|s| {
+            for _ in 0..COMMAND_SHARDS + 1 {
+                s.spawn(|| c.count("rest", names[0]));
+            }
+        });
+        assert_eq!(
+            c.totals().values().sum::<u64>(),
+            (names.len() + COMMAND_SHARDS + 1) as u64
+        );
         assert_eq!(totals.get(&("other", "other")), Some(&10));
     }
 
