@@ -566,10 +566,11 @@ fn take_line(
     line: &str,
     direct: bool,
 ) -> Option<(Vec<String>, u64)> {
-    let p = world.players.get(agent).filter(|p| p.conn == conn)?;
-    let sink = p.sink.clone();
     let mut cx = Cx::new(agent.clone(), Face::Telnet);
-    world.heard(agent, cx.now);
+    let p = world.players.get_mut(agent).filter(|p| p.conn == conn)?;
+    let sink = p.sink.clone();
+    // Heard (see `World::heard`), in the same look-up.
+    p.last_heard = cx.now;
     let lines = guarded(world, &mut cx, |w, cx| (env.commands)(w, cx, line))
         .unwrap_or_else(|_| vec![Unavailable::Internal.to_string()]);
     if !cx.hidden {
