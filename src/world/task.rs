@@ -395,23 +395,32 @@ async fn run(
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // The current run of failed writes, if any.
     let mut failing = Failing::default();
+    // What the loop waits on besides its queues, read after each piece of work under the
+    // lock that piece held (work done off the task that moves them says so through
+    // `replan`). One timer, moved only when the next deadline moves.
+    let mut timers = timers_of(&*world!());
+    let timer = tokio::time::sleep_until(timers.0.unwrap_or_else(Instant::now));
+    tokio::pin!(timer);
     loop {
-        let (deadline, ticking) = {
-            let world = world!();
-            (world.next_deadline(), world.has_tick_hooks())
-        };
-        tokio::select! {
+        let (deadline, ticking) = timers;
+        let world = tokio::select! {
             // The database's answers first: they let finished work go out.
             biased;
             Some((seq, result)) = answers.recv() => {
-                answer(&mut *world!(), env, seq, result, &mut failing);
+                let mut world = world!();
+                answer(&mut world, env, seq, result, &mut failing);
+                world
             }
             req = rx.recv() => match req {
-                Some(req) => handle(&mut *world!(), env, req),
+                Some(req) => {
+                    let mut world = world!();
+                    handle(&mut world, env, req);
+                    world
+                }
                 None => break,
             },
-            () = core.replan.notified() => {}
-            _ = sleep_until(deadline) => {
+            () = core.replan.notified() => world!(),
+            () = &mut timer, if deadline.is_some() => {
                 let mut world = world!();
                 for sid in world.due_deadlines(Instant::now()) {
                     let taken = job(&mut world, env, SERVER_ID, |w, cx| w.take_deadline(cx, sid));
@@ -421,17 +430,29 @@ async fn run(
                         world.park_deadline(sid);
                     }
                 }
+                world
             }
             _ = ticker.tick(), if ticking => {
-                job(&mut *world!(), env, SERVER_ID, |w, cx| w.ticked(cx, Instant::now()));
+                let mut world = world!();
+                job(&mut world, env, SERVER_ID, |w, cx| w.ticked(cx, Instant::now()));
+                world
             }
             _ = sweep.tick() => {
+                let mut world = world!();
                 if let Some(idle) = env.options.agent_idle {
-                    job(&mut *world!(), env, COMPUTER_ID, |w, cx| {
+                    job(&mut world, env, COMPUTER_ID, |w, cx| {
                         w.sweep_idle_agents(cx, Instant::now(), idle)
                     });
                 }
+                world
             }
+        };
+        timers = timers_of(&world);
+        drop(world);
+        if let Some(next) = timers.0
+            && timers.0 != deadline
+        {
+            timer.as_mut().reset(next);
         }
     }
     // Everyone has gone; let what is in flight finish, so its callers hear how it ended.
@@ -458,12 +479,9 @@ fn job<T>(
     out
 }
 
-/// Sleeps until `when`, or for ever.
-async fn sleep_until(when: Option<Instant>) {
-    match when {
-        Some(w) => tokio::time::sleep_until(w).await,
-        None => std::future::pending().await,
-    }
+/// The world's next deadline, and whether anything waits on the ticker.
+fn timers_of(world: &World) -> (Option<Instant>, bool) {
+    (world.next_deadline(), world.has_tick_hooks())
 }
 
 /// A run of failed writes with no success between them.
