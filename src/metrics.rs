@@ -208,8 +208,10 @@ impl Metrics {
     }
 }
 
-/// How many slots [`Commands`] has: more than faces times verbs.
-const COMMAND_SLOTS: usize = 512;
+/// How many slots [`Commands`] has: more than faces times verbs, with room for a name that
+/// the compiler kept at two addresses (one copy per code-generation unit), and to spare so
+/// that a probe stays short.
+const COMMAND_SLOTS: usize = 1024;
 /// How many copies of the counts [`Commands`] keeps, a thread writing to one of them.
 const COMMAND_SHARDS: usize = 8;
 
