@@ -353,17 +353,27 @@ mod tests {
         }
         let totals = c.totals();
         assert_eq!(totals.values().sum::<u64>(), names.len() as u64);
-        // Counted on other threads, it is all in the sum.
+        assert_eq!(totals.get(&("other", "other")), Some(&10));
+    }
+
+    /// Each thread counts in a copy of its own; every copy is in the total.
+    #[test]
+    fn counts_from_every_thread_are_summed() {
+        let c = Commands::new();
         std::thread::scope(|s| {
-            for _ in 0..COMMAND_SHARDS + 1 {
-                s.spawn(|| c.count("rest", names[0]));
+            for _ in 0..COMMAND_SHARDS + 3 {
+                s.spawn(|| {
+                    for _ in 0..100 {
+                        c.count("telnet", "say");
+                    }
+                });
             }
         });
+        let totals = c.totals();
         assert_eq!(
-            c.totals().values().sum::<u64>(),
-            (names.len() + COMMAND_SHARDS + 1) as u64
+            totals.get(&("telnet", "say")),
+            Some(&((COMMAND_SHARDS as u64 + 3) * 100))
         );
-        assert_eq!(totals.get(&("other", "other")), Some(&10));
     }
 
     #[test]

@@ -55,7 +55,7 @@ const MAX_BATCH: usize = 4096;
 const PG_READERS: usize = 4;
 /// The key of the advisory lock a moot holds on its PostgreSQL database while it serves it
 /// ("moot" in ASCII).
-const PG_LOCK: i64 = 0x6d6f_6f74;
+pub const PG_LOCK: i64 = 0x6d6f_6f74;
 
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum StoreError {
@@ -492,10 +492,10 @@ fn sqlite_settings(conn: &Connection, options: StoreOptions) -> Result<(), Store
     Ok(())
 }
 
-/// How long a starting moot waits for the lock before saying who has it. A session's lock
-/// goes only when its backend sees that its client has gone, a few milliseconds after that
-/// moot exited: a moot restarted at once (by a supervisor, or after `moot db copy`) would
-/// otherwise be refused by one that is no more.
+/// How long moot waits for the lock (starting, or its writer connecting again after an outage)
+/// before saying who has it. A session's lock goes only when its backend sees that its client
+/// has gone, a few milliseconds after that moot exited: a moot restarted at once (by a
+/// supervisor, or after `moot db copy`) would otherwise be refused by one that is no more.
 const PG_LOCK_PATIENCE: Duration = Duration::from_secs(2);
 
 /// Takes the database for this process, or says who has it. The lock is a session's: it

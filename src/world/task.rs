@@ -301,9 +301,9 @@ impl WorldHandle {
         let Some(mut world) = self.core.try_world() else {
             return Err(work);
         };
-        let timers = (world.next_deadline(), world.has_tick_hooks());
+        let timers = timers_of(&world);
         let out = work(&mut world, &self.core.env);
-        if (world.next_deadline(), world.has_tick_hooks()) != timers {
+        if timers_of(&world) != timers {
             self.core.replan.notify_one();
         }
         Ok(out)
@@ -584,11 +584,10 @@ fn take_line(
     line: &str,
     direct: bool,
 ) -> Option<(Vec<String>, u64)> {
-    let mut cx = Cx::new(agent.clone(), Face::Telnet);
-    let p = world.players.get_mut(agent).filter(|p| p.conn == conn)?;
+    let p = world.players.get(agent).filter(|p| p.conn == conn)?;
     let sink = p.sink.clone();
-    // Heard (see `World::heard`), in the same look-up.
-    p.last_heard = cx.now;
+    let mut cx = Cx::new(agent.clone(), Face::Telnet);
+    world.heard(agent, cx.now);
     let lines = guarded(world, &mut cx, |w, cx| (env.commands)(w, cx, line))
         .unwrap_or_else(|_| vec![Unavailable::Internal.to_string()]);
     if !cx.hidden {

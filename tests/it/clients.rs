@@ -339,7 +339,7 @@ async fn until_gmcp(c: &mut Client, seen: &mut Vec<u8>, package: &str) -> serde_
 }
 
 /// A client may agree to GMCP after it has logged in: from then on it gets the news of what
-/// it does, though its queue took none while it had not asked.
+/// it does (its queue, which took none while it had not asked, takes news again).
 #[tokio::test]
 async fn gmcp_agreed_after_login_brings_the_news_from_then_on() {
     let s = TestServer::start_with(|c| c.telnet_negotiate = true).await;

@@ -326,12 +326,13 @@ async fn a_second_moot_on_the_same_database_is_refused_and_told_who_has_it() {
 async fn a_moot_started_as_the_last_one_lets_go_waits_for_the_lock() {
     let pg = Cluster::start();
     // A holder that lets go after 600 ms, as a backend whose moot has gone does when it sees.
+    let hold = format!(
+        "SELECT pg_advisory_lock({}); SELECT pg_sleep(0.6)",
+        moot::store::PG_LOCK
+    );
     let mut holder = Command::new("psql")
         .arg(format!("postgres://moot@127.0.0.1:{}/moot", pg.port))
-        .args([
-            "-qAtc",
-            "SELECT pg_advisory_lock(1836019572); SELECT pg_sleep(0.6)",
-        ])
+        .args(["-qAtc", &hold])
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
