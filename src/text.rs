@@ -57,7 +57,9 @@ fn needs_cleaning(c: char) -> bool {
 /// drive terminals) or bidirectional controls. Every verb's arguments, from every face, pass
 /// through here before the verb sees them ([`clean_json`] for the JSON faces).
 pub fn clean(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(needs_cleaning) {
+    // Printable ASCII, as nearly every line is, needs nothing: checked a byte at a time, without
+    // decoding characters.
+    if text.bytes().all(|b| matches!(b, b' '..=b'~')) || !text.chars().any(needs_cleaning) {
         return Cow::Borrowed(text);
     }
     Cow::Owned(

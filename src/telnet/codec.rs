@@ -134,11 +134,27 @@ impl TelnetCodec {
         }
     }
 
+    /// [`push`](Self::push) for a run of plain bytes at once.
+    fn push_run(&mut self, run: &[u8]) {
+        if self.overflow || run.is_empty() {
+            return;
+        }
+        if self.line.len() + run.len() > self.max {
+            self.overflow = true;
+            self.line = Vec::new();
+        } else {
+            self.line.extend_from_slice(run);
+        }
+    }
+
     fn end_line(&mut self) -> Input {
         if std::mem::take(&mut self.overflow) {
             Input::TooLong
         } else {
-            let line = String::from_utf8_lossy(&self.line).into_owned();
+            let line = match std::str::from_utf8(&self.line) {
+                Ok(valid) => valid.to_owned(),
+                Err(_) => String::from_utf8_lossy(&self.line).into_owned(),
+            };
             self.line.clear();
             // Each invalid byte becomes a three-byte U+FFFD: the limit holds for the line as
             // decoded, so that no text argument from telnet outgrows the one from any face.
@@ -239,7 +255,20 @@ impl Decoder for TelnetCodec {
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Input>, std::io::Error> {
         let mut used = 0;
         let mut found = None;
-        for &b in src.iter() {
+        while let Some(rest) = src.get(used..) {
+            // Between a line's ends and telnet's commands, bytes are only kept: a run of them
+            // is taken in one go, and the state machine sees only the byte that ends it.
+            if self.state == State::Data {
+                let run = rest
+                    .iter()
+                    .position(|&b| matches!(b, IAC | b'\r' | b'\n'))
+                    .unwrap_or(rest.len());
+                self.push_run(rest.get(..run).unwrap_or_default());
+                used += run;
+            }
+            let Some(&b) = src.get(used) else {
+                break;
+            };
             used += 1;
             if let Some(input) = self.byte(b) {
                 found = Some(input);
@@ -263,6 +292,56 @@ mod tests {
             out.push(i);
         }
         out
+    }
+
+    /// The same bytes arriving `step` at a time, as a slow link or a client's keystrokes bring
+    /// them.
+    fn in_steps(bytes: &[u8], max: usize, step: usize) -> Vec<Input> {
+        let mut codec = TelnetCodec::new(max);
+        let mut buf = BytesMut::new();
+        let mut out = Vec::new();
+        for chunk in bytes.chunks(step) {
+            buf.extend_from_slice(chunk);
+            while let Some(i) = codec.decode(&mut buf).unwrap() {
+                out.push(i);
+            }
+        }
+        out
+    }
+
+    /// Runs of plain bytes are taken whole: however the bytes arrive, the lines and commands
+    /// are the same, and a line of exactly the limit is kept while one byte more is not.
+    #[test]
+    fn bytes_decode_the_same_however_they_arrive() {
+        let input = [
+            b"look\r\n".as_slice(),
+            b"say caf\xc3\xa9\r\0",
+            &[IAC, DO, 1, b'a', IAC, IAC, b'b', IAC, 241, b'\n'],
+            &[IAC, SB, 24, 0, b'v', b't', IAC, SE],
+            b"1234567890\n12345678901\n\r\n",
+            b"x\ry\n\nlast without end",
+        ]
+        .concat();
+        let whole = all(&input, 10);
+        assert_eq!(
+            whole,
+            [
+                line("look"),
+                line("say caf\u{e9}"),
+                Input::Negotiate(Verb::Do, 1),
+                line("a\u{fffd}b"),
+                Input::Sub(24, vec![0, b'v', b't']),
+                line("1234567890"),
+                Input::TooLong,
+                line(""),
+                line("x"),
+                line("y"),
+                line(""),
+            ]
+        );
+        for step in 1..input.len() {
+            assert_eq!(in_steps(&input, 10, step), whole, "{step} bytes at a time");
+        }
     }
 
     fn line(s: &str) -> Input {

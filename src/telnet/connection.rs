@@ -1,6 +1,7 @@
 //! One telnet connection, from accept to close: the login screen, then the loop that passes
 //! typed lines to the world and the world's output back to the socket.
 
+use std::borrow::Cow;
 use std::net::SocketAddr;
 
 use futures_util::StreamExt;
@@ -115,27 +116,41 @@ impl Writer {
 /// for an out-of-band message. A CR (which ends a line for tkMOO-light) never starts one, and
 /// the Unicode line and paragraph separators (which some clients break lines at) are spaces.
 fn render(s: &str, width: Option<usize>, buf: &mut Vec<u8>) {
+    // Most lines are one row with nothing to take out: none of LF, CR, or the lead byte of the
+    // Unicode separators (0xE2, which other characters share; those go the long way).
+    // (Looked for in every byte rather than up to the first: the loop runs many bytes a step.)
+    if !s
+        .bytes()
+        .fold(false, |seen, b| seen | matches!(b, b'\n' | b'\r' | 0xE2))
+    {
+        return render_row(s, width, buf);
+    }
     for part in s.split('\n') {
-        let part: std::borrow::Cow<str> = if part.contains(['\r', '\u{2028}', '\u{2029}']) {
+        let part: Cow<str> = if part.contains(['\r', '\u{2028}', '\u{2029}']) {
             part.replace('\r', "")
                 .replace(['\u{2028}', '\u{2029}'], " ")
                 .into()
         } else {
             part.into()
         };
-        // Most lines fit (no more bytes than columns means no more characters either): they
-        // are written as they are, with nothing to lay out.
-        match width {
-            Some(w) if part.len() > w => {
-                for piece in wrap_hanging(&part, w) {
-                    buf.extend_from_slice(xmcp::quote(&piece).as_bytes());
-                    buf.extend_from_slice(b"\r\n");
-                }
-            }
-            _ => {
-                buf.extend_from_slice(xmcp::quote(&part).as_bytes());
+        render_row(&part, width, buf);
+    }
+}
+
+/// One line without line breaks, laid out for `width`.
+fn render_row(part: &str, width: Option<usize>, buf: &mut Vec<u8>) {
+    // Most lines fit (no more bytes than columns means no more characters either): they are
+    // written as they are, with nothing to lay out.
+    match width {
+        Some(w) if part.len() > w => {
+            for piece in wrap_hanging(part, w) {
+                buf.extend_from_slice(xmcp::quote(&piece).as_bytes());
                 buf.extend_from_slice(b"\r\n");
             }
+        }
+        _ => {
+            buf.extend_from_slice(xmcp::quote(part).as_bytes());
+            buf.extend_from_slice(b"\r\n");
         }
     }
 }
@@ -284,7 +299,10 @@ impl Conn {
                 self.answer(&[TOO_LONG]);
                 return Typed::Handled;
             }
-            Input::Line(line) => clean(&line).into_owned(),
+            Input::Line(line) => match clean(&line) {
+                Cow::Borrowed(_) => line,
+                Cow::Owned(cleaned) => cleaned,
+            },
         };
         let (word, rest) = line
             .trim_start()

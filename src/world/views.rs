@@ -241,7 +241,13 @@ fn lines_of(world: &World, viewer: &AgentId, shown: &Shown<'_>) -> Vec<String> {
     if r.exits.is_empty() {
         lines.push("There are no obvious exits.".into());
     } else {
-        let mut exits = String::from("Exits: ");
+        let room_name = |e: &super::map::Exit| world.map.room(e.to).name.as_str();
+        let long = r
+            .exits
+            .iter()
+            .map(|e| e.name.len() + room_name(e).len() + 5);
+        let mut exits = String::with_capacity("Exits: .".len() + long.sum::<usize>());
+        exits.push_str("Exits: ");
         for (i, e) in r.exits.iter().enumerate() {
             if i > 0 {
                 exits.push_str(", ");
@@ -249,7 +255,7 @@ fn lines_of(world: &World, viewer: &AgentId, shown: &Shown<'_>) -> Vec<String> {
             // Pieces pushed, not `write!`: every `look` makes this line.
             exits.push_str(&e.name);
             exits.push_str(" (");
-            exits.push_str(&world.map.room(e.to).name);
+            exits.push_str(room_name(e));
             exits.push(')');
         }
         exits.push('.');
