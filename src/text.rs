@@ -57,9 +57,12 @@ fn needs_cleaning(c: char) -> bool {
 /// drive terminals) or bidirectional controls. Every verb's arguments, from every face, pass
 /// through here before the verb sees them ([`clean_json`] for the JSON faces).
 pub fn clean(text: &str) -> Cow<'_, str> {
-    // Printable ASCII, as nearly every line is, needs nothing: checked a byte at a time, without
-    // decoding characters.
-    if text.bytes().all(|b| matches!(b, b' '..=b'~')) || !text.chars().any(needs_cleaning) {
+    // Printable ASCII, as nearly every line is, needs nothing: checked without decoding
+    // characters, every byte (not up to the first other one), many bytes a step.
+    let printable = text
+        .bytes()
+        .fold(true, |all, b| all & matches!(b, b' '..=b'~'));
+    if printable || !text.chars().any(needs_cleaning) {
         return Cow::Borrowed(text);
     }
     Cow::Owned(

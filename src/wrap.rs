@@ -126,7 +126,33 @@ impl<'a> Row<'a> {
 /// `indent` bytes of spaces). When even the first word does not fit, the break comes just after
 /// it, so that it stands whole on a row of its own. `None` when `rest` fits, or is one word.
 fn break_at(rest: &str, room: usize, indent: usize) -> Option<usize> {
-    if rest.chars().count() <= room {
+    if rest.is_ascii() {
+        break_at_ascii(rest.as_bytes(), room, indent)
+    } else {
+        break_at_chars(rest, room, indent)
+    }
+}
+
+/// [`break_at`] where every character is a byte, so a column is an index: the last space that
+/// fits, found from the end of the row rather than by walking the line (a long list of exits
+/// is wrapped at every `look`).
+fn break_at_ascii(rest: &[u8], room: usize, indent: usize) -> Option<usize> {
+    if rest.len() <= room {
+        return None;
+    }
+    let fitting = rest
+        .get(..=room)
+        .and_then(|row| row.iter().rposition(|&b| b == b' '))
+        .filter(|&i| i > indent);
+    fitting.or_else(|| {
+        let from = room.max(indent) + 1;
+        let after = rest.get(from..)?.iter().position(|&b| b == b' ')?;
+        Some(from + after)
+    })
+}
+
+fn break_at_chars(rest: &str, room: usize, indent: usize) -> Option<usize> {
+    if rest.chars().nth(room).is_none() {
         return None;
     }
     let mut last_fitting = None;
@@ -216,6 +242,31 @@ pub fn wrap_hanging(line: &str, width: usize) -> Vec<Cow<'_, str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shortcut for ASCII breaks where walking the characters does, for every room and
+    /// indentation, on lines with runs of spaces, long words, and spaces at either end.
+    #[test]
+    fn ascii_lines_break_where_characters_do() {
+        let lines = [
+            "Exits: r01 (Bench Room 01), r02 (Bench Room 02), r03 (Bench Room 03).",
+            "    indented  and   spaced out, with aVeryLongWordThatFitsNowhere at all ",
+            "oneword",
+            "  ",
+            " a b c d e f g h",
+            "",
+        ];
+        for line in lines {
+            for room in 0..line.len() + 2 {
+                for indent in 0..6 {
+                    assert_eq!(
+                        break_at_ascii(line.as_bytes(), room, indent),
+                        break_at_chars(line, room, indent),
+                        "{line:?} room {room} indent {indent}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_line_that_fits_is_whole() {

@@ -304,10 +304,8 @@ impl Conn {
                 Cow::Owned(cleaned) => cleaned,
             },
         };
-        let (word, rest) = line
-            .trim_start()
-            .split_once(' ')
-            .unwrap_or((line.trim(), ""));
+        let trimmed = line.trim();
+        let (word, rest) = trimmed.split_once(' ').unwrap_or((trimmed, ""));
         let setting = match word {
             "PREFIX" | "OUTPUTPREFIX" => Some(&mut self.prefix),
             "SUFFIX" | "OUTPUTSUFFIX" => Some(&mut self.suffix),
@@ -318,7 +316,7 @@ impl Conn {
             *setting = (!rest.is_empty()).then(|| rest.to_owned());
             return Typed::Handled;
         }
-        if line.trim().is_empty() || line.starts_with("#$#") {
+        if trimmed.is_empty() || line.starts_with("#$#") {
             // Blank, or MCP 2.1 out-of-band: never a command.
             return Typed::Handled;
         }
