@@ -271,6 +271,14 @@ impl Decoder for TelnetCodec {
             };
             used += 1;
             if let Some(input) = self.byte(b) {
+                // The LF (or NUL) after a CR that came with it is taken now, not on the next
+                // call, which then finds nothing left.
+                if self.state == State::Cr
+                    && let Some(b'\n' | 0) = src.get(used)
+                {
+                    used += 1;
+                    self.state = State::Data;
+                }
                 found = Some(input);
                 break;
             }

@@ -409,7 +409,10 @@ pub(super) async fn play(
     // afresh at every turn of the loop cost a twentieth of a command's CPU.
     let idle_timer = sleep_until(last_input + idle.unwrap_or_default());
     tokio::pin!(idle_timer);
-    let shutdown = shared.shutdown.cancelled();
+    // The connection's own child of the server's token: waiting on the server's itself locked
+    // the same two mutexes from every connection on every worker, at each turn of the loop.
+    let stop = shared.shutdown.child_token();
+    let shutdown = stop.cancelled();
     tokio::pin!(shutdown);
     let leave = |why| shared.town.leave(&agent, conn_id, why);
     loop {

@@ -160,7 +160,9 @@ impl Cx {
         };
         for id in occupants {
             if *id == self.actor {
-                self.event(id, Event::Said(said.clone()));
+                if me.sink.takes_events() {
+                    self.event(id, Event::Said(said.clone()));
+                }
             } else if let Some(why) = world.deaf_to_town(id) {
                 spoken.unheard.push(why);
             } else {

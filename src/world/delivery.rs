@@ -287,6 +287,15 @@ impl Sink {
         }
     }
 
+    /// Whether structured news ([`Delivery::Event`]) would reach anyone here: news for a
+    /// client that takes none need not be made.
+    pub fn takes_events(&self) -> bool {
+        match self {
+            Sink::Connection { backlog, .. } => backlog.events.load(Ordering::Relaxed),
+            Sink::Mailbox => false,
+        }
+    }
+
     /// How much has been put in the queue so far: an answer handed back beside the queue goes
     /// after exactly that much (see [`Source::taken`]).
     pub fn sent(&self) -> u64 {
