@@ -147,9 +147,15 @@ impl Cx {
     /// of the others did not, from the same one pass over the room.
     pub fn speak(&mut self, world: &World, channel: &'static str, line: &str) -> Spoken {
         let me = world.player(&self.actor);
-        let said = Said::new(channel, &me.name, line);
+        // Made for the first who hears them: words nobody hears (the speaker alone, and taking
+        // no news) are not kept at all.
+        let mut said = None;
+        let mut made = || {
+            said.get_or_insert_with(|| Said::new(channel, &me.name, line))
+                .clone()
+        };
         let occupants = world.occupants(me.room);
-        self.notices.reserve(occupants.len());
+        self.notices.reserve(occupants.len().saturating_sub(1));
         let mut spoken = Spoken {
             heard_by: if self.text_only {
                 Vec::new()
@@ -161,7 +167,7 @@ impl Cx {
         for id in occupants {
             if *id == self.actor {
                 if me.sink.takes_events() {
-                    self.event(id, Event::Said(said.clone()));
+                    self.event(id, Event::Said(made()));
                 }
             } else if let Some(why) = world.deaf_to_town(id) {
                 spoken.unheard.push(why);
@@ -170,7 +176,7 @@ impl Cx {
                 if !self.text_only {
                     spoken.heard_by.push(world.player(id).name.clone());
                 }
-                self.hear(id, said.clone());
+                self.hear(id, made());
             }
         }
         spoken
