@@ -3,6 +3,8 @@
 
 use std::borrow::Cow;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::task::Poll;
 
 use futures_util::StreamExt;
 use tokio::io::AsyncWriteExt;
@@ -409,11 +411,13 @@ pub(super) async fn play(
     // afresh at every turn of the loop cost a twentieth of a command's CPU.
     let idle_timer = sleep_until(last_input + idle.unwrap_or_default());
     tokio::pin!(idle_timer);
+    let mut idle_waits = false;
     // The connection's own child of the server's token: waiting on the server's itself locked
     // the same two mutexes from every connection on every worker, at each turn of the loop.
     let stop = shared.shutdown.child_token();
     let shutdown = stop.cancelled();
     tokio::pin!(shutdown);
+    let mut shutdown_waits = false;
     let leave = |why| shared.town.leave(&agent, conn_id, why);
     loop {
         // Input first: a typed line wakes the loop, and polling the queue before it only to find
@@ -489,23 +493,46 @@ pub(super) async fn play(
                     return;
                 }
             }
-            () = &mut idle_timer, if idle.is_some() && !awaiting => {
+            () = seldom(idle_timer.as_mut(), &mut idle_waits, |t| t.is_elapsed()),
+                if idle.is_some() && !awaiting =>
+            {
                 let due = last_input + idle.unwrap_or_default();
                 if Instant::now() < due {
+                    // Moved on, it holds no waker until it is polled again.
                     idle_timer.as_mut().reset(due);
+                    idle_waits = false;
                     continue;
                 }
                 conn.answer(&[IDLE]);
                 leave(Leaving::Idle).await;
                 return;
             }
-            () = &mut shutdown => {
+            () = seldom(shutdown.as_mut(), &mut shutdown_waits, |_| stop.is_cancelled()) => {
                 conn.answer(&[SHUTTING_DOWN]);
                 leave(Leaving::Lost).await;
                 return;
             }
         }
     }
+}
+
+/// `future`, for the connected loop to wait on beside its input and its queue when it seldom
+/// happens (the idle timer, the shutdown): once polled, it has left this task's waker where it
+/// will be woken from (`waits`), and it is polled again only when `may_be_ready` says so.
+/// tokio takes the waker afresh at every poll (a clone and an atomic swap for a timer, two
+/// mutexes for a token), and the loop turns twice a command.
+fn seldom<'a, F: Future + ?Sized>(
+    mut future: Pin<&'a mut F>,
+    waits: &'a mut bool,
+    may_be_ready: impl Fn(&F) -> bool + 'a,
+) -> impl Future<Output = F::Output> + 'a {
+    std::future::poll_fn(move |cx| {
+        if *waits && !may_be_ready(&future) {
+            return Poll::Pending;
+        }
+        *waits = true;
+        future.as_mut().poll(cx)
+    })
 }
 
 /// Queues what the world sent for the screen; the closing words, if it was told to close.
