@@ -152,9 +152,8 @@ fn break_at_ascii(rest: &[u8], room: usize, indent: usize) -> Option<usize> {
 }
 
 fn break_at_chars(rest: &str, room: usize, indent: usize) -> Option<usize> {
-    if rest.chars().nth(room).is_none() {
-        return None;
-    }
+    // A row's worth of characters and one more, or the rest fits.
+    rest.chars().nth(room)?;
     let mut last_fitting = None;
     for (column, (i, c)) in rest.char_indices().enumerate() {
         if c != ' ' || i <= indent {
