@@ -20,7 +20,7 @@ use super::{Shared, xmcp};
 use crate::config::MAX_LINE_BYTES;
 use crate::store::AgentRow;
 use crate::text::clean;
-use crate::world::{AgentId, ConnId, Leaving, Out, Taken};
+use crate::world::{AgentId, ConnId, Leaving, Out, Source, Taken};
 use crate::wrap::{Display, wrap_hanging};
 
 pub const DISCONNECTED: &str = "*** Disconnected ***";
@@ -465,6 +465,14 @@ pub(super) async fn play(
                         Taken::Stopped => return,
                     }
                 }
+                // Input is polled first, and a line handled here (a blank one, a telnet
+                // command) drains no answer: what the world queued goes out with it, or a
+                // client that kept sending such lines would keep the queue (a `Close` among
+                // it) waiting.
+                if let Some(lines) = queued(conn, &mut source, None, &mut awaiting, &mut announce_xmcp) {
+                    conn.answer(&lines);
+                    return;
+                }
                 if conn.out.flush().await.is_err() {
                     leave(Leaving::Lost).await;
                     return;
@@ -472,21 +480,9 @@ pub(super) async fn play(
             }
             out = source.rx.recv() => {
                 let Some(out) = out else { return };
-                let mut next = Some(out);
-                // Write what is already queued in one go (up to a buffer's worth).
-                while let Some(out) = next.take() {
-                    source.took(&out);
-                    if matches!(out, Out::Reply { .. }) {
-                        awaiting = false;
-                    }
-                    if let Some(lines) = show(conn, out, &mut announce_xmcp) {
-                        conn.answer(&lines);
-                        return;
-                    }
-                    next = if conn.out.full() { None } else { source.rx.try_recv().ok() };
-                    if next.is_some() && conn.out.buf.capacity() <= KEPT_BUFFER {
-                        conn.out.batch();
-                    }
+                if let Some(lines) = queued(conn, &mut source, Some(out), &mut awaiting, &mut announce_xmcp) {
+                    conn.answer(&lines);
+                    return;
                 }
                 if conn.out.flush().await.is_err() {
                     leave(Leaving::Lost).await;
@@ -516,6 +512,36 @@ pub(super) async fn play(
     }
 }
 
+/// Puts what the world has queued (after `first`, if the queue gave one already) on the screen,
+/// up to a buffer's worth; the closing words, if the world closed the connection.
+fn queued(
+    conn: &mut Conn,
+    source: &mut Source,
+    first: Option<Out>,
+    awaiting: &mut bool,
+    announce_xmcp: &mut bool,
+) -> Option<Vec<String>> {
+    let mut next = first.or_else(|| source.rx.try_recv().ok());
+    while let Some(out) = next.take() {
+        source.took(&out);
+        if matches!(out, Out::Reply { .. }) {
+            *awaiting = false;
+        }
+        if let Some(lines) = show(conn, out, announce_xmcp) {
+            return Some(lines);
+        }
+        next = if conn.out.full() {
+            None
+        } else {
+            source.rx.try_recv().ok()
+        };
+        if next.is_some() && conn.out.buf.capacity() <= KEPT_BUFFER {
+            conn.out.batch();
+        }
+    }
+    None
+}
+
 /// `future`, for the connected loop to wait on beside its input and its queue when it seldom
 /// happens (the idle timer, the shutdown): once polled, it has left this task's waker where it
 /// will be woken from (`waits`), and it is polled again only when `may_be_ready` says so.
@@ -530,7 +556,9 @@ fn seldom<'a, F: Future + ?Sized>(
         if *waits && !may_be_ready(&future) {
             return Poll::Pending;
         }
-        *waits = true;
+        // A poll that tokio refuses for want of budget (its cooperative scheduling) leaves no
+        // waker behind, and so counts only when the budget allows it.
+        *waits = tokio::task::coop::has_budget_remaining();
         future.as_mut().poll(cx)
     })
 }

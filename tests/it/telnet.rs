@@ -480,6 +480,70 @@ async fn each_line_typed_puts_off_the_idle_timeout() {
     );
 }
 
+/// Lines sent with the login, more than the connection reads in one turn of its task, run
+/// tokio's budget out while the idle timer is first waited on: the timer still goes off once
+/// the client falls silent.
+#[tokio::test]
+async fn the_idle_timeout_holds_after_a_flood_sent_with_the_login() {
+    let s = TestServer::start_with(|c| c.idle_timeout = Duration::from_millis(600).into()).await;
+    let mut ann = s.client().await;
+    let mut flood = b"create Ann pw-Ann-moot\r\n".to_vec();
+    flood.extend(b"\r\n".repeat(100_000));
+    ann.send_raw(&flood).await;
+    ann.expect("*** Created ***").await;
+    assert_eq!(
+        ann.until_closed().await.last().unwrap(),
+        "*** Disconnected for inactivity ***"
+    );
+}
+
+/// Blank lines are handled by the connection and never reach the world; a client that keeps
+/// sending them, and reads meanwhile, still hears what the world sends it.
+#[tokio::test]
+async fn a_flood_of_blank_lines_holds_nothing_the_world_sends_back() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let s = TestServer::start().await;
+    let (rd, mut wr) = tokio::net::TcpStream::connect(s.addr)
+        .await
+        .unwrap()
+        .into_split();
+    wr.write_all(b"create Ann pw-Ann-moot\r\n").await.unwrap();
+    let mut rd = BufReader::new(rd);
+    let mut line = Vec::new();
+    let mut read_until = async |needle: &[u8]| loop {
+        line.clear();
+        let n = rd.read_until(b'\n', &mut line).await.unwrap();
+        assert!(n > 0, "closed");
+        if line.windows(needle.len()).any(|w| w == needle) {
+            return;
+        }
+    };
+    read_until(b"Exits:").await;
+    let heard = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flooding = heard.clone();
+    let flood = tokio::spawn(async move {
+        while !flooding.load(std::sync::atomic::Ordering::Relaxed) {
+            if wr.write_all(&b"\r\n".repeat(4096)).await.is_err() {
+                break;
+            }
+        }
+    });
+    let mut bob = s.player("Bob").await;
+    bob.send("say over the noise").await;
+    bob.expect("You say, \"over the noise\"").await;
+    let got = tokio::time::timeout(
+        Duration::from_secs(10),
+        read_until(b"Bob says, \"over the noise\""),
+    )
+    .await;
+    heard.store(true, std::sync::atomic::Ordering::Relaxed);
+    flood.await.unwrap();
+    assert!(
+        got.is_ok(),
+        "Ann never heard Bob while she sent blank lines"
+    );
+}
+
 #[tokio::test]
 async fn past_the_connection_limit_a_newcomer_is_turned_away() {
     let s = TestServer::start_with(|c| c.max_connections = 2).await;
