@@ -420,10 +420,11 @@ pub(super) async fn play(
     let mut shutdown_waits = false;
     let leave = |why| shared.town.leave(&agent, conn_id, why);
     loop {
-        // Input first: a typed line wakes the loop, and polling the queue before it only to find
-        // it empty cost a fifth of the queue's share of a command. Nothing the world sent is
-        // held back by it: an answer writes what was queued before it, and a line that is
-        // not answered at once stops input until its answer comes (`awaiting`).
+        // Input first: a typed line is what wakes the loop, and polling the queue before it
+        // found the queue empty and took the task's waker twice a command. Nothing the world
+        // sent waits on input: an answer writes what was queued before it, whatever else is
+        // queued goes out after every input (`queued`, below), and a line not answered at once
+        // stops input until its answer comes (`awaiting`).
         tokio::select! {
             biased;
             input = conn.input.next(), if !awaiting => {
