@@ -76,6 +76,17 @@ pub fn clean(text: &str) -> Cow<'_, str> {
     )
 }
 
+/// `str::trim`, with the answer found at once where both ends are visible ASCII, as they are
+/// on nearly every typed line: the general trim decodes a character at each end to test it,
+/// and a command trims its line several times over.
+pub fn trim(text: &str) -> &str {
+    match (text.as_bytes().first(), text.as_bytes().last()) {
+        (None, _) => text,
+        (Some(a), Some(z)) if a.is_ascii_graphic() && z.is_ascii_graphic() => text,
+        _ => text.trim(),
+    }
+}
+
 /// A text argument over [`MAX_TEXT_BYTES`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("A text may be at most {MAX_TEXT_BYTES} bytes long; this one is {0}.")]
@@ -141,6 +152,31 @@ mod tests {
         assert_eq!(duration_phrase(Duration::from_secs(185)), "3 minutes");
         assert_eq!(duration_phrase(Duration::from_secs(7200)), "2 hours");
         assert_eq!(duration_phrase(Duration::from_secs(86400)), "1 day");
+    }
+
+    /// The quick trim agrees with `str::trim` on every kind of end.
+    #[test]
+    fn trim_agrees_with_the_general_trim() {
+        for s in [
+            "",
+            " ",
+            "look",
+            " look",
+            "look ",
+            "\tsay hi\r\n",
+            "\u{3000}x\u{3000}",
+            "é",
+            "x\u{a0}",
+            "\u{a0}x",
+            "a",
+            "ab",
+            " a b ",
+            "~!",
+            "\u{85}",
+            "@who",
+        ] {
+            assert_eq!(trim(s), s.trim(), "{s:?}");
+        }
     }
 
     #[test]

@@ -151,11 +151,11 @@ impl TelnetCodec {
         if std::mem::take(&mut self.overflow) {
             Input::TooLong
         } else {
-            let line = match std::str::from_utf8(&self.line) {
-                Ok(valid) => valid.to_owned(),
-                Err(_) => String::from_utf8_lossy(&self.line).into_owned(),
+            // The bytes become the line as they are, without a copy, when they are UTF-8.
+            let line = match String::from_utf8(std::mem::take(&mut self.line)) {
+                Ok(valid) => valid,
+                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
             };
-            self.line.clear();
             // Each invalid byte becomes a three-byte U+FFFD: the limit holds for the line as
             // decoded, so that no text argument from telnet outgrows the one from any face.
             if line.len() > self.max {

@@ -19,7 +19,7 @@ pub fn word(i: In<'_>) -> IResult<In<'_>, &str> {
 /// All that is left, trimmed; fails when nothing is.
 pub fn text(i: In<'_>) -> IResult<In<'_>, &str> {
     map_opt(rest, |s: &str| {
-        let t = s.trim();
+        let t = crate::text::trim(s);
         (!t.is_empty()).then_some(t)
     })
     .parse(i)
@@ -62,7 +62,7 @@ pub fn whole<'a, O>(
     usage: impl FnOnce() -> VerbError,
 ) -> Result<O, VerbError> {
     match p.parse(i) {
-        Ok((left, out)) if left.trim().is_empty() => Ok(out),
+        Ok((left, out)) if crate::text::trim(left).is_empty() => Ok(out),
         _ => Err(usage()),
     }
 }
