@@ -306,7 +306,7 @@ impl Conn {
                 Cow::Owned(cleaned) => cleaned,
             },
         };
-        let trimmed = line.trim();
+        let trimmed = crate::text::trim(&line);
         let (word, rest) = trimmed.split_once(' ').unwrap_or((trimmed, ""));
         let setting = match word {
             "PREFIX" | "OUTPUTPREFIX" => Some(&mut self.prefix),
@@ -348,7 +348,7 @@ impl Conn {
 }
 
 pub(super) fn is_quit(line: &str) -> bool {
-    let line = line.trim();
+    let line = crate::text::trim(line);
     line == "QUIT" || line.eq_ignore_ascii_case("@quit")
 }
 
@@ -479,7 +479,7 @@ pub(super) async fn play(
                     return;
                 }
             }
-            out = source.rx.recv() => {
+            out = std::future::poll_fn(|cx| source.poll_queue(cx)) => {
                 let Some(out) = out else { return };
                 if let Some(lines) = queued(conn, &mut source, Some(out), &mut awaiting, &mut announce_xmcp) {
                     conn.answer(&lines);
@@ -522,7 +522,7 @@ fn queued(
     awaiting: &mut bool,
     announce_xmcp: &mut bool,
 ) -> Option<Vec<String>> {
-    let mut next = first.or_else(|| source.rx.try_recv().ok());
+    let mut next = first.or_else(|| source.try_next());
     while let Some(out) = next.take() {
         source.took(&out);
         if matches!(out, Out::Reply { .. }) {
@@ -534,7 +534,7 @@ fn queued(
         next = if conn.out.full() {
             None
         } else {
-            source.rx.try_recv().ok()
+            source.try_next()
         };
         if next.is_some() && conn.out.buf.capacity() <= KEPT_BUFFER {
             conn.out.batch();
