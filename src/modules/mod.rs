@@ -110,9 +110,38 @@ pub fn known_kinds() -> Vec<&'static str> {
     known
 }
 
+/// The verbs that answer to some word beginning with a byte, by its [`bucket`], each in the
+/// registry's order: a typed line's verb is looked for among a handful, not the whole registry.
+static BY_FIRST_BYTE: LazyLock<Vec<Vec<&'static VerbEntry>>> = LazyLock::new(|| {
+    let mut buckets: Vec<Vec<&'static VerbEntry>> = vec![Vec::new(); 129];
+    for &e in REGISTRY.iter() {
+        for word in std::iter::once(&e.name).chain(e.aliases) {
+            if let Some(b) = buckets.get_mut(bucket(word))
+                && !b.iter().any(|&o| std::ptr::eq(o, e))
+            {
+                b.push(e);
+            }
+        }
+    }
+    buckets
+});
+
+/// Where the words beginning as `word` does are kept: by the first byte, ASCII letters in
+/// either case together, every byte past ASCII in one.
+fn bucket(word: &str) -> usize {
+    word.as_bytes()
+        .first()
+        .map_or(0, |&b| usize::from(b.to_ascii_lowercase()).min(128))
+}
+
 /// The verb called `word`, by name or alias.
 pub fn find(word: &str) -> Option<&'static VerbEntry> {
-    let found = REGISTRY.iter().copied().find(|e| e.answers_to(word));
+    let found = match BY_FIRST_BYTE.get(bucket(word)) {
+        Some(candidates) if !word.is_empty() => {
+            candidates.iter().copied().find(|e| e.answers_to(word))
+        }
+        _ => REGISTRY.iter().copied().find(|e| e.answers_to(word)),
+    };
     // The faults a test sets off are verbs too, but listed nowhere.
     #[cfg(feature = "testing")]
     let found = found.or_else(|| {
@@ -123,7 +152,6 @@ pub fn find(word: &str) -> Option<&'static VerbEntry> {
     found
 }
 
-/// The verb whose MCP tool is called `name`.
 /// Every set of tools, in the order the registry first names them.
 pub fn toolsets() -> &'static [Toolset] {
     static SETS: LazyLock<Vec<Toolset>> = LazyLock::new(|| {
@@ -191,7 +219,10 @@ pub fn here(world: &World, actor: &AgentId, e: &'static VerbEntry) -> &'static V
     ALL.iter()
         .filter_map(|m| m.commands.as_ref())
         .find_map(|c: &'static CommandSet| {
-            let own = c.verbs.iter().find(|o| o.name == e.name)?;
+            let own = c
+                .verbs
+                .iter()
+                .find(|o| std::ptr::eq(o.name, e.name) || o.name == e.name)?;
             (c.applies)(world, actor).then_some(own)
         })
         .unwrap_or(e)
@@ -213,7 +244,7 @@ pub enum Resolved<'a> {
 /// where there is no such exit, so that it gets "You can't go that way."). `is_exit` tells
 /// whether a word names an exit here.
 pub fn resolve<'a>(line: &'a str, is_exit: impl Fn(&str) -> bool) -> Resolved<'a> {
-    let line = line.trim();
+    let line = crate::text::trim(line);
     if line.is_empty() {
         return Resolved::Nothing;
     }
@@ -306,4 +337,30 @@ pub fn template(id: &str) -> Option<&'static Template> {
     ALL.iter()
         .flat_map(|m| m.templates.iter())
         .find(|t| t.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every name and alias finds, in any case, the verb the registry's first match is; a
+    /// word no verb has finds none.
+    #[test]
+    fn a_verb_is_found_by_any_of_its_words_as_the_registry_orders_them() {
+        for &e in REGISTRY.iter() {
+            for word in std::iter::once(&e.name).chain(e.aliases) {
+                for w in [word.to_string(), word.to_uppercase(), word.to_lowercase()] {
+                    let first = REGISTRY.iter().copied().find(|o| o.answers_to(&w));
+                    assert!(
+                        find(&w).is_some_and(|f| first.is_some_and(|o| std::ptr::eq(f, o))),
+                        "{w:?}"
+                    );
+                }
+            }
+        }
+        let long = "look".repeat(20);
+        for w in ["", "xyzzy", "é", "lo", "looks", "LOOK\u{e9}", &long] {
+            assert!(find(w).is_none(), "{w:?}");
+        }
+    }
 }

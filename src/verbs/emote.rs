@@ -32,7 +32,7 @@ shown as `<your name> waves.` Returns the line shown and who saw it.";
             " "
         };
         let line = format!("{}{glue}{}", me.name, args.text);
-        let spoken = cx.speak(world, "emote", &line);
+        let spoken = cx.speak(world, "emote", |_| line.as_str().into());
         Ok(Reply::new(
             std::iter::once(line.clone())
                 .chain(spoken.unheard)

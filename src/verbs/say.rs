@@ -47,8 +47,15 @@ the line they heard and who heard it.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: TextArgs) -> Result<Reply<Heard>, VerbError> {
-        let line = quoted(&world.player(&cx.actor).name, " says, \"", &args.text);
-        let spoken = cx.speak(world, "say", &line);
+        let says = |name: &str| quoted(name, " says, \"", &args.text);
+        let spoken = cx.speak(world, "say", |name| says(name).into());
+        // A typed line prints only the speaker's own words: what the others heard is made for
+        // the JSON faces alone, and only if nobody heard it (the hearers' copy serves).
+        let line = match spoken.line {
+            _ if cx.text_only => String::new(),
+            Some(heard) => heard.to_string(),
+            None => says(&world.player(&cx.actor).name),
+        };
         Ok(Reply::new(
             std::iter::once(quoted("You", " say, \"", &args.text))
                 .chain(spoken.unheard)

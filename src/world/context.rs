@@ -58,6 +58,8 @@ pub struct Spoken {
     pub heard_by: Vec<String>,
     /// Why each of the others did not.
     pub unheard: Vec<String>,
+    /// The words as they were made for whoever heard them; none if nobody did.
+    pub line: Option<Arc<str>>,
 }
 
 /// Work the world task starts, off the world, once a command is stored.
@@ -86,11 +88,25 @@ pub trait Extension: Any + Send {
 
 impl Cx {
     pub fn new(actor: AgentId, face: Face) -> Cx {
+        Cx::at(actor, face, Instant::now())
+    }
+
+    /// Whether the command left nothing to store, undo, send or start.
+    pub fn left_nothing(&self) -> bool {
+        self.notices.is_empty()
+            && self.saves.is_empty()
+            && self.undos.is_empty()
+            && self.changed.is_empty()
+            && self.effects.is_empty()
+    }
+
+    /// [`Cx::new`], for a command taken at `now`.
+    pub fn at(actor: AgentId, face: Face, now: Instant) -> Cx {
         Cx {
             actor,
             face,
             verb: None,
-            now: Instant::now(),
+            now,
             hidden: false,
             text_only: false,
             reasoning: None,
@@ -141,17 +157,23 @@ impl Cx {
     }
 
     /// The actor speaks (or emotes) where they stand on `channel`: everyone else there who
-    /// may hear the town hears `line`, and the actor's client, if it takes structured news,
-    /// gets it as [`Event::Said`]. The words are made once and shared by every hearer, so a
-    /// crowded room costs a notice a hearer and nothing more. Answers who heard, and why each
-    /// of the others did not, from the same one pass over the room.
-    pub fn speak(&mut self, world: &World, channel: &'static str, line: &str) -> Spoken {
+    /// may hear the town hears the line `words` makes of the speaker's name, and the actor's
+    /// client, if it takes structured news, gets it as [`Event::Said`]. The words are made
+    /// once and shared by every hearer, so a crowded room costs a notice a hearer and nothing
+    /// more. Answers who heard, and why each of the others did not, from the same one pass
+    /// over the room.
+    pub fn speak(
+        &mut self,
+        world: &World,
+        channel: &'static str,
+        words: impl Fn(&str) -> Arc<str>,
+    ) -> Spoken {
         let me = world.player(&self.actor);
         // Made for the first who hears them: words nobody hears (the speaker alone, and taking
-        // no news) are not kept at all.
-        let mut said = None;
+        // no news) are not made at all.
+        let mut said: Option<Arc<Said>> = None;
         let mut made = || {
-            said.get_or_insert_with(|| Said::new(channel, &me.name, line))
+            said.get_or_insert_with(|| Said::new(channel, &me.name, words(&me.name)))
                 .clone()
         };
         let occupants = world.occupants(me.room);
@@ -163,9 +185,10 @@ impl Cx {
                 Vec::with_capacity(occupants.len())
             },
             unheard: Vec::new(),
+            line: None,
         };
         for id in occupants {
-            if *id == self.actor {
+            if super::same_agent(id, &self.actor) {
                 if me.sink.takes_events() {
                     self.event(id, Event::Said(made()));
                 }
@@ -179,6 +202,7 @@ impl Cx {
                 self.hear(id, made());
             }
         }
+        spoken.line = said.map(|s| s.line.clone());
         spoken
     }
 

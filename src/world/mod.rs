@@ -58,6 +58,13 @@ use sessions::{Session, SessionId};
 /// An identity's id, as stored (`agents.agent_id`). Shared cheaply because notices carry it.
 pub type AgentId = Arc<str>;
 
+/// Whether two ids name the same agent. Most ids the world compares are copies of the one it
+/// keeps (a command's actor, a room's occupants), and `Arc<str>`'s own `==` compares the text
+/// even then.
+pub fn same_agent(a: &AgentId, b: &AgentId) -> bool {
+    Arc::ptr_eq(a, b) || a == b
+}
+
 /// One front-end connection, numbered so a stale connection can be told from its successor.
 pub type ConnId = u64;
 

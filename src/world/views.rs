@@ -74,7 +74,7 @@ fn shown<'a>(world: &'a World, room: RoomIdx, viewer: &AgentId) -> Shown<'a> {
         people: world
             .occupants(room)
             .iter()
-            .filter(|id| *id != viewer)
+            .filter(|id| !super::same_agent(id, viewer))
             .map(|id| world.player(id).name.as_str())
             .collect(),
     }

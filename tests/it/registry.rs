@@ -213,6 +213,29 @@ fn silent_agents_leave_and_people_on_connections_stay() {
 fn words_said_in_a_crowd_are_made_once_and_each_hearer_gets_one_notice() {
     let (mut w, ann) = town();
     let start = w.player(&ann).room;
+    // Alone, and taking no news: the words are not made at all.
+    let made = std::cell::Cell::new(0);
+    let words = |name: &str| {
+        made.set(made.get() + 1);
+        format!("{name} says, \"hello\"").into()
+    };
+    let (sink, source) = world::channel();
+    source.take_events(false);
+    std::mem::forget(source);
+    let eve: world::AgentId = "eve".into();
+    let hall = w.map.room_by_id("town_hall").unwrap();
+    w.admit(Player::new(
+        eve.clone(),
+        "Eve".into(),
+        String::new(),
+        hall,
+        1,
+        sink,
+    ));
+    let mut alone = Cx::new(eve, Face::Telnet);
+    let spoken = alone.speak(&w, "say", words);
+    assert_eq!(made.get(), 0, "words nobody hears are not made");
+    assert!(spoken.line.is_none() && alone.notices.is_empty());
     let mut hearers = Vec::new();
     for name in ["Bob", "Cy", "Di"] {
         let (sink, source) = world::channel();
@@ -229,7 +252,9 @@ fn words_said_in_a_crowd_are_made_once_and_each_hearer_gets_one_notice() {
         hearers.push(id);
     }
     let mut cx = Cx::new(ann.clone(), Face::Telnet);
-    let spoken = cx.speak(&w, "say", "Ann says, \"hello\"");
+    let spoken = cx.speak(&w, "say", words);
+    assert_eq!(made.get(), 1, "made once for every hearer");
+    assert_eq!(spoken.line.as_deref(), Some("Ann says, \"hello\""));
     assert!(spoken.unheard.is_empty());
     assert_eq!(
         spoken.heard_by,
@@ -274,7 +299,7 @@ fn words_said_in_a_crowd_are_made_once_and_each_hearer_gets_one_notice() {
     // Said on a typed line, which prints no list of hearers: all hear, and no names are made.
     let mut typed = Cx::new(ann.clone(), Face::Telnet);
     typed.text_only = true;
-    let spoken = typed.speak(&w, "say", "Ann says, \"again\"");
+    let spoken = typed.speak(&w, "say", |name| format!("{name} says, \"again\"").into());
     assert!(spoken.heard_by.is_empty());
     assert_eq!(typed.notices.len(), hearers.len() + 1);
 }

@@ -276,10 +276,10 @@ pub fn floor(world: &mut World, cx: &mut Cx, text: &str) -> Option<Result<Vec<St
             play::speak(world, cx, sid, role, &args).map(|r| r.text)
         }
         None => {
-            let name = &world.player(&cx.actor).name;
-            let line = format!("{name} says from the graveyard, \"{text}\"");
             // The living there hear none of it; telling the speaker so each time is noise.
-            cx.speak(world, "graveyard", &line);
+            cx.speak(world, "graveyard", |name| {
+                format!("{name} says from the graveyard, \"{text}\"").into()
+            });
             Ok(vec![format!("You say from the graveyard, \"{text}\"")])
         }
     })
