@@ -479,7 +479,7 @@ pub(super) async fn play(
                     return;
                 }
             }
-            out = std::future::poll_fn(|cx| source.poll_queue(cx)) => {
+            out = source.rx.recv() => {
                 let Some(out) = out else { return };
                 if let Some(lines) = queued(conn, &mut source, Some(out), &mut awaiting, &mut announce_xmcp) {
                     conn.answer(&lines);

@@ -215,6 +215,36 @@ async fn talkers_at_once_each_get_their_answers_in_turn_and_hear_everyone() {
     }
 }
 
+/// More talkers than a room's crowd (their lines run on the world task, and each answer comes
+/// back through its connection's queue), each waiting for its answer before it speaks again,
+/// as someone at a MUD client does: every answer comes. (A queue polled again only when its
+/// count of what was sent had moved lost wake-ups under this load, as `telnet_load`'s spread500
+/// found: connections waited for ever, and this test timed out.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_crowd_talking_in_turn_gets_every_answer() {
+    const TALKERS: usize = 100;
+    const LINES: usize = 40;
+    let s = TestServer::start_with(|c| c.command_rate = 0.0).await;
+    let mut clients = Vec::new();
+    for i in 0..TALKERS {
+        clients.push(s.player(&format!("Crowd{i}")).await);
+    }
+    for c in &mut clients[..TALKERS - 1] {
+        c.expect(&format!("Crowd{} has connected.", TALKERS - 1))
+            .await;
+    }
+    let mut talking = tokio::task::JoinSet::new();
+    for (i, mut c) in clients.into_iter().enumerate() {
+        talking.spawn(async move {
+            for n in 0..LINES {
+                c.send(&format!("say {i}:{n}")).await;
+                c.expect(&format!("You say, \"{i}:{n}\"")).await;
+            }
+        });
+    }
+    talking.join_all().await;
+}
+
 #[tokio::test]
 async fn page_reaches_another_room_and_whisper_only_its_target() {
     let s = TestServer::start().await;
