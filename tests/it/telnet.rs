@@ -160,15 +160,7 @@ async fn talkers_at_once_each_get_their_answers_in_turn_and_hear_everyone() {
     const TALKERS: usize = 8;
     const LINES: usize = 40;
     let s = TestServer::start_with(|c| c.command_rate = 0.0).await;
-    let mut clients = Vec::new();
-    for i in 0..TALKERS {
-        clients.push(s.player(&format!("Talker{i}")).await);
-    }
-    // Everyone is in before anyone speaks.
-    for c in &mut clients[..TALKERS - 1] {
-        c.expect(&format!("Talker{} has connected.", TALKERS - 1))
-            .await;
-    }
+    let clients = gathered(&s, "Talker", TALKERS).await;
     let mut talking = tokio::task::JoinSet::new();
     for (i, mut c) in clients.into_iter().enumerate() {
         talking.spawn(async move {
@@ -215,6 +207,19 @@ async fn talkers_at_once_each_get_their_answers_in_turn_and_hear_everyone() {
     }
 }
 
+/// `n` players called `<name>0`, `<name>1`…, in the start room, each having heard the last
+/// of them arrive: everyone is in before anyone speaks.
+async fn gathered(s: &TestServer, name: &str, n: usize) -> Vec<Client> {
+    let mut clients = Vec::new();
+    for i in 0..n {
+        clients.push(s.player(&format!("{name}{i}")).await);
+    }
+    for c in &mut clients[..n - 1] {
+        c.expect(&format!("{name}{} has connected.", n - 1)).await;
+    }
+    clients
+}
+
 /// More talkers than a room's crowd (their lines run on the world task, and each answer comes
 /// back through its connection's queue), each waiting for its answer before it speaks again,
 /// as someone at a MUD client does: every answer comes. (A queue polled again only when its
@@ -225,14 +230,7 @@ async fn a_crowd_talking_in_turn_gets_every_answer() {
     const TALKERS: usize = 100;
     const LINES: usize = 40;
     let s = TestServer::start_with(|c| c.command_rate = 0.0).await;
-    let mut clients = Vec::new();
-    for i in 0..TALKERS {
-        clients.push(s.player(&format!("Crowd{i}")).await);
-    }
-    for c in &mut clients[..TALKERS - 1] {
-        c.expect(&format!("Crowd{} has connected.", TALKERS - 1))
-            .await;
-    }
+    let clients = gathered(&s, "Crowd", TALKERS).await;
     let mut talking = tokio::task::JoinSet::new();
     for (i, mut c) in clients.into_iter().enumerate() {
         talking.spawn(async move {
