@@ -142,6 +142,10 @@ impl TelnetCodec {
         if self.line.len() + run.len() > self.max {
             self.overflow = true;
             self.line = Vec::new();
+        } else if self.line.is_empty() {
+            // A line that comes in one piece, as nearly every one does, is copied once at its
+            // size (growing an empty buffer took twice the instructions).
+            self.line = run.to_vec();
         } else {
             self.line.extend_from_slice(run);
         }
