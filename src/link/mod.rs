@@ -20,6 +20,8 @@ pub use door::{CreateRefused, Door};
 
 use std::net::IpAddr;
 
+use tokio::time::Instant;
+
 use crate::logins::Refused;
 use crate::store::AgentRow;
 use crate::world::{AgentId, ConnId, Leaving, Source, Taken};
@@ -85,11 +87,12 @@ impl Town {
         }
     }
 
-    /// A line typed on connection `conn`.
-    pub async fn line(&self, agent: &AgentId, conn: ConnId, line: String) -> Taken {
+    /// A line typed on connection `conn` at `typed` (the connection's clock reading serves the
+    /// world's too, where the line runs at once).
+    pub async fn line(&self, agent: &AgentId, conn: ConnId, line: String, typed: Instant) -> Taken {
         match self {
             // Run here if the world is free (see `world::task`).
-            Town::Local(door) => door.world.line(agent, conn, line).await,
+            Town::Local(door) => door.world.line(agent, conn, line, typed).await,
             Town::Remote(remote) => match remote.line(agent, conn, line).await {
                 true => Taken::Queued,
                 false => Taken::Stopped,

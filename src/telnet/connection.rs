@@ -267,9 +267,10 @@ impl Conn {
         self.out.width = display.width(self.client_width);
     }
 
-    /// Takes an input frame: answers telnet negotiation, reports over-long lines, handles the
-    /// connection commands (PREFIX and friends), and slows a flood down.
-    pub async fn take(&mut self, input: Input, now: Instant) -> Typed {
+    /// Takes an input frame: answers telnet negotiation, reports over-long lines, and handles
+    /// the connection commands (PREFIX and friends). A command it leaves is to be paced
+    /// ([`Conn::pace`]) before it runs.
+    pub fn take(&mut self, input: Input) -> Typed {
         let line = match input {
             Input::Negotiate(verb, opt) => {
                 match self.options.negotiate(verb, opt) {
@@ -339,11 +340,21 @@ impl Conn {
             }
             _ => {}
         }
-        if let Some(wait) = self.throttle.take(now) {
-            let _ = self.out.flush().await;
-            tokio::time::sleep(wait).await;
-        }
         Typed::Command(line)
+    }
+
+    /// Slows a flood down: how long a command typed at `typed` must wait, if it came faster
+    /// than the rate allowed. (Not itself a wait: as an `async` step, every command paid a
+    /// fifth of what reading its line costs.)
+    pub fn pace(&mut self, typed: Instant) -> Option<std::time::Duration> {
+        self.throttle.take(typed)
+    }
+
+    /// Waits out `wait`, once what is written so far is sent; answers when it ends.
+    pub async fn wait(&mut self, wait: std::time::Duration) -> Instant {
+        let _ = self.out.flush().await;
+        tokio::time::sleep(wait).await;
+        Instant::now()
     }
 }
 
@@ -433,7 +444,7 @@ pub(super) async fn play(
                     return;
                 };
                 last_input = Instant::now();
-                let typed = conn.take(input, last_input).await;
+                let typed = conn.take(input);
                 // GMCP may be agreed (or refused) at any time.
                 source.take_events(conn.options.gmcp());
                 if let Typed::Command(line) = typed {
@@ -442,7 +453,11 @@ pub(super) async fn play(
                         leave(Leaving::Quit).await;
                         return;
                     }
-                    match shared.town.line(&agent, conn_id, line).await {
+                    let at = match conn.pace(last_input) {
+                        None => last_input,
+                        Some(wait) => conn.wait(wait).await,
+                    };
+                    match shared.town.line(&agent, conn_id, line, at).await {
                         Taken::Answered { lines, after } => {
                             // What the world sent before the answer comes before it (notices
                             // the line sent its typist among them), and nothing after it,

@@ -57,9 +57,12 @@ pub(super) async fn screen(conn: &mut Conn, shared: &Shared) -> Option<(AgentRow
                 return None;
             }
         };
-        let Typed::Command(line) = conn.take(input, Instant::now()).await else {
+        let Typed::Command(line) = conn.take(input) else {
             continue;
         };
+        if let Some(wait) = conn.pace(Instant::now()) {
+            conn.wait(wait).await;
+        }
         if is_quit(&line) || line.trim().eq_ignore_ascii_case("quit") {
             conn.answer(&[DISCONNECTED]);
             return None;

@@ -234,9 +234,11 @@ impl WorldHandle {
     /// each of them writes many lines at once; said here, each `say` woke them all for one
     /// line, and they wrote half as much with each write (a fifth more CPU a line for 500 in
     /// one room).
-    pub async fn line(&self, agent: &AgentId, conn: ConnId, line: String) -> Taken {
+    /// A line run here runs at `typed`, the moment it was read; one sent to the task runs at
+    /// the moment the task takes it.
+    pub async fn line(&self, agent: &AgentId, conn: ConnId, line: String, typed: Instant) -> Taken {
         let here = self
-            .here(|world, env| take_line(world, env, agent, conn, &line, Some(CROWD + 1)))
+            .here(|world, env| take_line(world, env, agent, conn, &line, Some((CROWD + 1, typed))))
             .unwrap_or(Took::Crowded);
         match here {
             Took::Answered { lines, after } => Taken::Answered { lines, after },
@@ -565,10 +567,6 @@ fn handle(world: &mut World, env: &Env, req: Request) {
     }
 }
 
-/// Runs a line typed by `agent` on connection `conn` (ignored if that connection is not theirs
-/// any more). Its answer goes to the connection's queue, unless `direct` and it may go out at
-/// once: then it is returned, with how much the queue had been sent by then (see
-/// [`Taken::Answered`]).
 /// What became of a line [`take_line`] was given.
 enum Took {
     /// It ran here; its answer, to be written after the connection has taken `after`.
@@ -579,25 +577,28 @@ enum Took {
     Crowded,
 }
 
-/// Runs a typed line. Given a `crowd`, it runs only where at most that many stand, and answers
-/// directly if the world need not wait for the database; without, the answer is queued.
+/// Runs a line typed by `agent` on connection `conn` (ignored if that connection is not theirs
+/// any more). Run `here` (by the typist's own task: the most that may stand in the room, and
+/// when the line was typed), it runs only where at most that many stand, and its answer is
+/// returned if the world need not wait for the database, with how much the queue had been
+/// sent by then (see [`Taken::Answered`]); run by the world task, the answer is queued.
 fn take_line(
     world: &mut World,
     env: &Env,
     agent: &AgentId,
     conn: ConnId,
     line: &str,
-    crowd: Option<usize>,
+    here: Option<(usize, Instant)>,
 ) -> Took {
     // One look at the typist for all that is asked of them before the command.
     let Some(p) = world.players.get_mut(agent).filter(|p| p.conn == conn) else {
         return Took::Later;
     };
     let around = world.occupants.get(p.room).map_or(0, Vec::len);
-    if crowd.is_some_and(|most| around > most) {
+    if here.is_some_and(|(most, _)| around > most) {
         return Took::Crowded;
     }
-    let now = Instant::now();
+    let now = here.map_or_else(Instant::now, |(_, typed)| typed);
     p.last_heard = now;
     let sink = p.sink.clone();
     // The world's own copy of the name: every later look for the typist (the verb's, its
@@ -611,7 +612,7 @@ fn take_line(
     // A line that left nothing behind (no write, no news, no wake-up, no work), with nothing
     // in flight before it, is answered as it stands: there is nothing of it to wait for or
     // send out (what `submit` and `release` would find, at a tenth of a command's cost).
-    if crowd.is_some() && cx.left_nothing() && world.outbox.is_empty() {
+    if here.is_some() && cx.left_nothing() && world.outbox.is_empty() {
         world.town_changed();
         return Took::Answered {
             after: sink.sent(),
@@ -620,7 +621,7 @@ fn take_line(
     }
     match submit(world, env, cx, Some(Answer { sink, lines })) {
         Pushed::Now(mut pending) => {
-            let answer = crowd.and_then(|_| pending.answer.take());
+            let answer = here.and_then(|_| pending.answer.take());
             release(world, env, pending);
             answer.map_or(Took::Later, |a| Took::Answered {
                 after: a.sink.sent(),
