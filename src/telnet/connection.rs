@@ -308,7 +308,7 @@ impl Conn {
             },
         };
         let trimmed = crate::text::trim(&line);
-        let (word, rest) = trimmed.split_once(' ').unwrap_or((trimmed, ""));
+        let (word, rest) = crate::text::split_at_space(trimmed);
         let setting = match word {
             "PREFIX" | "OUTPUTPREFIX" => Some(&mut self.prefix),
             "SUFFIX" | "OUTPUTSUFFIX" => Some(&mut self.suffix),
