@@ -92,7 +92,18 @@ impl Writer {
 
     pub async fn flush(&mut self) -> std::io::Result<()> {
         if !self.buf.is_empty() {
-            self.wr.write_all(&self.buf).await?;
+            // Nearly every batch fits in the socket's buffer: it is written at once, and only
+            // what is left (a full buffer, a slow reader) waits for the socket.
+            let sent = match self.wr.try_write(&self.buf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => 0,
+                Err(e) => return Err(e),
+            };
+            if let Some(rest) = self.buf.get(sent..)
+                && !rest.is_empty()
+            {
+                self.wr.write_all(rest).await?;
+            }
             self.buf.clear();
             // A buffer a crowd's backlog grew is given back once written: five hundred
             // connections each keeping one at its largest was a third of the server's memory.
@@ -632,6 +643,47 @@ mod tests {
             .await
             .unwrap();
         assert!(got.ends_with(b"An answer.\r\n"));
+    }
+
+    /// A batch larger than the socket takes is written in part at once and the rest as the
+    /// reader makes room: every byte arrives, once, in order.
+    #[tokio::test]
+    async fn a_write_the_socket_cannot_take_at_once_arrives_whole() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap());
+        let ((server, _), mut client) =
+            tokio::join!(async { listener.accept().await.unwrap() }, async {
+                client.await.unwrap()
+            });
+        let (_rd, wr) = server.into_split();
+        let mut out = Writer {
+            wr,
+            buf: Vec::new(),
+            width: None,
+        };
+        // Far more than loopback's socket buffers hold while nobody reads.
+        let lines: Vec<String> = (0..400_000).map(|i| format!("line {i}")).collect();
+        for l in &lines {
+            out.line(l);
+        }
+        let expected: Vec<u8> = lines
+            .iter()
+            .flat_map(|l| format!("{l}\r\n").into_bytes())
+            .collect();
+        let reader = async {
+            // Start late, so that the first try finds the socket full.
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            let mut got = vec![0; expected.len()];
+            let read = tokio::io::AsyncReadExt::read_exact(&mut client, &mut got);
+            tokio::time::timeout(std::time::Duration::from_secs(20), read)
+                .await
+                .expect("the rest of the batch came")
+                .unwrap();
+            got
+        };
+        let (flushed, got) = tokio::join!(out.flush(), reader);
+        flushed.unwrap();
+        assert!(got == expected, "the bytes arrived whole and in order");
     }
 
     fn rendered(s: &str, width: Option<usize>) -> Vec<String> {
