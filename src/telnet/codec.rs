@@ -257,6 +257,10 @@ impl Decoder for TelnetCodec {
     type Error = std::io::Error;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Input>, std::io::Error> {
+        // Asked again after every line, before the connection reads: nothing to do.
+        if src.is_empty() {
+            return Ok(None);
+        }
         let mut used = 0;
         let mut found = None;
         while let Some(rest) = src.get(used..) {
