@@ -201,6 +201,15 @@ struct Client {
     gmcp: Option<Arc<AtomicU64>>,
 }
 
+/// What a LambdaMOO server sends in place of output it dropped because the client's queue was
+/// full (network.cc): the answer a client waits for may be among what was lost, and waiting
+/// for it hung a run. The wait ends there, and the command counts as answered (which favours
+/// the MOO); how many notices came is reported with the scenario.
+const LOST: &[u8] = b">> Network buffer overflow";
+
+/// Output-lost notices received (see [`LOST`]).
+static LOST_NOTICES: AtomicU64 = AtomicU64::new(0);
+
 /// What marks a line of chat from someone else.
 static SAYS: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
     std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b" says, "));
@@ -295,7 +304,8 @@ impl Client {
         self.wait_for_any(&[prefix]).await;
     }
 
-    /// Reads lines until one starts with one of `prefixes`; returns which.
+    /// Reads lines until one starts with one of `prefixes`; returns which (`prefixes.len()` if
+    /// the server said it dropped output, which may have held it).
     async fn wait_for_any(&mut self, prefixes: &[&[u8]]) -> usize {
         loop {
             self.line.clear();
@@ -311,6 +321,10 @@ impl Client {
             }
             if let Some(i) = prefixes.iter().position(|p| self.line.starts_with(p)) {
                 return i;
+            }
+            if self.line.starts_with(LOST) {
+                LOST_NOTICES.fetch_add(1, Ordering::Relaxed);
+                return prefixes.len();
             }
             if SAYS.find(&self.line).is_some() {
                 self.heard.fetch_add(1, Ordering::Relaxed);
@@ -634,6 +648,14 @@ fn report(
         let gmcp = o.gmcp as f64 / o.seconds;
         println!("{:<12} GMCP messages received/s: {gmcp:.0}", "");
         server::figure(&format!("{prefix}{name}.gmcp_per_s"), gmcp, "/s");
+    }
+    let lost = LOST_NOTICES.swap(0, Ordering::Relaxed);
+    if lost > 0 {
+        println!(
+            "{:<12} the server dropped output {lost} times (\"Network buffer overflow\"); \
+             the commands waiting on it counted as answered",
+            ""
+        );
     }
     Measured {
         per_second,
