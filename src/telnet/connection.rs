@@ -613,21 +613,28 @@ fn show(conn: &mut Conn, out: Out, announce_xmcp: &mut bool) -> Option<Vec<Strin
 mod tests {
     use super::*;
 
-    /// A crowd's batch is written and its buffer given back; an answer's stays for the next.
-    #[tokio::test]
-    async fn a_connection_keeps_no_large_buffer_between_writes() {
+    /// A writer on one end of a loopback connection, the other end, and the writer's read
+    /// half (kept, so that the connection stays open).
+    async fn connected() -> (Writer, TcpStream, tokio::net::tcp::OwnedReadHalf) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let client = TcpStream::connect(listener.local_addr().unwrap());
-        let ((server, _), mut client) =
+        let ((server, _), client) =
             tokio::join!(async { listener.accept().await.unwrap() }, async {
                 client.await.unwrap()
             });
-        let (_rd, wr) = server.into_split();
-        let mut out = Writer {
+        let (rd, wr) = server.into_split();
+        let out = Writer {
             wr,
             buf: Vec::new(),
             width: None,
         };
+        (out, client, rd)
+    }
+
+    /// A crowd's batch is written and its buffer given back; an answer's stays for the next.
+    #[tokio::test]
+    async fn a_connection_keeps_no_large_buffer_between_writes() {
+        let (mut out, mut client, _rd) = connected().await;
         out.batch();
         while !out.full() {
             out.line("Somebody says, \"a line of the crowd's chatter\"");
@@ -649,18 +656,7 @@ mod tests {
     /// reader makes room: every byte arrives, once, in order.
     #[tokio::test]
     async fn a_write_the_socket_cannot_take_at_once_arrives_whole() {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let client = TcpStream::connect(listener.local_addr().unwrap());
-        let ((server, _), mut client) =
-            tokio::join!(async { listener.accept().await.unwrap() }, async {
-                client.await.unwrap()
-            });
-        let (_rd, wr) = server.into_split();
-        let mut out = Writer {
-            wr,
-            buf: Vec::new(),
-            width: None,
-        };
+        let (mut out, mut client, _rd) = connected().await;
         // Far more than loopback's socket buffers hold while nobody reads.
         let lines: Vec<String> = (0..400_000).map(|i| format!("line {i}")).collect();
         for l in &lines {
