@@ -164,6 +164,7 @@ async fn open_town(
             sync: config.sync,
             busy_timeout: config.db_busy_timeout.into(),
             exclusive: true,
+            ..Default::default()
         },
     )
     .map_err(|error| StartError::Store {

@@ -23,6 +23,7 @@
 pub mod admin;
 mod agents;
 pub mod backup;
+mod checkpoint;
 pub mod copy;
 mod holder;
 pub mod keys;
@@ -185,6 +186,10 @@ pub struct StoreOptions {
     /// holds the database's lock (see [`holder`]), so that a second one is refused. `moot
     /// admin`'s short writes go beside a running moot.
     pub exclusive: bool,
+    /// How many pages SQLite's log gathers before a checkpoint copies them into the database
+    /// file, beside the writer (see [`checkpoint`]). Larger: fewer copies of the pages every
+    /// move touches, and a larger log file.
+    pub checkpoint_pages: u32,
 }
 
 impl Default for StoreOptions {
@@ -193,9 +198,13 @@ impl Default for StoreOptions {
             sync: SyncMode::Normal,
             busy_timeout: Duration::from_secs(2),
             exclusive: false,
+            checkpoint_pages: CHECKPOINT_PAGES,
         }
     }
 }
+
+/// The default [`StoreOptions::checkpoint_pages`]: 16 MB of 4 KiB pages.
+pub const CHECKPOINT_PAGES: u32 = 4000;
 
 type Deliver = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
 
@@ -289,6 +298,8 @@ pub struct Store {
     engine: Engine,
     /// SQLite's serving lock (see [`holder`]), let go when the store closes.
     held: std::sync::Mutex<Option<std::fs::File>>,
+    /// SQLite's checkpointer (see [`checkpoint`]), which ends with the writer's connection.
+    checkpointer: std::sync::Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Store {
@@ -311,10 +322,12 @@ impl Store {
             .exclusive
             .then(|| holder::lock_file(path))
             .transpose()?;
-        let conn = Connection::open(path)?;
+        let mut conn = Connection::open(path)?;
         sqlite_settings(&conn, options)?;
+        let checkpointer = checkpoint::start(&mut conn, path, options.checkpoint_pages)?;
         let mut store = Store::start(Sql::sqlite(conn), None)?;
         store.held = std::sync::Mutex::new(held);
+        store.checkpointer = std::sync::Mutex::new(Some(checkpointer));
         let path = path.to_owned();
         let connect = move || -> Result<Sql, StoreError> {
             let reader = Connection::open_with_flags(
@@ -405,6 +418,7 @@ impl Store {
             reader: None,
             engine,
             held: std::sync::Mutex::new(None),
+            checkpointer: std::sync::Mutex::new(None),
         })
     }
 
@@ -466,7 +480,13 @@ impl Store {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take();
-        if let Some(t) = thread {
+        let checkpointer = self
+            .checkpointer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        // The writer's connection goes with its thread, and the checkpointer with it.
+        for t in [thread, checkpointer].into_iter().flatten() {
             let _ = tokio::task::spawn_blocking(move || t.join()).await;
         }
         // Written and closed: another moot may serve it now.
