@@ -409,7 +409,7 @@ fn main() {
             report("finishTurn, 100 games at once", "finish_turn", lat, s, cpu);
         }
     }
-    if runs("waiters") && hosts == 0 {
+    if runs("waiters") && hosts == 0 && n_waiters > 0 {
         let server = server::start_in_temp("--http", &[]);
         rt.block_on(waiters(server.addr, n_waiters));
     }
