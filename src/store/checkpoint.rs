@@ -140,8 +140,8 @@ fn run(conn: &Connection, progress: &Progress, woken: &mpsc::Receiver<()>) {
 enum Copied {
     /// As far as the log's readers allow; how far is in the progress.
     Done,
-    /// Another connection was checkpointing (the writer finishing, or `moot backup`'s): the
-    /// log is in hand, and nothing is wrong.
+    /// Another connection was checkpointing (the writer finishing what this began): the log
+    /// is in hand, and nothing is wrong.
     Busy,
     Failed(rusqlite::Error),
 }
