@@ -25,7 +25,7 @@ use rusqlite::wal::CheckpointMode;
 use super::StoreError;
 
 /// How many marks' worth of pages the log may reach before the writer checkpoints itself.
-pub const BACKSTOP: u32 = 4;
+const BACKSTOP: u32 = 4;
 
 /// The checkpointer's last answer: pages in the log (high half) and pages copied (low half).
 #[derive(Default)]
@@ -221,7 +221,7 @@ mod tests {
             }
         }
         let restarts = last - first.unwrap_or(last);
-        // Every 64 pages or so it starts over: about twenty times here. SQLite's own
+        // Every 64 pages or so it starts over: thirteen to sixteen times here. SQLite's own
         // checkpoints let it start over three times.
         assert!(restarts >= 8, "the log started over {restarts} times");
         // 6,000 rows of 600 bytes are 900 pages and more, several thousand frames in the log;

@@ -290,7 +290,9 @@ type Reconnect = Box<dyn FnMut() -> Result<Sql, StoreError> + Send>;
 
 pub struct Store {
     tx: mpsc::Sender<Msg>,
-    thread: std::sync::Mutex<Option<JoinHandle<()>>>,
+    /// The writer thread, then SQLite's checkpointer (see [`checkpoint`]), which ends with the
+    /// writer's connection: joined in that order when the store closes.
+    threads: std::sync::Mutex<Vec<JoinHandle<()>>>,
     /// The readers' queue, so that a write lock held elsewhere (or a slow commit) does not
     /// stop logins and lookups. None for a database in memory, which has one connection:
     /// reads go through the writer there.
@@ -298,8 +300,6 @@ pub struct Store {
     engine: Engine,
     /// SQLite's serving lock (see [`holder`]), let go when the store closes.
     held: std::sync::Mutex<Option<std::fs::File>>,
-    /// SQLite's checkpointer (see [`checkpoint`]), which ends with the writer's connection.
-    checkpointer: std::sync::Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Store {
@@ -327,7 +327,11 @@ impl Store {
         let checkpointer = checkpoint::start(&mut conn, path, options.checkpoint_pages)?;
         let mut store = Store::start(Sql::sqlite(conn), None)?;
         store.held = std::sync::Mutex::new(held);
-        store.checkpointer = std::sync::Mutex::new(Some(checkpointer));
+        store
+            .threads
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(checkpointer);
         let path = path.to_owned();
         let connect = move || -> Result<Sql, StoreError> {
             let reader = Connection::open_with_flags(
@@ -414,11 +418,10 @@ impl Store {
             .map_err(|e| StoreError::Db(format!("cannot start the writer thread: {e}")))?;
         Ok(Store {
             tx,
-            thread: std::sync::Mutex::new(Some(thread)),
+            threads: std::sync::Mutex::new(vec![thread]),
             reader: None,
             engine,
             held: std::sync::Mutex::new(None),
-            checkpointer: std::sync::Mutex::new(None),
         })
     }
 
@@ -475,18 +478,9 @@ impl Store {
         if self.tx.send(Msg::Close(done)).is_ok() {
             let _ = wait.await;
         }
-        let thread = self
-            .thread
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        let checkpointer = self
-            .checkpointer
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        // The writer's connection goes with its thread, and the checkpointer with it.
-        for t in [thread, checkpointer].into_iter().flatten() {
+        let threads =
+            std::mem::take(&mut *self.threads.lock().unwrap_or_else(PoisonError::into_inner));
+        for t in threads {
             let _ = tokio::task::spawn_blocking(move || t.join()).await;
         }
         // Written and closed: another moot may serve it now.
