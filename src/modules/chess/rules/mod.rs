@@ -57,8 +57,8 @@ pub struct ChessGame {
     /// The FEN the game started from, when not the standard start.
     start_fen: Option<Arc<str>>,
     pos: shakmaty::Chess,
-    /// `pos`'s Zobrist key: repetitions are counted along the earlier states (`prev`), so a
-    /// state keeps no table of its own (every move's state is kept for takebacks and the PGN).
+    /// `pos`'s Zobrist key: repetitions are counted along the earlier keys (`history`), so a
+    /// state keeps no table of its own.
     key: u64,
     /// `pos` as FEN, kept beside it: every answer about the game shows it, several times a move.
     fen: String,
@@ -72,9 +72,45 @@ pub struct ChessGame {
     draw_offer: Option<Side>,
     /// A standing request to take back a move, by this side.
     takeback_request: Option<Side>,
-    /// The game before the last move, for takebacks (shared, so keeping it costs nothing).
-    prev: Option<Arc<ChessGame>>,
+    /// The moves that led here, the last first (shared between a state and the next, so
+    /// keeping them costs one small record a move).
+    history: Option<Arc<Ply>>,
     clock: Option<Clock>,
+}
+
+/// One move of the game as it stands, with what the rules need of the state it was played
+/// from: its key, to count repetitions, and its offers and clock, to restore them on a
+/// takeback. The position itself is not kept (a tenth of the size, on every move of every
+/// game the town holds): a takeback, which is rare, replays the moves from the start.
+#[derive(Debug)]
+struct Ply {
+    /// The move before this one.
+    before: Option<Arc<Ply>>,
+    mv: Move,
+    san: SanPlus,
+    key: u64,
+    draw_offer: Option<Side>,
+    takeback_request: Option<Side>,
+    clock: Option<Clock>,
+}
+
+impl Ply {
+    /// This ply and those before it, newest first.
+    fn and_before(&self) -> impl Iterator<Item = &Ply> {
+        std::iter::successors(Some(self), |p| p.before.as_deref())
+    }
+}
+
+/// A long game's moves are let go one at a time: dropped the plain way, each would drop the
+/// one before it from inside its own drop, as deep as the game is long.
+impl Drop for Ply {
+    fn drop(&mut self) {
+        let mut earlier = self.before.take();
+        while let Some(ply) = earlier {
+            // A ply shared with another state (a takeback's, a copy's) is theirs to let go.
+            earlier = Arc::try_unwrap(ply).ok().and_then(|mut p| p.before.take());
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -193,23 +229,16 @@ impl Outcome {
     }
 }
 
-/// A long game's chain of states is let go one state at a time: dropped the plain way, each
-/// state would drop the one before it from inside its own drop, as deep as the game is long.
-impl Drop for ChessGame {
-    fn drop(&mut self) {
-        let mut earlier = self.prev.take();
-        while let Some(state) = earlier {
-            // A state shared with another (a takeback's, a copy's) is theirs to let go.
-            earlier = Arc::try_unwrap(state).ok().and_then(|mut g| g.prev.take());
-        }
-    }
-}
-
 fn fen_of(pos: &shakmaty::Chess) -> String {
     // Straight into a string: the `Display` route costs twice as much.
     let mut fen = String::with_capacity(90);
     Fen::from_position(pos, EnPassantMode::Legal).append_to_string(&mut fen);
     fen
+}
+
+/// A move in standard UCI.
+fn uci(m: Move) -> String {
+    m.to_uci(CastlingMode::Standard).to_string()
 }
 
 fn zobrist(pos: &shakmaty::Chess) -> u64 {
@@ -244,18 +273,31 @@ impl ChessGame {
     }
 
     /// The moves of the game as it stands (moves taken back left out), oldest first: (UCI,
-    /// SAN). Each state keeps the one before its last move, so this walks back along them.
-    pub fn moves(&self) -> Vec<(&str, &str)> {
-        let mut out = Vec::new();
-        let mut g = Some(self);
-        while let Some(x) = g {
-            if let (Some(uci), Some(san)) = (x.last_move.as_deref(), x.last_san.as_deref()) {
-                out.push((uci, san));
-            }
-            g = x.prev.as_deref();
-        }
+    /// SAN).
+    pub fn moves(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = self
+            .plies()
+            .map(|p| (uci(p.mv), p.san.to_string()))
+            .collect();
         out.reverse();
         out
+    }
+
+    /// The plies that led here, newest first.
+    fn plies(&self) -> impl Iterator<Item = &Ply> {
+        self.history.as_deref().into_iter().flat_map(Ply::and_before)
+    }
+
+    /// The position the game started from.
+    fn start(&self) -> Option<shakmaty::Chess> {
+        match &self.start_fen {
+            None => Some(shakmaty::Chess::default()),
+            Some(f) => f
+                .parse::<Fen>()
+                .ok()?
+                .into_position(CastlingMode::Standard)
+                .ok(),
+        }
     }
 
     /// A move in UCI, checked against the position: the move it means, or why it is refused.
@@ -275,7 +317,6 @@ impl ChessGame {
     pub fn history_keys(&self) -> Vec<u64> {
         let mut keys: Vec<u64> = self
             .since_zeroing()
-            .map(|g| g.key)
             .filter(|k| *k != self.key)
             .collect();
         keys.sort_unstable();
@@ -283,11 +324,11 @@ impl ChessGame {
         keys
     }
 
-    /// The states before this one, newest first, back to the first since the last capture or
-    /// pawn move (none of those before it can stand again).
-    fn since_zeroing(&self) -> impl Iterator<Item = &ChessGame> {
+    /// The keys of the positions before this one, newest first, back to the first since the
+    /// last capture or pawn move (none of those before it can stand again).
+    fn since_zeroing(&self) -> impl Iterator<Item = u64> {
         let plies = self.pos.halfmoves() as usize;
-        std::iter::successors(self.prev.as_deref(), |g| g.prev.as_deref()).take(plies)
+        self.plies().map(|p| p.key).take(plies)
     }
 
     pub fn clock(&self) -> Option<&Clock> {
@@ -339,12 +380,28 @@ impl ChessGame {
         if self.turn() == side { 2 } else { 1 }
     }
 
+    /// The game as it stood `plies` moves ago (1 or 2), rebuilt from the moves before.
     fn undo(&self, plies: usize) -> Option<ChessGame> {
-        let mut g = self;
-        for _ in 0..plies {
-            g = g.prev.as_deref()?;
+        let undone = self.plies().nth(plies.checked_sub(1)?)?;
+        let mut pos = self.start()?;
+        let kept: Vec<&Ply> = undone.before.as_deref().map_or_else(Vec::new, |p| p.and_before().collect());
+        for p in kept.iter().rev() {
+            pos.play_unchecked(p.mv);
         }
-        Some(g.clone())
+        let last = kept.first();
+        Some(ChessGame {
+            start_fen: self.start_fen.clone(),
+            key: undone.key,
+            fen: fen_of(&pos),
+            pos,
+            last_san: last.map(|p| p.san.to_string()),
+            last_move: last.map(|p| uci(p.mv)),
+            outcome: None,
+            draw_offer: undone.draw_offer,
+            takeback_request: undone.takeback_request,
+            history: undone.before.clone(),
+            clock: undone.clock,
+        })
     }
 
     /// The game-control actions: resigning, draws and takebacks.
@@ -404,19 +461,31 @@ impl ChessGame {
 
     /// The game after `m`, which must be legal here.
     fn play(&self, m: Move) -> ChessGame {
-        let mut next = self.clone();
-        next.prev = Some(Arc::new(self.clone()));
-        next.draw_offer = self.draw_offer.filter(|s| *s == self.turn());
-        next.takeback_request = None;
         // SAN is named on the way (disambiguated against this position, marked from the next).
         let mut pos = self.pos.clone();
         let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
-        next.pos = pos;
-        next.fen = fen_of(&next.pos);
-        next.last_san = Some(san.to_string());
-        next.last_move = Some(m.to_uci(CastlingMode::Standard).to_string());
-        next.key = zobrist(&next.pos);
-        let repeated = next.since_zeroing().filter(|g| g.key == next.key).count() >= 2;
+        let next = ChessGame {
+            start_fen: self.start_fen.clone(),
+            key: zobrist(&pos),
+            fen: fen_of(&pos),
+            pos,
+            last_san: Some(san.to_string()),
+            last_move: Some(uci(m)),
+            outcome: None,
+            draw_offer: self.draw_offer.filter(|s| *s == self.turn()),
+            takeback_request: None,
+            history: Some(Arc::new(Ply {
+                before: self.history.clone(),
+                mv: m,
+                san,
+                key: self.key,
+                draw_offer: self.draw_offer,
+                takeback_request: self.takeback_request,
+                clock: self.clock,
+            })),
+            clock: self.clock,
+        };
+        let repeated = next.since_zeroing().filter(|k| *k == next.key).count() >= 2;
         let p = &next.pos;
         let (winner, reason) = if san.suffix == Some(Suffix::Checkmate) {
             (Some(self.turn()), Some(EndReason::Checkmate))
@@ -431,8 +500,10 @@ impl ChessGame {
         } else {
             (None, None)
         };
-        next.outcome = reason.map(|reason| Outcome { winner, reason });
-        next
+        ChessGame {
+            outcome: reason.map(|reason| Outcome { winner, reason }),
+            ..next
+        }
     }
 }
 
@@ -495,7 +566,7 @@ impl Game for ChessGame {
             outcome: None,
             draw_offer: None,
             takeback_request: None,
-            prev: None,
+            history: None,
             clock: match options.get("clock") {
                 None | Some(Value::Null) => None,
                 Some(Value::String(c)) if c == "none" => None,

@@ -28,18 +28,14 @@ impl ChessGame {
         ] {
             out.push_str(&tag(k, v));
         }
-        // The first position: the start of the chain of states.
-        let mut first = self;
-        while let Some(p) = first.prev.as_deref() {
-            first = p;
-        }
+        let first = self.start().unwrap_or_else(|| self.pos.clone());
         if let Some(f) = &self.start_fen {
             out.push_str(&tag("SetUp", "1"));
             out.push_str(&tag("FEN", f));
         }
         out.push('\n');
-        let mut number = first.pos.fullmoves().get();
-        let mut white_to_move = first.pos.turn() == shakmaty::Color::White;
+        let mut number = first.fullmoves().get();
+        let mut white_to_move = first.turn() == shakmaty::Color::White;
         let mut words: Vec<String> = Vec::new();
         for (i, (_, san)) in self.moves().into_iter().enumerate() {
             if white_to_move {
@@ -47,7 +43,7 @@ impl ChessGame {
             } else if i == 0 {
                 words.push(format!("{number}... {san}"));
             } else {
-                words.push(san.to_owned());
+                words.push(san);
             }
             if !white_to_move {
                 number += 1;

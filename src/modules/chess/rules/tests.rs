@@ -163,10 +163,18 @@ fn a_repetition_counts_the_positions_since_the_last_pawn_move_and_survives_a_tak
 #[test]
 fn a_game_thousands_of_moves_long_is_let_go_without_deep_recursion() {
     let mut g = ChessGame::new(0, &Value::Null).unwrap();
+    let m = g.parse_move("g1f3").unwrap();
+    let san = SanPlus::from_move(g.pos.clone(), m);
     for _ in 0..100_000 {
-        let mut next = g.clone();
-        next.prev = Some(Arc::new(g));
-        g = next;
+        g.history = Some(Arc::new(Ply {
+            before: g.history.take(),
+            mv: m,
+            san,
+            key: g.key,
+            draw_offer: None,
+            takeback_request: None,
+            clock: None,
+        }));
     }
     // A small stack: dropping the chain state by state from within each drop would overflow.
     std::thread::Builder::new()
@@ -417,4 +425,55 @@ fn the_stored_text_is_the_states_own() {
         assert_eq!(s.state_text(), s.state().to_string());
     }
     assert!(states[4].outcome().is_some() && states[7].clock().is_some());
+}
+
+/// A takeback rebuilds the earlier state from the moves before it (the states themselves are
+/// not kept): along random games, from a set position too, it must give that state exactly.
+#[test]
+fn a_takeback_gives_back_the_earlier_state_exactly() {
+    let same = |a: &ChessGame, b: &ChessGame, at: &str| {
+        assert_eq!(a.state_text(), b.state_text(), "{at}");
+        assert_eq!(a.key, b.key, "{at}");
+        assert_eq!(a.last_san(), b.last_san(), "{at}");
+        assert_eq!(a.moves(), b.moves(), "{at}");
+        assert_eq!(a.history_keys(), b.history_keys(), "{at}");
+        assert_eq!(a.pgn("e", "d", "w", "b"), b.pgn("e", "d", "w", "b"), "{at}");
+    };
+    let mut seed = 7u64;
+    let mut next = move |n: usize| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) as usize % n
+    };
+    let set = json!({"fen": "r3k2r/pppq1ppp/2n2n2/3pp3/3PP3/2N2N2/PPPQ1PPP/R3K2R b KQkq - 3 9"});
+    for options in [Value::Null, set] {
+        for _game in 0..20 {
+            let mut states = vec![ChessGame::new(0, &options).unwrap()];
+            while states.len() < 120 {
+                let Some(g) = states.last_mut().filter(|g| g.outcome().is_none()) else {
+                    break;
+                };
+                let side = g.turn().name();
+                let legal = g.legal_actions(side);
+                // Now and then a draw offer stands when a move is made: it must come back too.
+                if next(7) == 0 && g.draw_offer().is_none() {
+                    *g = g.apply(side, "offer_draw").unwrap();
+                }
+                let after = g.apply(side, &legal[next(legal.len())]).unwrap();
+                states.push(after);
+            }
+            for i in 1..states.len() {
+                let g = &states[i];
+                if g.outcome().is_some() {
+                    continue;
+                }
+                // The side that just moved asks (one ply back); the side to move asks (two).
+                for (asker, plies) in [(g.turn().other(), 1), (g.turn(), 2)] {
+                    let Some(earlier) = i.checked_sub(plies) else { continue };
+                    let asked = g.apply(asker.name(), "request_takeback").unwrap();
+                    let back = asked.apply(asker.other().name(), "accept_takeback").unwrap();
+                    same(&back, &states[earlier], &format!("ply {i} back {plies}"));
+                }
+            }
+        }
+    }
 }
