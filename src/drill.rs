@@ -357,9 +357,7 @@ impl Town {
                 s.template,
                 s.seed,
                 &s.options,
-                s.log
-                    .iter()
-                    .map(|e| (e.role.as_str(), e.action.as_str(), e.at_ms)),
+                s.log.iter().map(|e| (e.role, &*e.action, e.at_ms)),
             )
             .map_err(|e| Broken(format!("session {sid} no longer replays: {e}")))?;
             if replayed.state() != s.game.state() {

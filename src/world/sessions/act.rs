@@ -182,14 +182,13 @@ impl World {
         } else {
             None
         };
-        s.log.push(crate::store::sessions::LogEntry {
-            tick,
-            role: role.to_owned(),
-            action: action.to_owned(),
-            agent_id: agent.to_string(),
-            created_at: created.clone(),
+        s.log.push(super::Logged {
+            role,
+            action: action.into(),
+            agent: agent.clone(),
+            created_at: created.as_str().into(),
             at_ms: at,
-            reasoning: reasoning.clone(),
+            reasoning: reasoning.as_deref().map(Into::into),
         });
         let ending = s
             .game

@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use super::{AgentId, RoomIdx, World};
 use crate::games::{AnyGame, Template};
+use crate::store::sessions::LogEntry;
 use error::not_found;
 pub use error::{ErrorCode, HostError};
 pub use restore::{ReplayError, decisions};
@@ -88,13 +89,43 @@ pub struct Session {
     pub created_at: String,
     /// When it began, on the wall: game time counts from here.
     pub started: std::time::SystemTime,
-    /// The log as stored (a copy kept for faces that cannot wait on the database).
-    pub log: Vec<crate::store::sessions::LogEntry>,
+    /// The log as stored (a copy kept for faces that cannot wait on the database), an
+    /// action's tick its index.
+    pub log: Vec<Logged>,
     /// Each player's refused actions and missed deadlines so far (by agent id): their
     /// conduct's once the game ends.
     pub tally: BTreeMap<String, crate::ratings::conduct::Tally>,
     /// What its latest decided result did to its players' ratings (its report shows it).
     pub moves: Vec<crate::ratings::Moved>,
+}
+
+/// One action of a session's log as the world holds it for as long as the town runs: its
+/// role and its player are shared with the session, so that a long game costs a few words a
+/// move. The faces read [`LogEntry`]s, made when asked.
+#[derive(Debug, Clone)]
+pub struct Logged {
+    pub role: &'static str,
+    pub action: Box<str>,
+    pub agent: AgentId,
+    pub created_at: Box<str>,
+    /// Game time.
+    pub at_ms: u64,
+    pub reasoning: Option<Box<str>>,
+}
+
+impl Logged {
+    /// The action as the store and the faces spell it, at `tick`.
+    pub fn entry(&self, tick: u64) -> LogEntry {
+        LogEntry {
+            tick,
+            role: self.role.to_owned(),
+            action: self.action.to_string(),
+            agent_id: self.agent.to_string(),
+            created_at: self.created_at.to_string(),
+            at_ms: self.at_ms,
+            reasoning: self.reasoning.as_deref().map(str::to_owned),
+        }
+    }
 }
 
 impl Session {
@@ -107,7 +138,7 @@ impl Session {
         }
         self.log
             .iter()
-            .filter(|e| self.game.action_view(role, &e.role, &e.action).is_some())
+            .filter(|e| self.game.action_view(role, e.role, &e.action).is_some())
             .count() as u64
     }
 
@@ -142,7 +173,7 @@ impl Session {
             if out.iter().any(|(a, _)| *a == *p.agent) {
                 continue;
             }
-            let actions = self.log.iter().filter(|e| *e.agent_id == *p.agent).count();
+            let actions = self.log.iter().filter(|e| e.agent == p.agent).count();
             let tally = self.tally.get(&*p.agent).copied().unwrap_or_default();
             out.push((
                 p.agent.to_string(),
@@ -164,18 +195,19 @@ impl Session {
         }
         self.log
             .iter()
-            .filter_map(|e| {
-                let reasoning = e.reasoning.clone()?;
+            .zip(0..)
+            .filter_map(|(e, tick)| {
+                let reasoning = e.reasoning.as_deref()?.to_owned();
                 let name = self
                     .participants
                     .iter()
-                    .find(|p| *p.agent == *e.agent_id)
-                    .map_or_else(|| e.agent_id.clone(), |p| p.name.clone());
+                    .find(|p| p.agent == e.agent)
+                    .map_or_else(|| e.agent.to_string(), |p| p.name.clone());
                 Some(Reason {
-                    tick: e.tick,
-                    role: e.role.clone(),
+                    tick,
+                    role: e.role.to_owned(),
                     name,
-                    action: e.action.clone(),
+                    action: e.action.to_string(),
                     at_ms: e.at_ms,
                     reasoning,
                 })
@@ -367,11 +399,7 @@ impl World {
     /// The session's log as `agent`, a participant, may read it: while it runs, each entry as
     /// the template lets their role see it, numbered among those alone (a gap would count the
     /// hidden ones); once it is over, all of it.
-    pub fn session_log(
-        &self,
-        id: SessionId,
-        agent: &str,
-    ) -> Result<Vec<crate::store::sessions::LogEntry>, HostError> {
+    pub fn session_log(&self, id: SessionId, agent: &str) -> Result<Vec<LogEntry>, HostError> {
         let (s, role) = self.participant_of(id, agent)?;
         if s.game.is_terminal() {
             // Every action, each as the template words it for a reader (a Werewolf reply names
@@ -379,31 +407,27 @@ impl World {
             return Ok(s
                 .log
                 .iter()
-                .map(|e| crate::store::sessions::LogEntry {
+                .zip(0..)
+                .map(|(e, tick)| LogEntry {
                     action: s
                         .game
-                        .action_view(Some(role), &e.role, &e.action)
-                        .unwrap_or_else(|| e.action.clone()),
-                    ..e.clone()
+                        .action_view(Some(role), e.role, &e.action)
+                        .unwrap_or_else(|| e.action.to_string()),
+                    ..e.entry(tick)
                 })
                 .collect());
         }
         // Nobody's reasons are shown while the game runs, the reader's own neither (one rule
-        // for every reader, so that nothing is told by which entries carry one).
+        // for every reader, so that nothing is told by which entries carry one); each is
+        // numbered among those the reader may see.
         Ok(s.log
             .iter()
-            .filter_map(|e| {
-                let action = s.game.action_view(Some(role), &e.role, &e.action)?;
-                Some(crate::store::sessions::LogEntry {
-                    action,
-                    reasoning: None,
-                    ..e.clone()
-                })
-            })
-            .enumerate()
-            .map(|(i, e)| crate::store::sessions::LogEntry {
-                tick: i as u64,
-                ..e
+            .filter_map(|e| Some((e, s.game.action_view(Some(role), e.role, &e.action)?)))
+            .zip(0..)
+            .map(|((e, action), tick)| LogEntry {
+                action,
+                reasoning: None,
+                ..e.entry(tick)
             })
             .collect())
     }

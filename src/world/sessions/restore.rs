@@ -3,10 +3,10 @@
 
 use serde_json::Value;
 
-use super::{Participant, Session, SessionId};
+use super::{Logged, Participant, Session, SessionId};
 use crate::games;
 use crate::store::sessions::StoredSession;
-use crate::world::World;
+use crate::world::{AgentId, World};
 
 /// Why a stored session does not rebuild; start-up stops on it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -97,6 +97,32 @@ impl World {
                 });
             }
             self.next_session = self.next_session.max(id.next());
+            let log = st
+                .log
+                .into_iter()
+                .map(|e| {
+                    let role = t
+                        .roles
+                        .iter()
+                        .copied()
+                        .chain([games::SERVER_ROLE])
+                        .find(|r| *r == e.role)
+                        .ok_or_else(|| fail(format!("no role `{}` in its game", e.role)))?;
+                    // The players' ids are shared with the session's own.
+                    let agent = participants
+                        .iter()
+                        .find(|p: &&Participant| *p.agent == *e.agent_id)
+                        .map_or_else(|| AgentId::from(e.agent_id.as_str()), |p| p.agent.clone());
+                    Ok(Logged {
+                        role,
+                        action: e.action.into(),
+                        agent,
+                        created_at: e.created_at.into(),
+                        at_ms: e.at_ms,
+                        reasoning: e.reasoning.map(Into::into),
+                    })
+                })
+                .collect::<Result<Vec<Logged>, ReplayError>>()?;
             let room = self.room_for(t);
             let started = humantime::parse_rfc3339_weak(&st.row.created_at)
                 .map_err(|e| fail(format!("bad start time `{}`: {e}", st.row.created_at)))?;
@@ -112,7 +138,7 @@ impl World {
                 room,
                 created_at: st.row.created_at,
                 started,
-                log: st.log,
+                log,
                 tally: st.tallies.into_iter().collect(),
                 moves: st.moves,
             });
