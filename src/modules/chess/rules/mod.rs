@@ -32,7 +32,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use shakmaty::fen::Fen;
-use shakmaty::san::{SanPlus, Suffix};
+use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Color, EnPassantMode, Move, Position};
@@ -462,8 +462,20 @@ impl ChessGame {
     /// The game after `m`, which must be legal here.
     fn play(&self, m: Move) -> ChessGame {
         // SAN is named on the way (disambiguated against this position, marked from the next).
+        // The next position's moves are generated once, for the mark and the stalemate alike
+        // (shakmaty's SAN with its mark would generate them for the mark alone).
         let mut pos = self.pos.clone();
-        let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
+        let san = San::from_move(&pos, m);
+        pos.play_unchecked(m);
+        let (check, stuck) = (pos.is_check(), pos.legal_moves().is_empty());
+        let san = SanPlus {
+            san,
+            suffix: match (check, stuck) {
+                (true, true) => Some(Suffix::Checkmate),
+                (true, false) => Some(Suffix::Check),
+                (false, _) => None,
+            },
+        };
         let next = ChessGame {
             start_fen: self.start_fen.clone(),
             key: zobrist(&pos),
@@ -487,11 +499,11 @@ impl ChessGame {
         };
         let repeated = next.since_zeroing().filter(|k| *k == next.key).count() >= 2;
         let p = &next.pos;
-        let (winner, reason) = if san.suffix == Some(Suffix::Checkmate) {
+        let (winner, reason) = if check && stuck {
             (Some(self.turn()), Some(EndReason::Checkmate))
         } else if p.is_insufficient_material() {
             (None, Some(EndReason::InsufficientMaterial))
-        } else if p.is_stalemate() {
+        } else if stuck {
             (None, Some(EndReason::Stalemate))
         } else if repeated {
             (None, Some(EndReason::ThreefoldRepetition))
