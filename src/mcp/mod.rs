@@ -57,13 +57,14 @@ pub struct MootMcp {
 }
 
 /// One step of a call: done (with a watch on the session when the answer is "not yet"), or
-/// the agent must first be brought into the town.
+/// the agent must first be brought into the town (the arguments come back for the second
+/// try, so that a call need not copy them for a case that is rare).
 enum Step {
     Done(
         Result<Reply<Json>, VerbError>,
         Option<tokio::sync::watch::Receiver<u64>>,
     ),
-    Absent,
+    Absent(Value),
 }
 
 /// Runs the verb and, if its answer is "not yet", subscribes to the session's changes in the
@@ -222,7 +223,6 @@ impl MootMcp {
     > {
         let unavailable =
             |err: crate::world::Unavailable| McpError::internal_error(err.to_string(), None);
-        let first_args = args.clone();
         // A bug met on the way is the tool's answer (`isError`), like any refusal: the call
         // changed nothing, and the agent may go on.
         let bug = || Ok((Err(VerbError::internal()), None));
@@ -230,9 +230,9 @@ impl MootMcp {
             .world
             .call(agent.clone(), Face::Mcp, move |w, cx| {
                 if w.is_present(&cx.actor) {
-                    attempt(w, cx, e, first_args, first)
+                    attempt(w, cx, e, args, first)
                 } else {
-                    Step::Absent
+                    Step::Absent(args)
                 }
             })
             .await
@@ -241,7 +241,7 @@ impl MootMcp {
             step => step.map_err(unavailable)?,
         };
         let step = match step {
-            Step::Absent => {
+            Step::Absent(args) => {
                 let row = self
                     .store
                     .agent_by_id(agent)
@@ -268,7 +268,7 @@ impl MootMcp {
         match step {
             Step::Done(r, watch) => Ok((r, watch)),
             // The agent was just brought in; were it not, that is a bug, not the caller's fault.
-            Step::Absent => bug(),
+            Step::Absent(_) => bug(),
         }
     }
 
