@@ -709,6 +709,8 @@ async fn sessions_survive_a_restart_by_replay_and_tampering_stops_start_up() {
     let (_, before) = api
         .get(&format!("/sessions/{id}/state"), &white.token)
         .await;
+    let (_, log_before) = api.get(&format!("/sessions/{id}/log"), &black.token).await;
+    assert_eq!(log_before["actions"].as_array().map(Vec::len), Some(3));
     let dir = s.stop().await;
 
     let s = TestServer::on_db(&db, |_| {}).await;
@@ -717,6 +719,9 @@ async fn sessions_survive_a_restart_by_replay_and_tampering_stops_start_up() {
         .get(&format!("/sessions/{id}/state"), &white.token)
         .await;
     assert_eq!(after, before);
+    // The log the world rebuilt from the store reads as the one it kept while playing.
+    let (_, log_after) = api.get(&format!("/sessions/{id}/log"), &black.token).await;
+    assert_eq!(log_after, log_before);
     let (status, _) = api
         .post(
             &format!("/sessions/{id}/actions"),
