@@ -150,7 +150,7 @@ fn info(s: &Session, g: &ChessGame, me: &str, status: Option<&str>) -> GameInfo 
         } else {
             Vec::new()
         },
-        last_move: g.last_move().map(str::to_owned),
+        last_move: g.last_move(),
         sequence: Some(s.tick + 1),
         result: over.map(|o| format!("{} ({})", o.describe(), o.result())),
         ui: None,
@@ -588,7 +588,7 @@ after your move; then call waitForNextTurn.";
             // On telnet the board has come already (the mover sees every board); the words
             // are the ones the `move` verb gives.
             _ if cx.face == Face::Telnet => {
-                format!("You play {} in game #{id}.", g.last_san().unwrap_or(&mv))
+                format!("You play {} in game #{id}.", g.last_san().unwrap_or(mv))
             }
             (Some(o), _) => format!("Move accepted. Game Over: {}.", o.describe()),
             (None, "computer") => format!(

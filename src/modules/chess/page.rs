@@ -47,7 +47,7 @@ pub fn frame(world: &World, sid: SessionId) -> Option<serde_json::Value> {
             "running": (!over).then(|| g.turn().name()),
         })
     });
-    let moves: Vec<String> = g.moves().into_iter().map(|(_, san)| san).collect();
+    let moves = g.sans();
     Some(serde_json::json!({
         "gameId": sid.to_string(),
         "tick": s.tick,

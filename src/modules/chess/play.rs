@@ -181,8 +181,7 @@ unless you name the piece. Returns the move in UCI and SAN, the game's tick and 
             .session(sid)
             .and_then(chess_of)
             .and_then(|g| g.last_san())
-            .unwrap_or(&uci)
-            .to_owned();
+            .unwrap_or_else(|| uci.clone());
         Ok(Reply::new(
             vec![format!("You play {san} in game #{sid}.")],
             Moved {

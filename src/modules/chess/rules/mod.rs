@@ -62,11 +62,6 @@ pub struct ChessGame {
     key: u64,
     /// `pos` as FEN, kept beside it: every answer about the game shows it, several times a move.
     fen: String,
-    /// The last move in SAN with its check or mate mark, for people's news.
-    last_san: Option<String>,
-    /// The last move, in standard UCI. (The whole game is the session's log; the state holds
-    /// what the rules need, so that an action costs the same on the first move and the last.)
-    last_move: Option<String>,
     outcome: Option<Outcome>,
     /// A standing draw offer, by this side.
     draw_offer: Option<Side>,
@@ -263,22 +258,19 @@ impl ChessGame {
     }
 
     /// The last move, in standard UCI.
-    pub fn last_move(&self) -> Option<&str> {
-        self.last_move.as_deref()
+    pub fn last_move(&self) -> Option<String> {
+        self.history.as_deref().map(|p| uci(p.mv))
     }
 
-    /// The last move in SAN, like `Nf3` or `Qxf7#`.
-    pub fn last_san(&self) -> Option<&str> {
-        self.last_san.as_deref()
+    /// The last move in SAN with its check or mate mark, like `Nf3` or `Qxf7#`, for people's
+    /// news.
+    pub fn last_san(&self) -> Option<String> {
+        self.history.as_deref().map(|p| p.san.to_string())
     }
 
-    /// The moves of the game as it stands (moves taken back left out), oldest first: (UCI,
-    /// SAN).
-    pub fn moves(&self) -> Vec<(String, String)> {
-        let mut out: Vec<(String, String)> = self
-            .plies()
-            .map(|p| (uci(p.mv), p.san.to_string()))
-            .collect();
+    /// The moves of the game as it stands (moves taken back left out), oldest first, in SAN.
+    pub fn sans(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.plies().map(|p| p.san.to_string()).collect();
         out.reverse();
         out
     }
@@ -384,18 +376,15 @@ impl ChessGame {
     fn undo(&self, plies: usize) -> Option<ChessGame> {
         let undone = self.plies().nth(plies.checked_sub(1)?)?;
         let mut pos = self.start()?;
-        let kept: Vec<&Ply> = undone.before.as_deref().map_or_else(Vec::new, |p| p.and_before().collect());
+        let kept: Vec<&Ply> = self.plies().skip(plies).collect();
         for p in kept.iter().rev() {
             pos.play_unchecked(p.mv);
         }
-        let last = kept.first();
         Some(ChessGame {
             start_fen: self.start_fen.clone(),
             key: undone.key,
             fen: fen_of(&pos),
             pos,
-            last_san: last.map(|p| p.san.to_string()),
-            last_move: last.map(|p| uci(p.mv)),
             outcome: None,
             draw_offer: undone.draw_offer,
             takeback_request: undone.takeback_request,
@@ -481,8 +470,6 @@ impl ChessGame {
             key: zobrist(&pos),
             fen: fen_of(&pos),
             pos,
-            last_san: Some(san.to_string()),
-            last_move: Some(uci(m)),
             outcome: None,
             draw_offer: self.draw_offer.filter(|s| *s == self.turn()),
             takeback_request: None,
@@ -573,8 +560,6 @@ impl Game for ChessGame {
             key: zobrist(&pos),
             fen: fen_of(&pos),
             pos,
-            last_move: None,
-            last_san: None,
             outcome: None,
             draw_offer: None,
             takeback_request: None,
@@ -740,7 +725,7 @@ impl Game for ChessGame {
             "fen": self.fen(),
             "turn": self.turn().name(),
             "outcome": self.outcome,
-            "last_move": self.last_move,
+            "last_move": self.last_move(),
             "check": self.pos.is_check(),
             "draw_offer": self.draw_offer,
             "takeback_request": self.takeback_request,
@@ -772,7 +757,7 @@ impl Game for ChessGame {
             }
             field(out, "draw_offer", &self.draw_offer)?;
             field(out, "fen", &self.fen)?;
-            field(out, "last_move", &self.last_move)?;
+            field(out, "last_move", &self.last_move())?;
             field(out, "outcome", &serde_json::to_value(self.outcome)?)?;
             if let Some(f) = &self.start_fen {
                 field(out, "start_fen", f)?;
@@ -832,7 +817,7 @@ impl Game for ChessGame {
 
     fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String> {
         let from_black = viewer == Some(Side::Black.name());
-        let mut lines = render::board(&self.state(), from_black, self.last_san());
+        let mut lines = render::board(&self.state(), from_black, self.last_san().as_deref());
         if let Some(c) = &self.clock {
             let to_move = self.turn();
             let (w, b) = if self.outcome.is_some() {

@@ -37,7 +37,7 @@ impl ChessGame {
         let mut number = first.fullmoves().get();
         let mut white_to_move = first.turn() == shakmaty::Color::White;
         let mut words: Vec<String> = Vec::new();
-        for (i, (_, san)) in self.moves().into_iter().enumerate() {
+        for (i, san) in self.sans().into_iter().enumerate() {
             if white_to_move {
                 words.push(format!("{number}. {san}"));
             } else if i == 0 {

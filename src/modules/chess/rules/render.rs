@@ -81,7 +81,7 @@ mod tests {
             .unwrap()
             .apply("white", "e2e4")
             .unwrap();
-        let lines = board(&g.view(None), false, g.last_san());
+        let lines = board(&g.view(None), false, g.last_san().as_deref());
         assert_eq!(lines[0], "  a b c d e f g h");
         assert_eq!(lines[1], "8 r n b q k b n r 8");
         assert_eq!(lines[5], "4 . . . . P . . . 4");
@@ -92,7 +92,7 @@ mod tests {
             "Last move: e4 (e2e4). Black to move."
         );
         // Black sits at the bottom of black's board, and the files run h to a.
-        let black = board(&g.view(Some("black")), true, g.last_san());
+        let black = board(&g.view(Some("black")), true, g.last_san().as_deref());
         assert_eq!(black[0], "  h g f e d c b a");
         assert_eq!(black[1], "1 R N B K Q B N R 1");
         assert_eq!(black[4], "4 . . . P . . . . 4");
