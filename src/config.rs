@@ -126,6 +126,18 @@ pub struct Config {
     #[arg(long, env = "MOOT_SESSIONS_PER_AGENT", default_value_t = 50)]
     pub sessions_per_agent: usize,
 
+    /// How long an invitation to a game (a session naming someone besides its creator, a
+    /// challenge) waits for every player's answer before it lapses.
+    #[arg(long, env = "MOOT_INVITATION_LAPSE", default_value = "10m")]
+    pub invitation_lapse: humantime::Duration,
+
+    /// Identities made anonymously (a character at the login screen, `POST /agents`) from one
+    /// address within this long of the last one made there count as one owner's: they never
+    /// rate each other, and their games against anyone count as one owner's toward the daily
+    /// limit (0s: each its own owner).
+    #[arg(long, env = "MOOT_OWNER_WINDOW", default_value = "1d")]
+    pub owner_window: humantime::Duration,
+
     /// MCP sessions (of the 2025-11-25 revision, opened by `initialize`) one agent may hold
     /// open at once (0: no limit).
     #[arg(long, env = "MOOT_MCP_SESSIONS_PER_AGENT", default_value_t = 8)]

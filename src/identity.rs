@@ -150,6 +150,8 @@ struct Entry {
     name: String,
     token_hash: Option<[u8; 32]>,
     kind: Kind,
+    /// Whom it speaks for in ratings, if not itself.
+    owner: Option<String>,
 }
 
 fn decode_hash(hex_hash: &str) -> Option<[u8; 32]> {
@@ -161,8 +163,30 @@ impl Directory {
         let d = Directory::default();
         for r in rows {
             d.insert(&r.agent_id, &r.name, r.token_hash.as_deref(), r.kind);
+            d.set_owner(&r.agent_id, r.owner);
         }
         d
+    }
+
+    /// Records whom `agent_id` speaks for in ratings (see `store::agents::Origin`).
+    pub fn set_owner(&self, agent_id: &str, owner: Option<String>) {
+        let mut map = self.by_id.write().unwrap_or_else(PoisonError::into_inner);
+        if let Some(e) = map.get_mut(agent_id) {
+            e.owner = owner;
+        }
+    }
+
+    /// Whom `agent_id` speaks for in ratings: its owner, or itself; the house is one.
+    pub fn owner_of(&self, agent_id: &str) -> String {
+        if crate::world::is_house(agent_id) {
+            return "house".to_owned();
+        }
+        self.by_id
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(agent_id)
+            .and_then(|e| e.owner.clone())
+            .unwrap_or_else(|| agent_id.to_owned())
     }
 
     pub fn insert(&self, agent_id: &str, name: &str, token_hash: Option<&str>, kind: Kind) {
@@ -170,6 +194,7 @@ impl Directory {
             name: name.to_owned(),
             token_hash: token_hash.and_then(decode_hash),
             kind,
+            owner: None,
         };
         self.by_id
             .write()
@@ -311,6 +336,7 @@ pub async fn register_agent(
     directory: &Directory,
     name: Option<String>,
     room: &str,
+    origin: Option<crate::store::Origin>,
 ) -> Result<Registered, RegisterError> {
     if let Some(n) = &name {
         validate_name(n).map_err(RegisterError::BadName)?;
@@ -318,7 +344,7 @@ pub async fn register_agent(
     let agent_id = crate::store::new_agent_id();
     let token = issue_token(&agent_id);
     let row = store
-        .create_agent(agent_id, name.clone(), token.hash, room)
+        .create_agent(agent_id, name.clone(), token.hash, room, origin)
         .await
         .map_err(|e| match e {
             crate::store::CreateError::NameTaken => {
@@ -332,6 +358,7 @@ pub async fn register_agent(
         row.token_hash.as_deref(),
         row.kind,
     );
+    directory.set_owner(&row.agent_id, row.owner.clone());
     Ok(Registered {
         row,
         token: token.token,

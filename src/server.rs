@@ -186,6 +186,7 @@ async fn open_town(
         queue_fill: config.werewolf_fill_after(),
         queue_all_seeing_live: config.werewolf_omniscient == crate::config::Omniscient::Live,
         sessions_per_agent: config.sessions_per_agent,
+        invitation_lapse: Some(config.invitation_lapse.into()),
     };
     let Core {
         world,
@@ -204,6 +205,7 @@ async fn open_town(
             config.login_fail_delay.into(),
         )),
         start_room,
+        owner_window: config.owner_window.into(),
     };
     Ok((door, world_task, welcome))
 }
@@ -217,6 +219,7 @@ fn http_faces(config: &Config, door: &Door, shutdown: &CancellationToken) -> Mak
         store: door.store.clone(),
         directory: door.directory.clone(),
         start_room: door.start_room.clone(),
+        owner_window: door.owner_window,
         wait: config.wait_timeout.into(),
         polls_per_agent: config.polls_per_agent,
         mcp_sessions_per_agent: config.mcp_sessions_per_agent,

@@ -115,9 +115,13 @@ pub async fn open(
     world.fill_queues_after(options.queue_fill);
     world.watch_queued_matches_live(options.queue_all_seeing_live);
     world.limit_sessions(options.sessions_per_agent);
+    if let Some(lapse) = options.invitation_lapse {
+        world.lapse_invitations_after(lapse);
+    }
     world.consult_external_engine(options.engine.is_some());
     let restored = stored.len();
     world.restore_sessions(stored)?;
+    world.restore_invitations(&kept);
     world.restore_ratings(crate::ratings::Ledger::from_stored(standings, seasons));
     modules::open_town(&mut world, &kept);
     let welcome = format!("{}\n{}", world.map.name, world.map.welcome);
@@ -151,8 +155,10 @@ pub async fn rebuild_ratings(db: &crate::store::Database) -> Result<String, Stri
         .enumerate()
         .map(|(i, id)| (id, i))
         .collect();
+    let owners = Directory::new(store.all_identities().await.map_err(|e| e.to_string())?);
     let mut decided =
-        world::sessions::decisions(&modules::templates(), &stored).map_err(|e| e.to_string())?;
+        world::sessions::decisions(&modules::templates(), &stored, |a| owners.owner_of(a))
+            .map_err(|e| e.to_string())?;
     decided.sort_by_key(|(action, _)| order.get(action).copied().unwrap_or(usize::MAX));
     let games = decided.len();
     let mut ledger = crate::ratings::Ledger::default();
@@ -160,6 +166,7 @@ pub async fn rebuild_ratings(db: &crate::store::Database) -> Result<String, Stri
     for (action, d) in decided {
         let c = ledger.changes(&d);
         ledger.apply(&c);
+        ledger.met(&d);
         changes.push((action, c));
     }
     let (standings, seasons) = store.standings().await.map_err(|e| e.to_string())?;

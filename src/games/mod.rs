@@ -403,7 +403,8 @@ pub trait Game: Clone + Send + Sync + 'static {
         None
     }
     /// What the house's computer does as `role` now, if it has anything to do. `options` are
-    /// the session's; `seed` is the session's seed mixed with its tick.
+    /// the session's, with the host's `"rated": true` added when the game is rated (the house
+    /// grants no retry of a rated game); `seed` is the session's seed mixed with its tick.
     fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer> {
         let _ = (role, options, seed);
         None

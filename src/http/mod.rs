@@ -64,6 +64,8 @@ pub struct ApiState {
     pub directory: Arc<Directory>,
     /// Where new agents' characters stand (a room id).
     pub start_room: String,
+    /// Agents made from one address this close together are one owner's, for ratings.
+    pub owner_window: std::time::Duration,
     /// How long an MCP long poll waits.
     pub wait: std::time::Duration,
     /// Long polls one agent may have waiting at once (0: no limit).
@@ -172,13 +174,20 @@ async fn create_agent(
         )
         .into_response());
     }
-    let made = identity::register_agent(&api.store, &api.directory, req.name, &api.start_room)
-        .await
-        .map_err(|e| match e {
-            RegisterError::BadName(m) => ApiError::invalid(m),
-            e @ RegisterError::NameTaken(_) => ApiError::new(ErrorCode::Conflict, e.to_string()),
-            RegisterError::Store(e) => ApiError::storage(e),
-        })?;
+    let origin = peer.map(|ip| crate::store::Origin::of(ip, api.owner_window));
+    let made = identity::register_agent(
+        &api.store,
+        &api.directory,
+        req.name,
+        &api.start_room,
+        origin,
+    )
+    .await
+    .map_err(|e| match e {
+        RegisterError::BadName(m) => ApiError::invalid(m),
+        e @ RegisterError::NameTaken(_) => ApiError::new(ErrorCode::Conflict, e.to_string()),
+        RegisterError::Store(e) => ApiError::storage(e),
+    })?;
     tracing::info!(target: crate::logging::AUDIT, event = "agent_created", name = %made.row.name, ip = ?peer);
     Ok((
         StatusCode::CREATED,
@@ -204,6 +213,38 @@ async fn create_session(
         })
         .await??;
     Ok((StatusCode::CREATED, Json::<Created>(created)))
+}
+
+/// A player named in a waiting session agrees to it (`status` says whether it began).
+async fn accept_session(
+    State(api): State<Api>,
+    Caller(me): Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Created>, ApiError> {
+    let answer = api
+        .world
+        .call(me, Face::Rest, move |w, cx| {
+            w.admit_write(&cx.actor, cx.now)?;
+            w.accept_invitation(cx, parse_id(&id)?)
+        })
+        .await??;
+    Ok(Json(answer.created().clone()))
+}
+
+/// A player named in a waiting session turns it down (its maker withdraws it).
+async fn decline_session(
+    State(api): State<Api>,
+    Caller(me): Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Created>, ApiError> {
+    let answer = api
+        .world
+        .call(me, Face::Rest, move |w, cx| {
+            w.admit_write(&cx.actor, cx.now)?;
+            w.decline_invitation(cx, parse_id(&id)?)
+        })
+        .await??;
+    Ok(Json(answer.created().clone()))
 }
 
 async fn list_sessions(
@@ -399,6 +440,26 @@ fn seed_routes() -> Vec<Route> {
             status: 200,
             response: schema::<SessionList>,
             handler: Box::new(|| get(list_sessions)),
+        },
+        Route {
+            method: Method::POST,
+            path: "/sessions/{session_id}/accept".into(),
+            summary: "Accept a session that names the caller (status `waiting`); it begins once every player has",
+            auth: true,
+            request: None,
+            status: 200,
+            response: schema::<Created>,
+            handler: Box::new(|| post(accept_session)),
+        },
+        Route {
+            method: Method::POST,
+            path: "/sessions/{session_id}/decline".into(),
+            summary: "Turn down a waiting session that names the caller (or withdraw one the caller made)",
+            auth: true,
+            request: None,
+            status: 200,
+            response: schema::<Created>,
+            handler: Box::new(|| post(decline_session)),
         },
         Route {
             method: Method::GET,

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::identity::{self, Directory};
 use crate::logins::{Logins, Refused};
-use crate::store::{AgentRow, CreateError, Store};
+use crate::store::{AgentRow, CreateError, Origin, Store};
 use crate::world::{self, ConnId, Request, Sink, Source, WorldHandle};
 
 pub struct Door {
@@ -18,6 +18,8 @@ pub struct Door {
     pub logins: Arc<Logins>,
     /// Where new characters appear (a room id).
     pub start_room: String,
+    /// Characters made from one address this close together are one owner's, for ratings.
+    pub owner_window: std::time::Duration,
 }
 
 /// Why a character was not made.
@@ -67,12 +69,18 @@ impl Door {
             .ok_or(CreateRefused::Unavailable)?;
         match self
             .store
-            .create_character(name, hash, &self.start_room)
+            .create_character(
+                name,
+                hash,
+                &self.start_room,
+                Some(Origin::of(ip, self.owner_window)),
+            )
             .await
         {
-            Ok(row) => {
+            Ok((row, owner)) => {
                 self.directory
                     .insert(&row.agent_id, &row.name, None, identity::Kind::Person);
+                self.directory.set_owner(&row.agent_id, owner);
                 tracing::info!(target: crate::logging::AUDIT, event = "character_created", name = %row.name, %ip);
                 Ok(row)
             }

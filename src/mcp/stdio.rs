@@ -48,6 +48,8 @@ pub async fn serve(args: McpArgs) -> Result<(), Box<dyn std::error::Error>> {
                 &core.directory,
                 args.name.clone(),
                 &core.start_room,
+                // Made by whoever runs the process on this machine: its own owner.
+                None,
             )
             .await?;
             tracing::info!(name = %made.row.name, "playing as a new character");

@@ -53,6 +53,37 @@ pub struct Decided {
     pub rules: String,
     pub reckoning: Reckoning,
     pub sides: Vec<DecidedSide>,
+    /// The UTC day of the action that decided it (`2026-11-28`): the daily limit's day.
+    pub day: String,
+}
+
+/// How many rated results a day between the same two owners move ratings: the first few,
+/// as friends play a few games; past them a pair's games are casual until the next day, so a
+/// thousand games lost on purpose buy no more than three.
+pub const PAIR_LIMIT: u32 = 3;
+
+impl Decided {
+    /// The owners of a rated game between two players, neither an anchor, in order: what the
+    /// daily limit counts.
+    fn pair(&self) -> Option<(String, String)> {
+        if self.reckoning != Reckoning::Rating {
+            return None;
+        }
+        let [a, b] = &self.sides[..] else {
+            return None;
+        };
+        if a.anchor.is_some() || b.anchor.is_some() {
+            return None;
+        }
+        let ([x], [y]) = (&a.owners[..], &b.owners[..]) else {
+            return None;
+        };
+        Some(if x <= y {
+            (x.clone(), y.clone())
+        } else {
+            (y.clone(), x.clone())
+        })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -64,6 +95,22 @@ pub struct DecidedSide {
     /// A side the house plays at a fixed rating (a chess computer level): its opponents are
     /// rated against this, and it does not move.
     pub anchor: Option<f64>,
+    /// Whom each player speaks for (`players`' owners, in their order): identities of one
+    /// owner never rate each other.
+    pub owners: Vec<String>,
+}
+
+/// The games a rating needs, beside a deviation no longer provisional, to be listed on a
+/// leaderboard: a newcomer's first lucky results, or a farm of fresh accounts, list nobody.
+pub const ESTABLISHED_GAMES: u32 = 10;
+
+/// Whether a standing belongs on a leaderboard: a record always; a rating once it is no longer
+/// provisional and has [`ESTABLISHED_GAMES`] behind it (lichess's rule).
+pub fn established(s: &Standing) -> bool {
+    match s.rating {
+        None => true,
+        Some(r) => !r.provisional() && s.games >= ESTABLISHED_GAMES,
+    }
 }
 
 /// How sure an anchor's rating is: the deviation its opponents play it at (about what some
@@ -160,18 +207,32 @@ pub fn board(template: &Template, options: &Value) -> Option<String> {
         .map(|t| board_name(template, &t))
 }
 
+/// Who took part in a decided result, and when: each role's agent, whom each agent speaks
+/// for, which are the house's, and the UTC day of the deciding action.
+pub struct Cast<P, O, H> {
+    pub player: P,
+    pub owner: O,
+    pub house: H,
+    pub day: String,
+}
+
 /// The result `sides` decided in a session of `template` with `options`, if it counts: games
 /// of luck always keep a record; games of skill are rated when the session is `rated` and
-/// its options have a table. `player` names the agent in each role; a side played wholly by
-/// the `house` at a fixed rating (the template's anchor) is that anchor.
-pub fn decided(
+/// its options have a table. `cast.player` names the agent in each role; a side played wholly
+/// by the house at a fixed rating (the template's anchor) is that anchor.
+pub fn decided<P, O, H>(
     template: &Template,
     options: &Value,
     rated: bool,
     sides: Vec<SideScore>,
-    player: impl Fn(&str) -> Option<String>,
-    house: impl Fn(&str) -> bool,
-) -> Option<Decided> {
+    cast: &Cast<P, O, H>,
+) -> Option<Decided>
+where
+    P: Fn(&str) -> Option<String>,
+    O: Fn(&str) -> String,
+    H: Fn(&str) -> bool,
+{
+    let (player, house) = (&cast.player, &cast.house);
     match template.reckoning {
         Reckoning::Unrated => return None,
         Reckoning::Rating if !rated => return None,
@@ -186,11 +247,13 @@ pub fn decided(
             let anchor = (!players.is_empty() && players.iter().all(|p| house(p)))
                 .then(|| (template.anchor_of)(options))
                 .flatten();
+            let owners = players.iter().map(|p| (cast.owner)(p)).collect();
             DecidedSide {
                 side: s.side,
                 players,
                 score: s.score,
                 anchor,
+                owners,
             }
         })
         .collect();
@@ -199,6 +262,7 @@ pub fn decided(
         rules: rules_hash(template.id, &table.rules),
         reckoning: template.reckoning,
         sides,
+        day: cast.day.clone(),
     })
 }
 
@@ -208,6 +272,9 @@ pub struct Ledger {
     standings: BTreeMap<Key, Standing>,
     /// Each board's rules as of its latest game: the season its leaderboard shows.
     seasons: HashMap<String, String>,
+    /// Rated games between each pair of owners on `day` (see [`PAIR_LIMIT`]).
+    pairs: HashMap<(String, String), u32>,
+    day: String,
 }
 
 impl Ledger {
@@ -219,6 +286,45 @@ impl Ledger {
         Ledger {
             standings: standings.into_iter().collect(),
             seasons: seasons.into_iter().collect(),
+            ..Ledger::default()
+        }
+    }
+
+    /// Whether `owner`'s player in `d` is left unrated: another player in it has the same
+    /// owner (a Werewolf seat beside an alt, two accounts of one person), or its pair of owners
+    /// has had its rated games for the day.
+    fn muted(&self, d: &Decided, owner: &str) -> bool {
+        let same = d
+            .sides
+            .iter()
+            .flat_map(|s| &s.owners)
+            .filter(|o| *o == owner)
+            .count();
+        same > 1
+            || d.pair().is_some_and(|p| {
+                self.day == d.day && self.pairs.get(&p).copied().unwrap_or(0) >= PAIR_LIMIT
+            })
+    }
+
+    /// Counts `d` toward its pair of owners' games of the day (once its changes are applied).
+    pub fn met(&mut self, d: &Decided) {
+        let Some(p) = d.pair() else { return };
+        if d.day > self.day {
+            self.day = d.day.clone();
+            self.pairs.clear();
+        }
+        if d.day == self.day {
+            *self.pairs.entry(p).or_insert(0) += 1;
+        }
+    }
+
+    /// Takes back [`Ledger::met`] (the store refused the result).
+    pub fn unmet(&mut self, d: &Decided) {
+        let Some(p) = d.pair().filter(|_| d.day == self.day) else {
+            return;
+        };
+        if let Some(n) = self.pairs.get_mut(&p) {
+            *n = n.saturating_sub(1);
         }
     }
 
@@ -260,7 +366,10 @@ impl Ledger {
             } else {
                 &side.players[..]
             };
-            for agent in players {
+            for (agent, owner) in players.iter().zip(&side.owners) {
+                if d.reckoning == Reckoning::Rating && self.muted(d, owner) {
+                    continue;
+                }
                 let key = Key {
                     agent: agent.clone(),
                     board: board.clone(),
@@ -480,15 +589,78 @@ mod tests {
                     players: vec![a.into()],
                     score: score_a,
                     anchor: None,
+                    owners: vec![a.into()],
                 },
                 DecidedSide {
                     side: "",
                     players: vec![b.into()],
                     score: 1.0 - score_a,
                     anchor: None,
+                    owners: vec![b.into()],
                 },
             ],
+            day: "2026-11-28".into(),
         }
+    }
+
+    /// `d` decided, as the world takes it: its changes applied, and counted for the day.
+    fn take(l: &mut Ledger, d: &Decided) -> Vec<Change> {
+        let c = l.changes(d);
+        l.apply(&c);
+        l.met(d);
+        c
+    }
+
+    #[test]
+    fn identities_of_one_owner_never_rate_each_other() {
+        let mut l = Ledger::default();
+        let mut d = duel("main", "alt", 1.0);
+        d.sides[1].owners = vec!["main".into()];
+        assert_eq!(
+            take(&mut l, &d),
+            [],
+            "a game against one's own alt moves nothing"
+        );
+        // A team game: the seat beside an alt is unrated; the others are rated as usual.
+        let mut team = duel("ann", "bob", 1.0);
+        team.sides[0].players.push("ann2".into());
+        team.sides[0].owners.push("ann".into());
+        team.sides[1].players.push("cy".into());
+        team.sides[1].owners.push("cy".into());
+        let moved: Vec<String> = take(&mut l, &team)
+            .into_iter()
+            .map(|c| c.key.agent)
+            .collect();
+        assert_eq!(moved, ["bob", "cy"]);
+    }
+
+    #[test]
+    fn only_the_first_games_of_a_day_between_two_owners_move_ratings() {
+        let mut l = Ledger::default();
+        for n in 0..PAIR_LIMIT {
+            assert_eq!(take(&mut l, &duel("ann", "bob", 1.0)).len(), 2, "game {n}");
+        }
+        // The same two owners, whichever identities and sides they use, are spent for the day.
+        let mut d = duel("bob", "ann-alt", 0.0);
+        d.sides[1].owners = vec!["ann".into()];
+        assert_eq!(take(&mut l, &d), []);
+        assert_eq!(
+            take(&mut l, &duel("ann", "cy", 1.0)).len(),
+            2,
+            "other pairs are not"
+        );
+        // A new day, a new count.
+        let mut next = duel("ann", "bob", 1.0);
+        next.day = "2026-11-29".into();
+        assert_eq!(take(&mut l, &next).len(), 2);
+        // Undone (not stored), a game does not count.
+        let mut l = Ledger::default();
+        for _ in 0..PAIR_LIMIT {
+            let d = duel("ann", "bob", 1.0);
+            take(&mut l, &d);
+            l.unmet(&d);
+        }
+        assert_eq!(take(&mut l, &duel("ann", "bob", 1.0)).len(), 2);
     }
 
     fn key(agent: &str, board: &str) -> Key {
@@ -557,14 +729,17 @@ mod tests {
                     players: vec!["a".into(), "b".into(), "c".into()],
                     score: 0.0,
                     anchor: None,
+                    owners: vec!["a".into(), "b".into(), "c".into()],
                 },
                 DecidedSide {
                     side: "wolves",
                     players: vec!["w".into()],
                     score: 1.0,
                     anchor: None,
+                    owners: vec!["w".into()],
                 },
             ],
+            day: "2026-11-28".into(),
         };
         let c = l.changes(&d);
         assert_eq!(c.len(), 4);
@@ -595,7 +770,9 @@ mod tests {
                 players: vec!["ann".into()],
                 score,
                 anchor: None,
+                owners: vec!["ann".into()],
             }],
+            day: "2026-11-28".into(),
         };
         let won = l.changes(&hand(1.0));
         let lost = l.changes(&hand(0.0));
@@ -632,14 +809,17 @@ mod tests {
                     players: vec!["ann".into()],
                     score: 1.0,
                     anchor: None,
+                    owners: vec!["ann".into()],
                 },
                 DecidedSide {
                     side: "",
                     players: vec!["computer".into()],
                     score: 0.0,
                     anchor: Some(1900.0),
+                    owners: vec!["house".into()],
                 },
             ],
+            day: "2026-11-28".into(),
         };
         let c = l.changes(&d);
         assert_eq!(c.len(), 1, "the computer's standing does not move: {c:?}");

@@ -56,6 +56,57 @@ pub struct IdentityRow {
     /// SHA-256 of the secret part of the API token, hex; none until one is issued.
     pub token_hash: Option<String>,
     pub kind: Kind,
+    /// The identity it speaks for in ratings, if not itself (see [`Origin`]).
+    pub owner: Option<String>,
+}
+
+/// Where an anonymous identity was made, and how close together two made from one address
+/// must be to count as one owner's: identities of one owner never rate each other, so a
+/// farm of fresh accounts from one address buys nobody a rating.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The address (IPv4, or an IPv6 address's /64: one home or one machine).
+    pub address: String,
+    /// Made within this long after the last identity from the same address, it is that
+    /// identity's owner's (zero: every identity its own).
+    pub window: std::time::Duration,
+}
+
+impl Origin {
+    /// The origin of an identity made from `ip`.
+    pub fn of(ip: std::net::IpAddr, window: std::time::Duration) -> Origin {
+        let address = match ip {
+            std::net::IpAddr::V4(v4) => v4.to_string(),
+            std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => v4.to_string(),
+                None => {
+                    let s = v6.segments();
+                    format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+                }
+            },
+        };
+        Origin { address, window }
+    }
+}
+
+/// The owner an identity made now from `origin` takes: that of the latest identity made from
+/// the same address, if it was made within the window; none (itself) otherwise.
+fn owner_from(c: &mut Sql, origin: Option<&Origin>) -> sql::Result<Option<String>> {
+    let Some(o) = origin.filter(|o| !o.window.is_zero()) else {
+        return Ok(None);
+    };
+    let latest = c.first(
+        "SELECT agent_id, owner, created_at FROM agents WHERE origin = ?1
+         ORDER BY created_at DESC, agent_id LIMIT 1",
+        args![&o.address],
+    )?;
+    let Some(r) = latest else { return Ok(None) };
+    let (id, owner, made): (String, Option<String>, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
+    let recent = humantime::parse_rfc3339_weak(&made)
+        .ok()
+        .and_then(|t| std::time::SystemTime::now().duration_since(t).ok())
+        .is_some_and(|age| age <= o.window);
+    Ok(recent.then(|| owner.unwrap_or(id)))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -94,25 +145,31 @@ impl Store {
         name: &str,
         password_hash: String,
         room: &str,
-    ) -> Result<AgentRow, CreateError> {
+        origin: Option<Origin>,
+    ) -> Result<(AgentRow, Option<String>), CreateError> {
         let (name, room) = (name.to_owned(), room.to_owned());
         let created = self
             .call(move |c| {
                 let agent_id = new_agent_id();
+                let owner = owner_from(c, origin.as_ref())?;
+                let address = origin.map(|o| o.address);
                 let inserted = c.execute_or_refused(
-                    "INSERT INTO agents (agent_id, name, password_hash, room, kind) VALUES (?1, ?2, ?3, ?4, 'person')",
-                    args![&agent_id, &name, &password_hash, &room],
+                    "INSERT INTO agents (agent_id, name, password_hash, room, kind, owner, origin) VALUES (?1, ?2, ?3, ?4, 'person', ?5, ?6)",
+                    args![&agent_id, &name, &password_hash, &room, owner.as_deref(), address.as_deref()],
                 );
                 match inserted {
-                    Ok(_) => Ok(Some(AgentRow {
-                        agent_id,
-                        name,
-                        password_hash: Some(password_hash),
-                        description: String::new(),
-                        room: Some(room),
-                        display: Display::default(),
-                        wizard: false,
-                    })),
+                    Ok(_) => Ok(Some((
+                        AgentRow {
+                            agent_id,
+                            name,
+                            password_hash: Some(password_hash),
+                            description: String::new(),
+                            room: Some(room),
+                            display: Display::default(),
+                            wizard: false,
+                        },
+                        owner,
+                    ))),
                     Err(DbError::Constraint(_)) => Ok(None),
                     Err(e) => Err(e),
                 }
@@ -129,17 +186,20 @@ impl Store {
         name: Option<String>,
         token_hash: String,
         room: &str,
+        origin: Option<Origin>,
     ) -> Result<IdentityRow, CreateError> {
         let room = room.to_owned();
         let created = self
             .call(move |c| {
+                let owner = owner_from(c, origin.as_ref())?;
+                let address = origin.map(|o| o.address);
                 for _ in 0..32 {
                     let candidate = name
                         .clone()
                         .unwrap_or_else(|| format!("Agent_{:04x}", rand::random::<u16>()));
                     let inserted = c.execute_or_refused(
-                        "INSERT INTO agents (agent_id, name, token_hash, room, kind) VALUES (?1, ?2, ?3, ?4, 'agent')",
-                        args![&agent_id, &candidate, &token_hash, &room],
+                        "INSERT INTO agents (agent_id, name, token_hash, room, kind, owner, origin) VALUES (?1, ?2, ?3, ?4, 'agent', ?5, ?6)",
+                        args![&agent_id, &candidate, &token_hash, &room, owner.as_deref(), address.as_deref()],
                     );
                     match inserted {
                         Ok(_) => {
@@ -148,6 +208,7 @@ impl Store {
                                 name: candidate,
                                 token_hash: Some(token_hash),
                                 kind: Kind::Agent,
+                                owner,
                             }));
                         }
                         Err(DbError::Constraint(_)) if name.is_none() => {}
@@ -189,17 +250,21 @@ impl Store {
     /// Every identity, for the directory built at start-up.
     pub async fn all_identities(&self) -> Result<Vec<IdentityRow>, StoreError> {
         self.read(|c| {
-            c.query("SELECT agent_id, name, token_hash, kind FROM agents", &[])?
-                .iter()
-                .map(|r| {
-                    Ok(IdentityRow {
-                        agent_id: r.get(0)?,
-                        name: r.get(1)?,
-                        token_hash: r.get(2)?,
-                        kind: Kind::from_stored(&r.get::<String>(3)?),
-                    })
+            c.query(
+                "SELECT agent_id, name, token_hash, kind, owner FROM agents",
+                &[],
+            )?
+            .iter()
+            .map(|r| {
+                Ok(IdentityRow {
+                    agent_id: r.get(0)?,
+                    name: r.get(1)?,
+                    token_hash: r.get(2)?,
+                    kind: Kind::from_stored(&r.get::<String>(3)?),
+                    owner: r.get(4)?,
                 })
-                .collect()
+            })
+            .collect()
         })
         .await
     }

@@ -25,7 +25,7 @@ const TABLES: &[(&str, Order, &str)] = &[
     (
         "agents",
         Order::Text("agent_id"),
-        "agent_id, name, password_hash, description, room, created_at, token_hash, linelength, wrap, wizard, kind",
+        "agent_id, name, password_hash, description, room, created_at, token_hash, linelength, wrap, wizard, kind, owner, origin",
     ),
     (
         "sessions",

@@ -36,7 +36,7 @@ pub mod standings;
 mod value;
 pub mod writes;
 
-pub use agents::{AgentRow, CreateError, IdentityRow, Kind, new_agent_id};
+pub use agents::{AgentRow, CreateError, IdentityRow, Kind, Origin, new_agent_id};
 pub use sql::{DbError, Engine, Sql};
 
 use std::path::{Path, PathBuf};

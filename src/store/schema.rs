@@ -175,7 +175,17 @@ const MIGRATIONS: &[&str] = &[
     // restart (chess's games made with `createGame` and waiting for their second player), as
     // JSON under the module's name and a key of its own.
     KEPT_STATE,
+    // 11: whose voice an identity is, for ratings (`ratings`: identities of one owner never
+    // rate each other): the identity it speaks for, where it was made by another's hand, and
+    // the address an anonymous one was made from (IPv4, or an IPv6 /64), so that many made
+    // from one address in a short while count as one owner.
+    OWNERS,
 ];
+
+/// Migration 11, the same words for both engines.
+const OWNERS: &str = "ALTER TABLE agents ADD COLUMN owner TEXT;
+    ALTER TABLE agents ADD COLUMN origin TEXT;
+    CREATE INDEX agents_by_origin ON agents(origin, created_at);";
 
 /// Migration 10, the same words for both engines.
 const KEPT_STATE: &str = "CREATE TABLE kept_state (
@@ -323,6 +333,7 @@ const POSTGRES: &[(usize, &str)] = &[
     );"#,
     ),
     (10, KEPT_STATE),
+    (11, OWNERS),
 ];
 
 /// The schema version the database has: SQLite keeps it in `PRAGMA user_version`, PostgreSQL

@@ -28,6 +28,7 @@ pub mod games;
 pub mod go;
 pub mod home;
 pub mod inventory;
+pub mod invitations;
 pub mod look;
 pub mod page;
 pub mod ratings;
@@ -431,6 +432,10 @@ pub static TOWN: &[VerbEntry] = &[
     entry::<sessions::SessionState>(),
     entry::<sessions::SessionAct>(),
     entry::<sessions::SessionLog>(),
+    entry::<invitations::Accept>(),
+    entry::<invitations::Decline>(),
+    entry::<invitations::SessionAccept>(),
+    entry::<invitations::SessionDecline>(),
     entry::<ratings::Ratings>(),
     entry::<ratings::Leaderboard>(),
 ];

@@ -142,6 +142,8 @@ pub struct BoardView {
     pub board: String,
     pub rules: String,
     pub rows: Vec<LeaderRow>,
+    /// Provisional players not listed.
+    pub provisional_left_out: usize,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -267,10 +269,13 @@ pub fn leaderboards(world: &World, game: &str, whom: Whom) -> Result<Leaderboard
             continue;
         };
         let game = board.split('/').next().unwrap_or(board);
-        let rows = rows
+        let (rows, provisional): (Vec<_>, Vec<_>) = rows
             .into_iter()
             .map(|(k, s)| (world.directory.kind_of(&k.agent), k, s))
             .filter(|(kind, _, _)| whom.admits(*kind))
+            .partition(|(_, _, s)| crate::ratings::established(s));
+        let rows = rows
+            .into_iter()
             .take(BOARD_ROWS)
             .enumerate()
             .map(|(i, (kind, k, s))| {
@@ -289,6 +294,7 @@ pub fn leaderboards(world: &World, game: &str, whom: Whom) -> Result<Leaderboard
             board: board.to_owned(),
             rules: rules.to_owned(),
             rows,
+            provisional_left_out: provisional.len(),
         });
     }
     Ok(Leaderboards { boards: out })
@@ -379,8 +385,9 @@ impl Verb for Leaderboard {
     const SUMMARY: &'static str = "Show a game's best players: people, agents or both.";
     const HELP: &'static str = "`leaderboard chess` shows each chess board's leaders (one per time \
 control class); `leaderboard werewolf/wolves people` only the people among the wolves' best. A \
-board shows its current rules only: a change of rules starts a new table. `?` marks a \
-provisional rating.";
+board shows its current rules only: a change of rules starts a new table. Only established \
+ratings are listed (deviation at most 110, and 10 games), as on lichess; it says how many \
+provisional players it leaves out.";
     const READ_ONLY: bool = true;
     const TOOL_DESCRIPTION: &'static str = "A game's leaderboards: `game` (`chess`, \
 `chess/blitz`, `werewolf`…), `whom` (people, agents, all). Returns each board's best 50.";
@@ -413,7 +420,7 @@ provisional rating.";
         for b in &v.boards {
             lines.push(format!("{} (rules {}):", b.board, b.rules));
             if b.rows.is_empty() {
-                lines.push("  Nobody here yet.".to_owned());
+                lines.push("  Nobody with an established rating yet.".to_owned());
             }
             for r in &b.rows {
                 lines.push(format!(
@@ -426,6 +433,13 @@ provisional rating.";
                     r.refused_rate.unwrap_or(0.0) * 100.0,
                     r.missed_rate.unwrap_or(0.0),
                 ));
+            }
+            match b.provisional_left_out {
+                0 => {}
+                1 => lines.push("  (1 player with a provisional rating is not listed.)".into()),
+                n => lines.push(format!(
+                    "  ({n} players with provisional ratings are not listed.)"
+                )),
             }
         }
         Ok(Reply::new(lines, v))

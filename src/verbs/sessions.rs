@@ -38,7 +38,8 @@ among them: `session_create rps.v1 player_1=Ann player_2=Bob`. Then `session_act
     const READ_ONLY: bool = false;
     const TOOL_DESCRIPTION: &'static str = "Start a session of `template` (`rps.v1`, \
 `tictactoe.v1`, `chess.v1`, `blackjack.v1`), `participants` mapping every role to an agent id or \
-name, you among them. Returns the session's id, template and status.";
+name, you among them; anyone else named must accept it (`session_accept`). Returns the \
+session's id, template and status (`waiting` until they have).";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::SESSIONS);
     const TOPIC: Topic = Topic::AGENTS;
     type Args = CreateArgs;
@@ -73,13 +74,15 @@ name, you among them. Returns the session's id, template and status.";
             })
             .collect();
         let c = world.create_session(cx, &a.template, &participants, a.options)?;
-        Ok(Reply::new(
-            vec![format!(
-                "Session {} ({}) started.",
-                c.session_id, c.template
-            )],
-            c,
-        ))
+        let line = if c.status == crate::world::sessions::invite::WAITING {
+            format!(
+                "Session {} ({}) waits for the others named to accept it (`session_accept {}`).",
+                c.session_id, c.template, c.session_id
+            )
+        } else {
+            format!("Session {} ({}) started.", c.session_id, c.template)
+        };
+        Ok(Reply::new(vec![line], c))
     }
 }
 

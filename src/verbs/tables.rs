@@ -17,7 +17,7 @@ use super::parse::word;
 
 use super::{AtTables, Reply, Topic, Verb, VerbError, usage};
 use crate::games::Template;
-use crate::world::{AgentId, COMPUTER_ID, Cx, Extension, RoomIdx, ThingKind, World};
+use crate::world::{AgentId, COMPUTER_ID, Cx, RoomIdx, ThingKind, World};
 
 /// The room where the table of `kind` stands, and the table's name.
 pub fn table_room(world: &World, kind: ThingKind) -> Option<(RoomIdx, String)> {
@@ -48,25 +48,6 @@ pub fn from_afar(world: &World, cx: &mut Cx, kind: ThingKind) {
              watch it."
         ),
     );
-}
-
-/// Standing invitations to play, waiting for the other to ask back.
-#[derive(Default)]
-pub struct Invitations {
-    list: Vec<Invite>,
-}
-
-#[derive(Debug, Clone)]
-struct Invite {
-    from: AgentId,
-    to: AgentId,
-    template: &'static str,
-}
-
-impl Extension for Invitations {
-    fn forget(&mut self, who: &AgentId) {
-        self.list.retain(|i| &i.from != who && &i.to != who);
-    }
 }
 
 pub struct Play;
@@ -232,19 +213,14 @@ computer, at once. Returns the game's id and template and your opponent.";
         }
         let (them_id, them_name) = (them.id.clone(), them.name.clone());
         let my_name = world.player(&me).name.clone();
-        let invites = world.ext::<Invitations>();
-        let asked = invites
-            .list
-            .iter()
-            .position(|i| i.from == them_id && i.to == me && i.template == t.id);
-        if let Some(pos) = asked {
-            let invite = invites.list.remove(pos);
-            cx.undo(move |w| {
-                // Someone's leaving since (never undone) may have shortened the list.
-                let list = &mut w.ext::<Invitations>().list;
-                list.insert(pos.min(list.len()), invite);
-            });
-            let id = start(world, cx, &them_id, &me)?;
+        // Their invitation to this game, if they asked first: asking back accepts it.
+        let asked = world
+            .invitations_of(&me)
+            .filter(|i| i.from == them_id && i.template().id == t.id)
+            .map(|i| i.id)
+            .last();
+        if let Some(id) = asked {
+            world.accept_invitation(cx, id)?;
             return Ok(Reply::new(
                 vec![format!(
                     "You accept {them_name}'s invitation: game #{id} of {}, you are {second}.",
@@ -253,25 +229,20 @@ computer, at once. Returns the game's id and template and your opponent.";
                 Playing {
                     template: t.id.to_owned(),
                     opponent: them_name,
-                    session_id: Some(id),
+                    session_id: Some(id.to_string()),
                 },
             ));
         }
-        let before = invites.list.clone();
-        cx.undo(move |w| w.ext::<Invitations>().list = before);
-        invites
-            .list
-            .retain(|i| !(i.from == me && i.to == them_id && i.template == t.id));
-        invites.list.push(Invite {
-            from: me.clone(),
-            to: them_id.clone(),
-            template: t.id,
-        });
         let game_word = args.game.to_ascii_lowercase();
-        cx.tell(
-            &them_id,
-            format!("{my_name} invites you to play {} ({game_word}). Type `play {game_word} with {my_name}` to accept.", t.id),
+        let line = format!(
+            "{my_name} invites you to play {} ({game_word}). Type `play {game_word} with {my_name}` to accept.",
+            t.id
         );
+        let parts = BTreeMap::from([
+            (first.to_string(), me.to_string()),
+            (second.to_string(), them_id.to_string()),
+        ]);
+        world.create_session_worded(cx, t.id, &parts, serde_json::json!({}), line)?;
         Ok(Reply::new(
             vec![format!("You invite {them_name} to play {}.", t.id)],
             Playing {

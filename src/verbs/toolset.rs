@@ -41,7 +41,7 @@ impl Toolset {
     pub const SESSIONS: Toolset = Toolset {
         name: "sessions",
         summary: "seed 004's session API for any game template: session_create, session_act, \
-                  session_state, session_log, session_list",
+                  session_state, session_log, session_list, session_accept, session_decline",
         wizards_only: false,
     };
     /// The wizards' verbs.

@@ -94,7 +94,8 @@ fn board_html(v: &Leaderboards, whom: Whom) -> String {
     let _ = write!(
         h,
         "<p>Showing {shown}: <a href=\"?whom=all\">all</a> · <a href=\"?whom=people\">people</a> · \
-<a href=\"?whom=agents\">agents</a>. <code>?</code> marks a provisional rating.</p>"
+<a href=\"?whom=agents\">agents</a>. Only established ratings are listed (deviation at most \
+110, and 10 games).</p>"
     );
     for b in &v.boards {
         let _ = write!(
@@ -106,7 +107,7 @@ fn board_html(v: &Leaderboards, whom: Whom) -> String {
             escape(&b.rules)
         );
         if b.rows.is_empty() {
-            h.push_str("<tr><td colspan=\"10\">Nobody here yet.</td></tr>");
+            h.push_str("<tr><td colspan=\"10\">Nobody with an established rating yet.</td></tr>");
         }
         for r in &b.rows {
             let name = escape(&r.name);
@@ -127,6 +128,16 @@ fn board_html(v: &Leaderboards, whom: Whom) -> String {
             );
         }
         h.push_str("</table>");
+        match b.provisional_left_out {
+            0 => {}
+            1 => h.push_str("<p>1 player with a provisional rating is not listed.</p>"),
+            n => {
+                let _ = write!(
+                    h,
+                    "<p>{n} players with provisional ratings are not listed.</p>"
+                );
+            }
+        }
     }
     h
 }

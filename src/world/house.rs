@@ -293,14 +293,24 @@ impl World {
             return;
         }
         let tick = s.tick;
+        // The house is told whether the game is rated (the host's own option, kept apart from
+        // the template's): it grants no retry of a rated game (a takeback).
+        let rated_options;
+        let options = if s.rated {
+            let mut o = s.options.clone();
+            if let Some(map) = o.as_object_mut() {
+                map.insert("rated".into(), serde_json::Value::Bool(true));
+            }
+            rated_options = o;
+            &rated_options
+        } else {
+            &s.options
+        };
         for p in s.participants.iter().filter(|p| is_house(&p.agent)) {
             // Even an answer the computer knows at once is taken as its own action after this
             // command, as a person's would be: whoever acted hears their own answer first.
             let thinking: crate::games::Thinking =
-                match s
-                    .game
-                    .computer(p.role, &s.options, s.seed.wrapping_add(tick))
-                {
+                match s.game.computer(p.role, options, s.seed.wrapping_add(tick)) {
                     None => continue,
                     Some(Computer::Act(action)) => Box::new(move |_| Some(action)),
                     Some(Computer::Think(thinking)) => thinking,

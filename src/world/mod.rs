@@ -116,6 +116,10 @@ pub struct World {
     /// [`Game::secluded`]: crate::games::Game::secluded
     secluded: HashMap<AgentId, SessionId>,
     next_session: SessionId,
+    /// Sessions that wait for their players' agreement (see [`sessions::invite`]).
+    invitations: BTreeMap<SessionId, sessions::invite::Invitation>,
+    /// How long an invitation waits for its answers.
+    invitation_lapse: std::time::Duration,
     /// Who waits for which session to change (see `watch_session`).
     ticks: HashMap<SessionId, tokio::sync::watch::Sender<u64>>,
     /// Bumped after every stored command, for whoever follows the whole town (its map on the
@@ -172,6 +176,25 @@ impl World {
     /// Takes the ratings as stored (at start-up).
     pub fn restore_ratings(&mut self, ledger: crate::ratings::Ledger) {
         self.ratings = ledger;
+        // The day's rated games between each pair of owners are counted again from the games
+        // that ended, so a restart grants no pair more than its daily few.
+        let decisions: Vec<crate::ratings::Decided> = self
+            .sessions
+            .values()
+            .filter(|s| s.rated && s.game.is_terminal())
+            .filter_map(|s| {
+                let cast = crate::ratings::Cast {
+                    player: |role: &str| s.role_player(role),
+                    owner: |agent: &str| self.directory.owner_of(agent),
+                    house: is_house,
+                    day: s.log.last()?.created_at.get(..10)?.to_owned(),
+                };
+                crate::ratings::decided(s.template, &s.options, s.rated, s.game.decided()?, &cast)
+            })
+            .collect();
+        for d in &decisions {
+            self.ratings.met(d);
+        }
     }
 
     pub fn ratings(&self) -> &crate::ratings::Ledger {
@@ -312,12 +335,15 @@ impl World {
             played: HashMap::new(),
             secluded: HashMap::new(),
             next_session: SessionId::FIRST,
+            invitations: BTreeMap::new(),
+            invitation_lapse: sessions::invite::DEFAULT_LAPSE,
             ticks: HashMap::new(),
             town: tokio::sync::watch::channel(0).0,
             watchers: HashMap::new(),
             bound_rooms: HashMap::new(),
             session_hooks: Vec::new(),
-            tick_hooks: Vec::new(),
+            // Invitations lapse as time passes, whatever games the town has.
+            tick_hooks: vec![|w, cx, _| w.lapse_invitations(cx)],
             queue_fill: None,
             all_seeing_live: false,
             extensions: Vec::new(),

@@ -117,6 +117,8 @@ pub struct TaskOptions {
     pub queue_all_seeing_live: bool,
     /// Running sessions one identity may take part in when it starts another (0: no limit).
     pub sessions_per_agent: usize,
+    /// How long an invitation to a game waits for its answers (`None`: ten minutes).
+    pub invitation_lapse: Option<std::time::Duration>,
 }
 
 /// How front ends reach the world. Cheap to clone.

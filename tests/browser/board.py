@@ -162,6 +162,10 @@ async def claim(browser, base, white, black):
             "template": "chess.v1", "participants": {"white": white["agent_id"], "black": black["agent_id"]},
             "options": {"fen": MATE_IN_ONE}})).json()
     game = made["session_id"]
+    # Black agrees to the game White asked for.
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {black['token']}"}) as http:
+        r = await http.post(f"{base}/sessions/{game}/accept")
+        assert r.status_code == 200 and r.json()["status"] == "active", r.text
     page = await browser.new_page()
     await page.goto(f"{base}/chess/{game}")
     await page.fill("#token", white["token"])

@@ -180,6 +180,9 @@ async def watch_chess(browser, base, http, shots):
     made = (await http.post(f"{base}/sessions", headers={"Authorization": f"Bearer {a['token']}"}, json={
         "template": "chess.v1", "participants": {"white": a["agent_id"], "black": b["agent_id"]}})).json()
     game, tick = made["session_id"], 0
+    # Boris agrees to the game Alice asked him to.
+    r = await http.post(f"{base}/sessions/{game}/accept", headers={"Authorization": f"Bearer {b['token']}"})
+    assert r.status_code == 200 and r.json()["status"] == "active", r.text
 
     async def move(who, uci):
         nonlocal tick

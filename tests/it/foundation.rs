@@ -88,6 +88,8 @@ async fn non_canonical_session_ids_change_nothing_on_any_face_and_restarts_still
         started.iter().any(|l| l.contains("Session 2")),
         "{started:?}"
     );
+    let (status, v) = api.post("/sessions/2/accept", &b.token, json!({})).await;
+    assert_eq!(status, 200, "Bea agrees to play: {v}");
     for bad in ["02", "+2", "2.0"] {
         let out = tess.command(&format!("session_act {bad} rock")).await;
         assert!(

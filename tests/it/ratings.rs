@@ -84,14 +84,14 @@ async fn a_rated_game_moves_both_ratings_on_every_face_and_a_rebuild_gives_the_s
     ann_resigns(
         &mut ann,
         &mut bob,
-        " rated",
-        ", rated",
+        " rated clock 60+0",
+        ", clock 60+0, rated",
         1,
         ("1500?", "1500?"),
     )
     .await;
-    let bob_line = format!("  chess/no-clock     {winner:>6}  1 game: 1 won, 0 lost, 0 drawn");
-    let ann_line = format!("  chess/no-clock     {loser:>6}  1 game: 0 won, 1 lost, 0 drawn");
+    let bob_line = format!("  chess/classical    {winner:>6}  1 game: 1 won, 0 lost, 0 drawn");
+    let ann_line = format!("  chess/classical    {loser:>6}  1 game: 0 won, 1 lost, 0 drawn");
     // Apart from skill: a clean game (Ann's resignation is her one action).
     let clean = |games: u32| {
         format!(
@@ -118,26 +118,23 @@ async fn a_rated_game_moves_both_ratings_on_every_face_and_a_rebuild_gives_the_s
             &clean(1)
         ]
     );
+    // Both ratings are provisional after one game: the leaderboard lists neither, and says so.
     let board = bob.command("leaderboard chess people").await;
-    assert!(board[0].starts_with("chess/no-clock (rules "), "{board:?}");
+    assert!(board[0].starts_with("chess/classical (rules "), "{board:?}");
     assert_eq!(
         board[1..],
         [
-            format!(
-                "   1. Bob              person {winner:>6}  1 game: 1 won, 0 lost, 0 drawn; 0.0% refused, 0.00 missed a game"
-            ),
-            format!(
-                "   2. Ann              person {loser:>6}  1 game: 0 won, 1 lost, 0 drawn; 0.0% refused, 0.00 missed a game"
-            ),
+            "  Nobody with an established rating yet.",
+            "  (2 players with provisional ratings are not listed.)"
         ]
     );
     assert_eq!(
         bob.command("leaderboard chess agents").await[1..],
-        ["  Nobody here yet."]
+        ["  Nobody with an established rating yet."]
     );
     assert_eq!(
         bob.command("leaderboard go").await,
-        ["No leaderboard for \"go\"; there are: chess/no-clock."]
+        ["No leaderboard for \"go\"; there are: chess/classical."]
     );
 
     // REST says the same, to anyone.
@@ -150,7 +147,7 @@ async fn a_rated_game_moves_both_ratings_on_every_face_and_a_rebuild_gives_the_s
     assert_eq!(
         (&st["board"], &st["won"], &st["provisional"], &st["current"]),
         (
-            &json!("chess/no-clock"),
+            &json!("chess/classical"),
             &json!(1),
             &json!(true),
             &json!(true)
@@ -161,13 +158,8 @@ async fn a_rated_game_moves_both_ratings_on_every_face_and_a_rebuild_gives_the_s
         .send("GET", "/leaderboards/chess?whom=people", None, None)
         .await;
     assert_eq!(status, 200, "{v}");
-    let names: Vec<&str> = v["boards"][0]["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["Bob", "Ann"]);
+    assert_eq!(v["boards"][0]["rows"], json!([]), "{v}");
+    assert_eq!(v["boards"][0]["provisional_left_out"], 2, "{v}");
     let (status, v) = api.send("GET", "/ratings/Nobody", None, None).await;
     assert_eq!(
         (status, &v["error"]["code"]),
@@ -176,7 +168,15 @@ async fn a_rated_game_moves_both_ratings_on_every_face_and_a_rebuild_gives_the_s
     );
 
     // A casual game moves no rating; it counts in conduct all the same.
-    ann_resigns(&mut ann, &mut bob, "", "", 2, (&loser, &winner)).await;
+    ann_resigns(
+        &mut ann,
+        &mut bob,
+        " clock 60+0",
+        ", clock 60+0",
+        2,
+        (&loser, &winner),
+    )
+    .await;
     // Bob is known by his rating wherever names are listed.
     let who = ann.command("who").await;
     let bob_row = who.iter().find(|l| l.starts_with("Bob ")).unwrap();
@@ -193,7 +193,7 @@ async fn a_rated_game_moves_both_ratings_on_every_face_and_a_rebuild_gives_the_s
         .unwrap_or_default();
     assert_eq!(
         bob_entry["rating"],
-        format!("{winner} chess/no-clock"),
+        format!("{winner} chess/classical"),
         "{who}"
     );
     assert_eq!(
@@ -398,8 +398,8 @@ async fn refusals_and_a_fallen_flag_stand_beside_the_rating_once_the_game_is_ove
         "{ann_lines:?}"
     );
     let board = ann.command("leaderboard chess").await;
-    assert!(
-        board[2].ends_with("; 100.0% refused, 1.00 missed a game"),
+    assert_eq!(
+        board[2], "  (2 players with provisional ratings are not listed.)",
         "{board:?}"
     );
     let (_, v) = s.api().send("GET", "/ratings/Bob", None, None).await;
@@ -684,7 +684,7 @@ async fn a_rated_game_against_the_computer_meets_its_levels_anchor() {
         "{refused:?}"
     );
     assert_eq!(
-        ann.command("challenge computer as white level 10 rated")
+        ann.command("challenge computer as white level 10 clock 60+0 rated")
             .await,
         [format!(
             "You sit down to play the computer (level 10, rated against its {anchor:.0}) as white: game #1."
@@ -705,7 +705,7 @@ async fn a_rated_game_against_the_computer_meets_its_levels_anchor() {
     assert_eq!(
         ratings[1],
         format!(
-            "  chess/no-clock     {:>6}  1 game: 0 won, 1 lost, 0 drawn",
+            "  chess/classical    {:>6}  1 game: 0 won, 1 lost, 0 drawn",
             format!("{:.0}?", lost.rating)
         ),
         "{ratings:?}"

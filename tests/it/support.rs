@@ -126,6 +126,8 @@ pub fn config(db: &Database) -> Config {
     c.agent_rate = 0.0;
     c.read_rate = 0.0;
     c.werewolf_fill_after = Duration::ZERO.into();
+    // Every test's identities come from one address; those about owners set the window back.
+    c.owner_window = Duration::ZERO.into();
     c.login_fail_delay = Duration::from_millis(20).into();
     c
 }
@@ -360,6 +362,18 @@ impl Api {
         }
     }
 
+    /// An API client whose connections come from `from` (another loopback address: another
+    /// machine, as the server sees it).
+    pub fn from_address(addr: SocketAddr, from: std::net::IpAddr) -> Api {
+        Api {
+            base: format!("http://{addr}"),
+            http: reqwest::Client::builder()
+                .local_address(from)
+                .build()
+                .unwrap(),
+        }
+    }
+
     /// Sends a request; returns the status and the JSON body (Null if none).
     pub async fn send(
         &self,
@@ -450,7 +464,17 @@ impl Api {
             )
             .await;
         assert_eq!(status, 201, "{v}");
-        v["session_id"].as_str().unwrap().to_owned()
+        let id = v["session_id"].as_str().unwrap().to_owned();
+        // Everyone else named agrees, as each must before a game begins.
+        let mut asked: Vec<&Agent> = roles.iter().map(|(_, a)| *a).collect();
+        asked.retain(|a| a.id != creator.id);
+        asked.dedup_by(|a, b| a.id == b.id);
+        for a in asked {
+            let path = format!("/sessions/{id}/accept");
+            let (status, v) = self.post(&path, &a.token, serde_json::json!({})).await;
+            assert_eq!(status, 200, "{v}");
+        }
+        id
     }
 }
 

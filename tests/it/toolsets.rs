@@ -157,7 +157,9 @@ async fn each_seeds_server_is_at_its_own_address_exactly() {
             "session_act",
             "session_state",
             "session_log",
-            "session_list"
+            "session_list",
+            "session_accept",
+            "session_decline"
         ])
     );
     s.stop().await;

@@ -232,6 +232,9 @@ async def rps(url, token_a, token_b, id_a, id_b):
                 ta, tb = await tools_of(a), await tools_of(b)
                 made = await call(a, ta, "session_create", {"template": "rps.v1", "participants": {"player_1": id_a, "player_2": id_b}})
                 sid = made["session_id"]
+                assert made["status"] == "waiting", made
+                began = await call(b, tb, "session_accept", {"session_id": sid})
+                assert began["status"] == "active", began
                 await call(a, ta, "session_act", {"session_id": sid, "action": "paper"})
                 peek = await call(b, tb, "session_state", {"session_id": sid})
                 again = await a.call_tool("session_act", {"session_id": sid, "action": "rock"})

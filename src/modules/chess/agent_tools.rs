@@ -436,7 +436,7 @@ agent, taking the free colour. Returns the game as createGame does.";
                 (open.side.name().to_owned(), open.creator.to_string()),
                 (open.side.other().name().to_owned(), me.to_string()),
             ]);
-            world.create_session_as(cx, Some(id), "chess.v1", &participants, open.options)?;
+            world.create_agreed_session(cx, id, "chess.v1", &participants, open.options)?;
             crate::verbs::tables::from_afar(world, cx, super::CHESS_TABLE);
             if let Some(open) = world.ext::<ChessRoom>().open_games.remove(&id) {
                 let key = id.to_string();

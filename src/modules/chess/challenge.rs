@@ -12,7 +12,6 @@ use super::at_chess_table;
 use super::rules::computer::DEFAULT_LEVEL;
 use super::rules::engine::{MAX_LEVEL, MIN_LEVEL};
 use super::rules::{ChessGame, Side};
-use super::{Challenge, ChessRoom};
 use crate::games::Game;
 use crate::verbs::parse::{text, whole, word};
 use crate::verbs::{Reply, Topic, Verb, VerbError, usage};
@@ -243,21 +242,8 @@ game's id.";
             })
         };
         let (my_rating, their_rating) = (rating(&me), rating(&them_id));
-        let room = world.ext::<ChessRoom>();
-        let before = room.challenges.clone();
-        cx.undo(move |w| w.ext::<ChessRoom>().challenges = before);
-        room.challenges
-            .retain(|c| !(c.from == me && c.to == them_id));
-        room.challenges.push(Challenge {
-            from: me.clone(),
-            to: them_id.clone(),
-            side: args.colour,
-            options,
-        });
-        let mut terms = vec![match args.colour {
-            Some(mine) => format!("you would play {}", mine.other().name()),
-            None => "colours drawn at random".to_owned(),
-        }];
+        let side = resolve(args.colour);
+        let mut terms = vec![format!("you would play {}", side.other().name())];
         if let Some(c) = args.clock.as_deref().filter(|c| *c != "none") {
             terms.push(format!("clock {c}"));
         }
@@ -268,127 +254,18 @@ game's id.";
             terms.push("rated".to_owned());
         }
         let terms = terms.join(", ");
-        cx.tell(&them_id, format!("{my_name}{my_rating} challenges you to a game of chess ({terms}). Type `accept {my_name}` or `decline {my_name}`."));
+        let line = format!("{my_name}{my_rating} challenges you to a game of chess ({terms}). Type `accept {my_name}` or `decline {my_name}`.");
+        let participants = BTreeMap::from([
+            (side.name().to_owned(), me.to_string()),
+            (side.other().name().to_owned(), them_id.to_string()),
+        ]);
+        world.create_session_worded(cx, "chess.v1", &participants, options, line)?;
         Ok(Reply::new(
             vec![format!(
                 "You challenge {them_name}{their_rating} to a game of chess."
             )],
             Challenged {
                 opponent: them_name,
-                session_id: None,
-            },
-        ))
-    }
-}
-
-pub struct Accept;
-
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct Whom {
-    /// Who challenged you.
-    pub name: String,
-}
-
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct Answered {
-    pub name: String,
-    /// The game that began, if accepted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session_id: Option<String>,
-}
-
-/// The challenge `name` made to the actor, taken out of the list.
-fn take_challenge(
-    world: &mut World,
-    cx: &mut Cx,
-    name: &str,
-) -> Result<(Challenge, String), VerbError> {
-    // The challenger is looked up, not assumed here: an undone answer can put back a
-    // challenge from someone who has left since.
-    let (pos, from_name) = world
-        .ext_ref::<ChessRoom>()
-        .and_then(|room| {
-            room.challenges.iter().enumerate().find_map(|(i, c)| {
-                let from = world.find_player(&c.from)?;
-                (c.to == cx.actor && from.name.eq_ignore_ascii_case(name))
-                    .then(|| (i, from.name.clone()))
-            })
-        })
-        .ok_or_else(|| VerbError::not_found(format!("\"{name}\" has not challenged you.")))?;
-    let c = world.ext::<ChessRoom>().challenges.remove(pos);
-    let back = c.clone();
-    cx.undo(move |w| {
-        // Someone's leaving since (never undone) may have shortened the list.
-        let challenges = &mut w.ext::<ChessRoom>().challenges;
-        challenges.insert(pos.min(challenges.len()), back);
-    });
-    Ok((c, from_name))
-}
-
-impl Verb for Accept {
-    const NAME: &'static str = "accept";
-    const USAGE: &'static str = "accept <name>";
-    const SUMMARY: &'static str = "Accept someone's chess challenge.";
-    const HELP: &'static str = "`accept Ann` starts the game Ann challenged you to.";
-    const READ_ONLY: bool = false;
-    const TOOL_DESCRIPTION: &'static str = "Accept the chess challenge of `name`, which starts the \
-game. Returns who challenged you and the game's id.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
-    const TOPIC: Topic = super::TOPIC;
-    const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
-    type Args = Whom;
-    type Output = Answered;
-
-    fn parse(rest: &str) -> Result<Whom, VerbError> {
-        whole(rest, word, usage::<Accept>).map(|n| Whom { name: n.to_owned() })
-    }
-
-    fn run(world: &mut World, cx: &mut Cx, args: Whom) -> Result<Reply<Answered>, VerbError> {
-        let (c, from_name) = take_challenge(world, cx, &args.name)?;
-        let mine = resolve(c.side).other();
-        let me = cx.actor.clone();
-        let id = start(world, cx, &me, mine, &c.from, c.options)?;
-        Ok(Reply::new(
-            vec![format!(
-                "You accept {from_name}'s challenge: game #{id}, you play {}.",
-                mine.name()
-            )],
-            Answered {
-                name: from_name,
-                session_id: Some(id),
-            },
-        ))
-    }
-}
-
-pub struct Decline;
-
-impl Verb for Decline {
-    const NAME: &'static str = "decline";
-    const USAGE: &'static str = "decline <name>";
-    const SUMMARY: &'static str = "Decline someone's chess challenge.";
-    const HELP: &'static str = "`decline Ann` turns down Ann's challenge; she is told.";
-    const READ_ONLY: bool = false;
-    const TOOL_DESCRIPTION: &'static str = "Turn down the chess challenge of `name`, who is told. \
-Returns their name.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
-    const TOPIC: Topic = super::TOPIC;
-    const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
-    type Args = Whom;
-    type Output = Answered;
-
-    fn parse(rest: &str) -> Result<Whom, VerbError> {
-        whole(rest, word, usage::<Decline>).map(|n| Whom { name: n.to_owned() })
-    }
-
-    fn run(world: &mut World, cx: &mut Cx, args: Whom) -> Result<Reply<Answered>, VerbError> {
-        let (c, from_name) = take_challenge(world, cx, &args.name)?;
-        let my_name = world.player(&cx.actor).name.clone();
-        cx.tell(&c.from, format!("{my_name} declines your chess challenge."));
-        Ok(Reply::new(
-            vec![format!("You decline {from_name}'s challenge.")],
-            Answered {
-                name: from_name,
                 session_id: None,
             },
         ))

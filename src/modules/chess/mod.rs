@@ -20,11 +20,11 @@ use rules::{ChessGame, Side};
 /// Where chess is played (the Chess Parlour's tables).
 pub const CHESS_TABLE: ThingKind = ThingKind::named("chess_table");
 
-/// What the chess verbs keep in the town besides the games: open challenges, games made with
-/// `createGame` waiting for their second player, and who asked for the interactive board.
+/// What the chess verbs keep in the town besides the games: games made with `createGame`
+/// waiting for their second player, and who asked for the interactive board. (A challenge is
+/// an invitation of the host's: `crate::world::sessions::invite`.)
 #[derive(Default)]
 pub struct ChessRoom {
-    pub challenges: Vec<Challenge>,
     /// Games made with `createGame` for another agent, waiting for `joinGame` (by a reserved id).
     pub open_games: HashMap<SessionId, OpenGame>,
     /// (game, agent) pairs that asked for the interactive board (`showUi`).
@@ -32,10 +32,8 @@ pub struct ChessRoom {
 }
 
 impl Extension for ChessRoom {
-    /// Someone who left can no longer be challenged, nor answer a challenge.
-    fn forget(&mut self, who: &AgentId) {
-        self.challenges.retain(|c| &c.from != who && &c.to != who);
-    }
+    /// An open game waits for anyone, and its creator's board wish lasts as long as the game.
+    fn forget(&mut self, _: &AgentId) {}
 }
 
 /// A game waiting for its second player.
@@ -44,17 +42,6 @@ pub struct OpenGame {
     pub creator: AgentId,
     pub side: Side,
     /// The game's options (a clock).
-    pub options: serde_json::Value,
-}
-
-/// A challenge from one player to another, waiting for an answer.
-#[derive(Debug, Clone)]
-pub struct Challenge {
-    pub from: AgentId,
-    pub to: AgentId,
-    /// The challenger's side; drawn at random when the challenge is accepted if absent.
-    pub side: Option<Side>,
-    /// The game's options (a starting position, a clock).
     pub options: serde_json::Value,
 }
 
@@ -132,8 +119,6 @@ pub static MODULE: GameModule = GameModule {
     }],
     verbs: &[
         entry::<challenge::ChallengeVerb>(),
-        entry::<challenge::Accept>(),
-        entry::<challenge::Decline>(),
         entry::<board::Board>(),
         entry::<board::Moves>(),
         entry::<board::Pgn>(),

@@ -320,12 +320,14 @@ pub fn start_match(
         .collect();
     let spectating = if live { "live" } else { "after" };
     // Matches from the notice board are rated; a practice match, or any a town shows whole
-    // while it runs (`--queue-all-seeing-live`), is not: its players' friends could watch.
+    // while it runs (`--queue-all-seeing-live`), is not: its players' friends could watch. Nor
+    // is one the house's bots sit in: they have no measured strength, and beating them would
+    // buy a rating.
     let options = json!({
         "names": names,
         "bots": bots,
         "spectating": spectating,
-        "rated": !live,
+        "rated": !live && bots.is_empty(),
     });
     let created = world
         .create_town_session(cx, "werewolf.v1", &participants, options)

@@ -86,10 +86,13 @@ impl World {
         view: bool,
     ) -> Result<Acted, HostError> {
         let id = sid;
-        let s = self
-            .sessions
-            .get(&sid)
-            .ok_or_else(|| not_found(&id.to_string()))?;
+        let Some(s) = self.sessions.get(&sid) else {
+            let asked = self.invitation(sid).and_then(|i| i.role_of(agent));
+            if let Some(e) = asked.and_then(|_| self.not_begun(sid)) {
+                return Err(e);
+            }
+            return Err(not_found(&id.to_string()));
+        };
         let Some(role) = s.role_of(agent) else {
             return Err(HostError::new(
                 ErrorCode::Forbidden,
@@ -196,20 +199,19 @@ impl World {
             .then(|| (s.template.id, s.game.ending().unwrap_or_default()));
         // What the action decided (a game's end, a hand) moves its players' standings, stored
         // with the action itself.
-        let changes = s
-            .game
-            .decided()
-            .and_then(|sides| {
-                crate::ratings::decided(
-                    s.template,
-                    &s.options,
-                    s.rated,
-                    sides,
-                    |role| s.role_player(role),
-                    crate::world::is_house,
-                )
-            })
-            .map(|d| self.ratings.changes(&d))
+        let day = created.get(..10).unwrap_or_default().to_owned();
+        let decision = s.game.decided().and_then(|sides| {
+            let cast = crate::ratings::Cast {
+                player: |role: &str| s.role_player(role),
+                owner: |agent: &str| self.directory.owner_of(agent),
+                house: crate::world::is_house,
+                day,
+            };
+            crate::ratings::decided(s.template, &s.options, s.rated, sides, &cast)
+        });
+        let changes = decision
+            .as_ref()
+            .map(|d| self.ratings.changes(d))
             .unwrap_or_default();
         let ended = ending.is_some();
         let moves_before = (!changes.is_empty()).then(|| {
@@ -220,6 +222,9 @@ impl World {
         });
         let seasons = self.ratings.seasons_before(&changes);
         self.ratings.apply(&changes);
+        if let Some(d) = &decision {
+            self.ratings.met(d);
+        }
         let rate = (!changes.is_empty())
             .then(|| crate::store::standings::record(format!("{id}.{tick}"), changes.clone()));
         let write = writes::record_action(
@@ -255,6 +260,9 @@ impl World {
                     }
                 }
                 w.ratings.undo(&changes, seasons);
+                if let Some(d) = &decision {
+                    w.ratings.unmet(d);
+                }
                 w.schedule(sid);
             },
         );

@@ -5,11 +5,23 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::invite::Plan;
 use super::{Created, ErrorCode, HostError, Participant, Session, SessionId, iso};
 use crate::games::{Reckoning, Template};
 use crate::store::sessions::SessionRow;
 use crate::store::writes;
 use crate::world::{Cx, RoomIdx, World};
+
+/// Who has agreed to a session being started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seating {
+    /// Its creator only: anyone else it names is asked first.
+    Asked,
+    /// Everyone, each earlier and in their own words (a game opened for anyone, joined).
+    Agreed,
+    /// Each player asked the town to seat them (a Werewolf notice board).
+    Town,
+}
 
 impl World {
     /// The room where sessions of `template` stand: the room with the matching table.
@@ -28,7 +40,15 @@ impl World {
         participants: &BTreeMap<String, String>,
         options: Value,
     ) -> Result<Created, HostError> {
-        self.create_session_as(cx, None, template, participants, options)
+        self.create(
+            cx,
+            None,
+            template,
+            participants,
+            options,
+            Seating::Asked,
+            None,
+        )
     }
 
     /// Sets aside a session id for a game that begins later (one waiting for its second player).
@@ -43,16 +63,48 @@ impl World {
         self.next_session = self.next_session.max(id.next());
     }
 
-    /// [`World::create_session`] with an id set aside earlier, if any.
-    pub fn create_session_as(
+    /// Starts a session everyone in it has already agreed to, under the id set aside when
+    /// its first player asked for it: a game someone opened for anyone to join, joined.
+    pub fn create_agreed_session(
         &mut self,
         cx: &mut Cx,
-        reserved: Option<SessionId>,
+        reserved: SessionId,
         template: &str,
         participants: &BTreeMap<String, String>,
         options: Value,
     ) -> Result<Created, HostError> {
-        self.create(cx, reserved, template, participants, options, false)
+        let seating = Seating::Agreed;
+        self.create(
+            cx,
+            Some(reserved),
+            template,
+            participants,
+            options,
+            seating,
+            None,
+        )
+    }
+
+    /// [`World::create_session`] with the verb's own words for whom it invites (a chess
+    /// challenge shows each side the other's rating).
+    pub fn create_session_worded(
+        &mut self,
+        cx: &mut Cx,
+        template: &str,
+        participants: &BTreeMap<String, String>,
+        options: Value,
+        wording: String,
+    ) -> Result<Created, HostError> {
+        let seating = Seating::Asked;
+        self.create(
+            cx,
+            None,
+            template,
+            participants,
+            options,
+            seating,
+            Some(wording),
+        )
     }
 
     /// A session the town itself starts for people who each asked to play (a Werewolf match
@@ -65,9 +117,23 @@ impl World {
         participants: &BTreeMap<String, String>,
         options: Value,
     ) -> Result<Created, HostError> {
-        self.create(cx, None, template, participants, options, true)
+        self.create(
+            cx,
+            None,
+            template,
+            participants,
+            options,
+            Seating::Town,
+            None,
+        )
     }
 
+    /// Starts the session, or, where it names anyone besides its creator and the house (and
+    /// the town did not seat them itself), invites them: see [`super::invite`].
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each caller's own few, in one place"
+    )]
     fn create(
         &mut self,
         cx: &mut Cx,
@@ -75,8 +141,55 @@ impl World {
         template: &str,
         participants: &BTreeMap<String, String>,
         options: Value,
-        by_town: bool,
+        seating: Seating,
+        wording: Option<String>,
     ) -> Result<Created, HostError> {
+        let plan = self.plan(
+            cx,
+            template,
+            participants,
+            options,
+            seating == Seating::Town,
+        )?;
+        let asks_others = plan
+            .participants
+            .iter()
+            .any(|p| p.agent != cx.actor && !crate::world::is_house(&p.agent));
+        if self.max_sessions > 0 {
+            let running = self.running_sessions_of(&cx.actor);
+            if running >= self.max_sessions {
+                return Err(HostError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "You already take part in {running} running sessions; finish some \
+                         before you start another"
+                    ),
+                ));
+            }
+        }
+        if asks_others && seating == Seating::Asked {
+            return self.invite(cx, reserved, plan, wording);
+        }
+        self.start(cx, reserved, &plan)
+    }
+
+    /// How many running sessions `agent` plays in.
+    pub(super) fn running_sessions_of(&self, agent: &str) -> usize {
+        self.sessions_played_by(agent)
+            .filter(|s| !s.game.is_terminal())
+            .count()
+    }
+
+    /// Checks what a session asks for: its template, every role filled by a distinct known
+    /// identity, its creator among them, and (if rated) that it can be.
+    fn plan(
+        &mut self,
+        cx: &mut Cx,
+        template: &str,
+        participants: &BTreeMap<String, String>,
+        options: Value,
+        by_town: bool,
+    ) -> Result<Plan, HostError> {
         let invalid = |m: String| HostError::new(ErrorCode::InvalidRequest, m);
         let t = self.template(template).ok_or_else(|| {
             let known: Vec<&str> = self.templates().map(|t| t.id).collect();
@@ -86,6 +199,9 @@ impl World {
             ))
         })?;
         let (options, rated) = take_rated(options)?;
+        // Options are checked now, so that a bad one is refused to whoever asked, not to
+        // whoever accepts (the game itself is made when it begins, with its seed).
+        let probe = (t.new)(0, &options)?;
         if let Some(extra) = participants.keys().find(|r| !t.roles.contains(&r.as_str())) {
             return Err(invalid(format!(
                 "{} has no role `{extra}`; its roles are {}",
@@ -128,7 +244,7 @@ impl World {
             ));
         }
         if rated {
-            can_be_rated(t, &options, &parts, self.external_engine)?;
+            can_be_rated(t, &options, probe.as_ref(), &parts, self.external_engine)?;
         }
         // A game that keeps its players from the town (Werewolf) is joined by each player
         // themselves: nobody can make others deaf to the town, nor be kept by two at once.
@@ -153,22 +269,24 @@ impl World {
                 ));
             }
         }
-        if self.max_sessions > 0 {
-            let running = self
-                .sessions
-                .values()
-                .filter(|s| !s.game.is_terminal() && s.role_of(&cx.actor).is_some())
-                .count();
-            if running >= self.max_sessions {
-                return Err(HostError::new(
-                    ErrorCode::Conflict,
-                    format!(
-                        "You already take part in {running} running sessions; finish some \
-                         before you start another"
-                    ),
-                ));
-            }
-        }
+        Ok(Plan {
+            template: t,
+            participants: parts,
+            options,
+            rated,
+        })
+    }
+
+    /// Begins the session `plan` describes, everyone in it having agreed.
+    pub(super) fn start(
+        &mut self,
+        cx: &mut Cx,
+        reserved: Option<SessionId>,
+        plan: &Plan,
+    ) -> Result<Created, HostError> {
+        let (t, rated) = (plan.template, plan.rated);
+        let options = plan.options.clone();
+        let parts = plan.participants.clone();
         let seed = self.draw_seed();
         let game = (t.new)(seed, &options)?;
         let id = reserved.unwrap_or_else(|| self.reserve_session_id());
@@ -272,6 +390,7 @@ fn take_rated(mut options: Value) -> Result<(Value, bool), HostError> {
 fn can_be_rated(
     t: &Template,
     options: &Value,
+    probe: &dyn crate::games::AnyGame,
     parts: &[Participant],
     external_engine: bool,
 ) -> Result<(), HostError> {
@@ -293,10 +412,15 @@ fn can_be_rated(
             t.title
         ));
     }
-    if parts.iter().any(|p| &*p.agent == crate::world::COMPUTER_ID) {
-        if (t.anchor_of)(options).is_none() {
+    // The house is an anchor or casual, never a player whose rating moves: a rated game
+    // against it is played against a strength measured once and fixed (the chess Computer's
+    // levels); any other house player (a bot, the house at a table) has none to offer.
+    for p in parts.iter().filter(|p| crate::world::is_house(&p.agent)) {
+        let computer = &*p.agent == crate::world::COMPUTER_ID;
+        if !computer || (t.anchor_of)(options).is_none() {
+            let whom = if computer { "the Computer" } else { &p.name };
             return refuse(format!(
-                "A {} game against the Computer is casual: it has no fixed rating to play against",
+                "A {} game against {whom} is casual: it has no fixed rating to play against",
                 t.title
             ));
         }
@@ -307,6 +431,15 @@ fn can_be_rated(
                     .to_owned(),
             );
         }
+    }
+    // Every rated game ends: one whose rules set no deadline could be dodged by silence (a
+    // loser who stops moving would keep a lost game open for ever).
+    if probe.deadline().is_none() {
+        return refuse(format!(
+            "A rated {} game needs a time limit (`clock`: `5+3` for a clock, `3d` or `30s` a \
+             move), so that it ends even if a player stops moving",
+            t.title
+        ));
     }
     Ok(())
 }

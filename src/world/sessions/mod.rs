@@ -10,6 +10,7 @@ mod act;
 mod conduct;
 mod create;
 mod error;
+pub mod invite;
 mod restore;
 
 use std::collections::BTreeMap;
@@ -67,6 +68,7 @@ impl std::str::FromStr for SessionId {
     }
 }
 
+#[derive(Clone)]
 pub struct Participant {
     pub role: &'static str,
     pub agent: AgentId,
@@ -384,6 +386,9 @@ impl World {
 
     /// The session as `agent` may see it; only participants may look.
     pub fn session_state(&self, id: SessionId, agent: &str) -> Result<StateView, HostError> {
+        if let Some(waiting) = self.waiting_state(id, agent) {
+            return waiting;
+        }
         let (s, role) = self.participant_of(id, agent)?;
         Ok(StateView {
             session_id: id.to_string(),
@@ -400,6 +405,10 @@ impl World {
     /// the template lets their role see it, numbered among those alone (a gap would count the
     /// hidden ones); once it is over, all of it.
     pub fn session_log(&self, id: SessionId, agent: &str) -> Result<Vec<LogEntry>, HostError> {
+        if let Some(waiting) = self.waiting_state(id, agent) {
+            // Nothing has happened in a game that has not begun.
+            return waiting.map(|_| Vec::new());
+        }
         let (s, role) = self.participant_of(id, agent)?;
         if s.game.is_terminal() {
             // Every action, each as the template words it for a reader (a Werewolf reply names
@@ -451,11 +460,13 @@ impl World {
         Ok((s, role))
     }
 
-    /// Every session `agent` plays in, oldest first.
+    /// Every session `agent` plays in, oldest first, then those that wait for someone's
+    /// agreement (`waiting`).
     pub fn sessions_of(&self, agent: &str) -> Vec<Summary> {
         let mut mine: Vec<&Session> = self.sessions_played_by(agent).collect();
         mine.reverse();
-        mine.into_iter()
+        let mut rows: Vec<Summary> = mine
+            .into_iter()
             .filter_map(|s| {
                 let role = s.role_of(agent)?;
                 Some(Summary {
@@ -472,6 +483,8 @@ impl World {
                     created_at: s.created_at.clone(),
                 })
             })
-            .collect()
+            .collect();
+        rows.extend(self.invitation_rows(agent));
+        rows
     }
 }

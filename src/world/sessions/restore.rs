@@ -161,6 +161,7 @@ impl World {
 pub fn decisions(
     templates: &[&'static games::Template],
     stored: &[StoredSession],
+    owner: impl Fn(&str) -> String,
 ) -> Result<Vec<(String, crate::ratings::Decided)>, ReplayError> {
     let mut out = Vec::new();
     for st in stored {
@@ -191,15 +192,14 @@ pub fn decisions(
             game = game
                 .apply(&e.role, &e.action, e.at_ms)
                 .map_err(|err| fail(format!("its log does not replay: {err}")))?;
+            let cast = crate::ratings::Cast {
+                player,
+                owner: &owner,
+                house: crate::world::is_house,
+                day: e.created_at.get(..10).unwrap_or_default().to_owned(),
+            };
             if let Some(sides) = game.decided()
-                && let Some(d) = crate::ratings::decided(
-                    t,
-                    &options,
-                    st.row.rated,
-                    sides,
-                    player,
-                    crate::world::is_house,
-                )
+                && let Some(d) = crate::ratings::decided(t, &options, st.row.rated, sides, &cast)
             {
                 out.push((format!("{}.{}", st.row.session_id, e.tick), d));
             }

@@ -1,4 +1,5 @@
-//! The house's computer as a chess player: it grants takebacks, accepts a draw only when it
+//! The house's computer as a chess player: it grants takebacks in casual games (never in a
+//! rated one, which would let a loss against its fixed rating be retried), accepts a draw only when it
 //! stands clearly worse, and otherwise thinks with the external engine for the levels it plays
 //! (if the operator gave one and its move is legal) or with the built-in engine.
 
@@ -16,7 +17,13 @@ pub const DEFAULT_LEVEL: u8 = 5;
 pub fn turn(game: &ChessGame, role: &str, options: &Value, seed: u64) -> Option<Computer> {
     let me = Side::from_role(role)?;
     if game.takeback_request() == Some(me.other()) {
-        return Some(Computer::Act("accept_takeback".into()));
+        let rated = options.get("rated").and_then(Value::as_bool) == Some(true);
+        let answer = if rated {
+            "decline_takeback"
+        } else {
+            "accept_takeback"
+        };
+        return Some(Computer::Act(answer.into()));
     }
     if game.draw_offer() == Some(me.other()) {
         let mut eval = super::engine::eval::evaluate(game.position());
