@@ -57,11 +57,29 @@ pub fn check_envelope(body: &[u8]) -> Result<bool, (i64, String)> {
 
 /// The MCP sessions (of the 2025-11-25 revision, opened by `initialize`) each agent holds:
 /// each costs a task and buffers until it is closed or idles out, so one token may hold only so
-/// many.
+/// many. A session is its opener's alone (see [`Opener`]).
 pub struct McpSessions {
     manager: Arc<rmcp::transport::streamable_http_server::session::local::LocalSessionManager>,
-    by_agent: std::sync::Mutex<std::collections::HashMap<String, Vec<Arc<str>>>>,
+    open: std::sync::Mutex<Open>,
     max: usize,
+}
+
+/// The sessions this gate has seen opened, by agent and by id.
+#[derive(Default)]
+struct Open {
+    by_agent: std::collections::HashMap<String, Vec<Arc<str>>>,
+    openers: std::collections::HashMap<Arc<str>, Opener>,
+}
+
+/// Who opened a session, from where, and at which address. rmcp knows a session only by its
+/// id, which travels in a header anyone may copy: held to its opener, a leaked id lets nobody
+/// else act in the session or end it, and one opened on a tool set's address does not serve
+/// that set on another.
+#[derive(Clone, PartialEq, Eq)]
+struct Opener {
+    agent: String,
+    ip: Option<std::net::IpAddr>,
+    path: Arc<str>,
 }
 
 impl McpSessions {
@@ -69,43 +87,55 @@ impl McpSessions {
     /// closed or expired are forgotten).
     async fn room_for(&self, agent: &str) -> bool {
         use rmcp::transport::streamable_http_server::session::SessionManager;
-        if self.max == 0 {
-            return true;
-        }
-        let ids = self
-            .by_agent
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(agent)
-            .cloned()
-            .unwrap_or_default();
-        let mut open = Vec::new();
-        for id in ids {
-            if self.manager.has_session(&id).await.unwrap_or(false) {
-                open.push(id);
+        let ids = self.lock().by_agent.get(agent).cloned().unwrap_or_default();
+        let mut gone = Vec::new();
+        for id in &ids {
+            if !self.manager.has_session(id).await.unwrap_or(false) {
+                gone.push(id.clone());
             }
         }
-        let room = open.len() < self.max;
-        let mut map = self
-            .by_agent
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if open.is_empty() {
-            map.remove(agent);
-        } else {
-            map.insert(agent.to_owned(), open);
+        let room = self.max == 0 || ids.len() - gone.len() < self.max;
+        let mut map = self.lock();
+        for id in &gone {
+            map.openers.remove(id);
+        }
+        // Only what was found gone is taken out: a session opened meanwhile stays counted.
+        if let Some(ids) = map.by_agent.get_mut(agent) {
+            ids.retain(|id| !gone.contains(id));
+            if ids.is_empty() {
+                map.by_agent.remove(agent);
+            }
         }
         room
     }
 
-    fn opened(&self, agent: &str, id: &str) {
-        self.by_agent
+    fn opened(&self, opener: Opener, id: &str) {
+        let id: Arc<str> = id.into();
+        let mut map = self.lock();
+        map.by_agent
+            .entry(opener.agent.clone())
+            .or_default()
+            .push(id.clone());
+        map.openers.insert(id, opener);
+    }
+
+    /// Whether the session `id` is one `opener` opened.
+    fn belongs(&self, id: &str, opener: &Opener) -> bool {
+        self.lock().openers.get(id) == Some(opener)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Open> {
+        self.open
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .entry(agent.to_owned())
-            .or_default()
-            .push(id.into());
     }
+}
+
+/// rmcp's own answer to a session it does not know, word for word: a session that is someone
+/// else's reads as one that does not exist, and a client told so opens a new one, as the
+/// specification asks of it.
+fn session_not_found() -> axum::response::Response {
+    (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
 }
 
 /// What every address's MCP endpoint shares, however many listeners serve it (a world serves
@@ -131,7 +161,7 @@ impl McpShared {
         );
         let sessions = Arc::new(McpSessions {
             manager: manager.clone(),
-            by_agent: Default::default(),
+            open: Default::default(),
             max: api.mcp_sessions_per_agent,
         });
         McpShared {
@@ -181,7 +211,7 @@ pub(super) fn mcp_router(
     let manager = shared.manager.clone();
     let sessions = shared.sessions.clone();
     let hosts: Arc<[String]> = hosts.into();
-    let endpoint = |server: crate::mcp::MootMcp| {
+    let endpoint = |server: crate::mcp::MootMcp, path: &str| {
         let rmcp = {
             let server = server.clone();
             StreamableHttpService::new(move || Ok(server.clone()), manager.clone(), config.clone())
@@ -193,24 +223,24 @@ pub(super) fn mcp_router(
             rmcp,
             hosts: hosts.clone(),
             shutdown: shutdown.clone(),
+            path: path.into(),
         });
         axum::routing::any(move |req: axum::extract::Request| {
             let endpoint = endpoint.clone();
             async move { endpoint.serve(req).await }
         })
     };
-    let mut router = axum::Router::new().route("/mcp", endpoint(server.clone()));
+    let mut router = axum::Router::new().route("/mcp", endpoint(server.clone(), "/mcp"));
     for &set in crate::modules::toolsets() {
-        router = router.route(
-            &crate::modules::toolset_path(&set),
-            endpoint(server.serving(vec![set])),
-        );
+        let path = crate::modules::toolset_path(&set);
+        router = router.route(&path, endpoint(server.serving(vec![set]), &path));
     }
     router
 }
 
 /// One address's MCP endpoint, and its gate: the bearer token checked (without one, 401 with
-/// `WWW-Authenticate`, as for the REST API); a POST's body read with a bound; the plain
+/// `WWW-Authenticate`, as for the REST API); a session's id taken only from its opener (404
+/// for anyone else, see [`Opener`]); a POST's body read with a bound; the plain
 /// stateless tool call answered directly ([`super::direct_call`]); anything else that is a
 /// JSON-RPC message passed to rmcp with the agent (JSON-RPC's own error codes for one that is
 /// not), and each agent's open sessions counted.
@@ -225,6 +255,8 @@ struct Endpoint {
     /// The names rmcp allows in `Host`.
     hosts: Arc<[String]>,
     shutdown: tokio_util::sync::CancellationToken,
+    /// Where it is served (`/mcp`, `/mcp/chess`).
+    path: Arc<str>,
 }
 
 impl Endpoint {
@@ -233,6 +265,18 @@ impl Endpoint {
             Ok(agent) => agent,
             Err(e) => return e.into_response(),
         };
+        let opener = Opener {
+            agent: agent.clone(),
+            ip: super::listener::peer(req.extensions()).map(|a| a.ip()),
+            path: self.path.clone(),
+        };
+        if let Some(id) = req.headers().get("mcp-session-id")
+            && !id
+                .to_str()
+                .is_ok_and(|id| self.sessions.belongs(id, &opener))
+        {
+            return session_not_found();
+        }
         let (mut parts, body) = req.into_parts();
         let mut initialize = false;
         let body = if parts.method == Method::POST {
@@ -287,7 +331,7 @@ impl Endpoint {
                 .get("mcp-session-id")
                 .and_then(|v| v.to_str().ok())
         {
-            self.sessions.opened(&agent, id);
+            self.sessions.opened(opener, id);
         }
         response
     }

@@ -600,9 +600,62 @@ fn in_savepoint<T>(conn: &mut Sql, f: impl FnOnce(&mut Sql) -> sql::Result<T>) -
 struct Writer {
     /// The world's epochs up to this one are refused (see [`Work::epoch`]).
     broken: Option<u64>,
+    /// The batches refused since the last one written, if any were.
+    outage: Option<Outage>,
 }
 
+/// A run of refused batches, for the log. An outage of the database refuses every batch until
+/// it is back, and the world tries its due work again all along (less often the longer it
+/// lasts): one line for each refusal filled the log with the same words, so its first is told,
+/// then at most one line a [`OUTAGE_REPORT`], then its end.
+struct Outage {
+    since: Instant,
+    said: Instant,
+    refused: u64,
+}
+
+/// How often a run of refused batches is told in the log while it lasts.
+const OUTAGE_REPORT: Duration = Duration::from_secs(1);
+
 impl Writer {
+    /// A batch of `jobs` was not written, for `err`.
+    fn failed(&mut self, err: &StoreError, jobs: usize) {
+        let now = Instant::now();
+        match &mut self.outage {
+            None => {
+                tracing::error!(%err, jobs, "cannot write a batch");
+                self.outage = Some(Outage {
+                    since: now,
+                    said: now,
+                    refused: 1,
+                });
+            }
+            Some(o) => {
+                o.refused += 1;
+                if now.duration_since(o.said) >= OUTAGE_REPORT {
+                    o.said = now;
+                    tracing::warn!(
+                        %err,
+                        failing_for = ?now.duration_since(o.since),
+                        batches = o.refused,
+                        "still cannot write"
+                    );
+                }
+            }
+        }
+    }
+
+    /// A batch was written: whatever failed before has passed.
+    fn wrote(&mut self) {
+        if let Some(o) = self.outage.take() {
+            tracing::info!(
+                failed_for = ?o.since.elapsed(),
+                batches = o.refused,
+                "batches are written again"
+            );
+        }
+    }
+
     fn refuses(&self, w: &Work) -> bool {
         matches!((w.epoch, self.broken), (Some(e), Some(b)) if e <= b)
     }
@@ -710,7 +763,7 @@ fn lost_commit(
 }
 
 fn refuse_batch(state: &mut Writer, batch: &mut Vec<Work>, err: &StoreError) {
-    tracing::error!(%err, jobs = batch.len(), "cannot write a batch");
+    state.failed(err, batch.len());
     for w in batch.drain(..) {
         state.break_epoch(w.epoch);
         w.job.refuse(err.clone());
@@ -762,9 +815,12 @@ fn run_batch(
         outcome = lost_commit(conn, reconnect, xid);
     }
     crate::metrics::get().commit(jobs, started.elapsed());
-    if let Err(err) = &outcome {
-        tracing::error!(%err, "commit failed; the batch is rolled back");
-        let _ = conn.batch("ROLLBACK");
+    match &outcome {
+        Ok(()) => state.wrote(),
+        Err(err) => {
+            tracing::error!(%err, "commit failed; the batch is rolled back");
+            let _ = conn.batch("ROLLBACK");
+        }
     }
     for (epoch, d) in delivers {
         if outcome.is_err() {

@@ -121,6 +121,14 @@ impl Outbox {
         }
     }
 
+    /// How many commands a failure of `seq` undoes: it and every command after it.
+    pub fn undone_by(&self, seq: u64) -> usize {
+        self.records
+            .iter()
+            .position(|r| r.seq == seq)
+            .map_or(0, |pos| self.records.len() - pos)
+    }
+
     /// The database's answer for `seq`. Returns what may now go out, in order; on a failure,
     /// undoes in `world` everything from `seq` on and tells their callers.
     pub fn answer(
@@ -144,8 +152,7 @@ impl Outbox {
                 }
                 out
             }
-            Err(err) => {
-                tracing::error!(%err, undone = self.records.len() - pos, "a write failed; undoing it and what came after");
+            Err(_) => {
                 while self.records.len() > pos {
                     let Some(mut r) = self.records.pop_back() else {
                         break;

@@ -12,6 +12,7 @@
 //! stored.
 
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+use std::time::Duration;
 
 use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -394,12 +395,14 @@ async fn run(
     let mut failing = Failing::default();
     // What the loop waits on besides its queues, read after each piece of work under the
     // lock that piece held (work done off the task that moves them says so through
-    // `replan`). One timer, moved only when the next deadline moves.
+    // `replan`). One timer, moved only when the next deadline (or the hold on it) moves.
     let mut timers = timers_of(&*world!());
-    let timer = tokio::time::sleep_until(timers.0.unwrap_or_else(Instant::now));
+    // When the timer is set for: the next deadline, held back while writes fail.
+    let mut wake = timers.0;
+    let timer = tokio::time::sleep_until(wake.unwrap_or_else(Instant::now));
     tokio::pin!(timer);
     loop {
-        let (deadline, ticking) = timers;
+        let ticking = timers.1;
         let world = tokio::select! {
             // The database's answers first: they let finished work go out.
             biased;
@@ -417,9 +420,12 @@ async fn run(
                 None => break,
             },
             () = core.replan.notified() => world!(),
-            () = &mut timer, if deadline.is_some() => {
+            () = &mut timer, if wake.is_some() => {
                 let mut world = world!();
-                for sid in world.due_deadlines(Instant::now()) {
+                let now = Instant::now();
+                // Held back while writes fail: what is due stays queued, for the next try.
+                let due = if failing.holds(now) { Vec::new() } else { world.due_deadlines(now) };
+                for sid in due {
                     let taken = job(&mut world, env, SERVER_ID, |w, cx| w.take_deadline(cx, sid));
                     if taken.is_none() {
                         // A deadline that meets a bug would meet it again at once, for ever:
@@ -431,7 +437,10 @@ async fn run(
             }
             _ = ticker.tick(), if ticking => {
                 let mut world = world!();
-                job(&mut world, env, SERVER_ID, |w, cx| w.ticked(cx, Instant::now()));
+                let now = Instant::now();
+                if !failing.holds(now) {
+                    job(&mut world, env, SERVER_ID, |w, cx| w.ticked(cx, now));
+                }
                 world
             }
             _ = sweep.tick() => {
@@ -446,11 +455,13 @@ async fn run(
         };
         timers = timers_of(&world);
         drop(world);
-        if let Some(next) = timers.0
-            && timers.0 != deadline
+        let next = failing.hold_back(timers.0);
+        if let Some(at) = next
+            && next != wake
         {
-            timer.as_mut().reset(next);
+            timer.as_mut().reset(at);
         }
+        wake = next;
     }
     // Everyone has gone; let what is in flight finish, so its callers hear how it ended.
     while !world!().outbox.is_empty() {
@@ -481,23 +492,108 @@ fn timers_of(world: &World) -> (Option<Instant>, bool) {
     (world.next_deadline(), world.has_tick_hooks())
 }
 
+/// How long the world's due work (deadlines, ticks) waits after a failed write before it is
+/// tried again, at first; each failure after it doubles the wait, up to [`RETRY_MOST`]. A
+/// deadline whose write fails is queued again as it was, due at once: tried again at once, it
+/// met the same outage ten thousand times a second, a core's work and a log line each time.
+const RETRY_FIRST: Duration = Duration::from_millis(25);
+/// The longest wait between tries, so that due work is done within a second of the
+/// database's return.
+const RETRY_MOST: Duration = Duration::from_millis(800);
+/// How often the world tells the log, while writes keep failing, that they still do: the
+/// store already says so about once a second (see `store::Outage`).
+const FAILING_REPORT: Duration = Duration::from_secs(10);
+
 /// A run of failed writes with no success between them.
 #[derive(Default)]
 struct Failing {
     /// The first and the latest failure of the run.
     run: Option<(Instant, Instant)>,
+    /// How many failures the run has had.
+    count: u32,
+    /// Due work waits until then.
+    hold: Option<Instant>,
+    /// When the run was last told in the log.
+    said: Option<Instant>,
 }
 
 impl Failing {
-    /// Counts a failure at `now`; returns how long the run has lasted. Failures further apart
-    /// than `limit` are separate runs: two failed writes an hour apart are no outage.
-    fn failed(&mut self, now: Instant, limit: std::time::Duration) -> std::time::Duration {
+    /// Counts a failure at `now`, and holds due work back the longer the more failures the
+    /// run has had; returns how long the run has lasted. Failures further apart than `limit`
+    /// are separate runs: two failed writes an hour apart are no outage.
+    fn failed(&mut self, now: Instant, limit: Duration) -> Duration {
         let first = match self.run {
             Some((first, last)) if now.saturating_duration_since(last) < limit => first,
-            _ => now,
+            _ => {
+                self.count = 0;
+                now
+            }
         };
         self.run = Some((first, now));
+        self.count = self.count.saturating_add(1);
+        self.hold = Some(now + self.wait());
         now.saturating_duration_since(first)
+    }
+
+    /// How long due work waits after the run's latest failure.
+    fn wait(&self) -> Duration {
+        let doublings = self.count.saturating_sub(1).min(16);
+        (RETRY_FIRST * 2u32.pow(doublings)).min(RETRY_MOST)
+    }
+
+    /// Whether due work waits at `now`.
+    fn holds(&self, now: Instant) -> bool {
+        self.hold.is_some_and(|h| now < h)
+    }
+
+    /// When the world task must wake for `deadline`: not before due work may be tried again.
+    fn hold_back(&self, deadline: Option<Instant>) -> Option<Instant> {
+        deadline.map(|d| self.hold.map_or(d, |h| d.max(h)))
+    }
+
+    /// Tells the log of a failure just counted at `now`: the run's first, then at most one line
+    /// a [`FAILING_REPORT`].
+    fn tell(&mut self, now: Instant, err: &StoreError, undone: usize) {
+        if self.count == 1 {
+            tracing::error!(
+                %err,
+                undone,
+                "a write failed; undoing it and what came after (due work is tried again, less \
+                 often while writes keep failing)"
+            );
+        } else if self
+            .said
+            .is_some_and(|said| now.saturating_duration_since(said) < FAILING_REPORT)
+        {
+            tracing::debug!(%err, undone, failures = self.count, "a write failed again");
+            return;
+        } else {
+            let lasted = self.run.map_or(Duration::ZERO, |(first, _)| {
+                now.saturating_duration_since(first)
+            });
+            tracing::warn!(
+                %err,
+                failing_for = ?lasted,
+                failures = self.count,
+                retry_every = ?self.wait(),
+                "writes still fail; the world's due work waits and is tried again"
+            );
+        }
+        self.said = Some(now);
+    }
+
+    /// A write was stored: the run, if any, is over.
+    fn stored(&mut self) {
+        if let Some((first, _)) = self.run.take() {
+            if self.count > 1 {
+                tracing::info!(
+                    failed_for = ?first.elapsed(),
+                    failures = self.count,
+                    "writes are stored again"
+                );
+            }
+            *self = Failing::default();
+        }
     }
 }
 
@@ -510,12 +606,14 @@ fn answer(
     failing: &mut Failing,
 ) {
     match &result {
-        Ok(()) => failing.run = None,
+        Ok(()) => failing.stored(),
         Err(StoreError::Refused) => {}
-        Err(_) => {
-            if let Some(limit) = env.options.give_up
-                && failing.failed(Instant::now(), limit) >= limit
-                && !env.options.stop.is_cancelled()
+        Err(err) => {
+            let now = Instant::now();
+            let limit = env.options.give_up.unwrap_or(Duration::MAX);
+            let lasted = failing.failed(now, limit);
+            failing.tell(now, err, world.outbox.undone_by(seq));
+            if env.options.give_up.is_some() && lasted >= limit && !env.options.stop.is_cancelled()
             {
                 tracing::error!(
                     failing_for = ?limit,
@@ -770,7 +868,6 @@ fn start(env: &Env, effect: Effect) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn only_a_run_of_failures_close_together_is_an_outage() {
@@ -788,5 +885,31 @@ mod tests {
             f.failed(t, limit);
         }
         assert_eq!(f.failed(t, limit), Duration::from_secs(60));
+    }
+
+    #[test]
+    fn due_work_waits_longer_after_each_failure_up_to_a_bound_and_not_once_writes_are_stored() {
+        let t0 = Instant::now();
+        let mut f = Failing::default();
+        assert!(!f.holds(t0));
+        assert_eq!(f.hold_back(Some(t0)), Some(t0));
+        let mut waits = Vec::new();
+        let mut t = t0;
+        for _ in 0..8 {
+            f.failed(t, Duration::MAX);
+            waits.push(f.wait().as_millis());
+            assert!(f.holds(t));
+            // A deadline already due waits for the hold; one after it keeps its own time.
+            assert_eq!(f.hold_back(Some(t)), Some(t + f.wait()));
+            let late = t + Duration::from_secs(5);
+            assert_eq!(f.hold_back(Some(late)), Some(late));
+            t += f.wait();
+            assert!(!f.holds(t));
+        }
+        assert_eq!(waits, [25, 50, 100, 200, 400, 800, 800, 800]);
+        f.stored();
+        assert!(!f.holds(t0));
+        f.failed(t, Duration::MAX);
+        assert_eq!(f.wait(), RETRY_FIRST, "a new run starts small again");
     }
 }

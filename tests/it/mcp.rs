@@ -830,3 +830,175 @@ async fn a_tool_call_answers_the_same_with_or_without_rmcp() {
     assert_eq!(v["result"]["structuredContent"]["kind"], "room", "{v}");
     s.stop().await;
 }
+
+/// A client of the 2025-11-25 revision, with sessions, sending from `from` (loopback's
+/// 127.0.0.1 when none).
+struct SessionClient {
+    http: std::net::SocketAddr,
+    client: reqwest::Client,
+}
+
+impl SessionClient {
+    fn new(s: &TestServer, from: Option<std::net::IpAddr>) -> SessionClient {
+        let client = reqwest::Client::builder()
+            .local_address(from)
+            .build()
+            .unwrap();
+        SessionClient {
+            http: s.http,
+            client,
+        }
+    }
+
+    /// `initialize` and `notifications/initialized` at `path` with `token`: the session's id.
+    async fn open(&self, path: &str, token: &str) -> String {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}});
+        let resp = self.post(path, token, None, body).await;
+        assert_eq!(resp.status(), 200);
+        let id = resp.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let resp = self.post(path, token, Some(&id), note).await;
+        assert_eq!(resp.status(), 202, "{:?}", resp.text().await);
+        id
+    }
+
+    async fn post(
+        &self,
+        path: &str,
+        token: &str,
+        session: Option<&str>,
+        body: Value,
+    ) -> reqwest::Response {
+        let mut r = self
+            .client
+            .post(format!("http://{}{path}", self.http))
+            .bearer_auth(token)
+            .header("accept", "application/json, text/event-stream")
+            .json(&body);
+        if let Some(id) = session {
+            r = r
+                .header("mcp-session-id", id)
+                .header("MCP-Protocol-Version", "2025-11-25");
+        }
+        r.send().await.unwrap()
+    }
+
+    /// `tools/list` in session `id` at `path`: the status, and the tools' names when listed.
+    async fn tools(&self, path: &str, token: &str, id: &str) -> (u16, BTreeSet<String>) {
+        let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
+        let resp = self.post(path, token, Some(id), body).await;
+        let status = resp.status().as_u16();
+        let text = resp.text().await.unwrap();
+        // A session's answers come as server-sent events, after an empty one.
+        let json = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .find(|d| !d.is_empty())
+            .unwrap_or(&text);
+        let names = serde_json::from_str::<Value>(json)
+            .ok()
+            .and_then(|v| {
+                v["result"]["tools"].as_array().map(|tools| {
+                    tools
+                        .iter()
+                        .map(|t| t["name"].as_str().unwrap().to_owned())
+                        .collect()
+                })
+            })
+            .unwrap_or_default();
+        (status, names)
+    }
+
+    /// Ends session `id` at `path` (HTTP DELETE): the status.
+    async fn end(&self, path: &str, token: &str, id: &str) -> u16 {
+        self.client
+            .delete(format!("http://{}{path}", self.http))
+            .bearer_auth(token)
+            .header("mcp-session-id", id)
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }
+}
+
+/// A session opened at a tool set's address serves that set there and nowhere else: its id
+/// sent to `/mcp` is a session `/mcp` does not know.
+#[tokio::test]
+async fn an_mcp_session_is_served_only_at_the_address_that_opened_it() {
+    let s = TestServer::start().await;
+    let a = s.api().agent(None).await;
+    let c = SessionClient::new(&s, None);
+    let chess = crate::support::mcp_path("createGame");
+    assert_ne!(chess, "/mcp");
+    let id = c.open(&chess, &a.token).await;
+    assert_eq!(
+        c.tools(&chess, &a.token, &id).await,
+        (200, set_names("chess"))
+    );
+    assert_eq!(c.tools("/mcp", &a.token, &id).await, (404, BTreeSet::new()));
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "createGame", "arguments": {}}});
+    let resp = c.post("/mcp", &a.token, Some(&id), call).await;
+    assert_eq!(resp.status(), 404, "{:?}", resp.text().await);
+    // Nor may it be ended there; where it was opened it goes on.
+    assert_eq!(c.end("/mcp", &a.token, &id).await, 404);
+    assert_eq!(c.tools(&chess, &a.token, &id).await.0, 200);
+    s.stop().await;
+}
+
+/// A session's id in another agent's hands is worth nothing: used with their token, or sent
+/// to end the session, it is a session moot does not know; its opener goes on in it.
+#[tokio::test]
+async fn another_agents_token_can_neither_use_nor_end_an_mcp_session() {
+    let s = TestServer::start().await;
+    let (a, b) = (s.api().agent(None).await, s.api().agent(None).await);
+    let c = SessionClient::new(&s, None);
+    let id = c.open("/mcp", &a.token).await;
+    assert_eq!(c.tools("/mcp", &b.token, &id).await, (404, BTreeSet::new()));
+    let look = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "look", "arguments": {}}});
+    let resp = c.post("/mcp", &b.token, Some(&id), look).await;
+    assert_eq!(resp.status(), 404, "{:?}", resp.text().await);
+    assert_eq!(c.end("/mcp", &b.token, &id).await, 404);
+    assert_eq!(
+        c.tools("/mcp", &a.token, &id).await,
+        (200, set_names("town"))
+    );
+    // Its opener may end it, and then it is gone for them too.
+    assert!((200..300).contains(&c.end("/mcp", &a.token, &id).await));
+    assert_eq!(c.tools("/mcp", &a.token, &id).await.0, 404);
+    s.stop().await;
+}
+
+/// A session's id and its opener's token, sent from another address, are refused: a token and
+/// an id copied together do not carry the session elsewhere.
+#[tokio::test]
+async fn an_mcp_session_is_refused_from_another_address() {
+    let s = TestServer::start().await;
+    let a = s.api().agent(None).await;
+    let here = SessionClient::new(&s, None);
+    let id = here.open("/mcp", &a.token).await;
+    let elsewhere = SessionClient::new(&s, Some([127, 0, 0, 2].into()));
+    assert_eq!(
+        elsewhere.tools("/mcp", &a.token, &id).await,
+        (404, BTreeSet::new())
+    );
+    assert_eq!(elsewhere.end("/mcp", &a.token, &id).await, 404);
+    assert_eq!(
+        here.tools("/mcp", &a.token, &id).await,
+        (200, set_names("town"))
+    );
+    // A session opened from there is that address's own.
+    let theirs = elsewhere.open("/mcp", &a.token).await;
+    assert_eq!(elsewhere.tools("/mcp", &a.token, &theirs).await.0, 200);
+    assert_eq!(here.tools("/mcp", &a.token, &theirs).await.0, 404);
+    s.stop().await;
+}

@@ -540,6 +540,16 @@ impl Drop for Moot {
 /// A real `moot` process on `db`, serving HTTP on `http` (and telnet on an ephemeral port,
 /// unless `extra` names one), for tests that kill it.
 pub async fn spawn_moot(db: &Database, http: SocketAddr, extra: &[&str]) -> Moot {
+    spawn_moot_with(db, http, extra, |_| {}).await
+}
+
+/// [`spawn_moot`], with `tweak` applied to its command last (to read its log, say).
+pub async fn spawn_moot_with(
+    db: &Database,
+    http: SocketAddr,
+    extra: &[&str],
+    tweak: impl FnOnce(&mut std::process::Command),
+) -> Moot {
     use std::process::{Command, Stdio};
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_moot"));
     cmd.args(["--db", &db.address()])
@@ -549,12 +559,11 @@ pub async fn spawn_moot(db: &Database, http: SocketAddr, extra: &[&str]) -> Moot
         cmd.args(["--telnet", "127.0.0.1:0"]);
     }
     cmd.args(["--agent-rate", "0", "--login-rate", "0"]);
-    let mut child = cmd
-        .args(extra)
+    cmd.args(extra)
         .env("RUST_LOG", "moot=warn")
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
+        .stdin(Stdio::null());
+    tweak(&mut cmd);
+    let mut child = cmd.spawn().unwrap();
     for _ in 0..200 {
         if reqwest::get(format!("http://{http}/health")).await.is_ok() {
             return Moot(child);
