@@ -15,9 +15,13 @@
 //! the same point). Time enters a game only as the game time of each action, stored in the
 //! log; a template never reads a clock.
 
+pub mod limit;
+
 use std::any::Any;
 
 use serde_json::Value;
+
+pub use limit::MoveLimit;
 
 /// The role of the server actor: the host itself, taking a template's deadline (a flag-fall,
 /// a phase's end). No participant plays it and no face can act as it.

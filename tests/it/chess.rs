@@ -443,6 +443,21 @@ async fn a_flag_falls_at_time_scale_100_and_the_game_is_lost_on_time() {
 }
 
 #[tokio::test]
+async fn a_correspondence_move_not_made_in_time_is_lost_on_time() {
+    // An hour a move at a thousand times the wall clock: 3.6 real seconds.
+    let s = TestServer::start_with(|c| c.time_scale = 1000.0).await;
+    let (mut ann, mut bob) = clocked_game(&s, "1h").await;
+    ann.expect("Clock 1h per move: White has ").await;
+    bob.expect("You accept Ann's challenge").await;
+    ann.send("move e2e4").await;
+    ann.expect("You play e4 in game #1.").await;
+    let end = "#1: Black's flag falls. Game over: White wins on time (1-0).";
+    ann.expect(end).await;
+    bob.expect(end).await;
+    bob.expect("Clock 1h per move.").await;
+}
+
+#[tokio::test]
 async fn a_clock_that_does_not_run_out_is_charged_and_shown() {
     let s = TestServer::start_with(|c| c.time_scale = 100.0).await;
     let (mut ann, mut bob) = clocked_game(&s, "5+0").await;

@@ -205,3 +205,65 @@ async fn help_groups_the_verbs_by_topic_and_keeps_agents_tools_apart() {
     let one = ann.command("help mark").await;
     assert_eq!(one[0], "Usage: mark <1-9> [#<game>]");
 }
+
+/// A tic-tac-toe game with a time per move, over REST: x, who never moves, loses on time. The
+/// server's actor takes the deadline as a logged action at the instant it fell, and nobody can
+/// move after it.
+#[tokio::test]
+async fn a_tic_tac_toe_player_who_never_moves_loses_on_time() {
+    // Ten seconds a move, at ten times the wall clock: one real second.
+    let s = TestServer::start_with(|c| c.time_scale = 10.0).await;
+    let api = s.api();
+    let ann = api.agent(Some("Ann")).await;
+    let (status, v) = api
+        .post(
+            "/sessions",
+            &ann.token,
+            json!({ "template": "tictactoe.v1", "participants": { "x": ann.id, "o": "computer" },
+                    "options": { "clock": "10s" } }),
+        )
+        .await;
+    assert_eq!(status, 201, "{v}");
+    let id = v["session_id"].as_str().unwrap().to_owned();
+    let mut state = json!(null);
+    for _ in 0..300 {
+        state = api
+            .get(&format!("/sessions/{id}/state"), &ann.token)
+            .await
+            .1;
+        if state["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(state["status"], "completed", "{state}");
+    assert_eq!(state["state"]["result"], "o_wins_on_time", "{state}");
+    assert_eq!(state["state"]["board"], ".........");
+    assert_eq!(state["state"]["clock"]["per_move_ms"], 10_000);
+    // Too late for a move.
+    let (status, v) = api
+        .post(
+            &format!("/sessions/{id}/actions"),
+            &ann.token,
+            json!({ "action": "4", "expected_tick": state["tick"] }),
+        )
+        .await;
+    assert_ne!(status, 200, "{v}");
+    let (_, log) = api.get(&format!("/sessions/{id}/log"), &ann.token).await;
+    let actions = log["actions"].as_array().unwrap();
+    assert_eq!(actions.len(), 1, "{log}");
+    assert_eq!(
+        (&actions[0]["role"], &actions[0]["action"]),
+        (&json!("server"), &json!("flag"))
+    );
+    let at = crate::support::sql_rows(
+        &s.db,
+        &format!("SELECT at_ms FROM actions WHERE session_id = '{id}'"),
+    );
+    assert_eq!(
+        at,
+        [["10000"]],
+        "the flag fell ten game seconds after the start"
+    );
+    s.stop().await;
+}

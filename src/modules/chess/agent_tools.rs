@@ -198,7 +198,8 @@ pub struct CreateGameArgs {
     /// The computer's difficulty, 1 to 10.
     #[serde(default = "five")]
     pub difficulty: u8,
-    /// A time control, minutes+increment (`5+3`); `none` or absent for no clock.
+    /// A time control, minutes+increment (`5+3`), or a time per move (`3d`); `none` or absent
+    /// for no clock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<String>,
 }
@@ -213,7 +214,7 @@ fn five() -> u8 {
 impl Verb for CreateGame {
     const NAME: &'static str = "createGame";
     const USAGE: &'static str =
-        "createGame computer|agent [white|black] [difficulty 1-10] [clock 5+3]";
+        "createGame computer|agent [white|black] [difficulty 1-10] [clock 5+3|3d]";
     const SUMMARY: &'static str =
         "Start a chess game against the computer or another agent (seed 000).";
     const HELP: &'static str = "Creates a game and returns its id. As white you move first (finishTurn); \
@@ -290,7 +291,7 @@ waitForNextTurn.";
         let mut options = json!({});
         if let Some(c) = a.clock.as_deref().filter(|c| *c != "none") {
             options["clock"] = json!(c);
-            super::rules::Clock::parse(c).map_err(|e| VerbError::usage(format!("Error: {e}")))?;
+            super::rules::TimeControl::parse(c).map_err(|e| VerbError::usage(format!("Error: {e}")))?;
         }
         let me = cx.actor.clone();
         let side = if a.color == "white" {

@@ -32,7 +32,8 @@ pub struct ChallengeArgs {
     /// A position to start from, in FEN.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fen: Option<String>,
-    /// A time control, minutes+increment in seconds (`5+3`); no clock when absent or `none`.
+    /// A time control, minutes+increment in seconds (`5+3`), or a time per move (`3d`, `1h`);
+    /// no clock when absent or `none`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<String>,
     /// Whether the game moves both players' ratings (`rated`), or not (`casual`, the default).
@@ -110,20 +111,21 @@ fn options_of(args: &ChallengeArgs) -> Result<serde_json::Value, VerbError> {
 
 impl Verb for ChallengeVerb {
     const NAME: &'static str = "challenge";
-    const USAGE: &'static str = "challenge <name|computer> [as white|black|random] [level 1-10] [clock 5+3|none] [rated|casual] [from <FEN>]";
+    const USAGE: &'static str = "challenge <name|computer> [as white|black|random] [level 1-10] [clock 5+3|3d|none] [rated|casual] [from <FEN>]";
     const SUMMARY: &'static str = "Challenge someone here, or the computer, to a game of chess.";
     const HELP: &'static str = "At a chess table: `challenge Bob` asks Bob (who must be here) to play; he \
 answers with `accept` or `decline`. `challenge computer level 3 as black` starts a game with the \
 house's computer at once (levels 1 to 10, default 5). `clock 5+3` plays with a clock: 5 minutes \
-each and 3 seconds more after each move; whoever runs out of time loses (or draws, if the other \
-side has too little left to mate). `from <FEN>` starts from a position instead of the usual \
+each and 3 seconds more after each move; `clock 3d` is correspondence, 3 days for each move (or \
+`30s`, `5m`, `2h`: seconds, minutes, hours); whoever runs out of time loses (or draws, if the \
+other side has too little left to mate). `from <FEN>` starts from a position instead of the usual \
 start. Colours are random unless you say `as white` or `as black`. `rated` makes the game count \
 toward both players' ratings (see `ratings`); games are casual otherwise, and against the \
 computer always.";
     const READ_ONLY: bool = false;
     const TOOL_DESCRIPTION: &'static str = "Challenge `opponent` at a chess table here: someone \
 here, who answers with accept or decline, or `computer`, which starts at once; `colour`, `level` \
-(1 to 10), `clock` (`5+3`), `fen` and `rated` (true: the game moves both ratings; never against \
+(1 to 10), `clock` (`5+3`, or `3d` per move), `fen` and `rated` (true: the game moves both ratings; never against \
 the computer) are optional. Returns the opponent and, once it starts, the \
 game's id.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);

@@ -39,7 +39,7 @@ pub fn frame(world: &World, sid: SessionId) -> Option<serde_json::Value> {
     };
     let over = s.game.is_terminal();
     let now = world.game_time(s);
-    let clocks = g.clock().map(|c| {
+    let clocks = g.time_control().map(|c| {
         serde_json::json!({
             "control": c.control(),
             "white": c.left_at(Side::White, g.turn(), now),

@@ -4,10 +4,14 @@
 //!
 //! The house looks a few drops ahead (a small negamax with alpha-beta): it always takes a win
 //! it has and blocks one it would give; its level (options `{"level": 1..3}`) says how far.
+//!
+//! With `{"clock": "1d"}` (any [`MoveLimit`]) each drop must come within that time of the
+//! last; when it does not, the server actor's `flag` gives the game to the other side.
 
 use serde_json::{Value, json};
 
-use crate::games::{Computer, Game, GameError, GameTime};
+use crate::games::limit::left_text;
+use crate::games::{Computer, Deadline, Game, GameError, GameTime, MoveLimit, SERVER_ROLE};
 
 pub const COLS: usize = 7;
 pub const ROWS: usize = 6;
@@ -58,6 +62,9 @@ pub struct Connect4 {
     drops: Vec<u8>,
     /// How far the house looks ahead (1 to 3).
     level: u8,
+    clock: Option<MoveLimit>,
+    /// The side that ran out of time, which lost.
+    timed_out: Option<Disc>,
 }
 
 /// The four directions a line may run in: across, up, and both diagonals.
@@ -103,6 +110,11 @@ impl Connect4 {
 
     fn winner(&self) -> Option<Disc> {
         self.winning_line().map(|(d, _)| d)
+    }
+
+    /// The winner, on the board or on time.
+    fn victor(&self) -> Option<Disc> {
+        self.winner().or(self.timed_out.map(Disc::other))
     }
 
     fn full(&self) -> bool {
@@ -274,22 +286,26 @@ impl Game for Connect4 {
     const HOUSE_PLAYS: bool = true;
     const TITLE: &'static str = "Connect Four";
 
+    /// Options: the house's `level`, and `clock`, a time per move (`30s`, `1d`).
     fn new(_seed: u64, options: &Value) -> Result<Connect4, GameError> {
         let bad = |why: &str| GameError::BadOptions(format!("connect4.v1: {why}"));
-        let level = match options {
-            Value::Null => 2,
+        let (level, clock) = match options {
+            Value::Null => (2, None),
             Value::Object(o) => {
-                if let Some(k) = o.keys().find(|k| *k != "level") {
-                    return Err(bad(&format!("unknown option `{k}` (only `level`)")));
+                if let Some(k) = o.keys().find(|k| *k != "level" && *k != "clock") {
+                    return Err(bad(&format!(
+                        "unknown option `{k}` (only `level` and `clock`)"
+                    )));
                 }
-                match o.get("level") {
+                let level = match o.get("level") {
                     None => 2,
                     Some(l) => l
                         .as_u64()
                         .filter(|l| (1..=3).contains(l))
                         .map(|l| l as u8)
                         .ok_or_else(|| bad("`level` is 1, 2 or 3"))?,
-                }
+                };
+                (level, MoveLimit::option(o.get("clock"))?)
             }
             _ => return Err(bad("options are an object")),
         };
@@ -297,11 +313,13 @@ impl Game for Connect4 {
             columns: [[None; ROWS]; COLS],
             drops: Vec::new(),
             level,
+            clock,
+            timed_out: None,
         })
     }
 
     fn legal_actions(&self, role: &str) -> Vec<String> {
-        if Disc::named(role) != Some(self.turn()) {
+        if self.timed_out.is_some() || Disc::named(role) != Some(self.turn()) {
             return Vec::new();
         }
         self.open_columns()
@@ -319,15 +337,52 @@ impl Game for Connect4 {
             .ok_or_else(|| GameError::Illegal(format!("column {} is full", col + 1)))
     }
 
+    /// A drop starts the next side's time; one that comes at the deadline or after is too
+    /// late. The server actor's only action is `flag`, once the side to move is out of time.
+    fn apply_at(&self, role: &str, action: &str, at: GameTime) -> Result<Connect4, GameError> {
+        if role == SERVER_ROLE {
+            return match (action, self.clock) {
+                ("flag", Some(l)) if l.expired(at) => Ok(Connect4 {
+                    timed_out: Some(self.turn()),
+                    ..self.clone()
+                }),
+                ("flag", Some(_)) => Err(GameError::Illegal("The time has not run out".into())),
+                ("flag", None) => Err(GameError::Illegal("This game has no clock".into())),
+                _ => Err(GameError::Illegal(format!("The server cannot `{action}`"))),
+            };
+        }
+        let mut next = self.apply(role, action)?;
+        if let Some(l) = self.clock {
+            if l.expired(at) {
+                return Err(GameError::Illegal("Your time has run out".into()));
+            }
+            next.clock = Some(l.moved(at));
+        }
+        Ok(next)
+    }
+
+    fn deadline(&self) -> Option<Deadline> {
+        let l = self.clock.filter(|_| !self.is_terminal())?;
+        Some(l.deadline("flag"))
+    }
+
+    /// The side to move, whose time runs out.
+    fn owing(&self) -> Vec<&'static str> {
+        match self.deadline() {
+            Some(_) => vec![self.turn().role()],
+            None => Vec::new(),
+        }
+    }
+
     fn is_terminal(&self) -> bool {
-        self.winner().is_some() || self.full()
+        self.winner().is_some() || self.full() || self.timed_out.is_some()
     }
 
     const RECKONING: crate::games::Reckoning = crate::games::Reckoning::Rating;
 
     /// The computer's `level` is no rule of the game: every game shares one table.
     fn decided(&self) -> Option<Vec<crate::games::SideScore>> {
-        let winner = match (self.winner(), self.full()) {
+        let winner = match (self.victor(), self.full()) {
             (Some(w), _) => Some(usize::from(w.role() != Self::ROLES[0])),
             (None, true) => None,
             (None, false) => return None,
@@ -336,29 +391,35 @@ impl Game for Connect4 {
     }
 
     fn state(&self) -> Value {
-        let result = match (self.winner(), self.full()) {
-            (Some(w), _) => json!(format!("{}_wins", w.role())),
-            (None, true) => json!("draw"),
-            (None, false) => Value::Null,
+        let result = match (self.winner(), self.full(), self.timed_out) {
+            (Some(w), _, _) => json!(format!("{}_wins", w.role())),
+            (None, true, _) => json!("draw"),
+            (None, false, Some(l)) => json!(format!("{}_wins_on_time", l.other().role())),
+            (None, false, None) => Value::Null,
         };
         let line = self
             .winning_line()
             .map(|(_, cells)| cells.map(|(c, r)| json!([c + 1, r + 1])).to_vec());
-        json!({
+        let mut s = json!({
             "rows": self.rows(),
             "turn": self.turn().role(),
             "drops": self.drops,
             "result": result,
             "line": line,
             "level": self.level,
-        })
+        });
+        // Only when set: a game without a clock is stored as it always was.
+        if let Some(l) = self.clock {
+            s["clock"] = json!(l);
+        }
+        s
     }
 
     fn view(&self, _role: Option<&str>) -> Value {
         self.state()
     }
 
-    fn render(&self, _viewer: Option<&str>, _now: GameTime) -> Vec<String> {
+    fn render(&self, _viewer: Option<&str>, now: GameTime) -> Vec<String> {
         let mut lines = vec!["   1 2 3 4 5 6 7".to_owned()];
         for row in self.rows() {
             let cells: Vec<String> = row.chars().map(String::from).collect();
@@ -373,11 +434,28 @@ impl Game for Connect4 {
                 self.turn().letter()
             ),
         });
+        if let Some(l) = self.clock {
+            lines.push(match self.is_terminal() {
+                true => format!("Clock {} per move.", l.text()),
+                false => format!(
+                    "Clock {} per move: {} has {} to drop.",
+                    l.text(),
+                    crate::text::capitalize(self.turn().role()),
+                    left_text(l.left_at(now))
+                ),
+            });
+        }
         lines
     }
 
-    /// "drops a disc in column 4".
-    fn headline(&self, _role: &str, action: &str) -> String {
+    /// "drops a disc in column 4"; the server's flag: "Red runs out of time".
+    fn headline(&self, role: &str, action: &str) -> String {
+        if role == SERVER_ROLE {
+            return match self.timed_out {
+                Some(l) => format!("{} runs out of time", crate::text::capitalize(l.role())),
+                None => "has moved".to_owned(),
+            };
+        }
         match Connect4::column(action) {
             Ok(c) => format!("drops a disc in column {}", c + 1),
             Err(_) => "has moved".to_owned(),
@@ -395,10 +473,11 @@ impl Game for Connect4 {
     }
 
     fn ending(&self) -> Option<String> {
-        match (self.winner(), self.full()) {
-            (Some(w), _) => Some(format!("{} wins", w.role())),
-            (None, true) => Some("a draw".to_owned()),
-            (None, false) => None,
+        match (self.winner(), self.full(), self.timed_out) {
+            (Some(w), _, _) => Some(format!("{} wins", w.role())),
+            (None, true, _) => Some("a draw".to_owned()),
+            (None, false, Some(l)) => Some(format!("{} wins on time", l.other().role())),
+            (None, false, None) => None,
         }
     }
 
@@ -550,6 +629,92 @@ mod tests {
         let g = played(&[4, 4, 3, 5, 2]);
         let drop = house(&g);
         assert!(g.legal_actions(g.turn().role()).contains(&drop));
+    }
+
+    fn clocked(options: Value) -> Connect4 {
+        Connect4::new(0, &options).unwrap()
+    }
+
+    #[test]
+    fn a_move_limit_falls_due_only_at_its_time_and_a_drop_resets_it() {
+        let g = clocked(json!({ "clock": "1m", "level": 3 }));
+        assert_eq!(g.level, 3, "the house's level is kept beside the clock");
+        assert_eq!(g.deadline().unwrap().at, 60_000);
+        let g = g.apply_at("red", "4", 10_000).unwrap();
+        assert_eq!(
+            g.deadline(),
+            Some(Deadline {
+                at: 70_000,
+                action: "flag".into()
+            })
+        );
+        assert_eq!(g.owing(), ["yellow"]);
+        assert_eq!(
+            g.render(None, 10_000).last().unwrap(),
+            "Clock 1m per move: Yellow has 1:00 to drop."
+        );
+        assert!(g.apply_at(SERVER_ROLE, "flag", 69_999).is_err());
+        assert_eq!(
+            g.apply_at("yellow", "4", 70_000).unwrap_err(),
+            GameError::Illegal("Your time has run out".into())
+        );
+        let g = g.apply_at("yellow", "4", 69_999).unwrap();
+        assert_eq!(g.deadline().unwrap().at, 129_999);
+        // Without a clock: no deadline, and the stored state has no clock in it.
+        let plain = played(&[4]);
+        assert_eq!(plain.deadline(), None);
+        assert!(plain.state().get("clock").is_none());
+        assert!(plain.apply_at(SERVER_ROLE, "flag", u64::MAX).is_err());
+    }
+
+    #[test]
+    fn the_side_that_runs_out_of_time_loses_and_replays_the_same() {
+        let t = &crate::games::template::<Connect4>();
+        let options = json!({ "clock": "30s" });
+        let log = [
+            ("red", "4", 5_000),
+            ("yellow", "3", 20_000),
+            (SERVER_ROLE, "flag", 50_000),
+        ];
+        let end = crate::games::replay(t, 0, &options, log).unwrap();
+        assert_eq!(
+            end.state_text(),
+            crate::games::replay(t, 0, &options, log)
+                .unwrap()
+                .state_text()
+        );
+        assert!(end.is_terminal() && end.legal_actions("red").is_empty());
+        assert_eq!(end.state()["result"], "yellow_wins_on_time");
+        assert_eq!(
+            end.state()["clock"],
+            json!({"per_move_ms": 30_000, "since": 20_000})
+        );
+        assert_eq!(end.ending().as_deref(), Some("yellow wins on time"));
+        assert_eq!(end.headline(SERVER_ROLE, "flag"), "Red runs out of time");
+        assert_eq!(
+            end.decided(),
+            Some(crate::games::head_to_head(["red", "yellow"], Some(1)))
+        );
+        assert!(end.deadline().is_none() && end.owing().is_empty());
+        // Yellow idles instead: red wins.
+        let g = clocked(json!({ "clock": "30s" }))
+            .apply_at("red", "4", 0)
+            .unwrap();
+        let end = g.apply_at(SERVER_ROLE, "flag", 30_000).unwrap();
+        assert_eq!(end.state()["result"], "red_wins_on_time");
+        assert_eq!(
+            end.render(None, 0)[8..],
+            ["Red wins on time.", "Clock 30s per move."]
+        );
+    }
+
+    #[test]
+    fn a_bad_clock_is_refused_clearly() {
+        match Connect4::new(0, &json!({ "clock": "2 weeks" })) {
+            Err(GameError::BadOptions(m)) => assert!(m.contains("30s, 5m, 2h or 3d"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(Connect4::new(0, &json!({ "clock": true })).is_err());
     }
 
     #[test]

@@ -1,10 +1,100 @@
 //! A chess clock: a time control (`5+3`) and each side's time, charged from the game time of
-//! each action (the rules never read a clock), as lichess's `Clock` is apart from its game.
+//! each action (the rules never read a clock), as lichess's `Clock` is apart from its game; or
+//! a correspondence game's time per move (`3d`), the limit every template shares.
 
 use serde::{Deserialize, Serialize};
 
 use super::Side;
-use crate::games::{GameError, GameTime};
+use crate::games::{GameError, GameTime, MoveLimit, limit};
+
+/// A game's time control: a clock each (`5+3`), or a time per move (`3d`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+// Untagged, so a clocked game's stored state is the clock as it always was, byte for byte.
+#[serde(untagged)]
+pub enum TimeControl {
+    Fischer(Clock),
+    PerMove(MoveLimit),
+}
+
+impl TimeControl {
+    /// Reads `5+3` (minutes each, seconds added per move) or `3d` (a time per move).
+    pub fn parse(text: &str) -> Result<TimeControl, GameError> {
+        if text.contains('+') {
+            return Clock::parse(text).map(TimeControl::Fischer);
+        }
+        MoveLimit::parse(text)
+            .map(TimeControl::PerMove)
+            .map_err(|_| not_a_clock(text))
+    }
+
+    /// The game time at which `to_move`'s flag falls.
+    pub fn due(&self, to_move: Side) -> GameTime {
+        match self {
+            TimeControl::Fischer(c) => c.since + c.left(to_move),
+            TimeControl::PerMove(l) => l.due(),
+        }
+    }
+
+    /// `side`'s time at game time `now`, when `to_move` is thinking: a correspondence side
+    /// not to move has its whole time per move ahead of it.
+    pub fn left_at(&self, side: Side, to_move: Side, now: GameTime) -> u64 {
+        match self {
+            TimeControl::Fischer(c) => c.left_at(side, to_move, now),
+            TimeControl::PerMove(l) if side == to_move => l.left_at(now),
+            TimeControl::PerMove(l) => l.per_move_ms,
+        }
+    }
+
+    /// Charges `mover`, who acted at game time `at`, when the turn passes: a clock loses the
+    /// time spent and gains the increment for a move; a time per move starts again.
+    pub(super) fn charge(&mut self, mover: Side, at: GameTime, moved: bool) {
+        match self {
+            TimeControl::Fischer(clock) => {
+                let (since, increment) = (clock.since, clock.increment_ms);
+                let left = clock.left_mut(mover);
+                *left = left.saturating_sub(at.saturating_sub(since));
+                if moved {
+                    *left += increment;
+                }
+                clock.since = at;
+            }
+            TimeControl::PerMove(l) => *l = l.moved(at),
+        }
+    }
+
+    /// `loser`'s flag has fallen at game time `due`. A time per move keeps the turn's start,
+    /// so the loser's time left reads zero from then on.
+    pub(super) fn fall(&mut self, loser: Side, due: GameTime) {
+        if let TimeControl::Fischer(clock) = self {
+            *clock.left_mut(loser) = 0;
+            clock.since = due;
+        }
+    }
+
+    /// Its rating class: the clock's band, or `correspondence`.
+    pub fn class(&self) -> &'static str {
+        match self {
+            TimeControl::Fischer(c) => c.class(),
+            TimeControl::PerMove(_) => "correspondence",
+        }
+    }
+
+    /// "5+3", "3d"
+    pub fn control(&self) -> String {
+        match self {
+            TimeControl::Fischer(c) => c.control(),
+            TimeControl::PerMove(l) => l.text(),
+        }
+    }
+}
+
+fn not_a_clock(text: &str) -> GameError {
+    GameError::BadOptions(format!(
+        "`{text}` is not a clock; write minutes+increment, like 5+3 (minutes 1 to 180, \
+         increment 0 to 180 seconds), or {}",
+        limit::FORMS
+    ))
+}
 
 /// A time control and where it stands: each side's time left when its turn began.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -23,12 +113,7 @@ impl Clock {
     /// Reads a time control, `"5+3"`: minutes each (1 to 180), seconds added per move (0 to
     /// 180).
     pub fn parse(text: &str) -> Result<Clock, GameError> {
-        let bad = || {
-            GameError::BadOptions(format!(
-                "`{text}` is not a clock; write minutes+increment, like 5+3 (minutes 1 to 180, \
-                 increment 0 to 180 seconds)"
-            ))
-        };
+        let bad = || not_a_clock(text);
         let (m, i) = text.trim().split_once('+').ok_or_else(bad)?;
         let m: u64 = m.trim().parse().map_err(|_| bad())?;
         let i: u64 = i.trim().parse().map_err(|_| bad())?;

@@ -9,7 +9,8 @@
 //! Moves arrive in UCI (`e2e4`, `e7e8q`; shakmaty also reads king-takes-rook castling) and are
 //! logged re-serialised in standard UCI.
 //!
-//! A game may have a clock (`"clock": "5+3"`: minutes each, seconds added per move). Time is
+//! A game may have a clock (`"clock": "5+3"`: minutes each, seconds added per move), or be a
+//! correspondence game (`"clock": "3d"`: so long for each move, time not carried over). Time is
 //! charged to the side to move from the game time of each action; when a side's time runs out
 //! the server actor's `flag` ends the game: a loss, or a draw if the other side has too little
 //! material to mate (as lichess does).
@@ -25,7 +26,7 @@ mod pgn;
 pub mod render;
 pub mod tkmoo;
 
-pub use clock::{Clock, clock_text};
+pub use clock::{Clock, TimeControl, clock_text};
 
 use std::sync::Arc;
 
@@ -70,7 +71,7 @@ pub struct ChessGame {
     /// The moves that led here, the last first (shared between a state and the next, so
     /// keeping them costs one small record a move).
     history: Option<Arc<Ply>>,
-    clock: Option<Clock>,
+    clock: Option<TimeControl>,
 }
 
 /// One move of the game as it stands, with what the rules need of the state it was played
@@ -86,7 +87,7 @@ struct Ply {
     key: u64,
     draw_offer: Option<Side>,
     takeback_request: Option<Side>,
-    clock: Option<Clock>,
+    clock: Option<TimeControl>,
 }
 
 impl Ply {
@@ -323,7 +324,15 @@ impl ChessGame {
         self.plies().map(|p| p.key).take(plies)
     }
 
+    /// The game's clocks, if it has a clock each (not a time per move).
     pub fn clock(&self) -> Option<&Clock> {
+        match &self.clock {
+            Some(TimeControl::Fischer(c)) => Some(c),
+            _ => None,
+        }
+    }
+
+    pub fn time_control(&self) -> Option<&TimeControl> {
         self.clock.as_ref()
     }
 
@@ -341,8 +350,7 @@ impl ChessGame {
         let Some(clock) = next.clock.as_mut() else {
             return Err(GameError::Illegal("This game has no clock".into()));
         };
-        *clock.left_mut(loser) = 0;
-        clock.since = d.at;
+        clock.fall(loser, d.at);
         next.outcome = Some(
             if self.pos.has_insufficient_material(loser.other().into()) {
                 Outcome {
@@ -513,9 +521,9 @@ impl Game for ChessGame {
     const TABLE: &'static str = "chess_table";
     const HOUSE_PLAYS: bool = true;
 
-    /// `options` may hold `{"fen": "<FEN>"}` to start from a given position, and
-    /// `computer_level` (1 to 10) for a game against the house's computer. Nothing else: a
-    /// misspelt option is refused rather than silently ignored.
+    /// `options` may hold `{"fen": "<FEN>"}` to start from a given position, `clock` (`5+3`, or
+    /// `3d` per move), and `computer_level` (1 to 10) for a game against the house's computer.
+    /// Nothing else: a misspelt option is refused rather than silently ignored.
     fn new(_seed: u64, options: &Value) -> Result<ChessGame, GameError> {
         const OPTIONS: [&str; 3] = ["fen", "computer_level", "clock"];
         match options {
@@ -567,10 +575,10 @@ impl Game for ChessGame {
             clock: match options.get("clock") {
                 None | Some(Value::Null) => None,
                 Some(Value::String(c)) if c == "none" => None,
-                Some(Value::String(c)) => Some(Clock::parse(c)?),
+                Some(Value::String(c)) => Some(TimeControl::parse(c)?),
                 Some(_) => {
                     return Err(GameError::BadOptions(
-                        "`clock` must be a string such as \"5+3\"".into(),
+                        "`clock` must be a string such as \"5+3\" or \"3d\"".into(),
                     ));
                 }
             },
@@ -632,7 +640,8 @@ impl Game for ChessGame {
     }
 
     /// With a clock, the side to move is charged the time since its turn began, and gains the
-    /// increment when it moves. The server actor's only action is `flag`.
+    /// increment when it moves; with a time per move, the next side's time starts afresh. The
+    /// server actor's only action is `flag`.
     fn apply_at(&self, role: &str, action: &str, at: GameTime) -> Result<ChessGame, GameError> {
         if role == SERVER_ROLE {
             return match action {
@@ -650,13 +659,7 @@ impl Game for ChessGame {
         let mover = self.turn();
         let moved = !CONTROL_ACTIONS.contains(&action.trim());
         if moved || next.turn() != mover {
-            let (since, increment) = (clock.since, clock.increment_ms);
-            let left = clock.left_mut(mover);
-            *left = left.saturating_sub(at.saturating_sub(since));
-            if moved {
-                *left += increment;
-            }
-            clock.since = at;
+            clock.charge(mover, at, moved);
         }
         next.clock = Some(clock);
         Ok(next)
@@ -669,7 +672,7 @@ impl Game for ChessGame {
             return None;
         }
         Some(Deadline {
-            at: clock.since + clock.left(self.turn()),
+            at: clock.due(self.turn()),
             action: "flag".into(),
         })
     }
@@ -688,8 +691,8 @@ impl Game for ChessGame {
 
     const RECKONING: crate::games::Reckoning = crate::games::Reckoning::Rating;
 
-    /// A table per time-control class (`no-clock`, `bullet`, `blitz`, `rapid`, `classical`),
-    /// as lichess keeps them. A game from a set position is never rated.
+    /// A table per time-control class (`no-clock`, `bullet`, `blitz`, `rapid`, `classical`,
+    /// `correspondence`), as lichess keeps them. A game from a set position is never rated.
     fn table(options: &Value) -> Option<crate::games::Table> {
         let fen = options.get("fen").and_then(Value::as_str);
         if fen.is_some_and(|f| f.trim() != START_FEN) {
@@ -697,7 +700,7 @@ impl Game for ChessGame {
         }
         let class = match options.get("clock").and_then(Value::as_str) {
             None => "no-clock",
-            Some(c) => Clock::parse(c).ok()?.class(),
+            Some(c) => TimeControl::parse(c).ok()?.class(),
         };
         Some(crate::games::Table {
             class: class.to_owned(),
@@ -818,7 +821,19 @@ impl Game for ChessGame {
     fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String> {
         let from_black = viewer == Some(Side::Black.name());
         let mut lines = render::board(&self.state(), from_black, self.last_san().as_deref());
-        if let Some(c) = &self.clock {
+        if let Some(TimeControl::PerMove(l)) = &self.clock {
+            // Only the side to move has a deadline; once over, there is none to show.
+            lines.push(match self.outcome {
+                Some(_) => format!("Clock {} per move.", l.text()),
+                None => format!(
+                    "Clock {} per move: {} has {} to move.",
+                    l.text(),
+                    self.turn().title(),
+                    crate::games::limit::left_text(l.left_at(now))
+                ),
+            });
+        }
+        if let Some(c) = self.clock() {
             let to_move = self.turn();
             let (w, b) = if self.outcome.is_some() {
                 (c.white_ms, c.black_ms)

@@ -477,3 +477,121 @@ fn a_takeback_gives_back_the_earlier_state_exactly() {
         }
     }
 }
+
+const DAY: u64 = 86_400_000;
+
+#[test]
+fn a_clocked_games_stored_text_is_as_it_always_was() {
+    // Old logs are replayed and their states compared on every start: not a byte may move.
+    let g = clocked("1+2", None).apply_at("white", "e2e4", 5_000).unwrap();
+    let text = g.state_text();
+    assert!(
+        text.starts_with(
+            r#"{"check":false,"clock":{"black_ms":60000,"increment_ms":2000,"initial_ms":60000,"since":5000,"white_ms":57000},"draw_offer":null,"#
+        ),
+        "{text}"
+    );
+    assert_eq!(text, g.state().to_string());
+}
+
+#[test]
+fn correspondence_gives_each_move_its_own_days() {
+    let g = clocked("3d", None);
+    assert!(g.clock().is_none(), "no clock each");
+    assert_eq!(g.time_control().unwrap().control(), "3d");
+    assert_eq!(Game::deadline(&g).unwrap().at, 3 * DAY);
+    assert_eq!(Game::owing(&g), ["white"]);
+    // White takes two days; black's three start then, not a day later.
+    let g = g.apply_at("white", "e2e4", 2 * DAY).unwrap();
+    assert_eq!(
+        Game::deadline(&g),
+        Some(Deadline {
+            at: 5 * DAY,
+            action: "flag".into()
+        })
+    );
+    // An offer of a draw is no move: black's time runs on.
+    let g = g.apply_at("black", "offer_draw", 3 * DAY).unwrap();
+    assert_eq!(Game::deadline(&g).unwrap().at, 5 * DAY);
+    let c = g.time_control().unwrap();
+    assert_eq!(c.left_at(Side::Black, Side::Black, 2 * DAY + 3_600_000), 3 * DAY - 3_600_000);
+    assert_eq!(c.left_at(Side::White, Side::Black, 4 * DAY), 3 * DAY);
+    assert_eq!(
+        g.render(None, 2 * DAY + 3_600_000).last().unwrap(),
+        "Clock 3d per move: Black has 2d 23h to move."
+    );
+    assert_eq!(
+        g.state()["clock"],
+        json!({"per_move_ms": 3 * DAY, "since": 2 * DAY})
+    );
+    assert_eq!(g.state_text(), g.state().to_string());
+    // Time saved is not carried over: a quick move gives white three days, no more.
+    let g = g.apply_at("black", "e7e5", 2 * DAY + 1_000).unwrap();
+    assert_eq!(Game::deadline(&g).unwrap().at, 5 * DAY + 1_000);
+}
+
+#[test]
+fn a_correspondence_move_too_late_loses_on_time() {
+    let g = clocked("1h", None).apply_at("white", "e2e4", 1_000).unwrap();
+    let due = 1_000 + 3_600_000;
+    assert!(g.apply_at("black", "e7e5", due).is_err(), "at the deadline");
+    assert!(g.apply_at(SERVER_ROLE, "flag", due - 1).is_err(), "not early");
+    let end = g.apply_at(SERVER_ROLE, "flag", due).unwrap();
+    assert_eq!(
+        end.outcome(),
+        Some(Outcome {
+            winner: Some(Side::White),
+            reason: EndReason::Timeout
+        })
+    );
+    assert_eq!(end.ending().unwrap(), "White wins on time (1-0)");
+    assert_eq!(end.headline(SERVER_ROLE, "flag"), "Black's flag falls");
+    assert_eq!(Game::deadline(&end), None);
+    assert!(Game::owing(&end).is_empty());
+    assert_eq!(end.render(None, due).last().unwrap(), "Clock 1h per move.");
+    // As lichess does, a flag against a side that could never mate is a draw.
+    let g = clocked("1d", Some("4k3/8/8/8/8/8/4p3/4K3 b - - 0 1"));
+    let end = g.apply_at(SERVER_ROLE, "flag", DAY).unwrap();
+    assert_eq!(
+        end.outcome().unwrap().reason,
+        EndReason::TimeoutVsInsufficientMaterial
+    );
+}
+
+#[test]
+fn a_correspondence_game_replays_from_its_log_and_is_rated_apart() {
+    let t = &crate::games::template::<ChessGame>();
+    let options = json!({ "clock": "2d" });
+    let log = [
+        ("white", "e2e4", 2_000),
+        ("black", "e7e5", DAY),
+        ("white", "request_takeback", DAY + 5),
+        ("black", "accept_takeback", DAY + 9),
+        ("white", "g1f3", 2 * DAY),
+    ];
+    let mut game = (t.new)(0, &options).unwrap();
+    for (r, a, at) in log {
+        game = game.apply(r, a, at).unwrap();
+    }
+    let replayed = crate::games::replay(t, 0, &options, log).unwrap();
+    assert_eq!(replayed.state_text(), game.state_text());
+    assert_eq!(replayed.deadline().unwrap().at, 4 * DAY);
+    assert_eq!(ChessGame::table(&options).unwrap().class, "correspondence");
+    assert_eq!(
+        ChessGame::table(&json!({"clock": "5+3"})).unwrap().class,
+        "blitz"
+    );
+}
+
+#[test]
+fn a_clock_that_is_neither_form_names_both() {
+    for bad in ["0s", "15d", "3w", "3", "d"] {
+        match ChessGame::new(0, &json!({ "clock": bad })) {
+            Err(GameError::BadOptions(m)) => {
+                assert!(m.contains("like 5+3") && m.contains("30s, 5m, 2h or 3d"), "{m}")
+            }
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+    assert!(ChessGame::new(0, &json!({ "clock": "1h" })).is_ok());
+}
