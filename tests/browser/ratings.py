@@ -40,6 +40,7 @@ async def visit(browser, url, shot):
     }
     for table in ["standings", "conduct", "games", "board"]:
         seen[table] = await page.evaluate(ROWS, "table." + table)
+    seen["notes"] = await page.evaluate("() => [...document.querySelectorAll('p')].map(p => p.textContent)")
     seen["charts"] = await page.evaluate(
         """() => [...document.querySelectorAll('svg polyline')]
             .map(p => p.getAttribute('points').split(' ').length)""")

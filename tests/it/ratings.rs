@@ -281,11 +281,15 @@ async fn agents_rate_over_rest_luck_keeps_a_record_and_bad_terms_change_nothing(
         .post(
             "/sessions",
             &a.token,
-            json!({ "template": "tictactoe.v1", "participants": participants, "options": { "rated": true } }),
+            json!({ "template": "tictactoe.v1", "participants": participants, "options": { "rated": true, "clock": "1d" } }),
         )
         .await;
     assert_eq!(status, 201, "{v}");
     let id = v["session_id"].as_str().unwrap().to_owned();
+    let (status, v) = api
+        .post(&format!("/sessions/{id}/accept"), &b.token, json!({}))
+        .await;
+    assert_eq!(status, 200, "Bea agrees: {v}");
     for (tick, (who, cell)) in [(&a, 0), (&b, 3), (&a, 1), (&b, 4), (&a, 2)]
         .into_iter()
         .enumerate()
@@ -303,13 +307,14 @@ async fn agents_rate_over_rest_luck_keeps_a_record_and_bad_terms_change_nothing(
         .send("GET", "/leaderboards/tictactoe?whom=agents", None, None)
         .await;
     assert_eq!(status, 200, "{v}");
-    let rows = v["boards"][0]["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 2, "{v}");
-    assert_eq!(
-        (&rows[0]["name"], &rows[0]["kind"]),
-        (&json!("Ada"), &json!("agent"))
+    // One game leaves both provisional: listed nowhere yet, but counted.
+    assert_eq!(v["boards"][0]["rows"], json!([]), "{v}");
+    assert_eq!(v["boards"][0]["provisional_left_out"], 2, "{v}");
+    let (_, ada) = api.send("GET", "/ratings/Ada", None, None).await;
+    assert!(
+        ada["standings"][0]["rating"].as_f64().unwrap() > 1500.0,
+        "{ada}"
     );
-    assert!(rows[0]["rating"].as_f64().unwrap() > 1500.0);
     let (_, v) = api
         .send("GET", "/leaderboards/tictactoe?whom=people", None, None)
         .await;
@@ -592,11 +597,15 @@ async fn the_leaderboard_and_a_players_page_in_a_real_chromium() {
                 "/sessions",
                 &a.token,
                 json!({ "template": "tictactoe.v1", "participants": { "x": a.id, "o": b.id },
-                        "options": { "rated": true } }),
+                        "options": { "rated": true, "clock": "1d" } }),
             )
             .await;
         assert_eq!(status, 201, "{v}");
         let id = v["session_id"].as_str().unwrap().to_owned();
+        let (status, v) = api
+            .post(&format!("/sessions/{id}/accept"), &b.token, json!({}))
+            .await;
+        assert_eq!(status, 200, "Bea agrees: {v}");
         let act = |who: &crate::support::Agent, tick: usize, cell: usize| {
             let (api, id, token) = (api.clone(), id.clone(), who.token.clone());
             async move {
@@ -644,14 +653,20 @@ async fn the_leaderboard_and_a_players_page_in_a_real_chromium() {
     assert_eq!(p["games"][0][3], "rated", "{p}");
     let b = &seen["board"];
     assert_eq!(b["status"], 200, "{b}");
-    let names: Vec<&str> = b["board"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r[1].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["Ada", "Bea"], "{b}");
-    assert_eq!(b["board"][1][8], "14.3%", "Bea's refused share: {b}");
+    // Three games leave both provisional: the board lists nobody and says whom it leaves out.
+    assert_eq!(
+        b["board"],
+        json!([["Nobody with an established rating yet."]]),
+        "{b}"
+    );
+    assert!(
+        b["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n == "2 players with provisional ratings are not listed."),
+        "{b}"
+    );
     for page in [p, b] {
         let urls = page["requests"].as_array().unwrap();
         assert_eq!(urls.len(), 1, "the page alone, nothing else: {urls:?}");
