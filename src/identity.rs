@@ -178,15 +178,12 @@ impl Directory {
 
     /// Whom `agent_id` speaks for in ratings: its owner, or itself; the house is one.
     pub fn owner_of(&self, agent_id: &str) -> String {
-        if crate::world::is_house(agent_id) {
-            return "house".to_owned();
+        let map = self.by_id.read().unwrap_or_else(PoisonError::into_inner);
+        match map.get(agent_id) {
+            Some(e) if e.kind == Kind::House => "house".to_owned(),
+            Some(e) => e.owner.clone().unwrap_or_else(|| agent_id.to_owned()),
+            None => agent_id.to_owned(),
         }
-        self.by_id
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(agent_id)
-            .and_then(|e| e.owner.clone())
-            .unwrap_or_else(|| agent_id.to_owned())
     }
 
     pub fn insert(&self, agent_id: &str, name: &str, token_hash: Option<&str>, kind: Kind) {
