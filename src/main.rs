@@ -59,7 +59,7 @@ fn main() -> std::process::ExitCode {
                     })
                     .map_err(|e| e.to_string()),
                     None => Err("moot backup copies an SQLite file; back up a PostgreSQL \
-                                 database with pg_dump (see the README)"
+                                 database with pg_dump (see docs/operating.md)"
                         .into()),
                 },
             );

@@ -182,7 +182,7 @@ pub fn rss_kib(pid: u32) -> u64 {
 }
 
 /// A town split across processes: a NATS broker, `moot world`, and `hosts` × `moot host`
-/// holding the connections (see the README's "Hosts apart from the world").
+/// holding the connections (see "Hosts apart from the world" in docs/operating.md).
 #[allow(dead_code)]
 pub struct Split {
     children: Vec<Child>,

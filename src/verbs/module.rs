@@ -17,7 +17,7 @@ use crate::world::{AgentId, Cx, SessionHook, TickHook, World};
 
 /// One game, as the town knows it.
 pub struct GameModule {
-    /// The word for it (`connect4`): `help connect4`, and its row in the README's table.
+    /// The word for it (`connect4`): `help connect4`, and its row in docs/verbs.md's table.
     pub name: &'static str,
     /// Its templates, as the host runs them.
     pub templates: &'static [Template],

@@ -8,7 +8,7 @@
 pub struct Toolset {
     /// Its name, the last segment of its address (`/mcp/chess`).
     pub name: &'static str,
-    /// What an agent does with it, in one line (the `toolsets` tool, `/skill.md`, the README).
+    /// What an agent does with it, in one line (the `toolsets` tool, `/skill.md`, docs/agents.md).
     pub summary: &'static str,
     /// Listed only to wizards.
     pub wizards_only: bool,

@@ -70,7 +70,7 @@ pub fn turn(game: &ChessGame, role: &str, options: &Value, seed: u64) -> Option<
 
 /// Each level's fixed rating (levels 1 to 10), on Stockfish's `UCI_Elo` scale, where one was
 /// measured: each level played against Stockfish at known strengths and placed where its
-/// results are likeliest (`cargo bench --bench engine_ladder -- --anchors …`; the README gives
+/// results are likeliest (`cargo bench --bench engine_ladder -- --anchors …`; docs/ratings.md gives
 /// the runs). A level weaker than Stockfish's weakest setting (1350) loses every game to it and
 /// is not measured: it has no fixed rating, and games against it are casual.
 ///
