@@ -89,6 +89,34 @@ impl MoveLimit {
         MoveLimit { since: at, ..self }
     }
 
+    /// Checks the server actor's `action` against a game with `clock`, for templates that give
+    /// each move a limit: only `flag`, and only once the side to move is out of time.
+    pub fn check_flag(
+        clock: Option<MoveLimit>,
+        action: &str,
+        at: GameTime,
+    ) -> Result<(), GameError> {
+        match (action, clock) {
+            ("flag", Some(l)) if l.expired(at) => Ok(()),
+            ("flag", Some(_)) => Err(GameError::Illegal("The time has not run out".into())),
+            ("flag", None) => Err(GameError::Illegal("This game has no clock".into())),
+            _ => Err(GameError::Illegal(format!("The server cannot `{action}`"))),
+        }
+    }
+
+    /// A game's `clock` after a move made at game time `at`, or the refusal of a move that
+    /// came too late.
+    pub fn after_move(
+        clock: Option<MoveLimit>,
+        at: GameTime,
+    ) -> Result<Option<MoveLimit>, GameError> {
+        match clock {
+            Some(l) if l.expired(at) => Err(GameError::Illegal("Your time has run out".into())),
+            Some(l) => Ok(Some(l.moved(at))),
+            None => Ok(None),
+        }
+    }
+
     /// The time the side to move has left at game time `now`.
     pub fn left_at(&self, now: GameTime) -> u64 {
         self.due().saturating_sub(now)

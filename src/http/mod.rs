@@ -35,8 +35,11 @@ use serde_json::Value;
 use crate::identity::{self, Directory, RegisterError};
 use crate::store::Store;
 use crate::store::sessions::LogEntry;
-use crate::world::sessions::{Acted, Created, ErrorCode, StateView, Summary, parse_id};
-use crate::world::{Face, WorldHandle};
+use crate::world::sessions::invite::Answer;
+use crate::world::sessions::{
+    Acted, Created, ErrorCode, HostError, SessionId, StateView, Summary, parse_id,
+};
+use crate::world::{AgentId, Cx, Face, World, WorldHandle};
 use extract::{Body, Caller, OptionalBody, Peer};
 
 /// What every handler shares. axum clones it for every layer and handler a request passes
@@ -221,14 +224,7 @@ async fn accept_session(
     Caller(me): Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Created>, ApiError> {
-    let answer = api
-        .world
-        .call(me, Face::Rest, move |w, cx| {
-            w.admit_write(&cx.actor, cx.now)?;
-            w.accept_invitation(cx, parse_id(&id)?)
-        })
-        .await??;
-    Ok(Json(answer.created().clone()))
+    answer_session(&api, me, id, World::accept_invitation).await
 }
 
 /// A player named in a waiting session turns it down (its maker withdraws it).
@@ -237,14 +233,24 @@ async fn decline_session(
     Caller(me): Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Created>, ApiError> {
-    let answer = api
+    answer_session(&api, me, id, World::decline_invitation).await
+}
+
+/// An answer to the invitation `id`, as the caller.
+async fn answer_session(
+    api: &Api,
+    me: AgentId,
+    id: String,
+    answer: fn(&mut World, &mut Cx, SessionId) -> Result<Answer, HostError>,
+) -> Result<Json<Created>, ApiError> {
+    let answered = api
         .world
         .call(me, Face::Rest, move |w, cx| {
             w.admit_write(&cx.actor, cx.now)?;
-            w.decline_invitation(cx, parse_id(&id)?)
+            answer(w, cx, parse_id(&id)?)
         })
         .await??;
-    Ok(Json(answer.created().clone()))
+    Ok(Json(answered.created().clone()))
 }
 
 async fn list_sessions(

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::parse::{whole, word};
+use super::sessions::{SessionArg, session_arg};
 use super::{Reply, Topic, Verb, VerbError, usage};
 use crate::world::sessions::invite::{Answer, Invitation};
 use crate::world::sessions::{SessionId, parse_id};
@@ -143,17 +144,6 @@ game `#id`, which withdraws one you made); the others are told. Returns who aske
         let answer = world.decline_invitation(cx, id)?;
         Ok(answered(world, cx, from, &answer))
     }
-}
-
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct SessionArg {
-    pub session_id: String,
-}
-
-fn session_arg<V: Verb>(rest: &str) -> Result<SessionArg, VerbError> {
-    whole(rest, word, usage::<V>).map(|s| SessionArg {
-        session_id: s.trim_start_matches('#').to_owned(),
-    })
 }
 
 pub struct SessionAccept;

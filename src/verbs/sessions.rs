@@ -91,7 +91,7 @@ pub struct SessionArg {
     pub session_id: String,
 }
 
-fn session_arg<V: Verb>(rest: &str) -> Result<SessionArg, VerbError> {
+pub(super) fn session_arg<V: Verb>(rest: &str) -> Result<SessionArg, VerbError> {
     whole(rest, word, usage::<V>).map(|s| SessionArg {
         session_id: s.trim_start_matches('#').to_owned(),
     })

@@ -183,13 +183,8 @@ impl World {
             .values()
             .filter(|s| s.rated && s.game.is_terminal())
             .filter_map(|s| {
-                let cast = crate::ratings::Cast {
-                    player: |role: &str| s.role_player(role),
-                    owner: |agent: &str| self.directory.owner_of(agent),
-                    house: is_house,
-                    day: s.log.last()?.created_at.get(..10)?.to_owned(),
-                };
-                crate::ratings::decided(s.template, &s.options, s.rated, s.game.decided()?, &cast)
+                let day = s.log.last()?.created_at.get(..10)?;
+                s.decision(|agent| self.directory.owner_of(agent), day)
             })
             .collect();
         for d in &decisions {

@@ -341,24 +341,15 @@ impl Game for Connect4 {
     /// late. The server actor's only action is `flag`, once the side to move is out of time.
     fn apply_at(&self, role: &str, action: &str, at: GameTime) -> Result<Connect4, GameError> {
         if role == SERVER_ROLE {
-            return match (action, self.clock) {
-                ("flag", Some(l)) if l.expired(at) => Ok(Connect4 {
-                    timed_out: Some(self.turn()),
-                    ..self.clone()
-                }),
-                ("flag", Some(_)) => Err(GameError::Illegal("The time has not run out".into())),
-                ("flag", None) => Err(GameError::Illegal("This game has no clock".into())),
-                _ => Err(GameError::Illegal(format!("The server cannot `{action}`"))),
-            };
+            MoveLimit::check_flag(self.clock, action, at)?;
+            return Ok(Connect4 {
+                timed_out: Some(self.turn()),
+                ..self.clone()
+            });
         }
-        let mut next = self.apply(role, action)?;
-        if let Some(l) = self.clock {
-            if l.expired(at) {
-                return Err(GameError::Illegal("Your time has run out".into()));
-            }
-            next.clock = Some(l.moved(at));
-        }
-        Ok(next)
+        let next = self.apply(role, action)?;
+        let clock = MoveLimit::after_move(self.clock, at)?;
+        Ok(Connect4 { clock, ..next })
     }
 
     fn deadline(&self) -> Option<Deadline> {

@@ -199,16 +199,8 @@ impl World {
             .then(|| (s.template.id, s.game.ending().unwrap_or_default()));
         // What the action decided (a game's end, a hand) moves its players' standings, stored
         // with the action itself.
-        let day = created.get(..10).unwrap_or_default().to_owned();
-        let decision = s.game.decided().and_then(|sides| {
-            let cast = crate::ratings::Cast {
-                player: |role: &str| s.role_player(role),
-                owner: |agent: &str| self.directory.owner_of(agent),
-                house: crate::world::is_house,
-                day,
-            };
-            crate::ratings::decided(s.template, &s.options, s.rated, sides, &cast)
-        });
+        let day = created.get(..10).unwrap_or_default();
+        let decision = s.decision(|agent| self.directory.owner_of(agent), day);
         let changes = decision
             .as_ref()
             .map(|d| self.ratings.changes(d))

@@ -74,12 +74,7 @@ impl Invitation {
 
     /// "Ann (white) vs Bob (black)"
     pub fn players_line(&self) -> String {
-        self.plan
-            .participants
-            .iter()
-            .map(|p| format!("{} ({})", p.name, p.role))
-            .collect::<Vec<_>>()
-            .join(" vs ")
+        super::players_line(&self.plan.participants)
     }
 
     fn name_of<'a>(&'a self, agent: &'a AgentId) -> &'a str {

@@ -219,12 +219,34 @@ impl Session {
 
     /// "Ann (white) vs Bob (black)"
     pub fn players_line(&self) -> String {
-        self.participants
-            .iter()
-            .map(|p| format!("{} ({})", p.name, p.role))
-            .collect::<Vec<_>>()
-            .join(" vs ")
+        players_line(&self.participants)
     }
+
+    /// What its game's state decided toward ratings, if anything: on `day` (the UTC date of
+    /// the deciding action), with whom each player speaks for (`owner`).
+    pub fn decision(
+        &self,
+        owner: impl Fn(&str) -> String,
+        day: &str,
+    ) -> Option<crate::ratings::Decided> {
+        let cast = crate::ratings::Cast {
+            player: |role: &str| self.role_player(role),
+            owner,
+            house: crate::world::is_house,
+            day: day.to_owned(),
+        };
+        let sides = self.game.decided()?;
+        crate::ratings::decided(self.template, &self.options, self.rated, sides, &cast)
+    }
+}
+
+/// "Ann (white) vs Bob (black)": a cast in a line, for a game or an invitation to one.
+pub fn players_line(participants: &[Participant]) -> String {
+    participants
+        .iter()
+        .map(|p| format!("{} ({})", p.name, p.role))
+        .collect::<Vec<_>>()
+        .join(" vs ")
 }
 
 /// A reason a player gave with an action, shown once the game is over.
