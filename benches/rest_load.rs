@@ -96,6 +96,12 @@ async fn play(
             .await;
         assert_eq!(status, 201, "{v}");
         let id = v["session_id"].as_str().unwrap().to_owned();
+        // Black agrees to the game (a build from before invitations began it at once).
+        if v["status"] == "waiting" {
+            let path = format!("/sessions/{id}/accept");
+            let (status, v) = c.post_json(&path, Some(&black.token), json!({})).await;
+            assert_eq!(status, 200, "{v}");
+        }
         let mut fen = moot::modules::chess::rules::START_FEN.to_owned();
         for tick in 0u64.. {
             if stop.load(Ordering::Relaxed) {
