@@ -112,9 +112,26 @@ pub struct Config {
     #[arg(long, env = "MOOT_MAX_CONNECTIONS", default_value_t = 10_000)]
     pub max_connections: usize,
 
+    /// Telnet connections one address (an IPv4 address, or an IPv6 /64) may hold at the login
+    /// screen at once; past it that address's newcomer is told so and closed, so that idle
+    /// connections from one address cannot fill the town (0: no limit). Logged-in connections
+    /// do not count.
+    #[arg(long, env = "MOOT_MAX_LOGINS_PER_ADDRESS", default_value_t = 64)]
+    pub max_logins_per_address: usize,
+
     /// HTTP connections open at once; past it a newcomer gets 503 and is closed.
     #[arg(long, env = "MOOT_MAX_HTTP_CONNECTIONS", default_value_t = 2048)]
     pub max_http_connections: usize,
+
+    /// HTTP connections one address (an IPv4 address, or an IPv6 /64) may hold open at once;
+    /// past it that address's newcomer gets 429 and is closed, so that one address cannot take
+    /// every connection (0: no limit). A browser holds a handful per tab.
+    #[arg(
+        long,
+        env = "MOOT_MAX_HTTP_CONNECTIONS_PER_ADDRESS",
+        default_value_t = 256
+    )]
+    pub max_http_connections_per_address: usize,
 
     /// How long an HTTP client may take to send a request's head (and its first byte).
     #[arg(long, env = "MOOT_HTTP_HEADER_TIMEOUT", default_value = "10s")]
@@ -180,6 +197,13 @@ pub struct Config {
     /// A connection that has not logged in within this time is closed (0s: never).
     #[arg(long, env = "MOOT_LOGIN_TIMEOUT", default_value = "5m")]
     pub login_timeout: humantime::Duration,
+
+    /// While the town is nearly full (from three quarters of --max-connections open until
+    /// under half are), a connection that has not logged in within this time is closed
+    /// instead, those already at the login screen too: idle connections give way to people
+    /// who log in.
+    #[arg(long, env = "MOOT_CROWDED_LOGIN_TIMEOUT", default_value = "30s")]
+    pub crowded_login_timeout: humantime::Duration,
 
     /// How long an MCP long poll (waitForNextTurn) waits before answering "call again".
     #[arg(long, env = "MOOT_WAIT_TIMEOUT", default_value = "30s")]
@@ -310,8 +334,15 @@ impl Config {
         nonzero(self.idle_timeout.into())
     }
 
-    pub fn login_timeout(&self) -> Option<Duration> {
-        nonzero(self.login_timeout.into())
+    /// How long a connection may stay at the login screen: the shorter of the two timeouts
+    /// while the town is `crowded`.
+    pub fn login_timeout(&self, crowded: bool) -> Option<Duration> {
+        let calm = nonzero(self.login_timeout.into());
+        let short = nonzero(self.crowded_login_timeout.into()).filter(|_| crowded);
+        match (calm, short) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     pub fn werewolf_fill_after(&self) -> Option<Duration> {

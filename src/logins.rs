@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::identity::{self, Directory};
-use crate::limits::Limiter;
+use crate::limits::{Address, Limiter};
 use crate::store::{AgentRow, Store};
 
 /// What every failed login is told, whether the name or the password was wrong.
@@ -20,9 +20,9 @@ pub const BAD_LOGIN: &str = "Either that player does not exist, or has a differe
 const FAILURES_FORGOTTEN: Duration = Duration::from_secs(15 * 60);
 
 pub struct Logins {
-    failures: std::sync::Mutex<HashMap<IpAddr, Failures>>,
+    failures: std::sync::Mutex<HashMap<Address, Failures>>,
     /// Login attempts admitted per address, and per name guessed at, across connections.
-    by_address: Limiter<IpAddr>,
+    by_address: Limiter<Address>,
     by_name: Limiter<String>,
     /// How long a first failure waits before it is answered (it doubles after the third).
     fail_delay: Duration,
@@ -128,7 +128,7 @@ impl Logins {
     /// from many connections at once, or at one name from many addresses, gains nothing.
     fn admit(&self, ip: IpAddr, name: &str) -> Result<(), Duration> {
         let now = Instant::now();
-        self.by_address.take(&ip, now)?;
+        self.by_address.take(&ip.into(), now)?;
         self.by_name.take(&name.to_lowercase(), now)
     }
 
@@ -139,7 +139,7 @@ impl Logins {
         if map.len() > 10_000 {
             map.retain(|_, f| now - f.last < FAILURES_FORGOTTEN);
         }
-        let f = map.entry(ip).or_insert(Failures {
+        let f = map.entry(Address::of(ip)).or_insert(Failures {
             count: 0,
             last: now,
         });

@@ -247,6 +247,7 @@ fn http_faces(config: &Config, door: &Door, shutdown: &CancellationToken) -> Mak
 fn http_bounds(config: &Config) -> http::listener::Bounds {
     http::listener::Bounds {
         max_connections: config.max_http_connections,
+        per_address: config.max_http_connections_per_address,
         header_timeout: config.http_header_timeout.into(),
     }
 }

@@ -4,8 +4,9 @@
 //! without a timer, which `axum::serve` does not set, so a client that sends half a request
 //! holds its socket for ever, and a thousand of them exhaust the process's descriptors and lock
 //! telnet users out too. Here every connection must send its first byte, and then each request
-//! head, within the header timeout; connections past the cap are answered 503 and closed; and
-//! each request carries the peer's address, for limits per address.
+//! head, within the header timeout; connections past the cap are answered 503 and closed, and
+//! those past one address's own cap 429, so that one address cannot take every slot; and each
+//! request carries the peer's address, for limits per address.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -14,27 +15,30 @@ use std::time::Duration;
 use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
+
+use crate::limits::{Occupancy, turn_away};
 
 /// What bounds the listener.
 #[derive(Debug, Clone, Copy)]
 pub struct Bounds {
     /// Connections open at once.
     pub max_connections: usize,
+    /// Connections one address may hold open at once (0: no limit).
+    pub per_address: usize,
     /// How long a client may take to send its first byte, and each request's head.
     pub header_timeout: Duration,
 }
 
-/// The answer past the cap, in the REST API's error shape.
-fn full() -> Vec<u8> {
-    let body = r#"{"error":{"code":"UNAVAILABLE","message":"Too many connections; please try again later."}}"#;
+/// The answer past a cap, in the REST API's error shape.
+fn refusal(status: &str, code: &str, message: &str) -> Vec<u8> {
+    let body = serde_json::json!({"error": {"code": code, "message": message}}).to_string();
     format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nconnection: close\r\n\
-         content-length: {}\r\n\r\n{body}",
+        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\nconnection: close\r\n\
+         retry-after: 5\r\ncontent-length: {}\r\n\r\n{body}",
         body.len()
     )
     .into_bytes()
@@ -48,9 +52,10 @@ pub async fn serve(
     shutdown: CancellationToken,
 ) {
     let slots = Arc::new(Semaphore::new(bounds.max_connections));
+    let per_address = Occupancy::new(bounds.per_address);
     let tracker = TaskTracker::new();
     loop {
-        let (mut stream, peer) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(a) => a,
                 Err(e) => {
@@ -62,17 +67,22 @@ pub async fn serve(
             },
             _ = shutdown.cancelled() => break,
         };
+        let Some(seat) = per_address.take(peer.ip()) else {
+            let message = "Too many connections from your address; close some and try again.";
+            let answer = refusal("429 Too Many Requests", "RATE_LIMITED", message);
+            tracker.spawn(async move { turn_away(stream, &answer).await });
+            continue;
+        };
         let Ok(slot) = slots.clone().try_acquire_owned() else {
-            tracker.spawn(async move {
-                let _ =
-                    tokio::time::timeout(Duration::from_secs(1), stream.write_all(&full())).await;
-            });
+            let message = "Too many connections; please try again later.";
+            let answer = refusal("503 Service Unavailable", "UNAVAILABLE", message);
+            tracker.spawn(async move { turn_away(stream, &answer).await });
             continue;
         };
         let router = router.clone();
         let shutdown = shutdown.clone();
         tracker.spawn(async move {
-            let _slot = slot;
+            let _held = (slot, seat);
             let _counted = crate::metrics::Up::new(&crate::metrics::get().http_connections);
             // A connection that says nothing at all is closed too (hyper's timer starts at the
             // first byte).

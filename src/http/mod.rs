@@ -76,7 +76,7 @@ pub struct ApiState {
     /// MCP sessions (2025-11-25 revision) one agent may hold open (0: no limit).
     pub mcp_sessions_per_agent: usize,
     /// Agents made per address (`POST /agents`).
-    pub agents_by_address: Arc<crate::limits::Limiter<std::net::IpAddr>>,
+    pub agents_by_address: Arc<crate::limits::Limiter<crate::limits::Address>>,
     /// The token `/metrics` asks for; `None` turns it off.
     pub metrics_token: Option<Arc<str>>,
     /// Where moot is reached from outside (`--public-url`), for OAuth's pointers.
@@ -166,7 +166,9 @@ async fn create_agent(
         ));
     }
     if let Some(ip) = peer
-        && let Err(wait) = api.agents_by_address.take(&ip, tokio::time::Instant::now())
+        && let Err(wait) = api
+            .agents_by_address
+            .take(&ip.into(), tokio::time::Instant::now())
     {
         return Ok(ApiError::rate_limited(
             format!(

@@ -75,16 +75,7 @@ pub struct Origin {
 impl Origin {
     /// The origin of an identity made from `ip`.
     pub fn of(ip: std::net::IpAddr, window: std::time::Duration) -> Origin {
-        let address = match ip {
-            std::net::IpAddr::V4(v4) => v4.to_string(),
-            std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-                Some(v4) => v4.to_string(),
-                None => {
-                    let s = v6.segments();
-                    format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
-                }
-            },
-        };
+        let address = crate::limits::Address::of(ip).to_string();
         Origin { address, window }
     }
 }

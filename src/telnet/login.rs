@@ -43,11 +43,20 @@ pub(super) async fn screen(conn: &mut Conn, shared: &Shared) -> Option<(AgentRow
     for l in commands() {
         conn.out.line(&l);
     }
-    let deadline = shared.config.login_timeout().map(|d| Instant::now() + d);
+    // Counted from the connection's start, and worked out again whenever the town fills or
+    // empties: a connection idle for longer than the crowded timeout is closed as the town fills.
+    let opened = Instant::now();
+    let mut crowded = shared.crowded();
+    let timeout = |crowded: bool| shared.config.login_timeout(crowded).map(|d| opened + d);
+    let mut deadline = timeout(*crowded.borrow_and_update());
     loop {
         conn.out.flush().await.ok()?;
         let input = tokio::select! {
             input = conn.input.next() => input?.ok()?,
+            Ok(()) = crowded.changed() => {
+                deadline = timeout(*crowded.borrow_and_update());
+                continue;
+            }
             _ = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
                 conn.answer(&[LOGIN_TIMEOUT]);
                 return None;

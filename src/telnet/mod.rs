@@ -15,12 +15,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
+use crate::limits::{Occupancy, Seat};
 use crate::link::Town;
 
 /// What every connection shares.
@@ -33,6 +33,11 @@ pub struct Shared {
     pub shutdown: CancellationToken,
     next_conn: AtomicU64,
     open: AtomicUsize,
+    /// Connections at the login screen, per address.
+    at_login: Occupancy,
+    /// Whether the town is nearly full, when the login screen's timeout is shorter; those
+    /// waiting at it hear when this changes.
+    crowded: tokio::sync::watch::Sender<bool>,
     /// When this server started (MSSP's UPTIME).
     pub started: std::time::SystemTime,
 }
@@ -66,28 +71,62 @@ impl Shared {
 
     pub fn new(config: Config, town: Town, welcome: String, shutdown: CancellationToken) -> Shared {
         Shared {
-            config,
             town,
             welcome,
             shutdown,
             next_conn: AtomicU64::new(1),
             open: AtomicUsize::new(0),
+            at_login: Occupancy::new(config.max_logins_per_address),
+            crowded: tokio::sync::watch::Sender::new(false),
+            config,
             started: std::time::SystemTime::now(),
         }
+    }
+
+    /// Whether the town is nearly full: it becomes so at three quarters of `--max-connections`
+    /// open, and stays so until under half are. Without the gap, the first idle connection
+    /// closed would make the town calm again, and the next newcomer crowded.
+    pub fn crowded(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.crowded.subscribe()
+    }
+
+    /// Tells the login screens when the town becomes, or stops being, nearly full.
+    fn recount(&self) {
+        let open = self.open.load(Ordering::Relaxed);
+        let max = self.config.max_connections;
+        self.crowded.send_if_modified(|crowded| {
+            let now = match *crowded {
+                false => open >= max.saturating_mul(3) / 4,
+                true => open >= max / 2,
+            };
+            std::mem::replace(crowded, now) != now
+        });
     }
 }
 
 /// Counts a connection as open for as long as it lives.
-struct OpenGuard<'a>(&'a AtomicUsize);
+struct OpenGuard<'a>(&'a Shared);
 
 impl Drop for OpenGuard<'_> {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
+        self.0.open.fetch_sub(1, Ordering::Relaxed);
+        self.0.recount();
     }
 }
 
 /// The polite refusal past the connection limit.
 pub const FULL_MESSAGE: &str = "*** Sorry, moot is full right now. Please try again later. ***";
+
+/// The refusal past one address's connections at the login screen.
+pub const ADDRESS_FULL_MESSAGE: &str = "*** Too many connections from your address are waiting \
+to log in; log in on one of them, or close some, and try again. ***";
+
+/// Says `message` to a connection turned away, and closes it.
+fn turn_away(tracker: &TaskTracker, stream: tokio::net::TcpStream, message: &'static str) {
+    tracker.spawn(async move {
+        crate::limits::turn_away(stream, format!("{message}\r\n").as_bytes()).await
+    });
+}
 
 /// Accepts connections until shutdown; returns once every connection has closed.
 pub async fn serve(listener: TcpListener, shared: Arc<Shared>) {
@@ -97,7 +136,7 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>) {
             a = listener.accept() => a,
             _ = shared.shutdown.cancelled() => break,
         };
-        let (mut stream, peer) = match accepted {
+        let (stream, peer) = match accepted {
             Ok(a) => a,
             Err(e) => {
                 // Out of descriptors and the like: pause rather than spin.
@@ -106,23 +145,23 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>) {
                 continue;
             }
         };
+        let Some(seat) = shared.at_login.take(peer.ip()) else {
+            turn_away(&tracker, stream, ADDRESS_FULL_MESSAGE);
+            continue;
+        };
         let open = shared.open.fetch_add(1, Ordering::Relaxed);
         if open >= shared.config.max_connections {
             shared.open.fetch_sub(1, Ordering::Relaxed);
-            tracker.spawn(async move {
-                let _ = stream
-                    .write_all(format!("{FULL_MESSAGE}\r\n").as_bytes())
-                    .await;
-                let _ = stream.shutdown().await;
-            });
+            turn_away(&tracker, stream, FULL_MESSAGE);
             continue;
         }
+        shared.recount();
         let shared = shared.clone();
         tracker.spawn(async move {
-            let _guard = OpenGuard(&shared.open);
+            let _guard = OpenGuard(&shared);
             let _counted = crate::metrics::Up::new(&crate::metrics::get().telnet_connections);
             let conn = shared.next_conn.fetch_add(1, Ordering::Relaxed);
-            run(stream, peer, conn, &shared).await;
+            run(stream, peer, conn, seat, &shared).await;
         });
     }
     tracker.close();
@@ -134,11 +173,14 @@ async fn run(
     stream: tokio::net::TcpStream,
     peer: std::net::SocketAddr,
     conn_id: crate::world::ConnId,
+    at_login: Seat,
     shared: &Shared,
 ) {
     let mut conn = connection::Conn::open(stream, peer, shared);
     tracing::debug!(%peer, conn_id, "connected");
-    if let Some((row, created)) = login::screen(&mut conn, shared).await {
+    let logged_in = login::screen(&mut conn, shared).await;
+    drop(at_login);
+    if let Some((row, created)) = logged_in {
         connection::play(&mut conn, row, created, conn_id, shared).await;
     }
     conn.out.close().await;

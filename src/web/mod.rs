@@ -51,7 +51,7 @@ pub struct Web {
     /// OAuth authorization codes waiting to be exchanged.
     pub codes: Arc<std::sync::Mutex<crate::oauth::Codes>>,
     /// OAuth client registrations per address.
-    pub registrations: Arc<crate::limits::Limiter<std::net::IpAddr>>,
+    pub registrations: Arc<crate::limits::Limiter<crate::limits::Address>>,
 }
 
 impl Web {

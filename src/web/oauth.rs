@@ -97,7 +97,7 @@ pub(super) async fn register(
     if let Some(peer) = crate::http::listener::peer(&extensions)
         && web
             .registrations
-            .take(&peer.ip(), tokio::time::Instant::now())
+            .take(&peer.ip().into(), tokio::time::Instant::now())
             .is_err()
     {
         return oauth_error(

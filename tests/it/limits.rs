@@ -1,14 +1,20 @@
 //! Every resource a stranger can make moot hold is bounded, whichever face they use: HTTP
-//! connections and their headers, login guesses, writes per identity, agents per address,
-//! long polls per agent, and MCP bodies.
+//! connections and their headers, connections per address, login guesses, writes per identity,
+//! agents per address, long polls per agent, and MCP bodies.
 
+use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::support::{Client, TestServer, mcp_tool};
+use crate::support::{
+    Agent, Api, Client, TestServer, connect_from, mcp_path, mcp_request_with, mcp_tool,
+};
+
+/// Another machine, as the server sees it (the tests' own connections come from 127.0.0.1).
+const ELSEWHERE: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
 
 /// Reads what the server sends until it closes the connection (or `within` passes: None).
 async fn until_closed(s: &mut TcpStream, within: Duration) -> Option<Vec<u8>> {
@@ -390,5 +396,240 @@ async fn an_agent_may_hold_only_so_many_mcp_sessions() {
         .unwrap();
     assert!(closed.status().is_success(), "{}", closed.status());
     assert_eq!(initialize(&s, &a.token).await.0, 200);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn one_address_holds_only_its_share_of_http_and_login_screen_connections() {
+    let s = TestServer::start_with(|c| {
+        c.max_http_connections_per_address = 3;
+        c.max_logins_per_address = 2;
+    })
+    .await;
+    // Three slow HTTP connections are this address's share; the fourth is told so at once.
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        let mut c = TcpStream::connect(s.http).await.unwrap();
+        c.write_all(b"GET /health HTTP/1.1\r\nX-Slow: ")
+            .await
+            .unwrap();
+        held.push(c);
+    }
+    let mut fourth = TcpStream::connect(s.http).await.unwrap();
+    fourth
+        .write_all(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .await
+        .unwrap();
+    let answer = until_closed(&mut fourth, Duration::from_secs(3))
+        .await
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 429"), "{answer}");
+    assert!(answer.contains(r#""code":"RATE_LIMITED""#), "{answer}");
+    assert!(answer.contains("from your address"), "{answer}");
+    // Another address is served meanwhile.
+    let elsewhere = Api::from_address(s.http, ELSEWHERE);
+    assert_eq!(elsewhere.send("GET", "/health", None, None).await.0, 200);
+    // Once one of the three goes, the address has its place back.
+    drop(held.pop());
+    let mut tries = 0;
+    while s
+        .api()
+        .try_send("GET", "/health", None, None)
+        .await
+        .map(|r| r.0)
+        != Some(200)
+    {
+        tries += 1;
+        assert!(tries < 100, "the closed connection's place never came back");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // Telnet: two at the login screen from one address; the third is told so and closed.
+    let mut ann = s.client().await;
+    ann.expect("quit").await;
+    let mut bob = s.client().await;
+    bob.expect("quit").await;
+    let mut third = s.client().await;
+    assert_eq!(
+        third.until_closed().await,
+        [moot::telnet::ADDRESS_FULL_MESSAGE]
+    );
+    let mut other = Client::connect_from(s.addr, ELSEWHERE).await;
+    other.expect("quit").await;
+    // A connection that has logged in no longer counts.
+    ann.send("create Ann pw-Ann-moot").await;
+    ann.expect("$#$xmcp version: 1.1").await;
+    let mut fourth = s.client().await;
+    assert_eq!(fourth.line().await.as_deref(), Some("moot"));
+    drop((bob, other));
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn the_login_screen_times_out_sooner_when_the_town_is_nearly_full() {
+    const TIMED_OUT: &str = "*** Timed-out waiting for login. ***";
+    // Nearly full is from three quarters of eight (six open) until under half (four).
+    let s = TestServer::start_with(|c| {
+        c.max_connections = 8;
+        c.crowded_login_timeout = Duration::from_secs(1).into();
+    })
+    .await;
+    let mut waiting = Vec::new();
+    for _ in 0..5 {
+        let mut c = s.client().await;
+        c.expect("quit").await;
+        waiting.push(c);
+    }
+    // Five of eight: the five-minute timeout holds, past the crowded one.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        waiting[0].line_within(Duration::from_millis(100)).await,
+        Err(())
+    );
+    // A sixth fills the town nearly: those idle for over a second are closed at once, until
+    // under half the town is open (three of the five, at least).
+    let mut sixth = s.client().await;
+    sixth.expect("quit").await;
+    let mut closed = 0;
+    for c in &mut waiting {
+        match c.line_within(Duration::from_secs(2)).await {
+            Ok(Some(line)) => {
+                assert_eq!(line, TIMED_OUT);
+                assert_eq!(c.line().await, None);
+                closed += 1;
+            }
+            other => assert_eq!(other, Err(()), "closed without a word"),
+        }
+    }
+    assert!(closed >= 3, "only {closed} of the idle five closed");
+    // Under half open, the town is calm again, and a newcomer may take its time.
+    let mut calm = s.client().await;
+    calm.expect("quit").await;
+    assert_eq!(calm.line_within(Duration::from_millis(1500)).await, Err(()));
+    s.stop().await;
+}
+
+/// One slow HTTP client: `Some` if the server keeps it (it says nothing, waiting for the rest
+/// of the head), `None` once it has been told its address has too many.
+async fn slow_http(addr: std::net::SocketAddr) -> Option<TcpStream> {
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    c.write_all(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        .await
+        .unwrap();
+    let Some(answer) = until_closed(&mut c, Duration::from_millis(300)).await else {
+        return Some(c);
+    };
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 429"), "{answer}");
+    None
+}
+
+/// One idle telnet client: `Some` if it reached the login screen, `None` once it has been told
+/// its address has too many there.
+async fn idle_telnet(addr: std::net::SocketAddr) -> Option<TcpStream> {
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(10), c.read(&mut buf))
+            .await
+            .expect("the server answers")
+            .unwrap_or(0);
+        got.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&got);
+        if text.contains(moot::telnet::ADDRESS_FULL_MESSAGE) {
+            return None;
+        }
+        if text.contains("connect <name> <password>") {
+            return Some(c);
+        }
+        assert!(n > 0, "closed without a word: {text:?}");
+    }
+}
+
+/// What another machine gets while one address floods: `/health`, an MCP call and a telnet
+/// login, each within a second.
+async fn served_elsewhere(s: &TestServer, api: &Api, mcp: &reqwest::Client, olga: &Agent) {
+    let second = Duration::from_secs(1);
+    let health = tokio::time::timeout(second, api.send("GET", "/health", None, None)).await;
+    assert_eq!(health.expect("/health within a second").0, 200);
+    let path = mcp_path("look");
+    let look = mcp_request_with(
+        mcp,
+        s.http,
+        &olga.token,
+        &path,
+        "tools/call",
+        json!({"name": "look", "arguments": {}}),
+    );
+    let look = tokio::time::timeout(second, look).await;
+    let look = look.expect("an MCP call within a second");
+    assert!(look["content"][0]["text"].is_string(), "{look}");
+    let login = async {
+        let mut c = Client::over(connect_from(s.addr, ELSEWHERE).await.unwrap());
+        c.expect("quit").await;
+        c.send("connect Tess pw-Tess-moot").await;
+        c.expect("Exits:").await;
+    };
+    tokio::time::timeout(second, login)
+        .await
+        .expect("a telnet login within a second");
+}
+
+/// Issue 46's flood: from one address, 2,100 slow HTTP connections and then 10,050 idle telnet
+/// connections. The address keeps only its share of each (256 and 64, the defaults); every
+/// other attempt is told why at once; and another machine is served throughout.
+#[tokio::test]
+async fn one_address_cannot_fill_the_town() {
+    let s = TestServer::start_with(|c| {
+        // The flood's slow connections are held for the whole test.
+        c.http_header_timeout = Duration::from_secs(120).into();
+    })
+    .await;
+    let api = Api::from_address(s.http, ELSEWHERE);
+    let olga = api.agent(Some("Olga")).await;
+    let mcp = reqwest::Client::builder()
+        .local_address(ELSEWHERE)
+        .build()
+        .unwrap();
+    let mut tess = Client::connect_from(s.addr, ELSEWHERE).await;
+    tess.send("create Tess pw-Tess-moot").await;
+    tess.expect("Exits:").await;
+    tess.send("quit").await;
+    served_elsewhere(&s, &api, &mcp, &olga).await;
+
+    let mut held_http = Vec::new();
+    for batch in 0..7 {
+        let tries = (0..300).map(|_| slow_http(s.http));
+        held_http.extend(
+            futures_util::future::join_all(tries)
+                .await
+                .into_iter()
+                .flatten(),
+        );
+        served_elsewhere(&s, &api, &mcp, &olga).await;
+        assert!(
+            held_http.len() <= 256,
+            "batch {batch}: {} held",
+            held_http.len()
+        );
+    }
+    assert_eq!(held_http.len(), 256);
+
+    let mut held_telnet = Vec::new();
+    for batch in 0..21 {
+        let n = if batch < 20 { 500 } else { 50 };
+        let tries = (0..n).map(|_| idle_telnet(s.addr));
+        held_telnet.extend(
+            futures_util::future::join_all(tries)
+                .await
+                .into_iter()
+                .flatten(),
+        );
+        served_elsewhere(&s, &api, &mcp, &olga).await;
+    }
+    assert_eq!(held_telnet.len(), 64);
+    drop((held_http, held_telnet, tess));
     s.stop().await;
 }

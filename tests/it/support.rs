@@ -203,6 +203,13 @@ pub async fn player_at(addr: SocketAddr, name: &str) -> Client {
     c
 }
 
+/// A TCP connection to `addr` from the local address `from`.
+pub async fn connect_from(addr: SocketAddr, from: std::net::IpAddr) -> std::io::Result<TcpStream> {
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    socket.bind(SocketAddr::new(from, 0))?;
+    socket.connect(addr).await
+}
+
 pub struct Client {
     stream: TcpStream,
     buf: Vec<u8>,
@@ -213,6 +220,16 @@ pub struct Client {
 impl Client {
     pub async fn connect(addr: SocketAddr) -> Client {
         let stream = TcpStream::connect(addr).await.expect("connects");
+        Client::over(stream)
+    }
+
+    /// A client whose connection comes from `from` (another loopback address: another
+    /// machine, as the server sees it).
+    pub async fn connect_from(addr: SocketAddr, from: std::net::IpAddr) -> Client {
+        Client::over(connect_from(addr, from).await.expect("connects"))
+    }
+
+    pub fn over(stream: TcpStream) -> Client {
         Client {
             stream,
             buf: Vec::new(),
@@ -647,6 +664,18 @@ pub async fn mcp_request(
     token: &str,
     path: &str,
     method: &str,
+    params: serde_json::Value,
+) -> serde_json::Value {
+    mcp_request_with(&reqwest::Client::new(), http, token, path, method, params).await
+}
+
+/// Like [`mcp_request`], over `client` (one with its own local address, say).
+pub async fn mcp_request_with(
+    client: &reqwest::Client,
+    http: SocketAddr,
+    token: &str,
+    path: &str,
+    method: &str,
     mut params: serde_json::Value,
 ) -> serde_json::Value {
     params["_meta"] = serde_json::json!({
@@ -659,7 +688,7 @@ pub async fn mcp_request(
         .or(params["uri"].as_str())
         .map(str::to_owned);
     let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let mut r = reqwest::Client::new()
+    let mut r = client
         .post(format!("http://{http}{path}"))
         .bearer_auth(token)
         .header("accept", "application/json, text/event-stream")
