@@ -25,6 +25,22 @@ impl FromRequestParts<Api> for Caller {
     }
 }
 
+/// The agent whose token a request carries, if it carries one; a token that is there but not
+/// valid is refused as [`Caller`] refuses it, never taken for no token at all.
+pub struct OptionalCaller(pub Option<AgentId>);
+
+impl FromRequestParts<Api> for OptionalCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, api: &Api) -> Result<Self, ApiError> {
+        if !parts.headers.contains_key(header::AUTHORIZATION) {
+            return Ok(OptionalCaller(None));
+        }
+        let caller = Caller::from_request_parts(parts, api).await?;
+        Ok(OptionalCaller(Some(caller.0)))
+    }
+}
+
 /// The address a request came from, when the listener knows it (see [`super::listener`]).
 pub struct Peer(pub Option<std::net::IpAddr>);
 

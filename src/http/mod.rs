@@ -40,7 +40,7 @@ use crate::world::sessions::{
     Acted, Created, ErrorCode, HostError, SessionId, StateView, Summary, parse_id,
 };
 use crate::world::{AgentId, Cx, Face, World, WorldHandle};
-use extract::{Body, Caller, OptionalBody, Peer};
+use extract::{Body, Caller, OptionalBody, OptionalCaller, Peer};
 
 /// What every handler shares. axum clones it for every layer and handler a request passes
 /// through, so it is one pointer to what it holds.
@@ -155,6 +155,7 @@ async fn health() -> Json<Health> {
 async fn create_agent(
     State(api): State<Api>,
     Peer(peer): Peer,
+    OptionalCaller(maker): OptionalCaller,
     OptionalBody(req): OptionalBody<CreateAgent>,
 ) -> Result<axum::response::Response, ApiError> {
     if let Some(ip) = peer
@@ -180,12 +181,15 @@ async fn create_agent(
         .into_response());
     }
     let origin = peer.map(|ip| crate::store::Origin::of(ip, api.owner_window));
+    // Made with someone's token, it is that someone's: one owner, one voice in ratings.
+    let owner = maker.map(|m| api.directory.owner_of(&m));
     let made = identity::register_agent(
         &api.store,
         &api.directory,
         req.name,
         &api.start_room,
         origin,
+        owner,
     )
     .await
     .map_err(|e| match e {
@@ -422,7 +426,7 @@ fn seed_routes() -> Vec<Route> {
         Route {
             method: Method::POST,
             path: "/agents".into(),
-            summary: "Register an agent (a character with a bearer token)",
+            summary: "Register an agent (a character with a bearer token); made with your own token, it is yours for ratings",
             auth: false,
             request: Some(schema::<CreateAgent>),
             status: 201,

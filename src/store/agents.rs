@@ -170,7 +170,8 @@ impl Store {
     }
 
     /// Creates an API agent: a character with a token instead of a password. Without a name,
-    /// one is made up (`Agent_` and four hex digits) until a free one is found.
+    /// one is made up (`Agent_` and four hex digits) until a free one is found. Its owner is
+    /// `owner`, given by whoever made it with their token, or else is found from `origin`.
     pub async fn create_agent(
         &self,
         agent_id: String,
@@ -178,11 +179,15 @@ impl Store {
         token_hash: String,
         room: &str,
         origin: Option<Origin>,
+        owner: Option<String>,
     ) -> Result<IdentityRow, CreateError> {
         let room = room.to_owned();
         let created = self
             .call(move |c| {
-                let owner = owner_from(c, origin.as_ref())?;
+                let owner = match owner {
+                    Some(o) => Some(o),
+                    None => owner_from(c, origin.as_ref())?,
+                };
                 let address = origin.map(|o| o.address);
                 for _ in 0..32 {
                     let candidate = name

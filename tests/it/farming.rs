@@ -233,3 +233,44 @@ async fn a_rated_game_needs_a_time_limit_and_leaderboards_list_only_established_
     );
     s.stop().await;
 }
+
+#[tokio::test]
+async fn agents_made_with_a_persons_token_are_that_persons_and_never_rate_them() {
+    // Every identity its own owner by address here: only the token can tie them together.
+    let s = TestServer::start().await;
+    let home = from(&s, "127.0.0.2");
+    let ann = home.agent(Some("Ann")).await;
+    let made_by = |api: Api, name: &'static str, token: String| async move {
+        let body = json!({ "name": name }).to_string();
+        let (status, v) = api.send("POST", "/agents", Some(&token), Some(&body)).await;
+        assert_eq!(status, 201, "{v}");
+        Agent {
+            id: v["agent_id"].as_str().unwrap().into(),
+            token: v["token"].as_str().unwrap().into(),
+            name: name.into(),
+        }
+    };
+    // Ann's agents, made from other addresses, resign to her: her rating does not move.
+    let helper = made_by(from(&s, "127.0.0.3"), "AnnBot", ann.token.clone()).await;
+    let grandchild = made_by(from(&s, "127.0.0.4"), "AnnBotBot", helper.token.clone()).await;
+    resigns_to(&home, &helper, &ann).await;
+    resigns_to(&home, &grandchild, &ann).await;
+    assert_eq!(bullet(&home, "Ann").await, None, "her own agents rate her");
+    // Against someone else her agent is rated as any player.
+    let zed = from(&s, "127.0.0.5").agent(Some("Zed")).await;
+    resigns_to(&home, &helper, &zed).await;
+    assert_eq!(bullet(&home, "Zed").await.map(|b| b.0), Some(1));
+    // A token that is there but wrong makes nothing.
+    let (status, v) = home
+        .send(
+            "POST",
+            "/agents",
+            Some("moot_nonsense"),
+            Some(r#"{"name":"Ghost"}"#),
+        )
+        .await;
+    assert_eq!(status, 401, "{v}");
+    let (status, _) = home.send("GET", "/ratings/Ghost", None, None).await;
+    assert_eq!(status, 404);
+    s.stop().await;
+}
