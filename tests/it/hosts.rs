@@ -6,6 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use moot::link::broker::Broker as Trust;
 use moot::link::wire;
 use moot::server::{RunningHost, start_host, start_world};
 
@@ -81,13 +82,17 @@ async fn world_on(
     let db = fresh_db(dir.path());
     let mut c = config(&db);
     tweak(&mut c);
-    let world = start_world(c, url).await.expect("the world starts");
+    let world = start_world(c, url, Trust::Private)
+        .await
+        .expect("the world starts");
     (dir, db, world)
 }
 
 /// A host in this process for the world on `url`, telnet on an ephemeral port.
 async fn host(url: &str, db: &moot::store::Database) -> RunningHost {
-    start_host(config(db), url).await.expect("the host joins")
+    start_host(config(db), url, None)
+        .await
+        .expect("the host joins")
 }
 
 /// A game of chess an agent makes over MCP at `http`, to play black: the answer, the game's id
@@ -263,7 +268,7 @@ async fn moot_world_and_moot_host_as_processes() {
         Command::new(moot)
             .args(["--db", &db.address()])
             .args(["--world", world_dir().to_str().unwrap()])
-            .args(["world", "--nats", &broker.url])
+            .args(["world", "--nats", &broker.url, "--broker-is-private"])
             .env("RUST_LOG", "moot=warn")
             .stdin(Stdio::null())
             .spawn()
@@ -325,7 +330,7 @@ async fn moot_world_and_moot_host_as_processes() {
             }
         }
     });
-    let refused = match start_host(config(&db), &fake.url).await {
+    let refused = match start_host(config(&db), &fake.url, None).await {
         Ok(_) => panic!("a host joined a world of another protocol"),
         Err(e) => e.to_string(),
     };
@@ -541,7 +546,7 @@ async fn world_process(url: &str, db: &moot::store::Database, wait: &str) -> Moo
                 "0",
             ])
             .args(["--wait-timeout", wait])
-            .args(["world", "--nats", url])
+            .args(["world", "--nats", url, "--broker-is-private"])
             .env("RUST_LOG", "moot=warn")
             .stdin(Stdio::null())
             .spawn()
@@ -906,7 +911,9 @@ async fn a_host_waits_so_long_for_its_world_and_rides_out_its_broker() {
     let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
     let mut c = config(&db);
     c.world_wait = Duration::from_secs(3).into();
-    let host = start_host(c, &broker.url).await.expect("the host joins");
+    let host = start_host(c, &broker.url, None)
+        .await
+        .expect("the host joins");
     let mut ann = player_at(host.telnet_addr, "Ann").await;
 
     // The broker goes, and comes back on the same address: both ends connect again.
@@ -1042,7 +1049,7 @@ async fn a_broker_with_a_password_is_answered_from_the_url() {
     // The password's `@` written as URLs write it.
     let good = format!("nats://moot:s3cret%40pw@127.0.0.1:{port}");
     let bad = format!("nats://moot:wrong-pw@127.0.0.1:{port}");
-    let refused = match start_world(config(&db), &bad).await {
+    let refused = match start_world(config(&db), &bad, Trust::Authenticated).await {
         Ok(_) => panic!("a wrong password was taken"),
         Err(e) => e.to_string(),
     };
@@ -1051,7 +1058,7 @@ async fn a_broker_with_a_password_is_answered_from_the_url() {
             && !refused.contains("wrong-pw"),
         "{refused}"
     );
-    let world = start_world(config(&db), &good)
+    let world = start_world(config(&db), &good, Trust::Authenticated)
         .await
         .expect("the world starts");
     let a = host(&good, &db).await;
@@ -1155,7 +1162,7 @@ async fn a_world_and_a_host_meet_through_a_broker_that_speaks_tls() {
         Command::new(env!("CARGO_BIN_EXE_moot"))
             .args(["--db", &db.address()])
             .args(["--world", world_dir().to_str().unwrap()])
-            .args(["world", "--nats", &url])
+            .args(["world", "--nats", &url, "--broker-is-private"])
             .envs(env)
             .env("RUST_LOG", "moot=warn")
             .stdin(Stdio::null())
