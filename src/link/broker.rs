@@ -797,6 +797,34 @@ mod tests {
         assert!(hosts.forgotten.is_empty());
     }
 
+    fn message(subject: String, body: &impl serde::Serialize) -> async_nats::Message {
+        let payload: bytes::Bytes = serde_json::to_vec(body).unwrap().into();
+        async_nats::Message {
+            subject: subject.into(),
+            reply: None,
+            length: payload.len(),
+            payload,
+            headers: None,
+            status: None,
+            description: None,
+        }
+    }
+
+    #[test]
+    fn a_greeting_names_the_host_its_subject_names_and_speaks_this_protocol() {
+        let ours = Hello::ours("host1", None);
+        let greeted = greeting(&message(wire::greet("host1"), &ours));
+        assert_eq!(greeted.map(|h| h.host).as_deref(), Some("host1"));
+        // In another host's name, on one's own subject: nobody's.
+        assert!(greeting(&message(wire::greet("host2"), &ours)).is_none());
+        let older = Hello {
+            protocol: wire::PROTOCOL - 1,
+            ..ours.clone()
+        };
+        assert!(greeting(&message(wire::greet("host1"), &older)).is_none());
+        assert!(greeting(&message(wire::HELLO.to_owned(), &ours)).is_none());
+    }
+
     #[test]
     fn each_answer_names_the_request_it_answers_and_lines_held_are_bounded() {
         let link = Link::default();
