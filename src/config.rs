@@ -289,6 +289,12 @@ pub struct WorldArgs {
     /// town's flags as one process does (--db, --world, --sync…), given before `world`.
     #[arg(long, env = "MOOT_NATS", hide_env_values = true)]
     pub nats: Option<String>,
+
+    /// Serve through a broker that lets anyone connect without credentials, because nothing but
+    /// this town's own processes can reach it. Without this the world refuses such a broker:
+    /// whoever reaches it reads every password typed at a host and can log in as anyone.
+    #[arg(long, env = "MOOT_BROKER_IS_PRIVATE")]
+    pub broker_is_private: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -297,6 +303,13 @@ pub struct HostArgs {
     /// nats://USER:PASSWORD@… or nats://TOKEN@… where the broker asks).
     #[arg(long, env = "MOOT_NATS", hide_env_values = true)]
     pub nats: String,
+
+    /// This host's name on the broker, as the broker's permissions for its user name it
+    /// (`moot.v3.from.NAME.>`, `_INBOX.NAME.>`): letters, digits, `-` and `_`. Random without
+    /// it. Each host needs its own: a host greeting under a name the world holds connections
+    /// for is taken for that host restarted.
+    #[arg(long, env = "MOOT_HOST_NAME")]
+    pub host_name: Option<String>,
 }
 
 #[derive(Debug, Clone, clap::Subcommand)]

@@ -84,6 +84,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::World(WorldArgs {
             command: None,
             nats: None,
+            ..
         })) => {
             return done(
                 "world",
@@ -93,12 +94,18 @@ fn main() -> std::process::ExitCode {
         Some(Command::World(WorldArgs {
             command: None,
             nats: Some(nats),
+            broker_is_private,
         })) => {
-            return runtime.block_on(serve(moot::server::start_world(config, &nats)));
+            let broker = if broker_is_private {
+                moot::link::broker::Broker::Private
+            } else {
+                moot::link::broker::Broker::Authenticated
+            };
+            return runtime.block_on(serve(moot::server::start_world(config, &nats, broker)));
         }
         Some(Command::Host(args)) => {
             return runtime.block_on(serve(async move {
-                moot::server::start_host(config, &args.nats)
+                moot::server::start_host(config, &args.nats, args.host_name.as_deref())
                     .await
                     .map(|host| host.running)
             }));

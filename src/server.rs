@@ -305,10 +305,15 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
 }
 
 /// `moot world --nats URL`: the town and its database, serving hosts across the broker and
-/// listening on no socket of its own.
-pub async fn start_world(config: Config, nats: &str) -> Result<Running, StartError> {
+/// listening on no socket of its own; through a broker that lets anyone in only if `broker`
+/// says it is private.
+pub async fn start_world(
+    config: Config,
+    nats: &str,
+    broker: crate::link::broker::Broker,
+) -> Result<Running, StartError> {
     let stops = Stops::new();
-    let client = crate::link::broker::connect(nats, "moot world").await?;
+    let client = crate::link::broker::connect_world(nats, broker).await?;
     let (door, world_task, welcome) = open_town(&config, &stops).await?;
     let store = door.store.clone();
     let door = Arc::new(door);
@@ -341,13 +346,18 @@ pub async fn start_world(config: Config, nats: &str) -> Result<Running, StartErr
 
 /// `moot host --nats URL`: the faces, holding their connections (telnet, and HTTP passed
 /// whole to the world, which answers it as a one-process moot would), for the world across
-/// the broker; it opens no database.
-pub async fn start_host(config: Config, nats: &str) -> Result<RunningHost, StartError> {
+/// the broker, named `name` there (random without one); it opens no database.
+pub async fn start_host(
+    config: Config,
+    nats: &str,
+    name: Option<&str>,
+) -> Result<RunningHost, StartError> {
     let stops = Stops::new();
     let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
     let (http_listener, http_addr) = bind(config.http).await?;
+    let wait = config.world_wait.into();
     let (remote, welcome) =
-        crate::link::host::Remote::open(nats, Some(http_addr), config.world_wait.into()).await?;
+        crate::link::host::Remote::open(nats, name, Some(http_addr), wait).await?;
     let bounds = http_bounds(&config);
     let shared = Arc::new(Shared::new(
         config,

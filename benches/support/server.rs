@@ -255,7 +255,8 @@ pub fn start_split(world: &Path, db: &str, hosts: usize, host_args: &[&str]) -> 
         Command::new(binary())
             .args(["--world", world.to_str().unwrap(), "--db", db])
             .args(limits)
-            .args(["world", "--nats", &nats])
+            // A broker on loopback, of this run's own.
+            .args(["world", "--nats", &nats, "--broker-is-private"])
             .env("RUST_LOG", &log)
             .stdin(Stdio::null())
             .spawn()

@@ -31,18 +31,71 @@ pub enum LinkError {
     Connect { url: String, error: String },
     #[error("the broker would not take a subscription: {0}")]
     Subscribe(String),
-    #[error("no world answers on {url} (start `moot world --nats {url}` first)")]
+    #[error(
+        "no world answers on {url} (start `moot world --nats {url}` first; on a broker with a \
+         user for each host, name this host as its permissions do with --host-name)"
+    )]
     NoWorld { url: String },
+    #[error(
+        "the world on {url} answers, but not this host's greeting as `{host}`: the broker must \
+         let this host publish on {from} and read {inbox}.> (--host-name names the host)"
+    )]
+    NotLetIn {
+        url: String,
+        host: String,
+        from: String,
+        inbox: String,
+    },
+    #[error(
+        "the NATS broker at {url} lets anyone in without credentials, and whoever can reach it \
+         reads every password typed at a host and can log in as anyone: give the broker a user \
+         for the world and one for each host (see \"The broker\" in docs/operating.md), or, if \
+         nothing but this town's own processes can reach it, say so with --broker-is-private"
+    )]
+    OpenBroker { url: String },
+    #[error("`{0}` cannot name a host: use letters, digits, `-` and `_` (at most 64)")]
+    HostName(String),
     #[error("{0}")]
     Mismatch(String),
     #[error("the world's greeting could not be read: {0}")]
     Garbled(String),
 }
 
-/// Connects to the broker at `url`, naming the connection for the broker's monitoring. A
-/// broker that asks who connects is answered from the URL: `nats://USER:PASSWORD@HOST:PORT`,
-/// or `nats://TOKEN@HOST:PORT`.
-pub async fn connect(url: &str, name: &str) -> Result<async_nats::Client, LinkError> {
+/// Whether a world may serve through a broker that lets anyone in. Whoever reaches such a
+/// broker reads every password typed at a host and can say it is any host, so the world
+/// serves through one only when its operator says nobody else can reach it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Broker {
+    /// The broker must ask who connects (the default).
+    Authenticated,
+    /// Nothing but the town's own processes can reach it (`--broker-is-private`).
+    Private,
+}
+
+/// Connects the world to the broker at `url`, unless the broker lets anyone in and `broker`
+/// does not say that will do. Told by the broker itself (its greeting's `auth_required`),
+/// not guessed from the URL: a URL without credentials may meet a broker that trusts TLS
+/// client certificates, and one with them a broker that ignores them.
+pub async fn connect_world(url: &str, broker: Broker) -> Result<async_nats::Client, LinkError> {
+    let client = connect(url, "moot world", None).await?;
+    if broker == Broker::Authenticated && !client.server_info().auth_required {
+        return Err(LinkError::OpenBroker { url: redacted(url) });
+    }
+    if broker == Broker::Private {
+        tracing::info!("serving through a broker said to be private (--broker-is-private)");
+    }
+    Ok(client)
+}
+
+/// Connects to the broker at `url`, naming the connection for the broker's monitoring, with
+/// the answers to its requests under `inbox` where given (a host's own, which a broker can
+/// let that host alone read). A broker that asks who connects is answered from the URL:
+/// `nats://USER:PASSWORD@HOST:PORT`, or `nats://TOKEN@HOST:PORT`.
+pub async fn connect(
+    url: &str,
+    name: &str,
+    inbox: Option<&str>,
+) -> Result<async_nats::Client, LinkError> {
     let refused = |error: String| LinkError::Connect {
         url: redacted(url),
         error,
@@ -57,6 +110,9 @@ pub async fn connect(url: &str, name: &str) -> Result<async_nats::Client, LinkEr
             .map_err(|_| refused("its user or password is not UTF-8 once decoded".into()))
     };
     let mut options = async_nats::ConnectOptions::new().name(name);
+    if let Some(inbox) = inbox {
+        options = options.custom_inbox_prefix(inbox);
+    }
     if let Some(user) = addr.username() {
         options = match addr.password() {
             Some(password) => options.user_and_password(decoded(user)?, decoded(password)?),
@@ -242,12 +298,16 @@ async fn hear_hosts(
                 }
             }
             Some(msg) = beats.next() => {
-                let Some(host) = msg.subject.rsplit('.').next() else {
+                let Some(host) = wire::host_of(&msg.subject) else {
                     continue;
                 };
+                // Only a host that greeted keeps itself alive by beating; one let go is told
+                // so, and any other is nobody this world knows.
                 let told = {
                     let mut hosts = lock(&hosts);
-                    hosts.heard.insert(host.to_owned(), Instant::now());
+                    if let Some(heard) = hosts.heard.get_mut(host) {
+                        *heard = Instant::now();
+                    }
                     hosts.forgotten.get(host).map(|(time, _)| *time)
                 };
                 let ours = serde_json::from_slice::<u64>(&msg.payload).ok() == Some(epoch);
@@ -279,10 +339,11 @@ pub async fn serve(
     stop: CancellationToken,
 ) -> Result<(), LinkError> {
     let mut hellos = subscribe(&client, wire::HELLO.to_owned()).await?;
-    let mut asks = subscribe(&client, wire::ask()).await?;
+    let mut greetings = subscribe(&client, wire::greetings()).await?;
+    let mut asks = subscribe(&client, wire::asks()).await?;
     let mut conns = subscribe(&client, wire::conns()).await?;
-    let mut requests = subscribe(&client, wire::http()).await?;
-    let mut cancels = subscribe(&client, wire::http_cancel()).await?;
+    let mut requests = subscribe(&client, wire::https()).await?;
+    let mut cancels = subscribe(&client, wire::http_cancels()).await?;
     let beats = subscribe(&client, wire::host_beats()).await?;
     let own_beats = subscribe(&client, wire::news()).await?;
     let answering = Answering::new(client.clone(), make_router);
@@ -353,20 +414,43 @@ pub async fn serve(
                     forget(&door, &held, &answering, &host).await;
                 }
             }
-            Some(msg) = hellos.next() => {
-                if let Some(host) = greet(&client, msg, &welcome, epoch, &answering).await {
-                    lock(&hosts).greeted(host, Instant::now());
+            Some(msg) = hellos.next() => say_hello(&client, &msg, &welcome, epoch).await,
+            Some(msg) = greetings.next() => {
+                let Some(hello) = greeting(&msg) else { continue };
+                let host = hello.host.clone();
+                // Greeting a world that holds its connections, the host started again under
+                // the same name: nobody else will say its people left.
+                let restarted = lock(&held).keys().any(|(h, _)| *h == host);
+                if restarted {
+                    tracing::warn!(%host, "a host greeted again; its earlier connections leave");
+                    forget(&door, &held, &answering, &host).await;
+                }
+                tracing::info!(%host, "a host joined");
+                answering.greeted(&host, hello.http);
+                lock(&hosts).greeted(host.clone(), Instant::now());
+                reply(&client, &msg, &host, &welcome_of(&welcome, epoch)).await;
+            }
+            Some(msg) = requests.next() => {
+                let host = wire::host_of(&msg.subject).unwrap_or_default().to_owned();
+                if closing || !greeted(&hosts, &host) {
+                    answering.refuse(&host, msg)
+                } else {
+                    answering.answer(&host, msg)
                 }
             }
-            Some(msg) = requests.next() => if closing {
-                answering.refuse(msg)
-            } else {
-                answering.answer(msg)
-            },
-            Some(msg) = cancels.next() => answering.cancel(&msg),
+            Some(msg) = cancels.next() => {
+                if let Some(host) = wire::host_of(&msg.subject) {
+                    answering.cancel(host, &msg);
+                }
+            }
             Some(msg) = asks.next() => {
+                let Some(host) = wire::host_of(&msg.subject).map(str::to_owned) else { continue };
+                if !greeted(&hosts, &host) {
+                    tracing::warn!(%host, "a host that has not greeted this world asked it something");
+                    continue;
+                }
                 let (client, door) = (client.clone(), door.clone());
-                tokio::spawn(async move { answer(&client, &door, msg).await });
+                tokio::spawn(async move { answer(&client, &door, &host, msg).await });
             }
             Some(msg) = conns.next() => {
                 let Some((host, conn)) = wire::parse_conn(&msg.subject) else { continue };
@@ -376,6 +460,9 @@ pub async fn serve(
                 };
                 let key = (host.to_owned(), conn);
                 match said {
+                    FromConn::Enter { .. } if !greeted(&hosts, host) => {
+                        tracing::warn!(%host, "a host that has not greeted this world said who logged in");
+                    }
                     FromConn::Enter { agent, created, seq, again } => {
                         let id = next_conn;
                         next_conn += 1;
@@ -398,7 +485,8 @@ pub async fn serve(
                             }
                             _ => false,
                         };
-                        reply(&client, &msg, &if taken { Taken::Yes } else { Taken::No }).await;
+                        let taken = if taken { Taken::Yes } else { Taken::No };
+                        reply(&client, &msg, &key.0, &taken).await;
                     }
                     FromConn::Leave { agent, why } => {
                         let gone = lock(&held).remove(&key);
@@ -448,12 +536,29 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// Whether `host` has greeted this world (and not been let go since).
+fn greeted(hosts: &Mutex<Hosts>, host: &str) -> bool {
+    lock(hosts).heard.contains_key(host)
+}
+
+/// Answers a request of `host`'s, in its own inbox only: the broker checks who publishes on a
+/// subject, never the reply subject a publisher gives, so an answer sent wherever a request
+/// said could carry a login's answer to another host.
 async fn reply<T: serde::Serialize>(
     client: &async_nats::Client,
     msg: &async_nats::Message,
+    host: &str,
     body: &T,
 ) {
     let Some(to) = msg.reply.clone() else { return };
+    if !wire::is_inbox_of(&to, host) {
+        tracing::warn!(%host, reply = %to, "a host asked for its answer outside its own inbox");
+        return;
+    }
+    send(client, to.to_string(), body).await;
+}
+
+async fn send<T: serde::Serialize>(client: &async_nats::Client, to: String, body: &T) {
     match serde_json::to_vec(body) {
         Ok(bytes) => {
             if let Err(e) = client.publish(to, bytes.into()).await {
@@ -464,45 +569,58 @@ async fn reply<T: serde::Serialize>(
     }
 }
 
-/// Answers a host's greeting; the host's name, if it may join.
-async fn greet(
-    client: &async_nats::Client,
-    msg: async_nats::Message,
-    welcome: &str,
-    epoch: u64,
-    answering: &Answering,
-) -> Option<String> {
-    let joined = match serde_json::from_slice::<Hello>(&msg.payload) {
-        Ok(hello) => match wire::mismatch(wire::PROTOCOL, hello.protocol, &hello.version) {
-            Some(why) => {
-                tracing::warn!(host = %hello.host, "a host was refused: {why}");
-                None
-            }
-            None => {
-                tracing::info!(host = %hello.host, "a host joined");
-                answering.greeted(&hello.host, hello.http);
-                Some(hello.host)
-            }
-        },
-        Err(e) => {
-            tracing::warn!(error = %e, "a greeting this world cannot read");
-            None
-        }
-    };
-    // Answered either way: a host of another protocol learns which, and says so.
-    let ours = Welcome {
+fn welcome_of(welcome: &str, epoch: u64) -> Welcome {
+    Welcome {
         protocol: wire::PROTOCOL,
         version: env!("CARGO_PKG_VERSION").to_owned(),
         welcome: welcome.to_owned(),
         epoch,
-    };
-    reply(client, &msg, &ours).await;
-    joined
+    }
 }
 
-async fn answer(client: &async_nats::Client, door: &Door, msg: async_nats::Message) {
+/// Answers a hello on the subject without a version: says which protocol this world speaks,
+/// to a host of any, and takes nobody in (a host joins by its greeting on its own subject).
+async fn say_hello(
+    client: &async_nats::Client,
+    msg: &async_nats::Message,
+    welcome: &str,
+    epoch: u64,
+) {
+    // Only into an inbox: a made-up reply subject does not turn this world's answer into
+    // something said on one of its own subjects.
+    match &msg.reply {
+        Some(to) if to.starts_with("_INBOX.") => {
+            send(client, to.to_string(), &welcome_of(welcome, epoch)).await;
+        }
+        _ => {}
+    }
+}
+
+/// A host's greeting on its own subject, if it may join: the name in its body is the one its
+/// subject gives (which the broker vouches for), and it speaks this world's protocol.
+fn greeting(msg: &async_nats::Message) -> Option<Hello> {
+    let host = wire::host_of(&msg.subject)?;
+    let hello = match serde_json::from_slice::<Hello>(&msg.payload) {
+        Ok(hello) => hello,
+        Err(e) => {
+            tracing::warn!(error = %e, %host, "a greeting this world cannot read");
+            return None;
+        }
+    };
+    if hello.host != host {
+        tracing::warn!(%host, claimed = %hello.host, "a host greeted in another host's name");
+        return None;
+    }
+    if let Some(why) = wire::mismatch(wire::PROTOCOL, hello.protocol, &hello.version) {
+        tracing::warn!(%host, "a host was refused: {why}");
+        return None;
+    }
+    Some(hello)
+}
+
+async fn answer(client: &async_nats::Client, door: &Door, host: &str, msg: async_nats::Message) {
     let Ok(ask) = serde_json::from_slice::<Ask>(&msg.payload) else {
-        tracing::warn!("a host asked what this world cannot read");
+        tracing::warn!(%host, "a host asked what this world cannot read");
         return;
     };
     let answer = match ask {
@@ -517,7 +635,7 @@ async fn answer(client: &async_nats::Client, door: &Door, msg: async_nats::Messa
             Answer::Create(door.create(ip, &name, &password).await.map(Character::from))
         }
     };
-    reply(client, &msg, &answer).await;
+    reply(client, &msg, host, &answer).await;
 }
 
 /// A host's connection entering, as it said so.
@@ -677,6 +795,34 @@ mod tests {
             .insert("old".into(), (2, ago(FORGOTTEN_FOR * 2)));
         hosts.lost(now);
         assert!(hosts.forgotten.is_empty());
+    }
+
+    fn message(subject: String, body: &impl serde::Serialize) -> async_nats::Message {
+        let payload: bytes::Bytes = serde_json::to_vec(body).unwrap().into();
+        async_nats::Message {
+            subject: subject.into(),
+            reply: None,
+            length: payload.len(),
+            payload,
+            headers: None,
+            status: None,
+            description: None,
+        }
+    }
+
+    #[test]
+    fn a_greeting_names_the_host_its_subject_names_and_speaks_this_protocol() {
+        let ours = Hello::ours("host1", None);
+        let greeted = greeting(&message(wire::greet("host1"), &ours));
+        assert_eq!(greeted.map(|h| h.host).as_deref(), Some("host1"));
+        // In another host's name, on one's own subject: nobody's.
+        assert!(greeting(&message(wire::greet("host2"), &ours)).is_none());
+        let older = Hello {
+            protocol: wire::PROTOCOL - 1,
+            ..ours.clone()
+        };
+        assert!(greeting(&message(wire::greet("host1"), &older)).is_none());
+        assert!(greeting(&message(wire::HELLO.to_owned(), &ours)).is_none());
     }
 
     #[test]

@@ -177,7 +177,8 @@ impl State {
 /// A host's way to the world across the broker.
 pub struct Remote {
     client: async_nats::Client,
-    /// This host's name on the broker: random, so two hosts never share one.
+    /// This host's name on the broker: given (`--host-name`, as the broker's permissions name
+    /// it), or random; two hosts never share one.
     host: String,
     /// Where this host's HTTP listener is, told to the world in each greeting.
     http: Option<SocketAddr>,
@@ -194,7 +195,9 @@ impl Drop for Remote {
     }
 }
 
-/// Greets the world; its welcome, or why not.
+/// Greets the world on this host's own subject; its welcome, or why not. A greeting that
+/// nobody answers is followed by a hello on the subject without a version, to tell a world of
+/// another protocol, and one that did not let this host in, from none at all.
 async fn greet(
     client: &async_nats::Client,
     host: &str,
@@ -203,14 +206,31 @@ async fn greet(
 ) -> Result<Welcome, LinkError> {
     let hello = serde_json::to_vec(&Hello::ours(host, http))
         .map_err(|e| LinkError::Garbled(e.to_string()))?;
-    let answer = tokio::time::timeout(ASK_TIMEOUT, client.request(wire::HELLO, hello.into()))
-        .await
-        .map_err(|_| LinkError::NoWorld {
-            url: super::broker::redacted(url),
-        })?
-        .map_err(|_| LinkError::NoWorld {
-            url: super::broker::redacted(url),
-        })?;
+    let asked = client.request(wire::greet(host), hello.clone().into());
+    let answer = match tokio::time::timeout(ASK_TIMEOUT, asked).await {
+        Ok(Ok(answer)) => answer,
+        _ => {
+            let asked = client.request(wire::HELLO, hello.into());
+            let no_world = || LinkError::NoWorld {
+                url: super::broker::redacted(url),
+            };
+            let answer = tokio::time::timeout(ASK_TIMEOUT, asked)
+                .await
+                .map_err(|_| no_world())?
+                .map_err(|_| no_world())?;
+            let welcome: Welcome = serde_json::from_slice(&answer.payload)
+                .map_err(|e| LinkError::Garbled(e.to_string()))?;
+            if let Some(why) = wire::mismatch(wire::PROTOCOL, welcome.protocol, &welcome.version) {
+                return Err(LinkError::Mismatch(why));
+            }
+            return Err(LinkError::NotLetIn {
+                url: super::broker::redacted(url),
+                host: host.to_owned(),
+                from: wire::from_host(host),
+                inbox: wire::inbox(host),
+            });
+        }
+    };
     let welcome: Welcome =
         serde_json::from_slice(&answer.payload).map_err(|e| LinkError::Garbled(e.to_string()))?;
     match wire::mismatch(wire::PROTOCOL, welcome.protocol, &welcome.version) {
@@ -223,13 +243,21 @@ impl Remote {
     /// Greets the world at `url` (saying where this host's HTTP listener is, if it has one);
     /// returns the link and the world's welcome, or why not (no world, another protocol).
     /// While the world is away, connections are kept for `wait`, then closed with a message.
+    /// The host is `name` on the broker (what a broker's permissions for it name), or a random
+    /// name without one.
     pub async fn open(
         url: &str,
+        name: Option<&str>,
         http: Option<SocketAddr>,
         wait: Duration,
     ) -> Result<(Remote, Welcome), LinkError> {
-        let host = format!("{:016x}", rand::random::<u64>());
-        let client = connect(url, &format!("moot host {host}")).await?;
+        let host = match name {
+            Some(name) if wire::host_name_ok(name) => name.to_owned(),
+            Some(name) => return Err(LinkError::HostName(name.to_owned())),
+            None => format!("{:016x}", rand::random::<u64>()),
+        };
+        let inbox = wire::inbox(&host);
+        let client = connect(url, &format!("moot host {host}"), Some(&inbox)).await?;
         // Heard before the greeting, so that no word of the world's is missed after it.
         let news = subscribe(&client, wire::news()).await?;
         let inbox = subscribe(&client, wire::to_host(&host)).await?;
@@ -282,11 +310,13 @@ impl Remote {
 
     async fn ask(&self, ask: &Ask) -> Option<Answer> {
         let body = serde_json::to_vec(ask).ok()?;
-        let answer =
-            tokio::time::timeout(ASK_TIMEOUT, self.client.request(wire::ask(), body.into()))
-                .await
-                .ok()?
-                .ok()?;
+        let answer = tokio::time::timeout(
+            ASK_TIMEOUT,
+            self.client.request(wire::ask(&self.host), body.into()),
+        )
+        .await
+        .ok()?
+        .ok()?;
         serde_json::from_slice(&answer.payload).ok()
     }
 

@@ -130,13 +130,9 @@ impl Answering {
             .clone()
     }
 
-    /// Answers one request a host passed, in parts, on the subject it gave.
-    pub fn answer(&self, msg: async_nats::Message) {
-        let Some((head, body)) = wire::unframe::<HttpRequest>(&msg.payload) else {
-            tracing::warn!("a host passed a request this world cannot read");
-            return;
-        };
-        let Some(reply) = msg.reply.clone() else {
+    /// Answers one request `host` passed, in parts, on that host's own subject for it.
+    pub fn answer(&self, host: &str, msg: async_nats::Message) {
+        let Some((head, body, reply)) = passed(host, &msg) else {
             return;
         };
         let key = (head.host.clone(), head.id);
@@ -149,7 +145,7 @@ impl Answering {
             async move {
                 let parts = Parts {
                     client: &client,
-                    to: reply.to_string(),
+                    to: reply,
                 };
                 match request(head, body) {
                     Ok(req) => {
@@ -183,35 +179,49 @@ impl Answering {
 
     /// A request that arrives while the world is going: one that may be asked again is left
     /// for its host to ask the next world; another is refused, not done, to be tried again.
-    pub fn refuse(&self, msg: async_nats::Message) {
-        let Some((head, body)) = wire::unframe::<HttpRequest>(&msg.payload) else {
+    /// So is one from a host that has not greeted this world (it will, and ask again).
+    pub fn refuse(&self, host: &str, msg: async_nats::Message) {
+        let Some((head, body, reply)) = passed(host, &msg) else {
             return;
         };
-        let again = passed_again(&head, &body);
-        let Some(reply) = msg.reply.clone() else {
-            return;
-        };
-        if again {
+        if passed_again(&head, &body) {
             return;
         }
         let client = self.client.clone();
         tokio::spawn(async move {
             let parts = Parts {
                 client: &client,
-                to: reply.to_string(),
+                to: reply,
             };
             parts.send_response(away()).await;
         });
     }
 
-    /// A host took a request back: its handler is dropped.
-    pub fn cancel(&self, msg: &async_nats::Message) {
+    /// `host` took a request of its own back: its handler is dropped.
+    pub fn cancel(&self, host: &str, msg: &async_nats::Message) {
         if let Ok(c) = serde_json::from_slice::<HttpCancel>(&msg.payload)
+            && c.host == host
             && let Some((task, _)) = lock(&self.running).remove(&(c.host, c.id))
         {
             task.abort();
         }
     }
+}
+
+/// A request `host` passed, and where its answer goes: the host's own subject for it, never
+/// the reply subject it came with, which the broker does not check. One naming another host in
+/// its body is nobody's.
+fn passed(host: &str, msg: &async_nats::Message) -> Option<(HttpRequest, Bytes, String)> {
+    let Some((head, body)) = wire::unframe::<HttpRequest>(&msg.payload) else {
+        tracing::warn!(%host, "a host passed a request this world cannot read");
+        return None;
+    };
+    if head.host != host {
+        tracing::warn!(%host, claimed = %head.host, "a host passed a request in another host's name");
+        return None;
+    }
+    let reply = wire::http_reply(host, head.id);
+    Some((head, body, reply))
 }
 
 /// The request a host passed, as the router takes it.
@@ -447,10 +457,7 @@ impl Passing {
         }
         let (tx, rx) = mpsc::channel(PARTS_HELD);
         lock(&self.waiting).insert(id, tx);
-        let sent = self
-            .client
-            .publish_with_reply(wire::http(), wire::http_reply(&self.host, id), message)
-            .await;
+        let sent = self.client.publish(wire::http(&self.host), message).await;
         if sent.is_err() {
             lock(&self.waiting).remove(&id);
             return Err(Unanswered::NotDone);
@@ -659,7 +666,7 @@ async fn cancel(client: &async_nats::Client, host: &str, id: u64) {
         id,
     };
     if let Ok(body) = serde_json::to_vec(&taken_back) {
-        let _ = client.publish(wire::http_cancel(), body.into()).await;
+        let _ = client.publish(wire::http_cancel(host), body.into()).await;
     }
 }
 

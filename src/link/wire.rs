@@ -1,10 +1,14 @@
 //! The messages between a world process and its hosts, and the subjects they travel on.
 //!
-//! Every subject but the greeting's carries the protocol's version (`moot.v2.…`), so a host and
-//! a world of different versions never read each other's messages; the greeting, on a subject
-//! without one, is where they find that out and say so. Subjects name the connection a message
-//! is about (`moot.v2.conn.<host>.<conn>` towards the world, `moot.v2.host.<host>.<conn>` back),
-//! so that a later world split by game can route by subject without reading bodies.
+//! Every subject but the first greeting's carries the protocol's version (`moot.v3.…`), so a host
+//! and a world of different versions never read each other's messages; `moot.hello`, without
+//! one, is where they find that out and say so. Everything a host says goes on a subject under
+//! its own name, `moot.v3.from.<host>.…`, and everything said to one host under
+//! `moot.v3.to.<host>.…`: a broker that gives each host a user of its own and these two subjects
+//! (and its reply inbox, `_INBOX.<host>`) vouches for who said what, which a body cannot, since
+//! the broker never tells a subscriber who published. Subjects also name the connection a
+//! message is about, so that a later world split by game can route by subject without reading
+//! bodies.
 //!
 //! Bodies are JSON: the messages are small, and a person debugging a town can read them with
 //! any NATS client.
@@ -22,43 +26,102 @@ use crate::world::{BoardMsg, Event, Leaving, Out, Said};
 use crate::wrap::Display;
 
 /// This build's protocol. A change to any message below that an older peer could misread
-/// raises it.
-pub const PROTOCOL: u32 = 2;
+/// raises it (3: every subject of a host's carries its name, and it greets on its own).
+pub const PROTOCOL: u32 = 3;
 
-/// Where hosts greet the world (no version in it: see the module's doc).
+/// Where hosts and worlds find out whether they speak the same protocol (no version in it: see
+/// the module's doc). The world answers anyone here and takes nobody in: a host joins by its
+/// greeting on [`greet`].
 pub const HELLO: &str = "moot.hello";
 
-/// Where hosts ask the world something that has one answer (a login, the `who` table).
-pub fn ask() -> String {
-    format!("moot.v{PROTOCOL}.world.ask")
+/// Everything host `host` says, for a broker's permissions (`moot.v3.from.host1.>`).
+pub fn from_host(host: &str) -> String {
+    format!("moot.v{PROTOCOL}.from.{host}.>")
+}
+
+/// Everything said to host `host`, for a broker's permissions.
+pub fn to_host_all(host: &str) -> String {
+    format!("moot.v{PROTOCOL}.to.{host}.>")
+}
+
+/// Where host `host` greets the world, to join it.
+pub fn greet(host: &str) -> String {
+    format!("moot.v{PROTOCOL}.from.{host}.hello")
+}
+
+/// Every host's greeting, for the world.
+pub fn greetings() -> String {
+    format!("moot.v{PROTOCOL}.from.*.hello")
+}
+
+/// Where host `host` asks the world something that has one answer (a login, the `who` table).
+pub fn ask(host: &str) -> String {
+    format!("moot.v{PROTOCOL}.from.{host}.ask")
+}
+
+/// Every host's questions, for the world.
+pub fn asks() -> String {
+    format!("moot.v{PROTOCOL}.from.*.ask")
 }
 
 /// What a host's connection says to the world: subscribe to [`conns`], publish to one.
 pub fn conn(host: &str, conn: u64) -> String {
-    format!("moot.v{PROTOCOL}.conn.{host}.{conn}")
+    format!("moot.v{PROTOCOL}.from.{host}.conn.{conn}")
 }
 
 /// Every connection of every host, for the world.
 pub fn conns() -> String {
-    format!("moot.v{PROTOCOL}.conn.*.*")
+    format!("moot.v{PROTOCOL}.from.*.conn.*")
 }
 
 /// What the world says to a host's connection.
 pub fn to_conn(host: &str, conn: u64) -> String {
-    format!("moot.v{PROTOCOL}.host.{host}.{conn}")
+    format!("moot.v{PROTOCOL}.to.{host}.conn.{conn}")
 }
 
 /// Every connection of one host, for that host.
 pub fn to_host(host: &str) -> String {
-    format!("moot.v{PROTOCOL}.host.{host}.*")
+    format!("moot.v{PROTOCOL}.to.{host}.conn.*")
+}
+
+/// The host a subject under `moot.v3.from.` or `moot.v3.to.` names.
+pub fn host_of(subject: &str) -> Option<&str> {
+    let mut parts = subject.split('.');
+    let ours = parts.next() == Some("moot")
+        && parts.next() == Some(&format!("v{PROTOCOL}"))
+        && matches!(parts.next(), Some("from" | "to"));
+    ours.then(|| parts.next()).flatten()
+}
+
+/// Whether `name` may name a host: one token of a subject, that a broker's permissions can
+/// name too (letters, digits, `-` and `_`, at most 64).
+pub fn host_name_ok(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// The prefix of host `host`'s reply inbox: its requests' answers come under it, and a broker
+/// lets only that host read them (`_INBOX.host1.>`).
+pub fn inbox(host: &str) -> String {
+    format!("_INBOX.{host}")
+}
+
+/// Whether `reply` is an inbox of host `host`'s: the broker does not check the reply subject a
+/// publisher gives, so the world does before answering there.
+pub fn is_inbox_of(reply: &str, host: &str) -> bool {
+    reply
+        .strip_prefix(&inbox(host))
+        .is_some_and(|rest| rest.starts_with('.'))
 }
 
 /// The host and connection a subject from [`conns`] or [`to_host`] names.
 pub fn parse_conn(subject: &str) -> Option<(&str, u64)> {
+    let host = host_of(subject)?;
     let mut parts = subject.rsplitn(3, '.');
     let conn = parts.next()?.parse().ok()?;
-    let host = parts.next()?;
-    Some((host, conn))
+    (parts.next()? == "conn").then_some((host, conn))
 }
 
 /// A host's greeting, and the world's answer.
@@ -131,12 +194,12 @@ pub enum News {
 /// Where each host says it is alive (see [`HOST_LOST_AFTER`]); the body is the epoch of the
 /// world it is in.
 pub fn host_beat(host: &str) -> String {
-    format!("moot.v{PROTOCOL}.hosts.{host}")
+    format!("moot.v{PROTOCOL}.from.{host}.beat")
 }
 
 /// Every host's beats, for the world.
 pub fn host_beats() -> String {
-    format!("moot.v{PROTOCOL}.hosts.*")
+    format!("moot.v{PROTOCOL}.from.*.beat")
 }
 
 /// How long the world hears nothing from a host, while it hears the broker, before it takes
@@ -164,24 +227,35 @@ pub enum Taken {
 /// this bounds what a host gone wrong can make the world keep).
 pub const LINES_HELD: usize = 16;
 
-/// Where hosts pass HTTP requests to the world whole.
-pub fn http() -> String {
-    format!("moot.v{PROTOCOL}.world.http")
+/// Where host `host` passes HTTP requests to the world whole.
+pub fn http(host: &str) -> String {
+    format!("moot.v{PROTOCOL}.from.{host}.http")
 }
 
-/// Where a host takes back the request it passed (its client went away).
-pub fn http_cancel() -> String {
-    format!("moot.v{PROTOCOL}.world.http.cancel")
+/// Every host's HTTP requests, for the world.
+pub fn https() -> String {
+    format!("moot.v{PROTOCOL}.from.*.http")
 }
 
-/// Where the world answers one HTTP request of a host, in parts.
+/// Where host `host` takes back a request it passed (its client went away).
+pub fn http_cancel(host: &str) -> String {
+    format!("moot.v{PROTOCOL}.from.{host}.cancel")
+}
+
+/// Every host's requests taken back, for the world.
+pub fn http_cancels() -> String {
+    format!("moot.v{PROTOCOL}.from.*.cancel")
+}
+
+/// Where the world answers one HTTP request of a host, in parts: always this subject, whatever
+/// reply subject came with the request.
 pub fn http_reply(host: &str, id: u64) -> String {
-    format!("moot.v{PROTOCOL}.http.{host}.{id}")
+    format!("moot.v{PROTOCOL}.to.{host}.http.{id}")
 }
 
 /// Every answer to one host's HTTP requests, for that host.
 pub fn http_replies(host: &str) -> String {
-    format!("moot.v{PROTOCOL}.http.{host}.*")
+    format!("moot.v{PROTOCOL}.to.{host}.http.*")
 }
 
 /// An HTTP request as a host received it. The body follows the head in the same message
@@ -455,7 +529,30 @@ mod tests {
         assert_eq!(parse_conn(&conn("h1f", 42)), Some(("h1f", 42)));
         assert_eq!(parse_conn(&to_conn("abc", 7)), Some(("abc", 7)));
         assert_eq!(parse_conn("moot.v1.conn.abc.x"), None);
+        assert_eq!(parse_conn("moot.v2.conn.abc.7"), None);
+        assert_eq!(parse_conn(&http_reply("abc", 7)), None);
         assert_eq!(parse_conn("x"), None);
+        for subject in [
+            greet("h1"),
+            ask("h1"),
+            host_beat("h1"),
+            http("h1"),
+            http_cancel("h1"),
+        ] {
+            assert_eq!(host_of(&subject), Some("h1"), "{subject}");
+        }
+    }
+
+    #[test]
+    fn a_host_answers_only_in_its_own_inbox_under_its_own_name() {
+        assert!(is_inbox_of("_INBOX.host1.abc.1", "host1"));
+        assert!(!is_inbox_of("_INBOX.host10.abc.1", "host1"));
+        assert!(!is_inbox_of("_INBOX.abc.1", "host1"));
+        assert!(!is_inbox_of("moot.v3.to.host1.conn.1", "host1"));
+        assert!(host_name_ok("host-1_a"));
+        for bad in ["", "a.b", "a*", ">", "a b", &"x".repeat(65)] {
+            assert!(!host_name_ok(bad), "{bad}");
+        }
     }
 
     #[test]

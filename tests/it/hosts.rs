@@ -6,6 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use moot::link::broker::Broker as Trust;
 use moot::link::wire;
 use moot::server::{RunningHost, start_host, start_world};
 
@@ -81,13 +82,17 @@ async fn world_on(
     let db = fresh_db(dir.path());
     let mut c = config(&db);
     tweak(&mut c);
-    let world = start_world(c, url).await.expect("the world starts");
+    let world = start_world(c, url, Trust::Private)
+        .await
+        .expect("the world starts");
     (dir, db, world)
 }
 
 /// A host in this process for the world on `url`, telnet on an ephemeral port.
 async fn host(url: &str, db: &moot::store::Database) -> RunningHost {
-    start_host(config(db), url).await.expect("the host joins")
+    start_host(config(db), url, None)
+        .await
+        .expect("the host joins")
 }
 
 /// A game of chess an agent makes over MCP at `http`, to play black: the answer, the game's id
@@ -263,7 +268,7 @@ async fn moot_world_and_moot_host_as_processes() {
         Command::new(moot)
             .args(["--db", &db.address()])
             .args(["--world", world_dir().to_str().unwrap()])
-            .args(["world", "--nats", &broker.url])
+            .args(["world", "--nats", &broker.url, "--broker-is-private"])
             .env("RUST_LOG", "moot=warn")
             .stdin(Stdio::null())
             .spawn()
@@ -325,7 +330,7 @@ async fn moot_world_and_moot_host_as_processes() {
             }
         }
     });
-    let refused = match start_host(config(&db), &fake.url).await {
+    let refused = match start_host(config(&db), &fake.url, None).await {
         Ok(_) => panic!("a host joined a world of another protocol"),
         Err(e) => e.to_string(),
     };
@@ -541,7 +546,7 @@ async fn world_process(url: &str, db: &moot::store::Database, wait: &str) -> Moo
                 "0",
             ])
             .args(["--wait-timeout", wait])
-            .args(["world", "--nats", url])
+            .args(["world", "--nats", url, "--broker-is-private"])
             .env("RUST_LOG", "moot=warn")
             .stdin(Stdio::null())
             .spawn()
@@ -906,7 +911,9 @@ async fn a_host_waits_so_long_for_its_world_and_rides_out_its_broker() {
     let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
     let mut c = config(&db);
     c.world_wait = Duration::from_secs(3).into();
-    let host = start_host(c, &broker.url).await.expect("the host joins");
+    let host = start_host(c, &broker.url, None)
+        .await
+        .expect("the host joins");
     let mut ann = player_at(host.telnet_addr, "Ann").await;
 
     // The broker goes, and comes back on the same address: both ends connect again.
@@ -1042,7 +1049,7 @@ async fn a_broker_with_a_password_is_answered_from_the_url() {
     // The password's `@` written as URLs write it.
     let good = format!("nats://moot:s3cret%40pw@127.0.0.1:{port}");
     let bad = format!("nats://moot:wrong-pw@127.0.0.1:{port}");
-    let refused = match start_world(config(&db), &bad).await {
+    let refused = match start_world(config(&db), &bad, Trust::Authenticated).await {
         Ok(_) => panic!("a wrong password was taken"),
         Err(e) => e.to_string(),
     };
@@ -1051,7 +1058,7 @@ async fn a_broker_with_a_password_is_answered_from_the_url() {
             && !refused.contains("wrong-pw"),
         "{refused}"
     );
-    let world = start_world(config(&db), &good)
+    let world = start_world(config(&db), &good, Trust::Authenticated)
         .await
         .expect("the world starts");
     let a = host(&good, &db).await;
@@ -1062,13 +1069,10 @@ async fn a_broker_with_a_password_is_answered_from_the_url() {
     drop(broker);
 }
 
-/// A broker across a network the town does not trust speaks TLS: moot verifies it against the
-/// machine's certificate authorities (here one of the test's own, through `SSL_CERT_FILE`) and
-/// a world and a host meet through it.
-#[tokio::test]
-async fn a_world_and_a_host_meet_through_a_broker_that_speaks_tls() {
-    let dir = tempfile::tempdir().unwrap();
-    let at = |f: &str| dir.path().join(f).to_str().unwrap().to_owned();
+/// A certificate authority of the test's own in `dir` (`ca.pem`), and a broker's certificate
+/// for 127.0.0.1 that it signed (`broker.pem`, `broker.key`), made with `openssl`.
+fn broker_certificate(dir: &std::path::Path) {
+    let at = |f: &str| dir.join(f).to_str().unwrap().to_owned();
     let openssl = |args: &[&str]| {
         let made = Command::new("openssl")
             .args(args)
@@ -1135,6 +1139,16 @@ async fn a_world_and_a_host_meet_through_a_broker_that_speaks_tls() {
         "-extfile",
         &at("san.ext"),
     ]);
+}
+
+/// A broker across a network the town does not trust speaks TLS: moot verifies it against the
+/// machine's certificate authorities (here one of the test's own, through `SSL_CERT_FILE`) and
+/// a world and a host meet through it.
+#[tokio::test]
+async fn a_world_and_a_host_meet_through_a_broker_that_speaks_tls() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |f: &str| dir.path().join(f).to_str().unwrap().to_owned();
+    broker_certificate(dir.path());
     let port = free_port();
     let broker = Broker::run(
         port,
@@ -1155,7 +1169,7 @@ async fn a_world_and_a_host_meet_through_a_broker_that_speaks_tls() {
         Command::new(env!("CARGO_BIN_EXE_moot"))
             .args(["--db", &db.address()])
             .args(["--world", world_dir().to_str().unwrap()])
-            .args(["world", "--nats", &url])
+            .args(["world", "--nats", &url, "--broker-is-private"])
             .envs(env)
             .env("RUST_LOG", "moot=warn")
             .stdin(Stdio::null())
@@ -1181,5 +1195,285 @@ async fn a_world_and_a_host_meet_through_a_broker_that_speaks_tls() {
     let (_host, telnet) = host_process_with(&url, &env).await;
     let mut ann = player_at(telnet, "Ann").await;
     stands_in_a_room(&mut ann).await;
+    drop(broker);
+}
+
+/// `moot world` refuses a broker that asks nobody who connects, saying what to do, and serves
+/// through one when told it is private.
+#[tokio::test]
+async fn a_world_refuses_a_broker_that_lets_anyone_in_unless_told_it_is_private() {
+    let broker = Broker::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(dir.path());
+    let said = tempfile::NamedTempFile::new().unwrap();
+    let mut world = Moot(
+        Command::new(env!("CARGO_BIN_EXE_moot"))
+            .args(["--db", &db.address()])
+            .args(["--world", world_dir().to_str().unwrap()])
+            .args(["world", "--nats", &broker.url])
+            .env("RUST_LOG", "moot=warn")
+            .stdin(Stdio::null())
+            .stderr(said.reopen().unwrap())
+            .spawn()
+            .unwrap(),
+    );
+    let mut exited = None;
+    for _ in 0..400 {
+        if let Ok(Some(status)) = world.try_wait() {
+            exited = Some(status);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let status = exited.expect("the world refuses a broker that lets anyone in");
+    assert!(!status.success());
+    let said = std::fs::read_to_string(said.path()).unwrap();
+    assert!(
+        said.contains("lets anyone in without credentials") && said.contains("--broker-is-private"),
+        "{said}"
+    );
+    // In this process too, and the same world serves once told the broker is private.
+    let refused = match start_world(config(&db), &broker.url, Trust::Authenticated).await {
+        Ok(_) => panic!("the world served through a broker that lets anyone in"),
+        Err(e) => e.to_string(),
+    };
+    assert!(refused.contains("--broker-is-private"), "{refused}");
+    let _world = world_process(&broker.url, &db, "30s").await;
+}
+
+/// What docs/operating.md gives an operator: a user for the world and one for each host, each
+/// host allowed only its own subjects and its own reply inbox, over TLS with `dir`'s
+/// certificate (see [`broker_certificate`]).
+fn users_and_permissions(dir: &std::path::Path, hosts: &[&str]) -> String {
+    let at = |f: &str| dir.join(f).to_str().unwrap().to_owned();
+    let mut users = vec![
+        "{ user: world, password: \"world-pw\", permissions: { publish: { allow: [\"moot.>\"] }, \
+         subscribe: { allow: [\"moot.>\"] }, allow_responses: true } }"
+            .to_owned(),
+    ];
+    for h in hosts {
+        users.push(format!(
+            "{{ user: {h}, password: \"{h}-pw\", permissions: {{ \
+             publish: {{ allow: [\"{hello}\", \"{from}\"] }}, \
+             subscribe: {{ allow: [\"{news}\", \"{to}\", \"{inbox}.>\"] }} }} }}",
+            hello = wire::HELLO,
+            from = wire::from_host(h),
+            news = wire::news(),
+            to = wire::to_host_all(h),
+            inbox = wire::inbox(h),
+        ));
+    }
+    format!(
+        "authorization {{\n  timeout: 2\n  users = [\n    {}\n  ]\n}}\n\
+         tls {{ cert_file: \"{}\", key_file: \"{}\", timeout: 2 }}\n",
+        users.join("\n    "),
+        at("broker.pem"),
+        at("broker.key"),
+    )
+}
+
+/// On a broker with a user for the world and one for each host (over TLS), a client holding
+/// another host's credentials reads no password, token or line while a player logs in and
+/// talks through host1, cannot subscribe where it would, and cannot log anyone in, greet or
+/// ask as host1, nor tell anyone the town is going down.
+#[tokio::test]
+async fn another_hosts_credentials_read_nothing_and_forge_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |f: &str| dir.path().join(f).to_str().unwrap().to_owned();
+    broker_certificate(dir.path());
+    let conf = at("nats.conf");
+    std::fs::write(
+        &conf,
+        users_and_permissions(dir.path(), &["host1", "host2"]),
+    )
+    .unwrap();
+    let port = free_port();
+    let broker = Broker::run(port, &["-c", &conf]).await;
+    let url = |user: &str| format!("tls://{user}:{user}-pw@127.0.0.1:{port}");
+    let db = fresh_db(dir.path());
+    let ca = at("ca.pem");
+    let env = [("SSL_CERT_FILE", ca.as_str())];
+    // No --broker-is-private: this broker asks who connects.
+    let world_said = tempfile::NamedTempFile::new().unwrap();
+    let mut world = Moot(
+        Command::new(env!("CARGO_BIN_EXE_moot"))
+            .args(["--db", &db.address()])
+            .args(["--world", world_dir().to_str().unwrap()])
+            .args(["world", "--nats", &url("world")])
+            .envs(env)
+            .env("RUST_LOG", "moot=warn")
+            .stdin(Stdio::null())
+            .stderr(world_said.reopen().unwrap())
+            .spawn()
+            .unwrap(),
+    );
+
+    // The spy: host2's user, which the real host1 is not.
+    let (errors_tx, mut errors_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let spy = async_nats::ConnectOptions::new()
+        .user_and_password("host2".into(), "host2-pw".into())
+        .add_root_certificates(ca.clone().into())
+        .custom_inbox_prefix(wire::inbox("host2"))
+        .event_callback(move |event| {
+            let tx = errors_tx.clone();
+            async move {
+                if let async_nats::Event::ServerError(e) = event {
+                    let _ = tx.send(e.to_string().to_lowercase());
+                }
+            }
+        })
+        .connect(format!("tls://127.0.0.1:{port}"))
+        .await
+        .expect("the spy connects as host2");
+    let heard = std::sync::Arc::new(std::sync::Mutex::new(Vec::<(String, String)>::new()));
+    let everywhere = [
+        ">".to_owned(),
+        "moot.>".to_owned(),
+        "_INBOX.>".to_owned(),
+        wire::to_host_all("host1"),
+        format!("{}.>", wire::inbox("host1")),
+        // What host2 may read.
+        wire::news(),
+        wire::to_host_all("host2"),
+        format!("{}.>", wire::inbox("host2")),
+    ];
+    for subject in everywhere {
+        let mut sub = spy.subscribe(subject).await.unwrap();
+        let heard = heard.clone();
+        tokio::spawn(async move {
+            while let Some(msg) = sub.next().await {
+                let body = String::from_utf8_lossy(&msg.payload).into_owned();
+                heard.lock().unwrap().push((msg.subject.to_string(), body));
+            }
+        });
+    }
+    spy.flush().await.unwrap();
+
+    // The world is up once it answers a hello, which host2's user may send.
+    let hello = serde_json::to_vec(&wire::Hello::ours("host2", None)).unwrap();
+    let mut up = false;
+    for _ in 0..400 {
+        let asked = spy.request(wire::HELLO, hello.clone().into());
+        if let Ok(Ok(_)) = tokio::time::timeout(Duration::from_secs(1), asked).await {
+            up = true;
+            break;
+        }
+        if let Ok(Some(status)) = world.try_wait() {
+            let said = std::fs::read_to_string(world_said.path()).unwrap_or_default();
+            panic!("the world exited ({status}): {said}");
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(up, "the world answers through a broker with users");
+    let host1_env = [("SSL_CERT_FILE", ca.as_str()), ("MOOT_HOST_NAME", "host1")];
+    let (_host1, telnet) = host_process_with(&url("host1"), &host1_env).await;
+
+    // A player logs in through host1 with a password, gets an API token and talks.
+    let mut first = player_at(telnet, "Ann").await;
+    stands_in_a_room(&mut first).await;
+    let mut ann = Client::connect(telnet).await;
+    ann.send("connect Ann pw-Ann-moot").await;
+    ann.expect("$#$xmcp version: 1.1").await;
+    ann.send("@wrap off").await;
+    ann.expect("Word wrap is now off.").await;
+    let issued = ann.command("@token").await;
+    let token = issued
+        .iter()
+        .find_map(|l| l.strip_prefix("Your API token: "))
+        .unwrap_or_else(|| panic!("{issued:?}"))
+        .to_owned();
+    ann.send("say a-secret-line").await;
+    ann.expect("You say, \"a-secret-line\"").await;
+
+    // Forgeries, with what the spy may know: the world's epoch from its beats, Ann's id.
+    let epoch = heard
+        .lock()
+        .unwrap()
+        .iter()
+        .find_map(|(_, body)| match serde_json::from_str(body) {
+            Ok(wire::News::Beat { epoch }) => Some(epoch),
+            _ => None,
+        })
+        .expect("host2 hears the world's beats");
+    let store = moot::store::Store::open(&db, moot::store::StoreOptions::default()).unwrap();
+    let ann_id = store.agent_by_name("Ann").await.unwrap().unwrap().agent_id;
+    let enter = serde_json::to_vec(&wire::FromConn::Enter {
+        agent: ann_id,
+        created: false,
+        seq: 1,
+        again: false,
+    })
+    .unwrap();
+    let down = serde_json::to_vec(&wire::News::Down { epoch }).unwrap();
+    spy.publish(wire::news(), down.into()).await.unwrap();
+    spy.publish(wire::conn("host1", 77), enter.clone().into())
+        .await
+        .unwrap();
+    // On host2's own subject, from a host2 that never greeted the world: ignored.
+    spy.publish(wire::conn("host2", 77), enter.into())
+        .await
+        .unwrap();
+    let as_host1 = serde_json::to_vec(&wire::Hello::ours("host1", None)).unwrap();
+    let connect = serde_json::to_vec(&wire::Ask::Connect {
+        ip: "127.0.0.1".parse().unwrap(),
+        name: "Ann".into(),
+        password: "pw-Ann-moot".into(),
+    })
+    .unwrap();
+    let unanswered = [
+        // Greeting as host1, on its subject or in its name on host2's.
+        (wire::greet("host1"), as_host1.clone()),
+        (wire::greet("host2"), as_host1),
+        // Checking a password as host1, or as a host2 that never greeted.
+        (wire::ask("host1"), connect.clone()),
+        (wire::ask("host2"), connect),
+    ];
+    for (subject, body) in unanswered {
+        let asked = spy.request(subject.clone(), body.into());
+        let answer = tokio::time::timeout(Duration::from_secs(2), asked).await;
+        assert!(!matches!(answer, Ok(Ok(_))), "the world answered {subject}");
+    }
+    spy.flush().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    // Ann is where she was, told nothing of a town going down, and nobody entered as her.
+    stands_in_a_room(&mut ann).await;
+    let told: Vec<&String> = ann
+        .seen
+        .iter()
+        .filter(|l| l.contains("pauses") || l.contains("elsewhere"))
+        .collect();
+    assert!(told.is_empty(), "{told:?}");
+    let heard = heard.lock().unwrap().clone();
+    for (subject, body) in &heard {
+        for secret in ["pw-Ann-moot", token.as_str(), "a-secret-line"] {
+            assert!(!body.contains(secret), "host2 read {secret} on {subject}");
+        }
+        assert!(
+            !subject.starts_with(&wire::to_host_all("host2").replace('>', "")),
+            "the world spoke to host2, which never greeted it: {subject} {body}"
+        );
+    }
+    let mut errors = Vec::new();
+    while let Ok(e) = errors_rx.try_recv() {
+        errors.push(e);
+    }
+    for refused in [
+        "subscription to \">\"".to_owned(),
+        "subscription to \"moot.>\"".to_owned(),
+        "subscription to \"_inbox.>\"".to_owned(),
+        format!("subscription to \"{}\"", wire::to_host_all("host1")),
+        format!("publish to \"{}\"", wire::news()),
+        format!("publish to \"{}\"", wire::conn("host1", 77)),
+        format!("publish to \"{}\"", wire::greet("host1")),
+        format!("publish to \"{}\"", wire::ask("host1")),
+    ] {
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.contains("violation") && e.contains(&refused)),
+            "the broker did not refuse {refused}: {errors:?}"
+        );
+    }
     drop(broker);
 }
