@@ -21,12 +21,15 @@ use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 use super::Door;
+use super::pass::Passes;
 use super::requests::{Answering, MakeRouter};
 use super::wire::{self, Answer, Ask, Character, FromConn, Hello, News, Taken, ToConn, Welcome};
 use crate::world::{self, AgentId, ConnId, Leaving, Out, Request, Source};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LinkError {
+    #[error("cannot read or keep the key of hosts' passes: {0}")]
+    Passes(crate::store::StoreError),
     #[error("cannot reach the NATS broker at {url}: {error}")]
     Connect { url: String, error: String },
     #[error("the broker would not take a subscription: {0}")]
@@ -346,6 +349,7 @@ pub async fn serve(
     let mut cancels = subscribe(&client, wire::http_cancels()).await?;
     let beats = subscribe(&client, wire::host_beats()).await?;
     let own_beats = subscribe(&client, wire::news()).await?;
+    let passes = Passes::open(&door.store).await.map_err(LinkError::Passes)?;
     let answering = Answering::new(client.clone(), make_router);
     let held: HeldMap = Arc::default();
     let hosts: Arc<Mutex<Hosts>> = Arc::default();
@@ -449,8 +453,8 @@ pub async fn serve(
                     tracing::warn!(%host, "a host that has not greeted this world asked it something");
                     continue;
                 }
-                let (client, door) = (client.clone(), door.clone());
-                tokio::spawn(async move { answer(&client, &door, &host, msg).await });
+                let (client, door, passes) = (client.clone(), door.clone(), passes.clone());
+                tokio::spawn(async move { answer(&client, &door, &passes, &host, msg).await });
             }
             Some(msg) = conns.next() => {
                 let Some((host, conn)) = wire::parse_conn(&msg.subject) else { continue };
@@ -463,7 +467,11 @@ pub async fn serve(
                     FromConn::Enter { .. } if !greeted(&hosts, host) => {
                         tracing::warn!(%host, "a host that has not greeted this world said who logged in");
                     }
-                    FromConn::Enter { agent, created, seq, again } => {
+                    FromConn::Enter { agent, pass, .. } if !passes.admits(host, &agent, &pass) => {
+                        tracing::warn!(target: crate::logging::AUDIT, event = "entry_refused", %host, %agent, "a host would bring in a character without the world's pass");
+                        refuse_entry(&client, host, conn).await;
+                    }
+                    FromConn::Enter { agent, created, seq, again, .. } => {
                         let id = next_conn;
                         next_conn += 1;
                         let entering = Entering { key, agent: &agent, created, seq, again };
@@ -618,7 +626,13 @@ fn greeting(msg: &async_nats::Message) -> Option<Hello> {
     Some(hello)
 }
 
-async fn answer(client: &async_nats::Client, door: &Door, host: &str, msg: async_nats::Message) {
+async fn answer(
+    client: &async_nats::Client,
+    door: &Door,
+    passes: &Passes,
+    host: &str,
+    msg: async_nats::Message,
+) {
     let Ok(ask) = serde_json::from_slice::<Ask>(&msg.payload) else {
         tracing::warn!(%host, "a host asked what this world cannot read");
         return;
@@ -629,13 +643,27 @@ async fn answer(client: &async_nats::Client, door: &Door, host: &str, msg: async
         Ask::Connect { ip, name, password } => Answer::Connect(
             door.connect(ip, &name, &password)
                 .await
-                .map(Character::from),
+                .map(|row| Character::vouched(row, passes, host)),
         ),
-        Ask::Create { ip, name, password } => {
-            Answer::Create(door.create(ip, &name, &password).await.map(Character::from))
-        }
+        Ask::Create { ip, name, password } => Answer::Create(
+            door.create(ip, &name, &password)
+                .await
+                .map(|row| Character::vouched(row, passes, host)),
+        ),
     };
     reply(client, &msg, host, &answer).await;
+}
+
+/// Closes a host's connection that would enter without the world's pass.
+async fn refuse_entry(client: &async_nats::Client, host: &str, conn: u64) {
+    let close = ToConn::Close(vec![
+        "*** This town did not let that login through; please log in again. ***".into(),
+    ]);
+    if let Ok(bytes) = serde_json::to_vec(&close) {
+        let _ = client
+            .publish(wire::to_conn(host, conn), bytes.into())
+            .await;
+    }
 }
 
 /// A host's connection entering, as it said so.

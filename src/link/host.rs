@@ -19,10 +19,10 @@ use futures_util::StreamExt;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::CreateRefused;
 use super::broker::{LinkError, connect, subscribe};
 use super::requests::{InFlight, Passing};
 use super::wire::{self, Answer, Ask, FromConn, Hello, News, Taken, ToConn, Welcome};
+use super::{CreateRefused, LoggedIn};
 use crate::logins::Refused;
 use crate::store::AgentRow;
 use crate::world::{self, AgentId, ConnId, Leaving, Out, Sink, Source};
@@ -59,6 +59,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 struct Held {
     sink: Sink,
     agent: AgentId,
+    /// The world's pass for this character through this host, shown again to bring them back
+    /// in after the world restarts.
+    pass: String,
     /// The run of the world this connection entered (re-entered only into a later one).
     epoch: u64,
     /// The number of the last request (entering, or a line) sent to the world, and of the last
@@ -135,7 +138,7 @@ impl State {
     /// The world restarted (a new `epoch`), or let this host go (`everyone`: the same one):
     /// what was in flight is answered here, and every connection not in the world yet is
     /// numbered to enter it again; which, and who.
-    fn rejoin(&mut self, epoch: u64, everyone: bool) -> Vec<(ConnId, AgentId, u64)> {
+    fn rejoin(&mut self, epoch: u64, everyone: bool) -> Vec<Back> {
         self.answer_in_flight();
         self.requests.world_away();
         self.epoch = epoch;
@@ -149,7 +152,12 @@ impl State {
             .filter(|(_, held)| everyone || held.epoch != epoch)
             .map(|(conn, held)| {
                 held.epoch = epoch;
-                (*conn, held.agent.clone(), held.next())
+                Back {
+                    conn: *conn,
+                    agent: held.agent.clone(),
+                    pass: held.pass.clone(),
+                    seq: held.next(),
+                }
             })
             .collect()
     }
@@ -349,14 +357,14 @@ impl Remote {
         ip: IpAddr,
         name: &str,
         password: &str,
-    ) -> Result<AgentRow, Refused> {
+    ) -> Result<LoggedIn, Refused> {
         let ask = Ask::Connect {
             ip,
             name: name.to_owned(),
             password: password.to_owned(),
         };
         match self.ask(&ask).await {
-            Some(Answer::Connect(answer)) => answer.map(AgentRow::from),
+            Some(Answer::Connect(answer)) => answer.map(LoggedIn::from),
             _ => Err(Refused::Unavailable),
         }
     }
@@ -366,19 +374,25 @@ impl Remote {
         ip: IpAddr,
         name: &str,
         password: &str,
-    ) -> Result<AgentRow, CreateRefused> {
+    ) -> Result<LoggedIn, CreateRefused> {
         let ask = Ask::Create {
             ip,
             name: name.to_owned(),
             password: password.to_owned(),
         };
         match self.ask(&ask).await {
-            Some(Answer::Create(answer)) => answer.map(AgentRow::from),
+            Some(Answer::Create(answer)) => answer.map(LoggedIn::from),
             _ => Err(CreateRefused::Unavailable),
         }
     }
 
-    pub async fn enter(&self, row: AgentRow, created: bool, conn: ConnId) -> Option<Source> {
+    pub async fn enter(
+        &self,
+        row: AgentRow,
+        pass: String,
+        created: bool,
+        conn: ConnId,
+    ) -> Option<Source> {
         let (sink, source) = world::channel();
         {
             let mut state = lock(&self.state);
@@ -388,6 +402,7 @@ impl Remote {
                 Held {
                     sink,
                     agent: row.agent_id.as_str().into(),
+                    pass: pass.clone(),
                     epoch,
                     sent: 1,
                     settled: 0,
@@ -396,6 +411,7 @@ impl Remote {
         }
         let said = FromConn::Enter {
             agent: row.agent_id,
+            pass,
             created,
             seq: 1,
             again: false,
@@ -638,11 +654,27 @@ async fn follow(
     }
 }
 
+/// A connection to bring back into the world.
+struct Back {
+    conn: ConnId,
+    agent: AgentId,
+    pass: String,
+    /// The number of its entering.
+    seq: u64,
+}
+
 /// Brings connections back into the world, each as the character it was.
-async fn reenter(client: &async_nats::Client, host: &str, back: Vec<(ConnId, AgentId, u64)>) {
-    for (conn, agent, seq) in back {
+async fn reenter(client: &async_nats::Client, host: &str, back: Vec<Back>) {
+    for Back {
+        conn,
+        agent,
+        pass,
+        seq,
+    } in back
+    {
         let said = FromConn::Enter {
             agent: agent.to_string(),
+            pass,
             created: false,
             seq,
             again: true,
@@ -697,6 +729,7 @@ mod tests {
         let mut held = Held {
             sink,
             agent: "a".into(),
+            pass: String::new(),
             epoch: 1,
             sent: 1,
             settled: 0,

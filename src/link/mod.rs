@@ -13,6 +13,7 @@
 pub mod broker;
 mod door;
 pub mod host;
+pub mod pass;
 pub mod requests;
 pub mod wire;
 
@@ -25,6 +26,30 @@ use tokio::time::Instant;
 use crate::logins::Refused;
 use crate::store::AgentRow;
 use crate::world::{AgentId, ConnId, Leaving, Source, Taken};
+
+/// Who logged in on a connection, as the town vouched for them: what a face brings into the
+/// town with [`Town::enter`].
+pub struct LoggedIn {
+    pub row: AgentRow,
+    /// Across the broker, the world's pass that lets this host bring them in ([`pass`]).
+    pass: Option<String>,
+}
+
+impl LoggedIn {
+    fn here(row: AgentRow) -> LoggedIn {
+        LoggedIn { row, pass: None }
+    }
+}
+
+impl From<wire::Character> for LoggedIn {
+    fn from(c: wire::Character) -> LoggedIn {
+        let pass = Some(c.pass.clone());
+        LoggedIn {
+            row: c.into(),
+            pass,
+        }
+    }
+}
 
 /// The town as a face sees it.
 pub enum Town {
@@ -57,9 +82,9 @@ impl Town {
         ip: IpAddr,
         name: &str,
         password: &str,
-    ) -> Result<AgentRow, Refused> {
+    ) -> Result<LoggedIn, Refused> {
         match self {
-            Town::Local(door) => door.connect(ip, name, password).await,
+            Town::Local(door) => door.connect(ip, name, password).await.map(LoggedIn::here),
             Town::Remote(remote) => remote.connect(ip, name, password).await,
         }
     }
@@ -70,9 +95,9 @@ impl Town {
         ip: IpAddr,
         name: &str,
         password: &str,
-    ) -> Result<AgentRow, CreateRefused> {
+    ) -> Result<LoggedIn, CreateRefused> {
         match self {
-            Town::Local(door) => door.create(ip, name, password).await,
+            Town::Local(door) => door.create(ip, name, password).await.map(LoggedIn::here),
             Town::Remote(remote) => remote.create(ip, name, password).await,
         }
     }
@@ -80,10 +105,13 @@ impl Town {
     /// Brings the character logged in on connection `conn` into the town; what the world says
     /// to that connection from then on comes out of the returned [`Source`], the answer to
     /// entering first. `None` if the town has stopped.
-    pub async fn enter(&self, row: AgentRow, created: bool, conn: ConnId) -> Option<Source> {
+    pub async fn enter(&self, who: LoggedIn, created: bool, conn: ConnId) -> Option<Source> {
         match self {
-            Town::Local(door) => door.enter(row, created, conn).await,
-            Town::Remote(remote) => remote.enter(row, created, conn).await,
+            Town::Local(door) => door.enter(who.row, created, conn).await,
+            Town::Remote(remote) => {
+                let pass = who.pass.unwrap_or_default();
+                remote.enter(who.row, pass, created, conn).await
+            }
         }
     }
 

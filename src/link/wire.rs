@@ -340,17 +340,21 @@ pub enum Answer {
     Create(Result<Character, CreateRefused>),
 }
 
-/// Who logged in, as a host may know it: never the password's hash.
+/// Who logged in, as a host may know it: never the password's hash; and the pass that lets
+/// this host bring them in (see [`super::pass`]).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Character {
     pub agent_id: String,
     pub name: String,
     pub display: Display,
+    pub pass: String,
 }
 
-impl From<AgentRow> for Character {
-    fn from(row: AgentRow) -> Character {
+impl Character {
+    /// `row`, logged in through `host`, with its pass.
+    pub fn vouched(row: AgentRow, passes: &super::pass::Passes, host: &str) -> Character {
         Character {
+            pass: passes.issue(host, &row.agent_id),
             agent_id: row.agent_id,
             name: row.name,
             display: row.display,
@@ -384,6 +388,8 @@ pub enum FromConn {
     /// the world restarted or let its host go (not in place of a newer connection of theirs).
     Enter {
         agent: String,
+        /// The world's pass for this host and this character, from its answer to the login.
+        pass: String,
         created: bool,
         seq: u64,
         #[serde(default)]

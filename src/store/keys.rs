@@ -131,6 +131,31 @@ impl super::Store {
         self.call(load_all).await
     }
 
+    /// `module`'s state under `key`, if it keeps any: or else `value`, kept there now. The read
+    /// and the write are one transaction, so two callers end up with the same value.
+    pub async fn kept_or_keep(
+        &self,
+        module: &'static str,
+        key: &'static str,
+        value: String,
+    ) -> Result<String, super::StoreError> {
+        self.call(move |c| {
+            let found = c.first(
+                "SELECT value FROM kept_state WHERE module = ?1 AND key = ?2",
+                args![module, key],
+            )?;
+            if let Some(row) = found {
+                return row.get(0);
+            }
+            c.execute(
+                "INSERT INTO kept_state (module, key, value) VALUES (?1, ?2, ?3)",
+                args![module, key, &value],
+            )?;
+            Ok(value)
+        })
+        .await
+    }
+
     /// Everything kept (see [`Kept`]).
     pub async fn kept(&self) -> Result<Kept, super::StoreError> {
         self.call(|c| {

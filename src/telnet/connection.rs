@@ -18,7 +18,7 @@ use super::options::{Answer, Options, Reported, gmcp_message, mssp_message};
 use super::throttle::Throttle;
 use super::{Shared, xmcp};
 use crate::config::MAX_LINE_BYTES;
-use crate::store::AgentRow;
+use crate::link::LoggedIn;
 use crate::text::clean;
 use crate::world::{AgentId, ConnId, Leaving, Out, Source, Taken};
 use crate::wrap::{Display, wrap_hanging};
@@ -411,14 +411,14 @@ impl Conn {
 /// is written as it comes.
 pub(super) async fn play(
     conn: &mut Conn,
-    row: AgentRow,
+    who: LoggedIn,
     created: bool,
     conn_id: ConnId,
     shared: &Shared,
 ) {
-    let agent: AgentId = row.agent_id.as_str().into();
-    conn.set_display(row.display);
-    let Some(mut source) = shared.town.enter(row, created, conn_id).await else {
+    let agent: AgentId = who.row.agent_id.as_str().into();
+    conn.set_display(who.row.display);
+    let Some(mut source) = shared.town.enter(who, created, conn_id).await else {
         return;
     };
     source.take_events(conn.options.gmcp());

@@ -8,9 +8,9 @@ use tokio::time::{Instant, sleep_until};
 use super::Shared;
 use super::connection::{Conn, DISCONNECTED, SHUTTING_DOWN, Typed, is_quit};
 use crate::link::CreateRefused;
+use crate::link::LoggedIn;
 pub use crate::logins::BAD_LOGIN;
 use crate::logins::Refused;
-use crate::store::AgentRow;
 pub const LOGIN_TIMEOUT: &str = "*** Timed-out waiting for login. ***";
 
 fn commands() -> Vec<String> {
@@ -32,7 +32,7 @@ the town.";
 
 /// Runs the login screen; returns the character logged in (and whether it was just created),
 /// or `None` if the connection ended first.
-pub(super) async fn screen(conn: &mut Conn, shared: &Shared) -> Option<(AgentRow, bool)> {
+pub(super) async fn screen(conn: &mut Conn, shared: &Shared) -> Option<(LoggedIn, bool)> {
     if shared.town.banned(conn.peer.ip()).await {
         tracing::warn!(target: crate::logging::AUDIT, event = "connection_banned", ip = %conn.peer.ip());
         conn.answer(&[crate::logins::BANNED]);
@@ -107,7 +107,7 @@ pub(super) async fn screen(conn: &mut Conn, shared: &Shared) -> Option<(AgentRow
     }
 }
 
-async fn connect(conn: &mut Conn, shared: &Shared, name: &str, password: &str) -> Option<AgentRow> {
+async fn connect(conn: &mut Conn, shared: &Shared, name: &str, password: &str) -> Option<LoggedIn> {
     if name.is_empty() || password.is_empty() {
         conn.answer(&["Usage: connect <name> <password>"]);
         return None;
@@ -141,7 +141,7 @@ async fn connect(conn: &mut Conn, shared: &Shared, name: &str, password: &str) -
     }
 }
 
-async fn create(conn: &mut Conn, shared: &Shared, name: &str, password: &str) -> Option<AgentRow> {
+async fn create(conn: &mut Conn, shared: &Shared, name: &str, password: &str) -> Option<LoggedIn> {
     if name.is_empty() || password.is_empty() {
         conn.answer(&["Usage: create <name> <password>"]);
         return None;

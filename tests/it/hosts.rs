@@ -1398,7 +1398,8 @@ async fn another_hosts_credentials_read_nothing_and_forge_nothing() {
     let store = moot::store::Store::open(&db, moot::store::StoreOptions::default()).unwrap();
     let ann_id = store.agent_by_name("Ann").await.unwrap().unwrap().agent_id;
     let enter = serde_json::to_vec(&wire::FromConn::Enter {
-        agent: ann_id,
+        agent: ann_id.clone(),
+        pass: String::new(),
         created: false,
         seq: 1,
         again: false,
@@ -1444,8 +1445,8 @@ async fn another_hosts_credentials_read_nothing_and_forge_nothing() {
         .filter(|l| l.contains("pauses") || l.contains("elsewhere"))
         .collect();
     assert!(told.is_empty(), "{told:?}");
-    let heard = heard.lock().unwrap().clone();
-    for (subject, body) in &heard {
+    let spied = heard.lock().unwrap().clone();
+    for (subject, body) in &spied {
         for secret in ["pw-Ann-moot", token.as_str(), "a-secret-line"] {
             assert!(!body.contains(secret), "host2 read {secret} on {subject}");
         }
@@ -1475,5 +1476,59 @@ async fn another_hosts_credentials_read_nothing_and_forge_nothing() {
             "the broker did not refuse {refused}: {errors:?}"
         );
     }
+
+    // Greeted under its own name, host2 is a host of this world, and still brings nobody in
+    // by naming them: entering needs the world's pass for that host and that character, which
+    // only the world's answer to their login through that host carries.
+    let as_host2 = serde_json::to_vec(&wire::Hello::ours("host2", None)).unwrap();
+    let welcome = spy.request(wire::greet("host2"), as_host2.into());
+    let welcome = tokio::time::timeout(Duration::from_secs(5), welcome).await;
+    assert!(matches!(welcome, Ok(Ok(_))), "host2 may greet as itself");
+    let host1_pass = (0..64).map(|_| 'a').collect::<String>();
+    for (conn, pass) in [(78, String::new()), (79, host1_pass)] {
+        let enter = serde_json::to_vec(&wire::FromConn::Enter {
+            agent: ann_id.clone(),
+            pass,
+            created: false,
+            seq: 1,
+            again: false,
+        })
+        .unwrap();
+        spy.publish(wire::conn("host2", conn), enter.into())
+            .await
+            .unwrap();
+        let to_conn = wire::to_conn("host2", conn);
+        let mut closed = None;
+        for _ in 0..100 {
+            closed = heard
+                .lock()
+                .unwrap()
+                .iter()
+                .find(|(subject, _)| *subject == to_conn)
+                .map(|(_, body)| body.clone());
+            if closed.is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let closed = closed.expect("the world answers the forged entry");
+        assert!(
+            closed.contains("Close") && closed.contains("did not let that login through"),
+            "{closed}"
+        );
+    }
+    // Nobody entered as Ann: she was told nothing, and `who` lists her once.
+    stands_in_a_room(&mut ann).await;
+    let who = ann.command("who").await;
+    assert_eq!(
+        who.iter().filter(|l| l.contains("Ann")).count(),
+        1,
+        "{who:?}"
+    );
+    assert!(
+        !ann.seen.iter().any(|l| l.contains("elsewhere")),
+        "{:?}",
+        ann.seen
+    );
     drop(broker);
 }
