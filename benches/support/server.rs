@@ -37,6 +37,13 @@ const LIMITS: &[&str] = &[
     "0",
 ];
 
+/// The caps on connections per address, off the same way; as environment, which builds from
+/// before them ignore.
+const PER_ADDRESS: [(&str, &str); 2] = [
+    ("MOOT_MAX_HTTP_CONNECTIONS_PER_ADDRESS", "0"),
+    ("MOOT_MAX_LOGINS_PER_ADDRESS", "0"),
+];
+
 /// Starts moot on the world in `world`, with its database `db`, listening with `listen`
 /// (`--telnet` or `--http`) on a free port, plus `args`; returns once that port answers.
 /// The server binary: this build's, or another's (say, the last commit's) named by
@@ -108,6 +115,7 @@ pub fn start(world: &Path, db: &str, listen: &str, args: &[&str]) -> Server {
         // A load generator is one address doing the work of thousands of people: the limits
         // per address and per connection count would only measure themselves.
         .args(limits)
+        .envs(PER_ADDRESS)
         .args(args)
         // MOOT_BENCH_LOG: the server's log filter (e.g. `moot=debug`) when a run needs looking into.
         .env(
@@ -258,6 +266,7 @@ pub fn start_split(world: &Path, db: &str, hosts: usize, host_args: &[&str]) -> 
             // A broker on loopback, of this run's own.
             .args(["world", "--nats", &nats, "--broker-is-private"])
             .env("RUST_LOG", &log)
+            .envs(PER_ADDRESS)
             .stdin(Stdio::null())
             .spawn()
             .expect("moot world starts"),
@@ -275,6 +284,7 @@ pub fn start_split(world: &Path, db: &str, hosts: usize, host_args: &[&str]) -> 
                 .args(["host", "--nats", &nats])
                 .args(["--telnet", &addr.to_string(), "--http", &web.to_string()])
                 .env("RUST_LOG", &log)
+                .envs(PER_ADDRESS)
                 .stdin(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()

@@ -351,9 +351,13 @@ game, refused actions and missed deadlines.";
         if v.standings.is_empty() {
             lines.push("  No rated or recorded games yet.".to_owned());
         }
+        // As wide as the longest name shown (`chess/correspondence`), so the figures line up.
+        let width = (v.standings.iter().map(|s| s.board.len()))
+            .chain(v.conduct.iter().map(|c| c.game.len()))
+            .fold(18, usize::max);
         for s in &v.standings {
             lines.push(format!(
-                "  {:<18} {:>6}  {}{}",
+                "  {:<width$} {:>6}  {}{}",
                 s.board,
                 s.score.shown(),
                 s.score.record(),
@@ -364,7 +368,7 @@ game, refused actions and missed deadlines.";
             lines.push("Errors apart from skill:".to_owned());
         }
         for c in &v.conduct {
-            lines.push(format!("  {:<18} {}", c.game, c.line()));
+            lines.push(format!("  {:<width$} {}", c.game, c.line()));
         }
         Ok(Reply::new(lines, v))
     }

@@ -58,6 +58,27 @@ pub struct PlayArgs {
     pub game: String,
     /// Someone here, or `house` for the house's computer.
     pub with: String,
+    /// Whether the game moves ratings; a rated game needs a `clock`.
+    #[serde(default)]
+    pub rated: bool,
+    /// The game's time limit, as the game takes it: a chess clock (`5+3`, or `3d` a move), or
+    /// a limit a move (`1d`, `30s`) for tic-tac-toe and Connect Four.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<String>,
+}
+
+impl PlayArgs {
+    /// The session's options these ask for.
+    fn options(&self) -> serde_json::Value {
+        let mut options = serde_json::Map::new();
+        if self.rated {
+            options.insert("rated".into(), true.into());
+        }
+        if let Some(clock) = &self.clock {
+            options.insert("clock".into(), clock.clone().into());
+        }
+        options.into()
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -122,18 +143,21 @@ fn table_here(world: &World, actor: &AgentId, word: &str) -> Result<&'static Tem
 
 impl Verb for Play {
     const NAME: &'static str = "play";
-    const USAGE: &'static str = "play <game> with <name|house>";
+    const USAGE: &'static str = "play <game> with <name|house> [rated] [clock <limit>]";
     const SUMMARY: &'static str =
         "Start a two-player game at a table here, with someone or the house.";
     const HELP: &'static str = "At a table, `play <game> with house` starts that table's game against \
 the house's computer at once (`play rps with house`); `play <game> with Bob` invites Bob (who must \
 be here), and the game begins when he types `play <game> with <you>` back. The one who asked \
-first takes the first role (player_1, or X, who moves first). Then the game's own verbs: `help \
-games` lists them.";
+first takes the first role (player_1, or X, who moves first), and their words set the game: \
+`clock 1d` gives each move a day (`clock 5+3` a chess clock), and `rated` makes it count for \
+ratings, which needs a clock (`play connect4 with Bob rated clock 1d`). Then the game's own \
+verbs: `help games` lists them.";
     const READ_ONLY: bool = false;
     const TOOL_DESCRIPTION: &'static str = "Start the two-player `game` of a table here (`rps`, \
 `tictactoe`, `connect4`, `chess`) `with` someone here, who must ask you back, or `house`, the \
-computer, at once. Returns the game's id and template and your opponent.";
+computer, at once; `rated` and a `clock` (`5+3`, or `1d` a move) as with sessions. Returns the \
+game's id and template and your opponent.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
     const TOPIC: Topic = Topic::TABLES;
     const AT_TABLES: AtTables = AtTables::ForTwo;
@@ -151,12 +175,24 @@ computer, at once. Returns the game's id and template and your opponent.";
             let (r, w) = word(rest).map_err(|_| usage::<Play>())?;
             (rest, with) = (r, w);
         }
-        if !rest.trim().is_empty() {
-            return Err(usage::<Play>());
+        let (mut rated, mut clock) = (false, None);
+        while let Ok((r, w)) = word(rest) {
+            if w.eq_ignore_ascii_case("rated") {
+                rated = true;
+                rest = r;
+            } else if w.eq_ignore_ascii_case("clock") {
+                let (r, limit) = word(r).map_err(|_| usage::<Play>())?;
+                clock = Some(limit.to_owned());
+                rest = r;
+            } else {
+                return Err(usage::<Play>());
+            }
         }
         Ok(PlayArgs {
             game: game.to_owned(),
             with: with.to_owned(),
+            rated,
+            clock,
         })
     }
 
@@ -175,7 +211,7 @@ computer, at once. Returns the game's id and template and your opponent.";
                 (second.to_string(), b.to_owned()),
             ]);
             world
-                .create_session(cx, t.id, &parts, serde_json::json!({}))
+                .create_session(cx, t.id, &parts, args.options())
                 .map(|c| c.session_id)
         };
         if ["house", "computer"]
@@ -192,7 +228,7 @@ computer, at once. Returns the game's id and template and your opponent.";
             return Ok(Reply::new(
                 vec![format!(
                     "You sit down to play {} with the house: game #{id}, you are {first}.",
-                    t.id
+                    t.title
                 )],
                 Playing {
                     template: t.id.to_owned(),
@@ -224,7 +260,7 @@ computer, at once. Returns the game's id and template and your opponent.";
             return Ok(Reply::new(
                 vec![format!(
                     "You accept {them_name}'s invitation: game #{id} of {}, you are {second}.",
-                    t.id
+                    t.title
                 )],
                 Playing {
                     template: t.id.to_owned(),
@@ -234,17 +270,22 @@ computer, at once. Returns the game's id and template and your opponent.";
             ));
         }
         let game_word = args.game.to_ascii_lowercase();
+        let mut terms = if args.rated { "rated" } else { "casual" }.to_owned();
+        if let Some(clock) = &args.clock {
+            terms.push_str(&format!(", clock {clock}"));
+        }
         let line = format!(
-            "{my_name} invites you to play {} ({game_word}). Type `play {game_word} with {my_name}` to accept.",
-            t.id
+            "{my_name} invites you to a game of {} ({terms}). Type `play {game_word} with {my_name}` \
+             to accept, or `decline {my_name}`.",
+            t.title
         );
         let parts = BTreeMap::from([
             (first.to_string(), me.to_string()),
             (second.to_string(), them_id.to_string()),
         ]);
-        world.create_session_worded(cx, t.id, &parts, serde_json::json!({}), line)?;
+        world.create_session_worded(cx, t.id, &parts, args.options(), line)?;
         Ok(Reply::new(
-            vec![format!("You invite {them_name} to play {}.", t.id)],
+            vec![format!("You invite {them_name} to a game of {}.", t.title)],
             Playing {
                 template: t.id.to_owned(),
                 opponent: them_name,

@@ -30,7 +30,7 @@ async fn a_telnet_player_plays_the_house_which_answers_each_drop() {
         assert!(frame.contains(verb), "the frame offers {verb}: {frame}");
     }
     ann.send("play connect4 with house").await;
-    ann.expect("You sit down to play connect4.v1 with the house: game #1, you are red.")
+    ann.expect("You sit down to play Connect Four with the house: game #1, you are red.")
         .await;
     let mine = ann.command("drop 1").await;
     assert_eq!(mine[0], "You drop a disc into column 1 in game #1.");
@@ -72,11 +72,12 @@ async fn two_people_play_to_four_in_a_column_and_a_watcher_sees_each_drop() {
     let mut bob = in_game_room(&s, "Bob").await;
     let mut cy = in_game_room(&s, "Cy").await;
     ann.command("play connect4 with Bob").await;
-    bob.expect("Type `play connect4 with Ann` to accept.").await;
+    bob.expect("Type `play connect4 with Ann` to accept, or `decline Ann`.")
+        .await;
     let yes = bob.command("play connect4 with Ann").await;
     assert_eq!(
         yes[0],
-        "You accept Ann's invitation: game #1 of connect4.v1, you are yellow."
+        "You accept Ann's invitation: game #1 of Connect Four, you are yellow."
     );
     cy.command("watch #1").await;
     for (who, col) in [(0, 1), (1, 2), (0, 1), (1, 2), (0, 1), (1, 2)] {

@@ -134,7 +134,7 @@ async fn a_session_naming_someone_waits_for_them_on_every_face() {
     assert_eq!(v["status"], "waiting");
     let id = v["session_id"].as_str().unwrap().to_owned();
     cyd.expect(&format!(
-        "Ada invites you to a game of tictactoe.v1 (casual): #{id}, Ada (x) vs Cyn (o). Type `accept Ada` or `decline Ada`; it lapses in 10m."
+        "Ada invites you to a game of tic-tac-toe (casual): #{id}, Ada (x) vs Cyn (o). Type `accept Ada` or `decline Ada`; it lapses in 10m."
     ))
     .await;
     cyd.send("accept Ada").await;
@@ -146,15 +146,20 @@ async fn a_session_naming_someone_waits_for_them_on_every_face() {
     assert_eq!(v["status"], "active", "{v}");
 }
 
-/// A telnet player's own id, from the token `@token` gives them (`moot_<id>_<secret>`).
-async fn telnet_id(c: &mut crate::support::Client) -> String {
+/// The API token `@token` gives a telnet player (`moot_<id>_<secret>`).
+async fn telnet_token(c: &mut crate::support::Client) -> String {
     let lines = c.command("@token").await;
-    let token = lines
+    lines
         .iter()
         .find_map(|l| l.split_whitespace().find(|w| w.starts_with("moot_")))
         .unwrap_or_else(|| panic!("no token in {lines:?}"))
-        .trim_end_matches('.');
-    token.split('_').nth(1).unwrap().to_owned()
+        .trim_end_matches('.')
+        .to_owned()
+}
+
+/// A telnet player's own id, from their token.
+async fn telnet_id(c: &mut crate::support::Client) -> String {
+    telnet_token(c).await.split('_').nth(1).unwrap().to_owned()
 }
 
 #[tokio::test]
@@ -234,5 +239,54 @@ async fn an_invitation_lapses_unanswered_and_lives_through_a_restart() {
         .post(&format!("/sessions/{id}/accept"), &bea.token, json!({}))
         .await;
     assert_eq!(status, 404);
+    s.stop().await;
+}
+
+/// `play … with` sets the game as a session's options do: rated, and a time limit.
+#[tokio::test]
+async fn play_with_someone_asks_for_a_rated_game_with_a_limit_a_move() {
+    let s = TestServer::start().await;
+    let mut ann = s.player("Ann").await;
+    let mut bob = s.player("Bob").await;
+    for c in [&mut ann, &mut bob] {
+        c.command("south").await;
+    }
+    // Rated needs a limit, and a clock needs its limit.
+    let refused = ann.command("play tictactoe with Bob rated").await;
+    assert!(
+        refused[0].starts_with("A rated tic-tac-toe game needs a time limit"),
+        "{refused:?}"
+    );
+    let usage = ann.command("play tictactoe with Bob clock").await;
+    assert!(usage[0].contains("[rated] [clock <limit>]"), "{usage:?}");
+    let bad = ann.command("play tictactoe with Bob clock 3y").await;
+    assert!(!bad.iter().any(|l| l.starts_with("You invite")), "{bad:?}");
+
+    assert_eq!(
+        ann.command("play tictactoe with Bob rated clock 1d").await,
+        ["You invite Bob to a game of tic-tac-toe."]
+    );
+    bob.expect(
+        "Ann invites you to a game of tic-tac-toe (rated, clock 1d). Type `play tictactoe with \
+         Ann` to accept, or `decline Ann`.",
+    )
+    .await;
+    let accepted = bob.command("play tictactoe with Ann").await;
+    assert!(
+        accepted[0].starts_with("You accept Ann's invitation: game #")
+            && accepted[0].ends_with("of tic-tac-toe, you are o."),
+        "{accepted:?}"
+    );
+    // The game has its limit: a day for each move.
+    let id = accepted[0]
+        .split('#')
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .unwrap()
+        .to_owned();
+    let token = telnet_token(&mut ann).await;
+    let (status, v) = s.api().get(&format!("/sessions/{id}/state"), &token).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["state"]["clock"]["per_move_ms"], 86_400_000, "{v}");
     s.stop().await;
 }

@@ -27,8 +27,10 @@ async fn rock_paper_scissors_and_tic_tac_toe_against_the_house_with_text_boards(
     // The house chooses right after Ann sits down; Ann is told it is up to her, not what it
     // chose.
     ann.send("play rps with house").await;
-    ann.expect("You sit down to play rps.v1 with the house: game #1, you are player_1.")
-        .await;
+    ann.expect(
+        "You sit down to play rock-paper-scissors with the house: game #1, you are player_1.",
+    )
+    .await;
     let seen = ann
         .expect("Your opponent has chosen; now you choose: rock, paper or scissors.")
         .await;

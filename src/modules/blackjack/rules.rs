@@ -106,6 +106,7 @@ impl Blackjack {
 
 impl Game for Blackjack {
     const TEMPLATE: &'static str = "blackjack.v1";
+    const TITLE: &'static str = "blackjack";
     const ROLES: &'static [&'static str] = &["player"];
     const SEQUENTIAL: bool = false;
     const TABLE: &'static str = "blackjack_table";

@@ -50,6 +50,7 @@ impl Rps {
 
 impl Game for Rps {
     const TEMPLATE: &'static str = "rps.v1";
+    const TITLE: &'static str = "rock-paper-scissors";
     const ROLES: &'static [&'static str] = &["player_1", "player_2"];
     const SEQUENTIAL: bool = false;
     const TABLE: &'static str = "rps_table";

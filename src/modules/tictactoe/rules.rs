@@ -67,6 +67,7 @@ fn role_of(side: char) -> &'static str {
 
 impl Game for TicTacToe {
     const TEMPLATE: &'static str = "tictactoe.v1";
+    const TITLE: &'static str = "tic-tac-toe";
     const ROLES: &'static [&'static str] = &["x", "o"];
     const SEQUENTIAL: bool = true;
     const TABLE: &'static str = "tictactoe_table";

@@ -516,6 +516,7 @@ impl ChessGame {
 
 impl Game for ChessGame {
     const TEMPLATE: &'static str = "chess.v1";
+    const TITLE: &'static str = "chess";
     const ROLES: &'static [&'static str] = &["white", "black"];
     const SEQUENTIAL: bool = true;
     const TABLE: &'static str = "chess_table";
