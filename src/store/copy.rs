@@ -84,6 +84,42 @@ const TABLES: &[(&str, Order, &str)] = &[
 /// Rows a page holds.
 const PAGE: usize = 2000;
 
+/// What the database holds that [`TABLES`] does not carry: `table.column` for a column it does
+/// not list, `table` for a table it does not know. A column added to the schema and forgotten
+/// here would be dropped by a copy whose checksum, made from the same list, still passed; so
+/// a copy refuses a source with any, and a test asks the newest schema of both engines.
+pub fn uncopied(c: &mut Sql) -> sql::Result<Vec<String>> {
+    let found = match c.engine() {
+        super::Engine::Sqlite => c.query(
+            "SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p
+             WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' ORDER BY 1, 2",
+            &[],
+        )?,
+        super::Engine::Postgres => c.query(
+            "SELECT table_name::text, column_name::text FROM information_schema.columns
+             WHERE table_schema = current_schema() AND table_name <> 'moot_schema'
+             ORDER BY 1, 2",
+            &[],
+        )?,
+    };
+    let mut missing = Vec::new();
+    for row in found {
+        let (table, column): (String, String) = (row.get(0)?, row.get(1)?);
+        let Some((_, order, cols)) = TABLES.iter().find(|(t, _, _)| *t == table) else {
+            if !missing.contains(&table) {
+                missing.push(table);
+            }
+            continue;
+        };
+        let carried = cols.split(',').map(str::trim).any(|c| c == column)
+            || matches!(order, Order::Int(key) if *key == column);
+        if !carried {
+            missing.push(format!("{table}.{column}"));
+        }
+    }
+    Ok(missing)
+}
+
 /// What one table holds, in a form both engines give alike: how many rows, and the sum of
 /// their digests (so that the order rows come in does not matter).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -212,6 +248,12 @@ pub enum CopyError {
         error: StoreError,
     },
     #[error(
+        "{db} holds what this moot's copy does not carry ({0}): it was written by a moot whose \
+         copy is out of date; nothing was copied",
+        .missing.join(", ")
+    )]
+    Uncopied { db: String, missing: Vec<String> },
+    #[error(
         "the copy differs from the original in {table} ({copied} rows copied, {original} there): \
          do not use it"
     )]
@@ -249,6 +291,19 @@ async fn copy_town(
         })
     };
     let source = open(from)?;
+    let missing = source
+        .read(uncopied)
+        .await
+        .map_err(|error| CopyError::Open {
+            db: from.to_string(),
+            error,
+        })?;
+    if !missing.is_empty() {
+        return Err(CopyError::Uncopied {
+            db: from.to_string(),
+            missing,
+        });
+    }
     let target = open(to)?;
     let existing = tally(&target).await.map_err(|error| CopyError::Open {
         db: to.to_string(),
@@ -331,4 +386,22 @@ async fn copy_town(
          reads back the same.",
         TABLES.len()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_copy_carries_every_column_of_the_newest_schema_and_says_which_it_would_not() {
+        let mut c = Sql::sqlite(rusqlite::Connection::open_in_memory().unwrap());
+        super::super::schema::migrate(&mut c).unwrap();
+        assert_eq!(uncopied(&mut c).unwrap(), Vec::<String>::new());
+        c.batch(
+            "ALTER TABLE agents ADD COLUMN shoe_size INTEGER;
+             CREATE TABLE hats (agent_id TEXT, hat TEXT);",
+        )
+        .unwrap();
+        assert_eq!(uncopied(&mut c).unwrap(), ["agents.shoe_size", "hats"]);
+    }
 }

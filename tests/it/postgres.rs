@@ -593,6 +593,16 @@ async fn a_town_copied_to_postgres_and_back_is_the_same_town() {
     let (_, log) = s.api().get(&format!("/sessions/{sid}/log"), &w.token).await;
     assert_eq!(log["actions"].as_array().unwrap().len(), 4);
     s.stop().await;
+
+    // A column the copy does not carry (a schema changed and the copy forgotten) is named,
+    // and nothing is copied, rather than dropped under a checksum made from the same list.
+    crate::support::sql_exec(&pg.db(), "ALTER TABLE agents ADD COLUMN shoe_size INTEGER").unwrap();
+    let lost = Database::Sqlite(dir.path().join("lost.db"));
+    let out = moot(&["db", "copy", &pg.db().address(), &lost.address()]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("(agents.shoe_size)"), "{stderr}");
+    assert!(!dir.path().join("lost.db").exists(), "nothing is written");
 }
 
 /// `pg_dump` of a running moot's database restores, as its owner, into a database moot
