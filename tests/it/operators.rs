@@ -499,3 +499,179 @@ fn the_operating_guide_lists_every_flag() {
         .collect();
     assert!(missing.is_empty(), "not in docs/operating.md: {missing:?}");
 }
+
+/// The documents a newcomer reads: the README, `docs/`, and the clients' own notes.
+fn documents() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = vec![root.join("README.md")];
+    for dir in ["docs", "clients"] {
+        let mut stack = vec![root.join(dir)];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "md") {
+                    paths.push(p);
+                }
+            }
+        }
+    }
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let name = p.strip_prefix(root).unwrap().display().to_string();
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect()
+}
+
+/// What a document quotes as code: its `spans`, and each line of its fenced blocks.
+fn quoted(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            // Only moot's own command lines: a block's other lines are other programs'.
+            let line = line.trim().trim_start_matches("$ ");
+            if line.starts_with("moot ") {
+                out.push(line.to_owned());
+            }
+            continue;
+        }
+        let mut parts = line.split('`');
+        parts.next();
+        while let (Some(span), Some(_)) = (parts.next(), parts.next()) {
+            out.push(span.to_owned());
+        }
+    }
+    out
+}
+
+/// Every flag of `moot` and of each of its commands, as their `--help` lists them.
+fn moot_flags() -> std::collections::BTreeSet<String> {
+    let help = |args: &[&str]| {
+        let out = Command::new(MOOT)
+            .args(args)
+            .arg("--help")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let commands = |text: &str| -> Vec<String> {
+        text.lines()
+            .skip_while(|l| !l.starts_with("Commands:"))
+            .skip(1)
+            .take_while(|l| !l.trim().is_empty())
+            .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+            .filter(|c| c != "help")
+            .collect()
+    };
+    let mut flags = std::collections::BTreeSet::new();
+    let mut todo = vec![Vec::<String>::new()];
+    while let Some(path) = todo.pop() {
+        let args: Vec<&str> = path.iter().map(String::as_str).collect();
+        let text = help(&args);
+        for l in text.lines() {
+            for word in l.split([' ', ',', '=', '[', ']', '<']) {
+                if let Some(f) = word.strip_prefix("--").filter(|f| !f.is_empty()) {
+                    flags.insert(format!("--{f}"));
+                }
+            }
+        }
+        for c in commands(&text) {
+            let mut next = path.clone();
+            next.push(c);
+            todo.push(next);
+        }
+    }
+    flags
+}
+
+/// Every flag, HTTP path and file of the repository that the README and `docs/` name exists:
+/// a flag in `moot --help` (or one of its commands'), a path the router serves, a file here.
+#[tokio::test]
+async fn every_flag_path_and_file_the_documents_name_exists() {
+    let flags = moot_flags();
+    assert!(flags.contains("--crowded-login-timeout") && flags.contains("--tools"));
+    // Other programs' flags the documents name alone, with whose they are.
+    let foreign = ["--strict"]; // MCP Inspector's schema check
+    let s = crate::support::TestServer::start().await;
+    let http = reqwest::Client::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut wrong = Vec::new();
+    for (doc, text) in documents() {
+        // The history of benchmark runs names their generators' own flags and old paths.
+        let history = doc == "docs/benchmarks.md";
+        for q in quoted(&text) {
+            let ours = q.starts_with("moot ") || (q.starts_with("--") && !history);
+            for word in q.split([' ', '=', ',', '(', ')', '"']).filter(|_| ours) {
+                let Some(flag) = word.strip_prefix("--").map(|f| format!("--{f}")) else {
+                    continue;
+                };
+                if flag.len() > 2 && !flags.contains(&flag) && !foreign.contains(&flag.as_str()) {
+                    wrong.push(format!("{doc}: no such flag {flag} (in `{q}`)"));
+                }
+            }
+            let path = q
+                .strip_prefix("GET ")
+                .or_else(|| q.strip_prefix("POST "))
+                .unwrap_or(&q);
+            let path = path.split([' ', '?']).next().unwrap_or_default();
+            let elsewhere = [
+                "/etc/", "/usr/", "/proc/", "/path/", "/tmp/", "/var/", "/run/",
+            ];
+            if path.starts_with('/') && !history && !elsewhere.iter().any(|e| path.starts_with(e)) {
+                // A hole is filled with something of its kind that exists (a set, a game).
+                let mut probe = String::new();
+                let mut hole: Option<String> = None;
+                for c in path.chars() {
+                    match (c, hole.as_mut()) {
+                        ('{' | '<', None) => hole = Some(String::new()),
+                        ('}' | '>', Some(name)) => {
+                            probe.push_str(match name.as_str() {
+                                "set" | "game" => "chess",
+                                _ => "1",
+                            });
+                            hole = None;
+                        }
+                        (c, Some(name)) => name.push(c),
+                        (c, None) => probe.push(c),
+                    }
+                }
+                if probe.ends_with('/') && probe.len() > 1 {
+                    probe.push('1');
+                }
+                let answer = http.get(format!("http://{}{probe}", s.http)).send().await;
+                let answer = answer.unwrap_or_else(|e| panic!("GET {probe}: {e}"));
+                let status = answer.status().as_u16();
+                let body = answer.text().await.unwrap_or_default();
+                if status == 404 && body.contains("No such path") {
+                    wrong.push(format!("{doc}: no such path {path}"));
+                }
+            }
+            let file = q.split_whitespace().next().unwrap_or_default();
+            let tops = [
+                "src/", "docs/", "world/", "clients/", "tests/", "benches/", ".ci/",
+            ];
+            let named = tops.iter().any(|t| file.starts_with(t))
+                || (file.ends_with(".rs") && file.contains('/'));
+            // What fuzzing makes as it runs, and ignored by git.
+            let made = ["fuzz/corpus/", "fuzz/artifacts/"];
+            if named
+                && !made.contains(&file)
+                && !root.join(file).exists()
+                && !root.join("src").join(file).exists()
+            {
+                wrong.push(format!("{doc}: no such file {file}"));
+            }
+        }
+    }
+    s.stop().await;
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
