@@ -675,3 +675,48 @@ async fn every_flag_path_and_file_the_documents_name_exists() {
     s.stop().await;
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Every verb the verb tables of `docs/verbs.md` name is one the town answers to, and every
+/// tool they name one it serves.
+#[test]
+fn every_verb_and_tool_the_verb_tables_name_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("docs/verbs.md")).unwrap();
+    let sets = moot::modules::toolsets();
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    // The tables, not the connection commands after them (the telnet face's, not verbs).
+    let tables = text.split("Connection commands").next().unwrap();
+    for row in tables.lines().filter(|l| l.starts_with("| `")) {
+        // A row's cells, split where a `|` is not inside a span (`\|` in one is an option).
+        let mut cells = vec![String::new()];
+        let mut in_span = false;
+        for c in row.trim_matches('|').chars() {
+            match c {
+                '`' => in_span = !in_span,
+                '|' if !in_span => cells.push(String::new()),
+                _ => {}
+            }
+            cells.last_mut().unwrap().push(c);
+        }
+        for (i, cell) in cells.iter().enumerate() {
+            let spans: Vec<&str> = cell.split('`').skip(1).step_by(2).collect();
+            for span in spans {
+                let word = span.split_whitespace().next().unwrap_or_default();
+                if i == 0 {
+                    checked += 1;
+                    if moot::modules::find(word).is_none() {
+                        wrong.push(format!("no such verb {word} (in `{span}`)"));
+                    }
+                } else if span.starts_with("et.")
+                    && !span.contains(' ')
+                    && moot::modules::find_tool(span, sets).is_none()
+                {
+                    wrong.push(format!("no such tool {span}"));
+                }
+            }
+        }
+    }
+    assert!(checked > 40, "read {checked} verbs");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
