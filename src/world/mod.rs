@@ -20,9 +20,11 @@ mod context;
 mod delivery;
 mod followers;
 mod guard;
+mod handle;
 pub mod house;
 pub mod load;
 pub mod map;
+mod outage;
 mod outbox;
 mod players;
 mod presence;
@@ -35,15 +37,14 @@ pub use delivery::{
     Backlog, BoardMsg, Delivery, Event, MAX_BACKLOG, MAX_BACKLOG_BYTES, Out, Said, Sink, Source,
     channel,
 };
+pub use handle::WorldHandle;
 pub use house::{COMPUTER_ID, COMPUTER_NAME, HOUSE, SERVER_ID, SERVER_NAME, is_house};
 pub use load::{WorldError, load, load_town};
 pub use map::{Map, RoomIdx, ThingKind};
 pub use outbox::{Released, Unavailable};
 pub use players::Player;
 pub use presence::{Entered, Leaving};
-pub use task::{
-    Broken, Commands, ELSEWHERE, Env, Job, Request, Taken, TaskOptions, WorldHandle, spawn,
-};
+pub use task::{Broken, Commands, ELSEWHERE, Env, Job, Request, Taken, TaskOptions, spawn};
 
 use std::any::Any;
 use std::collections::{BTreeMap, HashMap};

@@ -11,16 +11,18 @@
 //! lock gives the world's work one order, and the outbox keeps what it left until it is
 //! stored.
 
-use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{Notify, mpsc, oneshot};
+use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
 use super::guard::guarded;
+use super::handle::{Core, QUEUE, WorldHandle};
+use super::outage::Failing;
 use super::outbox::{Answer, Pending, Pushed, Released, Unavailable};
 use super::views;
 use super::{AgentId, COMPUTER_ID, ConnId, Cx, Effect, Face, Leaving, Out, SERVER_ID, Sink, World};
@@ -122,210 +124,6 @@ pub struct TaskOptions {
     pub invitation_lapse: Option<std::time::Duration>,
 }
 
-/// How front ends reach the world. Cheap to clone.
-#[derive(Clone)]
-pub struct WorldHandle {
-    tx: mpsc::Sender<Request>,
-    core: Arc<Core>,
-}
-
-/// The world and what work on it needs, shared by the world task and every handle.
-struct Core {
-    world: Mutex<World>,
-    env: Env,
-    /// Tells the world task that its timers may have moved (work done elsewhere set a
-    /// deadline, or a hook that waits on time), or that the world is broken.
-    replan: Notify,
-}
-
-/// How many times a connection tries the world's lock, a moment apart, before it gives its
-/// work to the world task: most work holds the world for a microsecond or two, so it is
-/// usually free again within a few tries; while a `say` tells a crowd it is not, and a worker
-/// that waited would leave its own connections unwritten meanwhile.
-const TRIES: usize = 64;
-
-/// A line typed where more than this many others stand goes to the world task (see
-/// [`WorldHandle::line`]).
-const CROWD: usize = 8;
-
-impl Core {
-    /// The world, if it is free now or within [`TRIES`].
-    fn try_world(&self) -> Option<Held<'_>> {
-        for _ in 0..TRIES {
-            match self.world.try_lock() {
-                Ok(world) => return Some(self.held(world)),
-                Err(TryLockError::WouldBlock) => std::hint::spin_loop(),
-                // The world task ends, and moot with it (see `Core::world`).
-                Err(TryLockError::Poisoned(_)) => return None,
-            }
-        }
-        None
-    }
-
-    /// The world, for a piece of the world task's work. Work that panics is caught inside it
-    /// and undone (see [`guarded`]); a panic that got through the lock poisoned it, having
-    /// left the world half changed (putting it back failed too), and then there is no world:
-    /// the world task ends, and moot stops with a failure, for its supervisor to restart it
-    /// and replay the database.
-    fn world(&self) -> Option<Held<'_>> {
-        match self.world.lock() {
-            Ok(world) => Some(self.held(world)),
-            Err(poisoned) => {
-                // What waits on the world hears that it has stopped: callers waiting for their
-                // writes (their senders go with the outbox), and connections (with the sinks).
-                let mut world = poisoned.into_inner();
-                drop(std::mem::take(&mut world.outbox));
-                world.players.clear();
-                None
-            }
-        }
-    }
-
-    fn held<'a>(&'a self, world: MutexGuard<'a, World>) -> Held<'a> {
-        Held {
-            world,
-            _watch: Watch(&self.replan),
-        }
-    }
-}
-
-/// The world, while one piece of work holds it.
-struct Held<'a> {
-    /// Dropped after the lock is let go (and poisoned, if the work panicked).
-    world: MutexGuard<'a, World>,
-    _watch: Watch<'a>,
-}
-
-impl std::ops::Deref for Held<'_> {
-    type Target = World;
-    fn deref(&self) -> &World {
-        &self.world
-    }
-}
-
-impl std::ops::DerefMut for Held<'_> {
-    fn deref_mut(&mut self) -> &mut World {
-        &mut self.world
-    }
-}
-
-/// Wakes the world task, to find the lock poisoned and end, if the work that holds the world
-/// panics (see [`Core::world`]).
-struct Watch<'a>(&'a Notify);
-
-impl Drop for Watch<'_> {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            tracing::error!("a panic left the world half changed; the world task ends");
-            self.0.notify_one();
-        }
-    }
-}
-
-/// Requests queued for the world before senders are made to wait.
-const QUEUE: usize = 16 * 1024;
-
-impl WorldHandle {
-    /// Queues a request; false if the world has stopped.
-    pub async fn send(&self, r: Request) -> bool {
-        self.tx.send(r).await.is_ok()
-    }
-
-    /// Runs a line typed by `agent` on connection `conn`: here and now if the world is free,
-    /// or else on the world task. A line typed in a crowd goes to the task too: there one
-    /// `say` after another is told to the crowd while its members' connections write, so
-    /// each of them writes many lines at once; said here, each `say` woke them all for one
-    /// line, and they wrote half as much with each write (a fifth more CPU a line for 500 in
-    /// one room).
-    /// A line run here runs at `typed`, the moment it was read; one sent to the task runs at
-    /// the moment the task takes it.
-    pub async fn line(&self, agent: &AgentId, conn: ConnId, line: String, typed: Instant) -> Taken {
-        let here = self
-            .here(|world, env| take_line(world, env, agent, conn, &line, Some((CROWD + 1, typed))))
-            .unwrap_or(Took::Crowded);
-        match here {
-            Took::Answered { lines, after } => Taken::Answered { lines, after },
-            Took::Later => Taken::Queued,
-            Took::Crowded => {
-                let agent = agent.clone();
-                match self.send(Request::Line { agent, conn, line }).await {
-                    true => Taken::Queued,
-                    false => Taken::Stopped,
-                }
-            }
-        }
-    }
-
-    /// Runs `f` on behalf of `agent`, delivers what it left for others, and returns its result
-    /// once everything it changed is committed to the database. It runs here if the world is
-    /// free, on the world task if not.
-    pub async fn call<T, F>(&self, agent: AgentId, face: Face, f: F) -> Result<T, Unavailable>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut World, &mut Cx) -> T + Send + 'static,
-    {
-        let work = move |world: &mut World, env: &Env| {
-            let mut cx = Cx::new(agent, face);
-            match guarded(world, &mut cx, f) {
-                Ok(out) => Ok((out, finish(world, env, cx, None))),
-                Err(_) => Err(Unavailable::Internal),
-            }
-        };
-        let (out, released) = match self.here(work) {
-            Ok(done) => done?,
-            Err(work) => {
-                let (tx, rx) = oneshot::channel();
-                let job: Job = Box::new(move |world, env| {
-                    let _ = tx.send(work(world, env));
-                });
-                if !self.send(Request::Call(job)).await {
-                    return Err(Unavailable::Stopped);
-                }
-                rx.await.map_err(|_| Unavailable::Stopped)??
-            }
-        };
-        if let Some(released) = released {
-            released.await.map_err(|_| Unavailable::Stopped)??;
-        }
-        Ok(out)
-    }
-
-    /// Does `work` on the world here and now, if it is free (see [`Core::try_world`]), and
-    /// tells the world task if that moved its timers; gives `work` back if the world is busy.
-    fn here<W, T>(&self, work: W) -> Result<T, W>
-    where
-        W: FnOnce(&mut World, &Env) -> T,
-    {
-        let Some(mut world) = self.core.try_world() else {
-            return Err(work);
-        };
-        let timers = timers_of(&world);
-        let out = work(&mut world, &self.core.env);
-        if timers_of(&world) != timers {
-            self.core.replan.notify_one();
-        }
-        Ok(out)
-    }
-
-    /// The `who` table, for the login screen. It is answered like any command, so it waits
-    /// behind whatever is not stored yet and never shows a walk the database has not taken.
-    /// A table read on top of writes that failed showed what was undone: it is read again.
-    pub async fn who(&self) -> Vec<String> {
-        let mut failed = Unavailable::Stopped;
-        for _ in 0..3 {
-            let table = self.call(SERVER_ID.into(), Face::Telnet, |world, _| {
-                views::who_table(world, Instant::now())
-            });
-            match table.await {
-                Ok(table) => return table,
-                Err(Unavailable::Stopped) => return Vec::new(),
-                Err(e) => failed = e,
-            }
-        }
-        vec![format!("*** {failed}. ***")]
-    }
-}
-
 /// The world task ended because a panic left the world half changed (see [`Core::world`]).
 #[derive(Debug)]
 pub struct Broken;
@@ -341,7 +139,7 @@ pub fn spawn(
     let (tx, rx) = mpsc::channel(QUEUE);
     let (commits, answers) = mpsc::unbounded_channel();
     let core = Arc::new_cyclic(|core| Core {
-        world: Mutex::new(world),
+        world: std::sync::Mutex::new(world),
         env: Env {
             store,
             me: tx.downgrade(),
@@ -488,113 +286,8 @@ fn job<T>(
 }
 
 /// The world's next deadline, and whether anything waits on the ticker.
-fn timers_of(world: &World) -> (Option<Instant>, bool) {
+pub(super) fn timers_of(world: &World) -> (Option<Instant>, bool) {
     (world.next_deadline(), world.has_tick_hooks())
-}
-
-/// How long the world's due work (deadlines, ticks) waits after a failed write before it is
-/// tried again, at first; each failure after it doubles the wait, up to [`RETRY_MOST`]. A
-/// deadline whose write fails is queued again as it was, due at once: tried again at once, it
-/// met the same outage ten thousand times a second, a core's work and a log line each time.
-const RETRY_FIRST: Duration = Duration::from_millis(25);
-/// The longest wait between tries, so that due work is done within a second of the
-/// database's return.
-const RETRY_MOST: Duration = Duration::from_millis(800);
-/// How often the world tells the log, while writes keep failing, that they still do: the
-/// store already says so about once a second (see `store::Outage`).
-const FAILING_REPORT: Duration = Duration::from_secs(10);
-
-/// A run of failed writes with no success between them.
-#[derive(Default)]
-struct Failing {
-    /// The first and the latest failure of the run.
-    run: Option<(Instant, Instant)>,
-    /// How many failures the run has had.
-    count: u32,
-    /// Due work waits until then.
-    hold: Option<Instant>,
-    /// When the run was last told in the log.
-    said: Option<Instant>,
-}
-
-impl Failing {
-    /// Counts a failure at `now`, and holds due work back the longer the more failures the
-    /// run has had; returns how long the run has lasted. Failures further apart than `limit`
-    /// are separate runs: two failed writes an hour apart are no outage.
-    fn failed(&mut self, now: Instant, limit: Duration) -> Duration {
-        let first = match self.run {
-            Some((first, last)) if now.saturating_duration_since(last) < limit => first,
-            _ => {
-                self.count = 0;
-                now
-            }
-        };
-        self.run = Some((first, now));
-        self.count = self.count.saturating_add(1);
-        self.hold = Some(now + self.wait());
-        now.saturating_duration_since(first)
-    }
-
-    /// How long due work waits after the run's latest failure.
-    fn wait(&self) -> Duration {
-        let doublings = self.count.saturating_sub(1).min(16);
-        (RETRY_FIRST * 2u32.pow(doublings)).min(RETRY_MOST)
-    }
-
-    /// Whether due work waits at `now`.
-    fn holds(&self, now: Instant) -> bool {
-        self.hold.is_some_and(|h| now < h)
-    }
-
-    /// When the world task must wake for `deadline`: not before due work may be tried again.
-    fn hold_back(&self, deadline: Option<Instant>) -> Option<Instant> {
-        deadline.map(|d| self.hold.map_or(d, |h| d.max(h)))
-    }
-
-    /// Tells the log of a failure just counted at `now`: the run's first, then at most one line
-    /// a [`FAILING_REPORT`].
-    fn tell(&mut self, now: Instant, err: &StoreError, undone: usize) {
-        if self.count == 1 {
-            tracing::error!(
-                %err,
-                undone,
-                "a write failed; undoing it and what came after (due work is tried again, less \
-                 often while writes keep failing)"
-            );
-        } else if self
-            .said
-            .is_some_and(|said| now.saturating_duration_since(said) < FAILING_REPORT)
-        {
-            tracing::debug!(%err, undone, failures = self.count, "a write failed again");
-            return;
-        } else {
-            let lasted = self.run.map_or(Duration::ZERO, |(first, _)| {
-                now.saturating_duration_since(first)
-            });
-            tracing::warn!(
-                %err,
-                failing_for = ?lasted,
-                failures = self.count,
-                retry_every = ?self.wait(),
-                "writes still fail; the world's due work waits and is tried again"
-            );
-        }
-        self.said = Some(now);
-    }
-
-    /// A write was stored: the run, if any, is over.
-    fn stored(&mut self) {
-        if let Some((first, _)) = self.run.take() {
-            if self.count > 1 {
-                tracing::info!(
-                    failed_for = ?first.elapsed(),
-                    failures = self.count,
-                    "writes are stored again"
-                );
-            }
-            *self = Failing::default();
-        }
-    }
 }
 
 /// The database answered the world's writes `seq`.
@@ -668,7 +361,7 @@ fn handle(world: &mut World, env: &Env, req: Request) {
 }
 
 /// What became of a line [`take_line`] was given.
-enum Took {
+pub(super) enum Took {
     /// It ran here; its answer, to be written after the connection has taken `after`.
     Answered { lines: Vec<String>, after: u64 },
     /// Its answer goes through the connection's queue (or nowhere, the typist being gone).
@@ -682,7 +375,7 @@ enum Took {
 /// when the line was typed), it runs only where at most that many stand, and its answer is
 /// returned if the world need not wait for the database, with how much the queue had been
 /// sent by then (see [`Taken::Answered`]); run by the world task, the answer is queued.
-fn take_line(
+pub(super) fn take_line(
     world: &mut World,
     env: &Env,
     agent: &AgentId,
@@ -778,7 +471,12 @@ fn enter(world: &mut World, env: &Env, row: AgentRow, created: bool, conn: ConnI
 /// Submits what a command wrote as one job, and sends out what it left for others once that is
 /// committed (at once if it wrote nothing and nothing is in flight). The answer resolves when
 /// it has gone out; none means it went out already.
-fn finish(world: &mut World, env: &Env, cx: Cx, answer: Option<Answer>) -> Option<Released> {
+pub(super) fn finish(
+    world: &mut World,
+    env: &Env,
+    cx: Cx,
+    answer: Option<Answer>,
+) -> Option<Released> {
     match submit(world, env, cx, answer) {
         Pushed::Now(pending) => {
             release(world, env, pending);
@@ -862,54 +560,5 @@ fn start(env: &Env, effect: Effect) {
                     .await;
             });
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_a_run_of_failures_close_together_is_an_outage() {
-        let limit = Duration::from_secs(60);
-        let t0 = Instant::now();
-        let mut f = Failing::default();
-        assert_eq!(f.failed(t0, limit), Duration::ZERO);
-        // An hour later: a new run, not an hour-long outage.
-        let t1 = t0 + Duration::from_secs(3600);
-        assert_eq!(f.failed(t1, limit), Duration::ZERO);
-        // Failures every 10 s add up.
-        let mut t = t1;
-        for _ in 0..6 {
-            t += Duration::from_secs(10);
-            f.failed(t, limit);
-        }
-        assert_eq!(f.failed(t, limit), Duration::from_secs(60));
-    }
-
-    #[test]
-    fn due_work_waits_longer_after_each_failure_up_to_a_bound_and_not_once_writes_are_stored() {
-        let t0 = Instant::now();
-        let mut f = Failing::default();
-        assert!(!f.holds(t0));
-        assert_eq!(f.hold_back(Some(t0)), Some(t0));
-        let mut waits = Vec::new();
-        let mut t = t0;
-        for _ in 0..8 {
-            f.failed(t, Duration::MAX);
-            waits.push(f.wait().as_millis());
-            assert!(f.holds(t));
-            // A deadline already due waits for the hold; one after it keeps its own time.
-            assert_eq!(f.hold_back(Some(t)), Some(t + f.wait()));
-            let late = t + Duration::from_secs(5);
-            assert_eq!(f.hold_back(Some(late)), Some(late));
-            t += f.wait();
-            assert!(!f.holds(t));
-        }
-        assert_eq!(waits, [25, 50, 100, 200, 400, 800, 800, 800]);
-        f.stored();
-        assert!(!f.holds(t0));
-        f.failed(t, Duration::MAX);
-        assert_eq!(f.wait(), RETRY_FIRST, "a new run starts small again");
     }
 }
