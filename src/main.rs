@@ -97,9 +97,9 @@ fn main() -> std::process::ExitCode {
             broker_is_private,
         })) => {
             let broker = if broker_is_private {
-                moot::link::broker::Broker::Private
+                moot::link::nats::Broker::Private
             } else {
-                moot::link::broker::Broker::Authenticated
+                moot::link::nats::Broker::Authenticated
             };
             return runtime.block_on(serve(moot::server::start_world(config, &nats, broker)));
         }

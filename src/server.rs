@@ -310,10 +310,10 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
 pub async fn start_world(
     config: Config,
     nats: &str,
-    broker: crate::link::broker::Broker,
+    broker: crate::link::nats::Broker,
 ) -> Result<Running, StartError> {
     let stops = Stops::new();
-    let client = crate::link::broker::connect_world(nats, broker).await?;
+    let client = crate::link::nats::connect_world(nats, broker).await?;
     let (door, world_task, welcome) = open_town(&config, &stops).await?;
     let store = door.store.clone();
     let door = Arc::new(door);

@@ -25,7 +25,7 @@ pub enum StartError {
         error: std::io::Error,
     },
     #[error(transparent)]
-    Link(#[from] crate::link::broker::LinkError),
+    Link(#[from] crate::link::nats::LinkError),
     #[error("a stored game does not replay, so the database and the game rules disagree: {0}")]
     Replay(#[from] ReplayError),
     #[error(

@@ -19,7 +19,7 @@ use futures_util::StreamExt;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::broker::{LinkError, connect, subscribe};
+use super::nats::{LinkError, connect, subscribe};
 use super::requests::{InFlight, Passing};
 use super::wire::{self, Answer, Ask, FromConn, Hello, News, Taken, ToConn, Welcome};
 use super::{CreateRefused, LoggedIn};
@@ -220,7 +220,7 @@ async fn greet(
         _ => {
             let asked = client.request(wire::HELLO, hello.into());
             let no_world = || LinkError::NoWorld {
-                url: super::broker::redacted(url),
+                url: super::nats::redacted(url),
             };
             let answer = tokio::time::timeout(ASK_TIMEOUT, asked)
                 .await
@@ -232,7 +232,7 @@ async fn greet(
                 return Err(LinkError::Mismatch(why));
             }
             return Err(LinkError::NotLetIn {
-                url: super::broker::redacted(url),
+                url: super::nats::redacted(url),
                 host: host.to_owned(),
                 from: wire::from_host(host),
                 inbox: wire::inbox(host),

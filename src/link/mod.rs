@@ -13,6 +13,7 @@
 pub mod broker;
 mod door;
 pub mod host;
+pub mod nats;
 pub mod pass;
 pub mod requests;
 pub mod wire;

@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use moot::link::broker::Broker as Trust;
+use moot::link::nats::Broker as Trust;
 use moot::link::wire;
 use moot::server::{RunningHost, start_host, start_world};
 
