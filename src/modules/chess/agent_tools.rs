@@ -159,7 +159,7 @@ fn info(s: &Session, g: &ChessGame, me: &str, status: Option<&str>) -> GameInfo 
 }
 
 /// A chess tool's `game_id`, refused with the tools' fixed text ("Error: Game not found").
-fn seed_game_id(w: &str) -> Result<SessionId, VerbError> {
+fn tool_game_id(w: &str) -> Result<SessionId, VerbError> {
     parse_game(w).map_err(|_| VerbError::not_found("Error: Game not found"))
 }
 
@@ -426,7 +426,7 @@ agent, taking the free colour. Returns the game as createGame does.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, a: GameIdArgs) -> Result<Reply<GameInfo>, VerbError> {
-        let id = seed_game_id(&a.game_id)?;
+        let id = tool_game_id(&a.game_id)?;
         let me = cx.actor.clone();
         if let Some(open) = world.ext::<ChessRoom>().open_games.get(&id).cloned() {
             if open.creator == me {
@@ -535,7 +535,7 @@ after your move; then call waitForNextTurn.";
         cx: &mut Cx,
         a: FinishTurnArgs,
     ) -> Result<Reply<GameInfo>, VerbError> {
-        let id = seed_game_id(&a.game_id)?;
+        let id = tool_game_id(&a.game_id)?;
         let me = cx.actor.clone();
         if world.ext::<ChessRoom>().open_games.contains_key(&id) {
             return Err(VerbError::refused(format!(
@@ -634,7 +634,7 @@ game `game_id` or the game is over. Returns the game then, or says to call again
     }
 
     fn run(world: &mut World, cx: &mut Cx, a: GameIdArgs) -> Result<Reply<GameInfo>, VerbError> {
-        let id = seed_game_id(&a.game_id)?;
+        let id = tool_game_id(&a.game_id)?;
         let me = cx.actor.clone();
         #[expect(
             clippy::expect_used,
