@@ -42,7 +42,8 @@ fn my_table(world: &World, cx: &Cx) -> Option<SessionId> {
         .map(|s| s.id)
 }
 
-/// Takes `action` at the actor's table (made first for a deal) and answers in the seed's format.
+/// Takes `action` at the actor's table (made first for a deal) and answers in the tools' fixed
+/// text format (`Dealer: …`, `Player: …`, the outcome).
 fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, VerbError> {
     let sid = match my_table(world, cx) {
         Some(id) => id,

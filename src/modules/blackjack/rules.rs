@@ -72,7 +72,7 @@ impl Blackjack {
         matches!(self.phase, Phase::Over(_))
     }
 
-    /// The seed's response text: `Dealer: …`, `Player: …`, and the message when the hand ended.
+    /// The tools' fixed response text: `Dealer: …`, `Player: …`, and the message when the hand ended.
     pub fn text(&self) -> Vec<String> {
         if self.phase == Phase::Idle {
             return vec!["No hand has been dealt yet.".into()];

@@ -352,7 +352,7 @@ macro_rules! night_verb {
     };
 }
 
-/// The seed's result object for a night action.
+/// The night tools' result object for a night action.
 fn night_value(key: &str, role: &str, target: &str, w: &super::rules::Werewolf) -> Value {
     match key {
         "result" => {

@@ -21,7 +21,8 @@ pub enum Vis {
 }
 
 impl Vis {
-    /// The seed's `visibility` word for it (notes, fix 8: WOLVES beside PUBLIC and PRIVATE).
+    /// The `visibility` word `events.get` gives it (WOLVES beside PUBLIC and PRIVATE: fix 8 in
+    /// `catalog`).
     pub fn label(&self) -> &'static str {
         match self {
             Vis::Public => "PUBLIC",
