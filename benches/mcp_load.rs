@@ -13,7 +13,7 @@
 //! `--hosts N` runs `look` and `finishTurn` against a world and N hosts across a `nats-server`
 //! of its own (the agents spread over the hosts; "cpu µs" then counts every process).
 //!
-//! `look` is called at the plain `/mcp` (the town's set), seed 000's chess tools at
+//! `look` is called at the plain `/mcp` (the town's set), the chess tools at
 //! `/mcp/chess`; `--one-address` calls every tool at `/mcp`, for a build from before the sets.
 //!
 //!     cargo bench --bench mcp_load

@@ -169,7 +169,7 @@ pub struct Config {
     pub command_rate: f64,
 
     /// Reads of a game's state and events (Werewolf's get_state, events.get, matches.list,
-    /// queue.status) one identity may make a second, whatever the face (seed 002 §8.6: 2;
+    /// queue.status) one identity may make a second, whatever the face (2 by default;
     /// 0: no limit). A long poll is one read.
     #[arg(long, env = "MOOT_READ_RATE", default_value_t = 2.0)]
     pub read_rate: f64,

@@ -4,8 +4,8 @@
 //! blackjack, Werewolf practice matches in each phase) beside a finished game of each. Built
 //! only with the `testing` feature.
 //!
-//! Commands are fed as the faces feed them (a typed line, a verb's JSON arguments, seed 004's
-//! host calls) by anyone: players, strangers to a game, the dead, spectators, a wizard, an
+//! Commands are fed as the faces feed them (a typed line, a verb's JSON arguments, the session
+//! host's calls) by anyone: players, strangers to a game, the dead, spectators, a wizard, an
 //! identity nobody knows. The house's thinking and the deadlines are run at once, on a paused
 //! game clock that only [`Op::Wait`] moves. After each step the drill checks what moot promises:
 //! nothing panicked (the boundary would have hidden it, so commands run here without one);
@@ -43,7 +43,7 @@ pub enum Op {
     Line(Who, String),
     /// A verb (by its place in the registry, modulo its length) with JSON arguments, as MCP.
     Json(Who, usize, Value),
-    /// Seed 004's host calls, as REST: an action, the state, the log.
+    /// The session host's calls, as REST: an action, the state, the log.
     Act(Who, SessionId, String, Option<u64>),
     State(Who, SessionId),
     Log(Who, SessionId),

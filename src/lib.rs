@@ -6,7 +6,7 @@
 //!   town (world files, database, replay, world task) for the server and `moot mcp` alike;
 //!   [`uci`] drives an external chess engine, for chess's computer player's top levels;
 //! - the faces translate and hold no game state: [`telnet`] (bytes in, lines out), [`http`]
-//!   (seed 004's REST API and the `/mcp` gate) and [`mcp`] (every verb as a tool);
+//!   (the sessions' REST API and the `/mcp` gate) and [`mcp`] (every verb as a tool);
 //! - [`link`] is what a face needs from the town wherever it runs: in this process, or in a
 //!   world process across a NATS broker (`moot world` and `moot host`);
 //! - [`modules`] holds the game modules, one folder each (its pure rules, its verbs, its

@@ -125,8 +125,8 @@ pub enum Computer {
     Think(Thinking),
 }
 
-/// The stable code a refusal carries to every face (seed 002's notes' list, and moot's own
-/// three), typed from the rules that refuse to the face that names it.
+/// The stable code a refusal carries to every face (the Werewolf tools' codes, and moot's own
+/// three: clients match on them), typed from the rules that refuse to the face that names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Code {
     WrongPhase,

@@ -1,4 +1,4 @@
-//! The REST API's one error shape, `{"error": {"code", "message"}}`, with seed 004's codes.
+//! The REST API's one error shape, `{"error": {"code", "message"}}`, with the API's stable codes.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};

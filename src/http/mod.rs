@@ -1,5 +1,5 @@
-//! The REST API of seed 004 (the state-machine host), on axum: agents, sessions, actions and
-//! the action log, with the seed's bodies, status codes and error shape.
+//! The REST API of the state-machine host, on axum: agents, sessions, actions and the action
+//! log, with the bodies, status codes and error shape its clients rely on.
 //!
 //! Handlers only translate: they authenticate, parse, and hand the work to the world through
 //! [`WorldHandle::call`](crate::world::WorldHandle::call), which answers after the database has
@@ -346,9 +346,9 @@ fn schema<T: JsonSchema>() -> Schema {
     SchemaGenerator::default().into_root_schema_for::<T>()
 }
 
-/// Every route of the API: seed 004's, then what each game module adds.
+/// Every route of the API: the session host's, then what each game module adds.
 pub fn routes() -> Vec<Route> {
-    let mut routes = seed_routes();
+    let mut routes = session_routes();
     for m in crate::modules::ALL {
         if let Some(page) = &m.page {
             routes.push(Route {
@@ -411,7 +411,7 @@ fn read_route(read: &'static crate::verbs::module::ApiRead) -> Route {
     }
 }
 
-fn seed_routes() -> Vec<Route> {
+fn session_routes() -> Vec<Route> {
     vec![
         Route {
             method: Method::GET,

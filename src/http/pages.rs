@@ -1,4 +1,4 @@
-//! The routes the game modules add beside seed 004's: each game's page (and its downloads),
+//! The routes the game modules add beside the session host's: each game's page (and its downloads),
 //! and reads answered by one of its verbs (a Werewolf match's report, a chess game's PGN).
 //! Nothing here names a game: the modules' declarations say what to serve.
 

@@ -96,7 +96,7 @@ fn attempt(
     Step::Done(r, watch)
 }
 
-/// The MCP Apps page a result names (its `ui`, seed 000's showUi).
+/// The MCP Apps page a result names (its `ui`, for `createGame`'s `showUi`).
 fn ui_of(data: &serde_json::value::RawValue) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Named {
@@ -108,7 +108,7 @@ fn ui_of(data: &serde_json::value::RawValue) -> Option<String> {
 /// The MCP resource with `/skill.md`'s text.
 pub const SKILL_URI: &str = "moot://skill.md";
 
-/// How long a "not yet" waits before answering (seed 000: 30 seconds), and how often it tells
+/// How long a "not yet" waits before answering (30 seconds, as `waitForNextTurn` promises), and how often it tells
 /// a client that gave a progress token that it is still waiting.
 pub const WAIT: Duration = Duration::from_secs(30);
 pub const PROGRESS_EVERY: Duration = Duration::from_secs(10);
@@ -357,7 +357,7 @@ impl MootMcp {
             .ok_or_else(|| McpError::invalid_params(self.unknown_tool(name), None))?;
         let args = Value::Object(arguments.unwrap_or_default());
         let mut out = self.run(agent.clone(), entry, args, cx).await?;
-        // A result that names a UI resource (seed 000's showUi) carries it, for MCP Apps hosts
+        // A result that names a UI resource (chess's `showUi`) carries it, for MCP Apps hosts
         // (`_meta.ui.resourceUri`) and for hosts that show embedded resources.
         let ui = if modules::may_name_a_page(entry) {
             out.structured_content.as_deref().and_then(ui_of)

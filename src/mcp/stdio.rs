@@ -1,6 +1,6 @@
 //! `moot mcp`: the MCP server over stdio, for an agent that runs moot as its own tool server.
 //! Standalone: an in-process town (in memory unless `--db`), and the process is one player,
-//! the seed's "one session per client connection". Everything it logs goes to stderr.
+//! one game session per client connection, as the blackjack tools expect. Everything it logs goes to stderr.
 
 use rmcp::ServiceExt;
 

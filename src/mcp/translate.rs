@@ -1,5 +1,5 @@
-//! A verb as an MCP tool, and its answer as a tool's result: what a spec fixes (seed 002's
-//! tools, seed 000's schemas) exactly as written, the rest generated from the verb.
+//! A verb as an MCP tool, and its answer as a tool's result: what a spec fixes (the Werewolf
+//! tools, `createGame`'s input schema) exactly as written, the rest generated from the verb.
 
 use std::sync::Arc;
 
@@ -23,7 +23,7 @@ fn fixed(json: &str) -> JsonObject {
     }
 }
 
-/// A tool a spec gives whole (seed 002's), exactly as given.
+/// A tool a spec gives whole (a Werewolf tool), exactly as given.
 #[expect(
     clippy::expect_used,
     reason = "the definitions are constants in moot's source, built once when the tool list is \
@@ -164,7 +164,7 @@ pub(super) fn result(r: Result<Reply<Json>, VerbError>, json_text: bool) -> Answ
         }
     });
     match r {
-        // A spec's tool (seed 002's) puts its JSON in the text too (notes, fix 2), for clients
+        // A spec's tool (a Werewolf tool) puts its JSON in the text too (Werewolf's fix 2), for clients
         // that read only text.
         Ok(reply) if json_text => Answer::success(reply.data.get().to_owned(), Some(reply.data)),
         Ok(reply) => Answer::success(reply.text.join("\n"), Some(reply.data)),

@@ -14,7 +14,7 @@ const MIGRATIONS: &[&str] = &[
         room          TEXT,
         created_at    TEXT NOT NULL DEFAULT (datetime('now'))
     );",
-    // 2: the state-machine host (seed 004): sessions, who plays which role, and the append-only
+    // 2: the state-machine host: sessions, who plays which role, and the append-only
     // log of actions. Agents get API tokens (stored as SHA-256 hashes).
     "ALTER TABLE agents ADD COLUMN token_hash TEXT;
     CREATE TABLE sessions (
@@ -52,7 +52,7 @@ const MIGRATIONS: &[&str] = &[
     // 3: the game time of each action (milliseconds since its session began, scaled by
     // --time-scale), so that templates with clocks and deadlines replay exactly.
     "ALTER TABLE actions ADD COLUMN at_ms INTEGER NOT NULL DEFAULT 0;",
-    // 4: answers kept under idempotency keys (seed 002, notes fix 11), so that a retry after a
+    // 4: answers kept under idempotency keys (Werewolf's tools), so that a retry after a
     // restart is still answered and still changes nothing. `args` and `answer` are JSON; the
     // newest few hundred of each identity are kept (see `keys::KEPT_PER_IDENTITY`).
     "CREATE TABLE idempotency_keys (

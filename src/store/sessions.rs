@@ -31,7 +31,7 @@ pub struct LogEntry {
     pub agent_id: String,
     pub created_at: String,
     /// The game time it was taken at (see `games::GameTime`); the replay needs it, readers
-    /// of seed 004's log do not.
+    /// of the API's log do not.
     #[serde(skip)]
     pub at_ms: u64,
     /// Why its actor took it, in their words, if they said: shown once the game is over.

@@ -1,6 +1,6 @@
 //! Why a verb did not do what was asked: a kind every face can answer in its own way (a line,
 //! an HTTP status, a tool's `isError`), the stable code the rules or the host gave, the wait
-//! before trying again, and the seed's refusal shape, built here and nowhere else.
+//! before trying again, and the Werewolf tools' refusal shape, built here and nowhere else.
 
 /// Why a verb did nothing. The message is written for a person and is the whole answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -10,8 +10,8 @@ pub struct VerbError {
     /// For [`ErrorKind::Pending`]: the session whose next change may give a different answer,
     /// the tick it is at now, and the structured result to give if the wait runs out.
     pub pending: Option<Box<Pending>>,
-    /// The refusal as structured data, for tools whose spec gives errors a shape (seed 002's
-    /// `{ok: false, serverTime, error}`).
+    /// The refusal as structured data, for tools whose spec gives errors a shape (the
+    /// Werewolf tools' `{ok: false, serverTime, error}`).
     pub data: Option<serde_json::Value>,
     /// The refusal's stable code, where it has one, as the rules or the host gave it.
     pub code: Option<crate::games::Code>,
@@ -131,7 +131,7 @@ impl From<crate::world::sessions::HostError> for VerbError {
     }
 }
 
-/// A refusal in a spec tool's shape (seed 002's notes, fix 1 and 6: `{ok: false, serverTime,
+/// A refusal in a spec tool's shape (Werewolf's fixes 1 and 6: `{ok: false, serverTime,
 /// error: {code, message, retryable}}`, with `retryAfterMs` when waiting helps), if it has
 /// none yet: the one place that shape is built. Without a code of its own (its arguments did
 /// not parse, it named nothing there, it met a bug) it gets the stable code that says so.

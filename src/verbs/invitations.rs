@@ -1,6 +1,6 @@
 //! Answering an invitation to a game: `accept`/`decline` as people say it (by the name of who
 //! asked, anywhere in the town), and `session_accept`/`session_decline` by the session's id,
-//! as seed 004's agents and the REST API do. Each is [`World::accept_invitation`] or
+//! as the session tools and the REST API do. Each is [`World::accept_invitation`] or
 //! [`World::decline_invitation`], so an invitation made on one face is answered on any.
 
 use schemars::JsonSchema;

@@ -148,12 +148,12 @@ impl Topic {
         more: None,
     };
 
-    /// The tools AI agents use (seed 000's chess tools, seed 004's sessions, the mailbox).
+    /// The tools AI agents use (the chess tools, the session tools, the mailbox).
     pub const AGENTS: Topic = Topic {
         title: "Agents' tools",
         words: &["agents", "tools", "mcp"],
         intro: "AI agents reach moot over MCP (every verb is a tool) and REST. Besides the \
-verbs, they have seed 000's chess tools, seed 004's session tools for any template, and `events` \
+verbs, they have the chess tools (createGame and the rest), the session tools for any template, and `events` \
 for what happened around them. A person can give their own agent a token with `token`.",
         more: None,
     };
@@ -353,7 +353,7 @@ fn run_json<V: Verb>(
     args: serde_json::Value,
 ) -> Result<Reply<Json>, VerbError> {
     let r = run_json_of::<V>(w, cx, args);
-    // A spec's tool (seed 002's) answers every refusal in its shape, whatever refused it.
+    // A spec's tool (a Werewolf tool) answers every refusal in its shape, whatever refused it.
     if V::TOOL.definition.is_some() {
         let now = crate::world::sessions::iso(w.wall_now());
         return r.map_err(|e| shaped(now, e));
@@ -542,7 +542,7 @@ mod tests {
 
     /// An action that meets an ended session (a Werewolf night that ran out and ended the
     /// match just before the seer's inspect was taken) is out of its phase on a spec tool, as
-    /// when the tool saw the end itself; REST keeps seed 004's INVALID_ACTION.
+    /// when the tool saw the end itself; REST keeps its INVALID_ACTION.
     #[test]
     fn an_action_in_an_ended_session_is_wrong_phase() {
         let host = HostError::completed(7.into());

@@ -30,7 +30,7 @@ pub struct GameModule {
     pub commands: Option<CommandSet>,
     /// Its pages on the web, if it has any.
     pub page: Option<Page>,
-    /// Reads the REST API serves beside seed 004's, each answered by one of its verbs.
+    /// Reads the REST API serves beside the session host's, each answered by one of its verbs.
     pub reads: &'static [ApiRead],
     /// Its MCP Apps resource, if it has one.
     pub app: Option<McpApp>,

@@ -4,8 +4,8 @@
 //! duels are accepted, and the house's computer sits down at once.
 //!
 //! A game stands at its table, whoever starts it and from wherever. People start one at the
-//! table, with whoever is there; the seeds' tools (`deal`, `createGame`, `joinGame`) start one
-//! from anywhere, because the agents that follow those seeds do not walk, and say so. Moves in a
+//! table, with whoever is there; the agents' tools (`deal`, `createGame`, `joinGame`) start one
+//! from anywhere, because agents that only call those tools do not walk, and say so. Moves in a
 //! game you play are made by its number from anywhere, as by correspondence.
 
 use std::collections::BTreeMap;
@@ -30,8 +30,8 @@ pub fn table_room(world: &World, kind: ThingKind) -> Option<(RoomIdx, String)> {
 }
 
 /// Tells the actor, if they are away from the table of `kind`, that the game they start is
-/// played there all the same: the seed's tools start games from anywhere (agents that follow
-/// them do not walk), and the game stands at its table, where anyone may watch it.
+/// played there all the same: the agents' tools start games from anywhere (agents that only
+/// call them do not walk), and the game stands at its table, where anyone may watch it.
 pub fn from_afar(world: &World, cx: &mut Cx, kind: ThingKind) {
     let Some((room, table)) = table_room(world, kind) else {
         return;

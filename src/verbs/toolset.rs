@@ -1,6 +1,6 @@
 //! Tools come in named sets, so that an agent loads the tools it came for: each set is served
 //! at its own address (`/mcp/chess`, and `moot mcp --tools chess` over stdio), where an agent
-//! built for one seed meets that seed's server exactly, in the one town with the one identity.
+//! built for one game's server (chess, blackjack, Werewolf) meets that server exactly, in the one town with the one identity.
 //! The plain `/mcp` serves the town's set, small enough for any host, and names the others.
 
 /// A named set of tools. A verb belongs to one set, or to none (a telnet-only verb).
@@ -37,10 +37,10 @@ impl Toolset {
                   and chess against a person or the house (play, choose, mark, drop, move…)",
         wizards_only: false,
     };
-    /// Seed 004's state-machine host.
+    /// The state-machine host: sessions of any template.
     pub const SESSIONS: Toolset = Toolset {
         name: "sessions",
-        summary: "seed 004's session API for any game template: session_create, session_act, \
+        summary: "the session API for any game template: session_create, session_act, \
                   session_state, session_log, session_list, session_accept, session_decline",
         wizards_only: false,
     };

@@ -1,4 +1,4 @@
-"""Seed 000's interactive chess board, driven in a real Chromium by Playwright.
+"""The interactive chess board of `createGame` with `showUi`, driven in a real Chromium by Playwright.
 
 Usage: board.py BASE_URL
 
@@ -7,7 +7,7 @@ over REST, and plays three games on the one page:
 
   host     the agent asks createGame with showUi over MCP and gets the `ui://chess/<id>`
            resource. A minimal MCP Apps host puts it in an iframe; a piece is dragged and
-           Confirm clicked; the host sees the page's `tools/call` (and seed 000's own
+           Confirm clicked; the host sees the page's `tools/call` (and the older
            `{type: 'action'}` message), makes the call over MCP, and hands the result back
            as `ui/notifications/tool-result`, which redraws the board.
   browser  the same game at /chess/<id> in a plain tab: the player types their token, the
@@ -15,7 +15,7 @@ over REST, and plays three games on the one page:
            illegal one typed into the UCI field is refused with the server's message; then
            the page follows the computer's answer by itself.
   claim    a REST game between two agents from a set position: "Claim Checkmate" with a move
-           that does not mate is refused in seed 000's words, and with Qxf7# ends the game.
+           that does not mate is refused in the chess tools' words, and with Qxf7# ends the game.
 
 Prints one JSON object with what was seen; exits non-zero on any failure.
 """

@@ -228,7 +228,7 @@ async def mcp(http, base, token, name, args):
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {},
             "io.modelcontextprotocol/clientInfo": {"name": "town.py", "version": "1"}}
-    # The tools this page test calls are seed 002's, at their set's own address.
+    # The tools this page test calls are Werewolf's, at their set's own address.
     r = await http.post(f"{base}/mcp/werewolf", headers={
         "Authorization": f"Bearer {token}", "accept": "application/json, text/event-stream",
         "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name},

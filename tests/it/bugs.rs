@@ -174,7 +174,7 @@ async fn a_game_action_that_panics_is_undone_on_every_face() {
     assert_eq!(state(&x).await, state0, "the state is as before");
     assert_eq!(log(&x).await, log0, "the log is as before");
 
-    // MCP (seed 004's session_act).
+    // MCP (the session tools' session_act).
     mcp_tool(s.http, &x.token, "@fault", json!({"kind": "arm"})).await;
     let r = mcp_tool(
         s.http,

@@ -582,8 +582,8 @@ async fn a_telnet_player_sees_one_compact_board_per_move_from_their_side() {
     s.stop().await;
 }
 
-/// A person who joins an agent's game on telnet reads words and a board, not the seed's
-/// markdown for agents.
+/// A person who joins an agent's game on telnet reads words and a board, not the
+/// markdown board for agents.
 #[tokio::test]
 async fn a_telnet_player_who_joins_an_agents_game_reads_words_not_markdown() {
     let s = TestServer::start().await;

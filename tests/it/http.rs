@@ -1,4 +1,4 @@
-//! The state-machine host over real HTTP: seed 004's API, its eight invariants, races, bad
+//! The state-machine host over real HTTP: its REST API, its eight invariants, races, bad
 //! input, and games played to the end.
 
 use serde_json::{Value, json};
@@ -830,7 +830,7 @@ async fn chess_moves_in_san_are_taken_on_every_face_and_logged_as_uci() {
         .collect();
     assert_eq!(actions, ["e2e4", "e7e5"], "{log}");
 
-    // Seed 000's finishTurn, against the computer: Nf3 is played as g1f3.
+    // The chess tools' finishTurn, against the computer: Nf3 is played as g1f3.
     let game = crate::support::mcp_tool(
         s.http,
         &white.token,

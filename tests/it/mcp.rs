@@ -45,7 +45,7 @@ fn every_verb_is_a_tool_and_every_tool_a_verb() {
     assert_eq!(telnet_only, ["linelength", "wrap"]);
     for ((_, t), e) in tools.iter().zip(served) {
         if let Some(def) = e.tool.definition {
-            // A tool a spec gives whole is served as given (seed 002's: see werewolf.rs).
+            // A tool a spec gives whole is served as given (Werewolf's: see werewolf.rs).
             let served = serde_json::to_value(t).unwrap();
             let def = def(e.tool_name());
             for k in [
@@ -334,7 +334,7 @@ async fn agents_play_rock_paper_scissors_through_the_session_tools() {
     assert_eq!(seen["log"], serde_json::json!(["paper", "scissors"]));
 }
 
-/// The parts of seed 000's interactive board that a host or a browser relies on.
+/// The parts of the interactive chess board that a host or a browser relies on.
 fn assert_board_page(html: &str) {
     for part in [
         "id=\"board\"",
@@ -400,7 +400,7 @@ async fn show_ui_gives_an_mcp_apps_board_and_the_same_page_over_http() {
     );
 }
 
-/// Seed 000's board in a real Chromium (Playwright), as an MCP Apps host would show it and as a
+/// The chess board in a real Chromium (Playwright), as an MCP Apps host would show it and as a
 /// plain browser tab at `/chess/<id>`: see tests/browser/board.py.
 #[tokio::test]
 async fn the_board_page_plays_in_a_real_chromium() {
@@ -636,9 +636,9 @@ fn inspector() -> (String, String) {
 #[test]
 fn tool_schemas_pass_the_inspectors_strict_check_and_fixed_ones_are_served_exactly() {
     let (node, cli) = inspector();
-    // Warnings only where a seed's schemas are served exactly as the seed writes them: seed
-    // 002 writes nullable fields as `type` arrays, which the Inspector calls less portable.
-    let seed_tools: Vec<&str> = moot::modules::REGISTRY
+    // Warnings only where a tool's schemas are served exactly as its definition writes them: the
+    // Werewolf tools' definitions write nullable fields as `type` arrays, which the Inspector calls less portable.
+    let fixed_tools: Vec<&str> = moot::modules::REGISTRY
         .iter()
         .filter(|e| e.tool.definition.is_some())
         .map(|e| e.tool_name())
@@ -677,7 +677,7 @@ fn tool_schemas_pass_the_inspectors_strict_check_and_fixed_ones_are_served_exact
         for warning in stderr.split("Warning: ").skip(1) {
             let tool = warning.split('"').nth(1).unwrap_or("");
             assert!(
-                seed_tools.contains(&tool) && warning.contains("`type` is an array"),
+                fixed_tools.contains(&tool) && warning.contains("`type` is an array"),
                 "a warning about a schema moot writes itself: {warning}"
             );
         }

@@ -401,7 +401,7 @@ async fn a_night_action_moves_nothing_in_who() {
     s.stop().await;
 }
 
-/// Every refusal of seed 002's thirteen tools, whatever refuses it (the schema, the rules, a
+/// Every refusal of the thirteen Werewolf tools, whatever refuses it (the schema, the rules, a
 /// count out of range, an unknown cursor), is an `isError` result whose structuredContent
 /// conforms to the tool's outputSchema, with a code from the README's stable list
 /// (`tests/mcp/refusals.py`, with jsonschema).
@@ -420,7 +420,7 @@ async fn every_refusal_of_the_seed_tools_has_the_seeds_shape() {
 }
 
 /// An agent who practises is told their card as the match begins, in their mailbox, without
-/// asking (the seed's practice tool answers with the match alone).
+/// asking (the practice tool answers with the match alone).
 #[tokio::test]
 async fn an_agent_is_told_its_card_as_its_match_begins() {
     let s = TestServer::start().await;

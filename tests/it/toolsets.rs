@@ -111,11 +111,10 @@ async fn every_address_lists_its_set_and_the_default_fits_the_budget() {
     s.stop().await;
 }
 
-/// Each seed's server, exactly, at its own address: seed 000's four chess tools, seed 001's
-/// three blackjack tools, seed 002's thirteen Werewolf tools (and the practice match), seed
-/// 004's session tools.
+/// Each game's server, exactly, at its own address: the four chess tools, the three blackjack
+/// tools, the thirteen Werewolf tools (and the practice match), the session tools.
 #[tokio::test]
-async fn each_seeds_server_is_at_its_own_address_exactly() {
+async fn each_games_server_is_at_its_own_address_exactly() {
     let s = TestServer::start().await;
     let a = s.api().agent(None).await;
     let (chess, _) = listed(&s, &a.token, "/mcp/chess").await;
@@ -128,7 +127,7 @@ async fn each_seeds_server_is_at_its_own_address_exactly() {
         cards,
         names(&["blackjack_deal", "blackjack_hit", "blackjack_stand"])
     );
-    // Seed 002's thirteen, and the practice match against the house's bots.
+    // Werewolf's thirteen, and the practice match against the house's bots.
     let (werewolf, _) = listed(&s, &a.token, "/mcp/werewolf").await;
     assert_eq!(
         werewolf,

@@ -161,7 +161,7 @@ async fn a_practice_match_of_an_agent_and_seven_house_bots_plays_to_its_end() {
         json!({ "matchId": sid, "export": true, "viewer": "OMNISCIENT" }),
     )
     .await;
-    // Acting once it is over: the seed's WRONG_PHASE, as for any action out of its phase.
+    // Acting once it is over: WRONG_PHASE, as for any action out of its phase.
     let late = crate::support::mcp_tool(
         s.http,
         &me.token,
@@ -479,7 +479,8 @@ async fn eight_agents_on_the_board_start_a_match_and_spectators_see_no_roles() {
             crate::support::mcp_tool(s.http, &a.token, "et.werewolf.queue.join", json!({})).await;
         let sc = &r["structuredContent"];
         assert_eq!(sc["ok"], true, "{r}");
-        // The text content carries the same JSON (notes, fix 2).
+        // The text content carries the same JSON (fix 2 in `catalog.rs`), for clients that read
+        // only text.
         let text: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
         assert_eq!(&text, sc);
         if i < 7 {
@@ -525,7 +526,7 @@ async fn eight_agents_on_the_board_start_a_match_and_spectators_see_no_roles() {
             .iter()
             .all(|p| p["revealedRole"].is_null())
     );
-    // A refusal has the seed's shape, with a stable code, as an isError result.
+    // A refusal has the tools' shape (`{ok: false, serverTime, error}`), with a stable code, as an isError result.
     let wrong = crate::support::mcp_tool(
         s.http,
         &agents[0].token,
@@ -644,23 +645,23 @@ fn differences(a: &Value, b: &Value, path: String, out: &mut Vec<String>) {
     }
 }
 
-/// Seed 002's thirteen tools, from the seed's own JSON (kept verbatim in tests/data), against
-/// tools/list at `/mcp/werewolf`: every field is the seed's, except the fixes
-/// `shared/notes/werewolf.md` documents.
+/// The thirteen Werewolf tools, from their original JSON (kept verbatim in tests/data), against
+/// tools/list at `/mcp/werewolf`: every field is the original's, except the fixes that
+/// `src/modules/werewolf/catalog.rs` lists.
 #[tokio::test]
-async fn tools_list_serves_seed_002s_tools_with_only_the_documented_fixes() {
+async fn tools_list_serves_the_werewolf_tools_with_only_the_documented_fixes() {
     let seed: Vec<Value> =
-        serde_json::from_str(include_str!("../data/seed002_tools.json")).unwrap();
+        serde_json::from_str(include_str!("../data/werewolf_tools.json")).unwrap();
     assert_eq!(seed.len(), 13);
     let s = TestServer::start().await;
     let a = s.api().agent(None).await;
-    // At the set's own address (/mcp/werewolf), as an agent built for seed 002 connects.
+    // At the set's own address (/mcp/werewolf), as an agent built for these tools connects.
     let listed =
         crate::support::mcp_request(s.http, &a.token, "/mcp/werewolf", "tools/list", json!({}))
             .await;
     let tools = listed["tools"].as_array().unwrap();
-    // The set is the seed's thirteen and the practice match: an agent built for the seed meets
-    // its server.
+    // The set is the original thirteen and the practice match: an agent built for them meets
+    // the server it expects.
     let names: std::collections::BTreeSet<&str> =
         tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     let seeds: std::collections::BTreeSet<&str> =
@@ -715,7 +716,7 @@ async fn tools_list_serves_seed_002s_tools_with_only_the_documented_fixes() {
         for d in &diffs {
             assert!(
                 allowed(name, d),
-                "{name}: {d} differs from the seed without a documented fix"
+                "{name}: {d} differs from the original without a documented fix"
             );
         }
         // Fix 1 on every tool: an error result can conform.
@@ -1089,10 +1090,10 @@ async fn the_rules_and_role_cards_are_prompts_and_resources_rendered_from_the_ru
     s.stop().await;
 }
 
-/// Eight agents of the Python `mcp` package play a whole match over Streamable HTTP with seed
-/// 002's tools alone (tests/mcp/werewolf_agents.py), every result checked against its schema.
+/// Eight agents of the Python `mcp` package play a whole match over Streamable HTTP with the
+/// thirteen Werewolf tools alone (tests/mcp/werewolf_agents.py), every result checked against its schema.
 #[tokio::test]
-async fn eight_python_sdk_agents_play_a_whole_match_with_the_seed_tools() {
+async fn eight_python_sdk_agents_play_a_whole_match_with_the_werewolf_tools() {
     let s = TestServer::start_with(|c| c.time_scale = 50.0).await;
     let api = s.api();
     let mut tokens = Vec::new();
@@ -1277,7 +1278,7 @@ async fn six_agents_and_two_telnet_players_play_one_match() {
     s.stop().await;
 }
 
-/// §8.6: reads of state and events are limited per identity (2 a second by default, in bursts
+/// Reads of state and events are limited per identity (2 a second by default, in bursts
 /// of 4), with a retry-after; waiting that long is enough.
 #[tokio::test]
 async fn reads_are_rate_limited_per_identity_with_a_retry_after() {

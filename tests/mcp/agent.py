@@ -100,7 +100,7 @@ async def scenario_chess(session):
 
 
 async def scenario_blackjack(session):
-    """100 hands, hitting below 17; every answer in the seed's format."""
+    """100 hands, hitting below 17; every answer in the tools' fixed text format."""
     tools = await tools_of(session)
     results = {}
     for _ in range(100):
@@ -112,7 +112,7 @@ async def scenario_blackjack(session):
             hand = check(tools, "blackjack_stand", raw)
             text = raw.content[0].text.split("\n")
             if not (text[0].startswith("Dealer: ") and text[1].startswith("Player: ") and text[2] == hand["message"]):
-                raise AssertionError(f"not the seed's format: {text}")
+                raise AssertionError(f"not the blackjack text format: {text}")
             if "X" in text[0]:
                 raise AssertionError("the hidden card is still hidden after standing")
         results[hand["message"]] = results.get(hand["message"], 0) + 1

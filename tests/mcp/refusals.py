@@ -1,4 +1,4 @@
-"""Every refusal of seed 002's thirteen tools has the seed's shape: an `isError` result whose
+"""Every refusal of the thirteen Werewolf tools has their shape: an `isError` result whose
 structuredContent conforms to the tool's outputSchema (`ok: false`, `serverTime`, an `error`
 with a code from the stable list). Called by tests/it/side_channels.rs with the server's base
 URL, an agent's token and a running match's id; prints what it checked as JSON."""
@@ -34,7 +34,7 @@ def call(base, token, method, params):
     }
     if method == "tools/call":
         headers["Mcp-Name"] = params["name"]
-    # Seed 002's tools are served at their set's own address.
+    # The Werewolf tools are served at their set's own address.
     req = urllib.request.Request(f"{base}/mcp/werewolf", data=json.dumps(body).encode(),
                                  headers={**headers, "content-type": "application/json"})
     with urllib.request.urlopen(req, timeout=30) as r:

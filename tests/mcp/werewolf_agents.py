@@ -1,5 +1,5 @@
 """Eight agents play one Werewolf match through the Python `mcp` package, over Streamable HTTP
-(MCP 2026-07-28, stateless), using only seed 002's tools. Each signs the queue, then follows its
+(MCP 2026-07-28, stateless), using only the thirteen Werewolf tools. Each signs the queue, then follows its
 brief (`requiredAction`) from `get_state`, and waits for news with `events.get` (waitSeconds)
 instead of spinning. Every structuredContent is checked against the tool's outputSchema.
 
@@ -24,7 +24,7 @@ async def call(session, tools, name, args, may_fail=False):
     while True:
         result = await session.call_tool(name, args)
         data = result.structured_content
-        # Too fast (§8.6): wait as long as the server says, then ask again.
+        # Too fast (reads are rate-limited per identity): wait as long as the server says, then ask again.
         if result.is_error and data and data["error"]["code"] == "RATE_LIMITED":
             await asyncio.sleep(data["error"].get("retryAfterMs", 500) / 1000)
             continue
@@ -32,7 +32,7 @@ async def call(session, tools, name, args, may_fail=False):
     schema = tools[name].output_schema
     if data is not None and schema is not None:
         jsonschema.validate(data, schema)
-    # The text content carries the same JSON (notes, fix 2).
+    # The text content carries the same JSON, for clients that read only text.
     if data is not None and json.loads(result.content[0].text) != data:
         raise AssertionError(f"{name}: text and structuredContent differ")
     if result.is_error and not may_fail:

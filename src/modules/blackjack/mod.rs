@@ -1,4 +1,4 @@
-//! `blackjack_deal`, `blackjack_hit`, `blackjack_stand`: seed 001's tools, and the Card Room
+//! `blackjack_deal`, `blackjack_hit`, `blackjack_stand`: the blackjack server's MCP tools, and the Card Room
 //! table's verbs (`deal`, `hit`, `stand` on telnet). Each player has one blackjack.v1 session
 //! at the table, made on their first deal; its log holds every card.
 
@@ -42,7 +42,8 @@ fn my_table(world: &World, cx: &Cx) -> Option<SessionId> {
         .map(|s| s.id)
 }
 
-/// Takes `action` at the actor's table (made first for a deal) and answers in the seed's format.
+/// Takes `action` at the actor's table (made first for a deal) and answers in the tools' fixed
+/// text format (`Dealer: …`, `Player: …`, the outcome).
 fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, VerbError> {
     let sid = match my_table(world, cx) {
         Some(id) => id,
@@ -179,10 +180,11 @@ higher total without going over 21 wins, and a tie goes to the dealer.";
     }
 }
 
-/// Seed 001's three tools, at `/mcp/blackjack`: a seed-001 blackjack server, exactly.
+/// The three blackjack tools, at `/mcp/blackjack`: exactly the blackjack server agents expect
+/// (those names, arguments and answer texts), nothing else.
 pub const TOOLSET: crate::verbs::Toolset = crate::verbs::Toolset {
     name: "blackjack",
-    summary: "seed 001's blackjack server: blackjack_deal, blackjack_hit, blackjack_stand",
+    summary: "the blackjack server's three tools: blackjack_deal, blackjack_hit, blackjack_stand",
     wizards_only: false,
 };
 
@@ -191,12 +193,12 @@ pub const TOPIC: Topic = Topic {
     title: "Cards",
     words: &["blackjack", "cards"],
     intro: "Blackjack is played at the Card Room's table (west of the square), where anyone may \
-watch; you may deal from anywhere (agents that follow seed 001 do not walk), and the hand is \
+watch; you may deal from anywhere (agents that only call the blackjack tools do not walk), and the hand is \
 played at the table all the same. Get close to 21 without going over; the dealer draws to 17.",
     more: None,
 };
 
-/// Blackjack against the house: seed 001's three tools.
+/// Blackjack against the house: the Card Room's table and the three blackjack tools.
 pub static MODULE: crate::verbs::module::GameModule = crate::verbs::module::GameModule {
     skill: Some(
         "At `/mcp/blackjack`, `blackjack_deal` deals a hand against the house, `blackjack_hit` \

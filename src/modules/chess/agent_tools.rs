@@ -1,5 +1,6 @@
-//! Seed 000's chess tools, `createGame`, `joinGame`, `finishTurn` and `waitForNextTurn`, with
-//! its arguments, checks and texts (and its markdown board). They are verbs like any other, so
+//! The chess tools agents call, `createGame`, `joinGame`, `finishTurn` and `waitForNextTurn`,
+//! with the arguments, checks and texts that agents written for them expect (and the markdown
+//! board). They are verbs like any other, so
 //! they play the parlour's chess.v1 sessions: a telnet or tkMOO-light player can join an
 //! agent's game by its id and play it with `move`, and the agent sees it here.
 
@@ -77,7 +78,7 @@ fn with_ui(world: &World, id: SessionId, mut i: GameInfo, me: &crate::world::Age
     i
 }
 
-/// The markdown board of the seed's example.
+/// The markdown board the chess tools answer with: a table of files a to h, ranks 8 to 1.
 pub fn markdown_board(pos: &shakmaty::Chess) -> String {
     const WHITE: [char; 6] = ['♙', '♘', '♗', '♖', '♕', '♔'];
     const BLACK: [char; 6] = ['♟', '♞', '♝', '♜', '♛', '♚'];
@@ -157,8 +158,8 @@ fn info(s: &Session, g: &ChessGame, me: &str, status: Option<&str>) -> GameInfo 
     }
 }
 
-/// Seed 000's `game_id`, with the seed's own error.
-fn seed_game_id(w: &str) -> Result<SessionId, VerbError> {
+/// A chess tool's `game_id`, refused with the tools' fixed text ("Error: Game not found").
+fn tool_game_id(w: &str) -> Result<SessionId, VerbError> {
     parse_game(w).map_err(|_| VerbError::not_found("Error: Game not found"))
 }
 
@@ -216,7 +217,7 @@ impl Verb for CreateGame {
     const USAGE: &'static str =
         "createGame computer|agent [white|black] [difficulty 1-10] [clock 5+3|3d]";
     const SUMMARY: &'static str =
-        "Start a chess game against the computer or another agent (seed 000).";
+        "Start a chess game against the computer or another agent.";
     const HELP: &'static str = "Creates a game and returns its id. As white you move first (finishTurn); \
 as black, call waitForNextTurn. Against `agent`, the game starts when another player calls \
 joinGame with the id.";
@@ -228,8 +229,8 @@ waitForNextTurn.";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = Topic::AGENTS;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
-    /// Seed 000's arguments, as the seed describes them (and an optional clock), and the board
-    /// page declared for MCP Apps hosts.
+    /// The tool's fixed arguments (`type`, `color`, `showUi`, `difficulty`; and moot's optional
+    /// clock), from a hand-written schema, and the board page declared for MCP Apps hosts.
     const TOOL: ToolSpec = ToolSpec {
         input_schema: Some(include_str!("create_game.schema.json")),
         meta: Some(r#"{"ui": {"resourceUri": "ui://chess/board"}}"#),
@@ -406,7 +407,7 @@ pub struct JoinGame;
 impl Verb for JoinGame {
     const NAME: &'static str = "joinGame";
     const USAGE: &'static str = "joinGame <game id>";
-    const SUMMARY: &'static str = "Join a chess game someone created for an opponent (seed 000).";
+    const SUMMARY: &'static str = "Join a chess game someone created for an opponent.";
     const HELP: &'static str = "Takes the free colour in a game made with `createGame agent`, or shows \
 a game you already play. Then play with finishTurn (or `move` on telnet).";
     const READ_ONLY: bool = false;
@@ -425,7 +426,7 @@ agent, taking the free colour. Returns the game as createGame does.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, a: GameIdArgs) -> Result<Reply<GameInfo>, VerbError> {
-        let id = seed_game_id(&a.game_id)?;
+        let id = tool_game_id(&a.game_id)?;
         let me = cx.actor.clone();
         if let Some(open) = world.ext::<ChessRoom>().open_games.get(&id).cloned() {
             if open.creator == me {
@@ -459,7 +460,7 @@ agent, taking the free colour. Returns the game as createGame does.";
         } else {
             "**Next Action**: Call `waitForNextTurn(game_id)`."
         };
-        // A person on telnet reads words and the board they know, not the seed's markdown.
+        // A person on telnet reads words and the board they know, not the agents' markdown.
         if cx.face == Face::Telnet {
             let text = format!(
                 "You join game #{id} as {}: {}. {} to move.",
@@ -500,7 +501,7 @@ impl Verb for FinishTurn {
     const NAME: &'static str = "finishTurn";
     const USAGE: &'static str = "finishTurn <game id> <move> [claim]";
     const SUMMARY: &'static str =
-        "Make your move in a chess game (seed 000); optionally claim checkmate.";
+        "Make your move in a chess game; optionally claim checkmate.";
     const HELP: &'static str = "Checks that the game exists, that it is your turn and that the move (UCI) \
 is legal, then plays it. With claim_win, the move is refused unless it mates.";
     const READ_ONLY: bool = false;
@@ -534,7 +535,7 @@ after your move; then call waitForNextTurn.";
         cx: &mut Cx,
         a: FinishTurnArgs,
     ) -> Result<Reply<GameInfo>, VerbError> {
-        let id = seed_game_id(&a.game_id)?;
+        let id = tool_game_id(&a.game_id)?;
         let me = cx.actor.clone();
         if world.ext::<ChessRoom>().open_games.contains_key(&id) {
             return Err(VerbError::refused(format!(
@@ -613,7 +614,7 @@ impl Verb for WaitForNextTurn {
     const NAME: &'static str = "waitForNextTurn";
     const USAGE: &'static str = "waitForNextTurn <game id>";
     const SUMMARY: &'static str =
-        "Wait (up to 30 s) until it is your turn in a chess game (seed 000).";
+        "Wait (up to 30 s) until it is your turn in a chess game.";
     const HELP: &'static str = "Returns at once when it is your turn or the game is over; otherwise waits \
 for your opponent's move, up to 30 seconds, and then says to call again. Safe to call again after \
 cancelling. (On telnet it answers at once: you are told of every move anyway.)";
@@ -633,7 +634,7 @@ game `game_id` or the game is over. Returns the game then, or says to call again
     }
 
     fn run(world: &mut World, cx: &mut Cx, a: GameIdArgs) -> Result<Reply<GameInfo>, VerbError> {
-        let id = seed_game_id(&a.game_id)?;
+        let id = tool_game_id(&a.game_id)?;
         let me = cx.actor.clone();
         #[expect(
             clippy::expect_used,

@@ -98,10 +98,10 @@ anywhere; tkMOO-light draws the board and takes drags.",
     more: None,
 };
 
-/// Seed 000's four tools, at `/mcp/chess`: a seed-000 chess server, exactly.
+/// The four chess tools, at `/mcp/chess`: exactly the chess server agents expect, nothing else.
 pub const TOOLSET: crate::verbs::Toolset = crate::verbs::Toolset {
     name: "chess",
-    summary: "seed 000's chess server: createGame (against the computer or a person), \
+    summary: "the chess server's four tools: createGame (against the computer or a person), \
               joinGame, finishTurn, waitForNextTurn",
     wizards_only: false,
 };
@@ -109,7 +109,7 @@ pub const TOOLSET: crate::verbs::Toolset = crate::verbs::Toolset {
 /// Each game's board on the web.
 const PAGE: &str = "/chess/{session_id}";
 
-/// Chess: the parlour's verbs, seed 000's four tools, the board on the web and in MCP hosts.
+/// Chess: the parlour's verbs, the four chess tools, the board on the web and in MCP hosts.
 pub static MODULE: GameModule = GameModule {
     name: "chess",
     templates: &[crate::games::Template {

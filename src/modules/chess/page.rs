@@ -1,4 +1,4 @@
-//! The interactive chess board of seed 000's `showUi`: one HTML page, served to MCP Apps hosts
+//! The interactive chess board that `createGame` with `showUi` links: one HTML page, served to MCP Apps hosts
 //! as the resource `ui://chess/<id>` and to plain browsers at `/chess/<id>`.
 
 use crate::world::sessions::SessionId;

@@ -1,5 +1,7 @@
-//! `rps.v1`, exactly as the seed: both players choose in a hidden commit phase; once both
-//! have chosen, the phase is `reveal`, both choices show, and the result is set.
+//! `rps.v1`, exactly as REST clients of the session host know it (roles `player_1` and
+//! `player_2`, state `phase`, `choices`, `result`): both players choose in a hidden commit
+//! phase; once both have chosen, the phase is `reveal`, both choices show, and the result is
+//! set.
 //! Ticks: 0 before anyone chose, 1 after one, 2 after both (the host counts actions).
 
 use serde_json::{Value, json};

@@ -1,4 +1,4 @@
-//! `tictactoe.v1` (the seed's future work): a small proof that the template interface is
+//! `tictactoe.v1`: a small proof that the template interface is
 //! general. Roles `x` and `o`, x first; an action is a cell `0`–`8`, row by row.
 //!
 //! With `{"clock": "30s"}` (any [`MoveLimit`]) each move must come within that time of the

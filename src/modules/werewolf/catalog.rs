@@ -1,22 +1,48 @@
-//! Seed 002's thirteen tools (§8.5), served as the seed writes them except where
-//! `shared/notes/werewolf.md` fixes a defect. The seed's JSON is kept verbatim beside this file;
-//! each fix below is one function, named by the note's number, applied at start-up. A test
-//! compares `tools/list` with the seed field by field and admits only these differences.
+//! The thirteen Werewolf tools, served exactly as their original definitions write them
+//! (`seed_tools.json`, kept verbatim beside this file, a copy in `tests/data`) except where a
+//! definition has a defect. The defects and moot's fixes, numbered as the code and tests name them:
+//!
+//! 1. Error results could not conform (every success field required, no extra properties): only
+//!    `ok`, `serverTime` and `error` are required, the success fields stay, optional.
+//! 2. Results must be readable as text: the text content carries the structured JSON too.
+//! 3. Dotted names are legal MCP, though some model APIs take only `[a-zA-Z0-9_-]`: the names
+//!    are kept as written.
+//! 4. The eighth joiner is matched at once: the queue's `position` and estimate may be null, and
+//!    `MATCHED` is a status.
+//! 5. Input that fails the schema is an `isError` result a model can read, not a JSON-RPC error.
+//! 6. Refusals carry stable codes (`WRONG_PHASE`, `RATE_LIMITED` with `retryAfterMs`, …).
+//! 7. The night tools say they are not destructive, so hosts do not ask a person to confirm
+//!    every kill.
+//! 8. Events: WOLVES visibility beside PUBLIC and PRIVATE, every type the match uses, paging
+//!    (`nextCursor`, `hasMore`, `INVALID_CURSOR`).
+//! 9. `get_state`: `phaseEndsAt` null once ENDED, one encoding of "nothing to do", and
+//!    `canAbstain` and a deadline on `requiredAction`.
+//! 10. `say_public`: the kind follows the phase; `replyToEventId` names a public event of the
+//!     same match.
+//! 11. Idempotency keys are scoped (identity, tool, key) for the match's life; the same key
+//!     with other arguments is `IDEMPOTENCY_KEY_REUSED`, not the old result.
+//! 12. Rate limits are per identity, not per connection.
+//! 13. Agents need not spin: `events.get` may wait (a long poll), and the rules and role cards
+//!     are MCP prompts and resources.
+//!
+//! Fixes 1, 4, 7, 8 and 9 change the definitions: each is one function below, applied at
+//! start-up; the others are in the code that answers. A test compares `tools/list` with the
+//! original field by field and admits only these differences.
 
 use std::sync::LazyLock;
 
 use serde_json::{Map, Value, json};
 
-/// The seed's tool list, byte for byte.
+/// The original tool list, byte for byte.
 pub const SEED: &str = include_str!("seed_tools.json");
 
 /// Every tool, fixed.
 #[expect(
     clippy::expect_used,
-    reason = "the seed's JSON is built in, and a test reads it"
+    reason = "the original JSON is built in, and a test reads it"
 )]
 static CATALOG: LazyLock<Vec<Value>> = LazyLock::new(|| {
-    let mut tools: Vec<Value> = serde_json::from_str(SEED).expect("the seed's tools parse");
+    let mut tools: Vec<Value> = serde_json::from_str(SEED).expect("the original tools parse");
     for t in &mut tools {
         errors_can_conform(t);
         queue_position_nullable(t);
@@ -28,7 +54,8 @@ static CATALOG: LazyLock<Vec<Value>> = LazyLock::new(|| {
 });
 
 /// The fixed definition of the tool called `name`.
-/// The tool seed 002 defines as `name`: its name written here once, its object from the seed.
+/// The Werewolf tool defined as `name`: its name written here once, its object from the
+/// original list.
 pub const fn seed(name: &'static str) -> crate::verbs::ToolSpec {
     crate::verbs::ToolSpec {
         name: Some(name),
@@ -42,12 +69,12 @@ pub fn definition(name: &str) -> Value {
         .iter()
         .find(|t| t["name"] == name)
         .cloned()
-        .unwrap_or_else(|| panic!("seed 002 has no tool {name}"))
+        .unwrap_or_else(|| panic!("the Werewolf tool list has no tool {name}"))
 }
 
 #[expect(
     clippy::expect_used,
-    reason = "only the built-in seed's object schemas come here, and a test reads them all"
+    reason = "only the built-in list's object schemas come here, and a test reads them all"
 )]
 fn props(schema: &mut Value) -> &mut Map<String, Value> {
     schema["properties"]
@@ -55,7 +82,7 @@ fn props(schema: &mut Value) -> &mut Map<String, Value> {
         .expect("an object schema")
 }
 
-/// Fix 1: an error result is `{ok: false, serverTime, error}`, which the seed's output schemas
+/// Fix 1: an error result is `{ok: false, serverTime, error}`, which the original output schemas
 /// (every success field required) would reject: only `ok`, `serverTime` and `error` are
 /// required; the success fields stay, optional.
 fn errors_can_conform(t: &mut Value) {
@@ -93,7 +120,7 @@ fn night_tools_not_destructive(t: &mut Value) {
     a["idempotentHint"] = json!(idempotent);
 }
 
-/// Fix 8: events are PUBLIC, PRIVATE or WOLVES; the types the match uses besides the seed's
+/// Fix 8: events are PUBLIC, PRIVATE or WOLVES; the types the match uses besides the original
 /// nine are listed; pages carry `nextCursor` and `hasMore`; and a caller may wait for the next
 /// event instead of asking again (fix 13's long poll).
 fn events_paging_and_visibility(t: &mut Value) {

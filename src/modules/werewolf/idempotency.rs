@@ -1,4 +1,4 @@
-//! Idempotency keys for the seed's tools (notes, fix 11): the one wrapper every tool that
+//! Idempotency keys for the Werewolf tools (fix 11 in `catalog`): the one wrapper every tool that
 //! takes an `idempotencyKey` runs through, and the answers kept under the keys, which a restart
 //! takes back from the database.
 
@@ -43,7 +43,7 @@ pub fn keep_answers(world: &mut World, kept: &[KeptRow]) {
     }
 }
 
-/// Runs `f` once per (caller, tool, key) (notes, fix 11): a retry with the same key and the
+/// Runs `f` once per (caller, tool, key), for the match's life: a retry with the same key and the
 /// same arguments gets the first answer again and changes nothing; the same key with other
 /// arguments is `IDEMPOTENCY_KEY_REUSED`. Only answers that did something are kept (a refused
 /// call may be retried), the newest [`KEPT_PER_IDENTITY`] of each identity. The answer is

@@ -130,7 +130,7 @@ pub struct EventsArgs {
 pub struct MatchEvents;
 
 /// "NARRATOR", or the player behind the event.
-/// An event as `reader` reads it on every face: the seed's envelope, with a wall-clock time
+/// An event as `reader` reads it on every face: the tools' event envelope, with a wall-clock time
 /// and its source.
 /// `events` (each with its game time) with the reasons the players gave beside them, each as a
 /// `REASONING` line where its action was taken: after its events of the same moment, before

@@ -1,7 +1,7 @@
-//! Werewolf in the town (seed 002): the Town Hall's notice board is the queue; a full queue (or
+//! Werewolf for eight in the town: the Town Hall's notice board is the queue; a full queue (or
 //! a practice request) starts a `werewolf.v1` match, whose building appears off the Town Hall
 //! with a door anyone may walk through to watch; when the match ends the door becomes a plaque
-//! with the result. Each verb here is also one of the seed's tools (its name, schemas and
+//! with the result. Each verb here is also one of the Werewolf tools (its name, schemas and
 //! annotations from [`catalog`]), so people and agents play through one definition.
 //!
 //! Buildings and plaques are derived from the sessions, so they come back after a restart; the
@@ -29,7 +29,7 @@ use rules::events::Reader;
 
 /// The notice board in the Town Hall: signing it is joining the queue.
 pub const BOARD: ThingKind = ThingKind::named("werewolf_board");
-/// The seed's one queue.
+/// The one queue (the tools' `queueId` names it).
 pub const QUEUE_ID: &str = "werewolf-default";
 /// Players a match needs.
 pub const REQUIRED: usize = rules::SEATS;
@@ -86,7 +86,7 @@ pub fn game_in(s: &Session) -> Option<&Werewolf> {
     s.game.as_any().downcast_ref::<Werewolf>()
 }
 
-/// Match `sid` and its session, for a tool that found its id a moment ago: the seed's
+/// Match `sid` and its session, for a tool that found its id a moment ago: the tools'
 /// `MATCH_NOT_FOUND` rather than a panic should it not be there.
 pub fn the_match(world: &World, sid: SessionId) -> Result<(&Session, &Werewolf), VerbError> {
     world
@@ -111,7 +111,7 @@ pub fn server_time(world: &World) -> String {
     iso(world.wall_now())
 }
 
-/// An answer as seed 002's tools give it: `{ok: true, serverTime, …, error: null}` around
+/// An answer as the Werewolf tools give it: `{ok: true, serverTime, …, error: null}` around
 /// `fields`, the one envelope every Werewolf tool answers in.
 pub fn answer(world: &World, fields: Value) -> Value {
     let mut v = json!({ "ok": true, "serverTime": server_time(world), "error": null });
@@ -121,7 +121,7 @@ pub fn answer(world: &World, fields: Value) -> Value {
     v
 }
 
-/// A refusal as seed 002's tools give it, with its stable code (see `verbs::shaped`).
+/// A refusal as the Werewolf tools give it, with its stable code (see `verbs::shaped`).
 pub fn refusal(world: &World, code: Code, message: &str, retry_after_ms: Option<u64>) -> VerbError {
     let mut e = VerbError::refused(message);
     e.code = Some(code);
@@ -155,7 +155,8 @@ pub fn host_refusal(world: &World, e: HostError) -> VerbError {
     crate::verbs::shaped(server_time(world), e.into())
 }
 
-/// Admits one read of a match's state or events (§8.6), or refuses it with `RATE_LIMITED`.
+/// Admits one read of a match's state or events (at most `--read-rate` a second per identity, so
+/// no agent polls the server flat), or refuses it with `RATE_LIMITED`.
 pub fn admit_read(world: &World, cx: &Cx) -> Result<(), VerbError> {
     world
         .admit_read(&cx.actor, cx.now)
@@ -278,7 +279,7 @@ pub fn act(
     action: &str,
 ) -> Result<String, VerbError> {
     // A match that has ended (before the caller's read, or by a deadline that fell due just
-    // now) is the host's refusal, with the seed's WRONG_PHASE.
+    // now) is the host's refusal, with the tools' WRONG_PHASE.
     world
         .play(cx, sid, action, None)
         .map_err(|e| host_refusal(world, e))?;
@@ -356,7 +357,7 @@ pub fn start_match(
     Ok((sid, number))
 }
 
-/// The seed's `matchAssignment` for `agent` in match `sid`.
+/// The tools' `matchAssignment` for `agent` in match `sid`.
 pub fn assignment(world: &mut World, sid: SessionId, agent: &AgentId) -> Value {
     let seat = world
         .session(sid)
@@ -402,8 +403,9 @@ pub fn town_board(world: &World) -> Value {
     })
 }
 
-/// The rules and each role's card, as MCP prompts and resources (seed 002 §5.3; notes, fix
-/// 13), rendered from the configuration matches run with.
+/// The rules and each role's card, as MCP prompts and resources (so an agent can read them
+/// instead of asking again and again: fix 13 in [`catalog`]), rendered from the
+/// configuration matches run with.
 pub fn documents() -> Vec<crate::verbs::Document> {
     use rules::{Card, config::Config, text};
     let c = Config::default();
@@ -458,17 +460,17 @@ fn rules_text() -> Vec<String> {
     rules::text::rules(&rules::config::Config::default())
 }
 
-/// Seed 002's tools and the practice match, at `/mcp/werewolf`.
+/// The thirteen Werewolf tools and the practice match, at `/mcp/werewolf`.
 pub const TOOLSET: crate::verbs::Toolset = crate::verbs::Toolset {
     name: "werewolf",
-    summary: "seed 002's Werewolf server: the queue, a practice match against the house's bots, \
+    summary: "the Werewolf server's tools: the queue, a practice match against the house's bots, \
               the match's state, events, speech, votes and night actions",
     wizards_only: false,
 };
 
-/// Werewolf's tools beyond seed 002's server (`pass`, the all-seeing view, the report): the
-/// town's, beside `watch`, so that `/mcp/werewolf` is the seed's server exactly (with the
-/// practice match, as the seed's agents meet it).
+/// Werewolf's tools beyond the thirteen (`pass`, the all-seeing view, the report): the
+/// town's, beside `watch`, so that `/mcp/werewolf` is exactly the Werewolf server agents were
+/// written for (with the practice match, which they meet there).
 pub(super) const EXTRAS: crate::verbs::Toolset = crate::verbs::Toolset::TOWN;
 
 /// Each match's page on the web.
@@ -485,7 +487,7 @@ pub fn page_of(sid: SessionId) -> String {
     TEMPLATE.page_of(sid).unwrap_or_default()
 }
 
-/// Werewolf (seed 002): the board, the matches' buildings, the seed's tools, the live page.
+/// Werewolf: the board, the matches' buildings, the thirteen tools, the live page.
 pub static MODULE: crate::verbs::module::GameModule = crate::verbs::module::GameModule {
     name: "werewolf",
     templates: &[TEMPLATE],

@@ -58,7 +58,7 @@ fn ok(world: &World, sid: SessionId, event_id: &str, key: &str, value: Value) ->
     v
 }
 
-/// A night action on a target: `verb` is the template's word for it, `key` the seed's name
+/// A night action on a target: `verb` is the template's word for it, `key` the tool's name
 /// for its result. Returns the match, the action's event and the result.
 fn night(
     world: &mut World,
@@ -163,7 +163,8 @@ last words if you were voted out. In the match's building, plain `say` does the 
     }
 }
 
-/// Says `args.text` in match `sid` as `role`: the kind follows the phase (notes, fix 10).
+/// Says `args.text` in match `sid` as `role`: the kind follows the phase (OPENING in
+/// DAY_OPENING: fix 10 in [`super::catalog`]).
 pub fn speak(
     world: &mut World,
     cx: &mut Cx,
@@ -351,7 +352,7 @@ macro_rules! night_verb {
     };
 }
 
-/// The seed's result object for a night action.
+/// The night tools' result object for a night action.
 fn night_value(key: &str, role: &str, target: &str, w: &super::rules::Werewolf) -> Value {
     match key {
         "result" => {
@@ -559,7 +560,7 @@ house bots.";
     }
 }
 
-/// Match `w` (session `s`) as `reader` may see it, as every face shows it: the seed's
+/// Match `w` (session `s`) as `reader` may see it, as every face shows it: `get_state`'s
 /// `state`, with wall-clock times and the match id.
 pub fn state_json(
     world: &World,

@@ -1,10 +1,10 @@
-//! A session host's refusals: seed 004's error codes (and moot's own), with their HTTP
+//! A session host's refusals: the REST API's error codes (and moot's own), with their HTTP
 //! statuses, spelled in one place; the rules' own refusals keep their typed code.
 
 use crate::games::{self, GameError};
 
-/// The error codes of seed 004 (and moot's own), with their HTTP statuses: the one place they
-/// are spelled.
+/// The REST API's error codes (its published contract: clients match on them) and moot's own,
+/// with their HTTP statuses: the one place they are spelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {
     Unauthorized,

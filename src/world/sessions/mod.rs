@@ -1,4 +1,4 @@
-//! Game sessions (seed 004's state-machine host), owned by the world like everything live. This
+//! Game sessions (the state-machine host: any template, played by actions into a log), owned by the world like everything live. This
 //! is the generic host: it knows templates only through [`crate::games::AnyGame`].
 //!
 //! A session is a template's game plus who plays which role and how many actions it has taken

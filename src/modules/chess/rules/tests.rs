@@ -19,7 +19,7 @@ fn from(fen: &str) -> ChessGame {
 
 #[test]
 fn perft_positions_agree_with_the_wiki() {
-    // The notes' oracles, at depths that stay quick in a debug build.
+    // The Chess Programming Wiki's perft counts, at depths that stay quick in a debug build.
     let cases = [
         (START_FEN, 4, 197_281),
         (

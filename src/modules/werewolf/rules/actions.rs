@@ -1,5 +1,5 @@
-//! What players do, each action checked in the order the notes give the codes: the phase, the
-//! role, the actor alive, the target; public chat and wolf chat are rate-limited in game time.
+//! What players do, each action checked in one fixed order, so a wrong call always gets the same
+//! code: the phase, the role, the actor alive, the target; public chat and wolf chat are rate-limited in game time.
 
 use serde_json::json;
 
@@ -293,9 +293,10 @@ impl Werewolf {
         )
     }
 
-    /// A public event of this match, as a reply names it (notes, fix 10): `@k`, its place in
-    /// the public feed (as the log keeps it, see `canonical`), or `e…`, its place in the whole
-    /// feed (as logs kept it before ids counted per reader). Its index in the whole feed.
+    /// A public event of this match, as a reply names it (it must be public and of this match:
+    /// fix 10 in `catalog`): `@k`, its place in the public feed (as the log keeps it, see
+    /// `canonical`), or `e…`, its place in the whole feed (as logs kept it before ids counted
+    /// per reader). Its index in the whole feed.
     pub(super) fn public_event(&self, id: &str) -> Result<usize, GameError> {
         let found = match id.strip_prefix('@') {
             Some(k) => k

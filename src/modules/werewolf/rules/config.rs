@@ -1,4 +1,4 @@
-//! What a match runs by: its timers (seed 002 §4.2, all tunable), the players' names and which
+//! What a match runs by: its timers (all tunable), the players' names and which
 //! seats the house's bots take. Read from a session's options, strictly: an unknown key is
 //! refused, so a typo never runs a match on defaults nobody asked for.
 
@@ -21,7 +21,7 @@ pub struct Timers {
     pub day_vote: f64,
     pub day_resolution: f64,
     /// How long NIGHT, DAY_OPENING and DAY_VOTE last at least, even once everyone has acted,
-    /// so spectators can follow (notes: "early end of a phase").
+    /// so spectators can follow.
     pub min_dwell: f64,
 }
 
@@ -69,12 +69,13 @@ pub struct Config {
     pub names: Vec<String>,
     /// Seats (1 to 8) the house's bots take: labelled as bots everywhere.
     pub bots: Vec<u8>,
-    /// Seconds between one player's public messages (§8.6: 1 message / 3 s).
+    /// Seconds between one player's public messages (default 3: one message / 3 s, so nobody
+    /// drowns the day).
     pub public_chat_gap: f64,
-    /// Seconds between one wolf's chat messages (§8.6: 1 message / 2 s).
+    /// Seconds between one wolf's chat messages (default 2: one message / 2 s).
     pub wolf_chat_gap: f64,
     /// Days after which a match that nobody has won ends without a winner, so no match can be
-    /// kept going for ever (the seed is silent; eight players rarely pass day 5).
+    /// kept going for ever (the rules set no limit; eight players rarely pass day 5).
     pub max_days: u32,
     /// When spectators may see everything (`"live"` or `"after"`, the default).
     pub spectating: Spectating,
@@ -94,7 +95,7 @@ impl Default for Config {
     }
 }
 
-/// The longest display name (the seed's `preferredDisplayName`).
+/// The longest display name (the queue's `preferredDisplayName`).
 pub const NAME_MAX: usize = 32;
 
 /// A display name, which players read at the start of lines ("Ann votes to eliminate Bob."):

@@ -1,4 +1,4 @@
-//! A match's event feed (seed 002 §9) and who may read each event: the one filter every face
+//! A match's event feed (for pages and agents alike) and who may read each event: the one filter every face
 //! goes through. An event is stored once, with the audience it was made for; a reader sees it
 //! only if that audience admits them, and sees the payload meant for their kind of reader.
 
@@ -21,7 +21,8 @@ pub enum Vis {
 }
 
 impl Vis {
-    /// The seed's `visibility` word for it (notes, fix 8: WOLVES beside PUBLIC and PRIVATE).
+    /// The `visibility` word `events.get` gives it (WOLVES beside PUBLIC and PRIVATE: fix 8 in
+    /// `catalog`).
     pub fn label(&self) -> &'static str {
         match self {
             Vis::Public => "PUBLIC",
@@ -55,7 +56,8 @@ impl Reader {
     }
 }
 
-/// The kinds of event: the seed's nine, and those the notes add.
+/// The kinds of event: the original nine of the `events.get` tool, and those moot adds (fix 8
+/// in `catalog`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     MatchCreated,
@@ -187,7 +189,8 @@ pub struct Event {
     pub kind: Kind,
     /// What every reader it admits sees.
     pub payload: Value,
-    /// Fields only spectators see besides (whether the doctor saved someone: notes, "deaths").
+    /// Fields only spectators see besides (whether the doctor saved someone: players
+    /// learn only who died, and the role is revealed).
     pub for_spectators: Option<Value>,
     /// The line a person reads, for the readers it admits (a narrator's words, "Anna says, …").
     pub text: String,
@@ -234,8 +237,8 @@ impl Event {
         p
     }
 
-    /// The seed's event envelope (§9.1) for `reader`, with the game time in `at`; the face
-    /// puts a wall-clock time there.
+    /// The event envelope the tools serve (`eventId`, `at`, `visibility`, `type`, `payload`) for
+    /// `reader`, with the game time in `at`; the face puts a wall-clock time there.
     pub fn envelope(&self, reader: Reader) -> Value {
         json!({
             "eventId": self.id_for(reader),

@@ -1,5 +1,8 @@
-//! `werewolf.v1`: classic Werewolf for eight (seed 002 §3–§4, with the decisions of
-//! `shared/notes/werewolf.md`), as a pure state machine.
+//! `werewolf.v1`: classic Werewolf for eight (two werewolves, a seer, a doctor, four villagers;
+//! night, then a day of announcement, openings, discussion, vote and resolution), as a pure
+//! state machine. Where the classic rules leave a choice, the decision is written where it is
+//! made (the win check after every elimination, the doctor's no-repeat rule, ties and the
+//! server's pick of a victim nobody chose).
 //!
 //! The host's roles are the seats, `p1` to `p8`, which are also the match's pseudonymous player
 //! ids; the cards (two werewolves, a seer, a doctor, four villagers) are dealt from the match's
@@ -44,7 +47,7 @@ pub fn seat_of(id: &str) -> Option<Seat> {
     ROLES.iter().position(|r| *r == id)
 }
 
-/// The longest public message, wolf chat message and vote reason (the seed's schemas).
+/// The longest public message, wolf chat message and vote reason (the tools' input schemas).
 pub const PUBLIC_TEXT_MAX: usize = 500;
 pub const WOLF_TEXT_MAX: usize = 400;
 pub const REASON_MAX: usize = 200;
@@ -77,7 +80,7 @@ impl Card {
     }
 }
 
-/// The deck, before the seed shuffles it (§3.1).
+/// The deck, before the match's secret seed shuffles it.
 pub const DECK: [Card; SEATS] = [
     Card::Werewolf,
     Card::Werewolf,
@@ -183,7 +186,7 @@ pub struct NightLog {
     pub picks: Vec<(Seat, Seat)>,
     /// The wolves' victim, after any disagreement or default was settled.
     pub target: Seat,
-    /// True when no wolf picked and the server chose (§3.6).
+    /// True when no wolf picked and the server chose a living non-wolf.
     pub target_by_server: bool,
     pub protected: Option<Seat>,
     pub inspected: Option<(Seat, Seat, bool)>,
@@ -249,7 +252,7 @@ pub struct Werewolf {
     pub now: GameTime,
 }
 
-/// A refusal with one of the notes' stable codes (fix 6).
+/// A refusal with one of the stable codes clients match on (fix 6 in `catalog`).
 pub fn refuse(code: Code, message: impl Into<String>) -> GameError {
     GameError::Refused {
         code,

@@ -1,4 +1,4 @@
-//! Key moments of a match for spectators (seed 002 §6.1): accusations, claims, vote swings and
+//! Key moments of a match for spectators: accusations, claims, vote swings and
 //! deaths, found in the public events alone, so anyone may be shown them at any time.
 
 use serde_json::{Value, json};

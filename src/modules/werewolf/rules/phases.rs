@@ -46,7 +46,8 @@ impl Werewolf {
             self.miss(at, s, Vis::Omniscient);
         }
         // The victim: one pick is the target; different picks are settled by the secret seed;
-        // no pick, a random living non-wolf (§3.6).
+        // no pick, a random living non-wolf (a night always
+        // has a victim, so silent wolves gain nothing).
         let picks: Vec<(Seat, Seat)> = wolves
             .iter()
             .filter_map(|&w| Some((w, self.night.picks[w]?)))
@@ -153,7 +154,7 @@ impl Werewolf {
             }
             votes.push((s, self.votes.get(&s).copied().flatten(), missed));
         }
-        // Plurality of the votes cast; a tie, or no votes, eliminates nobody (§3.5).
+        // Plurality of the votes cast; a tie, or no votes, eliminates nobody.
         let mut tally = [0u32; SEATS];
         for (_, t, _) in &votes {
             if let Some(t) = t {
@@ -277,7 +278,8 @@ impl Werewolf {
         }
     }
 
-    /// The win check, after every elimination (notes): true if the match ended.
+    /// The win check, after every elimination (night or vote), so a match ends the moment it is
+    /// decided: true if the match ended.
     pub(super) fn check_win(&mut self, at: GameTime) -> bool {
         match self.winner_without(None) {
             Some(w) => {

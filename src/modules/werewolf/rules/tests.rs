@@ -1,5 +1,7 @@
-//! The rules of `werewolf.v1`, seed 002's §11 checklist item by item, replays, and a leak audit
-//! over many bot matches.
+//! The rules of `werewolf.v1` item by item (the deal is always two werewolves, a seer, a doctor
+//! and four villagers; every tool refuses a wrong phase, role or target; timers advance; wins
+//! are found; the doctor's rule holds; the feed never leaks), replays, and a leak audit over many
+//! bot matches.
 
 use serde_json::{Value, json};
 
@@ -311,7 +313,7 @@ fn wolves_disagreeing_are_settled_by_the_seed_and_silence_picks_a_random_non_wol
         let killed = w.nights[0].killed.unwrap();
         assert!(killed == vs[0] || killed == vs[1]);
         targets.insert(killed == vs[0]);
-        // Nobody picks: a living non-wolf dies all the same (§3.6), and it is counted as a
+        // Nobody picks: a living non-wolf dies all the same (the server picks), and it is counted as a
         // miss for each silent night actor, shown only to all-seeing spectators.
         let w = until(until(new(seed), Phase::Night), Phase::DayAnnounce);
         let n = &w.nights[0];

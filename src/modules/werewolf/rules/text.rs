@@ -197,7 +197,7 @@ pub fn rules(c: &Config) -> Vec<String> {
     ]
 }
 
-/// A role card as a prompt (§5.3), for the configuration `c`.
+/// A role card as a prompt (what the role is, wins by and may do), for the configuration `c`.
 pub fn role_card(card: Card, c: &Config) -> String {
     let _ = c;
     match card {
@@ -219,7 +219,7 @@ pub fn role_card(card: Card, c: &Config) -> String {
     }
 }
 
-/// A short public recap: no hidden information (the seed's `publicSummary`).
+/// A short public recap: no hidden information (`get_state`'s `publicSummary`).
 pub fn summary(w: &Werewolf) -> String {
     let dead: Vec<String> = (0..SEATS)
         .filter_map(|s| {

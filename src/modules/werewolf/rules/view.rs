@@ -1,4 +1,4 @@
-//! What a reader may see of a match: a player's brief (`requiredAction`), the seed's
+//! What a reader may see of a match: a player's brief (`requiredAction`), the tools'
 //! `get_state`, the live tally and, once it is over, the report.
 
 use std::collections::BTreeMap;
@@ -9,8 +9,8 @@ use super::events::{Kind, Reader};
 use super::{Card, Phase, Required, SEATS, Seat, Werewolf, player_id, text};
 
 impl Werewolf {
-    /// What `seat` must do now: the seed's `requiredAction`, with the notes' `canAbstain` and
-    /// deadline (fix 9).
+    /// What `seat` must do now: `get_state`'s `requiredAction`, with the `canAbstain` and
+    /// deadline moot adds (fix 9 in `catalog`).
     pub fn required(&self, seat: Seat) -> Required {
         let p = &self.players[seat];
         let none = Required::none();
@@ -61,7 +61,7 @@ impl Werewolf {
         }
     }
 
-    /// The match as `reader` may see it: the seed's `get_state` `state`, with game times (the
+    /// The match as `reader` may see it: the `get_state` tool's `state`, with game times (the
     /// face turns them into wall-clock times and adds the match id).
     pub fn state_for(&self, reader: Reader, recent: usize) -> Value {
         let omniscient = reader == Reader::Omniscient;
@@ -180,7 +180,7 @@ impl Werewolf {
         h
     }
 
-    /// Today's votes as everyone sees them (votes are public, §8.5 `vote`).
+    /// Today's votes as everyone sees them (votes are public: the `vote` tool says so).
     pub fn tally(&self) -> Value {
         if self.phase != Phase::DayVote {
             return Value::Null;
