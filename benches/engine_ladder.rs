@@ -20,9 +20,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use moot::games::Game;
-use moot::modules::chess::rules::engine;
-use moot::modules::chess::rules::{ChessGame, Side};
+use moot::game_api::Game;
+use moot::games::chess::rules::engine;
+use moot::games::chess::rules::{ChessGame, Side};
 use moot::uci::UciEngine;
 use serde_json::Value;
 use shakmaty::{CastlingMode, Color, EnPassantMode, Position, Role};

@@ -187,7 +187,7 @@ async fn closed_loop(
                     continue;
                 }
                 let id = new_game(&mut c, &a, &b).await;
-                let mut fen = moot::modules::chess::rules::START_FEN.to_owned();
+                let mut fen = moot::games::chess::rules::START_FEN.to_owned();
                 for ply in 0u64.. {
                     if stop.load(Ordering::Relaxed) {
                         break;

@@ -65,7 +65,7 @@ fn arg(name: &str, default: usize) -> usize {
 
 /// The stored state each way of playing ends in, as the template gives it.
 fn final_states() -> Vec<String> {
-    let t = moot::modules::templates()
+    let t = moot::games::templates()
         .into_iter()
         .find(|t| t.id == "tictactoe.v1")
         .expect("tic-tac-toe is a template");

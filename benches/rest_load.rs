@@ -102,7 +102,7 @@ async fn play(
             let (status, v) = c.post_json(&path, Some(&black.token), json!({})).await;
             assert_eq!(status, 200, "{v}");
         }
-        let mut fen = moot::modules::chess::rules::START_FEN.to_owned();
+        let mut fen = moot::games::chess::rules::START_FEN.to_owned();
         for tick in 0u64.. {
             if stop.load(Ordering::Relaxed) {
                 break;

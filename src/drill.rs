@@ -20,11 +20,11 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::games::werewolf::rules::audit;
+use crate::games::werewolf::rules::events::Reader;
+use crate::games::werewolf::rules::{Card, Werewolf, seat_of};
+use crate::games::{self, REGISTRY};
 use crate::identity::Directory;
-use crate::modules::werewolf::rules::audit;
-use crate::modules::werewolf::rules::events::Reader;
-use crate::modules::werewolf::rules::{Card, Werewolf, seat_of};
-use crate::modules::{self, REGISTRY};
 use crate::store::AgentRow;
 use crate::world::sessions::SessionId;
 use crate::world::{AgentId, Cx, Delivery, Effect, Event, Face, Sink, World};
@@ -205,7 +205,7 @@ impl Drill {
             self.step(Op::Wait(wait))?;
         }
         let ivy = self.town.who(Who::Player(8));
-        if let Some(sid) = crate::modules::werewolf::my_match(&self.town.world, &ivy) {
+        if let Some(sid) = crate::games::werewolf::my_match(&self.town.world, &ivy) {
             self.step(Op::Line(Who::Player(9), format!("watch #{sid}")))?;
         }
         Ok(())
@@ -219,9 +219,9 @@ impl Town {
         for (id, name) in crate::world::HOUSE {
             directory.insert(id, name, None, crate::identity::Kind::House);
         }
-        let mut world = modules::new_world(map, directory.clone());
+        let mut world = games::new_world(map, directory.clone());
         world.reproducible(seed);
-        modules::open_town(&mut world, &Default::default());
+        games::open_town(&mut world, &Default::default());
         let mut players = Vec::new();
         for (i, name) in PEOPLE.iter().enumerate() {
             let id: AgentId = format!("drill-{i}").into();
@@ -280,7 +280,7 @@ impl Town {
             // Each face reaches the verbs only for someone in the town (telnet after a login,
             // MCP after bringing its caller in); strangers reach the host calls alone.
             Op::Line(_, line) if present => {
-                modules::answer_line(&mut self.world, &mut cx, line);
+                games::answer_line(&mut self.world, &mut cx, line);
             }
             Op::Json(_, verb, args) if present => {
                 if let Some(e) = REGISTRY.get(verb % REGISTRY.len()) {
@@ -353,7 +353,7 @@ impl Town {
             let Some(s) = self.world.session(sid) else {
                 continue;
             };
-            let replayed = crate::games::replay(
+            let replayed = crate::game_api::replay(
                 s.template,
                 s.seed,
                 &s.options,
@@ -370,7 +370,7 @@ impl Town {
     }
 
     /// Nothing a step leaves tells anyone what the rules hide from them, by the rules' own
-    /// audit (`modules::werewolf::rules::audit`): no line or spoken event for a player of a running
+    /// audit (`games::werewolf::rules::audit`): no line or spoken event for a player of a running
     /// Werewolf match says what their seat may not know (another's card, the wolves' talk and
     /// choice, the seer's vision, the doctor's watch); and whenever a match moved, the state
     /// and the log the host hands each of its players, and the state it shows the public,
@@ -382,7 +382,7 @@ impl Town {
             .into_iter()
             .filter_map(|sid| {
                 let s = self.world.session(sid)?;
-                let w = crate::modules::werewolf::game_in(s)?;
+                let w = crate::games::werewolf::game_in(s)?;
                 (!s.game.is_terminal()).then_some((sid, w))
             })
             .collect();

@@ -31,19 +31,19 @@
 
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod cluster;
 pub mod config;
 #[cfg(feature = "testing")]
 pub mod drill;
+pub mod game_api;
 pub mod games;
 pub mod http;
 pub mod identity;
 pub mod limits;
-pub mod link;
 pub mod logging;
 pub mod logins;
 pub mod mcp;
 pub mod metrics;
-pub mod modules;
 pub mod oauth;
 pub mod ratings;
 pub mod server;

@@ -97,9 +97,9 @@ fn main() -> std::process::ExitCode {
             broker_is_private,
         })) => {
             let broker = if broker_is_private {
-                moot::link::nats::Broker::Private
+                moot::cluster::nats::Broker::Private
             } else {
-                moot::link::nats::Broker::Authenticated
+                moot::cluster::nats::Broker::Authenticated
             };
             return runtime.block_on(serve(moot::server::start_world(config, &nats, broker)));
         }

@@ -9,10 +9,10 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::cluster::requests::MakeRouter;
+use crate::cluster::{Door, Town};
 use crate::config::Config;
 use crate::http::{self, Api};
-use crate::link::requests::MakeRouter;
-use crate::link::{Door, Town};
 use crate::logins::Logins;
 pub use crate::startup::StartError;
 use crate::startup::{Core, open};
@@ -173,7 +173,7 @@ async fn open_town(
     })?;
     let options = world::TaskOptions {
         engine: config.uci_engine.clone().map(|path| {
-            Arc::new(crate::uci::UciEngine { path }) as Arc<dyn crate::games::ExternalEngine>
+            Arc::new(crate::uci::UciEngine { path }) as Arc<dyn crate::game_api::ExternalEngine>
         }),
         agent_idle: config.idle_timeout(),
         give_up: Some(config.storage_give_up.into()),
@@ -310,10 +310,10 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
 pub async fn start_world(
     config: Config,
     nats: &str,
-    broker: crate::link::nats::Broker,
+    broker: crate::cluster::nats::Broker,
 ) -> Result<Running, StartError> {
     let stops = Stops::new();
-    let client = crate::link::nats::connect_world(nats, broker).await?;
+    let client = crate::cluster::nats::connect_world(nats, broker).await?;
     let (door, world_task, welcome) = open_town(&config, &stops).await?;
     let store = door.store.clone();
     let door = Arc::new(door);
@@ -321,7 +321,7 @@ pub async fn start_world(
     // will ask the next world again are dropped: answered "shutting down", they would end.
     let faces_stop = CancellationToken::new();
     let faces = http_faces(&config, &door, &faces_stop);
-    let serving = tokio::spawn(crate::link::broker::serve(
+    let serving = tokio::spawn(crate::cluster::broker::serve(
         client,
         door,
         welcome,
@@ -357,7 +357,7 @@ pub async fn start_host(
     let (http_listener, http_addr) = bind(config.http).await?;
     let wait = config.world_wait.into();
     let (remote, welcome) =
-        crate::link::host::Remote::open(nats, name, Some(http_addr), wait).await?;
+        crate::cluster::host::Remote::open(nats, name, Some(http_addr), wait).await?;
     let bounds = http_bounds(&config);
     let shared = Arc::new(Shared::new(
         config,

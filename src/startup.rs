@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use tokio::task::JoinHandle;
 
+use crate::games;
 use crate::identity::Directory;
-use crate::modules;
 use crate::store::{Store, StoreError};
 use crate::world::sessions::ReplayError;
 use crate::world::{self, WorldError};
@@ -25,7 +25,7 @@ pub enum StartError {
         error: std::io::Error,
     },
     #[error(transparent)]
-    Link(#[from] crate::link::nats::LinkError),
+    Link(#[from] crate::cluster::nats::LinkError),
     #[error("a stored game does not replay, so the database and the game rules disagree: {0}")]
     Replay(#[from] ReplayError),
     #[error(
@@ -43,7 +43,7 @@ pub enum StartError {
 /// Refuses a thing whose kind nothing knows (a misspelt table would otherwise stand there
 /// offering nothing): a kind is scenery, the table of a template, or offered verbs by one.
 fn check_kinds(map: &world::Map) -> Result<(), StartError> {
-    let known = modules::known_kinds();
+    let known = games::known_kinds();
     for room in &map.rooms {
         for t in &room.things {
             if !known.contains(&t.kind.name()) {
@@ -102,7 +102,7 @@ pub async fn open(
     let stored = store.sessions().await.map_err(db_error)?;
     let (standings, seasons) = store.standings().await.map_err(db_error)?;
     let kept = store.kept().await.map_err(db_error)?;
-    let mut world = modules::new_world(map, directory.clone());
+    let mut world = games::new_world(map, directory.clone());
     if let Some(seed) = options.seed {
         world.reproducible(seed);
     }
@@ -123,11 +123,11 @@ pub async fn open(
     world.restore_sessions(stored)?;
     world.restore_invitations(&kept);
     world.restore_ratings(crate::ratings::Ledger::from_stored(standings, seasons));
-    modules::open_town(&mut world, &kept);
+    games::open_town(&mut world, &kept);
     let welcome = format!("{}\n{}", world.map.name, world.map.welcome);
     let start_room = world.map.room(world.map.start).id.clone();
     tracing::info!(rooms = world.map.rooms.len(), sessions = restored, world = %world_dir.map_or("(built in)".into(), |d| d.display().to_string()), "world loaded");
-    let (handle, world_task) = world::spawn(world, store.clone(), options, modules::answer_line);
+    let (handle, world_task) = world::spawn(world, store.clone(), options, games::answer_line);
     Ok(Core {
         world: handle,
         world_task,
@@ -157,7 +157,7 @@ pub async fn rebuild_ratings(db: &crate::store::Database) -> Result<String, Stri
         .collect();
     let owners = Directory::new(store.all_identities().await.map_err(|e| e.to_string())?);
     let mut decided =
-        world::sessions::decisions(&modules::templates(), &stored, |a| owners.owner_of(a))
+        world::sessions::decisions(&games::templates(), &stored, |a| owners.owner_of(a))
             .map_err(|e| e.to_string())?;
     decided.sort_by_key(|(action, _)| order.get(action).copied().unwrap_or(usize::MAX));
     let games = decided.len();

@@ -458,7 +458,7 @@ mod tests {
     impl Rng {
         fn next(&mut self) -> u64 {
             self.0 = self.0.wrapping_add(1);
-            crate::games::splitmix(self.0)
+            crate::game_api::splitmix(self.0)
         }
 
         fn below(&mut self, n: usize) -> usize {

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use moot::games;
+use moot::game_api;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
     } else {
         serde_json::json!({ "fen": fen })
     };
-    let t = &games::template::<moot::modules::chess::rules::ChessGame>();
+    let t = &game_api::template::<moot::games::chess::rules::ChessGame>();
     let Ok(mut game) = (t.new)(0, &options) else {
         return;
     };
@@ -38,6 +38,6 @@ fuzz_target!(|data: &[u8]| {
             let _ = game.view(Some(r));
         }
     }
-    let replayed = games::replay(t, 0, &options, log.iter().copied()).expect("the log replays");
+    let replayed = game_api::replay(t, 0, &options, log.iter().copied()).expect("the log replays");
     assert_eq!(replayed.state(), game.state());
 });

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use libfuzzer_sys::fuzz_target;
 use moot::identity::Directory;
-use moot::modules::REGISTRY;
+use moot::games::REGISTRY;
 use moot::world::{self, Cx, Face, Map, Player, Sink};
 
 fn map() -> &'static Map {
@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
     let directory = Arc::new(Directory::default());
     directory.insert("a1", "Ann", None, moot::identity::Kind::Person);
     directory.insert("b2", "Bob", None, moot::identity::Kind::Agent);
-    let mut w = moot::modules::new_world(map().clone(), directory);
+    let mut w = moot::games::new_world(map().clone(), directory);
     for (id, name) in [("a1", "Ann"), ("b2", "Bob")] {
         w.admit(Player::new(id.into(), name.into(), String::new(), 0, 0, Sink::Mailbox));
     }

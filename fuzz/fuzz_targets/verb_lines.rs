@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use moot::modules::{REGISTRY, Resolved, resolve};
+use moot::games::{REGISTRY, Resolved, resolve};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(line) = std::str::from_utf8(data) else {

@@ -1,665 +1,366 @@
-//! What a game template is: a pure, deterministic state machine, apart from the server (as
-//! lichess's scalachess is apart from lila). Each game's own rules live in its module's folder
-//! (`modules/chess/rules/`); this is the contract between them and the host.
+//! The game modules, and the catalog built from them: every verb, the town's templates, and
+//! what the faces read to serve each game.
 //!
-//! A template is a [`Game`]: a value that knows its roles, the actions legal for each role, how
-//! an action turns it into a new value (or a typed error), when it has ended, and what each
-//! role may see of it. Templates do no I/O, read no clock, and draw any randomness from a seed
-//! kept in their own state, so replaying a session's log from its seed always gives the same
-//! state; the server checks exactly that on every start.
-//!
-//! A template also tells the host what the host must not guess: the headline of an action,
-//! the ending, the text each viewer reads, the table it stands at, the board clients may draw,
-//! what its computer player does, and when something happens by itself (a deadline, taken by
-//! the server actor [`SERVER_ROLE`] at a game time the template names, so a replay meets it at
-//! the same point). Time enters a game only as the game time of each action, stored in the
-//! log; a template never reads a clock.
+//! A game is one folder here and one line: its name in the `games!` list below, which declares
+//! the folder's module and puts its [`GameModule`] in [`ALL`]. Its folder holds its pure rules,
+//! its verbs, its pages and that declaration. Nothing outside this folder names a game: the
+//! host is handed the templates, the faces read the declarations.
 
-pub mod limit;
+pub mod examine;
+pub mod help;
+pub mod skill;
+pub mod toolsets;
 
-use std::any::Any;
+use std::sync::LazyLock;
 
-use serde_json::Value;
+use crate::game_api::Template;
+use crate::identity::Directory;
+use crate::verbs::game_module::{CommandSet, GameModule};
+use crate::verbs::{Document, Toolset, Topic, VerbEntry, VerbError, entry};
+use crate::world::{AgentId, Cx, Map, ThingKind, World};
 
-pub use limit::MoveLimit;
+/// Declares each game's folder as a module, and lists its `MODULE` in [`ALL`].
+macro_rules! games {
+    ($($game:ident),* $(,)?) => {
+        $(pub mod $game;)*
 
-/// The role of the server actor: the host itself, taking a template's deadline (a flag-fall,
-/// a phase's end). No participant plays it and no face can act as it.
-pub const SERVER_ROLE: &str = "server";
-
-/// Game time: milliseconds since the session began, as the host's clock (scaled by
-/// `--time-scale`) measured it when the action was taken.
-pub type GameTime = u64;
-
-/// Something that happens by itself unless the game moves on first.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Deadline {
-    /// When, in game time.
-    pub at: GameTime,
-    /// What the server actor does then.
-    pub action: String,
-}
-
-/// A board for clients that draw one (tkMOO-light's XMCP/1.1 board), as one viewer sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Picture {
-    /// The template's own encoding of the board.
-    pub board: String,
-    /// Whether the viewer is to act.
-    pub your_turn: bool,
-    /// The side the viewer sees it from.
-    pub side: &'static str,
-}
-
-/// Who may hear a [`Note`]. The host decides, in one place for every face (telnet lines, MCP
-/// events, the web), which followers of a session a note reaches.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Audience {
-    /// Everyone who follows the game.
-    Everyone,
-    /// The players of these roles (a team, or one player).
-    Roles(Vec<String>),
-    /// Everyone following who does not play.
-    Watchers,
-    /// Watchers the server lets see everything (never a player).
-    AllSeeing,
-}
-
-/// One follower, as a note's audience sees them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Viewer<'a> {
-    /// The role they play; none for a watcher.
-    pub role: Option<&'a str>,
-    /// A watcher the server lets see everything.
-    pub sees_all: bool,
-}
-
-impl Audience {
-    pub fn admits(&self, v: Viewer<'_>) -> bool {
-        match self {
-            Audience::Everyone => true,
-            // An all-seeing watcher sees what any role is told.
-            Audience::Roles(roles) => match v.role {
-                Some(r) => roles.iter().any(|x| x == r),
-                None => v.sees_all,
-            },
-            Audience::Watchers => v.role.is_none(),
-            Audience::AllSeeing => v.role.is_none() && v.sees_all,
-        }
-    }
-}
-
-/// Something an action tells some of those following the game, beyond its public headline
-/// (a seer's answer, a player's own hidden choice).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Note {
-    pub to: Audience,
-    pub text: String,
-}
-
-impl Note {
-    pub fn new(to: Audience, text: impl Into<String>) -> Note {
-        Note {
-            to,
-            text: text.into(),
-        }
-    }
-}
-
-/// An engine outside moot (a UCI process) that a template's computer player may consult. The
-/// host owns it; a template only asks.
-pub trait ExternalEngine: Send + Sync {
-    /// The move for `position` (in the template's notation) at difficulty `level`, if the
-    /// engine plays that level and answers sensibly.
-    fn best_move(&self, position: &str, level: u8) -> Option<String>;
-}
-
-/// Work a computer player does off the world task; it returns the action to take.
-pub type Thinking = Box<dyn FnOnce(Option<&dyn ExternalEngine>) -> Option<String> + Send>;
-
-/// What the house's computer does when it plays a role and the game has changed.
-pub enum Computer {
-    /// Answers at once (agrees to a takeback).
-    Act(String),
-    /// Thinks, off the world task, about the action to take at this tick.
-    Think(Thinking),
-}
-
-/// The stable code a refusal carries to every face (the Werewolf tools' codes, and moot's own
-/// three: clients match on them), typed from the rules that refuse to the face that names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Code {
-    WrongPhase,
-    WrongRole,
-    InvalidTarget,
-    TargetDead,
-    DoctorRepeatTarget,
-    AlreadySubmitted,
-    NotYourTurn,
-    RateLimited,
-    NotInMatch,
-    MatchNotFound,
-    AlreadyInMatch,
-    QueueNotSupported,
-    InvalidCursor,
-    IdempotencyKeyReused,
-    InvalidRequest,
-    StorageUnavailable,
-    Internal,
-}
-
-impl Code {
-    /// Its name as every face writes it (`WRONG_PHASE`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Code::WrongPhase => "WRONG_PHASE",
-            Code::WrongRole => "WRONG_ROLE",
-            Code::InvalidTarget => "INVALID_TARGET",
-            Code::TargetDead => "TARGET_DEAD",
-            Code::DoctorRepeatTarget => "DOCTOR_REPEAT_TARGET",
-            Code::AlreadySubmitted => "ALREADY_SUBMITTED",
-            Code::NotYourTurn => "NOT_YOUR_TURN",
-            Code::RateLimited => "RATE_LIMITED",
-            Code::NotInMatch => "NOT_IN_MATCH",
-            Code::MatchNotFound => "MATCH_NOT_FOUND",
-            Code::AlreadyInMatch => "ALREADY_IN_MATCH",
-            Code::QueueNotSupported => "QUEUE_NOT_SUPPORTED",
-            Code::InvalidCursor => "INVALID_CURSOR",
-            Code::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
-            Code::InvalidRequest => "INVALID_REQUEST",
-            Code::StorageUnavailable => "STORAGE_UNAVAILABLE",
-            Code::Internal => "INTERNAL",
-        }
-    }
-}
-
-/// Why an action was refused. Each maps to one error code of the REST API.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum GameError {
-    #[error("Not your turn")]
-    NotYourTurn,
-    /// The reason is the whole message: the error's code (`INVALID_ACTION`) already says the
-    /// action was refused, so the text does not say it twice.
-    #[error("{0}")]
-    Illegal(String),
-    #[error("You have already acted in this phase")]
-    AlreadyActed,
-    #[error("The game is over")]
-    Finished,
-    #[error("Unknown role `{0}`")]
-    UnknownRole(String),
-    #[error("Bad options: {0}")]
-    BadOptions(String),
-    /// A refusal with the template's own stable code (Werewolf's `WRONG_PHASE`,
-    /// `RATE_LIMITED`…), for faces that speak those codes; `retry_after_ms` is game time.
-    #[error("{message}")]
-    Refused {
-        code: Code,
-        message: String,
-        retry_after_ms: Option<u64>,
-    },
-}
-
-impl GameError {
-    /// Whether the refusal counts against its sender's conduct (`ratings::conduct`): a rule
-    /// broken does; being asked to wait (a rate limit) or a game already over does not.
-    pub fn breaks_rules(&self) -> bool {
-        match self {
-            GameError::NotYourTurn | GameError::Illegal(_) | GameError::AlreadyActed => true,
-            GameError::Refused { retry_after_ms, .. } => retry_after_ms.is_none(),
-            GameError::Finished | GameError::UnknownRole(_) | GameError::BadOptions(_) => false,
-        }
-    }
-}
-
-/// How a finished game of a template counts toward its players' standing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reckoning {
-    /// Not at all.
-    Unrated,
-    /// A game of skill: a Glicko-2 rating per board.
-    Rating,
-    /// A game of luck against a person or the house: won, lost and drawn, not a rating.
-    Record,
-}
-
-/// The rating table a game belongs to, from its options: a board within the template (a chess
-/// time-control class, `blitz`) and the rules that make the table, whose hash starts a new
-/// season when they change (a Werewolf configuration).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Table {
-    /// Appended to the template's name (`chess` and `blitz` make `chess/blitz`); empty for
-    /// a template with one table.
-    pub class: String,
-    pub rules: Value,
-}
-
-/// One side of a finished game and how it scored: 1 won, 0.5 drawn, 0 lost, between the sides.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SideScore {
-    /// The side's name where sides are rated apart (Werewolf's `village` and `wolves`);
-    /// empty where they are alike (white and black share one table).
-    pub side: &'static str,
-    pub roles: Vec<&'static str>,
-    pub score: f64,
-}
-
-/// The standing of a finished game between two roles alike (white and black): `winner` is the
-/// index of the role that won, `None` a draw.
-pub fn head_to_head(roles: [&'static str; 2], winner: Option<usize>) -> Vec<SideScore> {
-    let score = |i: usize| match winner {
-        None => 0.5,
-        Some(w) if w == i => 1.0,
-        Some(_) => 0.0,
+        /// Every game the town has, in the order `help` lists their topics.
+        pub static ALL: &[&GameModule] = &[$(&$game::MODULE),*];
     };
-    vec![
-        SideScore {
-            side: "",
-            roles: vec![roles[0]],
-            score: score(0),
-        },
-        SideScore {
-            side: "",
-            roles: vec![roles[1]],
-            score: score(1),
-        },
-    ]
 }
 
-/// One template's rules.
-pub trait Game: Clone + Send + Sync + 'static {
-    const TEMPLATE: &'static str;
-    const ROLES: &'static [&'static str];
-    /// Turn-based games require `expected_tick` with each action; simultaneous ones don't.
-    const SEQUENTIAL: bool;
+games!(chess, blackjack, rps, tictactoe, connect4, werewolf);
 
-    /// The kind of table its sessions stand at in the town (a thing's `kind` in `world/`).
-    const TABLE: &'static str;
-    /// Whether the house's computer can play any of its roles (see [`Game::computer`]).
-    const HOUSE_PLAYS: bool = false;
-    /// Its name in a sentence ("Ann is playing Werewolf …").
-    const TITLE: &'static str = Self::TEMPLATE;
-    /// Whether [`Game::action_view`] ever hides that an action was taken: then the host counts
-    /// for each reader only the actions they may see (their tick, the log's positions).
-    const HIDES_ACTIONS: bool = false;
-    /// Whether [`Game::secluded`] may keep its players from the town: then each player joins
-    /// it themselves (or the town seats them), never one player another.
-    const SECLUDES: bool = false;
+/// The verbs that read this catalog: `examine` (what a thing offers) and `help`.
+static CATALOG: &[VerbEntry] = &[
+    entry::<examine::Examine>(),
+    entry::<help::Help>(),
+    entry::<toolsets::Toolsets>(),
+];
 
-    /// The starting state. `options` are template-specific (e.g. a chess FEN).
-    fn new(seed: u64, options: &Value) -> Result<Self, GameError>;
-    fn legal_actions(&self, role: &str) -> Vec<String>;
-    fn apply(&self, role: &str, action: &str) -> Result<Self, GameError>;
-    /// The action as the log keeps it, where the template takes other spellings of it (a chess
-    /// move in SAN is logged in UCI); `None` keeps it as given. Faces pass on what people and
-    /// programs send, and every face gets the same spellings this way.
-    fn canonical(&self, role: &str, action: &str) -> Option<String> {
-        let _ = (role, action);
-        None
-    }
-    /// [`Game::apply`] at game time `at`: templates with clocks override this one. The server
-    /// actor's deadline actions come here too, with [`SERVER_ROLE`].
-    fn apply_at(&self, role: &str, action: &str, at: GameTime) -> Result<Self, GameError> {
-        let _ = at;
-        self.apply(role, action)
-    }
-    /// What happens next by itself, if anything.
-    fn deadline(&self) -> Option<Deadline> {
-        None
-    }
-    /// The roles the deadline, should it fall now, finds owing what it waited for (the side
-    /// whose flag falls, a Werewolf player who has not voted): each is counted a missed
-    /// deadline, beside their rating and apart from it.
-    fn owing(&self) -> Vec<&'static str> {
-        Vec::new()
-    }
-    fn is_terminal(&self) -> bool;
-    /// The whole state, as stored.
-    fn state(&self) -> Value;
-    /// [`Game::state`] as the JSON text stored each action: a template whose every action
-    /// stores it may write it straight, sparing a tree built only to be printed and dropped
-    /// (it must be the same text; see chess).
-    fn state_text(&self) -> String {
-        self.state().to_string()
-    }
-    /// The state as `role` may see it (`None`: a spectator).
-    fn view(&self, role: Option<&str>) -> Value;
-    /// What `viewer` (`None`: a spectator) may see of an action `actor` took earlier in this
-    /// game, now that the game is in this state: the action, a stand-in (rps.v1's "hidden",
-    /// where everyone knows a choice was made), or `None` where even that it was taken is a
-    /// secret (a Werewolf night action names a night role). So the log tells no more than the
-    /// state. The host shows the whole log once the game is over.
-    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String> {
-        let _ = (viewer, actor);
-        Some(action.to_owned())
-    }
-    /// What `role` did, in words for everyone following the game, called on the state the
-    /// action led to ("plays e4", "resigns"; for the server actor, a sentence of its own:
-    /// "Black's flag falls"). Hidden choices stay hidden.
-    fn headline(&self, role: &str, action: &str) -> String {
-        let _ = (role, action);
-        "has moved".to_owned()
-    }
-    /// What the action tells some followers only, called on the state it led to. The host
-    /// delivers each note to the audience it names, and to nobody else.
-    fn notes(&self, role: &str, action: &str) -> Vec<Note> {
-        let _ = (role, action);
-        Vec::new()
-    }
-    /// What the game tells some of its players as it begins (the card each was dealt), called
-    /// on the starting state. Delivered like [`Game::notes`], to its creator too.
-    fn opening_notes(&self) -> Vec<Note> {
-        Vec::new()
-    }
-    /// Whether `role`'s player hears only the game's own channels now: nothing said in the
-    /// town, paged or whispered reaches them from anyone (a living Werewolf player, whom the
-    /// dead and the watchers could otherwise tell what the rules hide).
-    fn secluded(&self, role: &str) -> bool {
-        let _ = role;
-        false
-    }
-    /// Where a running game stands, in a few words for a list of games ("white to move, move
-    /// 12"); the ending once it is over.
-    fn situation(&self) -> String {
-        self.ending().unwrap_or_else(|| "in play".to_owned())
-    }
-    /// How the game ended, once it has.
-    fn ending(&self) -> Option<String> {
-        if !self.is_terminal() {
-            return None;
+/// Every verb, declared once, in the order `help` lists them: the town's, the catalog's, each
+/// game's, the wizards'. Every face works from this table.
+pub static REGISTRY: LazyLock<Vec<&'static VerbEntry>> = LazyLock::new(|| {
+    let games = ALL.iter().flat_map(|m| m.verbs.iter());
+    let all = crate::verbs::TOWN
+        .iter()
+        .chain(CATALOG)
+        .chain(games)
+        .chain(crate::verbs::WIZARDS);
+    all.collect()
+});
+
+/// Every template, as the host is handed them.
+pub fn templates() -> Vec<&'static Template> {
+    ALL.iter().flat_map(|m| m.templates.iter()).collect()
+}
+
+/// A world for `map`, knowing the town's games.
+pub fn new_world(map: Map, directory: std::sync::Arc<Directory>) -> World {
+    World::new(map, directory, templates())
+}
+
+/// The topics `help` lists, in order: moving and talking, each game's, the agents' tools, the
+/// wizards'.
+pub fn topics() -> Vec<Topic> {
+    let mut topics = vec![Topic::BASICS];
+    for m in ALL {
+        if !topics.contains(&m.topic) {
+            topics.push(m.topic);
         }
-        let state = self.state();
-        Some(
-            state["result"]
-                .as_str()
-                .map_or("finished".to_owned(), |r| r.replace('_', " ")),
-        )
     }
-    /// The board or table as text for `viewer` (`None`: a spectator), as at game time `now`.
-    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String>;
-    /// The board for clients that draw one, if the template has one.
-    fn picture(&self, viewer: Option<&str>) -> Option<Picture> {
-        let _ = viewer;
-        None
-    }
-    /// How its finished games count toward ratings.
-    const RECKONING: Reckoning = Reckoning::Unrated;
-    /// The table a game with `options` is rated in; `None` where such a game cannot be rated
-    /// (a chess game from a set position).
-    fn table(options: &Value) -> Option<Table> {
-        let _ = options;
-        Some(Table {
-            class: String::new(),
-            rules: Value::Null,
+    topics.extend([Topic::AGENTS, Topic::WIZARDS]);
+    topics
+}
+
+/// The topic `word` names: by one of its words, or by a game's name.
+pub fn topic_named(word: &str) -> Option<Topic> {
+    topics()
+        .into_iter()
+        .find(|t| t.answers_to(word))
+        .or_else(|| {
+            ALL.iter()
+                .find(|m| m.name.eq_ignore_ascii_case(word))
+                .map(|m| m.topic)
         })
-    }
-    /// The fixed rating of the house's computer playing a game with `options` (a chess level
-    /// measured against Stockfish), if it has one: a rated game against it moves its
-    /// opponent's rating against that anchor, and never the anchor.
-    fn anchor(options: &Value) -> Option<f64> {
-        let _ = options;
-        None
-    }
-    /// Called on the state an action led to: how each side scored, if that action decided a
-    /// result (it ended the game, or a hand at a table that deals many); `None` otherwise, and
-    /// where the town, not a player, ended it.
-    fn decided(&self) -> Option<Vec<SideScore>> {
-        None
-    }
-    /// What the house's computer does as `role` now, if it has anything to do. `options` are
-    /// the session's, with the host's `"rated": true` added when the game is rated (the house
-    /// grants no retry of a rated game); `seed` is the session's seed mixed with its tick.
-    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer> {
-        let _ = (role, options, seed);
-        None
-    }
 }
 
-/// A [`Game`] with its type erased, so that sessions of every template live side by side.
-pub trait AnyGame: Send + Sync {
-    fn legal_actions(&self, role: &str) -> Vec<String>;
-    fn apply(&self, role: &str, action: &str, at: GameTime) -> Result<Box<dyn AnyGame>, GameError>;
-    fn canonical(&self, role: &str, action: &str) -> Option<String>;
-    fn deadline(&self) -> Option<Deadline>;
-    fn owing(&self) -> Vec<&'static str>;
-    fn is_terminal(&self) -> bool;
-    fn state(&self) -> Value;
-    fn state_text(&self) -> String;
-    fn view(&self, role: Option<&str>) -> Value;
-    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String>;
-    fn headline(&self, role: &str, action: &str) -> String;
-    fn notes(&self, role: &str, action: &str) -> Vec<Note>;
-    fn opening_notes(&self) -> Vec<Note>;
-    fn secluded(&self, role: &str) -> bool;
-    fn situation(&self) -> String;
-    fn ending(&self) -> Option<String>;
-    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String>;
-    fn picture(&self, viewer: Option<&str>) -> Option<Picture>;
-    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer>;
-    fn decided(&self) -> Option<Vec<SideScore>>;
-    fn as_any(&self) -> &dyn Any;
+/// Whether a thing of `kind` offers verb `e`: by the verb's own list, or as the table of one of
+/// the town's games.
+pub fn offers(e: &VerbEntry, kind: &ThingKind) -> bool {
+    e.offered_by.contains(kind)
+        || ALL
+            .iter()
+            .flat_map(|m| m.templates.iter())
+            .any(|t| t.table == kind.name() && e.at_tables.offered_at(t))
 }
 
-impl<G: Game> AnyGame for G {
-    fn legal_actions(&self, role: &str) -> Vec<String> {
-        Game::legal_actions(self, role)
-    }
-    fn apply(&self, role: &str, action: &str, at: GameTime) -> Result<Box<dyn AnyGame>, GameError> {
-        if !G::ROLES.contains(&role) && role != SERVER_ROLE {
-            return Err(GameError::UnknownRole(role.to_owned()));
-        }
-        if Game::is_terminal(self) {
-            return Err(GameError::Finished);
-        }
-        Game::apply_at(self, role, action, at).map(|g| Box::new(g) as Box<dyn AnyGame>)
-    }
-    fn canonical(&self, role: &str, action: &str) -> Option<String> {
-        Game::canonical(self, role, action)
-    }
-    fn deadline(&self) -> Option<Deadline> {
-        Game::deadline(self).filter(|_| !Game::is_terminal(self))
-    }
-    fn owing(&self) -> Vec<&'static str> {
-        Game::owing(self)
-    }
-    fn headline(&self, role: &str, action: &str) -> String {
-        Game::headline(self, role, action)
-    }
-    fn notes(&self, role: &str, action: &str) -> Vec<Note> {
-        Game::notes(self, role, action)
-    }
-    fn opening_notes(&self) -> Vec<Note> {
-        Game::opening_notes(self)
-    }
-    fn secluded(&self, role: &str) -> bool {
-        !Game::is_terminal(self) && Game::secluded(self, role)
-    }
-    fn situation(&self) -> String {
-        Game::situation(self)
-    }
-    fn ending(&self) -> Option<String> {
-        Game::ending(self)
-    }
-    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String> {
-        Game::render(self, viewer, now)
-    }
-    fn picture(&self, viewer: Option<&str>) -> Option<Picture> {
-        Game::picture(self, viewer)
-    }
-    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer> {
-        Game::computer(self, role, options, seed)
-    }
-    fn is_terminal(&self) -> bool {
-        Game::is_terminal(self)
-    }
-    fn state(&self) -> Value {
-        Game::state(self)
-    }
-    fn state_text(&self) -> String {
-        Game::state_text(self)
-    }
-    fn view(&self, role: Option<&str>) -> Value {
-        Game::view(self, role)
-    }
-    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String> {
-        Game::action_view(self, viewer, actor, action)
-    }
-    fn decided(&self) -> Option<Vec<SideScore>> {
-        Game::decided(self)
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
+/// The kinds of thing the town's verbs and games know, for checking the world's files.
+pub fn known_kinds() -> Vec<&'static str> {
+    static SCENERY: ThingKind = ThingKind::SCENERY;
+    let mut known: Vec<&str> = vec![SCENERY.name()];
+    known.extend(templates().iter().map(|t| t.table));
+    known.extend(
+        REGISTRY
+            .iter()
+            .flat_map(|e| e.offered_by.iter().map(|k| k.name())),
+    );
+    known.sort_unstable();
+    known.dedup();
+    known
 }
 
-/// SplitMix64's output function: the templates' one source of seeded randomness. A draw is
-/// `splitmix(seed ^ splitmix(n))` for the n-th draw, so a state keeps only its seed and a
-/// count, and the same log always draws the same values, on any machine, in any Rust.
-pub fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
-
-/// The `n`-th draw from `seed` of a number below `bound` (not 0), without bias: values from
-/// the top sliver of the 64-bit range, where `bound` does not divide evenly, are drawn again
-/// (as the next `n`, so `n` says how many draws were made).
-pub fn draw_below(seed: u64, n: &mut u64, bound: u64) -> u64 {
-    let limit = u64::MAX - u64::MAX % bound;
-    loop {
-        let r = splitmix(seed ^ splitmix(*n));
-        *n += 1;
-        if r < limit {
-            return r % bound;
+/// The verbs that answer to some word beginning with a byte, by its [`bucket`], each in the
+/// registry's order: a typed line's verb is looked for among a handful, not the whole registry.
+static BY_FIRST_BYTE: LazyLock<Vec<Vec<&'static VerbEntry>>> = LazyLock::new(|| {
+    let mut buckets: Vec<Vec<&'static VerbEntry>> = vec![Vec::new(); 129];
+    for &e in REGISTRY.iter() {
+        for word in std::iter::once(&e.name).chain(e.aliases) {
+            if let Some(b) = buckets.get_mut(bucket(word))
+                && !b.iter().any(|&o| std::ptr::eq(o, e))
+            {
+                b.push(e);
+            }
         }
     }
+    buckets
+});
+
+/// Where the words beginning as `word` does are kept: by the first byte, ASCII letters in
+/// either case together, every byte past ASCII in one.
+fn bucket(word: &str) -> usize {
+    word.as_bytes()
+        .first()
+        .map_or(0, |&b| usize::from(b.to_ascii_lowercase()).min(128))
 }
 
-/// Makes a template's starting game from a seed and options.
-pub type NewGame = fn(u64, &Value) -> Result<Box<dyn AnyGame>, GameError>;
-
-/// A template as the host sees it.
-pub struct Template {
-    pub id: &'static str,
-    pub roles: &'static [&'static str],
-    pub sequential: bool,
-    /// The kind of table its sessions stand at.
-    pub table: &'static str,
-    /// Whether the house's computer can play it.
-    pub house_plays: bool,
-    /// Its page's path on the web (`/chess/{session_id}`), if its module gives it one: the
-    /// town's map links to it.
-    pub page: Option<&'static str>,
-    /// Its name in a sentence.
-    pub title: &'static str,
-    /// See [`Game::HIDES_ACTIONS`].
-    pub hides_actions: bool,
-    /// See [`Game::SECLUDES`].
-    pub secludes: bool,
-    /// The GMCP package its board goes out in (`Moot.Chess`), if clients may draw it.
-    pub gmcp: Option<&'static str>,
-    pub new: NewGame,
-    /// See [`Game::RECKONING`].
-    pub reckoning: Reckoning,
-    /// See [`Game::table`].
-    pub table_of: fn(&Value) -> Option<Table>,
-    /// See [`Game::anchor`].
-    pub anchor_of: fn(&Value) -> Option<f64>,
+/// The verb called `word`, by name or alias.
+pub fn find(word: &str) -> Option<&'static VerbEntry> {
+    let found = match BY_FIRST_BYTE.get(bucket(word)) {
+        Some(candidates) if !word.is_empty() => {
+            candidates.iter().copied().find(|e| e.answers_to(word))
+        }
+        _ => REGISTRY.iter().copied().find(|e| e.answers_to(word)),
+    };
+    // The faults a test sets off are verbs too, but listed nowhere.
+    #[cfg(feature = "testing")]
+    let found = found.or_else(|| {
+        crate::verbs::faults::VERBS
+            .iter()
+            .find(|e| e.answers_to(word))
+    });
+    found
 }
 
-/// The host's row for `G`. A game module lists it, and may add what the host's faces need
-/// (its GMCP package).
-pub const fn template<G: Game>() -> Template {
-    Template {
-        id: G::TEMPLATE,
-        roles: G::ROLES,
-        sequential: G::SEQUENTIAL,
-        table: G::TABLE,
-        house_plays: G::HOUSE_PLAYS,
-        page: None,
-        title: G::TITLE,
-        hides_actions: G::HIDES_ACTIONS,
-        secludes: G::SECLUDES,
-        gmcp: None,
-        new: new_boxed::<G>,
-        reckoning: G::RECKONING,
-        table_of: G::table,
-        anchor_of: G::anchor,
+/// Every set of tools, in the order the registry first names them.
+pub fn toolsets() -> &'static [Toolset] {
+    static SETS: LazyLock<Vec<Toolset>> = LazyLock::new(|| {
+        let mut sets: Vec<Toolset> = Vec::new();
+        for t in REGISTRY.iter().filter_map(|e| e.toolset) {
+            if !sets.contains(&t) {
+                sets.push(t);
+            }
+        }
+        sets
+    });
+    &SETS
+}
+
+/// The set called `name`, if there is one.
+pub fn toolset_named(name: &str) -> Option<Toolset> {
+    toolsets().iter().copied().find(|t| t.name == name)
+}
+
+/// The set that serves the tool called `name`, if any does.
+pub fn toolset_of(name: &str) -> Option<Toolset> {
+    REGISTRY
+        .iter()
+        .find(|e| e.tool_name() == name)
+        .and_then(|e| e.toolset)
+}
+
+/// Where set `t` is served over Streamable HTTP.
+pub fn toolset_path(t: &Toolset) -> String {
+    format!("/mcp/{}", t.name)
+}
+
+/// The verbs served as tools in `sets`, in the registry's order.
+pub fn tools_in(sets: &[Toolset]) -> impl Iterator<Item = &'static VerbEntry> + '_ {
+    REGISTRY
+        .iter()
+        .copied()
+        .filter(|e| e.toolset.is_some_and(|t| sets.contains(&t)))
+}
+
+/// Whether tool `e` is a verb of a game with an MCP Apps page, so its result may name one.
+pub fn may_name_a_page(e: &VerbEntry) -> bool {
+    ALL.iter()
+        .filter(|m| m.app.is_some())
+        .any(|m| m.verbs.iter().any(|v| v.tool_name() == e.tool_name()))
+}
+
+/// The tool called `name` among `sets`.
+pub fn find_tool(name: &str, sets: &[Toolset]) -> Option<&'static VerbEntry> {
+    let found = tools_in(sets).find(|e| e.tool_name() == name);
+    #[cfg(feature = "testing")]
+    let found = found.or_else(|| {
+        crate::verbs::faults::VERBS
+            .iter()
+            .find(|e| e.tool_name() == name)
+    });
+    found
+}
+
+/// Verb `e` as `actor` meets it where they stand: a game's own verb of the same name where
+/// that game holds them (Werewolf's `say` in a match's building), else `e` itself. Every face
+/// runs a verb through this, so a tool call and a typed line reach the same verb. Only a verb
+/// some game overrides costs a look at where the actor stands.
+pub fn here(world: &World, actor: &AgentId, e: &'static VerbEntry) -> &'static VerbEntry {
+    ALL.iter()
+        .filter_map(|m| m.commands.as_ref())
+        .find_map(|c: &'static CommandSet| {
+            let own = c
+                .verbs
+                .iter()
+                .find(|o| std::ptr::eq(o.name, e.name) || o.name == e.name)?;
+            (c.applies)(world, actor).then_some(own)
+        })
+        .unwrap_or(e)
+}
+
+/// A typed line, matched to a verb.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Resolved<'a> {
+    /// Nothing to do (a blank line).
+    Nothing,
+    /// This verb, with the rest of the line to parse.
+    Verb(&'static VerbEntry, &'a str),
+    /// No verb matches.
+    Unknown,
+}
+
+/// Matches a typed line to a verb, with the MOO conventions: `"text` is `say text`, `:text` is
+/// `emote text`, and the name of an exit where one stands is `go <exit>` (as is a compass word
+/// where there is no such exit, so that it gets "You can't go that way."). `is_exit` tells
+/// whether a word names an exit here.
+pub fn resolve<'a>(line: &'a str, is_exit: impl Fn(&str) -> bool) -> Resolved<'a> {
+    let line = crate::text::trim(line);
+    if line.is_empty() {
+        return Resolved::Nothing;
+    }
+    let verb = |name, rest| find(name).map_or(Resolved::Unknown, |e| Resolved::Verb(e, rest));
+    if let Some(rest) = line.strip_prefix('"') {
+        return verb("say", rest);
+    }
+    if let Some(rest) = line.strip_prefix(':') {
+        return verb("emote", rest);
+    }
+    let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    if let Some(e) = find(word) {
+        return Resolved::Verb(e, rest.trim_start());
+    }
+    if rest.trim().is_empty() && (is_exit(word) || crate::verbs::go::is_direction(word)) {
+        return verb("go", word);
+    }
+    Resolved::Unknown
+}
+
+/// Runs a line typed by `cx.actor`. A blank line answers nothing.
+pub fn run_line(world: &mut World, cx: &mut Cx, line: &str) -> Result<Vec<String>, VerbError> {
+    let Some(me) = world.find_player(&cx.actor) else {
+        return Err(VerbError::refused("You are not in the town."));
+    };
+    let room = world.map.room(me.room);
+    match resolve(line, |w| room.exit(w).is_some()) {
+        Resolved::Nothing => Ok(Vec::new()),
+        Resolved::Verb(entry, rest) => {
+            let entry = here(world, &cx.actor, entry);
+            (entry.run_line)(world, cx, rest)
+        }
+        Resolved::Unknown => Err(VerbError::not_found(crate::verbs::NOT_UNDERSTOOD)),
     }
 }
 
-impl Template {
-    /// The path of the page of its session `sid`, if it has a page: the path's `{…}` segment
-    /// is the session's id.
-    pub fn page_of(&self, sid: impl std::fmt::Display) -> Option<String> {
-        let path = self.page?;
-        let (head, rest) = path.split_once('{')?;
-        let (_, tail) = rest.split_once('}')?;
-        Some(format!("{head}{sid}{tail}"))
+/// [`run_line`] as the world task runs what people type: an error is the answer.
+pub fn answer_line(world: &mut World, cx: &mut Cx, line: &str) -> Vec<String> {
+    match run_line(world, cx, line) {
+        Ok(lines) => lines,
+        Err(e) => vec![e.message],
     }
 }
 
-fn new_boxed<G: Game>(seed: u64, options: &Value) -> Result<Box<dyn AnyGame>, GameError> {
-    G::new(seed, options).map(|g| Box::new(g) as Box<dyn AnyGame>)
+/// Every game's documents.
+pub fn documents() -> Vec<Document> {
+    ALL.iter()
+        .filter_map(|m| m.hooks.documents)
+        .flat_map(|d| d())
+        .collect()
 }
 
-/// Replays `actions` (role, action, game time) from a template's start: the state a log
-/// implies.
-pub fn replay<'a>(
-    template: &Template,
-    seed: u64,
-    options: &Value,
-    actions: impl IntoIterator<Item = (&'a str, &'a str, GameTime)>,
-) -> Result<Box<dyn AnyGame>, GameError> {
-    let mut game = (template.new)(seed, options)?;
-    for (role, action, at) in actions {
-        game = game.apply(role, action, at)?;
+/// Builds what the games derive from the restored sessions (a match's building), and hooks
+/// what they must see of every change, before the town opens.
+pub fn open_town(world: &mut World, kept: &crate::store::keys::Kept) {
+    for m in ALL {
+        if let Some(open) = m.hooks.open {
+            open(world, kept);
+        }
+        if let Some(hook) = m.hooks.on_change {
+            world.on_session_change(hook);
+        }
+        if let Some(hook) = m.hooks.on_tick {
+            world.on_tick(hook);
+        }
     }
-    Ok(game)
+    #[cfg(feature = "testing")]
+    world.on_session_change(crate::verbs::faults::after_change);
+}
+
+/// The town for its map on the web: the world's rooms, people and games, and what each game
+/// adds under its name (Werewolf's board and its buildings).
+pub fn town(world: &World) -> serde_json::Value {
+    #[expect(
+        clippy::expect_used,
+        reason = "the town's view is plain structs with string keys"
+    )]
+    let mut v =
+        serde_json::to_value(crate::world::views::town_view(world)).expect("the town serializes");
+    for m in ALL {
+        if let Some(part) = m.hooks.town {
+            v[m.name] = part(world);
+        }
+    }
+    v
+}
+
+/// The template called `id`, if the town has the game.
+pub fn template(id: &str) -> Option<&'static Template> {
+    ALL.iter()
+        .flat_map(|m| m.templates.iter())
+        .find(|t| t.id == id)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Every name and alias finds, in any case, the verb the registry's first match is; a
+    /// word no verb has finds none.
     #[test]
-    fn an_audience_admits_only_whom_it_names() {
-        let wolf = Viewer {
-            role: Some("wolf"),
-            sees_all: false,
-        };
-        let seer = Viewer {
-            role: Some("seer"),
-            sees_all: false,
-        };
-        let watcher = Viewer {
-            role: None,
-            sees_all: false,
-        };
-        let all_seeing = Viewer {
-            role: None,
-            sees_all: true,
-        };
-        // A player the server let "see all" is still a player.
-        let greedy_player = Viewer {
-            role: Some("villager"),
-            sees_all: true,
-        };
-        let wolves = Audience::Roles(vec!["wolf".into()]);
-        assert!(wolves.admits(wolf));
-        assert!(!wolves.admits(seer) && !wolves.admits(watcher));
-        assert!(
-            wolves.admits(all_seeing),
-            "all-seeing watchers see every note"
-        );
-        assert!(Audience::Watchers.admits(watcher) && Audience::Watchers.admits(all_seeing));
-        assert!(!Audience::Watchers.admits(wolf));
-        assert!(Audience::AllSeeing.admits(all_seeing));
-        assert!(!Audience::AllSeeing.admits(watcher));
-        assert!(!Audience::AllSeeing.admits(greedy_player));
-        for v in [wolf, seer, watcher, all_seeing] {
-            assert!(Audience::Everyone.admits(v));
+    fn a_verb_is_found_by_any_of_its_words_as_the_registry_orders_them() {
+        for &e in REGISTRY.iter() {
+            for word in std::iter::once(&e.name).chain(e.aliases) {
+                for w in [word.to_string(), word.to_uppercase(), word.to_lowercase()] {
+                    let first = REGISTRY.iter().copied().find(|o| o.answers_to(&w));
+                    assert!(
+                        find(&w).is_some_and(|f| first.is_some_and(|o| std::ptr::eq(f, o))),
+                        "{w:?}"
+                    );
+                }
+            }
+        }
+        let long = "look".repeat(20);
+        for w in ["", "xyzzy", "é", "lo", "looks", "LOOK\u{e9}", &long] {
+            assert!(find(w).is_none(), "{w:?}");
         }
     }
 }

@@ -90,8 +90,8 @@ fn challenge(api: &Api, headers: &axum::http::HeaderMap, path: &str) -> axum::ht
         .and_then(|v| v.to_str().ok());
     let resource = path
         .strip_prefix("/mcp/")
-        .and_then(crate::modules::toolset_named)
-        .map_or_else(|| "/mcp".to_owned(), |t| crate::modules::toolset_path(&t));
+        .and_then(crate::games::toolset_named)
+        .map_or_else(|| "/mcp".to_owned(), |t| crate::games::toolset_path(&t));
     let base = crate::oauth::public_base(api.public_url.as_deref(), host);
     let value = format!(
         "Bearer realm=\"moot\", resource_metadata=\"{base}/.well-known/oauth-protected-resource{resource}\", scope=\"{}\"",

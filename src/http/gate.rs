@@ -231,8 +231,8 @@ pub(super) fn mcp_router(
         })
     };
     let mut router = axum::Router::new().route("/mcp", endpoint(server.clone(), "/mcp"));
-    for &set in crate::modules::toolsets() {
-        let path = crate::modules::toolset_path(&set);
+    for &set in crate::games::toolsets() {
+        let path = crate::games::toolset_path(&set);
         router = router.route(&path, endpoint(server.serving(vec![set]), &path));
     }
     router

@@ -349,7 +349,7 @@ fn schema<T: JsonSchema>() -> Schema {
 /// Every route of the API: the session host's, then what each game module adds.
 pub fn routes() -> Vec<Route> {
     let mut routes = session_routes();
-    for m in crate::modules::ALL {
+    for m in crate::games::ALL {
         if let Some(page) = &m.page {
             routes.push(Route {
                 method: Method::GET,
@@ -378,7 +378,7 @@ pub fn routes() -> Vec<Route> {
 
 /// A verb's answer read over REST (`GET /ratings/{name}`), its arguments from the path and
 /// the query.
-fn read_route(read: &'static crate::verbs::module::ApiRead) -> Route {
+fn read_route(read: &'static crate::verbs::game_module::ApiRead) -> Route {
     type QueryArgs =
         Result<Query<BTreeMap<String, String>>, axum::extract::rejection::QueryRejection>;
     Route {

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::{Api, ApiError};
 use crate::verbs::ErrorKind;
-use crate::verbs::module::{ApiRead, Page};
+use crate::verbs::game_module::{ApiRead, Page};
 use crate::world::sessions::{ErrorCode, parse_id};
 use crate::world::{AgentId, Face};
 
@@ -79,7 +79,7 @@ pub(super) async fn read(
         .world
         .call(me, Face::Rest, move |w, cx| {
             let verb =
-                crate::modules::find(read.verb).ok_or_else(crate::verbs::VerbError::internal)?;
+                crate::games::find(read.verb).ok_or_else(crate::verbs::VerbError::internal)?;
             (verb.run_json)(w, cx, Value::Object(args))
         })
         .await?;
@@ -87,7 +87,7 @@ pub(super) async fn read(
         Ok(reply) => Ok(Json(reply.data)),
         Err(e) => {
             // The refusal's typed code (MATCH_NOT_FOUND, WRONG_PHASE…) says which REST code fits.
-            use crate::games::Code;
+            use crate::game_api::Code;
             let rest = match (e.code, e.kind) {
                 (Some(Code::MatchNotFound | Code::NotInMatch), _) | (None, ErrorKind::NotFound) => {
                     ErrorCode::NotFound

@@ -29,7 +29,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler};
 use serde_json::Value;
 
-use crate::modules;
+use crate::games;
 use crate::store::Store;
 use crate::verbs::{Json, Reply, Toolset, VerbEntry, VerbError};
 use crate::world::{AgentId, Face, WorldHandle};
@@ -82,7 +82,7 @@ fn attempt(
         w.heard(&cx.actor, cx.now);
     }
     // Where a game holds the caller, its own verb of that name (the command set).
-    let e = modules::here(w, &cx.actor, e);
+    let e = games::here(w, &cx.actor, e);
     let r = (e.run_json)(w, cx, args);
     if first && !cx.hidden {
         w.touch(&cx.actor, cx.now);
@@ -148,10 +148,10 @@ impl MootMcp {
 
     /// Why there is no tool `name` here: where it is served, if it is served elsewhere.
     fn unknown_tool(&self, name: &str) -> String {
-        match modules::toolset_of(name) {
+        match games::toolset_of(name) {
             Some(t) => format!(
                 "the tool `{name}` is served at {} (the `{}` set), not here",
-                modules::toolset_path(&t),
+                games::toolset_path(&t),
                 t.name
             ),
             None => format!("unknown tool `{name}`"),
@@ -174,7 +174,7 @@ impl MootMcp {
         agent: &AgentId,
         uri: &str,
     ) -> Result<Option<ResourceContents>, McpError> {
-        let Some((app, which)) = modules::ALL
+        let Some((app, which)) = games::ALL
             .iter()
             .filter_map(|m| m.app.as_ref())
             .find_map(|a| Some((a, uri.strip_prefix(a.prefix)?)))
@@ -190,7 +190,7 @@ impl MootMcp {
             .await
             .map_err(|e| McpError::internal_error(e.to_string(), None))?;
         Ok(page.map(|html| {
-            ResourceContents::text(html, uri).with_mime_type(crate::verbs::module::APP_MIME)
+            ResourceContents::text(html, uri).with_mime_type(crate::verbs::game_module::APP_MIME)
         }))
     }
 
@@ -311,7 +311,7 @@ impl MootMcp {
                 );
                 // For a spec's tool: RATE_LIMITED, worth retrying once a wait has answered.
                 let mut busy = VerbError::refused(message);
-                busy.code = Some(crate::games::Code::RateLimited);
+                busy.code = Some(crate::game_api::Code::RateLimited);
                 return Ok(result(Err(busy), e.tool.definition.is_some()));
             };
             loop {
@@ -353,13 +353,13 @@ impl MootMcp {
         arguments: Option<JsonObject>,
         cx: Option<&RequestContext<RoleServer>>,
     ) -> Result<Answer, McpError> {
-        let entry = modules::find_tool(name, &self.sets)
+        let entry = games::find_tool(name, &self.sets)
             .ok_or_else(|| McpError::invalid_params(self.unknown_tool(name), None))?;
         let args = Value::Object(arguments.unwrap_or_default());
         let mut out = self.run(agent.clone(), entry, args, cx).await?;
         // A result that names a UI resource (chess's `showUi`) carries it, for MCP Apps hosts
         // (`_meta.ui.resourceUri`) and for hosts that show embedded resources.
-        let ui = if modules::may_name_a_page(entry) {
+        let ui = if games::may_name_a_page(entry) {
             out.structured_content.as_deref().and_then(ui_of)
         } else {
             None
@@ -441,7 +441,7 @@ impl ServerHandler for MootMcp {
             .world
             .call(agent.clone(), Face::Mcp, move |w, _| {
                 let mut pages = Vec::new();
-                for m in modules::ALL {
+                for m in games::ALL {
                     if let Some(app) = &m.app {
                         for id in (app.listed)(w, &agent) {
                             pages.push((
@@ -459,7 +459,7 @@ impl ServerHandler for MootMcp {
             .into_iter()
             .map(|(uri, name)| {
                 let mut r = Resource::new(uri, name);
-                r.mime_type = Some(crate::verbs::module::APP_MIME.into());
+                r.mime_type = Some(crate::verbs::game_module::APP_MIME.into());
                 r
             })
             .collect();
@@ -474,7 +474,7 @@ impl ServerHandler for MootMcp {
         skill.mime_type = Some("text/markdown".into());
         resources.push(skill);
         // The games' documents (Werewolf's rules and role cards), for everyone.
-        for d in modules::documents() {
+        for d in games::documents() {
             let mut r = Resource::new(d.uri, d.name);
             r.title = Some(d.title);
             r.description = Some(d.description);
@@ -494,10 +494,10 @@ impl ServerHandler for MootMcp {
             .ok_or_else(|| McpError::invalid_request("no identity", None))?;
         if request.uri == SKILL_URI {
             // The addresses as paths: the client knows where it connected.
-            let text = ResourceContents::text(modules::skill::skill_md(""), SKILL_URI);
+            let text = ResourceContents::text(games::skill::skill_md(""), SKILL_URI);
             return Ok(ReadResourceResult::new(vec![text]).into());
         }
-        if let Some(d) = modules::documents()
+        if let Some(d) = games::documents()
             .into_iter()
             .find(|d| d.uri == request.uri)
         {
@@ -518,7 +518,7 @@ impl ServerHandler for MootMcp {
         _request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        let prompts = modules::documents()
+        let prompts = games::documents()
             .into_iter()
             .map(|d| {
                 let mut p = Prompt::new(d.name, Some(d.description), None);
@@ -534,7 +534,7 @@ impl ServerHandler for MootMcp {
         request: GetPromptRequestParams,
         _cx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        let d = modules::documents()
+        let d = games::documents()
             .into_iter()
             .find(|d| d.name == request.name)
             .ok_or_else(|| McpError::invalid_params(format!("no prompt {}", request.name), None))?;

@@ -89,8 +89,8 @@ fn toolsets(names: &[String]) -> Result<Vec<Toolset>, String> {
     names
         .iter()
         .map(|n| {
-            crate::modules::toolset_named(n.trim()).ok_or_else(|| {
-                let known: Vec<&str> = crate::modules::toolsets().iter().map(|t| t.name).collect();
+            crate::games::toolset_named(n.trim()).ok_or_else(|| {
+                let known: Vec<&str> = crate::games::toolsets().iter().map(|t| t.name).collect();
                 format!(
                     "There is no set of tools called `{n}`; the sets are {}.",
                     known.join(", ")

@@ -95,7 +95,7 @@ pub fn tool(e: &VerbEntry) -> Tool {
 
 /// The tools of `sets`, with the set each belongs to.
 pub fn tools(sets: &[Toolset]) -> Vec<(Toolset, Tool)> {
-    crate::modules::tools_in(sets)
+    crate::games::tools_in(sets)
         .filter_map(|e| Some((e.toolset?, tool(e))))
         .collect()
 }

@@ -25,7 +25,7 @@ use sha2::{Digest, Sha256};
 
 pub use glicko2::Rating;
 
-use crate::games::{Reckoning, SideScore, Template};
+use crate::game_api::{Reckoning, SideScore, Template};
 
 /// Where a standing is kept: whose, on which board, under which rules.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -189,7 +189,7 @@ pub fn rules_hash(template: &str, rules: &Value) -> String {
     hex::encode(&digest[..4])
 }
 
-fn board_name(template: &Template, table: &crate::games::Table) -> String {
+fn board_name(template: &Template, table: &crate::game_api::Table) -> String {
     let game = game_name(template.id);
     if table.class.is_empty() {
         game.to_owned()

@@ -19,9 +19,9 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::cluster::Town;
 use crate::config::Config;
 use crate::limits::{Occupancy, Seat};
-use crate::link::Town;
 
 /// What every connection shares.
 pub struct Shared {

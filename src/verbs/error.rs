@@ -14,7 +14,7 @@ pub struct VerbError {
     /// Werewolf tools' `{ok: false, serverTime, error}`).
     pub data: Option<serde_json::Value>,
     /// The refusal's stable code, where it has one, as the rules or the host gave it.
-    pub code: Option<crate::games::Code>,
+    pub code: Option<crate::game_api::Code>,
     /// When trying again may succeed (a rate limit), as the host gave it.
     pub retry_after: Option<std::time::Duration>,
 }
@@ -109,7 +109,7 @@ impl From<crate::world::sessions::HostError> for VerbError {
             _ => ErrorKind::Refused,
         };
         // The rules' own code where they gave one, else the stable code that says the same.
-        use crate::games::Code;
+        use crate::game_api::Code;
         let code = e.detail.unwrap_or(match e.code {
             ErrorCode::Forbidden | ErrorCode::Unauthorized => Code::NotInMatch,
             ErrorCode::NotFound => Code::MatchNotFound,
@@ -136,7 +136,7 @@ impl From<crate::world::sessions::HostError> for VerbError {
 /// none yet: the one place that shape is built. Without a code of its own (its arguments did
 /// not parse, it named nothing there, it met a bug) it gets the stable code that says so.
 pub fn shaped(server_time: String, mut e: VerbError) -> VerbError {
-    use crate::games::Code;
+    use crate::game_api::Code;
     if e.data.is_some() || e.kind == ErrorKind::Pending {
         return e;
     }

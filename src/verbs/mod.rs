@@ -10,7 +10,7 @@
 pub mod parse;
 pub mod schema;
 
-pub mod module;
+pub mod game_module;
 pub mod tables;
 pub mod target;
 pub mod watch;
@@ -186,7 +186,7 @@ pub enum AtTables {
 
 impl AtTables {
     /// Whether a verb so offered is offered at the table of `template`.
-    pub fn offered_at(self, template: &crate::games::Template) -> bool {
+    pub fn offered_at(self, template: &crate::game_api::Template) -> bool {
         match self {
             AtTables::No => false,
             AtTables::Every => true,
@@ -407,7 +407,7 @@ pub fn reasoning(why: serde_json::Value) -> Result<Option<String>, VerbError> {
 }
 
 /// The town's own verbs, which know no game by name, in the order `help` lists them (the
-/// catalog of every verb, with the games' and `help`'s, is `modules::REGISTRY`).
+/// catalog of every verb, with the games' and `help`'s, is `games::REGISTRY`).
 pub static TOWN: &[VerbEntry] = &[
     entry::<look::Look>(),
     entry::<go::Go>(),
@@ -441,15 +441,15 @@ pub static TOWN: &[VerbEntry] = &[
 ];
 
 /// The town's verbs served as REST reads, answering anyone (ratings are public).
-pub static TOWN_READS: &[module::ApiRead] = &[
-    module::ApiRead {
+pub static TOWN_READS: &[game_module::ApiRead] = &[
+    game_module::ApiRead {
         path: "/ratings/{name}",
         summary: "Someone's ratings and records, board by board",
         verb: "ratings",
         arg: "name",
         public: true,
     },
-    module::ApiRead {
+    game_module::ApiRead {
         path: "/leaderboards/{game}",
         summary: "A game's leaderboards (?whom=people|agents|all)",
         verb: "leaderboard",
@@ -512,7 +512,7 @@ pub fn usage<V: Verb>() -> VerbError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::{Code, GameError};
+    use crate::game_api::{Code, GameError};
     use crate::world::sessions::{ErrorCode, HostError};
 
     /// A refusal keeps its stable code and when to try again from the rules, through the

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::parse::word;
 
 use super::{AtTables, Reply, Topic, Verb, VerbError, usage};
-use crate::games::Template;
+use crate::game_api::Template;
 use crate::world::{AgentId, COMPUTER_ID, Cx, RoomIdx, ThingKind, World};
 
 /// The room where the table of `kind` stands, and the table's name.

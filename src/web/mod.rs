@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 use crate::identity::Directory;
 use crate::logins::Logins;
 use crate::store::Store;
-use crate::verbs::module::{Access, GameModule, Page, WebAction, WebMethod};
+use crate::verbs::game_module::{Access, GameModule, Page, WebAction, WebMethod};
 use crate::world::sessions::{SessionId, parse_id};
 use crate::world::{AgentId, Face, SERVER_ID, WorldHandle};
 pub use cookies::Sessions;
@@ -107,7 +107,7 @@ impl Web {
 pub fn router(web: Web) -> axum::Router {
     let mut router = axum::Router::new();
     // Each game's page streams its frames at `{page}/live`.
-    for m in crate::modules::ALL {
+    for m in crate::games::ALL {
         let Some(page) = &m.page else {
             continue;
         };
@@ -121,7 +121,7 @@ pub fn router(web: Web) -> axum::Router {
         );
     }
     // What the pages ask of the world, each at the path its module gives.
-    let actions = crate::modules::ALL
+    let actions = crate::games::ALL
         .iter()
         .filter_map(|m| m.page.as_ref())
         .flat_map(|p| p.actions);
@@ -181,7 +181,7 @@ async fn skill_page(State(web): State<Web>, headers: HeaderMap) -> Response {
             axum::http::header::CONTENT_TYPE,
             "text/markdown; charset=utf-8",
         )],
-        crate::modules::skill::skill_md(&base),
+        crate::games::skill::skill_md(&base),
     )
         .into_response()
 }
@@ -189,7 +189,7 @@ async fn skill_page(State(web): State<Web>, headers: HeaderMap) -> Response {
 async fn town_json(State(web): State<Web>) -> Response {
     match web
         .world
-        .call(SERVER_ID.into(), Face::Rest, |w, _| crate::modules::town(w))
+        .call(SERVER_ID.into(), Face::Rest, |w, _| crate::games::town(w))
         .await
     {
         Ok(v) => Json(v).into_response(),
@@ -206,7 +206,7 @@ async fn town_live(State(web): State<Web>) -> Response {
             let read = web
                 .world
                 .call(SERVER_ID.into(), Face::Rest, |w, _| {
-                    (crate::modules::town(w), w.watch_town())
+                    (crate::games::town(w), w.watch_town())
                 })
                 .await;
             let Ok((town, mut changed)) = read else {
@@ -438,7 +438,7 @@ fn verb_answer(
     answer: Result<Result<Value, crate::verbs::VerbError>, crate::world::Unavailable>,
     refused: StatusCode,
 ) -> Response {
-    use crate::games::Code;
+    use crate::game_api::Code;
     match answer {
         Ok(Ok(data)) => Json(data).into_response(),
         Ok(Err(e)) => {

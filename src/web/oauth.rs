@@ -36,8 +36,8 @@ pub(super) async fn toolset_resource(
     Path(set): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    match crate::modules::toolset_named(&set) {
-        Some(t) => resource_metadata(&web, &headers, &crate::modules::toolset_path(&t)),
+    match crate::games::toolset_named(&set) {
+        Some(t) => resource_metadata(&web, &headers, &crate::games::toolset_path(&t)),
         None => super::refused(
             StatusCode::NOT_FOUND,
             &format!("There is no set of tools called `{set}`."),

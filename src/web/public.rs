@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::broadcast;
 
 use super::Web;
-use crate::verbs::module::Page;
+use crate::verbs::game_module::Page;
 use crate::world::sessions::SessionId;
 use crate::world::{Face, SERVER_ID};
 

@@ -75,7 +75,7 @@ pub enum Effect {
         session: SessionId,
         tick: u64,
         agent: AgentId,
-        thinking: crate::games::Thinking,
+        thinking: crate::game_api::Thinking,
     },
 }
 

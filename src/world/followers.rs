@@ -5,7 +5,7 @@
 
 use super::sessions::{Session, SessionId};
 use super::{AgentId, BoardMsg, Cx, Sink, World};
-use crate::games::{Note, Viewer};
+use crate::game_api::{Note, Viewer};
 
 /// Someone watching a session they do not play.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -213,7 +213,7 @@ impl World {
 /// mean them.
 fn addressed(s: &Session, viewer: Viewer<'_>, note: &Note) -> String {
     match &note.to {
-        crate::games::Audience::Roles(roles) if viewer.role.is_none() => {
+        crate::game_api::Audience::Roles(roles) if viewer.role.is_none() => {
             let names: Vec<&str> = s
                 .participants
                 .iter()

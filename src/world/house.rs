@@ -15,7 +15,7 @@ use tokio::time::Instant;
 
 use super::sessions::{Session, SessionId};
 use super::{AgentId, Cx, Effect, World};
-use crate::games::{Computer, GameTime};
+use crate::game_api::{Computer, GameTime};
 
 pub const COMPUTER_ID: &str = "computer";
 pub const COMPUTER_NAME: &str = "Computer";
@@ -309,7 +309,7 @@ impl World {
         for p in s.participants.iter().filter(|p| is_house(&p.agent)) {
             // Even an answer the computer knows at once is taken as its own action after this
             // command, as a person's would be: whoever acted hears their own answer first.
-            let thinking: crate::games::Thinking =
+            let thinking: crate::game_api::Thinking =
                 match s.game.computer(p.role, options, s.seed.wrapping_add(tick)) {
                     None => continue,
                     Some(Computer::Act(action)) => Box::new(move |_| Some(action)),

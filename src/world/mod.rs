@@ -20,9 +20,9 @@ mod context;
 mod delivery;
 mod followers;
 mod guard;
-mod handle;
 pub mod house;
 pub mod load;
+mod lock;
 pub mod map;
 mod outage;
 mod outbox;
@@ -37,14 +37,15 @@ pub use delivery::{
     Backlog, BoardMsg, Delivery, Event, MAX_BACKLOG, MAX_BACKLOG_BYTES, Out, Said, Sink, Source,
     channel,
 };
-pub use handle::WorldHandle;
 pub use house::{COMPUTER_ID, COMPUTER_NAME, HOUSE, SERVER_ID, SERVER_NAME, is_house};
 pub use load::{WorldError, load, load_town};
 pub use map::{Map, RoomIdx, ThingKind};
 pub use outbox::{Released, Unavailable};
 pub use players::Player;
 pub use presence::{Entered, Leaving};
-pub use task::{Broken, Commands, ELSEWHERE, Env, Job, Request, Taken, TaskOptions, spawn};
+pub use task::{
+    Broken, Commands, ELSEWHERE, Env, Job, Request, Taken, TaskOptions, WorldHandle, spawn,
+};
 
 use std::any::Any;
 use std::collections::{BTreeMap, HashMap};
@@ -52,7 +53,7 @@ use std::sync::Arc;
 
 use tokio::time::Instant;
 
-use crate::games::Template;
+use crate::game_api::Template;
 use crate::identity::Directory;
 use sessions::{Session, SessionId};
 
@@ -114,7 +115,7 @@ pub struct World {
     /// Who hears no one from the town now, and which game keeps them ([`Game::secluded`]):
     /// kept with each session's deadline, so an undone command puts it back too.
     ///
-    /// [`Game::secluded`]: crate::games::Game::secluded
+    /// [`Game::secluded`]: crate::game_api::Game::secluded
     secluded: HashMap<AgentId, SessionId>,
     next_session: SessionId,
     /// Sessions that wait for their players' agreement (see [`sessions::invite`]).

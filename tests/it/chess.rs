@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use moot::modules::chess::rules::tkmoo::board64;
+use moot::games::chess::rules::tkmoo::board64;
 use serde_json::json;
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};

@@ -14,7 +14,7 @@ struct Rng(u64);
 impl Rng {
     fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(1);
-        moot::games::splitmix(self.0)
+        moot::game_api::splitmix(self.0)
     }
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
@@ -266,7 +266,7 @@ fn verbs_fed_at_random_to_a_living_town_break_no_promise() {
     for seed in 0..4u64 {
         let mut drill = Drill::new(seed).unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));
         let games = drill.games();
-        for t in moot::modules::templates() {
+        for t in moot::games::templates() {
             let of: Vec<&str> = games
                 .iter()
                 .filter(|(id, _)| *id == t.id)
@@ -301,7 +301,7 @@ fn verbs_fed_at_random_to_a_living_town_break_no_promise() {
         }
         total += drill.figures().0;
     }
-    for phase in moot::modules::werewolf::rules::Phase::ALL {
+    for phase in moot::games::werewolf::rules::Phase::ALL {
         let name = match phase.name() {
             "ENDED" => "over",
             name => name,

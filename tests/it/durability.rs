@@ -56,7 +56,7 @@ pub async fn start_load(
     for (g, (id, white, black)) in games.iter().cloned().enumerate() {
         let (api, acked) = (api.clone(), acked.clone());
         players.push(tokio::spawn(async move {
-            let mut fen = moot::modules::chess::rules::START_FEN.to_owned();
+            let mut fen = moot::games::chess::rules::START_FEN.to_owned();
             for tick in 0u64.. {
                 let Some(mv) = some_move(&fen, g + tick as usize) else {
                     return;

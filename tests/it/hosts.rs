@@ -6,8 +6,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use moot::link::nats::Broker as Trust;
-use moot::link::wire;
+use moot::cluster::nats::Broker as Trust;
+use moot::cluster::wire;
 use moot::server::{RunningHost, start_host, start_world};
 
 use crate::support::{
@@ -416,7 +416,7 @@ async fn a_host_that_dies_is_let_go_and_one_that_stalls_brings_its_people_back()
     assert!(!who.iter().any(|l| l.contains("Bob")), "{who:?}");
     // It wakes, hears it was let go, and brings Bob back: the same connection, no login.
     signal(&b, "CONT");
-    bob.expect(moot::link::host::RESUMED).await;
+    bob.expect(moot::cluster::host::RESUMED).await;
     bob.expect("*** Connected ***").await;
     ann.expect("Bob has connected.").await;
     bob.send("say I was only asleep").await;
@@ -506,7 +506,7 @@ async fn a_world_that_loses_its_broker_goes_on_and_keeps_its_people() {
     .await;
     broker = Broker::on_port(port).await;
     for p in [&mut ann, &mut bob] {
-        p.expect(moot::link::host::BACK).await;
+        p.expect(moot::cluster::host::BACK).await;
     }
     let game = bob.command("look #1").await;
     assert!(
@@ -625,7 +625,7 @@ async fn the_world_restarts_and_nobody_is_dropped() {
                     .success()
             );
             for c in [&mut ann, &mut bob] {
-                c.expect(moot::link::host::PAUSES).await;
+                c.expect(moot::cluster::host::PAUSES).await;
             }
             assert!(world.wait().unwrap().success(), "the world stops cleanly");
         } else {
@@ -633,12 +633,12 @@ async fn the_world_restarts_and_nobody_is_dropped() {
             world.wait().unwrap();
             // Nobody says goodbye: the hosts notice the silence.
             for c in [&mut ann, &mut bob] {
-                c.expect(moot::link::host::AWAY).await;
+                c.expect(moot::cluster::host::AWAY).await;
             }
         }
         // A line in the gap is refused as not done, and nobody hears it.
         bob.send("say into the gap").await;
-        bob.expect(moot::link::host::NOT_DONE).await;
+        bob.expect(moot::cluster::host::NOT_DONE).await;
         // So is a request that would change something: to be tried again.
         let gap = reqwest::Client::new()
             .post(format!("http://{}/agents", a.http_addr))
@@ -654,7 +654,7 @@ async fn the_world_restarts_and_nobody_is_dropped() {
         let started = std::time::Instant::now();
         world = world_process(&broker.url, &db, "60s").await;
         for c in [&mut ann, &mut bob] {
-            c.expect(moot::link::host::RESUMED).await;
+            c.expect(moot::cluster::host::RESUMED).await;
             c.expect("*** Connected ***").await;
         }
         let back = started.elapsed();
@@ -833,9 +833,9 @@ async fn a_crowd_through_two_hosts_rides_out_restarts() {
             world.wait().unwrap();
         }
         let told = if polite {
-            moot::link::host::PAUSES
+            moot::cluster::host::PAUSES
         } else {
-            moot::link::host::AWAY
+            moot::cluster::host::AWAY
         };
         join_all(people.iter_mut().map(|p| p.expect(told))).await;
         // Half the people type in the gap: refused, not done.
@@ -843,13 +843,13 @@ async fn a_crowd_through_two_hosts_rides_out_restarts() {
             p.send("say in the gap").await;
         }
         for p in people.iter_mut().step_by(2) {
-            p.expect(moot::link::host::NOT_DONE).await;
+            p.expect(moot::cluster::host::NOT_DONE).await;
             refused += 1;
         }
         let started = std::time::Instant::now();
         world = world_process(&broker.url, &db, "5s").await;
         join_all(people.iter_mut().map(|p| async move {
-            p.expect(moot::link::host::RESUMED).await;
+            p.expect(moot::cluster::host::RESUMED).await;
             p.expect("*** Connected ***").await;
         }))
         .await;
@@ -919,19 +919,19 @@ async fn a_host_waits_so_long_for_its_world_and_rides_out_its_broker() {
     // The broker goes, and comes back on the same address: both ends connect again.
     let port = broker.url.rsplit(':').next().unwrap().to_owned();
     drop(broker);
-    ann.expect(moot::link::host::AWAY).await;
+    ann.expect(moot::cluster::host::AWAY).await;
     broker = Broker::on_port(port.parse().unwrap()).await;
-    ann.expect(moot::link::host::BACK).await;
+    ann.expect(moot::cluster::host::BACK).await;
     ann.send("say through a new broker").await;
     ann.expect("You say, \"through a new broker\"").await;
 
     // The world goes for good: after --world-wait the host says goodbye.
     world.shutdown().await;
-    ann.expect(moot::link::host::PAUSES).await;
+    ann.expect(moot::cluster::host::PAUSES).await;
     let last = ann.until_closed().await;
     assert_eq!(
         last.last().map(String::as_str),
-        Some(moot::link::host::GAVE_UP),
+        Some(moot::cluster::host::GAVE_UP),
         "{last:?}"
     );
     host.running.shutdown().await;

@@ -26,10 +26,10 @@ fn tool_names(seen: &Value) -> BTreeSet<String> {
 /// make sense on a telnet line are in none.
 #[test]
 fn every_verb_is_a_tool_and_every_tool_a_verb() {
-    let sets = moot::modules::toolsets();
+    let sets = moot::games::toolsets();
     let tools = moot::mcp::tools(sets);
     let names: BTreeSet<String> = tools.iter().map(|(_, t)| t.name.to_string()).collect();
-    let served: Vec<&moot::verbs::VerbEntry> = moot::modules::REGISTRY
+    let served: Vec<&moot::verbs::VerbEntry> = moot::games::REGISTRY
         .iter()
         .copied()
         .filter(|e| e.toolset.is_some())
@@ -37,7 +37,7 @@ fn every_verb_is_a_tool_and_every_tool_a_verb() {
     let verbs: BTreeSet<String> = served.iter().map(|e| e.tool_name().to_owned()).collect();
     assert_eq!(names, verbs);
     assert_eq!(names.len(), tools.len(), "each tool is in one set");
-    let telnet_only: Vec<&str> = moot::modules::REGISTRY
+    let telnet_only: Vec<&str> = moot::games::REGISTRY
         .iter()
         .filter(|e| e.toolset.is_none())
         .map(|e| e.name)
@@ -638,7 +638,7 @@ fn tool_schemas_pass_the_inspectors_strict_check_and_fixed_ones_are_served_exact
     let (node, cli) = inspector();
     // Warnings only where a tool's schemas are served exactly as its definition writes them: the
     // Werewolf tools' definitions write nullable fields as `type` arrays, which the Inspector calls less portable.
-    let fixed_tools: Vec<&str> = moot::modules::REGISTRY
+    let fixed_tools: Vec<&str> = moot::games::REGISTRY
         .iter()
         .filter(|e| e.tool.definition.is_some())
         .map(|e| e.tool_name())
@@ -665,7 +665,7 @@ fn tool_schemas_pass_the_inspectors_strict_check_and_fixed_ones_are_served_exact
         .unwrap();
     assert!(granted.status.success(), "{granted:?}");
     // Every set, as `moot mcp --tools <set>` serves it.
-    for set in moot::modules::toolsets().iter().copied() {
+    for set in moot::games::toolsets().iter().copied() {
         let out = list(set.name);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
@@ -703,7 +703,7 @@ fn tool_schemas_pass_the_inspectors_strict_check_and_fixed_ones_are_served_exact
     let file: Value = serde_json::from_str(
         &std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/src/modules/chess/create_game.schema.json"
+            "/src/games/chess/create_game.schema.json"
         ))
         .unwrap(),
     )

@@ -682,7 +682,7 @@ async fn every_flag_path_and_file_the_documents_name_exists() {
 fn every_verb_and_tool_the_verb_tables_name_exists() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(root.join("docs/verbs.md")).unwrap();
-    let sets = moot::modules::toolsets();
+    let sets = moot::games::toolsets();
     let mut wrong = Vec::new();
     let mut checked = 0;
     // The tables, not the connection commands after them (the telnet face's, not verbs).
@@ -705,12 +705,12 @@ fn every_verb_and_tool_the_verb_tables_name_exists() {
                 let word = span.split_whitespace().next().unwrap_or_default();
                 if i == 0 {
                     checked += 1;
-                    if moot::modules::find(word).is_none() {
+                    if moot::games::find(word).is_none() {
                         wrong.push(format!("no such verb {word} (in `{span}`)"));
                     }
                 } else if span.starts_with("et.")
                     && !span.contains(' ')
-                    && moot::modules::find_tool(span, sets).is_none()
+                    && moot::games::find_tool(span, sets).is_none()
                 {
                     wrong.push(format!("no such tool {span}"));
                 }

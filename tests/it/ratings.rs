@@ -682,7 +682,7 @@ async fn the_leaderboard_and_a_players_page_in_a_real_chromium() {
 /// rating moves, the computer's never; a game whose computer has no fixed rating stays casual.
 #[tokio::test]
 async fn a_rated_game_against_the_computer_meets_its_levels_anchor() {
-    use moot::modules::chess::rules::computer::ANCHORS;
+    use moot::games::chess::rules::computer::ANCHORS;
     use moot::ratings::{ANCHOR_DEVIATION, Rating};
     let s = TestServer::start().await;
     let mut ann = s.player("Ann").await;

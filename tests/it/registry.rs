@@ -1,7 +1,7 @@
 //! The verb registry: every verb is complete, and a typed line reaches the same handler, with
 //! the same arguments, as the JSON a program would send.
 
-use moot::modules::{REGISTRY, Resolved, resolve};
+use moot::games::{REGISTRY, Resolved, resolve};
 use moot::world::{self, Cx, Face, Player, World};
 use serde_json::json;
 
@@ -37,7 +37,7 @@ fn every_verb_has_help_and_schemas_and_a_unique_name() {
 fn town() -> (World, world::AgentId) {
     let map = world::load(&world_dir()).unwrap();
     let start = map.start;
-    let mut w = moot::modules::new_world(map, Default::default());
+    let mut w = moot::games::new_world(map, Default::default());
     let (sink, source) = world::channel();
     std::mem::forget(source);
     let id: world::AgentId = "ann".into();
@@ -147,7 +147,7 @@ fn a_line_and_its_json_reach_the_same_handler() {
             ));
         }
         let mut cx = Cx::new(me.clone(), Face::Mcp);
-        let text = moot::modules::run_line(&mut w, &mut cx, line).unwrap();
+        let text = moot::games::run_line(&mut w, &mut cx, line).unwrap();
         let room = w2.map.room(w2.player(&me).room);
         let Resolved::Verb(e, rest) = resolve(line, |x| room.exit(x).is_some()) else {
             panic!()
@@ -169,7 +169,7 @@ fn a_line_and_its_json_reach_the_same_handler() {
 fn structured_results_carry_what_the_text_says() {
     let (mut w, me) = town();
     let mut cx = Cx::new(me, Face::Mcp);
-    let e = moot::modules::find("look").unwrap();
+    let e = moot::games::find("look").unwrap();
     let r = (e.run_json)(&mut w, &mut cx, json!({})).unwrap().value();
     assert_eq!(r["kind"], "room");
     assert_eq!(r["name"], "Town Square");

@@ -598,14 +598,14 @@ pub async fn spawn_moot_with(
 /// The address that serves tool `name` (`/mcp/chess` for `createGame`), as an agent reads it
 /// from the `toolsets` tool.
 pub fn mcp_path(name: &str) -> String {
-    moot::modules::toolset_of(name)
-        .map_or_else(|| "/mcp".to_owned(), |t| moot::modules::toolset_path(&t))
+    moot::games::toolset_of(name)
+        .map_or_else(|| "/mcp".to_owned(), |t| moot::games::toolset_path(&t))
 }
 
 /// The names of the tools of the set called `set`.
 pub fn set_names(set: &str) -> std::collections::BTreeSet<String> {
-    let set = moot::modules::toolset_named(set).expect("a set of that name");
-    moot::modules::tools_in(&[set])
+    let set = moot::games::toolset_named(set).expect("a set of that name");
+    moot::games::tools_in(&[set])
         .map(|e| e.tool_name().to_owned())
         .collect()
 }

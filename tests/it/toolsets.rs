@@ -81,8 +81,8 @@ async fn every_address_lists_its_set_and_the_default_fits_the_budget() {
         "the default names the other sets"
     );
     let mut table = vec![format!("| `/mcp` | {} | {bytes} |", town.len())];
-    for set in moot::modules::toolsets().iter().copied() {
-        let path = moot::modules::toolset_path(&set);
+    for set in moot::games::toolsets().iter().copied() {
+        let path = moot::games::toolset_path(&set);
         let (seen, bytes) = listed(&s, &agent.token, &path).await;
         if set.wizards_only {
             assert!(
@@ -207,9 +207,9 @@ async fn the_default_names_every_set_and_its_address() {
     let r = mcp_tool(s.http, &a.token, "toolsets", json!({})).await;
     let sets = r["structuredContent"]["toolsets"].as_array().unwrap();
     let by_name = |n: &str| -> &Value { sets.iter().find(|t| t["name"] == n).unwrap() };
-    for set in moot::modules::toolsets().iter().copied() {
+    for set in moot::games::toolsets().iter().copied() {
         let t = by_name(set.name);
-        assert_eq!(t["path"], moot::modules::toolset_path(&set));
+        assert_eq!(t["path"], moot::games::toolset_path(&set));
         assert_eq!(t["stdio"], format!("moot mcp --tools {}", set.name));
     }
     assert_eq!(

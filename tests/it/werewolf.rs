@@ -187,8 +187,8 @@ async fn a_practice_match_of_an_agent_and_seven_house_bots_plays_to_its_end() {
             )
         })
         .collect();
-    let replayed = moot::games::replay(
-        moot::modules::template(r["template"].as_str().unwrap()).unwrap(),
+    let replayed = moot::game_api::replay(
+        moot::games::template(r["template"].as_str().unwrap()).unwrap(),
         r["seed"].as_str().unwrap().parse().unwrap(),
         &r["options"],
         actions.iter().map(|(a, b, t)| (a.as_str(), b.as_str(), *t)),
@@ -196,7 +196,7 @@ async fn a_practice_match_of_an_agent_and_seven_house_bots_plays_to_its_end() {
     .unwrap();
     let w = replayed
         .as_any()
-        .downcast_ref::<moot::modules::werewolf::rules::Werewolf>()
+        .downcast_ref::<moot::games::werewolf::rules::Werewolf>()
         .unwrap();
     let lines: Vec<Value> = sc["eventsJsonl"]
         .as_str()
@@ -255,7 +255,7 @@ async fn a_practice_match_of_an_agent_and_seven_house_bots_plays_to_its_end() {
     let exported: Vec<&Value> = lines.iter().filter(|l| l["type"] != "REASONING").collect();
     assert_eq!(exported.len(), w.events().len());
     for (e, x) in w.events().iter().zip(&exported) {
-        let mine = e.envelope(moot::modules::werewolf::rules::events::Reader::Omniscient);
+        let mine = e.envelope(moot::games::werewolf::rules::events::Reader::Omniscient);
         for k in ["eventId", "type", "visibility", "payload"] {
             assert_eq!(mine[k], x[k], "{k}: {x}");
         }
@@ -647,7 +647,7 @@ fn differences(a: &Value, b: &Value, path: String, out: &mut Vec<String>) {
 
 /// The thirteen Werewolf tools, from their original JSON (kept verbatim in tests/data), against
 /// tools/list at `/mcp/werewolf`: every field is the original's, except the fixes that
-/// `src/modules/werewolf/catalog.rs` lists.
+/// `src/games/werewolf/catalog.rs` lists.
 #[tokio::test]
 async fn tools_list_serves_the_werewolf_tools_with_only_the_documented_fixes() {
     let seed: Vec<Value> =
@@ -1082,8 +1082,8 @@ async fn the_rules_and_role_cards_are_prompts_and_resources_rendered_from_the_ru
     .await;
     let text = rules["contents"][0]["text"].as_str().unwrap();
     // The same text `werewolf rules` prints, from the same configuration.
-    let expected = moot::modules::werewolf::rules::text::rules(
-        &moot::modules::werewolf::rules::config::Config::default(),
+    let expected = moot::games::werewolf::rules::text::rules(
+        &moot::games::werewolf::rules::config::Config::default(),
     )
     .join("\n");
     assert_eq!(text, expected);

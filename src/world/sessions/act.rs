@@ -2,7 +2,7 @@
 //! stamped with its game time and logged before anyone hears of it, then the headline.
 
 use super::{Acted, ErrorCode, HostError, Played, Session, SessionId, iso, not_found};
-use crate::games::{self, GameTime};
+use crate::game_api::{self, GameTime};
 use crate::store::writes;
 use crate::world::{AgentId, Cx, World};
 
@@ -14,7 +14,7 @@ fn headline(s: &Session, agent: &str, role: &str, action: &str) -> String {
         // The template tells its followers everything in its notes.
         return what;
     }
-    let mut line = if role == crate::games::SERVER_ROLE {
+    let mut line = if role == crate::game_api::SERVER_ROLE {
         // The server actor is nobody: the template's words stand alone.
         format!("#{}: {what}.", s.id)
     } else {
@@ -145,7 +145,7 @@ impl World {
             .get_mut(&sid)
             .ok_or_else(|| not_found(&id.to_string()))?;
         let role = if &**agent == crate::world::SERVER_ID {
-            games::SERVER_ROLE
+            game_api::SERVER_ROLE
         } else {
             s.role_of(agent).ok_or_else(|| {
                 HostError::new(
@@ -158,7 +158,7 @@ impl World {
             Ok(next) => next,
             Err(e) => {
                 // A rule broken counts against its sender, beside their rating.
-                let counts = role != games::SERVER_ROLE && e.breaks_rules();
+                let counts = role != game_api::SERVER_ROLE && e.breaks_rules();
                 // A template's wait is in game time; the caller waits in real time.
                 let mut h = HostError::from(e);
                 h.retry_after = h.retry_after.map(|d| self.time.real(d));
@@ -169,7 +169,7 @@ impl World {
             }
         };
         // An action the public may not know was taken leaves no public trace (`Cx::hidden`).
-        if role != games::SERVER_ROLE && next.action_view(None, role, action).is_none() {
+        if role != game_api::SERVER_ROLE && next.action_view(None, role, action).is_none() {
             cx.hidden = true;
         }
         let tick = s.tick;

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::invite::Plan;
 use super::{Created, ErrorCode, HostError, Participant, Session, SessionId, iso};
-use crate::games::{Reckoning, Template};
+use crate::game_api::{Reckoning, Template};
 use crate::store::sessions::SessionRow;
 use crate::store::writes;
 use crate::world::{Cx, RoomIdx, World};
@@ -390,7 +390,7 @@ fn take_rated(mut options: Value) -> Result<(Value, bool), HostError> {
 fn can_be_rated(
     t: &Template,
     options: &Value,
-    probe: &dyn crate::games::AnyGame,
+    probe: &dyn crate::game_api::AnyGame,
     parts: &[Participant],
     external_engine: bool,
 ) -> Result<(), HostError> {

@@ -1,7 +1,7 @@
 //! A session host's refusals: the REST API's error codes (and moot's own), with their HTTP
 //! statuses, spelled in one place; the rules' own refusals keep their typed code.
 
-use crate::games::{self, GameError};
+use crate::game_api::{self, GameError};
 
 /// The REST API's error codes (its published contract: clients match on them) and moot's own,
 /// with their HTTP statuses: the one place they are spelled.
@@ -79,7 +79,7 @@ pub struct HostError {
     pub retry_after: Option<std::time::Duration>,
     /// The stable code of a refusal (Werewolf's `WRONG_PHASE`, any game's `NOT_YOUR_TURN`), for
     /// faces that speak those codes; the general code above is what the REST API says.
-    pub detail: Option<games::Code>,
+    pub detail: Option<game_api::Code>,
 }
 
 impl HostError {
@@ -87,7 +87,7 @@ impl HostError {
     /// before the action arrived): for the tools' stable codes, an action out of its phase.
     pub fn completed(id: super::SessionId) -> HostError {
         HostError {
-            detail: Some(games::Code::WrongPhase),
+            detail: Some(game_api::Code::WrongPhase),
             ..HostError::new(
                 ErrorCode::InvalidAction,
                 format!("Session {id} is completed"),
@@ -111,14 +111,14 @@ impl From<GameError> for HostError {
             GameError::AlreadyActed => ErrorCode::AlreadyActed,
             GameError::BadOptions(_) => ErrorCode::InvalidRequest,
             GameError::Refused {
-                code: games::Code::RateLimited,
+                code: game_api::Code::RateLimited,
                 ..
             } => ErrorCode::RateLimited,
             _ => ErrorCode::InvalidAction,
         };
         let mut h = HostError::new(code, e.to_string());
         if matches!(e, GameError::NotYourTurn) {
-            h.detail = Some(games::Code::NotYourTurn);
+            h.detail = Some(game_api::Code::NotYourTurn);
         }
         if let GameError::Refused {
             code,

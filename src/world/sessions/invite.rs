@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::{Value, json};
 
 use super::{Created, ErrorCode, HostError, Participant, SessionId, StateView, Summary, iso};
-use crate::games::Template;
+use crate::game_api::Template;
 use crate::store::keys::{self, StateRow};
 use crate::world::{AgentId, Cx, World, is_house};
 

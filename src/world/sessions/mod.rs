@@ -1,5 +1,5 @@
 //! Game sessions (the state-machine host: any template, played by actions into a log), owned by the world like everything live. This
-//! is the generic host: it knows templates only through [`crate::games::AnyGame`].
+//! is the generic host: it knows templates only through [`crate::game_api::AnyGame`].
 //!
 //! A session is a template's game plus who plays which role and how many actions it has taken
 //! (its tick). Every change is checked here (identity, turn, tick, legality), stamped with its
@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{AgentId, RoomIdx, World};
-use crate::games::{AnyGame, Template};
+use crate::game_api::{AnyGame, Template};
 use crate::store::sessions::LogEntry;
 use error::not_found;
 pub use error::{ErrorCode, HostError};

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{Logged, Participant, Session, SessionId};
-use crate::games;
+use crate::game_api;
 use crate::store::sessions::StoredSession;
 use crate::world::{AgentId, World};
 
@@ -43,7 +43,7 @@ impl World {
                     )));
                 }
             }
-            let game = games::replay(
+            let game = game_api::replay(
                 t,
                 st.row.seed,
                 &options,
@@ -105,7 +105,7 @@ impl World {
                         .roles
                         .iter()
                         .copied()
-                        .chain([games::SERVER_ROLE])
+                        .chain([game_api::SERVER_ROLE])
                         .find(|r| *r == e.role)
                         .ok_or_else(|| fail(format!("no role `{}` in its game", e.role)))?;
                     // The players' ids are shared with the session's own.
@@ -159,7 +159,7 @@ impl World {
 /// action that decided it (`<session>.<tick>`), by replaying each counting session's log one
 /// action at a time: what `moot ratings rebuild` folds, in the order the actions were logged.
 pub fn decisions(
-    templates: &[&'static games::Template],
+    templates: &[&'static game_api::Template],
     stored: &[StoredSession],
     owner: impl Fn(&str) -> String,
 ) -> Result<Vec<(String, crate::ratings::Decided)>, ReplayError> {
@@ -174,8 +174,8 @@ pub fn decisions(
             .find(|t| t.id == st.row.template)
             .ok_or_else(|| fail(format!("unknown template `{}`", st.row.template)))?;
         match t.reckoning {
-            games::Reckoning::Unrated => continue,
-            games::Reckoning::Rating if !st.row.rated => continue,
+            game_api::Reckoning::Unrated => continue,
+            game_api::Reckoning::Rating if !st.row.rated => continue,
             _ => {}
         }
         let options: Value =

@@ -1,0 +1,874 @@
+//! `chess.v1`: every rule of chess, on shakmaty.
+//!
+//! The game ends by itself on checkmate, stalemate, insufficient material, a position reached
+//! for the third time, or the fifty-move rule (halfmove clock at 100), checked in that order
+//! after each move, so a mate on the hundredth half-move is a mate. Nobody has to claim a draw:
+//! agents and old clients have no claim button, and no game shuffles forever. (shakmaty knows
+//! the first three; repetition is counted here from Zobrist keys since the last zeroing move.)
+//!
+//! Moves arrive in UCI (`e2e4`, `e7e8q`; shakmaty also reads king-takes-rook castling) and are
+//! logged re-serialised in standard UCI.
+//!
+//! A game may have a clock (`"clock": "5+3"`: minutes each, seconds added per move), or be a
+//! correspondence game (`"clock": "3d"`: so long for each move, time not carried over). Time is
+//! charged to the side to move from the game time of each action; when a side's time runs out
+//! the server actor's `flag` ends the game: a loss, or a draw if the other side has too little
+//! material to mate (as lichess does).
+//!
+//! Everything chess is in this folder: the rules (here), the clock (`clock`), the game's
+//! export (`pgn`), the house engine (`engine`), the text board (`render`), tkMOO-light's board
+//! encoding (`tkmoo`) and the computer player (`computer`).
+
+mod clock;
+pub mod computer;
+pub mod engine;
+mod pgn;
+pub mod render;
+pub mod tkmoo;
+
+pub use clock::{Clock, TimeControl, clock_text};
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use shakmaty::fen::Fen;
+use shakmaty::san::{San, SanPlus, Suffix};
+use shakmaty::uci::UciMove;
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{CastlingMode, Color, EnPassantMode, Move, Position};
+
+use crate::game_api::{Computer, Deadline, Game, GameError, GameTime, Picture, SERVER_ROLE};
+
+/// Actions besides moves, open to either side at any time.
+pub const CONTROL_ACTIONS: [&str; 7] = [
+    "resign",
+    "offer_draw",
+    "accept_draw",
+    "decline_draw",
+    "request_takeback",
+    "accept_takeback",
+    "decline_takeback",
+];
+
+pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+#[derive(Debug, Clone)]
+pub struct ChessGame {
+    /// The FEN the game started from, when not the standard start.
+    start_fen: Option<Arc<str>>,
+    pos: shakmaty::Chess,
+    /// `pos`'s Zobrist key: repetitions are counted along the earlier keys (`history`), so a
+    /// state keeps no table of its own.
+    key: u64,
+    /// `pos` as FEN, kept beside it: every answer about the game shows it, several times a move.
+    fen: String,
+    outcome: Option<Outcome>,
+    /// A standing draw offer, by this side.
+    draw_offer: Option<Side>,
+    /// A standing request to take back a move, by this side.
+    takeback_request: Option<Side>,
+    /// The moves that led here, the last first (shared between a state and the next, so
+    /// keeping them costs one small record a move).
+    history: Option<Arc<Ply>>,
+    clock: Option<TimeControl>,
+}
+
+/// One move of the game as it stands, with what the rules need of the state it was played
+/// from: its key, to count repetitions, and its offers and clock, to restore them on a
+/// takeback. The position itself is not kept (a tenth of the size, on every move of every
+/// game the town holds): a takeback, which is rare, replays the moves from the start.
+#[derive(Debug)]
+struct Ply {
+    /// The move before this one.
+    before: Option<Arc<Ply>>,
+    mv: Move,
+    san: SanPlus,
+    key: u64,
+    draw_offer: Option<Side>,
+    takeback_request: Option<Side>,
+    clock: Option<TimeControl>,
+}
+
+impl Ply {
+    /// This ply and those before it, newest first.
+    fn and_before(&self) -> impl Iterator<Item = &Ply> {
+        std::iter::successors(Some(self), |p| p.before.as_deref())
+    }
+}
+
+/// A long game's moves are let go one at a time: dropped the plain way, each would drop the
+/// one before it from inside its own drop, as deep as the game is long.
+impl Drop for Ply {
+    fn drop(&mut self) {
+        let mut earlier = self.before.take();
+        while let Some(ply) = earlier {
+            // A ply shared with another state (a takeback's, a copy's) is theirs to let go.
+            earlier = Arc::try_unwrap(ply).ok().and_then(|mut p| p.before.take());
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    White,
+    Black,
+}
+
+impl From<Color> for Side {
+    fn from(c: Color) -> Side {
+        match c {
+            Color::White => Side::White,
+            Color::Black => Side::Black,
+        }
+    }
+}
+
+impl From<Side> for Color {
+    fn from(s: Side) -> Color {
+        match s {
+            Side::White => Color::White,
+            Side::Black => Color::Black,
+        }
+    }
+}
+
+impl Side {
+    pub fn other(self) -> Side {
+        match self {
+            Side::White => Side::Black,
+            Side::Black => Side::White,
+        }
+    }
+
+    pub fn from_role(role: &str) -> Option<Side> {
+        match role {
+            "white" => Some(Side::White),
+            "black" => Some(Side::Black),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::White => "white",
+            Side::Black => "black",
+        }
+    }
+
+    /// "White" or "Black", to begin a sentence.
+    pub fn title(self) -> &'static str {
+        match self {
+            Side::White => "White",
+            Side::Black => "Black",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    Checkmate,
+    Stalemate,
+    InsufficientMaterial,
+    ThreefoldRepetition,
+    FiftyMoveRule,
+    Resignation,
+    Agreement,
+    /// The side to move ran out of time.
+    Timeout,
+    /// The side to move ran out of time, but the other could not have mated.
+    TimeoutVsInsufficientMaterial,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Outcome {
+    /// The winner; absent for a draw.
+    pub winner: Option<Side>,
+    pub reason: EndReason,
+}
+
+impl Outcome {
+    /// `"1-0"`, `"0-1"` or `"1/2-1/2"`.
+    pub fn result(&self) -> &'static str {
+        match self.winner {
+            Some(Side::White) => "1-0",
+            Some(Side::Black) => "0-1",
+            None => "1/2-1/2",
+        }
+    }
+
+    /// In words: "White wins by checkmate", "Draw by threefold repetition".
+    pub fn describe(&self) -> String {
+        let how = match self.reason {
+            EndReason::Checkmate => "checkmate",
+            EndReason::Stalemate => "stalemate",
+            EndReason::InsufficientMaterial => "insufficient material",
+            EndReason::ThreefoldRepetition => "threefold repetition",
+            EndReason::FiftyMoveRule => "the fifty-move rule",
+            EndReason::Resignation => "resignation",
+            EndReason::Agreement => "agreement",
+            EndReason::Timeout => "time",
+            EndReason::TimeoutVsInsufficientMaterial => {
+                "time running out against insufficient material"
+            }
+        };
+        match self.winner {
+            _ if self.reason == EndReason::Agreement => "Draw by agreement".to_owned(),
+            Some(Side::White) if self.reason == EndReason::Timeout => "White wins on time".into(),
+            Some(Side::Black) if self.reason == EndReason::Timeout => "Black wins on time".into(),
+            Some(Side::White) => format!("White wins by {how}"),
+            Some(Side::Black) => format!("Black wins by {how}"),
+            None => format!("Draw by {how}"),
+        }
+    }
+}
+
+fn fen_of(pos: &shakmaty::Chess) -> String {
+    // Straight into a string: the `Display` route costs twice as much.
+    let mut fen = String::with_capacity(90);
+    Fen::from_position(pos, EnPassantMode::Legal).append_to_string(&mut fen);
+    fen
+}
+
+/// A move in standard UCI.
+fn uci(m: Move) -> String {
+    m.to_uci(CastlingMode::Standard).to_string()
+}
+
+fn zobrist(pos: &shakmaty::Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+impl ChessGame {
+    pub fn position(&self) -> &shakmaty::Chess {
+        &self.pos
+    }
+
+    pub fn fen(&self) -> &str {
+        &self.fen
+    }
+
+    pub fn turn(&self) -> Side {
+        self.pos.turn().into()
+    }
+
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    /// The last move, in standard UCI.
+    pub fn last_move(&self) -> Option<String> {
+        self.history.as_deref().map(|p| uci(p.mv))
+    }
+
+    /// The last move in SAN with its check or mate mark, like `Nf3` or `Qxf7#`, for people's
+    /// news.
+    pub fn last_san(&self) -> Option<String> {
+        self.history.as_deref().map(|p| p.san.to_string())
+    }
+
+    /// The moves of the game as it stands (moves taken back left out), oldest first, in SAN.
+    pub fn sans(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.plies().map(|p| p.san.to_string()).collect();
+        out.reverse();
+        out
+    }
+
+    /// The plies that led here, newest first.
+    fn plies(&self) -> impl Iterator<Item = &Ply> {
+        self.history.as_deref().into_iter().flat_map(Ply::and_before)
+    }
+
+    /// The position the game started from.
+    fn start(&self) -> Option<shakmaty::Chess> {
+        match &self.start_fen {
+            None => Some(shakmaty::Chess::default()),
+            Some(f) => f
+                .parse::<Fen>()
+                .ok()?
+                .into_position(CastlingMode::Standard)
+                .ok(),
+        }
+    }
+
+    /// A move in UCI, checked against the position: the move it means, or why it is refused.
+    pub fn parse_move(&self, uci: &str) -> Result<Move, GameError> {
+        let parsed: UciMove = uci.trim().parse().map_err(|_| {
+            GameError::Illegal(format!(
+                "`{uci}` is not a legal move here (give UCI like e2e4 or e7e8q, or SAN like Nf3)"
+            ))
+        })?;
+        parsed
+            .to_move(&self.pos)
+            .map_err(|_| GameError::Illegal(format!("{uci} is not a legal move in this position")))
+    }
+
+    /// Zobrist keys of the earlier positions since the last capture or pawn move (for the
+    /// engine, which must know what repeats).
+    pub fn history_keys(&self) -> Vec<u64> {
+        let mut keys: Vec<u64> = self
+            .since_zeroing()
+            .filter(|k| *k != self.key)
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys
+    }
+
+    /// The keys of the positions before this one, newest first, back to the first since the
+    /// last capture or pawn move (none of those before it can stand again).
+    fn since_zeroing(&self) -> impl Iterator<Item = u64> {
+        let plies = self.pos.halfmoves() as usize;
+        self.plies().map(|p| p.key).take(plies)
+    }
+
+    /// The game's clocks, if it has a clock each (not a time per move).
+    pub fn clock(&self) -> Option<&Clock> {
+        match &self.clock {
+            Some(TimeControl::Fischer(c)) => Some(c),
+            _ => None,
+        }
+    }
+
+    pub fn time_control(&self) -> Option<&TimeControl> {
+        self.clock.as_ref()
+    }
+
+    /// The side to move's time runs out at game time `now`: it loses, or draws if the other
+    /// side could not mate with what it has.
+    fn flag(&self, now: GameTime) -> Result<ChessGame, GameError> {
+        let Some(d) = Game::deadline(self) else {
+            return Err(GameError::Illegal("This game has no clock".into()));
+        };
+        if now < d.at {
+            return Err(GameError::Illegal("The flag has not fallen".into()));
+        }
+        let loser = self.turn();
+        let mut next = self.clone();
+        let Some(clock) = next.clock.as_mut() else {
+            return Err(GameError::Illegal("This game has no clock".into()));
+        };
+        clock.fall(loser, d.at);
+        next.outcome = Some(
+            if self.pos.has_insufficient_material(loser.other().into()) {
+                Outcome {
+                    winner: None,
+                    reason: EndReason::TimeoutVsInsufficientMaterial,
+                }
+            } else {
+                Outcome {
+                    winner: Some(loser.other()),
+                    reason: EndReason::Timeout,
+                }
+            },
+        );
+        Ok(next)
+    }
+
+    pub fn draw_offer(&self) -> Option<Side> {
+        self.draw_offer
+    }
+
+    pub fn takeback_request(&self) -> Option<Side> {
+        self.takeback_request
+    }
+
+    /// How many plies a takeback asked by `side` undoes: back to before `side`'s last move.
+    fn takeback_plies(&self, side: Side) -> usize {
+        if self.turn() == side { 2 } else { 1 }
+    }
+
+    /// The game as it stood `plies` moves ago (1 or 2), rebuilt from the moves before.
+    fn undo(&self, plies: usize) -> Option<ChessGame> {
+        let undone = self.plies().nth(plies.checked_sub(1)?)?;
+        let mut pos = self.start()?;
+        let kept: Vec<&Ply> = self.plies().skip(plies).collect();
+        for p in kept.iter().rev() {
+            pos.play_unchecked(p.mv);
+        }
+        Some(ChessGame {
+            start_fen: self.start_fen.clone(),
+            key: undone.key,
+            fen: fen_of(&pos),
+            pos,
+            outcome: None,
+            draw_offer: undone.draw_offer,
+            takeback_request: undone.takeback_request,
+            history: undone.before.clone(),
+            clock: undone.clock,
+        })
+    }
+
+    /// The game-control actions: resigning, draws and takebacks.
+    fn control(&self, side: Side, action: &str) -> Result<Option<ChessGame>, GameError> {
+        if !CONTROL_ACTIONS.contains(&action) {
+            return Ok(None);
+        }
+        let mut next = self.clone();
+        let other = side.other();
+        match action {
+            "resign" => {
+                next.outcome = Some(Outcome {
+                    winner: Some(other),
+                    reason: EndReason::Resignation,
+                })
+            }
+            "offer_draw" if self.draw_offer == Some(other) => {
+                next.outcome = Some(Outcome {
+                    winner: None,
+                    reason: EndReason::Agreement,
+                });
+            }
+            "offer_draw" => next.draw_offer = Some(side),
+            "accept_draw" if self.draw_offer == Some(other) => {
+                next.outcome = Some(Outcome {
+                    winner: None,
+                    reason: EndReason::Agreement,
+                });
+            }
+            "decline_draw" if self.draw_offer == Some(other) => next.draw_offer = None,
+            "accept_draw" | "decline_draw" => {
+                return Err(GameError::Illegal(
+                    "There is no draw offer to answer".into(),
+                ));
+            }
+            "request_takeback" => {
+                if self.undo(self.takeback_plies(side)).is_none() {
+                    return Err(GameError::Illegal("You have no move to take back".into()));
+                }
+                next.takeback_request = Some(side);
+            }
+            "accept_takeback" if self.takeback_request == Some(other) => {
+                return Ok(self.undo(self.takeback_plies(other)));
+            }
+            "decline_takeback" if self.takeback_request == Some(other) => {
+                next.takeback_request = None
+            }
+            "accept_takeback" | "decline_takeback" => {
+                return Err(GameError::Illegal(
+                    "There is no takeback request to answer".into(),
+                ));
+            }
+            _ => return Ok(None),
+        }
+        Ok(Some(next))
+    }
+
+    /// The game after `m`, which must be legal here.
+    fn play(&self, m: Move) -> ChessGame {
+        // SAN is named on the way (disambiguated against this position, marked from the next).
+        // The next position's moves are generated once, for the mark and the stalemate alike
+        // (shakmaty's SAN with its mark would generate them for the mark alone).
+        let mut pos = self.pos.clone();
+        let san = San::from_move(&pos, m);
+        pos.play_unchecked(m);
+        let (check, stuck) = (pos.is_check(), pos.legal_moves().is_empty());
+        let san = SanPlus {
+            san,
+            suffix: match (check, stuck) {
+                (true, true) => Some(Suffix::Checkmate),
+                (true, false) => Some(Suffix::Check),
+                (false, _) => None,
+            },
+        };
+        let next = ChessGame {
+            start_fen: self.start_fen.clone(),
+            key: zobrist(&pos),
+            fen: fen_of(&pos),
+            pos,
+            outcome: None,
+            draw_offer: self.draw_offer.filter(|s| *s == self.turn()),
+            takeback_request: None,
+            history: Some(Arc::new(Ply {
+                before: self.history.clone(),
+                mv: m,
+                san,
+                key: self.key,
+                draw_offer: self.draw_offer,
+                takeback_request: self.takeback_request,
+                clock: self.clock,
+            })),
+            clock: self.clock,
+        };
+        let repeated = next.since_zeroing().filter(|k| *k == next.key).count() >= 2;
+        let p = &next.pos;
+        let (winner, reason) = if check && stuck {
+            (Some(self.turn()), Some(EndReason::Checkmate))
+        } else if p.is_insufficient_material() {
+            (None, Some(EndReason::InsufficientMaterial))
+        } else if stuck {
+            (None, Some(EndReason::Stalemate))
+        } else if repeated {
+            (None, Some(EndReason::ThreefoldRepetition))
+        } else if p.halfmoves() >= 100 {
+            (None, Some(EndReason::FiftyMoveRule))
+        } else {
+            (None, None)
+        };
+        ChessGame {
+            outcome: reason.map(|reason| Outcome { winner, reason }),
+            ..next
+        }
+    }
+}
+
+impl Game for ChessGame {
+    const TEMPLATE: &'static str = "chess.v1";
+    const TITLE: &'static str = "chess";
+    const ROLES: &'static [&'static str] = &["white", "black"];
+    const SEQUENTIAL: bool = true;
+    const TABLE: &'static str = "chess_table";
+    const HOUSE_PLAYS: bool = true;
+
+    /// `options` may hold `{"fen": "<FEN>"}` to start from a given position, `clock` (`5+3`, or
+    /// `3d` per move), and `computer_level` (1 to 10) for a game against the house's computer.
+    /// Nothing else: a misspelt option is refused rather than silently ignored.
+    fn new(_seed: u64, options: &Value) -> Result<ChessGame, GameError> {
+        const OPTIONS: [&str; 3] = ["fen", "computer_level", "clock"];
+        match options {
+            Value::Null => {}
+            Value::Object(o) => {
+                if let Some(k) = o.keys().find(|k| !OPTIONS.contains(&k.as_str())) {
+                    return Err(GameError::BadOptions(format!(
+                        "chess.v1 has no option `{k}`; its options are fen, computer_level and clock"
+                    )));
+                }
+                if let Some(l) = o.get("computer_level")
+                    && !l.as_u64().is_some_and(|l| (1..=10).contains(&l))
+                {
+                    return Err(GameError::BadOptions(
+                        "`computer_level` must be a whole number from 1 to 10".into(),
+                    ));
+                }
+            }
+            _ => {
+                return Err(GameError::BadOptions(
+                    "chess.v1's options must be an object".into(),
+                ));
+            }
+        }
+        let fen = match options.get("fen") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(f)) => Some(f.trim().to_owned()),
+            Some(_) => return Err(GameError::BadOptions("`fen` must be a string".into())),
+        };
+        let pos: shakmaty::Chess = match &fen {
+            None => shakmaty::Chess::default(),
+            Some(f) => f
+                .parse::<Fen>()
+                .map_err(|e| GameError::BadOptions(format!("`{f}` is not a FEN: {e}")))?
+                .into_position(CastlingMode::Standard)
+                .map_err(|e| {
+                    GameError::BadOptions(format!("`{f}` is not a legal position: {e}"))
+                })?,
+        };
+        let mut game = ChessGame {
+            start_fen: fen.filter(|f| f != START_FEN).map(Arc::from),
+            key: zobrist(&pos),
+            fen: fen_of(&pos),
+            pos,
+            outcome: None,
+            draw_offer: None,
+            takeback_request: None,
+            history: None,
+            clock: match options.get("clock") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(c)) if c == "none" => None,
+                Some(Value::String(c)) => Some(TimeControl::parse(c)?),
+                Some(_) => {
+                    return Err(GameError::BadOptions(
+                        "`clock` must be a string such as \"5+3\" or \"3d\"".into(),
+                    ));
+                }
+            },
+        };
+        // A position given with no legal move is already over.
+        if game.pos.is_checkmate() {
+            game.outcome = Some(Outcome {
+                winner: Some((!game.pos.turn()).into()),
+                reason: EndReason::Checkmate,
+            });
+        } else if game.pos.is_stalemate() {
+            game.outcome = Some(Outcome {
+                winner: None,
+                reason: EndReason::Stalemate,
+            });
+        } else if game.pos.is_insufficient_material() {
+            game.outcome = Some(Outcome {
+                winner: None,
+                reason: EndReason::InsufficientMaterial,
+            });
+        }
+        Ok(game)
+    }
+
+    fn legal_actions(&self, role: &str) -> Vec<String> {
+        if self.outcome.is_some() || role != self.turn().name() {
+            return Vec::new();
+        }
+        self.pos
+            .legal_moves()
+            .iter()
+            .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+            .collect()
+    }
+
+    /// A move in SAN (`Nf3`, `exd5`, `O-O`, `e8=Q+`) is logged as the UCI move it means.
+    fn canonical(&self, _role: &str, action: &str) -> Option<String> {
+        let action = action.trim();
+        if CONTROL_ACTIONS.contains(&action) || action.parse::<UciMove>().is_ok() {
+            return None;
+        }
+        let san: shakmaty::san::SanPlus = action.parse().ok()?;
+        let m = san.san.to_move(&self.pos).ok()?;
+        Some(m.to_uci(CastlingMode::Standard).to_string())
+    }
+
+    /// Besides UCI moves: `resign`, `offer_draw`, `accept_draw`, `decline_draw`,
+    /// `request_takeback`, `accept_takeback`, `decline_takeback` (any time, either side).
+    fn apply(&self, role: &str, action: &str) -> Result<ChessGame, GameError> {
+        let side = Side::from_role(role).ok_or_else(|| GameError::UnknownRole(role.to_owned()))?;
+        if let Some(next) = self.control(side, action.trim())? {
+            return Ok(next);
+        }
+        if side != self.turn() {
+            return Err(GameError::NotYourTurn);
+        }
+        let m = self.parse_move(action)?;
+        Ok(self.play(m))
+    }
+
+    /// With a clock, the side to move is charged the time since its turn began, and gains the
+    /// increment when it moves; with a time per move, the next side's time starts afresh. The
+    /// server actor's only action is `flag`.
+    fn apply_at(&self, role: &str, action: &str, at: GameTime) -> Result<ChessGame, GameError> {
+        if role == SERVER_ROLE {
+            return match action {
+                "flag" => self.flag(at),
+                _ => Err(GameError::Illegal(format!("The server cannot `{action}`"))),
+            };
+        }
+        let mut next = self.apply(role, action)?;
+        let Some(mut clock) = self.clock else {
+            return Ok(next);
+        };
+        if Game::deadline(self).is_some_and(|d| at >= d.at) {
+            return Err(GameError::Illegal("Your time has run out".into()));
+        }
+        let mover = self.turn();
+        let moved = !CONTROL_ACTIONS.contains(&action.trim());
+        if moved || next.turn() != mover {
+            clock.charge(mover, at, moved);
+        }
+        next.clock = Some(clock);
+        Ok(next)
+    }
+
+    /// A clocked game's next flag-fall.
+    fn deadline(&self) -> Option<Deadline> {
+        let clock = self.clock.as_ref()?;
+        if self.outcome.is_some() {
+            return None;
+        }
+        Some(Deadline {
+            at: clock.due(self.turn()),
+            action: "flag".into(),
+        })
+    }
+
+    /// The side to move, whose flag falls.
+    fn owing(&self) -> Vec<&'static str> {
+        match (&self.clock, self.outcome) {
+            (Some(_), None) => vec![self.turn().name()],
+            _ => Vec::new(),
+        }
+    }
+
+    fn is_terminal(&self) -> bool {
+        self.outcome.is_some()
+    }
+
+    const RECKONING: crate::game_api::Reckoning = crate::game_api::Reckoning::Rating;
+
+    /// A table per time-control class (`no-clock`, `bullet`, `blitz`, `rapid`, `classical`,
+    /// `correspondence`), as lichess keeps them. A game from a set position is never rated.
+    fn table(options: &Value) -> Option<crate::game_api::Table> {
+        let fen = options.get("fen").and_then(Value::as_str);
+        if fen.is_some_and(|f| f.trim() != START_FEN) {
+            return None;
+        }
+        let class = match options.get("clock").and_then(Value::as_str) {
+            None => "no-clock",
+            Some(c) => TimeControl::parse(c).ok()?.class(),
+        };
+        Some(crate::game_api::Table {
+            class: class.to_owned(),
+            rules: json!({ "class": class }),
+        })
+    }
+
+    /// The computer's level's anchored rating (`computer::ANCHORS`).
+    fn anchor(options: &Value) -> Option<f64> {
+        let level = options
+            .get("computer_level")
+            .and_then(Value::as_u64)
+            .map_or(computer::DEFAULT_LEVEL, |l| u8::try_from(l).unwrap_or(0));
+        computer::anchor(level)
+    }
+
+    fn decided(&self) -> Option<Vec<crate::game_api::SideScore>> {
+        let o = self.outcome?;
+        let winner = o.winner.map(|w| usize::from(w == Side::Black));
+        Some(crate::game_api::head_to_head(["white", "black"], winner))
+    }
+
+    fn state(&self) -> Value {
+        let mut s = json!({
+            "fen": self.fen(),
+            "turn": self.turn().name(),
+            "outcome": self.outcome,
+            "last_move": self.last_move(),
+            "check": self.pos.is_check(),
+            "draw_offer": self.draw_offer,
+            "takeback_request": self.takeback_request,
+        });
+        if let Some(f) = &self.start_fen {
+            s["start_fen"] = json!(f);
+        }
+        if let Some(c) = &self.clock {
+            s["clock"] = json!(c);
+        }
+        s
+    }
+
+    /// The text of [`Game::state`], written straight: every move stores it, and building the
+    /// tree only to print it was a tenth of the move's cost. The keys go in the order the tree
+    /// keeps them (sorted), and the rare nested values (a clock, an outcome) go through the tree,
+    /// so the text is the same, byte for byte.
+    fn state_text(&self) -> String {
+        fn field(out: &mut Vec<u8>, key: &str, value: &impl Serialize) -> serde_json::Result<()> {
+            out.push(if out.is_empty() { b'{' } else { b',' });
+            serde_json::to_writer(&mut *out, key)?;
+            out.push(b':');
+            serde_json::to_writer(out, value)
+        }
+        let write = |out: &mut Vec<u8>| -> serde_json::Result<()> {
+            field(out, "check", &self.pos.is_check())?;
+            if let Some(c) = &self.clock {
+                field(out, "clock", &serde_json::to_value(c)?)?;
+            }
+            field(out, "draw_offer", &self.draw_offer)?;
+            field(out, "fen", &self.fen)?;
+            field(out, "last_move", &self.last_move())?;
+            field(out, "outcome", &serde_json::to_value(self.outcome)?)?;
+            if let Some(f) = &self.start_fen {
+                field(out, "start_fen", f)?;
+            }
+            field(out, "takeback_request", &self.takeback_request)?;
+            field(out, "turn", &self.turn().name())?;
+            out.push(b'}');
+            Ok(())
+        };
+        let mut out = Vec::with_capacity(192);
+        match write(&mut out).map(|()| String::from_utf8(out)) {
+            Ok(Ok(text)) => text,
+            _ => self.state().to_string(),
+        }
+    }
+
+    /// Chess hides nothing: everyone sees the whole state.
+    fn view(&self, _role: Option<&str>) -> Value {
+        self.state()
+    }
+
+    fn headline(&self, role: &str, action: &str) -> String {
+        match action {
+            "resign" => "resigns".to_owned(),
+            "offer_draw" => "offers a draw".to_owned(),
+            "accept_draw" => "accepts the draw".to_owned(),
+            "decline_draw" => "declines the draw".to_owned(),
+            "request_takeback" => "asks to take back a move".to_owned(),
+            "accept_takeback" => "agrees to take back".to_owned(),
+            "decline_takeback" => "refuses to take back".to_owned(),
+            "flag" if role == SERVER_ROLE => match self.turn() {
+                Side::White => "White's flag falls".to_owned(),
+                Side::Black => "Black's flag falls".to_owned(),
+            },
+            _ => match self.last_san() {
+                Some(san) => format!("plays {san}"),
+                None => "has moved".to_owned(),
+            },
+        }
+    }
+
+    fn ending(&self) -> Option<String> {
+        self.outcome
+            .map(|o| format!("{} ({})", o.describe(), o.result()))
+    }
+
+    fn situation(&self) -> String {
+        match self.ending() {
+            Some(end) => end,
+            None => format!(
+                "{} to move, move {}",
+                self.turn().name(),
+                self.pos.fullmoves()
+            ),
+        }
+    }
+
+    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String> {
+        let from_black = viewer == Some(Side::Black.name());
+        let mut lines = render::board(&self.state(), from_black, self.last_san().as_deref());
+        if let Some(TimeControl::PerMove(l)) = &self.clock {
+            // Only the side to move has a deadline; once over, there is none to show.
+            lines.push(match self.outcome {
+                Some(_) => format!("Clock {} per move.", l.text()),
+                None => format!(
+                    "Clock {} per move: {} has {} to move.",
+                    l.text(),
+                    self.turn().title(),
+                    crate::game_api::limit::left_text(l.left_at(now))
+                ),
+            });
+        }
+        if let Some(c) = self.clock() {
+            let to_move = self.turn();
+            let (w, b) = if self.outcome.is_some() {
+                (c.white_ms, c.black_ms)
+            } else {
+                (
+                    c.left_at(Side::White, to_move, now),
+                    c.left_at(Side::Black, to_move, now),
+                )
+            };
+            lines.push(format!(
+                "Clock {}: White {}, Black {}.",
+                c.control(),
+                clock_text(w),
+                clock_text(b)
+            ));
+        }
+        lines
+    }
+
+    fn picture(&self, viewer: Option<&str>) -> Option<Picture> {
+        Some(Picture {
+            board: tkmoo::board64(&self.pos),
+            your_turn: self.outcome.is_none() && viewer == Some(self.turn().name()),
+            side: viewer
+                .and_then(Side::from_role)
+                .unwrap_or(Side::White)
+                .name(),
+        })
+    }
+
+    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer> {
+        computer::turn(self, role, options, seed)
+    }
+}
+
+#[cfg(test)]
+mod tests;

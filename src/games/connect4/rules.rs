@@ -1,0 +1,729 @@
+//! `connect4.v1`: Connect Four, pure. Seven columns of six; red drops first; a disc falls to
+//! the lowest empty cell of its column; four in a row in any direction wins; a full board
+//! without one is a draw. An action is a column, `1` to `7`, as people count them.
+//!
+//! The house looks a few drops ahead (a small negamax with alpha-beta): it always takes a win
+//! it has and blocks one it would give; its level (options `{"level": 1..3}`) says how far.
+//!
+//! With `{"clock": "1d"}` (any [`MoveLimit`]) each drop must come within that time of the
+//! last; when it does not, the server actor's `flag` gives the game to the other side.
+
+use serde_json::{Value, json};
+
+use crate::game_api::limit::left_text;
+use crate::game_api::{Computer, Deadline, Game, GameError, GameTime, MoveLimit, SERVER_ROLE};
+
+pub const COLS: usize = 7;
+pub const ROWS: usize = 6;
+
+/// One of the two players' discs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Disc {
+    Red,
+    Yellow,
+}
+
+impl Disc {
+    pub fn role(self) -> &'static str {
+        match self {
+            Disc::Red => "red",
+            Disc::Yellow => "yellow",
+        }
+    }
+
+    fn letter(self) -> char {
+        match self {
+            Disc::Red => 'R',
+            Disc::Yellow => 'Y',
+        }
+    }
+
+    fn other(self) -> Disc {
+        match self {
+            Disc::Red => Disc::Yellow,
+            Disc::Yellow => Disc::Red,
+        }
+    }
+
+    fn named(role: &str) -> Option<Disc> {
+        match role {
+            "red" => Some(Disc::Red),
+            "yellow" => Some(Disc::Yellow),
+            _ => None,
+        }
+    }
+}
+
+/// The board, column by column from the left, each from the bottom up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Connect4 {
+    columns: [[Option<Disc>; ROWS]; COLS],
+    /// The columns dropped into, in order (1 to 7).
+    drops: Vec<u8>,
+    /// How far the house looks ahead (1 to 3).
+    level: u8,
+    clock: Option<MoveLimit>,
+    /// The side that ran out of time, which lost.
+    timed_out: Option<Disc>,
+}
+
+/// The four directions a line may run in: across, up, and both diagonals.
+const DIRECTIONS: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
+
+impl Connect4 {
+    pub fn turn(&self) -> Disc {
+        if self.drops.len().is_multiple_of(2) {
+            Disc::Red
+        } else {
+            Disc::Yellow
+        }
+    }
+
+    fn at(&self, col: i32, row: i32) -> Option<Disc> {
+        let c = usize::try_from(col).ok()?;
+        let r = usize::try_from(row).ok()?;
+        self.columns.get(c)?.get(r).copied().flatten()
+    }
+
+    /// The lowest empty row of column `col` (0-based), if it is not full.
+    fn free_row(&self, col: usize) -> Option<usize> {
+        self.columns.get(col)?.iter().position(Option::is_none)
+    }
+
+    /// The four cells of a line that wins, if there is one.
+    pub fn winning_line(&self) -> Option<(Disc, [(usize, usize); 4])> {
+        for col in 0..COLS as i32 {
+            for row in 0..ROWS as i32 {
+                let Some(d) = self.at(col, row) else {
+                    continue;
+                };
+                for (dc, dr) in DIRECTIONS {
+                    if (1..4).all(|k| self.at(col + dc * k, row + dr * k) == Some(d)) {
+                        let cell = |k: i32| ((col + dc * k) as usize, (row + dr * k) as usize);
+                        return Some((d, [cell(0), cell(1), cell(2), cell(3)]));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    fn winner(&self) -> Option<Disc> {
+        self.winning_line().map(|(d, _)| d)
+    }
+
+    /// The winner, on the board or on time.
+    fn victor(&self) -> Option<Disc> {
+        self.winner().or(self.timed_out.map(Disc::other))
+    }
+
+    fn full(&self) -> bool {
+        self.drops.len() == COLS * ROWS
+    }
+
+    /// The columns (0-based) a disc may be dropped into now.
+    fn open_columns(&self) -> Vec<usize> {
+        if self.winner().is_some() {
+            return Vec::new();
+        }
+        (0..COLS).filter(|&c| self.free_row(c).is_some()).collect()
+    }
+
+    fn dropped(&self, col: usize) -> Option<Connect4> {
+        let row = self.free_row(col)?;
+        let mut next = self.clone();
+        let cell = next.columns.get_mut(col)?.get_mut(row)?;
+        *cell = Some(self.turn());
+        next.drops.push(col as u8 + 1);
+        Some(next)
+    }
+
+    /// The rows from the top, `.` for empty, `R` and `Y` for the discs.
+    pub fn rows(&self) -> Vec<String> {
+        (0..ROWS)
+            .rev()
+            .map(|r| {
+                (0..COLS)
+                    .map(|c| self.at(c as i32, r as i32).map_or('.', Disc::letter))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// A column's number from an action (`4`), checked.
+    fn column(action: &str) -> Result<usize, GameError> {
+        action
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|c| (1..=COLS).contains(c))
+            .map(|c| c - 1)
+            .ok_or_else(|| GameError::Illegal(format!("`{action}` is not a column 1 to 7")))
+    }
+
+    /// How good the board is for `me`, without looking ahead: lines of four that only one
+    /// side can still make count by how full they are, and the centre column counts a little.
+    fn score(&self, me: Disc) -> i32 {
+        let mut score = 0;
+        for col in 0..COLS as i32 {
+            for row in 0..ROWS as i32 {
+                for (dc, dr) in DIRECTIONS {
+                    let (end_c, end_r) = (col + dc * 3, row + dr * 3);
+                    if !(0..COLS as i32).contains(&end_c) || !(0..ROWS as i32).contains(&end_r) {
+                        continue;
+                    }
+                    let (mut mine, mut theirs) = (0, 0);
+                    for k in 0..4 {
+                        match self.at(col + dc * k, row + dr * k) {
+                            Some(d) if d == me => mine += 1,
+                            Some(_) => theirs += 1,
+                            None => {}
+                        }
+                    }
+                    score += match (mine, theirs) {
+                        (3, 0) => 5,
+                        (2, 0) => 2,
+                        (0, 3) => -5,
+                        (0, 2) => -2,
+                        _ => 0,
+                    };
+                }
+            }
+        }
+        for row in 0..ROWS as i32 {
+            match self.at(COLS as i32 / 2, row) {
+                Some(d) if d == me => score += 3,
+                Some(_) => score -= 3,
+                None => {}
+            }
+        }
+        score
+    }
+
+    /// Negamax with alpha-beta: the value of the board for the side to move, `depth` drops
+    /// ahead. A win sooner is worth more than a win later.
+    fn negamax(&self, depth: u8, mut alpha: i32, beta: i32) -> i32 {
+        const WIN: i32 = 100_000;
+        if let Some(w) = self.winner() {
+            // The side that just dropped has won.
+            let sooner = i32::from(depth);
+            return if w == self.turn() {
+                WIN + sooner
+            } else {
+                -WIN - sooner
+            };
+        }
+        if self.full() {
+            return 0;
+        }
+        if depth == 0 {
+            return self.score(self.turn());
+        }
+        let mut best = i32::MIN + 1;
+        for col in ORDER {
+            let Some(next) = self.dropped(col) else {
+                continue;
+            };
+            let v = -next.negamax(depth - 1, -beta, -alpha);
+            best = best.max(v);
+            alpha = alpha.max(v);
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+
+    /// The house's column (0-based): a win now, else a block, else the best by a short search,
+    /// choosing among equals by the seed.
+    pub fn house_column(&self, seed: u64) -> Option<usize> {
+        let open = self.open_columns();
+        let me = self.turn();
+        let wins = |who: Disc| {
+            open.iter().copied().find(|&c| {
+                // The disc dropped is `who`'s, whoever's turn it is.
+                let mut g = self.clone();
+                let Some(cell) = g.free_row(c).and_then(|r| g.columns.get_mut(c)?.get_mut(r))
+                else {
+                    return false;
+                };
+                *cell = Some(who);
+                g.winner() == Some(who)
+            })
+        };
+        if let Some(c) = wins(me).or_else(|| wins(me.other())) {
+            return Some(c);
+        }
+        let depth = 2 * self.level.clamp(1, 3);
+        let mut best: Vec<usize> = Vec::new();
+        let mut best_value = i32::MIN;
+        for c in ORDER {
+            let Some(next) = self.dropped(c) else {
+                continue;
+            };
+            let v = -next.negamax(depth - 1, -i32::MAX, i32::MAX);
+            if v > best_value {
+                best_value = v;
+                best.clear();
+            }
+            if v == best_value {
+                best.push(c);
+            }
+        }
+        let n = best.len().max(1) as u64;
+        best.get((seed % n) as usize).copied()
+    }
+}
+
+/// Columns from the centre out, so the search cuts off sooner.
+const ORDER: [usize; COLS] = [3, 2, 4, 1, 5, 0, 6];
+
+impl Game for Connect4 {
+    const TEMPLATE: &'static str = "connect4.v1";
+    const ROLES: &'static [&'static str] = &["red", "yellow"];
+    const SEQUENTIAL: bool = true;
+    const TABLE: &'static str = "connect4_table";
+    const HOUSE_PLAYS: bool = true;
+    const TITLE: &'static str = "Connect Four";
+
+    /// Options: the house's `level`, and `clock`, a time per move (`30s`, `1d`).
+    fn new(_seed: u64, options: &Value) -> Result<Connect4, GameError> {
+        let bad = |why: &str| GameError::BadOptions(format!("connect4.v1: {why}"));
+        let (level, clock) = match options {
+            Value::Null => (2, None),
+            Value::Object(o) => {
+                if let Some(k) = o.keys().find(|k| *k != "level" && *k != "clock") {
+                    return Err(bad(&format!(
+                        "unknown option `{k}` (only `level` and `clock`)"
+                    )));
+                }
+                let level = match o.get("level") {
+                    None => 2,
+                    Some(l) => l
+                        .as_u64()
+                        .filter(|l| (1..=3).contains(l))
+                        .map(|l| l as u8)
+                        .ok_or_else(|| bad("`level` is 1, 2 or 3"))?,
+                };
+                (level, MoveLimit::option(o.get("clock"))?)
+            }
+            _ => return Err(bad("options are an object")),
+        };
+        Ok(Connect4 {
+            columns: [[None; ROWS]; COLS],
+            drops: Vec::new(),
+            level,
+            clock,
+            timed_out: None,
+        })
+    }
+
+    fn legal_actions(&self, role: &str) -> Vec<String> {
+        if self.timed_out.is_some() || Disc::named(role) != Some(self.turn()) {
+            return Vec::new();
+        }
+        self.open_columns()
+            .into_iter()
+            .map(|c| (c + 1).to_string())
+            .collect()
+    }
+
+    fn apply(&self, role: &str, action: &str) -> Result<Connect4, GameError> {
+        if Disc::named(role) != Some(self.turn()) {
+            return Err(GameError::NotYourTurn);
+        }
+        let col = Connect4::column(action)?;
+        self.dropped(col)
+            .ok_or_else(|| GameError::Illegal(format!("column {} is full", col + 1)))
+    }
+
+    /// A drop starts the next side's time; one that comes at the deadline or after is too
+    /// late. The server actor's only action is `flag`, once the side to move is out of time.
+    fn apply_at(&self, role: &str, action: &str, at: GameTime) -> Result<Connect4, GameError> {
+        if role == SERVER_ROLE {
+            MoveLimit::check_flag(self.clock, action, at)?;
+            return Ok(Connect4 {
+                timed_out: Some(self.turn()),
+                ..self.clone()
+            });
+        }
+        let next = self.apply(role, action)?;
+        let clock = MoveLimit::after_move(self.clock, at)?;
+        Ok(Connect4 { clock, ..next })
+    }
+
+    fn deadline(&self) -> Option<Deadline> {
+        let l = self.clock.filter(|_| !self.is_terminal())?;
+        Some(l.deadline("flag"))
+    }
+
+    /// The side to move, whose time runs out.
+    fn owing(&self) -> Vec<&'static str> {
+        match self.deadline() {
+            Some(_) => vec![self.turn().role()],
+            None => Vec::new(),
+        }
+    }
+
+    fn is_terminal(&self) -> bool {
+        self.winner().is_some() || self.full() || self.timed_out.is_some()
+    }
+
+    const RECKONING: crate::game_api::Reckoning = crate::game_api::Reckoning::Rating;
+
+    /// The computer's `level` is no rule of the game: every game shares one table.
+    fn decided(&self) -> Option<Vec<crate::game_api::SideScore>> {
+        let winner = match (self.victor(), self.full()) {
+            (Some(w), _) => Some(usize::from(w.role() != Self::ROLES[0])),
+            (None, true) => None,
+            (None, false) => return None,
+        };
+        Some(crate::game_api::head_to_head(["red", "yellow"], winner))
+    }
+
+    fn state(&self) -> Value {
+        let result = match (self.winner(), self.full(), self.timed_out) {
+            (Some(w), _, _) => json!(format!("{}_wins", w.role())),
+            (None, true, _) => json!("draw"),
+            (None, false, Some(l)) => json!(format!("{}_wins_on_time", l.other().role())),
+            (None, false, None) => Value::Null,
+        };
+        let line = self
+            .winning_line()
+            .map(|(_, cells)| cells.map(|(c, r)| json!([c + 1, r + 1])).to_vec());
+        let mut s = json!({
+            "rows": self.rows(),
+            "turn": self.turn().role(),
+            "drops": self.drops,
+            "result": result,
+            "line": line,
+            "level": self.level,
+        });
+        // Only when set: a game without a clock is stored as it always was.
+        if let Some(l) = self.clock {
+            s["clock"] = json!(l);
+        }
+        s
+    }
+
+    fn view(&self, _role: Option<&str>) -> Value {
+        self.state()
+    }
+
+    fn render(&self, _viewer: Option<&str>, now: GameTime) -> Vec<String> {
+        let mut lines = vec!["   1 2 3 4 5 6 7".to_owned()];
+        for row in self.rows() {
+            let cells: Vec<String> = row.chars().map(String::from).collect();
+            lines.push(format!("  |{}|", cells.join(" ")));
+        }
+        lines.push("  +-------------+".to_owned());
+        lines.push(match self.ending() {
+            Some(end) => format!("{}.", crate::text::capitalize(&end)),
+            None => format!(
+                "{} ({}) to drop.",
+                crate::text::capitalize(self.turn().role()),
+                self.turn().letter()
+            ),
+        });
+        if let Some(l) = self.clock {
+            lines.push(match self.is_terminal() {
+                true => format!("Clock {} per move.", l.text()),
+                false => format!(
+                    "Clock {} per move: {} has {} to drop.",
+                    l.text(),
+                    crate::text::capitalize(self.turn().role()),
+                    left_text(l.left_at(now))
+                ),
+            });
+        }
+        lines
+    }
+
+    /// "drops a disc in column 4"; the server's flag: "Red runs out of time".
+    fn headline(&self, role: &str, action: &str) -> String {
+        if role == SERVER_ROLE {
+            return match self.timed_out {
+                Some(l) => format!("{} runs out of time", crate::text::capitalize(l.role())),
+                None => "has moved".to_owned(),
+            };
+        }
+        match Connect4::column(action) {
+            Ok(c) => format!("drops a disc in column {}", c + 1),
+            Err(_) => "has moved".to_owned(),
+        }
+    }
+
+    fn situation(&self) -> String {
+        self.ending().unwrap_or_else(|| {
+            format!(
+                "{} to drop, move {}",
+                self.turn().role(),
+                self.drops.len() + 1
+            )
+        })
+    }
+
+    fn ending(&self) -> Option<String> {
+        match (self.winner(), self.full(), self.timed_out) {
+            (Some(w), _, _) => Some(format!("{} wins", w.role())),
+            (None, true, _) => Some("a draw".to_owned()),
+            (None, false, Some(l)) => Some(format!("{} wins on time", l.other().role())),
+            (None, false, None) => None,
+        }
+    }
+
+    fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer> {
+        if self.is_terminal() || Disc::named(role) != Some(self.turn()) {
+            return None;
+        }
+        let game = self.clone();
+        Some(Computer::Think(Box::new(move |_| {
+            game.house_column(seed).map(|c| (c + 1).to_string())
+        })))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn played(columns: &[u8]) -> Connect4 {
+        let mut g = Connect4::new(0, &Value::Null).unwrap();
+        for c in columns {
+            let role = g.turn().role();
+            g = g.apply(role, &c.to_string()).unwrap();
+        }
+        g
+    }
+
+    fn house(g: &Connect4) -> String {
+        let role = g.turn().role();
+        match g.computer(role, &Value::Null, 5) {
+            Some(Computer::Think(think)) => think(None).unwrap(),
+            _ => panic!("the house does not move"),
+        }
+    }
+
+    #[test]
+    fn a_disc_falls_to_the_lowest_empty_cell() {
+        let g = played(&[4, 4, 4]);
+        assert_eq!(
+            g.rows(),
+            [
+                ".......", ".......", ".......", "...R...", "...Y...", "...R..."
+            ]
+        );
+        assert_eq!(g.turn(), Disc::Yellow);
+    }
+
+    #[test]
+    fn four_across_wins() {
+        // Red 1 2 3 4 along the bottom; yellow above.
+        let g = played(&[1, 1, 2, 2, 3, 3, 4]);
+        assert_eq!(g.state()["result"], "red_wins");
+        assert_eq!(g.state()["line"], json!([[1, 1], [2, 1], [3, 1], [4, 1]]));
+        assert!(g.is_terminal() && g.legal_actions("yellow").is_empty());
+    }
+
+    #[test]
+    fn four_up_wins() {
+        let g = played(&[7, 1, 7, 1, 7, 1, 7]);
+        assert_eq!(g.state()["result"], "red_wins");
+        assert_eq!(g.state()["line"], json!([[7, 1], [7, 2], [7, 3], [7, 4]]));
+    }
+
+    #[test]
+    fn four_rising_to_the_right_wins() {
+        // Red climbs 1,1 2,2 3,3 4,4 on yellow's steps.
+        let g = played(&[1, 2, 2, 3, 3, 4, 3, 4, 4, 7, 4]);
+        assert_eq!(g.state()["result"], "red_wins");
+        assert_eq!(g.state()["line"], json!([[1, 1], [2, 2], [3, 3], [4, 4]]));
+    }
+
+    #[test]
+    fn four_falling_to_the_right_wins() {
+        // The mirror: red on 7,1 6,2 5,3 4,4.
+        let g = played(&[7, 6, 6, 5, 5, 4, 5, 4, 4, 1, 4]);
+        assert_eq!(g.state()["result"], "red_wins");
+        assert_eq!(g.state()["line"], json!([[4, 4], [5, 3], [6, 2], [7, 1]]));
+    }
+
+    #[test]
+    fn yellow_wins_too() {
+        let g = played(&[1, 2, 1, 2, 1, 2, 7, 2]);
+        assert_eq!(g.state()["result"], "yellow_wins");
+        assert_eq!(g.ending().as_deref(), Some("yellow wins"));
+    }
+
+    #[test]
+    fn a_full_board_without_four_is_a_draw() {
+        // Columns filled in pairs so that no four ever line up: 1 2 1 2 1 2 (then swapped),
+        // a pattern of blocks of three that alternate.
+        let order: [u8; 42] = [
+            1, 2, 1, 2, 1, 2, 2, 1, 2, 1, 2, 1, 3, 4, 3, 4, 3, 4, 4, 3, 4, 3, 4, 3, 5, 6, 5, 6, 5,
+            6, 6, 5, 6, 5, 6, 5, 7, 7, 7, 7, 7, 7,
+        ];
+        let g = played(&order);
+        assert!(g.is_terminal());
+        assert_eq!(g.state()["result"], "draw");
+        assert_eq!(g.ending().as_deref(), Some("a draw"));
+    }
+
+    #[test]
+    fn a_full_column_an_unknown_column_and_the_wrong_turn_are_refused() {
+        let g = played(&[1, 1, 1, 1, 1, 1]);
+        assert_eq!(
+            g.apply("red", "1").unwrap_err(),
+            GameError::Illegal("column 1 is full".into())
+        );
+        assert!(matches!(g.apply("red", "8"), Err(GameError::Illegal(_))));
+        assert!(matches!(g.apply("red", "0"), Err(GameError::Illegal(_))));
+        assert!(matches!(g.apply("red", "x"), Err(GameError::Illegal(_))));
+        assert_eq!(g.apply("yellow", "2").unwrap_err(), GameError::NotYourTurn);
+        assert!(!g.legal_actions("red").contains(&"1".to_owned()));
+        assert_eq!(g.legal_actions("red").len(), 6);
+    }
+
+    #[test]
+    fn bad_options_are_refused() {
+        for o in [json!({"level": 9}), json!({"speed": 1}), json!([1])] {
+            assert!(matches!(
+                Connect4::new(0, &o),
+                Err(GameError::BadOptions(_))
+            ));
+        }
+        assert!(Connect4::new(0, &json!({"level": 3})).is_ok());
+    }
+
+    #[test]
+    fn the_house_takes_a_win_it_has() {
+        // Red has 1 2 3 along the bottom and yellow stacked on them: red wins at 4.
+        let g = played(&[1, 1, 2, 2, 3, 3]);
+        assert_eq!(house(&g), "4");
+    }
+
+    #[test]
+    fn the_house_blocks_a_win_it_would_give() {
+        // Red threatens 4 along the bottom (1 2 3); yellow, the house, must drop in 4.
+        let g = played(&[1, 7, 2, 7, 3]);
+        assert_eq!(house(&g), "4");
+        // Upward too: red has three in column 5.
+        let g = played(&[5, 1, 5, 2, 5]);
+        assert_eq!(house(&g), "5");
+    }
+
+    #[test]
+    fn the_house_opens_in_the_centre_and_always_has_a_legal_drop() {
+        let g = played(&[]);
+        assert_eq!(house(&g), "4");
+        // Any position short of the end: the house's drop is legal.
+        let g = played(&[4, 4, 3, 5, 2]);
+        let drop = house(&g);
+        assert!(g.legal_actions(g.turn().role()).contains(&drop));
+    }
+
+    fn clocked(options: Value) -> Connect4 {
+        Connect4::new(0, &options).unwrap()
+    }
+
+    #[test]
+    fn a_move_limit_falls_due_only_at_its_time_and_a_drop_resets_it() {
+        let g = clocked(json!({ "clock": "1m", "level": 3 }));
+        assert_eq!(g.level, 3, "the house's level is kept beside the clock");
+        assert_eq!(g.deadline().unwrap().at, 60_000);
+        let g = g.apply_at("red", "4", 10_000).unwrap();
+        assert_eq!(
+            g.deadline(),
+            Some(Deadline {
+                at: 70_000,
+                action: "flag".into()
+            })
+        );
+        assert_eq!(g.owing(), ["yellow"]);
+        assert_eq!(
+            g.render(None, 10_000).last().unwrap(),
+            "Clock 1m per move: Yellow has 1:00 to drop."
+        );
+        assert!(g.apply_at(SERVER_ROLE, "flag", 69_999).is_err());
+        assert_eq!(
+            g.apply_at("yellow", "4", 70_000).unwrap_err(),
+            GameError::Illegal("Your time has run out".into())
+        );
+        let g = g.apply_at("yellow", "4", 69_999).unwrap();
+        assert_eq!(g.deadline().unwrap().at, 129_999);
+        // Without a clock: no deadline, and the stored state has no clock in it.
+        let plain = played(&[4]);
+        assert_eq!(plain.deadline(), None);
+        assert!(plain.state().get("clock").is_none());
+        assert!(plain.apply_at(SERVER_ROLE, "flag", u64::MAX).is_err());
+    }
+
+    #[test]
+    fn the_side_that_runs_out_of_time_loses_and_replays_the_same() {
+        let t = &crate::game_api::template::<Connect4>();
+        let options = json!({ "clock": "30s" });
+        let log = [
+            ("red", "4", 5_000),
+            ("yellow", "3", 20_000),
+            (SERVER_ROLE, "flag", 50_000),
+        ];
+        let end = crate::game_api::replay(t, 0, &options, log).unwrap();
+        assert_eq!(
+            end.state_text(),
+            crate::game_api::replay(t, 0, &options, log)
+                .unwrap()
+                .state_text()
+        );
+        assert!(end.is_terminal() && end.legal_actions("red").is_empty());
+        assert_eq!(end.state()["result"], "yellow_wins_on_time");
+        assert_eq!(
+            end.state()["clock"],
+            json!({"per_move_ms": 30_000, "since": 20_000})
+        );
+        assert_eq!(end.ending().as_deref(), Some("yellow wins on time"));
+        assert_eq!(end.headline(SERVER_ROLE, "flag"), "Red runs out of time");
+        assert_eq!(
+            end.decided(),
+            Some(crate::game_api::head_to_head(["red", "yellow"], Some(1)))
+        );
+        assert!(end.deadline().is_none() && end.owing().is_empty());
+        // Yellow idles instead: red wins.
+        let g = clocked(json!({ "clock": "30s" }))
+            .apply_at("red", "4", 0)
+            .unwrap();
+        let end = g.apply_at(SERVER_ROLE, "flag", 30_000).unwrap();
+        assert_eq!(end.state()["result"], "red_wins_on_time");
+        assert_eq!(
+            end.render(None, 0)[8..],
+            ["Red wins on time.", "Clock 30s per move."]
+        );
+    }
+
+    #[test]
+    fn a_bad_clock_is_refused_clearly() {
+        match Connect4::new(0, &json!({ "clock": "2 weeks" })) {
+            Err(GameError::BadOptions(m)) => assert!(m.contains("30s, 5m, 2h or 3d"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(Connect4::new(0, &json!({ "clock": true })).is_err());
+    }
+
+    #[test]
+    fn the_text_board_numbers_the_columns() {
+        let g = played(&[4]);
+        assert_eq!(
+            g.render(None, 0),
+            [
+                "   1 2 3 4 5 6 7",
+                "  |. . . . . . .|",
+                "  |. . . . . . .|",
+                "  |. . . . . . .|",
+                "  |. . . . . . .|",
+                "  |. . . . . . .|",
+                "  |. . . R . . .|",
+                "  +-------------+",
+                "Yellow (Y) to drop."
+            ]
+        );
+    }
+}

@@ -1,0 +1,272 @@
+//! `rps.v1`, exactly as REST clients of the session host know it (roles `player_1` and
+//! `player_2`, state `phase`, `choices`, `result`): both players choose in a hidden commit
+//! phase; once both have chosen, the phase is `reveal`, both choices show, and the result is
+//! set.
+//! Ticks: 0 before anyone chose, 1 after one, 2 after both (the host counts actions).
+
+use serde_json::{Value, json};
+
+use crate::game_api::{Audience, Computer, Game, GameError, Note};
+
+const CHOICES: [&str; 3] = ["rock", "paper", "scissors"];
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rps {
+    choices: [Option<&'static str>; 2],
+}
+
+fn seat(role: &str) -> Option<usize> {
+    match role {
+        "player_1" => Some(0),
+        "player_2" => Some(1),
+        _ => None,
+    }
+}
+
+/// Whether `a` beats `b`.
+fn beats(a: &str, b: &str) -> bool {
+    matches!(
+        (a, b),
+        ("rock", "scissors") | ("paper", "rock") | ("scissors", "paper")
+    )
+}
+
+impl Rps {
+    fn revealed(&self) -> bool {
+        self.choices.iter().all(Option::is_some)
+    }
+
+    fn result(&self) -> Option<&'static str> {
+        let [Some(a), Some(b)] = self.choices else {
+            return None;
+        };
+        Some(if beats(a, b) {
+            "player_1_wins"
+        } else if beats(b, a) {
+            "player_2_wins"
+        } else {
+            "draw"
+        })
+    }
+}
+
+impl Game for Rps {
+    const TEMPLATE: &'static str = "rps.v1";
+    const TITLE: &'static str = "rock-paper-scissors";
+    const ROLES: &'static [&'static str] = &["player_1", "player_2"];
+    const SEQUENTIAL: bool = false;
+    const TABLE: &'static str = "rps_table";
+    const HOUSE_PLAYS: bool = true;
+
+    fn new(_seed: u64, options: &Value) -> Result<Rps, GameError> {
+        match options {
+            Value::Null => Ok(Rps::default()),
+            Value::Object(o) if o.is_empty() => Ok(Rps::default()),
+            _ => Err(GameError::BadOptions("rps.v1 takes no options".into())),
+        }
+    }
+
+    fn legal_actions(&self, role: &str) -> Vec<String> {
+        match seat(role) {
+            Some(i) if self.choices[i].is_none() => CHOICES.map(str::to_owned).to_vec(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn apply(&self, role: &str, action: &str) -> Result<Rps, GameError> {
+        let i = seat(role).ok_or_else(|| GameError::UnknownRole(role.to_owned()))?;
+        if self.choices[i].is_some() {
+            return Err(GameError::AlreadyActed);
+        }
+        let choice = CHOICES.iter().find(|c| **c == action).ok_or_else(|| {
+            GameError::Illegal(format!("`{action}` is not rock, paper or scissors"))
+        })?;
+        let mut next = self.clone();
+        next.choices[i] = Some(choice);
+        Ok(next)
+    }
+
+    fn is_terminal(&self) -> bool {
+        self.revealed()
+    }
+
+    /// Luck, with the best of play: a record, not a rating.
+    const RECKONING: crate::game_api::Reckoning = crate::game_api::Reckoning::Record;
+
+    fn decided(&self) -> Option<Vec<crate::game_api::SideScore>> {
+        let winner = match self.result()? {
+            "player_1_wins" => Some(0),
+            "player_2_wins" => Some(1),
+            _ => None,
+        };
+        Some(crate::game_api::head_to_head(["player_1", "player_2"], winner))
+    }
+
+    fn state(&self) -> Value {
+        json!({
+            "phase": if self.revealed() { "reveal" } else { "commit" },
+            "choices": { "player_1": self.choices[0], "player_2": self.choices[1] },
+            "result": self.result(),
+        })
+    }
+
+    /// While choosing, each player sees their own choice only; spectators see neither.
+    fn view(&self, role: Option<&str>) -> Value {
+        let mut s = self.state();
+        if !self.revealed() {
+            for (i, r) in Self::ROLES.iter().enumerate() {
+                if role != Some(*r) {
+                    s["choices"][*r] = Value::Null;
+                }
+                // Whether the other has chosen is public: it is what the tick says.
+                s["chosen"][*r] = json!(self.choices[i].is_some());
+            }
+        }
+        s
+    }
+
+    /// A choice is the chooser's secret until both have chosen.
+    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String> {
+        Some(if self.revealed() || viewer == Some(actor) {
+            action.to_owned()
+        } else {
+            "hidden".to_owned()
+        })
+    }
+
+    fn render(&self, viewer: Option<&str>, _now: crate::game_api::GameTime) -> Vec<String> {
+        table(&self.view(viewer))
+    }
+
+    /// A choice is named only once both are in.
+    fn headline(&self, _role: &str, action: &str) -> String {
+        match self.result() {
+            None => "has chosen".to_owned(),
+            Some(r) => format!("chooses {action}; {}", result_words(self, r)),
+        }
+    }
+
+    /// The player still to choose is told it is up to them; nobody learns what was chosen.
+    fn notes(&self, role: &str, _action: &str) -> Vec<Note> {
+        if self.revealed() {
+            return Vec::new();
+        }
+        let other = if role == "player_1" {
+            "player_2"
+        } else {
+            "player_1"
+        };
+        vec![Note::new(
+            Audience::Roles(vec![other.to_owned()]),
+            "Your opponent has chosen; now you choose: rock, paper or scissors.",
+        )]
+    }
+
+    fn ending(&self) -> Option<String> {
+        self.result().map(|r| result_words(self, r))
+    }
+
+    fn situation(&self) -> String {
+        self.ending().unwrap_or_else(|| {
+            match self.choices.iter().flatten().count() {
+                0 => "both choosing",
+                _ => "one has chosen",
+            }
+            .to_owned()
+        })
+    }
+
+    /// The house chooses from the seed alone: it never looks at the other choice.
+    fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer> {
+        let i = seat(role)?;
+        if self.choices[i].is_some() {
+            return None;
+        }
+        Some(Computer::Act(CHOICES[(seed % 3) as usize].to_owned()))
+    }
+}
+
+/// "rock beats scissors: player_1 wins", or "a draw".
+fn result_words(g: &Rps, result: &str) -> String {
+    let [Some(a), Some(b)] = g.choices else {
+        return result.replace('_', " ");
+    };
+    match result {
+        "player_1_wins" => format!("{a} beats {b}: player_1 wins"),
+        "player_2_wins" => format!("{b} beats {a}: player_2 wins"),
+        _ => format!("{a} and {b}: a draw"),
+    }
+}
+
+/// Both choices as `view` shows them, and the result once there is one.
+fn table(view: &Value) -> Vec<String> {
+    let show = |role: &str| match (&view["choices"][role], &view["chosen"][role]) {
+        (Value::String(c), _) => c.clone(),
+        (_, Value::Bool(true)) => "(chosen, hidden)".into(),
+        _ => "(choosing)".into(),
+    };
+    let mut lines = vec![format!(
+        "player_1: {}   player_2: {}",
+        show("player_1"),
+        show("player_2")
+    )];
+    if let Some(r) = view["result"].as_str() {
+        lines.push(format!("Result: {}.", r.replace('_', " ")));
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commit_hides_then_reveal_shows() {
+        let g = Rps::new(0, &Value::Null).unwrap();
+        let g = g.apply("player_1", "rock").unwrap();
+        assert_eq!(g.view(Some("player_2"))["choices"]["player_1"], Value::Null);
+        assert_eq!(g.view(Some("player_2"))["chosen"]["player_1"], true);
+        assert_eq!(g.view(Some("player_1"))["choices"]["player_1"], "rock");
+        assert_eq!(g.view(None)["choices"]["player_1"], Value::Null);
+        assert_eq!(g.state()["phase"], "commit");
+        assert_eq!(
+            g.apply("player_1", "paper").unwrap_err(),
+            GameError::AlreadyActed
+        );
+        let g = g.apply("player_2", "paper").unwrap();
+        assert!(g.is_terminal());
+        assert_eq!(
+            g.view(Some("player_1")),
+            json!({
+                "phase": "reveal",
+                "choices": { "player_1": "rock", "player_2": "paper" },
+                "result": "player_2_wins",
+            })
+        );
+    }
+
+    #[test]
+    fn every_pairing_scores_right() {
+        for a in CHOICES {
+            for b in CHOICES {
+                let g = Rps::default()
+                    .apply("player_1", a)
+                    .unwrap()
+                    .apply("player_2", b)
+                    .unwrap();
+                let want = if a == b {
+                    "draw"
+                } else if beats(a, b) {
+                    "player_1_wins"
+                } else {
+                    "player_2_wins"
+                };
+                assert_eq!(g.state()["result"], want, "{a} vs {b}");
+            }
+        }
+        assert!(matches!(
+            Rps::default().apply("player_1", "lizard"),
+            Err(GameError::Illegal(_))
+        ));
+    }
+}
