@@ -7,9 +7,9 @@
 //!   [`uci`] drives an external chess engine, for chess's computer player's top levels;
 //! - the faces translate and hold no game state: [`telnet`] (bytes in, lines out), [`http`]
 //!   (the sessions' REST API and the `/mcp` gate) and [`mcp`] (every verb as a tool);
-//! - [`link`] is what a face needs from the town wherever it runs: in this process, or in a
+//! - [`cluster`] is what a face needs from the town wherever it runs: in this process, or in a
 //!   world process across a NATS broker (`moot world` and `moot host`);
-//! - [`modules`] holds the game modules, one folder each (its pure rules, its verbs, its
+//! - [`games`] holds the games, one folder each (its pure rules, its verbs, its
 //!   pages), named once in its `games!` line, and the catalog built from them (every verb,
 //!   `help`, `examine`, the templates the host runs);
 //! - [`verbs`] is the verb kernel (a verb declared once for every face, the `GameModule` a
@@ -21,12 +21,12 @@
 //!   group-committing writer and one reader;
 //! - [`ratings`] keeps who plays well (Glicko-2 per board, records for games of luck) as a
 //!   pure ledger the world feeds each decided result;
-//! - [`games`] says what a template is: the [`games::Game`] trait that each module's pure
+//! - [`game_api`] says what a template is: the [`game_api::Game`] trait that each game's pure
 //!   rules implement (state + action → state, no I/O, no clock), and the host's row for one;
 //! - [`text`] cleans and bounds text from every face, [`limits`] holds the shared rate limits,
 //!   and [`config`] says how moot runs.
 //!
-//! Adding a game is one folder in `modules/` (its pure rules, its verbs, its page, its
+//! Adding a game is one folder in `games/` (its pure rules, its verbs, its page, its
 //! `GameModule`) and its name in the `games!` line, and its table in a room's file.
 
 #![warn(clippy::unwrap_used, clippy::expect_used)]

@@ -1,6 +1,6 @@
 //! What a game template is: a pure, deterministic state machine, apart from the server (as
 //! lichess's scalachess is apart from lila). Each game's own rules live in its module's folder
-//! (`modules/chess/rules/`); this is the contract between them and the host.
+//! (`games/chess/rules/`); this is the contract between them and the host.
 //!
 //! A template is a [`Game`]: a value that knows its roles, the actions legal for each role, how
 //! an action turns it into a new value (or a typed error), when it has ended, and what each
