@@ -1,0 +1,377 @@
+//! A Werewolf match as the host sees any template: the [`Game`] contract, answered from the
+//! rules in this folder.
+
+use super::*;
+
+impl Game for Werewolf {
+    const TEMPLATE: &'static str = "werewolf.v1";
+    const ROLES: &'static [&'static str] = &ROLES;
+    const SEQUENTIAL: bool = false;
+    const TABLE: &'static str = "werewolf_hall";
+    const HOUSE_PLAYS: bool = true;
+    const TITLE: &'static str = "Werewolf";
+    const HIDES_ACTIONS: bool = true;
+    const SECLUDES: bool = true;
+    const RECKONING: crate::game_api::Reckoning = crate::game_api::Reckoning::Rating;
+
+    /// A configuration is a season: the timers, the chat gaps and the day limit make the table
+    /// (the players' names and the bots' seats do not). A match whose spectators see everything
+    /// live cannot be rated: a player could learn from a friend watching.
+    fn table(options: &Value) -> Option<crate::game_api::Table> {
+        let mut config = Config::from_options(options).ok()?;
+        if config.spectating == config::Spectating::Live {
+            return None;
+        }
+        config.names.clear();
+        config.bots.clear();
+        Some(crate::game_api::Table {
+            class: String::new(),
+            rules: serde_json::to_value(config).ok()?,
+        })
+    }
+
+    /// Each side is rated on its own table (`werewolf/village`, `werewolf/wolves`); a match
+    /// that reached the day limit is drawn.
+    fn decided(&self) -> Option<Vec<crate::game_api::SideScore>> {
+        if self.phase != Phase::Ended {
+            return None;
+        }
+        let (village, wolves) = match self.winner {
+            Some(Team::Villagers) => (1.0, 0.0),
+            Some(Team::Werewolves) => (0.0, 1.0),
+            None => (0.5, 0.5),
+        };
+        let (mut v, mut w) = (Vec::new(), Vec::new());
+        for (player, role) in self.players.iter().zip(ROLES) {
+            if player.card == Card::Werewolf {
+                w.push(role);
+            } else {
+                v.push(role);
+            }
+        }
+        Some(vec![
+            crate::game_api::SideScore {
+                side: "village",
+                roles: v,
+                score: village,
+            },
+            crate::game_api::SideScore {
+                side: "wolves",
+                roles: w,
+                score: wolves,
+            },
+        ])
+    }
+
+    fn new(seed: u64, options: &Value) -> Result<Werewolf, GameError> {
+        let config = Config::from_options(options)?;
+        let mut w = Werewolf {
+            players: Vec::new(),
+            config: Arc::new(config),
+            seed,
+            draws: 0,
+            phase: Phase::Lobby,
+            day: 0,
+            phase_started: 0,
+            phase_ends: 0,
+            settled_at: None,
+            night: Night::default(),
+            last_protected: None,
+            openings: Openings::default(),
+            votes: BTreeMap::new(),
+            condemned: None,
+            last_public: [None; SEATS],
+            last_wolf_chat: [None; SEATS],
+            winner: None,
+            nights: Vec::new(),
+            days: Vec::new(),
+            events: Vec::new(),
+            counts: events::Counts::default(),
+            fresh: 0,
+            now: 0,
+        };
+        // Fisher–Yates from the secret seed.
+        let mut deck = DECK;
+        for i in (1..SEATS).rev() {
+            let j = w.random(i + 1);
+            deck.swap(i, j);
+        }
+        w.players = (0..SEATS)
+            .map(|s| Player {
+                name: w
+                    .config
+                    .names
+                    .get(s)
+                    .cloned()
+                    .unwrap_or_else(|| format!("Player {}", s + 1)),
+                card: deck[s],
+                alive: true,
+                ready: false,
+                misses: 0,
+                night_misses: 0,
+                bot: w.config.bots.contains(&(s as u8 + 1)),
+                death: None,
+            })
+            .collect();
+        w.phase_ends = Config::ms(w.config.timers.lobby);
+        let seated: Vec<Value> = (0..SEATS)
+            .map(|s| {
+                json!({
+                    "playerId": player_id(s),
+                    "displayName": w.players[s].name,
+                    "seat": s + 1,
+                    "bot": w.players[s].bot,
+                })
+            })
+            .collect();
+        let line = text::created_line(&w);
+        w.emit(
+            0,
+            Vis::Public,
+            Kind::MatchCreated,
+            json!({ "players": seated, "phaseEndsAt": w.phase_ends }),
+            line,
+        );
+        let wolves: Vec<Seat> = (0..SEATS).filter(|&s| deck[s] == Card::Werewolf).collect();
+        for (s, &card) in deck.iter().enumerate() {
+            let mut payload = json!({ "playerId": player_id(s), "role": card.name() });
+            if card == Card::Werewolf {
+                payload["knownWolves"] =
+                    json!(wolves.iter().map(|&x| player_id(x)).collect::<Vec<_>>());
+            }
+            let line = text::role_card_line(&w, s);
+            w.emit(0, Vis::Private(vec![s]), Kind::RoleAssigned, payload, line);
+        }
+        Ok(w)
+    }
+
+    fn legal_actions(&self, role: &str) -> Vec<String> {
+        let Some(seat) = seat_of(role) else {
+            return Vec::new();
+        };
+        let p = &self.players[seat];
+        let ids = |v: Vec<Seat>| v.into_iter().map(player_id);
+        match self.phase {
+            Phase::Lobby if !p.ready => vec!["ready".to_owned()],
+            Phase::Night | Phase::DayVote => {
+                let req = self.required(seat);
+                let verb = match req.kind {
+                    "WOLF_KILL" => "kill",
+                    "SEER_INSPECT" if !req.done => "inspect",
+                    "DOCTOR_PROTECT" => "protect",
+                    "VOTE" => "vote",
+                    _ => return Vec::new(),
+                };
+                let mut v: Vec<String> = ids(req.targets).map(|t| format!("{verb} {t}")).collect();
+                if req.can_abstain {
+                    v.push("vote none".to_owned());
+                }
+                v
+            }
+            Phase::DayOpening if self.openings.speaker() == Some(seat) => {
+                vec!["say <text>".to_owned(), "pass".to_owned()]
+            }
+            Phase::DayDiscussion if p.alive => vec!["say <text>".to_owned()],
+            Phase::DayResolution if self.condemned == Some((seat, false)) => {
+                vec!["say <text>".to_owned()]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn apply(&self, role: &str, action: &str) -> Result<Werewolf, GameError> {
+        self.apply_at(role, action, self.now)
+    }
+
+    fn apply_at(&self, role: &str, action: &str, at: GameTime) -> Result<Werewolf, GameError> {
+        let mut next = self.clone();
+        next.fresh = next.events.len();
+        next.now = at.max(self.now);
+        let at = next.now;
+        if role == SERVER_ROLE {
+            let due = self
+                .next_deadline()
+                .filter(|d| d.action == action && at >= d.at);
+            if due.is_none() {
+                return Err(GameError::Illegal(format!(
+                    "`{action}` is not the deadline that is due"
+                )));
+            }
+            next.timeout(at);
+        } else {
+            let seat = seat_of(role).ok_or_else(|| GameError::UnknownRole(role.to_owned()))?;
+            next.act(seat, action, at)?;
+        }
+        Ok(next)
+    }
+
+    fn deadline(&self) -> Option<Deadline> {
+        self.next_deadline()
+    }
+
+    fn owing(&self) -> Vec<&'static str> {
+        self.owing_seats().into_iter().map(player_id).collect()
+    }
+
+    fn is_terminal(&self) -> bool {
+        self.phase == Phase::Ended
+    }
+
+    fn state(&self) -> Value {
+        text::stored_state(self)
+    }
+
+    fn view(&self, role: Option<&str>) -> Value {
+        let reader = role.and_then(seat_of).map_or(Reader::Public, Reader::Seat);
+        self.state_for(reader, 20)
+    }
+
+    /// A reply names the event it answers by the replier's own id for it; the log keeps its
+    /// place in the public feed (`reply @k …`), the same for everyone and counting nothing
+    /// hidden. An id that names no public event the replier has is kept so that the rules
+    /// refuse it (`?…`).
+    fn canonical(&self, role: &str, action: &str) -> Option<String> {
+        // Logged as the rules read it (trimmed), so that every reader's view of the log reads
+        // its verb as the rules did: ` kill p3` is a night action too.
+        let trimmed = action.trim();
+        let Some(rest) = trimmed.strip_prefix("reply ") else {
+            return (trimmed.len() != action.len()).then(|| trimmed.to_owned());
+        };
+        let rest = rest.trim_start();
+        let (id, text) = rest.split_once(' ').unwrap_or((rest, ""));
+        let seat = seat_of(role)?;
+        let public = self
+            .event_named(Reader::Seat(seat), id)
+            .filter(|e| e.vis == Vis::Public)
+            .and_then(|e| e.place.of(Reader::Public));
+        Some(match public {
+            Some(k) => format!("reply @{k} {text}"),
+            None => format!("reply ?{id} {text}"),
+        })
+    }
+
+    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String> {
+        // Night actions and wolf chat are the actor's secret (and the wolves' for theirs).
+        // Even that one was taken is: only a night role acts at night.
+        let verb = action.split_whitespace().next().unwrap_or("");
+        // Once the match is over, everyone may read everything.
+        let secret = matches!(verb, "kill" | "inspect" | "protect" | "wolfchat")
+            && self.phase != Phase::Ended;
+        // A reply reads with the reader's own id for the event it answers.
+        if let Some((k, text)) = action
+            .strip_prefix("reply @")
+            .and_then(|r| r.split_once(' ').or(Some((r, ""))))
+        {
+            let reader = viewer
+                .and_then(seat_of)
+                .map_or(Reader::Public, Reader::Seat);
+            let id = k
+                .parse()
+                .ok()
+                .and_then(|k| self.event_at(Reader::Public, k))
+                .and_then(|e| e.place.id_for(reader))
+                .unwrap_or_default();
+            return Some(format!("reply {id} {text}"));
+        }
+        if !secret || viewer == Some(actor) {
+            return Some(action.to_owned());
+        }
+        let both_wolves = [Some(actor), viewer].iter().all(|r| {
+            r.and_then(seat_of)
+                .is_some_and(|s| self.players[s].card == Card::Werewolf)
+        });
+        (matches!(verb, "kill" | "wolfchat") && both_wolves).then(|| action.to_owned())
+    }
+
+    fn headline(&self, _role: &str, _action: &str) -> String {
+        // Everything a match says goes out as its events, each to its own audience.
+        String::new()
+    }
+
+    /// The match's opening and each player's card, told as the match is made (a villager
+    /// has no night brief to learn it from).
+    fn opening_notes(&self) -> Vec<Note> {
+        Game::notes(self, SERVER_ROLE, "")
+    }
+
+    /// The living hear the match alone while it runs: the cards are dealt from the start.
+    fn secluded(&self, role: &str) -> bool {
+        self.phase != Phase::Ended
+            && seat_of(role)
+                .and_then(|s| self.players.get(s))
+                .is_some_and(|p| p.alive)
+    }
+
+    fn notes(&self, _role: &str, _action: &str) -> Vec<Note> {
+        let mut notes: Vec<Note> = self
+            .fresh_events()
+            .iter()
+            .map(|e| {
+                let to = match &e.vis {
+                    Vis::Public => Audience::Everyone,
+                    Vis::Private(seats) | Vis::Wolves(seats) => {
+                        Audience::Roles(seats.iter().map(|&s| player_id(s).to_owned()).collect())
+                    }
+                    Vis::Omniscient => Audience::AllSeeing,
+                };
+                Note::new(to, text::mark(e))
+            })
+            .collect();
+        // When a phase (or a speaker's turn) begins, each player who must act is told what
+        // to do and by when, privately: nobody has to ask.
+        let fresh = self.fresh_events();
+        let new_phase = fresh.iter().any(|e| e.kind == Kind::PhaseChanged);
+        let new_turn = self.phase == Phase::DayOpening
+            && !fresh.is_empty()
+            && self.openings.turn_started == self.now;
+        if new_phase || new_turn {
+            let left = self
+                .next_deadline()
+                .map_or(0, |d| d.at.saturating_sub(self.now) / 1000);
+            for s in self.living() {
+                let r = self.required(s);
+                if r.kind == "NONE" || r.done {
+                    continue;
+                }
+                let line = format!("{} {} ({left} s.)", text::CRIER, text::brief(self, s));
+                notes.push(Note::new(
+                    Audience::Roles(vec![player_id(s).to_owned()]),
+                    line,
+                ));
+            }
+        }
+        notes
+    }
+
+    fn situation(&self) -> String {
+        match self.phase {
+            Phase::Ended => self.ending().unwrap_or_default(),
+            p => format!(
+                "{}, day {}, {} alive",
+                p.name().to_lowercase().replace('_', " "),
+                self.day,
+                self.living().count()
+            ),
+        }
+    }
+
+    fn ending(&self) -> Option<String> {
+        (self.phase == Phase::Ended).then(|| match self.winner {
+            Some(Team::Villagers) => "the villagers win".to_owned(),
+            Some(Team::Werewolves) => "the werewolves win".to_owned(),
+            None => "no winner (day limit)".to_owned(),
+        })
+    }
+
+    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String> {
+        let reader = viewer
+            .and_then(seat_of)
+            .map_or(Reader::Public, Reader::Seat);
+        text::render(self, reader, now)
+    }
+
+    fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer> {
+        let seat = seat_of(role)?;
+        bot::choose(self, seat, seed).map(Computer::Act)
+    }
+}
