@@ -17,7 +17,7 @@ const RETRY_FIRST: Duration = Duration::from_millis(25);
 /// database's return.
 const RETRY_MOST: Duration = Duration::from_millis(800);
 /// How often the world tells the log, while writes keep failing, that they still do: the
-/// store already says so about once a second (see `store::Outage`).
+/// store already says so about once a second (see `store::writer`).
 const FAILING_REPORT: Duration = Duration::from_secs(10);
 
 /// A run of failed writes with no success between them.
