@@ -19,13 +19,15 @@ use futures_util::StreamExt;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+pub use super::held::{AWAY, BACK, GAVE_UP, NOT_DONE, PAUSES, RESUMED, UNANSWERED};
+use super::held::{Back, Held, State};
 use super::nats::{LinkError, connect, subscribe};
-use super::requests::{InFlight, Passing};
+use super::requests::Passing;
 use super::wire::{self, Answer, Ask, FromConn, Hello, News, Taken, ToConn, Welcome};
 use super::{CreateRefused, LoggedIn};
 use crate::logins::Refused;
 use crate::store::AgentRow;
-use crate::world::{self, AgentId, ConnId, Leaving, Out, Sink, Source};
+use crate::world::{self, AgentId, ConnId, Leaving, Out, Source};
 
 /// How long a host waits for the world to answer a question before taking it as away.
 const ASK_TIMEOUT: Duration = Duration::from_secs(10);
@@ -33,153 +35,8 @@ const ASK_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a host waits for the world to take a line.
 const TAKE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// A line typed while the town is away.
-pub const NOT_DONE: &str =
-    "*** The town is restarting; that was not done. Please try again in a moment. ***";
-/// A line the world took and did not answer before it stopped.
-pub const UNANSWERED: &str = "*** The town stopped before answering that. Whatever it changed \
-                              was stored before you would have heard of it: look again when \
-                              the town is back. ***";
-pub const PAUSES: &str = "*** The town pauses while it restarts; stay connected. ***";
-pub const AWAY: &str = "*** The town is not answering; stay connected, it will be back. ***";
-pub const BACK: &str = "*** The town is back. ***";
-/// Back after the world restarted (or let this host go): what the world keeps only while
-/// someone is connected went as it does when they leave.
-pub const RESUMED: &str = "*** The town is back. It restarted: challenges, games you were \
-                           watching and places on the notice board were withdrawn, as when \
-                           you leave. ***";
-pub const GAVE_UP: &str =
-    "*** The town has been away too long; goodbye. Please connect again later. ***";
-
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// One of this host's connections in the town.
-struct Held {
-    sink: Sink,
-    agent: AgentId,
-    /// The world's pass for this character through this host, shown again to bring them back
-    /// in after the world restarts.
-    pass: String,
-    /// The run of the world this connection entered (re-entered only into a later one).
-    epoch: u64,
-    /// The number of the last request (entering, or a line) sent to the world, and of the last
-    /// one answered, by the world or by the host for it: a command is in flight while they
-    /// differ, and an answer to one already answered is no longer an answer.
-    sent: u64,
-    settled: u64,
-}
-
-impl Held {
-    /// Numbers the next request.
-    fn next(&mut self) -> u64 {
-        self.sent += 1;
-        self.sent
-    }
-
-    /// Answers request `seq` for the world (it was not done, or the world went before
-    /// answering it), unless it has its answer.
-    fn settle(&mut self, seq: u64, why: &str) {
-        if seq > self.settled {
-            self.settled = seq;
-            self.sink.send(Out::Reply {
-                lines: vec![why.into()],
-            });
-        }
-    }
-
-    /// The world's answer to request `seq`. One the host answered already (the world was
-    /// away, and came back) is news, not the answer to whatever was typed since.
-    fn answered(&mut self, seq: u64, lines: Vec<String>) {
-        if seq > self.settled {
-            self.settled = seq;
-            self.sink.pass(Out::Reply { lines });
-        } else {
-            for line in lines {
-                self.sink.pass(Out::Line(line.into()));
-            }
-        }
-    }
-}
-
-/// What the host knows of the world and of its own connections.
-struct State {
-    /// The run of the world this host's connections are in.
-    epoch: u64,
-    up: bool,
-    last_heard: Instant,
-    conns: HashMap<ConnId, Held>,
-    /// HTTP requests passed to the world and not yet answered.
-    requests: InFlight,
-    /// How long connections are kept while the world is away.
-    wait: Duration,
-    /// The last time the world let this host go that it has come back from (see
-    /// [`News::Forgot`]).
-    forgot: u64,
-}
-
-impl State {
-    /// Tells every connection `line`.
-    fn tell_all(&self, line: &str) {
-        for held in self.conns.values() {
-            held.sink.pass(Out::Line(line.into()));
-        }
-    }
-
-    /// Answers every command in flight for the world, which will not (or not in time: an
-    /// answer that comes after all is shown, as what it is).
-    fn answer_in_flight(&mut self) {
-        for held in self.conns.values_mut() {
-            held.settle(held.sent, UNANSWERED);
-        }
-    }
-
-    /// The world restarted (a new `epoch`), or let this host go (`everyone`: the same one):
-    /// what was in flight is answered here, and every connection not in the world yet is
-    /// numbered to enter it again; which, and who.
-    fn rejoin(&mut self, epoch: u64, everyone: bool) -> Vec<Back> {
-        self.answer_in_flight();
-        self.requests.world_away();
-        self.epoch = epoch;
-        self.up = true;
-        self.requests.set_up();
-        self.last_heard = Instant::now();
-        self.tell_all(RESUMED);
-        // Those that entered this run already (a login while the host greeted it) are in.
-        self.conns
-            .iter_mut()
-            .filter(|(_, held)| everyone || held.epoch != epoch)
-            .map(|(conn, held)| {
-                held.epoch = epoch;
-                Back {
-                    conn: *conn,
-                    agent: held.agent.clone(),
-                    pass: held.pass.clone(),
-                    seq: held.next(),
-                }
-            })
-            .collect()
-    }
-
-    /// The world has gone quiet or said it stops: its people hear `why`, once.
-    /// New requests wait or are refused from now on; those in flight are left to the world,
-    /// which answers what it took before it goes (see [`State::gone`]).
-    fn away(&mut self, why: &str) {
-        self.requests.set_down();
-        if self.up {
-            self.up = false;
-            self.tell_all(why);
-        }
-    }
-
-    /// The world has been silent too long to answer anything more: what it left unanswered is
-    /// answered here (lines), or asked again once it is back (requests that only read).
-    fn gone(&mut self) {
-        self.away(AWAY);
-        self.answer_in_flight();
-        self.requests.world_away();
-    }
 }
 
 /// A host's way to the world across the broker.
@@ -654,15 +511,6 @@ async fn follow(
     }
 }
 
-/// A connection to bring back into the world.
-struct Back {
-    conn: ConnId,
-    agent: AgentId,
-    pass: String,
-    /// The number of its entering.
-    seq: u64,
-}
-
 /// Brings connections back into the world, each as the character it was.
 async fn reenter(client: &async_nats::Client, host: &str, back: Vec<Back>) {
     for Back {
@@ -704,54 +552,5 @@ async fn beat(
         if let Ok(body) = serde_json::to_vec(&epoch) {
             let _ = client.publish(subject.clone(), body.into()).await;
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn replies(source: &mut Source) -> Vec<String> {
-        let mut seen = Vec::new();
-        while let Ok(out) = source.rx.try_recv() {
-            seen.push(match out {
-                Out::Reply { lines } => format!("reply {}", lines.join("|")),
-                Out::Line(l) => format!("line {l}"),
-                other => format!("{other:?}"),
-            });
-        }
-        seen
-    }
-
-    #[test]
-    fn an_answer_the_host_gave_for_the_world_is_not_the_next_lines() {
-        let (sink, mut source) = world::channel();
-        let mut held = Held {
-            sink,
-            agent: "a".into(),
-            pass: String::new(),
-            epoch: 1,
-            sent: 1,
-            settled: 0,
-        };
-        held.answered(1, vec!["*** Connected ***".into()]);
-        // A line the world took, and went quiet: the host answers it.
-        let line = held.next();
-        held.settle(line, UNANSWERED);
-        // The world's own answer comes after all; then the next line's.
-        held.answered(line, vec!["You say, \"hi\"".into()]);
-        let next = held.next();
-        held.answered(next, vec!["Exits: east".into()]);
-        // Settling what has its answer changes nothing.
-        held.settle(next, NOT_DONE);
-        assert_eq!(
-            replies(&mut source),
-            [
-                "reply *** Connected ***".to_owned(),
-                format!("reply {UNANSWERED}"),
-                "line You say, \"hi\"".to_owned(),
-                "reply Exits: east".to_owned(),
-            ]
-        );
     }
 }

@@ -12,6 +12,7 @@
 
 pub mod broker;
 mod door;
+mod held;
 pub mod host;
 pub mod nats;
 pub mod pass;
