@@ -44,8 +44,8 @@ impl LoggedIn {
 }
 
 impl From<wire::Character> for LoggedIn {
-    fn from(c: wire::Character) -> LoggedIn {
-        let pass = Some(c.pass.clone());
+    fn from(mut c: wire::Character) -> LoggedIn {
+        let pass = Some(std::mem::take(&mut c.pass));
         LoggedIn {
             row: c.into(),
             pass,

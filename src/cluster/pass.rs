@@ -13,7 +13,7 @@ use sha2::Sha256;
 use crate::store::{Store, StoreError};
 
 /// Where the key is kept (`kept_state`).
-const MODULE: &str = "link";
+const MODULE: &str = "cluster";
 const KEY: &str = "pass_key";
 
 /// The world's key for passes.
