@@ -79,6 +79,7 @@ fn play(white: Player, black: Player, seed: u64, stockfish: Option<&UciEngine>) 
                 l,
                 seed.wrapping_mul(1000).wrapping_add(ply),
                 &g.history_keys(),
+                &|| t.elapsed(),
             )
             .map(|m| m.to_uci(CastlingMode::Standard).to_string()),
             Player::Stockfish(elo) => {

@@ -326,7 +326,7 @@ impl Town {
                     agent,
                     thinking,
                 } = effect
-                    && let Some(action) = thinking(None)
+                    && let Some(action) = thinking(crate::game_api::Mind::UNHURRIED)
                     && self.world.session(session).is_some_and(|s| s.tick == tick)
                 {
                     let mut next = Cx::new(agent.clone(), Face::Rest);

@@ -21,13 +21,15 @@
 //!   group-committing writer and one reader;
 //! - [`ratings`] keeps who plays well (Glicko-2 per board, records for games of luck) as a
 //!   pure ledger the world feeds each decided result;
-//! - [`game_api`] says what a template is: the [`game_api::Game`] trait that each game's pure
-//!   rules implement (state + action → state, no I/O, no clock), and the host's row for one;
+//! - [`game_api`] (the `moot-game-api` crate) says what a template is: the [`game_api::Game`]
+//!   trait that each game's pure rules (a crate each, in the game's `rules/` folder) implement
+//!   (state + action → state, no I/O, no clock), and the host's row for one;
 //! - [`text`] cleans and bounds text from every face, [`limits`] holds the shared rate limits,
 //!   and [`config`] says how moot runs.
 //!
-//! Adding a game is one folder in `games/` (its pure rules, its verbs, its page, its
-//! `GameModule`) and its name in the `games!` line, and its table in a room's file.
+//! Adding a game is one folder in `games/` (its pure rules' crate, its verbs, its page, its
+//! `GameModule`), its name in the `games!` line and its rules crate among `Cargo.toml`'s
+//! dependencies, and its table in a room's file.
 
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
@@ -35,7 +37,7 @@ pub mod cluster;
 pub mod config;
 #[cfg(feature = "testing")]
 pub mod drill;
-pub mod game_api;
+pub use moot_game_api as game_api;
 pub mod games;
 pub mod http;
 pub mod identity;
@@ -50,7 +52,7 @@ pub mod server;
 pub mod startup;
 pub mod store;
 pub mod telnet;
-pub mod text;
+pub use moot_game_api::text;
 pub mod uci;
 pub mod verbs;
 pub mod web;

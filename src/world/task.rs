@@ -25,6 +25,7 @@ use super::outage::Failing;
 use super::outbox::{Answer, Pending, Pushed, Released, Unavailable};
 use super::views;
 use super::{AgentId, COMPUTER_ID, ConnId, Cx, Effect, Face, Out, SERVER_ID, Sink, World};
+use crate::game_api::Mind;
 use crate::store::{AgentRow, Store, StoreError, writes};
 
 /// How front ends reach the world. Cheap to clone.
@@ -554,10 +555,16 @@ fn start(env: &Env, effect: Effect) {
         } => {
             let engine = env.options.engine.clone();
             tokio::spawn(async move {
-                let chosen = tokio::task::spawn_blocking(move || thinking(engine.as_deref()))
-                    .await
-                    .ok()
-                    .flatten();
+                let chosen = tokio::task::spawn_blocking(move || {
+                    let began = std::time::Instant::now();
+                    thinking(Mind {
+                        engine: engine.as_deref(),
+                        elapsed: &|| began.elapsed(),
+                    })
+                })
+                .await
+                .ok()
+                .flatten();
                 let Some(action) = chosen else { return };
                 // A choice made for a state the game has since left is dropped: whatever moved
                 // it on asked the house again.

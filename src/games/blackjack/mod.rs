@@ -2,7 +2,7 @@
 //! table's verbs (`deal`, `hit`, `stand` on telnet). Each player has one blackjack.v1 session
 //! at the table, made on their first deal; its log holds every card.
 
-pub mod rules;
+pub use moot_blackjack_rules as rules;
 
 use std::collections::BTreeMap;
 

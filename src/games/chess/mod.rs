@@ -7,7 +7,7 @@ pub mod board;
 pub mod challenge;
 pub mod page;
 pub mod play;
-pub mod rules;
+pub use moot_chess_rules as rules;
 
 use std::collections::{HashMap, HashSet};
 

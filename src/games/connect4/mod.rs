@@ -4,7 +4,7 @@
 //! `games::ALL` are all of it.
 
 pub mod page;
-pub mod rules;
+pub use moot_connect4_rules as rules;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

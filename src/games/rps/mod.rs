@@ -1,7 +1,7 @@
 //! `choose rock|paper|scissors`: playing rock-paper-scissors (rps.v1) at the Game Room's table.
 //! The choice stays the chooser's until both are in; the table then shows both.
 
-pub mod rules;
+pub use moot_rps_rules as rules;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -1,7 +1,7 @@
 //! `mark <1-9>`: playing tic-tac-toe (tictactoe.v1) at the Game Room's board. Cells are
 //! numbered as the text board shows them, 1 to 9 from the top left.
 
-pub mod rules;
+pub use moot_tictactoe_rules as rules;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -13,7 +13,7 @@ pub mod idempotency;
 pub mod info;
 pub mod play;
 pub mod queue;
-pub mod rules;
+pub use moot_werewolf_rules as rules;
 pub mod web;
 
 use std::collections::BTreeMap;

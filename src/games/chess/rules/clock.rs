@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Side;
-use crate::game_api::{GameError, GameTime, MoveLimit, limit};
+use moot_game_api::{GameError, GameTime, MoveLimit, limit};
 
 /// A game's time control: a clock each (`5+3`), or a time per move (`3d`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

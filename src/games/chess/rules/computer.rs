@@ -8,7 +8,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, EnPassantMode};
 
 use super::{ChessGame, Side};
-use crate::game_api::{Computer, ExternalEngine};
+use moot_game_api::{Computer, Mind};
 
 /// The level when a game names none.
 pub const DEFAULT_LEVEL: u8 = 5;
@@ -46,26 +46,24 @@ pub fn turn(game: &ChessGame, role: &str, options: &Value, seed: u64) -> Option<
         .map_or(DEFAULT_LEVEL, |l| l as u8);
     let pos = game.position().clone();
     let history = game.history_keys();
-    Some(Computer::Think(Box::new(
-        move |external: Option<&dyn ExternalEngine>| {
-            if let Some(engine) = external {
-                let fen = shakmaty::fen::Fen::from_position(&pos, EnPassantMode::Legal).to_string();
-                if let Some(m) = engine.best_move(&fen, level) {
-                    let legal = m
-                        .parse::<UciMove>()
-                        .ok()
-                        .and_then(|u| u.to_move(&pos).ok())
-                        .is_some();
-                    if legal {
-                        return Some(m);
-                    }
-                    tracing::warn!(%m, "the external engine gave an illegal move; the built-in engine answers");
+    Some(Computer::Think(Box::new(move |mind: Mind<'_>| {
+        if let Some(engine) = mind.engine {
+            let fen = shakmaty::fen::Fen::from_position(&pos, EnPassantMode::Legal).to_string();
+            if let Some(m) = engine.best_move(&fen, level) {
+                let legal = m
+                    .parse::<UciMove>()
+                    .ok()
+                    .and_then(|u| u.to_move(&pos).ok())
+                    .is_some();
+                if legal {
+                    return Some(m);
                 }
+                tracing::warn!(%m, "the external engine gave an illegal move; the built-in engine answers");
             }
-            super::engine::choose(&pos, level, seed, &history)
-                .map(|m| m.to_uci(CastlingMode::Standard).to_string())
-        },
-    )))
+        }
+        super::engine::choose(&pos, level, seed, &history, mind.elapsed)
+            .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+    })))
 }
 
 /// Each level's fixed rating (levels 1 to 10), on Stockfish's `UCI_Elo` scale, where one was

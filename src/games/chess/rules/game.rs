@@ -179,11 +179,11 @@ impl Game for ChessGame {
         self.outcome.is_some()
     }
 
-    const RECKONING: crate::game_api::Reckoning = crate::game_api::Reckoning::Rating;
+    const RECKONING: moot_game_api::Reckoning = moot_game_api::Reckoning::Rating;
 
     /// A table per time-control class (`no-clock`, `bullet`, `blitz`, `rapid`, `classical`,
     /// `correspondence`), as lichess keeps them. A game from a set position is never rated.
-    fn table(options: &Value) -> Option<crate::game_api::Table> {
+    fn table(options: &Value) -> Option<moot_game_api::Table> {
         let fen = options.get("fen").and_then(Value::as_str);
         if fen.is_some_and(|f| f.trim() != START_FEN) {
             return None;
@@ -192,7 +192,7 @@ impl Game for ChessGame {
             None => "no-clock",
             Some(c) => TimeControl::parse(c).ok()?.class(),
         };
-        Some(crate::game_api::Table {
+        Some(moot_game_api::Table {
             class: class.to_owned(),
             rules: json!({ "class": class }),
         })
@@ -207,10 +207,10 @@ impl Game for ChessGame {
         computer::anchor(level)
     }
 
-    fn decided(&self) -> Option<Vec<crate::game_api::SideScore>> {
+    fn decided(&self) -> Option<Vec<moot_game_api::SideScore>> {
         let o = self.outcome?;
         let winner = o.winner.map(|w| usize::from(w == Side::Black));
-        Some(crate::game_api::head_to_head(["white", "black"], winner))
+        Some(moot_game_api::head_to_head(["white", "black"], winner))
     }
 
     fn state(&self) -> Value {
@@ -319,7 +319,7 @@ impl Game for ChessGame {
                     "Clock {} per move: {} has {} to move.",
                     l.text(),
                     self.turn().title(),
-                    crate::game_api::limit::left_text(l.left_at(now))
+                    moot_game_api::limit::left_text(l.left_at(now))
                 ),
             });
         }

@@ -72,8 +72,8 @@ pub fn board(view: &Value, from_black: bool, last_san: Option<&str>) -> Vec<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game_api::Game;
-    use crate::games::chess::rules::ChessGame;
+    use crate::ChessGame;
+    use moot_game_api::Game;
 
     #[test]
     fn a_chess_board_reads_well() {

@@ -161,6 +161,10 @@ fn a_repetition_counts_the_positions_since_the_last_pawn_move_and_survives_a_tak
 }
 
 #[test]
+#[allow(
+    clippy::disallowed_types,
+    reason = "the test itself needs a thread with a small stack; the rules make none"
+)]
 fn a_game_thousands_of_moves_long_is_let_go_without_deep_recursion() {
     let mut g = ChessGame::new(0, &Value::Null).unwrap();
     let m = g.parse_move("g1f3").unwrap();
@@ -370,7 +374,7 @@ fn a_flag_against_a_lone_king_is_a_draw() {
 
 #[test]
 fn a_clocked_game_replays_from_its_log_with_the_times() {
-    let t = &crate::game_api::template::<ChessGame>();
+    let t = &moot_game_api::template::<ChessGame>();
     let options = json!({ "clock": "3+1" });
     let log = [
         ("white", "e2e4", 2_000),
@@ -383,7 +387,7 @@ fn a_clocked_game_replays_from_its_log_with_the_times() {
     for (r, a, at) in log {
         game = game.apply(r, a, at).unwrap();
     }
-    let replayed = crate::game_api::replay(t, 0, &options, log).unwrap();
+    let replayed = moot_game_api::replay(t, 0, &options, log).unwrap();
     assert_eq!(replayed.state(), game.state());
     let c = replayed.state()["clock"].clone();
     // White: 180 s - 2 s + 1 s for e4; the takeback of two plies leaves white to move,
@@ -441,7 +445,9 @@ fn a_takeback_gives_back_the_earlier_state_exactly() {
     };
     let mut seed = 7u64;
     let mut next = move |n: usize| {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (seed >> 33) as usize % n
     };
     let set = json!({"fen": "r3k2r/pppq1ppp/2n2n2/3pp3/3PP3/2N2N2/PPPQ1PPP/R3K2R b KQkq - 3 9"});
@@ -468,9 +474,13 @@ fn a_takeback_gives_back_the_earlier_state_exactly() {
                 }
                 // The side that just moved asks (one ply back); the side to move asks (two).
                 for (asker, plies) in [(g.turn().other(), 1), (g.turn(), 2)] {
-                    let Some(earlier) = i.checked_sub(plies) else { continue };
+                    let Some(earlier) = i.checked_sub(plies) else {
+                        continue;
+                    };
                     let asked = g.apply(asker.name(), "request_takeback").unwrap();
-                    let back = asked.apply(asker.other().name(), "accept_takeback").unwrap();
+                    let back = asked
+                        .apply(asker.other().name(), "accept_takeback")
+                        .unwrap();
                     same(&back, &states[earlier], &format!("ply {i} back {plies}"));
                 }
             }
@@ -483,7 +493,9 @@ const DAY: u64 = 86_400_000;
 #[test]
 fn a_clocked_games_stored_text_is_as_it_always_was() {
     // Old logs are replayed and their states compared on every start: not a byte may move.
-    let g = clocked("1+2", None).apply_at("white", "e2e4", 5_000).unwrap();
+    let g = clocked("1+2", None)
+        .apply_at("white", "e2e4", 5_000)
+        .unwrap();
     let text = g.state_text();
     assert!(
         text.starts_with(
@@ -514,7 +526,10 @@ fn correspondence_gives_each_move_its_own_days() {
     let g = g.apply_at("black", "offer_draw", 3 * DAY).unwrap();
     assert_eq!(Game::deadline(&g).unwrap().at, 5 * DAY);
     let c = g.time_control().unwrap();
-    assert_eq!(c.left_at(Side::Black, Side::Black, 2 * DAY + 3_600_000), 3 * DAY - 3_600_000);
+    assert_eq!(
+        c.left_at(Side::Black, Side::Black, 2 * DAY + 3_600_000),
+        3 * DAY - 3_600_000
+    );
     assert_eq!(c.left_at(Side::White, Side::Black, 4 * DAY), 3 * DAY);
     assert_eq!(
         g.render(None, 2 * DAY + 3_600_000).last().unwrap(),
@@ -532,10 +547,15 @@ fn correspondence_gives_each_move_its_own_days() {
 
 #[test]
 fn a_correspondence_move_too_late_loses_on_time() {
-    let g = clocked("1h", None).apply_at("white", "e2e4", 1_000).unwrap();
+    let g = clocked("1h", None)
+        .apply_at("white", "e2e4", 1_000)
+        .unwrap();
     let due = 1_000 + 3_600_000;
     assert!(g.apply_at("black", "e7e5", due).is_err(), "at the deadline");
-    assert!(g.apply_at(SERVER_ROLE, "flag", due - 1).is_err(), "not early");
+    assert!(
+        g.apply_at(SERVER_ROLE, "flag", due - 1).is_err(),
+        "not early"
+    );
     let end = g.apply_at(SERVER_ROLE, "flag", due).unwrap();
     assert_eq!(
         end.outcome(),
@@ -560,7 +580,7 @@ fn a_correspondence_move_too_late_loses_on_time() {
 
 #[test]
 fn a_correspondence_game_replays_from_its_log_and_is_rated_apart() {
-    let t = &crate::game_api::template::<ChessGame>();
+    let t = &moot_game_api::template::<ChessGame>();
     let options = json!({ "clock": "2d" });
     let log = [
         ("white", "e2e4", 2_000),
@@ -573,7 +593,7 @@ fn a_correspondence_game_replays_from_its_log_and_is_rated_apart() {
     for (r, a, at) in log {
         game = game.apply(r, a, at).unwrap();
     }
-    let replayed = crate::game_api::replay(t, 0, &options, log).unwrap();
+    let replayed = moot_game_api::replay(t, 0, &options, log).unwrap();
     assert_eq!(replayed.state_text(), game.state_text());
     assert_eq!(replayed.deadline().unwrap().at, 4 * DAY);
     assert_eq!(ChessGame::table(&options).unwrap().class, "correspondence");
@@ -588,7 +608,10 @@ fn a_clock_that_is_neither_form_names_both() {
     for bad in ["0s", "15d", "3w", "3", "d"] {
         match ChessGame::new(0, &json!({ "clock": bad })) {
             Err(GameError::BadOptions(m)) => {
-                assert!(m.contains("like 5+3") && m.contains("30s, 5m, 2h or 3d"), "{m}")
+                assert!(
+                    m.contains("like 5+3") && m.contains("30s, 5m, 2h or 3d"),
+                    "{m}"
+                )
             }
             other => panic!("{bad}: {other:?}"),
         }

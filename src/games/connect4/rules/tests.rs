@@ -1,4 +1,5 @@
 use super::*;
+use moot_game_api::Mind;
 
 fn played(columns: &[u8]) -> Connect4 {
     let mut g = Connect4::new(0, &Value::Null).unwrap();
@@ -12,7 +13,7 @@ fn played(columns: &[u8]) -> Connect4 {
 fn house(g: &Connect4) -> String {
     let role = g.turn().role();
     match g.computer(role, &Value::Null, 5) {
-        Some(Computer::Think(think)) => think(None).unwrap(),
+        Some(Computer::Think(think)) => think(Mind::UNHURRIED).unwrap(),
         _ => panic!("the house does not move"),
     }
 }
@@ -73,8 +74,8 @@ fn a_full_board_without_four_is_a_draw() {
     // Columns filled in pairs so that no four ever line up: 1 2 1 2 1 2 (then swapped),
     // a pattern of blocks of three that alternate.
     let order: [u8; 42] = [
-        1, 2, 1, 2, 1, 2, 2, 1, 2, 1, 2, 1, 3, 4, 3, 4, 3, 4, 4, 3, 4, 3, 4, 3, 5, 6, 5, 6, 5,
-        6, 6, 5, 6, 5, 6, 5, 7, 7, 7, 7, 7, 7,
+        1, 2, 1, 2, 1, 2, 2, 1, 2, 1, 2, 1, 3, 4, 3, 4, 3, 4, 4, 3, 4, 3, 4, 3, 5, 6, 5, 6, 5, 6,
+        6, 5, 6, 5, 6, 5, 7, 7, 7, 7, 7, 7,
     ];
     let g = played(&order);
     assert!(g.is_terminal());
@@ -173,17 +174,17 @@ fn a_move_limit_falls_due_only_at_its_time_and_a_drop_resets_it() {
 
 #[test]
 fn the_side_that_runs_out_of_time_loses_and_replays_the_same() {
-    let t = &crate::game_api::template::<Connect4>();
+    let t = &moot_game_api::template::<Connect4>();
     let options = json!({ "clock": "30s" });
     let log = [
         ("red", "4", 5_000),
         ("yellow", "3", 20_000),
         (SERVER_ROLE, "flag", 50_000),
     ];
-    let end = crate::game_api::replay(t, 0, &options, log).unwrap();
+    let end = moot_game_api::replay(t, 0, &options, log).unwrap();
     assert_eq!(
         end.state_text(),
-        crate::game_api::replay(t, 0, &options, log)
+        moot_game_api::replay(t, 0, &options, log)
             .unwrap()
             .state_text()
     );
@@ -197,7 +198,7 @@ fn the_side_that_runs_out_of_time_loses_and_replays_the_same() {
     assert_eq!(end.headline(SERVER_ROLE, "flag"), "Red runs out of time");
     assert_eq!(
         end.decided(),
-        Some(crate::game_api::head_to_head(["red", "yellow"], Some(1)))
+        Some(moot_game_api::head_to_head(["red", "yellow"], Some(1)))
     );
     assert!(end.deadline().is_none() && end.owing().is_empty());
     // Yellow idles instead: red wins.

@@ -9,8 +9,8 @@ use super::{
     Card, PUBLIC_TEXT_MAX, Phase, REASON_MAX, SEATS, Seat, WOLF_TEXT_MAX, Werewolf, player_id,
     rate_limited, refuse, seat_of, text, text_of,
 };
-use crate::game_api::Code;
-use crate::game_api::{GameError, GameTime};
+use moot_game_api::Code;
+use moot_game_api::{GameError, GameTime};
 
 impl Werewolf {
     pub(super) fn check_alive(&self, seat: Seat) -> Result<(), GameError> {

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::events::{Event, Kind, Reader, Vis};
 use super::{Card, DECK, Phase, SEATS, Seat, Werewolf, player_id, seat_of, text};
-use crate::game_api::{Note, SERVER_ROLE, Viewer};
+use moot_game_api::{Note, SERVER_ROLE, Viewer};
 
 /// Whether `reader` may know seat `s`'s card: their own, the dead's, everyone's once the
 /// match is over, and every card for an all-seeing spectator.

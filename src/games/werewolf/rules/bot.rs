@@ -9,7 +9,7 @@
 
 use super::events::{Kind, Reader};
 use super::{Card, Phase, SEATS, Seat, Werewolf, player_id, seat_of};
-use crate::game_api::draw_below;
+use moot_game_api::draw_below;
 
 /// What one seat knows.
 struct Knowledge {

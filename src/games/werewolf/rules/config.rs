@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::SEATS;
-use crate::game_api::{GameError, GameTime};
+use moot_game_api::{GameError, GameTime};
 
 /// Each phase's length, in seconds of game time (`--time-scale` makes them pass faster).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

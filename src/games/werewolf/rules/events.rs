@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::{SEATS, Seat};
-use crate::game_api::GameTime;
+use moot_game_api::GameTime;
 
 /// Who an event was made for.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -12,19 +12,19 @@ impl Game for Werewolf {
     const TITLE: &'static str = "Werewolf";
     const HIDES_ACTIONS: bool = true;
     const SECLUDES: bool = true;
-    const RECKONING: crate::game_api::Reckoning = crate::game_api::Reckoning::Rating;
+    const RECKONING: moot_game_api::Reckoning = moot_game_api::Reckoning::Rating;
 
     /// A configuration is a season: the timers, the chat gaps and the day limit make the table
     /// (the players' names and the bots' seats do not). A match whose spectators see everything
     /// live cannot be rated: a player could learn from a friend watching.
-    fn table(options: &Value) -> Option<crate::game_api::Table> {
+    fn table(options: &Value) -> Option<moot_game_api::Table> {
         let mut config = Config::from_options(options).ok()?;
         if config.spectating == config::Spectating::Live {
             return None;
         }
         config.names.clear();
         config.bots.clear();
-        Some(crate::game_api::Table {
+        Some(moot_game_api::Table {
             class: String::new(),
             rules: serde_json::to_value(config).ok()?,
         })
@@ -32,7 +32,7 @@ impl Game for Werewolf {
 
     /// Each side is rated on its own table (`werewolf/village`, `werewolf/wolves`); a match
     /// that reached the day limit is drawn.
-    fn decided(&self) -> Option<Vec<crate::game_api::SideScore>> {
+    fn decided(&self) -> Option<Vec<moot_game_api::SideScore>> {
         if self.phase != Phase::Ended {
             return None;
         }
@@ -50,12 +50,12 @@ impl Game for Werewolf {
             }
         }
         Some(vec![
-            crate::game_api::SideScore {
+            moot_game_api::SideScore {
                 side: "village",
                 roles: v,
                 score: village,
             },
-            crate::game_api::SideScore {
+            moot_game_api::SideScore {
                 side: "wolves",
                 roles: w,
                 score: wolves,

@@ -10,7 +10,7 @@ use super::{
     Card, DayLog, Death, Night, NightLog, Openings, Phase, SEATS, Seat, Team, Werewolf, player_id,
     text,
 };
-use crate::game_api::{Deadline, GameTime};
+use moot_game_api::{Deadline, GameTime};
 
 impl Werewolf {
     pub(super) fn enter(&mut self, phase: Phase, at: GameTime, length: f64) {

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::events::{Kind, Reader, Vis};
 use super::*;
-use crate::game_api::{self, Game, GameError, SERVER_ROLE};
+use moot_game_api::{self, Game, GameError, SERVER_ROLE};
 
 fn code(e: &GameError) -> &'static str {
     match e {
@@ -226,7 +226,7 @@ fn chat_is_rate_limited_in_game_time_with_a_retry_after() {
         matches!(
             e,
             GameError::Refused {
-                code: game_api::Code::RateLimited,
+                code: moot_game_api::Code::RateLimited,
                 retry_after_ms: Some(1500),
                 ..
             }
@@ -617,7 +617,7 @@ fn bot_match_seeing(
 
 #[test]
 fn a_thousand_bot_matches_replay_exactly_from_seed_and_log() {
-    let t = &game_api::template::<Werewolf>();
+    let t = &moot_game_api::template::<Werewolf>();
     let options = json!({"bots": [1, 2, 3, 4, 5, 6, 7, 8]});
     for seed in 0..1_000 {
         let mut states = Vec::new();
@@ -635,7 +635,7 @@ fn a_thousand_bot_matches_replay_exactly_from_seed_and_log() {
         }
         assert_eq!(states.len(), log.len());
         // And the host's own replay agrees.
-        let replayed = game_api::replay(
+        let replayed = moot_game_api::replay(
             t,
             seed,
             &options,
@@ -742,11 +742,10 @@ fn ten_thousand_bot_matches_never_show_anyone_what_they_may_not_know() {
         }
         village_wins += usize::from(w.winner == Some(Team::Villagers));
     }
-    println!(
-        "house bots: the village won {village_wins} of {matches} matches ({:.1}%)",
-        village_wins as f64 * 100.0 / matches as f64
+    assert!(
+        village_wins > 0 && village_wins < matches as usize,
+        "house bots: the village won {village_wins} of {matches} matches"
     );
-    assert!(village_wins > 0 && village_wins < matches as usize);
 }
 
 #[test]
@@ -805,7 +804,7 @@ fn each_player_who_must_act_is_told_what_and_by_when_as_a_phase_begins() {
     let to = |s: Seat| -> Vec<&str> {
         notes
             .iter()
-            .filter(|n| n.to == crate::game_api::Audience::Roles(vec![player_id(s).to_owned()]))
+            .filter(|n| n.to == moot_game_api::Audience::Roles(vec![player_id(s).to_owned()]))
             .map(|n| n.text.as_str())
             .collect()
     };

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::config::Config;
 use super::events::{Event, Reader};
 use super::{Card, Death, Phase, SEATS, Seat, Team, Werewolf, player_id};
-use crate::game_api::GameTime;
+use moot_game_api::GameTime;
 
 /// The mark that starts every narrator line a person reads. No player's words can start a
 /// line with it: what players say arrives as "Name says, …", and names are single words.
@@ -522,7 +522,7 @@ pub fn brief(w: &Werewolf, seat: Seat) -> String {
 impl Werewolf {
     /// When the current phase or turn ends.
     pub fn deadline_at(&self) -> Option<GameTime> {
-        crate::game_api::Game::deadline(self).map(|d| d.at)
+        moot_game_api::Game::deadline(self).map(|d| d.at)
     }
 
     /// When `reader` is told the current phase or turn ends. A night ends early once every

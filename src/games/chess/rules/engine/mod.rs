@@ -12,7 +12,7 @@
 pub mod eval;
 mod search;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -68,7 +68,13 @@ impl Level {
 /// The engine's move in `pos` at `level`, drawing any randomness from `seed`. `history` holds
 /// the Zobrist keys of earlier positions of the game (since the last zeroing move), so that the
 /// engine knows which moves repeat. `None` only when there is no legal move.
-pub fn choose(pos: &Chess, level: u8, seed: u64, history: &[u64]) -> Option<Move> {
+pub fn choose(
+    pos: &Chess,
+    level: u8,
+    seed: u64,
+    history: &[u64],
+    elapsed: &dyn Fn() -> Duration,
+) -> Option<Move> {
     let level = Level::new(level);
     let moves = pos.legal_moves();
     if moves.is_empty() {
@@ -78,7 +84,8 @@ pub fn choose(pos: &Chess, level: u8, seed: u64, history: &[u64]) -> Option<Move
     if moves.len() == 1 || rng.random_bool(level.random) {
         return Some(moves[rng.random_range(0..moves.len())]);
     }
-    let mut s = Searcher::new(level.nodes, Instant::now() + level.time, history);
+    let out_of_time = || elapsed() >= level.time;
+    let mut s = Searcher::new(level.nodes, &out_of_time, history);
     if level.noise > 0 {
         // Score every root move, add noise, take the best: a weaker but plausible player.
         let scored = s.score_root_moves(pos, level.depth);
@@ -95,12 +102,17 @@ mod tests {
     use super::*;
     use shakmaty::CastlingMode;
     use shakmaty::fen::Fen;
+    use std::time::Duration;
 
     fn pos(fen: &str) -> Chess {
         fen.parse::<Fen>()
             .unwrap()
             .into_position(CastlingMode::Standard)
             .unwrap()
+    }
+
+    fn no_clock() -> Duration {
+        Duration::ZERO
     }
 
     fn uci(m: Move) -> String {
@@ -111,12 +123,26 @@ mod tests {
     fn it_finds_mate_in_one_and_takes_a_free_queen() {
         // Back-rank mate: Ra8#.
         assert_eq!(
-            uci(choose(&pos("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"), 6, 1, &[]).unwrap()),
+            uci(choose(
+                &pos("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"),
+                6,
+                1,
+                &[],
+                &no_clock
+            )
+            .unwrap()),
             "a1a8"
         );
         // A hanging queen on d5.
         assert_eq!(
-            uci(choose(&pos("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1"), 5, 1, &[]).unwrap()),
+            uci(choose(
+                &pos("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1"),
+                5,
+                1,
+                &[],
+                &no_clock
+            )
+            .unwrap()),
             "d2d5"
         );
     }
@@ -126,24 +152,33 @@ mod tests {
         let p = Chess::default();
         for level in [1, 3, 7] {
             assert_eq!(
-                choose(&p, level, 42, &[]),
-                choose(&p, level, 42, &[]),
+                choose(&p, level, 42, &[], &no_clock),
+                choose(&p, level, 42, &[], &no_clock),
                 "level {level}"
             );
         }
     }
 
     #[test]
-    fn level_ten_answers_within_about_a_second() {
-        let t = Instant::now();
-        let m = choose(
-            &pos("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"),
-            10,
-            7,
-            &[],
+    fn the_search_stops_when_the_hosts_clock_says_its_time_is_spent() {
+        // The host's clock reads "no time yet" three times, then "long past the budget": the
+        // search must answer with a move from what it has, and stop asking.
+        let reads = std::cell::Cell::new(0u32);
+        let elapsed = || {
+            reads.set(reads.get() + 1);
+            if reads.get() > 3 {
+                Duration::from_secs(60)
+            } else {
+                Duration::ZERO
+            }
+        };
+        let p = pos("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4");
+        let m = choose(&p, 10, 7, &[], &elapsed).expect("a move");
+        assert!(p.is_legal(m));
+        assert_eq!(
+            reads.get(),
+            4,
+            "it reads the clock until time is up, then no more"
         );
-        assert!(m.is_some());
-        // Generous: a debug build on a loaded machine; the cap itself is one second.
-        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
     }
 }

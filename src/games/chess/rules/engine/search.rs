@@ -1,7 +1,6 @@
 //! The search itself.
 
 use std::collections::{HashMap, HashSet};
-use std::time::Instant;
 
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Chess, EnPassantMode, Move, MoveList, Position};
@@ -27,10 +26,10 @@ struct Entry {
     best: Option<Move>,
 }
 
-pub struct Searcher {
+pub struct Searcher<'a> {
     nodes: u64,
     max_nodes: u64,
-    deadline: Instant,
+    out_of_time: &'a dyn Fn() -> bool,
     stopped: bool,
     tt: HashMap<u64, Entry>,
     killers: [[Option<Move>; 2]; MAX_PLY],
@@ -58,12 +57,12 @@ fn mvv_lva(m: &Move) -> i32 {
     }
 }
 
-impl Searcher {
-    pub fn new(max_nodes: u64, deadline: Instant, history: &[u64]) -> Searcher {
+impl<'a> Searcher<'a> {
+    pub fn new(max_nodes: u64, out_of_time: &'a dyn Fn() -> bool, history: &[u64]) -> Self {
         Searcher {
             nodes: 0,
             max_nodes: max_nodes.max(1),
-            deadline,
+            out_of_time,
             stopped: false,
             tt: HashMap::with_capacity(1 << 14),
             killers: [[None; 2]; MAX_PLY],
@@ -75,7 +74,7 @@ impl Searcher {
     fn out_of_budget(&mut self) -> bool {
         if !self.stopped
             && (self.nodes >= self.max_nodes
-                || (self.nodes.is_multiple_of(1024) && Instant::now() >= self.deadline))
+                || (self.nodes.is_multiple_of(1024) && (self.out_of_time)()))
         {
             self.stopped = true;
         }

@@ -15,7 +15,10 @@
 //! the same point). Time enters a game only as the game time of each action, stored in the
 //! log; a template never reads a clock.
 
+#![warn(clippy::unwrap_used, clippy::expect_used)]
+
 pub mod limit;
+pub mod text;
 
 use std::any::Any;
 
@@ -114,8 +117,31 @@ pub trait ExternalEngine: Send + Sync {
     fn best_move(&self, position: &str, level: u8) -> Option<String>;
 }
 
+/// What the host lends a computer player while it thinks: the operator's engine, if one was
+/// given, and the time since the thinking began. A template reads no clock of its own (the
+/// compiler's lints refuse one in these crates), so a search that stops at a time budget asks
+/// this one; the move it settles on is logged like any other, and replays never think again.
+#[derive(Clone, Copy)]
+pub struct Mind<'a> {
+    pub engine: Option<&'a dyn ExternalEngine>,
+    pub elapsed: &'a dyn Fn() -> std::time::Duration,
+}
+
 /// Work a computer player does off the world task; it returns the action to take.
-pub type Thinking = Box<dyn FnOnce(Option<&dyn ExternalEngine>) -> Option<String> + Send>;
+pub type Thinking = Box<dyn for<'a> FnOnce(Mind<'a>) -> Option<String> + Send>;
+
+impl Mind<'static> {
+    /// No engine and a clock that never moves: the thinking ends at its own node budget, the
+    /// same on every machine (the tests, the benchmarks).
+    pub const UNHURRIED: Mind<'static> = Mind {
+        engine: None,
+        elapsed: &no_time_passes,
+    };
+}
+
+fn no_time_passes() -> std::time::Duration {
+    std::time::Duration::ZERO
+}
 
 /// What the house's computer does when it plays a role and the game has changed.
 pub enum Computer {

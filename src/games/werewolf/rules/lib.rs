@@ -12,6 +12,8 @@
 //! everything any face shows of a match comes through [`Werewolf::events_for`],
 //! [`Werewolf::state_for`] or the host's notes, which all ask the same [`Event::admits`].
 
+#![warn(clippy::unwrap_used, clippy::expect_used)]
+
 mod actions;
 #[cfg(any(test, feature = "testing"))]
 pub mod audit;
@@ -24,7 +26,7 @@ mod phases;
 pub mod text;
 mod view;
 
-use crate::game_api::Code;
+use moot_game_api::Code;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -32,7 +34,7 @@ use serde_json::{Value, json};
 
 use self::config::Config;
 use self::events::{Event, Kind, Reader, Vis};
-use crate::game_api::{Audience, Computer, Deadline, Game, GameError, GameTime, Note, SERVER_ROLE};
+use moot_game_api::{Audience, Computer, Deadline, Game, GameError, GameTime, Note, SERVER_ROLE};
 
 pub const SEATS: usize = 8;
 /// A seat, from 0; its player id is `p1` for seat 0.
@@ -296,7 +298,7 @@ impl Werewolf {
     }
 
     fn random(&mut self, bound: usize) -> usize {
-        crate::game_api::draw_below(self.seed, &mut self.draws, bound as u64) as usize
+        moot_game_api::draw_below(self.seed, &mut self.draws, bound as u64) as usize
     }
 
     pub fn living(&self) -> impl Iterator<Item = Seat> + '_ {

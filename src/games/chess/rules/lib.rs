@@ -20,10 +20,12 @@
 //! export (`pgn`), the house engine (`engine`), the text board (`render`), tkMOO-light's board
 //! encoding (`tkmoo`) and the computer player (`computer`).
 
+#![warn(clippy::unwrap_used, clippy::expect_used)]
+
 mod clock;
-mod game;
 pub mod computer;
 pub mod engine;
+mod game;
 mod pgn;
 pub mod render;
 pub mod tkmoo;
@@ -40,7 +42,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Color, EnPassantMode, Move, Position};
 
-use crate::game_api::{Computer, Deadline, Game, GameError, GameTime, Picture, SERVER_ROLE};
+use moot_game_api::{Computer, Deadline, Game, GameError, GameTime, Picture, SERVER_ROLE};
 
 /// Actions besides moves, open to either side at any time.
 pub const CONTROL_ACTIONS: [&str; 7] = [
@@ -280,7 +282,10 @@ impl ChessGame {
 
     /// The plies that led here, newest first.
     fn plies(&self) -> impl Iterator<Item = &Ply> {
-        self.history.as_deref().into_iter().flat_map(Ply::and_before)
+        self.history
+            .as_deref()
+            .into_iter()
+            .flat_map(Ply::and_before)
     }
 
     /// The position the game started from.
@@ -310,10 +315,7 @@ impl ChessGame {
     /// Zobrist keys of the earlier positions since the last capture or pawn move (for the
     /// engine, which must know what repeats).
     pub fn history_keys(&self) -> Vec<u64> {
-        let mut keys: Vec<u64> = self
-            .since_zeroing()
-            .filter(|k| *k != self.key)
-            .collect();
+        let mut keys: Vec<u64> = self.since_zeroing().filter(|k| *k != self.key).collect();
         keys.sort_unstable();
         keys.dedup();
         keys

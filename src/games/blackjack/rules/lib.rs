@@ -6,9 +6,11 @@
 //! Cards come from the session's seed and a count of cards drawn (SplitMix64), so a hand
 //! replays exactly from the log and a seeded game is a repeatable experiment.
 
+#![warn(clippy::unwrap_used, clippy::expect_used)]
+
 use serde_json::{Value, json};
 
-use crate::game_api::{Game, GameError};
+use moot_game_api::{Game, GameError};
 
 pub const RANKS: [&str; 13] = [
     "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A",
@@ -65,7 +67,7 @@ fn show(cards: &[u8]) -> String {
 impl Blackjack {
     fn draw(&mut self) -> u8 {
         // 13 ranks, equally likely.
-        crate::game_api::draw_below(self.seed, &mut self.drawn, 13) as u8
+        moot_game_api::draw_below(self.seed, &mut self.drawn, 13) as u8
     }
 
     fn over(&self) -> bool {
@@ -193,16 +195,16 @@ impl Game for Blackjack {
     }
 
     /// Luck against the house: a record of hands, not a rating.
-    const RECKONING: crate::game_api::Reckoning = crate::game_api::Reckoning::Record;
+    const RECKONING: moot_game_api::Reckoning = moot_game_api::Reckoning::Record;
 
     /// A hand is decided by the action that ends it (any action after that deals anew).
-    fn decided(&self) -> Option<Vec<crate::game_api::SideScore>> {
+    fn decided(&self) -> Option<Vec<moot_game_api::SideScore>> {
         let Phase::Over(how) = self.phase else {
             return None;
         };
         // A push goes to the dealer ("Push! Dealer wins!"): only a win is a win.
         let score = if how == PLAYER_WINS { 1.0 } else { 0.0 };
-        Some(vec![crate::game_api::SideScore {
+        Some(vec![moot_game_api::SideScore {
             side: "",
             roles: vec!["player"],
             score,
@@ -240,7 +242,7 @@ impl Game for Blackjack {
         v
     }
 
-    fn render(&self, viewer: Option<&str>, _now: crate::game_api::GameTime) -> Vec<String> {
+    fn render(&self, viewer: Option<&str>, _now: moot_game_api::GameTime) -> Vec<String> {
         let view = self.view(viewer);
         view["text"]
             .as_str()

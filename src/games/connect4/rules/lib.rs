@@ -8,10 +8,12 @@
 //! With `{"clock": "1d"}` (any [`MoveLimit`]) each drop must come within that time of the
 //! last; when it does not, the server actor's `flag` gives the game to the other side.
 
+#![warn(clippy::unwrap_used, clippy::expect_used)]
+
 use serde_json::{Value, json};
 
-use crate::game_api::limit::left_text;
-use crate::game_api::{Computer, Deadline, Game, GameError, GameTime, MoveLimit, SERVER_ROLE};
+use moot_game_api::limit::left_text;
+use moot_game_api::{Computer, Deadline, Game, GameError, GameTime, MoveLimit, SERVER_ROLE};
 
 pub const COLS: usize = 7;
 pub const ROWS: usize = 6;
@@ -369,16 +371,16 @@ impl Game for Connect4 {
         self.winner().is_some() || self.full() || self.timed_out.is_some()
     }
 
-    const RECKONING: crate::game_api::Reckoning = crate::game_api::Reckoning::Rating;
+    const RECKONING: moot_game_api::Reckoning = moot_game_api::Reckoning::Rating;
 
     /// The computer's `level` is no rule of the game: every game shares one table.
-    fn decided(&self) -> Option<Vec<crate::game_api::SideScore>> {
+    fn decided(&self) -> Option<Vec<moot_game_api::SideScore>> {
         let winner = match (self.victor(), self.full()) {
             (Some(w), _) => Some(usize::from(w.role() != Self::ROLES[0])),
             (None, true) => None,
             (None, false) => return None,
         };
-        Some(crate::game_api::head_to_head(["red", "yellow"], winner))
+        Some(moot_game_api::head_to_head(["red", "yellow"], winner))
     }
 
     fn state(&self) -> Value {
@@ -418,10 +420,10 @@ impl Game for Connect4 {
         }
         lines.push("  +-------------+".to_owned());
         lines.push(match self.ending() {
-            Some(end) => format!("{}.", crate::text::capitalize(&end)),
+            Some(end) => format!("{}.", moot_game_api::text::capitalize(&end)),
             None => format!(
                 "{} ({}) to drop.",
-                crate::text::capitalize(self.turn().role()),
+                moot_game_api::text::capitalize(self.turn().role()),
                 self.turn().letter()
             ),
         });
@@ -431,7 +433,7 @@ impl Game for Connect4 {
                 false => format!(
                     "Clock {} per move: {} has {} to drop.",
                     l.text(),
-                    crate::text::capitalize(self.turn().role()),
+                    moot_game_api::text::capitalize(self.turn().role()),
                     left_text(l.left_at(now))
                 ),
             });
@@ -443,7 +445,10 @@ impl Game for Connect4 {
     fn headline(&self, role: &str, action: &str) -> String {
         if role == SERVER_ROLE {
             return match self.timed_out {
-                Some(l) => format!("{} runs out of time", crate::text::capitalize(l.role())),
+                Some(l) => format!(
+                    "{} runs out of time",
+                    moot_game_api::text::capitalize(l.role())
+                ),
                 None => "has moved".to_owned(),
             };
         }

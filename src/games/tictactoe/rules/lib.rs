@@ -4,10 +4,12 @@
 //! With `{"clock": "30s"}` (any [`MoveLimit`]) each move must come within that time of the
 //! last; when it does not, the server actor's `flag` gives the game to the other side.
 
+#![warn(clippy::unwrap_used, clippy::expect_used)]
+
 use serde_json::{Value, json};
 
-use crate::game_api::limit::left_text;
-use crate::game_api::{
+use moot_game_api::limit::left_text;
+use moot_game_api::{
     Computer, Deadline, Game, GameError, GameTime, MoveLimit, Reckoning, SERVER_ROLE, SideScore,
     head_to_head,
 };
@@ -231,10 +233,9 @@ impl Game for TicTacToe {
         match (self.winner(), self.full(), self.timed_out) {
             (Some(w), _, _) => Some(format!("{} wins", w.to_ascii_uppercase())),
             (None, true, _) => Some("a draw".to_owned()),
-            (None, false, Some(l)) => Some(format!(
-                "{} wins on time",
-                other(l).to_ascii_uppercase()
-            )),
+            (None, false, Some(l)) => {
+                Some(format!("{} wins on time", other(l).to_ascii_uppercase()))
+            }
             (None, false, None) => None,
         }
     }
@@ -421,9 +422,14 @@ mod tests {
         assert!(end.owing().is_empty() && end.legal_actions("o").is_empty());
         assert!(end.computer("o", &Value::Null, 1).is_none());
         let shown = end.render(None, 0);
-        assert_eq!(shown[shown.len() - 2..], ["X wins on time.", "Clock 1d per move."]);
+        assert_eq!(
+            shown[shown.len() - 2..],
+            ["X wins on time.", "Clock 1d per move."]
+        );
         // X, first to move, idles: O wins.
-        let end = clocked("10s").apply_at(SERVER_ROLE, "flag", 10_000).unwrap();
+        let end = clocked("10s")
+            .apply_at(SERVER_ROLE, "flag", 10_000)
+            .unwrap();
         assert_eq!(end.state()["result"], "o_wins_on_time");
         assert_eq!(end.decided(), Some(head_to_head(["x", "o"], Some(1))));
         assert_eq!(end.headline(SERVER_ROLE, "flag"), "X runs out of time");
@@ -431,7 +437,7 @@ mod tests {
 
     #[test]
     fn a_clocked_game_replays_from_its_times_and_an_unclocked_one_is_stored_as_before() {
-        let t = &crate::game_api::template::<TicTacToe>();
+        let t = &moot_game_api::template::<TicTacToe>();
         let options = json!({ "clock": "5m" });
         let log = [
             ("x", "4", 1_000),
@@ -439,8 +445,8 @@ mod tests {
             ("x", "8", 350_000),
             (SERVER_ROLE, "flag", 650_000),
         ];
-        let once = crate::game_api::replay(t, 0, &options, log).unwrap();
-        let twice = crate::game_api::replay(t, 0, &options, log).unwrap();
+        let once = moot_game_api::replay(t, 0, &options, log).unwrap();
+        let twice = moot_game_api::replay(t, 0, &options, log).unwrap();
         assert_eq!(once.state_text(), twice.state_text());
         assert_eq!(
             once.state(),
@@ -449,8 +455,8 @@ mod tests {
         );
         // A flag a moment early does not replay.
         let early = [log[0], log[1], log[2], (SERVER_ROLE, "flag", 649_999)];
-        assert!(crate::game_api::replay(t, 0, &options, early).is_err());
-        let plain = crate::game_api::replay(t, 0, &json!({}), [("x", "4", 5)]).unwrap();
+        assert!(moot_game_api::replay(t, 0, &options, early).is_err());
+        let plain = moot_game_api::replay(t, 0, &json!({}), [("x", "4", 5)]).unwrap();
         assert_eq!(
             plain.state_text(),
             r#"{"board":"....x....","result":null,"turn":"o"}"#
@@ -469,7 +475,10 @@ mod tests {
                 Err(GameError::BadOptions(_))
             ));
         }
-        assert_eq!(TicTacToe::new(0, &json!({ "clock": "none" })), Ok(TicTacToe::default()));
+        assert_eq!(
+            TicTacToe::new(0, &json!({ "clock": "none" })),
+            Ok(TicTacToe::default())
+        );
     }
 
     #[test]

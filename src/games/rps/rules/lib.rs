@@ -4,9 +4,11 @@
 //! set.
 //! Ticks: 0 before anyone chose, 1 after one, 2 after both (the host counts actions).
 
+#![warn(clippy::unwrap_used, clippy::expect_used)]
+
 use serde_json::{Value, json};
 
-use crate::game_api::{Audience, Computer, Game, GameError, Note};
+use moot_game_api::{Audience, Computer, Game, GameError, Note};
 
 const CHOICES: [&str; 3] = ["rock", "paper", "scissors"];
 
@@ -91,15 +93,18 @@ impl Game for Rps {
     }
 
     /// Luck, with the best of play: a record, not a rating.
-    const RECKONING: crate::game_api::Reckoning = crate::game_api::Reckoning::Record;
+    const RECKONING: moot_game_api::Reckoning = moot_game_api::Reckoning::Record;
 
-    fn decided(&self) -> Option<Vec<crate::game_api::SideScore>> {
+    fn decided(&self) -> Option<Vec<moot_game_api::SideScore>> {
         let winner = match self.result()? {
             "player_1_wins" => Some(0),
             "player_2_wins" => Some(1),
             _ => None,
         };
-        Some(crate::game_api::head_to_head(["player_1", "player_2"], winner))
+        Some(moot_game_api::head_to_head(
+            ["player_1", "player_2"],
+            winner,
+        ))
     }
 
     fn state(&self) -> Value {
@@ -134,7 +139,7 @@ impl Game for Rps {
         })
     }
 
-    fn render(&self, viewer: Option<&str>, _now: crate::game_api::GameTime) -> Vec<String> {
+    fn render(&self, viewer: Option<&str>, _now: moot_game_api::GameTime) -> Vec<String> {
         table(&self.view(viewer))
     }
 
