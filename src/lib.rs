@@ -12,20 +12,13 @@
 //! - [`games`] holds the games, one folder each (its pure rules, its verbs, its
 //!   pages), named once in its `games!` line, and the catalog built from them (every verb,
 //!   `help`, `examine`, the templates the host runs);
-//! - [`verbs`] is the verb kernel (a verb declared once for every face, the `GameModule` a
-//!   game declares itself with) and the town's own verbs;
-//! - [`world`] owns the live town in one task: players and rooms, the generic session host
-//!   (turns, ticks, the log, deadlines, the house's computer and server actor), the outbox that
-//!   holds news until the database has it, and the views of a room and of `who`;
-//! - [`identity`] checks names, passwords and tokens; [`store`] is SQLite behind one
-//!   group-committing writer and one reader;
-//! - [`ratings`] keeps who plays well (Glicko-2 per board, records for games of luck) as a
-//!   pure ledger the world feeds each decided result;
-//! - [`game_api`] (the `moot-game-api` crate) says what a template is: the [`game_api::Game`]
-//!   trait that each game's pure rules (a crate each, in the game's `rules/` folder) implement
-//!   (state + action → state, no I/O, no clock), and the host's row for one;
-//! - [`text`] cleans and bounds text from every face, [`limits`] holds the shared rate limits,
-//!   and [`config`] says how moot runs.
+//! - below them all, the kernel (the `moot-kernel` crate, re-exported here under its own
+//!   names: [`world`], [`store`], [`verbs`], [`identity`], [`ratings`], [`limits`], …): the live
+//!   town and what it keeps, which names no game and no face; and [`game_api`] (the
+//!   `moot-game-api` crate), the [`game_api::Game`] trait each game's pure rules (a crate each,
+//!   in the game's `rules/` folder) implement (state + action → state, no I/O, no clock);
+//! - [`config`] says how moot runs, and [`logins`] is the one name-and-password check for
+//!   telnet and the web.
 //!
 //! Adding a game is one folder in `games/` (its pure rules' crate, its verbs, its page, its
 //! `GameModule`), its name in the `games!` line and its rules crate among `Cargo.toml`'s
@@ -35,29 +28,27 @@
 
 pub mod cluster;
 pub mod config;
-#[cfg(feature = "testing")]
-pub mod drill;
-pub use moot_game_api as game_api;
+pub use moot_kernel::game_api;
 pub mod games;
 pub mod http;
-pub mod identity;
-pub mod limits;
-pub mod logging;
+pub use moot_kernel::identity;
+pub use moot_kernel::limits;
+pub use moot_kernel::logging;
 pub mod logins;
 pub mod mcp;
-pub mod metrics;
-pub mod oauth;
-pub mod ratings;
+pub use moot_kernel::metrics;
+pub use moot_kernel::oauth;
+pub use moot_kernel::ratings;
 pub mod server;
 pub mod startup;
-pub mod store;
+pub use moot_kernel::store;
 pub mod telnet;
-pub use moot_game_api::text;
+pub use moot_kernel::text;
 pub mod uci;
-pub mod verbs;
+pub use moot_kernel::verbs;
 pub mod web;
-pub mod world;
-pub mod wrap;
+pub use moot_kernel::world;
+pub use moot_kernel::wrap;
 
 pub use config::Config;
 pub use server::{RunningServer, start};

@@ -1,5 +1,5 @@
-//! Verbs against a living town (`moot::drill`): every template's games running and finished,
-//! Werewolf matches in several phases, players, strangers, spectators, a wizard and an
+//! Verbs against a living town (`moot_testkit::drill`): every template's games running and
+//! finished, Werewolf matches in several phases, players, strangers, spectators, a wizard and an
 //! identity nobody knows. An input is a run of steps split at 0xFF: a typed line, a verb's
 //! JSON arguments (shaped by its schema), a host call, or time passing. After each step the
 //! drill checks that nothing panicked, that every session replays from its log to the state it
@@ -9,7 +9,7 @@
 use std::sync::{Mutex, OnceLock};
 
 use libfuzzer_sys::fuzz_target;
-use moot::drill::{Drill, Op, Who, json_args};
+use moot_testkit::drill::{Drill, Op, Who, json_args};
 
 /// The town, and how many inputs it has taken: building it costs a few hundred steps, so it is
 /// shared, and built anew every so often so that no input's ground is everything before it.

@@ -1,5 +1,5 @@
 //! What a bug in moot costs: one refused command, never the town (issue 19). The bugs are put
-//! there on purpose by `@fault` (a verb of the test builds only; see `src/verbs/faults.rs`).
+//! there on purpose by `@fault` (a verb of the test builds only; see `src/kernel/verbs/faults.rs`).
 
 use std::time::Duration;
 

@@ -5,8 +5,8 @@
 //! may not know. Seeded, so a failure names the seed that finds it again; the fuzz target
 //! `verbs_live` explores the same town without end.
 
-use moot::drill::{Drill, Op, Who, json_args};
 use moot::world::sessions::SessionId;
+use moot_testkit::drill::{Drill, Op, Who, json_args};
 
 /// The test's own reproducible randomness (the templates' SplitMix64).
 struct Rng(u64);

@@ -1,7 +1,7 @@
 //! What each reader of a match may know, checked against what they were shown: the one audit
 //! of hidden information, shared by the rules' tests (ten thousand bot matches) and by the
-//! drill that feeds verbs to a living town (`crate::drill`), so that both hold every face to
-//! the same rule. Each check answers with what leaked, for the caller to report where.
+//! drill that feeds verbs to a living town (`moot_testkit::drill`, in `tests/kit/`), so that
+//! both hold every face to the same rule. Each check answers with what leaked, for the caller to report where.
 
 use serde_json::Value;
 

@@ -20,14 +20,14 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::games::werewolf::rules::audit;
-use crate::games::werewolf::rules::events::Reader;
-use crate::games::werewolf::rules::{Card, Werewolf, seat_of};
-use crate::games::{self, REGISTRY};
-use crate::identity::Directory;
-use crate::store::AgentRow;
-use crate::world::sessions::SessionId;
-use crate::world::{AgentId, Cx, Delivery, Effect, Event, Face, Sink, World};
+use moot::games::werewolf::rules::audit;
+use moot::games::werewolf::rules::events::Reader;
+use moot::games::werewolf::rules::{Card, Werewolf, seat_of};
+use moot::games::{self, REGISTRY};
+use moot::identity::Directory;
+use moot::store::AgentRow;
+use moot::world::sessions::SessionId;
+use moot::world::{AgentId, Cx, Delivery, Effect, Event, Face, Sink, World};
 
 /// Who acts: a player of the town by number, or an identity nobody knows.
 #[derive(Debug, Clone, Copy)]
@@ -205,7 +205,7 @@ impl Drill {
             self.step(Op::Wait(wait))?;
         }
         let ivy = self.town.who(Who::Player(8));
-        if let Some(sid) = crate::games::werewolf::my_match(&self.town.world, &ivy) {
+        if let Some(sid) = moot::games::werewolf::my_match(&self.town.world, &ivy) {
             self.step(Op::Line(Who::Player(9), format!("watch #{sid}")))?;
         }
         Ok(())
@@ -214,10 +214,10 @@ impl Drill {
 
 impl Town {
     fn new(seed: u64) -> Result<Town, Broken> {
-        let map = crate::world::load::load_built_in().map_err(|e| Broken(e.to_string()))?;
+        let map = moot::world::load::load_built_in().map_err(|e| Broken(e.to_string()))?;
         let directory = Arc::new(Directory::new(Vec::new()));
-        for (id, name) in crate::world::HOUSE {
-            directory.insert(id, name, None, crate::identity::Kind::House);
+        for (id, name) in moot::world::HOUSE {
+            directory.insert(id, name, None, moot::identity::Kind::House);
         }
         let mut world = games::new_world(map, directory.clone());
         world.reproducible(seed);
@@ -225,19 +225,19 @@ impl Town {
         let mut players = Vec::new();
         for (i, name) in PEOPLE.iter().enumerate() {
             let id: AgentId = format!("drill-{i}").into();
-            directory.insert(&id, name, None, crate::identity::Kind::Person);
+            directory.insert(&id, name, None, moot::identity::Kind::Person);
             let row = AgentRow {
                 agent_id: id.to_string(),
                 name: (*name).to_owned(),
                 password_hash: None,
                 description: String::new(),
                 room: None,
-                display: crate::wrap::Display::default(),
+                display: moot::wrap::Display::default(),
                 wizard: *name == "Wiz",
             };
             // People at keyboards and agents with mailboxes, as they come.
             let sink = if i % 2 == 0 {
-                crate::world::channel().0
+                moot::world::channel().0
             } else {
                 Sink::Mailbox
             };
@@ -272,7 +272,7 @@ impl Town {
             Op::Line(w, _) | Op::Json(w, ..) | Op::Act(w, ..) | Op::State(w, _) | Op::Log(w, _) => {
                 self.who(*w)
             }
-            Op::Wait(_) => crate::world::SERVER_ID.into(),
+            Op::Wait(_) => moot::world::SERVER_ID.into(),
         };
         let mut cx = Cx::new(actor.clone(), face);
         let present = self.world.is_present(&actor);
@@ -326,7 +326,7 @@ impl Town {
                     agent,
                     thinking,
                 } = effect
-                    && let Some(action) = thinking(crate::game_api::Mind::UNHURRIED)
+                    && let Some(action) = thinking(moot::game_api::Mind::UNHURRIED)
                     && self.world.session(session).is_some_and(|s| s.tick == tick)
                 {
                     let mut next = Cx::new(agent.clone(), Face::Rest);
@@ -338,7 +338,7 @@ impl Town {
             }
             if queue.is_empty() {
                 for sid in self.world.due_deadlines(tokio::time::Instant::now()) {
-                    let mut next = Cx::new(crate::world::SERVER_ID.into(), Face::Rest);
+                    let mut next = Cx::new(moot::world::SERVER_ID.into(), Face::Rest);
                     self.world.take_deadline(&mut next, sid);
                     queue.push(next);
                 }
@@ -353,7 +353,7 @@ impl Town {
             let Some(s) = self.world.session(sid) else {
                 continue;
             };
-            let replayed = crate::game_api::replay(
+            let replayed = moot::game_api::replay(
                 s.template,
                 s.seed,
                 &s.options,
@@ -382,7 +382,7 @@ impl Town {
             .into_iter()
             .filter_map(|sid| {
                 let s = self.world.session(sid)?;
-                let w = crate::games::werewolf::game_in(s)?;
+                let w = moot::games::werewolf::game_in(s)?;
                 (!s.game.is_terminal()).then_some((sid, w))
             })
             .collect();

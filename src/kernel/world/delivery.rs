@@ -280,7 +280,7 @@ impl Sink {
 
     /// Answers and closing words are never dropped: each connection has at most one command in
     /// flight, so they cannot pile up.
-    pub(crate) fn send(&self, out: Out) {
+    pub fn send(&self, out: Out) {
         if let Sink::Connection { tx, backlog } = self {
             backlog.sent.fetch_add(1, Ordering::Relaxed);
             let _ = tx.send(out);

@@ -4,26 +4,26 @@
 
 /// Each file's path under the town's directory and its text; `world.toml` first.
 pub const FILES: &[(&str, &str)] = &[
-    ("world.toml", include_str!("../../world/world.toml")),
+    ("world.toml", include_str!("../../../world/world.toml")),
     (
         "rooms/card_room.toml",
-        include_str!("../../world/rooms/card_room.toml"),
+        include_str!("../../../world/rooms/card_room.toml"),
     ),
     (
         "rooms/chess_parlour.toml",
-        include_str!("../../world/rooms/chess_parlour.toml"),
+        include_str!("../../../world/rooms/chess_parlour.toml"),
     ),
     (
         "rooms/game_room.toml",
-        include_str!("../../world/rooms/game_room.toml"),
+        include_str!("../../../world/rooms/game_room.toml"),
     ),
     (
         "rooms/town_hall.toml",
-        include_str!("../../world/rooms/town_hall.toml"),
+        include_str!("../../../world/rooms/town_hall.toml"),
     ),
     (
         "rooms/town_square.toml",
-        include_str!("../../world/rooms/town_square.toml"),
+        include_str!("../../../world/rooms/town_square.toml"),
     ),
 ];
 
