@@ -4,6 +4,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
+use crate::verbs::{ErrorKind, VerbError};
 use crate::world::Unavailable;
 use crate::world::sessions::{ErrorCode, HostError};
 
@@ -57,6 +58,22 @@ impl ApiError {
 impl From<HostError> for ApiError {
     fn from(e: HostError) -> ApiError {
         let mut a = ApiError::new(e.code, e.message);
+        a.retry_after = e.retry_after;
+        a
+    }
+}
+
+/// A verb's refusal: the host's own code where the host refused, else the code that says the
+/// same of the verb's kind.
+impl From<VerbError> for ApiError {
+    fn from(e: VerbError) -> ApiError {
+        let code = e.host.unwrap_or(match e.kind {
+            ErrorKind::Usage => ErrorCode::InvalidRequest,
+            ErrorKind::NotFound => ErrorCode::NotFound,
+            ErrorKind::Refused | ErrorKind::Pending => ErrorCode::Forbidden,
+            ErrorKind::Internal => ErrorCode::Internal,
+        });
+        let mut a = ApiError::new(code, e.message);
         a.retry_after = e.retry_after;
         a
     }

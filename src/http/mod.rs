@@ -34,12 +34,14 @@ use serde_json::Value;
 
 use crate::identity::{self, Directory, RegisterError};
 use crate::store::Store;
-use crate::store::sessions::LogEntry;
-use crate::world::sessions::invite::Answer;
-use crate::world::sessions::{
-    Acted, Created, ErrorCode, HostError, SessionId, StateView, Summary, parse_id,
+use crate::verbs::invitations::{Answered, SessionAccept, SessionDecline};
+use crate::verbs::sessions::{
+    ActArgs, CreateArgs, LogView, SessionAct, SessionArg, SessionCreate, SessionList,
+    SessionListView, SessionLog, SessionState,
 };
-use crate::world::{AgentId, Cx, Face, World, WorldHandle};
+use crate::verbs::{self, NoArgs, Verb};
+use crate::world::sessions::{Acted, Created, ErrorCode, StateView};
+use crate::world::{AgentId, Face, WorldHandle};
 use extract::{Body, Caller, OptionalBody, OptionalCaller, Peer};
 
 /// What every handler shares. axum clones it for every layer and handler a request passes
@@ -106,18 +108,6 @@ pub struct AgentCreated {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CreateSession {
-    /// `chess.v1`, `rps.v1` or `tictactoe.v1`.
-    pub template: String,
-    /// Role → agent id; every role filled, the caller among them.
-    pub participants: BTreeMap<String, String>,
-    /// Template options, e.g. `{"fen": "..."}` for chess.v1.
-    #[serde(default)]
-    pub options: Value,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct SubmitAction {
     pub action: String,
     /// Required for turn-based templates (chess.v1, tictactoe.v1): the tick you acted on.
@@ -134,16 +124,6 @@ pub struct SubmitAction {
 pub struct ListQuery {
     /// Must be the caller's own id when given.
     pub agent_id: Option<String>,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct SessionList {
-    pub sessions: Vec<Summary>,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct Log {
-    pub actions: Vec<LogEntry>,
 }
 
 async fn health() -> Json<Health> {
@@ -209,61 +189,45 @@ async fn create_agent(
         .into_response())
 }
 
+// The sessions' routes are their verbs' faces: each hands its verb the arguments it read, and
+// answers with the verb's structured result (or its refusal, in the host's own code).
+
 async fn create_session(
     State(api): State<Api>,
     Caller(me): Caller,
-    Body(req): Body<CreateSession>,
+    Body(args): Body<CreateArgs>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let created = api
-        .world
-        .call(me, Face::Rest, move |w, cx| {
-            w.admit_write(&cx.actor, cx.now)?;
-            w.create_session(cx, &req.template, &req.participants, req.options)
-        })
-        .await??;
-    Ok((StatusCode::CREATED, Json::<Created>(created)))
+    let created = run::<SessionCreate>(&api, me, args).await?;
+    Ok((StatusCode::CREATED, Json(created)))
 }
 
 /// A player named in a waiting session agrees to it (`status` says whether it began).
 async fn accept_session(
     State(api): State<Api>,
     Caller(me): Caller,
-    Path(id): Path<String>,
-) -> Result<Json<Created>, ApiError> {
-    answer_session(&api, me, id, World::accept_invitation).await
+    Path(session_id): Path<String>,
+) -> Result<Json<Answered>, ApiError> {
+    Ok(Json(
+        run::<SessionAccept>(&api, me, SessionArg { session_id }).await?,
+    ))
 }
 
 /// A player named in a waiting session turns it down (its maker withdraws it).
 async fn decline_session(
     State(api): State<Api>,
     Caller(me): Caller,
-    Path(id): Path<String>,
-) -> Result<Json<Created>, ApiError> {
-    answer_session(&api, me, id, World::decline_invitation).await
-}
-
-/// An answer to the invitation `id`, as the caller.
-async fn answer_session(
-    api: &Api,
-    me: AgentId,
-    id: String,
-    answer: fn(&mut World, &mut Cx, SessionId) -> Result<Answer, HostError>,
-) -> Result<Json<Created>, ApiError> {
-    let answered = api
-        .world
-        .call(me, Face::Rest, move |w, cx| {
-            w.admit_write(&cx.actor, cx.now)?;
-            answer(w, cx, parse_id(&id)?)
-        })
-        .await??;
-    Ok(Json(answered.created().clone()))
+    Path(session_id): Path<String>,
+) -> Result<Json<Answered>, ApiError> {
+    Ok(Json(
+        run::<SessionDecline>(&api, me, SessionArg { session_id }).await?,
+    ))
 }
 
 async fn list_sessions(
     State(api): State<Api>,
     Caller(me): Caller,
     query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
-) -> Result<Json<SessionList>, ApiError> {
+) -> Result<Json<SessionListView>, ApiError> {
     let Query(q) = query.map_err(|e| ApiError::invalid(e.body_text()))?;
     if q.agent_id.as_deref().is_some_and(|a| a != &*me) {
         return Err(ApiError::new(
@@ -271,59 +235,63 @@ async fn list_sessions(
             "You may list only your own sessions",
         ));
     }
-    let sessions = api
-        .world
-        .call(me.clone(), Face::Rest, move |w, _| w.sessions_of(&me))
-        .await?;
-    Ok(Json(SessionList { sessions }))
+    Ok(Json(run::<SessionList>(&api, me, NoArgs {}).await?))
 }
 
 async fn session_state(
     State(api): State<Api>,
     Caller(me): Caller,
-    Path(id): Path<String>,
+    Path(session_id): Path<String>,
 ) -> Result<Json<StateView>, ApiError> {
     Ok(Json(
-        api.world
-            .call(me.clone(), Face::Rest, move |w, _| {
-                w.session_state(parse_id(&id)?, &me)
-            })
-            .await??,
+        run::<SessionState>(&api, me, SessionArg { session_id }).await?,
     ))
 }
 
 async fn submit_action(
     State(api): State<Api>,
     Caller(me): Caller,
-    Path(id): Path<String>,
+    Path(session_id): Path<String>,
     Body(req): Body<SubmitAction>,
 ) -> Result<Json<Acted>, ApiError> {
+    let args = ActArgs {
+        session_id,
+        action: req.action,
+        expected_tick: req.expected_tick,
+    };
+    let reasoning = req.reasoning.map_or(Value::Null, Value::String);
     let acted = api
         .world
         .call(me, Face::Rest, move |w, cx| {
-            w.admit_write(&cx.actor, cx.now)?;
-            cx.reasoning = req
-                .reasoning
-                .map(|r| r.trim().to_owned())
-                .filter(|r| !r.is_empty());
-            w.act(cx, parse_id(&id)?, &req.action, req.expected_tick)
+            cx.reasoning = verbs::reasoning(reasoning)?;
+            verbs::run::<SessionAct>(w, cx, args)
         })
         .await??;
-    Ok(Json(acted))
+    Ok(Json(acted.data))
 }
 
 async fn session_log(
     State(api): State<Api>,
     Caller(me): Caller,
-    Path(id): Path<String>,
-) -> Result<Json<Log>, ApiError> {
-    let actions = api
+    Path(session_id): Path<String>,
+) -> Result<Json<LogView>, ApiError> {
+    Ok(Json(
+        run::<SessionLog>(&api, me, SessionArg { session_id }).await?,
+    ))
+}
+
+/// Verb `V` as `me` with `args`, through the one way into the world every face takes; its
+/// structured result.
+async fn run<V: Verb>(api: &Api, me: AgentId, args: V::Args) -> Result<V::Output, ApiError>
+where
+    V::Args: Send + 'static,
+    V::Output: Send + 'static,
+{
+    let reply = api
         .world
-        .call(me.clone(), Face::Rest, move |w, _| {
-            w.session_log(parse_id(&id)?, &me)
-        })
+        .call(me, Face::Rest, move |w, cx| verbs::run::<V>(w, cx, args))
         .await??;
-    Ok(Json(Log { actions }))
+    Ok(reply.data)
 }
 
 async fn openapi_json() -> Json<Value> {
@@ -438,7 +406,7 @@ fn session_routes() -> Vec<Route> {
             path: "/sessions".into(),
             summary: "Start a session of a template",
             auth: true,
-            request: Some(schema::<CreateSession>),
+            request: Some(schema::<CreateArgs>),
             status: 201,
             response: schema::<Created>,
             handler: Box::new(|| post(create_session)),
@@ -450,7 +418,7 @@ fn session_routes() -> Vec<Route> {
             auth: true,
             request: None,
             status: 200,
-            response: schema::<SessionList>,
+            response: schema::<SessionListView>,
             handler: Box::new(|| get(list_sessions)),
         },
         Route {
@@ -460,7 +428,7 @@ fn session_routes() -> Vec<Route> {
             auth: true,
             request: None,
             status: 200,
-            response: schema::<Created>,
+            response: schema::<Answered>,
             handler: Box::new(|| post(accept_session)),
         },
         Route {
@@ -470,7 +438,7 @@ fn session_routes() -> Vec<Route> {
             auth: true,
             request: None,
             status: 200,
-            response: schema::<Created>,
+            response: schema::<Answered>,
             handler: Box::new(|| post(decline_session)),
         },
         Route {
@@ -500,7 +468,7 @@ fn session_routes() -> Vec<Route> {
             auth: true,
             request: None,
             status: 200,
-            response: schema::<Log>,
+            response: schema::<LogView>,
             handler: Box::new(|| get(session_log)),
         },
         Route {

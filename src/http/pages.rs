@@ -78,9 +78,7 @@ pub(super) async fn read(
     let answer = api
         .world
         .call(me, Face::Rest, move |w, cx| {
-            let verb =
-                crate::games::find(read.verb).ok_or_else(crate::verbs::VerbError::internal)?;
-            (verb.run_json)(w, cx, Value::Object(args))
+            (read.verb.run_json)(w, cx, Value::Object(args))
         })
         .await?;
     match answer {

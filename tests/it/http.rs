@@ -865,3 +865,64 @@ async fn chess_moves_in_san_are_taken_on_every_face_and_logged_as_uci() {
     assert_eq!(log["actions"][0]["action"], "g1f3", "{log}");
     s.stop().await;
 }
+
+/// The sessions' routes are their verbs' faces, one way into the world: REST takes players by
+/// name as `session_create` does, answers an acceptance as `session_accept` does, and each call
+/// is counted as its verb, from the REST face.
+#[tokio::test]
+async fn the_session_routes_are_their_verbs() {
+    let s = TestServer::start_with(|c| c.metrics_token = Some("m-secret".into())).await;
+    let api = s.api();
+    let ada = api.agent(Some("Ada")).await;
+    let bob = api.agent(Some("Bob")).await;
+    let (status, made) = api
+        .post(
+            "/sessions",
+            &ada.token,
+            json!({"template": "rps.v1", "participants": {"player_1": "Ada", "player_2": "bob"}}),
+        )
+        .await;
+    assert_eq!(
+        status, 201,
+        "players by name, as the verb takes them: {made}"
+    );
+    let id = made["session_id"].as_str().unwrap().to_owned();
+    let (status, answered) = api
+        .post(&format!("/sessions/{id}/accept"), &bob.token, json!({}))
+        .await;
+    assert_eq!(status, 200, "{answered}");
+    assert_eq!(answered["name"], "Ada", "who asked, as session_accept says");
+    assert_eq!(answered["template"], "rps.v1");
+    assert_eq!(answered["status"], "active");
+    let (status, acted) = api
+        .post(
+            &format!("/sessions/{id}/actions"),
+            &ada.token,
+            json!({"action": "rock", "reasoning": "  it never loses to scissors  "}),
+        )
+        .await;
+    assert_eq!(status, 200, "{acted}");
+    // A refusal keeps the host's own code: the same action twice is ALREADY_ACTED (400), not what a verb's kind would say (INVALID_ACTION, FORBIDDEN).
+    let (status, again) = api
+        .post(
+            &format!("/sessions/{id}/actions"),
+            &ada.token,
+            json!({"action": "paper"}),
+        )
+        .await;
+    assert_eq!((status, code(&again)), (400, "ALREADY_ACTED"), "{again}");
+    let metrics = reqwest::Client::new()
+        .get(format!("http://{}/metrics", s.http))
+        .bearer_auth("m-secret")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for verb in ["session_create", "session_accept", "session_act"] {
+        let line = format!("moot_commands_total{{face=\"rest\",verb=\"{verb}\"}}");
+        assert!(metrics.contains(&line), "{line} in:\n{metrics}");
+    }
+    s.stop().await;
+}

@@ -150,7 +150,7 @@ pub static MODULE: GameModule = GameModule {
     reads: &[ApiRead {
         path: "/sessions/{session_id}/pgn",
         summary: "A chess game in PGN (any chess session; the same as /chess/{id}.pgn)",
-        verb: "pgn",
+        verb: &entry::<board::Pgn>(),
         arg: "game",
         public: false,
     }],

@@ -525,7 +525,7 @@ pub static MODULE: crate::verbs::game_module::GameModule = crate::verbs::game_mo
         path: "/werewolf/{match_id}/report",
         summary: "A finished Werewolf match's report (?export=true&viewer=PUBLIC|OMNISCIENT|p3 \
                   adds its events as JSON lines)",
-        verb: "report",
+        verb: &entry::<info::Report>(),
         arg: "matchId",
         public: false,
     }],

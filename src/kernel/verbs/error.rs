@@ -17,6 +17,9 @@ pub struct VerbError {
     pub code: Option<crate::game_api::Code>,
     /// When trying again may succeed (a rate limit), as the host gave it.
     pub retry_after: Option<std::time::Duration>,
+    /// The session host's own code, where the host refused: a face with codes of its own (REST's
+    /// statuses) answers with exactly the one the host gave, whichever verb met it.
+    pub host: Option<crate::world::sessions::ErrorCode>,
 }
 
 /// "Not yet": a face that can wait (MCP's long poll) waits for the session to change and asks
@@ -53,6 +56,7 @@ impl VerbError {
             data: None,
             code: None,
             retry_after: None,
+            host: None,
         }
     }
     pub fn not_found(message: impl Into<String>) -> VerbError {
@@ -63,6 +67,7 @@ impl VerbError {
             data: None,
             code: None,
             retry_after: None,
+            host: None,
         }
     }
     pub fn pending(message: impl Into<String>, pending: Pending) -> VerbError {
@@ -73,6 +78,7 @@ impl VerbError {
             data: None,
             code: None,
             retry_after: None,
+            host: None,
         }
     }
 
@@ -85,6 +91,7 @@ impl VerbError {
             data: None,
             code: None,
             retry_after: None,
+            host: None,
         }
     }
 
@@ -96,6 +103,7 @@ impl VerbError {
             data: None,
             code: None,
             retry_after: None,
+            host: None,
         }
     }
 }
@@ -127,6 +135,7 @@ impl From<crate::world::sessions::HostError> for VerbError {
             data: None,
             code: Some(code),
             retry_after: e.retry_after,
+            host: Some(e.code),
         }
     }
 }

@@ -116,7 +116,9 @@ pub struct Download {
 pub struct ApiRead {
     pub path: &'static str,
     pub summary: &'static str,
-    pub verb: &'static str,
+    /// The verb's own row (`&entry::<Pgn>()`), not its name: the compiler holds the read to a
+    /// verb that exists.
+    pub verb: &'static super::VerbEntry,
     pub arg: &'static str,
     /// Whether anyone may read it without a token.
     pub public: bool,

@@ -25,6 +25,8 @@ pub struct Answered {
     pub name: String,
     /// The game's id.
     pub session_id: String,
+    /// The game's template (`chess.v1`).
+    pub template: String,
     /// `active` once it began, `waiting` while others must still accept, `declined`.
     pub status: String,
 }
@@ -83,6 +85,7 @@ pub fn answered(world: &World, cx: &Cx, from: String, answer: &Answer) -> Reply<
         Answered {
             name: from,
             session_id: c.session_id.clone(),
+            template: c.template.clone(),
             status: c.status.clone(),
         },
     )

@@ -337,14 +337,52 @@ fn parse_json<V: Verb>(rest: &str) -> Result<serde_json::Value, VerbError> {
 }
 
 fn run_line_of<V: Verb>(w: &mut World, cx: &mut Cx, rest: &str) -> Result<Vec<String>, VerbError> {
+    counted::<V>(cx);
+    let args = V::parse(&crate::text::clean(rest))?;
+    cx.text_only = true;
+    admitted::<V>(w, cx, args).map(|r| r.text)
+}
+
+/// Runs verb `V` with arguments a face already holds as their type (REST's bodies, the web's
+/// forms): the one way in for a face that does not go by a verb's name, counted, admitted and
+/// run as a typed line or a tool call is. The arguments' text must already be cleaned (as
+/// every face's extractor does).
+pub fn run<V: Verb>(
+    w: &mut World,
+    cx: &mut Cx,
+    args: V::Args,
+) -> Result<Reply<V::Output>, VerbError> {
+    counted::<V>(cx);
+    let r = admitted::<V>(w, cx, args);
+    in_its_shape::<V, _>(w, r)
+}
+
+/// A spec's tool (a Werewolf tool) answers every refusal in its shape, whatever refused it and
+/// whichever face asked.
+fn in_its_shape<V: Verb, T>(w: &World, r: Result<T, VerbError>) -> Result<T, VerbError> {
+    if V::TOOL.definition.is_some() {
+        let now = crate::world::sessions::iso(w.wall_now());
+        return r.map_err(|e| shaped(now, e));
+    }
+    r
+}
+
+/// The command counted under its face, and the context told which verb it runs.
+fn counted<V: Verb>(cx: &mut Cx) {
     crate::metrics::get().command(cx.face.name(), V::NAME);
     cx.verb = Some(V::NAME);
-    let args = V::parse(&crate::text::clean(rest))?;
+}
+
+/// The verb run on parsed arguments, once the world admits a write from the actor.
+fn admitted<V: Verb>(
+    w: &mut World,
+    cx: &mut Cx,
+    args: V::Args,
+) -> Result<Reply<V::Output>, VerbError> {
     if !V::READ_ONLY {
         w.admit_write(&cx.actor, cx.now)?;
     }
-    cx.text_only = true;
-    V::run(w, cx, args).map(|r| r.text)
+    V::run(w, cx, args)
 }
 
 fn run_json<V: Verb>(
@@ -353,12 +391,7 @@ fn run_json<V: Verb>(
     args: serde_json::Value,
 ) -> Result<Reply<Json>, VerbError> {
     let r = run_json_of::<V>(w, cx, args);
-    // A spec's tool (a Werewolf tool) answers every refusal in its shape, whatever refused it.
-    if V::TOOL.definition.is_some() {
-        let now = crate::world::sessions::iso(w.wall_now());
-        return r.map_err(|e| shaped(now, e));
-    }
-    r
+    in_its_shape::<V, _>(w, r)
 }
 
 fn run_json_of<V: Verb>(
@@ -366,8 +399,7 @@ fn run_json_of<V: Verb>(
     cx: &mut Cx,
     mut args: serde_json::Value,
 ) -> Result<Reply<Json>, VerbError> {
-    crate::metrics::get().command(cx.face.name(), V::NAME);
-    cx.verb = Some(V::NAME);
+    counted::<V>(cx);
     crate::text::clean_json(&mut args).map_err(|e| VerbError::usage(e.to_string()))?;
     if V::REASONED
         && let Some(why) = args.as_object_mut().and_then(|a| a.remove(REASONING))
@@ -376,10 +408,7 @@ fn run_json_of<V: Verb>(
     }
     let args: V::Args = serde_json::from_value(args)
         .map_err(|e| VerbError::usage(format!("Bad arguments for {}: {e}", V::NAME)))?;
-    if !V::READ_ONLY {
-        w.admit_write(&cx.actor, cx.now)?;
-    }
-    let r = V::run(w, cx, args)?;
+    let r = admitted::<V>(w, cx, args)?;
     // Were a result not to serialize, the command has already changed the world: the panic
     // lets the world task's boundary undo it, where an error would leave it done but denied.
     #[expect(
@@ -445,14 +474,14 @@ pub static TOWN_READS: &[game_module::ApiRead] = &[
     game_module::ApiRead {
         path: "/ratings/{name}",
         summary: "Someone's ratings and records, board by board",
-        verb: "ratings",
+        verb: &entry::<ratings::Ratings>(),
         arg: "name",
         public: true,
     },
     game_module::ApiRead {
         path: "/leaderboards/{game}",
         summary: "A game's leaderboards (?whom=people|agents|all)",
-        verb: "leaderboard",
+        verb: &entry::<ratings::Leaderboard>(),
         arg: "game",
         public: true,
     },
