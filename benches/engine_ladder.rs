@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use moot::game_api::Game;
 use moot::games::chess::rules::engine;
 use moot::games::chess::rules::{ChessGame, Side};
-use moot::uci::UciEngine;
+use moot::games::chess::uci::UciEngine;
 use serde_json::Value;
 use shakmaty::{CastlingMode, Color, EnPassantMode, Position, Role};
 

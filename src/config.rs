@@ -178,18 +178,6 @@ pub struct Config {
     #[arg(long, env = "MOOT_COMMAND_BURST", default_value_t = 30)]
     pub command_burst: u32,
 
-    /// How long the first name on the Werewolf notice board waits before the house's bots fill
-    /// the empty seats and the match begins (0s: never).
-    #[arg(long, env = "MOOT_WEREWOLF_FILL_AFTER", default_value = "5m")]
-    pub werewolf_fill_after: humantime::Duration,
-
-    /// When spectators of a match from the notice board may see everything (every card, the
-    /// wolves' talk, the seer's visions): `after` it has ended, or `live` while it runs, which
-    /// lets anyone, a throwaway identity too, read the cards of a match in play. Practice
-    /// matches are always `live`.
-    #[arg(long, env = "MOOT_WEREWOLF_OMNISCIENT", value_enum, default_value_t = Omniscient::After)]
-    pub werewolf_omniscient: Omniscient,
-
     /// A connected character silent this long is disconnected (0s: never).
     #[arg(long, env = "MOOT_IDLE_TIMEOUT", default_value = "1h")]
     pub idle_timeout: humantime::Duration,
@@ -209,11 +197,6 @@ pub struct Config {
     #[arg(long, env = "MOOT_WAIT_TIMEOUT", default_value = "30s")]
     pub wait_timeout: humantime::Duration,
 
-    /// An external UCI chess engine (e.g. /usr/games/stockfish) for the computer's levels 8 to
-    /// 10; the built-in engine plays every level when absent, or when the engine fails.
-    #[arg(long, env = "MOOT_UCI_ENGINE")]
-    pub uci_engine: Option<PathBuf>,
-
     /// Login attempts (`connect`) admitted per minute from one address, in a burst of as many;
     /// one name may be tried half as often, from anywhere. Further attempts are refused until
     /// the count recovers (0: no limit).
@@ -229,6 +212,11 @@ pub struct Config {
     /// address (after the third), up to 30 times this.
     #[arg(long, env = "MOOT_LOGIN_FAIL_DELAY", default_value = "1s")]
     pub login_fail_delay: humantime::Duration,
+
+    /// Each game's own flags (`--werewolf-fill-after`, `--uci-engine`…), declared in its
+    /// folder.
+    #[command(flatten)]
+    pub games: crate::games::Flags,
 }
 
 #[derive(Debug, Clone, clap::Subcommand)]
@@ -328,15 +316,6 @@ pub enum AdminCommand {
     List,
 }
 
-/// When spectators may see a Werewolf match whole (see `--werewolf-omniscient`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Omniscient {
-    /// While it runs.
-    Live,
-    /// Once it has ended.
-    After,
-}
-
 impl Config {
     /// The defaults, as `moot` with no arguments and no environment would use them.
     pub fn defaults() -> Config {
@@ -356,10 +335,6 @@ impl Config {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
-    }
-
-    pub fn werewolf_fill_after(&self) -> Option<Duration> {
-        nonzero(self.werewolf_fill_after.into())
     }
 }
 

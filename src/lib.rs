@@ -4,7 +4,6 @@
 //!
 //! - [`server`] starts the listeners (`main` parses the flags); [`startup`] opens the
 //!   town (world files, database, replay, world task) for the server and `moot mcp` alike;
-//!   [`uci`] drives an external chess engine, for chess's computer player's top levels;
 //! - the faces translate and hold no game state: [`telnet`] (bytes in, lines out), [`http`]
 //!   (the sessions' REST API and the `/mcp` gate) and [`mcp`] (every verb as a tool);
 //! - [`cluster`] is what a face needs from the town wherever it runs: in this process, or in a
@@ -44,7 +43,6 @@ pub mod startup;
 pub use moot_kernel::store;
 pub mod telnet;
 pub use moot_kernel::text;
-pub mod uci;
 pub use moot_kernel::verbs;
 pub mod web;
 pub use moot_kernel::world;

@@ -172,9 +172,7 @@ async fn open_town(
         error,
     })?;
     let options = world::TaskOptions {
-        engine: config.uci_engine.clone().map(|path| {
-            Arc::new(crate::uci::UciEngine { path }) as Arc<dyn crate::game_api::ExternalEngine>
-        }),
+        engine: config.games.engine(),
         agent_idle: config.idle_timeout(),
         give_up: Some(config.storage_give_up.into()),
         stop: stops.shutdown.clone(),
@@ -183,8 +181,6 @@ async fn open_town(
         time_scale: config.time_scale,
         write_rate: (config.command_rate, config.command_burst),
         read_rate: config.read_rate,
-        queue_fill: config.werewolf_fill_after(),
-        queue_all_seeing_live: config.werewolf_omniscient == crate::config::Omniscient::Live,
         sessions_per_agent: config.sessions_per_agent,
         invitation_lapse: Some(config.invitation_lapse.into()),
     };
@@ -195,7 +191,14 @@ async fn open_town(
         directory,
         welcome,
         start_room,
-    } = open(config.world.as_deref(), store, &db_name, options).await?;
+    } = open(
+        config.world.as_deref(),
+        store,
+        &db_name,
+        options,
+        Some(&config.games),
+    )
+    .await?;
     let door = Door {
         world,
         store,

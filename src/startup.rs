@@ -79,6 +79,7 @@ pub async fn open(
     store: Store,
     db_name: &str,
     options: world::TaskOptions,
+    games: Option<&games::Flags>,
 ) -> Result<Core, StartError> {
     let map = world::load_town(world_dir)?;
     check_kinds(&map)?;
@@ -112,8 +113,9 @@ pub async fn open(
     world.limit_writes(options.write_rate.0, options.write_rate.1);
     // A state read and an events read together, twice, before the rate applies.
     world.limit_reads(options.read_rate, 4);
-    world.fill_queues_after(options.queue_fill);
-    world.watch_queued_matches_live(options.queue_all_seeing_live);
+    if let Some(games) = games {
+        games.apply(&mut world);
+    }
     world.limit_sessions(options.sessions_per_agent);
     if let Some(lapse) = options.invitation_lapse {
         world.lapse_invitations_after(lapse);

@@ -15,17 +15,40 @@ use std::sync::LazyLock;
 
 use crate::game_api::Template;
 use crate::identity::Directory;
-use crate::verbs::game_module::{CommandSet, GameModule};
+use crate::verbs::game_module::{CommandSet, GameModule, Settings};
 use crate::verbs::{Document, Toolset, Topic, VerbEntry, VerbError, entry};
 use crate::world::{AgentId, Cx, Map, ThingKind, World};
 
-/// Declares each game's folder as a module, and lists its `MODULE` in [`ALL`].
+/// Declares each game's folder as a module, lists its `MODULE` in [`ALL`], and puts its
+/// `Flags` on moot's command line in [`Flags`].
 macro_rules! games {
     ($($game:ident),* $(,)?) => {
         $(pub mod $game;)*
 
         /// Every game the town has, in the order `help` lists their topics.
         pub static ALL: &[&GameModule] = &[$(&$game::MODULE),*];
+
+        /// Every game's own flags, beside the town's on moot's command line.
+        #[derive(clap::Args, Debug, Clone)]
+        #[group(skip)]
+        pub struct Flags {
+            $(
+                #[command(flatten)]
+                pub $game: $game::Flags,
+            )*
+        }
+
+        impl Flags {
+            /// Puts each game's settings where it reads them, before the town opens.
+            pub fn apply(&self, world: &mut World) {
+                $(Settings::apply(&self.$game, world);)*
+            }
+
+            /// The engine a game's flags name for the house's computer, if any.
+            pub fn engine(&self) -> Option<std::sync::Arc<dyn crate::game_api::ExternalEngine>> {
+                None$(.or_else(|| Settings::engine(&self.$game)))*
+            }
+        }
     };
 }
 

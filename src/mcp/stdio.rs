@@ -34,6 +34,7 @@ pub async fn serve(args: McpArgs) -> Result<(), Box<dyn std::error::Error>> {
         store,
         &db_name,
         crate::world::TaskOptions::default(),
+        None,
     )
     .await?;
     let existing = match &args.name {

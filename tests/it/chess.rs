@@ -347,7 +347,7 @@ async fn differential_against_python_chess() {
 
 /// The computer's first reply to 1. e4 at `level`, with `engine` as --uci-engine.
 async fn first_reply(level: u8, engine: Option<std::path::PathBuf>) -> String {
-    let s = TestServer::start_with(|c| c.uci_engine = engine).await;
+    let s = TestServer::start_with(|c| c.games.chess.uci_engine = engine).await;
     let mut ann = s.player("Ann").await;
     ann.send("east").await;
     ann.expect("Exits:").await;

@@ -290,7 +290,7 @@ async fn a_night_action_moves_nothing_in_who() {
     // notice board fills with the house's bots after a second.
     let s = TestServer::start_with(|c| {
         c.time_scale = 0.1;
-        c.werewolf_fill_after = Duration::from_secs(1).into();
+        c.games.werewolf.fill_after = Duration::from_secs(1).into();
     })
     .await;
     let api = s.api();

@@ -125,7 +125,7 @@ pub fn config(db: &Database) -> Config {
     c.login_rate = 0.0;
     c.agent_rate = 0.0;
     c.read_rate = 0.0;
-    c.werewolf_fill_after = Duration::ZERO.into();
+    c.games.werewolf.fill_after = Duration::ZERO.into();
     // Every test's identities come from one address; those about owners set the window back.
     c.owner_window = Duration::ZERO.into();
     c.login_fail_delay = Duration::from_millis(20).into();

@@ -465,7 +465,7 @@ async fn a_telnet_player_practises_against_seven_bots_to_the_end() {
 async fn eight_agents_on_the_board_start_a_match_and_spectators_see_no_roles() {
     let s = TestServer::start_with(|c| {
         c.time_scale = 1.0;
-        c.werewolf_omniscient = moot::config::Omniscient::Live;
+        c.games.werewolf.omniscient = moot::games::werewolf::settings::Omniscient::Live;
     })
     .await;
     let api = s.api();
@@ -1313,7 +1313,7 @@ async fn reads_are_rate_limited_per_identity_with_a_retry_after() {
 #[tokio::test]
 async fn the_house_fills_a_board_that_has_waited_long_enough() {
     let s = TestServer::start_with(|c| {
-        c.werewolf_fill_after = Duration::from_secs(1).into();
+        c.games.werewolf.fill_after = Duration::from_secs(1).into();
     })
     .await;
     let mut lone = s.player("Lone").await;

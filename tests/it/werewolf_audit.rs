@@ -31,7 +31,7 @@ async fn a_served_match_shows_nobody_what_they_may_not_know_on_any_face() {
     // The all-seeing spectator reads the match while it runs.
     let s = TestServer::start_with(|c| {
         c.time_scale = 50.0;
-        c.werewolf_omniscient = moot::config::Omniscient::Live;
+        c.games.werewolf.omniscient = moot::games::werewolf::settings::Omniscient::Live;
     })
     .await;
     let mut readers = Vec::new();

@@ -4,6 +4,9 @@
 
 pub use moot_blackjack_rules as rules;
 
+/// It has no flags of its own.
+pub use crate::verbs::game_module::NoFlags as Flags;
+
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;

@@ -8,6 +8,10 @@ pub mod challenge;
 pub mod page;
 pub mod play;
 pub use moot_chess_rules as rules;
+pub mod settings;
+pub mod uci;
+
+pub use settings::Flags;
 
 use std::collections::{HashMap, HashSet};
 

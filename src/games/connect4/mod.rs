@@ -6,6 +6,9 @@
 pub mod page;
 pub use moot_connect4_rules as rules;
 
+/// It has no flags of its own.
+pub use crate::verbs::game_module::NoFlags as Flags;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -3,6 +3,9 @@
 
 pub use moot_tictactoe_rules as rules;
 
+/// It has no flags of its own.
+pub use crate::verbs::game_module::NoFlags as Flags;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

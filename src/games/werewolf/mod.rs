@@ -14,6 +14,9 @@ pub mod info;
 pub mod play;
 pub mod queue;
 pub use moot_werewolf_rules as rules;
+pub mod settings;
+
+pub use settings::Flags;
 pub mod web;
 
 use std::collections::BTreeMap;
@@ -46,6 +49,11 @@ pub struct WerewolfTown {
     pub buildings: BTreeMap<SessionId, Building>,
     /// Answers kept under idempotency keys, by identity (see [`once`]).
     pub keys: std::collections::HashMap<AgentId, std::collections::VecDeque<idempotency::Keyed>>,
+    /// How long the board waits before the house fills it, if ever (`--werewolf-fill-after`).
+    pub fill_after: Option<std::time::Duration>,
+    /// Whether the board's matches may be watched whole while they run
+    /// (`--werewolf-omniscient live`).
+    pub all_seeing_live: bool,
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -158,7 +158,7 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
                 q.extend(signer);
                 let players: Vec<(AgentId, String, bool)> =
                     q.into_iter().map(|(a, n)| (a, n, false)).collect();
-                let (sid, number) = match start_match(world, cx, &players, world.all_seeing_live())
+                let (sid, number) = match start_match(world, cx, &players, super::settings::all_seeing_live(world))
                 {
                     Ok(started) => started,
                     Err(e) => {
@@ -454,7 +454,7 @@ pub fn practice(world: &mut World, cx: &mut Cx) -> Result<Reply<Practicing>, Ver
 /// (`--werewolf-fill-after`), the house's bots take the empty seats and the match begins, on
 /// behalf of the longest-waiting signer.
 pub fn fill(world: &mut World, cx: &mut Cx, now: tokio::time::Instant) {
-    let Some(wait) = world.queue_fill() else {
+    let Some(wait) = super::settings::fill_after(world) else {
         return;
     };
     let town = world.ext::<WerewolfTown>();
@@ -484,7 +484,7 @@ pub fn fill(world: &mut World, cx: &mut Cx, now: tokio::time::Instant) {
             .map(|(id, name)| (AgentId::from(*id), (*name).to_owned(), true)),
     );
     let server = std::mem::replace(&mut cx.actor, first);
-    let live = world.all_seeing_live();
+    let live = super::settings::all_seeing_live(world);
     let started = start_match(world, cx, &players, live);
     cx.actor = server;
     let town = world.ext::<WerewolfTown>();

@@ -138,6 +138,28 @@ pub struct McpApp {
     pub listed: fn(&mut World, &AgentId) -> Vec<SessionId>,
 }
 
+/// A game's own flags on moot's command line (its `Flags`, flattened into moot's beside the
+/// town's by the `games!` line), and what it does with them: the operator's settings for a
+/// game are the game's, kept where the game reads them, never fields of the world.
+pub trait Settings: clap::Args + Clone + std::fmt::Debug + Send + Sync + 'static {
+    /// Puts the settings where the game reads them (its own [`crate::world::Extension`]),
+    /// before the town opens.
+    fn apply(&self, world: &mut World) {
+        let _ = world;
+    }
+    /// An engine the house's computer may consult for this game, if the flags name one.
+    fn engine(&self) -> Option<std::sync::Arc<dyn crate::game_api::ExternalEngine>> {
+        None
+    }
+}
+
+/// The flags of a game that has none.
+#[derive(clap::Args, Debug, Clone, Default)]
+#[group(skip)]
+pub struct NoFlags {}
+
+impl Settings for NoFlags {}
+
 /// What a module does beside its verbs.
 #[derive(Default)]
 pub struct Hooks {

@@ -78,7 +78,7 @@ pub type Commands = fn(&mut World, &mut Cx, &str) -> Vec<String>;
 /// How the world task behaves.
 #[derive(Clone, Default)]
 pub struct TaskOptions {
-    /// The external engine the computer may consult, if configured.
+    /// The external engine the computer may consult, if a game's flags named one.
     pub engine: Option<Arc<dyn ExternalEngine>>,
     /// How long an agent without a connection may be silent before it leaves the town.
     pub agent_idle: Option<std::time::Duration>,
@@ -96,10 +96,6 @@ pub struct TaskOptions {
     pub write_rate: (f64, u32),
     /// Reads of a game's state per second each identity may make (0: no limit).
     pub read_rate: f64,
-    /// How long a game's queue waits before the house fills it (Werewolf's board), if ever.
-    pub queue_fill: Option<std::time::Duration>,
-    /// Whether those matches may be watched whole while they run.
-    pub queue_all_seeing_live: bool,
     /// Running sessions one identity may take part in when it starts another (0: no limit).
     pub sessions_per_agent: usize,
     /// How long an invitation to a game waits for its answers (`None`: ten minutes).

@@ -135,10 +135,6 @@ pub struct World {
     session_hooks: Vec<SessionHook>,
     /// What verbs must do as time passes, once a second (see [`World::on_tick`]).
     tick_hooks: Vec<TickHook>,
-    /// How long a game's queue waits before the house fills it, if ever.
-    queue_fill: Option<std::time::Duration>,
-    /// Whether the matches the town starts from a queue may be watched whole while they run.
-    all_seeing_live: bool,
     /// Games' own state in the town (see [`Extension`]).
     extensions: Vec<Box<dyn Extension>>,
     /// The game clock: how fast game time runs, and where wall time stood when the world began
@@ -341,8 +337,6 @@ impl World {
             session_hooks: Vec::new(),
             // Invitations lapse as time passes, whatever games the town has.
             tick_hooks: vec![|w, cx, _| w.lapse_invitations(cx)],
-            queue_fill: None,
-            all_seeing_live: false,
             extensions: Vec::new(),
             time: house::GameClock::new(1.0),
             deadlines: Default::default(),
@@ -433,26 +427,6 @@ impl World {
         for hook in self.tick_hooks.clone() {
             hook(self, cx, now);
         }
-    }
-
-    /// Lets the house fill a game's queue once it has waited `after` (None: never).
-    pub fn fill_queues_after(&mut self, after: Option<std::time::Duration>) {
-        self.queue_fill = after;
-    }
-
-    /// How long a game's queue waits before the house fills it, if ever.
-    pub fn queue_fill(&self) -> Option<std::time::Duration> {
-        self.queue_fill
-    }
-
-    /// Lets spectators of the matches the town starts from a queue see everything while they
-    /// run (the operator's `--werewolf-omniscient live`), not only once they have ended.
-    pub fn watch_queued_matches_live(&mut self, live: bool) {
-        self.all_seeing_live = live;
-    }
-
-    pub fn all_seeing_live(&self) -> bool {
-        self.all_seeing_live
     }
 
     /// Runs the hooks for a change to `sid`.
