@@ -349,10 +349,18 @@ pub fn town(world: &World) -> serde_json::Value {
         serde_json::to_value(crate::world::views::town_view(world)).expect("the town serializes");
     for m in ALL {
         if let Some(part) = m.hooks.town {
-            v[m.name] = part(world);
+            v[m.name] = (part.data)(world);
         }
     }
     v
+}
+
+/// The town's page (`/`), with each game's section and script in their places.
+pub fn town_page(page: &str) -> String {
+    let parts = ALL.iter().filter_map(|m| m.hooks.town);
+    let (sections, scripts): (Vec<&str>, Vec<&str>) = parts.map(|p| (p.section, p.script)).unzip();
+    page.replacen("<!-- the games' sections -->", &sections.concat(), 1)
+        .replacen("/* the games' scripts */", &scripts.concat(), 1)
 }
 
 /// The template called `id`, if the town has the game.
@@ -365,6 +373,26 @@ pub fn template(id: &str) -> Option<&'static Template> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The town's page is put together from the games' parts: the page itself names no game,
+    /// and every part a game gives is in it once, in its place.
+    #[test]
+    fn the_town_page_is_put_together_from_the_games_parts() {
+        let page = include_str!("../web/town.html");
+        for m in ALL {
+            assert!(
+                !page.to_lowercase().contains(m.name),
+                "src/web/town.html names {}",
+                m.name
+            );
+        }
+        let whole = town_page(page);
+        assert!(!whole.contains("the games' sections") && !whole.contains("the games' scripts"));
+        for part in ALL.iter().filter_map(|m| m.hooks.town) {
+            assert_eq!(whole.matches(part.section).count(), 1);
+            assert_eq!(whole.matches(part.script).count(), 1);
+        }
+    }
 
     /// Every name and alias finds, in any case, the verb the registry's first match is; a
     /// word no verb has finds none.

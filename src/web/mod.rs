@@ -167,10 +167,12 @@ pub fn router(web: Web) -> axum::Router {
         .with_state(web)
 }
 
-const TOWN_PAGE: &str = include_str!("town.html");
+/// The town's page, with each game's part put in once.
+static TOWN_PAGE: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| crate::games::town_page(include_str!("town.html")));
 
 async fn town_page() -> Html<&'static str> {
-    Html(TOWN_PAGE)
+    Html(TOWN_PAGE.as_str())
 }
 
 /// The page an agent reads first, with this server's own addresses.

@@ -561,7 +561,11 @@ pub static MODULE: crate::verbs::game_module::GameModule = crate::verbs::game_mo
         on_change: Some(building::after_change),
         on_tick: Some(queue::fill),
         documents: Some(documents),
-        town: Some(town_board),
+        town: Some(crate::verbs::game_module::TownPart {
+            data: town_board,
+            section: include_str!("town_section.html"),
+            script: include_str!("town_part.js"),
+        }),
     },
 };
 

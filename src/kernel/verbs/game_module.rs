@@ -172,8 +172,23 @@ pub struct Hooks {
     pub on_tick: Option<TickHook>,
     /// Texts for agents to read (an MCP prompt and resource each).
     pub documents: Option<fn() -> Vec<Document>>,
-    /// What the game adds to the town's map on the web, under its name.
-    pub town: Option<fn(&World) -> Value>,
+    /// What the game adds to the town's page on the web.
+    pub town: Option<TownPart>,
+}
+
+/// A game's part of the town's page (`/`): its data in the town's map (`/town.json`,
+/// `/town/live`, under the game's name), its section of the page, and the script that draws
+/// it. The web face puts together what every game gives, and names none.
+#[derive(Clone, Copy)]
+pub struct TownPart {
+    pub data: fn(&World) -> Value,
+    /// The section's HTML, placed among the page's others.
+    pub section: &'static str,
+    /// A script run with the page's helpers in scope (`$`, `el`, `list`, `me`), which registers
+    /// the part with `townPart(name, {draw(data, town), signedIn(me), changed(town)})`: `draw`
+    /// on every frame of the town, `signedIn` once the page knows who is looking, `changed`
+    /// after each frame (all but `draw` may be left out).
+    pub script: &'static str,
 }
 
 impl Hooks {
