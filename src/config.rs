@@ -1,8 +1,8 @@
 //! How moot is configured: every setting is a command-line flag with a `MOOT_…` environment
 //! variable behind it and an embedded default, so `moot` with no arguments runs a local town.
 
-pub use crate::logging::LogFormat;
-pub use crate::store::SyncMode;
+pub use moot_kernel::logging::LogFormat;
+pub use moot_kernel::store::SyncMode;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -70,7 +70,7 @@ pub struct Config {
     /// database's URL, `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (the database must
     /// exist; moot makes its tables).
     #[arg(long, env = "MOOT_DB", default_value = "moot.db")]
-    pub db: crate::store::Database,
+    pub db: moot_kernel::store::Database,
 
     /// Directory holding the town: world.toml and rooms/*.toml; without it, the town built
     /// into moot.
@@ -253,9 +253,9 @@ pub enum DbCommand {
     /// moot stopped; check that the copy reads back the same. TO must be empty.
     Copy {
         /// The database to copy: an SQLite file or a postgres:// URL.
-        from: crate::store::Database,
+        from: moot_kernel::store::Database,
         /// Where to copy it: a new SQLite file or an empty PostgreSQL database.
-        to: crate::store::Database,
+        to: moot_kernel::store::Database,
     },
 }
 
@@ -359,7 +359,7 @@ pub struct McpArgs {
     /// Keep the town in this SQLite file (created when missing) or PostgreSQL database; in
     /// memory when absent.
     #[arg(long, env = "MOOT_DB")]
-    pub db: Option<crate::store::Database>,
+    pub db: Option<moot_kernel::store::Database>,
 
     /// Directory holding the town: world.toml and rooms/*.toml; without it, the town built
     /// into moot.

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::identity::{self, Directory};
-use crate::limits::{Address, Limiter};
-use crate::store::{AgentRow, Store};
+use moot_kernel::identity::{self, Directory};
+use moot_kernel::limits::{Address, Limiter};
+use moot_kernel::store::{AgentRow, Store};
 
 /// What every failed login is told, whether the name or the password was wrong.
 pub const BAD_LOGIN: &str = "Either that player does not exist, or has a different password.";
@@ -104,18 +104,18 @@ impl Logins {
                 // character must not buy more guesses at somebody else's.
                 self.by_name.forgive(&name.to_lowercase());
                 if directory.is_banned(&row.name) || directory.is_banned(&ip.to_string()) {
-                    tracing::warn!(target: crate::logging::AUDIT, event = "login_banned", name = %row.name, %ip);
+                    tracing::warn!(target: moot_kernel::logging::AUDIT, event = "login_banned", name = %row.name, %ip);
                     return Err(Refused::Banned);
                 }
-                tracing::info!(target: crate::logging::AUDIT, event = "login", name = %row.name, %ip);
-                crate::metrics::get()
+                tracing::info!(target: moot_kernel::logging::AUDIT, event = "login", name = %row.name, %ip);
+                moot_kernel::metrics::get()
                     .logins
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 Ok(row)
             }
             _ => {
-                tracing::warn!(target: crate::logging::AUDIT, event = "login_failed", %name, %ip);
-                crate::metrics::get()
+                tracing::warn!(target: moot_kernel::logging::AUDIT, event = "login_failed", %name, %ip);
+                moot_kernel::metrics::get()
                     .failed_logins
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 tokio::time::sleep(self.failed(ip)).await;

@@ -16,10 +16,10 @@ use crate::http::{self, Api};
 use crate::logins::Logins;
 pub use crate::startup::StartError;
 use crate::startup::{Core, open};
-use crate::store::{Store, StoreOptions};
 use crate::telnet::{self, Shared};
-use crate::world;
 use axum::response::IntoResponse;
+use moot_kernel::store::{Store, StoreOptions};
+use moot_kernel::world;
 
 /// A running server. Dropping it leaves the server running; call [`RunningServer::shutdown`].
 pub struct RunningServer {
@@ -131,7 +131,7 @@ impl Stops {
         tokio::spawn(async move {
             tokio::select! {
                 _ = asked.cancelled() => {
-                    tracing::info!(target: crate::logging::AUDIT, event = "shutdown", "a wizard shut moot down");
+                    tracing::info!(target: moot_kernel::logging::AUDIT, event = "shutdown", "a wizard shut moot down");
                     shutdown.cancel();
                 }
                 _ = shutdown.cancelled() => {}
@@ -228,7 +228,7 @@ fn http_faces(config: &Config, door: &Door, shutdown: &CancellationToken) -> Mak
         mcp_sessions_per_agent: config.mcp_sessions_per_agent,
         metrics_token: config.metrics_token.as_deref().map(Arc::from),
         public_url: config.public_url.as_deref().map(Arc::from),
-        agents_by_address: Arc::new(crate::limits::Limiter::new(
+        agents_by_address: Arc::new(moot_kernel::limits::Limiter::new(
             config.agent_rate / 60.0,
             config.agent_rate.ceil() as u32,
         )),

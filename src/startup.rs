@@ -8,10 +8,10 @@ use std::sync::Arc;
 use tokio::task::JoinHandle;
 
 use crate::games;
-use crate::identity::Directory;
-use crate::store::{Store, StoreError};
-use crate::world::sessions::ReplayError;
-use crate::world::{self, WorldError};
+use moot_kernel::identity::Directory;
+use moot_kernel::store::{Store, StoreError};
+use moot_kernel::world::sessions::ReplayError;
+use moot_kernel::world::{self, WorldError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -124,7 +124,9 @@ pub async fn open(
     let restored = stored.len();
     world.restore_sessions(stored)?;
     world.restore_invitations(&kept);
-    world.restore_ratings(crate::ratings::Ledger::from_stored(standings, seasons));
+    world.restore_ratings(moot_kernel::ratings::Ledger::from_stored(
+        standings, seasons,
+    ));
     games::open_town(&mut world, &kept);
     let welcome = format!("{}\n{}", world.map.name, world.map.welcome);
     let start_room = world.map.room(world.map.start).id.clone();
@@ -142,8 +144,8 @@ pub async fn open(
 
 /// `moot ratings rebuild`: every rating and record computed anew from the action logs, in the
 /// order the deciding actions were logged, compared with what is stored, and stored.
-pub async fn rebuild_ratings(db: &crate::store::Database) -> Result<String, String> {
-    let options = crate::store::StoreOptions {
+pub async fn rebuild_ratings(db: &moot_kernel::store::Database) -> Result<String, String> {
+    let options = moot_kernel::store::StoreOptions {
         exclusive: true,
         ..Default::default()
     };
@@ -163,7 +165,7 @@ pub async fn rebuild_ratings(db: &crate::store::Database) -> Result<String, Stri
             .map_err(|e| e.to_string())?;
     decided.sort_by_key(|(action, _)| order.get(action).copied().unwrap_or(usize::MAX));
     let games = decided.len();
-    let mut ledger = crate::ratings::Ledger::default();
+    let mut ledger = moot_kernel::ratings::Ledger::default();
     let mut changes = Vec::with_capacity(games);
     for (action, d) in decided {
         let c = ledger.changes(&d);
@@ -172,7 +174,7 @@ pub async fn rebuild_ratings(db: &crate::store::Database) -> Result<String, Stri
         changes.push((action, c));
     }
     let (standings, seasons) = store.standings().await.map_err(|e| e.to_string())?;
-    let was = crate::ratings::Ledger::from_stored(standings, seasons);
+    let was = moot_kernel::ratings::Ledger::from_stored(standings, seasons);
     let differ = ledger.all().filter(|(k, s)| was.get(k) != Some(s)).count()
         + was.all().filter(|(k, _)| ledger.get(k).is_none()).count();
     let rows = ledger.all().count();

@@ -25,7 +25,7 @@ use super::nats::{LinkError, subscribe};
 use super::pass::Passes;
 use super::requests::{Answering, MakeRouter};
 use super::wire::{self, Answer, Ask, Character, FromConn, Hello, News, Taken, ToConn, Welcome};
-use crate::world::{self, AgentId, ConnId, Leaving, Out, Request, Source};
+use moot_kernel::world::{self, AgentId, ConnId, Leaving, Out, Request, Source};
 
 /// A connection of a host, as the world knows it.
 struct Held {
@@ -343,7 +343,7 @@ pub async fn serve(
                         tracing::warn!(%host, "a host that has not greeted this world said who logged in");
                     }
                     FromConn::Enter { agent, pass, .. } if !passes.admits(host, &agent, &pass) => {
-                        tracing::warn!(target: crate::logging::AUDIT, event = "entry_refused", %host, %agent, "a host would bring in a character without the world's pass");
+                        tracing::warn!(target: moot_kernel::logging::AUDIT, event = "entry_refused", %host, %agent, "a host would bring in a character without the world's pass");
                         refuse_entry(&client, host, conn).await;
                     }
                     FromConn::Enter { agent, created, seq, again, .. } => {

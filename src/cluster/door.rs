@@ -6,10 +6,10 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use crate::identity::{self, Directory};
 use crate::logins::{Logins, Refused};
-use crate::store::{AgentRow, CreateError, Origin, Store};
-use crate::world::{self, ConnId, Request, Sink, Source, WorldHandle};
+use moot_kernel::identity::{self, Directory};
+use moot_kernel::store::{AgentRow, CreateError, Origin, Store};
+use moot_kernel::world::{self, ConnId, Request, Sink, Source, WorldHandle};
 
 pub struct Door {
     pub world: WorldHandle,
@@ -81,7 +81,7 @@ impl Door {
                 self.directory
                     .insert(&row.agent_id, &row.name, None, identity::Kind::Person);
                 self.directory.set_owner(&row.agent_id, owner);
-                tracing::info!(target: crate::logging::AUDIT, event = "character_created", name = %row.name, %ip);
+                tracing::info!(target: moot_kernel::logging::AUDIT, event = "character_created", name = %row.name, %ip);
                 Ok(row)
             }
             Err(CreateError::NameTaken) => Err(CreateRefused::Taken),

@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::requests::InFlight;
-use crate::world::{AgentId, ConnId, Out, Sink};
+use moot_kernel::world::{AgentId, ConnId, Out, Sink};
 
 /// A line typed while the town is away.
 pub const NOT_DONE: &str =
@@ -167,7 +167,7 @@ pub(super) struct Back {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::world::{self, Source};
+    use moot_kernel::world::{self, Source};
 
     fn replies(source: &mut Source) -> Vec<String> {
         let mut seen = Vec::new();

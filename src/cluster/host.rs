@@ -26,8 +26,8 @@ use super::requests::Passing;
 use super::wire::{self, Answer, Ask, FromConn, Hello, News, Taken, ToConn, Welcome};
 use super::{CreateRefused, LoggedIn};
 use crate::logins::Refused;
-use crate::store::AgentRow;
-use crate::world::{self, AgentId, ConnId, Leaving, Out, Source};
+use moot_kernel::store::AgentRow;
+use moot_kernel::world::{self, AgentId, ConnId, Leaving, Out, Source};
 
 /// How long a host waits for the world to answer a question before taking it as away.
 const ASK_TIMEOUT: Duration = Duration::from_secs(10);

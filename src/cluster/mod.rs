@@ -8,7 +8,7 @@
 //! ([`wire`]) and hands its answers back as the same [`Source`] of [`Out`]s. A host therefore
 //! holds connections and touches no database; the world holds the database and no socket.
 //!
-//! [`Out`]: crate::world::Out
+//! [`Out`]: moot_kernel::world::Out
 
 pub mod broker;
 mod door;
@@ -26,8 +26,8 @@ use std::net::IpAddr;
 use tokio::time::Instant;
 
 use crate::logins::Refused;
-use crate::store::AgentRow;
-use crate::world::{AgentId, ConnId, Leaving, Source, Taken};
+use moot_kernel::store::AgentRow;
+use moot_kernel::world::{AgentId, ConnId, Leaving, Source, Taken};
 
 /// Who logged in on a connection, as the town vouched for them: what a face brings into the
 /// town with [`Town::enter`].
@@ -135,7 +135,7 @@ impl Town {
         match self {
             Town::Local(door) => {
                 door.world
-                    .send(crate::world::Request::Leave {
+                    .send(moot_kernel::world::Request::Leave {
                         agent: agent.clone(),
                         conn,
                         why,

@@ -5,7 +5,7 @@
 #[derive(Debug, thiserror::Error)]
 pub enum LinkError {
     #[error("cannot read or keep the key of hosts' passes: {0}")]
-    Passes(crate::store::StoreError),
+    Passes(moot_kernel::store::StoreError),
     #[error("cannot reach the NATS broker at {url}: {error}")]
     Connect { url: String, error: String },
     #[error("the broker would not take a subscription: {0}")]

@@ -10,7 +10,7 @@
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 
-use crate::store::{Store, StoreError};
+use moot_kernel::store::{Store, StoreError};
 
 /// Where the key is kept (`kept_state`).
 const MODULE: &str = "cluster";

@@ -21,9 +21,9 @@ use serde::{Deserialize, Serialize};
 
 use super::CreateRefused;
 use crate::logins::Refused;
-use crate::store::AgentRow;
-use crate::world::{BoardMsg, Event, Leaving, Out, Said};
-use crate::wrap::Display;
+use moot_kernel::store::AgentRow;
+use moot_kernel::world::{BoardMsg, Event, Leaving, Out, Said};
+use moot_kernel::wrap::Display;
 
 /// This build's protocol. A change to any message below that an older peer could misread
 /// raises it (3: every subject of a host's carries its name, and it greets on its own).
@@ -426,7 +426,7 @@ pub enum ToConn {
     Close(Vec<String>),
     Board(Board),
     Display(Display),
-    Room(crate::world::views::RoomInfo),
+    Room(moot_kernel::world::views::RoomInfo),
     Said {
         channel: String,
         talker: String,

@@ -5,11 +5,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{REGISTRY, offers};
-use crate::text::{capitalize, english_list};
-use crate::verbs::parse::{text, whole};
-use crate::verbs::target::{Target, find_here};
-use crate::verbs::{Reply, Verb, VerbError, usage};
-use crate::world::{Cx, ThingKind, World};
+use moot_kernel::text::{capitalize, english_list};
+use moot_kernel::verbs::parse::{text, whole};
+use moot_kernel::verbs::target::{Target, find_here};
+use moot_kernel::verbs::{Reply, Verb, VerbError, usage};
+use moot_kernel::world::{Cx, ThingKind, World};
 
 pub struct Examine;
 
@@ -98,7 +98,7 @@ its description, and the verbs you can use on it.";
                 }
             }
             Target::Session(id) => {
-                let s = crate::verbs::games::session_of(world, id)?;
+                let s = moot_kernel::verbs::games::session_of(world, id)?;
                 Examined {
                     name: format!("game #{id}"),
                     aliases: vec![
@@ -140,7 +140,7 @@ its description, and the verbs you can use on it.";
         if !e.aliases.is_empty() {
             text.push(format!("Also called: {}.", english_list(&e.aliases)));
         }
-        text.push(crate::wrap::set_in_if_marked(e.description.trim_end()).into_owned());
+        text.push(moot_kernel::wrap::set_in_if_marked(e.description.trim_end()).into_owned());
         text.push(format!("Verbs: {}.", e.verbs.join(", ")));
         Ok(Reply::new(text, e))
     }

@@ -5,9 +5,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{REGISTRY, find, topic_named, topics};
-use crate::verbs::parse::{opt_text, whole};
-use crate::verbs::{Reply, Topic, Verb, VerbEntry, VerbError, usage};
-use crate::world::{Cx, Face, World};
+use moot_kernel::verbs::parse::{opt_text, whole};
+use moot_kernel::verbs::{Reply, Topic, Verb, VerbEntry, VerbError, usage};
+use moot_kernel::world::{Cx, Face, World};
 
 pub struct Help;
 

@@ -13,11 +13,11 @@ pub mod toolsets;
 
 use std::sync::LazyLock;
 
-use crate::game_api::Template;
-use crate::identity::Directory;
-use crate::verbs::game_module::{CommandSet, GameModule, Settings};
-use crate::verbs::{Document, Toolset, Topic, VerbEntry, VerbError, entry};
-use crate::world::{AgentId, Cx, Map, ThingKind, World};
+use moot_kernel::game_api::Template;
+use moot_kernel::identity::Directory;
+use moot_kernel::verbs::game_module::{CommandSet, GameModule, Settings};
+use moot_kernel::verbs::{Document, Toolset, Topic, VerbEntry, VerbError, entry};
+use moot_kernel::world::{AgentId, Cx, Map, ThingKind, World};
 
 /// Declares each game's folder as a module, lists its `MODULE` in [`ALL`], and puts its
 /// `Flags` on moot's command line in [`Flags`].
@@ -45,7 +45,7 @@ macro_rules! games {
             }
 
             /// The engine a game's flags name for the house's computer, if any.
-            pub fn engine(&self) -> Option<std::sync::Arc<dyn crate::game_api::ExternalEngine>> {
+            pub fn engine(&self) -> Option<std::sync::Arc<dyn moot_kernel::game_api::ExternalEngine>> {
                 None$(.or_else(|| Settings::engine(&self.$game)))*
             }
         }
@@ -65,11 +65,11 @@ static CATALOG: &[VerbEntry] = &[
 /// game's, the wizards'. Every face works from this table.
 pub static REGISTRY: LazyLock<Vec<&'static VerbEntry>> = LazyLock::new(|| {
     let games = ALL.iter().flat_map(|m| m.verbs.iter());
-    let all = crate::verbs::TOWN
+    let all = moot_kernel::verbs::TOWN
         .iter()
         .chain(CATALOG)
         .chain(games)
-        .chain(crate::verbs::WIZARDS);
+        .chain(moot_kernel::verbs::WIZARDS);
     all.collect()
 });
 
@@ -168,7 +168,7 @@ pub fn find(word: &str) -> Option<&'static VerbEntry> {
     // The faults a test sets off are verbs too, but listed nowhere.
     #[cfg(feature = "testing")]
     let found = found.or_else(|| {
-        crate::verbs::faults::VERBS
+        moot_kernel::verbs::faults::VERBS
             .iter()
             .find(|e| e.answers_to(word))
     });
@@ -227,7 +227,7 @@ pub fn find_tool(name: &str, sets: &[Toolset]) -> Option<&'static VerbEntry> {
     let found = tools_in(sets).find(|e| e.tool_name() == name);
     #[cfg(feature = "testing")]
     let found = found.or_else(|| {
-        crate::verbs::faults::VERBS
+        moot_kernel::verbs::faults::VERBS
             .iter()
             .find(|e| e.tool_name() == name)
     });
@@ -267,7 +267,7 @@ pub enum Resolved<'a> {
 /// where there is no such exit, so that it gets "You can't go that way."). `is_exit` tells
 /// whether a word names an exit here.
 pub fn resolve<'a>(line: &'a str, is_exit: impl Fn(&str) -> bool) -> Resolved<'a> {
-    let line = crate::text::trim(line);
+    let line = moot_kernel::text::trim(line);
     if line.is_empty() {
         return Resolved::Nothing;
     }
@@ -282,7 +282,7 @@ pub fn resolve<'a>(line: &'a str, is_exit: impl Fn(&str) -> bool) -> Resolved<'a
     if let Some(e) = find(word) {
         return Resolved::Verb(e, rest.trim_start());
     }
-    if rest.trim().is_empty() && (is_exit(word) || crate::verbs::go::is_direction(word)) {
+    if rest.trim().is_empty() && (is_exit(word) || moot_kernel::verbs::go::is_direction(word)) {
         return verb("go", word);
     }
     Resolved::Unknown
@@ -300,7 +300,7 @@ pub fn run_line(world: &mut World, cx: &mut Cx, line: &str) -> Result<Vec<String
             let entry = here(world, &cx.actor, entry);
             (entry.run_line)(world, cx, rest)
         }
-        Resolved::Unknown => Err(VerbError::not_found(crate::verbs::NOT_UNDERSTOOD)),
+        Resolved::Unknown => Err(VerbError::not_found(moot_kernel::verbs::NOT_UNDERSTOOD)),
     }
 }
 
@@ -322,7 +322,7 @@ pub fn documents() -> Vec<Document> {
 
 /// Builds what the games derive from the restored sessions (a match's building), and hooks
 /// what they must see of every change, before the town opens.
-pub fn open_town(world: &mut World, kept: &crate::store::keys::Kept) {
+pub fn open_town(world: &mut World, kept: &moot_kernel::store::keys::Kept) {
     for m in ALL {
         if let Some(open) = m.hooks.open {
             open(world, kept);
@@ -335,7 +335,7 @@ pub fn open_town(world: &mut World, kept: &crate::store::keys::Kept) {
         }
     }
     #[cfg(feature = "testing")]
-    world.on_session_change(crate::verbs::faults::after_change);
+    world.on_session_change(moot_kernel::verbs::faults::after_change);
 }
 
 /// The town for its map on the web: the world's rooms, people and games, and what each game
@@ -345,8 +345,8 @@ pub fn town(world: &World) -> serde_json::Value {
         clippy::expect_used,
         reason = "the town's view is plain structs with string keys"
     )]
-    let mut v =
-        serde_json::to_value(crate::world::views::town_view(world)).expect("the town serializes");
+    let mut v = serde_json::to_value(moot_kernel::world::views::town_view(world))
+        .expect("the town serializes");
     for m in ALL {
         if let Some(part) = m.hooks.town {
             v[m.name] = (part.data)(world);

@@ -4,8 +4,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::verbs::{NoArgs, Reply, Verb, VerbError, no_args};
-use crate::world::{Cx, World};
+use moot_kernel::verbs::{NoArgs, Reply, Verb, VerbError, no_args};
+use moot_kernel::world::{Cx, World};
 
 pub struct Toolsets;
 
@@ -41,7 +41,7 @@ address and its tools.";
     const TOOL_DESCRIPTION: &'static str = "List the sets of MCP tools and where each is served \
 (`/mcp/<set>` over HTTP, `moot mcp --tools <set>` over stdio); needs nothing. Returns each set's \
 name, what it is for, its address and its tools.";
-    const TOPIC: crate::verbs::Topic = crate::verbs::Topic::AGENTS;
+    const TOPIC: moot_kernel::verbs::Topic = moot_kernel::verbs::Topic::AGENTS;
     type Args = NoArgs;
     type Output = ToolsetList;
 

@@ -23,7 +23,7 @@ use rmcp::model::{
 use serde::Deserialize;
 
 use crate::mcp::{Answer, MootMcp};
-use crate::world::AgentId;
+use moot_kernel::world::AgentId;
 
 /// The only revision served here: the one without sessions.
 const VERSION: &str = "2026-07-28";

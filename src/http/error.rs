@@ -4,9 +4,9 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use crate::verbs::{ErrorKind, VerbError};
-use crate::world::Unavailable;
-use crate::world::sessions::{ErrorCode, HostError};
+use moot_kernel::verbs::{ErrorKind, VerbError};
+use moot_kernel::world::Unavailable;
+use moot_kernel::world::sessions::{ErrorCode, HostError};
 
 #[derive(Debug)]
 pub struct ApiError {
@@ -100,7 +100,7 @@ impl ApiError {
 
     /// The database failed a request made outside the world (making an agent): SQLite's words
     /// go to the log, the caller hears that nothing happened.
-    pub fn storage(e: crate::store::StoreError) -> ApiError {
+    pub fn storage(e: moot_kernel::store::StoreError) -> ApiError {
         tracing::error!(error = %e, "a request could not be stored");
         ApiError::from(Unavailable::Storage)
     }

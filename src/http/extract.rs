@@ -9,7 +9,7 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
 use super::{Api, ApiError};
-use crate::world::AgentId;
+use moot_kernel::world::AgentId;
 
 /// The largest request body accepted.
 pub const BODY_LIMIT: usize = 64 * 1024;
@@ -58,10 +58,10 @@ impl FromRequestParts<Api> for Peer {
 /// Its refusal points to the authorization server's metadata for the resource at `path`.
 pub fn bearer(headers: &axum::http::HeaderMap, path: &str, api: &Api) -> Result<String, ApiError> {
     let unauthorized = |m: &str| {
-        crate::metrics::get()
+        moot_kernel::metrics::get()
             .unauthorized
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        tracing::info!(target: crate::logging::AUDIT, event = "unauthorized", reason = m);
+        tracing::info!(target: moot_kernel::logging::AUDIT, event = "unauthorized", reason = m);
         ApiError::unauthorized(m, challenge(api, headers, path))
     };
     let value = headers
@@ -92,10 +92,10 @@ fn challenge(api: &Api, headers: &axum::http::HeaderMap, path: &str) -> axum::ht
         .strip_prefix("/mcp/")
         .and_then(crate::games::toolset_named)
         .map_or_else(|| "/mcp".to_owned(), |t| crate::games::toolset_path(&t));
-    let base = crate::oauth::public_base(api.public_url.as_deref(), host);
+    let base = moot_kernel::oauth::public_base(api.public_url.as_deref(), host);
     let value = format!(
         "Bearer realm=\"moot\", resource_metadata=\"{base}/.well-known/oauth-protected-resource{resource}\", scope=\"{}\"",
-        crate::oauth::SCOPE
+        moot_kernel::oauth::SCOPE
     );
     axum::http::HeaderValue::from_str(&value)
         .unwrap_or_else(|_| axum::http::HeaderValue::from_static("Bearer realm=\"moot\""))
@@ -118,12 +118,12 @@ async fn bytes(req: Request, api: &Api) -> Result<Bytes, ApiError> {
     })
 }
 
-/// Parses a body, [cleaning](crate::text::clean_json) every string in it first, as every face
+/// Parses a body, [cleaning](moot_kernel::text::clean_json) every string in it first, as every face
 /// does with what it is sent.
 fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let invalid = |e: serde_json::Error| ApiError::invalid(format!("Invalid JSON body: {e}"));
     let mut v: serde_json::Value = serde_json::from_slice(bytes).map_err(invalid)?;
-    crate::text::clean_json(&mut v).map_err(|e| ApiError::invalid(e.to_string()))?;
+    moot_kernel::text::clean_json(&mut v).map_err(|e| ApiError::invalid(e.to_string()))?;
     serde_json::from_value(v).map_err(invalid)
 }
 

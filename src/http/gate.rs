@@ -151,7 +151,7 @@ pub struct McpShared {
 impl McpShared {
     pub fn new(api: &Api) -> McpShared {
         // The plain `/mcp` serves the town's tools; each set also has its own address.
-        let town = crate::verbs::Toolset::TOWN;
+        let town = moot_kernel::verbs::Toolset::TOWN;
         let server =
             crate::mcp::MootMcp::new(api.world.clone(), api.store.clone(), None, vec![town])
                 .with_wait(api.wait)

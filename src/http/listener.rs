@@ -20,7 +20,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::limits::{Occupancy, turn_away};
+use moot_kernel::limits::{Occupancy, turn_away};
 
 /// What bounds the listener.
 #[derive(Debug, Clone, Copy)]
@@ -83,7 +83,8 @@ pub async fn serve(
         let shutdown = shutdown.clone();
         tracker.spawn(async move {
             let _held = (slot, seat);
-            let _counted = crate::metrics::Up::new(&crate::metrics::get().http_connections);
+            let _counted =
+                moot_kernel::metrics::Up::new(&moot_kernel::metrics::get().http_connections);
             // A connection that says nothing at all is closed too (hyper's timer starts at the
             // first byte).
             let mut first = [0u8; 1];

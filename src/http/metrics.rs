@@ -6,8 +6,8 @@ use axum::extract::State;
 use axum::response::IntoResponse;
 
 use super::{Api, ApiError};
-use crate::world::Face;
-use crate::world::sessions::ErrorCode;
+use moot_kernel::world::Face;
+use moot_kernel::world::sessions::ErrorCode;
 
 /// Prometheus metrics, for a scraper holding `--metrics-token` (they tell how busy moot is and
 /// who plays what, so they are not public). The world's sessions are counted at scrape time,
@@ -39,7 +39,7 @@ pub(super) async fn metrics(
     }
     let counted = api
         .world
-        .call(crate::world::SERVER_ID.into(), Face::Rest, |w, _| {
+        .call(moot_kernel::world::SERVER_ID.into(), Face::Rest, |w, _| {
             let mut by: BTreeMap<(String, String), u64> = BTreeMap::new();
             for id in w.session_ids() {
                 let Some(s) = w.session(id) else { continue };
@@ -60,7 +60,7 @@ pub(super) async fn metrics(
                 axum::http::header::CONTENT_TYPE,
                 "text/plain; version=0.0.4; charset=utf-8",
             )],
-            crate::metrics::get().render(&by),
+            moot_kernel::metrics::get().render(&by),
         )
             .into_response(),
         Err(e) => ApiError::new(ErrorCode::StorageUnavailable, e.to_string()).into_response(),

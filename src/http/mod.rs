@@ -2,7 +2,7 @@
 //! log, with the bodies, status codes and error shape its clients rely on.
 //!
 //! Handlers only translate: they authenticate, parse, and hand the work to the world through
-//! [`WorldHandle::call`](crate::world::WorldHandle::call), which answers after the database has
+//! [`WorldHandle::call`](moot_kernel::world::WorldHandle::call), which answers after the database has
 //! committed what changed. One table, [`routes`], builds both the router and `/openapi.json`,
 //! so the document describes exactly the API that is served.
 
@@ -32,17 +32,17 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::identity::{self, Directory, RegisterError};
-use crate::store::Store;
-use crate::verbs::invitations::{Answered, SessionAccept, SessionDecline};
-use crate::verbs::sessions::{
+use extract::{Body, Caller, OptionalBody, OptionalCaller, Peer};
+use moot_kernel::identity::{self, Directory, RegisterError};
+use moot_kernel::store::Store;
+use moot_kernel::verbs::invitations::{Answered, SessionAccept, SessionDecline};
+use moot_kernel::verbs::sessions::{
     ActArgs, CreateArgs, LogView, SessionAct, SessionArg, SessionCreate, SessionList,
     SessionListView, SessionLog, SessionState,
 };
-use crate::verbs::{self, NoArgs, Verb};
-use crate::world::sessions::{Acted, Created, ErrorCode, StateView};
-use crate::world::{AgentId, Face, WorldHandle};
-use extract::{Body, Caller, OptionalBody, OptionalCaller, Peer};
+use moot_kernel::verbs::{self, NoArgs, Verb};
+use moot_kernel::world::sessions::{Acted, Created, ErrorCode, StateView};
+use moot_kernel::world::{AgentId, Face, WorldHandle};
 
 /// What every handler shares. axum clones it for every layer and handler a request passes
 /// through, so it is one pointer to what it holds.
@@ -78,7 +78,7 @@ pub struct ApiState {
     /// MCP sessions (2025-11-25 revision) one agent may hold open (0: no limit).
     pub mcp_sessions_per_agent: usize,
     /// Agents made per address (`POST /agents`).
-    pub agents_by_address: Arc<crate::limits::Limiter<crate::limits::Address>>,
+    pub agents_by_address: Arc<moot_kernel::limits::Limiter<moot_kernel::limits::Address>>,
     /// The token `/metrics` asks for; `None` turns it off.
     pub metrics_token: Option<Arc<str>>,
     /// Where moot is reached from outside (`--public-url`), for OAuth's pointers.
@@ -154,13 +154,13 @@ async fn create_agent(
         return Ok(ApiError::rate_limited(
             format!(
                 "Too many agents made from your address; try again in {}",
-                crate::limits::seconds(wait)
+                moot_kernel::limits::seconds(wait)
             ),
             wait,
         )
         .into_response());
     }
-    let origin = peer.map(|ip| crate::store::Origin::of(ip, api.owner_window));
+    let origin = peer.map(|ip| moot_kernel::store::Origin::of(ip, api.owner_window));
     // Made with someone's token, it is that someone's: one owner, one voice in ratings.
     let owner = maker.map(|m| api.directory.owner_of(&m));
     let made = identity::register_agent(
@@ -177,7 +177,7 @@ async fn create_agent(
         e @ RegisterError::NameTaken(_) => ApiError::new(ErrorCode::Conflict, e.to_string()),
         RegisterError::Store(e) => ApiError::storage(e),
     })?;
-    tracing::info!(target: crate::logging::AUDIT, event = "agent_created", name = %made.row.name, ip = ?peer);
+    tracing::info!(target: moot_kernel::logging::AUDIT, event = "agent_created", name = %made.row.name, ip = ?peer);
     Ok((
         StatusCode::CREATED,
         Json(AgentCreated {
@@ -338,7 +338,7 @@ pub fn routes() -> Vec<Route> {
             routes.push(read_route(read));
         }
     }
-    for read in crate::verbs::TOWN_READS {
+    for read in moot_kernel::verbs::TOWN_READS {
         routes.push(read_route(read));
     }
     routes
@@ -346,7 +346,7 @@ pub fn routes() -> Vec<Route> {
 
 /// A verb's answer read over REST (`GET /ratings/{name}`), its arguments from the path and
 /// the query.
-fn read_route(read: &'static crate::verbs::game_module::ApiRead) -> Route {
+fn read_route(read: &'static moot_kernel::verbs::game_module::ApiRead) -> Route {
     type QueryArgs =
         Result<Query<BTreeMap<String, String>>, axum::extract::rejection::QueryRejection>;
     Route {

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::routes;
-use crate::world::sessions::ErrorCode;
+use moot_kernel::world::sessions::ErrorCode;
 
 pub fn document() -> Value {
     let mut paths = Map::new();

@@ -10,10 +10,10 @@ use axum::response::IntoResponse;
 use serde_json::Value;
 
 use super::{Api, ApiError};
-use crate::verbs::ErrorKind;
-use crate::verbs::game_module::{ApiRead, Page};
-use crate::world::sessions::{ErrorCode, parse_id};
-use crate::world::{AgentId, Face};
+use moot_kernel::verbs::ErrorKind;
+use moot_kernel::verbs::game_module::{ApiRead, Page};
+use moot_kernel::world::sessions::{ErrorCode, parse_id};
+use moot_kernel::world::{AgentId, Face};
 
 /// A game's page for a plain browser (a chess board, a Werewolf match), or, with a suffix the
 /// game declares after the id, a download (`/chess/<id>.pgn`).
@@ -61,7 +61,7 @@ pub(super) async fn read(
     me: AgentId,
     id: String,
     query: Result<Query<BTreeMap<String, String>>, axum::extract::rejection::QueryRejection>,
-) -> Result<Json<crate::verbs::Json>, ApiError> {
+) -> Result<Json<moot_kernel::verbs::Json>, ApiError> {
     let Query(query) = query.map_err(|e| ApiError::invalid(e.body_text()))?;
     let mut args = serde_json::Map::new();
     for (k, v) in query {
@@ -85,7 +85,7 @@ pub(super) async fn read(
         Ok(reply) => Ok(Json(reply.data)),
         Err(e) => {
             // The refusal's typed code (MATCH_NOT_FOUND, WRONG_PHASE…) says which REST code fits.
-            use crate::game_api::Code;
+            use moot_kernel::game_api::Code;
             let rest = match (e.code, e.kind) {
                 (Some(Code::MatchNotFound | Code::NotInMatch), _) | (None, ErrorKind::NotFound) => {
                     ErrorCode::NotFound

@@ -30,9 +30,9 @@ use rmcp::{ErrorData as McpError, ServerHandler};
 use serde_json::Value;
 
 use crate::games;
-use crate::store::Store;
-use crate::verbs::{Json, Reply, Toolset, VerbEntry, VerbError};
-use crate::world::{AgentId, Face, WorldHandle};
+use moot_kernel::store::Store;
+use moot_kernel::verbs::{Json, Reply, Toolset, VerbEntry, VerbError};
+use moot_kernel::world::{AgentId, Face, WorldHandle};
 use poll::Polls;
 use translate::result;
 pub use translate::{Answer, tool, tools};
@@ -70,8 +70,8 @@ enum Step {
 /// Runs the verb and, if its answer is "not yet", subscribes to the session's changes in the
 /// same world call, so no change can slip in between.
 fn attempt(
-    w: &mut crate::world::World,
-    cx: &mut crate::world::Cx,
+    w: &mut moot_kernel::world::World,
+    cx: &mut moot_kernel::world::Cx,
     e: &'static VerbEntry,
     args: Value,
     first: bool,
@@ -190,7 +190,8 @@ impl MootMcp {
             .await
             .map_err(|e| McpError::internal_error(e.to_string(), None))?;
         Ok(page.map(|html| {
-            ResourceContents::text(html, uri).with_mime_type(crate::verbs::game_module::APP_MIME)
+            ResourceContents::text(html, uri)
+                .with_mime_type(moot_kernel::verbs::game_module::APP_MIME)
         }))
     }
 
@@ -222,7 +223,7 @@ impl MootMcp {
         McpError,
     > {
         let unavailable =
-            |err: crate::world::Unavailable| McpError::internal_error(err.to_string(), None);
+            |err: moot_kernel::world::Unavailable| McpError::internal_error(err.to_string(), None);
         // A bug met on the way is the tool's answer (`isError`), like any refusal: the call
         // changed nothing, and the agent may go on.
         let bug = || Ok((Err(VerbError::internal()), None));
@@ -237,7 +238,7 @@ impl MootMcp {
             })
             .await
         {
-            Err(crate::world::Unavailable::Internal) => return bug(),
+            Err(moot_kernel::world::Unavailable::Internal) => return bug(),
             step => step.map_err(unavailable)?,
         };
         let step = match step {
@@ -248,7 +249,7 @@ impl MootMcp {
                     .await
                     .map_err(|err| {
                         tracing::error!(%err, "cannot look up an agent");
-                        unavailable(crate::world::Unavailable::Storage)
+                        unavailable(moot_kernel::world::Unavailable::Storage)
                     })?
                     .ok_or_else(|| McpError::invalid_request("unknown agent", None))?;
                 match self
@@ -259,7 +260,7 @@ impl MootMcp {
                     })
                     .await
                 {
-                    Err(crate::world::Unavailable::Internal) => return bug(),
+                    Err(moot_kernel::world::Unavailable::Internal) => return bug(),
                     step => step.map_err(unavailable)?,
                 }
             }
@@ -311,7 +312,7 @@ impl MootMcp {
                 );
                 // For a spec's tool: RATE_LIMITED, worth retrying once a wait has answered.
                 let mut busy = VerbError::refused(message);
-                busy.code = Some(crate::game_api::Code::RateLimited);
+                busy.code = Some(moot_kernel::game_api::Code::RateLimited);
                 return Ok(result(Err(busy), e.tool.definition.is_some()));
             };
             loop {
@@ -459,7 +460,7 @@ impl ServerHandler for MootMcp {
             .into_iter()
             .map(|(uri, name)| {
                 let mut r = Resource::new(uri, name);
-                r.mime_type = Some(crate::verbs::game_module::APP_MIME.into());
+                r.mime_type = Some(moot_kernel::verbs::game_module::APP_MIME.into());
                 r
             })
             .collect();

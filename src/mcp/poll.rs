@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::world::AgentId;
+use moot_kernel::world::AgentId;
 
 /// Counts each agent's waiting long polls: each holds a connection and a task, so one agent
 /// (one token) must not be able to hold thousands.
@@ -37,7 +37,7 @@ impl Polls {
             return None;
         }
         *n += 1;
-        crate::metrics::get()
+        moot_kernel::metrics::get()
             .long_polls
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Some(PollSlot {
@@ -49,7 +49,7 @@ impl Polls {
 
 impl Drop for PollSlot {
     fn drop(&mut self) {
-        crate::metrics::get()
+        moot_kernel::metrics::get()
             .long_polls
             .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         let mut map = self

@@ -6,8 +6,8 @@ use rmcp::ServiceExt;
 
 use super::MootMcp;
 use crate::config::McpArgs;
-use crate::store::Store;
-use crate::verbs::Toolset;
+use moot_kernel::store::Store;
+use moot_kernel::verbs::Toolset;
 
 /// Serves MCP on stdin/stdout until the client goes away.
 pub async fn serve(args: McpArgs) -> Result<(), Box<dyn std::error::Error>> {
@@ -19,7 +19,7 @@ pub async fn serve(args: McpArgs) -> Result<(), Box<dyn std::error::Error>> {
         Some(db) => (
             Store::open(
                 db,
-                crate::store::StoreOptions {
+                moot_kernel::store::StoreOptions {
                     exclusive: true,
                     ..Default::default()
                 },
@@ -33,7 +33,7 @@ pub async fn serve(args: McpArgs) -> Result<(), Box<dyn std::error::Error>> {
         args.world.as_deref(),
         store,
         &db_name,
-        crate::world::TaskOptions::default(),
+        moot_kernel::world::TaskOptions::default(),
         None,
     )
     .await?;
@@ -44,7 +44,7 @@ pub async fn serve(args: McpArgs) -> Result<(), Box<dyn std::error::Error>> {
     let agent_id = match existing {
         Some(row) => row.agent_id,
         None => {
-            let made = crate::identity::register_agent(
+            let made = moot_kernel::identity::register_agent(
                 &core.store,
                 &core.directory,
                 args.name.clone(),

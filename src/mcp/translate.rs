@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
 use serde_json::Value;
 
-use crate::verbs::{Json, Reply, Toolset, VerbEntry, VerbError};
+use moot_kernel::verbs::{Json, Reply, Toolset, VerbEntry, VerbError};
 
 fn object(schema: schemars::Schema) -> JsonObject {
     match serde_json::to_value(schema) {
@@ -157,8 +157,8 @@ pub(super) fn result(r: Result<Reply<Json>, VerbError>, json_text: bool) -> Answ
     // A spec's tool answers every refusal in its shape, one met on the way here too (a bug).
     let r = r.map_err(|e| {
         if json_text {
-            let now = crate::world::sessions::iso(std::time::SystemTime::now());
-            crate::verbs::shaped(now, e)
+            let now = moot_kernel::world::sessions::iso(std::time::SystemTime::now());
+            moot_kernel::verbs::shaped(now, e)
         } else {
             e
         }

@@ -19,9 +19,9 @@ use super::throttle::Throttle;
 use super::{Shared, xmcp};
 use crate::cluster::LoggedIn;
 use crate::config::MAX_LINE_BYTES;
-use crate::text::clean;
-use crate::world::{AgentId, ConnId, Leaving, Out, Source, Taken};
-use crate::wrap::{Display, wrap_hanging};
+use moot_kernel::text::clean;
+use moot_kernel::world::{AgentId, ConnId, Leaving, Out, Source, Taken};
+use moot_kernel::wrap::{Display, wrap_hanging};
 
 pub const DISCONNECTED: &str = "*** Disconnected ***";
 pub const TOO_LONG: &str = "*** Your line was longer than 4096 bytes and was ignored. ***";
@@ -178,7 +178,7 @@ pub(super) enum Typed {
 
 impl Conn {
     /// A board: tkMOO-light's message for a client with a key, the text board otherwise.
-    pub fn board(&mut self, b: &crate::world::BoardMsg) {
+    pub fn board(&mut self, b: &moot_kernel::world::BoardMsg) {
         if let Some(h) = &b.headline {
             self.out.line(h);
         }
@@ -237,8 +237,8 @@ impl Conn {
     }
 
     /// Structured news, for a GMCP client (others have the text already).
-    pub fn event(&mut self, e: &crate::world::Event) {
-        use crate::world::Event;
+    pub fn event(&mut self, e: &moot_kernel::world::Event) {
+        use moot_kernel::world::Event;
         match e {
             Event::Room(info) => self.gmcp("Room.Info", || serde_json::json!(info)),
             Event::Said(said) => self.said(said),
@@ -246,7 +246,7 @@ impl Conn {
     }
 
     /// Someone's words as news (`Comm.Channel.Text`).
-    fn said(&mut self, said: &crate::world::Said) {
+    fn said(&mut self, said: &moot_kernel::world::Said) {
         const PACKAGE: &str = "Comm.Channel.Text";
         if self.options.wants(PACKAGE) {
             let message = said.encoded(|said| {
@@ -262,7 +262,7 @@ impl Conn {
     }
 
     /// Someone's words as this player hears them: the line, and the news for a GMCP client.
-    pub fn heard(&mut self, said: &crate::world::Said) {
+    pub fn heard(&mut self, said: &moot_kernel::world::Said) {
         let laid_out = said.laid_out(self.out.width, |line, width| {
             let mut buf = Vec::new();
             render(line, width, &mut buf);
@@ -318,8 +318,8 @@ impl Conn {
                 Cow::Owned(cleaned) => cleaned,
             },
         };
-        let trimmed = crate::text::trim(&line);
-        let (word, rest) = crate::text::split_at_space(trimmed);
+        let trimmed = moot_kernel::text::trim(&line);
+        let (word, rest) = moot_kernel::text::split_at_space(trimmed);
         let setting = match word {
             "PREFIX" | "OUTPUTPREFIX" => Some(&mut self.prefix),
             "SUFFIX" | "OUTPUTSUFFIX" => Some(&mut self.suffix),
@@ -370,7 +370,7 @@ impl Conn {
 }
 
 pub(super) fn is_quit(line: &str) -> bool {
-    let line = crate::text::trim(line);
+    let line = moot_kernel::text::trim(line);
     line == "QUIT" || line.eq_ignore_ascii_case("@quit")
 }
 

@@ -34,7 +34,7 @@ the town.";
 /// or `None` if the connection ended first.
 pub(super) async fn screen(conn: &mut Conn, shared: &Shared) -> Option<(LoggedIn, bool)> {
     if shared.town.banned(conn.peer.ip()).await {
-        tracing::warn!(target: crate::logging::AUDIT, event = "connection_banned", ip = %conn.peer.ip());
+        tracing::warn!(target: moot_kernel::logging::AUDIT, event = "connection_banned", ip = %conn.peer.ip());
         conn.answer(&[crate::logins::BANNED]);
         return None;
     }
@@ -120,7 +120,7 @@ async fn connect(conn: &mut Conn, shared: &Shared, name: &str, password: &str) -
         Err(Refused::TooMany(wait)) => {
             conn.answer(&[format!(
                 "*** Too many login attempts; try again in {}. ***",
-                crate::limits::seconds(wait)
+                moot_kernel::limits::seconds(wait)
             )]);
             None
         }

@@ -21,7 +21,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::cluster::Town;
 use crate::config::Config;
-use crate::limits::{Occupancy, Seat};
+use moot_kernel::limits::{Occupancy, Seat};
 
 /// What every connection shares.
 pub struct Shared {
@@ -124,7 +124,7 @@ to log in; log in on one of them, or close some, and try again. ***";
 /// Says `message` to a connection turned away, and closes it.
 fn turn_away(tracker: &TaskTracker, stream: tokio::net::TcpStream, message: &'static str) {
     tracker.spawn(async move {
-        crate::limits::turn_away(stream, format!("{message}\r\n").as_bytes()).await
+        moot_kernel::limits::turn_away(stream, format!("{message}\r\n").as_bytes()).await
     });
 }
 
@@ -159,7 +159,8 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>) {
         let shared = shared.clone();
         tracker.spawn(async move {
             let _guard = OpenGuard(&shared);
-            let _counted = crate::metrics::Up::new(&crate::metrics::get().telnet_connections);
+            let _counted =
+                moot_kernel::metrics::Up::new(&moot_kernel::metrics::get().telnet_connections);
             let conn = shared.next_conn.fetch_add(1, Ordering::Relaxed);
             run(stream, peer, conn, seat, &shared).await;
         });
@@ -172,7 +173,7 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>) {
 async fn run(
     stream: tokio::net::TcpStream,
     peer: std::net::SocketAddr,
-    conn_id: crate::world::ConnId,
+    conn_id: moot_kernel::world::ConnId,
     at_login: Seat,
     shared: &Shared,
 ) {

@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use crate::world::BoardMsg;
+use moot_kernel::world::BoardMsg;
 
 pub const VERSION_LINE: &str = "$#$xmcp version: 1.1";
 pub const AUTH_SET: &str = "XMCP/1.1 Authentication set.";

@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::http::HeaderMap;
 use tokio::time::Instant;
 
-use crate::world::AgentId;
+use moot_kernel::world::AgentId;
 
 /// The cookie's name.
 pub const COOKIE: &str = "moot_session";

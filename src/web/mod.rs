@@ -24,14 +24,14 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 
-use crate::identity::Directory;
 use crate::logins::Logins;
-use crate::store::Store;
-use crate::verbs::game_module::{Access, GameModule, Page, WebAction, WebMethod};
-use crate::world::sessions::{SessionId, parse_id};
-use crate::world::{AgentId, Face, SERVER_ID, WorldHandle};
 pub use cookies::Sessions;
 use cookies::Signed;
+use moot_kernel::identity::Directory;
+use moot_kernel::store::Store;
+use moot_kernel::verbs::game_module::{Access, GameModule, Page, WebAction, WebMethod};
+use moot_kernel::world::sessions::{SessionId, parse_id};
+use moot_kernel::world::{AgentId, Face, SERVER_ID, WorldHandle};
 
 /// What every page handler shares.
 #[derive(Clone)]
@@ -49,9 +49,9 @@ pub struct Web {
     /// the request's host.
     pub public_url: Option<String>,
     /// OAuth authorization codes waiting to be exchanged.
-    pub codes: Arc<std::sync::Mutex<crate::oauth::Codes>>,
+    pub codes: Arc<std::sync::Mutex<moot_kernel::oauth::Codes>>,
     /// OAuth client registrations per address.
-    pub registrations: Arc<crate::limits::Limiter<crate::limits::Address>>,
+    pub registrations: Arc<moot_kernel::limits::Limiter<moot_kernel::limits::Address>>,
 }
 
 impl Web {
@@ -72,7 +72,7 @@ impl Web {
             public_url: None,
             codes: Arc::default(),
             // Ten registrations a minute per address, in bursts of ten.
-            registrations: Arc::new(crate::limits::Limiter::new(10.0 / 60.0, 10)),
+            registrations: Arc::new(moot_kernel::limits::Limiter::new(10.0 / 60.0, 10)),
             // A week idle ends a session; ten thousand at once is plenty for one town.
             sessions: Arc::new(Sessions::new(10_000, Duration::from_secs(7 * 24 * 3600))),
         }
@@ -276,7 +276,10 @@ async fn game_live(
 /// given the `cursor` of the frame before (so it may send only what is new since).
 async fn follow_session<R>(web: Web, frames: live::Frames, sid: SessionId, read: R)
 where
-    R: Fn(&crate::world::World, Option<usize>) -> Option<(Value, bool)> + Clone + Send + 'static,
+    R: Fn(&moot_kernel::world::World, Option<usize>) -> Option<(Value, bool)>
+        + Clone
+        + Send
+        + 'static,
 {
     let mut after: Option<usize> = None;
     let mut sent = live::Unchanged::default();
@@ -437,10 +440,10 @@ fn action_route(a: &'static WebAction) -> axum::routing::MethodRouter<Web> {
 /// A verb's answer to a page: its data, or its refusal in the tools' shape with the status its
 /// code calls for (`refused` for the refusals of the verb's own rules).
 fn verb_answer(
-    answer: Result<Result<Value, crate::verbs::VerbError>, crate::world::Unavailable>,
+    answer: Result<Result<Value, moot_kernel::verbs::VerbError>, moot_kernel::world::Unavailable>,
     refused: StatusCode,
 ) -> Response {
-    use crate::game_api::Code;
+    use moot_kernel::game_api::Code;
     match answer {
         Ok(Ok(data)) => Json(data).into_response(),
         Ok(Err(e)) => {

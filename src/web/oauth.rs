@@ -2,7 +2,7 @@
 //! resource metadata (RFC 9728), authorization server metadata (RFC 8414), dynamic client
 //! registration (RFC 7591), the authorization page where a person signs in with their
 //! character's name and password and allows the client, and the token endpoint (code + PKCE,
-//! refresh). The rules are in `crate::oauth`; this only translates HTTP.
+//! refresh). The rules are in `moot_kernel::oauth`; this only translates HTTP.
 
 use std::sync::PoisonError;
 use std::time::Instant;
@@ -16,8 +16,8 @@ use serde_json::json;
 
 use super::Web;
 use super::signin::{escape, refusal, same_origin};
-use crate::oauth::{self, Client, Grant};
-use crate::store::oauth::{TokenRow, now_ms};
+use moot_kernel::oauth::{self, Client, Grant};
+use moot_kernel::store::oauth::{TokenRow, now_ms};
 
 pub(super) fn base(web: &Web, headers: &HeaderMap) -> String {
     oauth::public_base(
@@ -123,7 +123,7 @@ pub(super) async fn register(
             "try again",
         );
     }
-    tracing::info!(target: crate::logging::AUDIT, event = "oauth_client_registered", client = %client.client_name);
+    tracing::info!(target: moot_kernel::logging::AUDIT, event = "oauth_client_registered", client = %client.client_name);
     (
         StatusCode::CREATED,
         Json(json!({
@@ -351,7 +351,7 @@ pub(super) async fn authorize(
         )
             .into_response();
     };
-    tracing::info!(target: crate::logging::AUDIT, event = "oauth_allowed", name = %row.name, client = %client.client_name, %ip);
+    tracing::info!(target: moot_kernel::logging::AUDIT, event = "oauth_allowed", name = %row.name, client = %client.client_name, %ip);
     let params = with_state(vec![("code", code)]);
     let refs: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
     back_to(&q.redirect_uri, &refs)
@@ -440,7 +440,7 @@ pub(super) async fn token(
     for r in rows {
         web.directory.keep_grant(r);
     }
-    tracing::info!(target: crate::logging::AUDIT, event = "token_issued", kind = "oauth", %agent_id, client = %client_id);
+    tracing::info!(target: moot_kernel::logging::AUDIT, event = "token_issued", kind = "oauth", %agent_id, client = %client_id);
     (
         [(header::CACHE_CONTROL, "no-store")],
         Json(json!({

@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::broadcast;
 
 use super::Web;
-use crate::verbs::game_module::Page;
-use crate::world::sessions::SessionId;
-use crate::world::{Face, SERVER_ID};
+use moot_kernel::verbs::game_module::Page;
+use moot_kernel::world::sessions::SessionId;
+use moot_kernel::world::{Face, SERVER_ID};
 
 /// Frames a spectator may fall behind by before it is sent the whole match again.
 const BEHIND: usize = 64;

@@ -13,8 +13,8 @@ use axum::response::{Html, IntoResponse, Response};
 
 use super::Web;
 use super::signin::escape;
-use crate::verbs::ratings::{self as views, Leaderboards, PlayedView, RatingsView, Whom};
-use crate::world::{Face, SERVER_ID};
+use moot_kernel::verbs::ratings::{self as views, Leaderboards, PlayedView, RatingsView, Whom};
+use moot_kernel::world::{Face, SERVER_ID};
 
 /// The games a player's page lists, newest first.
 const GAMES_LISTED: usize = 30;
@@ -167,7 +167,7 @@ pub(super) async fn player(State(web): State<Web>, Path(name): Path<String>) -> 
 fn player_html(
     v: &RatingsView,
     games: &[PlayedView],
-    history: &[crate::store::standings::Point],
+    history: &[moot_kernel::store::standings::Point],
 ) -> String {
     let kind = v.kind.name();
     let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {

@@ -147,7 +147,7 @@ pub(super) fn refusal(why: Refused) -> String {
         Refused::Bad => BAD_LOGIN.to_owned(),
         Refused::TooMany(wait) => format!(
             "Too many login attempts; try again in {}.",
-            crate::limits::seconds(wait)
+            moot_kernel::limits::seconds(wait)
         ),
         Refused::Unavailable => {
             "Sorry, moot cannot reach its database. Please try again later.".to_owned()

@@ -96,15 +96,7 @@ async fn a_command_that_panics_is_undone_and_everyone_else_is_served() {
     bob.send("say hello Ann").await;
     ann.expect("Bob says, \"hello Ann\"").await;
     // The panic is counted.
-    let metrics = reqwest::Client::new()
-        .get(format!("http://{}/metrics", s.http))
-        .bearer_auth("m")
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = s.metrics("m").await;
     let panics: u64 = metrics
         .lines()
         .find_map(|l| l.strip_prefix("moot_panics_total "))

@@ -911,15 +911,7 @@ async fn the_session_routes_are_their_verbs() {
         )
         .await;
     assert_eq!((status, code(&again)), (400, "ALREADY_ACTED"), "{again}");
-    let metrics = reqwest::Client::new()
-        .get(format!("http://{}/metrics", s.http))
-        .bearer_auth("m-secret")
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = s.metrics("m-secret").await;
     for verb in ["session_create", "session_accept", "session_act"] {
         let line = format!("moot_commands_total{{face=\"rest\",verb=\"{verb}\"}}");
         assert!(metrics.contains(&line), "{line} in:\n{metrics}");

@@ -180,6 +180,19 @@ impl TestServer {
         player_at(self.addr, name).await
     }
 
+    /// `/metrics`, as the holder of `token` (the server's `--metrics-token`) reads it.
+    pub async fn metrics(&self, token: &str) -> String {
+        reqwest::Client::new()
+            .get(format!("http://{}/metrics", self.http))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    }
+
     pub async fn stop(mut self) -> Option<tempfile::TempDir> {
         self.server.take().unwrap().shutdown().await;
         self._dir.take()

@@ -5,16 +5,16 @@
 pub use moot_blackjack_rules as rules;
 
 /// It has no flags of its own.
-pub use crate::verbs::game_module::NoFlags as Flags;
+pub use moot_kernel::verbs::game_module::NoFlags as Flags;
 
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::verbs::{NoArgs, Reply, Topic, Verb, VerbError, no_args};
-use crate::world::sessions::SessionId;
-use crate::world::{Cx, ThingKind, World};
+use moot_kernel::verbs::{NoArgs, Reply, Topic, Verb, VerbError, no_args};
+use moot_kernel::world::sessions::SessionId;
+use moot_kernel::world::{Cx, ThingKind, World};
 
 /// Where blackjack is dealt (the Card Room's table).
 pub const CARD_TABLE: ThingKind = ThingKind::named("blackjack_table");
@@ -64,7 +64,7 @@ fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, Ver
     let acted = world.act(cx, sid, action, None)?;
     if action == "deal" {
         // Played at the table, where others may watch it, wherever it was dealt from.
-        crate::verbs::tables::from_afar(world, cx, CARD_TABLE);
+        moot_kernel::verbs::tables::from_afar(world, cx, CARD_TABLE);
     }
     let v = acted.state;
     let strings = |key: &str| {
@@ -113,7 +113,7 @@ doubles; the dealer draws to 17 and wins ties.";
     const TOOL_DESCRIPTION: &'static str = "Deal a new hand of blackjack, abandoning the old one; \
 needs nothing. Returns the hands (the dealer's first card hidden), their totals and the message; a \
 two-card 21 ends the hand at once.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(TOOLSET);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(TOOLSET);
     const TOPIC: Topic = TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[self::CARD_TABLE];
     type Args = NoArgs;
@@ -140,7 +140,7 @@ impl Verb for Hit {
     const REASONED: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Take another card in your blackjack hand; over 21 is a \
 bust. Returns the hands, their totals and the message.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(TOOLSET);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(TOOLSET);
     const TOPIC: Topic = TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[self::CARD_TABLE];
     type Args = NoArgs;
@@ -168,7 +168,7 @@ higher total without going over 21 wins, and a tie goes to the dealer.";
     const REASONED: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Stand: the dealer shows the hidden card and draws to \
 17, and a tie goes to the dealer. Returns the final hands, their totals and who won.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(TOOLSET);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(TOOLSET);
     const TOPIC: Topic = TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[self::CARD_TABLE];
     type Args = NoArgs;
@@ -185,7 +185,7 @@ higher total without going over 21 wins, and a tie goes to the dealer.";
 
 /// The three blackjack tools, at `/mcp/blackjack`: exactly the blackjack server agents expect
 /// (those names, arguments and answer texts), nothing else.
-pub const TOOLSET: crate::verbs::Toolset = crate::verbs::Toolset {
+pub const TOOLSET: moot_kernel::verbs::Toolset = moot_kernel::verbs::Toolset {
     name: "blackjack",
     summary: "the blackjack server's three tools: blackjack_deal, blackjack_hit, blackjack_stand",
     wizards_only: false,
@@ -202,20 +202,20 @@ played at the table all the same. Get close to 21 without going over; the dealer
 };
 
 /// Blackjack against the house: the Card Room's table and the three blackjack tools.
-pub static MODULE: crate::verbs::game_module::GameModule = crate::verbs::game_module::GameModule {
+pub static MODULE: moot_kernel::verbs::game_module::GameModule = moot_kernel::verbs::game_module::GameModule {
     skill: Some(
         "At `/mcp/blackjack`, `blackjack_deal` deals a hand against the house, `blackjack_hit` \
          draws a card and `blackjack_stand` lets the dealer play out; each answers in seed \
          001's words (`Dealer: …`, `Player: …`, then `Player wins!`, `Dealer wins!`, `Bust! \
          Dealer wins!` or `Push! Dealer wins!` when the hand ends).",
     ),
-    ..crate::verbs::game_module::GameModule::plain(
+    ..moot_kernel::verbs::game_module::GameModule::plain(
         "blackjack",
-        &[crate::game_api::template::<rules::Blackjack>()],
+        &[moot_kernel::game_api::template::<rules::Blackjack>()],
         &[
-            crate::verbs::entry::<Deal>(),
-            crate::verbs::entry::<Hit>(),
-            crate::verbs::entry::<Stand>(),
+            moot_kernel::verbs::entry::<Deal>(),
+            moot_kernel::verbs::entry::<Hit>(),
+            moot_kernel::verbs::entry::<Stand>(),
         ],
         TOPIC,
     )

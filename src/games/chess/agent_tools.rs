@@ -13,13 +13,13 @@ use shakmaty::Position;
 
 use super::rules::{ChessGame, Side};
 use super::{ChessRoom, OpenGame, chess_game};
-use crate::game_api::Game;
-use crate::verbs::parse::{text, whole, word};
-use crate::verbs::which::parse_game;
-use crate::verbs::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
-use crate::world::COMPUTER_ID;
-use crate::world::sessions::{Session, SessionId};
-use crate::world::{Cx, Face, Sink, ThingKind, World};
+use moot_kernel::game_api::Game;
+use moot_kernel::verbs::parse::{text, whole, word};
+use moot_kernel::verbs::which::parse_game;
+use moot_kernel::verbs::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
+use moot_kernel::world::COMPUTER_ID;
+use moot_kernel::world::sessions::{Session, SessionId};
+use moot_kernel::world::{Cx, Face, Sink, ThingKind, World};
 
 pub const TIMEOUT_TEXT: &str =
     "Timeout: No move received yet. Please call this tool again immediately.";
@@ -68,7 +68,7 @@ fn waiting_info(id: SessionId, colour: &str) -> GameInfo {
 }
 
 /// `i` with its UI resource named, if `me` asked for one in this game.
-fn with_ui(world: &World, id: SessionId, mut i: GameInfo, me: &crate::world::AgentId) -> GameInfo {
+fn with_ui(world: &World, id: SessionId, mut i: GameInfo, me: &moot_kernel::world::AgentId) -> GameInfo {
     if world
         .ext_ref::<ChessRoom>()
         .is_some_and(|r| r.ui.contains(&(id, me.clone())))
@@ -226,7 +226,7 @@ joinGame with the id.";
 (`difficulty` 1 to 10) or an `agent`, who joins with joinGame, playing `color`. Returns the game's \
 id, position, legal moves and whose turn it is: as white call finishTurn, as black \
 waitForNextTurn.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = Topic::AGENTS;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     /// The tool's fixed arguments (`type`, `color`, `showUi`, `difficulty`; and moot's optional
@@ -333,12 +333,12 @@ waitForNextTurn.";
                 side,
                 options,
             };
-            cx.save(crate::store::keys::put_state(open.kept(id)), move |w| {
+            cx.save(moot_kernel::store::keys::put_state(open.kept(id)), move |w| {
                 w.ext::<ChessRoom>().ui.remove(&(id, who));
                 w.ext::<ChessRoom>().open_games.remove(&id);
             });
             world.ext::<ChessRoom>().open_games.insert(id, open);
-            crate::verbs::tables::from_afar(world, cx, super::CHESS_TABLE);
+            moot_kernel::verbs::tables::from_afar(world, cx, super::CHESS_TABLE);
             let text = format!(
                 "{}\n\nWaiting for an opponent, who joins with `joinGame({id})`.\n\n**Next Action**: Call `waitForNextTurn(game_id)`; it returns when it is your turn.",
                 head(&id.to_string())
@@ -361,7 +361,7 @@ waitForNextTurn.";
         options["computer_level"] = json!(a.difficulty);
         let created = world.create_session(cx, "chess.v1", &participants, options)?;
         let sid = created.id;
-        crate::verbs::tables::from_afar(world, cx, super::CHESS_TABLE);
+        moot_kernel::verbs::tables::from_afar(world, cx, super::CHESS_TABLE);
         if a.show_ui {
             let key = (sid, me.clone());
             world.ext::<ChessRoom>().ui.insert(key.clone());
@@ -413,7 +413,7 @@ a game you already play. Then play with finishTurn (or `move` on telnet).";
     const READ_ONLY: bool = false;
     const TOOL_DESCRIPTION: &'static str = "Join the game `game_id` that someone created for an \
 agent, taking the free colour. Returns the game as createGame does.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = Topic::AGENTS;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameIdArgs;
@@ -439,10 +439,10 @@ agent, taking the free colour. Returns the game as createGame does.";
                 (open.side.other().name().to_owned(), me.to_string()),
             ]);
             world.create_agreed_session(cx, id, "chess.v1", &participants, open.options)?;
-            crate::verbs::tables::from_afar(world, cx, super::CHESS_TABLE);
+            moot_kernel::verbs::tables::from_afar(world, cx, super::CHESS_TABLE);
             if let Some(open) = world.ext::<ChessRoom>().open_games.remove(&id) {
                 let key = id.to_string();
-                cx.save(crate::store::keys::drop_state(super::KEPT_AS, key), move |w| {
+                cx.save(moot_kernel::store::keys::drop_state(super::KEPT_AS, key), move |w| {
                     w.ext::<ChessRoom>().open_games.insert(id, open);
                 });
             }
@@ -509,7 +509,7 @@ is legal, then plays it. With claim_win, the move is refused unless it mates.";
     const TOOL_DESCRIPTION: &'static str = "Play `move`, in UCI (`e2e4`), in the game `game_id` \
 when it is your turn; with `claim_win`, the move is refused unless it mates. Returns the game \
 after your move; then call waitForNextTurn.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = Topic::AGENTS;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = FinishTurnArgs;
@@ -621,7 +621,7 @@ cancelling. (On telnet it answers at once: you are told of every move anyway.)";
     const READ_ONLY: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Wait, up to 30 seconds, until it is your turn in the \
 game `game_id` or the game is over. Returns the game then, or says to call again.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = Topic::AGENTS;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameIdArgs;

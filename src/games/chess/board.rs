@@ -5,9 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use super::play::GameArg;
 use super::{chess_game, chess_of, game_to_see};
-use crate::verbs::parse::{opt_text, whole};
-use crate::verbs::{Reply, Topic, Verb, VerbError, usage};
-use crate::world::{Cx, ThingKind, World};
+use moot_kernel::verbs::parse::{opt_text, whole};
+use moot_kernel::verbs::{Reply, Topic, Verb, VerbError, usage};
+use moot_kernel::world::{Cx, ThingKind, World};
 
 pub struct Board;
 
@@ -29,7 +29,7 @@ turn it is. tkMOO-light users get a fresh graphical board too.";
     const TOOL_DESCRIPTION: &'static str = "Show the chess game `game` (`#3`), or your only game \
 when left out. Returns its players and state: the position in FEN, whose turn it is, the last move \
 and the outcome.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(moot_kernel::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameArg;
@@ -53,7 +53,7 @@ and the outcome.";
         // The text is the answer; a tkMOO-light client also gets its board (and nothing twice).
         cx.show_board(
             &actor,
-            crate::world::BoardMsg {
+            moot_kernel::world::BoardMsg {
                 text: Vec::new(),
                 ..b
             },
@@ -91,7 +91,7 @@ impl Verb for Moves {
     const TOOL_DESCRIPTION: &'static str = "List the legal moves of the side to move in the chess \
 game `game` (`#3`), or your only game when left out. Returns the moves in UCI and whose turn it \
 is.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(moot_kernel::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameArg;
@@ -149,7 +149,7 @@ the web.";
     const READ_ONLY: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Give the chess game `game` (`#3`), or your only game \
 when left out, in PGN. Returns the PGN text, as chess programs read it.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(moot_kernel::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     type Args = GameArg;
     type Output = PgnText;
@@ -175,7 +175,7 @@ when left out, in PGN. Returns the PGN text, as chess programs read it.";
 }
 
 /// Chess game `sid` in PGN, if it is one.
-pub fn pgn_of(world: &World, sid: crate::world::sessions::SessionId) -> Option<String> {
+pub fn pgn_of(world: &World, sid: moot_kernel::world::sessions::SessionId) -> Option<String> {
     let s = world.session(sid)?;
     let g = chess_of(s)?;
     let name = |role: &str| {

@@ -12,10 +12,10 @@ use super::at_chess_table;
 use super::rules::computer::DEFAULT_LEVEL;
 use super::rules::engine::{MAX_LEVEL, MIN_LEVEL};
 use super::rules::{ChessGame, Side};
-use crate::game_api::Game;
-use crate::verbs::parse::{text, whole, word};
-use crate::verbs::{Reply, Topic, Verb, VerbError, usage};
-use crate::world::{AgentId, COMPUTER_ID, Cx, ThingKind, World};
+use moot_kernel::game_api::Game;
+use moot_kernel::verbs::parse::{text, whole, word};
+use moot_kernel::verbs::{Reply, Topic, Verb, VerbError, usage};
+use moot_kernel::world::{AgentId, COMPUTER_ID, Cx, ThingKind, World};
 
 pub struct ChallengeVerb;
 
@@ -128,7 +128,7 @@ here, who answers with accept or decline, or `computer`, which starts at once; `
 (1 to 10), `clock` (`5+3`, or `3d` per move), `fen` and `rated` (true: the game moves both ratings; never against \
 the computer) are optional. Returns the opponent and, once it starts, the \
 game's id.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(moot_kernel::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = ChallengeArgs;
@@ -237,7 +237,7 @@ game's id.";
         // Each sees the other's rating on the board the game would be played on.
         let board = world
             .template("chess.v1")
-            .and_then(|t| crate::ratings::board(t, &options));
+            .and_then(|t| moot_kernel::ratings::board(t, &options));
         let rating = |who: &AgentId| {
             board.as_deref().map_or(String::new(), |b| {
                 format!(" ({})", world.ratings().rating_on(who, b).shown())

@@ -15,10 +15,10 @@ pub use settings::Flags;
 
 use std::collections::{HashMap, HashSet};
 
-use crate::verbs::game_module::{ApiRead, Download, GameModule, Hooks, McpApp, Page};
-use crate::verbs::{VerbError, entry};
-use crate::world::sessions::{Session, SessionId};
-use crate::world::{AgentId, Extension, ThingKind, World};
+use moot_kernel::verbs::game_module::{ApiRead, Download, GameModule, Hooks, McpApp, Page};
+use moot_kernel::verbs::{VerbError, entry};
+use moot_kernel::world::sessions::{Session, SessionId};
+use moot_kernel::world::{AgentId, Extension, ThingKind, World};
 use rules::{ChessGame, Side};
 
 /// Where chess is played (the Chess Parlour's tables).
@@ -26,7 +26,7 @@ pub const CHESS_TABLE: ThingKind = ThingKind::named("chess_table");
 
 /// What the chess verbs keep in the town besides the games: games made with `createGame`
 /// waiting for their second player, and who asked for the interactive board. (A challenge is
-/// an invitation of the host's: `crate::world::sessions::invite`.)
+/// an invitation of the host's: `moot_kernel::world::sessions::invite`.)
 #[derive(Default)]
 pub struct ChessRoom {
     /// Games made with `createGame` for another agent, waiting for `joinGame` (by a reserved id).
@@ -51,7 +51,7 @@ pub struct OpenGame {
 
 /// The chess game `actor` means: the one named, or their only game in play.
 pub fn my_game(world: &World, actor: &AgentId, game: Option<&str>) -> Result<SessionId, VerbError> {
-    crate::verbs::which::my_session(world, actor, "chess.v1", "chess", game)
+    moot_kernel::verbs::which::my_session(world, actor, "chess.v1", "chess", game)
 }
 
 /// The chess game `actor` wants to look at: any game named (chess hides nothing from
@@ -62,7 +62,7 @@ pub fn game_to_see(
     game: Option<&str>,
 ) -> Result<SessionId, VerbError> {
     match game {
-        Some(g) => crate::verbs::which::game_to_view(world, "chess.v1", "chess", g),
+        Some(g) => moot_kernel::verbs::which::game_to_view(world, "chess.v1", "chess", g),
         None => my_game(world, actor, None),
     }
 }
@@ -79,7 +79,7 @@ pub fn at_chess_table(world: &World, actor: &AgentId) -> bool {
 }
 
 /// The game of a chess session.
-pub fn chess_of(s: &crate::world::sessions::Session) -> Option<&rules::ChessGame> {
+pub fn chess_of(s: &moot_kernel::world::sessions::Session) -> Option<&rules::ChessGame> {
     s.game.as_any().downcast_ref()
 }
 
@@ -93,7 +93,7 @@ pub fn chess_game(world: &World, sid: SessionId) -> Result<(&Session, &ChessGame
 }
 
 /// Where `help chess` leads.
-pub const TOPIC: crate::verbs::Topic = crate::verbs::Topic {
+pub const TOPIC: moot_kernel::verbs::Topic = moot_kernel::verbs::Topic {
     title: "Chess",
     words: &["chess"],
     intro: "Chess is played at the tables of the Chess Parlour (east of the square), against a \
@@ -103,7 +103,7 @@ anywhere; tkMOO-light draws the board and takes drags.",
 };
 
 /// The four chess tools, at `/mcp/chess`: exactly the chess server agents expect, nothing else.
-pub const TOOLSET: crate::verbs::Toolset = crate::verbs::Toolset {
+pub const TOOLSET: moot_kernel::verbs::Toolset = moot_kernel::verbs::Toolset {
     name: "chess",
     summary: "the chess server's four tools: createGame (against the computer or a person), \
               joinGame, finishTurn, waitForNextTurn",
@@ -116,10 +116,10 @@ const PAGE: &str = "/chess/{session_id}";
 /// Chess: the parlour's verbs, the four chess tools, the board on the web and in MCP hosts.
 pub static MODULE: GameModule = GameModule {
     name: "chess",
-    templates: &[crate::game_api::Template {
+    templates: &[moot_kernel::game_api::Template {
         gmcp: Some("Moot.Chess"),
         page: Some(PAGE),
-        ..crate::game_api::template::<ChessGame>()
+        ..moot_kernel::game_api::template::<ChessGame>()
     }],
     verbs: &[
         entry::<challenge::ChallengeVerb>(),
@@ -183,13 +183,13 @@ const KEPT_AS: &str = "chess";
 
 impl OpenGame {
     /// The open game as kept, so that a restart loses no game `createGame` acknowledged.
-    fn kept(&self, id: SessionId) -> crate::store::keys::StateRow {
+    fn kept(&self, id: SessionId) -> moot_kernel::store::keys::StateRow {
         let value = serde_json::json!({
             "creator": self.creator.to_string(),
             "side": self.side,
             "options": self.options,
         });
-        crate::store::keys::StateRow {
+        moot_kernel::store::keys::StateRow {
             module: KEPT_AS.into(),
             key: id.to_string(),
             value: value.to_string(),
@@ -210,7 +210,7 @@ impl OpenGame {
 
 /// The games made with `createGame` that were waiting for their second player when moot
 /// stopped wait again, under the ids they were given.
-fn reopen_games(world: &mut World, kept: &crate::store::keys::Kept) {
+fn reopen_games(world: &mut World, kept: &moot_kernel::store::keys::Kept) {
     for (key, value) in kept.state_of(KEPT_AS) {
         match OpenGame::from_kept(key, value) {
             Some((id, open)) => {

@@ -1,8 +1,8 @@
 //! The interactive chess board that `createGame` with `showUi` links: one HTML page, served to MCP Apps hosts
 //! as the resource `ui://chess/<id>` and to plain browsers at `/chess/<id>`.
 
-use crate::world::sessions::SessionId;
-use crate::world::{AgentId, World};
+use moot_kernel::world::sessions::SessionId;
+use moot_kernel::world::{AgentId, World};
 
 pub fn chess_uri(game: SessionId) -> String {
     format!("ui://chess/{game}")
@@ -86,7 +86,7 @@ pub fn live(
 /// The page `ui://chess/<which>` shows `me`: game `<which>`, or for `board` (what createGame
 /// declares) the newest game that asked for the board, or else their newest chess game.
 pub fn app_page(w: &mut World, me: &AgentId, which: &str) -> Option<String> {
-    let id = match crate::world::sessions::parse_id(which) {
+    let id = match moot_kernel::world::sessions::parse_id(which) {
         Ok(id) => id,
         Err(_) if which == "board" => newest_board(w, me)?,
         Err(_) => return None,

@@ -8,11 +8,11 @@ use shakmaty::san::SanPlus;
 use super::rules::ChessGame;
 use super::rules::tkmoo::drag_square;
 use super::{chess_game, chess_of, game_to_see, my_game};
-use crate::verbs::games::session_of;
-use crate::verbs::parse::{opt_text, whole, word};
-use crate::verbs::{Reply, Topic, Verb, VerbError, usage};
-use crate::world::sessions::SessionId;
-use crate::world::{Cx, ThingKind, World};
+use moot_kernel::verbs::games::session_of;
+use moot_kernel::verbs::parse::{opt_text, whole, word};
+use moot_kernel::verbs::{Reply, Topic, Verb, VerbError, usage};
+use moot_kernel::world::sessions::SessionId;
+use moot_kernel::world::{Cx, ThingKind, World};
 
 pub struct Move;
 
@@ -89,7 +89,7 @@ refused and the current board sent again.";
     const TOOL_DESCRIPTION: &'static str = "Play `move`, in UCI (`e2e4`, `e7e8n`) or SAN (`Nf3`, \
 `O-O`), in your chess game (`game` if you play several); a pawn on the last rank becomes a queen \
 unless you name the piece. Returns the move in UCI and SAN, the game's tick and its status.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(moot_kernel::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = MoveArgs;
@@ -280,7 +280,7 @@ impl Verb for Resign {
     const REASONED: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Resign your chess game (`game` if you play several); \
 your opponent wins. Returns the game's id and status.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(moot_kernel::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameArg;
@@ -316,7 +316,7 @@ when it stands clearly worse.";
     const REASONED: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Offer a draw in your chess game (`game` if you play \
 several), or accept the one your opponent offered. Returns what was done and the game's status.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(moot_kernel::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameArg;
@@ -353,7 +353,7 @@ if they have made it); if they asked first, agrees. Against the computer it happ
     const TOOL_DESCRIPTION: &'static str = "Ask to take back your last move in your chess game \
 (`game` if you play several), or agree to your opponent's asking; against the computer it happens \
 at once. Returns what was done and the game's status.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(moot_kernel::verbs::Toolset::TABLES);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
     type Args = GameArg;

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::game_api::ExternalEngine;
-use crate::verbs::game_module::Settings;
+use moot_kernel::game_api::ExternalEngine;
+use moot_kernel::verbs::game_module::Settings;
 
 #[derive(clap::Args, Debug, Clone)]
 #[group(skip)]

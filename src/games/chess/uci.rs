@@ -95,7 +95,7 @@ impl UciEngine {
 
 /// The computer's chess player asks the external engine through this port; a level it does not
 /// play, or a failure, is no answer (the built-in engine then plays).
-impl crate::game_api::ExternalEngine for UciEngine {
+impl moot_kernel::game_api::ExternalEngine for UciEngine {
     fn best_move(&self, fen: &str, level: u8) -> Option<String> {
         elo_for(level)?;
         let time = crate::games::chess::rules::engine::Level::new(level).time;

@@ -7,16 +7,16 @@ pub mod page;
 pub use moot_connect4_rules as rules;
 
 /// It has no flags of its own.
-pub use crate::verbs::game_module::NoFlags as Flags;
+pub use moot_kernel::verbs::game_module::NoFlags as Flags;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::verbs::game_module::{GameModule, Hooks, Page};
-use crate::verbs::parse::word;
-use crate::verbs::which::my_session;
-use crate::verbs::{Reply, Topic, Verb, VerbError, entry, usage};
-use crate::world::{Cx, ThingKind, World};
+use moot_kernel::verbs::game_module::{GameModule, Hooks, Page};
+use moot_kernel::verbs::parse::word;
+use moot_kernel::verbs::which::my_session;
+use moot_kernel::verbs::{Reply, Topic, Verb, VerbError, entry, usage};
+use moot_kernel::world::{Cx, ThingKind, World};
 use rules::Connect4;
 
 /// Where Connect Four is played (the Game Room's frame).
@@ -55,7 +55,7 @@ may do it from anywhere.";
     const TOOL_DESCRIPTION: &'static str = "Drop your disc into `column`, 1 (left) to 7 (right), \
 in your game of Connect Four, started with `play`; it falls to the lowest empty cell. Returns the \
 column, the game's id and its status.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(moot_kernel::verbs::Toolset::TABLES);
     const TOPIC: Topic = Topic::TABLES;
     const OFFERED_BY: &'static [ThingKind] = &[TABLE];
     type Args = DropArgs;
@@ -70,7 +70,7 @@ column, the game's id and its status.";
 
     fn run(world: &mut World, cx: &mut Cx, args: DropArgs) -> Result<Reply<Dropped>, VerbError> {
         let actor = cx.actor.clone();
-        let template = <Connect4 as crate::game_api::Game>::TEMPLATE;
+        let template = <Connect4 as moot_kernel::game_api::Game>::TEMPLATE;
         let sid = my_session(
             world,
             &actor,
@@ -83,7 +83,7 @@ column, the game's id and its status.";
                 "Columns are numbered 1 to 7, from the left.",
             ));
         }
-        let tick = crate::verbs::games::session_of(world, sid)?.tick;
+        let tick = moot_kernel::verbs::games::session_of(world, sid)?.tick;
         let acted = world
             .play(cx, sid, &args.column.to_string(), Some(tick))
             .map_err(VerbError::from)?;
@@ -112,9 +112,9 @@ const PAGE: &str = "/connect4/{session_id}";
 /// Connect Four: a table for two in the Game Room, against a person or the house.
 pub static MODULE: GameModule = GameModule {
     name: "connect4",
-    templates: &[crate::game_api::Template {
+    templates: &[moot_kernel::game_api::Template {
         page: Some(PAGE),
-        ..crate::game_api::template::<Connect4>()
+        ..moot_kernel::game_api::template::<Connect4>()
     }],
     verbs: &[entry::<Drop>()],
     topic: Topic::TABLES,

@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 
 use super::rules::Connect4;
-use crate::world::sessions::SessionId;
-use crate::world::{AgentId, World};
+use moot_kernel::world::sessions::SessionId;
+use moot_kernel::world::{AgentId, World};
 
 /// The page for game `sid`, if it is a Connect Four game.
 pub fn html(world: &World, sid: SessionId) -> Option<String> {

@@ -4,15 +4,15 @@
 pub use moot_rps_rules as rules;
 
 /// It has no flags of its own.
-pub use crate::verbs::game_module::NoFlags as Flags;
+pub use moot_kernel::verbs::game_module::NoFlags as Flags;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::verbs::parse::word;
-use crate::verbs::which::my_session;
-use crate::verbs::{Reply, Topic, Verb, VerbError, usage};
-use crate::world::{Cx, ThingKind, World};
+use moot_kernel::verbs::parse::word;
+use moot_kernel::verbs::which::my_session;
+use moot_kernel::verbs::{Reply, Topic, Verb, VerbError, usage};
+use moot_kernel::world::{Cx, ThingKind, World};
 
 /// Where rock-paper-scissors is played (the Game Room).
 pub const RPS_TABLE: ThingKind = ThingKind::named("rps_table");
@@ -50,7 +50,7 @@ and who won. You choose by the game's number, so you may do it from anywhere.";
     const TOOL_DESCRIPTION: &'static str = "Choose `choice` (`rock`, `paper` or `scissors`) in \
 your game of rock-paper-scissors, started with `play`; nobody sees it until both have chosen. \
 Returns your choice, the game's id and its status.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(moot_kernel::verbs::Toolset::TABLES);
     const TOPIC: Topic = Topic::TABLES;
     const OFFERED_BY: &'static [ThingKind] = &[self::RPS_TABLE];
     type Args = ChooseArgs;
@@ -96,9 +96,9 @@ Returns your choice, the game's id and its status.";
 }
 
 /// Rock-paper-scissors: one verb, played at the Game Room's table.
-pub static MODULE: crate::verbs::game_module::GameModule = crate::verbs::game_module::GameModule::plain(
+pub static MODULE: moot_kernel::verbs::game_module::GameModule = moot_kernel::verbs::game_module::GameModule::plain(
     "rps",
-    &[crate::game_api::template::<rules::Rps>()],
-    &[crate::verbs::entry::<Choose>()],
+    &[moot_kernel::game_api::template::<rules::Rps>()],
+    &[moot_kernel::verbs::entry::<Choose>()],
     Topic::TABLES,
 );

@@ -4,16 +4,16 @@
 pub use moot_tictactoe_rules as rules;
 
 /// It has no flags of its own.
-pub use crate::verbs::game_module::NoFlags as Flags;
+pub use moot_kernel::verbs::game_module::NoFlags as Flags;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::verbs::games::session_of;
-use crate::verbs::parse::word;
-use crate::verbs::which::my_session;
-use crate::verbs::{Reply, Topic, Verb, VerbError, usage};
-use crate::world::{Cx, ThingKind, World};
+use moot_kernel::verbs::games::session_of;
+use moot_kernel::verbs::parse::word;
+use moot_kernel::verbs::which::my_session;
+use moot_kernel::verbs::{Reply, Topic, Verb, VerbError, usage};
+use moot_kernel::world::{Cx, ThingKind, World};
 
 /// Where tic-tac-toe is played (the Game Room).
 pub const TICTACTOE_TABLE: ThingKind = ThingKind::named("tictactoe_table");
@@ -49,7 +49,7 @@ game's number, so you may do it from anywhere.";
     const REASONED: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Mark `cell`, 1 (top left) to 9 (bottom right), in your \
 game of tic-tac-toe, started with `play`. Returns the cell, the game's id and its status.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(moot_kernel::verbs::Toolset::TABLES);
     const TOPIC: Topic = Topic::TABLES;
     const OFFERED_BY: &'static [ThingKind] = &[self::TICTACTOE_TABLE];
     type Args = MarkArgs;
@@ -98,7 +98,7 @@ game of tic-tac-toe, started with `play`. Returns the cell, the game's id and it
         let acted = world
             .play(cx, sid, &(args.cell - 1).to_string(), Some(tick))
             .map_err(|e| {
-                if e.detail == Some(crate::game_api::Code::NotYourTurn) {
+                if e.detail == Some(moot_kernel::game_api::Code::NotYourTurn) {
                     VerbError::refused(format!("It is not your turn in game #{sid}."))
                 } else {
                     e.into()
@@ -121,9 +121,9 @@ game of tic-tac-toe, started with `play`. Returns the cell, the game's id and it
 }
 
 /// Tic-tac-toe: one verb, played at the Game Room's board.
-pub static MODULE: crate::verbs::game_module::GameModule = crate::verbs::game_module::GameModule::plain(
+pub static MODULE: moot_kernel::verbs::game_module::GameModule = moot_kernel::verbs::game_module::GameModule::plain(
     "tictactoe",
-    &[crate::game_api::template::<rules::TicTacToe>()],
-    &[crate::verbs::entry::<Mark>()],
+    &[moot_kernel::game_api::template::<rules::TicTacToe>()],
+    &[moot_kernel::verbs::entry::<Mark>()],
     Topic::TABLES,
 );

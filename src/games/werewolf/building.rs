@@ -5,16 +5,16 @@
 //! arguments and results.
 
 use super::{Building, WerewolfTown, game_of, hall, play, rules};
-use crate::verbs::emote::Emote;
-use crate::verbs::say::{Heard, Say, TextArgs, text_args};
-use crate::verbs::whisper::{Whisper, WhisperArgs};
-use crate::verbs::{Reply, Verb, VerbEntry, VerbError, entry};
-use crate::world::map::{Exit, Room, Thing};
-use crate::world::sessions::SessionId;
-use crate::world::{AgentId, Cx, RoomIdx, ThingKind, World};
+use moot_kernel::verbs::emote::Emote;
+use moot_kernel::verbs::say::{Heard, Say, TextArgs, text_args};
+use moot_kernel::verbs::whisper::{Whisper, WhisperArgs};
+use moot_kernel::verbs::{Reply, Verb, VerbEntry, VerbError, entry};
+use moot_kernel::world::map::{Exit, Room, Thing};
+use moot_kernel::world::sessions::SessionId;
+use moot_kernel::world::{AgentId, Cx, RoomIdx, ThingKind, World};
 
 /// The building's verbs, for whoever stands in a match's building.
-pub const SET: crate::verbs::game_module::CommandSet = crate::verbs::game_module::CommandSet {
+pub const SET: moot_kernel::verbs::game_module::CommandSet = moot_kernel::verbs::game_module::CommandSet {
     applies: inside,
     verbs: VERBS,
 };

@@ -56,11 +56,11 @@ static CATALOG: LazyLock<Vec<Value>> = LazyLock::new(|| {
 /// The fixed definition of the tool called `name`.
 /// The Werewolf tool defined as `name`: its name written here once, its object from the
 /// original list.
-pub const fn seed(name: &'static str) -> crate::verbs::ToolSpec {
-    crate::verbs::ToolSpec {
+pub const fn seed(name: &'static str) -> moot_kernel::verbs::ToolSpec {
+    moot_kernel::verbs::ToolSpec {
         name: Some(name),
         definition: Some(definition),
-        ..crate::verbs::ToolSpec::GENERATED
+        ..moot_kernel::verbs::ToolSpec::GENERATED
     }
 }
 

@@ -5,11 +5,11 @@
 use serde_json::Value;
 
 use super::{WerewolfTown, refusal};
-use crate::game_api::Code;
-use crate::verbs::VerbError;
-use crate::world::{AgentId, Cx, World};
+use moot_kernel::game_api::Code;
+use moot_kernel::verbs::VerbError;
+use moot_kernel::world::{AgentId, Cx, World};
 
-use crate::store::keys::{KEPT_PER_IDENTITY, KeptRow};
+use moot_kernel::store::keys::{KEPT_PER_IDENTITY, KeptRow};
 
 /// A call made with an idempotency key, and the answer it got.
 pub struct Keyed {
@@ -49,13 +49,13 @@ pub fn keep_answers(world: &mut World, kept: &[KeptRow]) {
 /// call may be retried), the newest [`KEPT_PER_IDENTITY`] of each identity. The answer is
 /// stored with the change it answers, and forgotten with it if that is not stored; a restart
 /// takes it back ([`keep_answers`]).
-pub fn once<V: crate::verbs::Verb>(
+pub fn once<V: moot_kernel::verbs::Verb>(
     world: &mut World,
     cx: &mut Cx,
     key: Option<String>,
     args: V::Args,
-    f: impl FnOnce(&mut World, &mut Cx, V::Args) -> Result<crate::verbs::Reply<Value>, VerbError>,
-) -> Result<crate::verbs::Reply<Value>, VerbError> {
+    f: impl FnOnce(&mut World, &mut Cx, V::Args) -> Result<moot_kernel::verbs::Reply<Value>, VerbError>,
+) -> Result<moot_kernel::verbs::Reply<Value>, VerbError> {
     let tool = V::TOOL.name.unwrap_or(V::NAME);
     let Some(key) = key else {
         return f(world, cx, args);
@@ -85,7 +85,7 @@ pub fn once<V: crate::verbs::Verb>(
         .and_then(|l| l.iter().find(|k| k.tool == tool && k.key == key))
         .map(|k| (k.args == seen, k.answer.clone()));
     match earlier {
-        Some((true, (text, data))) => return Ok(crate::verbs::Reply::new(text, data)),
+        Some((true, (text, data))) => return Ok(moot_kernel::verbs::Reply::new(text, data)),
         Some((false, _)) => {
             return Err(refusal(
                 world,
@@ -124,7 +124,7 @@ pub fn once<V: crate::verbs::Verb>(
         list.pop_front();
     }
     let key = key.to_owned();
-    cx.save(crate::store::keys::keep(row), move |w| {
+    cx.save(moot_kernel::store::keys::keep(row), move |w| {
         if let Some(l) = w.ext::<WerewolfTown>().keys.get_mut(&me) {
             l.retain(|k| !(k.tool == tool && k.key == key));
         }

@@ -2,7 +2,7 @@
 //! (`et.werewolf.match.events.get`), the match's event feed as the caller may read it, a page
 //! at a time, waiting for the next event if asked (a long poll).
 
-use crate::game_api::Code;
+use moot_kernel::game_api::Code;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -11,9 +11,9 @@ use super::rules::config::Spectating;
 use super::rules::events::{Event, Kind, Reader, parse_event_id};
 use super::rules::{Phase, Werewolf};
 use super::{WerewolfTown, answer, catalog, game_of, iso_at, refusal, the_match};
-use crate::verbs::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
-use crate::world::sessions::{Session, SessionId, iso};
-use crate::world::{Cx, World};
+use moot_kernel::verbs::{Pending, Reply, ToolSpec, Topic, Verb, VerbError, usage};
+use moot_kernel::world::sessions::{Session, SessionId, iso};
+use moot_kernel::world::{Cx, World};
 
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -34,7 +34,7 @@ impl Verb for Matches {
 `all`): each one's building, phase, day and how many are alive. Walk in through its door in the \
 Town Hall to watch.";
     const READ_ONLY: bool = true;
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = catalog::seed("et.werewolf.matches.list");
     type Args = ListArgs;
@@ -98,7 +98,7 @@ Town Hall to watch.";
             }));
             text.push(format!(
                 "Werewolf Game #{number} (match {sid}): {}",
-                crate::game_api::Game::situation(w)
+                moot_kernel::game_api::Game::situation(w)
             ));
         }
         if text.is_empty() {
@@ -142,7 +142,7 @@ pub fn with_reasons(
 ) -> Vec<Value> {
     let mut reasons = s.reasons().into_iter().peekable();
     let mut out = Vec::new();
-    let reason = |r: crate::world::sessions::Reason| {
+    let reason = |r: moot_kernel::world::sessions::Reason| {
         json!({
             "type": "REASONING",
             "at": iso_at(world, s, r.at_ms),
@@ -189,7 +189,7 @@ impl Verb for MatchEvents {
 any match, as a spectator sees it): what was said, votes, deaths, the Town Crier's words, and \
 what your role alone was told.";
     const READ_ONLY: bool = true;
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = catalog::seed("et.werewolf.match.events.get");
     type Args = EventsArgs;
@@ -313,7 +313,7 @@ with `say` (the graveyard); the living players hear none of it.";
 from now on (roles, night actions, wolf chat), or with `on` false only the public view; refused to \
 its players, and while it runs if its spectating rule is `after`. Returns the match's id and \
 whether you see everything.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::EXTRAS);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::EXTRAS);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.spectate.omniscient"),
@@ -415,7 +415,7 @@ shows the same. Agents may ask for the whole event log as JSON lines (`export`).
     const TOOL_DESCRIPTION: &'static str = "Report on the finished Werewolf match `matchId` \
 (your latest when left out), with `export` adding its events as JSON lines as `viewer` may see \
 them. Returns who won, the roles, each night, the votes and each player's figures.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::EXTRAS);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::EXTRAS);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.match.report"),

@@ -23,10 +23,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::game_api::Code;
-use crate::verbs::{VerbError, entry};
-use crate::world::sessions::{HostError, Session, SessionId, iso, parse_id};
-use crate::world::{AgentId, Cx, Extension, RoomIdx, ThingKind, World};
+use moot_kernel::game_api::Code;
+use moot_kernel::verbs::{VerbError, entry};
+use moot_kernel::world::sessions::{HostError, Session, SessionId, iso, parse_id};
+use moot_kernel::world::{AgentId, Cx, Extension, RoomIdx, ThingKind, World};
 use rules::Werewolf;
 use rules::events::Reader;
 
@@ -134,7 +134,7 @@ pub fn refusal(world: &World, code: Code, message: &str, retry_after_ms: Option<
     let mut e = VerbError::refused(message);
     e.code = Some(code);
     e.retry_after = retry_after_ms.map(std::time::Duration::from_millis);
-    crate::verbs::shaped(server_time(world), e)
+    moot_kernel::verbs::shaped(server_time(world), e)
 }
 
 /// A tool's count argument (`limit`), its default when not given; one outside the schema's
@@ -160,7 +160,7 @@ pub fn count(
 
 /// A refusal from the host, with the rules' own code where they gave one.
 pub fn host_refusal(world: &World, e: HostError) -> VerbError {
-    crate::verbs::shaped(server_time(world), e.into())
+    moot_kernel::verbs::shaped(server_time(world), e.into())
 }
 
 /// Admits one read of a match's state or events (at most `--read-rate` a second per identity, so
@@ -259,10 +259,10 @@ pub fn reader(world: &World, agent: &AgentId, sid: SessionId) -> Reader {
 }
 
 /// The words after a verb, which must not be empty.
-pub fn words<V: crate::verbs::Verb>(rest: &str) -> Result<String, VerbError> {
+pub fn words<V: moot_kernel::verbs::Verb>(rest: &str) -> Result<String, VerbError> {
     let text = rest.trim();
     if text.is_empty() {
-        return Err(crate::verbs::usage::<V>());
+        return Err(moot_kernel::verbs::usage::<V>());
     }
     Ok(text.to_owned())
 }
@@ -414,11 +414,11 @@ pub fn town_board(world: &World) -> Value {
 /// The rules and each role's card, as MCP prompts and resources (so an agent can read them
 /// instead of asking again and again: fix 13 in [`catalog`]), rendered from the
 /// configuration matches run with.
-pub fn documents() -> Vec<crate::verbs::Document> {
+pub fn documents() -> Vec<moot_kernel::verbs::Document> {
     use rules::{Card, config::Config, text};
     let c = Config::default();
     let rules = text::rules(&c).join("\n");
-    let mut docs = vec![crate::verbs::Document {
+    let mut docs = vec![moot_kernel::verbs::Document {
         name: "werewolf-rules",
         uri: "werewolf://rules".into(),
         title: "Werewolf Rules v1".into(),
@@ -429,7 +429,7 @@ pub fn documents() -> Vec<crate::verbs::Document> {
     }];
     for card in [Card::Villager, Card::Werewolf, Card::Seer, Card::Doctor] {
         let lower = card.title().to_lowercase();
-        docs.push(crate::verbs::Document {
+        docs.push(moot_kernel::verbs::Document {
             name: match card {
                 Card::Villager => "werewolf-role-villager",
                 Card::Werewolf => "werewolf-role-werewolf",
@@ -453,7 +453,7 @@ pub fn documents() -> Vec<crate::verbs::Document> {
 }
 
 /// Where `help werewolf` leads, with the rules as the matches here run them.
-pub const TOPIC: crate::verbs::Topic = crate::verbs::Topic {
+pub const TOPIC: moot_kernel::verbs::Topic = moot_kernel::verbs::Topic {
     title: "Werewolf",
     words: &["werewolf", "wolves", "ww"],
     intro: "Werewolf is played eight at a time. Sign the notice board in the Town Hall (north of \
@@ -469,7 +469,7 @@ fn rules_text() -> Vec<String> {
 }
 
 /// The thirteen Werewolf tools and the practice match, at `/mcp/werewolf`.
-pub const TOOLSET: crate::verbs::Toolset = crate::verbs::Toolset {
+pub const TOOLSET: moot_kernel::verbs::Toolset = moot_kernel::verbs::Toolset {
     name: "werewolf",
     summary: "the Werewolf server's tools: the queue, a practice match against the house's bots, \
               the match's state, events, speech, votes and night actions",
@@ -479,15 +479,15 @@ pub const TOOLSET: crate::verbs::Toolset = crate::verbs::Toolset {
 /// Werewolf's tools beyond the thirteen (`pass`, the all-seeing view, the report): the
 /// town's, beside `watch`, so that `/mcp/werewolf` is exactly the Werewolf server agents were
 /// written for (with the practice match, which they meet there).
-pub(super) const EXTRAS: crate::verbs::Toolset = crate::verbs::Toolset::TOWN;
+pub(super) const EXTRAS: moot_kernel::verbs::Toolset = moot_kernel::verbs::Toolset::TOWN;
 
 /// Each match's page on the web.
 const PAGE: &str = "/werewolf/{match_id}";
 
 /// `werewolf.v1` as the town runs it: with its page.
-const TEMPLATE: crate::game_api::Template = crate::game_api::Template {
+const TEMPLATE: moot_kernel::game_api::Template = moot_kernel::game_api::Template {
     page: Some(PAGE),
-    ..crate::game_api::template::<Werewolf>()
+    ..moot_kernel::game_api::template::<Werewolf>()
 };
 
 /// The path of match `sid`'s page (the template has one, so it is never empty).
@@ -496,7 +496,7 @@ pub fn page_of(sid: SessionId) -> String {
 }
 
 /// Werewolf: the board, the matches' buildings, the thirteen tools, the live page.
-pub static MODULE: crate::verbs::game_module::GameModule = crate::verbs::game_module::GameModule {
+pub static MODULE: moot_kernel::verbs::game_module::GameModule = moot_kernel::verbs::game_module::GameModule {
     name: "werewolf",
     templates: &[TEMPLATE],
     verbs: &[
@@ -520,7 +520,7 @@ pub static MODULE: crate::verbs::game_module::GameModule = crate::verbs::game_mo
     ],
     topic: TOPIC,
     commands: Some(building::SET),
-    page: Some(crate::verbs::game_module::Page {
+    page: Some(moot_kernel::verbs::game_module::Page {
         path: PAGE,
         summary: "A Werewolf match as it happens (HTML), for the public or the signed-in viewer",
         html: web::html,
@@ -529,7 +529,7 @@ pub static MODULE: crate::verbs::game_module::GameModule = crate::verbs::game_mo
         downloads: &[],
         actions: web::ACTIONS,
     }),
-    reads: &[crate::verbs::game_module::ApiRead {
+    reads: &[moot_kernel::verbs::game_module::ApiRead {
         path: "/werewolf/{match_id}/report",
         summary: "A finished Werewolf match's report (?export=true&viewer=PUBLIC|OMNISCIENT|p3 \
                   adds its events as JSON lines)",
@@ -556,12 +556,12 @@ pub static MODULE: crate::verbs::game_module::GameModule = crate::verbs::game_mo
          next event. A refusal such as `WRONG_PHASE` means the match moved on: read the state \
          again.",
     ),
-    hooks: crate::verbs::game_module::Hooks {
+    hooks: moot_kernel::verbs::game_module::Hooks {
         open: Some(open),
         on_change: Some(building::after_change),
         on_tick: Some(queue::fill),
         documents: Some(documents),
-        town: Some(crate::verbs::game_module::TownPart {
+        town: Some(moot_kernel::verbs::game_module::TownPart {
             data: town_board,
             section: include_str!("town_section.html"),
             script: include_str!("town_part.js"),
@@ -570,7 +570,7 @@ pub static MODULE: crate::verbs::game_module::GameModule = crate::verbs::game_mo
 };
 
 /// The buildings of the restored matches, and the tools' kept answers.
-fn open(world: &mut World, kept: &crate::store::keys::Kept) {
+fn open(world: &mut World, kept: &moot_kernel::store::keys::Kept) {
     building::restore(world);
     idempotency::keep_answers(world, &kept.answers);
 }

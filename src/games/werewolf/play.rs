@@ -3,7 +3,7 @@
 //! (`et.werewolf.match.get_state`). Each takes the caller's match unless a `matchId` names one,
 //! and players by id (`p3`) or by name.
 
-use crate::game_api::Code;
+use moot_kernel::game_api::Code;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -11,9 +11,9 @@ use serde_json::{Value, json};
 use super::rules::events::Reader;
 use super::rules::{Phase, Werewolf, player_id, seat_of, text};
 use super::{act, answer, catalog, game_of, iso_at, match_for, target_id, the_match};
-use crate::verbs::{Reply, ToolSpec, Topic, Verb, VerbError, usage};
-use crate::world::sessions::{Session, SessionId};
-use crate::world::{Cx, World};
+use moot_kernel::verbs::{Reply, ToolSpec, Topic, Verb, VerbError, usage};
+use moot_kernel::world::sessions::{Session, SessionId};
+use moot_kernel::world::{Cx, World};
 
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -86,7 +86,7 @@ impl Verb for Ready {
     const HELP: &'static str = "In the lobby of your Werewolf match, tells everyone you are ready. \
 The match begins when all eight are ready, or when the lobby's time runs out.";
     const READ_ONLY: bool = false;
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = catalog::seed("et.werewolf.match.ready");
     type Args = MatchArgs;
@@ -140,7 +140,7 @@ watching it: your opening on your turn (DAY_OPENING), anything during DAY_DISCUS
 last words if you were voted out. In the match's building, plain `say` does the same.";
     const READ_ONLY: bool = false;
     const REASONED: bool = true;
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = catalog::seed("et.werewolf.match.say_public");
     type Args = SpeakArgs;
@@ -220,7 +220,7 @@ to the next player without a word.";
     const TOOL_DESCRIPTION: &'static str = "Give up your turn to speak in DAY_OPENING without a \
 word (`matchId` if you play several). Returns the accepted action, as et.werewolf.match.say_public \
 does.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::EXTRAS);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::EXTRAS);
     const TOPIC: Topic = super::TOPIC;
     type Args = MatchArgs;
     type Output = Value;
@@ -265,7 +265,7 @@ not yourself), or `vote none` to abstain; anything after the name is your reason
 You may change your vote until the vote ends. Most votes is eliminated; a tie spares everyone.";
     const READ_ONLY: bool = false;
     const REASONED: bool = true;
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = catalog::seed("et.werewolf.match.vote");
     type Args = VoteArgs;
@@ -323,7 +323,7 @@ macro_rules! night_verb {
             const HELP: &'static str = $help;
             const READ_ONLY: bool = false;
             const REASONED: bool = true;
-            const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+            const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::TOOLSET);
             const TOPIC: Topic = super::TOPIC;
             const TOOL: ToolSpec = catalog::seed($tool);
             type Args = TargetArgs;
@@ -417,7 +417,7 @@ impl Verb for Growl {
 wolves (and spectators the server lets see everything) hear them.";
     const READ_ONLY: bool = false;
     const REASONED: bool = true;
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = catalog::seed("et.werewolf.match.night.wolf_chat");
     type Args = ChatArgs;
@@ -487,7 +487,7 @@ rules` gives the rules as this town runs them; `werewolf practice` starts a matc
 house bots.";
     // Reading the state changes nothing (`werewolf practice` is admitted as a write below).
     const READ_ONLY: bool = true;
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = catalog::seed("et.werewolf.match.get_state");
     type Args = StateArgs;

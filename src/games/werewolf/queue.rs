@@ -2,7 +2,7 @@
 //! (`et.werewolf.queue.join`), `unsign board` (`et.werewolf.queue.leave`), `queue`
 //! (`et.werewolf.queue.status`) and `practice` (a match against seven house bots).
 
-use crate::game_api::Code;
+use moot_kernel::game_api::Code;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -11,8 +11,8 @@ use super::{
     BOARD, QUEUE_ID, REQUIRED, WerewolfTown, answer, assignment, catalog, game_of, hall, my_match,
     refusal, server_time, start_match,
 };
-use crate::verbs::{Reply, ToolSpec, Topic, Verb, VerbError};
-use crate::world::{AgentId, Cx, ThingKind, World, house::BOTS};
+use moot_kernel::verbs::{Reply, ToolSpec, Topic, Verb, VerbError};
+use moot_kernel::world::{AgentId, Cx, ThingKind, World, house::BOTS};
 
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -54,9 +54,9 @@ fn check_queue_id(world: &World, id: &Option<String>) -> Result<(), VerbError> {
 }
 
 /// The running match `agent` plays in, if any.
-fn running_match(world: &World, agent: &AgentId) -> Option<crate::world::sessions::SessionId> {
+fn running_match(world: &World, agent: &AgentId) -> Option<moot_kernel::world::sessions::SessionId> {
     my_match(world, agent)
-        .filter(|&sid| game_of(world, sid).is_some_and(|w| !crate::game_api::Game::is_terminal(w)))
+        .filter(|&sid| game_of(world, sid).is_some_and(|w| !moot_kernel::game_api::Game::is_terminal(w)))
 }
 
 fn queue_json(world: &mut World, me: &AgentId, status: &str) -> Value {
@@ -83,7 +83,7 @@ for a Werewolf match; when eight have signed, the match begins and its building 
 Town Hall. `sign board as <name>` plays under another name for that match. `unsign board` takes \
 your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.join` tool.";
     const READ_ONLY: bool = false;
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[BOARD];
     const TOOL: ToolSpec = catalog::seed("et.werewolf.queue.join");
@@ -91,7 +91,7 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
     type Output = Value;
 
     fn parse(rest: &str) -> Result<JoinArgs, VerbError> {
-        let name = board_words(rest).map_err(|_| crate::verbs::usage::<Sign>())?;
+        let name = board_words(rest).map_err(|_| moot_kernel::verbs::usage::<Sign>())?;
         Ok(JoinArgs {
             preferred_display_name: (!name.is_empty()).then_some(name),
             ..JoinArgs::default()
@@ -227,7 +227,7 @@ impl Verb for Unsign {
     const SUMMARY: &'static str = "Take your name off the Werewolf queue.";
     const HELP: &'static str = "Takes your name off the Town Hall's notice board, if it is there.";
     const READ_ONLY: bool = false;
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[BOARD];
     const TOOL: ToolSpec = catalog::seed("et.werewolf.queue.leave");
@@ -237,7 +237,7 @@ impl Verb for Unsign {
     fn parse(rest: &str) -> Result<LeaveArgs, VerbError> {
         match board_words(rest) {
             Ok(s) if s.is_empty() => Ok(LeaveArgs::default()),
-            _ => Err(crate::verbs::usage::<Unsign>()),
+            _ => Err(moot_kernel::verbs::usage::<Unsign>()),
         }
     }
 
@@ -293,7 +293,7 @@ impl Verb for Queue {
     const HELP: &'static str = "Shows the names on the Town Hall's notice board, your place among \
 them, and your match if you are in one.";
     const READ_ONLY: bool = true;
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const OFFERED_BY: &'static [ThingKind] = &[BOARD];
     const TOOL: ToolSpec = catalog::seed("et.werewolf.queue.status");
@@ -304,7 +304,7 @@ them, and your match if you are in one.";
         if rest.trim().is_empty() {
             Ok(StatusArgs::default())
         } else {
-            Err(crate::verbs::usage::<Queue>())
+            Err(moot_kernel::verbs::usage::<Queue>())
         }
     }
 
@@ -381,7 +381,7 @@ building opens off the Town Hall, and anyone may watch.";
     const TOOL_DESCRIPTION: &'static str = "Start a Werewolf match at once, you in the first seat \
 and seven house bots in the others; needs nothing. Returns your match assignment, as \
 et.werewolf.queue.join does when a match starts.";
-    const TOOLSET: Option<crate::verbs::Toolset> = Some(super::TOOLSET);
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(super::TOOLSET);
     const TOPIC: Topic = super::TOPIC;
     const TOOL: ToolSpec = ToolSpec {
         name: Some("et.werewolf.practice.start"),
@@ -395,7 +395,7 @@ et.werewolf.queue.join does when a match starts.";
         if rest.trim().is_empty() {
             Ok(PracticeArgs {})
         } else {
-            Err(crate::verbs::usage::<Practice>())
+            Err(moot_kernel::verbs::usage::<Practice>())
         }
     }
 

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use super::WerewolfTown;
-use crate::verbs::game_module::Settings;
-use crate::world::World;
+use moot_kernel::verbs::game_module::Settings;
+use moot_kernel::world::World;
 
 #[derive(clap::Args, Debug, Clone)]
 #[group(skip)]

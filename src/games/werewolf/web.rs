@@ -13,10 +13,10 @@ use super::rules::{Phase, Werewolf, player_id, text};
 use super::{WerewolfTown, game_in, game_of, server_time};
 use super::info::{Omniscient, OmniscientArgs};
 use super::queue::{JoinArgs, LeaveArgs, Queue, Sign, StatusArgs, Unsign};
-use crate::verbs::{self, Verb, VerbError};
-use crate::verbs::game_module::{Access, WebAction, WebMethod};
-use crate::world::sessions::SessionId;
-use crate::world::{AgentId, Cx, World};
+use moot_kernel::verbs::{self, Verb, VerbError};
+use moot_kernel::verbs::game_module::{Access, WebAction, WebMethod};
+use moot_kernel::world::sessions::SessionId;
+use moot_kernel::world::{AgentId, Cx, World};
 
 /// The page itself.
 pub const PAGE: &str = include_str!("page.html");

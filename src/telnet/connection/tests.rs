@@ -82,7 +82,7 @@ fn forged(line: &str) -> bool {
     ["[Town Crier]", "[", "*", "#$#", "$#$"]
         .iter()
         .any(|m| line.starts_with(m))
-        || crate::wrap::poses_as_mark(line) && !line.starts_with("#$\"")
+        || moot_kernel::wrap::poses_as_mark(line) && !line.starts_with("#$\"")
 }
 
 #[test]
