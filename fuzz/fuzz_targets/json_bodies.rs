@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use moot::http::{CreateAgent, CreateSession, SubmitAction, check_envelope};
+use moot::http::{CreateAgent, SubmitAction, check_envelope};
+use moot::verbs::sessions::CreateArgs;
 
 fuzz_target!(|data: &[u8]| {
     let _ = check_envelope(data);
@@ -13,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
     if moot::text::clean_json(&mut v).is_err() {
         return;
     }
-    let _ = serde_json::from_value::<CreateSession>(v.clone());
+    let _ = serde_json::from_value::<CreateArgs>(v.clone());
     let _ = serde_json::from_value::<SubmitAction>(v.clone());
     let _ = serde_json::from_value::<CreateAgent>(v);
 });
