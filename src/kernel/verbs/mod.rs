@@ -346,13 +346,14 @@ fn run_line_of<V: Verb>(w: &mut World, cx: &mut Cx, rest: &str) -> Result<Vec<St
 /// Runs verb `V` with arguments a face already holds as their type (REST's bodies, the web's
 /// forms): the one way in for a face that does not go by a verb's name, counted, admitted and
 /// run as a typed line or a tool call is. The arguments' text must already be cleaned (as
-/// every face's extractor does).
+/// every face's extractor does), and only the structured result is read ([`Cx::data_only`]).
 pub fn run<V: Verb>(
     w: &mut World,
     cx: &mut Cx,
     args: V::Args,
 ) -> Result<Reply<V::Output>, VerbError> {
     counted::<V>(cx);
+    cx.data_only = true;
     let r = admitted::<V>(w, cx, args);
     in_its_shape::<V, _>(w, r)
 }

@@ -120,6 +120,9 @@ legal actions.";
 
     fn run(world: &mut World, cx: &mut Cx, a: SessionArg) -> Result<Reply<StateView>, VerbError> {
         let v = world.session_state(parse_id(&a.session_id)?, &cx.actor)?;
+        if cx.data_only {
+            return Ok(Reply::new(Vec::new(), v));
+        }
         let text = vec![
             format!(
                 "Session {} ({}), {}, tick {}; you are {}.",
@@ -182,13 +185,15 @@ the new state, tick and status.";
 
     fn run(world: &mut World, cx: &mut Cx, a: ActArgs) -> Result<Reply<Acted>, VerbError> {
         let acted = world.act(cx, parse_id(&a.session_id)?, &a.action, a.expected_tick)?;
-        Ok(Reply::new(
+        let text = if cx.data_only {
+            Vec::new()
+        } else {
             vec![format!(
                 "Done: tick {}, {}. State: {}",
                 acted.tick, acted.status, acted.state
-            )],
-            acted,
-        ))
+            )]
+        };
+        Ok(Reply::new(text, acted))
     }
 }
 
@@ -219,7 +224,9 @@ participants may. Returns every action in order, with who took it and when.";
 
     fn run(world: &mut World, cx: &mut Cx, a: SessionArg) -> Result<Reply<LogView>, VerbError> {
         let actions = world.session_log(parse_id(&a.session_id)?, &cx.actor)?;
-        let text = if actions.is_empty() {
+        let text = if cx.data_only {
+            Vec::new()
+        } else if actions.is_empty() {
             vec!["No actions yet.".to_owned()]
         } else {
             actions

@@ -39,6 +39,9 @@ pub struct Cx {
     /// Only the answer's text will be read (a typed line): a verb may leave its data empty
     /// rather than build it for nobody.
     pub text_only: bool,
+    /// Only the structured result will be read (a REST route, a web page's button): a verb may
+    /// leave its text empty rather than build it for nobody (a session's whole state, printed).
+    pub data_only: bool,
     /// Why the actor takes the game action this command takes, in their words (an agent's,
     /// over MCP or REST): stored with the action, shown once the game is over.
     pub reasoning: Option<String>,
@@ -109,6 +112,7 @@ impl Cx {
             now,
             hidden: false,
             text_only: false,
+            data_only: false,
             reasoning: None,
             notices: Vec::new(),
             saves: Vec::new(),
