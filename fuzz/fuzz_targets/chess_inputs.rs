@@ -26,9 +26,13 @@ fuzz_target!(|data: &[u8]| {
         let role = ["white", "black"][i % 2];
         let before = game.state();
         let at = i as u64 * 1000;
-        match game.apply(role, mv, at) {
-            Ok(next) => {
-                log.push((role, mv, at));
+        // Read as the host reads what a face sent, logged as the host logs it.
+        let taken = game
+            .parse(role, mv)
+            .and_then(|action| Ok((game.apply(role, &action, at)?, action.to_string())));
+        match taken {
+            Ok((next, logged)) => {
+                log.push((role, logged, at));
                 game = next;
             }
             Err(_) => assert_eq!(game.state(), before, "a refused move changed the game"),
@@ -38,6 +42,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = game.view(Some(r));
         }
     }
-    let replayed = game_api::replay(t, 0, &options, log.iter().copied()).expect("the log replays");
+    let replayed = game_api::replay(t, 0, &options, log.iter().map(|(r, a, at)| (*r, a.as_str(), *at)))
+        .expect("the log replays");
     assert_eq!(replayed.state(), game.state());
 });

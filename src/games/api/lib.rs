@@ -4,7 +4,9 @@
 //!
 //! A template is a [`Game`]: a value that knows its roles, the actions legal for each role, how
 //! an action turns it into a new value (or a typed error), when it has ended, and what each
-//! role may see of it. Templates do no I/O, read no clock, and draw any randomness from a seed
+//! role may see of it. Its actions are a type of its own ([`Game::Action`]), read once where
+//! they come in and printed in the log's spelling, which reads back as the same action; the
+//! host carries them, as it carries states, with their type erased ([`AnyAction`]). Templates do no I/O, read no clock, and draw any randomness from a seed
 //! kept in their own state, so replaying a session's log from its seed always gives the same
 //! state; the server checks exactly that on every start.
 //!
@@ -17,13 +19,13 @@
 
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
+mod erased;
 pub mod limit;
 pub mod text;
 
-use std::any::Any;
-
 use serde_json::Value;
 
+pub use erased::{AnyAction, AnyGame};
 pub use limit::MoveLimit;
 
 /// The role of the server actor: the host itself, taking a template's deadline (a flag-fall,
@@ -312,22 +314,45 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// it themselves (or the town seats them), never one player another.
     const SECLUDES: bool = false;
 
+    /// What a player does (and what the server actor does at a deadline), parsed once where
+    /// it comes in and handed to the rules as a value; its `Display` is the log's spelling,
+    /// which its `FromStr` reads back (the log and a replay read no other). Faces and the
+    /// house's verbs that know what they want make one directly; a typed line or a tool's
+    /// text goes through [`Game::parse`].
+    type Action: Clone
+        + std::fmt::Debug
+        + std::fmt::Display
+        + std::str::FromStr<Err = GameError>
+        + Send
+        + Sync
+        + 'static;
+
     /// The starting state. `options` are template-specific (e.g. a chess FEN).
     fn new(seed: u64, options: &Value) -> Result<Self, GameError>;
     fn legal_actions(&self, role: &str) -> Vec<String>;
-    fn apply(&self, role: &str, action: &str) -> Result<Self, GameError>;
-    /// The action as the log keeps it, where the template takes other spellings of it (a chess
-    /// move in SAN is logged in UCI); `None` keeps it as given. Faces pass on what people and
-    /// programs send, and every face gets the same spellings this way.
-    fn canonical(&self, role: &str, action: &str) -> Option<String> {
-        let _ = (role, action);
-        None
+    /// Reads `text` as `role` means it in this state: the spellings people and programs send
+    /// (a chess move in SAN, a Werewolf reply naming an event by the replier's own id), which
+    /// the log keeps in its own spelling. By default, the log's spelling only.
+    fn parse(&self, role: &str, text: &str) -> Result<Self::Action, GameError> {
+        let _ = role;
+        text.parse()
     }
-    /// [`Game::apply`] at game time `at`: templates with clocks override this one. The server
+    /// The state `action` by `role` leads to, or why the rules refuse it.
+    fn act(&self, role: &str, action: &Self::Action) -> Result<Self, GameError>;
+    /// [`Game::act`] at game time `at`: templates with clocks override this one. The server
     /// actor's deadline actions come here too, with [`SERVER_ROLE`].
-    fn apply_at(&self, role: &str, action: &str, at: GameTime) -> Result<Self, GameError> {
+    fn act_at(&self, role: &str, action: &Self::Action, at: GameTime) -> Result<Self, GameError> {
         let _ = at;
-        self.apply(role, action)
+        self.act(role, action)
+    }
+    /// [`Game::act`] on `text` as [`Game::parse`] reads it: for tests and tools that speak
+    /// in lines.
+    fn apply(&self, role: &str, text: &str) -> Result<Self, GameError> {
+        self.act(role, &self.parse(role, text)?)
+    }
+    /// [`Game::act_at`] on `text` as [`Game::parse`] reads it.
+    fn apply_at(&self, role: &str, text: &str, at: GameTime) -> Result<Self, GameError> {
+        self.act_at(role, &self.parse(role, text)?, at)
     }
     /// What happens next by itself, if anything.
     fn deadline(&self) -> Option<Deadline> {
@@ -355,20 +380,25 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// where everyone knows a choice was made), or `None` where even that it was taken is a
     /// secret (a Werewolf night action names a night role). So the log tells no more than the
     /// state. The host shows the whole log once the game is over.
-    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String> {
+    fn action_view(
+        &self,
+        viewer: Option<&str>,
+        actor: &str,
+        action: &Self::Action,
+    ) -> Option<String> {
         let _ = (viewer, actor);
-        Some(action.to_owned())
+        Some(action.to_string())
     }
     /// What `role` did, in words for everyone following the game, called on the state the
     /// action led to ("plays e4", "resigns"; for the server actor, a sentence of its own:
     /// "Black's flag falls"). Hidden choices stay hidden.
-    fn headline(&self, role: &str, action: &str) -> String {
+    fn headline(&self, role: &str, action: &Self::Action) -> String {
         let _ = (role, action);
         "has moved".to_owned()
     }
     /// What the action tells some followers only, called on the state it led to. The host
     /// delivers each note to the audience it names, and to nobody else.
-    fn notes(&self, role: &str, action: &str) -> Vec<Note> {
+    fn notes(&self, role: &str, action: &Self::Action) -> Vec<Note> {
         let _ = (role, action);
         Vec::new()
     }
@@ -438,103 +468,6 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer> {
         let _ = (role, options, seed);
         None
-    }
-}
-
-/// A [`Game`] with its type erased, so that sessions of every template live side by side.
-pub trait AnyGame: Send + Sync {
-    fn legal_actions(&self, role: &str) -> Vec<String>;
-    fn apply(&self, role: &str, action: &str, at: GameTime) -> Result<Box<dyn AnyGame>, GameError>;
-    fn canonical(&self, role: &str, action: &str) -> Option<String>;
-    fn deadline(&self) -> Option<Deadline>;
-    fn owing(&self) -> Vec<&'static str>;
-    fn is_terminal(&self) -> bool;
-    fn state(&self) -> Value;
-    fn state_text(&self) -> String;
-    fn view(&self, role: Option<&str>) -> Value;
-    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String>;
-    fn headline(&self, role: &str, action: &str) -> String;
-    fn notes(&self, role: &str, action: &str) -> Vec<Note>;
-    fn opening_notes(&self) -> Vec<Note>;
-    fn secluded(&self, role: &str) -> bool;
-    fn situation(&self) -> String;
-    fn ending(&self) -> Option<String>;
-    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String>;
-    fn picture(&self, viewer: Option<&str>) -> Option<Picture>;
-    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer>;
-    fn decided(&self) -> Option<Vec<SideScore>>;
-    fn as_any(&self) -> &dyn Any;
-}
-
-impl<G: Game> AnyGame for G {
-    fn legal_actions(&self, role: &str) -> Vec<String> {
-        Game::legal_actions(self, role)
-    }
-    fn apply(&self, role: &str, action: &str, at: GameTime) -> Result<Box<dyn AnyGame>, GameError> {
-        if !G::ROLES.contains(&role) && role != SERVER_ROLE {
-            return Err(GameError::UnknownRole(role.to_owned()));
-        }
-        if Game::is_terminal(self) {
-            return Err(GameError::Finished);
-        }
-        Game::apply_at(self, role, action, at).map(|g| Box::new(g) as Box<dyn AnyGame>)
-    }
-    fn canonical(&self, role: &str, action: &str) -> Option<String> {
-        Game::canonical(self, role, action)
-    }
-    fn deadline(&self) -> Option<Deadline> {
-        Game::deadline(self).filter(|_| !Game::is_terminal(self))
-    }
-    fn owing(&self) -> Vec<&'static str> {
-        Game::owing(self)
-    }
-    fn headline(&self, role: &str, action: &str) -> String {
-        Game::headline(self, role, action)
-    }
-    fn notes(&self, role: &str, action: &str) -> Vec<Note> {
-        Game::notes(self, role, action)
-    }
-    fn opening_notes(&self) -> Vec<Note> {
-        Game::opening_notes(self)
-    }
-    fn secluded(&self, role: &str) -> bool {
-        !Game::is_terminal(self) && Game::secluded(self, role)
-    }
-    fn situation(&self) -> String {
-        Game::situation(self)
-    }
-    fn ending(&self) -> Option<String> {
-        Game::ending(self)
-    }
-    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String> {
-        Game::render(self, viewer, now)
-    }
-    fn picture(&self, viewer: Option<&str>) -> Option<Picture> {
-        Game::picture(self, viewer)
-    }
-    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer> {
-        Game::computer(self, role, options, seed)
-    }
-    fn is_terminal(&self) -> bool {
-        Game::is_terminal(self)
-    }
-    fn state(&self) -> Value {
-        Game::state(self)
-    }
-    fn state_text(&self) -> String {
-        Game::state_text(self)
-    }
-    fn view(&self, role: Option<&str>) -> Value {
-        Game::view(self, role)
-    }
-    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String> {
-        Game::action_view(self, viewer, actor, action)
-    }
-    fn decided(&self) -> Option<Vec<SideScore>> {
-        Game::decided(self)
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 
@@ -640,7 +573,7 @@ pub fn replay<'a>(
 ) -> Result<Box<dyn AnyGame>, GameError> {
     let mut game = (template.new)(seed, options)?;
     for (role, action, at) in actions {
-        game = game.apply(role, action, at)?;
+        game = game.apply_logged(role, action, at)?;
     }
     Ok(game)
 }

@@ -89,17 +89,19 @@ impl MoveLimit {
         MoveLimit { since: at, ..self }
     }
 
-    /// Checks the server actor's `action` against a game with `clock`, for templates that give
-    /// each move a limit: only `flag`, and only once the side to move is out of time.
+    /// Checks the server actor's `action` (`flag`, if `is_flag`) against a game with `clock`,
+    /// for templates that give each move a limit: only `flag`, and only once the side to move
+    /// is out of time.
     pub fn check_flag(
         clock: Option<MoveLimit>,
+        is_flag: bool,
         action: &str,
         at: GameTime,
     ) -> Result<(), GameError> {
-        match (action, clock) {
-            ("flag", Some(l)) if l.expired(at) => Ok(()),
-            ("flag", Some(_)) => Err(GameError::Illegal("The time has not run out".into())),
-            ("flag", None) => Err(GameError::Illegal("This game has no clock".into())),
+        match (is_flag, clock) {
+            (true, Some(l)) if l.expired(at) => Ok(()),
+            (true, Some(_)) => Err(GameError::Illegal("The time has not run out".into())),
+            (true, None) => Err(GameError::Illegal("This game has no clock".into())),
             _ => Err(GameError::Illegal(format!("The server cannot `{action}`"))),
         }
     }

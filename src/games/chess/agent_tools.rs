@@ -558,14 +558,18 @@ after your move; then call waitForNextTurn.";
             return Err(VerbError::refused("Invalid move: it is not your turn."));
         }
         // SAN is taken as well as UCI, and played (and logged) as UCI.
-        let mv = Game::canonical(g, role, a.mv.trim()).unwrap_or_else(|| a.mv.trim().to_owned());
+        let mv = Game::parse(g, role, a.mv.trim())
+            .map_or_else(|_| a.mv.trim().to_owned(), |action| action.to_string());
         // Legality is checked against the position (cheap); only a claim needs the move played.
-        if let Err(e) = g.parse_move(&mv) {
-            world.refused(cx, id, &me);
-            return Err(VerbError::refused(format!("Invalid move: {e}")));
-        }
+        let action = match g.parse_move(&mv) {
+            Ok(m) => super::rules::ChessAction::Move(m.to_uci(shakmaty::CastlingMode::Standard)),
+            Err(e) => {
+                world.refused(cx, id, &me);
+                return Err(VerbError::refused(format!("Invalid move: {e}")));
+            }
+        };
         let mates = || {
-            Game::apply(g, role, &mv)
+            Game::act(g, role, &action)
                 .ok()
                 .and_then(|after| after.outcome())
                 .is_some_and(|o| o.reason == super::rules::EndReason::Checkmate)
@@ -578,7 +582,12 @@ after your move; then call waitForNextTurn.";
         }
         let opponent = opponent_kind(world, s, &me);
         let tick = s.tick;
-        world.play(cx, id, &mv, Some(tick))?;
+        world.play(
+            cx,
+            id,
+            moot_kernel::game_api::AnyAction::new(action),
+            Some(tick),
+        )?;
         // The move is made, so a refusal now would be untrue.
         #[expect(
             clippy::expect_used,

@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 use shakmaty::CastlingMode;
 use shakmaty::san::SanPlus;
 
-use super::rules::ChessGame;
+use super::rules::{ChessAction, ChessGame, Control};
+use moot_kernel::game_api::AnyAction;
 use super::rules::tkmoo::drag_square;
 use super::{chess_game, chess_of, game_to_see, my_game};
 use moot_kernel::verbs::games::session_of;
@@ -167,9 +168,11 @@ unless you name the piece. Returns the move in UCI and SAN, the game's tick and 
                 args.mv
             )));
         };
-        let uci = m.to_uci(CastlingMode::Standard).to_string();
+        let uci = m.to_uci(CastlingMode::Standard);
         let tick = s.tick;
-        let acted = world.play(cx, sid, &uci, Some(tick)).map_err(|e| {
+        let action = AnyAction::new(ChessAction::Move(uci));
+        let uci = uci.to_string();
+        let acted = world.play(cx, sid, action, Some(tick)).map_err(|e| {
             // A flag that fell before the move arrived ends the game first.
             match world.session(sid).and_then(|s| s.game.ending()) {
                 Some(end) => VerbError::refused(format!("Game #{sid} is over: {end}.")),
@@ -221,8 +224,8 @@ fn control(
     world: &mut World,
     cx: &mut Cx,
     game: Option<&str>,
-    pick: impl FnOnce(&World, SessionId, &str) -> &'static str,
-) -> Result<(SessionId, &'static str, String), VerbError> {
+    pick: impl FnOnce(&World, SessionId, &str) -> Control,
+) -> Result<(SessionId, Control, String), VerbError> {
     let actor = cx.actor.clone();
     let sid = my_game(world, &actor, game)?;
     let s = session_of(world, sid)?;
@@ -231,7 +234,12 @@ fn control(
         .role_of(&actor)
         .ok_or_else(|| VerbError::refused(format!("You are not playing in game #{sid}.")))?;
     let action = pick(world, sid, role);
-    let acted = world.play(cx, sid, action, Some(tick))?;
+    let acted = world.play(
+        cx,
+        sid,
+        AnyAction::new(ChessAction::Control(action)),
+        Some(tick),
+    )?;
     Ok((sid, action, acted.status))
 }
 
@@ -242,7 +250,7 @@ fn agree_or_ask(
     cx: &mut Cx,
     game: Option<&str>,
     standing: fn(&ChessGame) -> Option<super::rules::Side>,
-    actions: (&'static str, &'static str),
+    actions: (Control, Control),
     texts: (&str, &str),
 ) -> Result<Reply<Done>, VerbError> {
     let (sid, action, status) = control(world, cx, game, |w, sid, role| {
@@ -262,7 +270,7 @@ fn agree_or_ask(
         vec![format!("{said} in game #{sid}.")],
         Done {
             session_id: sid.to_string(),
-            action: action.into(),
+            action: action.name().into(),
             status,
         },
     ))
@@ -291,12 +299,12 @@ your opponent wins. Returns the game's id and status.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<Done>, VerbError> {
-        let (sid, action, status) = control(world, cx, args.game.as_deref(), |_, _, _| "resign")?;
+        let (sid, action, status) = control(world, cx, args.game.as_deref(), |_, _, _| Control::Resign)?;
         Ok(Reply::new(
             vec![format!("You resign game #{sid}.")],
             Done {
                 session_id: sid.to_string(),
-                action: action.into(),
+                action: action.name().into(),
                 status,
             },
         ))
@@ -333,7 +341,7 @@ several), or accept the one your opponent offered. Returns what was done and the
             cx,
             args.game.as_deref(),
             ChessGame::draw_offer,
-            ("accept_draw", "offer_draw"),
+            (Control::AcceptDraw, Control::OfferDraw),
             texts,
         )
     }
@@ -368,7 +376,7 @@ at once. Returns what was done and the game's status.";
             "You agree to take back",
             "You ask to take back your last move",
         );
-        let actions = ("accept_takeback", "request_takeback");
+        let actions = (Control::AcceptTakeback, Control::RequestTakeback);
         agree_or_ask(
             world,
             cx,

@@ -284,12 +284,12 @@ pub fn act(
     world: &mut World,
     cx: &mut Cx,
     sid: SessionId,
-    action: &str,
+    action: rules::Action,
 ) -> Result<String, VerbError> {
     // A match that has ended (before the caller's read, or by a deadline that fell due just
     // now) is the host's refusal, with the tools' WRONG_PHASE.
     world
-        .play(cx, sid, action, None)
+        .play(cx, sid, moot_kernel::game_api::AnyAction::new(action), None)
         .map_err(|e| host_refusal(world, e))?;
     // The action is taken, so only its event's id is left to give, as the caller numbers it.
     let me = reader(world, &cx.actor, sid);

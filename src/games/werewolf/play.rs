@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::rules::events::Reader;
-use super::rules::{Phase, Werewolf, player_id, seat_of, text};
+use super::rules::{Action, Phase, Target, Werewolf, player_id, seat_of, text};
 use super::{act, answer, catalog, game_of, iso_at, match_for, target_id, the_match};
 use moot_kernel::verbs::{Reply, ToolSpec, Topic, Verb, VerbError, usage};
 use moot_kernel::world::sessions::{Session, SessionId};
@@ -58,13 +58,13 @@ fn ok(world: &World, sid: SessionId, event_id: &str, key: &str, value: Value) ->
     v
 }
 
-/// A night action on a target: `verb` is the template's word for it, `key` the tool's name
+/// A night action on a target: `make` makes the template's action, `key` is the tool's name
 /// for its result. Returns the match, the action's event and the result.
 fn night(
     world: &mut World,
     cx: &mut Cx,
     args: &TargetArgs,
-    verb: &str,
+    make: fn(Target) -> Action,
     key: &str,
 ) -> Result<(SessionId, String, Value), VerbError> {
     let me = cx.actor.clone();
@@ -73,7 +73,7 @@ fn night(
     let target = target_id(w, &args.target_player_id);
     // Read before acting (acting changes no one's card), so nothing after it can fail.
     let value = night_value(key, role, &target, w);
-    let event = act(world, cx, sid, &format!("{verb} {target}"))?;
+    let event = act(world, cx, sid, make(Target(target)))?;
     Ok((sid, event, value))
 }
 
@@ -104,7 +104,7 @@ The match begins when all eight are ready, or when the lobby's time runs out.";
         super::idempotency::once::<Self>(world, cx, key, args, |world, cx, args| {
             let me = cx.actor.clone();
             let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
-            act(world, cx, sid, "ready")?;
+            act(world, cx, sid, Action::Ready)?;
             let mut data = ok(world, sid, "", "ready", json!(true));
             data["playerId"] = json!(role);
             if let Some(o) = data.as_object_mut() {
@@ -186,11 +186,11 @@ pub fn speak(
             None,
         ));
     }
-    let action = match &args.reply_to_event_id {
-        Some(id) => format!("reply {id} {}", args.text),
-        None => format!("say {}", args.text),
+    let action = match (&args.reply_to_event_id, seat_of(role)) {
+        (Some(id), Some(seat)) => the_match(world, sid)?.1.reply(seat, id, &args.text),
+        _ => Action::Say(args.text.clone()),
     };
-    let event = act(world, cx, sid, &action)?;
+    let event = act(world, cx, sid, action)?;
     let me = super::reader(world, &cx.actor, sid);
     let text = game_of(world, sid)
         .and_then(|w| w.event_named(me, &event))
@@ -235,7 +235,7 @@ does.";
     fn run(world: &mut World, cx: &mut Cx, args: MatchArgs) -> Result<Reply<Value>, VerbError> {
         let me = cx.actor.clone();
         let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
-        let event = act(world, cx, sid, "pass")?;
+        let event = act(world, cx, sid, Action::Pass)?;
         let data = ok(world, sid, &event, "playerId", json!(role));
         Ok(Reply::new(Vec::new(), data))
     }
@@ -294,12 +294,15 @@ You may change your vote until the vote ends. Most votes is eliminated; a tie sp
             let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
             let (_, w) = the_match(world, sid)?;
             let target = args.target_player_id.as_deref().map(|t| target_id(w, t));
-            let mut action = format!("vote {}", target.as_deref().unwrap_or("none"));
-            if let Some(r) = args.reason.as_deref().filter(|r| !r.trim().is_empty()) {
-                action.push(' ');
-                action.push_str(r.trim());
-            }
-            let event = act(world, cx, sid, &action)?;
+            let action = Action::Vote {
+                // Naming "none" (or "abstain") is voting for no one, as the log spells it.
+                target: target
+                    .clone()
+                    .filter(|t| !matches!(t.as_str(), "none" | "abstain"))
+                    .map(Target),
+                reason: args.reason.as_deref().unwrap_or("").trim().to_owned(),
+            };
+            let event = act(world, cx, sid, action)?;
             let data = ok(
                 world,
                 sid,
@@ -313,7 +316,7 @@ You may change your vote until the vote ends. Most votes is eliminated; a tie sp
 }
 
 macro_rules! night_verb {
-    ($ty:ident, $name:literal, $tool:literal, $word:literal, $key:literal, $summary:literal, $help:literal) => {
+    ($ty:ident, $name:literal, $tool:literal, $make:expr, $key:literal, $summary:literal, $help:literal) => {
         pub struct $ty;
 
         impl Verb for $ty {
@@ -343,7 +346,7 @@ macro_rules! night_verb {
                 cx.hidden = true;
                 let key = args.idempotency_key.clone();
                 super::idempotency::once::<Self>(world, cx, key, args, |world, cx, args| {
-                    let (sid, event, value) = night(world, cx, &args, $word, $key)?;
+                    let (sid, event, value) = night(world, cx, &args, $make, $key)?;
                     let data = ok(world, sid, &event, $key, value);
                     Ok(Reply::new(Vec::new(), data))
                 })
@@ -368,7 +371,7 @@ night_verb!(
     Kill,
     "kill",
     "et.werewolf.match.night.wolf_kill",
-    "kill",
+    Action::Kill,
     "selection",
     "Choose tonight's victim, if you are a werewolf.",
     "During NIGHT, a werewolf picks a living non-wolf to kill; your last pick counts, and your \
@@ -379,7 +382,7 @@ night_verb!(
     Inspect,
     "inspect",
     "et.werewolf.match.night.seer_inspect",
-    "inspect",
+    Action::Inspect,
     "result",
     "Learn whether someone is a werewolf, if you are the seer.",
     "During NIGHT, the seer inspects one living player (not themselves) and learns at once, \
@@ -389,7 +392,7 @@ night_verb!(
     Protect,
     "protect",
     "et.werewolf.match.night.doctor_protect",
-    "protect",
+    Action::Protect,
     "protection",
     "Guard someone from the wolves tonight, if you are the doctor.",
     "During NIGHT, the doctor protects one living player (themselves too) from the wolves; not \
@@ -437,7 +440,7 @@ wolves (and spectators the server lets see everything) hear them.";
         super::idempotency::once::<Self>(world, cx, key, args, |world, cx, args| {
             let me = cx.actor.clone();
             let (sid, role) = match_for(world, &me, args.match_id.as_deref())?;
-            let event = act(world, cx, sid, &format!("wolfchat {}", args.text))?;
+            let event = act(world, cx, sid, Action::WolfChat(args.text.clone()))?;
             let data = ok(
                 world,
                 sid,

@@ -272,7 +272,7 @@ impl World {
         }
         let server: AgentId = super::SERVER_ID.into();
         let taken = self
-            .record(cx, &server, sid, &d.action, d.at, false)
+            .record(cx, &server, sid, d.action.as_str().into(), d.at, false)
             .is_ok();
         for agent in &owing {
             if taken {

@@ -106,12 +106,46 @@ impl Blackjack {
     }
 }
 
+/// What the player does at the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Play {
+    /// A new hand (the one in play, if any, is abandoned).
+    Deal,
+    Hit,
+    Stand,
+}
+
+impl std::str::FromStr for Play {
+    type Err = GameError;
+    fn from_str(s: &str) -> Result<Play, GameError> {
+        match s {
+            "deal" => Ok(Play::Deal),
+            "hit" => Ok(Play::Hit),
+            "stand" => Ok(Play::Stand),
+            other => Err(GameError::Illegal(format!(
+                "`{other}` is not deal, hit or stand"
+            ))),
+        }
+    }
+}
+
+impl std::fmt::Display for Play {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Play::Deal => "deal",
+            Play::Hit => "hit",
+            Play::Stand => "stand",
+        })
+    }
+}
+
 impl Game for Blackjack {
     const TEMPLATE: &'static str = "blackjack.v1";
     const TITLE: &'static str = "blackjack";
     const ROLES: &'static [&'static str] = &["player"];
     const SEQUENTIAL: bool = false;
     const TABLE: &'static str = "blackjack_table";
+    type Action = Play;
 
     fn new(seed: u64, options: &Value) -> Result<Blackjack, GameError> {
         match options {
@@ -140,10 +174,10 @@ impl Game for Blackjack {
         }
     }
 
-    fn apply(&self, _role: &str, action: &str) -> Result<Blackjack, GameError> {
+    fn act(&self, _role: &str, play: &Play) -> Result<Blackjack, GameError> {
         let mut g = self.clone();
-        match action {
-            "deal" => {
+        match play {
+            Play::Deal => {
                 g.dealer = vec![g.draw(), g.draw()];
                 g.player = vec![g.draw(), g.draw()];
                 g.phase = if total(&g.player) == 21 {
@@ -154,19 +188,19 @@ impl Game for Blackjack {
                     Phase::Playing
                 };
             }
-            "hit" | "stand" if !self.in_play() => {
+            Play::Hit | Play::Stand if !self.in_play() => {
                 return Err(GameError::Illegal(format!(
-                    "There is no hand in play to {action}; deal one first (blackjack_deal)."
+                    "There is no hand in play to {play}; deal one first (blackjack_deal)."
                 )));
             }
-            "hit" => {
+            Play::Hit => {
                 let card = g.draw();
                 g.player.push(card);
                 if total(&g.player) > 21 {
                     g.phase = Phase::Over(BUST);
                 }
             }
-            "stand" => {
+            Play::Stand => {
                 while total(&g.dealer) < 17 {
                     let card = g.draw();
                     g.dealer.push(card);
@@ -179,11 +213,6 @@ impl Game for Blackjack {
                 } else {
                     DEALER_WINS
                 });
-            }
-            other => {
-                return Err(GameError::Illegal(format!(
-                    "`{other}` is not deal, hit or stand"
-                )));
             }
         }
         Ok(g)

@@ -10,6 +10,7 @@ impl Game for ChessGame {
     const SEQUENTIAL: bool = true;
     const TABLE: &'static str = "chess_table";
     const HOUSE_PLAYS: bool = true;
+    type Action = ChessAction;
 
     /// `options` may hold `{"fen": "<FEN>"}` to start from a given position, `clock` (`5+3`, or
     /// `3d` per move), and `computer_level` (1 to 10) for a game against the house's computer.
@@ -104,42 +105,55 @@ impl Game for ChessGame {
             .collect()
     }
 
-    /// A move in SAN (`Nf3`, `exd5`, `O-O`, `e8=Q+`) is logged as the UCI move it means.
-    fn canonical(&self, _role: &str, action: &str) -> Option<String> {
-        let action = action.trim();
-        if CONTROL_ACTIONS.contains(&action) || action.parse::<UciMove>().is_ok() {
-            return None;
+    /// Besides the log's spelling (UCI, the control actions' names), a move in SAN (`Nf3`,
+    /// `exd5`, `O-O`, `e8=Q+`), read against the position: the UCI move it means. SAN sent out
+    /// of turn is refused as out of turn, as UCI is.
+    fn parse(&self, role: &str, text: &str) -> Result<ChessAction, GameError> {
+        let logged = text.parse::<ChessAction>();
+        if logged.is_ok() {
+            return logged;
         }
-        let san: shakmaty::san::SanPlus = action.parse().ok()?;
-        let m = san.san.to_move(&self.pos).ok()?;
-        Some(m.to_uci(CastlingMode::Standard).to_string())
-    }
-
-    /// Besides UCI moves: `resign`, `offer_draw`, `accept_draw`, `decline_draw`,
-    /// `request_takeback`, `accept_takeback`, `decline_takeback` (any time, either side).
-    fn apply(&self, role: &str, action: &str) -> Result<ChessGame, GameError> {
-        let side = Side::from_role(role).ok_or_else(|| GameError::UnknownRole(role.to_owned()))?;
-        if let Some(next) = self.control(side, action.trim())? {
-            return Ok(next);
-        }
-        if side != self.turn() {
+        let Ok(san) = text.trim().parse::<SanPlus>() else {
+            return logged;
+        };
+        if Side::from_role(role).is_some_and(|side| side != self.turn()) {
             return Err(GameError::NotYourTurn);
         }
-        let m = self.parse_move(action)?;
-        Ok(self.play(m))
+        let m = san
+            .san
+            .to_move(&self.pos)
+            .map_err(|_| action::not_a_move(text))?;
+        Ok(ChessAction::Move(m.to_uci(CastlingMode::Standard)))
+    }
+
+    /// Besides moves: `resign`, `offer_draw`, `accept_draw`, `decline_draw`,
+    /// `request_takeback`, `accept_takeback`, `decline_takeback` (any time, either side).
+    fn act(&self, role: &str, action: &ChessAction) -> Result<ChessGame, GameError> {
+        let side = Side::from_role(role).ok_or_else(|| GameError::UnknownRole(role.to_owned()))?;
+        match action {
+            ChessAction::Control(c) => self.control(side, *c),
+            _ if side != self.turn() => Err(GameError::NotYourTurn),
+            ChessAction::Move(uci) => Ok(self.play(self.legal(uci, &uci.to_string())?)),
+            ChessAction::Flag => Err(action::not_a_move("flag")),
+        }
     }
 
     /// With a clock, the side to move is charged the time since its turn began, and gains the
     /// increment when it moves; with a time per move, the next side's time starts afresh. The
     /// server actor's only action is `flag`.
-    fn apply_at(&self, role: &str, action: &str, at: GameTime) -> Result<ChessGame, GameError> {
+    fn act_at(
+        &self,
+        role: &str,
+        action: &ChessAction,
+        at: GameTime,
+    ) -> Result<ChessGame, GameError> {
         if role == SERVER_ROLE {
             return match action {
-                "flag" => self.flag(at),
+                ChessAction::Flag => self.flag(at),
                 _ => Err(GameError::Illegal(format!("The server cannot `{action}`"))),
             };
         }
-        let mut next = self.apply(role, action)?;
+        let mut next = self.act(role, action)?;
         let Some(mut clock) = self.clock else {
             return Ok(next);
         };
@@ -147,7 +161,7 @@ impl Game for ChessGame {
             return Err(GameError::Illegal("Your time has run out".into()));
         }
         let mover = self.turn();
-        let moved = !CONTROL_ACTIONS.contains(&action.trim());
+        let moved = matches!(action, ChessAction::Move(_));
         if moved || next.turn() != mover {
             clock.charge(mover, at, moved);
         }
@@ -272,16 +286,19 @@ impl Game for ChessGame {
         self.state()
     }
 
-    fn headline(&self, role: &str, action: &str) -> String {
+    fn headline(&self, role: &str, action: &ChessAction) -> String {
         match action {
-            "resign" => "resigns".to_owned(),
-            "offer_draw" => "offers a draw".to_owned(),
-            "accept_draw" => "accepts the draw".to_owned(),
-            "decline_draw" => "declines the draw".to_owned(),
-            "request_takeback" => "asks to take back a move".to_owned(),
-            "accept_takeback" => "agrees to take back".to_owned(),
-            "decline_takeback" => "refuses to take back".to_owned(),
-            "flag" if role == SERVER_ROLE => match self.turn() {
+            ChessAction::Control(c) => match c {
+                Control::Resign => "resigns",
+                Control::OfferDraw => "offers a draw",
+                Control::AcceptDraw => "accepts the draw",
+                Control::DeclineDraw => "declines the draw",
+                Control::RequestTakeback => "asks to take back a move",
+                Control::AcceptTakeback => "agrees to take back",
+                Control::DeclineTakeback => "refuses to take back",
+            }
+            .to_owned(),
+            ChessAction::Flag if role == SERVER_ROLE => match self.turn() {
                 Side::White => "White's flag falls".to_owned(),
                 Side::Black => "Black's flag falls".to_owned(),
             },

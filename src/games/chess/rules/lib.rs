@@ -22,6 +22,7 @@
 
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
+mod action;
 mod clock;
 pub mod computer;
 pub mod engine;
@@ -30,6 +31,7 @@ mod pgn;
 pub mod render;
 pub mod tkmoo;
 
+pub use action::{ChessAction, Control};
 pub use clock::{Clock, TimeControl, clock_text};
 
 use std::sync::Arc;
@@ -43,17 +45,6 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Color, EnPassantMode, Move, Position};
 
 use moot_game_api::{Computer, Deadline, Game, GameError, GameTime, Picture, SERVER_ROLE};
-
-/// Actions besides moves, open to either side at any time.
-pub const CONTROL_ACTIONS: [&str; 7] = [
-    "resign",
-    "offer_draw",
-    "accept_draw",
-    "decline_draw",
-    "request_takeback",
-    "accept_takeback",
-    "decline_takeback",
-];
 
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -302,14 +293,15 @@ impl ChessGame {
 
     /// A move in UCI, checked against the position: the move it means, or why it is refused.
     pub fn parse_move(&self, uci: &str) -> Result<Move, GameError> {
-        let parsed: UciMove = uci.trim().parse().map_err(|_| {
-            GameError::Illegal(format!(
-                "`{uci}` is not a legal move here (give UCI like e2e4 or e7e8q, or SAN like Nf3)"
-            ))
-        })?;
-        parsed
-            .to_move(&self.pos)
-            .map_err(|_| GameError::Illegal(format!("{uci} is not a legal move in this position")))
+        let parsed: UciMove = uci.trim().parse().map_err(|_| action::not_a_move(uci))?;
+        self.legal(&parsed, uci)
+    }
+
+    /// The move `uci` means in this position, or its refusal (naming it as it was `given`).
+    fn legal(&self, uci: &UciMove, given: &str) -> Result<Move, GameError> {
+        uci.to_move(&self.pos).map_err(|_| {
+            GameError::Illegal(format!("{given} is not a legal move in this position"))
+        })
     }
 
     /// Zobrist keys of the earlier positions since the last capture or pawn move (for the
@@ -406,58 +398,56 @@ impl ChessGame {
     }
 
     /// The game-control actions: resigning, draws and takebacks.
-    fn control(&self, side: Side, action: &str) -> Result<Option<ChessGame>, GameError> {
-        if !CONTROL_ACTIONS.contains(&action) {
-            return Ok(None);
-        }
+    fn control(&self, side: Side, action: Control) -> Result<ChessGame, GameError> {
         let mut next = self.clone();
         let other = side.other();
         match action {
-            "resign" => {
+            Control::Resign => {
                 next.outcome = Some(Outcome {
                     winner: Some(other),
                     reason: EndReason::Resignation,
                 })
             }
-            "offer_draw" if self.draw_offer == Some(other) => {
+            Control::OfferDraw if self.draw_offer == Some(other) => {
                 next.outcome = Some(Outcome {
                     winner: None,
                     reason: EndReason::Agreement,
                 });
             }
-            "offer_draw" => next.draw_offer = Some(side),
-            "accept_draw" if self.draw_offer == Some(other) => {
+            Control::OfferDraw => next.draw_offer = Some(side),
+            Control::AcceptDraw if self.draw_offer == Some(other) => {
                 next.outcome = Some(Outcome {
                     winner: None,
                     reason: EndReason::Agreement,
                 });
             }
-            "decline_draw" if self.draw_offer == Some(other) => next.draw_offer = None,
-            "accept_draw" | "decline_draw" => {
+            Control::DeclineDraw if self.draw_offer == Some(other) => next.draw_offer = None,
+            Control::AcceptDraw | Control::DeclineDraw => {
                 return Err(GameError::Illegal(
                     "There is no draw offer to answer".into(),
                 ));
             }
-            "request_takeback" => {
+            Control::RequestTakeback => {
                 if self.undo(self.takeback_plies(side)).is_none() {
                     return Err(GameError::Illegal("You have no move to take back".into()));
                 }
                 next.takeback_request = Some(side);
             }
-            "accept_takeback" if self.takeback_request == Some(other) => {
-                return Ok(self.undo(self.takeback_plies(other)));
+            Control::AcceptTakeback if self.takeback_request == Some(other) => {
+                return self
+                    .undo(self.takeback_plies(other))
+                    .ok_or_else(|| GameError::Illegal("There is no move to take back".into()));
             }
-            "decline_takeback" if self.takeback_request == Some(other) => {
+            Control::DeclineTakeback if self.takeback_request == Some(other) => {
                 next.takeback_request = None
             }
-            "accept_takeback" | "decline_takeback" => {
+            Control::AcceptTakeback | Control::DeclineTakeback => {
                 return Err(GameError::Illegal(
                     "There is no takeback request to answer".into(),
                 ));
             }
-            _ => return Ok(None),
         }
-        Ok(Some(next))
+        Ok(next)
     }
 
     /// The game after `m`, which must be legal here.

@@ -385,7 +385,7 @@ fn a_clocked_game_replays_from_its_log_with_the_times() {
     ];
     let mut game = (t.new)(0, &options).unwrap();
     for (r, a, at) in log {
-        game = game.apply(r, a, at).unwrap();
+        game = game.apply_logged(r, a, at).unwrap();
     }
     let replayed = moot_game_api::replay(t, 0, &options, log).unwrap();
     assert_eq!(replayed.state(), game.state());
@@ -565,7 +565,10 @@ fn a_correspondence_move_too_late_loses_on_time() {
         })
     );
     assert_eq!(end.ending().unwrap(), "White wins on time (1-0)");
-    assert_eq!(end.headline(SERVER_ROLE, "flag"), "Black's flag falls");
+    assert_eq!(
+        end.headline(SERVER_ROLE, &ChessAction::Flag),
+        "Black's flag falls"
+    );
     assert_eq!(Game::deadline(&end), None);
     assert!(Game::owing(&end).is_empty());
     assert_eq!(end.render(None, due).last().unwrap(), "Clock 1h per move.");
@@ -591,7 +594,7 @@ fn a_correspondence_game_replays_from_its_log_and_is_rated_apart() {
     ];
     let mut game = (t.new)(0, &options).unwrap();
     for (r, a, at) in log {
-        game = game.apply(r, a, at).unwrap();
+        game = game.apply_logged(r, a, at).unwrap();
     }
     let replayed = moot_game_api::replay(t, 0, &options, log).unwrap();
     assert_eq!(replayed.state_text(), game.state_text());

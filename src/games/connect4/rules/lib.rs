@@ -153,16 +153,6 @@ impl Connect4 {
     }
 
     /// A column's number from an action (`4`), checked.
-    fn column(action: &str) -> Result<usize, GameError> {
-        action
-            .trim()
-            .parse::<usize>()
-            .ok()
-            .filter(|c| (1..=COLS).contains(c))
-            .map(|c| c - 1)
-            .ok_or_else(|| GameError::Illegal(format!("`{action}` is not a column 1 to 7")))
-    }
-
     /// How good the board is for `me`, without looking ahead: lines of four that only one
     /// side can still make count by how full they are, and the centre column counts a little.
     fn score(&self, me: Disc) -> i32 {
@@ -280,7 +270,40 @@ impl Connect4 {
 /// Columns from the centre out, so the search cuts off sooner.
 const ORDER: [usize; COLS] = [3, 2, 4, 1, 5, 0, 6];
 
+/// A disc dropped in a column (0 to 6 here; the log and people count 1 to 7), or the server
+/// actor's `flag` when the side to move runs out of time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drop {
+    Column(usize),
+    Flag,
+}
+
+impl std::str::FromStr for Drop {
+    type Err = GameError;
+    fn from_str(s: &str) -> Result<Drop, GameError> {
+        if s.trim() == "flag" {
+            return Ok(Drop::Flag);
+        }
+        s.trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|c| (1..=COLS).contains(c))
+            .map(|c| Drop::Column(c - 1))
+            .ok_or_else(|| GameError::Illegal(format!("`{s}` is not a column 1 to 7")))
+    }
+}
+
+impl std::fmt::Display for Drop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Drop::Column(c) => write!(f, "{}", c + 1),
+            Drop::Flag => f.write_str("flag"),
+        }
+    }
+}
+
 impl Game for Connect4 {
+    type Action = Drop;
     const TEMPLATE: &'static str = "connect4.v1";
     const ROLES: &'static [&'static str] = &["red", "yellow"];
     const SEQUENTIAL: bool = true;
@@ -330,26 +353,30 @@ impl Game for Connect4 {
             .collect()
     }
 
-    fn apply(&self, role: &str, action: &str) -> Result<Connect4, GameError> {
+    fn act(&self, role: &str, drop: &Drop) -> Result<Connect4, GameError> {
         if Disc::named(role) != Some(self.turn()) {
             return Err(GameError::NotYourTurn);
         }
-        let col = Connect4::column(action)?;
+        let Drop::Column(col) = *drop else {
+            return Err(GameError::Illegal(format!(
+                "`{drop}` is not a column 1 to 7"
+            )));
+        };
         self.dropped(col)
             .ok_or_else(|| GameError::Illegal(format!("column {} is full", col + 1)))
     }
 
     /// A drop starts the next side's time; one that comes at the deadline or after is too
     /// late. The server actor's only action is `flag`, once the side to move is out of time.
-    fn apply_at(&self, role: &str, action: &str, at: GameTime) -> Result<Connect4, GameError> {
+    fn act_at(&self, role: &str, drop: &Drop, at: GameTime) -> Result<Connect4, GameError> {
         if role == SERVER_ROLE {
-            MoveLimit::check_flag(self.clock, action, at)?;
+            MoveLimit::check_flag(self.clock, *drop == Drop::Flag, &drop.to_string(), at)?;
             return Ok(Connect4 {
                 timed_out: Some(self.turn()),
                 ..self.clone()
             });
         }
-        let next = self.apply(role, action)?;
+        let next = self.act(role, drop)?;
         let clock = MoveLimit::after_move(self.clock, at)?;
         Ok(Connect4 { clock, ..next })
     }
@@ -442,7 +469,7 @@ impl Game for Connect4 {
     }
 
     /// "drops a disc in column 4"; the server's flag: "Red runs out of time".
-    fn headline(&self, role: &str, action: &str) -> String {
+    fn headline(&self, role: &str, drop: &Drop) -> String {
         if role == SERVER_ROLE {
             return match self.timed_out {
                 Some(l) => format!(
@@ -452,9 +479,9 @@ impl Game for Connect4 {
                 None => "has moved".to_owned(),
             };
         }
-        match Connect4::column(action) {
-            Ok(c) => format!("drops a disc in column {}", c + 1),
-            Err(_) => "has moved".to_owned(),
+        match drop {
+            Drop::Column(c) => format!("drops a disc in column {}", c + 1),
+            Drop::Flag => "has moved".to_owned(),
         }
     }
 

@@ -195,7 +195,10 @@ fn the_side_that_runs_out_of_time_loses_and_replays_the_same() {
         json!({"per_move_ms": 30_000, "since": 20_000})
     );
     assert_eq!(end.ending().as_deref(), Some("yellow wins on time"));
-    assert_eq!(end.headline(SERVER_ROLE, "flag"), "Red runs out of time");
+    assert_eq!(
+        end.headline(SERVER_ROLE, &moot_game_api::AnyAction::new(Drop::Flag)),
+        "Red runs out of time"
+    );
     assert_eq!(
         end.decided(),
         Some(moot_game_api::head_to_head(["red", "yellow"], Some(1)))

@@ -12,6 +12,27 @@ use moot_game_api::{Audience, Computer, Game, GameError, Note};
 
 const CHOICES: [&str; 3] = ["rock", "paper", "scissors"];
 
+/// A player's choice: rock, paper or scissors, as the log spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Choice(&'static str);
+
+impl std::str::FromStr for Choice {
+    type Err = GameError;
+    fn from_str(s: &str) -> Result<Choice, GameError> {
+        CHOICES
+            .iter()
+            .find(|c| **c == s)
+            .map(|c| Choice(c))
+            .ok_or_else(|| GameError::Illegal(format!("`{s}` is not rock, paper or scissors")))
+    }
+}
+
+impl std::fmt::Display for Choice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Rps {
     choices: [Option<&'static str>; 2],
@@ -59,6 +80,7 @@ impl Game for Rps {
     const SEQUENTIAL: bool = false;
     const TABLE: &'static str = "rps_table";
     const HOUSE_PLAYS: bool = true;
+    type Action = Choice;
 
     fn new(_seed: u64, options: &Value) -> Result<Rps, GameError> {
         match options {
@@ -75,16 +97,13 @@ impl Game for Rps {
         }
     }
 
-    fn apply(&self, role: &str, action: &str) -> Result<Rps, GameError> {
+    fn act(&self, role: &str, choice: &Choice) -> Result<Rps, GameError> {
         let i = seat(role).ok_or_else(|| GameError::UnknownRole(role.to_owned()))?;
         if self.choices[i].is_some() {
             return Err(GameError::AlreadyActed);
         }
-        let choice = CHOICES.iter().find(|c| **c == action).ok_or_else(|| {
-            GameError::Illegal(format!("`{action}` is not rock, paper or scissors"))
-        })?;
         let mut next = self.clone();
-        next.choices[i] = Some(choice);
+        next.choices[i] = Some(choice.0);
         Ok(next)
     }
 
@@ -131,9 +150,9 @@ impl Game for Rps {
     }
 
     /// A choice is the chooser's secret until both have chosen.
-    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String> {
+    fn action_view(&self, viewer: Option<&str>, actor: &str, choice: &Choice) -> Option<String> {
         Some(if self.revealed() || viewer == Some(actor) {
-            action.to_owned()
+            choice.to_string()
         } else {
             "hidden".to_owned()
         })
@@ -144,15 +163,15 @@ impl Game for Rps {
     }
 
     /// A choice is named only once both are in.
-    fn headline(&self, _role: &str, action: &str) -> String {
+    fn headline(&self, _role: &str, choice: &Choice) -> String {
         match self.result() {
             None => "has chosen".to_owned(),
-            Some(r) => format!("chooses {action}; {}", result_words(self, r)),
+            Some(r) => format!("chooses {choice}; {}", result_words(self, r)),
         }
     }
 
     /// The player still to choose is told it is up to them; nobody learns what was chosen.
-    fn notes(&self, role: &str, _action: &str) -> Vec<Note> {
+    fn notes(&self, role: &str, _choice: &Choice) -> Vec<Note> {
         if self.revealed() {
             return Vec::new();
         }

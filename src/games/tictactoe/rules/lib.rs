@@ -59,6 +59,38 @@ impl TicTacToe {
     }
 }
 
+/// A mark in a cell (0 to 8, as the log counts them), or the server actor's `flag` when the
+/// side to move runs out of time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Cell(usize),
+    Flag,
+}
+
+impl std::str::FromStr for Mark {
+    type Err = GameError;
+    fn from_str(s: &str) -> Result<Mark, GameError> {
+        if s.trim() == "flag" {
+            return Ok(Mark::Flag);
+        }
+        s.trim()
+            .parse()
+            .ok()
+            .filter(|&c| c < 9)
+            .map(Mark::Cell)
+            .ok_or_else(|| GameError::Illegal(format!("`{s}` is not a cell 0 to 8")))
+    }
+}
+
+impl std::fmt::Display for Mark {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Mark::Cell(c) => write!(f, "{c}"),
+            Mark::Flag => f.write_str("flag"),
+        }
+    }
+}
+
 fn other(side: char) -> char {
     if side == 'x' { 'o' } else { 'x' }
 }
@@ -74,6 +106,7 @@ impl Game for TicTacToe {
     const SEQUENTIAL: bool = true;
     const TABLE: &'static str = "tictactoe_table";
     const HOUSE_PLAYS: bool = true;
+    type Action = Mark;
 
     /// One option: `clock`, a time per move (`30s`, `1d`).
     fn new(_seed: u64, options: &Value) -> Result<TicTacToe, GameError> {
@@ -99,16 +132,13 @@ impl Game for TicTacToe {
             .collect()
     }
 
-    fn apply(&self, role: &str, action: &str) -> Result<TicTacToe, GameError> {
+    fn act(&self, role: &str, mark: &Mark) -> Result<TicTacToe, GameError> {
         if !role.starts_with(self.turn()) {
             return Err(GameError::NotYourTurn);
         }
-        let cell: usize = action
-            .trim()
-            .parse()
-            .ok()
-            .filter(|&c| c < 9)
-            .ok_or_else(|| GameError::Illegal(format!("`{action}` is not a cell 0 to 8")))?;
+        let Mark::Cell(cell) = *mark else {
+            return Err(GameError::Illegal(format!("`{mark}` is not a cell 0 to 8")));
+        };
         if self.cells[cell].is_some() {
             return Err(GameError::Illegal(format!("cell {cell} is taken")));
         }
@@ -119,15 +149,15 @@ impl Game for TicTacToe {
 
     /// A move starts the next side's time; one that comes at the deadline or after is too
     /// late. The server actor's only action is `flag`, once the side to move is out of time.
-    fn apply_at(&self, role: &str, action: &str, at: GameTime) -> Result<TicTacToe, GameError> {
+    fn act_at(&self, role: &str, mark: &Mark, at: GameTime) -> Result<TicTacToe, GameError> {
         if role == SERVER_ROLE {
-            MoveLimit::check_flag(self.clock, action, at)?;
+            MoveLimit::check_flag(self.clock, *mark == Mark::Flag, &mark.to_string(), at)?;
             return Ok(TicTacToe {
                 timed_out: Some(self.turn()),
                 ..self.clone()
             });
         }
-        let next = self.apply(role, action)?;
+        let next = self.act(role, mark)?;
         let clock = MoveLimit::after_move(self.clock, at)?;
         Ok(TicTacToe { clock, ..next })
     }
@@ -199,14 +229,16 @@ impl Game for TicTacToe {
 
     /// "marks the centre" (cells as people count them, 1 to 9); the server's flag: "X runs
     /// out of time".
-    fn headline(&self, role: &str, action: &str) -> String {
+    fn headline(&self, role: &str, mark: &Mark) -> String {
         if role == SERVER_ROLE {
             return match self.timed_out {
                 Some(l) => format!("{} runs out of time", l.to_ascii_uppercase()),
                 None => "has moved".to_owned(),
             };
         }
-        let cell = action.trim().parse::<usize>().unwrap_or(9);
+        let Mark::Cell(cell) = *mark else {
+            return "has moved".to_owned();
+        };
         const NAMES: [&str; 9] = [
             "the top left",
             "the top",
@@ -416,7 +448,7 @@ mod tests {
         assert!(end.is_terminal());
         assert_eq!(end.state()["result"], "x_wins_on_time");
         assert_eq!(end.ending().as_deref(), Some("X wins on time"));
-        assert_eq!(end.headline(SERVER_ROLE, "flag"), "O runs out of time");
+        assert_eq!(end.headline(SERVER_ROLE, &Mark::Flag), "O runs out of time");
         assert_eq!(end.decided(), Some(head_to_head(["x", "o"], Some(0))));
         assert_eq!(end.deadline(), None);
         assert!(end.owing().is_empty() && end.legal_actions("o").is_empty());
@@ -432,7 +464,7 @@ mod tests {
             .unwrap();
         assert_eq!(end.state()["result"], "o_wins_on_time");
         assert_eq!(end.decided(), Some(head_to_head(["x", "o"], Some(1))));
-        assert_eq!(end.headline(SERVER_ROLE, "flag"), "X runs out of time");
+        assert_eq!(end.headline(SERVER_ROLE, &Mark::Flag), "X runs out of time");
     }
 
     #[test]

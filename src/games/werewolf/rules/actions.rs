@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use super::action::{Action, Target};
 use super::config::Config;
 use super::events::{self, Kind, Reader, Vis};
 use super::{
@@ -101,11 +102,15 @@ impl Werewolf {
         Ok(())
     }
 
-    pub(super) fn act(&mut self, seat: Seat, action: &str, at: GameTime) -> Result<(), GameError> {
-        let (verb, rest) = action.trim().split_once(' ').unwrap_or((action.trim(), ""));
+    pub(super) fn perform(
+        &mut self,
+        seat: Seat,
+        action: &Action,
+        at: GameTime,
+    ) -> Result<(), GameError> {
         let who = player_id(seat);
-        match verb {
-            "ready" => {
+        match action {
+            Action::Ready => {
                 self.check_phase(&[Phase::Lobby], "ready up")?;
                 if !self.players[seat].ready {
                     self.players[seat].ready = true;
@@ -119,11 +124,11 @@ impl Werewolf {
                     );
                 }
             }
-            "kill" => {
+            Action::Kill(target) => {
                 self.check_phase(&[Phase::Night], "choose a victim")?;
                 self.check_card(seat, Card::Werewolf, "choose a victim")?;
                 self.check_alive(seat)?;
-                let t = self.target(rest)?;
+                let t = self.target(&target.0)?;
                 if self.players[t].card == Card::Werewolf {
                     return Err(refuse(
                         Code::InvalidTarget,
@@ -141,7 +146,7 @@ impl Werewolf {
                     line,
                 );
             }
-            "inspect" => {
+            Action::Inspect(target) => {
                 self.check_phase(&[Phase::Night], "inspect")?;
                 self.check_card(seat, Card::Seer, "inspect")?;
                 self.check_alive(seat)?;
@@ -151,7 +156,7 @@ impl Werewolf {
                         "You have already inspected someone tonight",
                     ));
                 }
-                let t = self.target(rest)?;
+                let t = self.target(&target.0)?;
                 if t == seat {
                     return Err(refuse(Code::InvalidTarget, "You know yourself already"));
                 }
@@ -174,11 +179,11 @@ impl Werewolf {
                     line,
                 );
             }
-            "protect" => {
+            Action::Protect(target) => {
                 self.check_phase(&[Phase::Night], "protect")?;
                 self.check_card(seat, Card::Doctor, "protect")?;
                 self.check_alive(seat)?;
-                let t = self.target(rest)?;
+                let t = self.target(&target.0)?;
                 if self.last_protected == Some(t) {
                     return Err(refuse(
                         Code::DoctorRepeatTarget,
@@ -198,7 +203,7 @@ impl Werewolf {
                     line,
                 );
             }
-            "wolfchat" => {
+            Action::WolfChat(rest) => {
                 self.check_phase(&[Phase::Night], "talk with the pack")?;
                 self.check_card(seat, Card::Werewolf, "talk with the pack")?;
                 self.check_alive(seat)?;
@@ -215,7 +220,7 @@ impl Werewolf {
                     line,
                 );
             }
-            "pass" => {
+            Action::Pass => {
                 self.check_phase(&[Phase::DayOpening], "pass")?;
                 self.check_alive(seat)?;
                 if self.openings.speaker() != Some(seat) {
@@ -225,22 +230,17 @@ impl Werewolf {
                 self.narrate(at, Vis::Public, line);
                 self.next_speaker(at);
             }
-            "say" | "reply" => {
-                let (reply_to, rest) = if verb == "reply" {
-                    let (id, rest) = rest.trim().split_once(' ').unwrap_or((rest.trim(), ""));
-                    (Some(self.public_event(id)?), rest)
-                } else {
-                    (None, rest)
-                };
-                self.say(seat, reply_to, rest, at)?;
+            Action::Say(rest) => self.say(seat, None, rest, at)?,
+            Action::Reply { to, text } => {
+                let reply_to = self.public_event(to)?;
+                self.say(seat, Some(reply_to), text, at)?;
             }
-            "vote" => {
+            Action::Vote { target, reason } => {
                 self.check_phase(&[Phase::DayVote], "vote")?;
                 self.check_alive(seat)?;
-                let (target, reason) = rest.trim().split_once(' ').unwrap_or((rest.trim(), ""));
                 let target = match target {
-                    "none" | "abstain" => None,
-                    id => {
+                    None => None,
+                    Some(Target(id)) => {
                         let t = self.target(id)?;
                         if t == seat {
                             return Err(refuse(
@@ -271,11 +271,12 @@ impl Werewolf {
                     line,
                 );
             }
-            _ => {
-                return Err(GameError::Illegal(format!(
-                    "`{verb}` is not a Werewolf action (ready, kill, inspect, protect, wolfchat, \
+            Action::End(_) => {
+                return Err(GameError::Illegal(
+                    "`end` is not a Werewolf action (ready, kill, inspect, protect, wolfchat, \
                      say, reply, pass, vote)"
-                )));
+                        .into(),
+                ));
             }
         }
         self.check_settled(at);

@@ -12,6 +12,7 @@ impl Game for Werewolf {
     const TITLE: &'static str = "Werewolf";
     const HIDES_ACTIONS: bool = true;
     const SECLUDES: bool = true;
+    type Action = Action;
     const RECKONING: moot_game_api::Reckoning = moot_game_api::Reckoning::Rating;
 
     /// A configuration is a season: the timers, the chat gaps and the day limit make the table
@@ -179,11 +180,21 @@ impl Game for Werewolf {
         }
     }
 
-    fn apply(&self, role: &str, action: &str) -> Result<Werewolf, GameError> {
-        self.apply_at(role, action, self.now)
+    /// Besides the log's spelling, a reply names the event it answers by the replier's own
+    /// id for it (see [`Werewolf::reply`]).
+    fn parse(&self, role: &str, text: &str) -> Result<Action, GameError> {
+        let action = text.parse::<Action>()?;
+        match (&action, seat_of(role)) {
+            (Action::Reply { to, text }, Some(seat)) => Ok(self.reply(seat, to, text)),
+            _ => Ok(action),
+        }
     }
 
-    fn apply_at(&self, role: &str, action: &str, at: GameTime) -> Result<Werewolf, GameError> {
+    fn act(&self, role: &str, action: &Action) -> Result<Werewolf, GameError> {
+        self.act_at(role, action, self.now)
+    }
+
+    fn act_at(&self, role: &str, action: &Action, at: GameTime) -> Result<Werewolf, GameError> {
         let mut next = self.clone();
         next.fresh = next.events.len();
         next.now = at.max(self.now);
@@ -191,7 +202,7 @@ impl Game for Werewolf {
         if role == SERVER_ROLE {
             let due = self
                 .next_deadline()
-                .filter(|d| d.action == action && at >= d.at);
+                .filter(|d| matches!(action, Action::End(w) if *w == d.action) && at >= d.at);
             if due.is_none() {
                 return Err(GameError::Illegal(format!(
                     "`{action}` is not the deadline that is due"
@@ -200,7 +211,7 @@ impl Game for Werewolf {
             next.timeout(at);
         } else {
             let seat = seat_of(role).ok_or_else(|| GameError::UnknownRole(role.to_owned()))?;
-            next.act(seat, action, at)?;
+            next.perform(seat, action, at)?;
         }
         Ok(next)
     }
@@ -226,41 +237,14 @@ impl Game for Werewolf {
         self.state_for(reader, 20)
     }
 
-    /// A reply names the event it answers by the replier's own id for it; the log keeps its
-    /// place in the public feed (`reply @k …`), the same for everyone and counting nothing
-    /// hidden. An id that names no public event the replier has is kept so that the rules
-    /// refuse it (`?…`).
-    fn canonical(&self, role: &str, action: &str) -> Option<String> {
-        // Logged as the rules read it (trimmed), so that every reader's view of the log reads
-        // its verb as the rules did: ` kill p3` is a night action too.
-        let trimmed = action.trim();
-        let Some(rest) = trimmed.strip_prefix("reply ") else {
-            return (trimmed.len() != action.len()).then(|| trimmed.to_owned());
-        };
-        let rest = rest.trim_start();
-        let (id, text) = rest.split_once(' ').unwrap_or((rest, ""));
-        let seat = seat_of(role)?;
-        let public = self
-            .event_named(Reader::Seat(seat), id)
-            .filter(|e| e.vis == Vis::Public)
-            .and_then(|e| e.place.of(Reader::Public));
-        Some(match public {
-            Some(k) => format!("reply @{k} {text}"),
-            None => format!("reply ?{id} {text}"),
-        })
-    }
-
-    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &str) -> Option<String> {
+    fn action_view(&self, viewer: Option<&str>, actor: &str, action: &Action) -> Option<String> {
         // Night actions and wolf chat are the actor's secret (and the wolves' for theirs).
         // Even that one was taken is: only a night role acts at night.
-        let verb = action.split_whitespace().next().unwrap_or("");
         // Once the match is over, everyone may read everything.
-        let secret = matches!(verb, "kill" | "inspect" | "protect" | "wolfchat")
-            && self.phase != Phase::Ended;
+        let secret = action.is_night_work() && self.phase != Phase::Ended;
         // A reply reads with the reader's own id for the event it answers.
-        if let Some((k, text)) = action
-            .strip_prefix("reply @")
-            .and_then(|r| r.split_once(' ').or(Some((r, ""))))
+        if let Action::Reply { to, text } = action
+            && let Some(k) = to.strip_prefix('@')
         {
             let reader = viewer
                 .and_then(seat_of)
@@ -274,16 +258,17 @@ impl Game for Werewolf {
             return Some(format!("reply {id} {text}"));
         }
         if !secret || viewer == Some(actor) {
-            return Some(action.to_owned());
+            return Some(action.to_string());
         }
         let both_wolves = [Some(actor), viewer].iter().all(|r| {
             r.and_then(seat_of)
                 .is_some_and(|s| self.players[s].card == Card::Werewolf)
         });
-        (matches!(verb, "kill" | "wolfchat") && both_wolves).then(|| action.to_owned())
+        (matches!(action, Action::Kill(_) | Action::WolfChat(_)) && both_wolves)
+            .then(|| action.to_string())
     }
 
-    fn headline(&self, _role: &str, _action: &str) -> String {
+    fn headline(&self, _role: &str, _action: &Action) -> String {
         // Everything a match says goes out as its events, each to its own audience.
         String::new()
     }
@@ -291,7 +276,7 @@ impl Game for Werewolf {
     /// The match's opening and each player's card, told as the match is made (a villager
     /// has no night brief to learn it from).
     fn opening_notes(&self) -> Vec<Note> {
-        Game::notes(self, SERVER_ROLE, "")
+        self.fresh_notes()
     }
 
     /// The living hear the match alone while it runs: the cards are dealt from the start.
@@ -302,7 +287,47 @@ impl Game for Werewolf {
                 .is_some_and(|p| p.alive)
     }
 
-    fn notes(&self, _role: &str, _action: &str) -> Vec<Note> {
+    fn notes(&self, _role: &str, _action: &Action) -> Vec<Note> {
+        self.fresh_notes()
+    }
+
+    fn situation(&self) -> String {
+        match self.phase {
+            Phase::Ended => self.ending().unwrap_or_default(),
+            p => format!(
+                "{}, day {}, {} alive",
+                p.name().to_lowercase().replace('_', " "),
+                self.day,
+                self.living().count()
+            ),
+        }
+    }
+
+    fn ending(&self) -> Option<String> {
+        (self.phase == Phase::Ended).then(|| match self.winner {
+            Some(Team::Villagers) => "the villagers win".to_owned(),
+            Some(Team::Werewolves) => "the werewolves win".to_owned(),
+            None => "no winner (day limit)".to_owned(),
+        })
+    }
+
+    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String> {
+        let reader = viewer
+            .and_then(seat_of)
+            .map_or(Reader::Public, Reader::Seat);
+        text::render(self, reader, now)
+    }
+
+    fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer> {
+        let seat = seat_of(role)?;
+        bot::choose(self, seat, seed).map(Computer::Act)
+    }
+}
+
+impl Werewolf {
+    /// What the events the last action made tell whom, and each player's orders when a phase
+    /// or a speaker's turn begins.
+    fn fresh_notes(&self) -> Vec<Note> {
         let mut notes: Vec<Note> = self
             .fresh_events()
             .iter()
@@ -341,37 +366,5 @@ impl Game for Werewolf {
             }
         }
         notes
-    }
-
-    fn situation(&self) -> String {
-        match self.phase {
-            Phase::Ended => self.ending().unwrap_or_default(),
-            p => format!(
-                "{}, day {}, {} alive",
-                p.name().to_lowercase().replace('_', " "),
-                self.day,
-                self.living().count()
-            ),
-        }
-    }
-
-    fn ending(&self) -> Option<String> {
-        (self.phase == Phase::Ended).then(|| match self.winner {
-            Some(Team::Villagers) => "the villagers win".to_owned(),
-            Some(Team::Werewolves) => "the werewolves win".to_owned(),
-            None => "no winner (day limit)".to_owned(),
-        })
-    }
-
-    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String> {
-        let reader = viewer
-            .and_then(seat_of)
-            .map_or(Reader::Public, Reader::Seat);
-        text::render(self, reader, now)
-    }
-
-    fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer> {
-        let seat = seat_of(role)?;
-        bot::choose(self, seat, seed).map(Computer::Act)
     }
 }

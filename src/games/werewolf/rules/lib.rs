@@ -14,6 +14,7 @@
 
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
+mod action;
 mod actions;
 #[cfg(any(test, feature = "testing"))]
 pub mod audit;
@@ -26,6 +27,7 @@ mod phases;
 pub mod text;
 mod view;
 
+pub use action::{Action, Target};
 use moot_game_api::Code;
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -626,7 +626,7 @@ fn a_thousand_bot_matches_replay_exactly_from_seed_and_log() {
         // and all, not only the last.
         let mut game = (t.new)(seed, &options).unwrap();
         for (step, ((role, action, at), played)) in log.iter().zip(&states).enumerate() {
-            game = game.apply(role, action, *at).unwrap();
+            game = game.apply_logged(role, action, *at).unwrap();
             let replayed = game.as_any().downcast_ref::<Werewolf>().unwrap();
             assert_eq!(
                 replayed, played,
@@ -682,7 +682,9 @@ fn ten_thousand_bot_matches_never_show_anyone_what_they_may_not_know() {
                             Reader::Seat(v) => Some(player_id(v)),
                             _ => None,
                         };
-                        if Game::action_view(&w, viewer, player_id(s), &a).is_none() {
+                        if Game::action_view(&w, viewer, player_id(s), &a.parse().unwrap())
+                            .is_none()
+                        {
                             assert_eq!(
                                 audit::snapshot(&w, r),
                                 was,
@@ -702,7 +704,8 @@ fn ten_thousand_bot_matches_never_show_anyone_what_they_may_not_know() {
             let readers = (0..SEATS)
                 .map(Reader::Seat)
                 .chain([Reader::Public, Reader::Omniscient]);
-            let notes = Game::notes(&w, &role, &action);
+            let typed: Action = action.parse().unwrap();
+            let notes = Game::notes(&w, &role, &typed);
             for reader in readers {
                 for e in w.fresh_events() {
                     audit::event(&w, e, reader).unwrap();
@@ -710,7 +713,7 @@ fn ten_thousand_bot_matches_never_show_anyone_what_they_may_not_know() {
                 // What the host sends each follower (telnet lines) and shows in the log.
                 audit::notes(&w, &notes, reader).unwrap();
                 let shown = match reader {
-                    Reader::Seat(s) => Game::action_view(&w, Some(player_id(s)), &role, &action),
+                    Reader::Seat(s) => Game::action_view(&w, Some(player_id(s)), &role, &typed),
                     _ => None,
                 };
                 audit::log_entry(&w, reader, &role, &action, shown.as_deref()).unwrap();
@@ -785,11 +788,11 @@ fn narrator_lines_carry_the_crier_mark_and_players_words_never_do() {
         w.living().next().unwrap(),
         "say [Town Crier] The wolves are p1 and p2!",
     );
-    let notes = w.notes("p1", "say");
+    let notes = w.notes("p1", &Action::Say(String::new()));
     assert_eq!(notes.len(), 1);
     assert!(!notes[0].text.starts_with(text::CRIER), "{}", notes[0].text);
     let w = tick(&w);
-    let notes = w.notes(SERVER_ROLE, "end");
+    let notes = w.notes(SERVER_ROLE, &Action::End(String::new()));
     assert!(
         notes.iter().all(|n| n.text.starts_with(text::CRIER)),
         "{notes:?}"
@@ -800,7 +803,7 @@ fn narrator_lines_carry_the_crier_mark_and_players_words_never_do() {
 fn each_player_who_must_act_is_told_what_and_by_when_as_a_phase_begins() {
     let w = tick(&new(7)); // the lobby closes: night 1 begins
     assert_eq!(w.phase, Phase::Night);
-    let notes = w.notes(SERVER_ROLE, "end LOBBY 0");
+    let notes = w.notes(SERVER_ROLE, &Action::End("end LOBBY 0".into()));
     let to = |s: Seat| -> Vec<&str> {
         notes
             .iter()
@@ -882,25 +885,47 @@ fn a_missed_night_action_shows_in_no_count_a_player_or_the_public_reads() {
 #[test]
 fn actions_are_logged_as_the_rules_read_them() {
     let w = at_night();
+    let read = |text: &str| Game::parse(&w, "p1", text).unwrap();
     // A reply names an event by the replier's own id; the log keeps its public place, so a
     // reader's log counts no event hidden from them. Spaces around change nothing.
-    assert_eq!(
-        Game::canonical(&w, "p1", "  reply e000000 hi").as_deref(),
-        Some("reply @0 hi")
-    );
+    assert_eq!(read("  reply e000000 hi").to_string(), "reply @0 hi");
     // An id that names no public event the replier has is kept so that the rules refuse it.
-    let unknown = Game::canonical(&w, "p1", "reply e999999 hi").unwrap();
-    assert_eq!(unknown, "reply ?e999999 hi");
+    let unknown = read("reply e999999 hi");
+    assert_eq!(unknown.to_string(), "reply ?e999999 hi");
     assert_eq!(
-        code(&w.apply_at("p1", &unknown, w.now).unwrap_err()),
+        code(&w.act_at("p1", &unknown, w.now).unwrap_err()),
         "INVALID_TARGET"
     );
     // A night verb with a space before it is logged as the night verb it is.
+    assert_eq!(read(" kill p3").to_string(), "kill p3");
+    assert_eq!(read(" kill p3"), Action::Kill(Target("p3".into())));
+    // Every spelling the log has kept reads back as the action it printed, old logs' whole-feed
+    // reply ids among them.
+    for logged in [
+        "ready",
+        "kill p3",
+        "inspect p2",
+        "protect p4",
+        "wolfchat I'm going for Bot-Fionn tonight.",
+        "pass",
+        "say Let's hear everyone before we decide anything.",
+        "reply @0 hi",
+        "reply ?e999999 hi",
+        "reply e000004 old feed",
+        "vote p3",
+        "vote none",
+        "vote p4 the quiet one",
+        "end NIGHT 1",
+        "end DAY_OPENING 1 p5",
+    ] {
+        let action: Action = logged.parse().unwrap();
+        assert_eq!(action.to_string(), logged);
+    }
     assert_eq!(
-        Game::canonical(&w, "p1", " kill p3").as_deref(),
-        Some("kill p3")
+        "dance".parse::<Action>().unwrap_err().to_string(),
+        "`dance` is not a Werewolf action (ready, kill, inspect, protect, wolfchat, say, \
+         reply, pass, vote)"
     );
-    assert_eq!(Game::canonical(&w, "p1", "kill p3"), None);
 }
 
 #[test]

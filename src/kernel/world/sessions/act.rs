@@ -2,13 +2,13 @@
 //! stamped with its game time and logged before anyone hears of it, then the headline.
 
 use super::{Acted, ErrorCode, HostError, Played, Session, SessionId, iso, not_found};
-use crate::game_api::{self, GameTime};
+use crate::game_api::{self, AnyAction, GameTime};
 use crate::store::writes;
 use crate::world::{AgentId, Cx, World};
 
 /// What an action did, in words for everyone following the game: the template says what
 /// (hidden choices stay hidden), the host says who. Called once the action is applied.
-fn headline(s: &Session, agent: &str, role: &str, action: &str) -> String {
+fn headline(s: &Session, agent: &str, role: &str, action: &AnyAction) -> String {
     let what = s.game.headline(role, action);
     if what.is_empty() {
         // The template tells its followers everything in its notes.
@@ -31,14 +31,40 @@ fn headline(s: &Session, agent: &str, role: &str, action: &str) -> String {
     line
 }
 
+/// An action on its way into a session: as someone typed or sent it, which the session's
+/// template reads as the actor means it (once any deadline due before it has fallen), or made
+/// by a game's own verb as the template's action.
+pub enum Submitted<'a> {
+    Text(&'a str),
+    Typed(AnyAction),
+}
+
+impl<'a> From<&'a str> for Submitted<'a> {
+    fn from(text: &'a str) -> Self {
+        Submitted::Text(text)
+    }
+}
+
+impl<'a> From<&'a String> for Submitted<'a> {
+    fn from(text: &'a String) -> Self {
+        Submitted::Text(text)
+    }
+}
+
+impl From<AnyAction> for Submitted<'_> {
+    fn from(action: AnyAction) -> Self {
+        Submitted::Typed(action)
+    }
+}
+
 impl World {
     /// Takes an action for `cx.actor` in session `id`. `expected_tick` is required by
     /// turn-based templates and must equal the session's tick.
-    pub fn act(
+    pub fn act<'a>(
         &mut self,
         cx: &mut Cx,
         id: SessionId,
-        action: &str,
+        action: impl Into<Submitted<'a>>,
         expected_tick: Option<u64>,
     ) -> Result<Acted, HostError> {
         let actor = cx.actor.clone();
@@ -47,15 +73,15 @@ impl World {
 
     /// [`World::act`] for a caller that shows the game its own way: the state as the actor
     /// sees it (a tree built to be dropped, on every move) is not made.
-    pub fn play(
+    pub fn play<'a>(
         &mut self,
         cx: &mut Cx,
         id: SessionId,
-        action: &str,
+        action: impl Into<Submitted<'a>>,
         expected_tick: Option<u64>,
     ) -> Result<Played, HostError> {
         let actor = cx.actor.clone();
-        self.take(cx, &actor, id, action, expected_tick, false)
+        self.take(cx, &actor, id, action.into(), expected_tick, false)
             .map(|a| Played {
                 tick: a.tick,
                 status: a.status,
@@ -63,15 +89,15 @@ impl World {
     }
 
     /// [`World::act`] on behalf of `agent` (the actor, or the computer answering).
-    pub fn act_as(
+    pub fn act_as<'a>(
         &mut self,
         cx: &mut Cx,
         agent: &AgentId,
         sid: SessionId,
-        action: &str,
+        action: impl Into<Submitted<'a>>,
         expected_tick: Option<u64>,
     ) -> Result<Acted, HostError> {
-        self.take(cx, agent, sid, action, expected_tick, true)
+        self.take(cx, agent, sid, action.into(), expected_tick, true)
     }
 
     /// Takes the action; the answer holds the state as the actor sees it if `view` (else
@@ -81,7 +107,7 @@ impl World {
         cx: &mut Cx,
         agent: &AgentId,
         sid: SessionId,
-        action: &str,
+        action: Submitted<'_>,
         expected_tick: Option<u64>,
         view: bool,
     ) -> Result<Acted, HostError> {
@@ -117,25 +143,23 @@ impl World {
                 ));
             }
         }
-        // Logged as the template spells it (chess: SAN becomes UCI), whatever face it came by.
-        let canonical = s.game.canonical(role, action);
         // A deadline that has fallen due comes first: the flag fell before this move arrived.
         let now = self.game_time(s);
         if s.game.deadline().is_some_and(|d| d.at <= now) && self.take_deadline(cx, sid) {
             return self.take(cx, agent, sid, action, expected_tick, view);
         }
-        let action = canonical.as_deref().unwrap_or(action);
         self.record(cx, agent, sid, action, now, view)
     }
 
     /// Applies `action` by `agent` (a participant, or the server actor) at game time `at`,
-    /// logs it, and tells everyone who follows the session.
+    /// logs it as the template spells it (chess: SAN becomes UCI), whatever face it came by,
+    /// and tells everyone who follows the session.
     pub(in crate::world) fn record(
         &mut self,
         cx: &mut Cx,
         agent: &AgentId,
         sid: SessionId,
-        action: &str,
+        action: Submitted<'_>,
         at: GameTime,
         view: bool,
     ) -> Result<Acted, HostError> {
@@ -154,8 +178,14 @@ impl World {
                 )
             })?
         };
-        let next = match s.game.apply(role, action, at) {
-            Ok(next) => next,
+        // Read where it comes in: a refusal to read it is a refusal like any other.
+        let taken = match action {
+            Submitted::Text(text) => s.game.parse(role, text),
+            Submitted::Typed(action) => Ok(action),
+        }
+        .and_then(|action| Ok((s.game.apply(role, &action, at)?, action)));
+        let (next, action) = match taken {
+            Ok(taken) => taken,
             Err(e) => {
                 // A rule broken counts against its sender, beside their rating.
                 let counts = role != game_api::SERVER_ROLE && e.breaks_rules();
@@ -169,13 +199,14 @@ impl World {
             }
         };
         // An action the public may not know was taken leaves no public trace (`Cx::hidden`).
-        if role != game_api::SERVER_ROLE && next.action_view(None, role, action).is_none() {
+        let logged = action.to_string();
+        if role != game_api::SERVER_ROLE && next.action_view(None, role, &logged).is_none() {
             cx.hidden = true;
         }
         let tick = s.tick;
         let before = std::mem::replace(&mut s.game, next);
-        let headline = headline(s, agent, role, action);
-        let notes = s.game.notes(role, action);
+        let headline = headline(s, agent, role, &action);
+        let notes = s.game.notes(role, &action);
         s.tick += 1;
         let status = s.status();
         let created = iso(self.time.wall(cx.now));
@@ -187,7 +218,7 @@ impl World {
         };
         s.log.push(super::Logged {
             role,
-            action: action.into(),
+            action: logged.as_str().into(),
             agent: agent.clone(),
             created_at: created.as_str().into(),
             at_ms: at,
@@ -223,7 +254,7 @@ impl World {
             id.to_string(),
             agent.to_string(),
             role.to_owned(),
-            action.to_owned(),
+            logged,
             tick,
             s.game.state_text(),
             status,

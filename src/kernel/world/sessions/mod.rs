@@ -7,6 +7,7 @@
 //! the REST API's codes, so every face (REST, MCP, telnet) answers a bad action the same way.
 
 mod act;
+pub use act::Submitted;
 mod conduct;
 mod create;
 mod error;

@@ -190,7 +190,7 @@ pub fn decisions(
             (t.new)(st.row.seed, &options).map_err(|e| fail(format!("it does not start: {e}")))?;
         for e in &st.log {
             game = game
-                .apply(&e.role, &e.action, e.at_ms)
+                .apply_logged(&e.role, &e.action, e.at_ms)
                 .map_err(|err| fail(format!("its log does not replay: {err}")))?;
             let cast = crate::ratings::Cast {
                 player,
