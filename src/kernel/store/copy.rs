@@ -91,12 +91,14 @@ const PAGE: usize = 2000;
 pub fn uncopied(c: &mut Sql) -> sql::Result<Vec<String>> {
     let found = match c.engine() {
         super::Engine::Sqlite => c.query(
-            "SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p
+            "SELECT m.name AS table_name, p.name AS column_name
+             FROM sqlite_master m, pragma_table_info(m.name) p
              WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' ORDER BY 1, 2",
             &[],
         )?,
         super::Engine::Postgres => c.query(
-            "SELECT table_name::text, column_name::text FROM information_schema.columns
+            "SELECT table_name::text AS table_name, column_name::text AS column_name
+             FROM information_schema.columns
              WHERE table_schema = current_schema() AND table_name <> 'moot_schema'
              ORDER BY 1, 2",
             &[],
@@ -104,7 +106,7 @@ pub fn uncopied(c: &mut Sql) -> sql::Result<Vec<String>> {
     };
     let mut missing = Vec::new();
     for row in found {
-        let (table, column): (String, String) = (row.get(0)?, row.get(1)?);
+        let (table, column): (String, String) = (row.get("table_name")?, row.get("column_name")?);
         let Some((_, order, cols)) = TABLES.iter().find(|(t, _, _)| *t == table) else {
             if !missing.contains(&table) {
                 missing.push(table);
@@ -131,7 +133,7 @@ struct Tally {
 impl Tally {
     fn add(&mut self, row: &Row) {
         let mut h = Sha256::new();
-        for v in &row.0 {
+        for v in row.values() {
             match v {
                 Value::Null => h.update(b"n"),
                 Value::Int(i) => {
@@ -204,7 +206,7 @@ async fn each_page(
         let rows = store
             .read(move |c| page(c, table, order, cols, &from))
             .await?;
-        let last = rows.last().and_then(|r| r.0.first().cloned());
+        let last = rows.last().and_then(|r| r.values().first().cloned());
         let full = rows.len() >= PAGE && !matches!(order, Order::Whole);
         each(rows).await?;
         match last {
@@ -331,7 +333,7 @@ async fn copy_town(
             target
                 .call(move |c| {
                     for r in &rows {
-                        c.execute(&insert, &r.0)?;
+                        c.execute(&insert, r.values())?;
                     }
                     Ok(())
                 })

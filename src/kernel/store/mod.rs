@@ -519,8 +519,11 @@ fn lock(conn: &mut Sql) -> Result<(), StoreError> {
     let since = Instant::now();
     loop {
         let got = conn
-            .first("SELECT pg_try_advisory_lock(?1)", sql::args![PG_LOCK])?
-            .map(|r| r.get::<bool>(0))
+            .first(
+                "SELECT pg_try_advisory_lock(?1) AS got",
+                sql::args![PG_LOCK],
+            )?
+            .map(|r| r.get::<bool>("got"))
             .transpose()?
             .unwrap_or(false);
         if got {
@@ -533,7 +536,8 @@ fn lock(conn: &mut Sql) -> Result<(), StoreError> {
     }
     let holder = conn
         .first(
-            "SELECT a.application_name, coalesce(host(a.client_addr), 'a local socket'), a.pid
+            "SELECT a.application_name, coalesce(host(a.client_addr), 'a local socket') AS client,
+                    a.pid
              FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
              WHERE l.locktype = 'advisory' AND l.granted AND l.objid = ?1
                AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())",
@@ -542,9 +546,9 @@ fn lock(conn: &mut Sql) -> Result<(), StoreError> {
         .map(|r| -> Result<String, StoreError> {
             Ok(format!(
                 "{}, connected from {}, server process {}",
-                r.get::<String>(0)?,
-                r.get::<String>(1)?,
-                r.get::<i64>(2)?
+                r.get::<String>("application_name")?,
+                r.get::<String>("client")?,
+                r.get::<i64>("pid")?
             ))
         })
         .transpose()?

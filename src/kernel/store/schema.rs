@@ -343,17 +343,20 @@ fn version(conn: &mut Sql) -> sql::Result<usize> {
         Engine::Sqlite => conn.first("PRAGMA user_version", &[])?,
         Engine::Postgres => {
             let exists = conn
-                .first("SELECT to_regclass('moot_schema') IS NOT NULL", &[])?
-                .map(|r| r.get::<bool>(0))
+                .first(
+                    "SELECT to_regclass('moot_schema') IS NOT NULL AS user_version",
+                    &[],
+                )?
+                .map(|r| r.get::<bool>("user_version"))
                 .transpose()?
                 .unwrap_or(false);
             if !exists {
                 return Ok(0);
             }
-            conn.first("SELECT version FROM moot_schema", &[])?
+            conn.first("SELECT version AS user_version FROM moot_schema", &[])?
         }
     }
-    .map(|r| r.get::<i64>(0))
+    .map(|r| r.get::<i64>("user_version"))
     .transpose()?
     .unwrap_or(0);
     Ok(usize::try_from(found).unwrap_or(usize::MAX))
@@ -438,7 +441,7 @@ mod tests {
             c.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'actions' ORDER BY name", &[])
                 .unwrap()
                 .iter()
-                .map(|r| r.get(0).unwrap())
+                .map(|r| r.get("name").unwrap())
                 .collect()
         };
         assert_eq!(
