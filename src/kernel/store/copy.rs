@@ -89,24 +89,8 @@ const PAGE: usize = 2000;
 /// here would be dropped by a copy whose checksum, made from the same list, still passed; so
 /// a copy refuses a source with any, and a test asks the newest schema of both engines.
 pub fn uncopied(c: &mut Sql) -> sql::Result<Vec<String>> {
-    let found = match c.engine() {
-        super::Engine::Sqlite => c.query(
-            "SELECT m.name AS table_name, p.name AS column_name
-             FROM sqlite_master m, pragma_table_info(m.name) p
-             WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' ORDER BY 1, 2",
-            &[],
-        )?,
-        super::Engine::Postgres => c.query(
-            "SELECT table_name::text AS table_name, column_name::text AS column_name
-             FROM information_schema.columns
-             WHERE table_schema = current_schema() AND table_name <> 'moot_schema'
-             ORDER BY 1, 2",
-            &[],
-        )?,
-    };
     let mut missing = Vec::new();
-    for row in found {
-        let (table, column): (String, String) = (row.get("table_name")?, row.get("column_name")?);
+    for (table, column) in super::shape::columns(c)? {
         let Some((_, order, cols)) = TABLES.iter().find(|(t, _, _)| *t == table) else {
             if !missing.contains(&table) {
                 missing.push(table);

@@ -25,14 +25,17 @@ mod agents;
 pub mod backup;
 mod checkpoint;
 pub mod copy;
+mod ddl;
 mod holder;
 pub mod keys;
 pub mod oauth;
 mod postgres;
 mod schema;
 pub mod sessions;
+mod shape;
 pub mod sql;
 pub mod standings;
+pub mod tables;
 mod value;
 mod writer;
 pub mod writes;
@@ -490,6 +493,48 @@ impl Store {
             .unwrap_or_else(PoisonError::into_inner)
             .take();
     }
+}
+
+/// Runs `f` on a connection of its own to `db`, outside any store: its schema is neither
+/// checked nor brought forward.
+#[cfg(any(test, feature = "testing"))]
+fn bare<T: Send>(
+    db: &Database,
+    f: impl FnOnce(&mut Sql) -> sql::Result<T> + Send,
+) -> Result<T, StoreError> {
+    match db {
+        Database::Sqlite(path) => Ok(f(&mut Sql::sqlite(Connection::open(path)?))?),
+        // On a thread of its own, as in `Store::open`.
+        Database::Postgres(target) => std::thread::scope(|s| {
+            s.spawn(|| {
+                let rt = PgRuntime::new()?;
+                let mut c = Sql::postgres(PgConn::connect(target, &rt)?);
+                Ok(f(&mut c)?)
+            })
+            .join()
+            .unwrap_or_else(|_| Err(StoreError::Db("PostgreSQL's connection panicked".into())))
+        }),
+    }
+}
+
+/// Builds the schema of the new database `db` by running every migration in turn, rather than
+/// from the description of the tables, for a test to compare the two (see [`schema_facts`]).
+#[cfg(any(test, feature = "testing"))]
+pub fn build_by_history(db: &Database) -> Result<(), StoreError> {
+    bare(db, schema::migrate_by_history)
+}
+
+/// The schema of `db`, a line a fact, as its engine's catalogue says (see `shape::shape`):
+/// two databases with equal facts have the same tables, columns, keys, indexes and triggers.
+#[cfg(any(test, feature = "testing"))]
+pub fn schema_facts(db: &Database) -> Result<Vec<String>, StoreError> {
+    bare(db, shape::shape)
+}
+
+/// What `moot db copy` would not carry out of `db` (see [`copy::uncopied`]).
+#[cfg(any(test, feature = "testing"))]
+pub fn uncopied(db: &Database) -> Result<Vec<String>, StoreError> {
+    bare(db, copy::uncopied)
 }
 
 fn sqlite_settings(conn: &Connection, options: StoreOptions) -> Result<(), StoreError> {

@@ -1,6 +1,13 @@
-//! The database schema, as an ordered list of migrations. The database records how many have
-//! run, so an old database is brought forward on start and a new one is built from scratch.
+//! How a database comes to hold the tables of [`tables`](super::tables): a new one is made
+//! from that description, an old one is brought forward by the migrations it has not run.
+//!
+//! The migrations are the schema's history, kept for the databases that were made before each
+//! of them: written once and never changed, since old databases have run them. A database
+//! records how many it has run; a new one, made from the description, records them all. A test
+//! runs every migration in turn and checks that the outcome is what the description makes, so
+//! that a column added to one and not the other fails it.
 
+use super::ddl;
 use super::sql::{self, Engine, Sql};
 
 const MIGRATIONS: &[&str] = &[
@@ -336,6 +343,9 @@ const POSTGRES: &[(usize, &str)] = &[
     (11, OWNERS),
 ];
 
+/// The version of the schema [`tables`](super::tables) describes: that of every migration.
+const VERSION: usize = MIGRATIONS.len();
+
 /// The schema version the database has: SQLite keeps it in `PRAGMA user_version`, PostgreSQL
 /// in a table of ours (none yet is version 0).
 fn version(conn: &mut Sql) -> sql::Result<usize> {
@@ -376,8 +386,22 @@ pub fn check_version(conn: &mut Sql) -> Result<(), super::StoreError> {
     Ok(())
 }
 
+/// Makes a new database's tables from their description, or brings an old one's forward.
 pub fn migrate(conn: &mut Sql) -> sql::Result<()> {
-    migrate_to(conn, MIGRATIONS.len())
+    match version(conn)? {
+        0 => {
+            let tables = ddl::create(conn.engine());
+            step(conn, &tables, 0, VERSION)
+        }
+        _ => migrate_to(conn, VERSION),
+    }
+}
+
+/// Builds the schema of a new database by running every migration in turn, as the oldest
+/// database was brought forward, rather than from the description: what a test compares.
+#[cfg(any(test, feature = "testing"))]
+pub fn migrate_by_history(conn: &mut Sql) -> sql::Result<()> {
+    migrate_to(conn, VERSION)
 }
 
 /// Runs the migrations not yet run, up to the `upto`th (a test builds an older database so),
@@ -387,27 +411,13 @@ fn migrate_to(conn: &mut Sql, upto: usize) -> sql::Result<()> {
     match conn.engine() {
         Engine::Sqlite => {
             for (i, sql) in MIGRATIONS.iter().enumerate().take(upto).skip(done) {
-                conn.batch(&format!(
-                    "BEGIN; {sql} PRAGMA user_version = {}; COMMIT;",
-                    i + 1
-                ))?;
+                step(conn, sql, i, i + 1)?;
             }
         }
         Engine::Postgres => {
             let mut current = done;
             for (version, sql) in POSTGRES.iter().filter(|(v, _)| *v > done && *v <= upto) {
-                let record = if current == 0 {
-                    format!(
-                        "CREATE TABLE moot_schema (version BIGINT NOT NULL); INSERT INTO moot_schema VALUES ({version});"
-                    )
-                } else {
-                    format!("UPDATE moot_schema SET version = {version};")
-                };
-                let outcome = conn.batch(&format!("BEGIN; {sql} {record} COMMIT;"));
-                if outcome.is_err() {
-                    let _ = conn.batch("ROLLBACK");
-                }
-                outcome?;
+                step(conn, sql, current, *version)?;
                 current = *version;
             }
         }
@@ -415,9 +425,92 @@ fn migrate_to(conn: &mut Sql, upto: usize) -> sql::Result<()> {
     Ok(())
 }
 
+/// Runs `sql`, which takes a database from version `from` to `to`, in one transaction with the
+/// record of `to`: a database is at one version or the next, never between.
+fn step(conn: &mut Sql, sql: &str, from: usize, to: usize) -> sql::Result<()> {
+    let record = match conn.engine() {
+        Engine::Sqlite => format!("PRAGMA user_version = {to};"),
+        Engine::Postgres if from == 0 => format!(
+            "CREATE TABLE moot_schema (version BIGINT NOT NULL); INSERT INTO moot_schema VALUES ({to});"
+        ),
+        Engine::Postgres => format!("UPDATE moot_schema SET version = {to};"),
+    };
+    let outcome = conn.batch(&format!("BEGIN; {sql} {record} COMMIT;"));
+    if outcome.is_err() {
+        let _ = conn.batch("ROLLBACK");
+    }
+    outcome
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::shape::shape;
+    use crate::store::tables::TABLES;
+
+    fn sqlite() -> Sql {
+        Sql::sqlite(rusqlite::Connection::open_in_memory().unwrap())
+    }
+
+    /// The description is the schema: a database brought forward through every migration holds
+    /// exactly what one made from the description holds, in SQLite's own words (each column's
+    /// place, type, nullability and default; keys, unique sets and their collations;
+    /// references; indexes; triggers). A column added to one and not the other fails here.
+    /// (PostgreSQL's twin is in the integration tests, which have a cluster.)
+    #[test]
+    fn every_migration_in_turn_makes_what_the_description_makes() {
+        let (mut history, mut described) = (sqlite(), sqlite());
+        migrate_by_history(&mut history).unwrap();
+        migrate(&mut described).unwrap();
+        assert_eq!(version(&mut history).unwrap(), VERSION);
+        assert_eq!(version(&mut described).unwrap(), VERSION);
+        let (was, is) = (shape(&mut history).unwrap(), shape(&mut described).unwrap());
+        let only = |a: &[String], b: &[String]| -> Vec<String> {
+            a.iter().filter(|f| !b.contains(f)).cloned().collect()
+        };
+        assert_eq!(
+            (only(&was, &is), only(&is, &was)),
+            (vec![], vec![]),
+            "(only in the migrated database, only in the described one)"
+        );
+        // What it compared: every described column, and what only a key shows (a collation).
+        for t in TABLES {
+            for c in t.columns {
+                let line = format!("column {}.{} #", t.name, c.name);
+                assert!(is.iter().any(|f| f.starts_with(&line)), "{line}");
+            }
+        }
+        assert!(
+            is.iter()
+                .any(|f| f.starts_with("index agents sqlite_autoindex_agents_2 unique=1")
+                    && f.ends_with("(name NOCASE)")),
+            "{is:#?}"
+        );
+    }
+
+    /// The comparison above sees what a forgotten migration would leave out.
+    #[test]
+    fn a_column_index_or_collation_of_one_database_alone_is_told() {
+        let base = {
+            let mut c = sqlite();
+            migrate(&mut c).unwrap();
+            shape(&mut c).unwrap()
+        };
+        for change in [
+            "ALTER TABLE agents ADD COLUMN shoe_size INTEGER",
+            "CREATE INDEX sessions_by_status ON sessions(status)",
+            "DROP TRIGGER actions_are_append_only_delete",
+            // The same columns, names compared with case.
+            "CREATE TABLE bans2 (what TEXT PRIMARY KEY, by_whom TEXT NOT NULL,
+                                 reason TEXT NOT NULL, at_ms INTEGER NOT NULL);
+             DROP TABLE bans; ALTER TABLE bans2 RENAME TO bans",
+        ] {
+            let mut c = sqlite();
+            migrate(&mut c).unwrap();
+            c.batch(change).unwrap();
+            assert_ne!(shape(&mut c).unwrap(), base, "{change}");
+        }
+    }
 
     /// Schema 7 rebuilds the action log without its second index: a database written before
     /// it keeps every action, each session's log in order, its key unique and its log
