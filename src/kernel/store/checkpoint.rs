@@ -236,7 +236,9 @@ mod tests {
                 let count = c
                     .first("SELECT count(*) AS count FROM t", &[])?
                     .map(|r| r.get::<i64>("count"));
-                let n = c.first("SELECT n FROM hot", &[])?.map(|r| r.get::<i64>("n"));
+                let n = c
+                    .first("SELECT n FROM hot", &[])?
+                    .map(|r| r.get::<i64>("n"));
                 Ok((count, n))
             }))
             .unwrap();

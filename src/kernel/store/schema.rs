@@ -481,9 +481,10 @@ mod tests {
             }
         }
         assert!(
-            is.iter()
-                .any(|f| f.starts_with("index agents sqlite_autoindex_agents_2 unique=1")
-                    && f.ends_with("(name NOCASE)")),
+            is.iter().any(
+                |f| f.starts_with("index agents sqlite_autoindex_agents_2 unique=1")
+                    && f.ends_with("(name NOCASE)")
+            ),
             "{is:#?}"
         );
     }

@@ -95,7 +95,7 @@ impl Sql {
         match &mut self.conn {
             Conn::Sqlite(c) => {
                 let mut q = c.prepare_cached(sql)?;
-                let names: Names = q.column_names().into_iter().map(String::from).collect();
+                let names: Names = q.column_names().map(String::from).collect();
                 let mut rows = q.query(rusqlite::params_from_iter(args))?;
                 let mut out = Vec::new();
                 while let Some(r) = rows.next()? {

@@ -13,14 +13,16 @@ pub type Stored = (Vec<(Key, Standing)>, Vec<(String, String)>);
 
 /// The rating stored in a row's `rating`, `deviation` and `volatility`; none for a record.
 fn rating_of(r: &Row) -> sql::Result<Option<Rating>> {
-    Ok(match (r.get("rating")?, r.get("deviation")?, r.get("volatility")?) {
-        (Some(rating), Some(deviation), Some(volatility)) => Some(Rating {
-            rating,
-            deviation,
-            volatility,
-        }),
-        _ => None,
-    })
+    Ok(
+        match (r.get("rating")?, r.get("deviation")?, r.get("volatility")?) {
+            (Some(rating), Some(deviation), Some(volatility)) => Some(Rating {
+                rating,
+                deviation,
+                volatility,
+            }),
+            _ => None,
+        },
+    )
 }
 
 pub fn load(c: &mut Sql) -> sql::Result<Stored> {

@@ -155,7 +155,11 @@ const fn agent_id() -> Column {
 use DefaultValue::{Int, Now, Text};
 
 /// A table with no key of several columns, no other unique set, no index and no trigger.
-const fn plain(name: &'static str, key: &'static [&'static str], columns: &'static [Column]) -> Table {
+const fn plain(
+    name: &'static str,
+    key: &'static [&'static str],
+    columns: &'static [Column],
+) -> Table {
     Table {
         name,
         columns,

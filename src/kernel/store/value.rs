@@ -196,7 +196,9 @@ impl Row {
             column: column.to_owned(),
             message,
         };
-        let v = self.value(column).ok_or_else(|| error("no such column".into()))?;
+        let v = self
+            .value(column)
+            .ok_or_else(|| error("no such column".into()))?;
         T::from_value(v).map_err(error)
     }
 
