@@ -489,6 +489,25 @@ mod tests {
         );
     }
 
+    /// A database made by any older moot, at any version, is brought to the schema the
+    /// description makes (by the migrations it has not run, not made anew).
+    #[test]
+    fn a_database_of_any_older_version_is_brought_to_the_described_schema() {
+        let described = {
+            let mut c = sqlite();
+            migrate(&mut c).unwrap();
+            shape(&mut c).unwrap()
+        };
+        for old in 1..VERSION {
+            let mut c = sqlite();
+            migrate_to(&mut c, old).unwrap();
+            assert_eq!(version(&mut c).unwrap(), old);
+            migrate(&mut c).unwrap();
+            assert_eq!(version(&mut c).unwrap(), VERSION);
+            assert_eq!(shape(&mut c).unwrap(), described, "from version {old}");
+        }
+    }
+
     /// The comparison above sees what a forgotten migration would leave out.
     #[test]
     fn a_column_index_or_collation_of_one_database_alone_is_told() {
