@@ -66,9 +66,9 @@ fn table(t: &Table, engine: Engine) -> String {
     )
 }
 
-/// One column's definition: what `CREATE TABLE` lists, and what a migration that adds the
-/// column to an old database says after `ALTER TABLE ... ADD COLUMN`.
-pub fn column(t: &Table, c: &Column, engine: Engine) -> String {
+/// One column's definition, as `CREATE TABLE` lists it (and as a migration that adds it to
+/// old databases writes it after `ALTER TABLE ... ADD COLUMN`).
+fn column(t: &Table, c: &Column, engine: Engine) -> String {
     let sqlite = engine == Engine::Sqlite;
     let mut out = format!(
         "{} {}",

@@ -10,6 +10,7 @@
 use super::ddl;
 use super::sql::{self, Engine, Sql};
 
+/// SQLite's history: the `n`th entry takes a database from version `n - 1` to `n`.
 const MIGRATIONS: &[&str] = &[
     // 1: one identity table for everyone: telnet characters (with a password) and, later, API
     // agents (with a token). Names are unique regardless of case.
@@ -202,12 +203,9 @@ const KEPT_STATE: &str = "CREATE TABLE kept_state (
         PRIMARY KEY (module, key)
     );";
 
-/// PostgreSQL's schema, by the version of [`MIGRATIONS`] it matches: a PostgreSQL database
-/// starts at the version SQLite had reached when PostgreSQL came, and later migrations are
-/// written for both. The same tables and columns as SQLite's, in PostgreSQL's words: names
-/// unique regardless of case (`citext`, a trusted extension a database's owner may create),
-/// integers as BIGINT, and a `rowid` column where SQLite's implicit one orders a log, so that
-/// one statement serves both.
+/// PostgreSQL's history, by the version of [`MIGRATIONS`] each step reaches: PostgreSQL came
+/// when SQLite had reached version 9, so its first step makes that version at once, and later
+/// migrations are written for both. (A new database of either is made from the description.)
 const POSTGRES: &[(usize, &str)] = &[
     (
         9,

@@ -15,6 +15,8 @@
 //! [`copy`]: super::copy
 //! [`schema`]: super::schema
 
+use DefaultValue::{Int, Now, Text};
+
 /// One table.
 #[derive(Debug)]
 pub struct Table {
@@ -152,9 +154,8 @@ const fn agent_id() -> Column {
     text("agent_id").not_null().references("agents", "agent_id")
 }
 
-use DefaultValue::{Int, Now, Text};
-
-/// A table with no key of several columns, no other unique set, no index and no trigger.
+/// A table of these columns under this key, and nothing else: no other unique set, no index,
+/// no trigger, SQLite's rowid unread. A table with more says so over it (`..plain(...)`).
 const fn plain(
     name: &'static str,
     key: &'static [&'static str],
