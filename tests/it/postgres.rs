@@ -703,3 +703,44 @@ async fn a_failed_write_in_a_batch_spoils_none_of_the_others() {
         store.close().await;
     }
 }
+
+/// The description of the tables is PostgreSQL's schema too: a database brought forward by
+/// every migration in turn holds what one made from the description holds, as PostgreSQL's
+/// catalogue says (each column's place, type, nullability and default; constraints, indexes,
+/// triggers, sequences, the append-only function, the extensions), and `moot db copy` carries
+/// every column of either. (SQLite's twin is beside the schema, in the kernel.)
+#[tokio::test]
+async fn on_postgres_every_migration_in_turn_makes_what_the_description_makes() {
+    use moot::store::{Store, StoreOptions, build_by_history, schema_facts, uncopied};
+    let pg = Cluster::start();
+    pg.superuser("CREATE DATABASE history OWNER moot");
+    let (history, described) = (pg.db_named("history"), pg.db());
+    build_by_history(&history).unwrap();
+    let store = Store::open(&described, StoreOptions::default()).unwrap();
+    store.close().await;
+    let (was, is) = (
+        schema_facts(&history).unwrap(),
+        schema_facts(&described).unwrap(),
+    );
+    let only = |a: &[String], b: &[String]| -> Vec<String> {
+        a.iter().filter(|f| !b.contains(f)).cloned().collect()
+    };
+    assert_eq!(
+        (only(&was, &is), only(&is, &was)),
+        (vec![], vec![]),
+        "(only in the migrated database, only in the described one)"
+    );
+    // What it compared: what PostgreSQL alone says of a column, a log and a counter.
+    for fact in [
+        "column agents.name #2 USER-DEFINED/citext nullable=NO",
+        "column participants.rowid #1 bigint/int8 nullable=NO default=nextval(",
+        "trigger actions actions_are_never_emptied: CREATE TRIGGER actions_are_never_emptied",
+        "constraint idempotency_keys idempotency_keys_agent_id_tool_key_key: UNIQUE",
+        "function moot_append_only: ",
+    ] {
+        assert!(is.iter().any(|f| f.starts_with(fact)), "{fact}: {is:#?}");
+    }
+    for db in [&history, &described] {
+        assert_eq!(uncopied(db).unwrap(), Vec::<String>::new(), "{db}");
+    }
+}

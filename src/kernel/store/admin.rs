@@ -96,7 +96,7 @@ impl Store {
         self.call(move |c| {
             let found: Option<String> = c
                 .first("SELECT name FROM agents WHERE name = ?1", args![name])?
-                .map(|r| r.get(0))
+                .map(|r| r.get("name"))
                 .transpose()?;
             if let Some(n) = &found {
                 c.execute(
@@ -119,7 +119,7 @@ impl Store {
                 &[],
             )?
             .iter()
-            .map(|r| r.get(0))
+            .map(|r| r.get("name"))
             .collect()
         })
         .await
@@ -132,9 +132,9 @@ impl Store {
                 .iter()
                 .map(|r| {
                     Ok(Ban {
-                        what: r.get(0)?,
-                        by_whom: r.get(1)?,
-                        reason: r.get(2)?,
+                        what: r.get("what")?,
+                        by_whom: r.get("by_whom")?,
+                        reason: r.get("reason")?,
                     })
                 })
                 .collect()
@@ -152,11 +152,11 @@ impl Store {
             .iter()
             .map(|r| {
                 Ok(AdminAct {
-                    at_ms: r.get(0)?,
-                    by_whom: r.get(1)?,
-                    verb: r.get(2)?,
-                    target: r.get(3)?,
-                    detail: r.get(4)?,
+                    at_ms: r.get("at_ms")?,
+                    by_whom: r.get("by_whom")?,
+                    verb: r.get("verb")?,
+                    target: r.get("target")?,
+                    detail: r.get("detail")?,
                 })
             })
             .collect()

@@ -92,7 +92,8 @@ fn owner_from(c: &mut Sql, origin: Option<&Origin>) -> sql::Result<Option<String
         args![&o.address],
     )?;
     let Some(r) = latest else { return Ok(None) };
-    let (id, owner, made): (String, Option<String>, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
+    let (id, owner, made): (String, Option<String>, String) =
+        (r.get("agent_id")?, r.get("owner")?, r.get("created_at")?);
     let recent = humantime::parse_rfc3339_weak(&made)
         .ok()
         .and_then(|t| std::time::SystemTime::now().duration_since(t).ok())
@@ -110,16 +111,16 @@ pub enum CreateError {
 
 fn row(r: &Row) -> sql::Result<AgentRow> {
     Ok(AgentRow {
-        agent_id: r.get(0)?,
-        name: r.get(1)?,
-        password_hash: r.get(2)?,
-        description: r.get(3)?,
-        room: r.get(4)?,
+        agent_id: r.get("agent_id")?,
+        name: r.get("name")?,
+        password_hash: r.get("password_hash")?,
+        description: r.get("description")?,
+        room: r.get("room")?,
         display: Display {
-            linelength: r.get(5)?,
-            wrap: r.get(6)?,
+            linelength: r.get("linelength")?,
+            wrap: r.get("wrap")?,
         },
-        wizard: r.get(7)?,
+        wizard: r.get("wizard")?,
     })
 }
 
@@ -253,11 +254,11 @@ impl Store {
             .iter()
             .map(|r| {
                 Ok(IdentityRow {
-                    agent_id: r.get(0)?,
-                    name: r.get(1)?,
-                    token_hash: r.get(2)?,
-                    kind: Kind::from_stored(&r.get::<String>(3)?),
-                    owner: r.get(4)?,
+                    agent_id: r.get("agent_id")?,
+                    name: r.get("name")?,
+                    token_hash: r.get("token_hash")?,
+                    kind: Kind::from_stored(&r.get::<String>("kind")?),
+                    owner: r.get("owner")?,
                 })
             })
             .collect()

@@ -234,9 +234,11 @@ mod tests {
         let (count, n) = rt
             .block_on(store.call(|c| {
                 let count = c
-                    .first("SELECT count(*) FROM t", &[])?
-                    .map(|r| r.get::<i64>(0));
-                let n = c.first("SELECT n FROM hot", &[])?.map(|r| r.get::<i64>(0));
+                    .first("SELECT count(*) AS count FROM t", &[])?
+                    .map(|r| r.get::<i64>("count"));
+                let n = c
+                    .first("SELECT n FROM hot", &[])?
+                    .map(|r| r.get::<i64>("n"));
                 Ok((count, n))
             }))
             .unwrap();

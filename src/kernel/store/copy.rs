@@ -4,116 +4,83 @@
 //! Both are opened as moot opens them (so both have the newest schema, and a PostgreSQL source
 //! or target is locked against a moot serving it), the target must be empty, and the logs keep
 //! their order: the columns a log is read in order by (`rowid`, `seq`) are copied with it.
+//!
+//! What is copied, in which order and by which pages, and what the checksum covers, all come
+//! from the description of the tables ([`tables`](super::tables)), the one that makes a new
+//! database: a column there is a column copied and checked. A source with a column the
+//! description lacks is refused (see [`uncopied`]).
 
 use sha2::{Digest, Sha256};
 
 use super::sql::{self, Row, Sql, Value};
+use super::tables::{Kind, Rowid, TABLES, Table};
 use super::{Database, Store, StoreError, StoreOptions};
 
-/// How a table is read in pages: by a column that orders it, or whole (small tables with a
-/// key of several columns).
-enum Order {
-    /// An integer column (SQLite's `rowid` or an autoincrement `seq`) copied with the rows.
-    Int(&'static str),
-    /// A text primary key.
-    Text(&'static str),
+/// The columns a copy reads, writes and checks: every column of the table's description, and
+/// first, where the rows' order is kept (see [`Rowid::Order`]), the `rowid` that keeps it, so
+/// that a log reads back in the order it was written and new rows go on after it.
+fn carried(t: &Table) -> Vec<&'static str> {
+    let order = (t.rowid == Rowid::Order).then_some("rowid");
+    order
+        .into_iter()
+        .chain(t.columns.iter().map(|c| c.name))
+        .collect()
+}
+
+/// How a table is read in pages: after the last row of the page before, by the order its rows
+/// were written in or by a key of one column; or whole, for the small tables keyed by several.
+enum Paging {
+    /// The column, and a value before any it holds.
+    After(&'static str, Value),
     Whole,
 }
 
-/// Every table, parents before children, with its columns.
-const TABLES: &[(&str, Order, &str)] = &[
-    (
-        "agents",
-        Order::Text("agent_id"),
-        "agent_id, name, password_hash, description, room, created_at, token_hash, linelength, wrap, wizard, kind, owner, origin",
-    ),
-    (
-        "sessions",
-        Order::Text("session_id"),
-        "session_id, template, state, status, tick, seed, options, created_at, updated_at, rated",
-    ),
-    (
-        "participants",
-        Order::Int("rowid"),
-        "session_id, agent_id, role",
-    ),
-    (
-        "actions",
-        Order::Int("rowid"),
-        "action_id, session_id, agent_id, role, action, tick, created_at, at_ms, reasoning",
-    ),
-    (
-        "idempotency_keys",
-        Order::Int("seq"),
-        "agent_id, tool, key, args, answer",
-    ),
-    ("kept_state", Order::Whole, "module, key, value"),
-    ("bans", Order::Text("what"), "what, by_whom, reason, at_ms"),
-    (
-        "admin_actions",
-        Order::Int("seq"),
-        "at_ms, by_whom, verb, target, detail",
-    ),
-    (
-        "oauth_clients",
-        Order::Text("client_id"),
-        "client_id, client_name, redirect_uris, created_ms",
-    ),
-    (
-        "oauth_tokens",
-        Order::Text("token_hash"),
-        "token_hash, kind, agent_id, client_id, expires_ms",
-    ),
-    (
-        "standings",
-        Order::Whole,
-        "agent_id, board, rules, rating, deviation, volatility, games, won, lost, drawn",
-    ),
-    (
-        "standing_changes",
-        Order::Int("rowid"),
-        "action_id, agent_id, board, rules, score, rating_before, deviation_before, rating, deviation, volatility",
-    ),
-    (
-        "session_conduct",
-        Order::Whole,
-        "session_id, agent_id, refused, missed",
-    ),
-];
+fn paging(t: &Table) -> Paging {
+    if t.rowid == Rowid::Order {
+        return Paging::After("rowid", Value::Int(i64::MIN));
+    }
+    match t.key {
+        [key] => {
+            let text = t
+                .column(key)
+                .is_some_and(|c| matches!(c.kind, Kind::Text | Kind::CaseFree));
+            let first = if text {
+                Value::Text(String::new())
+            } else {
+                Value::Int(i64::MIN)
+            };
+            Paging::After(key, first)
+        }
+        _ => Paging::Whole,
+    }
+}
+
+/// The columns PostgreSQL numbers with a sequence of its own, which must go on after the
+/// copied rows (SQLite's follow the largest there).
+fn counters(t: &Table) -> impl Iterator<Item = &'static str> {
+    let order = (t.rowid == Rowid::Order).then_some("rowid");
+    let counters = t.columns.iter().filter(|c| c.kind == Kind::Counter);
+    order.into_iter().chain(counters.map(|c| c.name))
+}
 
 /// Rows a page holds.
 const PAGE: usize = 2000;
 
-/// What the database holds that [`TABLES`] does not carry: `table.column` for a column it does
-/// not list, `table` for a table it does not know. A column added to the schema and forgotten
-/// here would be dropped by a copy whose checksum, made from the same list, still passed; so
-/// a copy refuses a source with any, and a test asks the newest schema of both engines.
+/// What the database holds that the copy does not carry: `table.column` for a column the
+/// description of its table lacks, `table` for a table it does not describe. A column added
+/// to a database by a migration and not to the description would be dropped by a copy whose
+/// checksum, made from the same columns, still passed; so a copy refuses a source with any,
+/// and a test asks a database brought forward by every migration.
 pub fn uncopied(c: &mut Sql) -> sql::Result<Vec<String>> {
-    let found = match c.engine() {
-        super::Engine::Sqlite => c.query(
-            "SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p
-             WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' ORDER BY 1, 2",
-            &[],
-        )?,
-        super::Engine::Postgres => c.query(
-            "SELECT table_name::text, column_name::text FROM information_schema.columns
-             WHERE table_schema = current_schema() AND table_name <> 'moot_schema'
-             ORDER BY 1, 2",
-            &[],
-        )?,
-    };
     let mut missing = Vec::new();
-    for row in found {
-        let (table, column): (String, String) = (row.get(0)?, row.get(1)?);
-        let Some((_, order, cols)) = TABLES.iter().find(|(t, _, _)| *t == table) else {
+    for (table, column) in super::shape::columns(c)? {
+        let Some(t) = super::tables::table(&table) else {
             if !missing.contains(&table) {
                 missing.push(table);
             }
             continue;
         };
-        let carried = cols.split(',').map(str::trim).any(|c| c == column)
-            || matches!(order, Order::Int(key) if *key == column);
-        if !carried {
+        if !carried(t).contains(&column.as_str()) {
             missing.push(format!("{table}.{column}"));
         }
     }
@@ -131,7 +98,7 @@ struct Tally {
 impl Tally {
     fn add(&mut self, row: &Row) {
         let mut h = Sha256::new();
-        for v in &row.0 {
+        for v in row.values() {
             match v {
                 Value::Null => h.update(b"n"),
                 Value::Int(i) => {
@@ -157,55 +124,33 @@ impl Tally {
     }
 }
 
-/// The columns read and written: the ordering column first where it is copied.
-fn columns(order: &Order, cols: &str) -> String {
-    match order {
-        Order::Int(c) => format!("{c}, {cols}"),
-        _ => cols.to_owned(),
-    }
-}
-
-/// One page of `table` after `after` (none: the first).
-fn page(
-    c: &mut Sql,
-    table: &str,
-    order: &Order,
-    cols: &str,
-    after: &Value,
-) -> sql::Result<Vec<Row>> {
-    let cols = columns(order, cols);
-    match order {
-        Order::Int(key) | Order::Text(key) => c.query(
-            &format!("SELECT {cols} FROM {table} WHERE {key} > ?1 ORDER BY {key} LIMIT {PAGE}"),
+/// One page of `t` after `after` (none: the first).
+fn page(c: &mut Sql, t: &Table, after: &Value) -> sql::Result<Vec<Row>> {
+    let (table, columns) = (t.name, carried(t).join(", "));
+    match paging(t) {
+        Paging::After(key, _) => c.query(
+            &format!("SELECT {columns} FROM {table} WHERE {key} > ?1 ORDER BY {key} LIMIT {PAGE}"),
             std::slice::from_ref(after),
         ),
-        Order::Whole => c.query(&format!("SELECT {cols} FROM {table}"), &[]),
-    }
-}
-
-fn start(order: &Order) -> Value {
-    match order {
-        Order::Int(_) => Value::Int(i64::MIN),
-        _ => Value::Text(String::new()),
+        Paging::Whole => c.query(&format!("SELECT {columns} FROM {table}"), &[]),
     }
 }
 
 /// Reads a whole table a page at a time, giving each page to `each`.
 async fn each_page(
     store: &Store,
-    table: &'static str,
-    order: &'static Order,
-    cols: &'static str,
+    t: &'static Table,
     mut each: impl AsyncFnMut(Vec<Row>) -> Result<(), StoreError>,
 ) -> Result<(), StoreError> {
-    let mut after = start(order);
+    let (key, mut after) = match paging(t) {
+        Paging::After(key, first) => (Some(key), first),
+        Paging::Whole => (None, Value::Null),
+    };
     loop {
         let from = after.clone();
-        let rows = store
-            .read(move |c| page(c, table, order, cols, &from))
-            .await?;
-        let last = rows.last().and_then(|r| r.0.first().cloned());
-        let full = rows.len() >= PAGE && !matches!(order, Order::Whole);
+        let rows = store.read(move |c| page(c, t, &from)).await?;
+        let last = key.and_then(|k| rows.last()?.value(k).cloned());
+        let full = rows.len() >= PAGE;
         each(rows).await?;
         match last {
             Some(v) if full => after = v,
@@ -217,14 +162,14 @@ async fn each_page(
 /// What every table of `store` holds.
 async fn tally(store: &Store) -> Result<Vec<Tally>, StoreError> {
     let mut out = Vec::with_capacity(TABLES.len());
-    for (table, order, cols) in TABLES {
-        let mut t = Tally::default();
-        each_page(store, table, order, cols, async |rows| {
-            rows.iter().for_each(|r| t.add(r));
+    for t in TABLES {
+        let mut tally = Tally::default();
+        each_page(store, t, async |rows| {
+            rows.iter().for_each(|r| tally.add(r));
             Ok(())
         })
         .await?;
-        out.push(t);
+        out.push(tally);
     }
     Ok(out)
 }
@@ -309,29 +254,31 @@ async fn copy_town(
         db: to.to_string(),
         error,
     })?;
-    if let Some(((table, _, _), t)) = TABLES.iter().zip(&existing).find(|(_, t)| t.rows > 0) {
+    if let Some((t, tally)) = TABLES.iter().zip(&existing).find(|(_, t)| t.rows > 0) {
         return Err(CopyError::NotEmpty {
             db: to.to_string(),
-            table,
-            rows: t.rows,
+            table: t.name,
+            rows: tally.rows,
         });
     }
-    for (table, order, cols) in TABLES {
-        let mut copied = 0u64;
+    for t in TABLES {
+        let (table, mut copied) = (t.name, 0u64);
         let insert = {
-            let cols = columns(order, cols);
-            let marks: Vec<String> = (1..=cols.split(',').count())
-                .map(|i| format!("?{i}"))
-                .collect();
-            format!("INSERT INTO {table} ({cols}) VALUES ({})", marks.join(", "))
+            let columns = carried(t);
+            let marks: Vec<String> = (1..=columns.len()).map(|i| format!("?{i}")).collect();
+            format!(
+                "INSERT INTO {table} ({}) VALUES ({})",
+                columns.join(", "),
+                marks.join(", ")
+            )
         };
-        each_page(&source, table, order, cols, async |rows| {
+        each_page(&source, t, async |rows| {
             copied += rows.len() as u64;
             let insert = insert.clone();
             target
                 .call(move |c| {
                     for r in &rows {
-                        c.execute(&insert, &r.0)?;
+                        c.execute(&insert, r.values())?;
                     }
                     Ok(())
                 })
@@ -339,9 +286,8 @@ async fn copy_town(
         })
         .await
         .map_err(|error| CopyError::Copy { table, error })?;
-        if let Order::Int(key) = order {
-            // PostgreSQL's counters go on after the copied rows (SQLite's follow the largest).
-            if target.engine() == super::Engine::Postgres {
+        if target.engine() == super::Engine::Postgres {
+            for key in counters(t) {
                 let bump = format!(
                     "SELECT setval(pg_get_serial_sequence('{table}', '{key}'),
                                    coalesce((SELECT max({key}) FROM {table}), 0) + 1, false)"
@@ -364,10 +310,10 @@ async fn copy_town(
             error,
         })?,
     );
-    for (((table, _, _), a), b) in TABLES.iter().zip(&was).zip(&now) {
+    for ((t, a), b) in TABLES.iter().zip(&was).zip(&now) {
         if a != b {
             return Err(CopyError::Differs {
-                table,
+                table: t.name,
                 original: a.rows,
                 copied: b.rows,
             });
@@ -379,7 +325,7 @@ async fn copy_town(
     let actions = TABLES
         .iter()
         .zip(&was)
-        .find(|((t, _, _), _)| *t == "actions")
+        .find(|(t, _)| t.name == "actions")
         .map_or(0, |(_, t)| t.rows);
     Ok(format!(
         "Copied {from} to {to}: {rows} rows in {} tables ({actions} logged actions); the copy \
@@ -391,17 +337,137 @@ async fn copy_town(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::schema;
+    use crate::store::tables::Column;
 
+    fn sqlite() -> Sql {
+        Sql::sqlite(rusqlite::Connection::open_in_memory().unwrap())
+    }
+
+    /// Every column of a database brought forward by every migration, and of one made from the
+    /// description, is one the copy reads, writes and checksums; and one it does not know is
+    /// named, so that the copy refuses rather than drops it.
     #[test]
-    fn the_copy_carries_every_column_of_the_newest_schema_and_says_which_it_would_not() {
-        let mut c = Sql::sqlite(rusqlite::Connection::open_in_memory().unwrap());
-        super::super::schema::migrate(&mut c).unwrap();
-        assert_eq!(uncopied(&mut c).unwrap(), Vec::<String>::new());
-        c.batch(
-            "ALTER TABLE agents ADD COLUMN shoe_size INTEGER;
-             CREATE TABLE hats (agent_id TEXT, hat TEXT);",
+    fn the_copy_carries_every_column_a_database_has_and_names_any_it_would_not() {
+        let mut history = sqlite();
+        schema::migrate_by_history(&mut history).unwrap();
+        let mut described = sqlite();
+        schema::migrate(&mut described).unwrap();
+        for c in [&mut history, &mut described] {
+            assert_eq!(uncopied(c).unwrap(), Vec::<String>::new());
+            // And nothing the copy names is missing from the database.
+            let live = crate::store::shape::columns(c).unwrap();
+            for t in TABLES {
+                for column in carried(t).into_iter().filter(|c| *c != "rowid") {
+                    let found = (t.name.to_owned(), column.to_owned());
+                    assert!(live.contains(&found), "{found:?}");
+                }
+            }
+        }
+        history
+            .batch(
+                "ALTER TABLE agents ADD COLUMN shoe_size INTEGER;
+                 CREATE TABLE hats (agent_id TEXT, hat TEXT);",
+            )
+            .unwrap();
+        assert_eq!(
+            uncopied(&mut history).unwrap(),
+            ["agents.shoe_size", "hats"]
+        );
+    }
+
+    /// A value for `c` of `t` no other column has, or the value of the column it refers to.
+    fn sample(t: &Table, c: &Column) -> Value {
+        if let Some((parent, column)) = c.references {
+            let p = crate::store::tables::table(parent).unwrap();
+            return sample(p, p.column(column).unwrap());
+        }
+        let n = t.columns.iter().position(|d| d.name == c.name).unwrap() as i64;
+        match c.kind {
+            Kind::Text | Kind::CaseFree => Value::Text(format!("{}.{}", t.name, c.name)),
+            Kind::Int | Kind::Counter => Value::Int(40 + n),
+            Kind::Real => Value::Real(0.5 + n as f64),
+        }
+    }
+
+    /// Every table's rows as stored, each with its `rowid` where it has one.
+    fn everything(path: &std::path::Path) -> Vec<(String, Vec<Vec<Value>>)> {
+        let mut c = Sql::sqlite(rusqlite::Connection::open(path).unwrap());
+        let mut tables: Vec<String> = crate::store::shape::columns(&mut c)
+            .unwrap()
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect();
+        tables.dedup();
+        tables
+            .into_iter()
+            .map(|t| {
+                let has_rowid =
+                    crate::store::tables::table(&t).is_some_and(|d| d.rowid != Rowid::Without);
+                let rowid = if has_rowid { "rowid, " } else { "" };
+                let rows = c
+                    .query(&format!("SELECT {rowid}* FROM {t} ORDER BY 1"), &[])
+                    .unwrap();
+                (t, rows.iter().map(|r| r.values().to_vec()).collect())
+            })
+            .collect()
+    }
+
+    /// A town with every column of every table set (none left to its default or NULL) copies
+    /// to a new file value for value, and the copy's checksum sees a change to the column added
+    /// last (`agents.origin`).
+    #[tokio::test]
+    async fn a_copy_carries_every_value_of_every_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, to) = (dir.path().join("from.db"), dir.path().join("to.db"));
+        let store = Store::open(&Database::Sqlite(from.clone()), StoreOptions::default()).unwrap();
+        store
+            .call(|c| {
+                for t in TABLES {
+                    let columns: Vec<&str> = t.columns.iter().map(|c| c.name).collect();
+                    let marks: Vec<String> = (1..=columns.len()).map(|i| format!("?{i}")).collect();
+                    let values: Vec<Value> = t.columns.iter().map(|c| sample(t, c)).collect();
+                    c.execute(
+                        &format!(
+                            "INSERT INTO {} ({}) VALUES ({})",
+                            t.name,
+                            columns.join(", "),
+                            marks.join(", ")
+                        ),
+                        &values,
+                    )?;
+                }
+                Ok(())
+            })
+            .await
+            .unwrap();
+        store.close().await;
+        let said = copy(
+            &Database::Sqlite(from.clone()),
+            &Database::Sqlite(to.clone()),
+            |_, _| {},
         )
+        .await
         .unwrap();
-        assert_eq!(uncopied(&mut c).unwrap(), ["agents.shoe_size", "hats"]);
+        assert!(said.contains("reads back the same"), "{said}");
+        let (was, is) = (everything(&from), everything(&to));
+        for (table, rows) in &was {
+            assert_eq!(rows.len(), 1, "{table}");
+            assert!(!rows[0].contains(&Value::Null), "{table}: {rows:?}");
+        }
+        assert_eq!(was, is);
+
+        let open = |p: &std::path::Path| {
+            Store::open(&Database::Sqlite(p.into()), StoreOptions::default()).unwrap()
+        };
+        let (a, b) = (open(&from), open(&to));
+        b.call(|c| c.execute("UPDATE agents SET origin = 'elsewhere'", &[]))
+            .await
+            .unwrap();
+        let (ta, tb) = (tally(&a).await.unwrap(), tally(&b).await.unwrap());
+        assert_eq!(ta[1..], tb[1..]);
+        assert_ne!(ta[0], tb[0], "agents.origin is in the checksum");
+        a.close().await;
+        b.close().await;
     }
 }

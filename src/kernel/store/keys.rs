@@ -43,11 +43,11 @@ pub fn load_all(c: &mut Sql) -> sql::Result<Vec<KeptRow>> {
     .iter()
     .map(|r| {
         Ok(KeptRow {
-            agent_id: r.get(0)?,
-            tool: r.get(1)?,
-            key: r.get(2)?,
-            args: r.get(3)?,
-            answer: r.get(4)?,
+            agent_id: r.get("agent_id")?,
+            tool: r.get("tool")?,
+            key: r.get("key")?,
+            args: r.get("args")?,
+            answer: r.get("answer")?,
         })
     })
     .collect()
@@ -98,9 +98,9 @@ fn load_state(c: &mut Sql) -> sql::Result<Vec<StateRow>> {
     .iter()
     .map(|r| {
         Ok(StateRow {
-            module: r.get(0)?,
-            key: r.get(1)?,
-            value: r.get(2)?,
+            module: r.get("module")?,
+            key: r.get("key")?,
+            value: r.get("value")?,
         })
     })
     .collect()
@@ -145,7 +145,7 @@ impl super::Store {
                 args![module, key],
             )?;
             if let Some(row) = found {
-                return row.get(0);
+                return row.get("value");
             }
             c.execute(
                 "INSERT INTO kept_state (module, key, value) VALUES (?1, ?2, ?3)",

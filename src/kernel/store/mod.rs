@@ -25,14 +25,17 @@ mod agents;
 pub mod backup;
 mod checkpoint;
 pub mod copy;
+mod ddl;
 mod holder;
 pub mod keys;
 pub mod oauth;
 mod postgres;
 mod schema;
 pub mod sessions;
+mod shape;
 pub mod sql;
 pub mod standings;
+pub mod tables;
 mod value;
 mod writer;
 pub mod writes;
@@ -492,6 +495,48 @@ impl Store {
     }
 }
 
+/// Runs `f` on a connection of its own to `db`, outside any store: its schema is neither
+/// checked nor brought forward.
+#[cfg(any(test, feature = "testing"))]
+fn bare<T: Send>(
+    db: &Database,
+    f: impl FnOnce(&mut Sql) -> sql::Result<T> + Send,
+) -> Result<T, StoreError> {
+    match db {
+        Database::Sqlite(path) => Ok(f(&mut Sql::sqlite(Connection::open(path)?))?),
+        // On a thread of its own, as in `Store::open`.
+        Database::Postgres(target) => std::thread::scope(|s| {
+            s.spawn(|| {
+                let rt = PgRuntime::new()?;
+                let mut c = Sql::postgres(PgConn::connect(target, &rt)?);
+                Ok(f(&mut c)?)
+            })
+            .join()
+            .unwrap_or_else(|_| Err(StoreError::Db("PostgreSQL's connection panicked".into())))
+        }),
+    }
+}
+
+/// Builds the schema of the new database `db` by running every migration in turn, rather than
+/// from the description of the tables, for a test to compare the two (see [`schema_facts`]).
+#[cfg(any(test, feature = "testing"))]
+pub fn build_by_history(db: &Database) -> Result<(), StoreError> {
+    bare(db, schema::migrate_by_history)
+}
+
+/// The schema of `db`, a line a fact, as its engine's catalogue says (see `shape::shape`):
+/// two databases with equal facts have the same tables, columns, keys, indexes and triggers.
+#[cfg(any(test, feature = "testing"))]
+pub fn schema_facts(db: &Database) -> Result<Vec<String>, StoreError> {
+    bare(db, shape::shape)
+}
+
+/// What `moot db copy` would not carry out of `db` (see [`copy::uncopied`]).
+#[cfg(any(test, feature = "testing"))]
+pub fn uncopied(db: &Database) -> Result<Vec<String>, StoreError> {
+    bare(db, copy::uncopied)
+}
+
 fn sqlite_settings(conn: &Connection, options: StoreOptions) -> Result<(), StoreError> {
     conn.busy_timeout(options.busy_timeout)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
@@ -519,8 +564,11 @@ fn lock(conn: &mut Sql) -> Result<(), StoreError> {
     let since = Instant::now();
     loop {
         let got = conn
-            .first("SELECT pg_try_advisory_lock(?1)", sql::args![PG_LOCK])?
-            .map(|r| r.get::<bool>(0))
+            .first(
+                "SELECT pg_try_advisory_lock(?1) AS got",
+                sql::args![PG_LOCK],
+            )?
+            .map(|r| r.get::<bool>("got"))
             .transpose()?
             .unwrap_or(false);
         if got {
@@ -533,7 +581,8 @@ fn lock(conn: &mut Sql) -> Result<(), StoreError> {
     }
     let holder = conn
         .first(
-            "SELECT a.application_name, coalesce(host(a.client_addr), 'a local socket'), a.pid
+            "SELECT a.application_name, coalesce(host(a.client_addr), 'a local socket') AS client,
+                    a.pid
              FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
              WHERE l.locktype = 'advisory' AND l.granted AND l.objid = ?1
                AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())",
@@ -542,9 +591,9 @@ fn lock(conn: &mut Sql) -> Result<(), StoreError> {
         .map(|r| -> Result<String, StoreError> {
             Ok(format!(
                 "{}, connected from {}, server process {}",
-                r.get::<String>(0)?,
-                r.get::<String>(1)?,
-                r.get::<i64>(2)?
+                r.get::<String>("application_name")?,
+                r.get::<String>("client")?,
+                r.get::<i64>("pid")?
             ))
         })
         .transpose()?

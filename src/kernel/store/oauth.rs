@@ -50,10 +50,10 @@ impl Store {
                 args![id],
             )?
             .map(|r| -> Result<Client, DbError> {
-                let uris: String = r.get(2)?;
+                let uris: String = r.get("redirect_uris")?;
                 Ok(Client {
-                    client_id: r.get(0)?,
-                    client_name: r.get(1)?,
+                    client_id: r.get("client_id")?,
+                    client_name: r.get("client_name")?,
                     redirect_uris: serde_json::from_str(&uris).unwrap_or_default(),
                 })
             })
@@ -104,13 +104,13 @@ impl Store {
             )?
             .iter()
             .map(|r| {
-                let kind: String = r.get(1)?;
+                let kind: String = r.get("kind")?;
                 Ok(TokenRow {
-                    token_hash: r.get(0)?,
+                    token_hash: r.get("token_hash")?,
                     refresh: kind == "refresh",
-                    agent_id: r.get(2)?,
-                    client_id: r.get(3)?,
-                    expires_ms: r.get(4)?,
+                    agent_id: r.get("agent_id")?,
+                    client_id: r.get("client_id")?,
+                    expires_ms: r.get("expires_ms")?,
                 })
             })
             .collect()

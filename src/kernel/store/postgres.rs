@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio_postgres::types::{FromSql, IsNull, ToSql, Type};
 use tokio_postgres::{NoTls, Statement};
 
-use super::value::{DbError, Result, Row, Value};
+use super::value::{DbError, Names, Result, Row, Value};
 
 /// How long one statement may take before the store gives up on it and on its connection: a
 /// database that stops answering costs refused actions, never a writer stuck for good.
@@ -110,7 +110,9 @@ fn pg_error(e: tokio_postgres::Error) -> DbError {
 pub struct PgConn {
     client: tokio_postgres::Client,
     rt: Arc<PgRuntime>,
-    statements: std::collections::HashMap<String, Statement>,
+    /// Prepared statements by their text, with the names of their columns (which every row of
+    /// theirs shares).
+    statements: std::collections::HashMap<String, (Statement, Names)>,
     /// Transaction control (savepoints) waiting to go out ahead of the next statement, without
     /// a wait for its own answer: a round trip is most of what a statement costs here.
     pending: Vec<&'static str>,
@@ -168,7 +170,7 @@ impl PgConn {
         (!self.pending.is_empty()).then(|| std::mem::take(&mut self.pending).join("; "))
     }
 
-    fn statement(&mut self, sql: &str) -> Result<Statement> {
+    fn statement(&mut self, sql: &str) -> Result<(Statement, Names)> {
         if let Some(s) = self.statements.get(sql) {
             return Ok(s.clone());
         }
@@ -183,12 +185,14 @@ impl PgConn {
             .rt
             .block_on(self.client.prepare(&text))?
             .map_err(pg_error)?;
-        self.statements.insert(sql.to_owned(), s.clone());
-        Ok(s)
+        let names: Names = s.columns().iter().map(|c| c.name().to_owned()).collect();
+        self.statements
+            .insert(sql.to_owned(), (s.clone(), names.clone()));
+        Ok((s, names))
     }
 
     pub fn execute(&mut self, sql: &str, args: &[Value]) -> Result<u64> {
-        let s = self.statement(sql)?;
+        let (s, _) = self.statement(sql)?;
         let controls = self.take_pending();
         let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a as _).collect();
         pipelined(
@@ -204,7 +208,7 @@ impl PgConn {
     pub fn execute_all(&mut self, statements: &[(&str, &[Value])]) -> Result<()> {
         let prepared = statements
             .iter()
-            .map(|(sql, _)| self.statement(sql))
+            .map(|(sql, _)| self.statement(sql).map(|(s, _)| s))
             .collect::<Result<Vec<Statement>>>()?;
         let controls = self.take_pending();
         let params: Vec<Vec<&(dyn ToSql + Sync)>> = statements
@@ -227,7 +231,7 @@ impl PgConn {
     }
 
     pub fn query(&mut self, sql: &str, args: &[Value]) -> Result<Vec<Row>> {
-        let s = self.statement(sql)?;
+        let (s, names) = self.statement(sql)?;
         let controls = self.take_pending();
         let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a as _).collect();
         let rows = pipelined(
@@ -241,7 +245,7 @@ impl PgConn {
                 (0..r.len())
                     .map(|i| r.try_get::<_, Value>(i).map_err(pg_error))
                     .collect::<Result<Vec<Value>>>()
-                    .map(Row)
+                    .map(|values| Row::new(names.clone(), values))
             })
             .collect()
     }

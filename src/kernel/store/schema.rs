@@ -1,8 +1,16 @@
-//! The database schema, as an ordered list of migrations. The database records how many have
-//! run, so an old database is brought forward on start and a new one is built from scratch.
+//! How a database comes to hold the tables of [`tables`](super::tables): a new one is made
+//! from that description, an old one is brought forward by the migrations it has not run.
+//!
+//! The migrations are the schema's history, kept for the databases that were made before each
+//! of them: written once and never changed, since old databases have run them. A database
+//! records how many it has run; a new one, made from the description, records them all. A test
+//! runs every migration in turn and checks that the outcome is what the description makes, so
+//! that a column added to one and not the other fails it.
 
+use super::ddl;
 use super::sql::{self, Engine, Sql};
 
+/// SQLite's history: the `n`th entry takes a database from version `n - 1` to `n`.
 const MIGRATIONS: &[&str] = &[
     // 1: one identity table for everyone: telnet characters (with a password) and, later, API
     // agents (with a token). Names are unique regardless of case.
@@ -195,12 +203,9 @@ const KEPT_STATE: &str = "CREATE TABLE kept_state (
         PRIMARY KEY (module, key)
     );";
 
-/// PostgreSQL's schema, by the version of [`MIGRATIONS`] it matches: a PostgreSQL database
-/// starts at the version SQLite had reached when PostgreSQL came, and later migrations are
-/// written for both. The same tables and columns as SQLite's, in PostgreSQL's words: names
-/// unique regardless of case (`citext`, a trusted extension a database's owner may create),
-/// integers as BIGINT, and a `rowid` column where SQLite's implicit one orders a log, so that
-/// one statement serves both.
+/// PostgreSQL's history, by the version of [`MIGRATIONS`] each step reaches: PostgreSQL came
+/// when SQLite had reached version 9, so its first step makes that version at once, and later
+/// migrations are written for both. (A new database of either is made from the description.)
 const POSTGRES: &[(usize, &str)] = &[
     (
         9,
@@ -336,6 +341,9 @@ const POSTGRES: &[(usize, &str)] = &[
     (11, OWNERS),
 ];
 
+/// The version of the schema [`tables`](super::tables) describes: that of every migration.
+const VERSION: usize = MIGRATIONS.len();
+
 /// The schema version the database has: SQLite keeps it in `PRAGMA user_version`, PostgreSQL
 /// in a table of ours (none yet is version 0).
 fn version(conn: &mut Sql) -> sql::Result<usize> {
@@ -343,17 +351,20 @@ fn version(conn: &mut Sql) -> sql::Result<usize> {
         Engine::Sqlite => conn.first("PRAGMA user_version", &[])?,
         Engine::Postgres => {
             let exists = conn
-                .first("SELECT to_regclass('moot_schema') IS NOT NULL", &[])?
-                .map(|r| r.get::<bool>(0))
+                .first(
+                    "SELECT to_regclass('moot_schema') IS NOT NULL AS user_version",
+                    &[],
+                )?
+                .map(|r| r.get::<bool>("user_version"))
                 .transpose()?
                 .unwrap_or(false);
             if !exists {
                 return Ok(0);
             }
-            conn.first("SELECT version FROM moot_schema", &[])?
+            conn.first("SELECT version AS user_version FROM moot_schema", &[])?
         }
     }
-    .map(|r| r.get::<i64>(0))
+    .map(|r| r.get::<i64>("user_version"))
     .transpose()?
     .unwrap_or(0);
     Ok(usize::try_from(found).unwrap_or(usize::MAX))
@@ -373,8 +384,22 @@ pub fn check_version(conn: &mut Sql) -> Result<(), super::StoreError> {
     Ok(())
 }
 
+/// Makes a new database's tables from their description, or brings an old one's forward.
 pub fn migrate(conn: &mut Sql) -> sql::Result<()> {
-    migrate_to(conn, MIGRATIONS.len())
+    match version(conn)? {
+        0 => {
+            let tables = ddl::create(conn.engine());
+            step(conn, &tables, 0, VERSION)
+        }
+        _ => migrate_to(conn, VERSION),
+    }
+}
+
+/// Builds the schema of a new database by running every migration in turn, as the oldest
+/// database was brought forward, rather than from the description: what a test compares.
+#[cfg(any(test, feature = "testing"))]
+pub fn migrate_by_history(conn: &mut Sql) -> sql::Result<()> {
+    migrate_to(conn, VERSION)
 }
 
 /// Runs the migrations not yet run, up to the `upto`th (a test builds an older database so),
@@ -384,27 +409,13 @@ fn migrate_to(conn: &mut Sql, upto: usize) -> sql::Result<()> {
     match conn.engine() {
         Engine::Sqlite => {
             for (i, sql) in MIGRATIONS.iter().enumerate().take(upto).skip(done) {
-                conn.batch(&format!(
-                    "BEGIN; {sql} PRAGMA user_version = {}; COMMIT;",
-                    i + 1
-                ))?;
+                step(conn, sql, i, i + 1)?;
             }
         }
         Engine::Postgres => {
             let mut current = done;
             for (version, sql) in POSTGRES.iter().filter(|(v, _)| *v > done && *v <= upto) {
-                let record = if current == 0 {
-                    format!(
-                        "CREATE TABLE moot_schema (version BIGINT NOT NULL); INSERT INTO moot_schema VALUES ({version});"
-                    )
-                } else {
-                    format!("UPDATE moot_schema SET version = {version};")
-                };
-                let outcome = conn.batch(&format!("BEGIN; {sql} {record} COMMIT;"));
-                if outcome.is_err() {
-                    let _ = conn.batch("ROLLBACK");
-                }
-                outcome?;
+                step(conn, sql, current, *version)?;
                 current = *version;
             }
         }
@@ -412,9 +423,112 @@ fn migrate_to(conn: &mut Sql, upto: usize) -> sql::Result<()> {
     Ok(())
 }
 
+/// Runs `sql`, which takes a database from version `from` to `to`, in one transaction with the
+/// record of `to`: a database is at one version or the next, never between.
+fn step(conn: &mut Sql, sql: &str, from: usize, to: usize) -> sql::Result<()> {
+    let record = match conn.engine() {
+        Engine::Sqlite => format!("PRAGMA user_version = {to};"),
+        Engine::Postgres if from == 0 => format!(
+            "CREATE TABLE moot_schema (version BIGINT NOT NULL); INSERT INTO moot_schema VALUES ({to});"
+        ),
+        Engine::Postgres => format!("UPDATE moot_schema SET version = {to};"),
+    };
+    let outcome = conn.batch(&format!("BEGIN; {sql} {record} COMMIT;"));
+    if outcome.is_err() {
+        let _ = conn.batch("ROLLBACK");
+    }
+    outcome
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::shape::shape;
+    use crate::store::tables::TABLES;
+
+    fn sqlite() -> Sql {
+        Sql::sqlite(rusqlite::Connection::open_in_memory().unwrap())
+    }
+
+    /// The description is the schema: a database brought forward through every migration holds
+    /// exactly what one made from the description holds, in SQLite's own words (each column's
+    /// place, type, nullability and default; keys, unique sets and their collations;
+    /// references; indexes; triggers). A column added to one and not the other fails here.
+    /// (PostgreSQL's twin is in the integration tests, which have a cluster.)
+    #[test]
+    fn every_migration_in_turn_makes_what_the_description_makes() {
+        let (mut history, mut described) = (sqlite(), sqlite());
+        migrate_by_history(&mut history).unwrap();
+        migrate(&mut described).unwrap();
+        assert_eq!(version(&mut history).unwrap(), VERSION);
+        assert_eq!(version(&mut described).unwrap(), VERSION);
+        let (was, is) = (shape(&mut history).unwrap(), shape(&mut described).unwrap());
+        let only = |a: &[String], b: &[String]| -> Vec<String> {
+            a.iter().filter(|f| !b.contains(f)).cloned().collect()
+        };
+        assert_eq!(
+            (only(&was, &is), only(&is, &was)),
+            (vec![], vec![]),
+            "(only in the migrated database, only in the described one)"
+        );
+        // What it compared: every described column, and what only a key shows (a collation).
+        for t in TABLES {
+            for c in t.columns {
+                let line = format!("column {}.{} #", t.name, c.name);
+                assert!(is.iter().any(|f| f.starts_with(&line)), "{line}");
+            }
+        }
+        assert!(
+            is.iter().any(
+                |f| f.starts_with("index agents sqlite_autoindex_agents_2 unique=1")
+                    && f.ends_with("(name NOCASE)")
+            ),
+            "{is:#?}"
+        );
+    }
+
+    /// A database made by any older moot, at any version, is brought to the schema the
+    /// description makes (by the migrations it has not run, not made anew).
+    #[test]
+    fn a_database_of_any_older_version_is_brought_to_the_described_schema() {
+        let described = {
+            let mut c = sqlite();
+            migrate(&mut c).unwrap();
+            shape(&mut c).unwrap()
+        };
+        for old in 1..VERSION {
+            let mut c = sqlite();
+            migrate_to(&mut c, old).unwrap();
+            assert_eq!(version(&mut c).unwrap(), old);
+            migrate(&mut c).unwrap();
+            assert_eq!(version(&mut c).unwrap(), VERSION);
+            assert_eq!(shape(&mut c).unwrap(), described, "from version {old}");
+        }
+    }
+
+    /// The comparison above sees what a forgotten migration would leave out.
+    #[test]
+    fn a_column_index_or_collation_of_one_database_alone_is_told() {
+        let base = {
+            let mut c = sqlite();
+            migrate(&mut c).unwrap();
+            shape(&mut c).unwrap()
+        };
+        for change in [
+            "ALTER TABLE agents ADD COLUMN shoe_size INTEGER",
+            "CREATE INDEX sessions_by_status ON sessions(status)",
+            "DROP TRIGGER actions_are_append_only_delete",
+            // The same columns, names compared with case.
+            "CREATE TABLE bans2 (what TEXT PRIMARY KEY, by_whom TEXT NOT NULL,
+                                 reason TEXT NOT NULL, at_ms INTEGER NOT NULL);
+             DROP TABLE bans; ALTER TABLE bans2 RENAME TO bans",
+        ] {
+            let mut c = sqlite();
+            migrate(&mut c).unwrap();
+            c.batch(change).unwrap();
+            assert_ne!(shape(&mut c).unwrap(), base, "{change}");
+        }
+    }
 
     /// Schema 7 rebuilds the action log without its second index: a database written before
     /// it keeps every action, each session's log in order, its key unique and its log
@@ -438,7 +552,7 @@ mod tests {
             c.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'actions' ORDER BY name", &[])
                 .unwrap()
                 .iter()
-                .map(|r| r.get(0).unwrap())
+                .map(|r| r.get("name").unwrap())
                 .collect()
         };
         assert_eq!(

@@ -54,13 +54,13 @@ pub struct StoredSession {
 
 fn log_entry(r: &Row) -> sql::Result<LogEntry> {
     Ok(LogEntry {
-        tick: r.get(0)?,
-        role: r.get(1)?,
-        action: r.get(2)?,
-        agent_id: r.get(3)?,
-        created_at: r.get(4)?,
-        at_ms: r.get(5)?,
-        reasoning: r.get(6)?,
+        tick: r.get("tick")?,
+        role: r.get("role")?,
+        action: r.get("action")?,
+        agent_id: r.get("agent_id")?,
+        created_at: r.get("created_at")?,
+        at_ms: r.get("at_ms")?,
+        reasoning: r.get("reasoning")?,
     })
 }
 
@@ -73,7 +73,9 @@ fn read_logs(c: &mut Sql) -> sql::Result<HashMap<String, Vec<LogEntry>>> {
         &[],
     )?;
     for r in &rows {
-        logs.entry(r.get(7)?).or_default().push(log_entry(r)?);
+        logs.entry(r.get("session_id")?)
+            .or_default()
+            .push(log_entry(r)?);
     }
     // Written in order, so this finds them sorted; it is what the replay relies on, though.
     for log in logs.values_mut() {
@@ -93,15 +95,15 @@ pub fn load_all(c: &mut Sql) -> sql::Result<Vec<StoredSession>> {
         .iter()
         .map(|r| {
             Ok(SessionRow {
-                session_id: r.get(0)?,
-                template: r.get(1)?,
-                state: r.get(2)?,
-                status: r.get(3)?,
-                tick: r.get(4)?,
-                seed: r.get(5)?,
-                options: r.get(6)?,
-                created_at: r.get(7)?,
-                rated: r.get(8)?,
+                session_id: r.get("session_id")?,
+                template: r.get("template")?,
+                state: r.get("state")?,
+                status: r.get("status")?,
+                tick: r.get("tick")?,
+                seed: r.get("seed")?,
+                options: r.get("options")?,
+                created_at: r.get("created_at")?,
+                rated: r.get("rated")?,
             })
         })
         .collect::<sql::Result<_>>()?;
@@ -112,9 +114,9 @@ pub fn load_all(c: &mut Sql) -> sql::Result<Vec<StoredSession>> {
         &[],
     )? {
         participants
-            .entry(r.get(0)?)
+            .entry(r.get("session_id")?)
             .or_default()
-            .push((r.get(1)?, r.get(2)?));
+            .push((r.get("role")?, r.get("agent_id")?));
     }
     let mut tallies: HashMap<String, Vec<(String, crate::ratings::conduct::Tally)>> =
         HashMap::new();
@@ -123,13 +125,13 @@ pub fn load_all(c: &mut Sql) -> sql::Result<Vec<StoredSession>> {
         &[],
     )? {
         let tally = crate::ratings::conduct::Tally {
-            refused: r.get(2)?,
-            missed: r.get(3)?,
+            refused: r.get("refused")?,
+            missed: r.get("missed")?,
         };
         tallies
-            .entry(r.get(0)?)
+            .entry(r.get("session_id")?)
             .or_default()
-            .push((r.get(1)?, tally));
+            .push((r.get("agent_id")?, tally));
     }
     let mut moves = super::standings::latest_moves(c)?;
     Ok(rows
@@ -161,7 +163,7 @@ impl super::Store {
         self.read(|c| {
             c.query("SELECT action_id FROM actions ORDER BY rowid", &[])?
                 .iter()
-                .map(|r| r.get(0))
+                .map(|r| r.get("action_id"))
                 .collect()
         })
         .await

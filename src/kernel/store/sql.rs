@@ -5,7 +5,7 @@
 //! few places that need it, all of them in this module's siblings.
 
 pub(crate) use super::value::args;
-pub use super::value::{DbError, Engine, FromValue, Result, Row, Value};
+pub use super::value::{DbError, Engine, FromValue, Names, Result, Row, Value};
 use crate::store::postgres::PgConn;
 
 enum Conn {
@@ -95,15 +95,15 @@ impl Sql {
         match &mut self.conn {
             Conn::Sqlite(c) => {
                 let mut q = c.prepare_cached(sql)?;
-                let columns = q.column_count();
+                let names: Names = q.column_names().map(String::from).collect();
                 let mut rows = q.query(rusqlite::params_from_iter(args))?;
                 let mut out = Vec::new();
                 while let Some(r) = rows.next()? {
-                    let mut row = Vec::with_capacity(columns);
-                    for i in 0..columns {
+                    let mut row = Vec::with_capacity(names.len());
+                    for i in 0..names.len() {
                         row.push(Value::from(r.get_ref(i)?));
                     }
-                    out.push(Row(row));
+                    out.push(Row::new(names.clone(), row));
                 }
                 Ok(out)
             }

@@ -11,17 +11,18 @@ use crate::ratings::{Change, Key, Moved, Rating, Standing};
 /// Every standing, and each board's season (the rules of its latest change).
 pub type Stored = (Vec<(Key, Standing)>, Vec<(String, String)>);
 
-/// The rating stored in the three columns from `i` (rating, deviation, volatility); none for a
-/// record.
-fn rating_at(r: &Row, i: usize) -> sql::Result<Option<Rating>> {
-    Ok(match (r.get(i)?, r.get(i + 1)?, r.get(i + 2)?) {
-        (Some(rating), Some(deviation), Some(volatility)) => Some(Rating {
-            rating,
-            deviation,
-            volatility,
-        }),
-        _ => None,
-    })
+/// The rating stored in a row's `rating`, `deviation` and `volatility`; none for a record.
+fn rating_of(r: &Row) -> sql::Result<Option<Rating>> {
+    Ok(
+        match (r.get("rating")?, r.get("deviation")?, r.get("volatility")?) {
+            (Some(rating), Some(deviation), Some(volatility)) => Some(Rating {
+                rating,
+                deviation,
+                volatility,
+            }),
+            _ => None,
+        },
+    )
 }
 
 pub fn load(c: &mut Sql) -> sql::Result<Stored> {
@@ -35,16 +36,16 @@ pub fn load(c: &mut Sql) -> sql::Result<Stored> {
         .map(|r| {
             Ok((
                 Key {
-                    agent: r.get(0)?,
-                    board: r.get(1)?,
-                    rules: r.get(2)?,
+                    agent: r.get("agent_id")?,
+                    board: r.get("board")?,
+                    rules: r.get("rules")?,
                 },
                 Standing {
-                    rating: rating_at(r, 3)?,
-                    games: r.get(6)?,
-                    won: r.get(7)?,
-                    lost: r.get(8)?,
-                    drawn: r.get(9)?,
+                    rating: rating_of(r)?,
+                    games: r.get("games")?,
+                    won: r.get("won")?,
+                    lost: r.get("lost")?,
+                    drawn: r.get("drawn")?,
                 },
             ))
         })
@@ -57,7 +58,7 @@ pub fn load(c: &mut Sql) -> sql::Result<Stored> {
             &[],
         )?
         .iter()
-        .map(|r| Ok((r.get(0)?, r.get(1)?)))
+        .map(|r| Ok((r.get("board")?, r.get("rules")?)))
         .collect::<sql::Result<_>>()?;
     Ok((standings, seasons))
 }
@@ -141,19 +142,19 @@ pub fn latest_moves(c: &mut Sql) -> sql::Result<HashMap<String, Vec<Moved>>> {
         &[],
     )?;
     for r in &rows {
-        let action_id: String = r.get(0)?;
+        let action_id: String = r.get("action_id")?;
         let Some((session, tick)) = action_id.split_once('.') else {
             continue;
         };
         let tick: u64 = tick.parse().unwrap_or(0);
-        let before = match (r.get::<Option<f64>>(3)?, r.get::<Option<f64>>(4)?) {
+        let before = match (r.get("rating_before")?, r.get("deviation_before")?) {
             (Some(rating), Some(deviation)) => Some((rating, deviation)),
             _ => None,
         };
-        let after = rating_at(r, 5)?;
+        let after = rating_of(r)?;
         let moved = Moved {
-            agent: r.get(1)?,
-            board: r.get(2)?,
+            agent: r.get("agent_id")?,
+            board: r.get("board")?,
             before,
             after,
         };
@@ -187,9 +188,9 @@ pub fn history(c: &mut Sql, agent: &str, limit: usize) -> sql::Result<Vec<Point>
         .iter()
         .map(|r| {
             Ok(Point {
-                board: r.get(0)?,
-                rules: r.get(1)?,
-                rating: r.get(2)?,
+                board: r.get("board")?,
+                rules: r.get("rules")?,
+                rating: r.get("rating")?,
             })
         })
         .collect::<sql::Result<_>>()?;

@@ -86,9 +86,10 @@ pub enum DbError {
     /// A uniqueness or foreign-key rule refused the change (a name taken, a key kept twice).
     #[error("{0}")]
     Constraint(String),
-    /// A value read back was not of the kind asked for (a bug, or a database edited by hand).
+    /// A value read back was not of the kind asked for, or a column the query does not give
+    /// was asked for (a bug, or a database edited by hand).
     #[error("column {column}: {message}")]
-    Type { column: usize, message: String },
+    Type { column: String, message: String },
     /// Anything else the engine said, the connection lost included.
     #[error("{0}")]
     Other(String),
@@ -172,19 +173,44 @@ impl<T: FromValue> FromValue for Option<T> {
     }
 }
 
-/// One row read back.
+/// The names of a query's columns, shared by its rows.
+pub type Names = std::sync::Arc<[String]>;
+
+/// One row read back. Its values are read by their columns' names, so that a query that
+/// gains a column, or lists them in another order, reads the same; a copy takes them whole.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Row(pub Vec<Value>);
+pub struct Row {
+    names: Names,
+    values: Vec<Value>,
+}
 
 impl Row {
-    /// Column `i` as a `T`; a missing column or a value of another kind is an error, never a
-    /// panic.
-    pub fn get<T: FromValue>(&self, i: usize) -> Result<T> {
-        let v = self.0.get(i).ok_or_else(|| DbError::Type {
-            column: i,
-            message: "no such column".into(),
-        })?;
-        T::from_value(v).map_err(|message| DbError::Type { column: i, message })
+    pub fn new(names: Names, values: Vec<Value>) -> Row {
+        Row { names, values }
+    }
+
+    /// The column called `column` as a `T`; a column the query does not give, or a value of
+    /// another kind, is an error, never a panic.
+    pub fn get<T: FromValue>(&self, column: &str) -> Result<T> {
+        let error = |message: String| DbError::Type {
+            column: column.to_owned(),
+            message,
+        };
+        let v = self
+            .value(column)
+            .ok_or_else(|| error("no such column".into()))?;
+        T::from_value(v).map_err(error)
+    }
+
+    /// The column called `column` as it was stored.
+    pub fn value(&self, column: &str) -> Option<&Value> {
+        let i = self.names.iter().position(|n| n == column)?;
+        self.values.get(i)
+    }
+
+    /// Every value, in the order of the query's columns.
+    pub fn values(&self) -> &[Value] {
+        &self.values
     }
 }
 
@@ -220,11 +246,16 @@ mod tests {
 
     #[test]
     fn a_value_of_the_wrong_kind_is_an_error_not_a_panic() {
-        let row = Row(vec![Value::Text("x".into()), Value::Int(-1)]);
-        assert!(row.get::<i64>(0).is_err());
-        assert!(row.get::<u32>(1).is_err(), "out of range");
-        assert_eq!(row.get::<u64>(1).unwrap(), u64::MAX, "a seed's bits");
-        assert!(row.get::<String>(2).is_err(), "no such column");
-        assert_eq!(row.get::<Option<String>>(0).unwrap().as_deref(), Some("x"));
+        let names: Names = ["name".to_owned(), "seed".to_owned()].into();
+        let row = Row::new(names, vec![Value::Text("x".into()), Value::Int(-1)]);
+        assert!(row.get::<i64>("name").is_err());
+        assert!(row.get::<u32>("seed").is_err(), "out of range");
+        assert_eq!(row.get::<u64>("seed").unwrap(), u64::MAX, "a seed's bits");
+        let e = row.get::<String>("tick").unwrap_err().to_string();
+        assert_eq!(e, "column tick: no such column");
+        assert_eq!(
+            row.get::<Option<String>>("name").unwrap().as_deref(),
+            Some("x")
+        );
     }
 }

@@ -142,8 +142,8 @@ fn lost_commit(
     loop {
         let status = again().and_then(|mut c| {
             let status: Option<String> = c
-                .first("SELECT txid_status(?1)", sql::args![xid])?
-                .map(|r| r.get(0))
+                .first("SELECT txid_status(?1) AS status", sql::args![xid])?
+                .map(|r| r.get("status"))
                 .transpose()?;
             *conn = c;
             Ok(status)
@@ -211,10 +211,10 @@ fn run_batch(
     // PostgreSQL's id for the transaction, to ask after a COMMIT whose answer is lost.
     let xid = match conn.engine() {
         Engine::Postgres => conn
-            .first("SELECT txid_current()", &[])
+            .first("SELECT txid_current() AS xid", &[])
             .ok()
             .flatten()
-            .and_then(|r| r.get::<i64>(0).ok()),
+            .and_then(|r| r.get::<i64>("xid").ok()),
         Engine::Sqlite => None,
     };
     let mut outcome = conn.batch("COMMIT").map_err(StoreError::from);
