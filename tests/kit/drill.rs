@@ -332,7 +332,7 @@ impl Town {
                     let mut next = Cx::new(agent.clone(), Face::Rest);
                     let _ = self
                         .world
-                        .act_as(&mut next, &agent, session, &action, Some(tick));
+                        .act_as(&mut next, &agent, session, action, Some(tick));
                     queue.push(next);
                 }
             }

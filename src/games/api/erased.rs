@@ -68,7 +68,7 @@ pub trait AnyGame: Send + Sync {
         logged: &str,
         at: GameTime,
     ) -> Result<Box<dyn AnyGame>, GameError>;
-    fn deadline(&self) -> Option<Deadline>;
+    fn deadline(&self) -> Option<Deadline<AnyAction>>;
     fn owing(&self) -> Vec<&'static str>;
     fn is_terminal(&self) -> bool;
     fn state(&self) -> Value;
@@ -86,7 +86,7 @@ pub trait AnyGame: Send + Sync {
     fn ending(&self) -> Option<String>;
     fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String>;
     fn picture(&self, viewer: Option<&str>) -> Option<Picture>;
-    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer>;
+    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer<AnyAction>>;
     fn decided(&self) -> Option<Vec<SideScore>>;
     fn as_any(&self) -> &dyn Any;
 }
@@ -127,8 +127,13 @@ impl<G: Game> AnyGame for G {
     fn read_logged(&self, logged: &str) -> Result<AnyAction, GameError> {
         logged.parse::<G::Action>().map(AnyAction::new)
     }
-    fn deadline(&self) -> Option<Deadline> {
-        Game::deadline(self).filter(|_| !Game::is_terminal(self))
+    fn deadline(&self) -> Option<Deadline<AnyAction>> {
+        Game::deadline(self)
+            .filter(|_| !Game::is_terminal(self))
+            .map(|d| Deadline {
+                at: d.at,
+                action: AnyAction::new(d.action),
+            })
     }
     fn owing(&self) -> Vec<&'static str> {
         Game::owing(self)
@@ -163,8 +168,13 @@ impl<G: Game> AnyGame for G {
     fn picture(&self, viewer: Option<&str>) -> Option<Picture> {
         Game::picture(self, viewer)
     }
-    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer> {
-        Game::computer(self, role, options, seed)
+    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer<AnyAction>> {
+        Game::computer(self, role, options, seed).map(|c| match c {
+            Computer::Act(action) => Computer::Act(AnyAction::new(action)),
+            Computer::Think(thinking) => {
+                Computer::Think(Box::new(move |mind| thinking(mind).map(AnyAction::new)))
+            }
+        })
     }
     fn is_terminal(&self) -> bool {
         Game::is_terminal(self)

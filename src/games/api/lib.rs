@@ -38,11 +38,11 @@ pub type GameTime = u64;
 
 /// Something that happens by itself unless the game moves on first.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Deadline {
+pub struct Deadline<A> {
     /// When, in game time.
     pub at: GameTime,
-    /// What the server actor does then.
-    pub action: String,
+    /// What the server actor does then: an action of the template's.
+    pub action: A,
 }
 
 /// A board for clients that draw one (tkMOO-light's XMCP/1.1 board), as one viewer sees it.
@@ -130,7 +130,7 @@ pub struct Mind<'a> {
 }
 
 /// Work a computer player does off the world task; it returns the action to take.
-pub type Thinking = Box<dyn for<'a> FnOnce(Mind<'a>) -> Option<String> + Send>;
+pub type Thinking<A> = Box<dyn for<'a> FnOnce(Mind<'a>) -> Option<A> + Send>;
 
 impl Mind<'static> {
     /// No engine and a clock that never moves: the thinking ends at its own node budget, the
@@ -145,12 +145,13 @@ fn no_time_passes() -> std::time::Duration {
     std::time::Duration::ZERO
 }
 
-/// What the house's computer does when it plays a role and the game has changed.
-pub enum Computer {
+/// What the house's computer does when it plays a role and the game has changed: an action
+/// of the template's, as a person's would be once read.
+pub enum Computer<A> {
     /// Answers at once (agrees to a takeback).
-    Act(String),
+    Act(A),
     /// Thinks, off the world task, about the action to take at this tick.
-    Think(Thinking),
+    Think(Thinking<A>),
 }
 
 /// The stable code a refusal carries to every face (the Werewolf tools' codes, and moot's own
@@ -355,7 +356,7 @@ pub trait Game: Clone + Send + Sync + 'static {
         self.act_at(role, &self.parse(role, text)?, at)
     }
     /// What happens next by itself, if anything.
-    fn deadline(&self) -> Option<Deadline> {
+    fn deadline(&self) -> Option<Deadline<Self::Action>> {
         None
     }
     /// The roles the deadline, should it fall now, finds owing what it waited for (the side
@@ -465,7 +466,7 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// What the house's computer does as `role` now, if it has anything to do. `options` are
     /// the session's, with the host's `"rated": true` added when the game is rated (the house
     /// grants no retry of a rated game); `seed` is the session's seed mixed with its tick.
-    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer> {
+    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer<Self::Action>> {
         let _ = (role, options, seed);
         None
     }
@@ -518,6 +519,9 @@ pub struct Template {
     pub secludes: bool,
     /// The GMCP package its board goes out in (`Moot.Chess`), if clients may draw it.
     pub gmcp: Option<&'static str>,
+    /// The XMCP/1.1 message its board goes out in to tkMOO-light (`chess-board`), if that
+    /// client draws it.
+    pub xmcp: Option<&'static str>,
     pub new: NewGame,
     /// See [`Game::RECKONING`].
     pub reckoning: Reckoning,
@@ -541,6 +545,7 @@ pub const fn template<G: Game>() -> Template {
         hides_actions: G::HIDES_ACTIONS,
         secludes: G::SECLUDES,
         gmcp: None,
+        xmcp: None,
         new: new_boxed::<G>,
         reckoning: G::RECKONING,
         table_of: G::table,

@@ -71,10 +71,10 @@ impl MoveLimit {
     }
 
     /// The deadline the server actor takes with `action` when the side to move runs out.
-    pub fn deadline(&self, action: &str) -> Deadline {
+    pub fn deadline<A>(&self, action: A) -> Deadline<A> {
         Deadline {
             at: self.due(),
-            action: action.to_owned(),
+            action,
         }
     }
 

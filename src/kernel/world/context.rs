@@ -78,7 +78,7 @@ pub enum Effect {
         session: SessionId,
         tick: u64,
         agent: AgentId,
-        thinking: crate::game_api::Thinking,
+        thinking: crate::game_api::Thinking<crate::game_api::AnyAction>,
     },
 }
 

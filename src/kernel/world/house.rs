@@ -272,7 +272,7 @@ impl World {
         }
         let server: AgentId = super::SERVER_ID.into();
         let taken = self
-            .record(cx, &server, sid, d.action.as_str().into(), d.at, false)
+            .record(cx, &server, sid, d.action.into(), d.at, false)
             .is_ok();
         for agent in &owing {
             if taken {
@@ -309,7 +309,7 @@ impl World {
         for p in s.participants.iter().filter(|p| is_house(&p.agent)) {
             // Even an answer the computer knows at once is taken as its own action after this
             // command, as a person's would be: whoever acted hears their own answer first.
-            let thinking: crate::game_api::Thinking =
+            let thinking: crate::game_api::Thinking<crate::game_api::AnyAction> =
                 match s.game.computer(p.role, options, s.seed.wrapping_add(tick)) {
                     None => continue,
                     Some(Computer::Act(action)) => Box::new(move |_| Some(action)),

@@ -571,7 +571,7 @@ fn start(env: &Env, effect: Effect) {
                 let _ = world
                     .call(agent.clone(), Face::Rest, move |w, cx| {
                         if w.session(session).is_some_and(|s| s.tick == tick) {
-                            let _ = w.act_as(cx, &agent, session, &action, Some(tick));
+                            let _ = w.act_as(cx, &agent, session, action, Some(tick));
                         }
                     })
                     .await;

@@ -7,23 +7,28 @@ use serde_json::Value;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, EnPassantMode};
 
-use super::{ChessGame, Side};
+use super::{ChessAction, ChessGame, Control, Side};
 use moot_game_api::{Computer, Mind};
 
 /// The level when a game names none.
 pub const DEFAULT_LEVEL: u8 = 5;
 
 /// What the computer, playing `role`, does in `game` now.
-pub fn turn(game: &ChessGame, role: &str, options: &Value, seed: u64) -> Option<Computer> {
+pub fn turn(
+    game: &ChessGame,
+    role: &str,
+    options: &Value,
+    seed: u64,
+) -> Option<Computer<ChessAction>> {
     let me = Side::from_role(role)?;
     if game.takeback_request() == Some(me.other()) {
         let rated = options.get("rated").and_then(Value::as_bool) == Some(true);
         let answer = if rated {
-            "decline_takeback"
+            Control::DeclineTakeback
         } else {
-            "accept_takeback"
+            Control::AcceptTakeback
         };
-        return Some(Computer::Act(answer.into()));
+        return Some(Computer::Act(ChessAction::Control(answer)));
     }
     if game.draw_offer() == Some(me.other()) {
         let mut eval = super::engine::eval::evaluate(game.position());
@@ -31,11 +36,11 @@ pub fn turn(game: &ChessGame, role: &str, options: &Value, seed: u64) -> Option<
             eval = -eval;
         }
         let answer = if eval < -300 {
-            "accept_draw"
+            Control::AcceptDraw
         } else {
-            "decline_draw"
+            Control::DeclineDraw
         };
-        return Some(Computer::Act(answer.into()));
+        return Some(Computer::Act(ChessAction::Control(answer)));
     }
     if game.turn() != me {
         return None;
@@ -53,16 +58,15 @@ pub fn turn(game: &ChessGame, role: &str, options: &Value, seed: u64) -> Option<
                 let legal = m
                     .parse::<UciMove>()
                     .ok()
-                    .and_then(|u| u.to_move(&pos).ok())
-                    .is_some();
-                if legal {
-                    return Some(m);
+                    .filter(|u| u.to_move(&pos).is_ok());
+                if let Some(u) = legal {
+                    return Some(ChessAction::Move(u));
                 }
                 tracing::warn!(%m, "the external engine gave an illegal move; the built-in engine answers");
             }
         }
         super::engine::choose(&pos, level, seed, &history, mind.elapsed)
-            .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+            .map(|m| ChessAction::Move(m.to_uci(CastlingMode::Standard)))
     })))
 }
 

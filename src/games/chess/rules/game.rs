@@ -170,14 +170,14 @@ impl Game for ChessGame {
     }
 
     /// A clocked game's next flag-fall.
-    fn deadline(&self) -> Option<Deadline> {
+    fn deadline(&self) -> Option<Deadline<ChessAction>> {
         let clock = self.clock.as_ref()?;
         if self.outcome.is_some() {
             return None;
         }
         Some(Deadline {
             at: clock.due(self.turn()),
-            action: "flag".into(),
+            action: ChessAction::Flag,
         })
     }
 
@@ -371,7 +371,7 @@ impl Game for ChessGame {
         })
     }
 
-    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer> {
+    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer<ChessAction>> {
         computer::turn(self, role, options, seed)
     }
 }

@@ -322,7 +322,7 @@ fn the_clock_charges_the_side_to_move_and_adds_the_increment() {
         Game::deadline(&g),
         Some(Deadline {
             at: 65_000,
-            action: "flag".into()
+            action: ChessAction::Flag
         })
     );
     // An offer of a draw is no move: the clock runs on for the side to move.
@@ -519,7 +519,7 @@ fn correspondence_gives_each_move_its_own_days() {
         Game::deadline(&g),
         Some(Deadline {
             at: 5 * DAY,
-            action: "flag".into()
+            action: ChessAction::Flag
         })
     );
     // An offer of a draw is no move: black's time runs on.

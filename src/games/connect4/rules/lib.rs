@@ -381,9 +381,9 @@ impl Game for Connect4 {
         Ok(Connect4 { clock, ..next })
     }
 
-    fn deadline(&self) -> Option<Deadline> {
+    fn deadline(&self) -> Option<Deadline<Drop>> {
         let l = self.clock.filter(|_| !self.is_terminal())?;
-        Some(l.deadline("flag"))
+        Some(l.deadline(Drop::Flag))
     }
 
     /// The side to move, whose time runs out.
@@ -504,13 +504,13 @@ impl Game for Connect4 {
         }
     }
 
-    fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer> {
+    fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer<Drop>> {
         if self.is_terminal() || Disc::named(role) != Some(self.turn()) {
             return None;
         }
         let game = self.clone();
         Some(Computer::Think(Box::new(move |_| {
-            game.house_column(seed).map(|c| (c + 1).to_string())
+            game.house_column(seed).map(Drop::Column)
         })))
     }
 }

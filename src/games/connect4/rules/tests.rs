@@ -13,7 +13,7 @@ fn played(columns: &[u8]) -> Connect4 {
 fn house(g: &Connect4) -> String {
     let role = g.turn().role();
     match g.computer(role, &Value::Null, 5) {
-        Some(Computer::Think(think)) => think(Mind::UNHURRIED).unwrap(),
+        Some(Computer::Think(think)) => think(Mind::UNHURRIED).unwrap().to_string(),
         _ => panic!("the house does not move"),
     }
 }
@@ -150,7 +150,7 @@ fn a_move_limit_falls_due_only_at_its_time_and_a_drop_resets_it() {
         g.deadline(),
         Some(Deadline {
             at: 70_000,
-            action: "flag".into()
+            action: Drop::Flag
         })
     );
     assert_eq!(g.owing(), ["yellow"]);

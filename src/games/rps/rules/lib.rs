@@ -201,12 +201,12 @@ impl Game for Rps {
     }
 
     /// The house chooses from the seed alone: it never looks at the other choice.
-    fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer> {
+    fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer<Choice>> {
         let i = seat(role)?;
         if self.choices[i].is_some() {
             return None;
         }
-        Some(Computer::Act(CHOICES[(seed % 3) as usize].to_owned()))
+        Some(Computer::Act(Choice(CHOICES[(seed % 3) as usize])))
     }
 }
 

@@ -162,9 +162,9 @@ impl Game for TicTacToe {
         Ok(TicTacToe { clock, ..next })
     }
 
-    fn deadline(&self) -> Option<Deadline> {
+    fn deadline(&self) -> Option<Deadline<Mark>> {
         let l = self.clock.filter(|_| !self.is_terminal())?;
-        Some(l.deadline("flag"))
+        Some(l.deadline(Mark::Flag))
     }
 
     /// The side to move, whose time runs out.
@@ -274,7 +274,7 @@ impl Game for TicTacToe {
 
     /// The house wins if it can, blocks if it must, and otherwise takes the centre, a corner or
     /// a side, choosing among equals by the seed.
-    fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer> {
+    fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer<Mark>> {
         if self.is_terminal() || !role.starts_with(self.turn()) {
             return None;
         }
@@ -297,7 +297,7 @@ impl Game for TicTacToe {
             .or_else(|| pick(&[4]))
             .or_else(|| pick(&[0, 2, 6, 8]))
             .or_else(|| pick(&[1, 3, 5, 7]))?;
-        Some(Computer::Act(cell.to_string()))
+        Some(Computer::Act(Mark::Cell(cell)))
     }
 }
 
@@ -382,7 +382,7 @@ mod tests {
             g
         };
         let act = |g: &TicTacToe, role: &str| match g.computer(role, &Value::Null, 7) {
-            Some(Computer::Act(a)) => a,
+            Some(Computer::Act(a)) => a.to_string(),
             _ => panic!("no move"),
         };
         // x: 0, 1; o: 4 — o must block at 2.
@@ -410,7 +410,7 @@ mod tests {
             g.deadline(),
             Some(Deadline {
                 at: 30_000,
-                action: "flag".into()
+                action: Mark::Flag
             })
         );
         assert_eq!(g.owing(), ["x"]);

@@ -8,7 +8,7 @@
 //! vote with the crowd against villagers.
 
 use super::events::{Kind, Reader};
-use super::{Card, Phase, SEATS, Seat, Werewolf, player_id, seat_of};
+use super::{Action, Card, Phase, SEATS, Seat, Target, Werewolf, player_id, seat_of};
 use moot_game_api::draw_below;
 
 /// What one seat knows.
@@ -91,10 +91,10 @@ impl Dice {
 }
 
 /// The action the bot in `seat` takes now, if any. `seed` varies with the match's tick.
-pub fn choose(w: &Werewolf, seat: Seat, seed: u64) -> Option<String> {
+pub fn choose(w: &Werewolf, seat: Seat, seed: u64) -> Option<Action> {
     let me = &w.players[seat];
     if w.phase == Phase::Lobby {
-        return (!me.ready).then(|| "ready".to_owned());
+        return (!me.ready).then_some(Action::Ready);
     }
     if !me.alive && w.phase != Phase::DayResolution {
         return None;
@@ -151,11 +151,14 @@ pub fn choose(w: &Werewolf, seat: Seat, seed: u64) -> Option<String> {
                 let t = partner_pick
                     .or_else(|| dice.pick(&threat))
                     .or_else(|| dice.pick(&prey))?;
-                Some(format!("kill {}", player_id(t)))
+                Some(Action::Kill(Target::seat(t)))
             }
             Card::Werewolf => {
                 let t = w.night.picks[seat]?;
-                Some(format!("wolfchat I'm going for {} tonight.", w.name(t)))
+                Some(Action::WolfChat(format!(
+                    "I'm going for {} tonight.",
+                    w.name(t)
+                )))
             }
             Card::Seer if !req.done => {
                 let unknown: Vec<Seat> = others
@@ -164,7 +167,7 @@ pub fn choose(w: &Werewolf, seat: Seat, seed: u64) -> Option<String> {
                     .filter(|s| !k.seen.iter().any(|x| x.0 == *s))
                     .collect();
                 let t = dice.pick(&unknown).or_else(|| dice.pick(&others))?;
-                Some(format!("inspect {}", player_id(t)))
+                Some(Action::Inspect(Target::seat(t)))
             }
             Card::Doctor if !req.done => {
                 let allowed = |s: &Seat| req.targets.contains(s);
@@ -172,7 +175,7 @@ pub fn choose(w: &Werewolf, seat: Seat, seed: u64) -> Option<String> {
                 let t = seer
                     .or_else(|| (allowed(&seat) && dice.chance(40)).then_some(seat))
                     .or_else(|| dice.pick(&req.targets))?;
-                Some(format!("protect {}", player_id(t)))
+                Some(Action::Protect(Target::seat(t)))
             }
             _ => None,
         },
@@ -181,7 +184,7 @@ pub fn choose(w: &Werewolf, seat: Seat, seed: u64) -> Option<String> {
             Some(if w.may_speak(seat) {
                 line
             } else {
-                "pass".to_owned()
+                Action::Pass
             })
         }
         Phase::DayDiscussion => {
@@ -213,7 +216,7 @@ pub fn choose(w: &Werewolf, seat: Seat, seed: u64) -> Option<String> {
                     }
                 },
             };
-            Some(format!("say {line}"))
+            Some(Action::Say(line))
         }
         Phase::DayVote if !req.done => {
             let leader = crowd_leader(w, seat);
@@ -241,24 +244,26 @@ pub fn choose(w: &Werewolf, seat: Seat, seed: u64) -> Option<String> {
                     .or(leader)
                     .or_else(|| dice.pick(&others)),
             };
-            Some(match t {
-                Some(t) => format!("vote {}", player_id(t)),
-                None => "vote none".to_owned(),
+            Some(Action::Vote {
+                target: t.map(Target::seat),
+                reason: String::new(),
             })
         }
-        Phase::DayResolution => Some("say Farewell, village. Choose wisely tonight.".to_owned()),
+        Phase::DayResolution => Some(Action::Say(
+            "Farewell, village. Choose wisely tonight.".to_owned(),
+        )),
         _ => None,
     }
 }
 
-fn opening(w: &Werewolf, k: &Knowledge, dice: &mut Dice) -> String {
+fn opening(w: &Werewolf, k: &Knowledge, dice: &mut Dice) -> Action {
     if k.card == Card::Seer
         && let Some(wolf) = found_wolf(w, k)
     {
-        return format!("say {}", claim(wolf));
+        return Action::Say(claim(wolf));
     }
     if dice.chance(20) {
-        return "pass".to_owned();
+        return Action::Pass;
     }
     let lines = [
         "I'm just a villager trying to survive. Let's find the wolves.",
@@ -267,7 +272,7 @@ fn opening(w: &Werewolf, k: &Knowledge, dice: &mut Dice) -> String {
         "I have nothing to hide. Ask me anything.",
     ];
     let i = draw_below(dice.seed, &mut dice.n, lines.len() as u64) as usize;
-    format!("say {}", lines[i])
+    Action::Say(lines[i].to_owned())
 }
 
 fn claim(wolf: Seat) -> String {

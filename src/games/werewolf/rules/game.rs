@@ -202,7 +202,7 @@ impl Game for Werewolf {
         if role == SERVER_ROLE {
             let due = self
                 .next_deadline()
-                .filter(|d| matches!(action, Action::End(w) if *w == d.action) && at >= d.at);
+                .filter(|d| *action == d.action && at >= d.at);
             if due.is_none() {
                 return Err(GameError::Illegal(format!(
                     "`{action}` is not the deadline that is due"
@@ -216,7 +216,7 @@ impl Game for Werewolf {
         Ok(next)
     }
 
-    fn deadline(&self) -> Option<Deadline> {
+    fn deadline(&self) -> Option<Deadline<Action>> {
         self.next_deadline()
     }
 
@@ -318,7 +318,7 @@ impl Game for Werewolf {
         text::render(self, reader, now)
     }
 
-    fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer> {
+    fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer<Action>> {
         let seat = seat_of(role)?;
         bot::choose(self, seat, seed).map(Computer::Act)
     }

@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use super::config::Config;
 use super::events::{Kind, Vis};
 use super::{
-    Card, DayLog, Death, Night, NightLog, Openings, Phase, SEATS, Seat, Team, Werewolf, player_id,
-    text,
+    Action, Card, DayLog, Death, Night, NightLog, Openings, Phase, SEATS, Seat, Team, Werewolf,
+    player_id, text,
 };
 use moot_game_api::{Deadline, GameTime};
 
@@ -408,7 +408,7 @@ impl Werewolf {
     }
 
     /// When the current phase (or speaker's turn) ends, and the server actor's words for it.
-    pub(super) fn next_deadline(&self) -> Option<Deadline> {
+    pub(super) fn next_deadline(&self) -> Option<Deadline<Action>> {
         let dwell = self.phase_started + Config::ms(self.config.timers.min_dwell);
         let (at, what) = match self.phase {
             Phase::Ended => return None,
@@ -432,7 +432,7 @@ impl Werewolf {
         };
         Some(Deadline {
             at,
-            action: format!("end {} {}{what}", self.phase.name(), self.day),
+            action: Action::End(format!("end {} {}{what}", self.phase.name(), self.day)),
         })
     }
 }

@@ -48,7 +48,7 @@ fn refused(w: &Werewolf, seat: Seat, action: &str) -> &'static str {
 /// The server takes the deadline that is due next, at its time.
 fn tick(w: &Werewolf) -> Werewolf {
     let d = w.deadline().expect("a deadline");
-    w.apply_at(SERVER_ROLE, &d.action, d.at.max(w.now)).unwrap()
+    w.act_at(SERVER_ROLE, &d.action, d.at.max(w.now)).unwrap()
 }
 
 /// Runs deadlines until the phase is `p`.
@@ -564,14 +564,14 @@ fn the_server_takes_only_the_deadline_that_is_due() {
     let w = new(5);
     let d = w.deadline().unwrap();
     assert!(
-        w.apply_at(SERVER_ROLE, &d.action, d.at - 1).is_err(),
+        w.act_at(SERVER_ROLE, &d.action, d.at - 1).is_err(),
         "too early"
     );
     assert!(
         w.apply_at(SERVER_ROLE, "end NIGHT 1", d.at).is_err(),
         "not this one"
     );
-    assert!(w.apply_at(SERVER_ROLE, &d.action, d.at).is_ok());
+    assert!(w.act_at(SERVER_ROLE, &d.action, d.at).is_ok());
 }
 
 /// Plays a match to its end with bots in every seat, as the host would: a bot acts when it has
@@ -599,11 +599,15 @@ fn bot_match_seeing(
         let (role, action, at) = match bot {
             // Bots take a moment; a phase's deadline comes first if it is due.
             Some((s, a)) if w.deadline().is_none_or(|d| w.now + 250 < d.at) => {
-                (player_id(s).to_owned(), a, w.now + 250)
+                (player_id(s).to_owned(), a.to_string(), w.now + 250)
             }
             _ => {
                 let d = w.deadline().unwrap();
-                (SERVER_ROLE.to_owned(), d.action, d.at.max(w.now))
+                (
+                    SERVER_ROLE.to_owned(),
+                    d.action.to_string(),
+                    d.at.max(w.now),
+                )
             }
         };
         w = w
@@ -660,7 +664,7 @@ fn ten_thousand_bot_matches_never_show_anyone_what_they_may_not_know() {
             let bot = (0..SEATS).filter(|&s| s != absent).find_map(|s| {
                 Some((
                     s,
-                    bot::choose(&w, s, seed ^ steps.wrapping_mul(0x2545_F491))?,
+                    bot::choose(&w, s, seed ^ steps.wrapping_mul(0x2545_F491))?.to_string(),
                 ))
             });
             let (role, action) = match bot {
@@ -698,7 +702,7 @@ fn ten_thousand_bot_matches_never_show_anyone_what_they_may_not_know() {
                 _ => {
                     let d = w.deadline().unwrap();
                     w = tick(&w);
-                    (SERVER_ROLE.to_owned(), d.action)
+                    (SERVER_ROLE.to_owned(), d.action.to_string())
                 }
             };
             let readers = (0..SEATS)
