@@ -445,6 +445,8 @@ pub struct Board {
     pub headline: Option<String>,
     pub text: Vec<String>,
     pub gmcp: Option<String>,
+    #[serde(default)]
+    pub xmcp: Option<String>,
     pub view: serde_json::Value,
 }
 
@@ -476,6 +478,7 @@ impl ToConn {
                 headline: b.headline.clone(),
                 text: b.text.clone(),
                 gmcp: b.gmcp.as_ref().map(|g| g.to_string()),
+                xmcp: b.xmcp.as_ref().map(|x| x.to_string()),
                 view: b.view.clone(),
             }),
             Out::Display(d) => ToConn::Display(*d),
@@ -513,6 +516,7 @@ impl ToConn {
                 headline: b.headline,
                 text: b.text,
                 gmcp: b.gmcp.map(Cow::Owned),
+                xmcp: b.xmcp.map(Cow::Owned),
                 view: b.view,
             })),
             ToConn::Display(d) => Out::Display(d),
@@ -572,6 +576,7 @@ mod tests {
             headline: Some("Bob plays e5.".into()),
             text: vec!["a board".into()],
             gmcp: Some("Moot.Chess".into()),
+            xmcp: Some("chess-board".into()),
             view: serde_json::json!({"fen": "x"}),
         };
         let outs = vec![

@@ -202,12 +202,12 @@ impl Conn {
                 body
             });
         }
-        match &self.xmcp_key {
-            Some(key) => {
-                let msg = xmcp::chess_board(key, b);
+        match (&self.xmcp_key, &b.xmcp) {
+            (Some(key), Some(name)) => {
+                let msg = xmcp::board(name, key, b);
                 self.out.oob(&msg);
             }
-            None => {
+            _ => {
                 for l in &b.text {
                     self.out.line(l);
                 }

@@ -1,5 +1,6 @@
-//! XMCP/1.1, as tkMOO-light speaks it: the `$#$xmcp` handshake, the `chess-board` message, and
-//! the rule that nobody's words may pose as an out-of-band line.
+//! XMCP/1.1, as tkMOO-light speaks it: the `$#$xmcp` handshake, a game's board message (the
+//! name is the game module's: chess's `chess-board`), and the rule that nobody's words may pose
+//! as an out-of-band line.
 //!
 //! A message is one line, `$#$<name> <key> <keyword>: <value> …`, parsed by the client as a Tcl
 //! list: a value is bare if it holds only `[A-Za-z0-9#._-]`, otherwise quoted with `\` and `"`
@@ -33,10 +34,12 @@ pub fn tcl_value(v: &str) -> Cow<'_, str> {
     }
 }
 
-/// `$#$chess-board <key> object: #<id> board: <64> turn: <0|1> colour: <colour> sequence: <n>`
-pub fn chess_board(key: &str, b: &BoardMsg) -> String {
+/// `$#$<name> <key> object: #<id> board: <board> turn: <0|1> colour: <colour> sequence: <n>`
+/// (`$#$chess-board`, the board 64 characters).
+pub fn board(name: &str, key: &str, b: &BoardMsg) -> String {
     format!(
-        "$#$chess-board {} object: {} board: {} turn: {} colour: {} sequence: {}",
+        "$#${} {} object: {} board: {} turn: {} colour: {} sequence: {}",
+        tcl_value(name),
         tcl_value(key),
         tcl_value(&format!("#{}", b.object)),
         tcl_value(&b.board),
@@ -81,10 +84,11 @@ mod tests {
             headline: None,
             text: vec![],
             gmcp: Some("Moot.Chess".into()),
+            xmcp: Some("chess-board".into()),
             view: serde_json::Value::Null,
         };
         assert_eq!(
-            chess_board("2097171", &b),
+            board("chess-board", "2097171", &b),
             "$#$chess-board 2097171 object: #269 board: RP....prNP....pnBP....pbKP....pkQP....pqBP....pbNP....pnRP....pr turn: 1 colour: white sequence: 1"
         );
     }

@@ -118,6 +118,7 @@ pub static MODULE: GameModule = GameModule {
     name: "chess",
     templates: &[moot_kernel::game_api::Template {
         gmcp: Some("Moot.Chess"),
+        xmcp: Some("chess-board"),
         page: Some(PAGE),
         ..moot_kernel::game_api::template::<ChessGame>()
     }],

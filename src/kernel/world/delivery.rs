@@ -59,6 +59,9 @@ pub struct BoardMsg {
     /// and the state as this recipient may see it, for clients that draw their own board from
     /// data (`Moot.Chess.Board`).
     pub gmcp: Option<Cow<'static, str>>,
+    /// The XMCP/1.1 message the board goes out in to tkMOO-light (`chess-board`, as the game's
+    /// module names it); without one, such a client reads the board as text.
+    pub xmcp: Option<Cow<'static, str>>,
     pub view: serde_json::Value,
 }
 

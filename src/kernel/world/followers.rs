@@ -41,6 +41,7 @@ impl World {
         text.extend(s.game.render(role, self.game_time(s)));
         Some(BoardMsg {
             gmcp: s.template.gmcp.map(Into::into),
+            xmcp: s.template.xmcp.map(Into::into),
             view: s.game.view(role),
             object: s.id,
             board: picture.board,
