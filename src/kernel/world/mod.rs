@@ -18,6 +18,8 @@
 pub mod built_in;
 mod context;
 mod delivery;
+#[cfg(feature = "testing")]
+pub mod fingerprint;
 mod followers;
 mod guard;
 pub mod house;
