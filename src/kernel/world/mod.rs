@@ -45,6 +45,8 @@ pub use map::{Map, RoomIdx, ThingKind};
 pub use outbox::{Released, Unavailable};
 pub use players::Player;
 pub use presence::{Entered, Leaving};
+#[cfg(feature = "testing")]
+pub use task::WeakWorldHandle;
 pub use task::{
     Broken, Commands, ELSEWHERE, Env, Job, Request, Taken, TaskOptions, WorldHandle, spawn,
 };
