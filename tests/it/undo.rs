@@ -916,3 +916,83 @@ async fn every_refusal_on_every_face_leaves_the_town_and_the_store_as_they_were(
     );
     t.s.stop().await;
 }
+
+/// What changed from the town's base to now, beyond what [`allowed`] names and `also` (keys
+/// of the fingerprint this check allows, each for a reason its caller gives).
+async fn changed_since_base(t: &mut Town, also: &[&str]) -> Vec<String> {
+    let after = snapshot(&t.s, &t.db).await;
+    let (wrong, _) = changes(&t.base, &after);
+    t.base = after;
+    wrong
+        .into_iter()
+        .filter(|w| !also.iter().any(|k| w.starts_with(&format!("world {k}:"))))
+        .collect()
+}
+
+/// A verb that changes the town and then meets a bug is undone whole, on every face, and
+/// nothing of it is stored: `@fault panic` (which sets the actor's description, a stored
+/// change, and walks them to another room, which that room hears of, before it panics) typed
+/// on telnet and called over MCP; and a chess move over REST that is made and recorded before
+/// a session hook panics (`@fault arm`). What the fault changes is what the fingerprint
+/// watches: the same changes made by the plain verbs show in it.
+#[tokio::test]
+async fn a_verb_that_changes_the_town_and_then_meets_a_bug_is_undone_whole() {
+    const BUG: &str = "Something went wrong; nothing changed.";
+    let mut t = Town::new().await;
+
+    // Telnet.
+    assert_eq!(t.uma.command("@fault panic").await, [BUG]);
+    let wrong = changed_since_base(&mut t, &[]).await;
+    assert!(
+        wrong.is_empty(),
+        "@fault panic on telnet left:\n{}",
+        wrong.join("\n")
+    );
+    // MCP.
+    let out = mcp_tool(t.s.http, &t.ugo.token, "@fault", json!({"kind": "panic"})).await;
+    assert_eq!(out["isError"], true, "{out}");
+    let wrong = changed_since_base(&mut t, &[]).await;
+    assert!(
+        wrong.is_empty(),
+        "@fault panic over MCP left:\n{}",
+        wrong.join("\n")
+    );
+
+    // REST: Ugo arms the trap (a change of its own, the new base), then moves; the move is
+    // undone, and only the trap is spent, on purpose: the same move then goes through.
+    let out = mcp_tool(t.s.http, &t.ugo.token, "@fault", json!({"kind": "arm"})).await;
+    assert_ne!(out["isError"], true, "{out}");
+    let _ = changed_since_base(&mut t, &[]).await;
+    let path = format!("/sessions/{}/actions", t.chess);
+    let e4 = json!({"action": "e2e4", "expected_tick": 0});
+    let (status, body) = t.s.api().post(&path, &t.ugo.token, e4.clone()).await;
+    assert_eq!(status, 500, "{body}");
+    let wrong = changed_since_base(&mut t, &["extensions/Armed"]).await;
+    assert!(
+        wrong.is_empty(),
+        "a move that met a bug left:\n{}",
+        wrong.join("\n")
+    );
+    let (status, body) = t.s.api().post(&path, &t.ugo.token, e4).await;
+    assert_eq!(status, 200, "{body}");
+    let moved = changed_since_base(&mut t, &[]).await;
+    let chess = format!("world sessions/{}:", t.chess);
+    assert!(moved.iter().any(|w| w.starts_with(&chess)), "{moved:?}");
+    assert!(
+        moved.iter().any(|w| w.starts_with("table actions:")),
+        "{moved:?}"
+    );
+
+    // What `@fault panic` does before its bug, done by the plain verbs, shows.
+    t.uma.command("@describe me as Changed by a command.").await;
+    t.uma.command("north").await;
+    let changed = changed_since_base(&mut t, &[]).await;
+    let uma = format!("world players/{}:", t.uma_id);
+    for part in [uma.as_str(), "world occupants:", "table agents:"] {
+        assert!(
+            changed.iter().any(|w| w.starts_with(part)),
+            "{part}: {changed:#?}"
+        );
+    }
+    t.s.stop().await;
+}
