@@ -55,7 +55,8 @@ fn too_long() -> String {
 ///   every call is activity, refused or not (`who`'s idle time, the sweep of silent agents).
 /// - A running session's `tally`, and the `session_conduct` table that stores it: a move the
 ///   rules refuse counts against its player's conduct (see `ratings::conduct`), which is what
-///   the tally is for.
+///   the tally is for: one refusal more for the one refused, in one game, and nothing else
+///   (checked by [`counted_once`]).
 fn allowed(key: &str, before: Option<&str>, after: Option<&str>) -> Option<&'static str> {
     if key.starts_with("players/")
         && (key.ends_with("/last_active") || key.ends_with("/last_heard"))
@@ -119,6 +120,72 @@ fn changes(before: &Snapshot, after: &Snapshot) -> (Vec<String>, BTreeSet<&'stat
         }
     }
     (wrong, allowed_seen)
+}
+
+/// The refusals and missed deadlines a session's fingerprint counts, by agent, from its
+/// `tally:` line (`{"<agent>": Tally {refused: 1, missed: 0}, …}`).
+fn tallies(session: &str) -> BTreeMap<String, (u64, u64)> {
+    let line = session
+        .lines()
+        .find_map(|l| l.strip_prefix("tally: "))
+        .expect("a session shows its tally");
+    let number = |s: &str, after: &str| -> u64 {
+        let s = &s[s.find(after).expect("a count") + after.len()..];
+        let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+        s[..end].parse().unwrap()
+    };
+    let mut out = BTreeMap::new();
+    let mut rest = line;
+    while let Some(open) = rest.find('"') {
+        rest = &rest[open + 1..];
+        let close = rest.find('"').unwrap();
+        let agent = rest[..close].to_owned();
+        rest = &rest[close + 1..];
+        let end = rest.find('}').unwrap();
+        let tally = &rest[..end];
+        out.insert(
+            agent,
+            (number(tally, "refused: "), number(tally, "missed: ")),
+        );
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// A refusal counted in its player's conduct counted exactly that: one game's tally shows
+/// one refusal more for `actor` and nothing else, and the stored tally moved with it, for
+/// `actor` alone.
+fn counted_once(before: &Snapshot, after: &Snapshot, actor: &str, sent: &Sent) {
+    let case = format!("{:?} {} ({})", sent.face, sent.target, sent.what);
+    let moved: Vec<&String> = after
+        .world
+        .keys()
+        .filter(|k| k.starts_with("sessions/") && before.world.get(*k) != after.world.get(*k))
+        .collect();
+    assert_eq!(moved.len(), 1, "{case}: tallies moved in {moved:?}");
+    let mut expected = tallies(&before.world[moved[0]]);
+    let count = expected.entry(actor.to_owned()).or_default();
+    count.0 += 1;
+    let now = *count;
+    assert_eq!(tallies(&after.world[moved[0]]), expected, "{case}");
+    let rows = |s: &Snapshot| -> BTreeSet<String> {
+        s.stored
+            .get("session_conduct")
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect()
+    };
+    let (b, a) = (rows(before), rows(after));
+    let mine = format!("agent_id={actor:?}");
+    for row in b.symmetric_difference(&a) {
+        assert!(
+            row.contains(&mine),
+            "{case}: another's stored tally moved: {row}"
+        );
+    }
+    let stored = format!("{mine} refused={} missed={}", now.0, now.1);
+    assert!(a.iter().any(|r| r.contains(&stored)), "{case}: {a:?}");
 }
 
 /// The faces a case can come through.
@@ -284,6 +351,9 @@ impl Town {
             return;
         }
         let (wrong, allowed) = changes(&self.base, &after);
+        if allowed.contains("conduct") {
+            counted_once(&self.base, &after, actor, &sent);
+        }
         assert!(
             wrong.is_empty(),
             "{:?} {} ({}) was refused ({noted:?}; the face answered {}) yet changed:\n{}",
