@@ -264,6 +264,11 @@ fn id_of(s: &TestServer, name: &str) -> String {
 
 impl Town {
     async fn new() -> Town {
+        Town::new_with(|_| {}).await
+    }
+
+    /// [`Town::new`], its configuration changed by `tweak` after the town's own.
+    async fn new_with(tweak: impl FnOnce(&mut moot::Config)) -> Town {
         // The notice board fills with the house only after an hour: a case that signs it must
         // not start a match whose timers would move the town on its own.
         let s = TestServer::start_with(|c| {
@@ -271,6 +276,7 @@ impl Town {
             // One running session each: Uma and Ugo have theirs, so whatever would start
             // another is refused, after it has looked at everything else.
             c.sessions_per_agent = 1;
+            tweak(c);
         })
         .await;
         let mut uma = s.player("Uma").await;
@@ -347,6 +353,7 @@ impl Town {
             // Done, not refused: whatever it changed is the town now (and if it ended the
             // game, a new one begins, for the refusals only a game in play gives).
             self.base = after;
+            self.settle().await;
             self.ensure_game().await;
             return;
         }
@@ -369,6 +376,22 @@ impl Town {
         // The next case compares with the town as it is, allowed changes included.
         self.base = after;
         *self.refused.entry((sent.face, sent.target)).or_default() += 1;
+    }
+
+    /// Waits until the town stands still after something that was done (the house's players
+    /// answer a move of the game they play in a moment, off the world), and takes it as the
+    /// base.
+    async fn settle(&mut self) {
+        for _ in 0..50 {
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            let now = snapshot(&self.s, &self.db).await;
+            let (moved, _) = changes(&self.base, &now);
+            self.base = now;
+            if moved.is_empty() {
+                return;
+            }
+        }
+        panic!("the town does not stand still");
     }
 
     /// A chess game in play between Ugo (white) and Uma (black): the one there is, or a new
@@ -1064,5 +1087,65 @@ async fn a_verb_that_changes_the_town_and_then_meets_a_bug_is_undone_whole() {
             "{part}: {changed:#?}"
         );
     }
+    t.s.stop().await;
+}
+
+/// The refusals only a game in play gives, in a Werewolf match: the wizard (who plays in
+/// nothing else) starts a practice match with seven of the house's bots and goes into its
+/// building, where every verb of the game, and each the game puts in the place of the town's
+/// own (`say` in the building), is typed with nothing, with names of nothing, with every seat's
+/// name, and with words; before and after the wizard is ready, by night. Game time runs a
+/// thousand times slower than the clock, so no deadline moves the match while it is watched.
+#[tokio::test]
+async fn every_refusal_in_a_werewolf_match_leaves_the_town_and_the_store_as_they_were() {
+    let mut t = Town::new_with(|c| c.time_scale = 0.001).await;
+    let werewolf = moot::games::ALL
+        .iter()
+        .find(|m| m.commands.is_some())
+        .expect("the game with its own building");
+    let mut verbs: Vec<&moot::verbs::VerbEntry> = werewolf.verbs.iter().collect();
+    verbs.extend(werewolf.commands.as_ref().unwrap().verbs.iter());
+    t.wiz.command("north").await;
+    let started = t.wiz.command("werewolf practice").await;
+    assert!(started.iter().any(|l| l.contains("Game #1")), "{started:?}");
+    let inside = t.wiz.command("game1").await;
+    assert!(inside.iter().any(|l| l.contains("bot")), "{inside:?}");
+    refusals::take(&t.wiz_id);
+    t.settle().await;
+    let mut refused = BTreeSet::new();
+    for round in ["before ready", "by night"] {
+        if round == "by night" {
+            t.line(true, "ready", "ready").await;
+        }
+        for &e in &verbs {
+            let name = e.name;
+            let mut lines = vec![
+                name.to_owned(),
+                format!("{name} {NOBODY}"),
+                format!("{name} #{NOBODY}"),
+                format!("{name} words of no one"),
+            ];
+            lines.extend((1..=8).map(|seat| format!("{name} p{seat}")));
+            for line in lines {
+                let before = t.refused.get(&(Face::Telnet, name.to_owned())).copied();
+                t.line(true, name, &line).await;
+                if t.refused.get(&(Face::Telnet, name.to_owned())).copied() != before {
+                    refused.insert(name);
+                }
+            }
+        }
+    }
+    let never: Vec<&str> = verbs
+        .iter()
+        .map(|e| e.name)
+        .filter(|n| !refused.contains(n))
+        .collect();
+    assert!(never.is_empty(), "never refused in the match: {never:?}");
+    eprintln!(
+        "undo in a match: {} cases sent, {} verbs refused; allowed changes seen: {:?}",
+        t.cases,
+        refused.len(),
+        t.allowed
+    );
     t.s.stop().await;
 }
