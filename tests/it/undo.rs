@@ -5,9 +5,11 @@
 //! of every table of the SQLite file) are exactly as they were. The refusals are made from each
 //! verb's declared arguments (none where some are required, a value of the wrong type, names
 //! of nothing, text over the limit, a wizard's verb by someone who is not one) and from the
-//! town as it stands (a game where it is not your turn, an illegal move). A verb added to the
-//! registry is driven the same way, and the test fails if a verb, on any face it has, was
-//! never refused.
+//! town as it stands (a chess game where it is not your move, each room's tables, everyone at
+//! their one running session, a Werewolf match by night). A verb added to the registry is
+//! driven the same way, and the test fails if a verb, on any face it has, was never refused.
+//! A refusal by the face itself (an HTTP error, a body that is not one) is held to the same.
+//! A verb that changes the town and then meets a bug is undone as whole.
 //!
 //! Whether the verb refused (a telnet line's answer is text either way) is read from the
 //! refusals the kernel notes in test builds (`moot::verbs::refusals`), per actor.
