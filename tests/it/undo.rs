@@ -236,6 +236,10 @@ struct Town {
     cases: usize,
     allowed: BTreeMap<&'static str, usize>,
     base: Snapshot,
+    /// How long the town must stand still after something done before it is the base: a
+    /// moment where nothing answers on its own (no game of the house's is played), longer
+    /// where the house's players answer.
+    quiet: Duration,
 }
 
 /// A chess game Ugo (white) makes with Uma (black), who accepts it; without a clock, nothing
@@ -341,6 +345,7 @@ impl Town {
             cases: 0,
             allowed: BTreeMap::new(),
             base,
+            quiet: Duration::from_millis(30),
         }
     }
 
@@ -381,19 +386,27 @@ impl Town {
     }
 
     /// Waits until the town stands still after something that was done (the house's players
-    /// answer a move of the game they play in a moment, off the world), and takes it as the
-    /// base.
+    /// answer a move of the game they play a moment later, off the world): unchanged for
+    /// `self.quiet`, looked at every 30 ms; and takes it as the base.
     async fn settle(&mut self) {
-        for _ in 0..50 {
-            tokio::time::sleep(Duration::from_millis(30)).await;
+        let step = Duration::from_millis(30);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        let mut still = Duration::ZERO;
+        while still < self.quiet {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the town does not stand still"
+            );
+            tokio::time::sleep(step).await;
             let now = snapshot(&self.s, &self.db).await;
             let (moved, _) = changes(&self.base, &now);
             self.base = now;
-            if moved.is_empty() {
-                return;
-            }
+            still = if moved.is_empty() {
+                still + step
+            } else {
+                Duration::ZERO
+            };
         }
-        panic!("the town does not stand still");
     }
 
     /// A chess game in play between Ugo (white) and Uma (black): the one there is, or a new
@@ -1101,6 +1114,9 @@ async fn a_verb_that_changes_the_town_and_then_meets_a_bug_is_undone_whole() {
 #[tokio::test]
 async fn every_refusal_in_a_werewolf_match_leaves_the_town_and_the_store_as_they_were() {
     let mut t = Town::new_with(|c| c.time_scale = 0.001).await;
+    // The bots answer what the wizard does a moment later: the town must be still for a
+    // while before it is the base.
+    t.quiet = Duration::from_millis(600);
     let werewolf = moot::games::ALL
         .iter()
         .find(|m| m.commands.is_some())
