@@ -28,6 +28,10 @@ pub struct RunningServer {
     /// Where the HTTP listener actually is.
     pub http_addr: SocketAddr,
     pub running: Running,
+    /// The town itself, for the tests that look at it behind the faces' backs (weak: the
+    /// world task still ends once the faces let go).
+    #[cfg(feature = "testing")]
+    pub world: world::WeakWorldHandle,
 }
 
 impl RunningServer {
@@ -276,6 +280,8 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let stops = Stops::new();
     let (door, world_task, welcome) = open_town(&config, &stops).await?;
     let store = door.store.clone();
+    #[cfg(feature = "testing")]
+    let town = door.world.downgrade();
     let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
     let (http_listener, http_addr) = bind(config.http).await?;
     let router = http_faces(&config, &door, &stops.shutdown)(http_addr);
@@ -304,6 +310,8 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         telnet_addr,
         http_addr,
         running: stops.running(done),
+        #[cfg(feature = "testing")]
+        world: town,
     })
 }
 

@@ -159,6 +159,37 @@ fn decode_hash(hex_hash: &str) -> Option<[u8; 32]> {
 }
 
 impl Directory {
+    /// Everything it holds, each map in the order of its keys, for the tests' fingerprint of
+    /// the world (see `World::fingerprint`).
+    #[cfg(feature = "testing")]
+    pub fn fingerprint(&self) -> String {
+        use std::collections::{BTreeMap, BTreeSet};
+        let Directory {
+            by_id,
+            banned,
+            grants,
+        } = self;
+        let by_id: BTreeMap<_, _> = by_id
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .map(|(k, v)| (k.clone(), format!("{v:?}")))
+            .collect();
+        let banned: BTreeSet<_> = banned
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .cloned()
+            .collect();
+        let grants: BTreeMap<_, _> = grants
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .map(|(k, v)| (k.clone(), format!("{v:?}")))
+            .collect();
+        format!("by_id: {by_id:?}\nbanned: {banned:?}\ngrants: {grants:?}")
+    }
+
     pub fn new(rows: Vec<IdentityRow>) -> Directory {
         let d = Directory::default();
         for r in rows {

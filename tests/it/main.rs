@@ -25,6 +25,7 @@ mod side_channels;
 mod tables;
 mod telnet;
 mod toolsets;
+mod undo;
 mod web;
 mod werewolf;
 mod werewolf_audit;

@@ -81,6 +81,57 @@ pub fn sql_rows(db: &Database, sql: &str) -> Vec<Vec<String>> {
     }
 }
 
+/// Every row of every table of an SQLite file, read past moot through `c` (a connection kept
+/// open between dumps reads what is committed when each statement runs): each table's rows as
+/// text (columns by name), in order, so that two dumps are equal when what is stored is.
+pub fn sqlite_dump(c: &rusqlite::Connection) -> std::collections::BTreeMap<String, Vec<String>> {
+    let tables: Vec<String> = c
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    tables
+        .into_iter()
+        .map(|t| {
+            let mut q = c.prepare(&format!("SELECT * FROM \"{t}\"")).unwrap();
+            let names: Vec<String> = q.column_names().map(str::to_owned).collect();
+            let mut rows: Vec<String> = q
+                .query_map([], |r| {
+                    let cols: Vec<String> = (0..names.len())
+                        .map(|i| {
+                            Ok(match r.get_ref(i)? {
+                                rusqlite::types::ValueRef::Null => "NULL".to_owned(),
+                                rusqlite::types::ValueRef::Integer(i) => i.to_string(),
+                                rusqlite::types::ValueRef::Real(f) => f.to_string(),
+                                rusqlite::types::ValueRef::Text(t) => {
+                                    format!("{:?}", String::from_utf8_lossy(t))
+                                }
+                                rusqlite::types::ValueRef::Blob(b) => format!("x'{}'", hex(b)),
+                            })
+                        })
+                        .collect::<Result<_, rusqlite::Error>>()?;
+                    Ok(names
+                        .iter()
+                        .zip(cols)
+                        .map(|(n, v)| format!("{n}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(" "))
+                })
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            rows.sort();
+            (t, rows)
+        })
+        .collect()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Runs a statement past moot; the database's refusal is the error.
 pub fn sql_exec(db: &Database, sql: &str) -> Result<(), String> {
     match db {
@@ -193,6 +244,21 @@ impl TestServer {
             .unwrap()
     }
 
+    /// The live town's fingerprint (see `World::fingerprint`), read once everything sent so
+    /// far is stored: it is asked like any command, behind whatever is in flight.
+    pub async fn fingerprint(&self) -> std::collections::BTreeMap<String, String> {
+        let world = self.server.as_ref().expect("running").world.upgrade();
+        world
+            .expect("the world runs")
+            .call(
+                moot::world::SERVER_ID.into(),
+                moot::world::Face::Rest,
+                |w, _| w.fingerprint(),
+            )
+            .await
+            .expect("the world answers")
+    }
+
     pub async fn stop(mut self) -> Option<tempfile::TempDir> {
         self.server.take().unwrap().shutdown().await;
         self._dir.take()
@@ -243,6 +309,9 @@ impl Client {
     }
 
     pub fn over(stream: TcpStream) -> Client {
+        // Each line goes as it is written, as a MUD client's does: `command` writes three in a
+        // row, which Nagle's algorithm would hold back for the server's delayed ACK.
+        let _ = stream.set_nodelay(true);
         Client {
             stream,
             buf: Vec::new(),

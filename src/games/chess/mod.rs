@@ -27,7 +27,7 @@ pub const CHESS_TABLE: ThingKind = ThingKind::named("chess_table");
 /// What the chess verbs keep in the town besides the games: games made with `createGame`
 /// waiting for their second player, and who asked for the interactive board. (A challenge is
 /// an invitation of the host's: `moot_kernel::world::sessions::invite`.)
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct ChessRoom {
     /// Games made with `createGame` for another agent, waiting for `joinGame` (by a reserved id).
     pub open_games: HashMap<SessionId, OpenGame>,

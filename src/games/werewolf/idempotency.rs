@@ -12,6 +12,7 @@ use moot_kernel::world::{AgentId, Cx, World};
 use moot_kernel::store::keys::{KEPT_PER_IDENTITY, KeptRow};
 
 /// A call made with an idempotency key, and the answer it got.
+#[derive(Debug)]
 pub struct Keyed {
     tool: String,
     key: String,

@@ -38,7 +38,7 @@ pub const QUEUE_ID: &str = "werewolf-default";
 pub const REQUIRED: usize = rules::SEATS;
 
 /// The queue and the matches' buildings.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct WerewolfTown {
     /// Who signed the board, oldest first, with the name they play under.
     pub queue: Vec<(AgentId, String)>,

@@ -30,7 +30,7 @@ pub struct FaultArgs {
 }
 
 /// Who has asked for their next game action to panic.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Armed(HashSet<AgentId>);
 
 impl Extension for Armed {

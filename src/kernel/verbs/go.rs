@@ -95,7 +95,7 @@ pub fn travel(
 ) -> Reply<Arrived> {
     let actor = cx.actor.clone();
     let from = world.player(&actor).room;
-    world.move_player(&actor, to);
+    let place = world.move_player(&actor, to);
     cx.tell_room(world, from, &actor, leaving);
     cx.tell_room(world, to, &actor, arriving);
     cx.event(
@@ -107,7 +107,7 @@ pub fn travel(
         writes::set_room(actor.to_string(), world.map.room(to).id.clone()),
         move |w| {
             if w.is_present(&who) {
-                w.move_player(&who, from);
+                w.move_back(&who, from, place);
             }
         },
     );

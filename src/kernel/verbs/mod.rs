@@ -18,6 +18,8 @@ pub mod which;
 
 #[cfg(feature = "testing")]
 pub mod faults;
+#[cfg(feature = "testing")]
+pub mod refusals;
 
 pub mod describe;
 pub mod display;
@@ -338,9 +340,11 @@ fn parse_json<V: Verb>(rest: &str) -> Result<serde_json::Value, VerbError> {
 
 fn run_line_of<V: Verb>(w: &mut World, cx: &mut Cx, rest: &str) -> Result<Vec<String>, VerbError> {
     counted::<V>(cx);
-    let args = V::parse(&crate::text::clean(rest))?;
-    cx.text_only = true;
-    admitted::<V>(w, cx, args).map(|r| r.text)
+    let r = V::parse(&crate::text::clean(rest)).and_then(|args| {
+        cx.text_only = true;
+        admitted::<V>(w, cx, args).map(|r| r.text)
+    });
+    noted(V::NAME, cx, r)
 }
 
 /// Runs verb `V` with arguments a face already holds as their type (REST's bodies, the web's
@@ -355,7 +359,7 @@ pub fn run<V: Verb>(
     counted::<V>(cx);
     cx.data_only = true;
     let r = admitted::<V>(w, cx, args);
-    in_its_shape::<V, _>(w, r)
+    in_its_shape::<V, _>(w, noted(V::NAME, cx, r))
 }
 
 /// A spec's tool (a Werewolf tool) answers every refusal in its shape, whatever refused it and
@@ -365,6 +369,18 @@ fn in_its_shape<V: Verb, T>(w: &World, r: Result<T, VerbError>) -> Result<T, Ver
         let now = crate::world::sessions::iso(w.wall_now());
         return r.map_err(|e| shaped(now, e));
     }
+    r
+}
+
+/// Verb `verb`'s answer, its refusal noted for the tests (see `refusals`); nothing in a
+/// release.
+fn noted<T>(verb: &'static str, cx: &Cx, r: Result<T, VerbError>) -> Result<T, VerbError> {
+    #[cfg(feature = "testing")]
+    if let Err(e) = &r {
+        refusals::note(&cx.actor, verb, cx.face, &e.message);
+    }
+    #[cfg(not(feature = "testing"))]
+    let _ = (verb, cx);
     r
 }
 
@@ -392,7 +408,7 @@ fn run_json<V: Verb>(
     args: serde_json::Value,
 ) -> Result<Reply<Json>, VerbError> {
     let r = run_json_of::<V>(w, cx, args);
-    in_its_shape::<V, _>(w, r)
+    in_its_shape::<V, _>(w, noted(V::NAME, cx, r))
 }
 
 fn run_json_of<V: Verb>(

@@ -84,8 +84,9 @@ pub enum Effect {
 
 /// State that belongs to a game's verbs rather than to the host (open challenges, say),
 /// kept in the world by its type so that the host need not know it. `forget` is told when
-/// someone leaves the town.
-pub trait Extension: Any + Send {
+/// someone leaves the town. It shows what it holds (`Debug`), so that the tests' fingerprint of
+/// the world sees every game's state without being told of it.
+pub trait Extension: Any + Send + std::fmt::Debug {
     fn forget(&mut self, who: &AgentId);
 }
 

@@ -55,6 +55,7 @@ pub fn is_house(agent: &str) -> bool {
 }
 
 /// Game time, from the runtime's clock.
+#[derive(Debug)]
 pub(super) struct GameClock {
     /// Game milliseconds per real millisecond.
     scale: f64,
@@ -114,7 +115,7 @@ impl GameClock {
 }
 
 /// Each session's next deadline, by when it falls due.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(super) struct Deadlines {
     queue: BTreeSet<(Instant, SessionId)>,
     due: HashMap<SessionId, Instant>,

@@ -18,6 +18,8 @@
 pub mod built_in;
 mod context;
 mod delivery;
+#[cfg(feature = "testing")]
+pub mod fingerprint;
 mod followers;
 mod guard;
 pub mod house;
@@ -43,6 +45,8 @@ pub use map::{Map, RoomIdx, ThingKind};
 pub use outbox::{Released, Unavailable};
 pub use players::Player;
 pub use presence::{Entered, Leaving};
+#[cfg(feature = "testing")]
+pub use task::WeakWorldHandle;
 pub use task::{
     Broken, Commands, ELSEWHERE, Env, Job, Request, Taken, TaskOptions, WorldHandle, spawn,
 };

@@ -19,22 +19,36 @@ impl World {
             .find(|p| p.name.eq_ignore_ascii_case(name))
     }
 
-    /// Moves a player between rooms, keeping the occupant lists in step.
-    /// Someone who is not here, or a room that is not, is left alone.
-    pub fn move_player(&mut self, id: &AgentId, to: RoomIdx) {
+    /// Moves a player between rooms, keeping the occupant lists in step: they arrive last.
+    /// Someone who is not here, or a room that is not, is left alone. Returns where they
+    /// stood in the order of arrival of the room they left, for [`World::move_back`].
+    pub fn move_player(&mut self, id: &AgentId, to: RoomIdx) -> Option<usize> {
+        self.place_player(id, to, None)
+    }
+
+    /// Undoes [`World::move_player`]: the player goes back to `to` and stands at `place` in
+    /// its order of arrival, where they stood before they left (so the room lists them as it
+    /// did), not last as a newcomer.
+    pub fn move_back(&mut self, id: &AgentId, to: RoomIdx, place: Option<usize>) {
+        self.place_player(id, to, place);
+    }
+
+    fn place_player(&mut self, id: &AgentId, to: RoomIdx, place: Option<usize>) -> Option<usize> {
         if to >= self.occupants.len() {
-            return;
+            return None;
         }
-        let Some(p) = self.players.get_mut(id) else {
-            return;
-        };
+        let p = self.players.get_mut(id)?;
         let from = std::mem::replace(&mut p.room, to);
-        if let Some(there) = self.occupants.get_mut(from) {
-            there.retain(|x| x != id);
-        }
+        let left = self.occupants.get_mut(from).and_then(|there| {
+            let at = there.iter().position(|x| x == id)?;
+            there.remove(at);
+            Some(at)
+        });
         if let Some(here) = self.occupants.get_mut(to) {
-            here.push(id.clone());
+            let at = place.map_or(here.len(), |at| at.min(here.len()));
+            here.insert(at, id.clone());
         }
+        left
     }
 
     /// Places a newly connected player, or replaces the connection of one already here.

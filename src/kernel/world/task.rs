@@ -35,6 +35,36 @@ pub struct WorldHandle {
     core: Arc<Core>,
 }
 
+/// A [`WorldHandle`] that does not keep the world task running, as a handle does: for the tests
+/// that look at a running server's town, which must still stop when its faces let go.
+#[cfg(feature = "testing")]
+#[derive(Clone)]
+pub struct WeakWorldHandle {
+    tx: mpsc::WeakSender<Request>,
+    core: std::sync::Weak<Core>,
+}
+
+#[cfg(feature = "testing")]
+impl WeakWorldHandle {
+    /// The handle, while the world task runs.
+    pub fn upgrade(&self) -> Option<WorldHandle> {
+        Some(WorldHandle {
+            tx: self.tx.upgrade()?,
+            core: self.core.upgrade()?,
+        })
+    }
+}
+
+#[cfg(feature = "testing")]
+impl WorldHandle {
+    pub fn downgrade(&self) -> WeakWorldHandle {
+        WeakWorldHandle {
+            tx: self.tx.downgrade(),
+            core: Arc::downgrade(&self.core),
+        }
+    }
+}
+
 /// A line typed where more than this many others stand goes to the world task (see
 /// [`WorldHandle::line`]).
 const CROWD: usize = 8;

@@ -52,6 +52,31 @@ pub struct Invitation {
 }
 
 impl Invitation {
+    /// Everything it holds, for the tests' fingerprint of the world.
+    #[cfg(feature = "testing")]
+    pub fn fingerprint(&self) -> String {
+        let Invitation {
+            id,
+            plan:
+                Plan {
+                    template,
+                    participants,
+                    options,
+                    rated,
+                },
+            from,
+            agreed,
+            made,
+            lapses,
+        } = self;
+        let participants: Vec<String> = participants.iter().map(super::fingerprint_of).collect();
+        format!(
+            "id: {id:?}, template: {}, participants: {participants:?}, options: {options}, \
+             rated: {rated}, from: {from:?}, agreed: {agreed:?}, made: {made:?}, lapses: {lapses:?}",
+            template.id
+        )
+    }
+
     /// The players it still waits for.
     pub fn waiting_for(&self) -> impl Iterator<Item = &Participant> {
         self.plan

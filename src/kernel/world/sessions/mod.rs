@@ -131,7 +131,45 @@ impl Logged {
     }
 }
 
+/// A participant as the tests' fingerprint of the world shows one.
+#[cfg(feature = "testing")]
+pub(crate) fn fingerprint_of(p: &Participant) -> String {
+    let Participant { role, agent, name } = p;
+    format!("{role}: {agent} ({name})")
+}
+
 impl Session {
+    /// Everything it holds, its game's whole state included, for the tests' fingerprint of the
+    /// world. Every field is named, so that a new one is shown or left out on purpose.
+    #[cfg(feature = "testing")]
+    pub fn fingerprint(&self) -> String {
+        let Session {
+            id,
+            template,
+            game,
+            tick,
+            seed,
+            options,
+            rated,
+            participants,
+            room,
+            created_at,
+            started,
+            log,
+            tally,
+            moves,
+        } = self;
+        let participants: Vec<String> = participants.iter().map(fingerprint_of).collect();
+        format!(
+            "id: {id:?}\ntemplate: {}\ngame: {}\ntick: {tick}\nseed: {seed}\noptions: {options}\n\
+             rated: {rated}\nparticipants: {participants:?}\nroom: {room:?}\n\
+             created_at: {created_at}\nstarted: {started:?}\nlog: {log:?}\ntally: {tally:?}\n\
+             moves: {moves:?}",
+            template.id,
+            game.state(),
+        )
+    }
+
     /// The tick as `role` (`None`: a spectator) knows it: while the game runs, how many of its
     /// actions they may see, so that an action hidden from them moves nothing they can read
     /// (a Werewolf night action); once it is over, every action.
