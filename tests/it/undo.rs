@@ -1167,3 +1167,40 @@ async fn every_refusal_in_a_werewolf_match_leaves_the_town_and_the_store_as_they
     );
     t.s.stop().await;
 }
+
+/// Stopping and starting to watch, undone, leave the watchers exactly as they were: each in
+/// their place (the order a game's notes go out in), an all-seeing watcher still all-seeing,
+/// and no empty list behind. (Found by reading: `unwatch`'s undo put the watcher back last and
+/// without the right to see everything, and `omniscient` had no undo at all.)
+#[test]
+fn watching_and_unwatching_undone_leave_the_watchers_as_they_were() {
+    use moot::verbs::Verb as _;
+    use moot::verbs::watch::{GameRequired, Unwatch};
+    use moot::world::{AgentId, Cx, Face};
+    let map = moot::world::load::load_built_in().unwrap();
+    let directory = std::sync::Arc::new(moot::identity::Directory::new(Vec::new()));
+    let mut world = moot::games::new_world(map, directory);
+    let sid = moot::world::sessions::SessionId::from(7);
+    let [ann, bob, cat]: [AgentId; 3] = ["ann".into(), "bob".into(), "cat".into()];
+    for (who, all) in [(&ann, false), (&bob, true), (&cat, false)] {
+        assert!(world.watch(sid, who, all).is_some());
+    }
+    let undo_all = |world: &mut moot::world::World, cx: &mut Cx| {
+        while let Some(undo) = cx.undos.pop() {
+            undo(world);
+        }
+    };
+    let game = || GameRequired { game: "#7".into() };
+    let before = world.fingerprint();
+    let mut cx = Cx::new(bob.clone(), Face::Telnet);
+    Unwatch::run(&mut world, &mut cx, game()).unwrap();
+    assert_ne!(world.fingerprint(), before, "bob stopped watching");
+    undo_all(&mut world, &mut cx);
+    assert_eq!(world.fingerprint(), before);
+    // A watch undone leaves no list behind for a game nobody watched (the `watch` verb's own
+    // undo; the verb itself refuses a game that is not there).
+    let before = world.fingerprint();
+    let undo = world.watch(8.into(), &ann, false).unwrap();
+    undo(&mut world);
+    assert_eq!(world.fingerprint(), before);
+}

@@ -365,9 +365,12 @@ whether you see everything.";
                 None,
             ));
         }
-        world.unwatch(sid, &me);
-        if on {
-            world.watch(sid, &me, true);
+        // Undone in turn, should anything after it fail: back to watching as before.
+        if let Some(undo) = world.unwatch(sid, &me) {
+            cx.undo(undo);
+        }
+        if on && let Some(undo) = world.watch(sid, &me, true) {
+            cx.undo(undo);
         }
         let text = if on {
             format!("You watch match {sid} seeing everything. Spoilers ahead.")

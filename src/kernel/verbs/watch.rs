@@ -52,11 +52,8 @@ that you are watching.";
             return Err(VerbError::not_found(format!("There is no game #{sid}.")));
         }
         let actor = cx.actor.clone();
-        if world.watch(sid, &actor, false) {
-            let who = actor.clone();
-            cx.undo(move |w| {
-                w.unwatch(sid, &who);
-            });
+        if let Some(undo) = world.watch(sid, &actor, false) {
+            cx.undo(undo);
         }
         world.send_board(cx, sid, &actor);
         Ok(Reply::new(
@@ -94,15 +91,12 @@ game's id and that you no longer watch it.";
         args: GameRequired,
     ) -> Result<Reply<Watching>, VerbError> {
         let sid = parse_game(&args.game)?;
-        if !world.unwatch(sid, &cx.actor) {
+        let Some(undo) = world.unwatch(sid, &cx.actor) else {
             return Err(VerbError::not_found(format!(
                 "You are not watching game #{sid}."
             )));
-        }
-        let who = cx.actor.clone();
-        cx.undo(move |w| {
-            w.watch(sid, &who, false);
-        });
+        };
+        cx.undo(undo);
         Ok(Reply::new(
             vec![format!("You stop watching game #{sid}.")],
             Watching {

@@ -4,7 +4,7 @@
 //! is the one place that decides, for every face.
 
 use super::sessions::{Session, SessionId};
-use super::{AgentId, BoardMsg, Cx, Sink, World};
+use super::{AgentId, BoardMsg, Cx, Sink, Undo, World};
 use crate::game_api::{Note, Viewer};
 
 /// Someone watching a session they do not play.
@@ -53,28 +53,38 @@ impl World {
         })
     }
 
-    /// Starts `who` watching `sid`; false if they already were. `sees_all` is the right to
-    /// see everything the game hides, which the host grants to spectators it trusts (a face
-    /// passes false).
-    pub fn watch(&mut self, sid: SessionId, who: &AgentId, sees_all: bool) -> bool {
+    /// Starts `who` watching `sid`; the undo, or `None` if they already were. `sees_all` is
+    /// the right to see everything the game hides, which the host grants to spectators it
+    /// trusts (a face passes false).
+    pub fn watch(&mut self, sid: SessionId, who: &AgentId, sees_all: bool) -> Option<Undo> {
         let list = self.watchers.entry(sid).or_default();
         if list.iter().any(|w| &w.who == who) {
-            return false;
+            return None;
         }
         list.push(Watcher {
             who: who.clone(),
             sees_all,
         });
-        true
+        let who = who.clone();
+        Some(Box::new(move |w: &mut World| {
+            w.unwatch(sid, &who);
+        }))
     }
 
-    /// Stops `who` watching `sid`; false if they were not.
-    pub fn unwatch(&mut self, sid: SessionId, who: &AgentId) -> bool {
-        self.watchers.get_mut(&sid).is_some_and(|l| {
-            let before = l.len();
-            l.retain(|w| &w.who != who);
-            l.len() != before
-        })
+    /// Stops `who` watching `sid`; the undo, or `None` if they were not watching. The undo
+    /// puts them back as they were: in their place among the watchers (the order notes go out
+    /// in) and with their right to see everything, or without it.
+    pub fn unwatch(&mut self, sid: SessionId, who: &AgentId) -> Option<Undo> {
+        let list = self.watchers.get_mut(&sid)?;
+        let at = list.iter().position(|w| &w.who == who)?;
+        let was = list.remove(at);
+        if list.is_empty() {
+            self.watchers.remove(&sid);
+        }
+        Some(Box::new(move |w: &mut World| {
+            let list = w.watchers.entry(sid).or_default();
+            list.insert(at.min(list.len()), was);
+        }))
     }
 
     /// Whether `who` watches `sid` with the right to see everything.
