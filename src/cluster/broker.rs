@@ -525,8 +525,44 @@ async fn answer(
                 .await
                 .map(|row| Character::vouched(row, passes, host)),
         ),
+        Ask::Vouch(credential) => Answer::Vouch(super::calls::vouch(&door.directory, &credential)),
+        Ask::Verb(call) => {
+            let answer = Answer::Verb(door.call(call).await);
+            return reply_in_pieces(client, &msg, host, &answer).await;
+        }
     };
     reply(client, &msg, host, &answer).await;
+}
+
+/// Answers a question in [`wire::Piece`]s the broker carries (a verb's result may be larger
+/// than one message), in the asker's own inbox.
+async fn reply_in_pieces(
+    client: &async_nats::Client,
+    msg: &async_nats::Message,
+    host: &str,
+    answer: &Answer,
+) {
+    let Some(to) = msg.reply.clone() else { return };
+    if !wire::is_inbox_of(&to, host) {
+        tracing::warn!(%host, reply = %to, "a host asked for its answer outside its own inbox");
+        return;
+    }
+    let bytes = match serde_json::to_vec(answer) {
+        Ok(bytes) => bytes,
+        Err(e) => return tracing::error!(error = %e, "cannot encode an answer to a host"),
+    };
+    let mut pieces = bytes.chunks(super::requests::piece(client)).peekable();
+    while let Some(piece) = pieces.next() {
+        let head = wire::Piece {
+            more: pieces.peek().is_some(),
+        };
+        let Some(message) = wire::frame(&head, piece) else {
+            return;
+        };
+        if let Err(e) = client.publish(to.clone(), message).await {
+            return tracing::warn!(error = %e, "cannot answer a host");
+        }
+    }
 }
 
 /// Closes a host's connection that would enter without the world's pass.
