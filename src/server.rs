@@ -216,7 +216,11 @@ async fn open_town(
 /// The HTTP faces (the REST API, MCP, the web) for the town behind `door`: a router for a
 /// listener bound to a given address (MCP's gate accepts that address as a `Host`). A one-process
 /// moot makes one; a world process one for each host.
-fn http_faces(config: &Config, door: &Door, shutdown: &CancellationToken) -> MakeRouter {
+fn http_faces(
+    config: &Config,
+    door: &Door,
+    shutdown: &CancellationToken,
+) -> (MakeRouter, crate::cluster::calls::Tools) {
     let calls = http::Calls::new(
         Arc::new(Town::Local(door.clone())),
         config.public_url.as_deref().map(Arc::from),
@@ -248,7 +252,8 @@ fn http_faces(config: &Config, door: &Door, shutdown: &CancellationToken) -> Mak
     let pages = crate::web::router(web);
     let shutdown = shutdown.clone();
     let mcp = http::McpShared::new(&api);
-    Arc::new(move |bound| {
+    let tools = mcp.tools();
+    let make: MakeRouter = Arc::new(move |bound| {
         http::router(
             api.clone(),
             calls.clone(),
@@ -257,7 +262,8 @@ fn http_faces(config: &Config, door: &Door, shutdown: &CancellationToken) -> Mak
             pages.clone(),
             &mcp,
         )
-    })
+    });
+    (make, tools)
 }
 
 fn http_bounds(config: &Config) -> http::listener::Bounds {
@@ -291,7 +297,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let store = door.store.clone();
     let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
     let (http_listener, http_addr) = bind(config.http).await?;
-    let router = http_faces(&config, &door, &stops.shutdown)(http_addr);
+    let router = http_faces(&config, &door, &stops.shutdown).0(http_addr);
     let bounds = http_bounds(&config);
     let shutdown = stops.shutdown.clone();
     let shared = Arc::new(Shared::new(
@@ -336,12 +342,13 @@ pub async fn start_world(
     // The faces learn of the stop only once the hosts have been told and the requests they
     // will ask the next world again are dropped: answered "shutting down", they would end.
     let faces_stop = CancellationToken::new();
-    let faces = http_faces(&config, &door, &faces_stop);
+    let (faces, tools) = http_faces(&config, &door, &faces_stop);
     let serving = tokio::spawn(crate::cluster::broker::serve(
         client,
         door,
         welcome,
         faces,
+        tools,
         stops.shutdown.clone(),
     ));
     let world_ended = watch_world(world_task, &stops);
@@ -385,11 +392,15 @@ pub async fn start_host(
         stops.shutdown.clone(),
     ));
     // The session routes served here, as verbs called by name; the rest passed whole.
-    let router = http::calls_router(calls).fallback(
+    let router = http::calls_router(calls.clone()).fallback(
         move |axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<SocketAddr>,
               req: axum::extract::Request| {
-            let town = town.clone();
+            let (town, calls) = (town.clone(), calls.clone());
             async move {
+                let req = match http::tool_calls::answer(&calls, http_addr, req).await {
+                    Ok(answered) => return answered,
+                    Err(req) => req,
+                };
                 match &*town {
                     Town::Remote(remote) => remote.pass(req, peer).await,
                     Town::Local(_) => axum::http::StatusCode::NOT_FOUND.into_response(),

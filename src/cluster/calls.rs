@@ -11,9 +11,13 @@
 //! What the HTTP faces need from the world, and how each reaches it now:
 //!
 //! - the REST API's session routes (`/sessions…`): verbs by name, typed ([`VerbCall`]);
-//! - every other REST route (`POST /agents`, the games' reads and pages, `/metrics`), MCP
-//!   (`/mcp…`: the tool calls, long polls such as `waitForNextTurn`, sessions of the 2025
-//!   revision, resources) and the web (the town's page and its live stream, sign-in, the web's
+//! - MCP's plain tool calls (2026-07-28, stateless: what agents send all the time, long polls
+//!   such as `waitForNextTurn` among them): typed too ([`ToolCall`]), answered in the world by
+//!   the MCP endpoint's own server, which runs the tool's verb by name and waits where a verb
+//!   says "not yet";
+//! - every other REST route (`POST /agents`, the games' reads and pages, `/metrics`), the rest
+//!   of MCP (sessions of the 2025 revision, `tools/list`, resources, prompts, a call with a
+//!   progress token) and the web (the town's page and its live stream, sign-in, the web's
 //!   buttons, ratings): still closures on the world handle, which a world process runs for a
 //!   host that relays the request whole (see [`super::requests`]).
 
@@ -90,7 +94,36 @@ pub enum CallRefused {
     Unknown,
     /// The call is larger than the broker carries in a message (this many bytes).
     TooLarge(usize),
+    /// An MCP tool call's error, as the MCP endpoint gives it (an unknown tool, say).
+    Tool(rmcp::ErrorData),
 }
+
+/// A plain MCP tool call a host read (the 2026-07-28 revision's stateless `tools/call`), for
+/// the world to answer as its MCP endpoint at `path` answers one: the long polls among them
+/// wait in the world, beside the sessions they wait on.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub credential: Credential,
+    /// The address it was sent to (`/mcp`, `/mcp/chess`): which tools it may call.
+    pub path: String,
+    pub name: String,
+    pub arguments: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The host's number for it, to take it back if its client leaves.
+    pub id: u64,
+}
+
+/// How the world's MCP endpoint answers a [`ToolCall`] (for the agent the town vouched for):
+/// the answer as the JSON of MCP's `CallToolResult`, or the endpoint's error. The faces give
+/// it to the world process, as they give it the routers of what is still passed whole.
+pub type Tools = std::sync::Arc<
+    dyn Fn(
+            moot_kernel::world::AgentId,
+            ToolCall,
+        )
+            -> futures_util::future::BoxFuture<'static, Result<Box<RawValue>, rmcp::ErrorData>>
+        + Send
+        + Sync,
+>;
 
 /// A verb's refusal as it crosses the broker: [`VerbError`] but for a "not yet" and a game's
 /// code, which only MCP's answers read (no face that calls verbs by name reads them yet).
@@ -127,15 +160,20 @@ impl From<Refusal> for VerbError {
 }
 
 impl Door {
+    /// The world's side of a [`ToolCall`]: the credential vouched for, the call answered by
+    /// `tools`.
+    pub async fn tool(&self, tools: &Tools, call: ToolCall) -> Called {
+        let agent = vouch(&self.directory, &call.credential).map_err(CallRefused::Unvouched)?;
+        tools(agent.into(), call).await.map_err(CallRefused::Tool)
+    }
+
     /// The world's side of a [`VerbCall`], the same in this process and for a host: the
     /// credential vouched for, the verb run from its JSON as a tool call runs it (counted,
     /// admitted, undone if it fails), only its structured result read.
     pub async fn call(&self, call: VerbCall) -> Called {
         let agent = vouch(&self.directory, &call.credential).map_err(CallRefused::Unvouched)?;
-        let entry = crate::games::REGISTRY
-            .iter()
-            .copied()
-            .find(|e| e.name == call.verb)
+        let entry = crate::games::find(&call.verb)
+            .filter(|e| e.name == call.verb)
             .ok_or(CallRefused::NoSuchVerb(call.verb))?;
         let args = call.args;
         let done = self

@@ -19,47 +19,26 @@ use futures_util::StreamExt;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+mod calls;
+
 pub use super::held::{AWAY, BACK, GAVE_UP, NOT_DONE, PAUSES, RESUMED, UNANSWERED};
 use super::held::{Back, Held, State};
 use super::nats::{LinkError, connect, subscribe};
 use super::requests::Passing;
-use super::wire::{
-    self, Answer, Ask, CallRefused, Called, Credential, FromConn, Hello, News, Taken, ToConn,
-    VerbCall, Welcome,
-};
+use super::wire::{self, Answer, Ask, FromConn, Hello, News, Taken, ToConn, Welcome};
 use super::{CreateRefused, LoggedIn};
 use crate::logins::Refused;
 use moot_kernel::store::AgentRow;
-use moot_kernel::world::{self, AgentId, ConnId, Leaving, Out, Source, Unavailable};
+use moot_kernel::world::{self, AgentId, ConnId, Leaving, Out, Source};
 
 /// How long a host waits for the world to answer a question before taking it as away.
 const ASK_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// How long a host waits for the world to answer a verb called by name (longer than any
-/// command takes; a write unanswered by then is answered as unknown).
-const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How long a host waits for the world to take a line.
 const TAKE_TIMEOUT: Duration = Duration::from_secs(5);
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// Why a question asked in pieces has no answer.
-enum Unasked {
-    /// Larger than the broker carries in a message (this many bytes).
-    TooLarge(usize),
-    /// It could not be sent.
-    NotSent,
-    /// Nobody serves questions: no world is there.
-    NoWorld,
-    /// The world fell silent (for [`CALL_TIMEOUT`]) with it.
-    Silent,
-    /// The world went with it.
-    Lost,
-    /// What came back is not an answer.
-    Garbled,
 }
 
 /// A host's way to the world across the broker.
@@ -365,94 +344,6 @@ impl Remote {
             why,
         };
         self.say(conn, &said).await;
-    }
-
-    /// The agent the world vouches `credential` is, or the words why not.
-    pub async fn vouch(&self, credential: &Credential) -> Result<String, CallRefused> {
-        match self.ask(&Ask::Vouch(credential.clone())).await {
-            Some(Answer::Vouch(vouched)) => vouched.map_err(CallRefused::Unvouched),
-            _ => Err(CallRefused::Away),
-        }
-    }
-
-    /// Calls a verb by name in the world. One that only reads outlives a restart of the
-    /// world, as a relayed GET does: asked again once the world is back. One that writes is
-    /// not done while the world is away, and one the world took and never answered is
-    /// answered as unknown.
-    pub async fn call(&self, call: &VerbCall) -> Called {
-        let read_only = crate::games::find(&call.verb).is_some_and(|e| e.read_only);
-        let body: bytes::Bytes = serde_json::to_vec(&Ask::Verb(call.clone()))
-            .map_err(|_| CallRefused::Away)?
-            .into();
-        loop {
-            if !(self.passing.up() || read_only && self.passing.world_back().await) {
-                return Err(CallRefused::Away);
-            }
-            // What went wrong, and whether a read may be asked again.
-            let (refused, again) = match self.ask_in_pieces(body.clone()).await {
-                // A world on its way out: nothing was done.
-                Ok(Answer::Verb(Err(CallRefused::Unavailable(Unavailable::Stopped)))) => {
-                    (CallRefused::Away, true)
-                }
-                Ok(Answer::Verb(called)) => return called,
-                Ok(_) | Err(Unasked::Garbled) => {
-                    return Err(CallRefused::Unavailable(Unavailable::Internal));
-                }
-                Err(Unasked::TooLarge(most)) => return Err(CallRefused::TooLarge(most)),
-                Err(Unasked::NoWorld) => (CallRefused::Away, true),
-                Err(Unasked::Silent) if read_only => (CallRefused::Away, false),
-                Err(Unasked::Silent) => (CallRefused::Unknown, false),
-                Err(Unasked::Lost) => (CallRefused::Unknown, true),
-                Err(Unasked::NotSent) => (CallRefused::Away, false),
-            };
-            if !(read_only && again) {
-                return Err(refused);
-            }
-            // Asked again once the host has heard the world is away, or back.
-            tokio::time::sleep(wire::BEAT).await;
-        }
-    }
-
-    /// Asks the world `ask` and gathers its answer's pieces ([`wire::Piece`]) in an inbox of
-    /// this host's own.
-    async fn ask_in_pieces(&self, ask: bytes::Bytes) -> Result<Answer, Unasked> {
-        let most = self.client.server_info().max_payload;
-        if most > 0 && ask.len() > most {
-            return Err(Unasked::TooLarge(most));
-        }
-        let mut lost = self.passing.lost();
-        lost.mark_unchanged();
-        let inbox = self.client.new_inbox();
-        let mut pieces = self
-            .client
-            .subscribe(inbox.clone())
-            .await
-            .map_err(|_| Unasked::NotSent)?;
-        self.client
-            .publish_with_reply(wire::ask(&self.host), inbox, ask)
-            .await
-            .map_err(|_| Unasked::NotSent)?;
-        let mut whole = Vec::new();
-        loop {
-            let next = tokio::select! {
-                next = tokio::time::timeout(CALL_TIMEOUT, pieces.next()) => next,
-                _ = lost.changed() => return Err(Unasked::Lost),
-            };
-            let piece = match next {
-                Ok(Some(piece)) => piece,
-                Ok(None) => return Err(Unasked::NotSent),
-                Err(_) => return Err(Unasked::Silent),
-            };
-            if piece.status == Some(async_nats::StatusCode::NO_RESPONDERS) {
-                return Err(Unasked::NoWorld);
-            }
-            let (wire::Piece { more }, bytes) =
-                wire::unframe(&piece.payload).ok_or(Unasked::Garbled)?;
-            whole.extend_from_slice(&bytes);
-            if !more {
-                return serde_json::from_slice(&whole).map_err(|_| Unasked::Garbled);
-            }
-        }
     }
 
     /// Passes an HTTP request from `peer` to the world; its answer, as it comes.

@@ -157,6 +157,15 @@ impl Town {
         }
     }
 
+    /// Calls an MCP tool ([`calls::ToolCall`]). A one-process moot's MCP endpoint answers its
+    /// tool calls itself, with the same server, and never asks this.
+    pub async fn tool(&self, call: calls::ToolCall) -> calls::Called {
+        match self {
+            Town::Local(_) => Err(calls::CallRefused::NoSuchVerb(call.name)),
+            Town::Remote(remote) => remote.tool(call).await,
+        }
+    }
+
     /// Connection `conn` has ended.
     pub async fn leave(&self, agent: &AgentId, conn: ConnId, why: Leaving) {
         match self {

@@ -167,6 +167,27 @@ impl Answering {
         lock(&self.running).insert(key, (task.abort_handle(), again));
     }
 
+    /// Runs `answer`, the answer to question `id` of `host`'s, as a request of its: the host may
+    /// take it back, and one that may be asked `again` is dropped as the world goes.
+    pub fn run(
+        &self,
+        host: &str,
+        id: u64,
+        again: bool,
+        answer: impl std::future::Future<Output = ()> + Send + 'static,
+    ) {
+        let key = (host.to_owned(), id);
+        let running = self.running.clone();
+        let task = tokio::spawn({
+            let key = key.clone();
+            async move {
+                answer.await;
+                lock(&running).remove(&key);
+            }
+        });
+        lock(&self.running).insert(key, (task.abort_handle(), again));
+    }
+
     /// The world is going: a request that may be asked again is dropped unanswered, for its
     /// host to ask the next world (the others are answered before the world goes).
     pub fn closing(&self) {
@@ -477,6 +498,19 @@ impl Passing {
             return Err(Unanswered::NotDone);
         }
         Ok(rx)
+    }
+
+    /// A number for a question of this host's, unique among its requests.
+    pub(super) fn next_id(&self) -> u64 {
+        self.next.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Takes back question `id` (its client left).
+    pub(super) fn take_back(&self, id: u64) {
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let (client, host) = (self.client.clone(), self.host.clone());
+            runtime.spawn(async move { cancel(&client, &host, id).await });
+        }
     }
 
     /// Whether the world answers now.

@@ -20,15 +20,15 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::CreateRefused;
-pub use super::calls::{CallRefused, Called, Credential, Refusal, VerbCall};
+pub use super::calls::{CallRefused, Called, Credential, Refusal, ToolCall, VerbCall};
 use crate::logins::Refused;
 use moot_kernel::store::AgentRow;
 use moot_kernel::world::{BoardMsg, Event, Leaving, Out, Said};
 use moot_kernel::wrap::Display;
 
 /// This build's protocol. A change to any message below that an older peer could misread
-/// raises it (4: the REST API calls verbs by name, [`Ask::Verb`], instead of passing requests
-/// whole).
+/// raises it (4: the REST API calls verbs by name, [`Ask::Verb`], and MCP's plain tool calls
+/// cross as [`Ask::Tool`], instead of passing requests whole).
 pub const PROTOCOL: u32 = 4;
 
 /// Where hosts and worlds find out whether they speak the same protocol (no version in it: see
@@ -315,7 +315,8 @@ pub fn unframe<T: serde::de::DeserializeOwned>(
     Some((head, message.slice(end..)))
 }
 
-/// One piece of the world's answer to an [`Ask::Verb`] (a [`frame`], its bytes a piece of the
+/// One piece of the world's answer to an [`Ask::Verb`] or an [`Ask::Tool`] (a [`frame`], its
+/// bytes a piece of the
 /// [`Answer`]'s JSON): an answer crosses in pieces a broker carries, however small its message
 /// limit, to the host's inbox the question named.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
@@ -346,6 +347,8 @@ pub enum Ask {
     Vouch(Credential),
     /// A verb called by name.
     Verb(VerbCall),
+    /// A plain MCP tool call.
+    Tool(ToolCall),
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -357,6 +360,7 @@ pub enum Answer {
     /// Whose the credential is, or the words why not.
     Vouch(Result<String, String>),
     Verb(Called),
+    Tool(Called),
 }
 
 /// Who logged in, as a host may know it: never the password's hash; and the pass that lets

@@ -40,12 +40,16 @@ pub struct CallsState {
 }
 
 impl Calls {
+    pub(super) fn town(&self) -> &Town {
+        &self.0.town
+    }
+
     pub fn new(town: Arc<Town>, public_url: Option<Arc<str>>) -> Calls {
         Calls(Arc::new(CallsState { town, public_url }))
     }
 
     /// The answer to a call the town did not do.
-    fn refused(&self, why: CallRefused, headers: &HeaderMap, uri: &Uri) -> Response {
+    pub(super) fn refused(&self, why: CallRefused, headers: &HeaderMap, uri: &Uri) -> Response {
         match why {
             CallRefused::Unvouched(why) => {
                 unauthorized(why, self.0.public_url.as_deref(), headers, uri.path()).into_response()
@@ -65,6 +69,14 @@ impl Calls {
             CallRefused::Away => crate::cluster::answers::away(),
             CallRefused::Unknown => crate::cluster::answers::unknown(),
             CallRefused::TooLarge(most) => crate::cluster::answers::too_large(most),
+            CallRefused::Tool(e) => {
+                tracing::error!(error = ?e, "a REST route was answered as a tool");
+                ApiError::new(
+                    ErrorCode::Internal,
+                    "Something went wrong; nothing changed.",
+                )
+                .into_response()
+            }
         }
     }
 

@@ -3,7 +3,8 @@
 //!
 //! Handlers only translate: they parse, and hand the work to the world, which answers after
 //! the database has committed what changed. The session routes call their verbs by name on the
-//! town ([`calls`]), so a host serves them itself; the others (making an agent, the games' reads
+//! town ([`calls`]), and a host answers MCP's plain tool calls the same way ([`tool_calls`]),
+//! so a host serves them itself; the others (making an agent, the games' reads
 //! and pages, `/metrics`) still reach the world through
 //! [`WorldHandle::call`](moot_kernel::world::WorldHandle::call), and a host passes them whole.
 //! One table, [`routes`], builds both the router and `/openapi.json`, so the document
@@ -18,6 +19,7 @@ pub mod listener;
 mod metrics;
 mod openapi;
 mod pages;
+pub mod tool_calls;
 
 pub use gate::{MCP_BODY_LIMIT, McpShared, check_envelope};
 
