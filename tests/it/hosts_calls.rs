@@ -378,3 +378,93 @@ async fn a_verbs_result_crosses_a_small_brokers_limit_in_pieces() {
     a.running.shutdown().await;
     world.shutdown().await;
 }
+
+/// MCP's plain tool calls through a host cross as typed calls, never as HTTP, and are answered
+/// as one process answers them: a tool's result, an unknown tool's error, a token refused.
+#[tokio::test]
+async fn a_hosts_plain_tool_calls_cross_as_calls_and_are_answered_as_one_process_answers_them() {
+    async fn tool_calls(http: std::net::SocketAddr, made: impl FnOnce()) -> Vec<(u16, String)> {
+        let agent = Api::new(http).agent(Some("Robo")).await;
+        made();
+        let mut seen = Vec::new();
+        for (token, name, args) in [
+            (agent.token.as_str(), "help", json!({})),
+            (agent.token.as_str(), "say", json!({"text": "hello"})),
+            (agent.token.as_str(), "noSuchTool", json!({})),
+            (
+                agent.token.as_str(),
+                "createGame",
+                json!({"type": "agent", "color": "black"}),
+            ),
+            ("moot_x_0000", "help", json!({})),
+        ] {
+            let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+                "name": name, "arguments": args, "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                    "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}}});
+            let (status, _, text) = crate::support::post_mcp_raw(
+                http,
+                token,
+                "tools/call",
+                Some(name),
+                body.to_string().into_bytes(),
+                None,
+            )
+            .await;
+            // The game's number and the times differ from one town to the next.
+            let steady: String = text.chars().filter(|c| !c.is_ascii_digit()).collect();
+            seen.push((status, steady));
+        }
+        seen
+    }
+    let one = TestServer::start().await;
+    let here = tool_calls(one.http, || {}).await;
+    one.stop().await;
+
+    let broker = Broker::start().await;
+    let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
+    let a = host(&broker.url, &db).await;
+    let spy = async_nats::connect(&broker.url).await.unwrap();
+    let heard = Arc::new(Mutex::new(Vec::<(String, String)>::new()));
+    let listening = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for subject in [wire::https(), wire::asks()] {
+        let mut sub = spy.subscribe(subject).await.unwrap();
+        let (heard, listening) = (heard.clone(), listening.clone());
+        tokio::spawn(async move {
+            while let Some(msg) = sub.next().await {
+                if listening.load(std::sync::atomic::Ordering::SeqCst) {
+                    let body = String::from_utf8_lossy(&msg.payload).into_owned();
+                    heard.lock().unwrap().push((msg.subject.to_string(), body));
+                }
+            }
+        });
+    }
+    spy.flush().await.unwrap();
+    let through = tool_calls(a.http_addr, || {
+        listening.store(true, std::sync::atomic::Ordering::SeqCst);
+    })
+    .await;
+    assert_eq!(here, through, "one process, then through a host");
+    let statuses: Vec<u16> = through.iter().map(|(s, _)| *s).collect();
+    assert_eq!(statuses, [200, 200, 200, 200, 401], "{through:#?}");
+
+    let heard = heard.lock().unwrap().clone();
+    let relayed: Vec<&(String, String)> =
+        heard.iter().filter(|(s, _)| s.ends_with(".http")).collect();
+    assert!(relayed.is_empty(), "the world saw HTTP: {relayed:#?}");
+    let tools: Vec<String> = heard
+        .iter()
+        .filter_map(|(_, body)| match serde_json::from_str(body).ok()? {
+            wire::Ask::Tool(call) => Some(call.name),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        tools,
+        ["help", "say", "noSuchTool", "createGame", "help"],
+        "{heard:#?}"
+    );
+    a.running.shutdown().await;
+    world.shutdown().await;
+}
