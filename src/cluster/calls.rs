@@ -15,11 +15,13 @@
 //!   such as `waitForNextTurn` among them): typed too ([`ToolCall`]), answered in the world by
 //!   the MCP endpoint's own server, which runs the tool's verb by name and waits where a verb
 //!   says "not yet";
-//! - every other REST route (`POST /agents`, the games' reads and pages, `/metrics`), the rest
+//! - every other REST route (`/health`, `POST /agents`, `/openapi.json`, `/metrics`, the town's
+//!   and the games' reads and pages, chess's `/sessions/{session_id}/pgn` among them), the rest
 //!   of MCP (sessions of the 2025 revision, `tools/list`, resources, prompts, a call with a
-//!   progress token) and the web (the town's page and its live stream, sign-in, the web's
-//!   buttons, ratings): still closures on the world handle, which a world process runs for a
-//!   host that relays the request whole (see [`super::requests`]).
+//!   progress token, an `Origin` or a session) and the web (the town's page, `/town.json` and
+//!   its live stream, sign-in and OAuth, the web's buttons, players and leaderboards): still
+//!   closures on the world handle, which a world process runs for a host that relays the
+//!   request whole (see [`super::requests`]).
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
