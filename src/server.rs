@@ -220,7 +220,15 @@ async fn open_town(
 /// The HTTP faces (the REST API, MCP, the web) for the town behind `door`: a router for a
 /// listener bound to a given address (MCP's gate accepts that address as a `Host`). A one-process
 /// moot makes one; a world process one for each host.
-fn http_faces(config: &Config, door: &Door, shutdown: &CancellationToken) -> MakeRouter {
+fn http_faces(
+    config: &Config,
+    door: &Door,
+    shutdown: &CancellationToken,
+) -> (MakeRouter, crate::cluster::calls::Tools) {
+    let calls = http::Calls::new(
+        Arc::new(Town::Local(door.clone())),
+        config.public_url.as_deref().map(Arc::from),
+    );
     let api = Api::new(crate::http::ApiState {
         world: door.world.clone(),
         store: door.store.clone(),
@@ -248,7 +256,18 @@ fn http_faces(config: &Config, door: &Door, shutdown: &CancellationToken) -> Mak
     let pages = crate::web::router(web);
     let shutdown = shutdown.clone();
     let mcp = http::McpShared::new(&api);
-    Arc::new(move |bound| http::router(api.clone(), bound, &shutdown, pages.clone(), &mcp))
+    let tools = mcp.tools();
+    let make: MakeRouter = Arc::new(move |bound| {
+        http::router(
+            api.clone(),
+            calls.clone(),
+            bound,
+            &shutdown,
+            pages.clone(),
+            &mcp,
+        )
+    });
+    (make, tools)
 }
 
 fn http_bounds(config: &Config) -> http::listener::Bounds {
@@ -284,12 +303,12 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let town = door.world.downgrade();
     let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
     let (http_listener, http_addr) = bind(config.http).await?;
-    let router = http_faces(&config, &door, &stops.shutdown)(http_addr);
+    let router = http_faces(&config, &door, &stops.shutdown).0(http_addr);
     let bounds = http_bounds(&config);
     let shutdown = stops.shutdown.clone();
     let shared = Arc::new(Shared::new(
         config,
-        Town::Local(door),
+        Arc::new(Town::Local(door)),
         welcome,
         shutdown.clone(),
     ));
@@ -331,12 +350,13 @@ pub async fn start_world(
     // The faces learn of the stop only once the hosts have been told and the requests they
     // will ask the next world again are dropped: answered "shutting down", they would end.
     let faces_stop = CancellationToken::new();
-    let faces = http_faces(&config, &door, &faces_stop);
+    let (faces, tools) = http_faces(&config, &door, &faces_stop);
     let serving = tokio::spawn(crate::cluster::broker::serve(
         client,
         door,
         welcome,
         faces,
+        tools,
         stops.shutdown.clone(),
     ));
     let world_ended = watch_world(world_task, &stops);
@@ -355,8 +375,9 @@ pub async fn start_world(
     Ok(stops.running(done))
 }
 
-/// `moot host --nats URL`: the faces, holding their connections (telnet, and HTTP passed
-/// whole to the world, which answers it as a one-process moot would), for the world across
+/// `moot host --nats URL`: the faces, holding their connections (telnet; the REST API's
+/// session routes, as verbs called by name; the rest of HTTP passed whole to the world, which
+/// answers it as a one-process moot would), for the world across
 /// the broker, named `name` there (random without one); it opens no database.
 pub async fn start_host(
     config: Config,
@@ -370,27 +391,31 @@ pub async fn start_host(
     let (remote, welcome) =
         crate::cluster::host::Remote::open(nats, name, Some(http_addr), wait).await?;
     let bounds = http_bounds(&config);
+    let town = Arc::new(Town::Remote(Box::new(remote)));
+    let calls = http::Calls::new(town.clone(), config.public_url.as_deref().map(Arc::from));
     let shared = Arc::new(Shared::new(
         config,
-        Town::Remote(Box::new(remote)),
+        town.clone(),
         welcome.welcome,
         stops.shutdown.clone(),
     ));
-    let router = {
-        let shared = shared.clone();
-        axum::Router::new().fallback(
-            move |axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<SocketAddr>,
-                  req: axum::extract::Request| {
-                let shared = shared.clone();
-                async move {
-                    match &shared.town {
-                        Town::Remote(remote) => remote.pass(req, peer).await,
-                        Town::Local(_) => axum::http::StatusCode::NOT_FOUND.into_response(),
-                    }
+    // The session routes served here, as verbs called by name; the rest passed whole.
+    let router = http::calls_router(calls.clone()).fallback(
+        move |axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<SocketAddr>,
+              req: axum::extract::Request| {
+            let (town, calls) = (town.clone(), calls.clone());
+            async move {
+                let req = match http::tool_calls::answer(&calls, http_addr, req).await {
+                    Ok(answered) => return answered,
+                    Err(req) => req,
+                };
+                match &*town {
+                    Town::Remote(remote) => remote.pass(req, peer).await,
+                    Town::Local(_) => axum::http::StatusCode::NOT_FOUND.into_response(),
                 }
-            },
-        )
-    };
+            }
+        },
+    );
     tracing::info!(%telnet_addr, %http_addr, "listening");
     let stop = stops.shutdown.clone();
     let http_task = tokio::spawn(async move {

@@ -21,11 +21,15 @@ use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 use super::Door;
+use super::calls::Tools;
 use super::nats::{LinkError, subscribe};
 use super::pass::Passes;
 use super::requests::{Answering, MakeRouter};
-use super::wire::{self, Answer, Ask, Character, FromConn, Hello, News, Taken, ToConn, Welcome};
+use super::wire::{
+    self, Answer, Ask, CallRefused, Character, FromConn, Hello, News, Taken, ToConn, Welcome,
+};
 use moot_kernel::world::{self, AgentId, ConnId, Leaving, Out, Request, Source};
+use replies::{reply, reply_in_pieces, send};
 
 /// A connection of a host, as the world knows it.
 struct Held {
@@ -214,6 +218,7 @@ pub async fn serve(
     door: Arc<Door>,
     welcome: String,
     make_router: MakeRouter,
+    tools: Tools,
     stop: CancellationToken,
 ) -> Result<(), LinkError> {
     let mut hellos = subscribe(&client, wire::HELLO.to_owned()).await?;
@@ -328,8 +333,31 @@ pub async fn serve(
                     tracing::warn!(%host, "a host that has not greeted this world asked it something");
                     continue;
                 }
+                let Ok(ask) = serde_json::from_slice::<Ask>(&msg.payload) else {
+                    tracing::warn!(%host, "a host asked what this world cannot read");
+                    continue;
+                };
                 let (client, door, passes) = (client.clone(), door.clone(), passes.clone());
-                tokio::spawn(async move { answer(&client, &door, &passes, &host, msg).await });
+                let Ask::Tool(call) = ask else {
+                    tokio::spawn(async move { answer(&client, &door, &passes, &host, ask, msg).await });
+                    continue;
+                };
+                // A tool call may wait (a long poll): its host may take it back, and one that
+                // only reads is left, while the world goes, for the host to ask the next.
+                let again = crate::games::find_tool(&call.name, crate::games::toolsets())
+                    .is_some_and(|e| e.read_only);
+                if closing && again {
+                    continue;
+                }
+                let (id, tools) = (call.id, tools.clone());
+                let asker = host.clone();
+                answering.run(&host, id, again, async move {
+                    let answer = match closing {
+                        false => Answer::Tool(door.tool(&tools, call).await),
+                        true => Answer::Tool(Err(CallRefused::Away)),
+                    };
+                    reply_in_pieces(&client, &msg, &asker, &answer).await;
+                });
             }
             Some(msg) = conns.next() => {
                 let Some((host, conn)) = wire::parse_conn(&msg.subject) else { continue };
@@ -424,34 +452,6 @@ fn greeted(hosts: &Mutex<Hosts>, host: &str) -> bool {
     lock(hosts).heard.contains_key(host)
 }
 
-/// Answers a request of `host`'s, in its own inbox only: the broker checks who publishes on a
-/// subject, never the reply subject a publisher gives, so an answer sent wherever a request
-/// said could carry a login's answer to another host.
-async fn reply<T: serde::Serialize>(
-    client: &async_nats::Client,
-    msg: &async_nats::Message,
-    host: &str,
-    body: &T,
-) {
-    let Some(to) = msg.reply.clone() else { return };
-    if !wire::is_inbox_of(&to, host) {
-        tracing::warn!(%host, reply = %to, "a host asked for its answer outside its own inbox");
-        return;
-    }
-    send(client, to.to_string(), body).await;
-}
-
-async fn send<T: serde::Serialize>(client: &async_nats::Client, to: String, body: &T) {
-    match serde_json::to_vec(body) {
-        Ok(bytes) => {
-            if let Err(e) = client.publish(to, bytes.into()).await {
-                tracing::warn!(error = %e, "cannot answer a host");
-            }
-        }
-        Err(e) => tracing::error!(error = %e, "cannot encode an answer to a host"),
-    }
-}
-
 fn welcome_of(welcome: &str, epoch: u64) -> Welcome {
     Welcome {
         protocol: wire::PROTOCOL,
@@ -506,12 +506,9 @@ async fn answer(
     door: &Door,
     passes: &Passes,
     host: &str,
+    ask: Ask,
     msg: async_nats::Message,
 ) {
-    let Ok(ask) = serde_json::from_slice::<Ask>(&msg.payload) else {
-        tracing::warn!(%host, "a host asked what this world cannot read");
-        return;
-    };
     let answer = match ask {
         Ask::Banned { ip } => Answer::Banned(door.banned(ip)),
         Ask::Who => Answer::Who(door.world.who().await),
@@ -525,6 +522,13 @@ async fn answer(
                 .await
                 .map(|row| Character::vouched(row, passes, host)),
         ),
+        Ask::Vouch(credential) => Answer::Vouch(super::calls::vouch(&door.directory, &credential)),
+        Ask::Verb(call) => {
+            let answer = Answer::Verb(door.call(call).await);
+            return reply_in_pieces(client, &msg, host, &answer).await;
+        }
+        // Answered as they come in (see `serve`).
+        Ask::Tool(_) => return,
     };
     reply(client, &msg, host, &answer).await;
 }
@@ -650,5 +654,6 @@ async fn carry(
     }
 }
 
+mod replies;
 #[cfg(test)]
 mod tests;

@@ -11,6 +11,7 @@ use moot_kernel::identity::{self, Directory};
 use moot_kernel::store::{AgentRow, CreateError, Origin, Store};
 use moot_kernel::world::{self, ConnId, Request, Sink, Source, WorldHandle};
 
+#[derive(Clone)]
 pub struct Door {
     pub world: WorldHandle,
     pub store: Arc<Store>,

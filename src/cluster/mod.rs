@@ -2,15 +2,20 @@
 //! `moot` holds the world and every connection) or in a world process across a NATS broker
 //! (`moot world --nats` and any number of `moot host --nats`).
 //!
-//! The telnet face speaks to a [`Town`] and never learns which it has: a [`Door`] in this
+//! The faces speak to a [`Town`] and never learn which they have: a [`Door`] in this
 //! process (the world task's queue, the store and the login checks), or a [`host::Remote`]
 //! that sends the same requests to a world process as typed, versioned messages
 //! ([`wire`]) and hands its answers back as the same [`Source`] of [`Out`]s. A host therefore
 //! holds connections and touches no database; the world holds the database and no socket.
+//! Telnet's connections cross as lines and what the world says to them; the REST API's calls
+//! as verbs called by name ([`calls`]); what is left of HTTP is still passed whole
+//! ([`requests`]).
 //!
 //! [`Out`]: moot_kernel::world::Out
 
+pub mod answers;
 pub mod broker;
+pub mod calls;
 mod door;
 mod held;
 pub mod host;
@@ -127,6 +132,37 @@ impl Town {
                 true => Taken::Queued,
                 false => Taken::Stopped,
             },
+        }
+    }
+
+    /// The agent the town vouches `credential` is (a face asks before refusing what it read,
+    /// so that a bad token is refused first, whatever else is wrong).
+    pub async fn vouch(
+        &self,
+        credential: &calls::Credential,
+    ) -> Result<String, calls::CallRefused> {
+        match self {
+            Town::Local(door) => {
+                calls::vouch(&door.directory, credential).map_err(calls::CallRefused::Unvouched)
+            }
+            Town::Remote(remote) => remote.vouch(credential).await,
+        }
+    }
+
+    /// Calls a verb by name ([`calls`]).
+    pub async fn call(&self, call: calls::VerbCall) -> calls::Called {
+        match self {
+            Town::Local(door) => door.call(call).await,
+            Town::Remote(remote) => remote.call(&call).await,
+        }
+    }
+
+    /// Calls an MCP tool ([`calls::ToolCall`]). A one-process moot's MCP endpoint answers its
+    /// tool calls itself, with the same server, and never asks this.
+    pub async fn tool(&self, call: calls::ToolCall) -> calls::Called {
+        match self {
+            Town::Local(_) => Err(calls::CallRefused::NoSuchVerb(call.name)),
+            Town::Remote(remote) => remote.tool(call).await,
         }
     }
 

@@ -20,6 +20,7 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
 
+use super::answers::{away, refusal, too_large, unknown};
 use super::wire::{self, HttpCancel, HttpPart, HttpRequest};
 
 /// The most a request's body may hold on its way to the world (the MCP endpoint's own limit,
@@ -166,6 +167,27 @@ impl Answering {
         lock(&self.running).insert(key, (task.abort_handle(), again));
     }
 
+    /// Runs `answer`, the answer to question `id` of `host`'s, as a request of its: the host may
+    /// take it back, and one that may be asked `again` is dropped as the world goes.
+    pub fn run(
+        &self,
+        host: &str,
+        id: u64,
+        again: bool,
+        answer: impl std::future::Future<Output = ()> + Send + 'static,
+    ) {
+        let key = (host.to_owned(), id);
+        let running = self.running.clone();
+        let task = tokio::spawn({
+            let key = key.clone();
+            async move {
+                answer.await;
+                lock(&running).remove(&key);
+            }
+        });
+        lock(&self.running).insert(key, (task.abort_handle(), again));
+    }
+
     /// The world is going: a request that may be asked again is dropped unanswered, for its
     /// host to ask the next world (the others are answered before the world goes).
     pub fn closing(&self) {
@@ -244,15 +266,20 @@ struct Parts<'a> {
     to: String,
 }
 
+/// The most of a body one message through `client`'s broker carries, whatever its message
+/// limit (1 MB unless its operator says otherwise): room is left for a part's head.
+pub(super) fn piece(client: &async_nats::Client) -> usize {
+    let most = client.server_info().max_payload;
+    if most == 0 {
+        PIECE
+    } else {
+        PIECE.min(most / 2).max(1)
+    }
+}
+
 impl Parts<'_> {
-    /// The most of a body one message carries: room is left for the part's head.
     fn piece(&self) -> usize {
-        let most = self.client.server_info().max_payload;
-        if most == 0 {
-            PIECE
-        } else {
-            PIECE.min(most / 2).max(1)
-        }
+        piece(self.client)
     }
 
     async fn send(&self, part: &HttpPart, bytes: &[u8]) -> bool {
@@ -304,6 +331,9 @@ pub struct Passing {
     up: tokio::sync::watch::Receiver<bool>,
     /// How long a request that may be asked again waits for the world to come back.
     resume_within: Duration,
+    /// How many times a world has gone with requests in flight, for a question asked
+    /// meanwhile to know it will not be answered.
+    lost: tokio::sync::watch::Receiver<u64>,
 }
 
 /// What reaches a client waiting for an answer: a part of it, or word that the world that
@@ -321,6 +351,7 @@ type Waiting = Arc<Mutex<HashMap<u64, mpsc::Sender<Part>>>>;
 pub struct InFlight {
     waiting: Waiting,
     up: Arc<tokio::sync::watch::Sender<bool>>,
+    lost: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 impl InFlight {
@@ -329,6 +360,7 @@ impl InFlight {
     /// waiting for its head is answered 503).
     pub fn world_away(&self) {
         self.up.send_replace(false);
+        self.lost.send_modify(|n| *n += 1);
         for (_, tx) in lock(&self.waiting).drain() {
             let _ = tx.try_send(Part::Away);
         }
@@ -405,6 +437,7 @@ impl Passing {
             .map_err(|e| e.to_string())?;
         let waiting: Waiting = Arc::default();
         let (up, up_rx) = tokio::sync::watch::channel(true);
+        let (lost, lost_rx) = tokio::sync::watch::channel(0);
         let passing = Passing {
             client: client.clone(),
             host: host.into(),
@@ -412,10 +445,12 @@ impl Passing {
             waiting: waiting.clone(),
             up: up_rx,
             resume_within,
+            lost: lost_rx,
         };
         let in_flight = InFlight {
             waiting: waiting.clone(),
             up: Arc::new(up),
+            lost: Arc::new(lost),
         };
         let host = host.to_owned();
         tokio::spawn(async move {
@@ -465,8 +500,31 @@ impl Passing {
         Ok(rx)
     }
 
+    /// A number for a question of this host's, unique among its requests.
+    pub(super) fn next_id(&self) -> u64 {
+        self.next.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Takes back question `id` (its client left).
+    pub(super) fn take_back(&self, id: u64) {
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let (client, host) = (self.client.clone(), self.host.clone());
+            runtime.spawn(async move { cancel(&client, &host, id).await });
+        }
+    }
+
+    /// Whether the world answers now.
+    pub(super) fn up(&self) -> bool {
+        *self.up.borrow()
+    }
+
+    /// Changes when a world goes with what was asked of it unanswered.
+    pub(super) fn lost(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.lost.clone()
+    }
+
     /// Waits, within the bound, for the world to answer again.
-    async fn world_back(&self) -> bool {
+    pub(super) async fn world_back(&self) -> bool {
         let mut up = self.up.clone();
         tokio::time::timeout(self.resume_within, up.wait_for(|up| *up))
             .await
@@ -538,13 +596,7 @@ impl Passing {
             Ok(headed) => headed,
             Err(Unanswered::NotDone) => return away(),
             Err(Unanswered::Unknown) => return unknown(),
-            Err(Unanswered::TooLarge(most)) => {
-                let why = format!(
-                    "The request is too large to pass to the town: its broker carries at most \
-                     {most} bytes a message."
-                );
-                return refusal(StatusCode::PAYLOAD_TOO_LARGE, &why);
-            }
+            Err(Unanswered::TooLarge(most)) => return too_large(most),
         };
         let mut response = Response::builder()
             .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR));
@@ -638,28 +690,6 @@ impl Drop for TakeBack {
     }
 }
 
-/// The answer to a write the world took and never answered: not to be tried again blindly.
-fn unknown() -> Response<Body> {
-    let body = serde_json::json!({ "error": { "code": "OUTCOME_UNKNOWN", "message":
-        "The town stopped before answering. If that changed anything it was stored: look \
-         before trying again." } });
-    let mut response = Response::new(Body::from(body.to_string()));
-    *response.status_mut() = StatusCode::BAD_GATEWAY;
-    response.headers_mut().insert(
-        axum::http::header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
-}
-
-/// The answer while the town is away: to be tried again in a moment.
-pub fn away() -> Response<Body> {
-    refusal(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "The town does not answer; please try again in a moment.",
-    )
-}
-
 async fn cancel(client: &async_nats::Client, host: &str, id: u64) {
     let taken_back = HttpCancel {
         host: host.to_owned(),
@@ -668,27 +698,4 @@ async fn cancel(client: &async_nats::Client, host: &str, id: u64) {
     if let Ok(body) = serde_json::to_vec(&taken_back) {
         let _ = client.publish(wire::http_cancel(host), body.into()).await;
     }
-}
-
-/// The REST API's error shape, for what a host answers itself.
-fn refusal(status: StatusCode, message: &str) -> Response<Body> {
-    let code = if status == StatusCode::SERVICE_UNAVAILABLE {
-        "UNAVAILABLE"
-    } else {
-        "INVALID_REQUEST"
-    };
-    let body = serde_json::json!({ "error": { "code": code, "message": message } });
-    let mut response = Response::new(Body::from(body.to_string()));
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        axum::http::header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    if status == StatusCode::SERVICE_UNAVAILABLE {
-        response.headers_mut().insert(
-            axum::http::header::RETRY_AFTER,
-            HeaderValue::from_static("1"),
-        );
-    }
-    response
 }

@@ -22,7 +22,7 @@ use rmcp::model::{
 };
 use serde::Deserialize;
 
-use crate::mcp::{Answer, MootMcp};
+use crate::mcp::MootMcp;
 use moot_kernel::world::AgentId;
 
 /// The only revision served here: the one without sessions.
@@ -66,9 +66,9 @@ struct Meta<'a> {
 
 /// A plain call, read from a request's headers and body.
 pub struct Plain {
-    id: RequestId,
-    name: String,
-    arguments: Option<JsonObject>,
+    pub id: RequestId,
+    pub name: String,
+    pub arguments: Option<JsonObject>,
 }
 
 /// The call in `body`, if the request is a plain stateless `tools/call` that `hosts` (the
@@ -155,10 +155,10 @@ fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
 /// A JSON-RPC response to a tool call, as rmcp writes one (its `JsonRpcResponse`), with the
 /// tool's answer as moot made it.
 #[derive(serde::Serialize)]
-struct Answered<'a> {
+struct Answered<'a, T> {
     jsonrpc: &'static str,
     id: &'a RequestId,
-    result: &'a Answer,
+    result: &'a T,
 }
 
 /// Answers `call` for `agent`, as rmcp would: a JSON-RPC response (or error) as JSON, with
@@ -169,9 +169,18 @@ pub async fn answer(server: &MootMcp, agent: AgentId, call: Plain) -> Response {
         name,
         arguments,
     } = call;
+    respond(id, server.call(agent, &name, arguments, None).await)
+}
+
+/// The response to call `id`, given the tool's answer (moot's [`crate::mcp::Answer`], or its JSON as it
+/// crossed the broker) or its error.
+pub fn respond<T: serde::Serialize>(
+    id: RequestId,
+    answered: Result<T, rmcp::ErrorData>,
+) -> Response {
     // Room for a typical answer, so the text is not copied as the buffer grows.
     let mut body = Vec::with_capacity(8 * 1024);
-    let (written, status) = match server.call(agent, &name, arguments, None).await {
+    let (written, status) = match answered {
         Ok(result) => {
             let response = Answered {
                 jsonrpc: "2.0",

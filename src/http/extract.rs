@@ -9,6 +9,7 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
 use super::{Api, ApiError};
+use crate::cluster::calls::Credential;
 use moot_kernel::world::AgentId;
 
 /// The largest request body accepted.
@@ -57,34 +58,45 @@ impl FromRequestParts<Api> for Peer {
 /// The agent whose token `Authorization: Bearer <token>` carries, or `UNAUTHORIZED`.
 /// Its refusal points to the authorization server's metadata for the resource at `path`.
 pub fn bearer(headers: &axum::http::HeaderMap, path: &str, api: &Api) -> Result<String, ApiError> {
-    let unauthorized = |m: &str| {
-        moot_kernel::metrics::get()
-            .unauthorized
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        tracing::info!(target: moot_kernel::logging::AUDIT, event = "unauthorized", reason = m);
-        ApiError::unauthorized(m, challenge(api, headers, path))
+    crate::cluster::calls::vouch(&api.directory, &credential(headers))
+        .map_err(|m| unauthorized(m, api.public_url.as_deref(), headers, path))
+}
+
+/// What a request's `Authorization` header says of who sends it, read without judging it
+/// (only the town can).
+pub fn credential(headers: &axum::http::HeaderMap) -> Credential {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return Credential::Missing;
     };
-    let value = headers
-        .get(header::AUTHORIZATION)
-        .ok_or_else(|| unauthorized("Missing token: send Authorization: Bearer <token>"))?;
-    let token = value
-        .to_str()
-        .ok()
-        .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
-        })
-        .ok_or_else(|| unauthorized("The Authorization header must be `Bearer <token>`"))?;
-    api.directory
-        .authenticate(token.trim())
-        .ok_or_else(|| unauthorized("Invalid token"))
+    let token = value.to_str().ok().and_then(|v| {
+        v.strip_prefix("Bearer ")
+            .or_else(|| v.strip_prefix("bearer "))
+    });
+    match token {
+        Some(token) => Credential::Bearer(token.to_owned()),
+        None => Credential::Malformed,
+    }
+}
+
+/// A refused credential's 401, saying `why`, and where to find how to get a token.
+pub fn unauthorized(
+    why: String,
+    public_url: Option<&str>,
+    headers: &axum::http::HeaderMap,
+    path: &str,
+) -> ApiError {
+    ApiError::unauthorized(why, challenge(public_url, headers, path))
 }
 
 /// What a refused token's 401 says (its `WWW-Authenticate`): where to find how to get a token
 /// (RFC 9728 §5.1), as MCP hosts expect: they follow `resource_metadata` to moot's
 /// authorization server. A set's own address has its own metadata (RFC 9728 §3.1); the REST
 /// API points to the plain `/mcp`'s, whose token is the same.
-fn challenge(api: &Api, headers: &axum::http::HeaderMap, path: &str) -> axum::http::HeaderValue {
+fn challenge(
+    public_url: Option<&str>,
+    headers: &axum::http::HeaderMap,
+    path: &str,
+) -> axum::http::HeaderValue {
     let host = headers
         .get(axum::http::header::HOST)
         .and_then(|v| v.to_str().ok());
@@ -92,7 +104,7 @@ fn challenge(api: &Api, headers: &axum::http::HeaderMap, path: &str) -> axum::ht
         .strip_prefix("/mcp/")
         .and_then(crate::games::toolset_named)
         .map_or_else(|| "/mcp".to_owned(), |t| crate::games::toolset_path(&t));
-    let base = moot_kernel::oauth::public_base(api.public_url.as_deref(), host);
+    let base = moot_kernel::oauth::public_base(public_url, host);
     let value = format!(
         "Bearer realm=\"moot\", resource_metadata=\"{base}/.well-known/oauth-protected-resource{resource}\", scope=\"{}\"",
         moot_kernel::oauth::SCOPE
@@ -105,8 +117,8 @@ fn challenge(api: &Api, headers: &axum::http::HeaderMap, path: &str) -> axum::ht
 /// (see [`OptionalBody`]).
 pub struct Body<T>(pub T);
 
-async fn bytes(req: Request, api: &Api) -> Result<Bytes, ApiError> {
-    Bytes::from_request(req, api).await.map_err(|e| {
+async fn bytes<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
+    Bytes::from_request(req, state).await.map_err(|e| {
         if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::invalid(format!(
                 "The request body is larger than {} KiB",
@@ -127,11 +139,11 @@ fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     serde_json::from_value(v).map_err(invalid)
 }
 
-impl<T: DeserializeOwned> FromRequest<Api> for Body<T> {
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, api: &Api) -> Result<Body<T>, ApiError> {
-        let b = bytes(req, api).await?;
+    async fn from_request(req: Request, state: &S) -> Result<Body<T>, ApiError> {
+        let b = bytes(req, state).await?;
         if b.is_empty() {
             return Err(ApiError::invalid("A JSON body is required"));
         }
@@ -142,11 +154,11 @@ impl<T: DeserializeOwned> FromRequest<Api> for Body<T> {
 /// Like [`Body`], but an absent body means the default.
 pub struct OptionalBody<T>(pub T);
 
-impl<T: DeserializeOwned + Default> FromRequest<Api> for OptionalBody<T> {
+impl<T: DeserializeOwned + Default, S: Send + Sync> FromRequest<S> for OptionalBody<T> {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, api: &Api) -> Result<OptionalBody<T>, ApiError> {
-        let b = bytes(req, api).await?;
+    async fn from_request(req: Request, state: &S) -> Result<OptionalBody<T>, ApiError> {
+        let b = bytes(req, state).await?;
         if b.iter().all(u8::is_ascii_whitespace) {
             return Ok(OptionalBody(T::default()));
         }

@@ -144,6 +144,8 @@ fn session_not_found() -> axum::response::Response {
 /// through.
 pub struct McpShared {
     server: crate::mcp::MootMcp,
+    /// The server of each address, by its path (`/mcp`, `/mcp/chess`).
+    by_path: Arc<std::collections::HashMap<String, crate::mcp::MootMcp>>,
     manager: Arc<rmcp::transport::streamable_http_server::session::local::LocalSessionManager>,
     sessions: Arc<McpSessions>,
 }
@@ -164,12 +166,51 @@ impl McpShared {
             open: Default::default(),
             max: api.mcp_sessions_per_agent,
         });
+        let mut by_path = std::collections::HashMap::new();
+        by_path.insert("/mcp".to_owned(), server.clone());
+        for &set in crate::games::toolsets() {
+            by_path.insert(crate::games::toolset_path(&set), server.serving(vec![set]));
+        }
         McpShared {
             server,
+            by_path: Arc::new(by_path),
             manager,
             sessions,
         }
     }
+
+    /// The world's side of a plain tool call a host read ([`crate::cluster::calls::ToolCall`]):
+    /// answered by the server of the address it was sent to, as that address's gate answers
+    /// one in this process; the tool's answer as the JSON of MCP's `CallToolResult`.
+    pub fn tools(&self) -> crate::cluster::calls::Tools {
+        let by_path = self.by_path.clone();
+        Arc::new(move |agent, call| {
+            let by_path = by_path.clone();
+            Box::pin(async move {
+                let server = by_path.get(&call.path).ok_or_else(|| {
+                    rmcp::ErrorData::invalid_request(
+                        format!("no MCP endpoint at {}", call.path),
+                        None,
+                    )
+                })?;
+                let answer = server.call(agent, &call.name, call.arguments, None).await?;
+                serde_json::value::to_raw_value(&answer)
+                    .map_err(|e| rmcp::ErrorData::internal_error(e.to_string(), None))
+            })
+        })
+    }
+}
+
+/// The names the MCP endpoint of a listener bound to `bound` answers to in `Host` (DNS
+/// rebinding): loopback's and the bound address's.
+pub(super) fn allowed_hosts(bound: std::net::SocketAddr) -> Vec<String> {
+    let mut hosts = vec![
+        "localhost".to_owned(),
+        "127.0.0.1".to_owned(),
+        "::1".to_owned(),
+    ];
+    hosts.push(bound.ip().to_string());
+    hosts
 }
 
 /// The MCP server at `/mcp` (Streamable HTTP), for both the 2025-11-25 revision (initialize,
@@ -184,12 +225,7 @@ pub(super) fn mcp_router(
         StreamableHttpServerConfig, StreamableHttpService,
     };
     let server = shared.server.clone();
-    let mut hosts = vec![
-        "localhost".to_owned(),
-        "127.0.0.1".to_owned(),
-        "::1".to_owned(),
-    ];
-    hosts.push(bound.ip().to_string());
+    let hosts = allowed_hosts(bound);
     // A page from elsewhere in a local browser must not drive an agent's tools (DNS
     // rebinding): only moot's own pages, on loopback or the bound address, may send an Origin.
     let origins: Vec<String> = hosts

@@ -1,11 +1,16 @@
 //! The REST API of the state-machine host, on axum: agents, sessions, actions and the action
 //! log, with the bodies, status codes and error shape its clients rely on.
 //!
-//! Handlers only translate: they authenticate, parse, and hand the work to the world through
-//! [`WorldHandle::call`](moot_kernel::world::WorldHandle::call), which answers after the database has
-//! committed what changed. One table, [`routes`], builds both the router and `/openapi.json`,
-//! so the document describes exactly the API that is served.
+//! Handlers only translate: they parse, and hand the work to the world, which answers after
+//! the database has committed what changed. The session routes call their verbs by name on the
+//! town ([`calls`]), and a host answers MCP's plain tool calls the same way ([`tool_calls`]),
+//! so a host serves them itself; the others (making an agent, the games' reads
+//! and pages, `/metrics`) still reach the world through
+//! [`WorldHandle::call`](moot_kernel::world::WorldHandle::call), and a host passes them whole.
+//! One table, [`routes`], builds both the router and `/openapi.json`, so the document
+//! describes exactly the API that is served.
 
+mod calls;
 mod direct_call;
 mod error;
 mod extract;
@@ -14,9 +19,11 @@ pub mod listener;
 mod metrics;
 mod openapi;
 mod pages;
+pub mod tool_calls;
 
 pub use gate::{MCP_BODY_LIMIT, McpShared, check_envelope};
 
+pub use calls::Calls;
 pub use error::ApiError;
 pub use extract::BODY_LIMIT;
 
@@ -32,17 +39,13 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use extract::{Body, Caller, OptionalBody, OptionalCaller, Peer};
+use extract::{OptionalBody, OptionalCaller, Peer};
 use moot_kernel::identity::{self, Directory, RegisterError};
 use moot_kernel::store::Store;
-use moot_kernel::verbs::invitations::{Answered, SessionAccept, SessionDecline};
-use moot_kernel::verbs::sessions::{
-    ActArgs, CreateArgs, LogView, SessionAct, SessionArg, SessionCreate, SessionList,
-    SessionListView, SessionLog, SessionState,
-};
-use moot_kernel::verbs::{self, NoArgs, Verb};
+use moot_kernel::verbs::invitations::Answered;
+use moot_kernel::verbs::sessions::{CreateArgs, LogView, SessionListView};
+use moot_kernel::world::WorldHandle;
 use moot_kernel::world::sessions::{Acted, Created, ErrorCode, StateView};
-use moot_kernel::world::{AgentId, Face, WorldHandle};
 
 /// What every handler shares. axum clones it for every layer and handler a request passes
 /// through, so it is one pointer to what it holds.
@@ -189,111 +192,6 @@ async fn create_agent(
         .into_response())
 }
 
-// The sessions' routes are their verbs' faces: each hands its verb the arguments it read, and
-// answers with the verb's structured result (or its refusal, in the host's own code).
-
-async fn create_session(
-    State(api): State<Api>,
-    Caller(me): Caller,
-    Body(args): Body<CreateArgs>,
-) -> Result<impl IntoResponse, ApiError> {
-    let created = run::<SessionCreate>(&api, me, args).await?;
-    Ok((StatusCode::CREATED, Json(created)))
-}
-
-/// A player named in a waiting session agrees to it (`status` says whether it began).
-async fn accept_session(
-    State(api): State<Api>,
-    Caller(me): Caller,
-    Path(session_id): Path<String>,
-) -> Result<Json<Answered>, ApiError> {
-    Ok(Json(
-        run::<SessionAccept>(&api, me, SessionArg { session_id }).await?,
-    ))
-}
-
-/// A player named in a waiting session turns it down (its maker withdraws it).
-async fn decline_session(
-    State(api): State<Api>,
-    Caller(me): Caller,
-    Path(session_id): Path<String>,
-) -> Result<Json<Answered>, ApiError> {
-    Ok(Json(
-        run::<SessionDecline>(&api, me, SessionArg { session_id }).await?,
-    ))
-}
-
-async fn list_sessions(
-    State(api): State<Api>,
-    Caller(me): Caller,
-    query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
-) -> Result<Json<SessionListView>, ApiError> {
-    let Query(q) = query.map_err(|e| ApiError::invalid(e.body_text()))?;
-    if q.agent_id.as_deref().is_some_and(|a| a != &*me) {
-        return Err(ApiError::new(
-            ErrorCode::Forbidden,
-            "You may list only your own sessions",
-        ));
-    }
-    Ok(Json(run::<SessionList>(&api, me, NoArgs {}).await?))
-}
-
-async fn session_state(
-    State(api): State<Api>,
-    Caller(me): Caller,
-    Path(session_id): Path<String>,
-) -> Result<Json<StateView>, ApiError> {
-    Ok(Json(
-        run::<SessionState>(&api, me, SessionArg { session_id }).await?,
-    ))
-}
-
-async fn submit_action(
-    State(api): State<Api>,
-    Caller(me): Caller,
-    Path(session_id): Path<String>,
-    Body(req): Body<SubmitAction>,
-) -> Result<Json<Acted>, ApiError> {
-    let args = ActArgs {
-        session_id,
-        action: req.action,
-        expected_tick: req.expected_tick,
-    };
-    let reasoning = req.reasoning.map_or(Value::Null, Value::String);
-    let acted = api
-        .world
-        .call(me, Face::Rest, move |w, cx| {
-            cx.reasoning = verbs::reasoning(reasoning)?;
-            verbs::run::<SessionAct>(w, cx, args)
-        })
-        .await??;
-    Ok(Json(acted.data))
-}
-
-async fn session_log(
-    State(api): State<Api>,
-    Caller(me): Caller,
-    Path(session_id): Path<String>,
-) -> Result<Json<LogView>, ApiError> {
-    Ok(Json(
-        run::<SessionLog>(&api, me, SessionArg { session_id }).await?,
-    ))
-}
-
-/// Verb `V` as `me` with `args`, through the one way into the world every face takes; its
-/// structured result.
-async fn run<V: Verb>(api: &Api, me: AgentId, args: V::Args) -> Result<V::Output, ApiError>
-where
-    V::Args: Send + 'static,
-    V::Output: Send + 'static,
-{
-    let reply = api
-        .world
-        .call(me, Face::Rest, move |w, cx| verbs::run::<V>(w, cx, args))
-        .await??;
-    Ok(reply.data)
-}
-
 async fn openapi_json() -> Json<Value> {
     Json(openapi::document())
 }
@@ -307,7 +205,14 @@ pub struct Route {
     pub request: Option<fn() -> Schema>,
     pub status: u16,
     pub response: fn() -> Schema,
-    handler: Box<dyn Fn() -> MethodRouter<Api>>,
+    handler: Handler,
+}
+
+/// How a route is served: by the HTTP faces' handlers on the world's handle, or by a verb
+/// called by name on the town, wherever it is ([`calls`]).
+enum Handler {
+    Api(Box<dyn Fn() -> MethodRouter<Api>>),
+    Calls(fn() -> MethodRouter<Calls>),
 }
 
 fn schema<T: JsonSchema>() -> Schema {
@@ -327,11 +232,11 @@ pub fn routes() -> Vec<Route> {
                 request: None,
                 status: 200,
                 response: || Schema::from(true),
-                handler: Box::new(move || {
+                handler: Handler::Api(Box::new(move || {
                     get(move |State(api): State<Api>, Path(id): Path<String>| {
                         pages::page(api, page, id)
                     })
-                }),
+                })),
             });
         }
         for read in m.reads {
@@ -357,7 +262,7 @@ fn read_route(read: &'static moot_kernel::verbs::game_module::ApiRead) -> Route 
         request: None,
         status: 200,
         response: || Schema::from(true),
-        handler: Box::new(move || {
+        handler: Handler::Api(Box::new(move || {
             if read.public {
                 // Anyone may read it: it is asked as nobody, as the web's pages are.
                 get(
@@ -375,7 +280,7 @@ fn read_route(read: &'static moot_kernel::verbs::game_module::ApiRead) -> Route 
                     },
                 )
             }
-        }),
+        })),
     }
 }
 
@@ -389,7 +294,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: schema::<Health>,
-            handler: Box::new(|| get(health)),
+            handler: Handler::Api(Box::new(|| get(health))),
         },
         Route {
             method: Method::POST,
@@ -399,7 +304,7 @@ fn session_routes() -> Vec<Route> {
             request: Some(schema::<CreateAgent>),
             status: 201,
             response: schema::<AgentCreated>,
-            handler: Box::new(|| post(create_agent)),
+            handler: Handler::Api(Box::new(|| post(create_agent))),
         },
         Route {
             method: Method::POST,
@@ -409,7 +314,7 @@ fn session_routes() -> Vec<Route> {
             request: Some(schema::<CreateArgs>),
             status: 201,
             response: schema::<Created>,
-            handler: Box::new(|| post(create_session)),
+            handler: Handler::Calls(|| post(calls::create_session)),
         },
         Route {
             method: Method::GET,
@@ -419,7 +324,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: schema::<SessionListView>,
-            handler: Box::new(|| get(list_sessions)),
+            handler: Handler::Calls(|| get(calls::list_sessions)),
         },
         Route {
             method: Method::POST,
@@ -429,7 +334,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: schema::<Answered>,
-            handler: Box::new(|| post(accept_session)),
+            handler: Handler::Calls(|| post(calls::accept_session)),
         },
         Route {
             method: Method::POST,
@@ -439,7 +344,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: schema::<Answered>,
-            handler: Box::new(|| post(decline_session)),
+            handler: Handler::Calls(|| post(calls::decline_session)),
         },
         Route {
             method: Method::GET,
@@ -449,7 +354,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: schema::<StateView>,
-            handler: Box::new(|| get(session_state)),
+            handler: Handler::Calls(|| get(calls::session_state)),
         },
         Route {
             method: Method::POST,
@@ -459,7 +364,7 @@ fn session_routes() -> Vec<Route> {
             request: Some(schema::<SubmitAction>),
             status: 200,
             response: schema::<Acted>,
-            handler: Box::new(|| post(submit_action)),
+            handler: Handler::Calls(|| post(calls::submit_action)),
         },
         Route {
             method: Method::GET,
@@ -469,7 +374,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: schema::<LogView>,
-            handler: Box::new(|| get(session_log)),
+            handler: Handler::Calls(|| get(calls::session_log)),
         },
         Route {
             method: Method::GET,
@@ -479,28 +384,24 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: || Schema::from(true),
-            handler: Box::new(|| get(openapi_json)),
+            handler: Handler::Api(Box::new(|| get(openapi_json))),
         },
     ]
 }
 
-/// The API's router, with `pages` (the web face's, already given their state) beside it.
-pub fn router(
-    api: Api,
-    bound: std::net::SocketAddr,
-    shutdown: &tokio_util::sync::CancellationToken,
-    pages: axum::Router,
-    mcp: &McpShared,
-) -> axum::Router {
-    let mut by_path: BTreeMap<String, MethodRouter<Api>> = BTreeMap::new();
-    for r in routes() {
-        let m = (r.handler)();
-        let merged = match by_path.remove(r.path.as_ref()) {
+/// The routes of one state, each path's methods together, and a method a path does not have
+/// answered in the API's shape.
+fn by_path<S: Clone + Send + Sync + 'static>(
+    routes: impl Iterator<Item = (std::borrow::Cow<'static, str>, MethodRouter<S>)>,
+) -> axum::Router<S> {
+    let mut by_path: BTreeMap<String, MethodRouter<S>> = BTreeMap::new();
+    for (path, m) in routes {
+        let merged = match by_path.remove(path.as_ref()) {
             Some(existing) => existing.merge(m),
             None => m,
         };
         by_path.insert(
-            r.path.into_owned(),
+            path.into_owned(),
             merged.fallback(|| async { ApiError::method_not_allowed() }),
         );
     }
@@ -509,6 +410,33 @@ pub fn router(
         router = router.route(&path, m);
     }
     router
+}
+
+/// The routes that call verbs by name on the town ([`calls`]): what a host serves itself.
+pub fn calls_router(calls: Calls) -> axum::Router {
+    let routes = routes().into_iter().filter_map(|r| match r.handler {
+        Handler::Calls(handler) => Some((r.path, handler())),
+        Handler::Api(_) => None,
+    });
+    by_path(routes)
+        .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
+        .with_state(calls)
+}
+
+/// The API's router, with `pages` (the web face's, already given their state) beside it.
+pub fn router(
+    api: Api,
+    calls: Calls,
+    bound: std::net::SocketAddr,
+    shutdown: &tokio_util::sync::CancellationToken,
+    pages: axum::Router,
+    mcp: &McpShared,
+) -> axum::Router {
+    let routes = routes().into_iter().filter_map(|r| match r.handler {
+        Handler::Api(handler) => Some((r.path, handler())),
+        Handler::Calls(_) => None,
+    });
+    by_path(routes)
         .route("/metrics", axum::routing::get(metrics::metrics))
         .merge(gate::mcp_router(&api, bound, shutdown, mcp))
         .fallback(|| async {
@@ -516,5 +444,6 @@ pub fn router(
         })
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(api)
+        .merge(calls_router(calls))
         .merge(pages)
 }

@@ -27,7 +27,7 @@ use moot_kernel::limits::{Occupancy, Seat};
 pub struct Shared {
     pub config: Config,
     /// The town, in this process or across the broker.
-    pub town: Town,
+    pub town: Arc<Town>,
     /// The login screen's text (from `world.toml`).
     pub welcome: String,
     pub shutdown: CancellationToken,
@@ -69,7 +69,12 @@ impl Shared {
         ]
     }
 
-    pub fn new(config: Config, town: Town, welcome: String, shutdown: CancellationToken) -> Shared {
+    pub fn new(
+        config: Config,
+        town: Arc<Town>,
+        welcome: String,
+        shutdown: CancellationToken,
+    ) -> Shared {
         Shared {
             town,
             welcome,

@@ -70,7 +70,7 @@ impl Broker {
 
 /// A world in this process for hosts on `url`, on a fresh database in the directory returned
 /// (kept as long as it is), its configuration as `tweak` makes it.
-async fn world_on(
+pub(crate) async fn world_on(
     url: &str,
     tweak: impl FnOnce(&mut moot::config::Config),
 ) -> (
@@ -89,7 +89,7 @@ async fn world_on(
 }
 
 /// A host in this process for the world on `url`, telnet on an ephemeral port.
-async fn host(url: &str, db: &moot::store::Database) -> RunningHost {
+pub(crate) async fn host(url: &str, db: &moot::store::Database) -> RunningHost {
     start_host(config(db), url, None)
         .await
         .expect("the host joins")
@@ -532,7 +532,7 @@ async fn a_world_that_loses_its_broker_goes_on_and_keeps_its_people() {
 
 /// `moot --db DB --world W world --nats URL`, as a process of its own; returns once it
 /// answers greetings.
-async fn world_process(url: &str, db: &moot::store::Database, wait: &str) -> Moot {
+pub(crate) async fn world_process(url: &str, db: &moot::store::Database, wait: &str) -> Moot {
     let world = Moot(
         Command::new(env!("CARGO_BIN_EXE_moot"))
             .args(["--db", &db.address()])

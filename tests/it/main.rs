@@ -13,6 +13,7 @@ mod durability;
 mod farming;
 mod foundation;
 mod hosts;
+mod hosts_calls;
 mod http;
 mod limits;
 mod mcp;

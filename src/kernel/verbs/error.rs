@@ -33,7 +33,7 @@ pub struct Pending {
     pub wait: Option<std::time::Duration>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ErrorKind {
     /// The command could not be read: wrong arguments. The message gives the usage.
     Usage,

@@ -75,7 +75,7 @@ pub fn same_agent(a: &AgentId, b: &AgentId) -> bool {
 pub type ConnId = u64;
 
 /// Which front end a command came through, for the few answers that differ (e.g. `help`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Face {
     Telnet,
     Mcp,

@@ -25,7 +25,7 @@ use super::{Cx, Notice, Out, Sink, Undo, World};
 use crate::store::StoreError;
 
 /// Why a command's answer is "nothing happened".
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum Unavailable {
     #[error("moot is shutting down")]
     Stopped,

@@ -5,7 +5,7 @@ use crate::game_api::{self, GameError};
 
 /// The REST API's error codes (its published contract: clients match on them) and moot's own,
 /// with their HTTP statuses: the one place they are spelled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ErrorCode {
     Unauthorized,
     Forbidden,

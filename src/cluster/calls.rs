@@ -1,0 +1,227 @@
+//! Verbs called by name: how a face that holds no connection of the world's (the REST API
+//! today) reaches the town, in this process or across the broker, as the same typed messages.
+//!
+//! A face reads a request (its route, its path, its body within its bounds) and hands the town
+//! a [`VerbCall`]: the caller's credential as the request carried it, the face, the verb's name
+//! and its arguments as the verb's JSON. The town vouches for the credential (only it holds the
+//! tokens), runs the verb through the registry, as an MCP tool or a typed line runs, and answers
+//! with the verb's structured result or its refusal ([`Called`]). So a host can serve a new face
+//! by translating its requests into calls, and the world learns nothing of HTTP.
+//!
+//! What the HTTP faces need from the world, and how each reaches it now:
+//!
+//! - the REST API's session routes (`/sessions…`): verbs by name, typed ([`VerbCall`]);
+//! - MCP's plain tool calls (2026-07-28, stateless: what agents send all the time, long polls
+//!   such as `waitForNextTurn` among them): typed too ([`ToolCall`]), answered in the world by
+//!   the MCP endpoint's own server, which runs the tool's verb by name and waits where a verb
+//!   says "not yet";
+//! - every other REST route (`/health`, `POST /agents`, `/openapi.json`, `/metrics`, the town's
+//!   and the games' reads and pages, chess's `/sessions/{session_id}/pgn` among them), the rest
+//!   of MCP (sessions of the 2025 revision, `tools/list`, resources, prompts, a call with a
+//!   progress token, an `Origin` or a session) and the web (the town's page, `/town.json` and
+//!   its live stream, sign-in and OAuth, the web's buttons, players and leaderboards): still
+//!   closures on the world handle, which a world process runs for a host that relays the
+//!   request whole (see [`super::requests`]).
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use super::Door;
+use moot_kernel::identity::Directory;
+use moot_kernel::verbs::{ErrorKind, VerbError};
+use moot_kernel::world::sessions::ErrorCode;
+use moot_kernel::world::{Face, Unavailable};
+
+/// Who a request says sends it: its `Authorization` header as the face read it. The face reads
+/// only its shape; which tokens are good only the town knows (a host holds no directory).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Credential {
+    /// No `Authorization` header.
+    Missing,
+    /// One that is not `Bearer <token>`.
+    Malformed,
+    Bearer(String),
+}
+
+/// Whose `credential` is, as every face checks it; a refusal, in words for the caller, is
+/// counted and logged where the town is.
+pub fn vouch(directory: &Directory, credential: &Credential) -> Result<String, String> {
+    let refused = |why: &str| {
+        moot_kernel::metrics::get()
+            .unauthorized
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tracing::info!(target: moot_kernel::logging::AUDIT, event = "unauthorized", reason = why);
+        Err(why.to_owned())
+    };
+    match credential {
+        Credential::Missing => refused("Missing token: send Authorization: Bearer <token>"),
+        Credential::Malformed => refused("The Authorization header must be `Bearer <token>`"),
+        Credential::Bearer(token) => match directory.authenticate(token.trim()) {
+            Some(agent) => Ok(agent),
+            None => refused("Invalid token"),
+        },
+    }
+}
+
+/// A verb called by name, by whoever `credential` vouches for, through `face`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct VerbCall {
+    pub credential: Credential,
+    pub face: Face,
+    /// The verb's name in the registry.
+    pub verb: String,
+    /// Its arguments as the verb's JSON (an MCP tool's), a game action's `reasoning` among
+    /// them; already read and cleaned by the face, which answers bad input itself.
+    pub args: serde_json::Value,
+}
+
+/// The verb's structured result, as the verb wrote it (a face passes it on as it is), or why
+/// it did nothing. Only the result crosses: the faces that call verbs by name read no text.
+pub type Called = Result<Box<RawValue>, CallRefused>;
+
+/// Why a verb called by name did nothing.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum CallRefused {
+    /// The credential vouches for nobody (the words say why).
+    Unvouched(String),
+    /// The registry has no verb of that name.
+    NoSuchVerb(String),
+    /// The verb's own refusal.
+    Verb(Refusal),
+    /// The world could not do it: stopping, its database, a bug (undone).
+    Unavailable(Unavailable),
+    /// No world answered: nothing was done, and it may be tried again in a moment.
+    Away,
+    /// A world took it and stopped before answering: whether it was done nobody can say.
+    Unknown,
+    /// The call is larger than the broker carries in a message (this many bytes).
+    TooLarge(usize),
+    /// An MCP tool call's error, as the MCP endpoint gives it (an unknown tool, say).
+    Tool(rmcp::ErrorData),
+}
+
+/// A plain MCP tool call a host read (the 2026-07-28 revision's stateless `tools/call`), for
+/// the world to answer as its MCP endpoint at `path` answers one: the long polls among them
+/// wait in the world, beside the sessions they wait on.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub credential: Credential,
+    /// The address it was sent to (`/mcp`, `/mcp/chess`): which tools it may call.
+    pub path: String,
+    pub name: String,
+    pub arguments: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The host's number for it, to take it back if its client leaves.
+    pub id: u64,
+}
+
+/// How the world's MCP endpoint answers a [`ToolCall`] (for the agent the town vouched for):
+/// the answer as the JSON of MCP's `CallToolResult`, or the endpoint's error. The faces give
+/// it to the world process, as they give it the routers of what is still passed whole.
+pub type Tools = std::sync::Arc<
+    dyn Fn(
+            moot_kernel::world::AgentId,
+            ToolCall,
+        )
+            -> futures_util::future::BoxFuture<'static, Result<Box<RawValue>, rmcp::ErrorData>>
+        + Send
+        + Sync,
+>;
+
+/// A verb's refusal as it crosses the broker: [`VerbError`] but for a "not yet" and a game's
+/// code, which only MCP's answers read (no face that calls verbs by name reads them yet).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    pub kind: ErrorKind,
+    pub message: String,
+    pub data: Option<serde_json::Value>,
+    pub retry_after: Option<std::time::Duration>,
+    pub host: Option<ErrorCode>,
+}
+
+impl From<VerbError> for Refusal {
+    fn from(e: VerbError) -> Refusal {
+        Refusal {
+            kind: e.kind,
+            message: e.message,
+            data: e.data,
+            retry_after: e.retry_after,
+            host: e.host,
+        }
+    }
+}
+
+impl From<Refusal> for VerbError {
+    fn from(r: Refusal) -> VerbError {
+        let mut e = VerbError::usage(r.message);
+        e.kind = r.kind;
+        e.data = r.data;
+        e.retry_after = r.retry_after;
+        e.host = r.host;
+        e
+    }
+}
+
+impl Door {
+    /// The world's side of a [`ToolCall`]: the credential vouched for, the call answered by
+    /// `tools`.
+    pub async fn tool(&self, tools: &Tools, call: ToolCall) -> Called {
+        let agent = vouch(&self.directory, &call.credential).map_err(CallRefused::Unvouched)?;
+        tools(agent.into(), call).await.map_err(CallRefused::Tool)
+    }
+
+    /// The world's side of a [`VerbCall`], the same in this process and for a host: the
+    /// credential vouched for, the verb run from its JSON as a tool call runs it (counted,
+    /// admitted, undone if it fails), only its structured result read.
+    pub async fn call(&self, call: VerbCall) -> Called {
+        let agent = vouch(&self.directory, &call.credential).map_err(CallRefused::Unvouched)?;
+        let entry = crate::games::find(&call.verb)
+            .filter(|e| e.name == call.verb)
+            .ok_or(CallRefused::NoSuchVerb(call.verb))?;
+        let args = call.args;
+        let done = self
+            .world
+            .call(agent.into(), call.face, move |w, cx| {
+                cx.data_only = true;
+                (entry.run_json)(w, cx, args)
+            })
+            .await
+            .map_err(CallRefused::Unavailable)?;
+        done.map(|reply| reply.data)
+            .map_err(|e| CallRefused::Verb(e.into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_and_its_answers_cross_the_broker_unchanged() {
+        let call = VerbCall {
+            credential: Credential::Bearer("moot_a_b".into()),
+            face: Face::Rest,
+            verb: "session_act".into(),
+            args: serde_json::json!({"session_id": "s1", "action": "e4", "reasoning": "why"}),
+        };
+        let back: VerbCall = serde_json::from_slice(&serde_json::to_vec(&call).unwrap()).unwrap();
+        assert_eq!(back.credential, call.credential);
+        assert_eq!(
+            (back.face, back.verb, back.args),
+            (call.face, call.verb, call.args)
+        );
+
+        let done: Called = Ok(RawValue::from_string(r#"{"tick":3,"ok":true}"#.into()).unwrap());
+        let back: Called = serde_json::from_slice(&serde_json::to_vec(&done).unwrap()).unwrap();
+        assert_eq!(back.unwrap().get(), r#"{"tick":3,"ok":true}"#);
+
+        let mut refused = VerbError::refused("Not your turn.");
+        refused.host = Some(ErrorCode::InvalidAction);
+        refused.retry_after = Some(std::time::Duration::from_millis(1500));
+        let crossed: Called = Err(CallRefused::Verb(refused.clone().into()));
+        let back: Called = serde_json::from_slice(&serde_json::to_vec(&crossed).unwrap()).unwrap();
+        let Err(CallRefused::Verb(r)) = back else {
+            panic!("{back:?}")
+        };
+        assert_eq!(VerbError::from(r), refused);
+    }
+}

@@ -1,0 +1,165 @@
+//! A host's verbs and tool calls: asked of the world as typed questions, answered in pieces
+//! in an inbox of the host's own, asked again across a restart of the world when they only
+//! read, and taken back when their client leaves.
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+
+use super::Remote;
+use crate::cluster::requests::Passing;
+use crate::cluster::wire::{
+    self, Answer, Ask, CallRefused, Called, Credential, ToolCall, VerbCall,
+};
+use moot_kernel::world::Unavailable;
+
+/// How long a host waits for the world to answer a verb called by name (longer than any
+/// command takes; a write unanswered by then is answered as unknown).
+const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A question asked and not yet answered: dropped (its client left), it is taken back from
+/// the world, which drops its work rather than hold a long poll for nobody.
+struct Asked<'a> {
+    passing: &'a Passing,
+    id: Option<u64>,
+}
+
+impl Drop for Asked<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take() {
+            self.passing.take_back(id);
+        }
+    }
+}
+
+/// Why a question asked in pieces has no answer.
+enum Unasked {
+    /// Larger than the broker carries in a message (this many bytes).
+    TooLarge(usize),
+    /// It could not be sent.
+    NotSent,
+    /// Nobody serves questions: no world is there.
+    NoWorld,
+    /// The world fell silent (for [`CALL_TIMEOUT`]) with it.
+    Silent,
+    /// The world went with it.
+    Lost,
+    /// What came back is not an answer.
+    Garbled,
+}
+
+impl Remote {
+    /// The agent the world vouches `credential` is, or the words why not.
+    pub async fn vouch(&self, credential: &Credential) -> Result<String, CallRefused> {
+        match self.ask(&Ask::Vouch(credential.clone())).await {
+            Some(Answer::Vouch(vouched)) => vouched.map_err(CallRefused::Unvouched),
+            _ => Err(CallRefused::Away),
+        }
+    }
+
+    /// Calls a verb by name in the world. One that only reads outlives a restart of the
+    /// world, as a relayed GET does: asked again once the world is back. One that writes is
+    /// not done while the world is away, and one the world took and never answered is
+    /// answered as unknown.
+    pub async fn call(&self, call: &VerbCall) -> Called {
+        let read_only = crate::games::find(&call.verb).is_some_and(|e| e.read_only);
+        self.called(read_only, |_| Ask::Verb(call.clone())).await
+    }
+
+    /// Calls an MCP tool in the world, as [`Remote::call`] calls a verb: a long poll outlives
+    /// a restart of the world, and one whose client leaves is taken back.
+    pub async fn tool(&self, mut call: ToolCall) -> Called {
+        let sets = crate::games::toolsets();
+        let read_only = crate::games::find_tool(&call.name, sets).is_some_and(|e| e.read_only);
+        self.called(read_only, |id| {
+            call.id = id;
+            Ask::Tool(call.clone())
+        })
+        .await
+    }
+
+    /// Asks the world what `ask` makes (given a new number each time) until it is answered:
+    /// again after the world is back, if it `read_only`.
+    async fn called(&self, read_only: bool, mut ask: impl FnMut(u64) -> Ask) -> Called {
+        loop {
+            if !(self.passing.up() || read_only && self.passing.world_back().await) {
+                return Err(CallRefused::Away);
+            }
+            let id = self.passing.next_id();
+            let body: bytes::Bytes = serde_json::to_vec(&ask(id))
+                .map_err(|_| CallRefused::Away)?
+                .into();
+            // Taken back if this is dropped before the answer (the client left).
+            let mut asked = Asked {
+                passing: &self.passing,
+                id: Some(id),
+            };
+            let answered = self.ask_in_pieces(body).await;
+            asked.id = None;
+            // What went wrong, and whether a read may be asked again.
+            let (refused, again) = match answered {
+                // A world on its way out: nothing was done.
+                Ok(Answer::Verb(Err(CallRefused::Unavailable(Unavailable::Stopped)))) => {
+                    (CallRefused::Away, true)
+                }
+                Ok(Answer::Verb(called) | Answer::Tool(called)) => return called,
+                Ok(_) | Err(Unasked::Garbled) => {
+                    return Err(CallRefused::Unavailable(Unavailable::Internal));
+                }
+                Err(Unasked::TooLarge(most)) => return Err(CallRefused::TooLarge(most)),
+                Err(Unasked::NoWorld) => (CallRefused::Away, true),
+                Err(Unasked::Silent) if read_only => (CallRefused::Away, false),
+                Err(Unasked::Silent) => (CallRefused::Unknown, false),
+                Err(Unasked::Lost) => (CallRefused::Unknown, true),
+                Err(Unasked::NotSent) => (CallRefused::Away, false),
+            };
+            if !(read_only && again) {
+                return Err(refused);
+            }
+            // Asked again once the host has heard the world is away, or back.
+            tokio::time::sleep(wire::BEAT).await;
+        }
+    }
+
+    /// Asks the world `ask` and gathers its answer's pieces ([`wire::Piece`]) in an inbox of
+    /// this host's own.
+    async fn ask_in_pieces(&self, ask: bytes::Bytes) -> Result<Answer, Unasked> {
+        let most = self.client.server_info().max_payload;
+        if most > 0 && ask.len() > most {
+            return Err(Unasked::TooLarge(most));
+        }
+        let mut lost = self.passing.lost();
+        lost.mark_unchanged();
+        let inbox = self.client.new_inbox();
+        let mut pieces = self
+            .client
+            .subscribe(inbox.clone())
+            .await
+            .map_err(|_| Unasked::NotSent)?;
+        self.client
+            .publish_with_reply(wire::ask(&self.host), inbox, ask)
+            .await
+            .map_err(|_| Unasked::NotSent)?;
+        let mut whole = Vec::new();
+        loop {
+            let next = tokio::select! {
+                next = tokio::time::timeout(CALL_TIMEOUT, pieces.next()) => next,
+                _ = lost.changed() => return Err(Unasked::Lost),
+            };
+            let piece = match next {
+                Ok(Some(piece)) => piece,
+                Ok(None) => return Err(Unasked::NotSent),
+                Err(_) => return Err(Unasked::Silent),
+            };
+            if piece.status == Some(async_nats::StatusCode::NO_RESPONDERS) {
+                return Err(Unasked::NoWorld);
+            }
+            let (wire::Piece { more }, bytes) =
+                wire::unframe(&piece.payload).ok_or(Unasked::Garbled)?;
+            whole.extend_from_slice(&bytes);
+            if !more {
+                return serde_json::from_slice(&whole).map_err(|_| Unasked::Garbled);
+            }
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! The REST API's session routes: each reads its request and calls its verb by name on the
+//! [`Town`], the world in this process or across the broker ([`crate::cluster::calls`]), so a
+//! host serves them itself and the world sees verbs, never HTTP.
+//!
+//! A request's credential is judged by the town with the call. What the route could not read
+//! is refused only once the town has vouched for the credential, as a one-process moot checks
+//! the token before it reads the rest.
+
+use std::sync::Arc;
+
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::extract::{Body, credential, unauthorized};
+use super::{ApiError, ListQuery, SubmitAction};
+use crate::cluster::Town;
+use crate::cluster::calls::{CallRefused, VerbCall};
+use moot_kernel::verbs::invitations::{SessionAccept, SessionDecline};
+use moot_kernel::verbs::sessions::{
+    ActArgs, CreateArgs, SessionAct, SessionArg, SessionCreate, SessionList, SessionLog,
+    SessionState,
+};
+use moot_kernel::verbs::{NoArgs, REASONING, Verb};
+use moot_kernel::world::Face;
+use moot_kernel::world::sessions::ErrorCode;
+
+/// What the session routes share: the town, and where moot is reached from outside (a 401's
+/// pointer to the authorization server).
+#[derive(Clone)]
+pub struct Calls(Arc<CallsState>);
+
+pub struct CallsState {
+    pub town: Arc<Town>,
+    pub public_url: Option<Arc<str>>,
+}
+
+impl Calls {
+    pub(super) fn town(&self) -> &Town {
+        &self.0.town
+    }
+
+    pub fn new(town: Arc<Town>, public_url: Option<Arc<str>>) -> Calls {
+        Calls(Arc::new(CallsState { town, public_url }))
+    }
+
+    /// The answer to a call the town did not do.
+    pub(super) fn refused(&self, why: CallRefused, headers: &HeaderMap, uri: &Uri) -> Response {
+        match why {
+            CallRefused::Unvouched(why) => {
+                unauthorized(why, self.0.public_url.as_deref(), headers, uri.path()).into_response()
+            }
+            CallRefused::NoSuchVerb(verb) => {
+                tracing::error!(%verb, "the town has no verb a route calls");
+                ApiError::new(
+                    ErrorCode::Internal,
+                    "Something went wrong; nothing changed.",
+                )
+                .into_response()
+            }
+            CallRefused::Verb(refusal) => {
+                ApiError::from(moot_kernel::verbs::VerbError::from(refusal)).into_response()
+            }
+            CallRefused::Unavailable(why) => ApiError::from(why).into_response(),
+            CallRefused::Away => crate::cluster::answers::away(),
+            CallRefused::Unknown => crate::cluster::answers::unknown(),
+            CallRefused::TooLarge(most) => crate::cluster::answers::too_large(most),
+            CallRefused::Tool(e) => {
+                tracing::error!(error = ?e, "a REST route was answered as a tool");
+                ApiError::new(
+                    ErrorCode::Internal,
+                    "Something went wrong; nothing changed.",
+                )
+                .into_response()
+            }
+        }
+    }
+
+    /// Who the request's credential is (the town vouches), or its 401.
+    async fn caller(&self, headers: &HeaderMap, uri: &Uri) -> Result<String, Response> {
+        self.0
+            .town
+            .vouch(&credential(headers))
+            .await
+            .map_err(|why| self.refused(why, headers, uri))
+    }
+
+    /// Verb `verb` with what the route read of the request (`args`, or its refusal, given
+    /// once the credential is known good), as whoever the request's credential is.
+    async fn call<A: Serialize>(
+        &self,
+        (headers, uri): (&HeaderMap, &Uri),
+        verb: &str,
+        args: Result<A, Unread>,
+        reasoning: Option<String>,
+    ) -> Result<Response, Response> {
+        let args = match args {
+            Ok(args) => args,
+            Err(unread) => {
+                self.caller(headers, uri).await?;
+                return Err(*unread);
+            }
+        };
+        let mut args = serde_json::to_value(args).map_err(|e| {
+            tracing::error!(error = %e, "a route's arguments do not serialize");
+            ApiError::new(
+                ErrorCode::Internal,
+                "Something went wrong; nothing changed.",
+            )
+            .into_response()
+        })?;
+        if let (Some(why), Some(object)) = (reasoning, args.as_object_mut()) {
+            object.insert(REASONING.into(), Value::String(why));
+        }
+        let call = VerbCall {
+            credential: credential(headers),
+            face: Face::Rest,
+            verb: verb.to_owned(),
+            args,
+        };
+        match self.0.town.call(call).await {
+            Ok(data) => Ok(json(data)),
+            Err(why) => Err(self.refused(why, headers, uri)),
+        }
+    }
+}
+
+/// A verb's result as the body, as the verb wrote it.
+fn json(data: Box<RawValue>) -> Response {
+    let text: Box<str> = data.into();
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        String::from(text),
+    )
+        .into_response()
+}
+
+/// Why a route could not read what it was sent: its answer, once the credential is good.
+type Unread = Box<Response>;
+
+fn unread(why: impl IntoResponse) -> Unread {
+    Box::new(why.into_response())
+}
+
+/// A session named in the path, or why the path could not be read.
+fn session(path: Result<Path<String>, PathRejection>) -> Result<SessionArg, Unread> {
+    path.map(|Path(session_id)| SessionArg { session_id })
+        .map_err(unread)
+}
+
+type Answer = Result<Response, Response>;
+
+pub(super) async fn create_session(
+    State(c): State<Calls>,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Result<Body<CreateArgs>, ApiError>,
+) -> Answer {
+    let args = body.map(|Body(args)| args).map_err(unread);
+    let created = c
+        .call((&headers, &uri), SessionCreate::NAME, args, None)
+        .await?;
+    Ok((StatusCode::CREATED, created).into_response())
+}
+
+/// A player named in a waiting session agrees to it (`status` says whether it began).
+pub(super) async fn accept_session(
+    State(c): State<Calls>,
+    headers: HeaderMap,
+    uri: Uri,
+    path: Result<Path<String>, PathRejection>,
+) -> Answer {
+    c.call((&headers, &uri), SessionAccept::NAME, session(path), None)
+        .await
+}
+
+/// A player named in a waiting session turns it down (its maker withdraws it).
+pub(super) async fn decline_session(
+    State(c): State<Calls>,
+    headers: HeaderMap,
+    uri: Uri,
+    path: Result<Path<String>, PathRejection>,
+) -> Answer {
+    c.call((&headers, &uri), SessionDecline::NAME, session(path), None)
+        .await
+}
+
+pub(super) async fn list_sessions(
+    State(c): State<Calls>,
+    headers: HeaderMap,
+    uri: Uri,
+    query: Result<Query<ListQuery>, QueryRejection>,
+) -> Answer {
+    let args = match query {
+        Err(e) => Err(unread(ApiError::invalid(e.body_text()))),
+        // Only the caller's own: the town says who that is.
+        Ok(Query(ListQuery {
+            agent_id: Some(asked),
+        })) if c.caller(&headers, &uri).await? != asked => Err(unread(ApiError::new(
+            ErrorCode::Forbidden,
+            "You may list only your own sessions",
+        ))),
+        Ok(_) => Ok(NoArgs {}),
+    };
+    c.call((&headers, &uri), SessionList::NAME, args, None)
+        .await
+}
+
+pub(super) async fn session_state(
+    State(c): State<Calls>,
+    headers: HeaderMap,
+    uri: Uri,
+    path: Result<Path<String>, PathRejection>,
+) -> Answer {
+    c.call((&headers, &uri), SessionState::NAME, session(path), None)
+        .await
+}
+
+pub(super) async fn submit_action(
+    State(c): State<Calls>,
+    headers: HeaderMap,
+    uri: Uri,
+    path: Result<Path<String>, PathRejection>,
+    body: Result<Body<SubmitAction>, ApiError>,
+) -> Answer {
+    let read = session(path).and_then(|SessionArg { session_id }| {
+        let Body(req) = body.map_err(unread)?;
+        Ok((session_id, req))
+    });
+    let (args, reasoning) = match read {
+        Ok((session_id, req)) => (
+            Ok(ActArgs {
+                session_id,
+                action: req.action,
+                expected_tick: req.expected_tick,
+            }),
+            req.reasoning,
+        ),
+        Err(unread) => (Err(unread), None),
+    };
+    c.call((&headers, &uri), SessionAct::NAME, args, reasoning)
+        .await
+}
+
+pub(super) async fn session_log(
+    State(c): State<Calls>,
+    headers: HeaderMap,
+    uri: Uri,
+    path: Result<Path<String>, PathRejection>,
+) -> Answer {
+    c.call((&headers, &uri), SessionLog::NAME, session(path), None)
+        .await
+}

@@ -1,0 +1,470 @@
+//! The REST API's session routes through a host: the host reads each request and calls its
+//! verb by name on the world across the broker, and every client is answered as a one-process
+//! moot answers it, refusals included.
+
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+
+use crate::hosts::{Broker, host, world_on, world_process};
+use crate::support::{Agent, Api, TestServer};
+use moot::cluster::wire;
+
+/// What a client sees of a call: its status, and its body with what differs from one town to
+/// the next (the agents' ids and names, times) put in words that do not.
+type Seen = (String, u16, Value);
+
+/// The body `v` with `agents`' ids written as their parts, and times left out.
+fn steady(v: Value, agents: &[(&Agent, &str)]) -> Value {
+    match v {
+        Value::String(mut s) => {
+            for (a, part) in agents {
+                s = s.replace(&a.id, part).replace(&a.name, part);
+            }
+            Value::String(s)
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(|i| steady(i, agents)).collect()),
+        Value::Object(fields) => Value::Object(
+            fields
+                .into_iter()
+                .filter(|(k, _)| !k.ends_with("_at") && !k.ends_with("Time") && k != "at")
+                .map(|(k, v)| (k, steady(v, agents)))
+                .collect(),
+        ),
+        v => v,
+    }
+}
+
+/// Every session route, right and wrong: two agents made through `api` play the start of a
+/// game of chess; `made` is called once they are made (and before any session route).
+async fn session_calls(api: &Api, made: impl FnOnce()) -> Vec<Seen> {
+    let white = api.agent(None).await;
+    let black = api.agent(None).await;
+    let stranger = api.agent(None).await;
+    made();
+    let parts = [
+        (&white, "WHITE"),
+        (&black, "BLACK"),
+        (&stranger, "STRANGER"),
+    ];
+    let id = api
+        .session(&white, "chess.v1", &[("white", &white), ("black", &black)])
+        .await;
+    let to = |rest: &str| format!("/sessions/{id}{rest}");
+    let mine = format!("/sessions?agent_id={}", white.id);
+    let theirs = format!("/sessions?agent_id={}", black.id);
+    let calls: Vec<(&str, String, Option<&str>, Option<String>)> = vec![
+        (
+            "POST",
+            to("/actions"),
+            Some(&white.token),
+            Some(
+                json!({"action": "e2e4", "expected_tick": 0, "reasoning": "  the centre  "})
+                    .to_string(),
+            ),
+        ),
+        (
+            "POST",
+            to("/actions"),
+            Some(&white.token),
+            Some(json!({"action": "d2d4", "expected_tick": 1}).to_string()),
+        ),
+        (
+            "POST",
+            to("/actions"),
+            Some(&black.token),
+            Some(json!({"action": "e2e5", "expected_tick": 1}).to_string()),
+        ),
+        (
+            "POST",
+            to("/actions"),
+            Some(&stranger.token),
+            Some(json!({"action": "e7e5", "expected_tick": 1}).to_string()),
+        ),
+        (
+            "POST",
+            to("/actions"),
+            Some(&black.token),
+            Some(json!({"action": "e7e5", "expected_tick": 0}).to_string()),
+        ),
+        (
+            "POST",
+            to("/actions"),
+            Some(&black.token),
+            Some(json!({"action": "e7e5", "expected_tick": 1, "reasoning": 7}).to_string()),
+        ),
+        (
+            "POST",
+            to("/actions"),
+            Some(&black.token),
+            Some("{not json".into()),
+        ),
+        (
+            "POST",
+            to("/actions"),
+            Some(&black.token),
+            Some(json!({"action": "e7e5", "extra": 1}).to_string()),
+        ),
+        ("POST", to("/actions"), Some(&black.token), None),
+        (
+            "POST",
+            to("/actions"),
+            Some("nonsense"),
+            Some("{not json".into()),
+        ),
+        (
+            "POST",
+            to("/actions"),
+            None,
+            Some(json!({"action": "e7e5", "expected_tick": 1}).to_string()),
+        ),
+        (
+            "POST",
+            to("/actions"),
+            Some(&black.token),
+            Some(format!("{{\"action\": \"{}\"}}", "x".repeat(70 * 1024))),
+        ),
+        ("GET", to("/state"), Some(&black.token), None),
+        ("GET", to("/state"), Some(&stranger.token), None),
+        (
+            "GET",
+            "/sessions/999/state".into(),
+            Some(&black.token),
+            None,
+        ),
+        ("GET", to("/log"), Some(&white.token), None),
+        ("GET", "/sessions".into(), Some(&white.token), None),
+        ("GET", mine, Some(&white.token), None),
+        ("GET", theirs.clone(), Some(&white.token), None),
+        ("GET", theirs, Some("nonsense"), None),
+        (
+            "GET",
+            "/sessions?agent_id=a&agent_id=b".into(),
+            Some(&white.token),
+            None,
+        ),
+        ("DELETE", "/sessions".into(), Some(&white.token), None),
+        (
+            "POST",
+            "/sessions".into(),
+            Some(&white.token),
+            Some(json!({"template": "nope.v1", "participants": {}}).to_string()),
+        ),
+        ("POST", to("/decline"), None, None),
+    ];
+    let mut seen = Vec::new();
+    for (method, path, token, body) in calls {
+        let (status, v) = api.send(method, &path, token, body.as_deref()).await;
+        let call = steady(Value::String(format!("{method} {path}")), &parts);
+        seen.push((
+            call.as_str().unwrap_or_default().to_owned(),
+            status,
+            steady(v, &parts),
+        ));
+    }
+    // A session the stranger is asked to, which they turn down, then cannot accept.
+    let invited =
+        json!({"template": "chess.v1", "participants": {"white": white.id, "black": stranger.id}});
+    let (status, v) = api.post("/sessions", &white.token, invited).await;
+    let other = v["session_id"].as_str().unwrap_or_default().to_owned();
+    seen.push(("POST /sessions".into(), status, steady(v, &parts)));
+    for verb in ["decline", "accept"] {
+        let path = format!("/sessions/{other}/{verb}");
+        let (status, v) = api.send("POST", &path, Some(&stranger.token), None).await;
+        seen.push((
+            format!("POST /sessions/_/{verb}"),
+            status,
+            steady(v, &parts),
+        ));
+    }
+    seen
+}
+
+#[tokio::test]
+async fn a_hosts_rest_calls_cross_as_verbs_and_are_answered_as_one_process_answers_them() {
+    let one = TestServer::start().await;
+    let here = session_calls(&one.api(), || {}).await;
+    one.stop().await;
+
+    let broker = Broker::start().await;
+    let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
+    let a = host(&broker.url, &db).await;
+    // What the host says to the world, heard on the broker (which lets anyone listen here).
+    let spy = async_nats::connect(&broker.url).await.unwrap();
+    let heard = Arc::new(Mutex::new(Vec::<(String, String)>::new()));
+    let listening = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for subject in [wire::https(), wire::asks()] {
+        let mut sub = spy.subscribe(subject).await.unwrap();
+        let (heard, listening) = (heard.clone(), listening.clone());
+        tokio::spawn(async move {
+            while let Some(msg) = sub.next().await {
+                if listening.load(std::sync::atomic::Ordering::SeqCst) {
+                    let body = String::from_utf8_lossy(&msg.payload).into_owned();
+                    heard.lock().unwrap().push((msg.subject.to_string(), body));
+                }
+            }
+        });
+    }
+    spy.flush().await.unwrap();
+    let through = session_calls(&Api::new(a.http_addr), || {
+        listening.store(true, std::sync::atomic::Ordering::SeqCst);
+    })
+    .await;
+
+    assert_eq!(here.len(), through.len());
+    for (one, split) in here.iter().zip(&through) {
+        assert_eq!(one, split, "one process, then through a host");
+    }
+    // Refusals as clear as ever, wherever the town is.
+    let statuses: Vec<u16> = through.iter().map(|(_, s, _)| *s).collect();
+    assert_eq!(
+        statuses,
+        [
+            200, 400, 400, 403, 409, 400, 400, 400, 400, 401, 401, 400, 200, 403, 404, 200, 200,
+            200, 403, 401, 400, 405, 400, 401, 201, 200, 404
+        ],
+        "{through:#?}"
+    );
+
+    // A 401 points to where a token is had, at the address the client asked.
+    let refused = reqwest::get(format!("http://{}/sessions", a.http_addr))
+        .await
+        .unwrap();
+    assert_eq!(
+        refused.headers()["www-authenticate"],
+        format!(
+            "Bearer realm=\"moot\", resource_metadata=\"http://{}/.well-known/oauth-protected-resource/mcp\", scope=\"moot\"",
+            a.http_addr
+        )
+    );
+
+    let heard = heard.lock().unwrap().clone();
+    let relayed: Vec<&(String, String)> =
+        heard.iter().filter(|(s, _)| s.ends_with(".http")).collect();
+    assert!(relayed.is_empty(), "the world saw HTTP: {relayed:#?}");
+    let verbs: Vec<String> = heard
+        .iter()
+        .filter_map(|(_, body)| {
+            let ask: wire::Ask = serde_json::from_str(body).ok()?;
+            match ask {
+                wire::Ask::Verb(call) => Some(call.verb),
+                _ => None,
+            }
+        })
+        .collect();
+    for verb in [
+        "session_create",
+        "session_accept",
+        "session_decline",
+        "session_act",
+        "session_state",
+        "session_log",
+        "session_list",
+    ] {
+        assert!(
+            verbs.iter().any(|v| v == verb),
+            "{verb} not called: {verbs:?}"
+        );
+    }
+    a.running.shutdown().await;
+    world.shutdown().await;
+}
+
+/// The world stops under a host, politely and then outright, and starts again: a move sent
+/// in the gap is refused as not done, to be tried again; a read waits for the town and is
+/// answered once it is back; and the move, tried again, is taken.
+#[tokio::test]
+async fn a_hosts_rest_calls_ride_out_a_restart_of_the_world() {
+    let broker = Broker::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let mut world = world_process(&broker.url, &db, "60s").await;
+    let a = host(&broker.url, &db).await;
+    let api = Api::new(a.http_addr);
+    let white = api.agent(None).await;
+    let black = api.agent(None).await;
+    let id = api
+        .session(&white, "chess.v1", &[("white", &white), ("black", &black)])
+        .await;
+    let http = reqwest::Client::new();
+    let mut tick = 0;
+    for polite in [true, false] {
+        if polite {
+            let pid = world.id().to_string();
+            let term = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+            assert!(term.success());
+        } else {
+            world.kill().unwrap();
+        }
+        world.wait().unwrap();
+        let (white_move, black_move) = [("e2e4", "e7e5"), ("d2d4", "d7d5")][tick / 2];
+        let act = |token: &str, action: &str, tick: usize| {
+            http.post(format!("http://{}/sessions/{id}/actions", a.http_addr))
+                .bearer_auth(token)
+                .json(&json!({"action": action, "expected_tick": tick}))
+                .send()
+        };
+        let gap = act(&white.token, white_move, tick).await.unwrap();
+        assert_eq!(gap.status(), 503);
+        assert_eq!(gap.headers()["retry-after"], "1");
+        let gap: Value = gap.json().await.unwrap();
+        assert_eq!(gap["error"]["code"], "UNAVAILABLE", "{gap}");
+        let read = {
+            let (api, path, token) = (
+                Api::new(a.http_addr),
+                format!("/sessions/{id}/state"),
+                black.token.clone(),
+            );
+            tokio::spawn(async move { api.get(&path, &token).await })
+        };
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(!read.is_finished(), "the read waits for the town");
+        world = world_process(&broker.url, &db, "60s").await;
+        let (status, state) = tokio::time::timeout(Duration::from_secs(20), read)
+            .await
+            .expect("the read is answered once the town is back")
+            .unwrap();
+        assert_eq!(
+            (status, state["tick"].as_u64()),
+            (200, Some(tick as u64)),
+            "{state}"
+        );
+        // Tried again, the moves are taken.
+        for (token, action) in [(&white.token, white_move), (&black.token, black_move)] {
+            let taken = act(token, action, tick).await.unwrap();
+            assert_eq!(taken.status(), 200, "{}", taken.text().await.unwrap());
+            tick += 1;
+        }
+    }
+    a.running.shutdown().await;
+    drop(world);
+}
+
+/// Through a broker that carries small messages, a verb's result larger than one crosses in
+/// pieces and arrives whole, and a call larger than one is refused with why.
+#[tokio::test]
+async fn a_verbs_result_crosses_a_small_brokers_limit_in_pieces() {
+    let broker = Broker::with_max_payload(4096).await;
+    let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
+    let a = host(&broker.url, &db).await;
+    let api = Api::new(a.http_addr);
+    let white = api.agent(None).await;
+    let black = api.agent(None).await;
+    for _ in 0..30 {
+        api.session(&white, "chess.v1", &[("white", &white), ("black", &black)])
+            .await;
+    }
+    let listed = reqwest::Client::new()
+        .get(format!("http://{}/sessions", a.http_addr))
+        .bearer_auth(&white.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(listed.status(), 200);
+    let listed = listed.bytes().await.unwrap();
+    assert!(listed.len() > 4096, "{} bytes", listed.len());
+    let listed: Value = serde_json::from_slice(&listed).expect("whole JSON");
+    assert_eq!(listed["sessions"].as_array().map(Vec::len), Some(30));
+
+    let big =
+        json!({"action": "x".repeat(4000), "expected_tick": 0, "reasoning": "y".repeat(1000)});
+    let (status, v) = api.post("/sessions/1/actions", &white.token, big).await;
+    assert_eq!(status, 413, "{v}");
+    let said = v["error"]["message"].as_str().unwrap_or_default();
+    assert!(said.contains("carries at most 4096 bytes"), "{v}");
+    a.running.shutdown().await;
+    world.shutdown().await;
+}
+
+/// MCP's plain tool calls through a host cross as typed calls, never as HTTP, and are answered
+/// as one process answers them: a tool's result, an unknown tool's error, a token refused.
+#[tokio::test]
+async fn a_hosts_plain_tool_calls_cross_as_calls_and_are_answered_as_one_process_answers_them() {
+    async fn tool_calls(http: std::net::SocketAddr, made: impl FnOnce()) -> Vec<(u16, String)> {
+        let agent = Api::new(http).agent(Some("Robo")).await;
+        made();
+        let mut seen = Vec::new();
+        for (token, name, args) in [
+            (agent.token.as_str(), "help", json!({})),
+            (agent.token.as_str(), "say", json!({"text": "hello"})),
+            (agent.token.as_str(), "noSuchTool", json!({})),
+            (
+                agent.token.as_str(),
+                "createGame",
+                json!({"type": "agent", "color": "black"}),
+            ),
+            ("moot_x_0000", "help", json!({})),
+        ] {
+            let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+                "name": name, "arguments": args, "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                    "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}}});
+            let (status, _, text) = crate::support::post_mcp_raw(
+                http,
+                token,
+                "tools/call",
+                Some(name),
+                body.to_string().into_bytes(),
+                None,
+            )
+            .await;
+            // The game's number and the times differ from one town to the next.
+            let steady: String = text.chars().filter(|c| !c.is_ascii_digit()).collect();
+            seen.push((status, steady));
+        }
+        seen
+    }
+    let one = TestServer::start().await;
+    let here = tool_calls(one.http, || {}).await;
+    one.stop().await;
+
+    let broker = Broker::start().await;
+    let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
+    let a = host(&broker.url, &db).await;
+    let spy = async_nats::connect(&broker.url).await.unwrap();
+    let heard = Arc::new(Mutex::new(Vec::<(String, String)>::new()));
+    let listening = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for subject in [wire::https(), wire::asks()] {
+        let mut sub = spy.subscribe(subject).await.unwrap();
+        let (heard, listening) = (heard.clone(), listening.clone());
+        tokio::spawn(async move {
+            while let Some(msg) = sub.next().await {
+                if listening.load(std::sync::atomic::Ordering::SeqCst) {
+                    let body = String::from_utf8_lossy(&msg.payload).into_owned();
+                    heard.lock().unwrap().push((msg.subject.to_string(), body));
+                }
+            }
+        });
+    }
+    spy.flush().await.unwrap();
+    let through = tool_calls(a.http_addr, || {
+        listening.store(true, std::sync::atomic::Ordering::SeqCst);
+    })
+    .await;
+    assert_eq!(here, through, "one process, then through a host");
+    let statuses: Vec<u16> = through.iter().map(|(s, _)| *s).collect();
+    assert_eq!(statuses, [200, 200, 200, 200, 401], "{through:#?}");
+
+    let heard = heard.lock().unwrap().clone();
+    let relayed: Vec<&(String, String)> =
+        heard.iter().filter(|(s, _)| s.ends_with(".http")).collect();
+    assert!(relayed.is_empty(), "the world saw HTTP: {relayed:#?}");
+    let tools: Vec<String> = heard
+        .iter()
+        .filter_map(|(_, body)| match serde_json::from_str(body).ok()? {
+            wire::Ask::Tool(call) => Some(call.name),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        tools,
+        ["help", "say", "noSuchTool", "createGame", "help"],
+        "{heard:#?}"
+    );
+    a.running.shutdown().await;
+    world.shutdown().await;
+}
