@@ -183,21 +183,21 @@ async fn session_calls(api: &Api, made: impl FnOnce()) -> Vec<Seen> {
     seen
 }
 
-#[tokio::test]
-async fn a_hosts_rest_calls_cross_as_verbs_and_are_answered_as_one_process_answers_them() {
-    let one = TestServer::start().await;
-    let here = session_calls(&one.api(), || {}).await;
-    one.stop().await;
+/// What hosts say to the world (its HTTP relayed whole, its typed asks), as `(subject, body)`,
+/// heard on the broker (which lets anyone listen here) from when `listening` is set, for as
+/// long as the spy's `client` is kept.
+struct Spy {
+    client: async_nats::Client,
+    heard: Arc<Mutex<Vec<(String, String)>>>,
+    listening: Arc<std::sync::atomic::AtomicBool>,
+}
 
-    let broker = Broker::start().await;
-    let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
-    let a = host(&broker.url, &db).await;
-    // What the host says to the world, heard on the broker (which lets anyone listen here).
-    let spy = async_nats::connect(&broker.url).await.unwrap();
+async fn spy(url: &str) -> Spy {
+    let client = async_nats::connect(url).await.unwrap();
     let heard = Arc::new(Mutex::new(Vec::<(String, String)>::new()));
     let listening = Arc::new(std::sync::atomic::AtomicBool::new(false));
     for subject in [wire::https(), wire::asks()] {
-        let mut sub = spy.subscribe(subject).await.unwrap();
+        let mut sub = client.subscribe(subject).await.unwrap();
         let (heard, listening) = (heard.clone(), listening.clone());
         tokio::spawn(async move {
             while let Some(msg) = sub.next().await {
@@ -208,7 +208,28 @@ async fn a_hosts_rest_calls_cross_as_verbs_and_are_answered_as_one_process_answe
             }
         });
     }
-    spy.flush().await.unwrap();
+    client.flush().await.unwrap();
+    Spy {
+        client,
+        heard,
+        listening,
+    }
+}
+
+#[tokio::test]
+async fn a_hosts_rest_calls_cross_as_verbs_and_are_answered_as_one_process_answers_them() {
+    let one = TestServer::start().await;
+    let here = session_calls(&one.api(), || {}).await;
+    one.stop().await;
+
+    let broker = Broker::start().await;
+    let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
+    let a = host(&broker.url, &db).await;
+    let Spy {
+        client: _spy,
+        heard,
+        listening,
+    } = spy(&broker.url).await;
     let through = session_calls(&Api::new(a.http_addr), || {
         listening.store(true, std::sync::atomic::Ordering::SeqCst);
     })
@@ -425,22 +446,11 @@ async fn a_hosts_plain_tool_calls_cross_as_calls_and_are_answered_as_one_process
     let broker = Broker::start().await;
     let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
     let a = host(&broker.url, &db).await;
-    let spy = async_nats::connect(&broker.url).await.unwrap();
-    let heard = Arc::new(Mutex::new(Vec::<(String, String)>::new()));
-    let listening = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    for subject in [wire::https(), wire::asks()] {
-        let mut sub = spy.subscribe(subject).await.unwrap();
-        let (heard, listening) = (heard.clone(), listening.clone());
-        tokio::spawn(async move {
-            while let Some(msg) = sub.next().await {
-                if listening.load(std::sync::atomic::Ordering::SeqCst) {
-                    let body = String::from_utf8_lossy(&msg.payload).into_owned();
-                    heard.lock().unwrap().push((msg.subject.to_string(), body));
-                }
-            }
-        });
-    }
-    spy.flush().await.unwrap();
+    let Spy {
+        client: _spy,
+        heard,
+        listening,
+    } = spy(&broker.url).await;
     let through = tool_calls(a.http_addr, || {
         listening.store(true, std::sync::atomic::Ordering::SeqCst);
     })

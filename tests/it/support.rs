@@ -204,6 +204,16 @@ impl TestServer {
         s
     }
 
+    /// [`TestServer::start_with`] on an SQLite file whatever database the run's other tests
+    /// use: for the tests that read the file itself, row by row, past moot.
+    pub async fn start_sqlite_with(tweak: impl FnOnce(&mut Config)) -> TestServer {
+        let dir = tempfile::tempdir().unwrap();
+        let db = sqlite_db(dir.path());
+        let mut s = TestServer::on_db(&db, tweak).await;
+        s._dir = Some(dir);
+        s
+    }
+
     /// A server on an existing database (for restarts).
     pub async fn on_db(db: &Database, tweak: impl FnOnce(&mut Config)) -> TestServer {
         let mut c = config(db);

@@ -276,8 +276,9 @@ impl Town {
     /// [`Town::new`], its configuration changed by `tweak` after the town's own.
     async fn new_with(tweak: impl FnOnce(&mut moot::Config)) -> Town {
         // The notice board fills with the house only after an hour: a case that signs it must
-        // not start a match whose timers would move the town on its own.
-        let s = TestServer::start_with(|c| {
+        // not start a match whose timers would move the town on its own. What is stored is read
+        // from the SQLite file itself, so the town keeps one on PostgreSQL runs too.
+        let s = TestServer::start_sqlite_with(|c| {
             c.games.werewolf.fill_after = Duration::from_secs(3600).into();
             // One running session each: Uma and Ugo have theirs, so whatever would start
             // another is refused, after it has looked at everything else.
@@ -322,7 +323,7 @@ impl Town {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .unwrap();
-        let (cookie, csrf) = sign_in(&web, &s, "Ugo", &ugo.token).await;
+        let (cookie, csrf) = crate::web::sign_in(s.http, "Ugo", &ugo.token).await;
         let moot::store::Database::Sqlite(path) = &s.db else {
             panic!("the test reads an SQLite file");
         };
@@ -561,39 +562,6 @@ fn short_str(s: &str) -> String {
     } else {
         s.to_owned()
     }
-}
-
-/// Signs in on the web as `name`; the cookie and the page's CSRF token.
-async fn sign_in(
-    web: &reqwest::Client,
-    s: &TestServer,
-    name: &str,
-    password: &str,
-) -> (String, String) {
-    let r = web
-        .post(format!("http://{}/login", s.http))
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(
-            form_urlencoded::Serializer::new(String::new())
-                .extend_pairs([("name", name), ("password", password), ("next", "/")])
-                .finish(),
-        )
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 303, "{}", r.text().await.unwrap());
-    let set = r.headers()["set-cookie"].to_str().unwrap().to_owned();
-    let cookie = set.split(';').next().unwrap().to_owned();
-    let me: Value = web
-        .get(format!("http://{}/me", s.http))
-        .header("cookie", &cookie)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    (cookie, me["csrf"].as_str().unwrap().to_owned())
 }
 
 /// A verb's argument properties from its schema: each name, its JSON types, and whether it is

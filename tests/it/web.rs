@@ -67,7 +67,7 @@ async fn get_json(http: SocketAddr, path: &str, cookie: Option<&str>) -> Value {
 }
 
 /// Signs in as `name` with `password`; the cookie (`moot_session=…`) and the CSRF token.
-async fn sign_in(http: SocketAddr, name: &str, password: &str) -> (String, String) {
+pub(crate) async fn sign_in(http: SocketAddr, name: &str, password: &str) -> (String, String) {
     let r = post_form(
         http,
         "/login",
