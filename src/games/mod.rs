@@ -1,10 +1,11 @@
 //! The game modules, and the catalog built from them: every verb, the town's templates, and
 //! what the faces read to serve each game.
 //!
-//! A game is one folder here and one line: its name in the `games!` list below, which declares
-//! the folder's module and puts its [`GameModule`] in [`ALL`]. Its folder holds its pure rules,
-//! its verbs, its pages and that declaration. Nothing outside this folder names a game: the
-//! host is handed the templates, the faces read the declarations.
+//! A game is one folder here and its name in the `games!` list below, which declares the
+//! folder's module and puts its [`GameModule`] in [`ALL`] (and its rules crate among
+//! `Cargo.toml`'s dependencies, which cargo cannot find by itself). Its folder holds its pure
+//! rules, its verbs, its pages and that declaration. Nothing outside this folder names a game:
+//! the host is handed the templates, the faces read the declarations.
 
 pub mod examine;
 pub mod help;
