@@ -78,6 +78,14 @@ pub trait AnyGame: Send + Sync {
     /// back shows as it is once the game is over, and not at all before: what cannot be
     /// read cannot be shown to be harmless.
     fn action_view(&self, viewer: Option<&str>, actor: &str, logged: &str) -> Option<String>;
+    /// [`Game::action_view`] of an action just taken, read as it is (an action of another
+    /// template is shown to nobody).
+    fn action_view_of(
+        &self,
+        viewer: Option<&str>,
+        actor: &str,
+        action: &AnyAction,
+    ) -> Option<String>;
     fn headline(&self, role: &str, action: &AnyAction) -> String;
     fn notes(&self, role: &str, action: &AnyAction) -> Vec<Note>;
     fn opening_notes(&self) -> Vec<Note>;
@@ -193,6 +201,14 @@ impl<G: Game> AnyGame for G {
             Ok(a) => Game::action_view(self, viewer, actor, &a),
             Err(_) => Game::is_terminal(self).then(|| logged.to_owned()),
         }
+    }
+    fn action_view_of(
+        &self,
+        viewer: Option<&str>,
+        actor: &str,
+        action: &AnyAction,
+    ) -> Option<String> {
+        Game::action_view(self, viewer, actor, action.get::<G::Action>()?)
     }
     fn decided(&self) -> Option<Vec<SideScore>> {
         Game::decided(self)

@@ -273,37 +273,37 @@ const ORDER: [usize; COLS] = [3, 2, 4, 1, 5, 0, 6];
 /// A disc dropped in a column (0 to 6 here; the log and people count 1 to 7), or the server
 /// actor's `flag` when the side to move runs out of time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Drop {
+pub enum DiscDrop {
     Column(usize),
     Flag,
 }
 
-impl std::str::FromStr for Drop {
+impl std::str::FromStr for DiscDrop {
     type Err = GameError;
-    fn from_str(s: &str) -> Result<Drop, GameError> {
+    fn from_str(s: &str) -> Result<DiscDrop, GameError> {
         if s.trim() == "flag" {
-            return Ok(Drop::Flag);
+            return Ok(DiscDrop::Flag);
         }
         s.trim()
             .parse::<usize>()
             .ok()
             .filter(|c| (1..=COLS).contains(c))
-            .map(|c| Drop::Column(c - 1))
+            .map(|c| DiscDrop::Column(c - 1))
             .ok_or_else(|| GameError::Illegal(format!("`{s}` is not a column 1 to 7")))
     }
 }
 
-impl std::fmt::Display for Drop {
+impl std::fmt::Display for DiscDrop {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Drop::Column(c) => write!(f, "{}", c + 1),
-            Drop::Flag => f.write_str("flag"),
+            DiscDrop::Column(c) => write!(f, "{}", c + 1),
+            DiscDrop::Flag => f.write_str("flag"),
         }
     }
 }
 
 impl Game for Connect4 {
-    type Action = Drop;
+    type Action = DiscDrop;
     const TEMPLATE: &'static str = "connect4.v1";
     const ROLES: &'static [&'static str] = &["red", "yellow"];
     const SEQUENTIAL: bool = true;
@@ -353,11 +353,11 @@ impl Game for Connect4 {
             .collect()
     }
 
-    fn act(&self, role: &str, drop: &Drop) -> Result<Connect4, GameError> {
+    fn act(&self, role: &str, drop: &DiscDrop) -> Result<Connect4, GameError> {
         if Disc::named(role) != Some(self.turn()) {
             return Err(GameError::NotYourTurn);
         }
-        let Drop::Column(col) = *drop else {
+        let DiscDrop::Column(col) = *drop else {
             return Err(GameError::Illegal(format!(
                 "`{drop}` is not a column 1 to 7"
             )));
@@ -368,9 +368,9 @@ impl Game for Connect4 {
 
     /// A drop starts the next side's time; one that comes at the deadline or after is too
     /// late. The server actor's only action is `flag`, once the side to move is out of time.
-    fn act_at(&self, role: &str, drop: &Drop, at: GameTime) -> Result<Connect4, GameError> {
+    fn act_at(&self, role: &str, drop: &DiscDrop, at: GameTime) -> Result<Connect4, GameError> {
         if role == SERVER_ROLE {
-            MoveLimit::check_flag(self.clock, *drop == Drop::Flag, &drop.to_string(), at)?;
+            MoveLimit::check_flag(self.clock, *drop == DiscDrop::Flag, &drop.to_string(), at)?;
             return Ok(Connect4 {
                 timed_out: Some(self.turn()),
                 ..self.clone()
@@ -381,9 +381,9 @@ impl Game for Connect4 {
         Ok(Connect4 { clock, ..next })
     }
 
-    fn deadline(&self) -> Option<Deadline<Drop>> {
+    fn deadline(&self) -> Option<Deadline<DiscDrop>> {
         let l = self.clock.filter(|_| !self.is_terminal())?;
-        Some(l.deadline(Drop::Flag))
+        Some(l.deadline(DiscDrop::Flag))
     }
 
     /// The side to move, whose time runs out.
@@ -469,7 +469,7 @@ impl Game for Connect4 {
     }
 
     /// "drops a disc in column 4"; the server's flag: "Red runs out of time".
-    fn headline(&self, role: &str, drop: &Drop) -> String {
+    fn headline(&self, role: &str, drop: &DiscDrop) -> String {
         if role == SERVER_ROLE {
             return match self.timed_out {
                 Some(l) => format!(
@@ -480,8 +480,8 @@ impl Game for Connect4 {
             };
         }
         match drop {
-            Drop::Column(c) => format!("drops a disc in column {}", c + 1),
-            Drop::Flag => "has moved".to_owned(),
+            DiscDrop::Column(c) => format!("drops a disc in column {}", c + 1),
+            DiscDrop::Flag => "has moved".to_owned(),
         }
     }
 
@@ -504,13 +504,13 @@ impl Game for Connect4 {
         }
     }
 
-    fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer<Drop>> {
+    fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer<DiscDrop>> {
         if self.is_terminal() || Disc::named(role) != Some(self.turn()) {
             return None;
         }
         let game = self.clone();
         Some(Computer::Think(Box::new(move |_| {
-            game.house_column(seed).map(Drop::Column)
+            game.house_column(seed).map(DiscDrop::Column)
         })))
     }
 }

@@ -150,7 +150,7 @@ fn a_move_limit_falls_due_only_at_its_time_and_a_drop_resets_it() {
         g.deadline(),
         Some(Deadline {
             at: 70_000,
-            action: Drop::Flag
+            action: DiscDrop::Flag
         })
     );
     assert_eq!(g.owing(), ["yellow"]);
@@ -196,7 +196,7 @@ fn the_side_that_runs_out_of_time_loses_and_replays_the_same() {
     );
     assert_eq!(end.ending().as_deref(), Some("yellow wins on time"));
     assert_eq!(
-        end.headline(SERVER_ROLE, &moot_game_api::AnyAction::new(Drop::Flag)),
+        end.headline(SERVER_ROLE, &moot_game_api::AnyAction::new(DiscDrop::Flag)),
         "Red runs out of time"
     );
     assert_eq!(

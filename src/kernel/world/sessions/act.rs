@@ -199,10 +199,10 @@ impl World {
             }
         };
         // An action the public may not know was taken leaves no public trace (`Cx::hidden`).
-        let logged = action.to_string();
-        if role != game_api::SERVER_ROLE && next.action_view(None, role, &logged).is_none() {
+        if role != game_api::SERVER_ROLE && next.action_view_of(None, role, &action).is_none() {
             cx.hidden = true;
         }
+        let logged = action.to_string();
         let tick = s.tick;
         let before = std::mem::replace(&mut s.game, next);
         let headline = headline(s, agent, role, &action);
