@@ -311,16 +311,23 @@ async fn a_hosts_rest_calls_ride_out_a_restart_of_the_world() {
         .session(&white, "chess.v1", &[("white", &white), ("black", &black)])
         .await;
     let http = reqwest::Client::new();
+    // Someone on the host's telnet hears when the host knows the world is away: the move is
+    // sent only then (sent while the world's going is still unheard of, it would be one the
+    // world might have taken, and answered as unknown).
+    let mut ann = crate::support::player_at(a.telnet_addr, "Ann").await;
     let mut tick = 0;
     for polite in [true, false] {
         if polite {
             let pid = world.id().to_string();
             let term = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
             assert!(term.success());
+            ann.expect(moot::cluster::host::PAUSES).await;
+            world.wait().unwrap();
         } else {
             world.kill().unwrap();
+            world.wait().unwrap();
+            ann.expect(moot::cluster::host::AWAY).await;
         }
-        world.wait().unwrap();
         let (white_move, black_move) = [("e2e4", "e7e5"), ("d2d4", "d7d5")][tick / 2];
         let act = |token: &str, action: &str, tick: usize| {
             http.post(format!("http://{}/sessions/{id}/actions", a.http_addr))
