@@ -4,7 +4,8 @@ brief (`requiredAction`) from `get_state`, and waits for news with `events.get` 
 instead of spinning. Every structuredContent is checked against the tool's outputSchema.
 
 Usage: werewolf_agents.py URL TOKEN1,TOKEN2,...,TOKEN8
-Prints one JSON object: the winner, the phases seen and how many actions each agent took.
+Prints one JSON object: the winner, the phases each agent saw (in its state or its event feed)
+and how many actions each agent took.
 Exits non-zero on any failure.
 """
 
@@ -103,6 +104,10 @@ async def play(url, token, index, joined, out):
                     ev, _ = await call(s, tools, P + "match.events.get", args)
                     cursor = ev["nextCursor"] or cursor
                     for e in ev["events"]:
+                        # The feed is read whole, page after page, so it shows every phase even
+                        # when the state reads skip one (a night lasts under a second at this speed).
+                        if e["type"] == "PHASE_CHANGED":
+                            phases.add(e["payload"]["to"])
                         if e["visibility"] != "PUBLIC" and e["type"] in ("WOLF_CHAT_MESSAGE", "WOLF_KILL_SELECTED") \
                                 and you["role"] != "WEREWOLF":
                             raise AssertionError(f"agent {index} ({you['role']}) read {e}")
