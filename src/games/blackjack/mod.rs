@@ -202,21 +202,22 @@ played at the table all the same. Get close to 21 without going over; the dealer
 };
 
 /// Blackjack against the house: the Card Room's table and the three blackjack tools.
-pub static MODULE: moot_kernel::verbs::game_module::GameModule = moot_kernel::verbs::game_module::GameModule {
-    skill: Some(
-        "At `/mcp/blackjack`, `blackjack_deal` deals a hand against the house, `blackjack_hit` \
+pub static MODULE: moot_kernel::verbs::game_module::GameModule =
+    moot_kernel::verbs::game_module::GameModule {
+        skill: Some(
+            "At `/mcp/blackjack`, `blackjack_deal` deals a hand against the house, `blackjack_hit` \
          draws a card and `blackjack_stand` lets the dealer play out; each answers in seed \
          001's words (`Dealer: …`, `Player: …`, then `Player wins!`, `Dealer wins!`, `Bust! \
          Dealer wins!` or `Push! Dealer wins!` when the hand ends).",
-    ),
-    ..moot_kernel::verbs::game_module::GameModule::plain(
-        "blackjack",
-        &[moot_kernel::game_api::template::<rules::Blackjack>()],
-        &[
-            moot_kernel::verbs::entry::<Deal>(),
-            moot_kernel::verbs::entry::<Hit>(),
-            moot_kernel::verbs::entry::<Stand>(),
-        ],
-        TOPIC,
-    )
-};
+        ),
+        ..moot_kernel::verbs::game_module::GameModule::plain(
+            "blackjack",
+            &[moot_kernel::game_api::template::<rules::Blackjack>()],
+            &[
+                moot_kernel::verbs::entry::<Deal>(),
+                moot_kernel::verbs::entry::<Hit>(),
+                moot_kernel::verbs::entry::<Stand>(),
+            ],
+            TOPIC,
+        )
+    };

@@ -68,7 +68,12 @@ fn waiting_info(id: SessionId, colour: &str) -> GameInfo {
 }
 
 /// `i` with its UI resource named, if `me` asked for one in this game.
-fn with_ui(world: &World, id: SessionId, mut i: GameInfo, me: &moot_kernel::world::AgentId) -> GameInfo {
+fn with_ui(
+    world: &World,
+    id: SessionId,
+    mut i: GameInfo,
+    me: &moot_kernel::world::AgentId,
+) -> GameInfo {
     if world
         .ext_ref::<ChessRoom>()
         .is_some_and(|r| r.ui.contains(&(id, me.clone())))
@@ -216,8 +221,7 @@ impl Verb for CreateGame {
     const NAME: &'static str = "createGame";
     const USAGE: &'static str =
         "createGame computer|agent [white|black] [difficulty 1-10] [clock 5+3|3d]";
-    const SUMMARY: &'static str =
-        "Start a chess game against the computer or another agent.";
+    const SUMMARY: &'static str = "Start a chess game against the computer or another agent.";
     const HELP: &'static str = "Creates a game and returns its id. As white you move first (finishTurn); \
 as black, call waitForNextTurn. Against `agent`, the game starts when another player calls \
 joinGame with the id.";
@@ -292,7 +296,8 @@ waitForNextTurn.";
         let mut options = json!({});
         if let Some(c) = a.clock.as_deref().filter(|c| *c != "none") {
             options["clock"] = json!(c);
-            super::rules::TimeControl::parse(c).map_err(|e| VerbError::usage(format!("Error: {e}")))?;
+            super::rules::TimeControl::parse(c)
+                .map_err(|e| VerbError::usage(format!("Error: {e}")))?;
         }
         let me = cx.actor.clone();
         let side = if a.color == "white" {
@@ -333,10 +338,13 @@ waitForNextTurn.";
                 side,
                 options,
             };
-            cx.save(moot_kernel::store::keys::put_state(open.kept(id)), move |w| {
-                w.ext::<ChessRoom>().ui.remove(&(id, who));
-                w.ext::<ChessRoom>().open_games.remove(&id);
-            });
+            cx.save(
+                moot_kernel::store::keys::put_state(open.kept(id)),
+                move |w| {
+                    w.ext::<ChessRoom>().ui.remove(&(id, who));
+                    w.ext::<ChessRoom>().open_games.remove(&id);
+                },
+            );
             world.ext::<ChessRoom>().open_games.insert(id, open);
             moot_kernel::verbs::tables::from_afar(world, cx, super::CHESS_TABLE);
             let text = format!(
@@ -442,9 +450,12 @@ agent, taking the free colour. Returns the game as createGame does.";
             moot_kernel::verbs::tables::from_afar(world, cx, super::CHESS_TABLE);
             if let Some(open) = world.ext::<ChessRoom>().open_games.remove(&id) {
                 let key = id.to_string();
-                cx.save(moot_kernel::store::keys::drop_state(super::KEPT_AS, key), move |w| {
-                    w.ext::<ChessRoom>().open_games.insert(id, open);
-                });
+                cx.save(
+                    moot_kernel::store::keys::drop_state(super::KEPT_AS, key),
+                    move |w| {
+                        w.ext::<ChessRoom>().open_games.insert(id, open);
+                    },
+                );
             }
         }
         let (s, g) =
@@ -500,8 +511,7 @@ pub struct FinishTurnArgs {
 impl Verb for FinishTurn {
     const NAME: &'static str = "finishTurn";
     const USAGE: &'static str = "finishTurn <game id> <move> [claim]";
-    const SUMMARY: &'static str =
-        "Make your move in a chess game; optionally claim checkmate.";
+    const SUMMARY: &'static str = "Make your move in a chess game; optionally claim checkmate.";
     const HELP: &'static str = "Checks that the game exists, that it is your turn and that the move (UCI) \
 is legal, then plays it. With claim_win, the move is refused unless it mates.";
     const READ_ONLY: bool = false;
@@ -622,8 +632,7 @@ pub struct WaitForNextTurn;
 impl Verb for WaitForNextTurn {
     const NAME: &'static str = "waitForNextTurn";
     const USAGE: &'static str = "waitForNextTurn <game id>";
-    const SUMMARY: &'static str =
-        "Wait (up to 30 s) until it is your turn in a chess game.";
+    const SUMMARY: &'static str = "Wait (up to 30 s) until it is your turn in a chess game.";
     const HELP: &'static str = "Returns at once when it is your turn or the game is over; otherwise waits \
 for your opponent's move, up to 30 seconds, and then says to call again. Safe to call again after \
 cancelling. (On telnet it answers at once: you are told of every move anyway.)";

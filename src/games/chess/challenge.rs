@@ -256,7 +256,9 @@ game's id.";
             terms.push("rated".to_owned());
         }
         let terms = terms.join(", ");
-        let line = format!("{my_name}{my_rating} challenges you to a game of chess ({terms}). Type `accept {my_name}` or `decline {my_name}`.");
+        let line = format!(
+            "{my_name}{my_rating} challenges you to a game of chess ({terms}). Type `accept {my_name}` or `decline {my_name}`."
+        );
         let participants = BTreeMap::from([
             (side.name().to_owned(), me.to_string()),
             (side.other().name().to_owned(), them_id.to_string()),

@@ -5,10 +5,10 @@ use serde::{Deserialize, Serialize};
 use shakmaty::CastlingMode;
 use shakmaty::san::SanPlus;
 
-use super::rules::{ChessAction, ChessGame, Control};
-use moot_kernel::game_api::AnyAction;
 use super::rules::tkmoo::drag_square;
+use super::rules::{ChessAction, ChessGame, Control};
 use super::{chess_game, chess_of, game_to_see, my_game};
+use moot_kernel::game_api::AnyAction;
 use moot_kernel::verbs::games::session_of;
 use moot_kernel::verbs::parse::{opt_text, whole, word};
 use moot_kernel::verbs::{Reply, Topic, Verb, VerbError, usage};
@@ -299,7 +299,8 @@ your opponent wins. Returns the game's id and status.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<Done>, VerbError> {
-        let (sid, action, status) = control(world, cx, args.game.as_deref(), |_, _, _| Control::Resign)?;
+        let (sid, action, status) =
+            control(world, cx, args.game.as_deref(), |_, _, _| Control::Resign)?;
         Ok(Reply::new(
             vec![format!("You resign game #{sid}.")],
             Done {

@@ -96,9 +96,10 @@ Returns your choice, the game's id and its status.";
 }
 
 /// Rock-paper-scissors: one verb, played at the Game Room's table.
-pub static MODULE: moot_kernel::verbs::game_module::GameModule = moot_kernel::verbs::game_module::GameModule::plain(
-    "rps",
-    &[moot_kernel::game_api::template::<rules::Rps>()],
-    &[moot_kernel::verbs::entry::<Choose>()],
-    Topic::TABLES,
-);
+pub static MODULE: moot_kernel::verbs::game_module::GameModule =
+    moot_kernel::verbs::game_module::GameModule::plain(
+        "rps",
+        &[moot_kernel::game_api::template::<rules::Rps>()],
+        &[moot_kernel::verbs::entry::<Choose>()],
+        Topic::TABLES,
+    );

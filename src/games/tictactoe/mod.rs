@@ -121,9 +121,10 @@ game of tic-tac-toe, started with `play`. Returns the cell, the game's id and it
 }
 
 /// Tic-tac-toe: one verb, played at the Game Room's board.
-pub static MODULE: moot_kernel::verbs::game_module::GameModule = moot_kernel::verbs::game_module::GameModule::plain(
-    "tictactoe",
-    &[moot_kernel::game_api::template::<rules::TicTacToe>()],
-    &[moot_kernel::verbs::entry::<Mark>()],
-    Topic::TABLES,
-);
+pub static MODULE: moot_kernel::verbs::game_module::GameModule =
+    moot_kernel::verbs::game_module::GameModule::plain(
+        "tictactoe",
+        &[moot_kernel::game_api::template::<rules::TicTacToe>()],
+        &[moot_kernel::verbs::entry::<Mark>()],
+        Topic::TABLES,
+    );

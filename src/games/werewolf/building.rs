@@ -14,10 +14,11 @@ use moot_kernel::world::sessions::SessionId;
 use moot_kernel::world::{AgentId, Cx, RoomIdx, ThingKind, World};
 
 /// The building's verbs, for whoever stands in a match's building.
-pub const SET: moot_kernel::verbs::game_module::CommandSet = moot_kernel::verbs::game_module::CommandSet {
-    applies: inside,
-    verbs: VERBS,
-};
+pub const SET: moot_kernel::verbs::game_module::CommandSet =
+    moot_kernel::verbs::game_module::CommandSet {
+        applies: inside,
+        verbs: VERBS,
+    };
 
 static VERBS: &[VerbEntry] = &[
     entry::<MatchSay>(),

@@ -496,50 +496,51 @@ pub fn page_of(sid: SessionId) -> String {
 }
 
 /// Werewolf: the board, the matches' buildings, the thirteen tools, the live page.
-pub static MODULE: moot_kernel::verbs::game_module::GameModule = moot_kernel::verbs::game_module::GameModule {
-    name: "werewolf",
-    templates: &[TEMPLATE],
-    verbs: &[
-        entry::<queue::Sign>(),
-        entry::<queue::Unsign>(),
-        entry::<queue::Queue>(),
-        entry::<queue::Practice>(),
-        entry::<play::WerewolfVerb>(),
-        entry::<play::Ready>(),
-        entry::<play::Speak>(),
-        entry::<play::Pass>(),
-        entry::<play::Vote>(),
-        entry::<play::Kill>(),
-        entry::<play::Inspect>(),
-        entry::<play::Protect>(),
-        entry::<play::Growl>(),
-        entry::<info::Matches>(),
-        entry::<info::MatchEvents>(),
-        entry::<info::Omniscient>(),
-        entry::<info::Report>(),
-    ],
-    topic: TOPIC,
-    commands: Some(building::SET),
-    page: Some(moot_kernel::verbs::game_module::Page {
-        path: PAGE,
-        summary: "A Werewolf match as it happens (HTML), for the public or the signed-in viewer",
-        html: web::html,
-        frame: web::live,
-        shared_feed: true,
-        downloads: &[],
-        actions: web::ACTIONS,
-    }),
-    reads: &[moot_kernel::verbs::game_module::ApiRead {
-        path: "/werewolf/{match_id}/report",
-        summary: "A finished Werewolf match's report (?export=true&viewer=PUBLIC|OMNISCIENT|p3 \
+pub static MODULE: moot_kernel::verbs::game_module::GameModule =
+    moot_kernel::verbs::game_module::GameModule {
+        name: "werewolf",
+        templates: &[TEMPLATE],
+        verbs: &[
+            entry::<queue::Sign>(),
+            entry::<queue::Unsign>(),
+            entry::<queue::Queue>(),
+            entry::<queue::Practice>(),
+            entry::<play::WerewolfVerb>(),
+            entry::<play::Ready>(),
+            entry::<play::Speak>(),
+            entry::<play::Pass>(),
+            entry::<play::Vote>(),
+            entry::<play::Kill>(),
+            entry::<play::Inspect>(),
+            entry::<play::Protect>(),
+            entry::<play::Growl>(),
+            entry::<info::Matches>(),
+            entry::<info::MatchEvents>(),
+            entry::<info::Omniscient>(),
+            entry::<info::Report>(),
+        ],
+        topic: TOPIC,
+        commands: Some(building::SET),
+        page: Some(moot_kernel::verbs::game_module::Page {
+            path: PAGE,
+            summary: "A Werewolf match as it happens (HTML), for the public or the signed-in viewer",
+            html: web::html,
+            frame: web::live,
+            shared_feed: true,
+            downloads: &[],
+            actions: web::ACTIONS,
+        }),
+        reads: &[moot_kernel::verbs::game_module::ApiRead {
+            path: "/werewolf/{match_id}/report",
+            summary: "A finished Werewolf match's report (?export=true&viewer=PUBLIC|OMNISCIENT|p3 \
                   adds its events as JSON lines)",
-        verb: &entry::<info::Report>(),
-        arg: "matchId",
-        public: false,
-    }],
-    app: None,
-    skill: Some(
-        "At `/mcp/werewolf`, `et.werewolf.practice.start` starts a match at once against seven \
+            verb: &entry::<info::Report>(),
+            arg: "matchId",
+            public: false,
+        }],
+        app: None,
+        skill: Some(
+            "At `/mcp/werewolf`, `et.werewolf.practice.start` starts a match at once against seven \
          of the house's bots; its `matchAssignment.matchId` names the match \
          (`et.werewolf.queue.join` waits for eight players instead, and \
          `et.werewolf.queue.status` gives the `matchAssignment` once matched). Then, until `state.phase` \
@@ -555,19 +556,19 @@ pub static MODULE: moot_kernel::verbs::game_module::GameModule = moot_kernel::ve
          `et.werewolf.match.events.get` `{\"matchId\", \"waitSeconds\": 2}` returns at the \
          next event. A refusal such as `WRONG_PHASE` means the match moved on: read the state \
          again.",
-    ),
-    hooks: moot_kernel::verbs::game_module::Hooks {
-        open: Some(open),
-        on_change: Some(building::after_change),
-        on_tick: Some(queue::fill),
-        documents: Some(documents),
-        town: Some(moot_kernel::verbs::game_module::TownPart {
-            data: town_board,
-            section: include_str!("town_section.html"),
-            script: include_str!("town_part.js"),
-        }),
-    },
-};
+        ),
+        hooks: moot_kernel::verbs::game_module::Hooks {
+            open: Some(open),
+            on_change: Some(building::after_change),
+            on_tick: Some(queue::fill),
+            documents: Some(documents),
+            town: Some(moot_kernel::verbs::game_module::TownPart {
+                data: town_board,
+                section: include_str!("town_section.html"),
+                script: include_str!("town_part.js"),
+            }),
+        },
+    };
 
 /// The buildings of the restored matches, and the tools' kept answers.
 fn open(world: &mut World, kept: &moot_kernel::store::keys::Kept) {

@@ -54,9 +54,13 @@ fn check_queue_id(world: &World, id: &Option<String>) -> Result<(), VerbError> {
 }
 
 /// The running match `agent` plays in, if any.
-fn running_match(world: &World, agent: &AgentId) -> Option<moot_kernel::world::sessions::SessionId> {
-    my_match(world, agent)
-        .filter(|&sid| game_of(world, sid).is_some_and(|w| !moot_kernel::game_api::Game::is_terminal(w)))
+fn running_match(
+    world: &World,
+    agent: &AgentId,
+) -> Option<moot_kernel::world::sessions::SessionId> {
+    my_match(world, agent).filter(|&sid| {
+        game_of(world, sid).is_some_and(|w| !moot_kernel::game_api::Game::is_terminal(w))
+    })
 }
 
 fn queue_json(world: &mut World, me: &AgentId, status: &str) -> Value {
@@ -158,14 +162,15 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
                 q.extend(signer);
                 let players: Vec<(AgentId, String, bool)> =
                     q.into_iter().map(|(a, n)| (a, n, false)).collect();
-                let (sid, number) = match start_match(world, cx, &players, super::settings::all_seeing_live(world))
-                {
-                    Ok(started) => started,
-                    Err(e) => {
-                        world.ext::<WerewolfTown>().queue.retain(|(a, _)| *a != me);
-                        return Err(e);
-                    }
-                };
+                let (sid, number) =
+                    match start_match(world, cx, &players, super::settings::all_seeing_live(world))
+                    {
+                        Ok(started) => started,
+                        Err(e) => {
+                            world.ext::<WerewolfTown>().queue.retain(|(a, _)| *a != me);
+                            return Err(e);
+                        }
+                    };
                 let town = world.ext::<WerewolfTown>();
                 let since = town.since;
                 town.since = (!rest.is_empty()).then_some(cx.now);

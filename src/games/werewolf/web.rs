@@ -6,15 +6,15 @@
 use serde_json::{Value, json};
 
 use super::info::event_json;
+use super::info::{Omniscient, OmniscientArgs};
 use super::play::state_json;
+use super::queue::{JoinArgs, LeaveArgs, Queue, Sign, StatusArgs, Unsign};
 use super::rules::config::Spectating;
 use super::rules::events::{Event, Reader, Vis};
 use super::rules::{Phase, Werewolf, player_id, text};
 use super::{WerewolfTown, game_in, game_of, server_time};
-use super::info::{Omniscient, OmniscientArgs};
-use super::queue::{JoinArgs, LeaveArgs, Queue, Sign, StatusArgs, Unsign};
-use moot_kernel::verbs::{self, Verb, VerbError};
 use moot_kernel::verbs::game_module::{Access, WebAction, WebMethod};
+use moot_kernel::verbs::{self, Verb, VerbError};
 use moot_kernel::world::sessions::SessionId;
 use moot_kernel::world::{AgentId, Cx, World};
 
