@@ -1,11 +1,11 @@
 //! The game modules, and the catalog built from them: every verb, the town's templates, and
 //! what the faces read to serve each game.
 //!
-//! A game is one folder here and its name in the `games!` list below, which declares the
-//! folder's module and puts its [`GameModule`] in [`ALL`] (and its rules crate among
-//! `Cargo.toml`'s dependencies, which cargo cannot find by itself). Its folder holds its pure
-//! rules, its verbs, its pages and that declaration. Nothing outside this folder names a game:
-//! the host is handed the templates, the faces read the declarations.
+//! A game is one folder here and one line: its rules crate among `Cargo.toml`'s dependencies,
+//! from which `build.rs` writes the `games!` list below, declaring the folder's module and
+//! putting its [`GameModule`] in [`ALL`]. Its folder holds its pure rules, its verbs, its pages
+//! and that declaration. Nothing outside this folder names a game: the host is handed the
+//! templates, the faces read the declarations.
 
 pub mod examine;
 pub mod help;
@@ -23,8 +23,8 @@ use moot_kernel::world::{AgentId, Cx, Map, ThingKind, World};
 /// Declares each game's folder as a module, lists its `MODULE` in [`ALL`], and puts its
 /// `Flags` on moot's command line in [`Flags`].
 macro_rules! games {
-    ($($game:ident),* $(,)?) => {
-        $(pub mod $game;)*
+    ($($game:ident = $path:literal),* $(,)?) => {
+        $(#[path = $path] pub mod $game;)*
 
         /// Every game the town has, in the order `help` lists their topics.
         pub static ALL: &[&GameModule] = &[$(&$game::MODULE),*];
@@ -53,7 +53,7 @@ macro_rules! games {
     };
 }
 
-games!(chess, blackjack, rps, tictactoe, connect4, werewolf);
+include!(concat!(env!("OUT_DIR"), "/games.rs"));
 
 /// The verbs that read this catalog: `examine` (what a thing offers) and `help`.
 static CATALOG: &[VerbEntry] = &[
