@@ -177,16 +177,17 @@ impl Door {
         let entry = crate::games::find(&call.verb)
             .filter(|e| e.name == call.verb)
             .ok_or(CallRefused::NoSuchVerb(call.verb))?;
-        let args = call.args;
+        // The JSON is read and written here, so that the world task holds only the verb.
+        let args = (entry.read_args)(call.args);
         let done = self
             .world
             .call(agent.into(), call.face, move |w, cx| {
                 cx.data_only = true;
-                (entry.run_json)(w, cx, args)
+                (entry.run_read)(w, cx, args)
             })
             .await
             .map_err(CallRefused::Unavailable)?;
-        done.map(|reply| reply.data)
+        done.map(|reply| reply.data.json())
             .map_err(|e| CallRefused::Verb(e.into()))
     }
 }

@@ -100,8 +100,9 @@ pub trait Verb: 'static {
     /// Every verb served over MCP has one, unless a spec gives its tool whole.
     const TOOL_DESCRIPTION: &'static str = "";
 
-    type Args: Serialize + DeserializeOwned + JsonSchema;
-    type Output: Serialize + JsonSchema;
+    // Sent and owned, so that a call's JSON is read and written outside the world task.
+    type Args: Serialize + DeserializeOwned + JsonSchema + Send + 'static;
+    type Output: Serialize + JsonSchema + Send + 'static;
 
     /// Reads the arguments from what follows the verb's name on a typed line.
     fn parse(rest: &str) -> Result<Self::Args, VerbError>;
@@ -251,6 +252,44 @@ pub struct VerbEntry {
     pub run_line: fn(&mut World, &mut Cx, &str) -> Result<Vec<String>, VerbError>,
     /// Runs the verb from JSON arguments; returns the text and the structured result.
     pub run_json: fn(&mut World, &mut Cx, serde_json::Value) -> Result<Reply<Json>, VerbError>,
+    /// [`run_json`](Self::run_json) in three steps, so that a caller can read the arguments
+    /// and write the result outside the world task, which then holds only the verb: reads
+    /// JSON arguments for [`run_read`](Self::run_read)...
+    pub read_args: fn(serde_json::Value) -> ReadArgs,
+    /// ...runs the verb on them in the world, and gives back its result to be written.
+    pub run_read: fn(&mut World, &mut Cx, ReadArgs) -> Result<Reply<Written>, VerbError>,
+}
+
+/// A verb's JSON arguments as read by its [`VerbEntry::read_args`]: cleaned, the `reasoning`
+/// taken off and the rest in the verb's own type, or what was wrong with them, which the world
+/// counts, notes and words as it does every refusal.
+pub struct ReadArgs(Result<Box<dyn std::any::Any + Send>, VerbError>);
+
+/// A verb's typed result, written as JSON by whoever takes it ([`Written::json`]).
+pub struct Written(Box<dyn FnOnce() -> Json + Send>);
+
+impl Written {
+    fn of<T: Serialize + Send + 'static>(data: T) -> Written {
+        Written(Box::new(move || {
+            // A result that did not serialize would be a command done and denied: outputs are
+            // plain structs with string keys, which serde_json always writes.
+            #[expect(
+                clippy::expect_used,
+                reason = "outputs are plain structs with string keys, which serde_json always writes"
+            )]
+            serde_json::value::to_raw_value(&data).expect("results serialize")
+        }))
+    }
+
+    pub fn json(self) -> Json {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for Written {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Written(..)")
+    }
 }
 
 /// A structured result as JSON text, written straight from the verb's typed output: a face
@@ -299,6 +338,8 @@ pub const fn entry<V: Verb>() -> VerbEntry {
         parse_json: parse_json::<V>,
         run_line: run_line_of::<V>,
         run_json: run_json::<V>,
+        read_args: read_args::<V>,
+        run_read: run_read::<V>,
     }
 }
 
@@ -407,33 +448,51 @@ fn run_json<V: Verb>(
     cx: &mut Cx,
     args: serde_json::Value,
 ) -> Result<Reply<Json>, VerbError> {
-    let r = run_json_of::<V>(w, cx, args);
-    in_its_shape::<V, _>(w, noted(V::NAME, cx, r))
+    run_read::<V>(w, cx, read_args::<V>(args)).map(|r| Reply {
+        text: r.text,
+        data: r.data.json(),
+    })
 }
 
-fn run_json_of<V: Verb>(
+/// The arguments with the `reasoning` a game action may carry, as [`read_args`] hands them on.
+type Read<V> = (Option<String>, <V as Verb>::Args);
+
+fn read_args<V: Verb>(mut args: serde_json::Value) -> ReadArgs {
+    let read = || -> Result<Read<V>, VerbError> {
+        crate::text::clean_json(&mut args).map_err(|e| VerbError::usage(e.to_string()))?;
+        let mut why = None;
+        if V::REASONED
+            && let Some(given) = args.as_object_mut().and_then(|a| a.remove(REASONING))
+        {
+            why = reasoning(given)?;
+        }
+        let args: V::Args = serde_json::from_value(args)
+            .map_err(|e| VerbError::usage(format!("Bad arguments for {}: {e}", V::NAME)))?;
+        Ok((why, args))
+    };
+    ReadArgs(read().map(|r| Box::new(r) as Box<dyn std::any::Any + Send>))
+}
+
+fn run_read<V: Verb>(
     w: &mut World,
     cx: &mut Cx,
-    mut args: serde_json::Value,
-) -> Result<Reply<Json>, VerbError> {
+    read: ReadArgs,
+) -> Result<Reply<Written>, VerbError> {
     counted::<V>(cx);
-    crate::text::clean_json(&mut args).map_err(|e| VerbError::usage(e.to_string()))?;
-    if V::REASONED
-        && let Some(why) = args.as_object_mut().and_then(|a| a.remove(REASONING))
-    {
-        cx.reasoning = reasoning(why)?;
-    }
-    let args: V::Args = serde_json::from_value(args)
-        .map_err(|e| VerbError::usage(format!("Bad arguments for {}: {e}", V::NAME)))?;
-    let r = admitted::<V>(w, cx, args)?;
-    // Were a result not to serialize, the command has already changed the world: the panic
-    // lets the world task's boundary undo it, where an error would leave it done but denied.
-    #[expect(
-        clippy::expect_used,
-        reason = "outputs are plain structs with string keys, which serde_json always writes"
-    )]
-    let data = serde_json::value::to_raw_value(&r.data).expect("results serialize");
-    Ok(Reply { text: r.text, data })
+    let r = read.0.and_then(|args| {
+        let (why, args) = *args
+            .downcast::<Read<V>>()
+            .map_err(|_| VerbError::usage(format!("Bad arguments for {}.", V::NAME)))?;
+        if why.is_some() {
+            cx.reasoning = why;
+        }
+        let r = admitted::<V>(w, cx, args)?;
+        Ok(Reply {
+            text: r.text,
+            data: Written::of(r.data),
+        })
+    });
+    in_its_shape::<V, _>(w, noted(V::NAME, cx, r))
 }
 
 /// The argument a game action's caller may give its reasons in ([`Verb::REASONED`]).
