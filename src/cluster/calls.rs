@@ -10,18 +10,19 @@
 //!
 //! What the HTTP faces need from the world, and how each reaches it now:
 //!
-//! - the REST API's session routes (`/sessions…`): verbs by name, typed ([`VerbCall`]);
+//! - the REST API's session routes (`/sessions…`) and the reads the town and the games add
+//!   (`/ratings/{name}`, `/leaderboards/{game}`, a chess game's PGN, a Werewolf match's
+//!   report): verbs by name, typed ([`VerbCall`]; a public read as [`Credential::Nobody`]);
 //! - MCP's plain tool calls (2026-07-28, stateless: what agents send all the time, long polls
 //!   such as `waitForNextTurn` among them): typed too ([`ToolCall`]), answered in the world by
 //!   the MCP endpoint's own server, which runs the tool's verb by name and waits where a verb
 //!   says "not yet";
-//! - every other REST route (`/health`, `POST /agents`, `/openapi.json`, `/metrics`, the town's
-//!   and the games' reads and pages, chess's `/sessions/{session_id}/pgn` among them), the rest
-//!   of MCP (sessions of the 2025 revision, `tools/list`, resources, prompts, a call with a
-//!   progress token, an `Origin` or a session) and the web (the town's page, `/town.json` and
-//!   its live stream, sign-in and OAuth, the web's buttons, players and leaderboards): still
-//!   closures on the world handle, which a world process runs for a host that relays the
-//!   request whole (see [`super::requests`]).
+//! - every other REST route (`/health`, `POST /agents`, `/openapi.json`, `/metrics`, the games'
+//!   pages and downloads), the rest of MCP (sessions of the 2025 revision, `tools/list`,
+//!   resources, prompts, a call with a progress token, an `Origin` or a session) and the web
+//!   (the town's page, `/town.json` and its live stream, sign-in and OAuth, the web's buttons,
+//!   players and leaderboards): still closures on the world handle, which a world process runs
+//!   for a host that relays the request whole (see [`super::requests`]).
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -41,6 +42,9 @@ pub enum Credential {
     /// One that is not `Bearer <token>`.
     Malformed,
     Bearer(String),
+    /// None asked for: a read anyone may make (`GET /ratings/{name}`), asked as nobody, as
+    /// the web's pages are. It vouches for nobody, and calls only verbs that change nothing.
+    Nobody,
 }
 
 /// Whose `credential` is, as every face checks it; a refusal, in words for the caller, is
@@ -60,6 +64,7 @@ pub fn vouch(directory: &Directory, credential: &Credential) -> Result<String, S
             Some(agent) => Ok(agent),
             None => refused("Invalid token"),
         },
+        Credential::Nobody => refused("Missing token: send Authorization: Bearer <token>"),
     }
 }
 
@@ -127,11 +132,13 @@ pub type Tools = std::sync::Arc<
         + Sync,
 >;
 
-/// A verb's refusal as it crosses the broker: [`VerbError`] but for a "not yet" and a game's
-/// code, which only MCP's answers read (no face that calls verbs by name reads them yet).
+/// A verb's refusal as it crosses the broker: [`VerbError`] but for a "not yet", which only
+/// MCP's answers read (no face that calls verbs by name waits).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Refusal {
     pub kind: ErrorKind,
+    /// The rules' or the host's stable code (the REST reads answer `MATCH_NOT_FOUND` as 404).
+    pub code: Option<moot_kernel::game_api::Code>,
     pub message: String,
     pub data: Option<serde_json::Value>,
     pub retry_after: Option<std::time::Duration>,
@@ -142,6 +149,7 @@ impl From<VerbError> for Refusal {
     fn from(e: VerbError) -> Refusal {
         Refusal {
             kind: e.kind,
+            code: e.code,
             message: e.message,
             data: e.data,
             retry_after: e.retry_after,
@@ -154,6 +162,7 @@ impl From<Refusal> for VerbError {
     fn from(r: Refusal) -> VerbError {
         let mut e = VerbError::usage(r.message);
         e.kind = r.kind;
+        e.code = r.code;
         e.data = r.data;
         e.retry_after = r.retry_after;
         e.host = r.host;
@@ -173,10 +182,13 @@ impl Door {
     /// credential vouched for, the verb run from its JSON as a tool call runs it (counted,
     /// admitted, undone if it fails), only its structured result read.
     pub async fn call(&self, call: VerbCall) -> Called {
-        let agent = vouch(&self.directory, &call.credential).map_err(CallRefused::Unvouched)?;
         let entry = crate::games::find(&call.verb)
             .filter(|e| e.name == call.verb)
             .ok_or(CallRefused::NoSuchVerb(call.verb))?;
+        let agent = match call.credential {
+            Credential::Nobody if entry.read_only => String::new(),
+            credential => vouch(&self.directory, &credential).map_err(CallRefused::Unvouched)?,
+        };
         // The JSON is read and written here, so that the world task holds only the verb.
         let args = (entry.read_args)(call.args);
         let done = self

@@ -1,10 +1,10 @@
 //! The messages between a world process and its hosts, and the subjects they travel on.
 //!
-//! Every subject but the first greeting's carries the protocol's version (`moot.v4.…`), so a host
+//! Every subject but the first greeting's carries the protocol's version (`moot.v5.…`), so a host
 //! and a world of different versions never read each other's messages; `moot.hello`, without
 //! one, is where they find that out and say so. Everything a host says goes on a subject under
-//! its own name, `moot.v4.from.<host>.…`, and everything said to one host under
-//! `moot.v4.to.<host>.…`: a broker that gives each host a user of its own and these two subjects
+//! its own name, `moot.v5.from.<host>.…`, and everything said to one host under
+//! `moot.v5.to.<host>.…`: a broker that gives each host a user of its own and these two subjects
 //! (and its reply inbox, `_INBOX.<host>`) vouches for who said what, which a body cannot, since
 //! the broker never tells a subscriber who published. Subjects also name the connection a
 //! message is about, so that a later world split by game can route by subject without reading
@@ -29,14 +29,14 @@ use moot_kernel::wrap::Display;
 /// This build's protocol. A change to any message below that an older peer could misread
 /// raises it (4: the REST API calls verbs by name, [`Ask::Verb`], and MCP's plain tool calls
 /// cross as [`Ask::Tool`], instead of passing requests whole).
-pub const PROTOCOL: u32 = 4;
+pub const PROTOCOL: u32 = 5;
 
 /// Where hosts and worlds find out whether they speak the same protocol (no version in it: see
 /// the module's doc). The world answers anyone here and takes nobody in: a host joins by its
 /// greeting on [`greet`].
 pub const HELLO: &str = "moot.hello";
 
-/// Everything host `host` says, for a broker's permissions (`moot.v4.from.host1.>`).
+/// Everything host `host` says, for a broker's permissions (`moot.v5.from.host1.>`).
 pub fn from_host(host: &str) -> String {
     format!("moot.v{PROTOCOL}.from.{host}.>")
 }
@@ -86,7 +86,7 @@ pub fn to_host(host: &str) -> String {
     format!("moot.v{PROTOCOL}.to.{host}.conn.*")
 }
 
-/// The host a subject under `moot.v4.from.` or `moot.v4.to.` names.
+/// The host a subject under `moot.v5.from.` or `moot.v5.to.` names.
 pub fn host_of(subject: &str) -> Option<&str> {
     let mut parts = subject.split('.');
     let ours = parts.next() == Some("moot")
@@ -581,7 +581,7 @@ mod tests {
         assert!(is_inbox_of("_INBOX.host1.abc.1", "host1"));
         assert!(!is_inbox_of("_INBOX.host10.abc.1", "host1"));
         assert!(!is_inbox_of("_INBOX.abc.1", "host1"));
-        assert!(!is_inbox_of("moot.v4.to.host1.conn.1", "host1"));
+        assert!(!is_inbox_of("moot.v5.to.host1.conn.1", "host1"));
         assert!(host_name_ok("host-1_a"));
         for bad in ["", "a.b", "a*", ">", "a b", &"x".repeat(65)] {
             assert!(!host_name_ok(bad), "{bad}");

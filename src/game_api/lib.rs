@@ -156,7 +156,7 @@ pub enum Computer<A> {
 
 /// The stable code a refusal carries to every face (the Werewolf tools' codes, and moot's own
 /// three: clients match on them), typed from the rules that refuse to the face that names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Code {
     WrongPhase,
     WrongRole,

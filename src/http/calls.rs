@@ -19,7 +19,10 @@ use serde_json::value::RawValue;
 use super::extract::{Body, credential, unauthorized};
 use super::{ApiError, ListQuery, SubmitAction};
 use crate::cluster::Town;
+use crate::cluster::calls::Credential;
 use crate::cluster::calls::{CallRefused, VerbCall};
+use moot_kernel::verbs::VerbError;
+use moot_kernel::verbs::game_module::ApiRead;
 use moot_kernel::verbs::invitations::{SessionAccept, SessionDecline};
 use moot_kernel::verbs::sessions::{
     ActArgs, CreateArgs, SessionAct, SessionArg, SessionCreate, SessionList, SessionLog,
@@ -93,13 +96,31 @@ impl Calls {
     /// once the credential is known good), as whoever the request's credential is.
     async fn call<A: Serialize>(
         &self,
-        (headers, uri): (&HeaderMap, &Uri),
+        at: (&HeaderMap, &Uri),
         verb: &str,
         args: Result<A, Unread>,
         reasoning: Option<String>,
     ) -> Result<Response, Response> {
+        let credential = credential(at.0);
+        self.call_as(credential, at, verb, args, reasoning, ApiError::from)
+            .await
+    }
+
+    /// [`call`](Self::call) as `credential` says, the verb's own refusals answered by
+    /// `refusal`.
+    async fn call_as<A: Serialize>(
+        &self,
+        credential: Credential,
+        (headers, uri): (&HeaderMap, &Uri),
+        verb: &str,
+        args: Result<A, Unread>,
+        reasoning: Option<String>,
+        refusal: fn(VerbError) -> ApiError,
+    ) -> Result<Response, Response> {
         let args = match args {
             Ok(args) => args,
+            // A read anyone may make has no credential to judge first.
+            Err(unread) if credential == Credential::Nobody => return Err(*unread),
             Err(unread) => {
                 self.caller(headers, uri).await?;
                 return Err(*unread);
@@ -117,13 +138,14 @@ impl Calls {
             object.insert(REASONING.into(), Value::String(why));
         }
         let call = VerbCall {
-            credential: credential(headers),
+            credential,
             face: Face::Rest,
             verb: verb.to_owned(),
             args,
         };
         match self.0.town.call(call).await {
             Ok(data) => Ok(json(data)),
+            Err(CallRefused::Verb(r)) => Err(refusal(VerbError::from(r)).into_response()),
             Err(why) => Err(self.refused(why, headers, uri)),
         }
     }
@@ -254,4 +276,55 @@ pub(super) async fn session_log(
 ) -> Answer {
     c.call((&headers, &uri), SessionLog::NAME, session(path), None)
         .await
+}
+
+/// A read a game or the town adds to the API (`GET /ratings/{name}`), answered by its verb as
+/// the MCP tool answers: the path's id is the verb's argument `read.arg`, the query gives the
+/// others. A public one is asked as nobody, as the web's pages are.
+pub(super) async fn read(
+    c: Calls,
+    read: &'static ApiRead,
+    (headers, uri): (HeaderMap, Uri),
+    id: Result<Path<String>, PathRejection>,
+    query: Result<Query<std::collections::BTreeMap<String, String>>, QueryRejection>,
+) -> Answer {
+    let args = id.map_err(unread).and_then(|Path(id)| {
+        let Query(query) = query.map_err(|e| unread(ApiError::invalid(e.body_text())))?;
+        let mut args = serde_json::Map::new();
+        for (k, v) in query {
+            // `true` and `false` are flags (`?export=true`); anything else is text, as the
+            // path's id is, and the verb's own arguments refuse what they do not take.
+            let v = match v.as_str() {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                _ => Value::String(v),
+            };
+            args.insert(k, v);
+        }
+        args.insert(read.arg.to_owned(), Value::String(id));
+        Ok(Value::Object(args))
+    });
+    let credential = match read.public {
+        true => Credential::Nobody,
+        false => credential(&headers),
+    };
+    let at = (&headers, &uri);
+    c.call_as(credential, at, read.verb.name, args, None, read_refusal)
+        .await
+}
+
+/// A read's refusal: its typed code (`MATCH_NOT_FOUND`, `WRONG_PHASE`…) says which REST code
+/// fits.
+fn read_refusal(e: VerbError) -> ApiError {
+    use moot_kernel::game_api::Code;
+    use moot_kernel::verbs::ErrorKind;
+    let rest = match (e.code, e.kind) {
+        (Some(Code::MatchNotFound | Code::NotInMatch), _) | (None, ErrorKind::NotFound) => {
+            ErrorCode::NotFound
+        }
+        (Some(Code::RateLimited), _) => ErrorCode::RateLimited,
+        (Some(Code::InvalidRequest), _) | (None, ErrorKind::Usage) => ErrorCode::InvalidRequest,
+        _ => ErrorCode::InvalidAction,
+    };
+    ApiError::new(rest, e.message)
 }

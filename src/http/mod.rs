@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use axum::http::{Method, StatusCode};
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::IntoResponse;
 use axum::routing::{MethodRouter, get, post};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
@@ -212,7 +212,7 @@ pub struct Route {
 /// called by name on the town, wherever it is ([`calls`]).
 enum Handler {
     Api(Box<dyn Fn() -> MethodRouter<Api>>),
-    Calls(fn() -> MethodRouter<Calls>),
+    Calls(Box<dyn Fn() -> MethodRouter<Calls>>),
 }
 
 fn schema<T: JsonSchema>() -> Schema {
@@ -254,6 +254,7 @@ pub fn routes() -> Vec<Route> {
 fn read_route(read: &'static moot_kernel::verbs::game_module::ApiRead) -> Route {
     type QueryArgs =
         Result<Query<BTreeMap<String, String>>, axum::extract::rejection::QueryRejection>;
+    type PathArg = Result<Path<String>, axum::extract::rejection::PathRejection>;
     Route {
         method: Method::GET,
         path: read.path.into(),
@@ -262,24 +263,12 @@ fn read_route(read: &'static moot_kernel::verbs::game_module::ApiRead) -> Route 
         request: None,
         status: 200,
         response: || Schema::from(true),
-        handler: Handler::Api(Box::new(move || {
-            if read.public {
-                // Anyone may read it: it is asked as nobody, as the web's pages are.
-                get(
-                    move |State(api): State<Api>, Path(id): Path<String>, query: QueryArgs| {
-                        pages::read(api, read, "".into(), id, query)
-                    },
-                )
-            } else {
-                get(
-                    move |State(api): State<Api>,
-                          me: extract::Caller,
-                          Path(id): Path<String>,
-                          query: QueryArgs| {
-                        pages::read(api, read, me.0, id, query)
-                    },
-                )
-            }
+        handler: Handler::Calls(Box::new(move || {
+            get(
+                move |State(c): State<Calls>, h: HeaderMap, uri: Uri, id: PathArg, q: QueryArgs| {
+                    calls::read(c, read, (h, uri), id, q)
+                },
+            )
         })),
     }
 }
@@ -314,7 +303,7 @@ fn session_routes() -> Vec<Route> {
             request: Some(schema::<CreateArgs>),
             status: 201,
             response: schema::<Created>,
-            handler: Handler::Calls(|| post(calls::create_session)),
+            handler: Handler::Calls(Box::new(|| post(calls::create_session))),
         },
         Route {
             method: Method::GET,
@@ -324,7 +313,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: schema::<SessionListView>,
-            handler: Handler::Calls(|| get(calls::list_sessions)),
+            handler: Handler::Calls(Box::new(|| get(calls::list_sessions))),
         },
         Route {
             method: Method::POST,
@@ -334,7 +323,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: schema::<Answered>,
-            handler: Handler::Calls(|| post(calls::accept_session)),
+            handler: Handler::Calls(Box::new(|| post(calls::accept_session))),
         },
         Route {
             method: Method::POST,
@@ -344,7 +333,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: schema::<Answered>,
-            handler: Handler::Calls(|| post(calls::decline_session)),
+            handler: Handler::Calls(Box::new(|| post(calls::decline_session))),
         },
         Route {
             method: Method::GET,
@@ -354,7 +343,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: schema::<StateView>,
-            handler: Handler::Calls(|| get(calls::session_state)),
+            handler: Handler::Calls(Box::new(|| get(calls::session_state))),
         },
         Route {
             method: Method::POST,
@@ -364,7 +353,7 @@ fn session_routes() -> Vec<Route> {
             request: Some(schema::<SubmitAction>),
             status: 200,
             response: schema::<Acted>,
-            handler: Handler::Calls(|| post(calls::submit_action)),
+            handler: Handler::Calls(Box::new(|| post(calls::submit_action))),
         },
         Route {
             method: Method::GET,
@@ -374,7 +363,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: schema::<LogView>,
-            handler: Handler::Calls(|| get(calls::session_log)),
+            handler: Handler::Calls(Box::new(|| get(calls::session_log))),
         },
         Route {
             method: Method::GET,

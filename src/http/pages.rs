@@ -1,19 +1,13 @@
-//! The routes the game modules add beside the session host's: each game's page (and its downloads),
-//! and reads answered by one of its verbs (a Werewolf match's report, a chess game's PGN).
-//! Nothing here names a game: the modules' declarations say what to serve.
+//! The pages the game modules add beside the session host's routes: each game's page and its
+//! downloads (the reads its verbs answer are calls: [`super::calls::read`]). Nothing here
+//! names a game: the modules' declarations say what to serve.
 
-use std::collections::BTreeMap;
-
-use axum::Json;
-use axum::extract::Query;
 use axum::response::IntoResponse;
-use serde_json::Value;
 
 use super::{Api, ApiError};
-use moot_kernel::verbs::ErrorKind;
-use moot_kernel::verbs::game_module::{ApiRead, Page};
+use moot_kernel::verbs::game_module::Page;
+use moot_kernel::world::Face;
 use moot_kernel::world::sessions::{ErrorCode, parse_id};
-use moot_kernel::world::{AgentId, Face};
 
 /// A game's page for a plain browser (a chess board, a Werewolf match), or, with a suffix the
 /// game declares after the id, a download (`/chess/<id>.pgn`).
@@ -51,52 +45,4 @@ pub(super) async fn page(
         .await?
         .ok_or_else(no_game)?;
     Ok(axum::response::Html(html).into_response())
-}
-
-/// A read a game adds to the API, answered by its verb as the MCP tool answers: the path's id
-/// is the verb's argument `read.arg`, the query gives the others.
-pub(super) async fn read(
-    api: Api,
-    read: &'static ApiRead,
-    me: AgentId,
-    id: String,
-    query: Result<Query<BTreeMap<String, String>>, axum::extract::rejection::QueryRejection>,
-) -> Result<Json<moot_kernel::verbs::Json>, ApiError> {
-    let Query(query) = query.map_err(|e| ApiError::invalid(e.body_text()))?;
-    let mut args = serde_json::Map::new();
-    for (k, v) in query {
-        // `true` and `false` are flags (`?export=true`); anything else is text, as the path's
-        // id is, and the verb's own arguments refuse what they do not take.
-        let v = match v.as_str() {
-            "true" => Value::Bool(true),
-            "false" => Value::Bool(false),
-            _ => Value::String(v),
-        };
-        args.insert(k, v);
-    }
-    args.insert(read.arg.to_owned(), Value::String(id));
-    let answer = api
-        .world
-        .call(me, Face::Rest, move |w, cx| {
-            (read.verb.run_json)(w, cx, Value::Object(args))
-        })
-        .await?;
-    match answer {
-        Ok(reply) => Ok(Json(reply.data)),
-        Err(e) => {
-            // The refusal's typed code (MATCH_NOT_FOUND, WRONG_PHASE…) says which REST code fits.
-            use moot_kernel::game_api::Code;
-            let rest = match (e.code, e.kind) {
-                (Some(Code::MatchNotFound | Code::NotInMatch), _) | (None, ErrorKind::NotFound) => {
-                    ErrorCode::NotFound
-                }
-                (Some(Code::RateLimited), _) => ErrorCode::RateLimited,
-                (Some(Code::InvalidRequest), _) | (None, ErrorKind::Usage) => {
-                    ErrorCode::InvalidRequest
-                }
-                _ => ErrorCode::InvalidAction,
-            };
-            Err(ApiError::new(rest, e.message))
-        }
-    }
 }

@@ -1,5 +1,5 @@
-//! The REST API's session routes through a host: the host reads each request and calls its
-//! verb by name on the world across the broker, and every client is answered as a one-process
+//! The REST API's session routes and reads through a host: the host reads each request and
+//! calls its verb by name on the world across the broker, and every client is answered as a one-process
 //! moot answers it, refusals included.
 
 use std::process::Command;
@@ -38,8 +38,8 @@ fn steady(v: Value, agents: &[(&Agent, &str)]) -> Value {
     }
 }
 
-/// Every session route, right and wrong: two agents made through `api` play the start of a
-/// game of chess; `made` is called once they are made (and before any session route).
+/// Every session route and the reads beside them (a PGN, ratings, a leaderboard, a Werewolf
+/// report), right and wrong: two agents made through `api` play the start of a game of chess; `made` is called once they are made (and before any session route).
 async fn session_calls(api: &Api, made: impl FnOnce()) -> Vec<Seen> {
     let white = api.agent(None).await;
     let black = api.agent(None).await;
@@ -154,6 +154,39 @@ async fn session_calls(api: &Api, made: impl FnOnce()) -> Vec<Seen> {
             Some(json!({"template": "nope.v1", "participants": {}}).to_string()),
         ),
         ("POST", to("/decline"), None, None),
+        // The reads the town and the games add, answered by their verbs.
+        ("GET", to("/pgn"), Some(&white.token), None),
+        ("GET", to("/pgn"), None, None),
+        ("GET", to("/pgn"), Some("nonsense"), None),
+        ("GET", "/sessions/999/pgn".into(), Some(&white.token), None),
+        ("GET", format!("/ratings/{}", white.name), None, None),
+        (
+            "GET",
+            format!("/ratings/{}", white.name),
+            Some("nonsense"),
+            None,
+        ),
+        ("GET", "/ratings/Nobody".into(), None, None),
+        ("GET", "/leaderboards/chess?whom=agents".into(), None, None),
+        (
+            "GET",
+            "/leaderboards/chess?whom=martians".into(),
+            None,
+            None,
+        ),
+        (
+            "GET",
+            "/leaderboards/chess?whom=a&whom=b".into(),
+            None,
+            None,
+        ),
+        (
+            "GET",
+            "/werewolf/m999/report".into(),
+            Some(&white.token),
+            None,
+        ),
+        ("GET", "/werewolf/m999/report".into(), None, None),
     ];
     let mut seen = Vec::new();
     for (method, path, token, body) in calls {
@@ -245,7 +278,8 @@ async fn a_hosts_rest_calls_cross_as_verbs_and_are_answered_as_one_process_answe
         statuses,
         [
             200, 400, 400, 403, 409, 400, 400, 400, 400, 401, 401, 400, 200, 403, 404, 200, 200,
-            200, 403, 401, 400, 405, 400, 401, 201, 200, 404
+            200, 403, 401, 400, 405, 400, 401, 200, 401, 401, 404, 200, 200, 404, 404, 400, 400,
+            404, 401, 201, 200, 404
         ],
         "{through:#?}"
     );
@@ -284,6 +318,10 @@ async fn a_hosts_rest_calls_cross_as_verbs_and_are_answered_as_one_process_answe
         "session_state",
         "session_log",
         "session_list",
+        "pgn",
+        "ratings",
+        "leaderboard",
+        "report",
     ] {
         assert!(
             verbs.iter().any(|v| v == verb),
