@@ -68,6 +68,19 @@ pub fn vouch(directory: &Directory, credential: &Credential) -> Result<String, S
     }
 }
 
+/// Who calls a verb: whoever `credential` vouches for, or nobody for a verb that changes
+/// nothing (a public read).
+fn caller(
+    directory: &Directory,
+    credential: &Credential,
+    read_only: bool,
+) -> Result<String, String> {
+    match credential {
+        Credential::Nobody if read_only => Ok(String::new()),
+        credential => vouch(directory, credential),
+    }
+}
+
 /// A verb called by name, by whoever `credential` vouches for, through `face`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct VerbCall {
@@ -185,10 +198,8 @@ impl Door {
         let entry = crate::games::find(&call.verb)
             .filter(|e| e.name == call.verb)
             .ok_or(CallRefused::NoSuchVerb(call.verb))?;
-        let agent = match call.credential {
-            Credential::Nobody if entry.read_only => String::new(),
-            credential => vouch(&self.directory, &credential).map_err(CallRefused::Unvouched)?,
-        };
+        let agent = caller(&self.directory, &call.credential, entry.read_only)
+            .map_err(CallRefused::Unvouched)?;
         // The JSON is read and written here, so that the world task holds only the verb.
         let args = (entry.read_args)(call.args);
         let done = self
@@ -207,6 +218,23 @@ impl Door {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nobody_may_only_read() {
+        let directory = Directory::new(Vec::new());
+        assert_eq!(
+            caller(&directory, &Credential::Nobody, true),
+            Ok(String::new())
+        );
+        let refused = Err("Missing token: send Authorization: Bearer <token>".to_owned());
+        assert_eq!(caller(&directory, &Credential::Nobody, false), refused);
+        // A tool call is vouched for as a whole: nobody calls no tool.
+        assert_eq!(vouch(&directory, &Credential::Nobody), refused);
+        assert_eq!(
+            caller(&directory, &Credential::Bearer("moot_x_y".into()), true),
+            Err("Invalid token".to_owned())
+        );
+    }
 
     #[test]
     fn a_call_and_its_answers_cross_the_broker_unchanged() {
