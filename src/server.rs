@@ -399,7 +399,9 @@ pub async fn start_host(
         welcome.welcome,
         stops.shutdown.clone(),
     ));
-    // The session routes served here, as verbs called by name; the rest passed whole.
+    // The routes served here: by typed calls on the town (the session routes and the reads
+    // as verbs by name, the games' pages) or by none (`/health`, `/openapi.json`); the rest
+    // passed whole.
     let router = http::calls_router(calls.clone()).fallback(
         move |axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<SocketAddr>,
               req: axum::extract::Request| {

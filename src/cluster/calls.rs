@@ -17,8 +17,9 @@
 //!   such as `waitForNextTurn` among them): typed too ([`ToolCall`]), answered in the world by
 //!   the MCP endpoint's own server, which runs the tool's verb by name and waits where a verb
 //!   says "not yet";
-//! - every other REST route (`/health`, `POST /agents`, `/openapi.json`, `/metrics`, the games'
-//!   pages and downloads), the rest of MCP (sessions of the 2025 revision, `tools/list`,
+//! - the games' pages and downloads (`/chess/7`, `/chess/7.pgn`): typed ([`PageRead`]);
+//! - `/health` and `/openapi.json`: answered by whoever holds the socket, asking nothing;
+//! - every other REST route (`POST /agents`, `/metrics`), the rest of MCP (sessions of the 2025 revision, `tools/list`,
 //!   resources, prompts, a call with a progress token, an `Origin` or a session) and the web
 //!   (the town's page, `/town.json` and its live stream, sign-in and OAuth, the web's buttons,
 //!   players and leaderboards): still closures on the world handle, which a world process runs
@@ -118,6 +119,19 @@ pub enum CallRefused {
     Tool(rmcp::ErrorData),
 }
 
+/// A game's page or one of its downloads (`/chess/7`, `/chess/7.pgn`), as anyone may read it:
+/// named by the path its module declares, not by HTTP, so that a host serves the pages and the
+/// world only reads the game.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PageRead {
+    /// The page's path as its module declares it (`/chess/{session_id}`).
+    pub page: String,
+    /// The download's suffix (`.pgn`), or none for the page itself.
+    pub download: Option<String>,
+    /// The game's id, as the path gave it.
+    pub id: String,
+}
+
 /// A plain MCP tool call a host read (the 2026-07-28 revision's stateless `tools/call`), for
 /// the world to answer as its MCP endpoint at `path` answers one: the long polls among them
 /// wait in the world, beside the sessions they wait on.
@@ -213,6 +227,45 @@ impl Door {
         done.map(|reply| reply.data.json())
             .map_err(|e| CallRefused::Verb(e.into()))
     }
+
+    /// The world's side of a [`PageRead`]: the text (as a JSON string), or `null` where there
+    /// is no such game or page.
+    pub async fn page(&self, read: PageRead) -> Called {
+        let Some(page) = crate::games::ALL
+            .iter()
+            .filter_map(|m| m.page.as_ref())
+            .find(|p| p.path == read.page)
+        else {
+            return written(&None::<String>);
+        };
+        let Ok(sid) = moot_kernel::world::sessions::parse_id(&read.id) else {
+            return written(&None::<String>);
+        };
+        let text = match read.download {
+            None => {
+                let html = page.html;
+                self.world
+                    .call("".into(), Face::Rest, move |w, _| html(w, sid))
+                    .await
+            }
+            Some(suffix) => match page.downloads.iter().find(|d| d.suffix == suffix) {
+                Some(d) => {
+                    let text = d.text;
+                    self.world
+                        .call("".into(), Face::Rest, move |w, _| text(w, sid))
+                        .await
+                }
+                None => Ok(None),
+            },
+        };
+        written(&text.map_err(CallRefused::Unavailable)?)
+    }
+}
+
+/// `value` as the JSON a call answers with.
+fn written<T: Serialize>(value: &T) -> Called {
+    serde_json::value::to_raw_value(value)
+        .map_err(|_| CallRefused::Unavailable(Unavailable::Internal))
 }
 
 #[cfg(test)]

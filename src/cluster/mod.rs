@@ -157,6 +157,17 @@ impl Town {
         }
     }
 
+    /// A game's page or download ([`calls::PageRead`]): its text, or none where there is no
+    /// such game.
+    pub async fn page(&self, read: calls::PageRead) -> Result<Option<String>, calls::CallRefused> {
+        let called = match self {
+            Town::Local(door) => door.page(read).await,
+            Town::Remote(remote) => remote.page(&read).await,
+        }?;
+        serde_json::from_str(called.get())
+            .map_err(|_| calls::CallRefused::Unavailable(moot_kernel::world::Unavailable::Internal))
+    }
+
     /// Calls an MCP tool ([`calls::ToolCall`]). A one-process moot's MCP endpoint answers its
     /// tool calls itself, with the same server, and never asks this.
     pub async fn tool(&self, call: calls::ToolCall) -> calls::Called {

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::CreateRefused;
-pub use super::calls::{CallRefused, Called, Credential, Refusal, ToolCall, VerbCall};
+pub use super::calls::{CallRefused, Called, Credential, PageRead, Refusal, ToolCall, VerbCall};
 use crate::logins::Refused;
 use moot_kernel::store::AgentRow;
 use moot_kernel::world::{BoardMsg, Event, Leaving, Out, Said};
@@ -349,6 +349,8 @@ pub enum Ask {
     Verb(VerbCall),
     /// A plain MCP tool call.
     Tool(ToolCall),
+    /// A game's page or download.
+    Page(PageRead),
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -361,6 +363,8 @@ pub enum Answer {
     Vouch(Result<String, String>),
     Verb(Called),
     Tool(Called),
+    /// A page's text as a JSON string, or `null`.
+    Page(Called),
 }
 
 /// Who logged in, as a host may know it: never the password's hash; and the pass that lets

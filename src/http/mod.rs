@@ -208,8 +208,10 @@ pub struct Route {
     handler: Handler,
 }
 
-/// How a route is served: by the HTTP faces' handlers on the world's handle, or by a verb
-/// called by name on the town, wherever it is ([`calls`]).
+/// How a route is served: by the HTTP faces' handlers on the world's handle (a host relays
+/// these whole), or on the [`Town`](crate::cluster::Town), wherever it is, with typed calls
+/// (a verb by name, a game's page) or none at all (`/health`, `/openapi.json`), which a host
+/// serves itself.
 enum Handler {
     Api(Box<dyn Fn() -> MethodRouter<Api>>),
     Calls(Box<dyn Fn() -> MethodRouter<Calls>>),
@@ -232,10 +234,15 @@ pub fn routes() -> Vec<Route> {
                 request: None,
                 status: 200,
                 response: || Schema::from(true),
-                handler: Handler::Api(Box::new(move || {
-                    get(move |State(api): State<Api>, Path(id): Path<String>| {
-                        pages::page(api, page, id)
-                    })
+                handler: Handler::Calls(Box::new(move || {
+                    get(
+                        move |State(c): State<Calls>,
+                              Path(id): Path<String>,
+                              h: HeaderMap,
+                              uri: Uri| {
+                            pages::page(c, page, id, (h, uri))
+                        },
+                    )
                 })),
             });
         }
@@ -283,7 +290,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: schema::<Health>,
-            handler: Handler::Api(Box::new(|| get(health))),
+            handler: Handler::Calls(Box::new(|| get(health))),
         },
         Route {
             method: Method::POST,
@@ -373,7 +380,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: || Schema::from(true),
-            handler: Handler::Api(Box::new(|| get(openapi_json))),
+            handler: Handler::Calls(Box::new(|| get(openapi_json))),
         },
     ]
 }

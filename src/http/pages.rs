@@ -1,48 +1,58 @@
 //! The pages the game modules add beside the session host's routes: each game's page and its
-//! downloads (the reads its verbs answer are calls: [`super::calls::read`]). Nothing here
-//! names a game: the modules' declarations say what to serve.
+//! downloads, read from the [`Town`](crate::cluster::Town) wherever it is (the reads its verbs
+//! answer are calls: [`super::calls::read`]). Nothing here names a game: the modules'
+//! declarations say what to serve.
 
-use axum::response::IntoResponse;
+use axum::http::{HeaderMap, Uri};
+use axum::response::{IntoResponse, Response};
 
-use super::{Api, ApiError};
+use super::ApiError;
+use super::calls::Calls;
+use crate::cluster::calls::PageRead;
 use moot_kernel::verbs::game_module::Page;
-use moot_kernel::world::Face;
 use moot_kernel::world::sessions::{ErrorCode, parse_id};
 
 /// A game's page for a plain browser (a chess board, a Werewolf match), or, with a suffix the
 /// game declares after the id, a download (`/chess/<id>.pgn`).
 pub(super) async fn page(
-    api: Api,
+    c: Calls,
     page: &'static Page,
     id: String,
-) -> Result<axum::response::Response, ApiError> {
-    let no_game = || ApiError::new(ErrorCode::NotFound, format!("No such game: {id}"));
+    (headers, uri): (HeaderMap, Uri),
+) -> Response {
+    let no_game =
+        || ApiError::new(ErrorCode::NotFound, format!("No such game: {id}")).into_response();
     let download = page
         .downloads
         .iter()
         .find_map(|d| Some((d, id.strip_suffix(d.suffix)?)));
-    if let Some((d, n)) = download {
-        let sid = parse_id(n).map_err(|_| no_game())?;
-        let text = api
-            .world
-            .call("".into(), Face::Rest, move |w, _| (d.text)(w, sid))
-            .await?
-            .ok_or_else(no_game)?;
-        let file = format!("inline; filename=\"moot-{sid}{}\"", d.suffix);
-        return Ok((
-            [
-                (axum::http::header::CONTENT_TYPE, d.media_type),
-                (axum::http::header::CONTENT_DISPOSITION, file.as_str()),
-            ],
-            text,
-        )
-            .into_response());
-    }
-    let sid = parse_id(&id).map_err(|_| no_game())?;
-    let html = api
-        .world
-        .call("".into(), Face::Rest, move |w, _| (page.html)(w, sid))
-        .await?
-        .ok_or_else(no_game)?;
-    Ok(axum::response::Html(html).into_response())
+    let (n, d) = match download {
+        Some((d, n)) => (n, Some(d)),
+        None => (id.as_str(), None),
+    };
+    let Ok(sid) = parse_id(n) else {
+        return no_game();
+    };
+    let read = PageRead {
+        page: page.path.to_owned(),
+        download: d.map(|d| d.suffix.to_owned()),
+        id: n.to_owned(),
+    };
+    let text = match c.town().page(read).await {
+        Ok(Some(text)) => text,
+        Ok(None) => return no_game(),
+        Err(why) => return c.refused(why, &headers, &uri),
+    };
+    let Some(d) = d else {
+        return axum::response::Html(text).into_response();
+    };
+    let file = format!("inline; filename=\"moot-{sid}{}\"", d.suffix);
+    (
+        [
+            (axum::http::header::CONTENT_TYPE, d.media_type),
+            (axum::http::header::CONTENT_DISPOSITION, file.as_str()),
+        ],
+        text,
+    )
+        .into_response()
 }

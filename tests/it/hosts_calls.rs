@@ -198,6 +198,20 @@ async fn session_calls(api: &Api, made: impl FnOnce()) -> Vec<Seen> {
             steady(v, &parts),
         ));
     }
+    // The game's page and its download, and what is not there; the API's own two routes.
+    for path in [
+        format!("/chess/{id}"),
+        format!("/chess/{id}.pgn"),
+        "/chess/999".into(),
+        "/chess/999.pgn".into(),
+        "/chess/nonsense".into(),
+        "/health".into(),
+        "/openapi.json".into(),
+    ] {
+        let (status, kind, text) = api.text(&path).await;
+        let text = steady(Value::String(format!("{kind}\n{text}")), &parts);
+        seen.push((format!("GET {path}"), status, text));
+    }
     // A session the stranger is asked to, which they turn down, then cannot accept.
     let invited =
         json!({"template": "chess.v1", "participants": {"white": white.id, "black": stranger.id}});
@@ -279,7 +293,7 @@ async fn a_hosts_rest_calls_cross_as_verbs_and_are_answered_as_one_process_answe
         [
             200, 400, 400, 403, 409, 400, 400, 400, 400, 401, 401, 400, 200, 403, 404, 200, 200,
             200, 403, 401, 400, 405, 400, 401, 200, 401, 401, 404, 200, 200, 404, 404, 400, 400,
-            404, 401, 201, 200, 404
+            404, 401, 200, 200, 404, 404, 404, 200, 200, 201, 200, 404
         ],
         "{through:#?}"
     );
@@ -328,6 +342,18 @@ async fn a_hosts_rest_calls_cross_as_verbs_and_are_answered_as_one_process_answe
             "{verb} not called: {verbs:?}"
         );
     }
+    let pages: Vec<String> = heard
+        .iter()
+        .filter_map(|(_, body)| match serde_json::from_str(body).ok()? {
+            wire::Ask::Page(read) => Some(format!("{} {:?}", read.page, read.download)),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        pages.contains(&"/chess/{session_id} None".to_owned())
+            && pages.contains(&"/chess/{session_id} Some(\".pgn\")".to_owned()),
+        "{pages:?}"
+    );
     a.running.shutdown().await;
     world.shutdown().await;
 }

@@ -526,6 +526,24 @@ impl Api {
         Some((status, json))
     }
 
+    /// `GET path` as anyone: the status, the content type and the body as text (a page).
+    pub async fn text(&self, path: &str) -> (u16, String, String) {
+        let resp = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .expect("the server answers");
+        let status = resp.status().as_u16();
+        let kind = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        (status, kind, resp.text().await.expect("a body"))
+    }
+
     pub async fn get(&self, path: &str, token: &str) -> (u16, serde_json::Value) {
         self.send("GET", path, Some(token), None).await
     }

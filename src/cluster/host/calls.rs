@@ -9,7 +9,7 @@ use futures_util::StreamExt;
 use super::Remote;
 use crate::cluster::requests::Passing;
 use crate::cluster::wire::{
-    self, Answer, Ask, CallRefused, Called, Credential, ToolCall, VerbCall,
+    self, Answer, Ask, CallRefused, Called, Credential, PageRead, ToolCall, VerbCall,
 };
 use moot_kernel::world::Unavailable;
 
@@ -66,6 +66,12 @@ impl Remote {
         self.called(read_only, |_| Ask::Verb(call.clone())).await
     }
 
+    /// Reads a game's page or download in the world; asked again across a restart, as any
+    /// read is.
+    pub async fn page(&self, read: &PageRead) -> Called {
+        self.called(true, |_| Ask::Page(read.clone())).await
+    }
+
     /// Calls an MCP tool in the world, as [`Remote::call`] calls a verb: a long poll outlives
     /// a restart of the world, and one whose client leaves is taken back.
     pub async fn tool(&self, mut call: ToolCall) -> Called {
@@ -99,10 +105,13 @@ impl Remote {
             // What went wrong, and whether a read may be asked again.
             let (refused, again) = match answered {
                 // A world on its way out: nothing was done.
-                Ok(Answer::Verb(Err(CallRefused::Unavailable(Unavailable::Stopped)))) => {
-                    (CallRefused::Away, true)
+                Ok(
+                    Answer::Verb(Err(CallRefused::Unavailable(Unavailable::Stopped)))
+                    | Answer::Page(Err(CallRefused::Unavailable(Unavailable::Stopped))),
+                ) => (CallRefused::Away, true),
+                Ok(Answer::Verb(called) | Answer::Tool(called) | Answer::Page(called)) => {
+                    return called;
                 }
-                Ok(Answer::Verb(called) | Answer::Tool(called)) => return called,
                 Ok(_) | Err(Unasked::Garbled) => {
                     return Err(CallRefused::Unavailable(Unavailable::Internal));
                 }
