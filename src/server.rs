@@ -213,6 +213,10 @@ async fn open_town(
         )),
         start_room,
         owner_window: config.owner_window.into(),
+        agents_by_address: Arc::new(moot_kernel::limits::Limiter::new(
+            config.agent_rate / 60.0,
+            config.agent_rate.ceil() as u32,
+        )),
     };
     Ok((door, world_task, welcome))
 }
@@ -233,17 +237,11 @@ fn http_faces(
         world: door.world.clone(),
         store: door.store.clone(),
         directory: door.directory.clone(),
-        start_room: door.start_room.clone(),
-        owner_window: door.owner_window,
         wait: config.wait_timeout.into(),
         polls_per_agent: config.polls_per_agent,
         mcp_sessions_per_agent: config.mcp_sessions_per_agent,
         metrics_token: config.metrics_token.as_deref().map(Arc::from),
         public_url: config.public_url.as_deref().map(Arc::from),
-        agents_by_address: Arc::new(moot_kernel::limits::Limiter::new(
-            config.agent_rate / 60.0,
-            config.agent_rate.ceil() as u32,
-        )),
     });
     let mut web = crate::web::Web::new(
         api.world.clone(),

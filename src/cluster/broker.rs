@@ -527,6 +527,10 @@ async fn answer(
             let answer = Answer::Verb(door.call(call).await);
             return reply_in_pieces(client, &msg, host, &answer).await;
         }
+        Ask::Agent(call) => {
+            let answer = Answer::Agent(door.make_agent(call).await);
+            return reply_in_pieces(client, &msg, host, &answer).await;
+        }
         Ask::Page(read) => {
             let answer = Answer::Page(door.page(read).await);
             return reply_in_pieces(client, &msg, host, &answer).await;

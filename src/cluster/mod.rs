@@ -7,12 +7,14 @@
 //! that sends the same requests to a world process as typed, versioned messages
 //! ([`wire`]) and hands its answers back as the same [`Source`] of [`Out`]s. A host therefore
 //! holds connections and touches no database; the world holds the database and no socket.
-//! Telnet's connections cross as lines and what the world says to them; the REST API's calls
-//! as verbs called by name ([`calls`]); what is left of HTTP is still passed whole
-//! ([`requests`]).
+//! Telnet's connections cross as lines and what the world says to them; every route of the
+//! REST API as typed calls (verbs by name, a game's page, an agent to make: [`calls`],
+//! [`agents`]), and MCP's plain tool calls too; what is left of HTTP (`/metrics`, MCP's
+//! sessions and lists, the web) is still passed whole ([`requests`]).
 //!
 //! [`Out`]: moot_kernel::world::Out
 
+pub mod agents;
 pub mod answers;
 pub mod broker;
 pub mod calls;
@@ -166,6 +168,14 @@ impl Town {
         }?;
         serde_json::from_str(called.get())
             .map_err(|_| calls::CallRefused::Unavailable(moot_kernel::world::Unavailable::Internal))
+    }
+
+    /// Makes an agent ([`agents::AgentCall`]).
+    pub async fn make_agent(&self, call: agents::AgentCall) -> calls::Called {
+        match self {
+            Town::Local(door) => door.make_agent(call).await,
+            Town::Remote(remote) => remote.make_agent(&call).await,
+        }
     }
 
     /// Calls an MCP tool ([`calls::ToolCall`]). A one-process moot's MCP endpoint answers its

@@ -351,6 +351,8 @@ pub enum Ask {
     Tool(ToolCall),
     /// A game's page or download.
     Page(PageRead),
+    /// An agent to make (`POST /agents`).
+    Agent(super::agents::AgentCall),
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -365,6 +367,8 @@ pub enum Answer {
     Tool(Called),
     /// A page's text as a JSON string, or `null`.
     Page(Called),
+    /// The agent made ([`super::agents::AgentCreated`]).
+    Agent(Called),
 }
 
 /// Who logged in, as a host may know it: never the password's hash; and the pass that lets

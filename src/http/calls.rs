@@ -328,3 +328,31 @@ fn read_refusal(e: VerbError) -> ApiError {
     };
     ApiError::new(rest, e.message)
 }
+
+/// `POST /agents`: makes an agent, with a token, from this address; made with someone's token,
+/// it is theirs. A token that is there but not good is refused before anything else.
+pub(super) async fn create_agent(
+    State(c): State<Calls>,
+    super::extract::Peer(ip): super::extract::Peer,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Result<super::extract::OptionalBody<super::CreateAgent>, ApiError>,
+) -> Answer {
+    let maker = headers
+        .contains_key(header::AUTHORIZATION)
+        .then(|| credential(&headers));
+    let name = match body {
+        Ok(super::extract::OptionalBody(req)) => req.name,
+        Err(unread) => {
+            if maker.is_some() {
+                c.caller(&headers, &uri).await?;
+            }
+            return Err(unread.into_response());
+        }
+    };
+    let call = crate::cluster::agents::AgentCall { ip, maker, name };
+    match c.town().make_agent(call).await {
+        Ok(made) => Ok((StatusCode::CREATED, json(made)).into_response()),
+        Err(why) => Err(c.refused(why, &headers, &uri)),
+    }
+}

@@ -10,45 +10,17 @@ use serde::de::DeserializeOwned;
 
 use super::{Api, ApiError};
 use crate::cluster::calls::Credential;
-use moot_kernel::world::AgentId;
 
 /// The largest request body accepted.
 pub const BODY_LIMIT: usize = 64 * 1024;
 
-/// The agent a valid `Authorization: Bearer <token>` belongs to.
-pub struct Caller(pub AgentId);
-
-impl FromRequestParts<Api> for Caller {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, api: &Api) -> Result<Caller, ApiError> {
-        bearer(&parts.headers, parts.uri.path(), api).map(|a| Caller(a.into()))
-    }
-}
-
-/// The agent whose token a request carries, if it carries one; a token that is there but not
-/// valid is refused as [`Caller`] refuses it, never taken for no token at all.
-pub struct OptionalCaller(pub Option<AgentId>);
-
-impl FromRequestParts<Api> for OptionalCaller {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, api: &Api) -> Result<Self, ApiError> {
-        if !parts.headers.contains_key(header::AUTHORIZATION) {
-            return Ok(OptionalCaller(None));
-        }
-        let caller = Caller::from_request_parts(parts, api).await?;
-        Ok(OptionalCaller(Some(caller.0)))
-    }
-}
-
 /// The address a request came from, when the listener knows it (see [`super::listener`]).
 pub struct Peer(pub Option<std::net::IpAddr>);
 
-impl FromRequestParts<Api> for Peer {
+impl<S: Send + Sync> FromRequestParts<S> for Peer {
     type Rejection = std::convert::Infallible;
 
-    async fn from_request_parts(parts: &mut Parts, _: &Api) -> Result<Peer, Self::Rejection> {
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Peer, Self::Rejection> {
         Ok(Peer(
             super::listener::peer(&parts.extensions).map(|a| a.ip()),
         ))

@@ -32,15 +32,13 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, Method, StatusCode, Uri};
-use axum::response::IntoResponse;
+use axum::http::{HeaderMap, Method, Uri};
 use axum::routing::{MethodRouter, get, post};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use extract::{OptionalBody, OptionalCaller, Peer};
-use moot_kernel::identity::{self, Directory, RegisterError};
+use moot_kernel::identity::Directory;
 use moot_kernel::store::Store;
 use moot_kernel::verbs::invitations::Answered;
 use moot_kernel::verbs::sessions::{CreateArgs, LogView, SessionListView};
@@ -70,18 +68,12 @@ pub struct ApiState {
     pub world: WorldHandle,
     pub store: Arc<Store>,
     pub directory: Arc<Directory>,
-    /// Where new agents' characters stand (a room id).
-    pub start_room: String,
-    /// Agents made from one address this close together are one owner's, for ratings.
-    pub owner_window: std::time::Duration,
     /// How long an MCP long poll waits.
     pub wait: std::time::Duration,
     /// Long polls one agent may have waiting at once (0: no limit).
     pub polls_per_agent: usize,
     /// MCP sessions (2025-11-25 revision) one agent may hold open (0: no limit).
     pub mcp_sessions_per_agent: usize,
-    /// Agents made per address (`POST /agents`).
-    pub agents_by_address: Arc<moot_kernel::limits::Limiter<moot_kernel::limits::Address>>,
     /// The token `/metrics` asks for; `None` turns it off.
     pub metrics_token: Option<Arc<str>>,
     /// Where moot is reached from outside (`--public-url`), for OAuth's pointers.
@@ -99,14 +91,6 @@ pub struct CreateAgent {
     /// The character's name in the town; made up when absent.
     #[serde(default)]
     pub name: Option<String>,
-}
-
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct AgentCreated {
-    pub agent_id: String,
-    /// The bearer token; shown once, stored only as a hash.
-    pub token: String,
-    pub name: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -135,63 +119,6 @@ async fn health() -> Json<Health> {
     })
 }
 
-async fn create_agent(
-    State(api): State<Api>,
-    Peer(peer): Peer,
-    OptionalCaller(maker): OptionalCaller,
-    OptionalBody(req): OptionalBody<CreateAgent>,
-) -> Result<axum::response::Response, ApiError> {
-    if let Some(ip) = peer
-        && api.directory.is_banned(&ip.to_string())
-    {
-        return Err(ApiError::new(
-            ErrorCode::Forbidden,
-            "Your address is banned from moot",
-        ));
-    }
-    if let Some(ip) = peer
-        && let Err(wait) = api
-            .agents_by_address
-            .take(&ip.into(), tokio::time::Instant::now())
-    {
-        return Ok(ApiError::rate_limited(
-            format!(
-                "Too many agents made from your address; try again in {}",
-                moot_kernel::limits::seconds(wait)
-            ),
-            wait,
-        )
-        .into_response());
-    }
-    let origin = peer.map(|ip| moot_kernel::store::Origin::of(ip, api.owner_window));
-    // Made with someone's token, it is that someone's: one owner, one voice in ratings.
-    let owner = maker.map(|m| api.directory.owner_of(&m));
-    let made = identity::register_agent(
-        &api.store,
-        &api.directory,
-        req.name,
-        &api.start_room,
-        origin,
-        owner,
-    )
-    .await
-    .map_err(|e| match e {
-        RegisterError::BadName(m) => ApiError::invalid(m),
-        e @ RegisterError::NameTaken(_) => ApiError::new(ErrorCode::Conflict, e.to_string()),
-        RegisterError::Store(e) => ApiError::storage(e),
-    })?;
-    tracing::info!(target: moot_kernel::logging::AUDIT, event = "agent_created", name = %made.row.name, ip = ?peer);
-    Ok((
-        StatusCode::CREATED,
-        Json(AgentCreated {
-            agent_id: made.row.agent_id,
-            token: made.token,
-            name: made.row.name,
-        }),
-    )
-        .into_response())
-}
-
 async fn openapi_json() -> Json<Value> {
     Json(openapi::document())
 }
@@ -208,14 +135,10 @@ pub struct Route {
     handler: Handler,
 }
 
-/// How a route is served: by the HTTP faces' handlers on the world's handle (a host relays
-/// these whole), or on the [`Town`](crate::cluster::Town), wherever it is, with typed calls
-/// (a verb by name, a game's page) or none at all (`/health`, `/openapi.json`), which a host
-/// serves itself.
-enum Handler {
-    Api(Box<dyn Fn() -> MethodRouter<Api>>),
-    Calls(Box<dyn Fn() -> MethodRouter<Calls>>),
-}
+/// How a route is served: on the [`Town`](crate::cluster::Town), wherever it is, with typed
+/// calls (a verb by name, a game's page, an agent to make) or none at all (`/health`,
+/// `/openapi.json`), so that a host serves every route of the API itself.
+type Handler = Box<dyn Fn() -> MethodRouter<Calls>>;
 
 fn schema<T: JsonSchema>() -> Schema {
     SchemaGenerator::default().into_root_schema_for::<T>()
@@ -234,7 +157,7 @@ pub fn routes() -> Vec<Route> {
                 request: None,
                 status: 200,
                 response: || Schema::from(true),
-                handler: Handler::Calls(Box::new(move || {
+                handler: (Box::new(move || {
                     get(
                         move |State(c): State<Calls>,
                               Path(id): Path<String>,
@@ -270,7 +193,7 @@ fn read_route(read: &'static moot_kernel::verbs::game_module::ApiRead) -> Route 
         request: None,
         status: 200,
         response: || Schema::from(true),
-        handler: Handler::Calls(Box::new(move || {
+        handler: (Box::new(move || {
             get(
                 move |State(c): State<Calls>, h: HeaderMap, uri: Uri, id: PathArg, q: QueryArgs| {
                     calls::read(c, read, (h, uri), id, q)
@@ -290,7 +213,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: schema::<Health>,
-            handler: Handler::Calls(Box::new(|| get(health))),
+            handler: (Box::new(|| get(health))),
         },
         Route {
             method: Method::POST,
@@ -299,8 +222,8 @@ fn session_routes() -> Vec<Route> {
             auth: false,
             request: Some(schema::<CreateAgent>),
             status: 201,
-            response: schema::<AgentCreated>,
-            handler: Handler::Api(Box::new(|| post(create_agent))),
+            response: schema::<crate::cluster::agents::AgentCreated>,
+            handler: (Box::new(|| post(calls::create_agent))),
         },
         Route {
             method: Method::POST,
@@ -310,7 +233,7 @@ fn session_routes() -> Vec<Route> {
             request: Some(schema::<CreateArgs>),
             status: 201,
             response: schema::<Created>,
-            handler: Handler::Calls(Box::new(|| post(calls::create_session))),
+            handler: (Box::new(|| post(calls::create_session))),
         },
         Route {
             method: Method::GET,
@@ -320,7 +243,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: schema::<SessionListView>,
-            handler: Handler::Calls(Box::new(|| get(calls::list_sessions))),
+            handler: (Box::new(|| get(calls::list_sessions))),
         },
         Route {
             method: Method::POST,
@@ -330,7 +253,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: schema::<Answered>,
-            handler: Handler::Calls(Box::new(|| post(calls::accept_session))),
+            handler: (Box::new(|| post(calls::accept_session))),
         },
         Route {
             method: Method::POST,
@@ -340,7 +263,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: schema::<Answered>,
-            handler: Handler::Calls(Box::new(|| post(calls::decline_session))),
+            handler: (Box::new(|| post(calls::decline_session))),
         },
         Route {
             method: Method::GET,
@@ -350,7 +273,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: schema::<StateView>,
-            handler: Handler::Calls(Box::new(|| get(calls::session_state))),
+            handler: (Box::new(|| get(calls::session_state))),
         },
         Route {
             method: Method::POST,
@@ -360,7 +283,7 @@ fn session_routes() -> Vec<Route> {
             request: Some(schema::<SubmitAction>),
             status: 200,
             response: schema::<Acted>,
-            handler: Handler::Calls(Box::new(|| post(calls::submit_action))),
+            handler: (Box::new(|| post(calls::submit_action))),
         },
         Route {
             method: Method::GET,
@@ -370,7 +293,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: schema::<LogView>,
-            handler: Handler::Calls(Box::new(|| get(calls::session_log))),
+            handler: (Box::new(|| get(calls::session_log))),
         },
         Route {
             method: Method::GET,
@@ -380,7 +303,7 @@ fn session_routes() -> Vec<Route> {
             request: None,
             status: 200,
             response: || Schema::from(true),
-            handler: Handler::Calls(Box::new(|| get(openapi_json))),
+            handler: (Box::new(|| get(openapi_json))),
         },
     ]
 }
@@ -408,18 +331,16 @@ fn by_path<S: Clone + Send + Sync + 'static>(
     router
 }
 
-/// The routes that call verbs by name on the town ([`calls`]): what a host serves itself.
+/// The API's routes, on the town ([`calls`]): what a host serves itself.
 pub fn calls_router(calls: Calls) -> axum::Router {
-    let routes = routes().into_iter().filter_map(|r| match r.handler {
-        Handler::Calls(handler) => Some((r.path, handler())),
-        Handler::Api(_) => None,
-    });
+    let routes = routes().into_iter().map(|r| (r.path, (r.handler)()));
     by_path(routes)
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(calls)
 }
 
-/// The API's router, with `pages` (the web face's, already given their state) beside it.
+/// The API's router (/metrics, MCP, and the routes on the town), with `pages` (the web face's,
+/// already given their state) beside it.
 pub fn router(
     api: Api,
     calls: Calls,
@@ -428,11 +349,7 @@ pub fn router(
     pages: axum::Router,
     mcp: &McpShared,
 ) -> axum::Router {
-    let routes = routes().into_iter().filter_map(|r| match r.handler {
-        Handler::Api(handler) => Some((r.path, handler())),
-        Handler::Calls(_) => None,
-    });
-    by_path(routes)
+    axum::Router::new()
         .route("/metrics", axum::routing::get(metrics::metrics))
         .merge(gate::mcp_router(&api, bound, shutdown, mcp))
         .fallback(|| async {

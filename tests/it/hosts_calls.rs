@@ -212,6 +212,33 @@ async fn session_calls(api: &Api, made: impl FnOnce()) -> Vec<Seen> {
         let text = steady(Value::String(format!("{kind}\n{text}")), &parts);
         seen.push((format!("GET {path}"), status, text));
     }
+    // Agents made: by nobody, by someone (theirs), and refused (a bad body, a bad token, a
+    // name taken). A new agent's id, token and name differ from town to town.
+    let made = [
+        (None, Some(json!({"name": "Maker"}).to_string())),
+        (None, Some("{not json".to_owned())),
+        (Some("nonsense"), Some("{not json".to_owned())),
+        (Some("nonsense"), None),
+        (
+            Some(white.token.as_str()),
+            Some(json!({"name": "maker"}).to_string()),
+        ),
+        (
+            Some(white.token.as_str()),
+            Some(json!({"name": "x y"}).to_string()),
+        ),
+        (Some(white.token.as_str()), None),
+    ];
+    for (token, body) in made {
+        let (status, mut v) = api.send("POST", "/agents", token, body.as_deref()).await;
+        if status == 201 {
+            for key in ["agent_id", "token", "name"] {
+                assert!(v[key].as_str().is_some_and(|s| !s.is_empty()), "{v}");
+                v[key] = json!("…");
+            }
+        }
+        seen.push((format!("POST /agents {body:?}"), status, steady(v, &parts)));
+    }
     // A session the stranger is asked to, which they turn down, then cannot accept.
     let invited =
         json!({"template": "chess.v1", "participants": {"white": white.id, "black": stranger.id}});
@@ -293,7 +320,8 @@ async fn a_hosts_rest_calls_cross_as_verbs_and_are_answered_as_one_process_answe
         [
             200, 400, 400, 403, 409, 400, 400, 400, 400, 401, 401, 400, 200, 403, 404, 200, 200,
             200, 403, 401, 400, 405, 400, 401, 200, 401, 401, 404, 200, 200, 404, 404, 400, 400,
-            404, 401, 200, 200, 404, 404, 404, 200, 200, 201, 200, 404
+            404, 401, 200, 200, 404, 404, 404, 200, 200, 201, 400, 401, 401, 409, 400, 201, 201,
+            200, 404
         ],
         "{through:#?}"
     );
@@ -342,17 +370,19 @@ async fn a_hosts_rest_calls_cross_as_verbs_and_are_answered_as_one_process_answe
             "{verb} not called: {verbs:?}"
         );
     }
-    let pages: Vec<String> = heard
+    let typed: Vec<String> = heard
         .iter()
         .filter_map(|(_, body)| match serde_json::from_str(body).ok()? {
             wire::Ask::Page(read) => Some(format!("{} {:?}", read.page, read.download)),
+            wire::Ask::Agent(call) => Some(format!("agent {:?}", call.name)),
             _ => None,
         })
         .collect();
     assert!(
-        pages.contains(&"/chess/{session_id} None".to_owned())
-            && pages.contains(&"/chess/{session_id} Some(\".pgn\")".to_owned()),
-        "{pages:?}"
+        typed.contains(&"/chess/{session_id} None".to_owned())
+            && typed.contains(&"/chess/{session_id} Some(\".pgn\")".to_owned())
+            && typed.contains(&"agent Some(\"Maker\")".to_owned()),
+        "{typed:?}"
     );
     a.running.shutdown().await;
     world.shutdown().await;
@@ -547,5 +577,27 @@ async fn a_hosts_plain_tool_calls_cross_as_calls_and_are_answered_as_one_process
         "{heard:#?}"
     );
     a.running.shutdown().await;
+    world.shutdown().await;
+}
+
+/// One address makes agents at one rate whichever hosts it asks: the allowance is the
+/// world's (its door's), which each host's typed call reaches, not each host's.
+#[tokio::test]
+async fn an_address_makes_agents_at_one_rate_across_hosts() {
+    let broker = Broker::start().await;
+    let (_dir, db, world) = world_on(&broker.url, |c| c.agent_rate = 2.0).await;
+    let (a, b) = (host(&broker.url, &db).await, host(&broker.url, &db).await);
+    let (on_a, on_b) = (Api::new(a.http_addr), Api::new(b.http_addr));
+    for api in [&on_a, &on_b] {
+        let (status, v) = api.send("POST", "/agents", None, None).await;
+        assert_eq!(status, 201, "{v}");
+    }
+    for api in [&on_a, &on_b] {
+        let (status, v) = api.send("POST", "/agents", None, None).await;
+        assert_eq!(status, 429, "{v}");
+        assert_eq!(v["error"]["code"], "RATE_LIMITED", "{v}");
+    }
+    a.running.shutdown().await;
+    b.running.shutdown().await;
     world.shutdown().await;
 }

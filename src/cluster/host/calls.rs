@@ -66,6 +66,11 @@ impl Remote {
         self.called(read_only, |_| Ask::Verb(call.clone())).await
     }
 
+    /// Makes an agent in the world: a write, not made while the world is away.
+    pub async fn make_agent(&self, call: &crate::cluster::agents::AgentCall) -> Called {
+        self.called(false, |_| Ask::Agent(call.clone())).await
+    }
+
     /// Reads a game's page or download in the world; asked again across a restart, as any
     /// read is.
     pub async fn page(&self, read: &PageRead) -> Called {
@@ -109,7 +114,12 @@ impl Remote {
                     Answer::Verb(Err(CallRefused::Unavailable(Unavailable::Stopped)))
                     | Answer::Page(Err(CallRefused::Unavailable(Unavailable::Stopped))),
                 ) => (CallRefused::Away, true),
-                Ok(Answer::Verb(called) | Answer::Tool(called) | Answer::Page(called)) => {
+                Ok(
+                    Answer::Verb(called)
+                    | Answer::Tool(called)
+                    | Answer::Page(called)
+                    | Answer::Agent(called),
+                ) => {
                     return called;
                 }
                 Ok(_) | Err(Unasked::Garbled) => {
