@@ -213,6 +213,7 @@ async fn open_town(
         )),
         start_room,
         owner_window: config.owner_window.into(),
+        metrics_token: config.metrics_token.as_deref().map(Arc::from),
         agents_by_address: Arc::new(moot_kernel::limits::Limiter::new(
             config.agent_rate / 60.0,
             config.agent_rate.ceil() as u32,
@@ -240,7 +241,6 @@ fn http_faces(
         wait: config.wait_timeout.into(),
         polls_per_agent: config.polls_per_agent,
         mcp_sessions_per_agent: config.mcp_sessions_per_agent,
-        metrics_token: config.metrics_token.as_deref().map(Arc::from),
         public_url: config.public_url.as_deref().map(Arc::from),
     });
     let mut web = crate::web::Web::new(

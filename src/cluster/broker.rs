@@ -531,6 +531,10 @@ async fn answer(
             let answer = Answer::Agent(door.make_agent(call).await);
             return reply_in_pieces(client, &msg, host, &answer).await;
         }
+        Ask::Metrics(token) => {
+            let answer = Answer::Metrics(door.metrics(token).await);
+            return reply_in_pieces(client, &msg, host, &answer).await;
+        }
         Ask::Page(read) => {
             let answer = Answer::Page(door.page(read).await);
             return reply_in_pieces(client, &msg, host, &answer).await;

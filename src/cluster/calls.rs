@@ -18,9 +18,9 @@
 //!   the MCP endpoint's own server, which runs the tool's verb by name and waits where a verb
 //!   says "not yet";
 //! - the games' pages and downloads (`/chess/7`, `/chess/7.pgn`): typed ([`PageRead`]);
-//! - `POST /agents`: typed ([`super::agents::AgentCall`]);
+//! - `POST /agents` and `/metrics`: typed ([`super::agents`], [`super::metrics`]);
 //! - `/health` and `/openapi.json`: answered by whoever holds the socket, asking nothing;
-//! - `/metrics`, the rest of MCP (sessions of the 2025 revision, `tools/list`,
+//! - the rest of MCP (sessions of the 2025 revision, `tools/list`,
 //!   resources, prompts, a call with a progress token, an `Origin` or a session) and the web
 //!   (the town's page, `/town.json` and its live stream, sign-in and OAuth, the web's buttons,
 //!   players and leaderboards): still closures on the world handle, which a world process runs

@@ -21,6 +21,8 @@ pub struct Door {
     pub start_room: String,
     /// Characters made from one address this close together are one owner's, for ratings.
     pub owner_window: std::time::Duration,
+    /// The token `/metrics` asks for (`--metrics-token`); `None` turns it off.
+    pub metrics_token: Option<Arc<str>>,
     /// How many agents one address may make (`--agent-rate`), whichever host it asks.
     pub agents_by_address: Arc<moot_kernel::limits::Limiter<moot_kernel::limits::Address>>,
 }

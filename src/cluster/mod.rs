@@ -9,7 +9,7 @@
 //! holds connections and touches no database; the world holds the database and no socket.
 //! Telnet's connections cross as lines and what the world says to them; every route of the
 //! REST API as typed calls (verbs by name, a game's page, an agent to make: [`calls`],
-//! [`agents`]), and MCP's plain tool calls too; what is left of HTTP (`/metrics`, MCP's
+//! [`agents`], [`metrics`]), and MCP's plain tool calls too; what is left of HTTP (MCP's
 //! sessions and lists, the web) is still passed whole ([`requests`]).
 //!
 //! [`Out`]: moot_kernel::world::Out
@@ -21,6 +21,7 @@ pub mod calls;
 mod door;
 mod held;
 pub mod host;
+pub mod metrics;
 pub mod nats;
 pub mod pass;
 pub mod requests;
@@ -168,6 +169,14 @@ impl Town {
         }?;
         serde_json::from_str(called.get())
             .map_err(|_| calls::CallRefused::Unavailable(moot_kernel::world::Unavailable::Internal))
+    }
+
+    /// The metrics, for a scraper that sent `token` ([`metrics`]).
+    pub async fn metrics(&self, token: Option<String>) -> calls::Called {
+        match self {
+            Town::Local(door) => door.metrics(token).await,
+            Town::Remote(remote) => remote.metrics(token).await,
+        }
     }
 
     /// Makes an agent ([`agents::AgentCall`]).

@@ -353,6 +353,8 @@ pub enum Ask {
     Page(PageRead),
     /// An agent to make (`POST /agents`).
     Agent(super::agents::AgentCall),
+    /// The metrics, for a scraper that sent this token.
+    Metrics(Option<String>),
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -369,6 +371,8 @@ pub enum Answer {
     Page(Called),
     /// The agent made ([`super::agents::AgentCreated`]).
     Agent(Called),
+    /// The metrics' text, as a JSON string.
+    Metrics(Called),
 }
 
 /// Who logged in, as a host may know it: never the password's hash; and the pass that lets

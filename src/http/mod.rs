@@ -74,8 +74,6 @@ pub struct ApiState {
     pub polls_per_agent: usize,
     /// MCP sessions (2025-11-25 revision) one agent may hold open (0: no limit).
     pub mcp_sessions_per_agent: usize,
-    /// The token `/metrics` asks for; `None` turns it off.
-    pub metrics_token: Option<Arc<str>>,
     /// Where moot is reached from outside (`--public-url`), for OAuth's pointers.
     pub public_url: Option<Arc<str>>,
 }
@@ -335,6 +333,7 @@ fn by_path<S: Clone + Send + Sync + 'static>(
 pub fn calls_router(calls: Calls) -> axum::Router {
     let routes = routes().into_iter().map(|r| (r.path, (r.handler)()));
     by_path(routes)
+        .route("/metrics", get(metrics::metrics))
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(calls)
 }
@@ -350,7 +349,6 @@ pub fn router(
     mcp: &McpShared,
 ) -> axum::Router {
     axum::Router::new()
-        .route("/metrics", axum::routing::get(metrics::metrics))
         .merge(gate::mcp_router(&api, bound, shutdown, mcp))
         .fallback(|| async {
             ApiError::new(ErrorCode::NotFound, "No such path; see /openapi.json")

@@ -207,6 +207,7 @@ async fn session_calls(api: &Api, made: impl FnOnce()) -> Vec<Seen> {
         "/chess/nonsense".into(),
         "/health".into(),
         "/openapi.json".into(),
+        "/metrics".into(),
     ] {
         let (status, kind, text) = api.text(&path).await;
         let text = steady(Value::String(format!("{kind}\n{text}")), &parts);
@@ -320,8 +321,8 @@ async fn a_hosts_rest_calls_cross_as_verbs_and_are_answered_as_one_process_answe
         [
             200, 400, 400, 403, 409, 400, 400, 400, 400, 401, 401, 400, 200, 403, 404, 200, 200,
             200, 403, 401, 400, 405, 400, 401, 200, 401, 401, 404, 200, 200, 404, 404, 400, 400,
-            404, 401, 200, 200, 404, 404, 404, 200, 200, 201, 400, 401, 401, 409, 400, 201, 201,
-            200, 404
+            404, 401, 200, 200, 404, 404, 404, 200, 200, 404, 201, 400, 401, 401, 409, 400, 201,
+            201, 200, 404
         ],
         "{through:#?}"
     );
@@ -375,13 +376,15 @@ async fn a_hosts_rest_calls_cross_as_verbs_and_are_answered_as_one_process_answe
         .filter_map(|(_, body)| match serde_json::from_str(body).ok()? {
             wire::Ask::Page(read) => Some(format!("{} {:?}", read.page, read.download)),
             wire::Ask::Agent(call) => Some(format!("agent {:?}", call.name)),
+            wire::Ask::Metrics(_) => Some("metrics".into()),
             _ => None,
         })
         .collect();
     assert!(
         typed.contains(&"/chess/{session_id} None".to_owned())
             && typed.contains(&"/chess/{session_id} Some(\".pgn\")".to_owned())
-            && typed.contains(&"agent Some(\"Maker\")".to_owned()),
+            && typed.contains(&"agent Some(\"Maker\")".to_owned())
+            && typed.contains(&"metrics".to_owned()),
         "{typed:?}"
     );
     a.running.shutdown().await;

@@ -71,6 +71,12 @@ impl Remote {
         self.called(false, |_| Ask::Agent(call.clone())).await
     }
 
+    /// The world's metrics, for a scraper that sent `token`; a read, asked again across a
+    /// restart.
+    pub async fn metrics(&self, token: Option<String>) -> Called {
+        self.called(true, |_| Ask::Metrics(token.clone())).await
+    }
+
     /// Reads a game's page or download in the world; asked again across a restart, as any
     /// read is.
     pub async fn page(&self, read: &PageRead) -> Called {
@@ -118,7 +124,8 @@ impl Remote {
                     Answer::Verb(called)
                     | Answer::Tool(called)
                     | Answer::Page(called)
-                    | Answer::Agent(called),
+                    | Answer::Agent(called)
+                    | Answer::Metrics(called),
                 ) => {
                     return called;
                 }
