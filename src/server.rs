@@ -397,25 +397,23 @@ pub async fn start_host(
         welcome.welcome,
         stops.shutdown.clone(),
     ));
-    // The routes served here: by typed calls on the town (the session routes and the reads
-    // as verbs by name, the games' pages) or by none (`/health`, `/openapi.json`); the rest
-    // passed whole.
-    let router = http::calls_router(calls.clone()).fallback(
-        move |axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<SocketAddr>,
-              req: axum::extract::Request| {
-            let (town, calls) = (town.clone(), calls.clone());
-            async move {
-                let req = match http::tool_calls::answer(&calls, http_addr, req).await {
-                    Ok(answered) => return answered,
-                    Err(req) => req,
-                };
-                match &*town {
-                    Town::Remote(remote) => remote.pass(req, peer).await,
-                    Town::Local(_) => axum::http::StatusCode::NOT_FOUND.into_response(),
+    // The routes served here, by typed calls on the town: the REST API's and MCP's (whose
+    // sessions of the 2025 revision are this host's); the rest (the web) passed whole.
+    let mcp = http::McpShared::on_host(town.clone(), shared.config.mcp_sessions_per_agent);
+    let router = http::calls_router(calls.clone())
+        .merge(http::mcp_router(&calls, http_addr, &stops.shutdown, &mcp))
+        .fallback(
+            move |axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<SocketAddr>,
+                  req: axum::extract::Request| {
+                let town = town.clone();
+                async move {
+                    match &*town {
+                        Town::Remote(remote) => remote.pass(req, peer).await,
+                        Town::Local(_) => axum::http::StatusCode::NOT_FOUND.into_response(),
+                    }
                 }
-            }
-        },
-    );
+            },
+        );
     tracing::info!(%telnet_addr, %http_addr, "listening");
     let stop = stops.shutdown.clone();
     let http_task = tokio::spawn(async move {

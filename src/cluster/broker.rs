@@ -338,6 +338,17 @@ pub async fn serve(
                     continue;
                 };
                 let (client, door, passes) = (client.clone(), door.clone(), passes.clone());
+                let ask = match ask {
+                    Ask::Mcp(read) => {
+                        let tools = tools.clone();
+                        tokio::spawn(async move {
+                            let answer = Answer::Mcp(door.mcp_read(&tools, read).await);
+                            reply_in_pieces(&client, &msg, &host, &answer).await;
+                        });
+                        continue;
+                    }
+                    ask => ask,
+                };
                 let Ask::Tool(call) = ask else {
                     tokio::spawn(async move { answer(&client, &door, &passes, &host, ask, msg).await });
                     continue;
@@ -540,7 +551,7 @@ async fn answer(
             return reply_in_pieces(client, &msg, host, &answer).await;
         }
         // Answered as they come in (see `serve`).
-        Ask::Tool(_) => return,
+        Ask::Tool(_) | Ask::Mcp(_) => return,
     };
     reply(client, &msg, host, &answer).await;
 }

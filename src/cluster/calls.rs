@@ -147,13 +147,41 @@ pub struct ToolCall {
     pub id: u64,
 }
 
-/// How the world's MCP endpoint answers a [`ToolCall`] (for the agent the town vouched for):
-/// the answer as the JSON of MCP's `CallToolResult`, or the endpoint's error. The faces give
-/// it to the world process, as they give it the routers of what is still passed whole.
+/// What an MCP server on a host asks the world's server at the same address besides a tool
+/// call, for whoever `credential` is.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct McpRead {
+    pub credential: Credential,
+    /// The address (`/mcp`, `/mcp/chess`).
+    pub path: String,
+    pub what: McpWhat,
+}
+
+/// What an [`McpRead`] asks.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum McpWhat {
+    /// Whether the caller is a wizard (the wizards' tools are listed to wizards only): a bool.
+    Wizard,
+    /// The MCP Apps pages the caller may open: (URI, name) pairs.
+    Pages,
+    /// One MCP Apps page's HTML as the caller sees it, or `null`.
+    Page(String),
+}
+
+/// What a host's MCP server asks of the world's.
+pub enum McpAsk {
+    Tool(ToolCall),
+    Read(McpRead),
+}
+
+/// How the world's MCP endpoint answers an [`McpAsk`] (for the agent the town vouched for):
+/// a tool's answer as the JSON of MCP's `CallToolResult`, a read's as [`McpWhat`] says, or the
+/// endpoint's error. The faces give it to the world process, as they give it the routers of
+/// what is still passed whole.
 pub type Tools = std::sync::Arc<
     dyn Fn(
             moot_kernel::world::AgentId,
-            ToolCall,
+            McpAsk,
         )
             -> futures_util::future::BoxFuture<'static, Result<Box<RawValue>, rmcp::ErrorData>>
         + Send
@@ -203,7 +231,17 @@ impl Door {
     /// `tools`.
     pub async fn tool(&self, tools: &Tools, call: ToolCall) -> Called {
         let agent = vouch(&self.directory, &call.credential).map_err(CallRefused::Unvouched)?;
-        tools(agent.into(), call).await.map_err(CallRefused::Tool)
+        tools(agent.into(), McpAsk::Tool(call))
+            .await
+            .map_err(CallRefused::Tool)
+    }
+
+    /// The world's side of an [`McpRead`], as [`Door::tool`] answers a tool call.
+    pub async fn mcp_read(&self, tools: &Tools, read: McpRead) -> Called {
+        let agent = vouch(&self.directory, &read.credential).map_err(CallRefused::Unvouched)?;
+        tools(agent.into(), McpAsk::Read(read))
+            .await
+            .map_err(CallRefused::Tool)
     }
 
     /// The world's side of a [`VerbCall`], the same in this process and for a host: the

@@ -179,6 +179,15 @@ impl Town {
         }
     }
 
+    /// What a host's MCP server reads of the world's ([`calls::McpRead`]). One process's
+    /// server reads its world itself, and never asks this.
+    pub async fn mcp_read(&self, read: calls::McpRead) -> calls::Called {
+        match self {
+            Town::Local(_) => Err(calls::CallRefused::NoSuchVerb("MCP".into())),
+            Town::Remote(remote) => remote.mcp_read(&read).await,
+        }
+    }
+
     /// Makes an agent ([`agents::AgentCall`]).
     pub async fn make_agent(&self, call: agents::AgentCall) -> calls::Called {
         match self {

@@ -20,7 +20,9 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::CreateRefused;
-pub use super::calls::{CallRefused, Called, Credential, PageRead, Refusal, ToolCall, VerbCall};
+pub use super::calls::{
+    CallRefused, Called, Credential, McpRead, PageRead, Refusal, ToolCall, VerbCall,
+};
 use crate::logins::Refused;
 use moot_kernel::store::AgentRow;
 use moot_kernel::world::{BoardMsg, Event, Leaving, Out, Said};
@@ -355,6 +357,8 @@ pub enum Ask {
     Agent(super::agents::AgentCall),
     /// The metrics, for a scraper that sent this token.
     Metrics(Option<String>),
+    /// What a host's MCP server reads of the world's.
+    Mcp(McpRead),
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -373,6 +377,7 @@ pub enum Answer {
     Agent(Called),
     /// The metrics' text, as a JSON string.
     Metrics(Called),
+    Mcp(Called),
 }
 
 /// Who logged in, as a host may know it: never the password's hash; and the pass that lets

@@ -84,7 +84,7 @@ impl Calls {
     }
 
     /// Who the request's credential is (the town vouches), or its 401.
-    async fn caller(&self, headers: &HeaderMap, uri: &Uri) -> Result<String, Response> {
+    pub(super) async fn caller(&self, headers: &HeaderMap, uri: &Uri) -> Result<String, Response> {
         self.0
             .town
             .vouch(&credential(headers))

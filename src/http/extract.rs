@@ -8,7 +8,7 @@ use axum::http::header;
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
-use super::{Api, ApiError};
+use super::ApiError;
 use crate::cluster::calls::Credential;
 
 /// The largest request body accepted.
@@ -25,13 +25,6 @@ impl<S: Send + Sync> FromRequestParts<S> for Peer {
             super::listener::peer(&parts.extensions).map(|a| a.ip()),
         ))
     }
-}
-
-/// The agent whose token `Authorization: Bearer <token>` carries, or `UNAUTHORIZED`.
-/// Its refusal points to the authorization server's metadata for the resource at `path`.
-pub fn bearer(headers: &axum::http::HeaderMap, path: &str, api: &Api) -> Result<String, ApiError> {
-    crate::cluster::calls::vouch(&api.directory, &credential(headers))
-        .map_err(|m| unauthorized(m, api.public_url.as_deref(), headers, path))
 }
 
 /// What a request's `Authorization` header says of who sends it, read without judging it

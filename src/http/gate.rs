@@ -151,6 +151,7 @@ pub struct McpShared {
 }
 
 impl McpShared {
+    /// The endpoint of the world in this process.
     pub fn new(api: &Api) -> McpShared {
         // The plain `/mcp` serves the town's tools; each set also has its own address.
         let town = moot_kernel::verbs::Toolset::TOWN;
@@ -158,18 +159,29 @@ impl McpShared {
             crate::mcp::MootMcp::new(api.world.clone(), api.store.clone(), None, vec![town])
                 .with_wait(api.wait)
                 .with_poll_cap(api.polls_per_agent);
+        McpShared::serving(server, api.mcp_sessions_per_agent)
+    }
+
+    /// A host's endpoint, whose servers ask the world's at the same addresses; the sessions of
+    /// the 2025 revision are the host's (`sessions_per_agent` each).
+    pub fn on_host(town: Arc<crate::cluster::Town>, sessions_per_agent: usize) -> McpShared {
+        McpShared::serving(crate::mcp::MootMcp::on_host(town), sessions_per_agent)
+    }
+
+    fn serving(server: crate::mcp::MootMcp, sessions_per_agent: usize) -> McpShared {
         let manager = Arc::new(
             rmcp::transport::streamable_http_server::session::local::LocalSessionManager::default(),
         );
         let sessions = Arc::new(McpSessions {
             manager: manager.clone(),
             open: Default::default(),
-            max: api.mcp_sessions_per_agent,
+            max: sessions_per_agent,
         });
         let mut by_path = std::collections::HashMap::new();
         by_path.insert("/mcp".to_owned(), server.clone());
         for &set in crate::games::toolsets() {
-            by_path.insert(crate::games::toolset_path(&set), server.serving(vec![set]));
+            let path = crate::games::toolset_path(&set);
+            by_path.insert(path.clone(), server.serving(vec![set], &path));
         }
         McpShared {
             server,
@@ -184,18 +196,25 @@ impl McpShared {
     /// one in this process; the tool's answer as the JSON of MCP's `CallToolResult`.
     pub fn tools(&self) -> crate::cluster::calls::Tools {
         let by_path = self.by_path.clone();
-        Arc::new(move |agent, call| {
+        Arc::new(move |agent, ask| {
             let by_path = by_path.clone();
             Box::pin(async move {
-                let server = by_path.get(&call.path).ok_or_else(|| {
-                    rmcp::ErrorData::invalid_request(
-                        format!("no MCP endpoint at {}", call.path),
-                        None,
-                    )
+                use crate::cluster::calls::McpAsk;
+                let path = match &ask {
+                    McpAsk::Tool(call) => &call.path,
+                    McpAsk::Read(read) => &read.path,
+                };
+                let server = by_path.get(path).ok_or_else(|| {
+                    rmcp::ErrorData::invalid_request(format!("no MCP endpoint at {path}"), None)
                 })?;
-                let answer = server.call(agent, &call.name, call.arguments, None).await?;
-                serde_json::value::to_raw_value(&answer)
-                    .map_err(|e| rmcp::ErrorData::internal_error(e.to_string(), None))
+                match ask {
+                    McpAsk::Tool(call) => {
+                        let answer = server.call(agent, &call.name, call.arguments, None).await?;
+                        serde_json::value::to_raw_value(&answer)
+                            .map_err(|e| rmcp::ErrorData::internal_error(e.to_string(), None))
+                    }
+                    McpAsk::Read(read) => server.read_for(agent, read.what).await,
+                }
             })
         })
     }
@@ -215,12 +234,12 @@ pub(super) fn allowed_hosts(bound: std::net::SocketAddr) -> Vec<String> {
 
 /// The MCP server at `/mcp` (Streamable HTTP), for both the 2025-11-25 revision (initialize,
 /// sessions) and 2026-07-28 (stateless); identity always comes from the token.
-pub(super) fn mcp_router(
-    api: &Api,
+pub fn mcp_router<S: Clone + Send + Sync + 'static>(
+    calls: &super::Calls,
     bound: std::net::SocketAddr,
     shutdown: &tokio_util::sync::CancellationToken,
     shared: &McpShared,
-) -> axum::Router<Api> {
+) -> axum::Router<S> {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService,
     };
@@ -253,7 +272,7 @@ pub(super) fn mcp_router(
             StreamableHttpService::new(move || Ok(server.clone()), manager.clone(), config.clone())
         };
         let endpoint = Arc::new(Endpoint {
-            api: api.clone(),
+            calls: calls.clone(),
             sessions: sessions.clone(),
             server,
             rmcp,
@@ -269,7 +288,7 @@ pub(super) fn mcp_router(
     let mut router = axum::Router::new().route("/mcp", endpoint(server.clone(), "/mcp"));
     for &set in crate::games::toolsets() {
         let path = crate::games::toolset_path(&set);
-        router = router.route(&path, endpoint(server.serving(vec![set]), &path));
+        router = router.route(&path, endpoint(server.serving(vec![set], &path), &path));
     }
     router
 }
@@ -281,7 +300,8 @@ pub(super) fn mcp_router(
 /// JSON-RPC message passed to rmcp with the agent (JSON-RPC's own error codes for one that is
 /// not), and each agent's open sessions counted.
 struct Endpoint {
-    api: Api,
+    /// The town, which vouches for the token.
+    calls: super::Calls,
     sessions: Arc<McpSessions>,
     server: crate::mcp::MootMcp,
     rmcp: rmcp::transport::streamable_http_server::StreamableHttpService<
@@ -296,26 +316,29 @@ struct Endpoint {
 }
 
 impl Endpoint {
+    /// Whom the request's token is, as the town says, or the 401 that says why not.
+    async fn vouched(
+        &self,
+        parts: &axum::http::request::Parts,
+    ) -> Result<String, axum::response::Response> {
+        self.calls.caller(&parts.headers, &parts.uri).await
+    }
+
     async fn serve(&self, req: axum::extract::Request) -> axum::response::Response {
-        let agent = match super::extract::bearer(req.headers(), req.uri().path(), &self.api) {
-            Ok(agent) => agent,
-            Err(e) => return e.into_response(),
-        };
-        let opener = Opener {
-            agent: agent.clone(),
-            ip: super::listener::peer(req.extensions()).map(|a| a.ip()),
-            path: self.path.clone(),
-        };
-        if let Some(id) = req.headers().get("mcp-session-id")
-            && !id
-                .to_str()
-                .is_ok_and(|id| self.sessions.belongs(id, &opener))
-        {
-            return session_not_found();
-        }
+        let credential = super::extract::credential(req.headers());
+        // In one process the token is checked first, as on every route. On a host that is a
+        // question to the world, which a plain call asks anyway (the world vouches for it with
+        // the call): there the token is checked once the request is known not to be one.
+        let here = matches!(self.calls.town(), crate::cluster::Town::Local(_));
         let (mut parts, body) = req.into_parts();
-        let mut initialize = false;
-        let body = if parts.method == Method::POST {
+        let mut agent = None;
+        if here {
+            match self.vouched(&parts).await {
+                Ok(a) => agent = Some(a),
+                Err(refused) => return refused,
+            }
+        }
+        let bytes = if parts.method == Method::POST {
             let Ok(bytes) = axum::body::to_bytes(body, MCP_BODY_LIMIT).await else {
                 return jsonrpc_error(
                     StatusCode::PAYLOAD_TOO_LARGE,
@@ -328,37 +351,75 @@ impl Endpoint {
             };
             // A plain call is a JSON-RPC message, and no `initialize`.
             if let Some(call) = super::direct_call::plain(&parts.headers, &bytes, &self.hosts) {
+                let answered = async {
+                    match &agent {
+                        Some(agent) => {
+                            super::direct_call::answer(&self.server, agent.as_str().into(), call)
+                                .await
+                        }
+                        // On a host, the world's server at this address answers it.
+                        None => {
+                            super::tool_calls::answer(&self.calls, &parts, credential, call).await
+                        }
+                    }
+                };
                 // As rmcp does for its own requests: shutdown does not wait on a long poll.
                 return tokio::select! {
-                    r = super::direct_call::answer(&self.server, agent.as_str().into(), call) => r,
+                    r = answered => r,
                     () = self.shutdown.cancelled() => jsonrpc_error(
                         StatusCode::SERVICE_UNAVAILABLE, -32000, "moot is shutting down"),
                 };
             }
-            match check_envelope(&bytes) {
-                Ok(init) => initialize = init,
-                Err((code, message)) => {
-                    return jsonrpc_error(StatusCode::BAD_REQUEST, code, &message);
-                }
-            }
-            if initialize && !self.sessions.room_for(&agent).await {
-                return jsonrpc_error(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    -32000,
-                    &format!(
-                        "You already hold {} open MCP sessions; close one (HTTP DELETE) or let \
-                         it idle out first",
-                        self.sessions.max
-                    ),
-                );
-            }
-            axum::body::Body::from(bytes)
+            Ok(bytes)
         } else {
-            body
+            Err(body)
+        };
+        let agent = match agent {
+            Some(agent) => agent,
+            None => match self.vouched(&parts).await {
+                Ok(agent) => agent,
+                Err(refused) => return refused,
+            },
+        };
+        let opener = Opener {
+            agent: agent.clone(),
+            ip: super::listener::peer(&parts.extensions).map(|a| a.ip()),
+            path: self.path.clone(),
+        };
+        if let Some(id) = parts.headers.get("mcp-session-id")
+            && !id
+                .to_str()
+                .is_ok_and(|id| self.sessions.belongs(id, &opener))
+        {
+            return session_not_found();
+        }
+        let mut initialize = false;
+        let body = match bytes {
+            Ok(bytes) => {
+                match check_envelope(&bytes) {
+                    Ok(init) => initialize = init,
+                    Err((code, message)) => {
+                        return jsonrpc_error(StatusCode::BAD_REQUEST, code, &message);
+                    }
+                }
+                if initialize && !self.sessions.room_for(&agent).await {
+                    return jsonrpc_error(
+                        StatusCode::TOO_MANY_REQUESTS,
+                        -32000,
+                        &format!(
+                            "You already hold {} open MCP sessions; close one (HTTP DELETE) or \
+                             let it idle out first",
+                            self.sessions.max
+                        ),
+                    );
+                }
+                axum::body::Body::from(bytes)
+            }
+            Err(body) => body,
         };
         parts
             .extensions
-            .insert(crate::mcp::McpAgent(agent.as_str().into()));
+            .insert(crate::mcp::McpAgent(agent.as_str().into(), credential));
         let req = axum::extract::Request::from_parts(parts, body);
         let response = self.rmcp.handle(req).await.map(axum::body::Body::new);
         if initialize

@@ -19,9 +19,9 @@ pub mod listener;
 mod metrics;
 mod openapi;
 mod pages;
-pub mod tool_calls;
+mod tool_calls;
 
-pub use gate::{MCP_BODY_LIMIT, McpShared, check_envelope};
+pub use gate::{MCP_BODY_LIMIT, McpShared, check_envelope, mcp_router};
 
 pub use calls::Calls;
 pub use error::ApiError;
@@ -349,7 +349,7 @@ pub fn router(
     mcp: &McpShared,
 ) -> axum::Router {
     axum::Router::new()
-        .merge(gate::mcp_router(&api, bound, shutdown, mcp))
+        .merge(gate::mcp_router(&calls, bound, shutdown, mcp))
         .fallback(|| async {
             ApiError::new(ErrorCode::NotFound, "No such path; see /openapi.json")
         })

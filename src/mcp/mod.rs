@@ -29,6 +29,8 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler};
 use serde_json::Value;
 
+use crate::cluster::Town;
+use crate::cluster::calls::{CallRefused, Credential, McpRead, McpWhat, ToolCall};
 use crate::games;
 use moot_kernel::store::Store;
 use moot_kernel::verbs::{Json, Reply, Toolset, VerbEntry, VerbError};
@@ -37,15 +39,32 @@ use poll::Polls;
 use translate::result;
 pub use translate::{Answer, tool, tools};
 
-/// Who an MCP request acts for, put in the HTTP request's extensions by the bearer check.
+/// Who an MCP request acts for, put in the HTTP request's extensions by the bearer check, with
+/// the credential that vouched for them (a host asks the world as that credential, which only
+/// the world can judge).
 #[derive(Debug, Clone)]
-pub struct McpAgent(pub AgentId);
+pub struct McpAgent(pub AgentId, pub Credential);
+
+/// Where a server finds the town.
+#[derive(Clone)]
+enum Reach {
+    /// The world in this process: the server runs each tool's verb there itself.
+    World {
+        world: WorldHandle,
+        store: Arc<Store>,
+    },
+    /// The world across the broker, on a host: each tool call, and each read of the world, is
+    /// asked of the world's own server at the same address as a typed call
+    /// ([`crate::cluster::calls::ToolCall`], [`McpRead`]).
+    Host(Arc<Town>),
+}
 
 /// The MCP server. Cheap to clone: rmcp makes one per session and per stateless request.
 #[derive(Clone)]
 pub struct MootMcp {
-    world: WorldHandle,
-    store: Arc<Store>,
+    reach: Reach,
+    /// The address it serves (`/mcp`, `/mcp/chess`): a host asks the world's server there.
+    path: Arc<str>,
     /// The agent a stdio process plays; over HTTP each request says.
     fixed: Option<AgentId>,
     /// The sets of tools this address serves, and their tools.
@@ -122,8 +141,8 @@ impl MootMcp {
         sets: Vec<Toolset>,
     ) -> MootMcp {
         MootMcp {
-            world,
-            store,
+            reach: Reach::World { world, store },
+            path: "/mcp".into(),
             fixed,
             tools: Arc::new(tools(&sets)),
             sets: Arc::new(sets),
@@ -132,18 +151,89 @@ impl MootMcp {
         }
     }
 
-    /// The same server (its world, its limits, its count of waiting polls) serving `sets`.
-    pub fn serving(&self, sets: Vec<Toolset>) -> MootMcp {
+    /// The server of the town's tools at `/mcp` on a host, reaching the world across the
+    /// broker.
+    pub fn on_host(town: Arc<Town>) -> MootMcp {
+        let sets = vec![Toolset::TOWN];
+        MootMcp {
+            reach: Reach::Host(town),
+            path: "/mcp".into(),
+            fixed: None,
+            tools: Arc::new(tools(&sets)),
+            sets: Arc::new(sets),
+            wait: WAIT,
+            polls: Arc::new(Polls::new(4)),
+        }
+    }
+
+    /// The same server (its world, its limits, its count of waiting polls) serving `sets` at
+    /// `path`.
+    pub fn serving(&self, sets: Vec<Toolset>, path: &str) -> MootMcp {
         MootMcp {
             tools: Arc::new(tools(&sets)),
             sets: Arc::new(sets),
+            path: path.into(),
             ..self.clone()
         }
     }
 
+    /// The world and its store, where the world is in this process.
+    fn world(&self) -> Result<(&WorldHandle, &Arc<Store>), McpError> {
+        match &self.reach {
+            Reach::World { world, store } => Ok((world, store)),
+            Reach::Host(_) => Err(McpError::internal_error("the world is not here", None)),
+        }
+    }
+
     /// Whether `agent` is a wizard, as the database says now.
-    async fn is_wizard(&self, agent: &AgentId) -> bool {
-        matches!(self.store.agent_by_id(agent).await, Ok(Some(row)) if row.wizard)
+    async fn is_wizard(&self, agent: &AgentId, cx: &RequestContext<RoleServer>) -> bool {
+        match &self.reach {
+            Reach::World { store, .. } => {
+                matches!(store.agent_by_id(agent).await, Ok(Some(row)) if row.wizard)
+            }
+            Reach::Host(_) => self
+                .ask(cx, McpWhat::Wizard)
+                .await
+                .is_ok_and(|wizard: bool| wizard),
+        }
+    }
+
+    /// Asks the world's server at this address `what`, as the request's credential (on a host).
+    async fn ask<T: serde::de::DeserializeOwned>(
+        &self,
+        cx: &RequestContext<RoleServer>,
+        what: McpWhat,
+    ) -> Result<T, McpError> {
+        let Reach::Host(town) = &self.reach else {
+            return Err(McpError::internal_error("the world is here", None));
+        };
+        let read = McpRead {
+            credential: credential_of(cx)?,
+            path: self.path.to_string(),
+            what,
+        };
+        let called = town.mcp_read(read).await.map_err(across)?;
+        serde_json::from_str(called.get())
+            .map_err(|e| McpError::internal_error(e.to_string(), None))
+    }
+
+    /// What the world's server answers `agent` asks `what` (a host's [`McpRead`]).
+    pub async fn read_for(
+        &self,
+        agent: AgentId,
+        what: McpWhat,
+    ) -> Result<Box<serde_json::value::RawValue>, McpError> {
+        let answer = match what {
+            McpWhat::Wizard => {
+                let (_, store) = self.world()?;
+                let row = store.agent_by_id(&agent).await;
+                serde_json::json!(matches!(row, Ok(Some(row)) if row.wizard))
+            }
+            McpWhat::Pages => serde_json::json!(self.pages(agent).await?),
+            McpWhat::Page(uri) => serde_json::json!(self.page_html(&agent, &uri).await?),
+        };
+        serde_json::value::to_raw_value(&answer)
+            .map_err(|e| McpError::internal_error(e.to_string(), None))
     }
 
     /// Why there is no tool `name` here: where it is served, if it is served elsewhere.
@@ -173,7 +263,20 @@ impl MootMcp {
         &self,
         agent: &AgentId,
         uri: &str,
+        cx: &RequestContext<RoleServer>,
     ) -> Result<Option<ResourceContents>, McpError> {
+        let html = match &self.reach {
+            Reach::World { .. } => self.page_html(agent, uri).await?,
+            Reach::Host(_) => self.ask(cx, McpWhat::Page(uri.to_owned())).await?,
+        };
+        Ok(html.map(|html| {
+            ResourceContents::text(html, uri)
+                .with_mime_type(moot_kernel::verbs::game_module::APP_MIME)
+        }))
+    }
+
+    /// The HTML of a game's MCP Apps page as `agent` sees it, if there is one.
+    async fn page_html(&self, agent: &AgentId, uri: &str) -> Result<Option<String>, McpError> {
         let Some((app, which)) = games::ALL
             .iter()
             .filter_map(|m| m.app.as_ref())
@@ -182,17 +285,35 @@ impl MootMcp {
             return Ok(None);
         };
         let (me, which) = (agent.clone(), which.to_owned());
-        let page = self
-            .world
+        let (world, _) = self.world()?;
+        world
             .call(agent.clone(), Face::Mcp, move |w, _| {
                 (app.page)(w, &me, &which)
             })
             .await
-            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
-        Ok(page.map(|html| {
-            ResourceContents::text(html, uri)
-                .with_mime_type(moot_kernel::verbs::game_module::APP_MIME)
-        }))
+            .map_err(|e| McpError::internal_error(e.to_string(), None))
+    }
+
+    /// The MCP Apps pages `agent` may open, as (URI, name).
+    async fn pages(&self, agent: AgentId) -> Result<Vec<(String, String)>, McpError> {
+        let (world, _) = self.world()?;
+        world
+            .call(agent.clone(), Face::Mcp, move |w, _| {
+                let mut pages = Vec::new();
+                for m in games::ALL {
+                    if let Some(app) = &m.app {
+                        for id in (app.listed)(w, &agent) {
+                            pages.push((
+                                format!("{}{id}", app.prefix),
+                                format!("{} game #{id}", m.name),
+                            ));
+                        }
+                    }
+                }
+                pages
+            })
+            .await
+            .map_err(|e| McpError::internal_error(e.to_string(), None))
     }
 
     /// How many long polls one agent may have waiting at once (0: no limit; 4 by default).
@@ -224,11 +345,11 @@ impl MootMcp {
     > {
         let unavailable =
             |err: moot_kernel::world::Unavailable| McpError::internal_error(err.to_string(), None);
+        let (world, store) = self.world()?;
         // A bug met on the way is the tool's answer (`isError`), like any refusal: the call
         // changed nothing, and the agent may go on.
         let bug = || Ok((Err(VerbError::internal()), None));
-        let step = match self
-            .world
+        let step = match world
             .call(agent.clone(), Face::Mcp, move |w, cx| {
                 if w.is_present(&cx.actor) {
                     attempt(w, cx, e, args, first)
@@ -243,8 +364,7 @@ impl MootMcp {
         };
         let step = match step {
             Step::Absent(args) => {
-                let row = self
-                    .store
+                let row = store
                     .agent_by_id(agent)
                     .await
                     .map_err(|err| {
@@ -252,8 +372,7 @@ impl MootMcp {
                         unavailable(moot_kernel::world::Unavailable::Storage)
                     })?
                     .ok_or_else(|| McpError::invalid_request("unknown agent", None))?;
-                match self
-                    .world
+                match world
                     .call(agent.clone(), Face::Mcp, move |w, cx| {
                         w.arrive_agent(cx, row);
                         attempt(w, cx, e, args, first)
@@ -365,15 +484,97 @@ impl MootMcp {
         } else {
             None
         };
-        if let Some(uri) = ui
-            && let Some(page) = self.ui_page(&agent, &uri).await?
-        {
+        let page = match (ui, &self.reach) {
+            (Some(uri), Reach::World { .. }) => {
+                self.page_html(&agent, &uri).await?.map(|html| (uri, html))
+            }
+            _ => None,
+        };
+        if let Some((uri, html)) = page {
+            let page = ResourceContents::text(html, &uri)
+                .with_mime_type(moot_kernel::verbs::game_module::APP_MIME);
             out.content.push(ContentBlock::resource(page));
             let mut meta = JsonObject::new();
             meta.insert("ui".into(), serde_json::json!({ "resourceUri": uri }));
             out.meta = Some(MetaObject(meta));
         }
         Ok(out)
+    }
+}
+
+impl MootMcp {
+    /// A tool call on a host: asked of the world's server at this address, the client that
+    /// gave a progress token told every ten seconds while it waits, as the world's server
+    /// tells it; cancelled, it is taken back from the world.
+    async fn call_across(
+        &self,
+        town: &Town,
+        request: CallToolRequestParams,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let call = ToolCall {
+            credential: credential_of(cx)?,
+            path: self.path.to_string(),
+            name: request.name.to_string(),
+            arguments: request.arguments,
+            id: 0,
+        };
+        let started = tokio::time::Instant::now();
+        let progress = cx.meta.get_progress_token();
+        let asked = town.tool(call);
+        tokio::pin!(asked);
+        let mut ticks = 0u32;
+        let called = loop {
+            let next = tokio::time::sleep_until(started + PROGRESS_EVERY * (ticks + 1));
+            tokio::select! {
+                called = &mut asked => break called,
+                () = cx.ct.cancelled() => {
+                    return Err(McpError::internal_error("the call was cancelled", None));
+                }
+                () = next, if progress.is_some() => {
+                    ticks += 1;
+                    if let Some(token) = progress.clone() {
+                        let note = rmcp::model::ProgressNotificationParam::new(token, f64::from(ticks))
+                            .with_message("still waiting for your opponent");
+                        let _ = cx.peer.notify_progress(note).await;
+                    }
+                }
+            }
+        };
+        let raw = called.map_err(across)?;
+        let result: rmcp::model::CallToolResult = serde_json::from_str(raw.get())
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        Ok(result.into())
+    }
+}
+
+/// The credential a request carried (see [`McpAgent`]).
+fn credential_of(cx: &RequestContext<RoleServer>) -> Result<Credential, McpError> {
+    cx.extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|p| p.extensions.get::<McpAgent>())
+        .map(|a| a.1.clone())
+        .ok_or_else(|| McpError::invalid_request("no identity: send a bearer token", None))
+}
+
+/// A call the world did not answer, as MCP's error.
+fn across(why: CallRefused) -> McpError {
+    match why {
+        CallRefused::Tool(e) => e,
+        CallRefused::Unvouched(why) => McpError::invalid_request(why, None),
+        CallRefused::Away => McpError::internal_error(
+            "The town is away for a moment; nothing was done. Try again shortly.",
+            None,
+        ),
+        CallRefused::Unknown => McpError::internal_error(
+            "The town stopped before answering; whether it was done is unknown.",
+            None,
+        ),
+        CallRefused::TooLarge(most) => McpError::invalid_request(
+            format!("The call is larger than the town takes ({most} bytes)."),
+            None,
+        ),
+        why => McpError::internal_error(format!("{why:?}"), None),
     }
 }
 
@@ -402,7 +603,7 @@ impl ServerHandler for MootMcp {
         // The wizards' tools are listed to wizards only (the verbs refuse anyone else too).
         let wizard = if self.sets.iter().any(|t| t.wizards_only) {
             match self.agent_of(&cx) {
-                Some(agent) => self.is_wizard(&agent).await,
+                Some(agent) => self.is_wizard(&agent, &cx).await,
                 None => false,
             }
         } else {
@@ -425,6 +626,9 @@ impl ServerHandler for MootMcp {
         let agent = self
             .agent_of(&cx)
             .ok_or_else(|| McpError::invalid_request("no identity: send a bearer token", None))?;
+        if let Reach::Host(town) = &self.reach {
+            return self.call_across(town, request, &cx).await;
+        }
         self.call(agent, &request.name, request.arguments, Some(&cx))
             .await
             .map(|answer| answer.into_rmcp().into())
@@ -438,24 +642,10 @@ impl ServerHandler for MootMcp {
         let Some(agent) = self.agent_of(&cx) else {
             return Ok(ListResourcesResult::default());
         };
-        let pages = self
-            .world
-            .call(agent.clone(), Face::Mcp, move |w, _| {
-                let mut pages = Vec::new();
-                for m in games::ALL {
-                    if let Some(app) = &m.app {
-                        for id in (app.listed)(w, &agent) {
-                            pages.push((
-                                format!("{}{id}", app.prefix),
-                                format!("{} game #{id}", m.name),
-                            ));
-                        }
-                    }
-                }
-                pages
-            })
-            .await
-            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let pages: Vec<(String, String)> = match &self.reach {
+            Reach::World { .. } => self.pages(agent).await?,
+            Reach::Host(_) => self.ask(&cx, McpWhat::Pages).await?,
+        };
         let mut resources: Vec<Resource> = pages
             .into_iter()
             .map(|(uri, name)| {
@@ -505,7 +695,7 @@ impl ServerHandler for MootMcp {
             let text = ResourceContents::text(d.text, d.uri);
             return Ok(ReadResourceResult::new(vec![text]).into());
         }
-        match self.ui_page(&agent, &request.uri).await? {
+        match self.ui_page(&agent, &request.uri, &cx).await? {
             Some(page) => Ok(ReadResourceResult::new(vec![page]).into()),
             None => Err(McpError::resource_not_found(
                 format!("no resource {}", request.uri),

@@ -1022,12 +1022,21 @@ async fn answers_cross_a_small_brokers_limit_and_requests_beyond_it_are_refused(
     let spec: serde_json::Value = serde_json::from_slice(&spec).expect("whole JSON");
     assert!(spec["paths"].is_object());
 
+    // A call that the host reads whole and that is larger than the broker carries.
     let agent = Api::new(a.http_addr).agent(Some("Big")).await;
     let said = http
-        .post(format!("http://{}/mcp", a.http_addr))
+        .post(format!("http://{}/sessions", a.http_addr))
         .bearer_auth(&agent.token)
         .header("content-type", "application/json")
-        .body(format!("{{\"pad\": \"{}\"}}", "x".repeat(8 * 1024)))
+        .body(
+            serde_json::json!({
+                "template": "chess.v1",
+                "participants": (0..10)
+                    .map(|i| (format!("p{i}"), serde_json::json!("x".repeat(1000))))
+                    .collect::<serde_json::Map<_, _>>(),
+            })
+            .to_string(),
+        )
         .send()
         .await
         .unwrap();

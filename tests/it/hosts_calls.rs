@@ -604,3 +604,111 @@ async fn an_address_makes_agents_at_one_rate_across_hosts() {
     b.running.shutdown().await;
     world.shutdown().await;
 }
+
+/// A host serves MCP itself, for both revisions: the Python SDK opens a session (2025-11-25)
+/// or calls statelessly (2026-07-28) at a host, lists and calls tools, plays chess with long
+/// polls, and reads an MCP Apps page; every request is answered by typed calls to the world's
+/// own server at the same address (a tool call, or a read: the pages an agent may open, one
+/// page), never by HTTP passed across.
+#[tokio::test]
+async fn a_hosts_mcp_sessions_lists_and_pages_cross_as_typed_calls() {
+    let broker = Broker::start().await;
+    let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
+    let a = host(&broker.url, &db).await;
+    let Spy {
+        client: _spy,
+        heard,
+        listening,
+    } = spy(&broker.url).await;
+    let bots = [
+        Api::new(a.http_addr).agent(None).await,
+        Api::new(a.http_addr).agent(None).await,
+    ];
+    listening.store(true, std::sync::atomic::Ordering::SeqCst);
+    let (town, chess) = (
+        format!("http://{}/mcp", a.http_addr),
+        format!("http://{}/mcp/chess", a.http_addr),
+    );
+    // An agent each, each starting in the square.
+    for (revision, bot) in ["initialize", "discover"].into_iter().zip(&bots) {
+        let seen = crate::mcp::agent(&["http", &town, &bot.token, revision, "tools"]).await;
+        let listed: std::collections::BTreeSet<String> = seen["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(listed, crate::support::set_names("town"), "{revision}");
+        assert_eq!(seen["server"]["name"], "moot");
+        assert_eq!(seen["look"]["name"], "Town Square", "{revision}");
+        assert_eq!(seen["bad_exit"]["isError"], true, "{seen}");
+
+        let played = crate::mcp::agent(&["http", &chess, &bot.token, revision, "chess"]).await;
+        assert!(played["moves"].as_u64().unwrap() > 0, "{played}");
+
+        let ui = crate::mcp::agent(&["http", &chess, &bot.token, revision, "ui"]).await;
+        let uri = ui["uri"].as_str().unwrap();
+        assert!(uri.starts_with("ui://chess/"), "{ui}");
+        assert_eq!(ui["embedded_mime"], "text/html;profile=mcp-app", "{ui}");
+        assert_eq!(ui["read_mime"], "text/html;profile=mcp-app", "{ui}");
+        assert!(
+            ui["listed"].as_array().unwrap().iter().any(|u| u == uri),
+            "{ui}"
+        );
+        assert!(ui["html"].as_str().unwrap().contains("<html"), "{ui}");
+    }
+
+    let heard = heard.lock().unwrap().clone();
+    let relayed: Vec<&(String, String)> =
+        heard.iter().filter(|(s, _)| s.ends_with(".http")).collect();
+    assert!(relayed.is_empty(), "the world saw HTTP: {relayed:#?}");
+    let (mut tools, mut reads) = (Vec::new(), Vec::new());
+    for (_, body) in &heard {
+        match serde_json::from_str(body) {
+            Ok(wire::Ask::Tool(call)) => tools.push(format!("{} {}", call.path, call.name)),
+            Ok(wire::Ask::Mcp(read)) => reads.push(format!("{} {:?}", read.path, read.what)),
+            _ => {}
+        }
+    }
+    for called in [
+        "/mcp look",
+        "/mcp/chess createGame",
+        "/mcp/chess finishTurn",
+    ] {
+        assert!(tools.iter().any(|t| t == called), "{called}: {tools:?}");
+    }
+    assert!(
+        reads.iter().any(|r| r == "/mcp/chess Pages")
+            && reads
+                .iter()
+                .any(|r| r.starts_with("/mcp/chess Page(\"ui://chess/")),
+        "{reads:?}"
+    );
+    a.running.shutdown().await;
+    world.shutdown().await;
+}
+
+/// A long poll with a progress token, through a host: the host tells the client it is still
+/// waiting every ten seconds while the world's server holds the call, as one process does.
+#[tokio::test]
+async fn a_long_poll_through_a_host_sends_progress_to_a_client_that_asked() {
+    let broker = Broker::start().await;
+    let (_dir, db, world) = world_on(&broker.url, |c| {
+        c.wait_timeout = Duration::from_millis(10_500).into();
+    })
+    .await;
+    let a = host(&broker.url, &db).await;
+    let bot = Api::new(a.http_addr).agent(None).await;
+    let url = format!("http://{}/mcp/chess", a.http_addr);
+    let seen = crate::mcp::agent(&["http", &url, &bot.token, "initialize", "progress"]).await;
+    assert_eq!(seen["status"], "timeout", "{seen}");
+    let notes = seen["progress"].as_array().unwrap();
+    assert_eq!(
+        notes.len(),
+        1,
+        "one progress notification in 10.5 s: {seen}"
+    );
+    assert_eq!(notes[0]["message"], "still waiting for your opponent");
+    a.running.shutdown().await;
+    world.shutdown().await;
+}

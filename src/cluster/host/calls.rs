@@ -77,6 +77,11 @@ impl Remote {
         self.called(true, |_| Ask::Metrics(token.clone())).await
     }
 
+    /// What this host's MCP server reads of the world's; asked again across a restart.
+    pub async fn mcp_read(&self, read: &crate::cluster::calls::McpRead) -> Called {
+        self.called(true, |_| Ask::Mcp(read.clone())).await
+    }
+
     /// Reads a game's page or download in the world; asked again across a restart, as any
     /// read is.
     pub async fn page(&self, read: &PageRead) -> Called {
@@ -125,7 +130,8 @@ impl Remote {
                     | Answer::Tool(called)
                     | Answer::Page(called)
                     | Answer::Agent(called)
-                    | Answer::Metrics(called),
+                    | Answer::Metrics(called)
+                    | Answer::Mcp(called),
                 ) => {
                     return called;
                 }
