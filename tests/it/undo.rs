@@ -464,7 +464,21 @@ impl Town {
 
     /// Tool `tool` (verb `verb`) called by Ugo with `args`.
     async fn tool(&mut self, verb: &str, tool: &str, what: &str, args: Value) {
-        let answer = mcp_tool(self.s.http, &self.ugo.token, tool, args).await;
+        let (token, actor) = (self.ugo.token.clone(), self.ugo.id.clone());
+        self.tool_as(&token, &actor, verb, tool, what, args).await;
+    }
+
+    /// Tool `tool` (verb `verb`) called with `args` by `actor`, whose token is `token`.
+    async fn tool_as(
+        &mut self,
+        token: &str,
+        actor: &str,
+        verb: &str,
+        tool: &str,
+        what: &str,
+        args: Value,
+    ) {
+        let answer = mcp_tool(self.s.http, token, tool, args).await;
         let face_refused = answer.get("code").is_some();
         let sent = Sent {
             face: Face::Mcp,
@@ -473,8 +487,7 @@ impl Town {
             answer: short(&answer),
             face_refused,
         };
-        let actor = self.ugo.id.clone();
-        self.check(&actor, Some(verb), sent).await;
+        self.check(actor, Some(verb), sent).await;
     }
 
     /// A REST request by Ugo (the route `route`, run by verb `verb` if one does).
@@ -486,11 +499,28 @@ impl Town {
         path: &str,
         body: Option<Value>,
     ) {
+        let (token, actor) = (self.ugo.token.clone(), self.ugo.id.clone());
+        self.rest_as(&token, &actor, route, verb, method, path, body)
+            .await;
+    }
+
+    /// [`Town::rest`] by `actor`, whose token is `token`.
+    #[expect(clippy::too_many_arguments, reason = "a request, and who sends it")]
+    async fn rest_as(
+        &mut self,
+        token: &str,
+        actor: &str,
+        route: &str,
+        verb: Option<&str>,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+    ) {
         let body = body.map(|b| b.to_string());
         let (status, answer) = self
             .s
             .api()
-            .send(method, path, Some(&self.ugo.token), body.as_deref())
+            .send(method, path, Some(token), body.as_deref())
             .await;
         let sent = Sent {
             face: Face::Rest,
@@ -502,8 +532,7 @@ impl Town {
             answer: format!("{status} {}", short(&answer)),
             face_refused: status >= 400,
         };
-        let actor = self.ugo.id.clone();
-        self.check(&actor, verb, sent).await;
+        self.check(actor, verb, sent).await;
     }
 
     /// A web page's action, asked by Ugo signed in (or by nobody, `signed` false).
@@ -1077,7 +1106,8 @@ async fn a_verb_that_changes_the_town_and_then_meets_a_bug_is_undone_whole() {
 /// nothing else) starts a practice match with seven of the house's bots and goes into its
 /// building, where every verb of the game, and each the game puts in the place of the town's
 /// own (`say` in the building), is typed with nothing, with names of nothing, with every seat's
-/// name, and with words; before and after the wizard is ready, by night. Game time runs a
+/// name, and with words; each that is a tool is called over MCP with the same, and the match's
+/// session is sent actions over REST; before and after the wizard is ready, by night. Game time runs a
 /// thousand times slower than the clock, so no deadline moves the match while it is watched.
 #[tokio::test]
 async fn every_refusal_in_a_werewolf_match_leaves_the_town_and_the_store_as_they_were() {
@@ -1096,12 +1126,77 @@ async fn every_refusal_in_a_werewolf_match_leaves_the_town_and_the_store_as_they
     assert!(started.iter().any(|l| l.contains("Game #1")), "{started:?}");
     let inside = t.wiz.command("game1").await;
     assert!(inside.iter().any(|l| l.contains("bot")), "{inside:?}");
+    // The wizard's token, for the same verbs as tools and the match's session over REST.
+    let issued = t.wiz.command("@token").await;
+    let token = issued
+        .iter()
+        .find_map(|l| l.strip_prefix("Your API token: "))
+        .unwrap_or_else(|| panic!("{issued:?}"))
+        .trim()
+        .to_owned();
+    let status = mcp_tool(t.s.http, &token, "et.werewolf.queue.status", json!({})).await;
+    let id = status["structuredContent"]["matchAssignment"]["matchId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{status}"))
+        .to_owned();
     refusals::take(&t.wiz_id);
     t.settle().await;
+    let wiz = t.wiz_id.clone();
     let mut refused = BTreeSet::new();
+    let mut refused_as_tools = BTreeSet::new();
     for round in ["before ready", "by night"] {
         if round == "by night" {
             t.line(true, "ready", "ready").await;
+        }
+        // Each verb that is a tool, called with nothing, with the match and with a match that
+        // is not there, at every seat and at words.
+        for &e in verbs.iter().filter(|e| e.toolset.is_some()) {
+            let (name, tool) = (e.name, e.tool_name());
+            let mut cases = vec![
+                ("nothing", json!({})),
+                ("the match", json!({ "matchId": id })),
+                ("no such match", json!({ "matchId": NOBODY })),
+                ("words", json!({ "matchId": id, "text": "words of no one" })),
+                (
+                    "no seat",
+                    json!({ "matchId": id, "targetPlayerId": NOBODY }),
+                ),
+            ];
+            for seat in 1..=8 {
+                cases.push((
+                    "a seat",
+                    json!({ "matchId": id, "targetPlayerId": format!("p{seat}") }),
+                ));
+            }
+            for (what, args) in cases {
+                let before = t.refused.get(&(Face::Mcp, name.to_owned())).copied();
+                t.tool_as(&token, &wiz, name, tool, what, args).await;
+                if t.refused.get(&(Face::Mcp, name.to_owned())).copied() != before {
+                    refused_as_tools.insert(name);
+                }
+            }
+        }
+        // The match's session over REST: actions out of turn, of no one, and nonsense.
+        let acts = with_id("/sessions/{id}/actions", &id);
+        for action in [
+            "vote p1",
+            "kill p2",
+            "inspect p3",
+            "protect p4",
+            "nonsense",
+            "",
+        ] {
+            let body = json!({ "action": action });
+            t.rest_as(
+                &token,
+                &wiz,
+                "POST /sessions/{id}/actions",
+                Some("session_act"),
+                "POST",
+                &acts,
+                Some(body),
+            )
+            .await;
         }
         for &e in &verbs {
             let name = e.name;
@@ -1127,10 +1222,22 @@ async fn every_refusal_in_a_werewolf_match_leaves_the_town_and_the_store_as_they
         .filter(|n| !refused.contains(n))
         .collect();
     assert!(never.is_empty(), "never refused in the match: {never:?}");
+    let never: Vec<&str> = verbs
+        .iter()
+        .filter(|e| e.toolset.is_some())
+        .map(|e| e.name)
+        .filter(|n| !refused_as_tools.contains(n))
+        .collect();
+    assert!(
+        never.is_empty(),
+        "never refused as tools in the match: {never:?}"
+    );
     eprintln!(
-        "undo in a match: {} cases sent, {} verbs refused; allowed changes seen: {:?}",
+        "undo in a match: {} cases sent, {} verbs refused on telnet and {} as tools; allowed \
+         changes seen: {:?}",
         t.cases,
         refused.len(),
+        refused_as_tools.len(),
         t.allowed
     );
     t.s.stop().await;
