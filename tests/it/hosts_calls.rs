@@ -260,11 +260,25 @@ async fn session_calls(api: &Api, made: impl FnOnce()) -> Vec<Seen> {
 
 /// What hosts say to the world (its HTTP relayed whole, its typed asks), as `(subject, body)`,
 /// heard on the broker (which lets anyone listen here) from when `listening` is set, for as
-/// long as the spy's `client` is kept.
+/// long as the spy is kept (its client, never read, keeps the subscriptions).
 struct Spy {
-    client: async_nats::Client,
+    _client: async_nats::Client,
     heard: Arc<Mutex<Vec<(String, String)>>>,
     listening: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Spy {
+    /// What hosts asked the world, typed, once the test checked that no HTTP was passed across.
+    fn asks(&self) -> Vec<wire::Ask> {
+        let heard = self.heard.lock().unwrap().clone();
+        let relayed: Vec<&(String, String)> =
+            heard.iter().filter(|(s, _)| s.ends_with(".http")).collect();
+        assert!(relayed.is_empty(), "the world saw HTTP: {relayed:#?}");
+        heard
+            .iter()
+            .filter_map(|(_, body)| serde_json::from_str(body).ok())
+            .collect()
+    }
 }
 
 async fn spy(url: &str) -> Spy {
@@ -285,7 +299,7 @@ async fn spy(url: &str) -> Spy {
     }
     client.flush().await.unwrap();
     Spy {
-        client,
+        _client: client,
         heard,
         listening,
     }
@@ -300,13 +314,10 @@ async fn a_hosts_rest_calls_cross_as_verbs_and_are_answered_as_one_process_answe
     let broker = Broker::start().await;
     let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
     let a = host(&broker.url, &db).await;
-    let Spy {
-        client: _spy,
-        heard,
-        listening,
-    } = spy(&broker.url).await;
+    let spy = spy(&broker.url).await;
     let through = session_calls(&Api::new(a.http_addr), || {
-        listening.store(true, std::sync::atomic::Ordering::SeqCst);
+        spy.listening
+            .store(true, std::sync::atomic::Ordering::SeqCst);
     })
     .await;
 
@@ -339,18 +350,12 @@ async fn a_hosts_rest_calls_cross_as_verbs_and_are_answered_as_one_process_answe
         )
     );
 
-    let heard = heard.lock().unwrap().clone();
-    let relayed: Vec<&(String, String)> =
-        heard.iter().filter(|(s, _)| s.ends_with(".http")).collect();
-    assert!(relayed.is_empty(), "the world saw HTTP: {relayed:#?}");
-    let verbs: Vec<String> = heard
+    let asks = spy.asks();
+    let verbs: Vec<&str> = asks
         .iter()
-        .filter_map(|(_, body)| {
-            let ask: wire::Ask = serde_json::from_str(body).ok()?;
-            match ask {
-                wire::Ask::Verb(call) => Some(call.verb),
-                _ => None,
-            }
+        .filter_map(|ask| match ask {
+            wire::Ask::Verb(call) => Some(call.verb.as_str()),
+            _ => None,
         })
         .collect();
     for verb in [
@@ -366,14 +371,11 @@ async fn a_hosts_rest_calls_cross_as_verbs_and_are_answered_as_one_process_answe
         "leaderboard",
         "report",
     ] {
-        assert!(
-            verbs.iter().any(|v| v == verb),
-            "{verb} not called: {verbs:?}"
-        );
+        assert!(verbs.contains(&verb), "{verb} not called: {verbs:?}");
     }
-    let typed: Vec<String> = heard
+    let typed: Vec<String> = asks
         .iter()
-        .filter_map(|(_, body)| match serde_json::from_str(body).ok()? {
+        .filter_map(|ask| match ask {
             wire::Ask::Page(read) => Some(format!("{} {:?}", read.page, read.download)),
             wire::Ask::Agent(call) => Some(format!("agent {:?}", call.name)),
             wire::Ask::Metrics(_) => Some("metrics".into()),
@@ -550,34 +552,28 @@ async fn a_hosts_plain_tool_calls_cross_as_calls_and_are_answered_as_one_process
     let broker = Broker::start().await;
     let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
     let a = host(&broker.url, &db).await;
-    let Spy {
-        client: _spy,
-        heard,
-        listening,
-    } = spy(&broker.url).await;
+    let spy = spy(&broker.url).await;
     let through = tool_calls(a.http_addr, || {
-        listening.store(true, std::sync::atomic::Ordering::SeqCst);
+        spy.listening
+            .store(true, std::sync::atomic::Ordering::SeqCst);
     })
     .await;
     assert_eq!(here, through, "one process, then through a host");
     let statuses: Vec<u16> = through.iter().map(|(s, _)| *s).collect();
     assert_eq!(statuses, [200, 200, 200, 200, 401], "{through:#?}");
 
-    let heard = heard.lock().unwrap().clone();
-    let relayed: Vec<&(String, String)> =
-        heard.iter().filter(|(s, _)| s.ends_with(".http")).collect();
-    assert!(relayed.is_empty(), "the world saw HTTP: {relayed:#?}");
-    let tools: Vec<String> = heard
+    let asks = spy.asks();
+    let tools: Vec<&str> = asks
         .iter()
-        .filter_map(|(_, body)| match serde_json::from_str(body).ok()? {
-            wire::Ask::Tool(call) => Some(call.name),
+        .filter_map(|ask| match ask {
+            wire::Ask::Tool(call) => Some(call.name.as_str()),
             _ => None,
         })
         .collect();
     assert_eq!(
         tools,
         ["help", "say", "noSuchTool", "createGame", "help"],
-        "{heard:#?}"
+        "{asks:#?}"
     );
     a.running.shutdown().await;
     world.shutdown().await;
@@ -615,16 +611,13 @@ async fn a_hosts_mcp_sessions_lists_and_pages_cross_as_typed_calls() {
     let broker = Broker::start().await;
     let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
     let a = host(&broker.url, &db).await;
-    let Spy {
-        client: _spy,
-        heard,
-        listening,
-    } = spy(&broker.url).await;
+    let spy = spy(&broker.url).await;
     let bots = [
         Api::new(a.http_addr).agent(None).await,
         Api::new(a.http_addr).agent(None).await,
     ];
-    listening.store(true, std::sync::atomic::Ordering::SeqCst);
+    spy.listening
+        .store(true, std::sync::atomic::Ordering::SeqCst);
     let (town, chess) = (
         format!("http://{}/mcp", a.http_addr),
         format!("http://{}/mcp/chess", a.http_addr),
@@ -658,15 +651,12 @@ async fn a_hosts_mcp_sessions_lists_and_pages_cross_as_typed_calls() {
         assert!(ui["html"].as_str().unwrap().contains("<html"), "{ui}");
     }
 
-    let heard = heard.lock().unwrap().clone();
-    let relayed: Vec<&(String, String)> =
-        heard.iter().filter(|(s, _)| s.ends_with(".http")).collect();
-    assert!(relayed.is_empty(), "the world saw HTTP: {relayed:#?}");
+    let asks = spy.asks();
     let (mut tools, mut reads) = (Vec::new(), Vec::new());
-    for (_, body) in &heard {
-        match serde_json::from_str(body) {
-            Ok(wire::Ask::Tool(call)) => tools.push(format!("{} {}", call.path, call.name)),
-            Ok(wire::Ask::Mcp(read)) => reads.push(format!("{} {:?}", read.path, read.what)),
+    for ask in &asks {
+        match ask {
+            wire::Ask::Tool(call) => tools.push(format!("{} {}", call.path, call.name)),
+            wire::Ask::Mcp(read) => reads.push(format!("{} {:?}", read.path, read.what)),
             _ => {}
         }
     }

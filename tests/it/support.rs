@@ -534,14 +534,7 @@ impl Api {
             .send()
             .await
             .expect("the server answers");
-        let status = resp.status().as_u16();
-        let kind = resp
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_owned();
-        (status, kind, resp.text().await.expect("a body"))
+        seen(resp).await
     }
 
     pub async fn get(&self, path: &str, token: &str) -> (u16, serde_json::Value) {
@@ -756,7 +749,11 @@ pub async fn post_mcp_raw(
     if let Some(o) = origin {
         r = r.header("origin", o);
     }
-    let resp = r.body(body).send().await.unwrap();
+    seen(r.body(body).send().await.unwrap()).await
+}
+
+/// An answer's status, content type and body, as they came.
+async fn seen(resp: reqwest::Response) -> (u16, String, String) {
     let status = resp.status().as_u16();
     let kind = resp
         .headers()
@@ -764,7 +761,7 @@ pub async fn post_mcp_raw(
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_owned();
-    (status, kind, resp.text().await.unwrap())
+    (status, kind, resp.text().await.expect("a body"))
 }
 
 /// One stateless MCP 2026-07-28 request to the address `path` (`/mcp`, `/mcp/chess`): the
