@@ -1,6 +1,7 @@
-//! The REST API's session routes: each reads its request and calls its verb by name on the
-//! [`Town`], the world in this process or across the broker ([`crate::cluster::calls`]), so a
-//! host serves them itself and the world sees verbs, never HTTP.
+//! The REST API's routes: each reads its request and asks the [`Town`], the world in this
+//! process or across the broker, with a typed call ([`crate::cluster::calls`]): its verb by
+//! name (the session routes, the reads the town and the games add), an agent to make. So a
+//! host serves them itself and the world sees calls, never HTTP.
 //!
 //! A request's credential is judged by the town with the call. What the route could not read
 //! is refused only once the town has vouched for the credential, as a one-process moot checks
@@ -32,8 +33,8 @@ use moot_kernel::verbs::{NoArgs, REASONING, Verb};
 use moot_kernel::world::Face;
 use moot_kernel::world::sessions::ErrorCode;
 
-/// What the session routes share: the town, and where moot is reached from outside (a 401's
-/// pointer to the authorization server).
+/// What the API's routes and the MCP endpoint share: the town, and where moot is reached from
+/// outside (a 401's pointer to the authorization server).
 #[derive(Clone)]
 pub struct Calls(Arc<CallsState>);
 

@@ -2,11 +2,9 @@
 //! log, with the bodies, status codes and error shape its clients rely on.
 //!
 //! Handlers only translate: they parse, and hand the work to the world, which answers after
-//! the database has committed what changed. The session routes call their verbs by name on the
-//! town ([`calls`]), and a host answers MCP's plain tool calls the same way ([`tool_calls`]),
-//! so a host serves them itself; the others (making an agent, the games' reads
-//! and pages, `/metrics`) still reach the world through
-//! [`WorldHandle::call`](moot_kernel::world::WorldHandle::call), and a host passes them whole.
+//! the database has committed what changed. Every route asks the town with a typed call
+//! ([`calls`], [`pages`], [`metrics`]), and so does the MCP endpoint ([`gate`], with a plain
+//! tool call on a host in [`tool_calls`]), so a host serves the whole API and MCP itself.
 //! One table, [`routes`], builds both the router and `/openapi.json`, so the document
 //! describes exactly the API that is served.
 
