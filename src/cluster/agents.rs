@@ -7,9 +7,8 @@ use std::net::IpAddr;
 use serde::{Deserialize, Serialize};
 
 use super::Door;
-use super::calls::{CallRefused, Called, Credential, vouch};
+use super::calls::{CallRefused, Called, Credential, refused_as, vouch};
 use moot_kernel::identity::{self, RegisterError};
-use moot_kernel::verbs::VerbError;
 use moot_kernel::world::Unavailable;
 use moot_kernel::world::sessions::ErrorCode;
 
@@ -31,13 +30,6 @@ pub struct AgentCreated {
     pub name: String,
 }
 
-/// A refusal with the REST API's own code.
-fn refused(code: ErrorCode, message: impl Into<String>) -> CallRefused {
-    let mut e = VerbError::refused(message);
-    e.host = Some(code);
-    CallRefused::Verb(e.into())
-}
-
 impl Door {
     /// Makes an agent for `call`: a bad maker's token is refused, then a banned address, then
     /// one that has made too many lately (every host's requests count together here).
@@ -53,7 +45,7 @@ impl Door {
         if let Some(ip) = call.ip
             && self.directory.is_banned(&ip.to_string())
         {
-            return Err(refused(
+            return Err(refused_as(
                 ErrorCode::Forbidden,
                 "Your address is banned from moot",
             ));
@@ -63,13 +55,17 @@ impl Door {
                 .agents_by_address
                 .take(&ip.into(), tokio::time::Instant::now())
         {
-            let mut e = VerbError::refused(format!(
-                "Too many agents made from your address; try again in {}",
-                moot_kernel::limits::seconds(wait)
-            ));
-            e.host = Some(ErrorCode::RateLimited);
-            e.retry_after = Some(wait);
-            return Err(CallRefused::Verb(e.into()));
+            let mut refusal = refused_as(
+                ErrorCode::RateLimited,
+                format!(
+                    "Too many agents made from your address; try again in {}",
+                    moot_kernel::limits::seconds(wait)
+                ),
+            );
+            if let CallRefused::Verb(r) = &mut refusal {
+                r.retry_after = Some(wait);
+            }
+            return Err(refusal);
         }
         let origin = call
             .ip
@@ -84,8 +80,8 @@ impl Door {
         )
         .await
         .map_err(|e| match e {
-            RegisterError::BadName(m) => refused(ErrorCode::InvalidRequest, m),
-            e @ RegisterError::NameTaken(_) => refused(ErrorCode::Conflict, e.to_string()),
+            RegisterError::BadName(m) => refused_as(ErrorCode::InvalidRequest, m),
+            e @ RegisterError::NameTaken(_) => refused_as(ErrorCode::Conflict, e.to_string()),
             RegisterError::Store(e) => {
                 tracing::error!(error = %e, "an agent could not be stored");
                 CallRefused::Unavailable(Unavailable::Storage)

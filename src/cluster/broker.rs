@@ -520,41 +520,34 @@ async fn answer(
     ask: Ask,
     msg: async_nats::Message,
 ) {
-    // The calls' answers may be large (a page, a verb's result): they go in pieces.
-    let called = match ask {
+    let answer = match ask {
+        Ask::Banned { ip } => Answer::Banned(door.banned(ip)),
+        Ask::Who => Answer::Who(door.world.who().await),
+        Ask::Connect { ip, name, password } => Answer::Connect(
+            door.connect(ip, &name, &password)
+                .await
+                .map(|row| Character::vouched(row, passes, host)),
+        ),
+        Ask::Create { ip, name, password } => Answer::Create(
+            door.create(ip, &name, &password)
+                .await
+                .map(|row| Character::vouched(row, passes, host)),
+        ),
+        Ask::Vouch(credential) => Answer::Vouch(super::calls::vouch(&door.directory, &credential)),
         Ask::Verb(call) => Answer::Verb(door.call(call).await),
         Ask::Agent(call) => Answer::Agent(door.make_agent(call).await),
         Ask::Metrics(token) => Answer::Metrics(door.metrics(token).await),
         Ask::Page(read) => Answer::Page(door.page(read).await),
-        ask => {
-            let answer = match ask {
-                Ask::Banned { ip } => Answer::Banned(door.banned(ip)),
-                Ask::Who => Answer::Who(door.world.who().await),
-                Ask::Connect { ip, name, password } => Answer::Connect(
-                    door.connect(ip, &name, &password)
-                        .await
-                        .map(|row| Character::vouched(row, passes, host)),
-                ),
-                Ask::Create { ip, name, password } => Answer::Create(
-                    door.create(ip, &name, &password)
-                        .await
-                        .map(|row| Character::vouched(row, passes, host)),
-                ),
-                Ask::Vouch(credential) => {
-                    Answer::Vouch(super::calls::vouch(&door.directory, &credential))
-                }
-                // Answered as they come in (see `serve`), or above.
-                Ask::Tool(_)
-                | Ask::Mcp(_)
-                | Ask::Verb(_)
-                | Ask::Agent(_)
-                | Ask::Metrics(_)
-                | Ask::Page(_) => return,
-            };
-            return reply(client, &msg, host, &answer).await;
-        }
+        // Answered as they come in (see `serve`).
+        Ask::Tool(_) | Ask::Mcp(_) => return,
     };
-    reply_in_pieces(client, &msg, host, &called).await;
+    // The calls' answers may be large (a page, a verb's result): they go in pieces.
+    match answer {
+        Answer::Verb(_) | Answer::Agent(_) | Answer::Metrics(_) | Answer::Page(_) => {
+            reply_in_pieces(client, &msg, host, &answer).await;
+        }
+        _ => reply(client, &msg, host, &answer).await,
+    }
 }
 
 /// Closes a host's connection that would enter without the world's pass.

@@ -280,25 +280,28 @@ impl Door {
         let Ok(sid) = moot_kernel::world::sessions::parse_id(&read.id) else {
             return written(&None::<String>);
         };
-        let text = match read.download {
-            None => {
-                let html = page.html;
-                self.world
-                    .call("".into(), Face::Rest, move |w, _| html(w, sid))
-                    .await
-            }
+        // The page itself, or the download its suffix names.
+        let text: fn(&moot_kernel::world::World, _) -> Option<String> = match read.download {
+            None => page.html,
             Some(suffix) => match page.downloads.iter().find(|d| d.suffix == suffix) {
-                Some(d) => {
-                    let text = d.text;
-                    self.world
-                        .call("".into(), Face::Rest, move |w, _| text(w, sid))
-                        .await
-                }
-                None => Ok(None),
+                Some(d) => d.text,
+                None => return written(&None::<String>),
             },
         };
+        let text = self
+            .world
+            .call("".into(), Face::Rest, move |w, _| text(w, sid))
+            .await;
         written(&text.map_err(CallRefused::Unavailable)?)
     }
+}
+
+/// A refusal with the REST API's own code (a call that is no verb's: making an agent, the
+/// metrics).
+pub(super) fn refused_as(code: ErrorCode, message: impl Into<String>) -> CallRefused {
+    let mut e = VerbError::refused(message);
+    e.host = Some(code);
+    CallRefused::Verb(e.into())
 }
 
 /// `value` as the JSON a call answers with.

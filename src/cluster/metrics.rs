@@ -4,16 +4,9 @@
 use std::collections::BTreeMap;
 
 use super::Door;
-use super::calls::{CallRefused, Called};
-use moot_kernel::verbs::VerbError;
+use super::calls::{CallRefused, Called, refused_as};
 use moot_kernel::world::Face;
 use moot_kernel::world::sessions::ErrorCode;
-
-fn refused(code: ErrorCode, message: &str) -> CallRefused {
-    let mut e = VerbError::refused(message);
-    e.host = Some(code);
-    CallRefused::Verb(e.into())
-}
 
 impl Door {
     /// Prometheus metrics, for a scraper holding `--metrics-token` (they tell how busy moot
@@ -23,14 +16,14 @@ impl Door {
     pub async fn metrics(&self, given: Option<String>) -> Called {
         use subtle::ConstantTimeEq;
         let Some(token) = self.metrics_token.as_deref() else {
-            return Err(refused(
+            return Err(refused_as(
                 ErrorCode::NotFound,
                 "Metrics are off; start moot with --metrics-token to serve them",
             ));
         };
         let given = given.unwrap_or_default();
         if !bool::from(given.as_bytes().ct_eq(token.as_bytes())) {
-            return Err(refused(
+            return Err(refused_as(
                 ErrorCode::Unauthorized,
                 "/metrics needs Authorization: Bearer <the --metrics-token>",
             ));

@@ -10,7 +10,7 @@ use rmcp::model::{CallToolRequestParams, CallToolResponse};
 use rmcp::service::{RequestContext, RoleServer};
 
 use super::poll::Polls;
-use super::{McpAgent, MootMcp, PROGRESS_EVERY, Reach, WAIT, tools};
+use super::{MootMcp, PROGRESS_EVERY, Reach, WAIT, caller, tools, wizard_in};
 use crate::cluster::Town;
 use crate::cluster::calls::{CallRefused, Credential, McpRead, McpWhat, ToolCall};
 use moot_kernel::verbs::Toolset;
@@ -58,17 +58,14 @@ impl MootMcp {
         what: McpWhat,
     ) -> Result<Box<serde_json::value::RawValue>, McpError> {
         let answer = match what {
-            McpWhat::Wizard => {
-                let (_, store) = self.world()?;
-                let row = store.agent_by_id(&agent).await;
-                serde_json::json!(matches!(row, Ok(Some(row)) if row.wizard))
-            }
+            McpWhat::Wizard => serde_json::json!(wizard_in(self.world()?.1, &agent).await),
             McpWhat::Pages => serde_json::json!(self.pages(agent).await?),
             McpWhat::Page(uri) => serde_json::json!(self.page_html(&agent, &uri).await?),
         };
         serde_json::value::to_raw_value(&answer)
             .map_err(|e| McpError::internal_error(e.to_string(), None))
     }
+
     /// A tool call on a host: asked of the world's server at this address, the client that
     /// gave a progress token told every ten seconds while it waits, as the world's server
     /// tells it; cancelled, it is taken back from the world.
@@ -116,9 +113,7 @@ impl MootMcp {
 
 /// The credential a request carried (see [`McpAgent`]).
 fn credential_of(cx: &RequestContext<RoleServer>) -> Result<Credential, McpError> {
-    cx.extensions
-        .get::<axum::http::request::Parts>()
-        .and_then(|p| p.extensions.get::<McpAgent>())
+    caller(cx)
         .map(|a| a.1.clone())
         .ok_or_else(|| McpError::invalid_request("no identity: send a bearer token", None))
 }

@@ -174,9 +174,7 @@ impl MootMcp {
     /// Whether `agent` is a wizard, as the database says now.
     async fn is_wizard(&self, agent: &AgentId, cx: &RequestContext<RoleServer>) -> bool {
         match &self.reach {
-            Reach::World { store, .. } => {
-                matches!(store.agent_by_id(agent).await, Ok(Some(row)) if row.wizard)
-            }
+            Reach::World { store, .. } => wizard_in(store, agent).await,
             Reach::Host(_) => self
                 .ask(cx, McpWhat::Wizard)
                 .await
@@ -200,10 +198,7 @@ impl MootMcp {
         if let Some(a) = &self.fixed {
             return Some(a.clone());
         }
-        cx.extensions
-            .get::<axum::http::request::Parts>()
-            .and_then(|p| p.extensions.get::<McpAgent>())
-            .map(|a| a.0.clone())
+        caller(cx).map(|a| a.0.clone())
     }
 
     /// A game's MCP Apps page (`ui://chess/<id>`) as `agent` sees it, if there is one.
@@ -448,6 +443,18 @@ impl MootMcp {
         }
         Ok(out)
     }
+}
+
+/// Whether `agent` is a wizard, as the database says now.
+async fn wizard_in(store: &Store, agent: &AgentId) -> bool {
+    matches!(store.agent_by_id(agent).await, Ok(Some(row)) if row.wizard)
+}
+
+/// Who the request acts for, as the bearer check put it in the request (see [`McpAgent`]).
+fn caller(cx: &RequestContext<RoleServer>) -> Option<&McpAgent> {
+    cx.extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|p| p.extensions.get::<McpAgent>())
 }
 
 impl ServerHandler for MootMcp {

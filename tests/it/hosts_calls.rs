@@ -393,6 +393,26 @@ async fn a_hosts_rest_calls_cross_as_verbs_and_are_answered_as_one_process_answe
     world.shutdown().await;
 }
 
+/// Stops the world process, politely (SIGTERM) or outright (kill -9), once `ann`, on a host's
+/// telnet, hears that the host knows it paused or went.
+async fn stop_world(
+    world: &mut crate::support::Moot,
+    polite: bool,
+    ann: &mut crate::support::Client,
+) {
+    if polite {
+        let pid = world.id().to_string();
+        let term = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        assert!(term.success());
+        ann.expect(moot::cluster::host::PAUSES).await;
+        world.wait().unwrap();
+    } else {
+        world.kill().unwrap();
+        world.wait().unwrap();
+        ann.expect(moot::cluster::host::AWAY).await;
+    }
+}
+
 /// The world stops under a host, politely and then outright, and starts again: a move sent
 /// in the gap is refused as not done, to be tried again; a read waits for the town and is
 /// answered once it is back; and the move, tried again, is taken.
@@ -416,17 +436,7 @@ async fn a_hosts_rest_calls_ride_out_a_restart_of_the_world() {
     let mut ann = crate::support::player_at(a.telnet_addr, "Ann").await;
     let mut tick = 0;
     for polite in [true, false] {
-        if polite {
-            let pid = world.id().to_string();
-            let term = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
-            assert!(term.success());
-            ann.expect(moot::cluster::host::PAUSES).await;
-            world.wait().unwrap();
-        } else {
-            world.kill().unwrap();
-            world.wait().unwrap();
-            ann.expect(moot::cluster::host::AWAY).await;
-        }
+        stop_world(&mut world, polite, &mut ann).await;
         let (white_move, black_move) = [("e2e4", "e7e5"), ("d2d4", "d7d5")][tick / 2];
         let act = |token: &str, action: &str, tick: usize| {
             http.post(format!("http://{}/sessions/{id}/actions", a.http_addr))
@@ -703,77 +713,6 @@ async fn a_long_poll_through_a_host_sends_progress_to_a_client_that_asked() {
     world.shutdown().await;
 }
 
-/// An MCP session (2025-11-25) opened at a host, as raw requests: its id, and each call's
-/// answer read from its JSON or its server-sent event.
-struct HostSession {
-    url: String,
-    token: String,
-    id: String,
-    client: reqwest::Client,
-}
-
-impl HostSession {
-    async fn open(url: String, token: &str) -> HostSession {
-        let client = reqwest::Client::new();
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}});
-        let resp = client
-            .post(&url)
-            .bearer_auth(token)
-            .header("accept", "application/json, text/event-stream")
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(resp.status(), 200);
-        let id = resp.headers()["mcp-session-id"]
-            .to_str()
-            .unwrap()
-            .to_owned();
-        let s = HostSession {
-            url,
-            token: token.to_owned(),
-            id,
-            client,
-        };
-        let (status, _) = s
-            .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        assert_eq!(status, 202);
-        s
-    }
-
-    async fn send(&self, body: Value) -> (u16, Value) {
-        let resp = self
-            .client
-            .post(&self.url)
-            .bearer_auth(&self.token)
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-session-id", &self.id)
-            .header("MCP-Protocol-Version", "2025-11-25")
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        let status = resp.status().as_u16();
-        let text = resp.text().await.unwrap();
-        let json = text
-            .lines()
-            .filter_map(|l| l.strip_prefix("data: "))
-            .find(|d| !d.is_empty())
-            .unwrap_or(&text);
-        (status, serde_json::from_str(json).unwrap_or(Value::Null))
-    }
-
-    /// Tool `name` with `args` in the session: the status and the JSON-RPC answer.
-    async fn call(&self, name: &str, args: Value) -> (u16, Value) {
-        self.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": name, "arguments": args}}))
-            .await
-    }
-}
-
 /// The world restarts (politely, then killed) under agents' MCP sessions held by a host: each
 /// session goes on with the same id, a `waitForNextTurn` in flight (in a session, and a plain
 /// stateless one) is asked again once the world is back and returns the opponent's move, and
@@ -786,33 +725,51 @@ async fn an_agents_mcp_session_at_a_host_outlives_a_restart_of_the_world() {
     let mut world = world_process(&broker.url, &db, "60s").await;
     let a = host(&broker.url, &db).await;
     let api = Api::new(a.http_addr);
-    let url = format!("http://{}/mcp/chess", a.http_addr);
     let (white, black) = (api.agent(None).await, api.agent(None).await);
-    let w = HostSession::open(url.clone(), &white.token).await;
-    let b = HostSession::open(url.clone(), &black.token).await;
-    let (status, made) = w
-        .call("createGame", json!({"type": "agent", "color": "white"}))
+    let client = crate::mcp::SessionClient::at(a.http_addr, None);
+    let chess = "/mcp/chess";
+    let w = client.open(chess, &white.token).await;
+    let b = client.open(chess, &black.token).await;
+    let (status, made) = client
+        .call(
+            chess,
+            &white.token,
+            &w,
+            "createGame",
+            json!({"type": "agent", "color": "white"}),
+        )
         .await;
     assert_eq!(status, 200, "{made}");
     let game = made["result"]["structuredContent"]["game_id"]
         .as_str()
         .unwrap_or_else(|| panic!("{made}"))
         .to_owned();
-    let (_, joined) = b.call("joinGame", json!({"game_id": game})).await;
+    let (_, joined) = client
+        .call(
+            chess,
+            &black.token,
+            &b,
+            "joinGame",
+            json!({"game_id": game}),
+        )
+        .await;
     assert_ne!(joined["result"]["isError"], true, "{joined}");
     let mut ann = crate::support::player_at(a.telnet_addr, "Ann").await;
     for (polite, (white_move, black_move)) in [(true, ("e2e4", "e7e5")), (false, ("d2d4", "d7d5"))]
     {
         // Black waits for White's move while the world goes.
         let waiting = {
-            let b = HostSession {
-                url: b.url.clone(),
-                token: b.token.clone(),
-                id: b.id.clone(),
-                client: reqwest::Client::new(),
-            };
-            let game = game.clone();
-            tokio::spawn(async move { b.call("waitForNextTurn", json!({"game_id": game})).await })
+            let (client, token, b) = (
+                crate::mcp::SessionClient::at(a.http_addr, None),
+                black.token.clone(),
+                b.clone(),
+            );
+            let args = json!({"game_id": game});
+            tokio::spawn(async move {
+                client
+                    .call(chess, &token, &b, "waitForNextTurn", args)
+                    .await
+            })
         };
         // And statelessly (2026-07-28), with no session at all.
         let waiting_plainly = {
@@ -823,24 +780,15 @@ async fn an_agents_mcp_session_at_a_host_outlives_a_restart_of_the_world() {
             })
         };
         tokio::time::sleep(Duration::from_millis(300)).await;
-        if polite {
-            let pid = world.id().to_string();
-            let term = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
-            assert!(term.success());
-            ann.expect(moot::cluster::host::PAUSES).await;
-            world.wait().unwrap();
-        } else {
-            world.kill().unwrap();
-            world.wait().unwrap();
-            ann.expect(moot::cluster::host::AWAY).await;
-        }
+        stop_world(&mut world, polite, &mut ann).await;
         assert!(!waiting.is_finished(), "the wait is held for the world");
         assert!(!waiting_plainly.is_finished(), "the plain wait too");
         world = world_process(&broker.url, &db, "60s").await;
         ann.expect(moot::cluster::host::RESUMED).await;
         // White's move, in the same session: the next call works.
-        let (status, moved) = w
-            .call("finishTurn", json!({"game_id": game, "move": white_move}))
+        let args = json!({"game_id": game, "move": white_move});
+        let (status, moved) = client
+            .call(chess, &white.token, &w, "finishTurn", args)
             .await;
         assert_eq!(status, 200, "{moved}");
         assert_ne!(moved["result"]["isError"], true, "{moved}");
@@ -857,8 +805,9 @@ async fn an_agents_mcp_session_at_a_host_outlives_a_restart_of_the_world() {
             .expect("the plain wait is answered")
             .unwrap();
         assert_eq!(woke["structuredContent"]["status"], "your_turn", "{woke}");
-        let (_, replied) = b
-            .call("finishTurn", json!({"game_id": game, "move": black_move}))
+        let args = json!({"game_id": game, "move": black_move});
+        let (_, replied) = client
+            .call(chess, &black.token, &b, "finishTurn", args)
             .await;
         assert_ne!(replied["result"]["isError"], true, "{replied}");
     }

@@ -833,25 +833,27 @@ async fn a_tool_call_answers_the_same_with_or_without_rmcp() {
 
 /// A client of the 2025-11-25 revision, with sessions, sending from `from` (loopback's
 /// 127.0.0.1 when none).
-struct SessionClient {
+pub(crate) struct SessionClient {
     http: std::net::SocketAddr,
     client: reqwest::Client,
 }
 
 impl SessionClient {
     fn new(s: &TestServer, from: Option<std::net::IpAddr>) -> SessionClient {
+        SessionClient::at(s.http, from)
+    }
+
+    /// A client of the server listening at `http` (a host's, say).
+    pub(crate) fn at(http: std::net::SocketAddr, from: Option<std::net::IpAddr>) -> SessionClient {
         let client = reqwest::Client::builder()
             .local_address(from)
             .build()
             .unwrap();
-        SessionClient {
-            http: s.http,
-            client,
-        }
+        SessionClient { http, client }
     }
 
     /// `initialize` and `notifications/initialized` at `path` with `token`: the session's id.
-    async fn open(&self, path: &str, token: &str) -> String {
+    pub(crate) async fn open(&self, path: &str, token: &str) -> String {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
             "clientInfo": {"name": "t", "version": "1"}}});
@@ -892,26 +894,31 @@ impl SessionClient {
     async fn tools(&self, path: &str, token: &str, id: &str) -> (u16, BTreeSet<String>) {
         let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
         let resp = self.post(path, token, Some(id), body).await;
-        let status = resp.status().as_u16();
-        let text = resp.text().await.unwrap();
-        // A session's answers come as server-sent events, after an empty one.
-        let json = text
-            .lines()
-            .filter_map(|l| l.strip_prefix("data: "))
-            .find(|d| !d.is_empty())
-            .unwrap_or(&text);
-        let names = serde_json::from_str::<Value>(json)
-            .ok()
-            .and_then(|v| {
-                v["result"]["tools"].as_array().map(|tools| {
-                    tools
-                        .iter()
-                        .map(|t| t["name"].as_str().unwrap().to_owned())
-                        .collect()
-                })
+        let (status, answer) = answered(resp).await;
+        let names = answer["result"]["tools"]
+            .as_array()
+            .map(|tools| {
+                tools
+                    .iter()
+                    .map(|t| t["name"].as_str().unwrap().to_owned())
+                    .collect()
             })
             .unwrap_or_default();
         (status, names)
+    }
+
+    /// Tool `name` with `args` in session `id` at `path`: the status and the JSON-RPC answer.
+    pub(crate) async fn call(
+        &self,
+        path: &str,
+        token: &str,
+        id: &str,
+        name: &str,
+        args: Value,
+    ) -> (u16, Value) {
+        let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": name, "arguments": args}});
+        answered(self.post(path, token, Some(id), body).await).await
     }
 
     /// Ends session `id` at `path` (HTTP DELETE): the status.
@@ -927,6 +934,19 @@ impl SessionClient {
             .status()
             .as_u16()
     }
+}
+
+/// A session's answer: its status, and its JSON-RPC message, which comes as JSON or as a
+/// server-sent event after an empty one (`null` where there is none).
+async fn answered(resp: reqwest::Response) -> (u16, Value) {
+    let status = resp.status().as_u16();
+    let text = resp.text().await.unwrap();
+    let json = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .find(|d| !d.is_empty())
+        .unwrap_or(&text);
+    (status, serde_json::from_str(json).unwrap_or(Value::Null))
 }
 
 /// A session opened at a tool set's address serves that set there and nowhere else: its id
