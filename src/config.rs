@@ -226,9 +226,9 @@ pub enum Command {
     /// Run the world alone, for hosts across a NATS broker (`moot world --nats URL`), or
     /// work with the town's files (`moot world export DIR`).
     World(WorldArgs),
-    /// Hold connections for a world across a NATS broker: telnet, and HTTP (the REST API,
-    /// MCP, the web) passed to the world; no database (`moot host --nats URL --telnet ADDR
-    /// --http ADDR`).
+    /// Hold connections for a world across a NATS broker: telnet, the REST API, MCP and the
+    /// web, each asking the world typed questions; no database (`moot host --nats URL --telnet
+    /// ADDR --http ADDR`).
     Host(HostArgs),
     /// Copy the database (--db) to FILE while moot runs: a consistent snapshot, by SQLite's
     /// online backup. Restore by stopping moot and putting the copy in the database's place.
@@ -293,7 +293,7 @@ pub struct HostArgs {
     pub nats: String,
 
     /// This host's name on the broker, as the broker's permissions for its user name it
-    /// (`moot.v5.from.NAME.>`, `_INBOX.NAME.>`): letters, digits, `-` and `_`. Random without
+    /// (`moot.v6.from.NAME.>`, `_INBOX.NAME.>`): letters, digits, `-` and `_`. Random without
     /// it. Each host needs its own: a host greeting under a name the world holds connections
     /// for is taken for that host restarted.
     #[arg(long, env = "MOOT_HOST_NAME")]

@@ -9,7 +9,6 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::cluster::requests::MakeRouter;
 use crate::cluster::{Door, Town};
 use crate::config::Config;
 use crate::http::{self, Api};
@@ -17,7 +16,6 @@ use crate::logins::Logins;
 pub use crate::startup::StartError;
 use crate::startup::{Core, open};
 use crate::telnet::{self, Shared};
-use axum::response::IntoResponse;
 use moot_kernel::store::{Store, StoreOptions};
 use moot_kernel::world;
 
@@ -218,23 +216,14 @@ async fn open_town(
             config.agent_rate / 60.0,
             config.agent_rate.ceil() as u32,
         )),
+        visits: Arc::default(),
     };
     Ok((door, world_task, welcome))
 }
 
-/// The HTTP faces (the REST API, MCP, the web) for the town behind `door`: a router for a
-/// listener bound to a given address (MCP's gate accepts that address as a `Host`). A one-process
-/// moot makes one; a world process one for each host.
-fn http_faces(
-    config: &Config,
-    door: &Door,
-    shutdown: &CancellationToken,
-) -> (MakeRouter, crate::cluster::calls::Tools) {
-    let calls = http::Calls::new(
-        Arc::new(Town::Local(door.clone())),
-        config.public_url.as_deref().map(Arc::from),
-    );
-    let api = Api::new(crate::http::ApiState {
+/// What the MCP endpoint reads of the town behind `door`, and its settings.
+fn api(config: &Config, door: &Door) -> Api {
+    Api::new(crate::http::ApiState {
         world: door.world.clone(),
         store: door.store.clone(),
         directory: door.directory.clone(),
@@ -242,30 +231,23 @@ fn http_faces(
         polls_per_agent: config.polls_per_agent,
         mcp_sessions_per_agent: config.mcp_sessions_per_agent,
         public_url: config.public_url.as_deref().map(Arc::from),
-    });
-    let mut web = crate::web::Web::new(
-        api.world.clone(),
-        api.store.clone(),
-        api.directory.clone(),
-        door.logins.clone(),
-        shutdown.clone(),
-    );
-    web.public_url = api.public_url.as_deref().map(str::to_owned);
-    let pages = crate::web::router(web);
-    let shutdown = shutdown.clone();
+    })
+}
+
+/// The HTTP faces (the REST API, MCP, the web) of a one-process moot, for a listener bound to
+/// `bound` (MCP's gate accepts that address as a `Host`).
+fn http_faces(
+    config: &Config,
+    door: &Door,
+    shutdown: &CancellationToken,
+    bound: SocketAddr,
+) -> axum::Router {
+    let town = Arc::new(Town::Local(door.clone()));
+    let calls = http::Calls::new(town.clone(), config.public_url.as_deref().map(Arc::from));
+    let api = api(config, door);
+    let web = crate::web::Web::new(town, config.public_url.clone(), shutdown.clone());
     let mcp = http::McpShared::new(&api);
-    let tools = mcp.tools();
-    let make: MakeRouter = Arc::new(move |bound| {
-        http::router(
-            api.clone(),
-            calls.clone(),
-            bound,
-            &shutdown,
-            pages.clone(),
-            &mcp,
-        )
-    });
-    (make, tools)
+    http::router(api, calls, bound, shutdown, crate::web::router(web), &mcp)
 }
 
 fn http_bounds(config: &Config) -> http::listener::Bounds {
@@ -301,7 +283,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let town = door.world.downgrade();
     let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
     let (http_listener, http_addr) = bind(config.http).await?;
-    let router = http_faces(&config, &door, &stops.shutdown).0(http_addr);
+    let router = http_faces(&config, &door, &stops.shutdown, http_addr);
     let bounds = http_bounds(&config);
     let shutdown = stops.shutdown.clone();
     let shared = Arc::new(Shared::new(
@@ -345,15 +327,12 @@ pub async fn start_world(
     let (door, world_task, welcome) = open_town(&config, &stops).await?;
     let store = door.store.clone();
     let door = Arc::new(door);
-    // The faces learn of the stop only once the hosts have been told and the requests they
-    // will ask the next world again are dropped: answered "shutting down", they would end.
-    let faces_stop = CancellationToken::new();
-    let (faces, tools) = http_faces(&config, &door, &faces_stop);
+    // Hosts' MCP tool calls are answered by the MCP endpoint's own server, as here.
+    let tools = http::McpShared::new(&api(&config, &door)).tools();
     let serving = tokio::spawn(crate::cluster::broker::serve(
         client,
         door,
         welcome,
-        faces,
         tools,
         stops.shutdown.clone(),
     ));
@@ -364,7 +343,6 @@ pub async fn start_world(
             Err(e) => tracing::error!(error = %e, "serving hosts ended on a bug"),
             Ok(Ok(())) => {}
         }
-        faces_stop.cancel();
         // With the door gone, the last handle goes and the world task ends.
         let _ = world_ended.await;
         store.close().await;
@@ -373,10 +351,9 @@ pub async fn start_world(
     Ok(stops.running(done))
 }
 
-/// `moot host --nats URL`: the faces, holding their connections (telnet; the REST API's
-/// session routes, as verbs called by name; the rest of HTTP passed whole to the world, which
-/// answers it as a one-process moot would), for the world across
-/// the broker, named `name` there (random without one); it opens no database.
+/// `moot host --nats URL`: the faces, holding their connections (telnet, the REST API, MCP and
+/// the web, each asking the world typed questions), for the world across the broker, named
+/// `name` there (random without one); it opens no database.
 pub async fn start_host(
     config: Config,
     nats: &str,
@@ -397,23 +374,23 @@ pub async fn start_host(
         welcome.welcome,
         stops.shutdown.clone(),
     ));
-    // The routes served here, by typed calls on the town: the REST API's and MCP's (whose
-    // sessions of the 2025 revision are this host's); the rest (the web) passed whole.
+    // Every route served here, by typed calls on the town: the REST API's, MCP's (whose
+    // sessions of the 2025 revision are this host's) and the web's.
     let mcp = http::McpShared::on_host(town.clone(), shared.config.mcp_sessions_per_agent);
+    let web = crate::web::Web::new(
+        town,
+        shared.config.public_url.clone(),
+        stops.shutdown.clone(),
+    );
     let router = http::calls_router(calls.clone())
         .merge(http::mcp_router(&calls, http_addr, &stops.shutdown, &mcp))
-        .fallback(
-            move |axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<SocketAddr>,
-                  req: axum::extract::Request| {
-                let town = town.clone();
-                async move {
-                    match &*town {
-                        Town::Remote(remote) => remote.pass(req, peer).await,
-                        Town::Local(_) => axum::http::StatusCode::NOT_FOUND.into_response(),
-                    }
-                }
-            },
-        );
+        .merge(crate::web::router(web))
+        .fallback(|| async {
+            crate::http::ApiError::new(
+                moot_kernel::world::sessions::ErrorCode::NotFound,
+                "No such path; see /openapi.json",
+            )
+        });
     tracing::info!(%telnet_addr, %http_addr, "listening");
     let stop = stops.shutdown.clone();
     let http_task = tokio::spawn(async move {

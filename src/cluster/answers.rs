@@ -1,5 +1,5 @@
-//! What a host answers itself when the town cannot: in the REST API's error shape, which the
-//! relayed faces and the faces that call verbs by name give alike.
+//! What a face answers itself when the town cannot: in the REST API's error shape, which every
+//! HTTP face gives alike.
 
 use axum::body::Body;
 use axum::http::{HeaderValue, Response, StatusCode};

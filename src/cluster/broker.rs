@@ -21,10 +21,10 @@ use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 use super::Door;
+use super::asked::Answering;
 use super::calls::Tools;
 use super::nats::{LinkError, subscribe};
 use super::pass::Passes;
-use super::requests::{Answering, MakeRouter};
 use super::wire::{
     self, Answer, Ask, CallRefused, Character, FromConn, Hello, News, Taken, ToConn, Welcome,
 };
@@ -217,7 +217,6 @@ pub async fn serve(
     client: async_nats::Client,
     door: Arc<Door>,
     welcome: String,
-    make_router: MakeRouter,
     tools: Tools,
     stop: CancellationToken,
 ) -> Result<(), LinkError> {
@@ -225,12 +224,11 @@ pub async fn serve(
     let mut greetings = subscribe(&client, wire::greetings()).await?;
     let mut asks = subscribe(&client, wire::asks()).await?;
     let mut conns = subscribe(&client, wire::conns()).await?;
-    let mut requests = subscribe(&client, wire::https()).await?;
-    let mut cancels = subscribe(&client, wire::http_cancels()).await?;
+    let mut take_backs = subscribe(&client, wire::take_backs()).await?;
     let beats = subscribe(&client, wire::host_beats()).await?;
     let own_beats = subscribe(&client, wire::news()).await?;
     let passes = Passes::open(&door.store).await.map_err(LinkError::Passes)?;
-    let answering = Answering::new(client.clone(), make_router);
+    let answering = Answering::default();
     let held: HeldMap = Arc::default();
     let hosts: Arc<Mutex<Hosts>> = Arc::default();
     // World connection numbers, unique across hosts (0 is agents' without a connection).
@@ -309,22 +307,13 @@ pub async fn serve(
                     tracing::warn!(%host, "a host greeted again; its earlier connections leave");
                     forget(&door, &held, &answering, &host).await;
                 }
-                tracing::info!(%host, "a host joined");
-                answering.greeted(&host, hello.http);
+                tracing::info!(%host, http = ?hello.http, "a host joined");
                 lock(&hosts).greeted(host.clone(), Instant::now());
                 reply(&client, &msg, &host, &welcome_of(&welcome, epoch)).await;
             }
-            Some(msg) = requests.next() => {
-                let host = wire::host_of(&msg.subject).unwrap_or_default().to_owned();
-                if closing || !greeted(&hosts, &host) {
-                    answering.refuse(&host, msg)
-                } else {
-                    answering.answer(&host, msg)
-                }
-            }
-            Some(msg) = cancels.next() => {
+            Some(msg) = take_backs.next() => {
                 if let Some(host) = wire::host_of(&msg.subject) {
-                    answering.cancel(host, &msg);
+                    answering.take_back(host, &msg);
                 }
             }
             Some(msg) = asks.next() => {
@@ -344,6 +333,23 @@ pub async fn serve(
                         tokio::spawn(async move {
                             let answer = Answer::Mcp(door.mcp_read(&tools, read).await);
                             reply_in_pieces(&client, &msg, &host, &answer).await;
+                        });
+                        continue;
+                    }
+                    // A page's question may wait (a live page's long poll), as a tool call
+                    // may: its host may take it back.
+                    Ask::Web { id, ask } => {
+                        let again = ask.read_only();
+                        if closing && again {
+                            continue;
+                        }
+                        let asker = host.clone();
+                        answering.run(&host, id, again, async move {
+                            let answer = match closing {
+                                false => Answer::Web(door.web(ask).await),
+                                true => Answer::Web(Err(CallRefused::Away)),
+                            };
+                            reply_in_pieces(&client, &msg, &asker, &answer).await;
                         });
                         continue;
                     }
@@ -539,7 +545,7 @@ async fn answer(
         Ask::Metrics(token) => Answer::Metrics(door.metrics(token).await),
         Ask::Page(read) => Answer::Page(door.page(read).await),
         // Answered as they come in (see `serve`).
-        Ask::Tool(_) | Ask::Mcp(_) => return,
+        Ask::Tool(_) | Ask::Mcp(_) | Ask::Web { .. } => return,
     };
     // The calls' answers may be large (a page, a verb's result): they go in pieces.
     match answer {

@@ -20,11 +20,10 @@
 //! - the games' pages and downloads (`/chess/7`, `/chess/7.pgn`): typed ([`PageRead`]);
 //! - `POST /agents` and `/metrics`: typed ([`super::agents`], [`super::metrics`]);
 //! - `/health` and `/openapi.json`: answered by whoever holds the socket, asking nothing;
-//! - the rest of MCP (sessions of the 2025 revision, `tools/list`,
-//!   resources, prompts, a call with a progress token, an `Origin` or a session) and the web
-//!   (the town's page, `/town.json` and its live stream, sign-in and OAuth, the web's buttons,
-//!   players and leaderboards): still closures on the world handle, which a world process runs
-//!   for a host that relays the request whole (see [`super::requests`]).
+//! - what an MCP server on a host reads of the world's (whether the caller is a wizard, the MCP
+//!   Apps pages): typed ([`McpRead`]); MCP's sessions of the 2025 revision are the host's own;
+//! - the web's pages (the town map and its live stream, a game's frames, sign-in and OAuth, the
+//!   pages' buttons, the ratings pages): typed questions of their own ([`super::visits`]).
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -176,8 +175,7 @@ pub enum McpAsk {
 
 /// How the world's MCP endpoint answers an [`McpAsk`] (for the agent the town vouched for):
 /// a tool's answer as the JSON of MCP's `CallToolResult`, a read's as [`McpWhat`] says, or the
-/// endpoint's error. The faces give it to the world process, as they give it the routers of
-/// what is still passed whole.
+/// endpoint's error. The faces give it to the world process.
 pub type Tools = std::sync::Arc<
     dyn Fn(
             moot_kernel::world::AgentId,

@@ -25,6 +25,8 @@ pub struct Door {
     pub metrics_token: Option<Arc<str>>,
     /// How many agents one address may make (`--agent-rate`), whichever host it asks.
     pub agents_by_address: Arc<moot_kernel::limits::Limiter<moot_kernel::limits::Address>>,
+    /// Who is signed in on the web, and OAuth's grants in flight, for every host.
+    pub visits: Arc<super::visits::Visits>,
 }
 
 /// Why a character was not made.

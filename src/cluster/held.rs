@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::requests::InFlight;
+use super::asked::InFlight;
 use moot_kernel::world::{AgentId, ConnId, Out, Sink};
 
 /// A line typed while the town is away.
@@ -83,7 +83,7 @@ pub(super) struct State {
     pub(super) up: bool,
     pub(super) last_heard: Instant,
     pub(super) conns: HashMap<ConnId, Held>,
-    /// HTTP requests passed to the world and not yet answered.
+    /// The questions asked of the world and not yet answered.
     pub(super) requests: InFlight,
     /// How long connections are kept while the world is away.
     pub(super) wait: Duration,

@@ -21,10 +21,10 @@ use tokio_util::sync::CancellationToken;
 
 mod calls;
 
+use super::asked::Asking;
 pub use super::held::{AWAY, BACK, GAVE_UP, NOT_DONE, PAUSES, RESUMED, UNANSWERED};
 use super::held::{Back, Held, State};
 use super::nats::{LinkError, connect, subscribe};
-use super::requests::Passing;
 use super::wire::{self, Answer, Ask, FromConn, Hello, News, Taken, ToConn, Welcome};
 use super::{CreateRefused, LoggedIn};
 use crate::logins::Refused;
@@ -50,8 +50,8 @@ pub struct Remote {
     /// Where this host's HTTP listener is, told to the world in each greeting.
     http: Option<SocketAddr>,
     state: Arc<Mutex<State>>,
-    /// HTTP requests on their way to the world and back.
-    passing: Passing,
+    /// Its questions in flight.
+    asking: Asking,
     /// Ends the host's own tasks (its beats, following the world) when it is dropped.
     stop: CancellationToken,
 }
@@ -129,9 +129,7 @@ impl Remote {
         let news = subscribe(&client, wire::news()).await?;
         let inbox = subscribe(&client, wire::to_host(&host)).await?;
         let welcome = greet(&client, &host, http, url).await?;
-        let (passing, requests) = Passing::open(client.clone(), &host, wait)
-            .await
-            .map_err(LinkError::Subscribe)?;
+        let (asking, requests) = Asking::open(client.clone(), &host, wait);
         let state = Arc::new(Mutex::new(State {
             epoch: welcome.epoch,
             up: true,
@@ -147,7 +145,7 @@ impl Remote {
             host,
             http,
             state,
-            passing,
+            asking,
             stop: CancellationToken::new(),
         };
         tokio::spawn(beat(
@@ -344,15 +342,6 @@ impl Remote {
             why,
         };
         self.say(conn, &said).await;
-    }
-
-    /// Passes an HTTP request from `peer` to the world; its answer, as it comes.
-    pub async fn pass(
-        &self,
-        req: axum::http::Request<axum::body::Body>,
-        peer: SocketAddr,
-    ) -> axum::http::Response<axum::body::Body> {
-        self.passing.pass(req, peer).await
     }
 }
 

@@ -9,22 +9,26 @@
 //! holds connections and touches no database; the world holds the database and no socket.
 //! Telnet's connections cross as lines and what the world says to them; every route of the
 //! REST API as typed calls (verbs by name, a game's page, an agent to make: [`calls`],
-//! [`agents`], [`metrics`]), and MCP's plain tool calls too; what is left of HTTP (MCP's
-//! sessions and lists, the web) is still passed whole ([`requests`]).
+//! [`agents`], [`metrics`]), MCP's tool calls and reads too, and the web's pages as typed
+//! questions ([`visits`]). No HTTP crosses: a host can serve a new face by translating its
+//! requests into these.
 //!
 //! [`Out`]: moot_kernel::world::Out
 
 pub mod agents;
 pub mod answers;
+mod asked;
 pub mod broker;
 pub mod calls;
 mod door;
+mod grants;
 mod held;
 pub mod host;
 pub mod metrics;
 pub mod nats;
 pub mod pass;
-pub mod requests;
+mod signed;
+pub mod visits;
 pub mod wire;
 
 pub use door::{CreateRefused, Door};
@@ -185,6 +189,14 @@ impl Town {
         match self {
             Town::Local(_) => Err(calls::CallRefused::NoSuchVerb("MCP".into())),
             Town::Remote(remote) => remote.mcp_read(&read).await,
+        }
+    }
+
+    /// What a web page asks ([`visits::WebAsk`]), its answer's JSON.
+    pub async fn web(&self, ask: visits::WebAsk) -> calls::Called {
+        match self {
+            Town::Local(door) => door.web(ask).await,
+            Town::Remote(remote) => remote.web(ask).await,
         }
     }
 

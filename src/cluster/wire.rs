@@ -1,10 +1,10 @@
 //! The messages between a world process and its hosts, and the subjects they travel on.
 //!
-//! Every subject but the first greeting's carries the protocol's version (`moot.v5.…`), so a host
+//! Every subject but the first greeting's carries the protocol's version (`moot.v6.…`), so a host
 //! and a world of different versions never read each other's messages; `moot.hello`, without
 //! one, is where they find that out and say so. Everything a host says goes on a subject under
-//! its own name, `moot.v5.from.<host>.…`, and everything said to one host under
-//! `moot.v5.to.<host>.…`: a broker that gives each host a user of its own and these two subjects
+//! its own name, `moot.v6.from.<host>.…`, and everything said to one host under
+//! `moot.v6.to.<host>.…`: a broker that gives each host a user of its own and these two subjects
 //! (and its reply inbox, `_INBOX.<host>`) vouches for who said what, which a body cannot, since
 //! the broker never tells a subscriber who published. Subjects also name the connection a
 //! message is about, so that a later world split by game can route by subject without reading
@@ -29,16 +29,16 @@ use moot_kernel::world::{BoardMsg, Event, Leaving, Out, Said};
 use moot_kernel::wrap::Display;
 
 /// This build's protocol. A change to any message below that an older peer could misread
-/// raises it (4: the REST API calls verbs by name, [`Ask::Verb`], and MCP's plain tool calls
-/// cross as [`Ask::Tool`], instead of passing requests whole).
-pub const PROTOCOL: u32 = 5;
+/// raises it (6: the web's pages ask typed questions, [`Ask::Web`], and no HTTP crosses the
+/// broker any more).
+pub const PROTOCOL: u32 = 6;
 
 /// Where hosts and worlds find out whether they speak the same protocol (no version in it: see
 /// the module's doc). The world answers anyone here and takes nobody in: a host joins by its
 /// greeting on [`greet`].
 pub const HELLO: &str = "moot.hello";
 
-/// Everything host `host` says, for a broker's permissions (`moot.v5.from.host1.>`).
+/// Everything host `host` says, for a broker's permissions (`moot.v6.from.host1.>`).
 pub fn from_host(host: &str) -> String {
     format!("moot.v{PROTOCOL}.from.{host}.>")
 }
@@ -88,7 +88,7 @@ pub fn to_host(host: &str) -> String {
     format!("moot.v{PROTOCOL}.to.{host}.conn.*")
 }
 
-/// The host a subject under `moot.v5.from.` or `moot.v5.to.` names.
+/// The host a subject under `moot.v6.from.` or `moot.v6.to.` names.
 pub fn host_of(subject: &str) -> Option<&str> {
     let mut parts = subject.split('.');
     let ours = parts.next() == Some("moot")
@@ -135,8 +135,8 @@ pub struct Hello {
     /// moot's version, for the message when protocols differ.
     pub version: String,
     pub host: String,
-    /// Where the host's HTTP listener is bound, if it has one: the MCP endpoint accepts that
-    /// address as a `Host`, as a one-process moot accepts its own.
+    /// Where the host's HTTP listener is bound, if it has one, for the world's log of who
+    /// joined.
     #[serde(default)]
     pub http: Option<std::net::SocketAddr>,
 }
@@ -231,66 +231,19 @@ pub enum Taken {
 /// this bounds what a host gone wrong can make the world keep).
 pub const LINES_HELD: usize = 16;
 
-/// Where host `host` passes HTTP requests to the world whole.
-pub fn http(host: &str) -> String {
-    format!("moot.v{PROTOCOL}.from.{host}.http")
-}
-
-/// Every host's HTTP requests, for the world.
-pub fn https() -> String {
-    format!("moot.v{PROTOCOL}.from.*.http")
-}
-
-/// Where host `host` takes back a request it passed (its client went away).
-pub fn http_cancel(host: &str) -> String {
+/// Where host `host` takes back a question it asked (its client went away).
+pub fn take_back(host: &str) -> String {
     format!("moot.v{PROTOCOL}.from.{host}.cancel")
 }
 
-/// Every host's requests taken back, for the world.
-pub fn http_cancels() -> String {
+/// Every host's questions taken back, for the world.
+pub fn take_backs() -> String {
     format!("moot.v{PROTOCOL}.from.*.cancel")
 }
 
-/// Where the world answers one HTTP request of a host, in parts: always this subject, whatever
-/// reply subject came with the request.
-pub fn http_reply(host: &str, id: u64) -> String {
-    format!("moot.v{PROTOCOL}.to.{host}.http.{id}")
-}
-
-/// Every answer to one host's HTTP requests, for that host.
-pub fn http_replies(host: &str) -> String {
-    format!("moot.v{PROTOCOL}.to.{host}.http.*")
-}
-
-/// An HTTP request as a host received it. The body follows the head in the same message
-/// (see [`frame`]).
+/// A host taking back question `id`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct HttpRequest {
-    pub host: String,
-    pub id: u64,
-    pub method: String,
-    pub uri: String,
-    pub headers: Vec<(String, String)>,
-    /// Who sent it, for the limits kept per address.
-    pub peer: std::net::SocketAddr,
-}
-
-/// One part of the world's answer to an HTTP request: its head, a piece of its body (which
-/// follows in the same message), its end, or why it cannot be answered.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub enum HttpPart {
-    Head {
-        status: u16,
-        headers: Vec<(String, String)>,
-    },
-    Body,
-    End,
-    Failed(String),
-}
-
-/// A host taking back request `id`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct HttpCancel {
+pub struct TakeBack {
     pub host: String,
     pub id: u64,
 }
@@ -359,6 +312,12 @@ pub enum Ask {
     Metrics(Option<String>),
     /// What a host's MCP server reads of the world's.
     Mcp(McpRead),
+    /// What a web page asks; `id` is the host's number for it, to take it back if its
+    /// browser leaves (a live page's question waits).
+    Web {
+        id: u64,
+        ask: super::visits::WebAsk,
+    },
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -378,6 +337,7 @@ pub enum Answer {
     /// The metrics' text, as a JSON string.
     Metrics(Called),
     Mcp(Called),
+    Web(Called),
 }
 
 /// Who logged in, as a host may know it: never the password's hash; and the pass that lets
@@ -580,15 +540,9 @@ mod tests {
         assert_eq!(parse_conn(&to_conn("abc", 7)), Some(("abc", 7)));
         assert_eq!(parse_conn("moot.v1.conn.abc.x"), None);
         assert_eq!(parse_conn("moot.v2.conn.abc.7"), None);
-        assert_eq!(parse_conn(&http_reply("abc", 7)), None);
+        assert_eq!(parse_conn(&take_back("abc")), None);
         assert_eq!(parse_conn("x"), None);
-        for subject in [
-            greet("h1"),
-            ask("h1"),
-            host_beat("h1"),
-            http("h1"),
-            http_cancel("h1"),
-        ] {
+        for subject in [greet("h1"), ask("h1"), host_beat("h1"), take_back("h1")] {
             assert_eq!(host_of(&subject), Some("h1"), "{subject}");
         }
     }
@@ -598,7 +552,7 @@ mod tests {
         assert!(is_inbox_of("_INBOX.host1.abc.1", "host1"));
         assert!(!is_inbox_of("_INBOX.host10.abc.1", "host1"));
         assert!(!is_inbox_of("_INBOX.abc.1", "host1"));
-        assert!(!is_inbox_of("moot.v5.to.host1.conn.1", "host1"));
+        assert!(!is_inbox_of("moot.v6.to.host1.conn.1", "host1"));
         assert!(host_name_ok("host-1_a"));
         for bad in ["", "a.b", "a*", ">", "a b", &"x".repeat(65)] {
             assert!(!host_name_ok(bad), "{bad}");
@@ -640,12 +594,12 @@ mod tests {
     #[test]
     fn a_frame_carries_its_head_and_its_bytes_and_nothing_else_passes_for_one() {
         let body = b"{\"x\": [1, 2]}\xff";
-        let framed = frame(&HttpPart::Body, body).unwrap();
-        let (head, bytes): (HttpPart, _) = unframe(&framed).unwrap();
-        assert!(matches!(head, HttpPart::Body));
+        let framed = frame(&Piece { more: true }, body).unwrap();
+        let (head, bytes): (Piece, _) = unframe(&framed).unwrap();
+        assert!(head.more);
         assert_eq!(&bytes[..], body);
         for bad in [&b""[..], b"\0\0", b"\0\0\0\x09{}", b"\xff\xff\xff\xff{}"] {
-            assert!(unframe::<HttpPart>(&bytes::Bytes::copy_from_slice(bad)).is_none());
+            assert!(unframe::<Piece>(&bytes::Bytes::copy_from_slice(bad)).is_none());
         }
     }
 

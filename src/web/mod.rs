@@ -22,84 +22,80 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::logins::Logins;
-pub use cookies::Sessions;
-use cookies::Signed;
-use moot_kernel::identity::Directory;
-use moot_kernel::store::Store;
-use moot_kernel::verbs::game_module::{Access, GameModule, Page, WebAction, WebMethod};
-use moot_kernel::world::sessions::{SessionId, parse_id};
-use moot_kernel::world::{AgentId, Face, SERVER_ID, WorldHandle};
+use crate::cluster::Town;
+use crate::cluster::calls::CallRefused;
+use crate::cluster::visits::{
+    ActionCall, ActionRefused, FrameAnswer, FrameAsk, Posted, Versioned, Visitor, WebAsk,
+};
+use moot_kernel::verbs::game_module::{Page, WebAction, WebMethod};
+use moot_kernel::world::sessions::parse_id;
 
-/// What every page handler shares.
+/// What every page handler shares: the town, in this process or across the broker (the
+/// pages ask it typed questions, [`WebAsk`], so a host serves them as a one-process moot
+/// does).
 #[derive(Clone)]
 pub struct Web {
-    pub world: WorldHandle,
-    pub store: Arc<Store>,
-    pub directory: Arc<Directory>,
-    pub logins: Arc<Logins>,
-    pub sessions: Arc<Sessions>,
+    pub town: Arc<Town>,
     /// Cancelled when moot stops: live streams end then, or the listener would wait on them.
     pub shutdown: tokio_util::sync::CancellationToken,
-    /// The shared feeds of matches watched signed out.
+    /// The shared feeds of matches watched signed out, from this process.
     pub public: Arc<public::PublicFeeds>,
     /// Where moot is reached from outside (`--public-url`), for OAuth's metadata; otherwise
     /// the request's host.
     pub public_url: Option<String>,
-    /// OAuth authorization codes waiting to be exchanged.
-    pub codes: Arc<std::sync::Mutex<moot_kernel::oauth::Codes>>,
-    /// OAuth client registrations per address.
-    pub registrations: Arc<moot_kernel::limits::Limiter<moot_kernel::limits::Address>>,
 }
 
 impl Web {
     pub fn new(
-        world: WorldHandle,
-        store: Arc<Store>,
-        directory: Arc<Directory>,
-        logins: Arc<Logins>,
+        town: Arc<Town>,
+        public_url: Option<String>,
         shutdown: tokio_util::sync::CancellationToken,
     ) -> Web {
         Web {
-            world,
-            store,
-            directory,
-            logins,
+            town,
             shutdown,
             public: Arc::default(),
-            public_url: None,
-            codes: Arc::default(),
-            // Ten registrations a minute per address, in bursts of ten.
-            registrations: Arc::new(moot_kernel::limits::Limiter::new(10.0 / 60.0, 10)),
-            // A week idle ends a session; ten thousand at once is plenty for one town.
-            sessions: Arc::new(Sessions::new(10_000, Duration::from_secs(7 * 24 * 3600))),
+            public_url,
         }
+    }
+
+    /// Asks the town `ask`; its answer, or the page's answer why there is none.
+    async fn ask<T: DeserializeOwned>(&self, ask: WebAsk) -> Result<T, Response> {
+        let called = self.town.web(ask).await.map_err(not_answered)?;
+        serde_json::from_str(called.get()).map_err(|e| {
+            tracing::error!(error = %e, "a page's answer does not read");
+            not_answered(CallRefused::Unavailable(
+                moot_kernel::world::Unavailable::Internal,
+            ))
+        })
     }
 
     /// Who the request's cookie says is signed in, if anyone.
-    fn visitor(&self, headers: &HeaderMap) -> Option<Signed> {
-        self.sessions.get(&cookies::session_id(headers)?)
-    }
-
-    /// Who asks for a change from a page: someone signed in (else `unsigned` is the answer),
-    /// with the session's CSRF token, from moot's own origin.
-    fn changer(&self, headers: &HeaderMap, unsigned: &str) -> Result<Signed, Box<Response>> {
-        let Some(s) = self.visitor(headers) else {
-            return Err(Box::new(refused(StatusCode::UNAUTHORIZED, unsigned)));
-        };
-        let token = headers
-            .get("x-csrf-token")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        if !signin::csrf_ok(&s, token) || !signin::same_origin(headers) {
-            return Err(Box::new(refused(
-                StatusCode::FORBIDDEN,
-                "This request did not come from moot's own page.",
-            )));
+    async fn visitor(&self, headers: &HeaderMap) -> Result<Option<Visitor>, Response> {
+        match cookies::session_id(headers) {
+            Some(cookie) => self.ask(WebAsk::Visitor { cookie }).await,
+            None => Ok(None),
         }
-        Ok(s)
+    }
+}
+
+/// The answer to a page's question the town did not answer.
+fn not_answered(why: CallRefused) -> Response {
+    match why {
+        CallRefused::Unavailable(e) => unavailable(&e.to_string()),
+        CallRefused::Unknown => crate::cluster::answers::unknown(),
+        CallRefused::TooLarge(most) => crate::cluster::answers::too_large(most),
+        CallRefused::Away => crate::cluster::answers::away(),
+        why => {
+            tracing::error!(?why, "a page's question was refused as no page's is");
+            refused(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong; nothing changed.",
+            )
+        }
     }
 }
 
@@ -115,7 +111,7 @@ pub fn router(web: Web) -> axum::Router {
             &format!("{}/live", page.path),
             get(
                 move |State(web): State<Web>, Path(id): Path<String>, headers: HeaderMap| {
-                    game_live(web, m, page, id, headers)
+                    game_live(web, page, id, headers)
                 },
             ),
         );
@@ -190,43 +186,51 @@ async fn skill_page(State(web): State<Web>, headers: HeaderMap) -> Response {
 
 async fn town_json(State(web): State<Web>) -> Response {
     match web
-        .world
-        .call(SERVER_ID.into(), Face::Rest, |w, _| crate::games::town(w))
+        .ask::<Versioned<Value>>(WebAsk::Town { seen: None })
         .await
     {
-        Ok(v) => Json(v).into_response(),
-        Err(e) => unavailable(&e.to_string()),
+        Ok(Versioned {
+            value: Some(town), ..
+        }) => Json(town).into_response(),
+        Ok(_) => not_answered(CallRefused::Unavailable(
+            moot_kernel::world::Unavailable::Internal,
+        )),
+        Err(r) => r,
     }
 }
+
+/// How long a live page waits to ask again when the town did not answer (it may be
+/// restarting: the page goes on once it is back).
+const AGAIN_AFTER: Duration = Duration::from_millis(500);
 
 /// The town as it changes: a frame after each change (at most a few a second), the same for
 /// everyone, since all of it is what anyone walking the town could see.
 async fn town_live(State(web): State<Web>) -> Response {
     live::stream(move |frames| async move {
         let mut last = Value::Null;
+        let mut seen = None;
         loop {
-            let read = web
-                .world
-                .call(SERVER_ID.into(), Face::Rest, |w, _| {
-                    (crate::games::town(w), w.watch_town())
-                })
-                .await;
-            let Ok((town, mut changed)) = read else {
-                return;
-            };
-            if town != last {
-                if !frames.send("town", &town).await {
-                    return;
-                }
-                last = town;
-            }
-            tokio::select! {
-                r = changed.changed() => if r.is_err() { return },
+            let asked = web.ask::<Versioned<Value>>(WebAsk::Town { seen });
+            let answer = tokio::select! {
+                answer = asked => answer,
                 () = frames.closed() => return,
                 () = web.shutdown.cancelled() => return,
+            };
+            match answer {
+                Ok(Versioned { value, version }) => {
+                    seen = Some(version);
+                    let Some(town) = value else { continue };
+                    if town != last {
+                        if !frames.send("town", &town).await {
+                            return;
+                        }
+                        last = town;
+                    }
+                    // Let a burst of changes settle into one frame.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(_) => tokio::time::sleep(AGAIN_AFTER).await,
             }
-            // Let a burst of changes settle into one frame.
-            tokio::time::sleep(Duration::from_millis(100)).await;
         }
     })
     .into_response()
@@ -235,126 +239,87 @@ async fn town_live(State(web): State<Web>) -> Response {
 /// A game as it happens, for whoever the cookie names (or the public): a frame at once, then
 /// one after each change, each with what is new since the last; the last frame is the end.
 /// Where the game shares one feed among signed-out spectators, they get that feed.
-async fn game_live(
-    web: Web,
-    module: &'static GameModule,
-    page: &'static Page,
-    id: String,
-    headers: HeaderMap,
-) -> Response {
-    let Ok(sid) = parse_id(&id) else {
+async fn game_live(web: Web, page: &'static Page, id: String, headers: HeaderMap) -> Response {
+    if parse_id(&id).is_err() {
         return not_found(&id);
+    }
+    let cookie = cookies::session_id(&headers);
+    let signed_in = match web.visitor(&headers).await {
+        Ok(v) => v.is_some(),
+        Err(r) => return r,
     };
-    let viewer: Option<AgentId> = web.visitor(&headers).map(|s| s.agent);
-    // Whether it is a game of this module, without drawing a frame only to throw it away
-    // (every spectator of a crowded match asks this).
-    let there = web
-        .world
-        .call(SERVER_ID.into(), Face::Rest, move |w, _| {
-            w.session(sid)
-                .is_some_and(|s| module.templates.iter().any(|t| t.id == s.template.id))
-        })
-        .await;
-    match there {
-        Ok(true) => {}
-        Ok(false) => return not_found(&id),
-        Err(e) => return unavailable(&e.to_string()),
+    let ask = FrameAsk {
+        page: page.path.to_owned(),
+        id: id.clone(),
+        cookie: cookie.filter(|_| signed_in),
+        after: None,
+        seen: None,
+    };
+    // The first frame says whether it is a game of this module at all.
+    let first = match web.ask::<FrameAnswer>(WebAsk::Frame(ask.clone())).await {
+        Ok(FrameAnswer::NoGame) => return not_found(&id),
+        Ok(FrameAnswer::Frame(first)) => first,
+        Err(r) => return r,
+    };
+    if !signed_in && page.shared_feed {
+        return public::live(web, page, id).into_response();
     }
-    if viewer.is_none() && page.shared_feed {
-        return public_live(web, page, sid).into_response();
-    }
-    live::stream(move |frames| {
-        follow_session(web, frames, sid, move |w, after| {
-            (page.frame)(w, viewer.as_ref(), sid, after)
-        })
-    })
-    .into_response()
+    live::stream(move |frames| follow_game(web, frames, ask, first)).into_response()
 }
 
-/// Feeds `frames` with session `sid` as `read` draws it: a frame now and one after each stored
-/// change, until `read` says a frame is the last, the browser goes, or moot stops. `read` is
-/// given the `cursor` of the frame before (so it may send only what is new since).
-async fn follow_session<R>(web: Web, frames: live::Frames, sid: SessionId, read: R)
-where
-    R: Fn(&moot_kernel::world::World, Option<usize>) -> Option<(Value, bool)>
-        + Clone
-        + Send
-        + 'static,
-{
-    let mut after: Option<usize> = None;
+/// Feeds `frames` with a game's frames as `ask` asks for them, from `first`: one after each
+/// stored change, until a frame says it is the last, the browser goes, or moot stops. Each
+/// question gives the `cursor` of the frame before (so only what is new since is sent).
+async fn follow_game(
+    web: Web,
+    frames: live::Frames,
+    mut ask: FrameAsk,
+    first: Versioned<(Value, bool)>,
+) {
     let mut sent = live::Unchanged::default();
+    let mut next = Some(first);
     loop {
-        let read = read.clone();
-        let got = web
-            .world
-            .call(SERVER_ID.into(), Face::Rest, move |w, _| {
-                (read(w, after), w.watch_session(sid))
-            })
-            .await;
-        let Ok((Some((frame, last)), mut changed)) = got else {
-            return;
+        let got = match next.take() {
+            Some(got) => got,
+            None => {
+                let asked = web.ask::<FrameAnswer>(WebAsk::Frame(ask.clone()));
+                let answer = tokio::select! {
+                    answer = asked => answer,
+                    () = frames.closed() => return,
+                    () = web.shutdown.cancelled() => return,
+                };
+                match answer {
+                    Ok(FrameAnswer::Frame(got)) => got,
+                    Ok(FrameAnswer::NoGame) => return,
+                    // Away (restarting, say): asked again in a moment.
+                    Err(_) => {
+                        tokio::time::sleep(AGAIN_AFTER).await;
+                        continue;
+                    }
+                }
+            }
+        };
+        ask.seen = Some(got.version);
+        let Some((frame, last)) = got.value else {
+            continue;
         };
         // A cursor counts one reader's events: if the reader changed (the all-seeing view
         // was asked for elsewhere), the whole match again, in their numbering.
-        if sent.reader_changed(&frame) && after.is_some() {
-            after = None;
+        if sent.reader_changed(&frame) && ask.after.is_some() {
+            ask.after = None;
+            ask.seen = None;
             continue;
         }
-        after = frame["cursor"].as_u64().map(|n| n as usize);
+        ask.after = frame["cursor"].as_u64().map(|n| n as usize);
         // Nothing this reader may see happened (a hidden action moved the match): no frame.
         if sent.is_news(&frame) && !frames.send("frame", &frame).await || last {
             return;
         }
-        tokio::select! {
-            r = changed.changed() => if r.is_err() { return },
-            () = frames.closed() => return,
-            () = web.shutdown.cancelled() => return,
-        }
     }
 }
 
-/// A match for someone signed out: the whole match as the public sees it, then the shared
-/// feed's frames (a spectator that falls too far behind is sent the whole match again).
-fn public_live(web: Web, page: &'static Page, sid: SessionId) -> Response {
-    live::stream(move |frames| async move {
-        let mut feed = web.public.subscribe(&web, page, sid);
-        let mut whole = true;
-        loop {
-            if whole {
-                let read = web
-                    .world
-                    .call(SERVER_ID.into(), Face::Rest, move |w, _| {
-                        (page.frame)(w, None, sid, None)
-                    })
-                    .await;
-                let Ok(Some((frame, ended))) = read else {
-                    return;
-                };
-                if !frames.send("frame", &frame).await || ended {
-                    return;
-                }
-                whole = false;
-            }
-            tokio::select! {
-                got = feed.recv() => match got {
-                    Ok(text) => {
-                        if !frames.send_text("frame", &text).await {
-                            return;
-                        }
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => whole = true,
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-                },
-                () = frames.closed() => return,
-                () = web.shutdown.cancelled() => return,
-            }
-        }
-    })
-    .into_response()
-}
-
-/// A game's page asks the world for something (a [`WebAction`]): checked here for who asks, run
-/// in the world as them, and answered as the verb that did it answered.
+/// A game's page asks the world for something (a [`WebAction`]): run in the world as whoever
+/// the cookie signs in, and answered as the verb that did it answered.
 async fn action(
     web: Web,
     action: &'static WebAction,
@@ -362,49 +327,59 @@ async fn action(
     args: Value,
     headers: HeaderMap,
 ) -> Response {
-    let sid = match id.as_deref().map(parse_id) {
-        None => None,
-        Some(Ok(sid)) => Some(sid),
-        Some(Err(_)) => return not_found(id.as_deref().unwrap_or_default()),
+    if let Some(id) = id.as_deref()
+        && parse_id(id).is_err()
+    {
+        return not_found(id);
+    }
+    let post = (action.method == WebMethod::Post).then(|| Posted {
+        csrf: headers
+            .get("x-csrf-token")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned(),
+        same_origin: signin::same_origin(&headers),
+    });
+    let call = ActionCall {
+        path: action.path.to_owned(),
+        post,
+        id,
+        args,
+        cookie: cookies::session_id(&headers),
     };
-    let (actor, row) = match action.access {
-        Access::Public => (AgentId::from(SERVER_ID), None),
-        Access::SignedIn { unsigned, arrive } => {
-            let signed = if action.method == WebMethod::Post {
-                web.changer(&headers, unsigned)
-            } else {
-                web.visitor(&headers)
-                    .ok_or_else(|| Box::new(refused(StatusCode::UNAUTHORIZED, unsigned)))
+    match web
+        .ask::<Result<Value, ActionRefused>>(WebAsk::Action(call))
+        .await
+    {
+        Ok(Ok(data)) => Json(data).into_response(),
+        Ok(Err(why)) => action_refused(why),
+        Err(r) => r,
+    }
+}
+
+fn action_refused(why: ActionRefused) -> Response {
+    use moot_kernel::game_api::Code;
+    match why {
+        ActionRefused::Unsigned(why) => refused(StatusCode::UNAUTHORIZED, &why),
+        ActionRefused::Forbidden => refused(
+            StatusCode::FORBIDDEN,
+            "This request did not come from moot's own page.",
+        ),
+        ActionRefused::SignInAgain => refused(StatusCode::UNAUTHORIZED, "Sign in again."),
+        ActionRefused::NoGame(id) => not_found(&id),
+        ActionRefused::Verb { refusal, status } => {
+            let status = match refusal.code {
+                Some(Code::RateLimited) => StatusCode::TOO_MANY_REQUESTS,
+                Some(Code::Internal) => StatusCode::INTERNAL_SERVER_ERROR,
+                Some(Code::StorageUnavailable) => StatusCode::SERVICE_UNAVAILABLE,
+                _ => StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST),
             };
-            let s = match signed {
-                Ok(s) => s,
-                Err(refusal) => return *refusal,
-            };
-            // Someone not in the town comes into it first, as an agent does (until
-            // `--idle-timeout` passes without a word from them).
-            let row = if arrive {
-                match web.store.agent_by_id(&s.agent).await {
-                    Ok(Some(row)) => Some(row),
-                    Ok(None) => return refused(StatusCode::UNAUTHORIZED, "Sign in again."),
-                    Err(e) => return unavailable(&e.to_string()),
-                }
-            } else {
-                None
-            };
-            (s.agent, row)
+            let data = refusal
+                .data
+                .unwrap_or_else(|| json!({ "ok": false, "error": { "message": refusal.message } }));
+            (status, Json(data)).into_response()
         }
-    };
-    let answer = web
-        .world
-        .call(actor, Face::Rest, move |w, cx| {
-            if let Some(row) = row {
-                w.arrive_agent(cx, row);
-            }
-            (action.run)(w, cx, sid, args)
-        })
-        .await;
-    let status = StatusCode::from_u16(action.refused).unwrap_or(StatusCode::BAD_REQUEST);
-    verb_answer(answer, status)
+    }
 }
 
 /// The route for `a`: the game's id from the path if it names one, and the arguments from the
@@ -434,31 +409,6 @@ fn action_route(a: &'static WebAction) -> axum::routing::MethodRouter<Web> {
                   h: HeaderMap,
                   Json(body): Json<Value>| action(web, a, Some(id), body, h),
         ),
-    }
-}
-
-/// A verb's answer to a page: its data, or its refusal in the tools' shape with the status its
-/// code calls for (`refused` for the refusals of the verb's own rules).
-fn verb_answer(
-    answer: Result<Result<Value, moot_kernel::verbs::VerbError>, moot_kernel::world::Unavailable>,
-    refused: StatusCode,
-) -> Response {
-    use moot_kernel::game_api::Code;
-    match answer {
-        Ok(Ok(data)) => Json(data).into_response(),
-        Ok(Err(e)) => {
-            let status = match e.code {
-                Some(Code::RateLimited) => StatusCode::TOO_MANY_REQUESTS,
-                Some(Code::Internal) => StatusCode::INTERNAL_SERVER_ERROR,
-                Some(Code::StorageUnavailable) => StatusCode::SERVICE_UNAVAILABLE,
-                _ => refused,
-            };
-            let data = e
-                .data
-                .unwrap_or_else(|| json!({ "ok": false, "error": { "message": e.message } }));
-            (status, Json(data)).into_response()
-        }
-        Err(e) => unavailable(&e.to_string()),
     }
 }
 

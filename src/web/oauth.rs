@@ -4,9 +4,6 @@
 //! character's name and password and allows the client, and the token endpoint (code + PKCE,
 //! refresh). The rules are in `moot_kernel::oauth`; this only translates HTTP.
 
-use std::sync::PoisonError;
-use std::time::Instant;
-
 use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -16,8 +13,10 @@ use serde_json::json;
 
 use super::Web;
 use super::signin::{escape, refusal, same_origin};
-use moot_kernel::oauth::{self, Client, Grant};
-use moot_kernel::store::oauth::{TokenRow, now_ms};
+use crate::cluster::visits::{
+    AllowRefused, AuthRequest, OAuthAsk, OAuthRefused, TokenRequest, WebAsk,
+};
+use moot_kernel::oauth;
 
 pub(super) fn base(web: &Web, headers: &HeaderMap) -> String {
     oauth::public_base(
@@ -82,6 +81,17 @@ fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
         .into_response()
 }
 
+impl IntoResponse for OAuthRefusedAnswer {
+    fn into_response(self) -> Response {
+        let r = self.0;
+        let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::BAD_REQUEST);
+        oauth_error(status, &r.error, &r.description)
+    }
+}
+
+/// An [`OAuthRefused`] as its answer.
+struct OAuthRefusedAnswer(OAuthRefused);
+
 #[derive(Deserialize)]
 pub(super) struct Registration {
     #[serde(default)]
@@ -94,102 +104,43 @@ pub(super) async fn register(
     extensions: axum::http::Extensions,
     Json(r): Json<Registration>,
 ) -> Response {
-    if let Some(peer) = crate::http::listener::peer(&extensions)
-        && web
-            .registrations
-            .take(&peer.ip().into(), tokio::time::Instant::now())
-            .is_err()
-    {
-        return oauth_error(
-            StatusCode::TOO_MANY_REQUESTS,
-            "invalid_request",
-            "too many registrations from this address; try again later",
-        );
-    }
-    let name = match oauth::check_registration(r.client_name.as_deref(), &r.redirect_uris) {
-        Ok(name) => name,
-        Err(why) => return oauth_error(StatusCode::BAD_REQUEST, "invalid_redirect_uri", &why),
-    };
-    let client = Client {
-        client_id: format!("moot-client-{}", oauth::secret()),
-        client_name: name,
+    let ask = WebAsk::OAuth(OAuthAsk::Register {
+        ip: crate::http::listener::peer(&extensions).map(|p| p.ip()),
+        client_name: r.client_name,
         redirect_uris: r.redirect_uris,
-    };
-    if let Err(e) = web.store.register_client(client.clone()).await {
-        tracing::error!(error = %e, "cannot store an OAuth client");
-        return oauth_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "temporarily_unavailable",
-            "try again",
-        );
+    });
+    match web
+        .ask::<Result<serde_json::Value, OAuthRefused>>(ask)
+        .await
+    {
+        Ok(Ok(client)) => (StatusCode::CREATED, Json(client)).into_response(),
+        Ok(Err(why)) => OAuthRefusedAnswer(why).into_response(),
+        Err(r) => r,
     }
-    tracing::info!(target: moot_kernel::logging::AUDIT, event = "oauth_client_registered", client = %client.client_name);
+}
+
+/// An error page, never a redirect, for a request whose client or redirect is not known
+/// good (RFC 6749 §4.1.2.1).
+fn cannot(why: &str) -> Response {
     (
-        StatusCode::CREATED,
-        Json(json!({
-            "client_id": client.client_id,
-            "client_id_issued_at": now_ms() / 1000,
-            "client_name": client.client_name,
-            "redirect_uris": client.redirect_uris,
-            "grant_types": ["authorization_code", "refresh_token"],
-            "response_types": ["code"],
-            "token_endpoint_auth_method": "none",
-            "scope": oauth::SCOPE,
-        })),
+        StatusCode::BAD_REQUEST,
+        Html(page(
+            "Cannot authorize",
+            &format!("<p class=\"error\">{}</p>", escape(why)),
+        )),
     )
         .into_response()
 }
 
-/// What an authorization request carries (in the query, then in the form's hidden fields).
-#[derive(Deserialize, Clone, Default)]
-pub(super) struct AuthRequest {
-    #[serde(default)]
-    response_type: String,
-    #[serde(default)]
-    client_id: String,
-    #[serde(default)]
-    redirect_uri: String,
-    #[serde(default)]
-    code_challenge: String,
-    #[serde(default)]
-    code_challenge_method: String,
-    state: Option<String>,
-    resource: Option<String>,
-    scope: Option<String>,
-}
-
-/// Checks a request before any page is shown: an unknown client or redirect URI gets an error
-/// page, never a redirect (RFC 6749 §4.1.2.1).
-async fn checked(web: &Web, q: &AuthRequest) -> Result<Client, Response> {
-    let page = |why: &str| {
-        (
-            StatusCode::BAD_REQUEST,
-            Html(page(
-                "Cannot authorize",
-                &format!("<p class=\"error\">{}</p>", escape(why)),
-            )),
-        )
-            .into_response()
-    };
-    let client = match web.store.client(&q.client_id).await {
-        Ok(Some(c)) => c,
-        Ok(None) => return Err(page("This client is not registered with moot.")),
-        Err(_) => return Err(page("moot cannot reach its database; try again later.")),
-    };
-    if !client
-        .redirect_uris
-        .iter()
-        .any(|r| oauth::redirect_matches(r, &q.redirect_uri))
+/// Checks a request before any page is shown: its client's name, or the error page.
+async fn checked(web: &Web, q: &AuthRequest) -> Result<String, Response> {
+    match web
+        .ask::<Result<String, String>>(WebAsk::OAuth(OAuthAsk::Check(q.clone())))
+        .await?
     {
-        return Err(page("The redirect URI is not one the client registered."));
+        Ok(name) => Ok(name),
+        Err(why) => Err(cannot(&why)),
     }
-    if q.response_type != "code" {
-        return Err(page("Only response_type=code is supported."));
-    }
-    if q.code_challenge_method != "S256" || q.code_challenge.len() != 43 {
-        return Err(page("PKCE with code_challenge_method=S256 is required."));
-    }
-    Ok(client)
 }
 
 fn page(title: &str, body: &str) -> String {
@@ -204,7 +155,7 @@ button{{margin:1rem .5rem 0 0;padding:.5rem 1.2rem;font:inherit}}.error{{color:#
     )
 }
 
-fn consent_page(client: &Client, q: &AuthRequest, error: Option<&str>) -> String {
+fn consent_page(client: &str, q: &AuthRequest, error: Option<&str>) -> String {
     let hidden = |name: &str, value: &str| {
         format!(
             "<input type=\"hidden\" name=\"{name}\" value=\"{}\">",
@@ -236,7 +187,7 @@ you can sign it out by changing your token with <code>@token new</code>.</p>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny" formnovalidate>Deny</button></form>"#,
-            client = escape(&client.client_name),
+            client = escape(client),
         ),
     )
 }
@@ -295,10 +246,6 @@ pub(super) async fn authorize(
             .into_response();
     }
     let q = d.request;
-    let client = match checked(&web, &q).await {
-        Ok(c) => c,
-        Err(r) => return r,
-    };
     let state = q.state.clone().filter(|s| !s.is_empty());
     let with_state = |mut params: Vec<(&'static str, String)>| {
         if let Some(s) = &state {
@@ -307,6 +254,10 @@ pub(super) async fn authorize(
         params
     };
     if d.decision != "allow" {
+        // Sent back only to a redirect the client registered.
+        if let Err(r) = checked(&web, &q).await {
+            return r;
+        }
         let params = with_state(vec![("error", "access_denied".into())]);
         let refs: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
         return back_to(&q.redirect_uri, &refs);
@@ -315,141 +266,50 @@ pub(super) async fn authorize(
         .map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), |a| {
             a.ip()
         });
-    let row = match web
-        .logins
-        .check(&web.store, &web.directory, ip, d.name.trim(), &d.password)
-        .await
-    {
-        Ok(row) => row,
-        Err(why) => {
+    let ask = WebAsk::OAuth(OAuthAsk::Allow {
+        request: q.clone(),
+        ip,
+        name: d.name,
+        password: d.password,
+    });
+    let code = match web.ask::<Result<String, AllowRefused>>(ask).await {
+        Ok(Ok(code)) => code,
+        Ok(Err(AllowRefused::Request(why))) => return cannot(&why),
+        Ok(Err(AllowRefused::SignIn { client, why })) => {
             return (
                 StatusCode::UNAUTHORIZED,
                 Html(consent_page(&client, &q, Some(&refusal(why)))),
             )
                 .into_response();
         }
+        Ok(Err(AllowRefused::Busy)) => {
+            return (
+                StatusCode::SERVICE_UNAVAILABLE,
+                Html(page(
+                    "Cannot authorize",
+                    "<p>Too many sign-ins at once; try again in a minute.</p>",
+                )),
+            )
+                .into_response();
+        }
+        Err(r) => return r,
     };
-    let grant = Grant {
-        client_id: client.client_id.clone(),
-        redirect_uri: q.redirect_uri.clone(),
-        challenge: q.code_challenge.clone(),
-        agent_id: row.agent_id.clone(),
-        resource: q.resource.clone().filter(|r| !r.is_empty()),
-    };
-    let Some(code) = web
-        .codes
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .issue(grant, Instant::now())
-    else {
-        return (
-            StatusCode::SERVICE_UNAVAILABLE,
-            Html(page(
-                "Cannot authorize",
-                "<p>Too many sign-ins at once; try again in a minute.</p>",
-            )),
-        )
-            .into_response();
-    };
-    tracing::info!(target: moot_kernel::logging::AUDIT, event = "oauth_allowed", name = %row.name, client = %client.client_name, %ip);
     let params = with_state(vec![("code", code)]);
     let refs: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
     back_to(&q.redirect_uri, &refs)
-}
-
-#[derive(Deserialize)]
-pub(super) struct TokenRequest {
-    #[serde(default)]
-    grant_type: String,
-    #[serde(default)]
-    code: String,
-    #[serde(default)]
-    redirect_uri: String,
-    #[serde(default)]
-    client_id: String,
-    #[serde(default)]
-    code_verifier: String,
-    #[serde(default)]
-    refresh_token: String,
 }
 
 pub(super) async fn token(
     State(web): State<Web>,
     axum::Form(t): axum::Form<TokenRequest>,
 ) -> Response {
-    let bad = |error: &str, why: &str| oauth_error(StatusCode::BAD_REQUEST, error, why);
-    let (agent_id, client_id, replaced) = match t.grant_type.as_str() {
-        "authorization_code" => {
-            let Some(grant) = web
-                .codes
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take(&t.code, Instant::now())
-            else {
-                return bad("invalid_grant", "the code is unknown, used or expired");
-            };
-            if let Err(why) =
-                oauth::exchange_ok(&grant, &t.client_id, &t.redirect_uri, &t.code_verifier)
-            {
-                return bad("invalid_grant", why);
-            }
-            (grant.agent_id, grant.client_id, None)
-        }
-        "refresh_token" => {
-            let hash = oauth::token_hash(&t.refresh_token);
-            let Some(old) = web.directory.take_grant(&hash) else {
-                return bad("invalid_grant", "the refresh token is unknown or used");
-            };
-            if !old.refresh || old.client_id != t.client_id || old.expires_ms < now_ms() {
-                return bad(
-                    "invalid_grant",
-                    "the refresh token is not this client's, or expired",
-                );
-            }
-            (old.agent_id, old.client_id, Some(hash))
-        }
-        _ => {
-            return bad(
-                "unsupported_grant_type",
-                "grant_type must be authorization_code or refresh_token",
-            );
-        }
-    };
-    let access = format!("{}{}", oauth::ACCESS_PREFIX, oauth::secret());
-    let refresh = format!("{}{}", oauth::REFRESH_PREFIX, oauth::secret());
-    let row = |token: &str, is_refresh: bool, life: std::time::Duration| TokenRow {
-        token_hash: oauth::token_hash(token),
-        refresh: is_refresh,
-        agent_id: agent_id.clone(),
-        client_id: client_id.clone(),
-        expires_ms: now_ms() + life.as_millis() as i64,
-    };
-    let rows = vec![
-        row(&access, false, oauth::ACCESS_LIFETIME),
-        row(&refresh, true, oauth::REFRESH_LIFETIME),
-    ];
-    // Stored before the client hears of it, like everything else.
-    if let Err(e) = web.store.keep_tokens(rows.clone(), replaced).await {
-        tracing::error!(error = %e, "cannot store OAuth tokens");
-        return oauth_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "temporarily_unavailable",
-            "try again",
-        );
+    let ask = WebAsk::OAuth(OAuthAsk::Token(t));
+    match web
+        .ask::<Result<serde_json::Value, OAuthRefused>>(ask)
+        .await
+    {
+        Ok(Ok(tokens)) => ([(header::CACHE_CONTROL, "no-store")], Json(tokens)).into_response(),
+        Ok(Err(why)) => OAuthRefusedAnswer(why).into_response(),
+        Err(r) => r,
     }
-    for r in rows {
-        web.directory.keep_grant(r);
-    }
-    tracing::info!(target: moot_kernel::logging::AUDIT, event = "token_issued", kind = "oauth", %agent_id, client = %client_id);
-    (
-        [(header::CACHE_CONTROL, "no-store")],
-        Json(json!({
-            "access_token": access,
-            "token_type": "Bearer",
-            "expires_in": oauth::ACCESS_LIFETIME.as_secs(),
-            "refresh_token": refresh,
-            "scope": oauth::SCOPE,
-        })),
-    )
-        .into_response()
 }

@@ -6,72 +6,135 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use axum::response::IntoResponse;
 use tokio::sync::broadcast;
 
-use super::Web;
+use super::{AGAIN_AFTER, Web, live};
+use crate::cluster::visits::{FrameAnswer, FrameAsk, WebAsk};
 use moot_kernel::verbs::game_module::Page;
-use moot_kernel::world::sessions::SessionId;
-use moot_kernel::world::{Face, SERVER_ID};
 
 /// Frames a spectator may fall behind by before it is sent the whole match again.
 const BEHIND: usize = 64;
 
+/// A game: its page's path and its id.
+type Game = (&'static str, String);
+
 #[derive(Default)]
 pub struct PublicFeeds {
-    feeds: Mutex<HashMap<SessionId, broadcast::Sender<Arc<str>>>>,
+    feeds: Mutex<HashMap<Game, broadcast::Sender<Arc<str>>>>,
 }
 
 impl PublicFeeds {
-    /// Frames of match `sid` as the public sees it, from now on (starting its feed if none
-    /// runs).
-    pub fn subscribe(
-        &self,
-        web: &Web,
-        page: &'static Page,
-        sid: SessionId,
-    ) -> broadcast::Receiver<Arc<str>> {
+    /// Frames of game `id` of `page` as the public sees it, from now on (starting its feed if
+    /// none runs).
+    fn subscribe(&self, web: &Web, page: &'static Page, id: &str) -> broadcast::Receiver<Arc<str>> {
         let mut feeds = self.feeds.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(tx) = feeds.get(&sid) {
+        let key = (page.path, id.to_owned());
+        if let Some(tx) = feeds.get(&key) {
             return tx.subscribe();
         }
         let (tx, rx) = broadcast::channel(BEHIND);
-        feeds.insert(sid, tx.clone());
-        tokio::spawn(produce(web.clone(), page, sid, tx));
+        feeds.insert(key.clone(), tx.clone());
+        tokio::spawn(produce(web.clone(), key, tx));
         rx
     }
 
-    fn end(&self, sid: SessionId, tx: &broadcast::Sender<Arc<str>>) {
+    fn end(&self, key: &Game, tx: &broadcast::Sender<Arc<str>>) {
         let mut feeds = self.feeds.lock().unwrap_or_else(PoisonError::into_inner);
-        if feeds.get(&sid).is_some_and(|t| t.same_channel(tx)) {
-            feeds.remove(&sid);
+        if feeds.get(key).is_some_and(|t| t.same_channel(tx)) {
+            feeds.remove(key);
         }
     }
 }
 
-/// Reads the match after each change and sends the frame (with the events since the last) to
-/// every spectator; stops when none is left, when the match ends, or when moot stops.
-async fn produce(web: Web, page: &'static Page, sid: SessionId, tx: broadcast::Sender<Arc<str>>) {
-    let mut after: Option<usize> = None;
-    let mut sent = super::live::Unchanged::default();
+/// The whole game as the public sees it (`None` if it is gone or the town does not answer).
+async fn whole(web: &Web, page: &'static Page, id: &str) -> Option<(serde_json::Value, bool)> {
+    let ask = WebAsk::Frame(FrameAsk {
+        page: page.path.to_owned(),
+        id: id.to_owned(),
+        cookie: None,
+        after: None,
+        seen: None,
+    });
+    match web.ask::<FrameAnswer>(ask).await {
+        Ok(FrameAnswer::Frame(v)) => v.value,
+        _ => None,
+    }
+}
+
+/// A game for someone signed out: the whole game as the public sees it, then the shared
+/// feed's frames (a spectator that falls too far behind is sent the whole game again).
+pub fn live(web: Web, page: &'static Page, id: String) -> impl IntoResponse {
+    live::stream(move |frames| async move {
+        // Heard from before the whole game is read, so that nothing falls between.
+        let mut feed = web.public.subscribe(&web, page, &id);
+        let mut again = true;
+        loop {
+            if again {
+                let Some((frame, ended)) = whole(&web, page, &id).await else {
+                    return;
+                };
+                if !frames.send("frame", &frame).await || ended {
+                    return;
+                }
+                again = false;
+            }
+            tokio::select! {
+                got = feed.recv() => match got {
+                    Ok(text) => {
+                        if !frames.send_text("frame", &text).await {
+                            return;
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Lagged(_)) => again = true,
+                    Err(broadcast::error::RecvError::Closed) => return,
+                },
+                () = frames.closed() => return,
+                () = web.shutdown.cancelled() => return,
+            }
+        }
+    })
+}
+
+/// Asks for the game after each change and sends the frame (with the events since the last)
+/// to every spectator; stops when none is left, when the game ends or is gone, or when moot
+/// stops. While the town does not answer (it restarts) it asks again.
+async fn produce(web: Web, key: Game, tx: broadcast::Sender<Arc<str>>) {
+    let mut ask = FrameAsk {
+        page: key.0.to_owned(),
+        id: key.1.clone(),
+        cookie: None,
+        after: None,
+        seen: None,
+    };
+    let mut sent = live::Unchanged::default();
     loop {
-        let read = web
-            .world
-            .call(SERVER_ID.into(), Face::Rest, move |w, _| {
-                ((page.frame)(w, None, sid, after), w.watch_session(sid))
-            })
-            .await;
-        let Ok((Some((frame, ended)), mut changed)) = read else {
-            break;
+        let asked = web.ask::<FrameAnswer>(WebAsk::Frame(ask.clone()));
+        let answer = tokio::select! {
+            answer = asked => answer,
+            () = web.shutdown.cancelled() => break,
         };
-        after = frame["cursor"].as_u64().map(|n| n as usize);
+        let got = match answer {
+            Ok(FrameAnswer::Frame(got)) => got,
+            Ok(FrameAnswer::NoGame) => break,
+            Err(_) => {
+                tokio::time::sleep(AGAIN_AFTER).await;
+                continue;
+            }
+        };
+        ask.seen = Some(got.version);
+        let Some((frame, ended)) = got.value else {
+            // Nobody left to send to: the feed ends.
+            if tx.receiver_count() == 0 {
+                break;
+            }
+            continue;
+        };
+        ask.after = frame["cursor"].as_u64().map(|n| n as usize);
         // Nothing the public may see happened (a hidden action moved the match): no frame.
         if sent.is_news(&frame) && tx.send(frame.to_string().into()).is_err() || ended {
             break;
         }
-        tokio::select! {
-            r = changed.changed() => if r.is_err() { break },
-            () = web.shutdown.cancelled() => break,
-        }
     }
-    web.public.end(sid, &tx);
+    web.public.end(&key, &tx);
 }

@@ -13,13 +13,8 @@ use axum::response::{Html, IntoResponse, Response};
 
 use super::Web;
 use super::signin::escape;
-use moot_kernel::verbs::ratings::{self as views, Leaderboards, PlayedView, RatingsView, Whom};
-use moot_kernel::world::{Face, SERVER_ID};
-
-/// The games a player's page lists, newest first.
-const GAMES_LISTED: usize = 30;
-/// The rated results a player's page charts (the latest).
-const POINTS_CHARTED: usize = 1000;
+use crate::cluster::visits::{PlayerPage, WebAsk};
+use moot_kernel::verbs::ratings::{Leaderboards, PlayedView, RatingsView, Whom};
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:52rem;margin:1rem auto;\
 padding:0 .75rem;color:#222}table{border-collapse:collapse;margin:.5rem 0 1.5rem;\
@@ -67,20 +62,17 @@ pub(super) async fn leaderboard(
     let Ok(Query(q)) = query else {
         return missing(StatusCode::BAD_REQUEST, "whom is people, agents or all.");
     };
-    let asked = game.clone();
-    let read = web
-        .world
-        .call(SERVER_ID.into(), Face::Rest, move |w, _| {
-            views::leaderboards(w, &asked, q.whom)
-        })
-        .await;
-    match read {
+    let ask = WebAsk::Leaderboard {
+        game: game.clone(),
+        whom: q.whom,
+    };
+    match web.ask::<Result<Leaderboards, String>>(ask).await {
         Ok(Ok(boards)) => page(
             &format!("Leaderboard: {game}"),
             &board_html(&boards, q.whom),
         ),
-        Ok(Err(e)) => missing(StatusCode::NOT_FOUND, &e.message),
-        Err(e) => missing(StatusCode::SERVICE_UNAVAILABLE, &e.to_string()),
+        Ok(Err(why)) => missing(StatusCode::NOT_FOUND, &why),
+        Err(r) => r,
     }
 }
 
@@ -144,24 +136,14 @@ fn board_html(v: &Leaderboards, whom: Whom) -> String {
 
 /// `/players/<name>`
 pub(super) async fn player(State(web): State<Web>, Path(name): Path<String>) -> Response {
-    let asked = name.clone();
-    let read = web
-        .world
-        .call(SERVER_ID.into(), Face::Rest, move |w, _| {
-            views::player(w, &asked, GAMES_LISTED)
-        })
-        .await;
-    let (agent, view, games) = match read {
-        Ok(Ok(found)) => found,
-        Ok(Err(e)) => return missing(StatusCode::NOT_FOUND, &e.message),
-        Err(e) => return missing(StatusCode::SERVICE_UNAVAILABLE, &e.to_string()),
-    };
-    let history = web
-        .store
-        .rating_history(&agent, POINTS_CHARTED)
+    match web
+        .ask::<Result<PlayerPage, String>>(WebAsk::Player { name })
         .await
-        .unwrap_or_default();
-    page(&view.name, &player_html(&view, &games, &history))
+    {
+        Ok(Ok(p)) => page(&p.view.name, &player_html(&p.view, &p.games, &p.history)),
+        Ok(Err(why)) => missing(StatusCode::NOT_FOUND, &why),
+        Err(r) => r,
+    }
 }
 
 fn player_html(

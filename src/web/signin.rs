@@ -7,10 +7,11 @@ use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::cookies::{self, Signed};
+use super::cookies;
 use super::{Web, refused};
+use crate::cluster::visits::WebAsk;
 use crate::logins::{BAD_LOGIN, Refused};
 
 #[derive(Deserialize, Default)]
@@ -68,15 +69,13 @@ pub(super) async fn login(
         .map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), |a| {
             a.ip()
         });
-    let name = form.name.trim();
-    let checked = web
-        .logins
-        .check(&web.store, &web.directory, ip, name, &form.password)
-        .await;
-    let why = match checked {
-        Ok(row) => {
-            let id = web.sessions.open(row.agent_id.as_str().into(), row.name);
-            tracing::info!(agent = %row.agent_id, "signed in on the web");
+    let ask = WebAsk::SignIn {
+        ip,
+        name: form.name.trim().to_owned(),
+        password: form.password,
+    };
+    let why = match web.ask::<Result<String, Refused>>(ask).await {
+        Ok(Ok(id)) => {
             return (
                 StatusCode::SEE_OTHER,
                 [
@@ -86,7 +85,8 @@ pub(super) async fn login(
             )
                 .into_response();
         }
-        Err(why) => refusal(why),
+        Ok(Err(why)) => refusal(why),
+        Err(r) => return r,
     };
     (
         StatusCode::UNAUTHORIZED,
@@ -108,15 +108,21 @@ pub(super) async fn logout(
     let Some(id) = cookies::session_id(&headers) else {
         return Redirect::to("/").into_response();
     };
-    match web.sessions.get(&id) {
-        Some(s) if csrf_ok(&s, &form.csrf) && same_origin(&headers) => web.sessions.close(&id),
-        Some(_) => {
-            return refused(
-                StatusCode::FORBIDDEN,
-                "This sign-out did not come from moot's own page.",
-            );
-        }
-        None => {}
+    // One from another site's page shows no token of moot's: refused if someone is signed in.
+    let csrf = if same_origin(&headers) {
+        form.csrf
+    } else {
+        String::new()
+    };
+    let forbidden = match web.ask::<bool>(WebAsk::SignOut { cookie: id, csrf }).await {
+        Ok(refused) => refused,
+        Err(r) => return r,
+    };
+    if forbidden {
+        return refused(
+            StatusCode::FORBIDDEN,
+            "This sign-out did not come from moot's own page.",
+        );
     }
     (
         StatusCode::SEE_OTHER,
@@ -129,16 +135,13 @@ pub(super) async fn logout(
 }
 
 /// Who is signed in, for the pages' scripts (and the token they send back with changes).
-pub(super) async fn me(State(web): State<Web>, headers: HeaderMap) -> Json<Value> {
-    Json(match web.visitor(&headers) {
-        Some(s) => json!({ "signedIn": true, "name": s.name, "csrf": s.csrf }),
-        None => json!({ "signedIn": false }),
-    })
-}
-
-pub(super) fn csrf_ok(s: &Signed, token: &str) -> bool {
-    use subtle::ConstantTimeEq;
-    !token.is_empty() && bool::from(s.csrf.as_bytes().ct_eq(token.as_bytes()))
+pub(super) async fn me(State(web): State<Web>, headers: HeaderMap) -> Response {
+    match web.visitor(&headers).await {
+        Ok(Some(s)) => Json(json!({ "signedIn": true, "name": s.name, "csrf": s.csrf })),
+        Ok(None) => Json(json!({ "signedIn": false })),
+        Err(r) => return r,
+    }
+    .into_response()
 }
 
 /// What a page says when a sign-in is refused (the login form and OAuth's consent page).

@@ -258,7 +258,7 @@ async fn session_calls(api: &Api, made: impl FnOnce()) -> Vec<Seen> {
     seen
 }
 
-/// What hosts say to the world (its HTTP relayed whole, its typed asks), as `(subject, body)`,
+/// What hosts say to the world, as `(subject, body)`,
 /// heard on the broker (which lets anyone listen here) from when `listening` is set, for as
 /// long as the spy is kept (its client, never read, keeps the subscriptions).
 struct Spy {
@@ -268,15 +268,28 @@ struct Spy {
 }
 
 impl Spy {
-    /// What hosts asked the world, typed, once the test checked that no HTTP was passed across.
+    /// What hosts asked the world, every one of them typed, once the test checked that they
+    /// said nothing else but their beats, their connections' words and questions taken back.
     fn asks(&self) -> Vec<wire::Ask> {
         let heard = self.heard.lock().unwrap().clone();
-        let relayed: Vec<&(String, String)> =
-            heard.iter().filter(|(s, _)| s.ends_with(".http")).collect();
-        assert!(relayed.is_empty(), "the world saw HTTP: {relayed:#?}");
-        heard
+        let (asks, other): (Vec<_>, Vec<_>) = heard
             .iter()
-            .filter_map(|(_, body)| serde_json::from_str(body).ok())
+            .partition(|(subject, _)| subject.ends_with(".ask"));
+        for (subject, body) in other {
+            let known = [".beat", ".cancel", ".hello"]
+                .iter()
+                .any(|end| subject.ends_with(end))
+                || subject.contains(".conn.");
+            assert!(
+                known,
+                "a host said what is no typed message: {subject} {body}"
+            );
+        }
+        asks.iter()
+            .map(|(subject, body)| {
+                serde_json::from_str(body)
+                    .unwrap_or_else(|e| panic!("not a typed ask on {subject}: {body} ({e})"))
+            })
             .collect()
     }
 }
@@ -285,7 +298,7 @@ async fn spy(url: &str) -> Spy {
     let client = async_nats::connect(url).await.unwrap();
     let heard = Arc::new(Mutex::new(Vec::<(String, String)>::new()));
     let listening = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    for subject in [wire::https(), wire::asks()] {
+    for subject in [format!("moot.v{}.from.*.>", wire::PROTOCOL)] {
         let mut sub = client.subscribe(subject).await.unwrap();
         let (heard, listening) = (heard.clone(), listening.clone());
         tokio::spawn(async move {
@@ -298,6 +311,11 @@ async fn spy(url: &str) -> Spy {
         });
     }
     client.flush().await.unwrap();
+    // Listening once it has heard something (a host's beat): its subscriptions are in place.
+    let mut beats = client.subscribe(wire::host_beats()).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), beats.next())
+        .await
+        .expect("the spy hears the hosts");
     Spy {
         _client: client,
         heard,
@@ -813,4 +831,159 @@ async fn an_agents_mcp_session_at_a_host_outlives_a_restart_of_the_world() {
     }
     a.running.shutdown().await;
     drop(world);
+}
+
+/// The web through hosts, every page a typed question of the world's: signed in through one
+/// host, a visitor is signed in at the other (the world keeps the cookie sessions); a game's
+/// live page at one host follows a move made through the other; the pages' buttons, the
+/// ratings pages and the town map answer as in one process, refusals included; and the `mcp`
+/// SDK's own OAuth client registers, is allowed and calls tools, all through a host. Nothing
+/// a host says to the world is HTTP.
+#[tokio::test]
+async fn a_hosts_web_pages_cross_as_typed_questions_and_a_cookie_holds_at_every_host() {
+    let broker = Broker::start().await;
+    let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
+    let a = host(&broker.url, &db).await;
+    let b = host(&broker.url, &db).await;
+    let api = Api::new(a.http_addr);
+    let white = api.agent(Some("Wes")).await;
+    let black = api.agent(None).await;
+    let id = api
+        .session(&white, "chess.v1", &[("white", &white), ("black", &black)])
+        .await;
+    let spy = spy(&broker.url).await;
+    spy.listening
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let browser = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let get = |addr: std::net::SocketAddr, path: &str, cookie: Option<&str>| {
+        let mut req = browser.get(format!("http://{addr}{path}"));
+        if let Some(c) = cookie {
+            req = req.header("cookie", c);
+        }
+        req.send()
+    };
+
+    // Signed in through A, known at B.
+    let (cookie, csrf) = crate::web::sign_in(a.http_addr, "Wes", &white.token).await;
+    let me: Value = get(b.http_addr, "/me", Some(&cookie))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!((&me["name"], &me["csrf"]), (&json!("Wes"), &json!(csrf)));
+
+    // White's live page at B: a frame at once, and the next once white moves through A.
+    let live_path = format!("/chess/{id}/live");
+    let mut live = crate::web::Stream::open(b.http_addr, &live_path, Some(&cookie)).await;
+    let (event, first) = live.next(Duration::from_secs(10)).await.expect("a frame");
+    assert_eq!(event, "frame");
+    let moved = browser
+        .post(format!("http://{}/sessions/{id}/actions", a.http_addr))
+        .bearer_auth(&white.token)
+        .json(&json!({"action": "e2e4", "expected_tick": 0}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(moved.status(), 200);
+    let (_, next) = live
+        .next(Duration::from_secs(10))
+        .await
+        .expect("the move's frame");
+    assert_ne!(first, next);
+    assert!(next.to_string().contains("e4"), "{next}");
+    drop(live);
+    let nothing = get(b.http_addr, "/chess/99999/live", None).await.unwrap();
+    assert_eq!(nothing.status(), 404);
+
+    // The town map, the ratings pages, a button: answered as one process answers them.
+    let town: Value = get(b.http_addr, "/town.json", None)
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(town.to_string().contains("Town Square"), "{town}");
+    let player = get(a.http_addr, "/players/Wes", None).await.unwrap();
+    assert_eq!(player.status(), 200);
+    assert!(player.text().await.unwrap().contains("<h1>Wes</h1>"));
+    let board = get(b.http_addr, "/leaderboard/nosuchgame", None)
+        .await
+        .unwrap();
+    assert_eq!(board.status(), 404);
+    let stands = get(b.http_addr, "/werewolf/board", Some(&cookie))
+        .await
+        .unwrap();
+    assert_eq!(stands.status(), 200, "{}", stands.text().await.unwrap());
+    let unsigned = get(b.http_addr, "/werewolf/board", None).await.unwrap();
+    assert_eq!(unsigned.status(), 401);
+    let sign = |csrf: &str| {
+        browser
+            .post(format!("http://{}/werewolf/board", b.http_addr))
+            .header("cookie", &cookie)
+            .header("x-csrf-token", csrf)
+            .json(&json!({"sign": true}))
+            .send()
+    };
+    assert_eq!(sign("not-the-token").await.unwrap().status(), 403);
+    let signed = sign(&csrf).await.unwrap();
+    assert_eq!(signed.status(), 200, "{}", signed.text().await.unwrap());
+
+    // Signed out through B, signed out at A.
+    let out = browser
+        .post(format!("http://{}/logout", b.http_addr))
+        .header("cookie", &cookie)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!("csrf={csrf}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(out.status(), 303);
+    let me: Value = get(a.http_addr, "/me", Some(&cookie))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(me["signedIn"], false, "{me}");
+
+    // OAuth end to end through host A, by the SDK's own client: its tools act as Ann.
+    let mut bob = crate::support::player_at(b.telnet_addr, "Bob").await;
+    let _ann = crate::support::player_at(b.telnet_addr, "Ann").await;
+    let base = format!("http://{}", a.http_addr);
+    let seen =
+        crate::support::run_python("mcp/oauth_client.py", &[&base, "Ann", "pw-Ann-moot"]).await;
+    assert_eq!(seen["page_status"], 200, "{seen}");
+    assert_eq!(seen["wrong_password_status"], 401, "{seen}");
+    bob.expect("Ann says, \"hello through OAuth\"").await;
+
+    // Every page asked the world typed questions, each kind of them.
+    let asked: Vec<String> = spy
+        .asks()
+        .into_iter()
+        .filter_map(|ask| match ask {
+            wire::Ask::Web { ask, .. } => Some(format!("{ask:?}")),
+            _ => None,
+        })
+        .map(|ask| ask.split(['(', ' ', '{']).next().unwrap().to_owned())
+        .collect();
+    for kind in [
+        "SignIn",
+        "Visitor",
+        "Frame",
+        "Town",
+        "Player",
+        "Leaderboard",
+        "Action",
+        "SignOut",
+        "OAuth",
+    ] {
+        assert!(asked.iter().any(|a| a == kind), "{kind} in {asked:?}");
+    }
+    b.running.shutdown().await;
+    a.running.shutdown().await;
+    world.shutdown().await;
 }

@@ -49,7 +49,7 @@ pub(super) async fn reply_in_pieces(
         Err(e) => return tracing::error!(error = %e, "cannot encode an answer to a host"),
     };
     let mut pieces = bytes
-        .chunks(crate::cluster::requests::piece(client))
+        .chunks(crate::cluster::asked::piece(client))
         .peekable();
     while let Some(piece) = pieces.next() {
         let head = wire::Piece {

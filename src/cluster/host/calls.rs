@@ -7,7 +7,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 
 use super::Remote;
-use crate::cluster::requests::Passing;
+use crate::cluster::asked::Asking;
 use crate::cluster::wire::{
     self, Answer, Ask, CallRefused, Called, Credential, PageRead, ToolCall, VerbCall,
 };
@@ -20,14 +20,14 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// A question asked and not yet answered: dropped (its client left), it is taken back from
 /// the world, which drops its work rather than hold a long poll for nobody.
 struct Asked<'a> {
-    passing: &'a Passing,
+    asking: &'a Asking,
     id: Option<u64>,
 }
 
 impl Drop for Asked<'_> {
     fn drop(&mut self) {
         if let Some(id) = self.id.take() {
-            self.passing.take_back(id);
+            self.asking.take_back(id);
         }
     }
 }
@@ -58,7 +58,7 @@ impl Remote {
     }
 
     /// Calls a verb by name in the world. One that only reads outlives a restart of the
-    /// world, as a relayed GET does: asked again once the world is back. One that writes is
+    /// world: asked again once the world is back. One that writes is
     /// not done while the world is away, and one the world took and never answered is
     /// answered as unknown.
     pub async fn call(&self, call: &VerbCall) -> Called {
@@ -88,6 +88,16 @@ impl Remote {
         self.called(true, |_| Ask::Page(read.clone())).await
     }
 
+    /// What a web page asks of the world: a live page's long poll outlives a restart of the
+    /// world, as any read does, and one whose browser leaves is taken back.
+    pub async fn web(&self, ask: crate::cluster::visits::WebAsk) -> Called {
+        self.called(ask.read_only(), |id| Ask::Web {
+            id,
+            ask: ask.clone(),
+        })
+        .await
+    }
+
     /// Calls an MCP tool in the world, as [`Remote::call`] calls a verb: a long poll outlives
     /// a restart of the world, and one whose client leaves is taken back.
     pub async fn tool(&self, mut call: ToolCall) -> Called {
@@ -104,16 +114,16 @@ impl Remote {
     /// again after the world is back, if it `read_only`.
     async fn called(&self, read_only: bool, mut ask: impl FnMut(u64) -> Ask) -> Called {
         loop {
-            if !(self.passing.up() || read_only && self.passing.world_back().await) {
+            if !(self.asking.up() || read_only && self.asking.world_back().await) {
                 return Err(CallRefused::Away);
             }
-            let id = self.passing.next_id();
+            let id = self.asking.next_id();
             let body: bytes::Bytes = serde_json::to_vec(&ask(id))
                 .map_err(|_| CallRefused::Away)?
                 .into();
             // Taken back if this is dropped before the answer (the client left).
             let mut asked = Asked {
-                passing: &self.passing,
+                asking: &self.asking,
                 id: Some(id),
             };
             let answered = self.ask_in_pieces(body).await;
@@ -123,7 +133,8 @@ impl Remote {
                 // A world on its way out: nothing was done.
                 Ok(
                     Answer::Verb(Err(CallRefused::Unavailable(Unavailable::Stopped)))
-                    | Answer::Page(Err(CallRefused::Unavailable(Unavailable::Stopped))),
+                    | Answer::Page(Err(CallRefused::Unavailable(Unavailable::Stopped)))
+                    | Answer::Web(Err(CallRefused::Unavailable(Unavailable::Stopped))),
                 ) => (CallRefused::Away, true),
                 Ok(
                     Answer::Verb(called)
@@ -131,7 +142,8 @@ impl Remote {
                     | Answer::Page(called)
                     | Answer::Agent(called)
                     | Answer::Metrics(called)
-                    | Answer::Mcp(called),
+                    | Answer::Mcp(called)
+                    | Answer::Web(called),
                 ) => {
                     return called;
                 }
@@ -160,7 +172,7 @@ impl Remote {
         if most > 0 && ask.len() > most {
             return Err(Unasked::TooLarge(most));
         }
-        let mut lost = self.passing.lost();
+        let mut lost = self.asking.lost();
         lost.mark_unchanged();
         let inbox = self.client.new_inbox();
         let mut pieces = self

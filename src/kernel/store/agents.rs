@@ -22,7 +22,9 @@ pub struct AgentRow {
 // Who an identity is, for leaderboards that show people, agents or both: a character made at
 // the login screen (a person), by `POST /agents` or `moot mcp` (an agent), or the town's own
 // players (the house). (Not doc comments: schemars would list them in every tool.)
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Person,

@@ -170,7 +170,7 @@ pub fn latest_moves(c: &mut Sql) -> sql::Result<HashMap<String, Vec<Moved>>> {
 }
 
 /// One point of a rating's history: the rating a decided result left on a board.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Point {
     pub board: String,
     pub rules: String,

@@ -15,7 +15,7 @@ pub const BOARD_ROWS: usize = 50;
 
 // One standing, as every face shows it. (Plain comments on the views: schemars would put doc
 // comments in every tool listing, and the tools' descriptions say what they are.)
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct StandingView {
     pub board: String,
     pub rules: String,
@@ -25,7 +25,7 @@ pub struct StandingView {
 }
 
 // A standing's rating and record, as a row of `ratings` and of a leaderboard both show it.
-#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
 pub struct Score {
     pub rating: Option<f64>,
     pub deviation: Option<f64>,
@@ -71,7 +71,7 @@ impl Score {
 }
 
 // Errors apart from skill in one game, over the games of it finished.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ConductView {
     pub game: String,
     pub games: u32,
@@ -117,7 +117,7 @@ impl ConductView {
     }
 }
 
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct RatingsView {
     pub name: String,
     pub kind: Kind,
@@ -126,7 +126,7 @@ pub struct RatingsView {
 }
 
 // A row of a board's current season (the board and its rules head the table).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct LeaderRow {
     pub rank: usize,
     pub name: String,
@@ -137,7 +137,7 @@ pub struct LeaderRow {
     pub missed_rate: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct BoardView {
     pub board: String,
     pub rules: String,
@@ -146,7 +146,7 @@ pub struct BoardView {
     pub provisional_left_out: usize,
 }
 
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Leaderboards {
     pub boards: Vec<BoardView>,
 }
@@ -186,7 +186,7 @@ pub fn ratings_of(world: &World, name: &str) -> Result<RatingsView, VerbError> {
 }
 
 /// A game someone played, for their page.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PlayedView {
     pub session_id: String,
     pub game: String,

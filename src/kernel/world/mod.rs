@@ -372,13 +372,11 @@ impl World {
         self.town.subscribe()
     }
 
-    /// Wakes the town's followers; called once what changed it is stored. With nobody
-    /// following (the usual case) there is nobody to wake: a follower reads the town as it is
-    /// when it begins, so the count it starts from needs no bumps made before.
+    /// Wakes the town's followers; called once what changed it is stored. The version counts
+    /// every change, followed or not: a follower across the broker asks "after version n"
+    /// with no watch held between its questions.
     pub(super) fn town_changed(&self) {
-        if self.town.receiver_count() > 0 {
-            self.town.send_modify(|version| *version += 1);
-        }
+        self.town.send_modify(|version| *version += 1);
     }
 
     /// The player `id`, if connected (an agent between calls may not be).

@@ -50,6 +50,9 @@ pub struct Answer {
 
 /// What a command left to send out, held until it may go.
 pub struct Pending {
+    /// Whether the command left anything the town's followers may need to see (a write, a
+    /// change to a game, work, news for someone but its actor).
+    pub left_something: bool,
     pub notices: Vec<Notice>,
     pub changed: Vec<SessionId>,
     pub effects: Vec<Effect>,
@@ -93,7 +96,15 @@ impl Outbox {
     /// Takes what `cx` left, and the answer to a typed command if it was one. `writes` says
     /// whether it left writes for the database.
     pub fn push(&mut self, cx: Cx, writes: bool, answer: Option<Answer>) -> Pushed {
+        // What the town shows changes only with a write, a game, work to do or news for
+        // someone else; a refusal told to its typist alone changes nothing of it.
+        let left_something = writes
+            || !cx.undos.is_empty()
+            || !cx.changed.is_empty()
+            || !cx.effects.is_empty()
+            || cx.notices.iter().any(|n| n.to != cx.actor);
         let mut pending = Pending {
+            left_something,
             notices: cx.notices,
             changed: cx.changed,
             effects: cx.effects,

@@ -452,7 +452,6 @@ fn take_line(
     // in flight before it, is answered as it stands: there is nothing of it to wait for or
     // send out (what `submit` and `release` would find, at a tenth of a command's cost).
     if here.is_some() && cx.left_nothing() && world.outbox.is_empty() {
-        world.town_changed();
         return Took::Answered {
             after: sink.sent(),
             lines,
@@ -551,7 +550,11 @@ fn submit(world: &mut World, env: &Env, mut cx: Cx, answer: Option<Answer>) -> P
 /// Sends out what a stored command left for others.
 fn release(world: &mut World, env: &Env, mut pending: Pending) {
     world.deliver(std::mem::take(&mut pending.notices));
-    world.town_changed();
+    // A read (a page asking for the town) leaves nothing, and wakes nobody: were it to, each
+    // follower's next question would be answered at once, by its own read.
+    if pending.left_something {
+        world.town_changed();
+    }
     for sid in pending.changed.drain(..) {
         world.tick_changed(sid);
     }

@@ -1,0 +1,199 @@
+//! Questions in flight across the broker, on both sides: the world's questions being answered
+//! (each a task a host may take back when its client leaves, and those that only read dropped
+//! as the world goes, for the host to ask the next world), and a host's bookkeeping of them
+//! (numbers, whether the world answers now, and word when a world went with questions
+//! unanswered).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use super::wire::{self, TakeBack};
+
+/// The most of an answer one message carries.
+const PIECE: usize = 64 * 1024;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The most of an answer one message through `client`'s broker carries, whatever its message
+/// limit (1 MB unless its operator says otherwise): room is left for a piece's head.
+pub(super) fn piece(client: &async_nats::Client) -> usize {
+    let most = client.server_info().max_payload;
+    if most == 0 {
+        PIECE
+    } else {
+        PIECE.min(most / 2).max(1)
+    }
+}
+
+/// The world's side: the questions being answered that may wait (tool calls, live pages).
+#[derive(Default)]
+pub struct Answering {
+    running: Running,
+}
+
+/// Each question being answered, by host and number: its task, and whether it may be asked
+/// again.
+type Running = Arc<Mutex<HashMap<(String, u64), (tokio::task::AbortHandle, bool)>>>;
+
+impl Answering {
+    /// A host taken for dead: the questions it asked are dropped (nobody waits for them).
+    pub fn forget(&self, host: &str) {
+        lock(&self.running).retain(|(h, _), (task, _)| {
+            if h == host {
+                task.abort();
+            }
+            h != host
+        });
+    }
+
+    /// Runs `answer`, the answer to question `id` of `host`'s: the host may take it back, and
+    /// one that may be asked `again` is dropped as the world goes.
+    pub fn run(
+        &self,
+        host: &str,
+        id: u64,
+        again: bool,
+        answer: impl std::future::Future<Output = ()> + Send + 'static,
+    ) {
+        let key = (host.to_owned(), id);
+        let running = self.running.clone();
+        let task = tokio::spawn({
+            let key = key.clone();
+            async move {
+                answer.await;
+                lock(&running).remove(&key);
+            }
+        });
+        lock(&self.running).insert(key, (task.abort_handle(), again));
+    }
+
+    /// The world is going: a question that may be asked again is dropped unanswered, for its
+    /// host to ask the next world (the others are answered before the world goes).
+    pub fn closing(&self) {
+        lock(&self.running).retain(|_, (task, again)| {
+            if *again {
+                task.abort();
+            }
+            !*again
+        });
+    }
+
+    /// `host` took a question of its own back: its task is dropped.
+    pub fn take_back(&self, host: &str, msg: &async_nats::Message) {
+        if let Ok(c) = serde_json::from_slice::<TakeBack>(&msg.payload)
+            && c.host == host
+            && let Some((task, _)) = lock(&self.running).remove(&(c.host, c.id))
+        {
+            task.abort();
+        }
+    }
+}
+
+/// A host's side: numbers its questions, takes them back, and knows whether the world
+/// answers.
+#[derive(Clone)]
+pub struct Asking {
+    client: async_nats::Client,
+    host: Arc<str>,
+    next: Arc<AtomicU64>,
+    /// Whether the world answers now (the host's [`InFlight::set_up`] says).
+    up: tokio::sync::watch::Receiver<bool>,
+    /// How long a question that may be asked again waits for the world to come back.
+    resume_within: Duration,
+    /// How many times a world has gone with questions in flight, for a question asked
+    /// meanwhile to know it will not be answered.
+    lost: tokio::sync::watch::Receiver<u64>,
+}
+
+/// What the host's watch on the world says of it, for the questions in flight.
+#[derive(Clone)]
+pub struct InFlight {
+    up: Arc<tokio::sync::watch::Sender<bool>>,
+    lost: Arc<tokio::sync::watch::Sender<u64>>,
+}
+
+impl InFlight {
+    /// The world that was answering every question in flight has stopped: each one that may
+    /// be asked again waits for the world to come back, and the others end.
+    pub fn world_away(&self) {
+        self.up.send_replace(false);
+        self.lost.send_modify(|n| *n += 1);
+    }
+
+    /// The world answers again.
+    pub fn set_up(&self) {
+        self.up.send_replace(true);
+    }
+
+    /// The world is going: new questions wait for it, or are refused.
+    pub fn set_down(&self) {
+        self.up.send_replace(false);
+    }
+}
+
+impl Asking {
+    pub fn open(
+        client: async_nats::Client,
+        host: &str,
+        resume_within: Duration,
+    ) -> (Asking, InFlight) {
+        let (up, up_rx) = tokio::sync::watch::channel(true);
+        let (lost, lost_rx) = tokio::sync::watch::channel(0);
+        let asking = Asking {
+            client,
+            host: host.into(),
+            next: Arc::new(AtomicU64::new(1)),
+            up: up_rx,
+            resume_within,
+            lost: lost_rx,
+        };
+        let in_flight = InFlight {
+            up: Arc::new(up),
+            lost: Arc::new(lost),
+        };
+        (asking, in_flight)
+    }
+
+    /// A number for a question of this host's, unique among its questions.
+    pub(super) fn next_id(&self) -> u64 {
+        self.next.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Takes back question `id` (its client left).
+    pub(super) fn take_back(&self, id: u64) {
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let (client, host) = (self.client.clone(), self.host.clone());
+            runtime.spawn(async move {
+                let taken_back = TakeBack {
+                    host: host.to_string(),
+                    id,
+                };
+                if let Ok(body) = serde_json::to_vec(&taken_back) {
+                    let _ = client.publish(wire::take_back(&host), body.into()).await;
+                }
+            });
+        }
+    }
+
+    /// Whether the world answers now.
+    pub(super) fn up(&self) -> bool {
+        *self.up.borrow()
+    }
+
+    /// Changes when a world goes with what was asked of it unanswered.
+    pub(super) fn lost(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.lost.clone()
+    }
+
+    /// Waits, within the bound, for the world to answer again.
+    pub(super) async fn world_back(&self) -> bool {
+        let mut up = self.up.clone();
+        tokio::time::timeout(self.resume_within, up.wait_for(|up| *up))
+            .await
+            .is_ok_and(|r| r.is_ok())
+    }
+}
