@@ -36,6 +36,9 @@ pub struct Visits {
     pub codes: Mutex<moot_kernel::oauth::Codes>,
     /// OAuth client registrations per address.
     pub registrations: moot_kernel::limits::Limiter<moot_kernel::limits::Address>,
+    /// Added to every version a live page is told, so that a version from an earlier run of
+    /// the world (whose counters started again at 0) is never taken for one of this run's.
+    pub run: u64,
 }
 
 impl Default for Visits {
@@ -46,6 +49,7 @@ impl Default for Visits {
             codes: Mutex::default(),
             // Ten registrations a minute per address, in bursts of ten.
             registrations: moot_kernel::limits::Limiter::new(10.0 / 60.0, 10),
+            run: rand::random(),
         }
     }
 }

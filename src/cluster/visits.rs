@@ -252,7 +252,8 @@ impl Door {
     /// it is not now), with the version it read at; `None` if it was still `seen` after
     /// [`LONG_POLL`], or `read` found nothing. The version is read in the same turn of the
     /// world task as what `read` reads, and the watch is taken before the turn ends, so that no
-    /// change falls between one question and the next.
+    /// change falls between one question and the next; it is this run's ([`Visits::run`]), so
+    /// that a question asked again of a restarted world is answered at once.
     async fn after_change<T, W, R>(
         &self,
         seen: Option<u64>,
@@ -265,13 +266,14 @@ impl Door {
         R: Fn(&World) -> Option<T> + Clone + Send + 'static,
     {
         let deadline = tokio::time::Instant::now() + LONG_POLL;
+        let run = self.visits.run;
         loop {
             let (watch, read) = (watch.clone(), read.clone());
             let turn = self
                 .world
                 .call(SERVER_ID.into(), Face::Rest, move |w, _| {
                     let mut rx = watch(w);
-                    let version = *rx.borrow_and_update();
+                    let version = run.wrapping_add(*rx.borrow_and_update());
                     if seen == Some(version) {
                         Err(rx)
                     } else {
