@@ -105,6 +105,19 @@ pub struct FrameAsk {
     pub seen: Option<u64>,
 }
 
+impl FrameAsk {
+    /// The first question for game `id` of the page at `page`, as `cookie` signs in.
+    pub fn first(page: &str, id: &str, cookie: Option<String>) -> FrameAsk {
+        FrameAsk {
+            page: page.to_owned(),
+            id: id.to_owned(),
+            cookie,
+            after: None,
+            seen: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum FrameAnswer {
     /// No game of that page's module has that id.

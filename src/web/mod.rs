@@ -248,13 +248,7 @@ async fn game_live(web: Web, page: &'static Page, id: String, headers: HeaderMap
         Ok(v) => v.is_some(),
         Err(r) => return r,
     };
-    let ask = FrameAsk {
-        page: page.path.to_owned(),
-        id: id.clone(),
-        cookie: cookie.filter(|_| signed_in),
-        after: None,
-        seen: None,
-    };
+    let ask = FrameAsk::first(page.path, &id, cookie.filter(|_| signed_in));
     // The first frame says whether it is a game of this module at all.
     let first = match web.ask::<FrameAnswer>(WebAsk::Frame(ask.clone())).await {
         Ok(FrameAnswer::NoGame) => return not_found(&id),
@@ -277,43 +271,55 @@ async fn follow_game(
     first: Versioned<(Value, bool)>,
 ) {
     let mut sent = live::Unchanged::default();
-    let mut next = Some(first);
+    ask.seen = Some(first.version);
+    let mut got = first.value;
     loop {
-        let got = match next.take() {
-            Some(got) => got,
-            None => {
-                let asked = web.ask::<FrameAnswer>(WebAsk::Frame(ask.clone()));
-                let answer = tokio::select! {
-                    answer = asked => answer,
-                    () = frames.closed() => return,
-                    () = web.shutdown.cancelled() => return,
-                };
-                match answer {
-                    Ok(FrameAnswer::Frame(got)) => got,
-                    Ok(FrameAnswer::NoGame) => return,
-                    // Away (restarting, say): asked again in a moment.
-                    Err(_) => {
-                        tokio::time::sleep(AGAIN_AFTER).await;
-                        continue;
-                    }
+        if let Some((frame, last)) = got.take() {
+            // A cursor counts one reader's events: if the reader changed (the all-seeing view
+            // was asked for elsewhere), the whole match again, in their numbering.
+            if sent.reader_changed(&frame) && ask.after.is_some() {
+                ask.after = None;
+                ask.seen = None;
+            } else {
+                ask.after = frame["cursor"].as_u64().map(|n| n as usize);
+                // Nothing this reader may see happened (a hidden action moved the match): no
+                // frame.
+                if sent.is_news(&frame) && !frames.send("frame", &frame).await || last {
+                    return;
                 }
             }
-        };
-        ask.seen = Some(got.version);
-        let Some((frame, last)) = got.value else {
-            continue;
-        };
-        // A cursor counts one reader's events: if the reader changed (the all-seeing view
-        // was asked for elsewhere), the whole match again, in their numbering.
-        if sent.reader_changed(&frame) && ask.after.is_some() {
-            ask.after = None;
-            ask.seen = None;
-            continue;
         }
-        ask.after = frame["cursor"].as_u64().map(|n| n as usize);
-        // Nothing this reader may see happened (a hidden action moved the match): no frame.
-        if sent.is_news(&frame) && !frames.send("frame", &frame).await || last {
-            return;
+        match next_frame(&web, &mut ask, frames.closed()).await {
+            Some(next) => got = next,
+            None => return,
+        }
+    }
+}
+
+/// The next answer to `ask` (none if the game did not change within the world's long poll),
+/// asked again while the town does not answer (it may be restarting); its version kept in
+/// `ask` for the next question. `None` once there is no such game, `until` resolves or moot
+/// stops.
+async fn next_frame(
+    web: &Web,
+    ask: &mut FrameAsk,
+    until: impl Future<Output = ()>,
+) -> Option<Option<(Value, bool)>> {
+    tokio::pin!(until);
+    loop {
+        let asked = web.ask::<FrameAnswer>(WebAsk::Frame(ask.clone()));
+        let answer = tokio::select! {
+            answer = asked => answer,
+            () = &mut until => return None,
+            () = web.shutdown.cancelled() => return None,
+        };
+        match answer {
+            Ok(FrameAnswer::Frame(got)) => {
+                ask.seen = Some(got.version);
+                return Some(got.value);
+            }
+            Ok(FrameAnswer::NoGame) => return None,
+            Err(_) => tokio::time::sleep(AGAIN_AFTER).await,
         }
     }
 }

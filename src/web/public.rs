@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use axum::response::IntoResponse;
 use tokio::sync::broadcast;
 
-use super::{AGAIN_AFTER, Web, live};
+use super::{Web, live, next_frame};
 use crate::cluster::visits::{FrameAnswer, FrameAsk, WebAsk};
 use moot_kernel::verbs::game_module::Page;
 
@@ -49,13 +49,7 @@ impl PublicFeeds {
 
 /// The whole game as the public sees it (`None` if it is gone or the town does not answer).
 async fn whole(web: &Web, page: &'static Page, id: &str) -> Option<(serde_json::Value, bool)> {
-    let ask = WebAsk::Frame(FrameAsk {
-        page: page.path.to_owned(),
-        id: id.to_owned(),
-        cookie: None,
-        after: None,
-        seen: None,
-    });
+    let ask = WebAsk::Frame(FrameAsk::first(page.path, id, None));
     match web.ask::<FrameAnswer>(ask).await {
         Ok(FrameAnswer::Frame(v)) => v.value,
         _ => None,
@@ -100,30 +94,10 @@ pub fn live(web: Web, page: &'static Page, id: String) -> impl IntoResponse {
 /// to every spectator; stops when none is left, when the game ends or is gone, or when moot
 /// stops. While the town does not answer (it restarts) it asks again.
 async fn produce(web: Web, key: Game, tx: broadcast::Sender<Arc<str>>) {
-    let mut ask = FrameAsk {
-        page: key.0.to_owned(),
-        id: key.1.clone(),
-        cookie: None,
-        after: None,
-        seen: None,
-    };
+    let mut ask = FrameAsk::first(key.0, &key.1, None);
     let mut sent = live::Unchanged::default();
-    loop {
-        let asked = web.ask::<FrameAnswer>(WebAsk::Frame(ask.clone()));
-        let answer = tokio::select! {
-            answer = asked => answer,
-            () = web.shutdown.cancelled() => break,
-        };
-        let got = match answer {
-            Ok(FrameAnswer::Frame(got)) => got,
-            Ok(FrameAnswer::NoGame) => break,
-            Err(_) => {
-                tokio::time::sleep(AGAIN_AFTER).await;
-                continue;
-            }
-        };
-        ask.seen = Some(got.version);
-        let Some((frame, ended)) = got.value else {
+    while let Some(got) = next_frame(&web, &mut ask, std::future::pending()).await {
+        let Some((frame, ended)) = got else {
             // Nobody left to send to: the feed ends.
             if tx.receiver_count() == 0 {
                 break;
