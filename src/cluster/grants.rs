@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::Door;
 use super::calls::{Called, written};
-use super::visits::lock;
+use super::signed::lock;
 use crate::logins::Refused;
 use moot_kernel::oauth::{self, Client, Grant};
 use moot_kernel::store::oauth::{TokenRow, now_ms};

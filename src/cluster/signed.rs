@@ -3,12 +3,11 @@
 //! and ended when idle; and the OAuth grants waiting to be exchanged beside them.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::visits::lock;
 use moot_kernel::world::AgentId;
 
 /// Who a session belongs to.
@@ -113,6 +112,11 @@ impl Sessions {
     pub fn close(&self, id: &str) {
         lock(&self.map).remove(id);
     }
+}
+
+/// Locks `m`, whoever panicked holding it.
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn random_hex() -> String {

@@ -11,7 +11,6 @@
 //! a browser that left costs the world one bounded wait.
 
 use std::net::IpAddr;
-use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -417,9 +416,4 @@ impl Door {
             history,
         }))
     }
-}
-
-/// Locks `m`, whoever panicked holding it.
-pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
