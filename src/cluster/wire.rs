@@ -603,6 +603,27 @@ mod tests {
         }
     }
 
+    /// The broker's permissions the docs give an operator to copy name this protocol's
+    /// subjects (the README's named `v4` while hosts spoke 5, and a broker set up from it
+    /// let no host in).
+    #[test]
+    fn the_docs_name_this_protocols_subjects() {
+        let ours = format!("moot.v{PROTOCOL}.");
+        for (doc, text) in [
+            ("README.md", include_str!("../../README.md")),
+            ("docs/operating.md", include_str!("../../docs/operating.md")),
+        ] {
+            let named: Vec<&str> = text
+                .match_indices("moot.v")
+                .map(|(at, _)| &text[at..(at + ours.len()).min(text.len())])
+                .collect();
+            assert!(!named.is_empty(), "{doc} names no subject");
+            for subject in named {
+                assert_eq!(subject, ours, "{doc}");
+            }
+        }
+    }
+
     #[test]
     fn different_protocols_are_told_apart_in_words() {
         assert_eq!(mismatch(1, 1, "0.1.0"), None);
