@@ -205,7 +205,11 @@ impl Door {
         match ask {
             WebAsk::Town { seen } => {
                 let town = self
-                    .after_change(seen, |w| w.watch_town(), |w| Some(crate::games::town(w)))
+                    .after_change(
+                        seen,
+                        |w| (w.watch_town(), w.town_version()),
+                        |w| Some(crate::games::town(w)),
+                    )
                     .await?;
                 let (value, version) = match town.flatten() {
                     Some((town, version)) => (Some(town), version),
@@ -260,7 +264,7 @@ impl Door {
         }
     }
 
-    /// What `read` reads of the world once `watch`'s version is no longer `seen` (at once if
+    /// What `read` reads of the world once the version `watch` gives is no longer `seen` (at once if
     /// it is not now), with the version it read at; `None` if it was still `seen` after
     /// [`LONG_POLL`], or `read` found nothing. The version is read in the same turn of the
     /// world task as what `read` reads, and the watch is taken before the turn ends, so that no
@@ -274,7 +278,7 @@ impl Door {
     ) -> Result<Option<Option<(T, u64)>>, CallRefused>
     where
         T: Send + 'static,
-        W: Fn(&mut World) -> watch::Receiver<u64> + Clone + Send + 'static,
+        W: Fn(&mut World) -> (watch::Receiver<u64>, u64) + Clone + Send + 'static,
         R: Fn(&World) -> Option<T> + Clone + Send + 'static,
     {
         let deadline = tokio::time::Instant::now() + LONG_POLL;
@@ -284,8 +288,8 @@ impl Door {
             let turn = self
                 .world
                 .call(SERVER_ID.into(), Face::Rest, move |w, _| {
-                    let mut rx = watch(w);
-                    let version = run.wrapping_add(*rx.borrow_and_update());
+                    let (rx, version) = watch(w);
+                    let version = run.wrapping_add(version);
                     if seen == Some(version) {
                         Err(rx)
                     } else {
@@ -326,7 +330,15 @@ impl Door {
             false => None,
         };
         let answer = match self
-            .after_change(ask.seen, move |w| w.watch_session(sid), read)
+            .after_change(
+                ask.seen,
+                move |w| {
+                    let mut rx = w.watch_session(sid);
+                    let version = *rx.borrow_and_update();
+                    (rx, version)
+                },
+                read,
+            )
             .await?
         {
             None => FrameAnswer::Frame(Versioned {

@@ -33,6 +33,7 @@ impl World {
             invitation_lapse,
             ticks,
             town,
+            town_version,
             watchers,
             bound_rooms,
             session_hooks,
@@ -114,7 +115,7 @@ impl World {
         // The town's counter is not compared: it counts the commands that left a write or news
         // for others, which a refusal may (what was stored is compared on its own), and whoever
         // follows the town map is sent a map only when it differs from the last.
-        let _ = town;
+        let _ = (town, town_version);
         put("watchers".into(), format!("{watchers:?}"));
         put("bound_rooms".into(), format!("{bound_rooms:?}"));
         // Functions, set once before the town opens: only how many there are can be shown.

@@ -128,9 +128,10 @@ pub struct World {
     invitation_lapse: std::time::Duration,
     /// Who waits for which session to change (see `watch_session`).
     ticks: HashMap<SessionId, tokio::sync::watch::Sender<u64>>,
-    /// Bumped after every stored command, for whoever follows the whole town (its map on the
-    /// web); see [`World::watch_town`].
+    /// Wakes whoever follows the whole town (its map on the web); see [`World::watch_town`].
     town: tokio::sync::watch::Sender<u64>,
+    /// How many commands may have changed the town (see [`World::town_version`]).
+    town_version: u64,
     /// Who watches which session (besides its players).
     watchers: HashMap<SessionId, Vec<followers::Watcher>>,
     /// Rooms whose occupants follow a session as watchers (a match's building).
@@ -336,6 +337,7 @@ impl World {
             invitation_lapse: sessions::invite::DEFAULT_LAPSE,
             ticks: HashMap::new(),
             town: tokio::sync::watch::channel(0).0,
+            town_version: 0,
             watchers: HashMap::new(),
             bound_rooms: HashMap::new(),
             session_hooks: Vec::new(),
@@ -372,11 +374,20 @@ impl World {
         self.town.subscribe()
     }
 
-    /// Wakes the town's followers; called once what changed it is stored. The version counts
-    /// every change, followed or not: a follower across the broker asks "after version n"
-    /// with no watch held between its questions.
-    pub(super) fn town_changed(&self) {
-        self.town.send_modify(|version| *version += 1);
+    /// How many commands may have changed the town so far: a follower across the broker asks
+    /// "after version n", holding no watch between its questions, so the count goes on whether
+    /// anyone follows or not.
+    pub fn town_version(&self) -> u64 {
+        self.town_version
+    }
+
+    /// Counts a change to the town and wakes its followers; called once what changed it is
+    /// stored. With nobody following (the usual case) there is nobody to wake.
+    pub(super) fn town_changed(&mut self) {
+        self.town_version += 1;
+        if self.town.receiver_count() > 0 {
+            self.town.send_replace(self.town_version);
+        }
     }
 
     /// The player `id`, if connected (an agent between calls may not be).
