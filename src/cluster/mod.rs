@@ -192,11 +192,13 @@ impl Town {
         }
     }
 
-    /// What a web page asks ([`visits::WebAsk`]), its answer's JSON.
+    /// What a web page asks ([`visits::WebAsk`]), its answer's JSON. The answering is boxed:
+    /// its future holds every kind of question's work, and a live page that held it inline
+    /// would keep that room for as long as it is open (`web_spectators` measures it).
     pub async fn web(&self, ask: visits::WebAsk) -> calls::Called {
         match self {
-            Town::Local(door) => door.web(ask).await,
-            Town::Remote(remote) => remote.web(ask).await,
+            Town::Local(door) => Box::pin(door.web(ask)).await,
+            Town::Remote(remote) => Box::pin(remote.web(ask)).await,
         }
     }
 
