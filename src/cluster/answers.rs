@@ -36,7 +36,7 @@ pub fn too_large(most: usize) -> Response<Body> {
 }
 
 /// The REST API's error shape, for what a host answers itself.
-pub fn refusal(status: StatusCode, message: &str) -> Response<Body> {
+fn refusal(status: StatusCode, message: &str) -> Response<Body> {
     let code = if status == StatusCode::SERVICE_UNAVAILABLE {
         "UNAVAILABLE"
     } else {

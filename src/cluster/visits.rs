@@ -25,7 +25,7 @@ use moot_kernel::world::sessions::parse_id;
 use moot_kernel::world::{AgentId, Face, SERVER_ID, Unavailable, World};
 
 pub use super::grants::{AllowRefused, AuthRequest, OAuthAsk, OAuthRefused, TokenRequest};
-pub use super::signed::{Signed, Visits};
+pub use super::signed::Visits;
 
 /// The longest the world holds a live page's question before answering "unchanged".
 pub const LONG_POLL: Duration = Duration::from_secs(20);
