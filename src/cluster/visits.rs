@@ -117,13 +117,15 @@ impl FrameAsk {
     }
 }
 
+/// `F` is how the asker holds the frame: as JSON to read (`Value`), or as text it only passes on
+/// (`Box<RawValue>`: a crowd of spectators arriving at once then parses nothing).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub enum FrameAnswer {
+pub enum FrameAnswer<F = Value> {
     /// No game of that page's module has that id.
     NoGame,
     /// The frame (or none, if the game did not change within [`LONG_POLL`]), and whether it is
     /// the last.
-    Frame(Versioned<(Value, bool)>),
+    Frame(Versioned<(F, bool)>),
 }
 
 /// Someone signed in on the web, as a page may know them.

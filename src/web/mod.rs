@@ -248,6 +248,9 @@ async fn game_live(web: Web, page: &'static Page, id: String, headers: HeaderMap
         Ok(v) => v.is_some(),
         Err(r) => return r,
     };
+    if !signed_in && page.shared_feed {
+        return public::live(web, page, id).await;
+    }
     let ask = FrameAsk::first(page.path, &id, cookie.filter(|_| signed_in));
     // The first frame says whether it is a game of this module at all.
     let first = match web.ask::<FrameAnswer>(WebAsk::Frame(ask.clone())).await {
@@ -255,9 +258,6 @@ async fn game_live(web: Web, page: &'static Page, id: String, headers: HeaderMap
         Ok(FrameAnswer::Frame(first)) => first,
         Err(r) => return r,
     };
-    if !signed_in && page.shared_feed {
-        return public::live(web, page, id).into_response();
-    }
     live::stream(move |frames| follow_game(web, frames, ask, first)).into_response()
 }
 

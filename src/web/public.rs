@@ -6,7 +6,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use axum::response::IntoResponse;
+use axum::response::{IntoResponse, Response};
+use serde_json::value::RawValue;
 use tokio::sync::broadcast;
 
 use super::{Web, live, next_frame};
@@ -47,40 +48,50 @@ impl PublicFeeds {
     }
 }
 
-/// The whole game as the public sees it (`None` if it is gone or the town does not answer).
-async fn whole(web: &Web, page: &'static Page, id: &str) -> Option<(serde_json::Value, bool)> {
+/// The whole game as the public sees it, as the text to send (`None` if the world had none to
+/// give); the answer to give instead if there is no such game or the town cannot be asked.
+async fn whole(
+    web: &Web,
+    page: &'static Page,
+    id: &str,
+) -> Result<Option<(Box<RawValue>, bool)>, Response> {
     let ask = WebAsk::Frame(FrameAsk::first(page.path, id, None));
-    match web.ask::<FrameAnswer>(ask).await {
-        Ok(FrameAnswer::Frame(v)) => v.value,
-        _ => None,
+    match web.ask::<FrameAnswer<Box<RawValue>>>(ask).await? {
+        FrameAnswer::Frame(v) => Ok(v.value),
+        FrameAnswer::NoGame => Err(super::not_found(id)),
     }
 }
 
 /// A game for someone signed out: the whole game as the public sees it, then the shared
-/// feed's frames (a spectator that falls too far behind is sent the whole game again).
-pub fn live(web: Web, page: &'static Page, id: String) -> impl IntoResponse {
+/// feed's frames (a spectator that falls too far behind is sent the whole game again). The
+/// whole game is read once, after joining the feed (so that nothing falls between), and is
+/// both the first frame and the answer to whether there is such a game: a crowd arriving at
+/// once costs one read each, not two.
+pub async fn live(web: Web, page: &'static Page, id: String) -> Response {
+    let mut feed = web.public.subscribe(&web, page, &id);
+    let first = match whole(&web, page, &id).await {
+        Ok(first) => first,
+        Err(refused) => return refused,
+    };
     live::stream(move |frames| async move {
-        // Heard from before the whole game is read, so that nothing falls between.
-        let mut feed = web.public.subscribe(&web, page, &id);
-        let mut again = true;
+        let mut got = first;
         loop {
-            if again {
-                let Some((frame, ended)) = whole(&web, page, &id).await else {
-                    return;
-                };
-                if !frames.send("frame", &frame).await || ended {
-                    return;
-                }
-                again = false;
+            if let Some((frame, ended)) = got.take()
+                && (!frames.send_text("frame", frame.get()).await || ended)
+            {
+                return;
             }
             tokio::select! {
-                got = feed.recv() => match got {
+                heard = feed.recv() => match heard {
                     Ok(text) => {
                         if !frames.send_text("frame", &text).await {
                             return;
                         }
                     }
-                    Err(broadcast::error::RecvError::Lagged(_)) => again = true,
+                    Err(broadcast::error::RecvError::Lagged(_)) => match whole(&web, page, &id).await {
+                        Ok(Some(again)) => got = Some(again),
+                        Ok(None) | Err(_) => return,
+                    },
                     Err(broadcast::error::RecvError::Closed) => return,
                 },
                 () = frames.closed() => return,
@@ -88,6 +99,7 @@ pub fn live(web: Web, page: &'static Page, id: String) -> impl IntoResponse {
             }
         }
     })
+    .into_response()
 }
 
 /// Asks for the game after each change and sends the frame (with the events since the last)

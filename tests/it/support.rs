@@ -626,12 +626,24 @@ pub async fn run_python(script: &str, args: &[&str]) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("{e}: {stdout}"))
 }
 
+/// A port free now, for a server a test starts (and may stop and start again on it). It is
+/// below the kernel's ephemeral range (32768 and up on Linux), where every outgoing
+/// connection's own end is given its port: a server started again on its port must not find it
+/// taken meanwhile by some other test's client (a PostgreSQL cluster's postmaster then exits,
+/// "could not bind"). Each call in this process gets the next free one, from a start that
+/// differs between processes.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    use std::sync::atomic::{AtomicU16, Ordering};
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    const FIRST: u16 = 20_000;
+    const SPAN: u16 = 12_000;
+    let start = (std::process::id() % u32::from(SPAN)) as u16;
+    loop {
+        let port = FIRST + (start + NEXT.fetch_add(1, Ordering::Relaxed) % SPAN) % SPAN;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
 }
 
 /// A `moot` process that is killed when the test lets go of it, even by panicking.

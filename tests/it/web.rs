@@ -297,6 +297,14 @@ async fn a_public_match_stream_carries_no_secret_from_start_to_end() {
         .await
         .unwrap();
     assert_eq!(page.status(), 200);
+    // The shared feed's first read is also the answer to whether there is such a match: a
+    // stranger's made-up id is a 404, not an empty stream.
+    for id in ["999999", "0"] {
+        let missing = reqwest::get(format!("http://{}/werewolf/{id}/live", s.http))
+            .await
+            .unwrap();
+        assert_eq!(missing.status(), 404, "/werewolf/{id}/live");
+    }
     let mut live = Stream::open(s.http, &format!("/werewolf/{mid}/live"), None).await;
     let mut frames = Vec::new();
     let mut tallies = std::collections::BTreeSet::new();
