@@ -19,12 +19,21 @@ pub fn without_article(name: &str) -> Option<&str> {
 
 /// `["a", "b", "c"]` → `"a, b and c"`.
 pub fn english_list<S: AsRef<str>>(items: &[S]) -> String {
+    joined(items, "and")
+}
+
+/// `["a", "b", "c"]` → `"a, b or c"`.
+pub fn english_list_or<S: AsRef<str>>(items: &[S]) -> String {
+    joined(items, "or")
+}
+
+fn joined<S: AsRef<str>>(items: &[S], last_with: &str) -> String {
     match items {
         [] => String::new(),
         [one] => one.as_ref().to_owned(),
         [init @ .., last] => {
             let init: Vec<&str> = init.iter().map(AsRef::as_ref).collect();
-            format!("{} and {}", init.join(", "), last.as_ref())
+            format!("{} {last_with} {}", init.join(", "), last.as_ref())
         }
     }
 }
@@ -146,6 +155,80 @@ pub fn capitalize(s: &str) -> String {
     }
 }
 
+/// The words among `known` that `typed` is likely a slip for, nearest first, at most three: a
+/// word one edit away (a letter wrong, missing or extra, or two swapped), two in a word of
+/// five letters or more, or one that `typed` (three letters or more) begins. Case is ignored.
+/// A typo is answered with these ("did you mean `look`?") rather than with nothing.
+pub fn closest<'a>(typed: &str, known: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let typed: Vec<char> = typed.chars().flat_map(char::to_lowercase).collect();
+    if typed.len() < 2 || typed.len() > 40 {
+        return Vec::new();
+    }
+    let most = if typed.len() >= 5 { 2 } else { 1 };
+    let mut near: Vec<(usize, &str)> = known
+        .into_iter()
+        .filter_map(|word| {
+            let w: Vec<char> = word.chars().flat_map(char::to_lowercase).collect();
+            let d = if typed.len() >= 3 && w.starts_with(&typed) {
+                1
+            } else {
+                edits(&typed, &w)
+            };
+            (d <= most).then_some((d, word))
+        })
+        .collect();
+    near.sort_by_key(|&(d, _)| d);
+    let mut out: Vec<&str> = Vec::new();
+    for (_, w) in near {
+        if !out.iter().any(|o| o.eq_ignore_ascii_case(w)) {
+            out.push(w);
+        }
+    }
+    out.truncate(3);
+    out
+}
+
+/// Edits from `a` to `b`: letters put in, taken out or changed, and two side by side swapped
+/// (the optimal string alignment distance).
+fn edits(a: &[char], b: &[char]) -> usize {
+    if a.len().abs_diff(b.len()) > 2 {
+        return usize::MAX;
+    }
+    let w = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * w];
+    for i in 0..=a.len() {
+        d[i * w] = i;
+    }
+    for (j, cell) in d.iter_mut().enumerate().take(w) {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[(i - 1) * w + j] + 1)
+                .min(d[i * w + j - 1] + 1)
+                .min(d[(i - 1) * w + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[(i - 2) * w + j - 2] + 1);
+            }
+            d[i * w + j] = best;
+        }
+    }
+    d[a.len() * w + b.len()]
+}
+
+/// Whether two names are the same but for case, spaces and hyphens (`Connect Four`,
+/// `connect-four`).
+pub fn same_words(a: &str, b: &str) -> bool {
+    let letters = |s: &str| {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect::<String>()
+    };
+    letters(a) == letters(b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,5 +322,20 @@ mod tests {
     fn articles_are_optional() {
         assert_eq!(without_article("a stone fountain"), Some("stone fountain"));
         assert_eq!(without_article("Town Hall"), None);
+    }
+
+    #[test]
+    fn a_slip_finds_the_word_meant_and_a_stranger_word_finds_none() {
+        let verbs = ["look", "go", "say", "examine", "north", "who", "home"];
+        assert_eq!(closest("lok", verbs), ["look"]);
+        assert_eq!(closest("LOOK", verbs), ["look"]);
+        assert_eq!(closest("nrth", verbs), ["north"]);
+        assert_eq!(closest("nroth", verbs), ["north"]);
+        assert_eq!(closest("exa", verbs), ["examine"]);
+        assert_eq!(closest("examnie", verbs), ["examine"]);
+        assert!(closest("xyzzy", verbs).is_empty());
+        assert!(closest("get", verbs).is_empty());
+        assert!(closest("x", verbs).is_empty());
+        assert!(closest(&"a".repeat(100), verbs).is_empty());
     }
 }

@@ -50,7 +50,7 @@ impl Verb for Examine {
     const NAME: &'static str = "examine";
     const ALIASES: &'static [&'static str] = &["x", "exam"];
     const USAGE: &'static str = "examine <thing>";
-    const SUMMARY: &'static str = "Examine something closely: its names, description and verbs.";
+    const SUMMARY: &'static str = "A thing's names, description and verbs.";
     const HELP: &'static str = "Shows everything about a thing or person here: the names it answers to, \
 its description, and the verbs you can use on it.";
     const READ_ONLY: bool = true;

@@ -11,6 +11,7 @@ pub mod examine;
 pub mod help;
 pub mod skill;
 pub mod toolsets;
+pub mod unknown;
 
 use std::sync::LazyLock;
 
@@ -301,7 +302,7 @@ pub fn run_line(world: &mut World, cx: &mut Cx, line: &str) -> Result<Vec<String
             let entry = here(world, &cx.actor, entry);
             (entry.run_line)(world, cx, rest)
         }
-        Resolved::Unknown => Err(VerbError::not_found(moot_kernel::verbs::NOT_UNDERSTOOD)),
+        Resolved::Unknown => Err(unknown::answer(world, &cx.actor, line)),
     }
 }
 

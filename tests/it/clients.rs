@@ -226,20 +226,71 @@ async fn a_token_longer_than_the_line_arrives_whole_and_works() {
     s.stop().await;
 }
 
+/// A slip or another MUD's habit gets an answer that helps: the verb or exit it was likely
+/// meant for, the exits here, the way to leave, what a verb is for, the game's word.
+#[tokio::test]
+async fn a_slip_is_answered_with_what_was_likely_meant() {
+    let s = TestServer::start().await;
+    let mut ann = s.player("Ann").await;
+    ann.command("@wrap off").await;
+    let cases = [
+        ("lok", "I don't understand \"lok\". Did you mean `look`?"),
+        ("nrth", "I don't understand \"nrth\". Did you mean `north`?"),
+        (
+            "go nrth",
+            "You can't go that way. Did you mean `north`? Exits: north, east, west, south.",
+        ),
+        (
+            "exit",
+            "To leave moot, type `@quit`. To walk out of here, type an exit's name: north, \
+             east, west, south.",
+        ),
+        (
+            "get fountain",
+            "You can't take the stone fountain; things here stay where they are.",
+        ),
+        ("take unicorn", "I see no \"unicorn\" here."),
+    ];
+    for (line, answer) in cases {
+        assert_eq!(ann.command(line).await, [answer], "{line}");
+    }
+    let dropped = ann.command("drop fountain").await;
+    assert!(
+        dropped[0].starts_with("`drop` drops a disc into a column in Connect Four"),
+        "{dropped:?}"
+    );
+    ann.command("s").await;
+    // A game of the tables is found by its name as well as its word, and a game that is not
+    // here is answered with the words of those that are.
+    let started = ann.command("play rock-paper-scissors with house").await;
+    assert!(
+        started.iter().any(|l| l.contains("rock-paper-scissors")),
+        "{started:?}"
+    );
+    assert_eq!(
+        ann.command("play chess with house").await,
+        [
+            "There is no \"chess\" to play here; here you can play `rps`, `tictactoe` or \
+          `connect4` (`play rps with house`)."
+        ]
+    );
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn a_compass_word_with_no_exit_there_cannot_be_gone() {
     let s = TestServer::start().await;
     let mut ann = s.player("Ann").await;
+    let no_way = "You can't go that way. Exits: north, east, west, south.";
     for word in ["sw", "up", "northwest", "D", "out"] {
-        assert_eq!(
-            ann.command(word).await,
-            ["You can't go that way."],
-            "{word}"
-        );
+        assert_eq!(ann.command(word).await, [no_way], "{word}");
     }
-    assert_eq!(ann.command("go sw").await, ["You can't go that way."]);
+    assert_eq!(ann.command("go sw").await, [no_way]);
     // A word that is no direction is still not understood.
-    assert_eq!(ann.command("xyzzy").await, ["I don't understand that."]);
+    assert_eq!(
+        ann.command("xyzzy").await,
+        ["I don't understand that. `help` lists what you can do."]
+    );
     // And an exit here still works by its alias.
     assert_eq!(ann.command("s").await[0], "Game Room");
     s.stop().await;

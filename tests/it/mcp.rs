@@ -158,7 +158,7 @@ async fn http_tools(revision: &str) {
     );
     assert_eq!(
         seen["bad_exit"],
-        serde_json::json!({"isError": true, "text": "You can't go that way."})
+        serde_json::json!({"isError": true, "text": "You can't go that way. Exits: south."})
     );
     assert_eq!(seen["bad_args"]["isError"], true);
     assert!(

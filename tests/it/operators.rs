@@ -317,6 +317,18 @@ async fn wizards_boot_ban_announce_and_shut_down_and_every_act_is_stored() {
     wiz.until_closed().await;
     let mut wiz = login(m.telnet, "connect", "Wiz").await;
     wiz.command("@wrap off").await;
+    // Wizards' verbs are listed to wizards only.
+    let boots = |lines: &[String]| lines.iter().any(|l| l.contains("@boot"));
+    assert!(
+        wiz.command("help")
+            .await
+            .iter()
+            .any(|l| l.contains("wizards"))
+    );
+    assert!(boots(&wiz.command("help wizards").await));
+    assert!(!boots(&bob.command("help").await));
+    let theirs = bob.command("help wizards").await;
+    assert!(!boots(&theirs) && theirs[0] == "Wizards:", "{theirs:?}");
 
     assert_eq!(
         wiz.command("@announce Tea in the square at five.").await,

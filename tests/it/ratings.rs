@@ -79,7 +79,7 @@ async fn a_rated_game_moves_both_ratings_on_every_face_and_a_rebuild_gives_the_s
     );
     assert_eq!(
         ann.command("leaderboard chess").await,
-        ["No leaderboard for \"chess\": nobody has finished a rated game yet."]
+        ["Nobody has finished a game of chess yet."]
     );
     ann_resigns(
         &mut ann,

@@ -328,7 +328,10 @@ async fn prefix_and_suffix_frame_each_command() {
     assert_eq!(ann.line().await.unwrap(), "-=end=-");
     ann.send("xyzzy").await;
     assert_eq!(ann.line().await.unwrap(), "-=start=-");
-    assert_eq!(ann.line().await.unwrap(), "I don't understand that.");
+    assert_eq!(
+        ann.line().await.unwrap(),
+        "I don't understand that. `help` lists what you can do."
+    );
     assert_eq!(ann.line().await.unwrap(), "-=end=-");
     ann.send("PREFIX").await;
     ann.send("SUFFIX").await;
@@ -599,6 +602,81 @@ async fn past_the_connection_limit_a_newcomer_is_turned_away() {
     }
 }
 
+/// `help` and each of its pages fit a 24-line terminal of 80 columns as telnet sends them
+/// (with the line typed still on screen), name the games by the words that start them, and show
+/// a person neither agents' tool names nor seeds.
+#[tokio::test]
+async fn help_fits_a_screen_and_names_the_games_and_no_agents_tools() {
+    let s = TestServer::start().await;
+    let mut ann = s.player("Ann").await;
+    // As a terminal shows it: wrapped at 79 columns.
+    ann.command("@wrap on").await;
+    let tools = [
+        "createGame",
+        "finishTurn",
+        "session_act",
+        "blackjack_deal",
+        "waitForNextTurn",
+    ];
+    let pages = [
+        "help",
+        "help basics",
+        "help games",
+        "help chess",
+        "help blackjack",
+        "help cards",
+        "help werewolf",
+        "help rps",
+        "help tictactoe",
+        "help connect4",
+        "help agents",
+        "help wizards",
+    ];
+    for page in pages {
+        let rows = ann.command(page).await;
+        assert!(rows.len() <= 22, "{page}: {} rows: {rows:#?}", rows.len());
+        for row in &rows {
+            assert!(row.chars().count() <= 79, "{page}: {row:?}");
+            assert!(!row.contains("seed"), "{page}: {row:?}");
+            for tool in tools {
+                assert!(!row.contains(tool), "{page} names {tool}: {row:?}");
+            }
+            assert!(!row.contains("@boot"), "{page}: {row:?}");
+        }
+    }
+    let help = ann.command("help").await.join("\n");
+    for word in [
+        "rps",
+        "tictactoe",
+        "connect4",
+        "chess",
+        "blackjack",
+        "werewolf",
+        "`play rps with house`",
+        "`challenge computer`",
+        "`werewolf practice`",
+    ] {
+        assert!(help.contains(word), "help lacks {word}: {help}");
+    }
+    // Each game of the tables has its own page, by its word or its name.
+    let rps = ann.command("help rps").await;
+    assert!(rps[0].starts_with("Rock-paper-scissors (`rps`)"), "{rps:?}");
+    assert!(rps.iter().any(|l| l.contains("choose rock|paper|scissors")));
+    assert_eq!(ann.command("help rock-paper-scissors").await, rps);
+    let c4 = ann.command("help Connect Four").await;
+    assert!(c4.iter().any(|l| l.contains("drop <1-7>")), "{c4:?}");
+    assert_ne!(ann.command("help tictactoe").await, rps);
+    let games = ann.command("help games").await.join("\n");
+    assert!(
+        games.contains("rps (rock-paper-scissors)") && games.contains("connect4"),
+        "{games}"
+    );
+    // The rules are a command away, not on the page.
+    let ww = ann.command("help werewolf").await;
+    assert!(ww.last().unwrap().contains("`werewolf rules`"), "{ww:?}");
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn look_examine_describe_help_and_home() {
     let s = TestServer::start().await;
@@ -639,7 +717,7 @@ async fn look_examine_describe_help_and_home() {
         ["Usage: @describe me as <text>"]
     );
 
-    let help = ann.command("help").await;
+    let help = ann.command("help basics").await;
     for verb in [
         "look",
         "go",
@@ -666,7 +744,7 @@ async fn look_examine_describe_help_and_home() {
     );
     assert_eq!(
         ann.command("help frob").await,
-        ["Sorry, but no help is available on \"frob\"."]
+        ["Sorry, but no help is available on \"frob\". `help` lists the topics."]
     );
 
     ann.send("e").await;

@@ -102,8 +102,8 @@ pub struct Deal;
 impl Verb for Deal {
     const NAME: &'static str = "blackjack_deal";
     const ALIASES: &'static [&'static str] = &["deal"];
-    const USAGE: &'static str = "blackjack_deal   or   deal";
-    const SUMMARY: &'static str = "Deal a new hand of blackjack (the old one is abandoned).";
+    const USAGE: &'static str = "deal   or   blackjack_deal";
+    const SUMMARY: &'static str = "Deal a new hand (the old one is abandoned).";
     const HELP: &'static str = "Deals you two cards face up and the dealer two, the first face down \
 (shown as X). A two-card 21 wins at once; a dealer's 21 wins at once. Then `blackjack_hit` or \
 `blackjack_stand`. Infinite deck: every card is equally likely each time; no betting, splits or \
@@ -133,7 +133,7 @@ pub struct Hit;
 impl Verb for Hit {
     const NAME: &'static str = "blackjack_hit";
     const ALIASES: &'static [&'static str] = &["hit"];
-    const USAGE: &'static str = "blackjack_hit   or   hit";
+    const USAGE: &'static str = "hit   or   blackjack_hit";
     const SUMMARY: &'static str = "Take another card in your blackjack hand.";
     const HELP: &'static str = "Deals you one more card. Over 21 is a bust and the dealer wins.";
     const READ_ONLY: bool = false;
@@ -160,8 +160,8 @@ pub struct Stand;
 impl Verb for Stand {
     const NAME: &'static str = "blackjack_stand";
     const ALIASES: &'static [&'static str] = &["stand"];
-    const USAGE: &'static str = "blackjack_stand   or   stand";
-    const SUMMARY: &'static str = "Stand: the dealer shows the hidden card and plays out the hand.";
+    const USAGE: &'static str = "stand   or   blackjack_stand";
+    const SUMMARY: &'static str = "Stand: the dealer plays out the hand.";
     const HELP: &'static str = "The dealer turns over the hidden card and draws until 17 or more; the \
 higher total without going over 21 wins, and a tie goes to the dealer.";
     const READ_ONLY: bool = false;
@@ -195,15 +195,17 @@ pub const TOOLSET: moot_kernel::verbs::Toolset = moot_kernel::verbs::Toolset {
 pub const TOPIC: Topic = Topic {
     title: "Cards",
     words: &["blackjack", "cards"],
-    intro: "Blackjack is played at the Card Room's table (west of the square), where anyone may \
-watch; you may deal from anywhere (agents that only call the blackjack tools do not walk), and the hand is \
-played at the table all the same. Get close to 21 without going over; the dealer draws to 17.",
+    intro: "Blackjack against the house, at the Card Room's table (west of the square), \
+where anyone may watch; you may deal from anywhere. Get close to 21 without going over; the \
+dealer draws to 17.",
     more: None,
+    more_with: None,
 };
 
 /// Blackjack against the house: the Card Room's table and the three blackjack tools.
 pub static MODULE: moot_kernel::verbs::game_module::GameModule =
     moot_kernel::verbs::game_module::GameModule {
+        start: Some("deal"),
         skill: Some(
             "At `/mcp/blackjack`, `blackjack_deal` deals a hand against the house, `blackjack_hit` \
          draws a card and `blackjack_stand` lets the dealer play out; each answers in seed \

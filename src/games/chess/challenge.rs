@@ -112,7 +112,7 @@ fn options_of(args: &ChallengeArgs) -> Result<serde_json::Value, VerbError> {
 impl Verb for ChallengeVerb {
     const NAME: &'static str = "challenge";
     const USAGE: &'static str = "challenge <name|computer> [as white|black|random] [level 1-10] [clock 5+3|3d|none] [rated|casual] [from <FEN>]";
-    const SUMMARY: &'static str = "Challenge someone here, or the computer, to a game of chess.";
+    const SUMMARY: &'static str = "Challenge someone here, or the computer.";
     const HELP: &'static str = "At a chess table: `challenge Bob` asks Bob (who must be here) to play; he \
 answers with `accept` or `decline`. `challenge computer level 3 as black` starts a game with the \
 house's computer at once (levels 1 to 10, default 5). `clock 5+3` plays with a clock: 5 minutes \

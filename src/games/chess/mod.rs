@@ -96,10 +96,11 @@ pub fn chess_game(world: &World, sid: SessionId) -> Result<(&Session, &ChessGame
 pub const TOPIC: moot_kernel::verbs::Topic = moot_kernel::verbs::Topic {
     title: "Chess",
     words: &["chess"],
-    intro: "Chess is played at the tables of the Chess Parlour (east of the square), against a \
-person there or the house's computer, with or without a clock. You move by the game's number from \
-anywhere; tkMOO-light draws the board and takes drags.",
+    intro: "Chess is played at the Chess Parlour's tables (east of the square), against a \
+person or the house's computer, with or without a clock. Move by the game's number from anywhere; \
+tkMOO-light draws the board and takes drags.",
     more: None,
+    more_with: None,
 };
 
 /// The four chess tools, at `/mcp/chess`: exactly the chess server agents expect, nothing else.
@@ -137,6 +138,7 @@ pub static MODULE: GameModule = GameModule {
         entry::<agent_tools::WaitForNextTurn>(),
     ],
     topic: TOPIC,
+    start: Some("challenge computer"),
     commands: None,
     page: Some(Page {
         path: PAGE,
@@ -175,6 +177,7 @@ pub static MODULE: GameModule = GameModule {
     ),
     hooks: Hooks {
         open: Some(reopen_games),
+        unknown: Some(play::bare_move),
         ..Hooks::NONE
     },
 };

@@ -13,7 +13,7 @@ use moot_kernel::verbs::games::session_of;
 use moot_kernel::verbs::parse::{opt_text, whole, word};
 use moot_kernel::verbs::{Reply, Topic, Verb, VerbError, usage};
 use moot_kernel::world::sessions::SessionId;
-use moot_kernel::world::{Cx, ThingKind, World};
+use moot_kernel::world::{AgentId, Cx, ThingKind, World};
 
 pub struct Move;
 
@@ -79,7 +79,7 @@ impl Verb for Move {
     const NAME: &'static str = "move";
     const ALIASES: &'static [&'static str] = &["mv"];
     const USAGE: &'static str = "move <move> [on #<game>]";
-    const SUMMARY: &'static str = "Make a chess move, in UCI (e2e4) or SAN (Nf3, O-O).";
+    const SUMMARY: &'static str = "Make a move: e2e4, Nf3 or O-O.";
     const HELP: &'static str = "`move e2e4` or `move Nf3` plays in your game (name it with `on #3` if \
 you play several). Castle with `O-O`/`O-O-O` or by moving the king two squares; a pawn reaching \
 the last rank becomes a queen unless you add the piece (`e7e8n`). tkMOO-light's board sends \
@@ -354,8 +354,7 @@ impl Verb for Takeback {
     const NAME: &'static str = "takeback";
     const ALIASES: &'static [&'static str] = &["undo"];
     const USAGE: &'static str = "takeback [#<game>]";
-    const SUMMARY: &'static str =
-        "Ask to take back your last move, or agree to your opponent's asking.";
+    const SUMMARY: &'static str = "Ask to take back a move, or agree to it.";
     const HELP: &'static str = "Asks your opponent to let you take back your last move (and their reply, \
 if they have made it); if they asked first, agrees. Against the computer it happens at once.";
     const READ_ONLY: bool = false;
@@ -387,6 +386,23 @@ at once. Returns what was done and the game's status.";
             texts,
         )
     }
+}
+
+/// A line that is a legal move in the typist's one chess game (`e4`, `Nf3`, `e2e4`): what to
+/// type to make it. (It is not made: a stray word is not a move anyone agreed to.)
+pub fn bare_move(world: &World, actor: &AgentId, line: &str) -> Option<String> {
+    let word = line.trim();
+    if word.is_empty() || word.len() > 8 || word.contains(char::is_whitespace) {
+        return None;
+    }
+    let sid = my_game(world, actor, None).ok()?;
+    let (_, g) = chess_game(world, sid).ok()?;
+    let legal = g.parse_move(word).is_ok()
+        || word
+            .parse::<SanPlus>()
+            .ok()
+            .is_some_and(|san| san.san.to_move(g.position()).is_ok());
+    legal.then(|| format!("To play {word} in game #{sid}, type `move {word}`."))
 }
 
 #[cfg(test)]

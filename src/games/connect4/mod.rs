@@ -44,7 +44,7 @@ pub struct Dropped {
 impl Verb for Drop {
     const NAME: &'static str = "drop";
     const USAGE: &'static str = "drop <1-7> [#<game>]";
-    const SUMMARY: &'static str = "Drop a disc into a column in a game of Connect Four.";
+    const SUMMARY: &'static str = "Drop a disc into a column in Connect Four.";
     const HELP: &'static str = "In your game of Connect Four (start one with `play connect4 with \
 <name|house>` at the Game Room's frame), `drop 4` drops your disc into the middle column, where \
 it falls to the lowest empty cell. Columns are numbered 1 to 7 from the left, as the board shows \
@@ -63,7 +63,15 @@ column, the game's id and its status.";
 
     fn parse(rest: &str) -> Result<DropArgs, VerbError> {
         let (rest, column) = word(rest).map_err(|_| usage::<Drop>())?;
-        let column = column.parse().map_err(|_| usage::<Drop>())?;
+        // `drop fountain` is a MUD player putting something down, which nobody here does:
+        // say what `drop` is for rather than only its usage.
+        let column = column.parse().map_err(|_| {
+            VerbError::usage(format!(
+                "`drop` drops a disc into a column in Connect Four: `drop 4`. Things here stay \
+                 where they are. {}",
+                usage::<Drop>().message
+            ))
+        })?;
         let game = (!rest.trim().is_empty()).then(|| rest.trim().to_owned());
         Ok(DropArgs { column, game })
     }
@@ -118,6 +126,7 @@ pub static MODULE: GameModule = GameModule {
     }],
     verbs: &[entry::<Drop>()],
     topic: Topic::TABLES,
+    start: None,
     commands: None,
     page: Some(Page {
         path: PAGE,

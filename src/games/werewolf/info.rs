@@ -184,7 +184,7 @@ fn source(e: &Event) -> Value {
 impl Verb for MatchEvents {
     const NAME: &'static str = "wwevents";
     const USAGE: &'static str = "wwevents [#<match>]";
-    const SUMMARY: &'static str = "A Werewolf match's recent events, as you may see them.";
+    const SUMMARY: &'static str = "A match's recent events, as you may see them.";
     const HELP: &'static str = "Shows the latest events of your Werewolf match (or `wwevents #3`, \
 any match, as a spectator sees it): what was said, votes, deaths, the Town Crier's words, and \
 what your role alone was told.";
@@ -301,7 +301,7 @@ pub struct Omniscient;
 impl Verb for Omniscient {
     const NAME: &'static str = "omniscient";
     const USAGE: &'static str = "omniscient #<match> [off]";
-    const SUMMARY: &'static str = "Watch a Werewolf match seeing everything (not your own).";
+    const SUMMARY: &'static str = "Watch a match seeing everything (not your own).";
     const HELP: &'static str = "For spectators: from now on you are told everything in match #n as \
 it happens, roles, night actions and wolf chat included, and `werewolf #n` and `wwevents #n` \
 show it all. Refused to the match's own players, whatever they ask, and, while it runs, for a \
@@ -408,8 +408,7 @@ pub struct Report;
 impl Verb for Report {
     const NAME: &'static str = "report";
     const USAGE: &'static str = "report [#<match>]";
-    const SUMMARY: &'static str =
-        "A finished Werewolf match's report: roles, nights, votes, figures.";
+    const SUMMARY: &'static str = "A finished match's report: roles, nights, votes.";
     const HELP: &'static str = "Once a Werewolf match is over: who won, every role, each night's \
 actions, the votes day by day, and each player's figures (votes that hit a wolf, days survived, \
 the seer's finds, the doctor's saves), and the seed that dealt it. The plaque in the Town Hall \

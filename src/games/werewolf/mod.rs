@@ -267,15 +267,29 @@ pub fn words<V: moot_kernel::verbs::Verb>(rest: &str) -> Result<String, VerbErro
     Ok(text.to_owned())
 }
 
-/// A player of `w` named by id (`p3`) or display name (any case); the word itself otherwise,
+/// A player of `w` named by id (`p3`), display name (any case), or the display name without
+/// its prefix where only one seat's fits (`Abel` for `Bot-Abel`); the word itself otherwise,
 /// for the template to refuse.
 pub fn target_id(w: &Werewolf, word: &str) -> String {
     let word = word.trim();
     if rules::seat_of(word).is_some() {
         return word.to_owned();
     }
-    (0..rules::SEATS)
-        .find(|&s| w.name(s).eq_ignore_ascii_case(word))
+    let seats = || 0..rules::SEATS;
+    let exact = seats().find(|&s| w.name(s).eq_ignore_ascii_case(word));
+    let unprefixed = || {
+        let mut fits = seats().filter(|&s| {
+            w.name(s)
+                .rsplit_once('-')
+                .is_some_and(|(_, last)| last.eq_ignore_ascii_case(word))
+        });
+        match (fits.next(), fits.next()) {
+            (Some(one), None) => Some(one),
+            _ => None,
+        }
+    };
+    exact
+        .or_else(unprefixed)
         .map_or_else(|| word.to_owned(), |s| rules::player_id(s).to_owned())
 }
 
@@ -456,11 +470,11 @@ pub fn documents() -> Vec<moot_kernel::verbs::Document> {
 pub const TOPIC: moot_kernel::verbs::Topic = moot_kernel::verbs::Topic {
     title: "Werewolf",
     words: &["werewolf", "wolves", "ww"],
-    intro: "Werewolf is played eight at a time. Sign the notice board in the Town Hall (north of \
-the square); when eight have signed, the match's building opens off the Town Hall and anyone may \
-walk in to watch. `werewolf practice` plays seven house bots at once. In a match, `werewolf` says \
-what you must do and by when.",
+    intro: "Eight play at a time: sign the notice board in the Town Hall (north of the \
+square); at eight, a match's building opens off the hall, where anyone may watch. `werewolf \
+practice` plays seven house bots at once.",
     more: Some(rules_text),
+    more_with: Some("werewolf rules"),
 };
 
 /// The rules as the matches here run them, from the same configuration.
@@ -520,6 +534,7 @@ pub static MODULE: moot_kernel::verbs::game_module::GameModule =
             entry::<info::Report>(),
         ],
         topic: TOPIC,
+        start: Some("werewolf practice"),
         commands: Some(building::SET),
         page: Some(moot_kernel::verbs::game_module::Page {
             path: PAGE,
@@ -567,6 +582,7 @@ pub static MODULE: moot_kernel::verbs::game_module::GameModule =
                 section: include_str!("town_section.html"),
                 script: include_str!("town_part.js"),
             }),
+            unknown: None,
         },
     };
 
@@ -574,4 +590,29 @@ pub static MODULE: moot_kernel::verbs::game_module::GameModule =
 fn open(world: &mut World, kept: &moot_kernel::store::keys::Kept) {
     building::restore(world);
     idempotency::keep_answers(world, &kept.answers);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use moot_kernel::game_api::Game;
+
+    /// `kill Abel` finds Bot-Abel: a player is named by seat, by display name, or by the
+    /// display name without its prefix where that names one seat only; an exact name wins.
+    #[test]
+    fn a_player_is_named_by_seat_name_or_name_without_its_prefix() {
+        let names = [
+            "Ann", "Bot-Abel", "Bot-Bea", "Bot-Cid", "Bot-Dot", "Bea", "Bot-Fay", "Bot-Gus",
+        ];
+        let options = serde_json::json!({ "names": names, "bots": [2, 3, 4, 5, 7, 8] });
+        let w = rules::Werewolf::new(7, &options).unwrap();
+        assert_eq!(target_id(&w, "p2"), "p2");
+        assert_eq!(target_id(&w, "bot-abel"), "p2");
+        assert_eq!(target_id(&w, "Abel"), "p2");
+        assert_eq!(target_id(&w, " abel "), "p2");
+        // Bea is a person at seat 6; Bot-Bea is found by her whole name.
+        assert_eq!(target_id(&w, "bea"), "p6");
+        assert_eq!(target_id(&w, "Bot-Bea"), "p3");
+        assert_eq!(target_id(&w, "Zed"), "Zed");
+    }
 }

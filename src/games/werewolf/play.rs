@@ -212,7 +212,7 @@ pub struct Pass;
 impl Verb for Pass {
     const NAME: &'static str = "pass";
     const USAGE: &'static str = "pass";
-    const SUMMARY: &'static str = "Pass your turn to speak in a Werewolf match's openings.";
+    const SUMMARY: &'static str = "Pass your turn to speak in the openings.";
     const HELP: &'static str = "During DAY_OPENING, when it is your turn to speak, gives the floor \
 to the next player without a word.";
     const READ_ONLY: bool = false;
@@ -259,7 +259,7 @@ pub struct Vote;
 impl Verb for Vote {
     const NAME: &'static str = "vote";
     const USAGE: &'static str = "vote <name|none> [reason]";
-    const SUMMARY: &'static str = "Vote to eliminate someone in your Werewolf match.";
+    const SUMMARY: &'static str = "Vote to eliminate someone (by day).";
     const HELP: &'static str = "During DAY_VOTE, votes to eliminate a living player (by name or id, \
 not yourself), or `vote none` to abstain; anything after the name is your reason, shown to all. \
 You may change your vote until the vote ends. Most votes is eliminated; a tie spares everyone.";
@@ -373,7 +373,7 @@ night_verb!(
     "et.werewolf.match.night.wolf_kill",
     Action::Kill,
     "selection",
-    "Choose tonight's victim, if you are a werewolf.",
+    "As a werewolf: choose tonight's victim.",
     "During NIGHT, a werewolf picks a living non-wolf to kill; your last pick counts, and your \
 partner sees it. If the wolves pick different victims, chance decides between them; if neither \
 picks, the server picks at random."
@@ -384,7 +384,7 @@ night_verb!(
     "et.werewolf.match.night.seer_inspect",
     Action::Inspect,
     "result",
-    "Learn whether someone is a werewolf, if you are the seer.",
+    "As the seer: learn if someone is a wolf.",
     "During NIGHT, the seer inspects one living player (not themselves) and learns at once, \
 privately, whether they are a werewolf. Once a night."
 );
@@ -394,7 +394,7 @@ night_verb!(
     "et.werewolf.match.night.doctor_protect",
     Action::Protect,
     "protection",
-    "Guard someone from the wolves tonight, if you are the doctor.",
+    "As the doctor: guard someone tonight.",
     "During NIGHT, the doctor protects one living player (themselves too) from the wolves; not \
 the same player two nights running. Your last choice counts."
 );
@@ -483,7 +483,7 @@ impl Verb for WerewolfVerb {
     const NAME: &'static str = "werewolf";
     const ALIASES: &'static [&'static str] = &["ww"];
     const USAGE: &'static str = "werewolf [rules|practice|#<match>]";
-    const SUMMARY: &'static str = "Where your Werewolf match stands, and what you must do.";
+    const SUMMARY: &'static str = "Where your match stands, and what to do.";
     const HELP: &'static str = "Shows your Werewolf match (or `werewolf #3`, any match): the phase \
 and the time left, who is alive, the votes, and what you must do now and by when. `werewolf \
 rules` gives the rules as this town runs them; `werewolf practice` starts a match against seven \

@@ -81,7 +81,7 @@ pub struct Sign;
 impl Verb for Sign {
     const NAME: &'static str = "sign";
     const USAGE: &'static str = "sign board [as <name>]";
-    const SUMMARY: &'static str = "Sign the Town Hall's notice board: join the Werewolf queue.";
+    const SUMMARY: &'static str = "Join the Werewolf queue (in the Town Hall).";
     const HELP: &'static str = "Signing the notice board in the Town Hall puts you in the queue \
 for a Werewolf match; when eight have signed, the match begins and its building opens off the \
 Town Hall. `sign board as <name>` plays under another name for that match. `unsign board` takes \
@@ -378,7 +378,7 @@ pub struct Practice;
 impl Verb for Practice {
     const NAME: &'static str = "practice";
     const USAGE: &'static str = "practice   (or: werewolf practice)";
-    const SUMMARY: &'static str = "Start a Werewolf practice match against seven house bots.";
+    const SUMMARY: &'static str = "A practice match against seven house bots.";
     const HELP: &'static str = "Starts a Werewolf match at once, with you in the first seat and \
 seven of the house's bots (Bot-Abel, Bot-Brigid…) in the others. It runs like any match: its \
 building opens off the Town Hall, and anyone may watch.";

@@ -25,6 +25,9 @@ pub struct GameModule {
     pub verbs: &'static [VerbEntry],
     /// Where `help <name>` leads (its verbs may also sit under the agents' tools).
     pub topic: Topic,
+    /// What a newcomer types to start playing it (`challenge computer`), which `help`
+    /// suggests; a game of the tables is started with `play <name> with house`.
+    pub start: Option<&'static str>,
     /// Verbs that take the place of the town's own where the game says so (evennia's command
     /// sets): in a Werewolf match's building, `say` speaks in the match.
     pub commands: Option<CommandSet>,
@@ -174,7 +177,14 @@ pub struct Hooks {
     pub documents: Option<fn() -> Vec<Document>>,
     /// What the game adds to the town's page on the web.
     pub town: Option<TownPart>,
+    /// A line no verb takes, as the game may read it: its own shorthand (a bare `e4` where the
+    /// typist plays chess), answered with the verb that does it.
+    pub unknown: Option<ReadUnknown>,
 }
+
+/// Reads a line no verb takes, typed by someone: the answer that helps them, if the game has
+/// one ([`Hooks::unknown`]).
+pub type ReadUnknown = fn(&World, &AgentId, &str) -> Option<String>;
 
 /// A game's part of the town's page (`/`): its data in the town's map (`/town.json`,
 /// `/town/live`, under the game's name), its section of the page, and the script that draws
@@ -199,6 +209,7 @@ impl Hooks {
         on_tick: None,
         documents: None,
         town: None,
+        unknown: None,
     };
 }
 
@@ -215,6 +226,7 @@ impl GameModule {
             templates,
             verbs,
             topic,
+            start: None,
             commands: None,
             page: None,
             reads: &[],

@@ -57,7 +57,7 @@ pub struct Games;
 impl Verb for Games {
     const NAME: &'static str = "games";
     const USAGE: &'static str = "games [all]";
-    const SUMMARY: &'static str = "List the games at the tables here and your own.";
+    const SUMMARY: &'static str = "The games at the tables here, and your own.";
     const HELP: &'static str = "Lists the games at the tables where you stand, and every game you play, \
 with whose move it is or how it ended: all that are running, and the last few that finished. \
 `games all` lists every finished game too.";

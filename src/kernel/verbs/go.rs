@@ -21,8 +21,7 @@ pub struct GoArgs {
 impl Verb for Go {
     const NAME: &'static str = "go";
     const USAGE: &'static str = "go <exit>";
-    const SUMMARY: &'static str =
-        "Walk through an exit; typing the exit's name alone does the same.";
+    const SUMMARY: &'static str = "Walk through an exit (or just type its name).";
     const HELP: &'static str = "`go north` walks through the exit called north. The exits of a room are \
 listed when you look; each has a name and often a short alias, and typing either alone (`north`, \
 `n`) works too. Everyone you leave sees you go, and everyone where you arrive sees you come.";
@@ -39,9 +38,9 @@ in, as `look` does.";
 
     fn run(world: &mut World, cx: &mut Cx, args: GoArgs) -> Result<Reply<Arrived>, VerbError> {
         let here = world.map.room(world.player(&cx.actor).room);
-        let exit = here
-            .exit(&args.exit)
-            .ok_or_else(|| VerbError::not_found("You can't go that way."))?;
+        let Some(exit) = here.exit(&args.exit) else {
+            return Err(VerbError::not_found(no_way(here, &args.exit)));
+        };
         let (to, name) = (exit.to, exit.name.clone());
         let who = world.player(&cx.actor).name.clone();
         Ok(travel(
@@ -52,6 +51,23 @@ in, as `look` does.";
             format!("{who} has arrived."),
         ))
     }
+}
+
+/// "You can't go that way.", with the exits there are (and the one a slip was likely for).
+fn no_way(here: &crate::world::map::Room, typed: &str) -> String {
+    let names: Vec<&str> = here.exits.iter().map(|e| e.name.as_str()).collect();
+    if names.is_empty() {
+        return "You can't go that way; there is no way out of here.".to_owned();
+    }
+    let words = here
+        .exits
+        .iter()
+        .flat_map(|e| std::iter::once(e.name.as_str()).chain(e.aliases.iter().map(String::as_str)));
+    let meant = match crate::text::closest(typed, words).first() {
+        Some(w) if !is_direction(typed) => format!(" Did you mean `{w}`?"),
+        _ => String::new(),
+    };
+    format!("You can't go that way.{meant} Exits: {}.", names.join(", "))
 }
 
 /// The words every MUD player types to walk, whatever this room's exits are called.

@@ -10,7 +10,7 @@ pub struct Home;
 impl Verb for Home {
     const NAME: &'static str = "home";
     const USAGE: &'static str = "home";
-    const SUMMARY: &'static str = "Go back to where new characters start, from anywhere.";
+    const SUMMARY: &'static str = "Go back to where you began, from anywhere.";
     const HELP: &'static str =
         "Takes you straight back to the start room (the Town Square), wherever you are.";
     const READ_ONLY: bool = false;

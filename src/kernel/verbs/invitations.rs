@@ -96,7 +96,7 @@ pub struct Accept;
 impl Verb for Accept {
     const NAME: &'static str = "accept";
     const USAGE: &'static str = "accept <name|#id>";
-    const SUMMARY: &'static str = "Accept someone's invitation to a game (a challenge).";
+    const SUMMARY: &'static str = "Accept someone's invitation to a game.";
     const HELP: &'static str = "`accept Ann` starts the game Ann invited you to (her chess challenge, \
 a session she made naming you); `accept #12` names the game. `session_list` shows what waits \
 for you; an invitation lapses if nobody answers it.";
@@ -126,7 +126,7 @@ pub struct Decline;
 impl Verb for Decline {
     const NAME: &'static str = "decline";
     const USAGE: &'static str = "decline <name|#id>";
-    const SUMMARY: &'static str = "Decline someone's invitation to a game (or withdraw your own).";
+    const SUMMARY: &'static str = "Decline an invitation (or withdraw your own).";
     const HELP: &'static str = "`decline Ann` turns down Ann's invitation (her chess challenge); she \
 is told. `decline #12` names the game, and withdraws an invitation you made.";
     const READ_ONLY: bool = false;

@@ -123,8 +123,12 @@ pub struct Topic {
     pub words: &'static [&'static str],
     /// What a newcomer should know first.
     pub intro: &'static str,
-    /// More to read after the verbs (a game's rules as the town runs them).
+    /// More to read after the verbs (a game's rules as the town runs them): agents' help and
+    /// `/skill.md` print it, ...
     pub more: Option<fn() -> Vec<String>>,
+    /// ...while a person's `help`, which must fit a screen, names the command that prints it
+    /// (`werewolf rules`).
+    pub more_with: Option<&'static str>,
 }
 
 impl PartialEq for Topic {
@@ -140,15 +144,17 @@ impl Topic {
         words: &["basics", "talking", "moving"],
         intro: "Look around, walk through exits by name, and talk to whoever is here.",
         more: None,
+        more_with: None,
     };
 
     /// The two-player games started with `play` at the tables.
     pub const TABLES: Topic = Topic {
         title: "Games at the tables",
         words: &["games", "tables"],
-        intro: "The Game Room (south of the square) has tables for two. `play <game> with \
-<name|house>` at a table starts a game; anyone may `watch` any game by its number.",
+        intro: "The Game Room (south of the square) has tables for two: `play <game> with \
+<name|house>` at one starts a game. Anyone may `watch` a game by its number.",
         more: None,
+        more_with: None,
     };
 
     /// The tools AI agents use (the chess tools, the session tools, the mailbox).
@@ -159,6 +165,7 @@ impl Topic {
 verbs, they have the chess tools (createGame and the rest), the session tools for any template, and `events` \
 for what happened around them. A person can give their own agent a token with `token`.",
         more: None,
+        more_with: None,
     };
 
     /// The operator's helpers (see `moot admin grant`).
@@ -169,6 +176,7 @@ for what happened around them. A person can give their own agent a token with `t
 announce, and shut moot down. Every act is stored in the admin log. The operator makes a \
 character a wizard with `moot admin grant NAME`.",
         more: None,
+        more_with: None,
     };
 
     pub fn answers_to(&self, word: &str) -> bool {

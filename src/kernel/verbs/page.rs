@@ -21,7 +21,7 @@ pub struct PageArgs {
 impl Verb for Page {
     const NAME: &'static str = "page";
     const USAGE: &'static str = "page <name> <text>";
-    const SUMMARY: &'static str = "Send a message to someone connected, wherever they are.";
+    const SUMMARY: &'static str = "Message someone connected, wherever they are.";
     const HELP: &'static str = "`page Alice meet me in the Town Hall` reaches Alice in whatever room she \
 is; she is also told where you are.";
     const READ_ONLY: bool = false;

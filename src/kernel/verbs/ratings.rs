@@ -148,7 +148,21 @@ pub struct BoardView {
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Leaderboards {
+    /// The game asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<String>,
+    /// Its boards; none while nobody has finished a game of it.
     pub boards: Vec<BoardView>,
+}
+
+impl Leaderboards {
+    /// What a leaderboard with no boards says.
+    pub fn nobody_yet(&self) -> String {
+        format!(
+            "Nobody has finished a game of {} yet.",
+            self.game.as_deref().unwrap_or("it")
+        )
+    }
 }
 
 fn view(world: &World, key: &Key, s: &Standing) -> StandingView {
@@ -252,6 +266,16 @@ pub fn leaderboards(world: &World, game: &str, whom: Whom) -> Result<Leaderboard
         .map(|(b, _)| *b)
         .filter(|b| *b == game || b.split('/').next() == Some(game.as_str()))
         .collect();
+    // A game of the town's has its leaderboard from the start, empty until a game ends.
+    let known = world
+        .templates()
+        .any(|t| t.id.split('.').next() == Some(game.as_str()));
+    if chosen.is_empty() && known {
+        return Ok(Leaderboards {
+            game: Some(game),
+            boards: Vec::new(),
+        });
+    }
     if chosen.is_empty() {
         let names: Vec<&str> = boards.iter().map(|(b, _)| *b).collect();
         return Err(VerbError::not_found(if names.is_empty() {
@@ -297,7 +321,10 @@ pub fn leaderboards(world: &World, game: &str, whom: Whom) -> Result<Leaderboard
             provisional_left_out: provisional.len(),
         });
     }
-    Ok(Leaderboards { boards: out })
+    Ok(Leaderboards {
+        game: Some(game),
+        boards: out,
+    })
 }
 
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
@@ -311,7 +338,7 @@ pub struct Ratings;
 impl Verb for Ratings {
     const NAME: &'static str = "ratings";
     const USAGE: &'static str = "ratings [<name>]";
-    const SUMMARY: &'static str = "Show someone's ratings and records, game by game.";
+    const SUMMARY: &'static str = "Someone's ratings and records, game by game.";
     const HELP: &'static str = "`ratings` shows yours; `ratings Ann` shows Ann's. Each board is a \
 game and its kind of play (chess by time control: chess/no-clock, chess/blitz…; Werewolf by side: \
 werewolf/village, werewolf/wolves): its Glicko-2 rating (`?` while it is provisional, its \
@@ -386,7 +413,7 @@ pub struct Leaderboard;
 impl Verb for Leaderboard {
     const NAME: &'static str = "leaderboard";
     const USAGE: &'static str = "leaderboard <game> [people|agents|all]";
-    const SUMMARY: &'static str = "Show a game's best players: people, agents or both.";
+    const SUMMARY: &'static str = "A game's best players: people, agents or both.";
     const HELP: &'static str = "`leaderboard chess` shows each chess board's leaders (one per time \
 control class); `leaderboard werewolf/wolves people` only the people among the wolves' best. A \
 board shows its current rules only: a change of rules starts a new table. Only established \
@@ -421,6 +448,9 @@ provisional players it leaves out.";
     ) -> Result<Reply<Leaderboards>, VerbError> {
         let v = leaderboards(world, &a.game, a.whom)?;
         let mut lines = Vec::new();
+        if v.boards.is_empty() {
+            lines.push(v.nobody_yet());
+        }
         for b in &v.boards {
             lines.push(format!("{} (rules {}):", b.board, b.rules));
             if b.rows.is_empty() {

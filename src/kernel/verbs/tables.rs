@@ -112,20 +112,30 @@ fn table_rooms(world: &World) -> String {
     crate::text::english_list(&rooms)
 }
 
+/// The word a game is played by: its template's name without the version (`rps` of `rps.v1`).
+fn game_word(template: &Template) -> &'static str {
+    template.id.split('.').next().unwrap_or(template.id)
+}
+
 /// The template whose table here answers to `word`.
 fn table_here(world: &World, actor: &AgentId, word: &str) -> Result<&'static Template, VerbError> {
     let room = world.map.room(world.player(actor).room);
+    // A table answers to its names, its game's word (`rps`, as `help` gives it) and its game's
+    // name (`rock-paper-scissors`, `Connect Four`).
     let found = room.things.iter().find_map(|t| {
-        let named = t.names().any(|n| n.eq_ignore_ascii_case(word));
-        let template = world.templates().find(|g| g.table == t.kind.name());
-        template.filter(|_| named)
+        let template = world.templates().find(|g| g.table == t.kind.name())?;
+        let named = t.names().any(|n| n.eq_ignore_ascii_case(word))
+            || game_word(template).eq_ignore_ascii_case(word)
+            || crate::text::same_words(template.title, word);
+        named.then_some(template)
     });
     found.ok_or_else(|| {
+        // The games here by the word that starts them: a table's shortest name.
         let here: Vec<String> = room
             .things
             .iter()
-            .filter(|t| world.templates().any(|g| g.table == t.kind.name()))
-            .map(|t| t.name.clone())
+            .filter_map(|t| world.templates().find(|g| g.table == t.kind.name()))
+            .map(|g| format!("`{}`", game_word(g)))
             .collect();
         VerbError::not_found(if here.is_empty() {
             format!(
@@ -134,8 +144,9 @@ fn table_here(world: &World, actor: &AgentId, word: &str) -> Result<&'static Tem
             )
         } else {
             format!(
-                "There is no \"{word}\" to play here; here you can play at {}.",
-                here.join(" or ")
+                "There is no \"{word}\" to play here; here you can play {} (`play {} with house`).",
+                crate::text::english_list_or(&here),
+                here[0].trim_matches('`'),
             )
         })
     })
@@ -144,8 +155,7 @@ fn table_here(world: &World, actor: &AgentId, word: &str) -> Result<&'static Tem
 impl Verb for Play {
     const NAME: &'static str = "play";
     const USAGE: &'static str = "play <game> with <name|house> [rated] [clock <limit>]";
-    const SUMMARY: &'static str =
-        "Start a two-player game at a table here, with someone or the house.";
+    const SUMMARY: &'static str = "Start a game for two here, with someone or the house.";
     const HELP: &'static str = "At a table, `play <game> with house` starts that table's game against \
 the house's computer at once (`play rps with house`); `play <game> with Bob` invites Bob (who must \
 be here), and the game begins when he types `play <game> with <you>` back. The one who asked \

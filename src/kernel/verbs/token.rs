@@ -31,8 +31,7 @@ impl Verb for Token {
     const NAME: &'static str = "token";
     const ALIASES: &'static [&'static str] = &["@token"];
     const USAGE: &'static str = "@token [new]";
-    const SUMMARY: &'static str =
-        "Get an API token for programs that act as you; `@token new` replaces it.";
+    const SUMMARY: &'static str = "An API token for programs that act as you (`new`: another).";
     const HELP: &'static str = "Programs use a bearer token to act as your character through moot's \
 HTTP API (`Authorization: Bearer <token>`). `@token` makes one if you have none and shows it; \
 tokens are kept only as a hash, so it is shown once: keep it safe. `@token new` makes a new one \

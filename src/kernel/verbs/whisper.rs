@@ -21,7 +21,7 @@ pub struct WhisperArgs {
 impl Verb for Whisper {
     const NAME: &'static str = "whisper";
     const USAGE: &'static str = "whisper <text> to <name>";
-    const SUMMARY: &'static str = "Whisper to someone in the same room; nobody else hears.";
+    const SUMMARY: &'static str = "Whisper to someone here; nobody else hears.";
     const HELP: &'static str = "`whisper the password is swordfish to Bob` is heard by Bob alone, who \
 must be in the same room as you.";
     const READ_ONLY: bool = false;

@@ -10,7 +10,7 @@ impl Verb for Who {
     const NAME: &'static str = "who";
     const ALIASES: &'static [&'static str] = &["@who"];
     const USAGE: &'static str = "who";
-    const SUMMARY: &'static str = "List who is connected, how long, how idle, and where.";
+    const SUMMARY: &'static str = "Who is connected, for how long, and where.";
     const HELP: &'static str = "Shows everyone connected, with how long they have been connected, how \
 long since they last did anything, the rating they are best known by (on the board they have \
 played most; `?` while provisional: `ratings <name>` shows them all) and the room they are in.";

@@ -1,0 +1,76 @@
+//! What a line no verb takes may have meant, so that a slip gets an answer that helps rather
+//! than "I don't understand that.": a game's own shorthand (a bare `e4` in a chess game), a
+//! MUD habit moot spells otherwise (`exit`, `get`), or a word a letter or two from a verb or an
+//! exit here ("did you mean `look`?").
+
+use super::{ALL, REGISTRY};
+use moot_kernel::text::{closest, english_list_or};
+use moot_kernel::verbs::target::{Target, find_here};
+use moot_kernel::verbs::{NOT_UNDERSTOOD, VerbError};
+use moot_kernel::world::{AgentId, World};
+
+/// Words other MUDs use to leave, which here would leave nothing.
+const LEAVING: &[&str] = &["exit", "quit", "logout", "logoff", "leave", "bye"];
+
+/// Words other MUDs use to pick a thing up; nothing in the town is carried off.
+const TAKING: &[&str] = &["get", "take", "pick", "grab"];
+
+/// The answer to `line`, which no verb takes, typed by `actor`.
+pub fn answer(world: &World, actor: &AgentId, line: &str) -> VerbError {
+    for read in ALL.iter().filter_map(|m| m.hooks.unknown) {
+        if let Some(hint) = read(world, actor, line) {
+            return VerbError::not_found(hint);
+        }
+    }
+    let line = line.trim();
+    let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    let rest = rest.trim();
+    let room = world.map.room(world.player(actor).room);
+    let exits: Vec<&str> = room.exits.iter().map(|e| e.name.as_str()).collect();
+    let word_is = |list: &[&str]| list.iter().any(|w| w.eq_ignore_ascii_case(word));
+    if word_is(LEAVING) && rest.is_empty() {
+        let walk = match exits.as_slice() {
+            [] => String::new(),
+            _ => format!(
+                " To walk out of here, type an exit's name: {}.",
+                exits.join(", ")
+            ),
+        };
+        return VerbError::not_found(format!("To leave moot, type `@quit`.{walk}"));
+    }
+    if word_is(TAKING) && !rest.is_empty() {
+        let what = rest.strip_prefix("up ").unwrap_or(rest);
+        return match find_here(world, actor, what) {
+            Ok(Target::Thing(r, i)) => {
+                let name = &world.map.room(r).things[i].name;
+                let the = moot_kernel::text::without_article(name).unwrap_or(name);
+                VerbError::refused(format!(
+                    "You can't take the {the}; things here stay where they are."
+                ))
+            }
+            Ok(_) => VerbError::refused(format!("You can't take {what}.")),
+            Err(e) => e,
+        };
+    }
+    let verbs = REGISTRY
+        .iter()
+        .flat_map(|e| std::iter::once(e.name).chain(e.aliases.iter().copied()));
+    let exit_words = room
+        .exits
+        .iter()
+        .flat_map(|e| std::iter::once(e.name.as_str()).chain(e.aliases.iter().map(String::as_str)));
+    // A bare word may be a slip for an exit too; a word with more after it is a verb.
+    let near = if rest.is_empty() {
+        closest(word, verbs.chain(exit_words))
+    } else {
+        closest(word, verbs)
+    };
+    if near.is_empty() {
+        return VerbError::not_found(format!("{NOT_UNDERSTOOD} `help` lists what you can do."));
+    }
+    let near: Vec<String> = near.iter().map(|w| format!("`{w}`")).collect();
+    VerbError::not_found(format!(
+        "I don't understand \"{word}\". Did you mean {}?",
+        english_list_or(&near)
+    ))
+}
