@@ -30,13 +30,13 @@ pub struct Config {
     pub command: Option<Command>,
 
     /// Serve Prometheus metrics at /metrics to requests bearing this token
-    /// (`Authorization: Bearer TOKEN`); without it /metrics is off.
+    /// (`Authorization: Bearer TOKEN`); without it, or with an empty one, /metrics is off.
     #[arg(long, env = "MOOT_METRICS_TOKEN", hide_env_values = true)]
     pub metrics_token: Option<String>,
 
     /// The URL people and MCP hosts reach moot's HTTP listener at (e.g. https://moot.example,
     /// behind a TLS proxy), for OAuth's metadata; without it, the request's own host.
-    #[arg(long, env = "MOOT_PUBLIC_URL")]
+    #[arg(long, env = "MOOT_PUBLIC_URL", value_parser = public_url)]
     pub public_url: Option<String>,
 
     /// How log lines are written: `text` or `json` (one object per line).
@@ -343,6 +343,29 @@ fn nonzero(d: Duration) -> Option<Duration> {
 }
 
 /// A time scale: a positive, finite number.
+/// A public URL: http or https, a host, nothing after the path (no trailing `/` kept). The web
+/// pages' requests must come from its origin exactly.
+fn public_url(s: &str) -> Result<String, String> {
+    let url = s.trim().trim_end_matches('/');
+    let host = ["https://", "http://"].iter().find_map(|p| {
+        url.get(..p.len())
+            .filter(|h| h.eq_ignore_ascii_case(p))
+            .map(|_| &url[p.len()..])
+    });
+    match host {
+        Some(rest)
+            if !rest.is_empty()
+                && !rest.starts_with('/')
+                && !rest.contains(['@', '?', '#', ' ']) =>
+        {
+            Ok(url.to_owned())
+        }
+        _ => Err(format!(
+            "`{s}` is not a public URL (https://host or http://host[:port])"
+        )),
+    }
+}
+
 fn time_scale(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(x) if x.is_finite() && x > 0.0 && x <= 1e6 => Ok(x),

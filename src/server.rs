@@ -211,7 +211,7 @@ async fn open_town(
         )),
         start_room,
         owner_window: config.owner_window.into(),
-        metrics_token: config.metrics_token.as_deref().map(Arc::from),
+        metrics_token: metrics_token(config),
         agents_by_address: Arc::new(moot_kernel::limits::Limiter::new(
             config.agent_rate / 60.0,
             config.agent_rate.ceil() as u32,
@@ -248,6 +248,17 @@ fn http_faces(
     let web = crate::web::Web::new(town, config.public_url.clone(), shutdown.clone());
     let mcp = http::McpShared::new(&api);
     http::router(api, calls, bound, shutdown, crate::web::router(web), &mcp)
+}
+
+/// The token `/metrics` asks for, if it is served. An empty one (`MOOT_METRICS_TOKEN=`, a
+/// blank line in a unit file) would be a token anyone has: it means off, and says so.
+fn metrics_token(config: &Config) -> Option<Arc<str>> {
+    let token = config.metrics_token.as_deref()?;
+    if token.trim().is_empty() {
+        tracing::warn!("the metrics token is empty, so /metrics stays off");
+        return None;
+    }
+    Some(Arc::from(token))
 }
 
 fn http_bounds(config: &Config) -> http::listener::Bounds {

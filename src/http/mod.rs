@@ -355,4 +355,31 @@ pub fn router(
         .with_state(api)
         .merge(calls_router(calls))
         .merge(pages)
+        .layer(axum::middleware::map_response(guarded))
+}
+
+/// What every answer carries so that another site cannot put moot's pages to its own use: no
+/// page may be framed (a framed page can be clicked through unseen: a same-site page once
+/// signed a person up that way), scripts, styles and connections only from moot itself (the
+/// pages' own inline ones included, which they are written as), no content type guessed, and
+/// no address of moot's pages sent to other sites. A handler that sets one of these keeps its
+/// own.
+async fn guarded(mut answer: axum::response::Response) -> axum::response::Response {
+    use axum::http::{HeaderValue, header};
+    let h = answer.headers_mut();
+    let set = [
+        (
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' \
+             'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; \
+             base-uri 'none'; frame-ancestors 'none'",
+        ),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "same-origin"),
+    ];
+    for (name, value) in set {
+        h.entry(name).or_insert(HeaderValue::from_static(value));
+    }
+    answer
 }

@@ -43,9 +43,11 @@ pub struct Web {
     pub shutdown: tokio_util::sync::CancellationToken,
     /// The shared feeds of matches watched signed out, from this process.
     pub public: Arc<public::PublicFeeds>,
-    /// Where moot is reached from outside (`--public-url`), for OAuth's metadata; otherwise
-    /// the request's host.
+    /// Where moot is reached from outside (`--public-url`), for OAuth's metadata and the
+    /// origin a page's request must come from; otherwise the request's host.
     pub public_url: Option<String>,
+    /// Whether that is https: the cookie is then `Secure` (see [`cookies`]).
+    pub secure: bool,
 }
 
 impl Web {
@@ -54,11 +56,16 @@ impl Web {
         public_url: Option<String>,
         shutdown: tokio_util::sync::CancellationToken,
     ) -> Web {
+        let secure = public_url.as_deref().is_some_and(|u| {
+            u.get(..8)
+                .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
+        });
         Web {
             town,
             shutdown,
             public: Arc::default(),
             public_url,
+            secure,
         }
     }
 
@@ -75,7 +82,7 @@ impl Web {
 
     /// Who the request's cookie says is signed in, if anyone.
     async fn visitor(&self, headers: &HeaderMap) -> Result<Option<Visitor>, Response> {
-        match cookies::session_id(headers) {
+        match cookies::session_id(headers, self.secure) {
             Some(cookie) => self.ask(WebAsk::Visitor { cookie }).await,
             None => Ok(None),
         }
@@ -128,6 +135,7 @@ pub fn router(web: Web) -> axum::Router {
         .route("/", get(town_page))
         .route("/town.json", get(town_json))
         .route("/skill.md", get(skill_page))
+        .route("/leaderboard", get(ratings::leaderboards))
         .route("/leaderboard/{game}", get(ratings::leaderboard))
         .route("/players/{name}", get(ratings::player))
         .route("/town/live", get(town_live))
@@ -243,7 +251,7 @@ async fn game_live(web: Web, page: &'static Page, id: String, headers: HeaderMap
     if parse_id(&id).is_err() {
         return not_found(&id);
     }
-    let cookie = cookies::session_id(&headers);
+    let cookie = cookies::session_id(&headers, web.secure);
     let signed_in = match web.visitor(&headers).await {
         Ok(v) => v.is_some(),
         Err(r) => return r,
@@ -344,14 +352,14 @@ async fn action(
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_owned(),
-        same_origin: signin::same_origin(&headers),
+        same_origin: web.same_origin(&headers),
     });
     let call = ActionCall {
         path: action.path.to_owned(),
         post,
         id,
         args,
-        cookie: cookies::session_id(&headers),
+        cookie: cookies::session_id(&headers, web.secure),
     };
     match web
         .ask::<Result<Value, ActionRefused>>(WebAsk::Action(call))

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::Web;
-use super::signin::{escape, refusal, same_origin};
+use super::signin::{escape, refusal};
 use crate::cluster::visits::{
     AllowRefused, AuthRequest, OAuthAsk, OAuthRefused, TokenRequest, WebAsk,
 };
@@ -235,7 +235,7 @@ pub(super) async fn authorize(
     axum::Form(d): axum::Form<Decision>,
 ) -> Response {
     // Only moot's own page may answer for a person.
-    if !same_origin(&headers) {
+    if !web.same_origin(&headers) {
         return (
             StatusCode::FORBIDDEN,
             Html(page(

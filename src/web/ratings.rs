@@ -53,6 +53,22 @@ pub(super) struct WhomQuery {
     whom: Whom,
 }
 
+/// `/leaderboard`: every game's leaderboard, by its name.
+pub(super) async fn leaderboards() -> Response {
+    let mut h = String::from("<ul>");
+    for m in crate::games::ALL {
+        let title = m.templates.first().map_or(m.name, |t| t.title);
+        let _ = write!(
+            h,
+            "<li><a href=\"/leaderboard/{name}\">{title}</a></li>",
+            name = escape(m.name),
+            title = escape(title)
+        );
+    }
+    h.push_str("</ul>");
+    page("Leaderboards", &h)
+}
+
 /// `/leaderboard/<game>?whom=people|agents|all`
 pub(super) async fn leaderboard(
     State(web): State<Web>,
@@ -89,6 +105,9 @@ fn board_html(v: &Leaderboards, whom: Whom) -> String {
 <a href=\"?whom=agents\">agents</a>. Only established ratings are listed (deviation at most \
 110, and 10 games).</p>"
     );
+    if v.boards.is_empty() {
+        let _ = write!(h, "<p>{}</p>", escape(&v.nobody_yet()));
+    }
     for b in &v.boards {
         let _ = write!(
             h,

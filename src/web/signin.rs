@@ -61,7 +61,7 @@ pub(super) async fn login(
     axum::Form(form): axum::Form<LoginForm>,
 ) -> Response {
     let next = local(form.next.as_deref().unwrap_or("/"));
-    if !same_origin(&headers) {
+    if !web.same_origin(&headers) {
         return refused(StatusCode::FORBIDDEN, "Sign in from moot's own page.");
     }
     // The address the listener saw (loopback when it knows none, as in tests in-process).
@@ -79,7 +79,10 @@ pub(super) async fn login(
             return (
                 StatusCode::SEE_OTHER,
                 [
-                    (header::SET_COOKIE, cookies::set_cookie(Some(&id))),
+                    (
+                        header::SET_COOKIE,
+                        cookies::set_cookie(Some(&id), web.secure),
+                    ),
                     (header::LOCATION, next),
                 ],
             )
@@ -105,11 +108,11 @@ pub(super) async fn logout(
     headers: HeaderMap,
     axum::Form(form): axum::Form<LogoutForm>,
 ) -> Response {
-    let Some(id) = cookies::session_id(&headers) else {
+    let Some(id) = cookies::session_id(&headers, web.secure) else {
         return Redirect::to("/").into_response();
     };
     // One from another site's page shows no token of moot's: refused if someone is signed in.
-    let csrf = if same_origin(&headers) {
+    let csrf = if web.same_origin(&headers) {
         form.csrf
     } else {
         String::new()
@@ -127,7 +130,7 @@ pub(super) async fn logout(
     (
         StatusCode::SEE_OTHER,
         [
-            (header::SET_COOKIE, cookies::set_cookie(None)),
+            (header::SET_COOKIE, cookies::set_cookie(None, web.secure)),
             (header::LOCATION, "/".to_owned()),
         ],
     )
@@ -159,24 +162,53 @@ pub(super) fn refusal(why: Refused) -> String {
     }
 }
 
-/// A browser says where a request came from; one from another site's page is refused (the
-/// SameSite cookie already keeps it signed out, and this keeps it from signing in).
-pub(super) fn same_origin(headers: &HeaderMap) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
-        return true;
-    };
-    let host = headers
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    origin
-        .split_once("://")
-        .is_some_and(|(_, rest)| rest == host)
+impl Web {
+    /// A browser says where a request came from; one from another site's page is refused
+    /// (the SameSite cookie already keeps it signed out, and this keeps it from signing in).
+    /// The page's origin must be moot's exactly, scheme and all: the public URL's
+    /// (`--public-url`, as a TLS proxy in front is reached), or else `http://` and the
+    /// request's own host.
+    pub(super) fn same_origin(&self, headers: &HeaderMap) -> bool {
+        let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+            return true;
+        };
+        match &self.public_url {
+            Some(url) => origin_of(url).is_some_and(|o| o == origin_of(origin).unwrap_or_default()),
+            None => headers
+                .get(header::HOST)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|host| origin.eq_ignore_ascii_case(&format!("http://{host}"))),
+        }
+    }
 }
 
-/// Only a path on this site may be where signing in leads.
+/// The origin of a URL as a browser sends it: scheme and host in lower case, and the port
+/// only where it is not the scheme's own (`https://Moot.example:443/x` →
+/// `https://moot.example`); none for what is not an http(s) URL.
+fn origin_of(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    let authority = rest.split(['/', '?', '#']).next()?.to_ascii_lowercase();
+    if authority.is_empty() || authority.contains('@') {
+        return None;
+    }
+    let authority = match (scheme.as_str(), authority.rsplit_once(':')) {
+        ("https", Some((host, "443"))) | ("http", Some((host, "80"))) => host.to_owned(),
+        ("https" | "http", _) => authority,
+        _ => return None,
+    };
+    Some(format!("{scheme}://{authority}"))
+}
+
+/// Only a path on this site may be where signing in leads: one `/`, then no second `/` or
+/// `\\`, and no whitespace or control character anywhere (a browser drops a tab or a line
+/// break from a URL, so `/<tab>/evil.example/` would lead to `//evil.example/`, another site).
 fn local(next: &str) -> String {
-    if next.starts_with('/') && !next.starts_with("//") && !next.contains('\\') {
+    let safe = next.starts_with('/')
+        && !next[1..].starts_with(['/', '\\'])
+        && !next.contains('\\')
+        && !next.chars().any(|c| c.is_whitespace() || c.is_control());
+    if safe {
         next.to_owned()
     } else {
         "/".to_owned()
@@ -188,4 +220,48 @@ pub(super) fn escape(s: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_origin_is_scheme_host_and_a_port_not_the_schemes_own() {
+        assert_eq!(
+            origin_of("https://Moot.example:443/x?y").as_deref(),
+            Some("https://moot.example")
+        );
+        assert_eq!(
+            origin_of("http://127.0.0.1:8080").as_deref(),
+            Some("http://127.0.0.1:8080")
+        );
+        assert_eq!(origin_of("http://h:80").as_deref(), Some("http://h"));
+        assert_eq!(
+            origin_of("https://h:8443").as_deref(),
+            Some("https://h:8443")
+        );
+        for not in ["null", "ftp://h", "https://", "https://u@h", "h"] {
+            assert_eq!(origin_of(not), None, "{not}");
+        }
+    }
+
+    #[test]
+    fn signing_in_leads_only_to_a_path_here() {
+        for ok in ["/", "/werewolf/board", "/chess/3?x=1#y", "/%2F%2Fevil"] {
+            assert_eq!(local(ok), ok);
+        }
+        for bad in [
+            "//evil",
+            "/\\evil",
+            "/\t/evil",
+            "/x\ny",
+            "https://evil",
+            "",
+            "evil",
+            "/\u{7f}",
+        ] {
+            assert_eq!(local(bad), "/", "{bad:?}");
+        }
+    }
 }

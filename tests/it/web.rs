@@ -17,6 +17,11 @@ fn browser() -> reqwest::Client {
         .unwrap()
 }
 
+/// `next=…`, percent-encoded as a browser sends it in a query.
+fn form_urlencoded_next(next: &str) -> String {
+    form(&[("next", next)])
+}
+
 fn form(fields: &[(&str, &str)]) -> String {
     fields
         .iter()
@@ -656,5 +661,347 @@ async fn a_person_signs_the_notice_board_from_the_web_and_is_shown_their_door() 
     assert_eq!(mine["door"], "game1", "{mine}");
     let mid = mine["matchAssignment"]["matchId"].as_str().unwrap();
     assert_eq!(mine["page"], format!("/werewolf/{mid}"), "{mine}");
+    s.stop().await;
+}
+
+/// Behind a TLS proxy reached at `--public-url https://moot.example` (which passes on
+/// `Host: 127.0.0.1:…`), sign-in takes the public origin exactly and nothing else, the cookie is
+/// `Secure` and `__Host-`, and signing in leads only to a path of moot's.
+#[tokio::test]
+async fn behind_a_proxy_sign_in_takes_the_public_origin_only_and_the_cookie_is_secure() {
+    let s = TestServer::start_with(|c| c.public_url = Some("https://moot.example".into())).await;
+    let _ann = s.player("Ann").await;
+    let fields = [("name", "Ann"), ("password", "pw-Ann-moot"), ("next", "/")];
+    let host = format!("http://{}", s.http);
+    for origin in [
+        "http://moot.example",
+        host.as_str(),
+        "https://evil.example",
+        "null",
+    ] {
+        let r = post_form(s.http, "/login", &[("origin", origin)], &fields).await;
+        assert_eq!(r.status(), 403, "{origin}");
+    }
+    for origin in ["https://moot.example", "https://MOOT.example:443"] {
+        let r = post_form(s.http, "/login", &[("origin", origin)], &fields).await;
+        assert_eq!(r.status(), 303, "{origin}");
+        let set = r.headers()["set-cookie"].to_str().unwrap().to_owned();
+        assert!(
+            set.starts_with("__Host-moot_session=") && set.contains("; Secure"),
+            "{set}"
+        );
+        let cookie = set.split(';').next().unwrap().to_owned();
+        assert_eq!(me(s.http, &cookie).await["name"], "Ann");
+    }
+    // `next` leads only to a path here: a tab a browser would drop, another host, a backslash.
+    for next in [
+        "/\t/evil.example/",
+        "//evil.example/",
+        "/\\evil.example",
+        "https://evil.example/",
+        "/\n/evil.example",
+    ] {
+        let fields = [("name", "Ann"), ("password", "pw-Ann-moot"), ("next", next)];
+        let r = post_form(
+            s.http,
+            "/login",
+            &[("origin", "https://moot.example")],
+            &fields,
+        )
+        .await;
+        assert_eq!(r.status(), 303, "{next:?}");
+        assert_eq!(r.headers()["location"], "/", "{next:?}");
+        let encoded: String = form_urlencoded_next(next);
+        let page = browser()
+            .get(format!("http://{}/login?{encoded}", s.http))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(page.contains(r#"name="next" value="/""#), "{next:?}");
+    }
+    let fields = [
+        ("name", "Ann"),
+        ("password", "pw-Ann-moot"),
+        ("next", "/werewolf/board"),
+    ];
+    let r = post_form(
+        s.http,
+        "/login",
+        &[("origin", "https://moot.example")],
+        &fields,
+    )
+    .await;
+    assert_eq!(r.headers()["location"], "/werewolf/board");
+    s.stop().await;
+}
+
+/// No page of moot's can be framed by another site, runs another site's scripts, has its type
+/// guessed or tells other sites its address; an empty metrics token serves `/metrics` to nobody.
+#[tokio::test]
+async fn every_answer_forbids_framing_and_an_empty_metrics_token_is_off() {
+    let s = TestServer::start_with(|c| c.metrics_token = Some(String::new())).await;
+    for path in [
+        "/",
+        "/login",
+        "/town.json",
+        "/leaderboard/chess",
+        "/no/such/page",
+        "/openapi.json",
+    ] {
+        let r = browser()
+            .get(format!("http://{}{path}", s.http))
+            .send()
+            .await
+            .unwrap();
+        let h = r.headers();
+        let csp = h["content-security-policy"].to_str().unwrap();
+        assert!(
+            csp.contains("frame-ancestors 'none'") && csp.contains("default-src 'self'"),
+            "{path}: {csp}"
+        );
+        assert_eq!(h["x-frame-options"], "DENY", "{path}");
+        assert_eq!(h["x-content-type-options"], "nosniff", "{path}");
+        assert_eq!(h["referrer-policy"], "same-origin", "{path}");
+    }
+    for auth in ["Bearer ", "Bearer", ""] {
+        let r = browser()
+            .get(format!("http://{}/metrics", s.http))
+            .header("authorization", auth)
+            .send()
+            .await
+            .unwrap();
+        assert_ne!(r.status(), 200, "{auth:?}");
+    }
+    s.stop().await;
+}
+
+/// Every game has a leaderboard page from the start, empty and saying so, and `/leaderboard`
+/// lists them; a game the town does not have is a page that says so.
+#[tokio::test]
+async fn every_game_has_a_leaderboard_page_from_the_start() {
+    let s = TestServer::start().await;
+    let get = |path: String| async move {
+        let r = browser()
+            .get(format!("http://{}{path}", s.http))
+            .send()
+            .await
+            .unwrap();
+        (r.status().as_u16(), r.text().await.unwrap())
+    };
+    let (status, index) = get("/leaderboard".into()).await;
+    assert_eq!(status, 200, "{index}");
+    for game in [
+        "chess",
+        "blackjack",
+        "rps",
+        "tictactoe",
+        "connect4",
+        "werewolf",
+    ] {
+        assert!(
+            index.contains(&format!("href=\"/leaderboard/{game}\"")),
+            "{index}"
+        );
+        let (status, page) = get(format!("/leaderboard/{game}")).await;
+        assert_eq!(status, 200, "{game}: {page}");
+        assert!(
+            page.contains(&format!("Nobody has finished a game of {game} yet.")),
+            "{page}"
+        );
+    }
+    let (status, page) = get("/leaderboard/go".into()).await;
+    assert_eq!(status, 404, "{page}");
+    assert!(page.contains("No leaderboard for &quot;go&quot;"), "{page}");
+    s.stop().await;
+}
+
+/// nginx in front of moot as docs/operating.md sets one up: TLS (a certificate made for the
+/// test, for `moot.example`), passing `Host: 127.0.0.1:<moot's port>`. Stopped when dropped.
+struct Proxy {
+    _dir: tempfile::TempDir,
+    child: std::process::Child,
+    port: u16,
+}
+
+impl Proxy {
+    fn start(port: u16, moot: SocketAddr) -> Proxy {
+        use std::process::Command;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        let made = Command::new("openssl")
+            .args([
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+            ])
+            .args([
+                "-subj",
+                "/CN=moot.example",
+                "-addext",
+                "subjectAltName=DNS:moot.example",
+            ])
+            .args([
+                "-keyout",
+                &format!("{d}/key.pem"),
+                "-out",
+                &format!("{d}/cert.pem"),
+            ])
+            .output()
+            .unwrap();
+        assert!(made.status.success(), "{made:?}");
+        let root = Command::new("id").arg("-u").output().unwrap().stdout == b"0\n";
+        let user = if root { "user root;" } else { "" };
+        let conf = format!(
+            "{user}
+worker_processes 1;
+error_log {d}/error.log;
+pid {d}/nginx.pid;
+events {{ worker_connections 64; }}
+http {{
+  access_log off;
+  client_body_temp_path {d}/body; proxy_temp_path {d}/proxy; fastcgi_temp_path {d}/fcgi;
+  uwsgi_temp_path {d}/uwsgi; scgi_temp_path {d}/scgi;
+  server {{
+    listen 127.0.0.1:{port} ssl;
+    server_name moot.example;
+    ssl_certificate {d}/cert.pem;
+    ssl_certificate_key {d}/key.pem;
+    location / {{
+      proxy_pass http://{moot};
+      proxy_set_header Host {moot};
+      proxy_http_version 1.1;
+      proxy_buffering off;
+    }}
+  }}
+}}
+"
+        );
+        std::fs::write(dir.path().join("nginx.conf"), conf).unwrap();
+        let child = Command::new("nginx")
+            .args([
+                "-p",
+                &d,
+                "-c",
+                &format!("{d}/nginx.conf"),
+                "-g",
+                "daemon off;",
+            ])
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("nginx is installed (.ci/run installs nginx-light)");
+        // Up once it answers.
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Proxy {
+            _dir: dir,
+            child,
+            port,
+        }
+    }
+
+    /// `curl` through the proxy to `https://moot.example:<port><path>` with these headers and
+    /// form fields (a POST if any): the status, the headers (lower-cased names) and the body.
+    fn curl(
+        &self,
+        path: &str,
+        headers: &[(&str, &str)],
+        fields: &[(&str, &str)],
+    ) -> (u16, Vec<(String, String)>, String) {
+        let mut cmd = std::process::Command::new("curl");
+        cmd.args(["-sk", "-i", "--max-time", "20", "--resolve"])
+            .arg(format!("moot.example:{}:127.0.0.1", self.port))
+            .arg(format!("https://moot.example:{}{path}", self.port));
+        for (k, v) in headers {
+            cmd.arg("-H").arg(format!("{k}: {v}"));
+        }
+        for (k, v) in fields {
+            cmd.arg("--data-urlencode").arg(format!("{k}={v}"));
+        }
+        let out = cmd.output().expect("curl is installed");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let mut lines = head.lines();
+        let status = lines
+            .next()
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|c| c.parse().ok())
+            .unwrap_or_else(|| panic!("no answer through the proxy: {text:?}"));
+        let headers = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+            .collect();
+        (status, headers, body.to_owned())
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        // SIGTERM: nginx's master stops its worker too.
+        let _ = std::process::Command::new("kill")
+            .arg(self.child.id().to_string())
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// Through a real TLS proxy (nginx, set up as docs/operating.md says, moot given
+/// `--public-url`), a person signs in on the web and stays signed in, the cookie is `Secure`,
+/// and a sign-in from any other origin (the address behind the proxy too) is refused.
+#[tokio::test]
+async fn behind_nginx_with_tls_the_web_signs_in_and_refuses_other_origins() {
+    let port = crate::support::free_port();
+    let public = format!("https://moot.example:{port}");
+    let s = TestServer::start_with({
+        let public = public.clone();
+        move |c| c.public_url = Some(public)
+    })
+    .await;
+    let _ann = s.player("Ann").await;
+    let http = s.http;
+    let public2 = public.clone();
+    let (signed, refused) = tokio::task::spawn_blocking(move || {
+        let proxy = Proxy::start(port, http);
+        let fields = [("name", "Ann"), ("password", "pw-Ann-moot"), ("next", "/")];
+        let signed = proxy.curl("/login", &[("Origin", &public2)], &fields);
+        let cookie = header(&signed.1, "set-cookie")
+            .map(|c| c.split(';').next().unwrap().to_owned())
+            .unwrap_or_default();
+        let me = proxy.curl("/me", &[("Cookie", &cookie)], &[]);
+        let behind = format!("http://{http}");
+        let refused: Vec<u16> = [
+            behind.as_str(),
+            "https://moot.example",
+            "https://evil.example",
+        ]
+        .iter()
+        .map(|o| proxy.curl("/login", &[("Origin", o)], &fields).0)
+        .collect();
+        ((signed, me), refused)
+    })
+    .await
+    .unwrap();
+    let ((status, headers, body), (_, _, me)) = signed;
+    assert_eq!(status, 303, "{headers:?} {body}");
+    let cookie = header(&headers, "set-cookie").unwrap();
+    assert!(
+        cookie.starts_with("__Host-moot_session=") && cookie.contains("; Secure"),
+        "{cookie}"
+    );
+    assert_eq!(header(&headers, "x-frame-options"), Some("DENY"));
+    let me: Value = serde_json::from_str(&me).unwrap();
+    assert_eq!(me["name"], "Ann", "{me}");
+    assert_eq!(refused, [403, 403, 403]);
     s.stop().await;
 }
