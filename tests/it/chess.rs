@@ -257,6 +257,16 @@ async fn a_client_without_a_key_gets_text_boards_and_no_oob_lines() {
         lines.iter().any(|l| l == "1 R N B Q K B N R 1"),
         "{lines:#?}"
     );
+    // A bare move is answered with the verb that makes it, and is not made.
+    assert_eq!(
+        ann.command("e4").await,
+        ["To play e4 in game #1, type `move e4`."]
+    );
+    // Not a legal move (black's) is not taken for one.
+    assert_eq!(
+        ann.command("e5").await,
+        ["I don't understand that. `help` lists what you can do."]
+    );
     ann.send("move e4").await;
     let lines = ann.expect("#1: Computer (black) plays").await;
     assert!(lines.iter().all(|l| !l.starts_with("$#$")), "{lines:#?}");
