@@ -69,7 +69,7 @@ pub struct Config {
     /// Where the town is kept: an SQLite file (created when missing) or a PostgreSQL
     /// database's URL, `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (the database must
     /// exist; moot makes its tables).
-    #[arg(long, env = "MOOT_DB", default_value = "moot.db")]
+    #[arg(long, env = "MOOT_DB", default_value = "moot.db", global = true)]
     pub db: moot_kernel::store::Database,
 
     /// Directory holding the town: world.toml and rooms/*.toml; without it, the town built

@@ -250,6 +250,20 @@ fn http_faces(
     http::router(api, calls, bound, shutdown, crate::web::router(web), &mcp)
 }
 
+/// Says, once moot listens, where a person opens it: the telnet address, the web page and
+/// MCP's URL (the public URL's where there is one).
+fn say_where(telnet: SocketAddr, http: SocketAddr, public_url: Option<&str>) {
+    let web = public_url.map_or_else(
+        || format!("http://{http}"),
+        |u| u.trim_end_matches('/').to_owned(),
+    );
+    tracing::info!(
+        "moot is open: telnet {} {}, the web at {web}/, MCP at {web}/mcp, agents read {web}/skill.md",
+        telnet.ip(),
+        telnet.port()
+    );
+}
+
 /// The token `/metrics` asks for, if it is served. An empty one (`MOOT_METRICS_TOKEN=`, a
 /// blank line in a unit file) would be a token anyone has: it means off, and says so.
 fn metrics_token(config: &Config) -> Option<Arc<str>> {
@@ -304,6 +318,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         shutdown.clone(),
     ));
     tracing::info!(%telnet_addr, %http_addr, "listening");
+    say_where(telnet_addr, http_addr, shared.config.public_url.as_deref());
     let http_task = tokio::spawn(async move {
         http::listener::serve(http_listener, router, bounds, shutdown).await;
     });
@@ -403,6 +418,7 @@ pub async fn start_host(
             )
         });
     tracing::info!(%telnet_addr, %http_addr, "listening");
+    say_where(telnet_addr, http_addr, shared.config.public_url.as_deref());
     let stop = stops.shutdown.clone();
     let http_task = tokio::spawn(async move {
         http::listener::serve(http_listener, router, bounds, stop).await;

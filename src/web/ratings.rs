@@ -14,7 +14,7 @@ use axum::response::{Html, IntoResponse, Response};
 use super::Web;
 use super::signin::escape;
 use crate::cluster::visits::{PlayerPage, WebAsk};
-use moot_kernel::verbs::ratings::{Leaderboards, PlayedView, RatingsView, Whom};
+use moot_kernel::verbs::ratings::{Leaderboards, PlayedView, RatingsView, Whom, nobody_yet};
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:52rem;margin:1rem auto;\
 padding:0 .75rem;color:#222}table{border-collapse:collapse;margin:.5rem 0 1.5rem;\
@@ -85,14 +85,14 @@ pub(super) async fn leaderboard(
     match web.ask::<Result<Leaderboards, String>>(ask).await {
         Ok(Ok(boards)) => page(
             &format!("Leaderboard: {game}"),
-            &board_html(&boards, q.whom),
+            &board_html(&game, &boards, q.whom),
         ),
         Ok(Err(why)) => missing(StatusCode::NOT_FOUND, &why),
         Err(r) => r,
     }
 }
 
-fn board_html(v: &Leaderboards, whom: Whom) -> String {
+fn board_html(game: &str, v: &Leaderboards, whom: Whom) -> String {
     let mut h = String::new();
     let shown = match whom {
         Whom::All => "everyone",
@@ -106,7 +106,7 @@ fn board_html(v: &Leaderboards, whom: Whom) -> String {
 110, and 10 games).</p>"
     );
     if v.boards.is_empty() {
-        let _ = write!(h, "<p>{}</p>", escape(&v.nobody_yet()));
+        let _ = write!(h, "<p>{}</p>", escape(&nobody_yet(game)));
     }
     for b in &v.boards {
         let _ = write!(

@@ -59,9 +59,18 @@ async fn a_telnet_player_plays_the_house_which_answers_each_drop() {
         ann.command("drop 9").await,
         ["Columns are numbered 1 to 7, from the left."]
     );
-    assert_eq!(ann.command("drop x").await, ["Usage: drop <1-7> [#<game>]"]);
+    assert_eq!(
+        ann.command("drop x").await,
+        [
+            "`drop` drops a disc into a column in Connect Four: `drop 4`. Things here stay where \
+          they are. Usage: drop <1-7> [#<game>]"
+        ]
+    );
     let help = ann.command("help connect4").await.join("\n");
-    assert!(help.contains("Games at the tables:"), "{help}");
+    assert!(
+        help.starts_with("Connect Four (`connect4`), at the tables:"),
+        "{help}"
+    );
     assert!(help.contains("drop <1-7>"), "{help}");
 }
 

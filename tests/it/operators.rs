@@ -190,8 +190,17 @@ async fn logs_carry_audit_lines_without_colour_and_as_json_on_request() {
     bad.expect("quit").await;
     bad.send("connect Ann wrong-password").await;
     bad.expect("Either that player does not exist").await;
+    let (telnet, web) = (m.telnet, m.http.clone());
     let text = m.stop().await;
     assert!(!text.contains('\x1b'), "no colour off a terminal: {text:?}");
+    // Where to open it, said once it listens.
+    let open = format!(
+        "moot is open: telnet {} {}, the web at {web}/, MCP at {web}/mcp, agents read \
+         {web}/skill.md",
+        telnet.ip(),
+        telnet.port()
+    );
+    assert!(text.contains(&open), "{text}");
     assert!(
         text.lines().any(|l| l.contains("moot::audit")
             && l.contains("character_created")
@@ -268,17 +277,25 @@ async fn a_backup_taken_while_moot_runs_restores_with_everything_replayed() {
         String::from_utf8_lossy(&out.stdout).starts_with("Backed up "),
         "{out:?}"
     );
-    // A second backup to the same file is refused rather than overwrite it.
+    // A second backup to the same file is refused rather than overwrite it; `--db` may come
+    // after the subcommand too, as people type it.
     let again = moot(
         &[
+            "backup",
             "--db",
             path.to_str().unwrap(),
-            "backup",
             copy.to_str().unwrap(),
         ],
         dir.path(),
     );
     assert!(!again.status.success());
+    let told = String::from_utf8_lossy(&again.stderr);
+    assert!(told.contains("exists"), "{again:?}");
+    let help = moot(&["admin", "--help"], dir.path());
+    assert!(
+        String::from_utf8_lossy(&help.stdout).contains("--db <DB>"),
+        "{help:?}"
+    );
     drop(running);
 
     // Restored: moot on the copy has Ann, where she stood, and the game replayed.

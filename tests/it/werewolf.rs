@@ -412,9 +412,17 @@ async fn a_telnet_player_practises_against_seven_bots_to_the_end() {
         hall.iter().any(|l| l.contains("game1 (Werewolf Game #1)")),
         "{hall:?}"
     );
-    // The rules people read are the ones that run.
+    // The rules people read are the ones that run, a command away from the help.
     let help = tess.command("help werewolf").await;
-    assert!(help.iter().any(|l| l.contains("NIGHT (45 s)")), "{help:?}");
+    assert!(
+        help.iter().any(|l| l.contains("`werewolf rules`")),
+        "{help:?}"
+    );
+    let rules = tess.command("werewolf rules").await;
+    assert!(
+        rules.iter().any(|l| l.contains("NIGHT (45 s)")),
+        "{rules:?}"
+    );
     assert!(
         help.iter().any(|l| l.starts_with("  sign board")),
         "{help:?}"

@@ -148,21 +148,15 @@ pub struct BoardView {
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Leaderboards {
-    /// The game asked for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub game: Option<String>,
-    /// Its boards; none while nobody has finished a game of it.
     pub boards: Vec<BoardView>,
 }
 
-impl Leaderboards {
-    /// What a leaderboard with no boards says.
-    pub fn nobody_yet(&self) -> String {
-        format!(
-            "Nobody has finished a game of {} yet.",
-            self.game.as_deref().unwrap_or("it")
-        )
-    }
+/// What the leaderboard of `game` says while it has no boards.
+pub fn nobody_yet(game: &str) -> String {
+    format!(
+        "Nobody has finished a game of {} yet.",
+        game.trim().to_ascii_lowercase()
+    )
 }
 
 fn view(world: &World, key: &Key, s: &Standing) -> StandingView {
@@ -271,10 +265,7 @@ pub fn leaderboards(world: &World, game: &str, whom: Whom) -> Result<Leaderboard
         .templates()
         .any(|t| t.id.split('.').next() == Some(game.as_str()));
     if chosen.is_empty() && known {
-        return Ok(Leaderboards {
-            game: Some(game),
-            boards: Vec::new(),
-        });
+        return Ok(Leaderboards { boards: Vec::new() });
     }
     if chosen.is_empty() {
         let names: Vec<&str> = boards.iter().map(|(b, _)| *b).collect();
@@ -321,10 +312,7 @@ pub fn leaderboards(world: &World, game: &str, whom: Whom) -> Result<Leaderboard
             provisional_left_out: provisional.len(),
         });
     }
-    Ok(Leaderboards {
-        game: Some(game),
-        boards: out,
-    })
+    Ok(Leaderboards { boards: out })
 }
 
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
@@ -449,7 +437,7 @@ provisional players it leaves out.";
         let v = leaderboards(world, &a.game, a.whom)?;
         let mut lines = Vec::new();
         if v.boards.is_empty() {
-            lines.push(v.nobody_yet());
+            lines.push(nobody_yet(&a.game));
         }
         for b in &v.boards {
             lines.push(format!("{} (rules {}):", b.board, b.rules));
