@@ -238,7 +238,7 @@ async fn two_players_on_two_hosts_share_a_room_and_a_game() {
     eve.command("south").await;
     let games = eve.command("look").await;
     assert!(
-        games.iter().any(|l| l.contains("Game #1 (tictactoe.v1)")),
+        games.iter().any(|l| l.contains("Game #1 (tic-tac-toe)")),
         "{games:?}"
     );
     s.stop().await;

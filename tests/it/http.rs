@@ -626,7 +626,7 @@ async fn a_rest_chess_game_stands_in_the_parlour() {
     .await;
     let look = ann.command("look").await;
     let line = format!(
-        "Game #{id} (chess.v1): {} (white) vs {} (black), in play. (`look #{id}` to see it.)",
+        "Game #{id} (chess): {} (white) vs {} (black), in play. (`look #{id}` to see it.)",
         white.name, black.name
     );
     assert!(look.contains(&line), "{look:#?}");
@@ -634,7 +634,7 @@ async fn a_rest_chess_game_stands_in_the_parlour() {
     assert_eq!(
         board[0],
         format!(
-            "Game #{id} (chess.v1): {} (white) vs {} (black)",
+            "Game #{id} (chess): {} (white) vs {} (black)",
             white.name, black.name
         )
     );
@@ -662,9 +662,13 @@ async fn a_telnet_player_gets_and_rotates_an_api_token() {
         .strip_prefix("Your API token: ")
         .expect("a token")
         .to_owned();
+    // One sentence, on one line (wrapped only by the terminal's width).
     assert_eq!(
-        ann.command("@token").await[0],
-        "You already have an API token. It is stored only as a hash, so it cannot be shown again;"
+        ann.command("@token").await,
+        [
+            "You already have an API token. It is stored only as a hash, so it cannot be shown \
+          again; `@token new` makes a new one (and the old one stops working)."
+        ]
     );
     let bot = api.agent(None).await;
     let (status, list) = api.get("/sessions", &token).await;

@@ -27,21 +27,20 @@ async fn rock_paper_scissors_and_tic_tac_toe_against_the_house_with_text_boards(
     // The house chooses right after Ann sits down; Ann is told it is up to her, not what it
     // chose.
     ann.send("play rps with house").await;
-    ann.expect(
-        "You sit down to play rock-paper-scissors with the house: game #1, you are player_1.",
-    )
-    .await;
+    ann.expect("You sit down to play rock-paper-scissors with the house: game #1.")
+        .await;
     let seen = ann
         .expect("Your opponent has chosen; now you choose: rock, paper or scissors.")
         .await;
     assert!(
-        seen.contains(&"#1: Computer (player_2) has chosen.".to_owned()),
+        seen.contains(&"#1: Computer has chosen.".to_owned()),
         "{seen:?}"
     );
     let answer = ann.command("choose rock").await;
     assert_eq!(answer[0], "You choose rock in game #1.");
     let table = answer[1..].join("\n");
-    assert!(table.starts_with("player_1: rock   player_2: "), "{table}");
+    // Seats are shown by their players' names.
+    assert!(table.starts_with("Ann: rock   Computer: "), "{table}");
     assert!(table.contains("Result: "), "{table}");
     assert!(!table.contains('{'), "a text table, not JSON: {table}");
 
@@ -80,7 +79,7 @@ async fn rock_paper_scissors_and_tic_tac_toe_against_the_house_with_text_boards(
     assert!(ended, "the game of tic-tac-toe ended");
     let games = ann.command("look").await;
     assert!(
-        games.iter().any(|l| l.contains("Game #2 (tictactoe.v1)")),
+        games.iter().any(|l| l.contains("Game #2 (tic-tac-toe)")),
         "{games:?}"
     );
 }
@@ -107,22 +106,23 @@ async fn notes_reach_only_the_players_they_name_on_telnet_and_in_mcp_events() {
     cy.command("watch #1").await;
     // Ann chooses: Bob is told to choose; Cy only that she has; nobody what.
     ann.command("choose rock").await;
-    let heard = cy.expect("#1: Ann (player_1) has chosen.").await;
+    let heard = cy.expect("#1: Ann has chosen.").await;
     let r = mcp_tool(s.http, &bob.token, "events", json!({})).await;
     let events = r["structuredContent"].to_string();
-    assert!(
-        events.contains("#1: Ann (player_1) has chosen."),
-        "{events}"
-    );
+    assert!(events.contains("#1: Ann has chosen."), "{events}");
     assert!(
         events.contains("Your opponent has chosen; now you choose: rock, paper or scissors."),
         "{events}"
     );
-    assert!(!events.contains("player_1: rock"), "{events}");
+    assert!(
+        !events.contains("player_1: rock") && !events.contains("Ann: rock"),
+        "{events}"
+    );
     // Bob chooses; everyone hears the result, and Cy was never told to choose.
     let r = mcp_tool(s.http, &bob.token, "choose", json!({ "choice": "paper" })).await;
     assert_eq!(r["structuredContent"]["status"], "completed", "{r}");
-    let end = "#1: Bob (player_2) chooses paper; paper beats rock: player_2 wins. Game over: paper beats rock: player_2 wins.";
+    let end =
+        "#1: Bob chooses paper; paper beats rock: Bob wins. Game over: paper beats rock: Bob wins.";
     let later = cy.expect(end).await;
     ann.expect(end).await;
     for l in heard.iter().chain(&later) {
@@ -131,7 +131,7 @@ async fn notes_reach_only_the_players_they_name_on_telnet_and_in_mcp_events() {
             "a note for Bob reached Cy: {l}"
         );
         assert!(
-            !l.contains("chooses rock") && !l.contains("player_1: rock"),
+            !l.contains("chooses rock") && !l.contains("Ann: rock"),
             "{l}"
         );
     }
@@ -152,9 +152,7 @@ async fn a_game_started_away_from_its_table_stands_there_and_says_so() {
     bo.expect("Exits:").await;
     let games = bo.command("games").await;
     assert!(
-        games
-            .iter()
-            .any(|l| l.starts_with("#1 (blackjack.v1): Ann (player)")),
+        games.iter().any(|l| l.starts_with("#1 (blackjack): Ann,")),
         "{games:?}"
     );
     // Tables that are not here cannot be played at, and say where they are.

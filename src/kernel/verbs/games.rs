@@ -98,10 +98,12 @@ game you play; `all` adds every finished one. Returns each game's id, template, 
             games
                 .iter()
                 .map(|g| {
-                    format!(
-                        "#{} ({}): {}, {}.",
-                        g.session_id, g.template, g.players, g.state
-                    )
+                    // People read the game's name; the data keeps its template's id.
+                    let title = world
+                        .templates()
+                        .find(|t| t.id == g.template)
+                        .map_or(g.template.as_str(), |t| t.title);
+                    format!("#{} ({title}): {}, {}.", g.session_id, g.players, g.state)
                 })
                 .collect()
         };

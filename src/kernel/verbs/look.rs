@@ -140,10 +140,10 @@ pub fn see(
             let view = s.game.view(s.role_of(viewer));
             let mut text = vec![format!(
                 "Game #{id} ({}): {}",
-                s.template.id,
+                s.template.title,
                 s.players_line()
             )];
-            text.extend(s.game.render(s.role_of(viewer), world.game_time(s)));
+            text.extend(s.drawn(s.role_of(viewer), world.game_time(s)));
             Reply::new(
                 text,
                 Seen::Session {

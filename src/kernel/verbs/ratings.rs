@@ -440,21 +440,30 @@ provisional players it leaves out.";
             lines.push(nobody_yet(&a.game));
         }
         for b in &v.boards {
-            lines.push(format!("{} (rules {}):", b.board, b.rules));
+            // The rules' hash is for programs (the data has it); people read the board.
+            lines.push(format!("{}:", b.board));
             if b.rows.is_empty() {
                 lines.push("  Nobody with an established rating yet.".to_owned());
             }
             for r in &b.rows {
-                lines.push(format!(
-                    "  {:>2}. {:<16} {:<6} {:>6}  {}; {:.1}% refused, {:.2} missed a game",
+                let mut row = format!(
+                    "  {:>2}. {:<16} {:<6} {:>6}  {}",
                     r.rank,
                     r.name,
                     r.kind.name(),
                     r.score.shown(),
                     r.score.record(),
-                    r.refused_rate.unwrap_or(0.0) * 100.0,
-                    r.missed_rate.unwrap_or(0.0),
-                ));
+                );
+                // Errors apart from skill, said in words and only where there are any.
+                let refused = r.refused_rate.unwrap_or(0.0);
+                let missed = r.missed_rate.unwrap_or(0.0);
+                if refused > 0.0 {
+                    row.push_str(&format!("; {:.1}% of moves refused", refused * 100.0));
+                }
+                if missed > 0.0 {
+                    row.push_str(&format!("; {missed:.1} deadlines missed a game"));
+                }
+                lines.push(row);
             }
             match b.provisional_left_out {
                 0 => {}

@@ -112,6 +112,11 @@ fn table_rooms(world: &World) -> String {
     crate::text::english_list(&rooms)
 }
 
+/// ", you are white" (nothing for a seat's bare number, which says nothing).
+fn you_are(role: &str) -> String {
+    crate::world::sessions::shown_role(role).map_or_else(String::new, |r| format!(", you are {r}"))
+}
+
 /// The word a game is played by: its template's name without the version (`rps` of `rps.v1`).
 fn game_word(template: &Template) -> &'static str {
     template.id.split('.').next().unwrap_or(template.id)
@@ -231,14 +236,15 @@ game's id and template and your opponent.";
             if !t.house_plays {
                 return Err(VerbError::refused(format!(
                     "The house does not play {}; find a partner here.",
-                    t.id
+                    t.title
                 )));
             }
             let id = start(world, cx, &me, COMPUTER_ID)?;
             return Ok(Reply::new(
                 vec![format!(
-                    "You sit down to play {} with the house: game #{id}, you are {first}.",
-                    t.title
+                    "You sit down to play {} with the house: game #{id}{}.",
+                    t.title,
+                    you_are(first)
                 )],
                 Playing {
                     template: t.id.to_owned(),
@@ -269,8 +275,9 @@ game's id and template and your opponent.";
             world.accept_invitation(cx, id)?;
             return Ok(Reply::new(
                 vec![format!(
-                    "You accept {them_name}'s invitation: game #{id} of {}, you are {second}.",
-                    t.title
+                    "You accept {them_name}'s invitation: game #{id} of {}{}.",
+                    t.title,
+                    you_are(second)
                 )],
                 Playing {
                     template: t.id.to_owned(),

@@ -57,10 +57,14 @@ token, which is shown only when it is made.";
         if world.directory.has_token(&agent_id) && !args.new {
             return Ok(Reply::new(
                 vec![
-                    "You already have an API token. It is stored only as a hash, so it cannot be shown again;".into(),
-                    "`@token new` makes a new one (and the old one stops working).".into(),
+                    "You already have an API token. It is stored only as a hash, so it cannot be \
+                     shown again; `@token new` makes a new one (and the old one stops working)."
+                        .into(),
                 ],
-                TokenInfo { agent_id, token: None },
+                TokenInfo {
+                    agent_id,
+                    token: None,
+                },
             ));
         }
         let issued = issue_token(&agent_id);

@@ -34,11 +34,11 @@ impl World {
             text.push(format!(
                 "Game #{} ({}): {}",
                 s.id,
-                s.template.id,
+                s.template.title,
                 s.players_line()
             ));
         }
-        text.extend(s.game.render(role, self.game_time(s)));
+        text.extend(s.drawn(role, self.game_time(s)));
         Some(BoardMsg {
             gmcp: s.template.gmcp.map(Into::into),
             xmcp: s.template.xmcp.map(Into::into),
@@ -187,7 +187,7 @@ impl World {
                 None if actor => {}
                 None => {
                     cx.tell(&who, headline.as_str());
-                    for line in s.game.render(viewer.role, now) {
+                    for line in s.drawn(viewer.role, now) {
                         cx.tell(&who, line);
                     }
                 }

@@ -206,7 +206,7 @@ fn lines_of(world: &World, viewer: &AgentId, shown: &Shown<'_>) -> Vec<String> {
         .room_session(shown.room)
         .and_then(|sid| world.session(sid))
     {
-        lines.extend(s.game.render(s.role_of(viewer), world.game_time(s)));
+        lines.extend(s.drawn(s.role_of(viewer), world.game_time(s)));
     }
     if !r.things.is_empty() {
         let names: Vec<&str> = r.things.iter().map(|t| t.name.as_str()).collect();
@@ -221,7 +221,7 @@ fn lines_of(world: &World, viewer: &AgentId, shown: &Shown<'_>) -> Vec<String> {
         lines.push(format!(
             "Game #{} ({}): {}, {state}. (`look #{}` to see it.)",
             g.id,
-            g.template.id,
+            g.template.title,
             g.players_line(),
             g.id
         ));

@@ -23,12 +23,15 @@ fn headline(s: &Session, agent: &str, role: &str, action: &AnyAction) -> String 
             .iter()
             .find(|p| &*p.agent == agent)
             .map_or(agent, |p| p.name.as_str());
-        format!("#{}: {who} ({role}) {what}.", s.id)
+        match super::shown_role(role) {
+            Some(role) => format!("#{}: {who} ({role}) {what}.", s.id),
+            None => format!("#{}: {who} {what}.", s.id),
+        }
     };
     if let Some(end) = s.game.ending() {
         line.push_str(&format!(" Game over: {end}."));
     }
-    line
+    super::with_names(&line, &s.participants)
 }
 
 /// An action on its way into a session: as someone typed or sent it, which the session's

@@ -261,6 +261,16 @@ impl Session {
         players_line(&self.participants)
     }
 
+    /// The game drawn as text for a reader in `role` (none: a watcher), its seats' bare numbers
+    /// given as their players' names: what people read of it.
+    pub fn drawn(&self, role: Option<&str>, now: crate::game_api::GameTime) -> Vec<String> {
+        let lines = self.game.render(role, now);
+        lines
+            .iter()
+            .map(|l| with_names(l, &self.participants))
+            .collect()
+    }
+
     /// What its game's state decided toward ratings, if anything: on `day` (the UTC date of
     /// the deciding action), with whom each player speaks for (`owner`).
     pub fn decision(
@@ -283,9 +293,40 @@ impl Session {
 pub fn players_line(participants: &[Participant]) -> String {
     participants
         .iter()
-        .map(|p| format!("{} ({})", p.name, p.role))
+        .map(|p| match shown_role(p.role) {
+            Some(role) => format!("{} ({role})", p.name),
+            None => p.name.clone(),
+        })
         .collect::<Vec<_>>()
         .join(" vs ")
+}
+
+/// A role as people are shown it beside a name: "white", "X", "wolf"; none for a seat's bare
+/// number (`player_1`, `player`), which tells a person nothing their name does not.
+pub fn shown_role(role: &str) -> Option<&str> {
+    let bare = role == "player"
+        || role
+            .strip_prefix("player_")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    (!bare).then_some(role)
+}
+
+/// A game's words with each bare seat number (`player_2 wins`) given as its player's name
+/// (`Bob wins`), for people.
+pub fn with_names(text: &str, participants: &[Participant]) -> String {
+    let mut seats: Vec<&Participant> = participants
+        .iter()
+        .filter(|p| shown_role(p.role).is_none() && p.role != "player")
+        .collect();
+    // `player_10` before `player_1`.
+    seats.sort_by_key(|p| std::cmp::Reverse(p.role.len()));
+    let mut out = text.to_owned();
+    for p in seats {
+        if out.contains(p.role) {
+            out = out.replace(p.role, &p.name);
+        }
+    }
+    out
 }
 
 /// A reason a player gave with an action, shown once the game is over.
