@@ -73,7 +73,7 @@ def expected_ending(board):
 
 def moot_ending(client, game):
     for line in client.command("games"):
-        if line.startswith(f"#{game} (chess.v1):"):
+        if line.startswith(f"#{game} (chess):"):
             if " to move, move " in line:
                 return None
             for reason in ["checkmate", "insufficient material", "stalemate", "threefold repetition", "the fifty-move rule"]:
@@ -109,11 +109,20 @@ def play(host, port, rng, index, tag):
             for c in (white, black):
                 c.sock.close()
             return plies, want
-        got = set(listed[0].split(": ", 1)[1].split())
+        # "Legal moves for white in game #1: a3 ... Nf3 (in UCI: a2a3 ... g1f3)."
+        san_part, uci_part = listed[0].split(": ", 1)[1].split(" (in UCI: ", 1)
+        got = set(uci_part.rstrip(").").split())
         expected = {m.uci() for m in board.legal_moves}
         if got != expected:
             raise AssertionError(
                 f"game {index} ply {plies} {board.fen()}: only moot {sorted(got - expected)}, only python-chess {sorted(expected - got)}"
+            )
+        # The same moves in SAN, as python-chess writes them (without the check marks).
+        got_san = set(san_part.split())
+        expected_san = {board.san(m).rstrip("+#") for m in board.legal_moves}
+        if got_san != expected_san:
+            raise AssertionError(
+                f"game {index} ply {plies} {board.fen()}: SAN only moot {sorted(got_san - expected_san)}, only python-chess {sorted(expected_san - got_san)}"
             )
         # In every third game, often play one's previous move backwards, so that positions
         # repeat and threefold repetition is tested as well as the other endings.

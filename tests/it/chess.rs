@@ -174,12 +174,16 @@ async fn stale_sequences_wrong_turns_and_watchers_get_a_warning_and_a_fresh_boar
         "You are only watching game #1; you cannot move its pieces."
     );
     bob.send("moves").await;
+    let moves = bob.expect("Legal moves for black in game #1").await;
+    let moves = moves.last().unwrap();
+    // In SAN as people write them, then UCI for programs.
     assert!(
-        bob.expect("Legal moves for black in game #1")
-            .await
-            .last()
-            .unwrap()
-            .contains("d7d5")
+        moves.contains(": ") && moves.contains(" d5 ") && moves.contains(" Nf6 "),
+        "{moves}"
+    );
+    assert!(
+        moves.contains("(in UCI: ") && moves.contains("d7d5"),
+        "{moves}"
     );
 }
 

@@ -626,7 +626,8 @@ async fn a_rest_chess_game_stands_in_the_parlour() {
     .await;
     let look = ann.command("look").await;
     let line = format!(
-        "Game #{id} (chess): {} (white) vs {} (black), in play. (`look #{id}` to see it.)",
+        "Game #{id} (chess): {} (white) vs {} (black), black to move, move 1. (`look #{id}` to see \
+         it.)",
         white.name, black.name
     );
     assert!(look.contains(&line), "{look:#?}");

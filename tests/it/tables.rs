@@ -161,6 +161,21 @@ async fn a_game_started_away_from_its_table_stands_there_and_says_so() {
         r[0].starts_with("There is no \"rps\" to play here"),
         "{r:?}"
     );
+    // A person reads the totals the tools' fixed words leave out, and a finished hand is
+    // said to be over, not in play.
+    let hand = ann.command("stand").await;
+    let last = hand.last().unwrap();
+    assert!(
+        last.starts_with("(You had ") && last.ends_with("`deal` for another hand.)"),
+        "{hand:?}"
+    );
+    let games = bo.command("games").await;
+    assert!(
+        games
+            .iter()
+            .any(|l| l.starts_with("#1 (blackjack): Ann, the hand is over: ")),
+        "{games:?}"
+    );
 }
 
 /// A person's `help` keeps the agents' tools out (their topic says where agents read); an

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use moot_kernel::verbs::{NoArgs, Reply, Topic, Verb, VerbError, no_args};
 use moot_kernel::world::sessions::SessionId;
-use moot_kernel::world::{Cx, ThingKind, World};
+use moot_kernel::world::{Cx, Face, ThingKind, World};
 
 /// Where blackjack is dealt (the Card Room's table).
 pub const CARD_TABLE: ThingKind = ThingKind::named("blackjack_table");
@@ -57,7 +57,7 @@ fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, Ver
         }
         None => {
             return Err(VerbError::refused(
-                "There is no hand in play; deal one first (blackjack_deal).",
+                "There is no hand in play; deal one first (`deal`, or the tool blackjack_deal).",
             ));
         }
     };
@@ -77,12 +77,23 @@ fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, Ver
             })
             .unwrap_or_default()
     };
-    let text = v["text"]
+    let mut text: Vec<String> = v["text"]
         .as_str()
         .unwrap_or_default()
         .lines()
         .map(str::to_owned)
         .collect();
+    // The tools answer in seed 001's words exactly; a person at a terminal is also told the
+    // totals and what to type next.
+    if cx.face == Face::Telnet {
+        let player = v["player_total"].as_u64().unwrap_or(0);
+        text.push(match v["dealer_total"].as_u64() {
+            Some(dealer) => format!(
+                "(You had {player}, the dealer {dealer}. `deal` for another hand.)"
+            ),
+            None => format!("(You have {player}. `hit` or `stand`.)"),
+        });
+    }
     Ok(Reply::new(
         text,
         Hand {

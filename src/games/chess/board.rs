@@ -85,8 +85,8 @@ impl Verb for Moves {
     const NAME: &'static str = "moves";
     const USAGE: &'static str = "moves [#<game>]";
     const SUMMARY: &'static str = "List the legal moves in a chess game.";
-    const HELP: &'static str = "Lists, in UCI, every move the side to move may make in your game (or in \
-`#3`, which anyone may ask).";
+    const HELP: &'static str = "Lists, in SAN (Nf3) and in UCI (g1f3), every move the side to move \
+may make in your game (or in `#3`, which anyone may ask).";
     const READ_ONLY: bool = true;
     const TOOL_DESCRIPTION: &'static str = "List the legal moves of the side to move in the chess \
 game `game` (`#3`), or your only game when left out. Returns the moves in UCI and whose turn it \
@@ -111,9 +111,18 @@ is.";
             .as_deref()
             .map(|t| s.game.legal_actions(t))
             .unwrap_or_default();
+        // People read SAN (Nf3), as the move list and `move` do; UCI beside it for programs.
+        let san: Vec<String> = moves
+            .iter()
+            .filter_map(|uci| {
+                let m = g.parse_move(uci).ok()?;
+                Some(shakmaty::san::San::from_move(g.position(), m).to_string())
+            })
+            .collect();
         let text = match &turn {
             Some(t) => vec![format!(
-                "Legal moves for {t} in game #{sid}: {}",
+                "Legal moves for {t} in game #{sid}: {} (in UCI: {}).",
+                san.join(" "),
                 moves.join(" ")
             )],
             None => vec![format!("Game #{sid} is over; there are no moves.")],

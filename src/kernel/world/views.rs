@@ -213,11 +213,8 @@ fn lines_of(world: &World, viewer: &AgentId, shown: &Shown<'_>) -> Vec<String> {
         lines.push(format!("You see {} here.", english_list(&names)));
     }
     for g in &shown.games {
-        let state = if g.game.is_terminal() {
-            "finished"
-        } else {
-            "in play"
-        };
+        // Where it stands ("black to move, move 1", how it ended), as `games` says it.
+        let state = g.game.situation();
         lines.push(format!(
             "Game #{} ({}): {}, {state}. (`look #{}` to see it.)",
             g.id,

@@ -223,6 +223,19 @@ impl Game for Blackjack {
         false
     }
 
+    /// The table never closes, so its hands are told apart by where the last one stands.
+    fn situation(&self) -> String {
+        match self.phase {
+            Phase::Idle => "no hand dealt".to_owned(),
+            Phase::Playing => format!("a hand in play, the player on {}", total(&self.player)),
+            Phase::Over(how) => format!(
+                "the hand is over: {how} ({} to {}); `deal` for another",
+                total(&self.player),
+                total(&self.dealer)
+            ),
+        }
+    }
+
     /// Luck against the house: a record of hands, not a rating.
     const RECKONING: moot_game_api::Reckoning = moot_game_api::Reckoning::Record;
 
