@@ -427,6 +427,20 @@ async fn a_telnet_player_practises_against_seven_bots_to_the_end() {
         help.iter().any(|l| l.starts_with("  sign board")),
         "{help:?}"
     );
+    // In the hall, outside her match's building, Tess's words still belong to the match:
+    // refused in the lobby with the way to speak, not said to a hall where no player hears.
+    let said = tess.command("say hello, hall").await;
+    assert_eq!(
+        said,
+        [
+            "You can speak to the match only during the openings (DAY_OPENING, on your turn) \
+          and the discussion (DAY_DISCUSSION); it is the lobby (LOBBY) now"
+        ]
+    );
+    assert_eq!(
+        tess.command("emote waves").await,
+        ["In your match, speak with `say` (or `speak`) when it is your time."]
+    );
     let inside = tess.command("game1").await;
     assert!(
         inside.iter().any(|l| l.contains("Bot-Abel (p2, bot)")),
@@ -1347,5 +1361,65 @@ async fn the_house_fills_a_board_that_has_waited_long_enough() {
     );
     let q = lone.command("queue").await;
     assert!(q.iter().any(|l| l.contains("Nobody has signed")), "{q:?}");
+    s.stop().await;
+}
+
+/// Finished matches do not pile up: after four practice matches the Town Hall shows the last
+/// three plaques, the town's map has no empty building of a finished match, and the home
+/// page's list keeps the last three finished (each with its page, which replays it).
+#[tokio::test]
+async fn finished_matches_leave_the_hall_and_the_map_but_the_last_few() {
+    let s = TestServer::start_with(|c| c.time_scale = 100.0).await;
+    let mut tess = s.player("Tess").await;
+    tess.command("north").await;
+    let mut numbers = Vec::new();
+    for _ in 0..4 {
+        let started = tess.command("werewolf practice").await;
+        let n: String = started[0]
+            .strip_prefix("Werewolf Game #")
+            .and_then(|r| r.split_whitespace().next())
+            .unwrap_or_else(|| panic!("{started:?}"))
+            .to_owned();
+        tess.command(&format!("game{n}")).await;
+        tess.send("ready").await;
+        plays_by_telnet(&mut tess, "Tess (p1)").await;
+        tess.command("out").await;
+        numbers.push(n);
+    }
+    let hall = tess.command("look").await.join("\n");
+    assert_eq!(
+        hall.matches("a plaque for Werewolf Game #").count(),
+        3,
+        "{hall}"
+    );
+    assert!(
+        !hall.contains(&format!("a plaque for Werewolf Game #{},", numbers[0])),
+        "{hall}"
+    );
+    for n in &numbers[1..] {
+        assert!(hall.contains(&format!("Werewolf Game #{n}")), "{hall}");
+    }
+    let town: Value = reqwest::get(format!("http://{}/town.json", s.http))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let rooms = town["rooms"].as_array().unwrap();
+    assert!(
+        !rooms.iter().any(|r| r["name"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("Werewolf Game")),
+        "{rooms:#?}"
+    );
+    let listed: Vec<String> = town["werewolf"]["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["number"].to_string())
+        .collect();
+    let last_three = vec![numbers[3].clone(), numbers[2].clone(), numbers[1].clone()];
+    assert_eq!(listed, last_three);
     s.stop().await;
 }

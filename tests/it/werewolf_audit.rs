@@ -381,13 +381,20 @@ pub(crate) fn audit(
         }
     }
     if face == "telnet" {
-        // The table: a living player's row shows a card only to that player.
-        for (id, name, _) in roles {
+        // The table: a living player's row shows a card only to that player, and a wolf's
+        // fellow wolf to the wolf, marked as its partner (as the state names it to them).
+        for (id, name, theirs) in roles {
             let label = format!("{name} ({id}");
             let own = seat.is_some_and(|s| s.0 == id);
-            if body.trim_start().starts_with(&label)
-                && body.contains("alive")
-                && CARDS.iter().any(|c| body.contains(c))
+            let partner = is("WEREWOLF") && theirs == "WEREWOLF";
+            let row = if partner {
+                body.replacen("  Werewolf, your partner", "", 1)
+            } else {
+                body.to_owned()
+            };
+            if row.trim_start().starts_with(&label)
+                && row.contains("alive")
+                && CARDS.iter().any(|c| row.contains(c))
                 && !own
             {
                 leaks.push(format!("the role of {name}, alive"));

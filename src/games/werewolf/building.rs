@@ -13,10 +13,12 @@ use moot_kernel::world::map::{Exit, Room, Thing};
 use moot_kernel::world::sessions::SessionId;
 use moot_kernel::world::{AgentId, Cx, RoomIdx, ThingKind, World};
 
-/// The building's verbs, for whoever stands in a match's building.
+/// The building's verbs, for whoever stands in a match's building, and for a living player of
+/// a running match wherever they stand (their words belong to the match, which keeps them from
+/// the town: said in the square, they would reach nobody who plays).
 pub const SET: moot_kernel::verbs::game_module::CommandSet =
     moot_kernel::verbs::game_module::CommandSet {
-        applies: inside,
+        applies: inside_or_playing,
         verbs: VERBS,
     };
 
@@ -26,8 +28,15 @@ static VERBS: &[VerbEntry] = &[
     entry::<MatchWhisper>(),
 ];
 
-fn inside(world: &World, actor: &AgentId) -> bool {
-    building_match(world, actor).is_some()
+fn inside_or_playing(world: &World, actor: &AgentId) -> bool {
+    playing(world, actor).is_some() || building_match(world, actor).is_some()
+}
+
+/// The running match that keeps `agent` from the town (they play in it, alive).
+fn playing(world: &World, agent: &AgentId) -> Option<SessionId> {
+    world
+        .secluded_in(agent)
+        .filter(|&sid| game_of(world, sid).is_some())
 }
 
 /// `say` in the building: a living player's words (and the condemned's last words) go to the
@@ -123,7 +132,7 @@ pub(super) fn build(world: &mut World, sid: SessionId, number: usize) {
         id: format!("werewolf_game_{sid}"),
         name: name.clone(),
         description: format!(
-            "A timber meeting house raised for {name} (match {sid}). Eight chairs stand in a \
+            "A timber meeting house raised for {name}. Eight chairs stand in a \
              ring; the Town Crier keeps the time. Whoever stands here watches the match; the \
              players may be anywhere. `look` shows how it stands; `out` leads back to the Town \
              Hall."
@@ -160,7 +169,14 @@ fn door(number: usize, room: RoomIdx) -> Exit {
     }
 }
 
-/// Match `sid` is over: its door in the hall becomes a plaque with the result.
+/// A plaque's id in the hall, before its match's number.
+const PLAQUE: &str = "werewolf_plaque_";
+
+/// How many finished matches' plaques the hall shows.
+pub const PLAQUES_KEPT: usize = 3;
+
+/// Match `sid` is over: its door in the hall becomes a plaque with the result (and the oldest
+/// plaque beyond [`PLAQUES_KEPT`] is taken down).
 fn put_up_plaque(world: &mut World, sid: SessionId) {
     let (Some(hall), Some(b)) = (
         hall(world),
@@ -172,13 +188,22 @@ fn put_up_plaque(world: &mut World, sid: SessionId) {
         return;
     }
     let Some(w) = game_of(world, sid) else { return };
-    let mut text = vec![format!("Werewolf Game #{} (match {sid})", b.number)];
+    let mut text = vec![format!("Werewolf Game #{}", b.number)];
     text.extend(rules::text::report_lines(w));
     let n = b.number;
     let hall_room = &mut world.map.rooms[hall];
     hall_room.exits.retain(|e| e.to != b.room);
+    // The hall keeps the latest few results; older matches are in `matches ended`, on the web
+    // and in their reports, not piled up in everyone's `look`.
+    let plaques: Vec<usize> = (0..hall_room.things.len())
+        .filter(|&i| hall_room.things[i].id.starts_with(PLAQUE))
+        .collect();
+    let extra = (plaques.len() + 1).saturating_sub(PLAQUES_KEPT);
+    for &i in plaques[..extra].iter().rev() {
+        hall_room.things.remove(i);
+    }
     hall_room.things.push(Thing {
-        id: format!("werewolf_plaque_{sid}"),
+        id: format!("{PLAQUE}{sid}"),
         name: format!("a plaque for Werewolf Game #{n}"),
         aliases: vec![
             format!("plaque{n}"),
@@ -202,12 +227,14 @@ pub fn after_change(world: &mut World, cx: &mut Cx, sid: SessionId) {
     if let (true, Some(b)) = (over, building)
         && !b.ended
     {
+        let before = hall(world).map(|h| world.map.rooms[h].things.clone());
         put_up_plaque(world, sid);
         cx.undo(move |w| {
             let Some(hall) = hall(w) else { return };
             let room = &mut w.map.rooms[hall];
-            room.things
-                .retain(|t| t.id != format!("werewolf_plaque_{sid}"));
+            if let Some(things) = before {
+                room.things = things;
+            }
             room.exits.push(door(b.number, b.room));
             if let Some(x) = w.ext::<WerewolfTown>().buildings.get_mut(&sid) {
                 x.ended = false;
@@ -224,9 +251,14 @@ pub fn restore(world: &mut World) {
         .into_iter()
         .filter(|&sid| game_of(world, sid).is_some())
         .collect();
-    for (i, sid) in matches.into_iter().enumerate() {
-        build(world, sid, i + 1);
+    for sid in matches {
+        build(world, sid, number_of(sid));
     }
+}
+
+/// A match's number, the one its players, its door and its page use: its session's.
+pub fn number_of(sid: SessionId) -> usize {
+    usize::try_from(sid.number()).unwrap_or(usize::MAX)
 }
 
 /// The running match whose building `agent` stands in, if any.
@@ -267,7 +299,8 @@ fn speaking_role(world: &World, sid: SessionId, agent: &AgentId) -> Option<&'sta
 /// words) go to the match (as `speak`); the dead and the watchers talk among themselves, from
 /// the graveyard, and the living do not hear them. None outside a building.
 pub fn floor(world: &mut World, cx: &mut Cx, text: &str) -> Option<Result<Vec<String>, VerbError>> {
-    let sid = building_match(world, &cx.actor)?;
+    // A living player speaks to their match wherever they stand.
+    let sid = playing(world, &cx.actor).or_else(|| building_match(world, &cx.actor))?;
     Some(match speaking_role(world, sid, &cx.actor) {
         Some(role) => {
             let args = play::SpeakArgs {
@@ -286,12 +319,13 @@ pub fn floor(world: &mut World, cx: &mut Cx, text: &str) -> Option<Result<Vec<St
     })
 }
 
-/// Emotes and whispers of a living player in their match's building are refused: they talk
-/// with `say`, to the match. (The dead and the watchers may; the living do not hear them.)
+/// Emotes and whispers of a living player are refused (in their match's building or
+/// anywhere while the match keeps them): they talk with `say`, to the match. (The dead and the watchers may; the living do not hear them.)
 pub fn check_quiet(world: &World, cx: &Cx) -> Result<(), VerbError> {
-    match building_match(world, &cx.actor) {
+    let sid = playing(world, &cx.actor).or_else(|| building_match(world, &cx.actor));
+    match sid {
         Some(sid) if secluded_role(world, sid, &cx.actor).is_some() => Err(VerbError::refused(
-            "In the match, speak with `say` (or `speak`) when it is your time.",
+            "In your match, speak with `say` (or `speak`) when it is your time.",
         )),
         _ => Ok(()),
     }

@@ -97,7 +97,7 @@ Town Hall to watch.";
                 "startedAt": started,
             }));
             text.push(format!(
-                "Werewolf Game #{number} (match {sid}): {}",
+                "Werewolf Game #{number}: {}",
                 moot_kernel::game_api::Game::situation(w)
             ));
         }

@@ -356,7 +356,8 @@ pub fn start_match(
         .create_town_session(cx, "werewolf.v1", &participants, options)
         .map_err(|e| host_refusal(world, e))?;
     let sid = created.id;
-    let number = world.ext::<WerewolfTown>().buildings.len() + 1;
+    // One number for the match everywhere: its session's.
+    let number = building::number_of(sid);
     building::build(world, sid, number);
     // A town without a Town Hall puts up no building (`werewolf practice` works anywhere).
     if let Some(b) = world.ext::<WerewolfTown>().buildings.get(&sid).copied() {
@@ -368,8 +369,8 @@ pub fn start_match(
         });
     }
     let line = format!(
-        "[Town Crier] Werewolf Game #{number} begins (match {sid}): its door, `game{number}`, \
-         stands open in the Town Hall. Players, type `ready`."
+        "[Town Crier] Werewolf Game #{number} begins: its door, `game{number}`, stands open in \
+         the Town Hall. Players, type `ready`."
     );
     for (a, _, bot) in players {
         if !bot {
@@ -402,10 +403,16 @@ pub fn town_board(world: &World) -> Value {
     let Some(town) = world.ext_ref::<WerewolfTown>() else {
         return json!({ "queue": [], "matches": [] });
     };
+    // The running matches, and the last few finished (their pages replay them).
+    let mut finished = 0;
     let matches: Vec<Value> = town
         .buildings
         .iter()
         .rev()
+        .filter(|(_, b)| {
+            finished += usize::from(b.ended);
+            !b.ended || finished <= building::PLAQUES_KEPT
+        })
         .filter_map(|(&sid, b)| {
             let w = game_of(world, sid)?;
             Some(json!({

@@ -182,7 +182,7 @@ pub fn speak(
         return Err(super::refusal(
             world,
             Code::WrongPhase,
-            &format!("It is {}: a message now is {kind}, not {k}", phase.name()),
+            &format!("It is {}: a message now is {kind}, not {k}", phase.told()),
             None,
         ));
     }

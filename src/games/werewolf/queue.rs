@@ -448,7 +448,7 @@ pub fn practice(world: &mut World, cx: &mut Cx) -> Result<Reply<Practicing>, Ver
     };
     Ok(Reply::new(
         vec![format!(
-            "Werewolf Game #{number} (match {sid}) begins: you and seven house bots. Type \
+            "Werewolf Game #{number} begins: you and seven house bots. Type \
              `ready`, then `werewolf` to see where it stands."
         )],
         data,

@@ -30,9 +30,12 @@
     draw(ww) {
       $("queue").replaceChildren(el("p", {id: "board"},
         ww.queue.length ? `On the board (${ww.queue.length} of 8): ${ww.queue.join(", ")}` : "Nobody has signed the board."));
-      $("matches").replaceChildren(list(ww.matches.map(m => el("li", {"data-match": m.matchId},
+      const item = m => el("li", {"data-match": m.matchId},
         el("a", {href: m.page}, `Werewolf Game #${m.number}`),
-        m.ended ? " (over)" : ` (day ${m.day}, ${m.phase.toLowerCase().replace("_", " ")})`)), "No matches yet."));
+        m.ended ? " (over: watch the replay)" : ` (day ${m.day}, ${m.phase.toLowerCase().replace("_", " ")})`);
+      const running = ww.matches.filter(m => !m.ended), over = ww.matches.filter(m => m.ended);
+      $("matches").replaceChildren(list(running.map(item), "No match is being played."),
+        ...(over.length ? [el("h4", {}, "Finished"), list(over.map(item), "")] : []));
     },
     signedIn(me) {
       $("my-board").hidden = !me.signedIn;

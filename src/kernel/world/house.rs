@@ -189,6 +189,12 @@ impl World {
         }
     }
 
+    /// The session that keeps `agent` from the town now (a living player's Werewolf match),
+    /// if one does.
+    pub fn secluded_in(&self, agent: &AgentId) -> Option<SessionId> {
+        self.secluded.get(agent).copied()
+    }
+
     /// Why `listener` cannot hear anyone from the town now (a `say` where they stand, a
     /// `page`, a `whisper`), if they cannot: a game they play keeps them.
     pub fn deaf_to_town(&self, listener: &AgentId) -> Option<String> {

@@ -412,11 +412,18 @@ pub fn town_view(world: &World) -> TownView {
             finished.push(g);
         }
     }
+    // A game's own room (a Werewolf match's building) is on the map while its game runs, or
+    // while someone stands in it: finished games' rooms do not pile up there.
+    let listed = |i: RoomIdx| match world.room_session(i).and_then(|sid| world.session(sid)) {
+        Some(s) => !s.game.is_terminal() || !world.occupants(i).is_empty(),
+        None => true,
+    };
     let rooms = world
         .map
         .rooms
         .iter()
         .enumerate()
+        .filter(|&(i, _)| listed(i))
         .map(|(i, r)| {
             let mut occupants: Vec<Occupant> = world
                 .occupants(i)

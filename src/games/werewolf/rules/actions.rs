@@ -29,13 +29,13 @@ impl Werewolf {
         if allowed.contains(&self.phase) {
             return Ok(());
         }
-        let names: Vec<&str> = allowed.iter().map(|p| p.name()).collect();
+        let names: Vec<String> = allowed.iter().map(|p| p.told()).collect();
         Err(refuse(
             Code::WrongPhase,
             format!(
-                "You can {what} only in {}; it is {} now",
+                "You can {what} only during {}; it is {} now",
                 names.join(" or "),
-                self.phase.name()
+                self.phase.told()
             ),
         ))
     }
@@ -349,9 +349,9 @@ impl Werewolf {
                 return Err(refuse(
                     Code::WrongPhase,
                     format!(
-                        "You can speak publicly only in DAY_OPENING (on your turn) and \
-                         DAY_DISCUSSION; it is {} now",
-                        self.phase.name()
+                        "You can speak to the match only during the openings (DAY_OPENING, on \
+                         your turn) and the discussion (DAY_DISCUSSION); it is {} now",
+                        self.phase.told()
                     ),
                 ));
             }

@@ -85,13 +85,26 @@ pub fn state(w: &Werewolf, reader: Reader, state: &Value) -> Result<(), String> 
     Ok(())
 }
 
-/// The text view `reader` gets (telnet's `werewolf`): no card beside a name they may not know.
+/// The text view `reader` gets (telnet's `werewolf`): no card beside a name they may not know,
+/// but for a wolf's fellow wolf (whom the state names to it too, in `knownWolves`), marked as
+/// its partner and nothing more.
 pub fn text_view(w: &Werewolf, reader: Reader) -> Result<(), String> {
     let lines = text::render(w, reader, w.now);
+    let wolf = card_of(w, reader) == Some(Card::Werewolf);
     for s in (0..SEATS).filter(|&s| !entitled(w, reader, s)) {
         let label = text::seat_label(w, s);
         let Some(row) = lines.iter().find(|l| l.trim_start().starts_with(&label)) else {
             return Err(format!("{reader:?}: no row for {label}"));
+        };
+        let partner = wolf && w.players.get(s).is_some_and(|p| p.card == Card::Werewolf);
+        const MARK: &str = "  Werewolf, your partner";
+        if partner && !row.contains(MARK) {
+            return Err(format!("{reader:?}: its partner unmarked: {row}"));
+        }
+        let row = if partner {
+            row.replacen(MARK, "", 1)
+        } else {
+            row.clone()
         };
         if DECK.iter().any(|card| row.contains(card.title())) {
             return Err(format!("{reader:?}: {row}"));

@@ -121,6 +121,26 @@ impl Phase {
         Phase::Ended,
     ];
 
+    /// The phase in plain words, as people are told it ("the vote").
+    pub fn words(self) -> &'static str {
+        match self {
+            Phase::Lobby => "the lobby",
+            Phase::Night => "the night",
+            Phase::DayAnnounce => "the dawn",
+            Phase::DayOpening => "the openings",
+            Phase::DayDiscussion => "the discussion",
+            Phase::DayVote => "the vote",
+            Phase::DayResolution => "the verdict",
+            Phase::Ended => "the end of the match",
+        }
+    }
+
+    /// The phase in plain words with its name in the state (`DAY_VOTE`), for people and
+    /// programs alike: "the vote (DAY_VOTE)".
+    pub fn told(self) -> String {
+        format!("{} ({})", self.words(), self.name())
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Phase::Lobby => "LOBBY",

@@ -965,3 +965,23 @@ fn the_deadline_owes_a_miss_to_exactly_those_it_counts_one_against() {
     assert!(Game::owing(&w).is_empty());
     assert!(owed > 0, "some deadline found someone owing");
 }
+
+/// A wolf's roster marks its fellow wolf (which the wolf knows from the start), nobody else's
+/// does, and the phase is told in plain words.
+#[test]
+fn a_wolfs_roster_marks_its_partner_and_no_other_reader_sees_it() {
+    let w = until(new(11), Phase::Night);
+    let wolves = seats_with(&w, Card::Werewolf);
+    let (a, b) = (wolves[0], wolves[1]);
+    let mine = text::render(&w, Reader::Seat(a), w.now);
+    let row = mine.iter().find(|l| l.contains(w.name(b))).unwrap();
+    assert!(row.ends_with("Werewolf, your partner"), "{mine:#?}");
+    assert!(
+        mine[0].starts_with("Day ") && mine[0].contains(", the night"),
+        "{mine:#?}"
+    );
+    for reader in [Reader::Seat(one(&w, Card::Seer)), Reader::Public] {
+        let theirs = text::render(&w, reader, w.now).join("\n");
+        assert!(!theirs.contains("Werewolf"), "{theirs}");
+    }
+}

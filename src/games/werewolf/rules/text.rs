@@ -235,7 +235,7 @@ pub fn summary(w: &Werewolf) -> String {
     let mut s = match w.phase {
         Phase::Lobby => "The match has not begun.".to_owned(),
         Phase::Ended => format!("The match is over: {}.", w.situation_words()),
-        _ => format!("Day {}, {}.", w.day, w.phase.name()),
+        _ => format!("Day {}, {}.", w.day, w.phase.words()),
     };
     s.push_str(&format!(" Alive: {}.", alive.join(", ")));
     if !dead.is_empty() {
@@ -419,6 +419,15 @@ pub fn report_lines(w: &Werewolf) -> Vec<String> {
     lines
 }
 
+/// Where the match is, in plain words: "Day 2, the vote", "In the lobby".
+fn when(w: &Werewolf) -> String {
+    match w.phase {
+        Phase::Lobby => "In the lobby".to_owned(),
+        Phase::Ended => "The match is over".to_owned(),
+        p => format!("Day {}, {}", w.day, p.words()),
+    }
+}
+
 /// The match as text for `reader`, at game time `now`.
 pub fn render(w: &Werewolf, reader: Reader, now: GameTime) -> Vec<String> {
     let mut lines = Vec::new();
@@ -427,8 +436,8 @@ pub fn render(w: &Werewolf, reader: Reader, now: GameTime) -> Vec<String> {
         .map(|at| at.saturating_sub(now) / 1000)
         .filter(|_| w.phase != Phase::Ended);
     lines.push(match left {
-        Some(s) => format!("{}, day {} ({s} s left).", w.phase.name(), w.day),
-        None => format!("{}, day {}.", w.phase.name(), w.day),
+        Some(s) => format!("{} ({s} s left).", when(w)),
+        None => format!("{}.", when(w)),
     });
     for s in 0..SEATS {
         let p = &w.players[s];
@@ -436,10 +445,16 @@ pub fn render(w: &Werewolf, reader: Reader, now: GameTime) -> Vec<String> {
             || w.phase == Phase::Ended
             || reader == Reader::Omniscient
             || reader == Reader::Seat(s);
+        // A wolf knows its fellow wolf (the state it is shown names them too).
+        let partner = matches!(reader, Reader::Seat(r) if r != s
+            && w.players[r].card == Card::Werewolf
+            && p.card == Card::Werewolf);
         let mut l = format!("  {:<24}", seat_label(w, s));
         l.push_str(if p.alive { "alive" } else { "dead " });
         if shown {
             l.push_str(&format!("  {}", p.card.title()));
+        } else if partner {
+            l.push_str("  Werewolf, your partner");
         }
         let misses = p.misses + if shown { p.night_misses } else { 0 };
         if misses > 0 {
