@@ -182,6 +182,12 @@ pub struct Config {
     #[arg(long, env = "MOOT_IDLE_TIMEOUT", default_value = "1h")]
     pub idle_timeout: humantime::Duration,
 
+    /// An agent without a connection (over MCP or REST) that has sent nothing this long
+    /// leaves the town, and `who` and its room see it go (0s: never). One whose client ends
+    /// its MCP session leaves at once.
+    #[arg(long, env = "MOOT_AGENT_IDLE_TIMEOUT", default_value = "10m")]
+    pub agent_idle_timeout: humantime::Duration,
+
     /// A connection that has not logged in within this time is closed (0s: never).
     #[arg(long, env = "MOOT_LOGIN_TIMEOUT", default_value = "5m")]
     pub login_timeout: humantime::Duration,
@@ -324,6 +330,10 @@ impl Config {
 
     pub fn idle_timeout(&self) -> Option<Duration> {
         nonzero(self.idle_timeout.into())
+    }
+
+    pub fn agent_idle_timeout(&self) -> Option<Duration> {
+        nonzero(self.agent_idle_timeout.into())
     }
 
     /// How long a connection may stay at the login screen: the shorter of the two timeouts

@@ -175,7 +175,7 @@ async fn open_town(
     })?;
     let options = world::TaskOptions {
         engine: config.games.engine(),
-        agent_idle: config.idle_timeout(),
+        agent_idle: config.agent_idle_timeout(),
         give_up: Some(config.storage_give_up.into()),
         stop: stops.shutdown.clone(),
         asked_to_stop: stops.asked_to_stop.clone(),

@@ -119,6 +119,23 @@ impl McpSessions {
         map.openers.insert(id, opener);
     }
 
+    /// Session `id` has been ended by its client: whether its agent holds no other session
+    /// here now.
+    fn closed(&self, id: &str) -> bool {
+        let mut map = self.lock();
+        let Some(opener) = map.openers.remove(id) else {
+            return false;
+        };
+        let left = map.by_agent.get_mut(&opener.agent).map_or(0, |ids| {
+            ids.retain(|i| &**i != id);
+            ids.len()
+        });
+        if left == 0 {
+            map.by_agent.remove(&opener.agent);
+        }
+        left == 0
+    }
+
     /// Whether the session `id` is one `opener` opened.
     fn belongs(&self, id: &str, opener: &Opener) -> bool {
         self.lock().openers.get(id) == Some(opener)
@@ -417,11 +434,42 @@ impl Endpoint {
             }
             Err(body) => body,
         };
+        // A client ending its session (HTTP DELETE): once the agent holds no other here, it
+        // leaves the town as a telnet player who quits does, rather than stand in `who` until
+        // it idles out.
+        let ending = (parts.method == Method::DELETE)
+            .then(|| {
+                parts
+                    .headers
+                    .get("mcp-session-id")?
+                    .to_str()
+                    .ok()
+                    .map(str::to_owned)
+            })
+            .flatten();
         parts
             .extensions
             .insert(crate::mcp::McpAgent(agent.as_str().into(), credential));
         let req = axum::extract::Request::from_parts(parts, body);
-        let response = self.rmcp.handle(req).await.map(axum::body::Body::new);
+        let mut response = self.rmcp.handle(req).await.map(axum::body::Body::new);
+        if let Some(id) = ending
+            && response.status().is_success()
+        {
+            // rmcp answers 202; the SDKs take a session's end as done at 200 (the Python SDK
+            // logs "Session termination failed: 202" otherwise).
+            *response.status_mut() = StatusCode::OK;
+            if self.sessions.closed(&id) {
+                let who: moot_kernel::world::AgentId = agent.as_str().into();
+                self.calls
+                    .town()
+                    .leave(
+                        &who,
+                        moot_kernel::world::AGENT_CONN,
+                        moot_kernel::world::Leaving::Quit,
+                    )
+                    .await;
+            }
+        }
         if initialize
             && let Some(id) = response
                 .headers()

@@ -225,6 +225,44 @@ async fn agents_and_telnet_users_hear_each_other() {
     );
 }
 
+/// An agent whose client ends its MCP session (the SDK's HTTP DELETE on closing) leaves the
+/// town at once, as a telnet player who quits does: its room hears it go and `who` no longer
+/// lists it; the SDK takes the end as done, logging no warning.
+#[tokio::test]
+async fn an_agent_that_ends_its_mcp_session_leaves_who_and_its_room() {
+    let s = TestServer::start().await;
+    let bot = s.api().agent(Some("Robo")).await;
+    let mut ann = s.player("Ann").await;
+    let url = format!("http://{}/mcp", s.http);
+    let seen = agent(&["leave", &url, &bot.token]).await;
+    assert_eq!(seen["looked"], true, "{seen}");
+    assert_eq!(seen["warnings"], json!([]), "{seen}");
+    ann.expect("Robo has connected.").await;
+    ann.expect("Robo has disconnected.").await;
+    let who = ann.command("who").await.join("\n");
+    assert!(!who.contains("Robo"), "{who}");
+    s.stop().await;
+}
+
+/// An agent that goes silent leaves after the agents' idle time, and its room hears it go.
+#[tokio::test]
+async fn a_silent_agent_leaves_after_the_agents_idle_time() {
+    let s = TestServer::start_with(|c| {
+        c.agent_idle_timeout = std::time::Duration::from_millis(800).into();
+    })
+    .await;
+    let bot = s.api().agent(Some("Robo")).await;
+    let mut ann = s.player("Ann").await;
+    let r = crate::support::mcp_tool(s.http, &bot.token, "say", json!({"text": "hi"})).await;
+    assert_ne!(r["isError"], true, "{r}");
+    ann.expect("Robo says, \"hi\"").await;
+    ann.expect("Robo has been disconnected for inactivity.")
+        .await;
+    let who = ann.command("who").await.join("\n");
+    assert!(!who.contains("Robo"), "{who}");
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn mcp_without_a_valid_token_is_401() {
     let s = TestServer::start().await;

@@ -244,7 +244,34 @@ async def rps(url, token_a, token_b, id_a, id_b):
                         "result": done["state"]["result"], "log": [e["action"] for e in log["actions"]]}
 
 
+async def leave(url, token):
+    """An agent opens a session (2025-11-25), looks around, and ends it as the SDK does when its
+    client closes (HTTP DELETE). Prints what the SDK logged as a warning or worse (it logs
+    "Session termination failed: 202" when a server answers the end with anything but 200 or
+    204)."""
+    import logging
+
+    warned = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            if record.levelno >= logging.WARNING:
+                warned.append(record.getMessage())
+
+    logging.getLogger().addHandler(Keep())
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+        async with streamable_http_client(url, http_client=http) as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                tools = await tools_of(session)
+                here = await call(session, tools, "look", {})
+    return {"looked": here is not None, "warnings": warned}
+
+
 async def main():
+    if sys.argv[1] == "leave":
+        print(json.dumps(await leave(*sys.argv[2:4])))
+        return
     if sys.argv[1] == "duel":
         print(json.dumps(await duel(*sys.argv[2:5])))
         return

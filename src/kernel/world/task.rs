@@ -228,9 +228,18 @@ async fn run(
         }
         world.schedule_all();
     }
-    // Agents without a connection leave once they have been silent as long as a telnet
-    // character may be; a sweep a minute finds them.
-    let mut sweep = tokio::time::interval(std::time::Duration::from_secs(60));
+    // Agents without a connection leave once they have been silent for the agents' idle time;
+    // a sweep finds them, once a minute or twice within that time if it is shorter.
+    let every = env
+        .options
+        .agent_idle
+        .map_or(std::time::Duration::from_secs(60), |idle| {
+            (idle / 2).clamp(
+                std::time::Duration::from_millis(100),
+                std::time::Duration::from_secs(60),
+            )
+        });
+    let mut sweep = tokio::time::interval(every);
     sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // What waits on time besides deadlines (a queue the house fills), checked once a second.
     let mut ticker = tokio::time::interval(std::time::Duration::from_secs(1));
