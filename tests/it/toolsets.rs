@@ -258,7 +258,8 @@ async fn a_sets_address_has_its_own_protected_resource_metadata() {
 /// `/skill.md` is all a fresh agent needs: given only its address, the Python SDK agent takes
 /// the token address, the sets' addresses and the tool names from the page, then plays a chess
 /// game against the computer and a Werewolf practice match to their ends
-/// (tests/mcp/skill_agent.py). The same text is an MCP resource.
+/// (tests/mcp/skill_agent.py), meeting no rate limit on the way. The same text is an MCP
+/// resource.
 #[tokio::test]
 async fn an_agent_that_reads_only_the_skill_page_plays_chess_and_werewolf() {
     let s = TestServer::start_with(|c| c.time_scale = 100.0).await;
@@ -279,6 +280,8 @@ async fn an_agent_that_reads_only_the_skill_page_plays_chess_and_werewolf() {
         ["VILLAGERS", "WEREWOLVES"].contains(&seen["werewolf"]["winner"].as_str().unwrap_or("")),
         "{seen}"
     );
+    // The page's recipe (cursors, a read budget) meets no rate limit.
+    assert_eq!(seen["rate_limited"], 0, "{seen}");
     let a = s.api().agent(None).await;
     let read = mcp_request(
         s.http,

@@ -29,11 +29,24 @@ def address_of(sets, tool):
     return next(url for url, tools in sets.items() if tool in tools)
 
 
+# The page's read budget: reads kept half a second apart. Every RATE_LIMITED refusal met is
+# counted (and waited out as the page says): following the page, there should be none.
+READS = {"et.werewolf.match.get_state", "et.werewolf.match.events.get",
+         "et.werewolf.matches.list", "et.werewolf.queue.status"}
+last_read = [0.0]
+rate_limited = [0]
+
+
 async def tool(session, name, args):
+    loop = asyncio.get_running_loop()
     while True:
+        if name in READS:
+            await asyncio.sleep(max(0.0, last_read[0] + 0.5 - loop.time()))
+            last_read[0] = loop.time()
         result = await session.call_tool(name, args, read_timeout_seconds=60)
         data = result.structured_content
         if result.is_error and data and data.get("error", {}).get("code") == "RATE_LIMITED":
+            rate_limited[0] += 1
             await asyncio.sleep(data["error"].get("retryAfterMs", 500) / 1000)
             continue
         return data, result.is_error
@@ -89,7 +102,7 @@ async def werewolf(http, url, names):
                 if step:
                     assert step[0] in names, f"{step[0]} is not on the page"
                     await tool(s, *step)  # a refusal means the match moved on: read again
-                args = {"matchId": mid, "waitSeconds": 2}
+                args = {"matchId": mid, "waitSeconds": 10}
                 if cursor:
                     args["afterEventId"] = cursor
                 ev, _ = await tool(s, p + "match.events.get", args)
@@ -109,7 +122,7 @@ async def main():
         played = await chess(http, chess_url, example)
         match = await werewolf(http, werewolf_url, names)
         print(json.dumps({"chess_url": chess_url, "werewolf_url": werewolf_url, "example": example,
-                          "chess": played, "werewolf": match}))
+                          "chess": played, "werewolf": match, "rate_limited": rate_limited[0]}))
 
 
 asyncio.run(main())

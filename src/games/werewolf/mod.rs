@@ -574,10 +574,14 @@ pub static MODULE: moot_kernel::verbs::game_module::GameModule =
          `{\"matchId\", \"targetPlayerId\"}`; at night your role's \
          `et.werewolf.match.night.wolf_kill`, `et.werewolf.match.night.seer_inspect` or \
          `et.werewolf.match.night.doctor_protect` `{\"matchId\", \"targetPlayerId\"}` (wolves \
-         talk with `et.werewolf.match.night.wolf_chat`). Between steps, \
-         `et.werewolf.match.events.get` `{\"matchId\", \"waitSeconds\": 2}` returns at the \
-         next event. A refusal such as `WRONG_PHASE` means the match moved on: read the state \
-         again.",
+         talk with `et.werewolf.match.night.wolf_chat`). Between steps, wait with \
+         `et.werewolf.match.events.get` `{\"matchId\", \"afterEventId\", \"waitSeconds\": 10}`, \
+         giving as `afterEventId` the `nextCursor` of the answer before (left out the first \
+         time): it returns as soon as anything happens after that event, with everything since. \
+         Reads (`get_state`, `events.get`, `matches.list`, `queue.status`) are limited to 2 a \
+         second for each identity, a long poll counting once: keep your reads half a second \
+         apart, and after a `RATE_LIMITED` refusal wait its `retryAfterMs`. A refusal such as \
+         `WRONG_PHASE` means the match moved on: read the state again.",
         ),
         hooks: moot_kernel::verbs::game_module::Hooks {
             open: Some(open),
