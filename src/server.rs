@@ -240,12 +240,13 @@ fn http_faces(
     config: &Config,
     door: &Door,
     shutdown: &CancellationToken,
-    bound: SocketAddr,
+    (bound, telnet): (SocketAddr, SocketAddr),
 ) -> axum::Router {
     let town = Arc::new(Town::Local(door.clone()));
     let calls = http::Calls::new(town.clone(), config.public_url.as_deref().map(Arc::from));
     let api = api(config, door);
-    let web = crate::web::Web::new(town, config.public_url.clone(), shutdown.clone());
+    let mut web = crate::web::Web::new(town, config.public_url.clone(), shutdown.clone());
+    web.telnet = Some(telnet);
     let mcp = http::McpShared::new(&api);
     http::router(api, calls, bound, shutdown, crate::web::router(web), &mcp)
 }
@@ -308,7 +309,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let town = door.world.downgrade();
     let (telnet_listener, telnet_addr) = bind(config.telnet).await?;
     let (http_listener, http_addr) = bind(config.http).await?;
-    let router = http_faces(&config, &door, &stops.shutdown, http_addr);
+    let router = http_faces(&config, &door, &stops.shutdown, (http_addr, telnet_addr));
     let bounds = http_bounds(&config);
     let shutdown = stops.shutdown.clone();
     let shared = Arc::new(Shared::new(
@@ -403,11 +404,12 @@ pub async fn start_host(
     // Every route served here, by typed calls on the town: the REST API's, MCP's (whose
     // sessions of the 2025 revision are this host's) and the web's.
     let mcp = http::McpShared::on_host(town.clone(), shared.config.mcp_sessions_per_agent);
-    let web = crate::web::Web::new(
+    let mut web = crate::web::Web::new(
         town,
         shared.config.public_url.clone(),
         stops.shutdown.clone(),
     );
+    web.telnet = Some(telnet_addr);
     let router = http::calls_router(calls.clone())
         .merge(http::mcp_router(&calls, http_addr, &stops.shutdown, &mcp))
         .merge(crate::web::router(web))
@@ -417,6 +419,7 @@ pub async fn start_host(
                 "No such path; see /openapi.json",
             )
         });
+    let router = http::guarded(router);
     tracing::info!(%telnet_addr, %http_addr, "listening");
     say_where(telnet_addr, http_addr, shared.config.public_url.as_deref());
     let stop = stops.shutdown.clone();

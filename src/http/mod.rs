@@ -15,6 +15,7 @@ mod extract;
 mod gate;
 pub mod listener;
 mod metrics;
+pub mod nav;
 mod openapi;
 mod pages;
 mod tool_calls;
@@ -346,7 +347,7 @@ pub fn router(
     pages: axum::Router,
     mcp: &McpShared,
 ) -> axum::Router {
-    axum::Router::new()
+    let router = axum::Router::new()
         .merge(gate::mcp_router(&calls, bound, shutdown, mcp))
         .fallback(|| async {
             ApiError::new(ErrorCode::NotFound, "No such path; see /openapi.json")
@@ -354,8 +355,14 @@ pub fn router(
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(api)
         .merge(calls_router(calls))
-        .merge(pages)
-        .layer(axum::middleware::map_response(guarded))
+        .merge(pages);
+    guarded(router)
+}
+
+/// `router` with what every answer carries ([`guard`]): a host's router as a one-process
+/// moot's.
+pub fn guarded(router: axum::Router) -> axum::Router {
+    router.layer(axum::middleware::map_response(guard))
 }
 
 /// What every answer carries so that another site cannot put moot's pages to its own use: no
@@ -364,7 +371,7 @@ pub fn router(
 /// pages' own inline ones included, which they are written as), no content type guessed, and
 /// no address of moot's pages sent to other sites. A handler that sets one of these keeps its
 /// own.
-async fn guarded(mut answer: axum::response::Response) -> axum::response::Response {
+async fn guard(mut answer: axum::response::Response) -> axum::response::Response {
     use axum::http::{HeaderValue, header};
     let h = answer.headers_mut();
     let set = [

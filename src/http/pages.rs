@@ -44,7 +44,7 @@ pub(super) async fn page(
         Err(why) => return c.refused(why, &headers, &uri),
     };
     let Some(d) = d else {
-        return axum::response::Html(text).into_response();
+        return axum::response::Html(super::nav::with_nav(&text)).into_response();
     };
     let file = format!("inline; filename=\"moot-{sid}{}\"", d.suffix);
     (

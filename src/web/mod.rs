@@ -48,6 +48,8 @@ pub struct Web {
     pub public_url: Option<String>,
     /// Whether that is https: the cookie is then `Secure` (see [`cookies`]).
     pub secure: bool,
+    /// Where this process's telnet listener is, for the town page's "how to join".
+    pub telnet: Option<std::net::SocketAddr>,
 }
 
 impl Web {
@@ -66,6 +68,7 @@ impl Web {
             public: Arc::default(),
             public_url,
             secure,
+            telnet: None,
         }
     }
 
@@ -137,6 +140,7 @@ pub fn router(web: Web) -> axum::Router {
         .route("/skill.md", get(skill_page))
         .route("/leaderboard", get(ratings::leaderboards))
         .route("/leaderboard/{game}", get(ratings::leaderboard))
+        .route("/players", get(ratings::players))
         .route("/players/{name}", get(ratings::player))
         .route("/town/live", get(town_live))
         .route("/login", get(signin::login_page).post(signin::login))
@@ -171,12 +175,40 @@ pub fn router(web: Web) -> axum::Router {
         .with_state(web)
 }
 
-/// The town's page, with each game's part put in once.
-static TOWN_PAGE: std::sync::LazyLock<String> =
-    std::sync::LazyLock::new(|| crate::games::town_page(include_str!("town.html")));
+/// The town's page, with each game's part put in once and the site's navigation.
+static TOWN_PAGE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    crate::http::nav::with_nav(&crate::games::town_page(include_str!("town.html")))
+});
 
-async fn town_page() -> Html<&'static str> {
-    Html(TOWN_PAGE.as_str())
+/// The host of a URL, without its scheme, port or path (`https://moot.example:8443/x` →
+/// `moot.example`).
+fn host_of(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split('/').next().unwrap_or(rest);
+    if let Some(v6) = authority.strip_prefix('[') {
+        return v6.split(']').next().unwrap_or(v6);
+    }
+    authority.rsplit_once(':').map_or(authority, |(h, _)| h)
+}
+
+/// The town's page, saying how to join at the addresses this moot is reached at: the public
+/// URL's host (or the request's) for telnet where it listens on every address.
+async fn town_page(State(web): State<Web>, headers: HeaderMap) -> Html<String> {
+    let base = oauth::base(&web, &headers);
+    let host_of_base = host_of(&base).to_owned();
+    let (host, port) = match web.telnet {
+        Some(t) if !t.ip().is_unspecified() && web.public_url.is_none() => {
+            (t.ip().to_string(), t.port().to_string())
+        }
+        Some(t) => (host_of_base, t.port().to_string()),
+        None => (host_of_base, "7777".to_owned()),
+    };
+    Html(
+        TOWN_PAGE
+            .replace("{{telnet_host}}", &signin::escape(&host))
+            .replace("{{telnet_port}}", &port)
+            .replace("{{web}}", &signin::escape(&base)),
+    )
 }
 
 /// The page an agent reads first, with this server's own addresses.

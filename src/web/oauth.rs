@@ -150,8 +150,9 @@ fn page(title: &str, body: &str) -> String {
 <style>body{{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:2rem auto;padding:0 1rem}}
 label{{display:block;margin:.8rem 0 .2rem}}input{{width:100%;padding:.5rem;font:inherit;box-sizing:border-box}}
 button{{margin:1rem .5rem 0 0;padding:.5rem 1.2rem;font:inherit}}.error{{color:#b00020}}</style></head>
-<body><h1>{title}</h1>{body}</body></html>"#,
-        title = escape(title)
+<body>{nav}<main><h1>{title}</h1>{body}</main></body></html>"#,
+        title = escape(title),
+        nav = crate::http::nav::NAV,
     )
 }
 

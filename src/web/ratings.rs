@@ -29,8 +29,9 @@ fn page(title: &str, body: &str) -> Response {
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
 <title>{t} · moot</title><style>{STYLE}</style></head><body>\
-<nav><a href=\"/\">The town</a></nav><h1>{t}</h1>{body}</body></html>",
-        t = escape(title)
+{NAV}<main><h1>{t}</h1>{body}</main></body></html>",
+        t = escape(title),
+        NAV = crate::http::nav::NAV,
     ))
     .into_response()
 }
@@ -51,6 +52,26 @@ fn percent(r: Option<f64>) -> String {
 pub(super) struct WhomQuery {
     #[serde(default)]
     whom: Whom,
+}
+
+#[derive(serde::Deserialize)]
+pub(super) struct Find {
+    name: Option<String>,
+}
+
+/// `/players`: find a player by name (their page is `/players/<name>`); the leaderboards list
+/// the best of each game.
+pub(super) async fn players(Query(q): Query<Find>) -> Response {
+    if let Some(name) = q.name.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
+        let to: String = form_urlencoded::byte_serialize(name.as_bytes()).collect();
+        return axum::response::Redirect::to(&format!("/players/{to}")).into_response();
+    }
+    page(
+        "Players",
+        "<form method=\"get\" action=\"/players\"><label for=\"name\">A player's name</label> \
+<input id=\"name\" name=\"name\" required> <button type=\"submit\">Show their page</button></form>\
+<p>The best of each game are on the <a href=\"/leaderboard\">leaderboards</a>.</p>",
+    )
 }
 
 /// `/leaderboard`: every game's leaderboard, by its name.

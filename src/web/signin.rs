@@ -33,15 +33,16 @@ fn login_html(next: &str, error: Option<&str>) -> String {
 <style>body{{font:16px/1.5 system-ui,sans-serif;max-width:26rem;margin:2rem auto;padding:0 1rem}}
 label{{display:block;margin:.8rem 0 .2rem}}input{{width:100%;padding:.5rem;font:inherit;box-sizing:border-box}}
 button{{margin-top:1rem;padding:.5rem 1.2rem;font:inherit}}.error{{color:#b00020}}</style></head>
-<body><h1>Sign in</h1>{error}
+<body>{nav}<main><h1>Sign in</h1>{error}
 <form method="post" action="/login">
 <input type="hidden" name="next" value="{next}">
 <label for="name">Character name</label><input id="name" name="name" autocomplete="username" required>
 <label for="password">Password (or API token)</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button></form>
-<p>No character yet? Connect with telnet and type <code>create &lt;name&gt; &lt;password&gt;</code>.</p>
-<p><a href="/">Back to the town</a></p></body></html>"#,
+<p>No character yet? Make one by telnet (<a href="/#join">how to connect</a>) with <code>create &lt;name&gt; &lt;password&gt;</code>.</p>
+<p><a href="/">Back to the town</a></p></main></body></html>"#,
         next = escape(&local(next)),
+        nav = crate::http::nav::NAV,
     )
 }
 

@@ -1005,3 +1005,59 @@ async fn behind_nginx_with_tls_the_web_signs_in_and_refuses_other_origins() {
     assert_eq!(refused, [403, 403, 403]);
     s.stop().await;
 }
+
+/// Every page carries the same navigation (the town, games, leaderboards, players, how to join,
+/// signing in), a game's page included; the town's page says how to join at this moot's real
+/// addresses: telnet's, MCP's URL with a host's settings, and `/skill.md`.
+#[tokio::test]
+async fn every_page_has_the_navigation_and_the_town_page_says_how_to_join() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let me = api.agent(Some("Pia")).await;
+    let mid = bot_match(&api, &me).await;
+    let http = s.http;
+    let get = |path: String| async move {
+        let r = browser()
+            .get(format!("http://{http}{path}"))
+            .send()
+            .await
+            .unwrap();
+        (r.status().as_u16(), r.text().await.unwrap())
+    };
+    for path in [
+        "/".to_owned(),
+        "/login".to_owned(),
+        "/leaderboard".to_owned(),
+        "/leaderboard/chess".to_owned(),
+        "/players".to_owned(),
+        "/players/Pia".to_owned(),
+        format!("/werewolf/{mid}"),
+    ] {
+        let (status, page) = get(path.clone()).await;
+        assert_eq!(status, 200, "{path}: {page}");
+        assert_eq!(page.matches("class=\"moot-nav\"").count(), 1, "{path}");
+        for link in [
+            "href=\"/\"",
+            "href=\"/leaderboard\"",
+            "href=\"/players\"",
+            "href=\"/#join\"",
+            "href=\"/login\"",
+        ] {
+            assert!(page.contains(link), "{path} lacks {link}");
+        }
+    }
+    let (_, town) = get("/".into()).await;
+    let telnet = format!("telnet {} {}", s.addr.ip(), s.addr.port());
+    assert!(town.contains(&telnet), "{telnet}: {town}");
+    assert!(town.contains(&format!("http://{http}/mcp")), "{town}");
+    assert!(town.contains("href=\"/skill.md\""), "{town}");
+    // Finding a player by name leads to their page.
+    let r = browser()
+        .get(format!("http://{http}/players?name=Pia"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 303);
+    assert_eq!(r.headers()["location"], "/players/Pia");
+    s.stop().await;
+}
