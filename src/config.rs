@@ -69,7 +69,7 @@ pub struct Config {
     /// Where the town is kept: an SQLite file (created when missing) or a PostgreSQL
     /// database's URL, `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (the database must
     /// exist; moot makes its tables).
-    #[arg(long, env = "MOOT_DB", default_value = "moot.db", global = true)]
+    #[arg(long, env = "MOOT_DB", default_value = "moot.db")]
     pub db: moot_kernel::store::Database,
 
     /// Directory holding the town: world.toml and rooms/*.toml; without it, the town built
@@ -239,15 +239,25 @@ pub enum Command {
     /// Copy the database (--db) to FILE while moot runs: a consistent snapshot, by SQLite's
     /// online backup. Restore by stopping moot and putting the copy in the database's place.
     Backup {
+        #[command(flatten)]
+        db: DbArg,
         /// Where to write the copy (must not exist yet).
         file: PathBuf,
     },
     /// Who may use the wizards' verbs (@boot, @ban, @shutdown, @announce).
-    #[command(subcommand)]
-    Admin(AdminCommand),
+    Admin {
+        #[command(flatten)]
+        db: DbArg,
+        #[command(subcommand)]
+        command: AdminCommand,
+    },
     /// Ratings and records, derived from the action logs.
-    #[command(subcommand)]
-    Ratings(RatingsCommand),
+    Ratings {
+        #[command(flatten)]
+        db: DbArg,
+        #[command(subcommand)]
+        command: RatingsCommand,
+    },
     /// The database as a whole.
     #[command(subcommand)]
     Db(DbCommand),
@@ -310,6 +320,23 @@ pub struct HostArgs {
 pub enum WorldCommand {
     /// Write the built-in town into DIR (world.toml and rooms/), to edit and serve with --world.
     Export { dir: PathBuf },
+}
+
+/// The database a subcommand works on, which may also be given after it, as people type it
+/// (`moot backup --db moot.db copy.db`); moot's own `--db` (or `MOOT_DB`) otherwise.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DbArg {
+    /// Where the town is kept: an SQLite file or a postgres:// URL (moot's --db, if not given
+    /// here).
+    #[arg(long = "db", value_name = "DB", global = true)]
+    pub db: Option<moot_kernel::store::Database>,
+}
+
+impl DbArg {
+    /// The database given here, or `moot`'s own.
+    pub fn or(&self, config: &Config) -> moot_kernel::store::Database {
+        self.db.clone().unwrap_or_else(|| config.db.clone())
+    }
 }
 
 #[derive(Debug, Clone, clap::Subcommand)]

@@ -42,10 +42,11 @@ fn main() -> std::process::ExitCode {
                     .map_err(|e| e.to_string()),
             );
         }
-        Some(Command::Backup { file }) => {
+        Some(Command::Backup { db, file }) => {
+            let db = db.or(&config);
             return done(
                 "backup",
-                match config.db.sqlite_path() {
+                match db.sqlite_path() {
                     Some(db) => moot::store::backup::backup(db, &file, |p| {
                         eprintln!("backup: {} of {} pages copied", p.copied, p.total)
                     })
@@ -64,8 +65,8 @@ fn main() -> std::process::ExitCode {
                 },
             );
         }
-        Some(Command::Admin(cmd)) => {
-            return done("admin", runtime.block_on(admin(&config, cmd)));
+        Some(Command::Admin { db, command }) => {
+            return done("admin", runtime.block_on(admin(&db.or(&config), command)));
         }
         Some(Command::Db(DbCommand::Copy { from, to })) => {
             return done(
@@ -75,10 +76,13 @@ fn main() -> std::process::ExitCode {
                 })),
             );
         }
-        Some(Command::Ratings(RatingsCommand::Rebuild)) => {
+        Some(Command::Ratings {
+            db,
+            command: RatingsCommand::Rebuild,
+        }) => {
             return done(
                 "ratings rebuild",
-                runtime.block_on(moot::startup::rebuild_ratings(&config.db)),
+                runtime.block_on(moot::startup::rebuild_ratings(&db.or(&config))),
             );
         }
         Some(Command::World(WorldArgs {
@@ -152,9 +156,9 @@ async fn serve(
 }
 
 /// `moot admin …`: the wizards' roles, in the database given by --db.
-async fn admin(config: &Config, cmd: AdminCommand) -> Result<String, String> {
-    let store = moot::store::Store::open(&config.db, moot::store::StoreOptions::default())
-        .map_err(|e| format!("{}: {e}", config.db))?;
+async fn admin(db: &moot::store::Database, cmd: AdminCommand) -> Result<String, String> {
+    let store = moot::store::Store::open(db, moot::store::StoreOptions::default())
+        .map_err(|e| format!("{db}: {e}"))?;
     let on = matches!(cmd, AdminCommand::Grant { .. });
     let result = match cmd {
         AdminCommand::Grant { name } | AdminCommand::Revoke { name } => {

@@ -16,6 +16,8 @@ over REST, and plays three games on the one page:
            the page follows the computer's answer by itself.
   claim    a REST game between two agents from a set position: "Claim Checkmate" with a move
            that does not mate is refused in the chess tools' words, and with Qxf7# ends the game.
+  signed   a person signed in on the web (an agent's name and token as the password) plays
+           from the page without an API token; once the game ends the move form goes.
 
 Prints one JSON object with what was seen; exits non-zero on any failure.
 """
@@ -183,6 +185,48 @@ async def claim(browser, base, white, black):
     return {"ready": ready, "wrong_claim": wrong, "mated": mated, "f7": queen}
 
 
+async def signed_in(browser, base, me, rival):
+    """A person signed in on the web plays from the page as themselves: no API token asked for,
+    a move made by clicking two squares; once the game is over the page takes no more moves."""
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {me['token']}"}) as http:
+        made = (await http.post(f"{base}/sessions", json={
+            "template": "chess.v1", "participants": {"white": me["agent_id"], "black": rival["agent_id"]}})).json()
+    game = made["session_id"]
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {rival['token']}"}) as http:
+        r = await http.post(f"{base}/sessions/{game}/accept")
+        assert r.status_code == 200, r.text
+    context = await browser.new_context()
+    page = await context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.goto(f"{base}/login?next=/chess/{game}")
+    await page.fill("#name", me["name"])
+    await page.fill("#password", me["token"])
+    await page.click("button[type=submit]")
+    await page.wait_for_url(f"**/chess/{game}")
+    status = await wait_for(lambda: status_is(page, "Your move."), "the signed-in page to say whose move")
+    token_hidden = await wait_for(lambda: page.locator("#token-row").is_hidden(), "the token row to go")
+    await page.click('[data-square="e2"]')
+    await page.click('[data-square="e4"]')
+    await page.click("#confirm")
+    played = await wait_for(lambda: status_is(page, "Played e2e4."), "the move")
+    moved = await wait_for(lambda: piece(page, "e4"), "the board to show the move", tries=200)
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {rival['token']}"}) as http:
+        tick = (await http.get(f"{base}/sessions/{game}/state")).json()["tick"]
+        r = await http.post(f"{base}/sessions/{game}/actions", json={"action": "resign", "expected_tick": tick})
+        assert r.status_code == 200, r.text
+    over = await wait_for(lambda: page.locator("#controls").is_hidden(), "the move form to go", tries=200)
+    await page.screenshot(path=f"{tempfile.gettempdir()}/moot-board-signed-in.png")
+    await context.close()
+    return {"status": status, "token_hidden": token_hidden, "played": played, "e4": moved,
+            "form_gone_when_over": over, "errors": errors}
+
+
+async def status_is(page, text):
+    now = await page.locator("#status").text_content()
+    return now if now == text else None
+
+
 async def status_other_than(page, text):
     now = await page.locator("#status").text_content()
     return now if now and now != text else None
@@ -191,7 +235,8 @@ async def status_other_than(page, text):
 async def main():
     base = sys.argv[1]
     async with httpx2.AsyncClient() as http:
-        robo, two = [(await http.post(f"{base}/agents", json={"name": n})).json() for n in ("Robo", "Rival")]
+        robo, two, webby = [(await http.post(f"{base}/agents", json={"name": n})).json() for n in ("Robo", "Rival", "Webby")]
+    webby["name"] = "Webby"
     token = robo["token"]
     async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
         async with streamable_http_client(f"{base}/mcp/chess", http_client=http) as streams:
@@ -204,9 +249,10 @@ async def main():
                         game, host = await as_host(browser, session)
                         plain = await in_browser(browser, base, token, game, session)
                         claimed = await claim(browser, base, robo, two)
+                        signed = await signed_in(browser, base, webby, two)
                     finally:
                         await browser.close()
-    print(json.dumps({"game_id": game, "host": host, "browser": plain, "claim": claimed}))
+    print(json.dumps({"game_id": game, "host": host, "browser": plain, "claim": claimed, "signed_in": signed}))
 
 
 if __name__ == "__main__":

@@ -462,6 +462,16 @@ async fn the_board_page_plays_in_a_real_chromium() {
     let seen: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap();
     let game = &seen["game_id"];
 
+    // Signed in on the web: played as oneself, with no token asked for; a game over takes no
+    // more moves.
+    let signed = &seen["signed_in"];
+    assert_eq!(signed["errors"], json!([]), "{signed}");
+    assert_eq!(signed["status"], "Your move.");
+    assert_eq!(signed["token_hidden"], true);
+    assert_eq!(signed["played"], "Played e2e4.");
+    assert_eq!(signed["e4"], "♙");
+    assert_eq!(signed["form_gone_when_over"], true);
+
     // Inside a host: a drag fills the move in, Confirm posts both messages, and the host's
     // tool result redraws the board.
     let host = &seen["host"];

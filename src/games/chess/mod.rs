@@ -15,7 +15,9 @@ pub use settings::Flags;
 
 use std::collections::{HashMap, HashSet};
 
-use moot_kernel::verbs::game_module::{ApiRead, Download, GameModule, Hooks, McpApp, Page};
+use moot_kernel::verbs::game_module::{
+    Access, ApiRead, Download, GameModule, Hooks, McpApp, Page, WebAction, WebMethod,
+};
 use moot_kernel::verbs::{VerbError, entry};
 use moot_kernel::world::sessions::{Session, SessionId};
 use moot_kernel::world::{AgentId, Extension, ThingKind, World};
@@ -152,7 +154,16 @@ pub static MODULE: GameModule = GameModule {
             media_type: "application/x-chess-pgn; charset=utf-8",
             text: board::pgn_of,
         }],
-        actions: &[],
+        actions: &[WebAction {
+            method: WebMethod::Post,
+            path: "/chess/{game_id}/move",
+            access: Access::SignedIn {
+                unsigned: "Sign in to play from this page.",
+                arrive: false,
+            },
+            refused: 409,
+            run: play::web_move,
+        }],
     }),
     reads: &[ApiRead {
         path: "/sessions/{session_id}/pgn",

@@ -388,6 +388,25 @@ at once. Returns what was done and the game's status.";
     }
 }
 
+/// A move made on the game's page by the person signed in (`{"move": "e2e4"}`): the `move` verb,
+/// as they would type it, in game `sid`.
+pub fn web_move(
+    world: &mut World,
+    cx: &mut Cx,
+    sid: Option<SessionId>,
+    body: serde_json::Value,
+) -> Result<serde_json::Value, VerbError> {
+    let Some(mv) = body["move"].as_str() else {
+        return Err(VerbError::usage("move is a move, in UCI (e2e4) or SAN (Nf3)"));
+    };
+    let args = MoveArgs {
+        mv: mv.to_owned(),
+        game: sid.map(|s| format!("#{s}")),
+        sequence: None,
+    };
+    moot_kernel::verbs::run_value::<Move>(world, cx, args)
+}
+
 /// A line that is a legal move in the typist's one chess game (`e4`, `Nf3`, `e2e4`): what to
 /// type to make it. (It is not made: a stray word is not a move anyone agreed to.)
 pub fn bare_move(world: &World, actor: &AgentId, line: &str) -> Option<String> {

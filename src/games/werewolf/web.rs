@@ -189,13 +189,7 @@ fn replay_of(
 /// The page's buttons are their verbs' faces: verb `V` with the arguments the button gave, its
 /// structured result for the page.
 fn run<V: Verb>(w: &mut World, cx: &mut Cx, args: V::Args) -> Result<Value, VerbError> {
-    let reply = verbs::run::<V>(w, cx, args)?;
-    // A result that does not serialize is a bug the world's boundary undoes (see `verbs::run_json`).
-    #[expect(
-        clippy::expect_used,
-        reason = "outputs are plain structs with string keys, which serde_json always writes"
-    )]
-    Ok(serde_json::to_value(reply.data).expect("results serialize"))
+    verbs::run_value::<V>(w, cx, args)
 }
 
 /// A notice-board answer for the page: with the door to the match once it has begun, and its

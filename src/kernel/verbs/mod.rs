@@ -411,6 +411,21 @@ pub fn run<V: Verb>(
     in_its_shape::<V, _>(w, noted(V::NAME, cx, r))
 }
 
+/// [`run`], its result as JSON (a web page's action answers with it).
+pub fn run_value<V: Verb>(
+    w: &mut World,
+    cx: &mut Cx,
+    args: V::Args,
+) -> Result<serde_json::Value, VerbError> {
+    let reply = run::<V>(w, cx, args)?;
+    // A result that does not serialize is a bug the world's boundary undoes (see `run_json`).
+    #[expect(
+        clippy::expect_used,
+        reason = "outputs are plain structs with string keys, which serde_json always writes"
+    )]
+    Ok(serde_json::to_value(reply.data).expect("results serialize"))
+}
+
 /// A spec's tool (a Werewolf tool) answers every refusal in its shape, whatever refused it and
 /// whichever face asked.
 fn in_its_shape<V: Verb, T>(w: &World, r: Result<T, VerbError>) -> Result<T, VerbError> {
