@@ -53,6 +53,14 @@ pub enum WebAsk {
         name: String,
         password: String,
     },
+    /// A new character made on the web from `ip` (the same rules as telnet's `create`, and
+    /// the limit on what one address may make), signed in at once: `Result<String, Made>`,
+    /// the cookie's value.
+    SignUp {
+        ip: IpAddr,
+        name: String,
+        password: String,
+    },
     /// The session `cookie` ends, if the page's `csrf` is its own: a bool, whether it was
     /// refused for want of it.
     SignOut { cookie: String, csrf: String },
@@ -78,9 +86,23 @@ impl WebAsk {
             | WebAsk::Player { .. } => true,
             WebAsk::Action(a) => a.post.is_none(),
             WebAsk::OAuth(OAuthAsk::Check(_)) => true,
-            WebAsk::SignIn { .. } | WebAsk::SignOut { .. } | WebAsk::OAuth(_) => false,
+            WebAsk::SignIn { .. }
+            | WebAsk::SignUp { .. }
+            | WebAsk::SignOut { .. }
+            | WebAsk::OAuth(_) => false,
         }
     }
+}
+
+/// Why the web made no character.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NotMade {
+    /// As telnet's `create` refuses it.
+    Refused(super::CreateRefused),
+    /// Too many made from this address lately; again after this long.
+    TooMany(std::time::Duration),
+    /// The address is banned.
+    Banned,
 }
 
 /// What a live page is sent, and the version it was read at (for the next question).
@@ -233,6 +255,25 @@ impl Door {
                     .await;
                 written(&checked.map(|row| {
                     tracing::info!(agent = %row.agent_id, "signed in on the web");
+                    self.visits
+                        .sessions
+                        .open(row.agent_id.as_str().into(), row.name)
+                }))
+            }
+            WebAsk::SignUp { ip, name, password } => {
+                let made = match self
+                    .agents_by_address
+                    .take(&ip.into(), tokio::time::Instant::now())
+                {
+                    Err(wait) => Err(NotMade::TooMany(wait)),
+                    Ok(()) if self.banned(ip) => Err(NotMade::Banned),
+                    Ok(()) => self
+                        .create(ip, name.trim(), &password)
+                        .await
+                        .map_err(NotMade::Refused),
+                };
+                written(&made.map(|row| {
+                    tracing::info!(agent = %row.agent_id, "made a character on the web");
                     self.visits
                         .sessions
                         .open(row.agent_id.as_str().into(), row.name)

@@ -144,6 +144,7 @@ pub fn router(web: Web) -> axum::Router {
         .route("/players/{name}", get(ratings::player))
         .route("/town/live", get(town_live))
         .route("/login", get(signin::login_page).post(signin::login))
+        .route("/signup", post(signin::signup))
         .route("/logout", post(signin::logout))
         .route("/me", get(signin::me))
         .route(

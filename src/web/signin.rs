@@ -11,7 +11,8 @@ use serde_json::json;
 
 use super::cookies;
 use super::{Web, refused};
-use crate::cluster::visits::WebAsk;
+use crate::cluster::CreateRefused;
+use crate::cluster::visits::{NotMade, WebAsk};
 use crate::logins::{BAD_LOGIN, Refused};
 
 #[derive(Deserialize, Default)]
@@ -39,7 +40,13 @@ button{{margin-top:1rem;padding:.5rem 1.2rem;font:inherit}}.error{{color:#b00020
 <label for="name">Character name</label><input id="name" name="name" autocomplete="username" required>
 <label for="password">Password (or API token)</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button></form>
-<p>No character yet? Make one by telnet (<a href="/#join">how to connect</a>) with <code>create &lt;name&gt; &lt;password&gt;</code>.</p>
+<h2>New here? Make a character</h2>
+<form method="post" action="/signup">
+<input type="hidden" name="next" value="{next}">
+<label for="new-name">Character name (2 to 20 letters, digits, _ or -)</label><input id="new-name" name="name" autocomplete="username" required>
+<label for="new-password">Password</label><input id="new-password" name="password" type="password" autocomplete="new-password" required>
+<button type="submit">Make my character</button></form>
+<p>The same character plays by telnet too (<a href="/#join">how to connect</a>).</p>
 <p><a href="/">Back to the town</a></p></main></body></html>"#,
         next = escape(&local(next)),
         nav = crate::http::nav::NAV,
@@ -97,6 +104,64 @@ pub(super) async fn login(
         Html(login_html(&next, Some(&why))),
     )
         .into_response()
+}
+
+/// Makes a character from the web, as telnet's `create` does (the same rules, and the limit
+/// on what one address may make), and signs them in.
+pub(super) async fn signup(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    extensions: axum::http::Extensions,
+    axum::Form(form): axum::Form<LoginForm>,
+) -> Response {
+    let next = local(form.next.as_deref().unwrap_or("/"));
+    if !web.same_origin(&headers) {
+        return refused(
+            StatusCode::FORBIDDEN,
+            "Make a character from moot's own page.",
+        );
+    }
+    let ip = crate::http::listener::peer(&extensions)
+        .map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), |a| {
+            a.ip()
+        });
+    let name = form.name.trim().to_owned();
+    let ask = WebAsk::SignUp {
+        ip,
+        name: name.clone(),
+        password: form.password,
+    };
+    let why = match web.ask::<Result<String, NotMade>>(ask).await {
+        Ok(Ok(id)) => {
+            return (
+                StatusCode::SEE_OTHER,
+                [
+                    (
+                        header::SET_COOKIE,
+                        cookies::set_cookie(Some(&id), web.secure),
+                    ),
+                    (header::LOCATION, next),
+                ],
+            )
+                .into_response();
+        }
+        Ok(Err(NotMade::Refused(CreateRefused::Invalid(why)))) => why,
+        Ok(Err(NotMade::Refused(CreateRefused::Taken))) => {
+            format!("The name \"{name}\" is already in use; please choose another.")
+        }
+        Ok(Err(NotMade::Refused(CreateRefused::Unavailable))) => {
+            "Sorry, moot cannot reach its database. Please try again later.".to_owned()
+        }
+        Ok(Err(NotMade::TooMany(wait))) => format!(
+            "Too many characters made from your address; try again in {}.",
+            moot_kernel::limits::seconds(wait)
+        ),
+        Ok(Err(NotMade::Banned)) => {
+            "That character, or your address, is banned from moot.".to_owned()
+        }
+        Err(r) => return r,
+    };
+    (StatusCode::BAD_REQUEST, Html(login_html(&next, Some(&why)))).into_response()
 }
 
 #[derive(Deserialize)]

@@ -1061,3 +1061,59 @@ async fn every_page_has_the_navigation_and_the_town_page_says_how_to_join() {
     assert_eq!(r.headers()["location"], "/players/Pia");
     s.stop().await;
 }
+
+/// A person makes a character on the web and is signed in at once; the same character then
+/// connects by telnet. The rules are telnet's `create`'s, and another site cannot make one.
+#[tokio::test]
+async fn a_character_made_on_the_web_is_signed_in_and_plays_by_telnet_too() {
+    let s = TestServer::start().await;
+    let fields = [
+        ("name", "Wendy"),
+        ("password", "a-fine-pass"),
+        ("next", "/leaderboard"),
+    ];
+    let forged = post_form(
+        s.http,
+        "/signup",
+        &[("origin", "http://evil.example")],
+        &fields,
+    )
+    .await;
+    assert_eq!(forged.status(), 403);
+    let made = post_form(s.http, "/signup", &[], &fields).await;
+    assert_eq!(made.status(), 303, "{}", made.text().await.unwrap());
+    assert_eq!(made.headers()["location"], "/leaderboard");
+    let set = made.headers()["set-cookie"].to_str().unwrap().to_owned();
+    let cookie = set.split(';').next().unwrap().to_owned();
+    assert_eq!(me(s.http, &cookie).await["name"], "Wendy");
+    // The name is taken now, whatever its case; a bad name says why.
+    let again = post_form(
+        s.http,
+        "/signup",
+        &[],
+        &[("name", "wendy"), ("password", "another-pass")],
+    )
+    .await;
+    assert_eq!(again.status(), 400);
+    assert!(
+        again
+            .text()
+            .await
+            .unwrap()
+            .contains("The name &quot;wendy&quot; is already in use")
+    );
+    let bad = post_form(
+        s.http,
+        "/signup",
+        &[],
+        &[("name", "9lives"), ("password", "another-pass")],
+    )
+    .await;
+    assert_eq!(bad.status(), 400);
+    // The same character connects by telnet.
+    let mut c = crate::support::Client::connect(s.addr).await;
+    c.expect("quit").await;
+    c.send("connect Wendy a-fine-pass").await;
+    c.expect("*** Connected ***").await;
+    s.stop().await;
+}
