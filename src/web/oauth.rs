@@ -263,10 +263,7 @@ pub(super) async fn authorize(
         let refs: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
         return back_to(&q.redirect_uri, &refs);
     }
-    let ip = crate::http::listener::peer(&extensions)
-        .map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), |a| {
-            a.ip()
-        });
+    let ip = super::signin::peer_ip(&extensions);
     let ask = WebAsk::OAuth(OAuthAsk::Allow {
         request: q.clone(),
         ip,

@@ -72,30 +72,14 @@ pub(super) async fn login(
     if !web.same_origin(&headers) {
         return refused(StatusCode::FORBIDDEN, "Sign in from moot's own page.");
     }
-    // The address the listener saw (loopback when it knows none, as in tests in-process).
-    let ip = crate::http::listener::peer(&extensions)
-        .map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), |a| {
-            a.ip()
-        });
+    let ip = peer_ip(&extensions);
     let ask = WebAsk::SignIn {
         ip,
         name: form.name.trim().to_owned(),
         password: form.password,
     };
     let why = match web.ask::<Result<String, Refused>>(ask).await {
-        Ok(Ok(id)) => {
-            return (
-                StatusCode::SEE_OTHER,
-                [
-                    (
-                        header::SET_COOKIE,
-                        cookies::set_cookie(Some(&id), web.secure),
-                    ),
-                    (header::LOCATION, next),
-                ],
-            )
-                .into_response();
-        }
+        Ok(Ok(id)) => return signed_in(&web, &id, next),
         Ok(Err(why)) => refusal(why),
         Err(r) => return r,
     };
@@ -121,10 +105,7 @@ pub(super) async fn signup(
             "Make a character from moot's own page.",
         );
     }
-    let ip = crate::http::listener::peer(&extensions)
-        .map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), |a| {
-            a.ip()
-        });
+    let ip = peer_ip(&extensions);
     let name = form.name.trim().to_owned();
     let ask = WebAsk::SignUp {
         ip,
@@ -132,19 +113,7 @@ pub(super) async fn signup(
         password: form.password,
     };
     let why = match web.ask::<Result<String, NotMade>>(ask).await {
-        Ok(Ok(id)) => {
-            return (
-                StatusCode::SEE_OTHER,
-                [
-                    (
-                        header::SET_COOKIE,
-                        cookies::set_cookie(Some(&id), web.secure),
-                    ),
-                    (header::LOCATION, next),
-                ],
-            )
-                .into_response();
-        }
+        Ok(Ok(id)) => return signed_in(&web, &id, next),
         Ok(Err(NotMade::Refused(CreateRefused::Invalid(why)))) => why,
         Ok(Err(NotMade::Refused(CreateRefused::Taken))) => {
             format!("The name \"{name}\" is already in use; please choose another.")
@@ -162,6 +131,29 @@ pub(super) async fn signup(
         Err(r) => return r,
     };
     (StatusCode::BAD_REQUEST, Html(login_html(&next, Some(&why)))).into_response()
+}
+
+/// The answer that opens a session in the browser (its cookie) and leads on to `next`.
+fn signed_in(web: &Web, id: &str, next: String) -> Response {
+    (
+        StatusCode::SEE_OTHER,
+        [
+            (
+                header::SET_COOKIE,
+                cookies::set_cookie(Some(id), web.secure),
+            ),
+            (header::LOCATION, next),
+        ],
+    )
+        .into_response()
+}
+
+/// The address the listener saw (loopback when it knows none, as in tests in-process).
+pub(super) fn peer_ip(extensions: &axum::http::Extensions) -> std::net::IpAddr {
+    crate::http::listener::peer(extensions)
+        .map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), |a| {
+            a.ip()
+        })
 }
 
 #[derive(Deserialize)]
