@@ -88,9 +88,9 @@ fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, Ver
     if cx.face == Face::Telnet {
         let player = v["player_total"].as_u64().unwrap_or(0);
         text.push(match v["dealer_total"].as_u64() {
-            Some(dealer) => format!(
-                "(You had {player}, the dealer {dealer}. `deal` for another hand.)"
-            ),
+            Some(dealer) => {
+                format!("(You had {player}, the dealer {dealer}. `deal` for another hand.)")
+            }
             None => format!("(You have {player}. `hit` or `stand`.)"),
         });
     }

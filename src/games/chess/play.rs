@@ -397,7 +397,9 @@ pub fn web_move(
     body: serde_json::Value,
 ) -> Result<serde_json::Value, VerbError> {
     let Some(mv) = body["move"].as_str() else {
-        return Err(VerbError::usage("move is a move, in UCI (e2e4) or SAN (Nf3)"));
+        return Err(VerbError::usage(
+            "move is a move, in UCI (e2e4) or SAN (Nf3)",
+        ));
     };
     let args = MoveArgs {
         mv: mv.to_owned(),
