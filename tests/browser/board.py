@@ -204,18 +204,22 @@ async def signed_in(browser, base, me, rival):
     await page.fill("#password", me["token"])
     await page.click("button[type=submit]")
     await page.wait_for_url(f"**/chess/{game}")
-    status = await wait_for(lambda: status_is(page, "Your move."), "the signed-in page to say whose move")
-    token_hidden = await wait_for(lambda: page.locator("#token-row").is_hidden(), "the token row to go")
+    status = await wait_for(lambda: status_is(page, "Your move."), "the signed-in page to say whose move", tries=400)
+    token_hidden = await wait_for(lambda: page.locator("#token-row").is_hidden(), "the token row to go", tries=400)
     await page.click('[data-square="e2"]')
     await page.click('[data-square="e4"]')
+    # Every status shown from now on, however briefly (the game's stream may say whose move it
+    # is within milliseconds of the answer).
+    await page.evaluate("""() => { window.statuses = []; const s = document.getElementById('status');
+        new MutationObserver(() => statuses.push(s.textContent)).observe(s, {childList: true, characterData: true, subtree: true}); }""")
     await page.click("#confirm")
-    played = await wait_for(lambda: status_is(page, "Played e2e4."), "the move")
-    moved = await wait_for(lambda: piece(page, "e4"), "the board to show the move", tries=200)
+    played = await wait_for(lambda: page.evaluate("() => statuses.find(t => t === 'Played e2e4.') || null"), "the move", tries=400)
+    moved = await wait_for(lambda: piece(page, "e4"), "the board to show the move", tries=400)
     async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {rival['token']}"}) as http:
         tick = (await http.get(f"{base}/sessions/{game}/state")).json()["tick"]
         r = await http.post(f"{base}/sessions/{game}/actions", json={"action": "resign", "expected_tick": tick})
         assert r.status_code == 200, r.text
-    over = await wait_for(lambda: page.locator("#controls").is_hidden(), "the move form to go", tries=200)
+    over = await wait_for(lambda: page.locator("#controls").is_hidden(), "the move form to go", tries=400)
     await page.screenshot(path=f"{tempfile.gettempdir()}/moot-board-signed-in.png")
     await context.close()
     return {"status": status, "token_hidden": token_hidden, "played": played, "e4": moved,
