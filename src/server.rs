@@ -356,8 +356,11 @@ pub async fn start_world(
     let door = Arc::new(door);
     // Hosts' MCP tool calls are answered by the MCP endpoint's own server, as here.
     let tools = http::McpShared::new(&api(&config, &door)).tools();
+    // Hosts are answered from the moment this returns.
+    let listening = crate::cluster::broker::listen(&client).await?;
     let serving = tokio::spawn(crate::cluster::broker::serve(
         client,
+        listening,
         door,
         welcome,
         tools,

@@ -211,22 +211,56 @@ async fn hear_hosts(
     }
 }
 
+/// What the world hears on the broker, subscribed to before it says it has started: a host
+/// greeting it the moment it has is answered, not told that nobody listens.
+pub struct Listening {
+    hellos: async_nats::Subscriber,
+    greetings: async_nats::Subscriber,
+    asks: async_nats::Subscriber,
+    conns: async_nats::Subscriber,
+    take_backs: async_nats::Subscriber,
+    beats: async_nats::Subscriber,
+    own_beats: async_nats::Subscriber,
+}
+
+/// Subscribes to everything the world answers, and waits until the broker has them all (a
+/// flush: the broker has read every subscription once it answers).
+pub async fn listen(client: &async_nats::Client) -> Result<Listening, LinkError> {
+    let listening = Listening {
+        hellos: subscribe(client, wire::HELLO.to_owned()).await?,
+        greetings: subscribe(client, wire::greetings()).await?,
+        asks: subscribe(client, wire::asks()).await?,
+        conns: subscribe(client, wire::conns()).await?,
+        take_backs: subscribe(client, wire::take_backs()).await?,
+        beats: subscribe(client, wire::host_beats()).await?,
+        own_beats: subscribe(client, wire::news()).await?,
+    };
+    client
+        .flush()
+        .await
+        .map_err(|e| LinkError::Subscribe(e.to_string()))?;
+    Ok(listening)
+}
+
 /// Answers hosts for the world behind `door` until `stop`: greetings, questions, and what
-/// their connections say.
+/// their connections say, as `listening` hears them.
 pub async fn serve(
     client: async_nats::Client,
+    listening: Listening,
     door: Arc<Door>,
     welcome: String,
     tools: Tools,
     stop: CancellationToken,
 ) -> Result<(), LinkError> {
-    let mut hellos = subscribe(&client, wire::HELLO.to_owned()).await?;
-    let mut greetings = subscribe(&client, wire::greetings()).await?;
-    let mut asks = subscribe(&client, wire::asks()).await?;
-    let mut conns = subscribe(&client, wire::conns()).await?;
-    let mut take_backs = subscribe(&client, wire::take_backs()).await?;
-    let beats = subscribe(&client, wire::host_beats()).await?;
-    let own_beats = subscribe(&client, wire::news()).await?;
+    let Listening {
+        mut hellos,
+        mut greetings,
+        mut asks,
+        mut conns,
+        mut take_backs,
+        beats,
+        own_beats,
+    } = listening;
     let passes = Passes::open(&door.store).await.map_err(LinkError::Passes)?;
     let answering = Answering::default();
     let held: HeldMap = Arc::default();
