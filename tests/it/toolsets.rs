@@ -296,3 +296,48 @@ async fn an_agent_that_reads_only_the_skill_page_plays_chess_and_werewolf() {
     assert_eq!(read["contents"][0]["uri"], "moot://skill.md");
     s.stop().await;
 }
+
+/// `moot mcp` with no `--tools` (an agent's own town over stdio) lists the town's set within
+/// the budget too: its whole `tools/list` answer, as the agent reads it, under 24 KiB.
+#[test]
+fn moot_mcp_over_stdio_lists_the_town_within_the_budget() {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_moot"))
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for line in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "budget", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}),
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let listed = lines
+        .by_ref()
+        .map(Result::unwrap)
+        .find(|l| l.contains("\"id\":2"))
+        .expect("tools/list is answered");
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    let tools: Value = serde_json::from_str(&listed).unwrap();
+    assert!(
+        tools["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{listed}"
+    );
+    assert!(
+        listed.len() < 24_576,
+        "moot mcp's tools/list is {} bytes",
+        listed.len()
+    );
+}
