@@ -554,6 +554,12 @@ pub const fn template<G: Game>() -> Template {
 }
 
 impl Template {
+    /// The word the game is played by: its id without the version (`rps` of `rps.v1`), as
+    /// `play`, `help` and the leaderboards take it.
+    pub fn word(&self) -> &'static str {
+        self.id.split('.').next().unwrap_or(self.id)
+    }
+
     /// The path of the page of its session `sid`, if it has a page: the path's `{…}` segment
     /// is the session's id.
     pub fn page_of(&self, sid: impl std::fmt::Display) -> Option<String> {

@@ -166,7 +166,10 @@ fn first_screen(reader: Reader) -> Vec<String> {
     lines.extend(rows(
         first
             .map(|e| (short_usage(e.usage), e.summary))
-            .chain([("@quit", "Leave moot.")]),
+            .chain(TELNET_COMMANDS.first().map(|&(cmd, what)| {
+                // `@quit, QUIT`: its first name.
+                (cmd.split(',').next().unwrap_or(cmd), what)
+            })),
     ));
     lines.extend(games_lines());
     let names: Vec<&str> = shown(reader)

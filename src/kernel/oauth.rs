@@ -102,10 +102,7 @@ pub fn redirect_ok(uri: &str) -> Result<(), String> {
         return bad();
     };
     let authority = rest.split(['/', '?']).next().unwrap_or("");
-    let host = match authority.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
-    };
+    let host = host_in(authority);
     match scheme {
         "https" if !host.is_empty() && !authority.contains('@') => Ok(()),
         "http" if ["localhost", "127.0.0.1", "::1"].contains(&host) && !authority.contains('@') => {
@@ -222,6 +219,15 @@ pub fn exchange_ok(
         return Err("the code_verifier does not match the code_challenge");
     }
     Ok(())
+}
+
+/// The host of a URL's authority (`[::1]:8080` → `::1`, `moot.example:443` → `moot.example`),
+/// without its port or brackets.
+pub fn host_in(authority: &str) -> &str {
+    match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
+    }
 }
 
 #[cfg(test)]

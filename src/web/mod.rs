@@ -185,11 +185,8 @@ static TOWN_PAGE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
 /// `moot.example`).
 fn host_of(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let authority = rest.split('/').next().unwrap_or(rest);
-    if let Some(v6) = authority.strip_prefix('[') {
-        return v6.split(']').next().unwrap_or(v6);
-    }
-    authority.rsplit_once(':').map_or(authority, |(h, _)| h)
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    moot_kernel::oauth::host_in(authority)
 }
 
 /// The town's page, saying how to join at the addresses this moot is reached at: the public

@@ -261,9 +261,7 @@ pub fn leaderboards(world: &World, game: &str, whom: Whom) -> Result<Leaderboard
         .filter(|b| *b == game || b.split('/').next() == Some(game.as_str()))
         .collect();
     // A game of the town's has its leaderboard from the start, empty until a game ends.
-    let known = world
-        .templates()
-        .any(|t| t.id.split('.').next() == Some(game.as_str()));
+    let known = world.templates().any(|t| t.word() == game);
     if chosen.is_empty() && known {
         return Ok(Leaderboards { boards: Vec::new() });
     }

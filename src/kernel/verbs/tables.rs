@@ -117,11 +117,6 @@ fn you_are(role: &str) -> String {
     crate::world::sessions::shown_role(role).map_or_else(String::new, |r| format!(", you are {r}"))
 }
 
-/// The word a game is played by: its template's name without the version (`rps` of `rps.v1`).
-fn game_word(template: &Template) -> &'static str {
-    template.id.split('.').next().unwrap_or(template.id)
-}
-
 /// The template whose table here answers to `word`.
 fn table_here(world: &World, actor: &AgentId, word: &str) -> Result<&'static Template, VerbError> {
     let room = world.map.room(world.player(actor).room);
@@ -130,18 +125,19 @@ fn table_here(world: &World, actor: &AgentId, word: &str) -> Result<&'static Tem
     let found = room.things.iter().find_map(|t| {
         let template = world.templates().find(|g| g.table == t.kind.name())?;
         let named = t.names().any(|n| n.eq_ignore_ascii_case(word))
-            || game_word(template).eq_ignore_ascii_case(word)
+            || template.word().eq_ignore_ascii_case(word)
             || crate::text::same_words(template.title, word);
         named.then_some(template)
     });
     found.ok_or_else(|| {
-        // The games here by the word that starts them: a table's shortest name.
-        let here: Vec<String> = room
+        // The games here by the word that starts them.
+        let words: Vec<&str> = room
             .things
             .iter()
             .filter_map(|t| world.templates().find(|g| g.table == t.kind.name()))
-            .map(|g| format!("`{}`", game_word(g)))
+            .map(Template::word)
             .collect();
+        let here: Vec<String> = words.iter().map(|w| format!("`{w}`")).collect();
         VerbError::not_found(if here.is_empty() {
             format!(
                 "There is no \"{word}\" to play here; games are played at the tables of {}.",
@@ -151,7 +147,7 @@ fn table_here(world: &World, actor: &AgentId, word: &str) -> Result<&'static Tem
             format!(
                 "There is no \"{word}\" to play here; here you can play {} (`play {} with house`).",
                 crate::text::english_list_or(&here),
-                here[0].trim_matches('`'),
+                words[0],
             )
         })
     })

@@ -312,18 +312,34 @@ pub fn shown_role(role: &str) -> Option<&str> {
 }
 
 /// A game's words with each bare seat number (`player_2 wins`) given as its player's name
-/// (`Bob wins`), for people.
+/// (`Bob wins`), for people. One pass over the words as the game wrote them: a name that is
+/// itself a seat's number (a character may be called `player_1`) is not replaced again.
 pub fn with_names(text: &str, participants: &[Participant]) -> String {
-    let mut seats: Vec<&Participant> = participants
+    let seats: Vec<&Participant> = participants
         .iter()
-        .filter(|p| shown_role(p.role).is_none() && p.role != "player")
+        .filter(|p| p.role != "player" && shown_role(p.role).is_none())
         .collect();
-    // `player_10` before `player_1`.
-    seats.sort_by_key(|p| std::cmp::Reverse(p.role.len()));
-    let mut out = text.to_owned();
-    for p in seats {
-        if out.contains(p.role) {
-            out = out.replace(p.role, &p.name);
+    if !seats.iter().any(|p| text.contains(p.role)) {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while !rest.is_empty() {
+        // The longest seat named here (`player_10` before `player_1`).
+        let seat = seats
+            .iter()
+            .filter(|p| rest.starts_with(p.role))
+            .max_by_key(|p| p.role.len());
+        match seat {
+            Some(p) => {
+                out.push_str(&p.name);
+                rest = &rest[p.role.len()..];
+            }
+            None => {
+                let c = rest.chars().next().unwrap_or_default();
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
         }
     }
     out
@@ -588,5 +604,38 @@ impl World {
             .collect();
         rows.extend(self.invitation_rows(agent));
         rows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seat(role: &'static str, name: &str) -> Participant {
+        Participant {
+            role,
+            agent: name.into(),
+            name: name.to_owned(),
+        }
+    }
+
+    /// Seats' bare numbers become names in one pass: a player called after a seat's number is
+    /// not renamed again, and `player_10` is not read as `player_1` and a 0.
+    #[test]
+    fn seat_numbers_become_names_once() {
+        let ps = [seat("player_1", "player_2"), seat("player_2", "Bob")];
+        assert_eq!(
+            with_names("player_1: rock   player_2: paper", &ps),
+            "player_2: rock   Bob: paper"
+        );
+        let many = [seat("player_1", "Ann"), seat("player_10", "Tia")];
+        assert_eq!(with_names("player_10 wins", &many), "Tia wins");
+        // Roles that say something stay; so does "player" (blackjack's, as in "Player wins!").
+        let chess = [seat("white", "Ann"), seat("black", "Bob")];
+        assert_eq!(with_names("white to move", &chess), "white to move");
+        assert_eq!(
+            with_names("Player wins!", &[seat("player", "Ann")]),
+            "Player wins!"
+        );
     }
 }
