@@ -6,7 +6,10 @@ use std::any::Any;
 
 use serde_json::Value;
 
-use super::{Computer, Deadline, Game, GameError, GameTime, Note, Picture, SERVER_ROLE, SideScore};
+use super::{
+    Computer, Deadline, Game, GameError, GameTime, Glance, Note, Picture, Reading, SERVER_ROLE,
+    SideScore,
+};
 
 /// An action of some template with its type erased, as the host carries it from the face or
 /// the verb that made it to the session it is for (as [`AnyGame`] carries a state). It prints
@@ -92,7 +95,8 @@ pub trait AnyGame: Send + Sync {
     fn secluded(&self, role: &str) -> bool;
     fn situation(&self) -> String;
     fn ending(&self) -> Option<String>;
-    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String>;
+    fn render(&self, viewer: Option<&str>, r: Reading) -> Vec<String>;
+    fn glance(&self, viewer: Option<&str>, ask: Glance<'_>, r: Reading) -> Option<String>;
     fn picture(&self, viewer: Option<&str>) -> Option<Picture>;
     fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer<AnyAction>>;
     fn decided(&self) -> Option<Vec<SideScore>>;
@@ -170,8 +174,11 @@ impl<G: Game> AnyGame for G {
     fn ending(&self) -> Option<String> {
         Game::ending(self)
     }
-    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String> {
-        Game::render(self, viewer, now)
+    fn render(&self, viewer: Option<&str>, r: Reading) -> Vec<String> {
+        Game::render(self, viewer, r)
+    }
+    fn glance(&self, viewer: Option<&str>, ask: Glance<'_>, r: Reading) -> Option<String> {
+        Game::glance(self, viewer, ask, r)
     }
     fn picture(&self, viewer: Option<&str>) -> Option<Picture> {
         Game::picture(self, viewer)

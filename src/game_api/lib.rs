@@ -45,6 +45,56 @@ pub struct Deadline<A> {
     pub action: A,
 }
 
+/// How one reader has a game drawn, and when: what [`Game::render`] and [`Game::glance`] are
+/// given besides the state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reading {
+    /// Game time now.
+    pub now: GameTime,
+    /// How much faster than the wall clock game time runs (`--time-scale`): a countdown a
+    /// person reads is in the wall clock's seconds, the ones they wait.
+    pub scale: f64,
+    /// The reader's screen reader speaks the text (`@screenreader on`): no drawings, no
+    /// box-drawing, one item a line, boards as lists of what stands where.
+    pub plain: bool,
+}
+
+impl Reading {
+    /// At game time `now`, on the wall clock's pace, drawn.
+    pub fn at(now: GameTime) -> Reading {
+        Reading {
+            now,
+            scale: 1.0,
+            plain: false,
+        }
+    }
+
+    /// The same, for a screen reader.
+    pub fn plain(self) -> Reading {
+        Reading {
+            plain: true,
+            ..self
+        }
+    }
+
+    /// `game_ms` of game time as the milliseconds a person waits for them.
+    pub fn wall_ms(&self, game_ms: u64) -> u64 {
+        if self.scale > 0.0 && self.scale != 1.0 {
+            (game_ms as f64 / self.scale).round() as u64
+        } else {
+            game_ms
+        }
+    }
+}
+
+/// A reader's quick question about a game, as lichess's blind mode has single keys for them:
+/// the time left, and what is on one square (cell, column) of the board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Glance<'a> {
+    Clock,
+    Square(&'a str),
+}
+
 /// A board for clients that draw one (tkMOO-light's XMCP/1.1 board), as one viewer sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Picture {
@@ -432,8 +482,14 @@ pub trait Game: Clone + Send + Sync + 'static {
                 .map_or("finished".to_owned(), |r| r.replace('_', " ")),
         )
     }
-    /// The board or table as text for `viewer` (`None`: a spectator), as at game time `now`.
-    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String>;
+    /// The board or table as text for `viewer` (`None`: a spectator), as `r` reads it.
+    fn render(&self, viewer: Option<&str>, r: Reading) -> Vec<String>;
+    /// The answer to a quick question of `viewer`'s, in a sentence; `None` where the game has
+    /// no such thing (no clock, no squares). It tells no more than [`Game::render`] does.
+    fn glance(&self, viewer: Option<&str>, ask: Glance<'_>, r: Reading) -> Option<String> {
+        let _ = (viewer, ask, r);
+        None
+    }
     /// The board for clients that draw one, if the template has one.
     fn picture(&self, viewer: Option<&str>) -> Option<Picture> {
         let _ = viewer;

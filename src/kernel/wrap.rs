@@ -20,6 +20,10 @@ pub struct Display {
     pub linelength: Option<u16>,
     /// `@wrap off` turns wrapping off (for clients that wrap themselves).
     pub wrap: bool,
+    /// `@screenreader on`: games read as lists instead of drawn, one item a line, rooms
+    /// brief (what a speech synthesizer reads well).
+    #[serde(default)]
+    pub screenreader: bool,
 }
 
 impl Default for Display {
@@ -27,6 +31,7 @@ impl Default for Display {
         Display {
             linelength: None,
             wrap: true,
+            screenreader: false,
         }
     }
 }
@@ -443,11 +448,13 @@ mod tests {
         let set = Display {
             linelength: Some(40),
             wrap: true,
+            screenreader: false,
         };
         assert_eq!(set.width(Some(120)), Some(40));
         let off = Display {
             linelength: Some(40),
             wrap: false,
+            screenreader: false,
         };
         assert_eq!(off.width(Some(120)), None);
     }

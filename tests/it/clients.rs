@@ -560,3 +560,76 @@ async fn tintin_plays_with_the_clients_settings_file() {
     );
     s.stop().await;
 }
+
+/// `@screenreader on`, kept with the character: a game is read as a list of what stands where
+/// (never drawn), a room walked into is brief and its lists come one item a line, and `last`,
+/// `clock` and `square` answer about the game in one line each.
+#[tokio::test]
+async fn a_screen_reader_user_hears_lists_and_asks_short_questions() {
+    let s = TestServer::start().await;
+    let mut ann = s.player("Ann").await;
+    let on = ann.command("@screenreader on").await;
+    assert!(on[0].starts_with("Screen-reader mode is on"), "{on:?}");
+    let looked = ann.command("look").await;
+    let description = looked[1].clone();
+    assert!(
+        looked.iter().any(|l| l.starts_with("Exit north to ")),
+        "{looked:?}"
+    );
+    assert!(
+        !looked.iter().any(|l| l.starts_with("Exits:")),
+        "{looked:?}"
+    );
+    // Walked into, a room is its name, what is in it and the exits; `look` says the rest.
+    let walked = ann.command("east").await;
+    let here = ann.command("look").await;
+    assert!(!walked.contains(&here[1]), "{walked:?} {here:?}");
+    assert!(walked.iter().all(|l| *l != description));
+    ann.send("challenge computer as white level 1").await;
+    let started = ann.expect("White to move.").await;
+    let joined = started.join("\n");
+    assert!(
+        joined.contains("White: king e1, queen d1, rooks a1 h1, bishops c1 f1, knights b1 g1, pawns a2 b2 c2 d2 e2 f2 g2 h2."),
+        "{joined}"
+    );
+    assert!(
+        !joined.contains("R N B Q K B N R"),
+        "no drawn board: {joined}"
+    );
+    ann.send("move e4").await;
+    ann.expect("#1: Computer (black) plays").await;
+    assert_eq!(ann.command("square e4").await, ["#1: e4: white pawn."]);
+    assert_eq!(ann.command("square e2").await, ["#1: e2: empty."]);
+    let last = ann.command("last").await;
+    assert!(
+        last[0].starts_with("#1: Computer (black) plays "),
+        "{last:?}"
+    );
+    assert_eq!(ann.command("clock").await, ["#1: This game has no clock."]);
+    assert_eq!(
+        ann.command("square z9").await,
+        ["There is no square \"z9\" here (game #1, chess)."]
+    );
+    // Kept with the character: the next login reads the same way, and `who` is a sentence
+    // a player.
+    ann.send("@quit").await;
+    ann.until_closed().await;
+    let mut again = Client::connect(s.addr).await;
+    again.send("connect Ann pw-Ann-moot").await;
+    again.expect("$#$xmcp version: 1.1").await;
+    again.send("@wrap off").await;
+    again.expect("Word wrap is now off.").await;
+    let who = again.command("who").await;
+    assert!(
+        who[0].starts_with("Ann, in Chess Parlour, connected"),
+        "{who:?}"
+    );
+    assert_eq!(who.last().unwrap(), "1 connected.");
+    let off = again.command("@screenreader off").await;
+    assert_eq!(off, ["Screen-reader mode is off: boards are drawn again."]);
+    let board = again.command("board").await;
+    assert!(
+        board.iter().any(|l| l == "2 P P P P . P P P 2"),
+        "drawn again, after e4: {board:?}"
+    );
+}

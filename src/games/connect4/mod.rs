@@ -101,7 +101,7 @@ column, the game's id and its status.";
         )];
         // The drop is made: only the board after it is left to show.
         if let Some(s) = world.session(sid) {
-            text.extend(s.drawn(s.role_of(&actor), world.game_time(s)));
+            text.extend(world.drawn_for(s, &actor));
         }
         Ok(Reply::new(
             text,

@@ -82,7 +82,7 @@ Returns your choice, the game's id and its status.";
         let mut text = vec![format!("You choose {choice} in game #{sid}.")];
         // The choice is made: only the table after it is left to show.
         if let Some(s) = world.session(sid) {
-            text.extend(s.drawn(s.role_of(&actor), world.game_time(s)));
+            text.extend(world.drawn_for(s, &actor));
         }
         Ok(Reply::new(
             text,

@@ -107,7 +107,7 @@ game of tic-tac-toe, started with `play`. Returns the cell, the game's id and it
         let mut text = vec![format!("You mark cell {} in game #{sid}.", args.cell)];
         // The mark is made: only the board after it is left to show.
         if let Some(s) = world.session(sid) {
-            text.extend(s.drawn(s.role_of(&actor), world.game_time(s)));
+            text.extend(world.drawn_for(s, &actor));
         }
         Ok(Reply::new(
             text,

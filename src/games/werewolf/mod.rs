@@ -346,12 +346,16 @@ pub fn start_match(
     // while it runs (`--queue-all-seeing-live`), is not: its players' friends could watch. Nor
     // is one the house's bots sit in: they have no measured strength, and beating them would
     // buy a rating.
-    let options = json!({
+    let mut options = json!({
         "names": names,
         "bots": bots,
         "spectating": spectating,
         "rated": !live && bots.is_empty(),
     });
+    // The lengths its lines name are the wall clock's, at the pace the town runs now.
+    if world.time_scale() != 1.0 {
+        options["pace"] = json!(world.time_scale());
+    }
     let created = world
         .create_town_session(cx, "werewolf.v1", &participants, options)
         .map_err(|e| host_refusal(world, e))?;

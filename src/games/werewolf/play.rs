@@ -545,8 +545,9 @@ house bots.";
         } else {
             0
         };
-        let now = world.game_time(s);
-        let lines = text::render(w, reader, now);
+        // The reader may be all-seeing, which no role names: the match's own reader, read at
+        // the town's pace and as the one asking reads.
+        let lines = text::render(w, reader, world.reading(s, &me));
         let mut state = state_json(world, s, w, reader, recent);
         if args.include_transcript_summary == Some(false) {
             state["publicSummary"] = json!("");

@@ -121,12 +121,14 @@ fn row(r: &Row) -> sql::Result<AgentRow> {
         display: Display {
             linelength: r.get("linelength")?,
             wrap: r.get("wrap")?,
+            screenreader: r.get("screenreader")?,
         },
         wizard: r.get("wizard")?,
     })
 }
 
-const COLUMNS: &str = "agent_id, name, password_hash, description, room, linelength, wrap, wizard";
+const COLUMNS: &str =
+    "agent_id, name, password_hash, description, room, linelength, wrap, screenreader, wizard";
 
 pub fn new_agent_id() -> String {
     format!("{:016x}", rand::random::<u64>())

@@ -188,6 +188,8 @@ const MIGRATIONS: &[&str] = &[
     // the address an anonymous one was made from (IPv4, or an IPv6 /64), so that many made
     // from one address in a short while count as one owner.
     OWNERS,
+    // 12: whether a character reads with a screen reader (`@screenreader on`).
+    "ALTER TABLE agents ADD COLUMN screenreader INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// Migration 11, the same words for both engines.
@@ -339,6 +341,10 @@ const POSTGRES: &[(usize, &str)] = &[
     ),
     (10, KEPT_STATE),
     (11, OWNERS),
+    (
+        12,
+        "ALTER TABLE agents ADD COLUMN screenreader BIGINT NOT NULL DEFAULT 0;",
+    ),
 ];
 
 /// The version of the schema [`tables`](super::tables) describes: that of every migration.

@@ -206,6 +206,8 @@ pub const TABLES: &[Table] = &[
                 text("owner"),
                 // The address an anonymous one was made from (IPv4, or an IPv6 /64).
                 text("origin"),
+                // `@screenreader on`: games as lists, rooms brief.
+                int("screenreader").not_null().default(Int(0)),
             ],
         )
     },

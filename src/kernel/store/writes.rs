@@ -53,8 +53,13 @@ pub fn set_display(
 ) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
     move |c| {
         c.execute(
-            "UPDATE agents SET linelength = ?1, wrap = ?2 WHERE agent_id = ?3",
-            args![display.linelength, display.wrap, agent_id],
+            "UPDATE agents SET linelength = ?1, wrap = ?2, screenreader = ?3 WHERE agent_id = ?4",
+            args![
+                display.linelength,
+                display.wrap,
+                display.screenreader,
+                agent_id
+            ],
         )?;
         Ok(())
     }

@@ -1,6 +1,7 @@
 //! `@linelength` and `@wrap`: how wide a character's lines are, as LambdaCore has them. The
 //! choice is stored with the character and followed by every telnet connection of theirs; a
 //! program's text is never wrapped, so for agents these only report and remember.
+//! `@screenreader`: text for a speech synthesizer rather than the eye, on every face.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -17,6 +18,8 @@ pub struct DisplaySetting {
     /// The line length they set; `null` means the client's width (NAWS) or 79.
     pub linelength: Option<u16>,
     pub wrap: bool,
+    /// Games read as lists, rooms brief, one item a line (`@screenreader`).
+    pub screenreader: bool,
 }
 
 impl From<Display> for DisplaySetting {
@@ -24,6 +27,7 @@ impl From<Display> for DisplaySetting {
         DisplaySetting {
             linelength: d.linelength,
             wrap: d.wrap,
+            screenreader: d.screenreader,
         }
     }
 }
@@ -71,6 +75,7 @@ your client reports its width), and `@wrap on` that you want it to. `@linelength
 you what it is now; `@linelength 0` follows your client's width again. The smallest is 10.";
     const READ_ONLY: bool = false;
     const TOOLSET: Option<crate::verbs::Toolset> = None;
+    const TOPIC: super::Topic = super::Topic::SCREEN;
     type Args = LinelengthArgs;
     type Output = DisplaySetting;
 
@@ -146,6 +151,7 @@ length (see `@linelength`); `@wrap off` sends every line whole, for clients that
 themselves. `@wrap` alone tells you which it is. It is on unless you turn it off.";
     const READ_ONLY: bool = false;
     const TOOLSET: Option<crate::verbs::Toolset> = None;
+    const TOPIC: super::Topic = super::Topic::SCREEN;
     type Args = WrapArgs;
     type Output = DisplaySetting;
 
@@ -177,5 +183,67 @@ themselves. `@wrap` alone tells you which it is. It is on unless you turn it off
             vec![format!("Word wrap is now {}.", word(on))],
             new.into(),
         ))
+    }
+}
+
+pub struct Screenreader;
+
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct ScreenreaderArgs {
+    /// Turn screen-reader mode on (true) or off (false); leave it out to see which it is.
+    #[serde(default)]
+    pub on: Option<bool>,
+}
+
+/// What screen-reader mode does, said when it is turned on.
+const SCREENREADER_ON: &str = "Screen-reader mode is on: games are read as lists (no drawn boards), rooms are brief, lists come one item a line. `last`, `clock` and `square e4` answer about your game. `@screenreader off` turns it off.";
+
+impl Verb for Screenreader {
+    const NAME: &'static str = "screenreader";
+    const ALIASES: &'static [&'static str] = &["@screenreader"];
+    const USAGE: &'static str = "@screenreader [on|off]";
+    const SUMMARY: &'static str = "Text for a screen reader: no drawings, one item a line.";
+    const HELP: &'static str = "`@screenreader on` has moot write for a screen reader: boards are read as lists of what stands where (\"White: king g1, rook f1\"), never drawn; rooms are brief (`look` gives the whole description); lists come one item a line. `last`, `clock` and `square <square>` answer about your game in a line. It is kept with your character, on every face; `@screenreader off` turns it off.";
+    const READ_ONLY: bool = false;
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::TABLES);
+    const TOOL_DESCRIPTION: &'static str = "See or set (`on`) screen-reader mode for your \
+character: boards as lists, rooms brief, one item a line, in every answer's text. Returns the \
+display settings now.";
+    const TOPIC: super::Topic = super::Topic::SCREEN;
+    type Args = ScreenreaderArgs;
+    type Output = DisplaySetting;
+
+    fn parse(rest: &str) -> Result<ScreenreaderArgs, VerbError> {
+        match whole(rest, opt_text, usage::<Screenreader>)? {
+            None => Ok(ScreenreaderArgs { on: None }),
+            Some(w) if w.eq_ignore_ascii_case("on") => Ok(ScreenreaderArgs { on: Some(true) }),
+            Some(w) if w.eq_ignore_ascii_case("off") => Ok(ScreenreaderArgs { on: Some(false) }),
+            Some(_) => Err(usage::<Screenreader>()),
+        }
+    }
+
+    fn run(
+        world: &mut World,
+        cx: &mut Cx,
+        args: ScreenreaderArgs,
+    ) -> Result<Reply<DisplaySetting>, VerbError> {
+        let now = world.player(&cx.actor).display;
+        let Some(on) = args.on else {
+            let line = match now.screenreader {
+                true => SCREENREADER_ON.to_owned(),
+                false => "Screen-reader mode is off; `@screenreader on` turns it on.".to_owned(),
+            };
+            return Ok(Reply::new(vec![line], now.into()));
+        };
+        let new = Display {
+            screenreader: on,
+            ..now
+        };
+        set(world, cx, new);
+        let line = match on {
+            true => SCREENREADER_ON,
+            false => "Screen-reader mode is off: boards are drawn again.",
+        };
+        Ok(Reply::new(vec![line.to_owned()], new.into()))
     }
 }

@@ -40,22 +40,7 @@ Returns the events in order, and `more`, how many are still waiting.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<EventList>, VerbError> {
-        let mut events = Vec::new();
-        let (taken, left) = world.player_mut(&cx.actor).take_mailbox(MAX_ANSWER_BYTES);
-        for d in &taken {
-            match d {
-                Delivery::Line(l) => events.push(l.to_string()),
-                Delivery::Heard(said) => events.push(said.line.to_string()),
-                Delivery::Board(b) => {
-                    events.extend(b.headline.iter().cloned());
-                    events.extend(b.text.iter().cloned());
-                }
-                Delivery::Display(_) | Delivery::Event(_) => {}
-            }
-        }
-        // Should this answer not go out, what it took goes back, oldest first.
-        let who = cx.actor.clone();
-        cx.undo(move |w| w.return_to_mailbox(&who, taken));
+        let (events, left) = collect(world, cx);
         let mut text = if events.is_empty() {
             vec!["Nothing new.".to_owned()]
         } else {
@@ -66,4 +51,26 @@ Returns the events in order, and `more`, how many are still waiting.";
         }
         Ok(Reply::new(text, EventList { events, more: left }))
     }
+}
+
+/// Takes, and forgets, what `cx`'s actor was told since they last asked, as lines, and how
+/// many more are waiting: the `events` verb's answer, and the web console's.
+pub fn collect(world: &mut World, cx: &mut Cx) -> (Vec<String>, usize) {
+    let mut events = Vec::new();
+    let (taken, left) = world.player_mut(&cx.actor).take_mailbox(MAX_ANSWER_BYTES);
+    for d in &taken {
+        match d {
+            Delivery::Line(l) => events.push(l.to_string()),
+            Delivery::Heard(said) => events.push(said.line.to_string()),
+            Delivery::Board(b) => {
+                events.extend(b.headline.iter().cloned());
+                events.extend(b.text.iter().cloned());
+            }
+            Delivery::Display(_) | Delivery::Event(_) => {}
+        }
+    }
+    // Should this answer not go out, what it took goes back, oldest first.
+    let who = cx.actor.clone();
+    cx.undo(move |w| w.return_to_mailbox(&who, taken));
+    (events, left)
 }

@@ -7,7 +7,7 @@ use super::look::Arrived;
 use super::parse::{whole, word};
 use super::{Reply, Verb, VerbError, usage};
 use crate::store::writes;
-use crate::world::views::{room_info, room_seen};
+use crate::world::views::{Come, room_info, room_seen};
 use crate::world::{Cx, RoomIdx, World};
 
 pub struct Go;
@@ -127,6 +127,6 @@ pub fn travel(
             }
         },
     );
-    let (lines, view) = room_seen(world, to, &actor, cx.text_only);
+    let (lines, view) = room_seen(world, to, &actor, cx.text_only, Come::Walked);
     Reply::new(lines, Arrived::Room(view))
 }

@@ -9,7 +9,7 @@ use super::parse::{keyword, opt_text, whole};
 use super::target::{Target, find_here};
 use super::{Reply, Verb, VerbError, usage};
 use crate::text::capitalize;
-use crate::world::views::{RoomView, room_seen};
+use crate::world::views::{Come, RoomView, room_seen};
 use crate::world::{AgentId, Cx, World};
 
 pub struct Look;
@@ -116,7 +116,7 @@ pub fn see(
 ) -> Result<Reply<Seen>, VerbError> {
     Ok(match target {
         Target::Room(room) => {
-            let (lines, view) = room_seen(world, *room, viewer, text_only);
+            let (lines, view) = room_seen(world, *room, viewer, text_only, Come::Looked);
             Reply::new(lines, Seen::Room(view))
         }
         Target::Thing(room, i) => {
@@ -143,7 +143,7 @@ pub fn see(
                 s.template.title,
                 s.players_line()
             )];
-            text.extend(s.drawn(s.role_of(viewer), world.game_time(s)));
+            text.extend(world.drawn_for(s, viewer));
             Reply::new(
                 text,
                 Seen::Session {

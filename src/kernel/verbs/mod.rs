@@ -27,6 +27,7 @@ pub mod emote;
 mod error;
 pub mod events;
 pub mod games;
+pub mod glance;
 pub mod go;
 pub mod home;
 pub mod inventory;
@@ -143,6 +144,16 @@ impl Topic {
         title: "Moving and talking",
         words: &["basics", "talking", "moving"],
         intro: "Look around, walk through exits by name, and talk to whoever is here.",
+        more: None,
+        more_with: None,
+    };
+
+    /// How lines fit the screen, or are read by a screen reader, and the quick questions
+    /// about a game that stand in for a glance at its board.
+    pub const SCREEN: Topic = Topic {
+        title: "Your screen",
+        words: &["screen", "screenreader", "display"],
+        intro: "How moot's lines fit your screen, or read well with a screen reader.",
         more: None,
         more_with: None,
     };
@@ -549,11 +560,15 @@ pub static TOWN: &[VerbEntry] = &[
     entry::<describe::Describe>(),
     entry::<display::Linelength>(),
     entry::<display::Wrap>(),
+    entry::<display::Screenreader>(),
     entry::<token::Token>(),
     entry::<events::Events>(),
     entry::<games::Games>(),
     entry::<watch::Watch>(),
     entry::<watch::Unwatch>(),
+    entry::<glance::Last>(),
+    entry::<glance::Clock>(),
+    entry::<glance::Square>(),
     entry::<tables::Play>(),
     entry::<sessions::SessionCreate>(),
     entry::<sessions::SessionList>(),

@@ -26,7 +26,7 @@ one's name, seconds connected, seconds idle and room.";
 
     fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<WhoList>, VerbError> {
         Ok(Reply::new(
-            who_table(world, cx.now),
+            who_table(world, cx.now, world.player(&cx.actor).display.screenreader),
             who_list(world, cx.now),
         ))
     }

@@ -38,7 +38,7 @@ impl World {
                 s.players_line()
             ));
         }
-        text.extend(s.drawn(role, self.game_time(s)));
+        text.extend(s.drawn(role, self.reading(s, viewer)));
         Some(BoardMsg {
             gmcp: s.template.gmcp.map(Into::into),
             xmcp: s.template.xmcp.map(Into::into),
@@ -157,7 +157,6 @@ impl World {
         notes: &[Note],
     ) {
         let Some(s) = self.session(sid) else { return };
-        let now = self.game_time(s);
         // A template that says everything in notes (Werewolf) has no headline, and its
         // followers read the notes alone, not a redrawn table after every word.
         let quiet = headline.is_empty();
@@ -187,7 +186,7 @@ impl World {
                 None if actor => {}
                 None => {
                     cx.tell(&who, headline.as_str());
-                    for line in s.drawn(viewer.role, now) {
+                    for line in s.drawn(viewer.role, self.reading(s, &who)) {
                         cx.tell(&who, line);
                     }
                 }

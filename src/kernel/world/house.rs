@@ -15,7 +15,7 @@ use tokio::time::Instant;
 
 use super::sessions::{Session, SessionId};
 use super::{AgentId, Cx, Effect, World};
-use crate::game_api::{Computer, GameTime};
+use crate::game_api::{Computer, GameTime, Reading};
 
 pub const COMPUTER_ID: &str = "computer";
 pub const COMPUTER_NAME: &str = "Computer";
@@ -154,6 +154,26 @@ impl World {
     /// Session `s`'s game time now.
     pub fn game_time(&self, s: &Session) -> GameTime {
         self.time.at(s.started, Instant::now())
+    }
+
+    /// How many times faster than the wall clock game time runs (`--time-scale`).
+    pub fn time_scale(&self) -> f64 {
+        self.time.scale
+    }
+
+    /// How `viewer` reads session `s` now: its game time, at the town's pace, drawn or as
+    /// their screen reader has it.
+    pub fn reading(&self, s: &Session, viewer: &AgentId) -> Reading {
+        Reading {
+            now: self.game_time(s),
+            scale: self.time_scale(),
+            plain: self.is_present(viewer) && self.player(viewer).display.screenreader,
+        }
+    }
+
+    /// Session `s` as `viewer` reads it (see [`Session::drawn`]).
+    pub fn drawn_for(&self, s: &Session, viewer: &AgentId) -> Vec<String> {
+        s.drawn(s.role_of(viewer), self.reading(s, viewer))
     }
 
     /// When, on the wall, session `s` reached (or will reach) game time `at`.

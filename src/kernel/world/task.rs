@@ -158,7 +158,7 @@ impl WorldHandle {
         let mut failed = Unavailable::Stopped;
         for _ in 0..3 {
             let table = self.call(SERVER_ID.into(), Face::Telnet, |world, _| {
-                views::who_table(world, Instant::now())
+                views::who_table(world, Instant::now(), false)
             });
             match table.await {
                 Ok(table) => return table,
@@ -499,7 +499,12 @@ fn enter(world: &mut World, env: &Env, row: AgentRow, created: bool, conn: ConnI
             }
             .to_owned(),
         );
-        lines.extend(views::room_lines(world, entered.room, &id));
+        lines.extend(views::room_lines(
+            world,
+            entered.room,
+            &id,
+            views::Come::Walked,
+        ));
         if !entered.known_room {
             // Where they stand in memory is where the database's unknown room puts them anyway.
             cx.save(

@@ -174,9 +174,17 @@ pub fn room_info(world: &World, room: RoomIdx) -> RoomInfo {
     }
 }
 
+/// How a room is come to: looked at, or walked into (where a screen reader's user hears it
+/// brief, its description left for `look`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Come {
+    Looked,
+    Walked,
+}
+
 /// The room as text: name, description, things, people, exits.
-pub fn room_lines(world: &World, room: RoomIdx, viewer: &AgentId) -> Vec<String> {
-    lines_of(world, viewer, &shown(world, room, viewer))
+pub fn room_lines(world: &World, room: RoomIdx, viewer: &AgentId, come: Come) -> Vec<String> {
+    lines_of(world, viewer, &shown(world, room, viewer), come)
 }
 
 /// The room as text and as data, from one look at it (`look` and `go` answer with both).
@@ -187,6 +195,7 @@ pub fn room_seen(
     room: RoomIdx,
     viewer: &AgentId,
     text_only: bool,
+    come: Come,
 ) -> (Vec<String>, RoomView) {
     let shown = shown(world, room, viewer);
     let view = if text_only {
@@ -194,21 +203,28 @@ pub fn room_seen(
     } else {
         view_of(world, &shown)
     };
-    (lines_of(world, viewer, &shown), view)
+    (lines_of(world, viewer, &shown, come), view)
 }
 
-fn lines_of(world: &World, viewer: &AgentId, shown: &Shown<'_>) -> Vec<String> {
+fn lines_of(world: &World, viewer: &AgentId, shown: &Shown<'_>, come: Come) -> Vec<String> {
     let r = world.map.room(shown.room);
     let mut lines = Vec::with_capacity(6);
-    lines.extend([r.name.clone(), r.description.clone()]);
+    // For a screen reader: brief when walked into, and every list one item a line.
+    let plain = world.is_present(viewer) && world.player(viewer).display.screenreader;
+    lines.push(r.name.clone());
+    if !(plain && come == Come::Walked) {
+        lines.push(r.description.clone());
+    }
     // A session's building shows how the session stands, as the viewer may see it.
     if let Some(s) = world
         .room_session(shown.room)
         .and_then(|sid| world.session(sid))
     {
-        lines.extend(s.drawn(s.role_of(viewer), world.game_time(s)));
+        lines.extend(world.drawn_for(s, viewer));
     }
-    if !r.things.is_empty() {
+    if plain {
+        lines.extend(r.things.iter().map(|t| format!("You see {} here.", t.name)));
+    } else if !r.things.is_empty() {
         let names: Vec<&str> = r.things.iter().map(|t| t.name.as_str()).collect();
         lines.push(format!("You see {} here.", english_list(&names)));
     }
@@ -233,9 +249,18 @@ fn lines_of(world: &World, viewer: &AgentId, shown: &Shown<'_>) -> Vec<String> {
     match shown.people.as_slice() {
         [] => {}
         [one] => lines.push(format!("{one} is here.")),
+        many if plain => lines.extend(many.iter().map(|p| format!("{p} is here."))),
         many => lines.push(format!("{} are here.", english_list(many))),
     }
     if r.exits.is_empty() {
+        lines.push("There are no obvious exits.".into());
+    } else if plain {
+        lines.extend(
+            r.exits
+                .iter()
+                .map(|e| format!("Exit {} to {}.", e.name, world.map.room(e.to).name)),
+        );
+    } else if r.exits.is_empty() {
         lines.push("There are no obvious exits.".into());
     } else {
         let room_name = |e: &super::map::Exit| world.map.room(e.to).name.as_str();
@@ -297,10 +322,33 @@ pub fn who_list(world: &World, now: Instant) -> WhoList {
     WhoList { players }
 }
 
-/// The table as LambdaCore prints it.
-/// The `who` table, as LambdaMOO draws it.
-pub fn who_table(world: &World, now: Instant) -> Vec<String> {
+/// The `who` table, as LambdaMOO draws it; for a screen reader (`plain`), a sentence a
+/// player, no columns and no rules.
+pub fn who_table(world: &World, now: Instant, plain: bool) -> Vec<String> {
     let list = who_list(world, now);
+    if plain {
+        let mut lines: Vec<String> = list
+            .players
+            .iter()
+            .map(|p| {
+                let rating = p
+                    .rating
+                    .as_deref()
+                    .and_then(|r| r.split(' ').next())
+                    .map_or(String::new(), |r| format!(", rated {r}"));
+                format!(
+                    "{}, in {}, connected {}, idle {}{rating}.",
+                    p.name,
+                    p.location,
+                    duration_phrase(std::time::Duration::from_secs(p.connected_seconds)),
+                    duration_phrase(std::time::Duration::from_secs(p.idle_seconds)),
+                )
+            })
+            .collect();
+        let n = list.players.len();
+        lines.push(format!("{n} connected."));
+        return lines;
+    }
     let row =
         |a: &str, b: &str, c: &str, r: &str, d: &str| format!("{a:<20} {b:<12} {c:<12} {r:<6} {d}");
     let mut lines = vec![

@@ -94,6 +94,44 @@ impl Blackjack {
         lines
     }
 
+    /// [`Blackjack::text`] as a screen reader speaks it: cards by their names, the hole card
+    /// said to be face down rather than drawn as an `X`.
+    fn spoken(&self) -> Vec<String> {
+        if self.phase == Phase::Idle {
+            return self.text();
+        }
+        const NAMES: [&str; 13] = [
+            "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king", "ace",
+        ];
+        let said = |cards: &[u8]| {
+            cards
+                .iter()
+                .map(|&c| NAMES[c as usize])
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let dealer = if self.over() {
+            format!("{}; total {}", said(&self.dealer), total(&self.dealer))
+        } else {
+            format!(
+                "one card face down, {}",
+                said(self.dealer.get(1..).unwrap_or_default())
+            )
+        };
+        let mut lines = vec![
+            format!("Dealer: {dealer}."),
+            format!(
+                "Player: {}; total {}.",
+                said(&self.player),
+                total(&self.player)
+            ),
+        ];
+        if let Phase::Over(m) = self.phase {
+            lines.push(m.to_owned());
+        }
+        lines
+    }
+
     pub fn message(&self) -> Option<&'static str> {
         match self.phase {
             Phase::Over(m) => Some(m),
@@ -284,7 +322,10 @@ impl Game for Blackjack {
         v
     }
 
-    fn render(&self, viewer: Option<&str>, _now: moot_game_api::GameTime) -> Vec<String> {
+    fn render(&self, viewer: Option<&str>, r: moot_game_api::Reading) -> Vec<String> {
+        if r.plain {
+            return self.spoken();
+        }
         let view = self.view(viewer);
         view["text"]
             .as_str()

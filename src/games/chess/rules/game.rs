@@ -325,9 +325,50 @@ impl Game for ChessGame {
         }
     }
 
-    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String> {
+    fn render(&self, viewer: Option<&str>, r: Reading) -> Vec<String> {
         let from_black = viewer == Some(Side::Black.name());
-        let mut lines = render::board(&self.state(), from_black, self.last_san().as_deref());
+        let mut lines = match r.plain {
+            true => render::listed(&self.state(), self.last_san().as_deref()),
+            false => render::board(&self.state(), from_black, self.last_san().as_deref()),
+        };
+        lines.extend(self.clock_lines(r));
+        lines
+    }
+
+    fn glance(&self, _viewer: Option<&str>, ask: Glance<'_>, r: Reading) -> Option<String> {
+        match ask {
+            Glance::Clock => {
+                let lines = self.clock_lines(r);
+                Some(match lines.is_empty() {
+                    true => "This game has no clock.".to_owned(),
+                    false => lines.join(" "),
+                })
+            }
+            Glance::Square(name) => render::square(&self.state(), name),
+        }
+    }
+    fn picture(&self, viewer: Option<&str>) -> Option<Picture> {
+        Some(Picture {
+            board: tkmoo::board64(&self.pos),
+            your_turn: self.outcome.is_none() && viewer == Some(self.turn().name()),
+            side: viewer
+                .and_then(Side::from_role)
+                .unwrap_or(Side::White)
+                .name(),
+        })
+    }
+
+    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer<ChessAction>> {
+        computer::turn(self, role, options, seed)
+    }
+}
+
+impl ChessGame {
+    /// The clock as the viewer reads it: a per-move limit's time left (in the wall clock's
+    /// time), or both sides' clocks (the time control's own); none for an untimed game.
+    fn clock_lines(&self, r: Reading) -> Vec<String> {
+        let now = r.now;
+        let mut lines = Vec::new();
         if let Some(TimeControl::PerMove(l)) = &self.clock {
             // Only the side to move has a deadline; once over, there is none to show.
             lines.push(match self.outcome {
@@ -336,7 +377,7 @@ impl Game for ChessGame {
                     "Clock {} per move: {} has {} to move.",
                     l.text(),
                     self.turn().title(),
-                    moot_game_api::limit::left_text(l.left_at(now))
+                    moot_game_api::limit::left_text(r.wall_ms(l.left_at(now)))
                 ),
             });
         }
@@ -358,20 +399,5 @@ impl Game for ChessGame {
             ));
         }
         lines
-    }
-
-    fn picture(&self, viewer: Option<&str>) -> Option<Picture> {
-        Some(Picture {
-            board: tkmoo::board64(&self.pos),
-            your_turn: self.outcome.is_none() && viewer == Some(self.turn().name()),
-            side: viewer
-                .and_then(Side::from_role)
-                .unwrap_or(Side::White)
-                .name(),
-        })
-    }
-
-    fn computer(&self, role: &str, options: &Value, seed: u64) -> Option<Computer<ChessAction>> {
-        computer::turn(self, role, options, seed)
     }
 }

@@ -44,7 +44,9 @@ use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Color, EnPassantMode, Move, Position};
 
-use moot_game_api::{Computer, Deadline, Game, GameError, GameTime, Picture, SERVER_ROLE};
+use moot_game_api::{
+    Computer, Deadline, Game, GameError, GameTime, Glance, Picture, Reading, SERVER_ROLE,
+};
 
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 

@@ -41,6 +41,110 @@ pub fn board(view: &Value, from_black: bool, last_san: Option<&str>) -> Vec<Stri
         lines.push(format!("{n} {} {n}", spaced(&mut row.into_iter())));
     }
     lines.push(edge);
+    lines.push(status(view, last_san));
+    lines
+}
+
+/// The board as a screen reader speaks it (lichess's blind mode): each side's pieces by kind,
+/// king first, with their squares, a line a side; then the same status line as [`board`].
+pub fn listed(view: &Value, last_san: Option<&str>) -> Vec<String> {
+    let fen = view["fen"].as_str().unwrap_or("");
+    let placement = fen.split(' ').next().unwrap_or("");
+    // Squares by piece letter, in the order a reader finds them: rank 1 up, a to h.
+    let mut on: Vec<(char, String)> = Vec::new();
+    for (i, rank) in placement.split('/').enumerate() {
+        let mut file = 0u8;
+        for c in rank.chars() {
+            match c.to_digit(10) {
+                Some(n) => file += n as u8,
+                None => {
+                    on.push((c, format!("{}{}", (b'a' + file) as char, 8 - i)));
+                    file += 1;
+                }
+            }
+        }
+    }
+    on.sort_by(|a, b| {
+        (a.1.as_bytes()[1], a.1.as_bytes()[0]).cmp(&(b.1.as_bytes()[1], b.1.as_bytes()[0]))
+    });
+    const KINDS: [(char, &str, &str); 6] = [
+        ('k', "king", "kings"),
+        ('q', "queen", "queens"),
+        ('r', "rook", "rooks"),
+        ('b', "bishop", "bishops"),
+        ('n', "knight", "knights"),
+        ('p', "pawn", "pawns"),
+    ];
+    let side = |white: bool, name: &str| {
+        let parts: Vec<String> = KINDS
+            .iter()
+            .filter_map(|(k, one, many)| {
+                let squares: Vec<&str> = on
+                    .iter()
+                    .filter(|(c, _)| {
+                        c.to_ascii_lowercase() == *k && c.is_ascii_uppercase() == white
+                    })
+                    .map(|(_, sq)| sq.as_str())
+                    .collect();
+                match squares.len() {
+                    0 => None,
+                    1 => Some(format!("{one} {}", squares[0])),
+                    _ => Some(format!("{many} {}", squares.join(" "))),
+                }
+            })
+            .collect();
+        format!("{name}: {}.", parts.join(", "))
+    };
+    vec![
+        side(true, "White"),
+        side(false, "Black"),
+        status(view, last_san),
+    ]
+}
+
+/// What a square holds, in words: "e4: white pawn", "e5: empty"; `None` for no square.
+pub fn square(view: &Value, name: &str) -> Option<String> {
+    let name = name.trim().to_ascii_lowercase();
+    let b = name.as_bytes();
+    if b.len() != 2 || !(b'a'..=b'h').contains(&b[0]) || !(b'1'..=b'8').contains(&b[1]) {
+        return None;
+    }
+    let fen = view["fen"].as_str().unwrap_or("");
+    let placement = fen.split(' ').next().unwrap_or("");
+    let rank = placement.split('/').nth(usize::from(b'8' - b[1]))?;
+    let mut file = 0u8;
+    for c in rank.chars() {
+        match c.to_digit(10) {
+            Some(n) => file += n as u8,
+            None => {
+                if file == b[0] - b'a' {
+                    let colour = if c.is_ascii_uppercase() {
+                        "white"
+                    } else {
+                        "black"
+                    };
+                    let kind = match c.to_ascii_lowercase() {
+                        'k' => "king",
+                        'q' => "queen",
+                        'r' => "rook",
+                        'b' => "bishop",
+                        'n' => "knight",
+                        _ => "pawn",
+                    };
+                    return Some(format!("{name}: {colour} {kind}."));
+                }
+                file += 1;
+            }
+        }
+        if file > b[0] - b'a' {
+            break;
+        }
+    }
+    Some(format!("{name}: empty."))
+}
+
+/// The last move, whose move it is or how it ended, and check: one line.
+fn status(view: &Value, last_san: Option<&str>) -> String {
     let mut status = Vec::new();
     if let Some(last) = view["last_move"].as_str() {
         match last_san {
@@ -65,8 +169,7 @@ pub fn board(view: &Value, from_black: bool, last_san: Option<&str>) -> Vec<Stri
             }
         }
     }
-    lines.push(status.join(" "));
-    lines
+    status.join(" ")
 }
 
 #[cfg(test)]

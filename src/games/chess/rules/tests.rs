@@ -333,7 +333,7 @@ fn the_clock_charges_the_side_to_move_and_adds_the_increment() {
         g.clock().unwrap().left_at(Side::Black, Side::Black, 15_000),
         50_000
     );
-    let text = g.render(None, 15_000);
+    let text = g.render(None, Reading::at(15_000));
     assert_eq!(text.last().unwrap(), "Clock 1+2: White 0:57, Black 0:50.");
 }
 
@@ -532,7 +532,9 @@ fn correspondence_gives_each_move_its_own_days() {
     );
     assert_eq!(c.left_at(Side::White, Side::Black, 4 * DAY), 3 * DAY);
     assert_eq!(
-        g.render(None, 2 * DAY + 3_600_000).last().unwrap(),
+        g.render(None, Reading::at(2 * DAY + 3_600_000))
+            .last()
+            .unwrap(),
         "Clock 3d per move: Black has 2d 23h to move."
     );
     assert_eq!(
@@ -571,7 +573,10 @@ fn a_correspondence_move_too_late_loses_on_time() {
     );
     assert_eq!(Game::deadline(&end), None);
     assert!(Game::owing(&end).is_empty());
-    assert_eq!(end.render(None, due).last().unwrap(), "Clock 1h per move.");
+    assert_eq!(
+        end.render(None, Reading::at(due)).last().unwrap(),
+        "Clock 1h per move."
+    );
     // As lichess does, a flag against a side that could never mate is a draw.
     let g = clocked("1d", Some("4k3/8/8/8/8/8/4p3/4K3 b - - 0 1"));
     let end = g.apply_at(SERVER_ROLE, "flag", DAY).unwrap();

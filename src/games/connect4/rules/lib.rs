@@ -13,7 +13,9 @@
 use serde_json::{Value, json};
 
 use moot_game_api::limit::left_text;
-use moot_game_api::{Computer, Deadline, Game, GameError, GameTime, MoveLimit, SERVER_ROLE};
+use moot_game_api::{
+    Computer, Deadline, Game, GameError, GameTime, Glance, MoveLimit, Reading, SERVER_ROLE,
+};
 
 pub const COLS: usize = 7;
 pub const ROWS: usize = 6;
@@ -138,6 +140,36 @@ impl Connect4 {
         *cell = Some(self.turn());
         next.drops.push(col as u8 + 1);
         Some(next)
+    }
+
+    /// A column as a screen reader speaks it, from the bottom up: "Column 4: red, yellow;
+    /// 4 free."
+    fn column_text(&self, col: usize) -> String {
+        let discs: Vec<&str> = self.columns[col]
+            .iter()
+            .flatten()
+            .map(|d| d.role())
+            .collect();
+        let free = ROWS - discs.len();
+        match (discs.is_empty(), free) {
+            (true, _) => format!("Column {}: empty.", col + 1),
+            (false, 0) => format!("Column {}: {}; full.", col + 1, discs.join(", ")),
+            (false, n) => format!("Column {}: {}; {n} free.", col + 1, discs.join(", ")),
+        }
+    }
+
+    /// The per-move limit, if the game has one, with the time left in the wall clock's time.
+    fn clock_line(&self, r: Reading) -> Option<String> {
+        let l = self.clock?;
+        Some(match self.is_terminal() {
+            true => format!("Clock {} per move.", l.text()),
+            false => format!(
+                "Clock {} per move: {} has {} to drop.",
+                l.text(),
+                moot_game_api::text::capitalize(self.turn().role()),
+                left_text(r.wall_ms(l.left_at(r.now)))
+            ),
+        })
     }
 
     /// The rows from the top, `.` for empty, `R` and `Y` for the discs.
@@ -439,13 +471,19 @@ impl Game for Connect4 {
         self.state()
     }
 
-    fn render(&self, _viewer: Option<&str>, now: GameTime) -> Vec<String> {
-        let mut lines = vec!["   1 2 3 4 5 6 7".to_owned()];
-        for row in self.rows() {
-            let cells: Vec<String> = row.chars().map(String::from).collect();
-            lines.push(format!("  |{}|", cells.join(" ")));
-        }
-        lines.push("  +-------------+".to_owned());
+    fn render(&self, _viewer: Option<&str>, r: Reading) -> Vec<String> {
+        let mut lines = match r.plain {
+            true => (0..COLS).map(|c| self.column_text(c)).collect(),
+            false => {
+                let mut lines = vec!["   1 2 3 4 5 6 7".to_owned()];
+                for row in self.rows() {
+                    let cells: Vec<String> = row.chars().map(String::from).collect();
+                    lines.push(format!("  |{}|", cells.join(" ")));
+                }
+                lines.push("  +-------------+".to_owned());
+                lines
+            }
+        };
         lines.push(match self.ending() {
             Some(end) => format!("{}.", moot_game_api::text::capitalize(&end)),
             None => format!(
@@ -454,18 +492,26 @@ impl Game for Connect4 {
                 self.turn().letter()
             ),
         });
-        if let Some(l) = self.clock {
-            lines.push(match self.is_terminal() {
-                true => format!("Clock {} per move.", l.text()),
-                false => format!(
-                    "Clock {} per move: {} has {} to drop.",
-                    l.text(),
-                    moot_game_api::text::capitalize(self.turn().role()),
-                    left_text(l.left_at(now))
-                ),
-            });
-        }
+        lines.extend(self.clock_line(r));
         lines
+    }
+
+    fn glance(&self, _viewer: Option<&str>, ask: Glance<'_>, r: Reading) -> Option<String> {
+        match ask {
+            Glance::Clock => Some(
+                self.clock_line(r)
+                    .unwrap_or_else(|| "This game has no clock.".to_owned()),
+            ),
+            Glance::Square(name) => {
+                let n: usize = name
+                    .trim()
+                    .trim_start_matches("column")
+                    .trim()
+                    .parse()
+                    .ok()?;
+                (1..=COLS).contains(&n).then(|| self.column_text(n - 1))
+            }
+        }
     }
 
     /// "drops a disc in column 4"; the server's flag: "Red runs out of time".

@@ -155,7 +155,7 @@ fn a_move_limit_falls_due_only_at_its_time_and_a_drop_resets_it() {
     );
     assert_eq!(g.owing(), ["yellow"]);
     assert_eq!(
-        g.render(None, 10_000).last().unwrap(),
+        g.render(None, Reading::at(10_000)).last().unwrap(),
         "Clock 1m per move: Yellow has 1:00 to drop."
     );
     assert!(g.apply_at(SERVER_ROLE, "flag", 69_999).is_err());
@@ -211,7 +211,7 @@ fn the_side_that_runs_out_of_time_loses_and_replays_the_same() {
     let end = g.apply_at(SERVER_ROLE, "flag", 30_000).unwrap();
     assert_eq!(end.state()["result"], "red_wins_on_time");
     assert_eq!(
-        end.render(None, 0)[8..],
+        end.render(None, Reading::at(0))[8..],
         ["Red wins on time.", "Clock 30s per move."]
     );
 }
@@ -229,7 +229,7 @@ fn a_bad_clock_is_refused_clearly() {
 fn the_text_board_numbers_the_columns() {
     let g = played(&[4]);
     assert_eq!(
-        g.render(None, 0),
+        g.render(None, Reading::at(0)),
         [
             "   1 2 3 4 5 6 7",
             "  |. . . . . . .|",

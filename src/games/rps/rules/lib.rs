@@ -158,8 +158,14 @@ impl Game for Rps {
         })
     }
 
-    fn render(&self, viewer: Option<&str>, _now: moot_game_api::GameTime) -> Vec<String> {
-        table(&self.view(viewer))
+    fn render(&self, viewer: Option<&str>, r: moot_game_api::Reading) -> Vec<String> {
+        let mut lines = table(&self.view(viewer));
+        if r.plain {
+            // One player a line, the way a screen reader reads a list.
+            let both = lines.remove(0);
+            lines.splice(0..0, both.split("   ").map(str::to_owned));
+        }
+        lines
     }
 
     /// A choice is named only once both are in.

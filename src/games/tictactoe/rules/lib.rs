@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 
 use moot_game_api::limit::left_text;
 use moot_game_api::{
-    Computer, Deadline, Game, GameError, GameTime, MoveLimit, Reckoning, SERVER_ROLE, SideScore,
-    head_to_head,
+    Computer, Deadline, Game, GameError, GameTime, Glance, MoveLimit, Reading, Reckoning,
+    SERVER_ROLE, SideScore, head_to_head,
 };
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -211,20 +211,37 @@ impl Game for TicTacToe {
         self.state()
     }
 
-    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String> {
-        let mut lines = board(&self.view(viewer));
-        if let Some(l) = self.clock {
-            lines.push(match self.is_terminal() {
-                true => format!("Clock {} per move.", l.text()),
-                false => format!(
-                    "Clock {} per move: {} has {} to move.",
-                    l.text(),
-                    self.turn().to_ascii_uppercase(),
-                    left_text(l.left_at(now))
-                ),
-            });
-        }
+    fn render(&self, viewer: Option<&str>, r: Reading) -> Vec<String> {
+        let view = self.view(viewer);
+        let mut lines = match r.plain {
+            true => listed(&view),
+            false => board(&view),
+        };
+        lines.extend(self.clock_line(r));
         lines
+    }
+
+    fn glance(&self, _viewer: Option<&str>, ask: Glance<'_>, r: Reading) -> Option<String> {
+        match ask {
+            Glance::Clock => Some(
+                self.clock_line(r)
+                    .unwrap_or_else(|| "This game has no clock.".to_owned()),
+            ),
+            Glance::Square(name) => {
+                let name = name.trim().to_ascii_lowercase();
+                let i = match name.parse::<usize>() {
+                    Ok(n @ 1..=9) => n - 1,
+                    _ => CELL_NAMES.iter().position(|c| {
+                        c.trim_start_matches("the ") == name.trim_start_matches("the ")
+                    })?,
+                };
+                let holds = match self.cells[i] {
+                    Some(m) => m.to_ascii_uppercase().to_string(),
+                    None => "empty".to_owned(),
+                };
+                Some(format!("{} ({}): {holds}.", capital(CELL_NAMES[i]), i + 1))
+            }
+        }
     }
 
     /// "marks the centre" (cells as people count them, 1 to 9); the server's flag: "X runs
@@ -239,18 +256,7 @@ impl Game for TicTacToe {
         let Mark::Cell(cell) = *mark else {
             return "has moved".to_owned();
         };
-        const NAMES: [&str; 9] = [
-            "the top left",
-            "the top",
-            "the top right",
-            "the left",
-            "the centre",
-            "the right",
-            "the bottom left",
-            "the bottom",
-            "the bottom right",
-        ];
-        match NAMES.get(cell) {
+        match CELL_NAMES.get(cell) {
             Some(n) => format!("marks {n} ({})", cell + 1),
             None => "has moved".to_owned(),
         }
@@ -302,7 +308,71 @@ impl Game for TicTacToe {
 }
 
 /// The grid as `view` shows it, and whose move it is or the result.
+/// The cells as people name them, 1 to 9.
+const CELL_NAMES: [&str; 9] = [
+    "the top left",
+    "the top",
+    "the top right",
+    "the left",
+    "the centre",
+    "the right",
+    "the bottom left",
+    "the bottom",
+    "the bottom right",
+];
+
+fn capital(s: &str) -> String {
+    moot_game_api::text::capitalize(s)
+}
+
+impl TicTacToe {
+    /// The per-move limit, if the game has one, with the time left in the wall clock's time.
+    fn clock_line(&self, r: Reading) -> Option<String> {
+        let l = self.clock?;
+        Some(match self.is_terminal() {
+            true => format!("Clock {} per move.", l.text()),
+            false => format!(
+                "Clock {} per move: {} has {} to move.",
+                l.text(),
+                self.turn().to_ascii_uppercase(),
+                left_text(r.wall_ms(l.left_at(r.now)))
+            ),
+        })
+    }
+}
+
+/// The board as a screen reader speaks it: each mark's cells, the empty ones, and the status.
+fn listed(view: &Value) -> Vec<String> {
+    let board: Vec<char> = view["board"]
+        .as_str()
+        .unwrap_or(".........")
+        .chars()
+        .collect();
+    let cells = |mark: char| {
+        let named: Vec<String> = (0..9)
+            .filter(|i| board.get(*i).copied() == Some(mark))
+            .map(|i| format!("{} ({})", CELL_NAMES[i].trim_start_matches("the "), i + 1))
+            .collect();
+        match named.is_empty() {
+            true => "none".to_owned(),
+            false => named.join(", "),
+        }
+    };
+    let mut lines = vec![
+        format!("X: {}.", cells('x')),
+        format!("O: {}.", cells('o')),
+        format!("Empty: {}.", cells('.')),
+    ];
+    let mut drawn = board_lines(view);
+    lines.push(drawn.pop().unwrap_or_default());
+    lines
+}
+
 fn board(view: &Value) -> Vec<String> {
+    board_lines(view)
+}
+
+fn board_lines(view: &Value) -> Vec<String> {
     let board: Vec<char> = view["board"]
         .as_str()
         .unwrap_or(".........")
@@ -418,7 +488,7 @@ mod tests {
         assert_eq!(g.deadline().unwrap().at, 50_000);
         assert_eq!(g.owing(), ["o"]);
         assert_eq!(
-            g.render(None, 26_000).last().unwrap(),
+            g.render(None, Reading::at(26_000)).last().unwrap(),
             "Clock 30s per move: O has 0:24 to move."
         );
         // Early, the server cannot take it, and only the server can.
@@ -453,7 +523,7 @@ mod tests {
         assert_eq!(end.deadline(), None);
         assert!(end.owing().is_empty() && end.legal_actions("o").is_empty());
         assert!(end.computer("o", &Value::Null, 1).is_none());
-        let shown = end.render(None, 0);
+        let shown = end.render(None, Reading::at(0));
         assert_eq!(
             shown[shown.len() - 2..],
             ["X wins on time.", "Clock 1d per move."]
@@ -517,7 +587,7 @@ mod tests {
     fn the_text_board_numbers_the_empty_cells() {
         let g = TicTacToe::default().apply("x", "4").unwrap();
         assert_eq!(
-            g.render(None, 0),
+            g.render(None, Reading::at(0)),
             [
                 "   1 | 2 | 3",
                 "  ---+---+---",

@@ -87,9 +87,15 @@ pub fn state(w: &Werewolf, reader: Reader, state: &Value) -> Result<(), String> 
 
 /// The text view `reader` gets (telnet's `werewolf`): no card beside a name they may not know,
 /// but for a wolf's fellow wolf (whom the state names to it too, in `knownWolves`), marked as
-/// its partner and nothing more.
+/// its partner and nothing more. Both as drawn and as a screen reader has it.
 pub fn text_view(w: &Werewolf, reader: Reader) -> Result<(), String> {
-    let lines = text::render(w, reader, w.now);
+    let drawn = moot_game_api::Reading::at(w.now);
+    text_read(w, reader, drawn)?;
+    text_read(w, reader, drawn.plain())
+}
+
+fn text_read(w: &Werewolf, reader: Reader, r: moot_game_api::Reading) -> Result<(), String> {
+    let lines = text::render(w, reader, r);
     let wolf = card_of(w, reader) == Some(Card::Werewolf);
     for s in (0..SEATS).filter(|&s| !entitled(w, reader, s)) {
         let label = text::seat_label(w, s);
@@ -97,12 +103,16 @@ pub fn text_view(w: &Werewolf, reader: Reader) -> Result<(), String> {
             return Err(format!("{reader:?}: no row for {label}"));
         };
         let partner = wolf && w.players.get(s).is_some_and(|p| p.card == Card::Werewolf);
-        const MARK: &str = "  Werewolf, your partner";
-        if partner && !row.contains(MARK) {
+        let mark = if r.plain {
+            ", Werewolf, your partner"
+        } else {
+            "  Werewolf, your partner"
+        };
+        if partner && !row.contains(mark) {
             return Err(format!("{reader:?}: its partner unmarked: {row}"));
         }
         let row = if partner {
-            row.replacen(MARK, "", 1)
+            row.replacen(mark, "", 1)
         } else {
             row.clone()
         };

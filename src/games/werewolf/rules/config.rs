@@ -79,6 +79,10 @@ pub struct Config {
     pub max_days: u32,
     /// When spectators may see everything (`"live"` or `"after"`, the default).
     pub spectating: Spectating,
+    /// How many times faster than the wall clock the town ran game time when the match began
+    /// (`--time-scale`): the lengths the match's lines name are divided by it, so that a
+    /// person reads the seconds they will wait. It changes no rule.
+    pub pace: f64,
 }
 
 impl Default for Config {
@@ -91,6 +95,7 @@ impl Default for Config {
             wolf_chat_gap: 2.0,
             max_days: 20,
             spectating: Spectating::After,
+            pace: 1.0,
         }
     }
 }
@@ -161,6 +166,9 @@ impl Config {
             if c.names.iter().take(i).any(|n| n.eq_ignore_ascii_case(name)) {
                 return Err(bad(format!("the display name {name} is given twice")));
             }
+        }
+        if !(c.pace.is_finite() && c.pace > 0.0 && c.pace <= 1e6) {
+            return Err(bad("pace is a number above 0".into()));
         }
         if !(1..=100).contains(&c.max_days) {
             return Err(bad("maxDays is 1 to 100".into()));

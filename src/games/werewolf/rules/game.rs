@@ -311,11 +311,21 @@ impl Game for Werewolf {
         })
     }
 
-    fn render(&self, viewer: Option<&str>, now: GameTime) -> Vec<String> {
+    fn render(&self, viewer: Option<&str>, r: Reading) -> Vec<String> {
         let reader = viewer
             .and_then(seat_of)
             .map_or(Reader::Public, Reader::Seat);
-        text::render(self, reader, now)
+        text::render(self, reader, r)
+    }
+
+    fn glance(&self, viewer: Option<&str>, ask: Glance<'_>, r: Reading) -> Option<String> {
+        let reader = viewer
+            .and_then(seat_of)
+            .map_or(Reader::Public, Reader::Seat);
+        match ask {
+            Glance::Clock => Some(text::clock_line(self, reader, r)),
+            Glance::Square(_) => None,
+        }
     }
 
     fn computer(&self, role: &str, _options: &Value, seed: u64) -> Option<Computer<Action>> {
@@ -350,9 +360,10 @@ impl Werewolf {
             && !fresh.is_empty()
             && self.openings.turn_started == self.now;
         if new_phase || new_turn {
-            let left = self
-                .next_deadline()
-                .map_or(0, |d| d.at.saturating_sub(self.now) / 1000);
+            // In the wall clock's seconds, which the player waits.
+            let left = self.next_deadline().map_or(0, |d| {
+                (d.at.saturating_sub(self.now) as f64 / 1000.0 / self.config().pace).round() as u64
+            });
             for s in self.living() {
                 let r = self.required(s);
                 if r.kind == "NONE" || r.done {

@@ -36,7 +36,9 @@ use serde_json::{Value, json};
 
 use self::config::Config;
 use self::events::{Event, Kind, Reader, Vis};
-use moot_game_api::{Audience, Computer, Deadline, Game, GameError, GameTime, Note, SERVER_ROLE};
+use moot_game_api::{
+    Audience, Computer, Deadline, Game, GameError, GameTime, Glance, Note, Reading, SERVER_ROLE,
+};
 
 pub const SEATS: usize = 8;
 /// A seat, from 0; its player id is `p1` for seat 0.

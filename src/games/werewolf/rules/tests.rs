@@ -784,6 +784,36 @@ fn the_rules_text_follows_the_configuration_that_runs() {
     assert!(default.contains("NIGHT (45 s)") && default.contains("LOBBY (30 s)"));
 }
 
+/// At `--time-scale 10` a 45 s night passes in 4.5 s of the wall clock: that is what the
+/// players read, in the phase's line, the table's countdown and the crier's orders.
+#[test]
+fn times_read_in_the_wall_clocks_seconds_at_any_pace() {
+    let fast = Werewolf::new(7, &json!({"pace": 10.0})).unwrap();
+    assert!(
+        text::rules(fast.config())
+            .join("\n")
+            .contains("NIGHT (5 s)")
+    );
+    let w = until(fast, Phase::Night);
+    let scaled = Reading {
+        scale: 10.0,
+        ..Reading::at(w.now)
+    };
+    let top = &text::render(&w, Reader::Public, scaled)[0];
+    assert_eq!(top, "Day 1, the night (5 s left).", "{top}");
+    let unscaled = &text::render(&w, Reader::Public, Reading::at(w.now))[0];
+    assert_eq!(unscaled, "Day 1, the night (45 s left).");
+    assert!(text::phase_line(&w, Phase::Night).ends_with("(5 s)"));
+    let told = w
+        .notes(SERVER_ROLE, &Action::End(String::new()))
+        .into_iter()
+        .chain(until(new(7), Phase::Night).notes(SERVER_ROLE, &Action::End(String::new())))
+        .map(|n| n.text)
+        .collect::<Vec<_>>();
+    assert!(told.iter().any(|t| t.ends_with("(5 s.)")), "{told:?}");
+    assert!(told.iter().any(|t| t.ends_with("(45 s.)")), "{told:?}");
+}
+
 #[test]
 fn narrator_lines_carry_the_crier_mark_and_players_words_never_do() {
     let w = until(at_night(), Phase::DayDiscussion);
@@ -853,7 +883,7 @@ fn a_missed_night_action_shows_in_no_count_a_player_or_the_public_reads() {
                 assert_eq!(p["misses"], 0, "{reader:?} reads {p}");
             }
         }
-        for line in text::render(&w, reader, w.now) {
+        for line in text::render(&w, reader, Reading::at(w.now)) {
             if line.contains("alive") {
                 assert!(!line.contains("missed"), "{reader:?} reads {line:?}");
             }
@@ -973,7 +1003,7 @@ fn a_wolfs_roster_marks_its_partner_and_no_other_reader_sees_it() {
     let w = until(new(11), Phase::Night);
     let wolves = seats_with(&w, Card::Werewolf);
     let (a, b) = (wolves[0], wolves[1]);
-    let mine = text::render(&w, Reader::Seat(a), w.now);
+    let mine = text::render(&w, Reader::Seat(a), Reading::at(w.now));
     let row = mine.iter().find(|l| l.contains(w.name(b))).unwrap();
     assert!(row.ends_with("Werewolf, your partner"), "{mine:#?}");
     assert!(
@@ -981,7 +1011,7 @@ fn a_wolfs_roster_marks_its_partner_and_no_other_reader_sees_it() {
         "{mine:#?}"
     );
     for reader in [Reader::Seat(one(&w, Card::Seer)), Reader::Public] {
-        let theirs = text::render(&w, reader, w.now).join("\n");
+        let theirs = text::render(&w, reader, Reading::at(w.now)).join("\n");
         assert!(!theirs.contains("Werewolf"), "{theirs}");
     }
 }

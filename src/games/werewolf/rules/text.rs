@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::config::Config;
 use super::events::{Event, Reader};
 use super::{Card, Death, Phase, SEATS, Seat, Team, Werewolf, player_id};
-use moot_game_api::GameTime;
+use moot_game_api::{GameTime, Reading};
 
 /// The mark that starts every narrator line a person reads. No player's words can start a
 /// line with it: what players say arrives as "Name says, …", and names are single words.
@@ -22,8 +22,9 @@ pub fn mark(e: &Event) -> String {
     }
 }
 
-fn secs(ms: f64) -> String {
-    let s = ms.round() as u64;
+/// A length of the match's, `seconds` of game time, as the wall clock's seconds at `pace`.
+fn secs_at(seconds: f64, pace: f64) -> String {
+    let s = (seconds / pace).round() as u64;
     if s.is_multiple_of(60) && s >= 60 {
         format!("{} min", s / 60)
     } else {
@@ -36,7 +37,7 @@ pub fn created_line(w: &Werewolf) -> String {
     format!(
         "A Werewolf match gathers eight: {}. Ready up: the lobby closes in {}.",
         names.join(", "),
-        secs(w.config().timers.lobby)
+        secs_at(w.config().timers.lobby, w.config().pace)
     )
 }
 
@@ -73,7 +74,9 @@ pub(super) fn article(card: Card) -> &'static str {
 }
 
 pub fn phase_line(w: &Werewolf, phase: Phase) -> String {
-    let t = &w.config().timers;
+    let c = w.config();
+    let t = &c.timers;
+    let secs = |seconds| secs_at(seconds, c.pace);
     match phase {
         Phase::Lobby => "The lobby is open.".to_owned(),
         Phase::Night => format!(
@@ -132,6 +135,7 @@ pub fn ending(w: &Werewolf) -> String {
 /// web page all show this text.
 pub fn rules(c: &Config) -> Vec<String> {
     let t = &c.timers;
+    let secs = |seconds| secs_at(seconds, c.pace);
     vec![
         "Werewolf Rules v1 (werewolf.v1)".to_owned(),
         String::new(),
@@ -428,17 +432,22 @@ fn when(w: &Werewolf) -> String {
     }
 }
 
-/// The match as text for `reader`, at game time `now`.
-pub fn render(w: &Werewolf, reader: Reader, now: GameTime) -> Vec<String> {
-    let mut lines = Vec::new();
+/// Where the match is and how long the phase has left for `reader`, in the wall clock's
+/// seconds (the ones they wait, whatever `--time-scale` does to game time).
+pub fn clock_line(w: &Werewolf, reader: Reader, r: Reading) -> String {
     let left = w
         .shown_end(reader)
-        .map(|at| at.saturating_sub(now) / 1000)
+        .map(|at| r.wall_ms(at.saturating_sub(r.now)).div_ceil(1000))
         .filter(|_| w.phase != Phase::Ended);
-    lines.push(match left {
+    match left {
         Some(s) => format!("{} ({s} s left).", when(w)),
         None => format!("{}.", when(w)),
-    });
+    }
+}
+
+/// The match as text for `reader`, as `r` reads it.
+pub fn render(w: &Werewolf, reader: Reader, r: Reading) -> Vec<String> {
+    let mut lines = vec![clock_line(w, reader, r)];
     for s in 0..SEATS {
         let p = &w.players[s];
         let shown = !p.alive
@@ -449,16 +458,27 @@ pub fn render(w: &Werewolf, reader: Reader, now: GameTime) -> Vec<String> {
         let partner = matches!(reader, Reader::Seat(r) if r != s
             && w.players[r].card == Card::Werewolf
             && p.card == Card::Werewolf);
-        let mut l = format!("  {:<24}", seat_label(w, s));
-        l.push_str(if p.alive { "alive" } else { "dead " });
+        // Drawn as columns; for a screen reader, a sentence a player.
+        let (gap, mut l) = match r.plain {
+            true => (", ", format!("{}: ", seat_label(w, s))),
+            false => ("  ", format!("  {:<24}", seat_label(w, s))),
+        };
+        l.push_str(match (p.alive, r.plain) {
+            (true, _) => "alive",
+            (false, true) => "dead",
+            (false, false) => "dead ",
+        });
         if shown {
-            l.push_str(&format!("  {}", p.card.title()));
+            l.push_str(&format!("{gap}{}", p.card.title()));
         } else if partner {
-            l.push_str("  Werewolf, your partner");
+            l.push_str(&format!("{gap}Werewolf, your partner"));
         }
         let misses = p.misses + if shown { p.night_misses } else { 0 };
         if misses > 0 {
-            l.push_str(&format!("  ({misses} missed)"));
+            l.push_str(&format!("{gap}{misses} missed"));
+        }
+        if r.plain {
+            l.push('.');
         }
         lines.push(l);
     }
@@ -466,15 +486,20 @@ pub fn render(w: &Werewolf, reader: Reader, now: GameTime) -> Vec<String> {
         let votes: Vec<String> = w
             .votes
             .iter()
-            .map(|(v, t)| {
-                format!(
+            .map(|(v, t)| match (r.plain, t) {
+                (false, t) => format!(
                     "{}→{}",
                     w.name(*v),
                     t.map_or("abstain".to_owned(), |t| w.name(t).to_owned())
-                )
+                ),
+                (true, Some(t)) => format!("{} votes for {}.", w.name(*v), w.name(*t)),
+                (true, None) => format!("{} abstains.", w.name(*v)),
             })
             .collect();
-        lines.push(format!("Votes: {}.", votes.join(", ")));
+        match r.plain {
+            true => lines.extend(votes),
+            false => lines.push(format!("Votes: {}.", votes.join(", "))),
+        }
     }
     if let Reader::Seat(s) = reader {
         lines.push(brief(w, s));

@@ -312,3 +312,37 @@ impl World {
         Ok(acted)
     }
 }
+
+impl Session {
+    /// The latest action `role` (`None`: a watcher) may see, in words: the headline its
+    /// followers read when it was the last, or else how the log shows it to them (an earlier
+    /// one, when later ones are hidden from them: a Werewolf night's).
+    pub fn last_seen(&self, role: Option<&str>) -> Option<String> {
+        let whole = self.game.is_terminal();
+        let (i, e) = self
+            .log
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, e)| whole || self.game.action_view(role, e.role, &e.action).is_some())?;
+        let shown = self.game.action_view(role, e.role, &e.action);
+        if i + 1 == self.log.len()
+            && let Ok(action) = self.game.read_logged(&e.action)
+        {
+            let line = headline(self, &e.agent, e.role, &action);
+            if !line.is_empty() {
+                return Some(line);
+            }
+        }
+        let who = self
+            .participants
+            .iter()
+            .find(|p| p.agent == e.agent)
+            .map_or("The game", |p| p.name.as_str());
+        let what = shown.unwrap_or_else(|| e.action.to_string());
+        Some(super::with_names(
+            &format!("#{}: {who}: {what}.", self.id),
+            &self.participants,
+        ))
+    }
+}

@@ -263,8 +263,8 @@ impl Session {
 
     /// The game drawn as text for a reader in `role` (none: a watcher), its seats' bare numbers
     /// given as their players' names: what people read of it.
-    pub fn drawn(&self, role: Option<&str>, now: crate::game_api::GameTime) -> Vec<String> {
-        let lines = self.game.render(role, now);
+    pub fn drawn(&self, role: Option<&str>, r: crate::game_api::Reading) -> Vec<String> {
+        let lines = self.game.render(role, r);
         lines
             .iter()
             .map(|l| with_names(l, &self.participants))
