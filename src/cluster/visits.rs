@@ -216,11 +216,7 @@ pub fn action_at(path: &str, post: bool) -> Option<&'static WebAction> {
     } else {
         WebMethod::Get
     };
-    crate::games::ALL
-        .iter()
-        .filter_map(|m| m.page.as_ref())
-        .flat_map(|p| p.actions)
-        .find(|a| a.path == path && a.method == method)
+    crate::games::web_actions().find(|a| a.path == path && a.method == method)
 }
 
 impl Door {

@@ -7,6 +7,7 @@
 //! and that declaration. Nothing outside this folder names a game: the host is handed the
 //! templates, the faces read the declarations.
 
+pub mod console;
 pub mod examine;
 pub mod help;
 pub mod skill;
@@ -312,6 +313,14 @@ pub fn answer_line(world: &mut World, cx: &mut Cx, line: &str) -> Vec<String> {
         Ok(lines) => lines,
         Err(e) => vec![e.message],
     }
+}
+
+/// What the web's pages may ask of the world: each game page's buttons, and the console's.
+pub fn web_actions() -> impl Iterator<Item = &'static moot_kernel::verbs::game_module::WebAction> {
+    ALL.iter()
+        .filter_map(|m| m.page.as_ref())
+        .flat_map(|p| p.actions)
+        .chain(console::ACTIONS)
 }
 
 /// Every game's documents.

@@ -127,17 +127,15 @@ pub fn router(web: Web) -> axum::Router {
         );
     }
     // What the pages ask of the world, each at the path its module gives.
-    let actions = crate::games::ALL
-        .iter()
-        .filter_map(|m| m.page.as_ref())
-        .flat_map(|p| p.actions);
-    for a in actions {
+    for a in crate::games::web_actions() {
         router = router.route(a.path, action_route(a));
     }
     router
         .route("/", get(town_page))
         .route("/town.json", get(town_json))
         .route("/skill.md", get(skill_page))
+        .route("/console", get(console_page))
+        .route("/moot-play.js", get(play_script))
         .route("/leaderboard", get(ratings::leaderboards))
         .route("/leaderboard/{game}", get(ratings::leaderboard))
         .route("/players", get(ratings::players))
@@ -210,6 +208,23 @@ async fn town_page(State(web): State<Web>, headers: HeaderMap) -> Html<String> {
 }
 
 /// The page an agent reads first, with this server's own addresses.
+/// The web console: every verb, typed, and what the town says, as a telnet player has them.
+async fn console_page() -> Html<String> {
+    Html(crate::http::nav::with_nav(include_str!("console.html")))
+}
+
+/// What the game pages share to play from the browser (see its first lines).
+async fn play_script() -> Response {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/javascript; charset=utf-8",
+        )],
+        include_str!("play.js"),
+    )
+        .into_response()
+}
+
 async fn skill_page(State(web): State<Web>, headers: HeaderMap) -> Response {
     let base = oauth::base(&web, &headers);
     (

@@ -1117,3 +1117,53 @@ async fn a_character_made_on_the_web_is_signed_in_and_plays_by_telnet_too() {
     c.expect("*** Connected ***").await;
     s.stop().await;
 }
+
+/// Playing from the browser (tests/browser/play.py, Debian's Chromium): a character made on the
+/// web uses the console beside a telnet player, plays chess with him by dragging a piece, the
+/// house at tic-tac-toe and Connect Four with clicks, and a Werewolf match with him through the
+/// match page's buttons; then every page is checked with axe-core. Screenshots go to
+/// target/screenshots.
+#[tokio::test]
+async fn a_browser_player_and_a_telnet_player_play_together() {
+    let s = TestServer::start_with(|c| c.time_scale = 5.0).await;
+    let root = env!("CARGO_MANIFEST_DIR");
+    let shots = format!("{root}/target/screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let axe = format!("{root}/.tools/node_modules/axe-core/axe.min.js");
+    let (base, telnet) = (format!("http://{}", s.http), s.addr.to_string());
+    let seen = crate::support::run_python("browser/play.py", &[&base, &telnet, &shots, &axe]).await;
+    assert_eq!(seen["signup"]["signed_in"], true, "{seen}");
+    let c = &seen["console"];
+    assert!(c["tom_sees"].as_str().unwrap().contains("Wren"), "{c}");
+    eprintln!(
+        "the console showed Tom's words after {:.3} s",
+        c["seconds"].as_f64().unwrap()
+    );
+    assert!(c["seconds"].as_f64().unwrap() < 3.0, "{c}");
+    let chess = &seen["chess"];
+    assert!(
+        chess["moves"].as_str().unwrap().contains("e4 e5"),
+        "{chess}"
+    );
+    assert_eq!(chess["said"], "Black played e5. White to move.", "{chess}");
+    let t = &seen["tables"];
+    assert!(
+        t["cells"][4].as_str().unwrap().ends_with("centre (5): X"),
+        "{t}"
+    );
+    let w = &seen["werewolf"];
+    assert!(w["players"].as_str().unwrap().contains("Tom"), "{w}");
+    assert!(w["players"].as_str().unwrap().contains("Wren"), "{w}");
+    // One of them was alive to speak on the first day, and the other heard it.
+    assert!(
+        !w["wren_spoke"].is_null() || !w["tom_spoke"].is_null(),
+        "{w}"
+    );
+    // And one of them voted on the page or by telnet, the other seeing it.
+    match w["wren_voted"].is_null() {
+        false => assert!(!w["tom_saw_vote"].is_null(), "{w}"),
+        true => assert_eq!(w["tom_voted"], "none", "{w}"),
+    }
+    assert_eq!(seen["axe"]["violations"], json!({}), "{}", seen["axe"]);
+    s.stop().await;
+}

@@ -157,9 +157,10 @@ pub static MODULE: GameModule = GameModule {
         actions: &[WebAction {
             method: WebMethod::Post,
             path: "/chess/{game_id}/move",
+            // A person playing from the page is in the town as they play, as on the console.
             access: Access::SignedIn {
                 unsigned: "Sign in to play from this page.",
-                arrive: false,
+                arrive: true,
             },
             refused: 409,
             run: play::web_move,

@@ -1,6 +1,8 @@
 //! `mark <1-9>`: playing tic-tac-toe (tictactoe.v1) at the Game Room's board. Cells are
-//! numbered as the text board shows them, 1 to 9 from the top left.
+//! numbered as the text board shows them, 1 to 9 from the top left. A live page at
+//! `/tictactoe/<id>` draws it, and its players mark a cell there with a click.
 
+pub mod page;
 pub use moot_tictactoe_rules as rules;
 
 /// It has no flags of its own.
@@ -120,11 +122,28 @@ game of tic-tac-toe, started with `play`. Returns the cell, the game's id and it
     }
 }
 
-/// Tic-tac-toe: one verb, played at the Game Room's board.
+/// Each game's page on the web.
+const PAGE: &str = "/tictactoe/{session_id}";
+
+/// Tic-tac-toe: one verb, played at the Game Room's board, and a page.
 pub static MODULE: moot_kernel::verbs::game_module::GameModule =
-    moot_kernel::verbs::game_module::GameModule::plain(
-        "tictactoe",
-        &[moot_kernel::game_api::template::<rules::TicTacToe>()],
-        &[moot_kernel::verbs::entry::<Mark>()],
-        Topic::TABLES,
-    );
+    moot_kernel::verbs::game_module::GameModule {
+        page: Some(moot_kernel::verbs::game_module::Page {
+            path: PAGE,
+            summary: "A tic-tac-toe game as it happens (HTML)",
+            html: page::html,
+            frame: page::live,
+            shared_feed: false,
+            downloads: &[],
+            actions: &[],
+        }),
+        ..moot_kernel::verbs::game_module::GameModule::plain(
+            "tictactoe",
+            &[moot_kernel::game_api::Template {
+                page: Some(PAGE),
+                ..moot_kernel::game_api::template::<rules::TicTacToe>()
+            }],
+            &[moot_kernel::verbs::entry::<Mark>()],
+            Topic::TABLES,
+        )
+    };
