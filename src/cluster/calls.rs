@@ -144,6 +144,9 @@ pub struct ToolCall {
     pub arguments: Option<serde_json::Map<String, serde_json::Value>>,
     /// The host's number for it, to take it back if its client leaves.
     pub id: u64,
+    /// How its answer's text is to read (the address's `?screenreader=`).
+    #[serde(default)]
+    pub plain: crate::mcp::Plain,
 }
 
 /// What an MCP server on a host asks the world's server at the same address besides a tool

@@ -162,14 +162,19 @@ struct Answered<'a, T> {
 }
 
 /// Answers `call` for `agent`, as rmcp would: a JSON-RPC response (or error) as JSON, with
-/// rmcp's HTTP status for the error.
-pub async fn answer(server: &MootMcp, agent: AgentId, call: Plain) -> Response {
+/// rmcp's HTTP status for the error; its text read as `plain` asks.
+pub async fn answer(
+    server: &MootMcp,
+    agent: AgentId,
+    call: Plain,
+    plain: crate::mcp::Plain,
+) -> Response {
     let Plain {
         id,
         name,
         arguments,
     } = call;
-    respond(id, server.call(agent, &name, arguments, None).await)
+    respond(id, server.call(agent, &name, arguments, None, plain).await)
 }
 
 /// The response to call `id`, given the tool's answer (moot's [`crate::mcp::Answer`], or its JSON as it

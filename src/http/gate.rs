@@ -226,7 +226,9 @@ impl McpShared {
                 })?;
                 match ask {
                     McpAsk::Tool(call) => {
-                        let answer = server.call(agent, &call.name, call.arguments, None).await?;
+                        let answer = server
+                            .call(agent, &call.name, call.arguments, None, call.plain)
+                            .await?;
                         serde_json::value::to_raw_value(&answer)
                             .map_err(|e| rmcp::ErrorData::internal_error(e.to_string(), None))
                     }
@@ -371,8 +373,13 @@ impl Endpoint {
                 let answered = async {
                     match &agent {
                         Some(agent) => {
-                            super::direct_call::answer(&self.server, agent.as_str().into(), call)
-                                .await
+                            super::direct_call::answer(
+                                &self.server,
+                                agent.as_str().into(),
+                                call,
+                                crate::mcp::plain_asked(parts.uri.query()),
+                            )
+                            .await
                         }
                         // On a host, the world's server at this address answers it.
                         None => {
@@ -447,9 +454,11 @@ impl Endpoint {
                     .map(str::to_owned)
             })
             .flatten();
-        parts
-            .extensions
-            .insert(crate::mcp::McpAgent(agent.as_str().into(), credential));
+        parts.extensions.insert(crate::mcp::McpAgent(
+            agent.as_str().into(),
+            credential,
+            crate::mcp::plain_asked(parts.uri.query()),
+        ));
         let req = axum::extract::Request::from_parts(parts, body);
         let mut response = self.rmcp.handle(req).await.map(axum::body::Body::new);
         if let Some(id) = ending

@@ -19,6 +19,7 @@ pub async fn answer(calls: &Calls, parts: &Parts, credential: Credential, call: 
         name: call.name,
         arguments: call.arguments,
         id: 0,
+        plain: crate::mcp::plain_asked(parts.uri.query()),
     };
     match calls.town().tool(asked).await {
         Ok(answer) => respond(call.id, Ok::<_, rmcp::ErrorData>(answer)),

@@ -81,6 +81,7 @@ impl MootMcp {
             name: request.name.to_string(),
             arguments: request.arguments,
             id: 0,
+            plain: super::caller(cx).and_then(|a| a.2),
         };
         let started = tokio::time::Instant::now();
         let progress = cx.meta.get_progress_token();

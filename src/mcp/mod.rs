@@ -42,9 +42,44 @@ pub use translate::{Answer, tool, tools};
 
 /// Who an MCP request acts for, put in the HTTP request's extensions by the bearer check, with
 /// the credential that vouched for them (a host asks the world as that credential, which only
-/// the world can judge).
+/// the world can judge), and how its text is to read (the address's `?screenreader=`).
 #[derive(Debug, Clone)]
-pub struct McpAgent(pub AgentId, pub Credential);
+pub struct McpAgent(pub AgentId, pub Credential, pub Plain);
+
+/// Whether a request asks for its answers' text as a screen reader reads it (`?screenreader=on`
+/// or `off` on the address), whatever the agent's stored `@screenreader`; `None` keeps theirs.
+pub type Plain = Option<bool>;
+
+/// What a URL's query asks of [`Plain`]: `screenreader=on|off` (or `1`/`0`, `true`/`false`).
+pub fn plain_asked(query: Option<&str>) -> Plain {
+    form_urlencoded::parse(query?.as_bytes())
+        .find(|(k, _)| k == "screenreader")
+        .and_then(|(_, v)| match v.as_ref() {
+            "on" | "1" | "true" | "yes" => Some(true),
+            "off" | "0" | "false" | "no" => Some(false),
+            _ => None,
+        })
+}
+
+/// Runs `f` with `agent` read as `plain` asks, as if they had set `@screenreader` for this one
+/// call: the world task runs one call at a time, so nobody else sees the difference, and what
+/// they had is put back (unless the call set it itself).
+fn read_as<T>(
+    w: &mut moot_kernel::world::World,
+    agent: &AgentId,
+    plain: Plain,
+    f: impl FnOnce(&mut moot_kernel::world::World) -> T,
+) -> T {
+    let Some(plain) = plain.filter(|_| w.is_present(agent)) else {
+        return f(w);
+    };
+    let had = std::mem::replace(&mut w.player_mut(agent).display.screenreader, plain);
+    let out = f(w);
+    if w.is_present(agent) && w.player(agent).display.screenreader == plain {
+        w.player_mut(agent).display.screenreader = had;
+    }
+    out
+}
 
 /// Where a server finds the town.
 #[derive(Clone)]
@@ -279,6 +314,7 @@ impl MootMcp {
         e: &'static VerbEntry,
         args: Value,
         first: bool,
+        plain: Plain,
     ) -> Result<
         (
             Result<Reply<Json>, VerbError>,
@@ -295,7 +331,8 @@ impl MootMcp {
         let step = match world
             .call(agent.clone(), Face::Mcp, move |w, cx| {
                 if w.is_present(&cx.actor) {
-                    attempt(w, cx, e, args, first)
+                    let who = cx.actor.clone();
+                    read_as(w, &who, plain, |w| attempt(w, cx, e, args, first))
                 } else {
                     Step::Absent(args)
                 }
@@ -318,7 +355,8 @@ impl MootMcp {
                 match world
                     .call(agent.clone(), Face::Mcp, move |w, cx| {
                         w.arrive_agent(cx, row);
-                        attempt(w, cx, e, args, first)
+                        let who = cx.actor.clone();
+                        read_as(w, &who, plain, |w| attempt(w, cx, e, args, first))
                     })
                     .await
                 {
@@ -344,6 +382,7 @@ impl MootMcp {
         e: &'static VerbEntry,
         args: Value,
         cx: Option<&RequestContext<RoleServer>>,
+        plain: Plain,
     ) -> Result<Answer, McpError> {
         let started = tokio::time::Instant::now();
         let deadline = started + self.wait;
@@ -351,7 +390,7 @@ impl MootMcp {
         let mut ticks = 0u32;
         let mut first = true;
         loop {
-            let (r, watch) = self.once(&agent, e, args.clone(), first).await?;
+            let (r, watch) = self.once(&agent, e, args.clone(), first, plain).await?;
             first = false;
             let (
                 Err(VerbError {
@@ -415,11 +454,14 @@ impl MootMcp {
         name: &str,
         arguments: Option<JsonObject>,
         cx: Option<&RequestContext<RoleServer>>,
+        plain: Plain,
     ) -> Result<Answer, McpError> {
         let entry = games::find_tool(name, &self.sets)
             .ok_or_else(|| McpError::invalid_params(self.unknown_tool(name), None))?;
         let args = Value::Object(arguments.unwrap_or_default());
-        let mut out = self.run(agent.clone(), entry, args, cx).await?;
+        // `@screenreader` itself sets what is kept, which a request's asking must not undo.
+        let plain = plain.filter(|_| entry.name != "screenreader");
+        let mut out = self.run(agent.clone(), entry, args, cx, plain).await?;
         // A result that names a UI resource (chess's `showUi`) carries it, for MCP Apps hosts
         // (`_meta.ui.resourceUri`) and for hosts that show embedded resources.
         let ui = if games::may_name_a_page(entry) {
@@ -508,7 +550,8 @@ impl ServerHandler for MootMcp {
         if let Reach::Host(town) = &self.reach {
             return self.call_across(town, request, &cx).await;
         }
-        self.call(agent, &request.name, request.arguments, Some(&cx))
+        let plain = caller(&cx).and_then(|a| a.2);
+        self.call(agent, &request.name, request.arguments, Some(&cx), plain)
             .await
             .map(|answer| answer.into_rmcp().into())
     }

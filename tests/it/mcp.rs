@@ -1070,3 +1070,57 @@ async fn an_mcp_session_is_refused_from_another_address() {
     assert_eq!(here.tools("/mcp", &a.token, &theirs).await.0, 404);
     s.stop().await;
 }
+
+/// An agent asks for screen-reader text with its address's `?screenreader=on`, on the plain
+/// `/mcp` and on a set's own address: that call's text reads as lists, one item a line, and
+/// what the agent keeps (`@screenreader`, off) is as it was for the next call without it.
+#[tokio::test]
+async fn an_agent_asks_for_screen_reader_text_with_a_query_parameter() {
+    let s = TestServer::start().await;
+    let ada = s.api().agent(Some("Ada")).await;
+    let text = |v: &Value| -> Vec<String> {
+        v["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{v}"))
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    };
+    let call = |path: &'static str, name: &'static str, args: Value| {
+        let token = ada.token.clone();
+        let http = s.http;
+        async move {
+            let params = json!({ "name": name, "arguments": args });
+            crate::support::mcp_request(http, &token, path, "tools/call", params).await
+        }
+    };
+    let plain = text(&call("/mcp?screenreader=on", "look", json!({})).await);
+    assert!(
+        plain.iter().any(|l| l == "Exit north to Town Hall."),
+        "{plain:?}"
+    );
+    assert!(!plain.iter().any(|l| l.starts_with("Exits:")), "{plain:?}");
+    let drawn = text(&call("/mcp", "look", json!({})).await);
+    assert!(
+        drawn.iter().any(|l| l.starts_with("Exits: north")),
+        "{drawn:?}"
+    );
+    // A game's table, at the tables' address: the board as a list.
+    call("/mcp", "go", json!({ "exit": "south" })).await;
+    let played = call(
+        "/mcp/tables?screenreader=1",
+        "play",
+        json!({ "game": "tictactoe", "with": "house" }),
+    )
+    .await;
+    let marked = text(&call("/mcp/tables?screenreader=1", "mark", json!({ "cell": 5 })).await);
+    assert!(
+        marked.iter().any(|l| l.starts_with("X: centre (5)")),
+        "{played} {marked:?}"
+    );
+    let kept = text(&call("/mcp/tables", "screenreader", json!({})).await);
+    assert_eq!(
+        kept,
+        ["Screen-reader mode is off; `@screenreader on` turns it on."]
+    );
+}
