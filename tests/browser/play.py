@@ -304,12 +304,20 @@ async def werewolf(page, base, http, tom, shots):
             "transcript_names_tom": "Tom" in transcript}
 
 
-async def axe(browser, base, axe_js, signed_in, games):
+async def axe(browser, base, http, axe_js, signed_in, games):
     """axe-core on every page, as someone signed out and as Wren: the serious and critical
     violations, by page."""
     source = open(axe_js).read()
+    # OAuth's consent page, for a client an MCP host registered, and its error page.
+    redirect = "http://127.0.0.1:9/callback"
+    client = (await http.post(f"{base}/oauth/register", json={
+        "client_name": "A host", "redirect_uris": [redirect]})).json()
+    consent = ("/oauth/authorize?response_type=code&client_id=" + client["client_id"] +
+               "&redirect_uri=" + redirect + "&code_challenge=" + "E" * 43 +
+               "&code_challenge_method=S256&state=s")
     pages = ["/", "/login", "/console", "/leaderboard", "/leaderboard/chess", "/players",
-             "/players/Wren"] + [f"/{kind}/{gid}" for kind, gid in games]
+             "/players/Wren", consent, "/oauth/authorize"] + [
+                 f"/{kind}/{gid}" for kind, gid in games]
     found = {}
     for who, ctx in [("signed out", await browser.new_context()), ("Wren", signed_in)]:
         for path in pages:
@@ -340,7 +348,7 @@ async def main():
                 matched = await werewolf(page, base, http, tom, shots)
                 games = [("chess", played["game"]), ("tictactoe", tabled["tictactoe"]),
                          ("connect4", tabled["connect4"]), ("werewolf", matched["match"])]
-                checked = await axe(browser, base, axe_js, ctx, games)
+                checked = await axe(browser, base, http, axe_js, ctx, games)
                 tom.close()
             finally:
                 await browser.close()

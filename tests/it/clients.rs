@@ -600,6 +600,19 @@ async fn a_screen_reader_user_hears_lists_and_asks_short_questions() {
     ann.expect("#1: Computer (black) plays").await;
     assert_eq!(ann.command("square e4").await, ["#1: e4: white pawn."]);
     assert_eq!(ann.command("square e2").await, ["#1: e2: empty."]);
+    // A rank or a file, square by square: the board read a line at a time.
+    assert_eq!(
+        ann.command("square 4").await,
+        [
+            "#1: Rank 4: a4: empty, b4: empty, c4: empty, d4: empty, e4: white pawn, f4: empty, \
+          g4: empty, h4: empty."
+        ]
+    );
+    let file = ann.command("square e").await;
+    assert!(
+        file[0].starts_with("#1: File e: e1: white king, e2: empty, e3: empty, e4: white pawn"),
+        "{file:?}"
+    );
     let last = ann.command("last").await;
     assert!(
         last[0].starts_with("#1: Computer (black) plays "),

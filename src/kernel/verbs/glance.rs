@@ -183,8 +183,8 @@ impl Verb for Square {
     const USAGE: &'static str = "square <square> [#<game>]";
     const SUMMARY: &'static str = "What is on one square (cell, column) of your game.";
     const HELP: &'static str = "Says what stands on one square of the board: `square e4` in \
-chess, `square 5` (or `square centre`) in tic-tac-toe, `square 4` for a Connect Four column, \
-from the bottom up.";
+chess (a rank, `square 4`, or a file, `square e`, reads the board a line at a time), `square 5` \
+(or `square centre`) in tic-tac-toe, `square 4` for a Connect Four column, from the bottom up.";
     const READ_ONLY: bool = true;
     const TOPIC: Topic = Topic::SCREEN;
     const TOOLSET: Option<super::Toolset> = Some(super::Toolset::TABLES);

@@ -102,9 +102,30 @@ pub fn listed(view: &Value, last_san: Option<&str>) -> Vec<String> {
     ]
 }
 
-/// What a square holds, in words: "e4: white pawn", "e5: empty"; `None` for no square.
+/// What a square holds, in words: "e4: white pawn", "e5: empty"; or a whole rank ("4") or file
+/// ("e"), square by square, for reading the board a line at a time as lichess's blind mode
+/// does; `None` for none of those.
 pub fn square(view: &Value, name: &str) -> Option<String> {
     let name = name.trim().to_ascii_lowercase();
+    let line = |squares: Vec<String>| -> Option<String> {
+        let said: Vec<String> = squares
+            .iter()
+            .filter_map(|sq| square(view, sq))
+            .map(|s| s.trim_end_matches('.').to_owned())
+            .collect();
+        Some(format!("{}.", said.join(", ")))
+    };
+    match name.as_bytes() {
+        [r @ b'1'..=b'8'] => {
+            let squares = (b'a'..=b'h').map(|f| format!("{}{}", f as char, *r as char));
+            return line(squares.collect()).map(|l| format!("Rank {}: {l}", *r as char));
+        }
+        [f @ b'a'..=b'h'] => {
+            let squares = (b'1'..=b'8').map(|r| format!("{}{}", *f as char, r as char));
+            return line(squares.collect()).map(|l| format!("File {}: {l}", *f as char));
+        }
+        _ => {}
+    }
     let b = name.as_bytes();
     if b.len() != 2 || !(b'a'..=b'h').contains(&b[0]) || !(b'1'..=b'8').contains(&b[1]) {
         return None;
