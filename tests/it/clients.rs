@@ -623,6 +623,19 @@ async fn a_screen_reader_user_hears_lists_and_asks_short_questions() {
         ann.command("square z9").await,
         ["There is no square \"z9\" here (game #1, chess)."]
     );
+    // Cards by name, the hole card said to be face down, with the totals.
+    ann.command("west").await;
+    ann.command("west").await;
+    let dealt = ann.command("deal").await;
+    assert!(
+        dealt[0].starts_with("Dealer: one card face down, "),
+        "{dealt:?}"
+    );
+    assert!(
+        dealt[1].starts_with("Player: ") && dealt[1].contains("; total "),
+        "{dealt:?}"
+    );
+    assert!(!dealt.join(" ").contains(" X "), "{dealt:?}");
     // Kept with the character: the next login reads the same way, and `who` is a sentence
     // a player.
     ann.send("@quit").await;
@@ -634,7 +647,7 @@ async fn a_screen_reader_user_hears_lists_and_asks_short_questions() {
     again.expect("Word wrap is now off.").await;
     let who = again.command("who").await;
     assert!(
-        who[0].starts_with("Ann, in Chess Parlour, connected"),
+        who[0].starts_with("Ann, in Card Room, connected"),
         "{who:?}"
     );
     assert_eq!(who.last().unwrap(), "1 connected.");

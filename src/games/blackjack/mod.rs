@@ -77,15 +77,24 @@ fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, Ver
             })
             .unwrap_or_default()
     };
-    let mut text: Vec<String> = v["text"]
-        .as_str()
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    // The tools answer in seed 001's words exactly; a person at a terminal is also told the
-    // totals and what to type next.
-    if cx.face == Face::Telnet {
+    // The tools answer in seed 001's words exactly; a screen reader's user hears the cards by
+    // name with the totals, and a person at a terminal is told the totals and what to type next.
+    let plain = world.is_present(&cx.actor) && world.player(&cx.actor).display.screenreader;
+    let mut text: Vec<String> = match world.session(sid) {
+        Some(s) if plain => world.drawn_for(s, &cx.actor),
+        _ => v["text"]
+            .as_str()
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect(),
+    };
+    if plain && cx.face == Face::Telnet {
+        text.push(match v["dealer_total"].as_u64() {
+            Some(_) => "`deal` for another hand.".to_owned(),
+            None => "`hit` or `stand`.".to_owned(),
+        });
+    } else if cx.face == Face::Telnet {
         let player = v["player_total"].as_u64().unwrap_or(0);
         text.push(match v["dealer_total"].as_u64() {
             Some(dealer) => {

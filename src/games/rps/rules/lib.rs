@@ -240,8 +240,9 @@ fn table(view: &Value) -> Vec<String> {
         show("player_1"),
         show("player_2")
     )];
+    // "player_2 wins": the host puts the player's name for the seat's.
     if let Some(r) = view["result"].as_str() {
-        lines.push(format!("Result: {}.", r.replace('_', " ")));
+        lines.push(format!("Result: {}.", r.replacen("_wins", " wins", 1)));
     }
     lines
 }
