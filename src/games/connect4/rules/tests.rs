@@ -243,3 +243,32 @@ fn the_text_board_numbers_the_columns() {
         ]
     );
 }
+
+/// For a screen reader: a column a line, bottom up, and one column on request.
+#[test]
+fn a_screen_reader_hears_the_board_a_column_at_a_time() {
+    let g = played(&[4, 4, 3]);
+    let plain = Reading::at(0).plain();
+    assert_eq!(
+        g.render(None, plain),
+        [
+            "Column 1: empty.",
+            "Column 2: empty.",
+            "Column 3: red; 5 free.",
+            "Column 4: red, yellow; 4 free.",
+            "Column 5: empty.",
+            "Column 6: empty.",
+            "Column 7: empty.",
+            "Yellow (Y) to drop."
+        ]
+    );
+    assert_eq!(
+        g.glance(None, Glance::Square("4"), plain).as_deref(),
+        Some("Column 4: red, yellow; 4 free.")
+    );
+    assert_eq!(g.glance(None, Glance::Square("9"), plain), None);
+    assert_eq!(
+        g.glance(None, Glance::Clock, plain).as_deref(),
+        Some("This game has no clock.")
+    );
+}

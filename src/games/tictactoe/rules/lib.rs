@@ -598,4 +598,36 @@ mod tests {
             ]
         );
     }
+
+    /// For a screen reader: each mark's cells by name, the empty ones, and one cell on request
+    /// by its number or its name.
+    #[test]
+    fn a_screen_reader_hears_the_cells_by_name() {
+        let g = TicTacToe::new(0, &Value::Null)
+            .unwrap()
+            // The log's spelling counts cells from 0.
+            .apply("x", "4")
+            .unwrap()
+            .apply("o", "0")
+            .unwrap();
+        let plain = Reading::at(0).plain();
+        assert_eq!(
+            g.render(None, plain),
+            [
+                "X: centre (5).",
+                "O: top left (1).",
+                "Empty: top (2), top right (3), left (4), right (6), bottom left (7), bottom (8), \
+                 bottom right (9).",
+                "X to move."
+            ]
+        );
+        for asked in ["5", "centre", "the centre"] {
+            assert_eq!(
+                g.glance(None, Glance::Square(asked), plain).as_deref(),
+                Some("The centre (5): X."),
+                "{asked}"
+            );
+        }
+        assert_eq!(g.glance(None, Glance::Square("e4"), plain), None);
+    }
 }
