@@ -124,6 +124,20 @@ impl MoveLimit {
         self.due().saturating_sub(now)
     }
 
+    /// The limit as a player reads it: "Clock 90s per move: Red has 1:23 to drop." while the
+    /// game runs (`mover` has what is left, `to` is the move's verb), and "Clock 90s per move."
+    /// once it is over. The time left is the wall clock's, whatever `--time-scale` does.
+    pub fn line(&self, over: bool, mover: &str, to: &str, r: crate::Reading) -> String {
+        match over {
+            true => format!("Clock {} per move.", self.text()),
+            false => format!(
+                "Clock {} per move: {mover} has {} to {to}.",
+                self.text(),
+                left_text(r.wall_ms(self.left_at(r.now)))
+            ),
+        }
+    }
+
     /// The limit as [`MoveLimit::parse`] reads it: `3d`, `90s`.
     pub fn text(&self) -> String {
         let (unit, size) = UNITS

@@ -23,5 +23,19 @@ window.moot = (() => {
     if (!r.ok) return [body && body.error ? body.error.message : "moot did not answer (" + r.status + ")."];
     return body.lines;
   }
-  return { who, act };
+  // Follows game `path`'s frames (its `live` stream) once who is signed in is known, which
+  // decides what the page offers them: `draw(frame, me)` for each; it stops after the last.
+  async function follow(path, draw, status) {
+    const m = await who();
+    const live = new EventSource(path + "/live");
+    live.addEventListener("frame", e => {
+      const f = JSON.parse(e.data);
+      draw(f, m);
+      if (f.over) live.close();
+    });
+    live.onerror = () => {
+      if (live.readyState !== EventSource.CLOSED) status.textContent = "Reconnecting…";
+    };
+  }
+  return { who, act, follow };
 })();

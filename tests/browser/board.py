@@ -32,13 +32,8 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from playwright.async_api import async_playwright
 
-CHROMIUM = "/usr/bin/chromium"
-# Without these, Chromium reaches for Google's hosts at start, and this machine's closed
-# network refuses it many times over.
-FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
+from chromium import CHROMIUM, FLAGS
+
 
 HOST_PAGE = """<!doctype html><title>a minimal MCP Apps host</title>
 <iframe id="app" width="600" height="560"></iframe>

@@ -32,11 +32,8 @@ import time
 import httpx2
 from playwright.async_api import async_playwright
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
+from chromium import CHROMIUM, FLAGS, mcp
+
 WREN = ("Wren", "pw-Wren-moot1")
 
 
@@ -215,20 +212,6 @@ async def tables(page, base, shots):
     await board.screenshot(path=f"{shots}/play-connect4.png", full_page=True)
     await board.close()
     return {"tictactoe": ttt, "cells": cells, "label": marked, "connect4": c4}
-
-
-async def mcp(http, base, token, name, args):
-    """One stateless MCP 2026-07-28 tool call at the Werewolf tools' address; its result."""
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {"name": "play.py", "version": "1"}}
-    r = await http.post(f"{base}/mcp/werewolf", headers={
-        "Authorization": f"Bearer {token}", "accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name},
-        json={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-              "params": {"name": name, "arguments": args, "_meta": meta}})
-    text = next((l[6:] for l in r.text.splitlines() if l.startswith("data: ")), r.text)
-    return json.loads(text)["result"]
 
 
 async def werewolf(page, base, http, tom, shots):

@@ -14,11 +14,8 @@ import sys
 
 from playwright.async_api import async_playwright
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
+from chromium import CHROMIUM, FLAGS
+
 
 ROWS = """sel => [...document.querySelectorAll(sel + ' tr')].slice(1)
     .map(tr => [...tr.children].map(td => td.textContent.trim()))"""

@@ -29,11 +29,8 @@ import time
 import httpx2
 from playwright.async_api import async_playwright
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
+from chromium import CHROMIUM, FLAGS, mcp
+
 SECRETS = ["growls to the pack", "Your vision shows", "You will watch over", "(Spoiler)", "wants "]
 
 
@@ -221,21 +218,6 @@ async def watch_chess(browser, base, http, shots):
     result = await page.locator("#result").text_content()
     await context.close()
     return {"before": before, "after": after, "seconds": seen_after, "result": result, "errors": errors}
-
-
-async def mcp(http, base, token, name, args):
-    """One stateless MCP 2026-07-28 tool call; its result."""
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {"name": "town.py", "version": "1"}}
-    # The tools this page test calls are Werewolf's, at their set's own address.
-    r = await http.post(f"{base}/mcp/werewolf", headers={
-        "Authorization": f"Bearer {token}", "accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name},
-        json={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-              "params": {"name": name, "arguments": args, "_meta": meta}})
-    text = next((l[6:] for l in r.text.splitlines() if l.startswith("data: ")), r.text)
-    return json.loads(text)["result"]
 
 
 async def board(browser, base, http, address, shots):

@@ -187,12 +187,7 @@ when left out, in PGN. Returns the PGN text, as chess programs read it.";
 pub fn pgn_of(world: &World, sid: moot_kernel::world::sessions::SessionId) -> Option<String> {
     let s = world.session(sid)?;
     let g = chess_of(s)?;
-    let name = |role: &str| {
-        s.participants
-            .iter()
-            .find(|p| p.role == role)
-            .map_or("?".to_owned(), |p| p.name.clone())
-    };
+    let name = |role: &str| s.name_in(role).unwrap_or_else(|| "?".to_owned());
     // `created_at` is RFC 3339: its date, with dots.
     let date = s
         .created_at

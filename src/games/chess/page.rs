@@ -31,12 +31,7 @@ pub fn frame(world: &World, sid: SessionId) -> Option<serde_json::Value> {
     use super::rules::Side;
     let s = world.session(sid)?;
     let g = super::chess_of(s)?;
-    let name = |role: &str| {
-        s.participants
-            .iter()
-            .find(|p| p.role == role)
-            .map(|p| p.name.clone())
-    };
+    let name = |role: &str| s.name_in(role);
     let over = s.game.is_terminal();
     let now = world.game_time(s);
     let clocks = g.time_control().map(|c| {

@@ -27,12 +27,7 @@ pub fn live(
 ) -> Option<(Value, bool)> {
     let s = world.session(sid)?;
     game_of(world, sid)?;
-    let name = |role: &str| {
-        s.participants
-            .iter()
-            .find(|p| p.role == role)
-            .map(|p| p.name.clone())
-    };
+    let name = |role: &str| s.name_in(role);
     let state = s.game.view(None);
     let over = s.game.is_terminal();
     let frame = json!({

@@ -371,15 +371,7 @@ impl ChessGame {
         let mut lines = Vec::new();
         if let Some(TimeControl::PerMove(l)) = &self.clock {
             // Only the side to move has a deadline; once over, there is none to show.
-            lines.push(match self.outcome {
-                Some(_) => format!("Clock {} per move.", l.text()),
-                None => format!(
-                    "Clock {} per move: {} has {} to move.",
-                    l.text(),
-                    self.turn().title(),
-                    moot_game_api::limit::left_text(r.wall_ms(l.left_at(now)))
-                ),
-            });
+            lines.push(l.line(self.outcome.is_some(), self.turn().title(), "move", r));
         }
         if let Some(c) = self.clock() {
             let to_move = self.turn();

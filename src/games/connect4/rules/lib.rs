@@ -12,7 +12,6 @@
 
 use serde_json::{Value, json};
 
-use moot_game_api::limit::left_text;
 use moot_game_api::{
     Computer, Deadline, Game, GameError, GameTime, Glance, MoveLimit, Reading, SERVER_ROLE,
 };
@@ -160,16 +159,8 @@ impl Connect4 {
 
     /// The per-move limit, if the game has one, with the time left in the wall clock's time.
     fn clock_line(&self, r: Reading) -> Option<String> {
-        let l = self.clock?;
-        Some(match self.is_terminal() {
-            true => format!("Clock {} per move.", l.text()),
-            false => format!(
-                "Clock {} per move: {} has {} to drop.",
-                l.text(),
-                moot_game_api::text::capitalize(self.turn().role()),
-                left_text(r.wall_ms(l.left_at(r.now)))
-            ),
-        })
+        let mover = moot_game_api::text::capitalize(self.turn().role());
+        Some(self.clock?.line(self.is_terminal(), &mover, "drop", r))
     }
 
     /// The rows from the top, `.` for empty, `R` and `Y` for the discs.

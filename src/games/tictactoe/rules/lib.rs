@@ -8,7 +8,6 @@
 
 use serde_json::{Value, json};
 
-use moot_game_api::limit::left_text;
 use moot_game_api::{
     Computer, Deadline, Game, GameError, GameTime, Glance, MoveLimit, Reading, Reckoning,
     SERVER_ROLE, SideScore, head_to_head,
@@ -328,16 +327,8 @@ fn capital(s: &str) -> String {
 impl TicTacToe {
     /// The per-move limit, if the game has one, with the time left in the wall clock's time.
     fn clock_line(&self, r: Reading) -> Option<String> {
-        let l = self.clock?;
-        Some(match self.is_terminal() {
-            true => format!("Clock {} per move.", l.text()),
-            false => format!(
-                "Clock {} per move: {} has {} to move.",
-                l.text(),
-                self.turn().to_ascii_uppercase(),
-                left_text(r.wall_ms(l.left_at(r.now)))
-            ),
-        })
+        let mover = self.turn().to_ascii_uppercase().to_string();
+        Some(self.clock?.line(self.is_terminal(), &mover, "move", r))
     }
 }
 

@@ -191,6 +191,14 @@ impl Session {
         }
     }
 
+    /// The name of whoever plays `role`, as the game's pages and its PGN show it.
+    pub fn name_in(&self, role: &str) -> Option<String> {
+        self.participants
+            .iter()
+            .find(|p| p.role == role)
+            .map(|p| p.name.clone())
+    }
+
     /// The agent playing `role`.
     pub fn role_player(&self, role: &str) -> Option<String> {
         self.participants
