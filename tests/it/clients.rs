@@ -618,7 +618,10 @@ async fn a_screen_reader_user_hears_lists_and_asks_short_questions() {
         last[0].starts_with("#1: Computer (black) plays "),
         "{last:?}"
     );
-    assert_eq!(ann.command("clock").await, ["#1: This game has no clock."]);
+    assert_eq!(
+        ann.command("clock").await,
+        ["This game has no clock (game #1, chess)."]
+    );
     assert_eq!(
         ann.command("square z9").await,
         ["There is no square \"z9\" here (game #1, chess)."]

@@ -339,10 +339,7 @@ impl Game for ChessGame {
         match ask {
             Glance::Clock => {
                 let lines = self.clock_lines(r);
-                Some(match lines.is_empty() {
-                    true => "This game has no clock.".to_owned(),
-                    false => lines.join(" "),
-                })
+                (!lines.is_empty()).then(|| lines.join(" "))
             }
             Glance::Square(name) => render::square(&self.state(), name),
         }

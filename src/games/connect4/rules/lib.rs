@@ -489,10 +489,7 @@ impl Game for Connect4 {
 
     fn glance(&self, _viewer: Option<&str>, ask: Glance<'_>, r: Reading) -> Option<String> {
         match ask {
-            Glance::Clock => Some(
-                self.clock_line(r)
-                    .unwrap_or_else(|| "This game has no clock.".to_owned()),
-            ),
+            Glance::Clock => self.clock_line(r),
             Glance::Square(name) => {
                 let n: usize = name
                     .trim()
