@@ -433,6 +433,9 @@ impl Door {
             .call(actor, Face::Rest, move |w, cx| {
                 if let Some(row) = row {
                     w.arrive_agent(cx, row);
+                    // A page that asks is a client still there, as an agent's call is: its
+                    // person is not swept away as silent while it reads.
+                    w.heard(&cx.actor, cx.now);
                 }
                 (action.run)(w, cx, sid, args)
             })

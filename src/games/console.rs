@@ -3,7 +3,8 @@
 //! ([`super::answer_line`]: every verb, the games' too); what the town tells them meanwhile
 //! waits in their mailbox, as an agent's does, and the page collects it
 //! ([`moot_kernel::verbs::events::collect`]). Signed-in visitors come into the town as they
-//! first send or ask, and leave it as a silent agent does.
+//! first send or ask, and leave it as a silent agent does: a page that reads keeps its player
+//! in the town, and one closed lets them go after `--agent-idle-timeout`.
 
 use serde_json::{Value, json};
 

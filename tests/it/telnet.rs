@@ -631,6 +631,7 @@ async fn help_fits_a_screen_and_names_the_games_and_no_agents_tools() {
         "help connect4",
         "help agents",
         "help wizards",
+        "help screen",
     ];
     for page in pages {
         let rows = ann.command(page).await;

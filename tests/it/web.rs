@@ -1167,3 +1167,63 @@ async fn a_browser_player_and_a_telnet_player_play_together() {
     assert_eq!(seen["axe"]["violations"], json!({}), "{}", seen["axe"]);
     s.stop().await;
 }
+
+/// `POST /console/line` as the signed-in person, from moot's own page (`csrf`) or not.
+async fn console_line(http: SocketAddr, cookie: &str, csrf: &str, line: &str) -> (u16, Value) {
+    let r = browser()
+        .post(format!("http://{http}/console/line"))
+        .header("cookie", cookie)
+        .header("x-csrf-token", csrf)
+        .json(&json!({ "line": line }))
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.json().await.unwrap())
+}
+
+/// The web console: a line runs as a telnet player's would and the room hears it; what the
+/// town says waits to be read; a line from another site's page changes nothing; a page that
+/// keeps reading keeps its player in the town, and one that stops lets them go after the
+/// agents' idle time (a bug: its player was swept while the page read, as if silent).
+#[tokio::test]
+async fn the_web_console_runs_lines_and_keeps_its_reader_in_the_town() {
+    let s = TestServer::start_with(|c| {
+        c.agent_idle_timeout = Duration::from_millis(1500).into();
+    })
+    .await;
+    let mut bea = s.player("Bea").await;
+    bea.send("@quit").await;
+    bea.until_closed().await;
+    let mut ann = s.player("Ann").await;
+    let (cookie, csrf) = sign_in(s.http, "Bea", "pw-Bea-moot").await;
+    let (status, said) = console_line(s.http, &cookie, &csrf, "say hello\nsay smuggled").await;
+    assert_eq!(status, 200, "{said}");
+    assert_eq!(said["lines"], json!(["You say, \"hello\""]));
+    ann.expect("Bea says, \"hello\"").await;
+    let (status, _) = console_line(s.http, &cookie, "not-the-token", "say forged").await;
+    assert_eq!(status, 403);
+    ann.send("say hi Bea").await;
+    ann.expect("You say, \"hi Bea\"").await;
+    // Reading every 300 ms for twice the idle time keeps her here, and she hears Ann.
+    let mut heard = Vec::new();
+    for _ in 0..10 {
+        let got = get_json(s.http, "/console/heard", Some(&cookie)).await;
+        heard.extend(got["lines"].as_array().unwrap().iter().cloned());
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    assert!(heard.contains(&json!("Ann says, \"hi Bea\"")), "{heard:?}");
+    assert!(!heard.iter().any(|l| l.as_str().unwrap().contains("forged")));
+    // Nobody in the room saw her swept away (and brought back by her next read) meanwhile.
+    ann.send("say polled").await;
+    let during = ann.expect("You say, \"polled\"").await;
+    assert!(
+        !during
+            .iter()
+            .any(|l| l.contains("Bea has been disconnected")),
+        "still here while her page reads: {during:?}"
+    );
+    // The page closed: she leaves as a silent agent does.
+    ann.expect("Bea has been disconnected for inactivity.")
+        .await;
+    s.stop().await;
+}
