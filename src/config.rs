@@ -347,6 +347,10 @@ pub enum AdminCommand {
     Revoke { name: String },
     /// List the wizards.
     List,
+    /// Let the character NAME build (`@dig`, `@create`…); wizards always may.
+    Builder { name: String },
+    /// Take the builder's bit from NAME (what they built stays theirs).
+    Unbuilder { name: String },
 }
 
 impl Config {

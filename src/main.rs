@@ -155,16 +155,27 @@ async fn serve(
     }
 }
 
-/// `moot admin …`: the wizards' roles, in the database given by --db.
+/// `moot admin …`: the wizards' and builders' roles, in the database given by --db.
 async fn admin(db: &moot::store::Database, cmd: AdminCommand) -> Result<String, String> {
     let store = moot::store::Store::open(db, moot::store::StoreOptions::default())
         .map_err(|e| format!("{db}: {e}"))?;
-    let on = matches!(cmd, AdminCommand::Grant { .. });
+    let on = matches!(
+        cmd,
+        AdminCommand::Grant { .. } | AdminCommand::Builder { .. }
+    );
     let result = match cmd {
         AdminCommand::Grant { name } | AdminCommand::Revoke { name } => {
             return match store.set_wizard(&name, on, "command line").await {
                 Ok(Some(n)) if on => Ok(format!("{n} is a wizard now (from their next login).")),
                 Ok(Some(n)) => Ok(format!("{n} is no longer a wizard.")),
+                Ok(None) => Err(format!("there is no character called \"{name}\"")),
+                Err(e) => Err(e.to_string()),
+            };
+        }
+        AdminCommand::Builder { name } | AdminCommand::Unbuilder { name } => {
+            return match store.set_builder(&name, on, "command line").await {
+                Ok(Some(n)) if on => Ok(format!("{n} may build now (from their next login).")),
+                Ok(Some(n)) => Ok(format!("{n} may no longer build.")),
                 Ok(None) => Err(format!("there is no character called \"{name}\"")),
                 Err(e) => Err(e.to_string()),
             };

@@ -103,7 +103,10 @@ pub async fn open(
     let stored = store.sessions().await.map_err(db_error)?;
     let (standings, seasons) = store.standings().await.map_err(db_error)?;
     let kept = store.kept().await.map_err(db_error)?;
+    let built = store.built().await.map_err(db_error)?;
     let mut world = games::new_world(map, directory.clone());
+    // What builders made, before anyone comes back to a room of theirs.
+    world.restore_built(built);
     if let Some(seed) = options.seed {
         world.reproducible(seed);
     }

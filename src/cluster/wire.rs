@@ -374,6 +374,7 @@ impl From<Character> for AgentRow {
             room: None,
             display: c.display,
             wizard: false,
+            builder: false,
         }
     }
 }

@@ -4,6 +4,7 @@
 mod support;
 
 mod bugs;
+mod building;
 mod chess;
 mod clients;
 mod connect4;

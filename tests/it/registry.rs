@@ -194,6 +194,7 @@ fn silent_agents_leave_and_people_on_connections_stay() {
         room: None,
         display: Default::default(),
         wizard: false,
+        builder: false,
     };
     let mut cx = Cx::new(ann.clone(), Face::Mcp);
     w.arrive_agent(&mut cx, row);

@@ -234,6 +234,8 @@ impl Town {
                 room: None,
                 display: moot::wrap::Display::default(),
                 wizard: *name == "Wiz",
+                // Half of them build, so that the drill's commands dig and make things too.
+                builder: i % 2 == 0,
             };
             // People at keyboards and agents with mailboxes, as they come.
             let sink = if i % 2 == 0 {

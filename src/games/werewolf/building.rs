@@ -129,6 +129,9 @@ pub(super) fn build(world: &mut World, sid: SessionId, number: usize) {
     let Some(hall) = hall(world) else { return };
     let name = format!("Werewolf Game #{number}");
     let room = world.add_room(Room {
+        num: 0,
+        owner: None,
+        gone: false,
         id: format!("werewolf_game_{sid}"),
         name: name.clone(),
         description: format!(
@@ -138,6 +141,8 @@ pub(super) fn build(world: &mut World, sid: SessionId, number: usize) {
              Hall."
         ),
         exits: vec![Exit {
+            num: 0,
+            owner: None,
             name: "out".into(),
             aliases: vec!["hall".into(), "leave".into()],
             to: hall,
@@ -157,12 +162,14 @@ pub(super) fn build(world: &mut World, sid: SessionId, number: usize) {
     if ended {
         put_up_plaque(world, sid);
     } else {
-        world.map.rooms[hall].exits.push(door(number, room));
+        world.map.add_exit(hall, door(number, room));
     }
 }
 
 fn door(number: usize, room: RoomIdx) -> Exit {
     Exit {
+        num: 0,
+        owner: None,
         name: format!("game{number}"),
         aliases: vec![format!("#{number}"), format!("werewolf{number}")],
         to: room,
@@ -202,7 +209,9 @@ fn put_up_plaque(world: &mut World, sid: SessionId) {
     for &i in plaques[..extra].iter().rev() {
         hall_room.things.remove(i);
     }
-    hall_room.things.push(Thing {
+    let plaque = Thing {
+        num: 0,
+        owner: None,
         id: format!("{PLAQUE}{sid}"),
         name: format!("a plaque for Werewolf Game #{n}"),
         aliases: vec![
@@ -213,7 +222,8 @@ fn put_up_plaque(world: &mut World, sid: SessionId) {
         ],
         description: text.join("\n"),
         kind: ThingKind::SCENERY,
-    });
+    };
+    world.map.add_thing(hall, plaque);
     if let Some(b) = world.ext::<WerewolfTown>().buildings.get_mut(&sid) {
         b.ended = true;
     }

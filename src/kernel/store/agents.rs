@@ -17,6 +17,8 @@ pub struct AgentRow {
     pub display: Display,
     /// Whether they may use the wizards' verbs (`moot admin grant`).
     pub wizard: bool,
+    /// Whether they may build (`moot admin builder`, or a wizard's `@builder`).
+    pub builder: bool,
 }
 
 // Who an identity is, for leaderboards that show people, agents or both: a character made at
@@ -124,11 +126,11 @@ fn row(r: &Row) -> sql::Result<AgentRow> {
             screenreader: r.get("screenreader")?,
         },
         wizard: r.get("wizard")?,
+        builder: r.get("builder")?,
     })
 }
 
-const COLUMNS: &str =
-    "agent_id, name, password_hash, description, room, linelength, wrap, screenreader, wizard";
+const COLUMNS: &str = "agent_id, name, password_hash, description, room, linelength, wrap, screenreader, wizard, builder";
 
 pub fn new_agent_id() -> String {
     format!("{:016x}", rand::random::<u64>())
@@ -163,6 +165,7 @@ impl Store {
                             room: Some(room),
                             display: Display::default(),
                             wizard: false,
+                            builder: false,
                         },
                         owner,
                     ))),

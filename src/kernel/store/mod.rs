@@ -23,6 +23,7 @@
 pub mod admin;
 mod agents;
 pub mod backup;
+pub mod built;
 mod checkpoint;
 pub mod copy;
 mod ddl;

@@ -190,6 +190,20 @@ const MIGRATIONS: &[&str] = &[
     OWNERS,
     // 12: whether a character reads with a screen reader (`@screenreader on`).
     "ALTER TABLE agents ADD COLUMN screenreader INTEGER NOT NULL DEFAULT 0;",
+    // 13: who may build (the builder bit a wizard grants), and what they built: rooms, exits
+    // and things, each with its number, its owner and where it stands.
+    "ALTER TABLE agents ADD COLUMN builder INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE built (
+        num         INTEGER PRIMARY KEY,
+        kind        TEXT NOT NULL,
+        owner       TEXT NOT NULL,
+        name        TEXT NOT NULL,
+        aliases     TEXT NOT NULL DEFAULT '[]',
+        description TEXT NOT NULL DEFAULT '',
+        place       TEXT,
+        dest        TEXT,
+        created_ms  INTEGER NOT NULL
+    );",
 ];
 
 /// Migration 11, the same words for both engines.
@@ -344,6 +358,21 @@ const POSTGRES: &[(usize, &str)] = &[
     (
         12,
         "ALTER TABLE agents ADD COLUMN screenreader BIGINT NOT NULL DEFAULT 0;",
+    ),
+    (
+        13,
+        "ALTER TABLE agents ADD COLUMN builder BIGINT NOT NULL DEFAULT 0;
+    CREATE TABLE built (
+        num         BIGINT PRIMARY KEY,
+        kind        TEXT NOT NULL,
+        owner       TEXT NOT NULL,
+        name        TEXT NOT NULL,
+        aliases     TEXT NOT NULL DEFAULT '[]',
+        description TEXT NOT NULL DEFAULT '',
+        place       TEXT,
+        dest        TEXT,
+        created_ms  BIGINT NOT NULL
+    );",
     ),
 ];
 

@@ -208,6 +208,8 @@ pub const TABLES: &[Table] = &[
                 text("origin"),
                 // `@screenreader on`: games as lists, rooms brief.
                 int("screenreader").not_null().default(Int(0)),
+                // May build (`@dig`, `@create`…): a bit a wizard grants.
+                int("builder").not_null().default(Int(0)),
             ],
         )
     },
@@ -292,6 +294,25 @@ pub const TABLES: &[Table] = &[
             ],
         )
     },
+    // What builders made: rooms, exits and things, by number (`#1000`), with their owner (an
+    // agent id), their names (`aliases` is JSON), and where they stand (`place`, a room's id:
+    // a thing's room or an exit's) and lead (`dest`, an exit's room id). A built room's id is
+    // `built-<num>`.
+    plain(
+        "built",
+        &["num"],
+        &[
+            int("num"),
+            text("kind").not_null(),
+            text("owner").not_null(),
+            text("name").not_null(),
+            text("aliases").not_null().default(Text("[]")),
+            text("description").not_null().default(Text("")),
+            text("place"),
+            text("dest"),
+            int("created_ms").not_null(),
+        ],
+    ),
     // What a game keeps besides its sessions and must find again after a restart, as JSON
     // under the module's name and a key of its own.
     plain(

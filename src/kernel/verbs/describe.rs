@@ -1,4 +1,6 @@
-//! `@describe me as <text>`: how others see you when they look at you.
+//! `@describe me as <text>`: how others see you when they look at you; and, for a builder,
+//! `@describe <object> as <text>` for a room, exit or thing of theirs (`here`, `#1000`, a
+//! thing's name).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -17,6 +19,9 @@ pub const MAX_DESCRIPTION: usize = 1000;
 pub struct DescribeArgs {
     /// Your new description, as others will see it when they look at you.
     pub description: String,
+    /// `me` (the default), or a builder's `here`, `#1000` or thing here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -27,10 +32,11 @@ pub struct Described {
 impl Verb for Describe {
     const NAME: &'static str = "describe";
     const ALIASES: &'static [&'static str] = &["@describe"];
-    const USAGE: &'static str = "@describe me as <text>";
+    const USAGE: &'static str = "@describe <me|here|#num|thing> as <text>";
     const SUMMARY: &'static str = "Set how others see you when they look at you.";
     const HELP: &'static str = "`@describe me as A tall figure in a green coat.` sets your description; \
-others see it when they `look` at you. It is kept across visits.";
+others see it when they `look` at you. It is kept across visits. A builder describes what they \
+built the same way: `@describe here as …`, `@describe lamp as …`, `@describe #1003 as …`.";
     const READ_ONLY: bool = false;
     const TOOL_DESCRIPTION: &'static str = "Set `description`, what others see when they look at \
 you, kept across visits. Returns the description as stored.";
@@ -38,14 +44,27 @@ you, kept across visits. Returns the description as stored.";
     type Output = Described;
 
     fn parse(rest: &str) -> Result<DescribeArgs, VerbError> {
-        whole(
+        if let Ok((_, _, t)) = whole(
             rest,
             (keyword("me"), keyword("as"), text),
             usage::<Describe>,
-        )
-        .map(|(_, _, t)| DescribeArgs {
-            description: t.to_owned(),
-        })
+        ) {
+            return Ok(DescribeArgs {
+                description: t.to_owned(),
+                object: None,
+            });
+        }
+        // `<object> as <text>`: the first ` as ` ends the object's name.
+        let all = whole(rest, text, usage::<Describe>)?;
+        match all.split_once(" as ") {
+            Some((object, t)) if !object.trim().is_empty() && !t.trim().is_empty() => {
+                Ok(DescribeArgs {
+                    description: t.trim().to_owned(),
+                    object: Some(object.trim().to_owned()),
+                })
+            }
+            _ => Err(usage::<Describe>()),
+        }
     }
 
     fn run(
@@ -58,6 +77,25 @@ you, kept across visits. Returns the description as stored.";
             return Err(VerbError::refused(format!(
                 "A description may be at most {MAX_DESCRIPTION} characters long."
             )));
+        }
+        if let Some(object) = args
+            .object
+            .as_deref()
+            .filter(|o| !o.eq_ignore_ascii_case("me"))
+        {
+            let found = super::build::object(world, &cx.actor, object)?;
+            if matches!(found, crate::world::map::Found::Exit(..)) {
+                return Err(VerbError::refused(
+                    "An exit has no description of its own: describe the room it leads to.",
+                ));
+            }
+            world
+                .reword(cx, found, None, Some(&description))
+                .map_err(|r| VerbError::refused(r.0))?;
+            return Ok(Reply::new(
+                vec!["Description set.".into()],
+                Described { description },
+            ));
         }
         let old = std::mem::replace(
             &mut world.player_mut(&cx.actor).description,

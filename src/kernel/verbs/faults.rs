@@ -64,6 +64,7 @@ impl Verb for Fault {
                     cx,
                     DescribeArgs {
                         description: "Changed by a command that then met a bug.".into(),
+                        object: None,
                     },
                 )?;
                 let here = world.player(&cx.actor).room;

@@ -45,8 +45,9 @@ pub enum Seen {
     },
 }
 
-/// Where someone arrived: the room, as `look` shows it (the same `kind: "room"` object). Its
-/// own type so that `go` and `home` do not describe to an agent the shapes only `look` returns.
+// Its own type so that `go` and `home` do not describe to an agent the shapes only `look`
+// returns; its doc comment is its schema's description, read by agents.
+/// Where someone arrived: the room, as `look` shows it.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Arrived {

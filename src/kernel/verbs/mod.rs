@@ -21,6 +21,7 @@ pub mod faults;
 #[cfg(feature = "testing")]
 pub mod refusals;
 
+pub mod build;
 pub mod describe;
 pub mod display;
 pub mod emote;
@@ -581,6 +582,10 @@ pub static TOWN: &[VerbEntry] = &[
     entry::<invitations::SessionDecline>(),
     entry::<ratings::Ratings>(),
     entry::<ratings::Leaderboard>(),
+    entry::<build::Dig>(),
+    entry::<build::Create>(),
+    entry::<build::Audit>(),
+    entry::<build::Teleport>(),
 ];
 
 /// The town's verbs served as REST reads, answering anyone (ratings are public).

@@ -1,6 +1,7 @@
 //! What a word names, from where a player stands: `me`, `here`, a thing in the room or a person
 //! in it. Exact names win over prefixes, as in LambdaMOO's matcher.
 
+use crate::world::map::Found;
 use crate::world::sessions::SessionId;
 use crate::world::{AgentId, RoomIdx, World};
 
@@ -41,8 +42,13 @@ pub fn find_here(world: &World, viewer: &AgentId, word: &str) -> Result<Target, 
         return Ok(Target::Room(room));
     }
     if let Some(n) = session_number(word) {
-        return match world.session(n) {
-            Some(s) if s.room == Some(room) => Ok(Target::Session(n)),
+        if world.session(n).is_some_and(|s| s.room == Some(room)) {
+            return Ok(Target::Session(n));
+        }
+        // Else an object's number (a game here wins: `look #3` has always meant game #3).
+        return match world.map.find_num(n.number()) {
+            Some(Found::Room(r)) if r == room => Ok(Target::Room(room)),
+            Some(Found::Thing(r, k)) if r == room => Ok(Target::Thing(r, k)),
             _ => Err(VerbError::not_found(format!("There is no game #{n} here."))),
         };
     }

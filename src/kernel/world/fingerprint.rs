@@ -31,6 +31,7 @@ impl World {
             next_session,
             invitations,
             invitation_lapse,
+            build_quota,
             ticks,
             town,
             town_version,
@@ -68,6 +69,7 @@ impl World {
                 last_heard,
                 display,
                 wizard,
+                builder,
                 conn,
                 // The connection's end of its queue: what went down it is what the test hears,
                 // not the town's state.
@@ -80,7 +82,7 @@ impl World {
                 format!(
                     "name: {name:?}, description: {description:?}, room: {room}, \
                      connected_at: {connected_at:?}, display: {display:?}, wizard: {wizard}, \
-                     conn: {conn}, kind: {}, mailbox: {mailbox:?}, mailbox_bytes: {mailbox_bytes}",
+                     builder: {builder}, conn: {conn}, kind: {}, mailbox: {mailbox:?}, mailbox_bytes: {mailbox_bytes}",
                     if p.sink.takes_events() {
                         "takes events"
                     } else {
@@ -109,6 +111,7 @@ impl World {
             put(format!("invitations/{sid}"), i.fingerprint());
         }
         put("invitation_lapse".into(), format!("{invitation_lapse:?}"));
+        put("build_quota".into(), format!("{build_quota:?}"));
         // The counters waiters follow: a refused command must wake nobody.
         let ticks: BTreeMap<_, u64> = ticks.iter().map(|(s, t)| (*s, *t.borrow())).collect();
         put("ticks".into(), format!("{ticks:?}"));

@@ -228,6 +228,8 @@ fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, Wo
                 }
             }
             exits.push(Exit {
+                num: 0,
+                owner: None,
                 name: e.name.get_ref().clone(),
                 aliases: e.aliases.iter().map(|a| a.get_ref().clone()).collect(),
                 to: to_idx,
@@ -244,6 +246,8 @@ fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, Wo
                 ));
             }
             things.push(Thing {
+                num: 0,
+                owner: None,
                 id: id.clone(),
                 name: t.name.clone(),
                 aliases: t.aliases.clone(),
@@ -252,6 +256,9 @@ fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, Wo
             });
         }
         rooms.push(Room {
+            num: 0,
+            owner: None,
+            gone: false,
             id: room_id.clone(),
             name: f.data.name.clone(),
             description: reflow(&f.data.description),

@@ -1,6 +1,11 @@
 //! The town's geography: rooms, their exits and the things standing in them, as loaded from
-//! `world/`. Rooms may be added while the server runs (a match's building), never removed, so
-//! a room's index never changes; who is where lives in [`super::World`].
+//! `world/` and as builders add to it. Rooms may be added while the server runs (a match's
+//! building, a builder's `@dig`), never removed (a recycled room is left empty and unreachable),
+//! so a room's index never changes; who is where lives in [`super::World`].
+//!
+//! Every room, exit and thing has a number (`#1000`), as in a MOO: the world files' objects
+//! from 1 in the order they are read (so editing the files may renumber them), built ones as
+//! they were stored, anything added while the town runs from the next free number.
 
 use std::collections::HashMap;
 
@@ -20,10 +25,24 @@ pub struct Map {
     pub start: RoomIdx,
     pub rooms: Vec<Room>,
     index: HashMap<String, RoomIdx>,
+    /// The next number to give an object.
+    next_num: u64,
 }
+
+/// An object's number (`#1000`).
+pub type ObjNum = u64;
+
+/// The first number a builder's object may have: the world files' own come below it.
+pub const FIRST_BUILT: ObjNum = 1000;
 
 #[derive(Debug, Clone)]
 pub struct Room {
+    /// Its number; 0 until the map gives it one.
+    pub num: ObjNum,
+    /// Who built it (an agent id); none for the world files' rooms and the town's own.
+    pub owner: Option<String>,
+    /// Recycled: nobody is in it and nothing leads to it; its index stays taken.
+    pub gone: bool,
     pub id: String,
     pub name: String,
     pub description: String,
@@ -33,6 +52,8 @@ pub struct Room {
 
 #[derive(Debug, Clone)]
 pub struct Exit {
+    pub num: ObjNum,
+    pub owner: Option<String>,
     pub name: String,
     pub aliases: Vec<String>,
     pub to: RoomIdx,
@@ -40,6 +61,8 @@ pub struct Exit {
 
 #[derive(Debug, Clone)]
 pub struct Thing {
+    pub num: ObjNum,
+    pub owner: Option<String>,
     pub id: String,
     pub name: String,
     pub aliases: Vec<String>,
@@ -101,20 +124,102 @@ impl Map {
             .enumerate()
             .map(|(i, r)| (r.id.clone(), i))
             .collect();
-        Map {
+        let mut map = Map {
             name,
             welcome,
             start,
-            rooms,
+            rooms: Vec::new(),
             index,
+            next_num: 1,
+        };
+        for mut room in rooms {
+            map.number_room(&mut room);
+            map.rooms.push(room);
         }
+        map.next_num = map.next_num.max(FIRST_BUILT);
+        map
     }
 
-    pub(super) fn add_room(&mut self, room: Room) -> RoomIdx {
+    /// Gives `room`, its exits and its things numbers where they have none.
+    fn number_room(&mut self, room: &mut Room) {
+        let mut give = |num: &mut ObjNum| {
+            if *num == 0 {
+                *num = self.next_num;
+                self.next_num += 1;
+            } else {
+                self.next_num = self.next_num.max(*num + 1);
+            }
+        };
+        give(&mut room.num);
+        room.exits.iter_mut().for_each(|e| give(&mut e.num));
+        room.things.iter_mut().for_each(|t| give(&mut t.num));
+    }
+
+    /// The next free number, taken.
+    pub fn take_num(&mut self) -> ObjNum {
+        let n = self.next_num;
+        self.next_num += 1;
+        n
+    }
+
+    pub(super) fn add_room(&mut self, mut room: Room) -> RoomIdx {
+        self.number_room(&mut room);
         let idx = self.rooms.len();
         self.index.insert(room.id.clone(), idx);
         self.rooms.push(room);
         idx
+    }
+
+    /// Takes the last room away again (an addition undone), and its number back.
+    pub(super) fn remove_last_room(&mut self) {
+        if let Some(room) = self.rooms.pop() {
+            self.index.remove(&room.id);
+            self.give_back(room.num);
+        }
+    }
+
+    /// Takes back number `num`, the last one given, for an addition undone: a command that
+    /// changed nothing leaves the numbering as it was.
+    pub(super) fn give_back(&mut self, num: ObjNum) {
+        if self.next_num == num + 1 {
+            self.next_num = num;
+        }
+    }
+
+    /// Adds `exit` to room `at`, numbered if it has no number.
+    pub fn add_exit(&mut self, at: RoomIdx, mut exit: Exit) {
+        if exit.num == 0 {
+            exit.num = self.take_num();
+        } else {
+            self.next_num = self.next_num.max(exit.num + 1);
+        }
+        self.rooms[at].exits.push(exit);
+    }
+
+    /// Adds `thing` to room `at`, numbered if it has no number.
+    pub fn add_thing(&mut self, at: RoomIdx, mut thing: Thing) {
+        if thing.num == 0 {
+            thing.num = self.take_num();
+        } else {
+            self.next_num = self.next_num.max(thing.num + 1);
+        }
+        self.rooms[at].things.push(thing);
+    }
+
+    /// Where object `num` is: a room, or an exit or thing in a room (with its place there).
+    pub fn find_num(&self, num: ObjNum) -> Option<Found> {
+        for (i, r) in self.rooms.iter().enumerate().filter(|(_, r)| !r.gone) {
+            if r.num == num {
+                return Some(Found::Room(i));
+            }
+            if let Some(k) = r.exits.iter().position(|e| e.num == num) {
+                return Some(Found::Exit(i, k));
+            }
+            if let Some(k) = r.things.iter().position(|t| t.num == num) {
+                return Some(Found::Thing(i, k));
+            }
+        }
+        None
     }
 
     pub fn room_by_id(&self, id: &str) -> Option<RoomIdx> {
@@ -127,6 +232,16 @@ impl Map {
     pub fn room(&self, idx: RoomIdx) -> &Room {
         &self.rooms[idx]
     }
+}
+
+/// Where [`Map::find_num`] found an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    Room(RoomIdx),
+    /// An exit of a room, by its place in the room's list.
+    Exit(RoomIdx, usize),
+    /// A thing in a room, by its place in the room's list.
+    Thing(RoomIdx, usize),
 }
 
 impl Room {

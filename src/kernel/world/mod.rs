@@ -15,6 +15,7 @@
 //! undos if they are not (see `outbox`). That keeps every handler a plain function that tests
 //! can call directly, and keeps the world from running ahead of its database.
 
+pub mod build;
 pub mod built_in;
 mod context;
 mod delivery;
@@ -126,6 +127,8 @@ pub struct World {
     invitations: BTreeMap<SessionId, sessions::invite::Invitation>,
     /// How long an invitation waits for its answers.
     invitation_lapse: std::time::Duration,
+    /// How much one builder may own.
+    build_quota: build::Quota,
     /// Who waits for which session to change (see `watch_session`).
     ticks: HashMap<SessionId, tokio::sync::watch::Sender<u64>>,
     /// Wakes whoever follows the whole town (its map on the web); see [`World::watch_town`].
@@ -335,6 +338,7 @@ impl World {
             next_session: SessionId::FIRST,
             invitations: BTreeMap::new(),
             invitation_lapse: sessions::invite::DEFAULT_LAPSE,
+            build_quota: build::Quota::default(),
             ticks: HashMap::new(),
             town: tokio::sync::watch::channel(0).0,
             town_version: 0,

@@ -23,6 +23,8 @@ pub struct Player {
     pub display: crate::wrap::Display,
     /// May use the wizards' verbs (as of their login).
     pub wizard: bool,
+    /// May build (as of their login, or since a wizard's `@builder`).
+    pub builder: bool,
     pub(super) conn: ConnId,
     pub(super) sink: Sink,
     /// What happened while a mailbox player was not looking (oldest first, bounded).
@@ -51,6 +53,7 @@ impl Player {
             last_heard: now,
             display: crate::wrap::Display::default(),
             wizard: false,
+            builder: false,
             conn,
             sink,
             mailbox: VecDeque::new(),

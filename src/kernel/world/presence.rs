@@ -148,6 +148,7 @@ impl World {
         let mut player = Player::new(id.clone(), row.name, row.description, room, conn, sink);
         player.display = row.display;
         player.wizard = row.wizard;
+        player.builder = row.builder;
         let displaced = self.admit(player);
         let what = if displaced.is_some() {
             "reconnected"

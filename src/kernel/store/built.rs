@@ -1,0 +1,165 @@
+//! What builders made (`@dig`, `@open`, `@create`): one row an object, read once at start and
+//! put into the town's map, and written as each is made, changed or recycled. The world files
+//! make the rest of the town; these rows add to it.
+
+use super::sql::{self, Sql, args};
+
+/// What kind of object a row is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuiltKind {
+    Room,
+    Exit,
+    Thing,
+}
+
+impl BuiltKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            BuiltKind::Room => "room",
+            BuiltKind::Exit => "exit",
+            BuiltKind::Thing => "thing",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<BuiltKind> {
+        match name {
+            "room" => Some(BuiltKind::Room),
+            "exit" => Some(BuiltKind::Exit),
+            "thing" => Some(BuiltKind::Thing),
+            _ => None,
+        }
+    }
+}
+
+/// One built object as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuiltRow {
+    /// Its number (`#1000`).
+    pub num: u64,
+    pub kind: BuiltKind,
+    /// The agent id of whoever made it (and may change it).
+    pub owner: String,
+    pub name: String,
+    pub aliases: Vec<String>,
+    pub description: String,
+    /// The room it stands in (a thing) or leads from (an exit), by room id; none for a room.
+    pub place: Option<String>,
+    /// The room an exit leads to, by room id.
+    pub dest: Option<String>,
+    /// When it was made (milliseconds since the Unix epoch).
+    pub created_ms: u64,
+}
+
+/// Stores a new object.
+pub fn build(row: BuiltRow) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
+    move |c| {
+        let aliases = serde_json::to_string(&row.aliases).unwrap_or_else(|_| "[]".to_owned());
+        c.execute(
+            "INSERT INTO built (num, kind, owner, name, aliases, description, place, dest, created_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            args![
+                row.num,
+                row.kind.name(),
+                &row.owner,
+                &row.name,
+                aliases,
+                &row.description,
+                row.place.clone(),
+                row.dest.clone(),
+                row.created_ms
+            ],
+        )?;
+        Ok(())
+    }
+}
+
+/// Changes an object's name, aliases and description.
+pub fn reword(
+    num: u64,
+    name: String,
+    aliases: Vec<String>,
+    description: String,
+) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
+    move |c| {
+        let aliases = serde_json::to_string(&aliases).unwrap_or_else(|_| "[]".to_owned());
+        c.execute(
+            "UPDATE built SET name = ?1, aliases = ?2, description = ?3 WHERE num = ?4",
+            args![name, aliases, description, num],
+        )?;
+        Ok(())
+    }
+}
+
+/// Takes objects away (recycled: a room with its exits and what stood in it).
+pub fn unbuild(nums: Vec<u64>) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
+    move |c| {
+        for num in nums {
+            c.execute("DELETE FROM built WHERE num = ?1", args![num])?;
+        }
+        Ok(())
+    }
+}
+
+fn load(c: &mut Sql) -> sql::Result<Vec<BuiltRow>> {
+    let rows = c.query(
+        "SELECT num, kind, owner, name, aliases, description, place, dest, created_ms
+         FROM built ORDER BY num",
+        &[],
+    )?;
+    let mut built = Vec::with_capacity(rows.len());
+    for r in rows {
+        let kind: String = r.get("kind")?;
+        // A kind this moot does not know (written by a newer one) is left where it is.
+        let Some(kind) = BuiltKind::from_name(&kind) else {
+            continue;
+        };
+        let aliases: String = r.get("aliases")?;
+        built.push(BuiltRow {
+            num: r.get("num")?,
+            kind,
+            owner: r.get("owner")?,
+            name: r.get("name")?,
+            aliases: serde_json::from_str(&aliases).unwrap_or_default(),
+            description: r.get("description")?,
+            place: r.get("place")?,
+            dest: r.get("dest")?,
+            created_ms: r.get("created_ms")?,
+        });
+    }
+    Ok(built)
+}
+
+impl super::Store {
+    /// Everything built, by number: rooms before what stands in them, since a room is always
+    /// made before its exits and things.
+    pub async fn built(&self) -> Result<Vec<BuiltRow>, super::StoreError> {
+        self.call(load).await
+    }
+
+    /// Lets the character `name` build or not; returns their name as stored, or `None` if there
+    /// is no such character.
+    pub async fn set_builder(
+        &self,
+        name: &str,
+        on: bool,
+        by: &str,
+    ) -> Result<Option<String>, super::StoreError> {
+        let (name, by) = (name.to_owned(), by.to_owned());
+        self.call(move |c| {
+            let found: Option<String> = c
+                .first("SELECT name FROM agents WHERE name = ?1", args![name])?
+                .map(|r| r.get("name"))
+                .transpose()?;
+            if let Some(n) = &found {
+                c.execute(
+                    "UPDATE agents SET builder = ?1 WHERE name = ?2",
+                    args![on, n],
+                )?;
+                let verb = if on { "grant" } else { "revoke" };
+                super::admin::record(c, &by, verb, n, "builder")?;
+            }
+            Ok(found)
+        })
+        .await
+    }
+}

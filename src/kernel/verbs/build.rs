@@ -1,0 +1,487 @@
+//! The builders' verbs, as LambdaCore has them: `@dig` a room (with exits both ways in one
+//! command), `@create` a thing, `@audit` what you own. Objects have numbers (`#1000`) usable
+//! wherever a name is; `@describe` changes any object you own (see [`super::describe`]).
+//! Builders are those a wizard lets build (`moot admin builder <name>`); wizards are builders.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::parse::{opt_text, text, whole};
+use super::{Reply, Topic, Verb, VerbError, usage};
+use crate::store::built::BuiltKind;
+use crate::world::map::{Found, ObjNum, RoomIdx};
+use crate::world::{AgentId, Cx, World};
+
+/// The longest name an object may have, in characters.
+pub const MAX_NAME: usize = 60;
+
+/// The tools builders use: the verbs of this module, served at `/mcp/build`.
+pub const TOOLSET: super::Toolset = super::Toolset {
+    name: "build",
+    summary: "build the town as its builders do: dig rooms with exits both ways, create things, \
+              describe and rename what you own, and audit it (builders only)",
+    wizards_only: false,
+};
+
+/// Where `help` lists the builders' verbs.
+pub const TOPIC: Topic = Topic {
+    title: "Building",
+    words: &["building", "build", "builders"],
+    intro: "Builders add to the town: rooms, exits and things that last. A wizard lets you \
+build; every object has a number (#1000) you can use in place of its name.",
+    more: None,
+    more_with: None,
+};
+
+/// Refuses anyone who may not build.
+fn builder(world: &World, actor: &AgentId) -> Result<(), VerbError> {
+    if world.may_build(actor) {
+        Ok(())
+    } else {
+        Err(VerbError::refused(
+            "Only builders may do that; a wizard can make you one.",
+        ))
+    }
+}
+
+/// A name as a builder gives it: one line, not empty, not too long, never posing as the
+/// narrator or an out-of-band line.
+pub fn checked_name(name: &str) -> Result<String, VerbError> {
+    let name = name.trim().trim_matches('"').trim();
+    if name.is_empty() {
+        return Err(VerbError::usage("A name cannot be empty."));
+    }
+    if name.chars().count() > MAX_NAME {
+        return Err(VerbError::refused(format!(
+            "A name may be at most {MAX_NAME} characters long."
+        )));
+    }
+    if name.chars().any(char::is_control) || crate::wrap::poses_as_mark(name) {
+        return Err(VerbError::refused(
+            "A name cannot begin with `[`, `*` or `#`, nor hold control characters.",
+        ));
+    }
+    if name.starts_with('#') {
+        return Err(VerbError::refused(
+            "A name cannot begin with `#`: that is how numbers are written.",
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+/// `#1000` → 1000.
+pub fn number(word: &str) -> Option<ObjNum> {
+    word.trim().strip_prefix('#')?.parse().ok()
+}
+
+/// The object `word` names for `actor`: `here`, `#1000`, or an exit or thing where they stand.
+pub fn object(world: &World, actor: &AgentId, word: &str) -> Result<Found, VerbError> {
+    let word = word.trim();
+    let room = world.player(actor).room;
+    if word.eq_ignore_ascii_case("here") {
+        return Ok(Found::Room(room));
+    }
+    if let Some(n) = number(word) {
+        return world
+            .map
+            .find_num(n)
+            .ok_or_else(|| VerbError::not_found(format!("There is no object #{n}.")));
+    }
+    let r = world.map.room(room);
+    if let Some(k) = r
+        .things
+        .iter()
+        .position(|t| t.names().any(|n| n.eq_ignore_ascii_case(word)))
+    {
+        return Ok(Found::Thing(room, k));
+    }
+    if let Some(k) = r.exits.iter().position(|e| e.answers_to(word)) {
+        return Ok(Found::Exit(room, k));
+    }
+    Err(VerbError::not_found(format!("I see no \"{word}\" here.")))
+}
+
+/// A room for `to` (`#1000`, or a room's name), or a new one of that name.
+enum Destination {
+    Room(RoomIdx),
+    New(String),
+}
+
+fn destination(world: &World, to: &str) -> Result<Destination, VerbError> {
+    let to = to.trim();
+    if let Some(n) = number(to) {
+        return match world.map.find_num(n) {
+            Some(Found::Room(r)) => Ok(Destination::Room(r)),
+            Some(_) => Err(VerbError::refused(format!("#{n} is not a room."))),
+            None => Err(VerbError::not_found(format!("There is no object #{n}."))),
+        };
+    }
+    Ok(Destination::New(checked_name(to)?))
+}
+
+/// `north,n|south,s`: the way there (a name and aliases) and, after `|`, the way back.
+fn ways(spec: &str) -> Result<(Vec<String>, Option<Vec<String>>), VerbError> {
+    let names = |s: &str| -> Result<Vec<String>, VerbError> {
+        let names: Vec<String> = s
+            .split(',')
+            .map(|n| n.trim().to_owned())
+            .filter(|n| !n.is_empty())
+            .collect();
+        if names.is_empty() {
+            return Err(VerbError::usage(format!("Usage: {}", Dig::USAGE)));
+        }
+        for n in &names {
+            if n.contains(char::is_whitespace) || n.starts_with('#') || n.len() > 20 {
+                return Err(VerbError::refused(format!(
+                    "\"{n}\" cannot be an exit's name: one word of at most 20, not starting with #."
+                )));
+            }
+        }
+        Ok(names)
+    };
+    match spec.split_once('|') {
+        Some((there, back)) => Ok((names(there)?, Some(names(back)?))),
+        None => Ok((names(spec)?, None)),
+    }
+}
+
+pub struct Dig;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct DigArgs {
+    /// The new room's name, or `#1000` to lead to a room that exists.
+    pub room: String,
+    /// The exit from here and its aliases, `north,n`; with `|south,s`, the way back too.
+    #[serde(default)]
+    pub exits: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Dug {
+    /// The room's number.
+    pub room: ObjNum,
+    /// The exits made, by number.
+    pub exits: Vec<ObjNum>,
+}
+
+impl Verb for Dig {
+    const NAME: &'static str = "dig";
+    const ALIASES: &'static [&'static str] = &["@dig"];
+    const USAGE: &'static str =
+        "@dig <name>   or   @dig <exit>[,alias…][|<back>[,alias…]] to <name|#room>";
+    const SUMMARY: &'static str = "Make a room, with exits to it.";
+    const HELP: &'static str = "`@dig The Garden` makes a room of yours, reached from nowhere \
+yet. `@dig north,n|south,s to The Garden` makes it with an exit `north` (or `n`) from here to it \
+and `south` (or `s`) back; `@dig east to #1002` leads to a room that exists. Exits from a room \
+are its owner's to open.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = TOPIC;
+    const TOOLSET: Option<super::Toolset> = Some(TOOLSET);
+    const TOOL_DESCRIPTION: &'static str = "Make a room called `room` (or lead to `#1000`), with \
+`exits` from where you stand (`north,n`) and back (`|south,s`). Returns the room's number and \
+the exits'.";
+    type Args = DigArgs;
+    type Output = Dug;
+
+    fn parse(rest: &str) -> Result<DigArgs, VerbError> {
+        let all = whole(rest, text, usage::<Dig>)?;
+        // `<exits> to <room>`: the first ` to ` splits them, when what is before it names
+        // exits (a word, or words joined by `,` and `|`).
+        if let Some((spec, room)) = all.split_once(" to ")
+            && !spec.trim().contains(char::is_whitespace)
+        {
+            return Ok(DigArgs {
+                room: room.trim().to_owned(),
+                exits: Some(spec.trim().to_owned()),
+            });
+        }
+        Ok(DigArgs {
+            room: all.to_owned(),
+            exits: None,
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: DigArgs) -> Result<Reply<Dug>, VerbError> {
+        let actor = cx.actor.clone();
+        builder(world, &actor)?;
+        let ways = args.exits.as_deref().map(ways).transpose()?;
+        let here = world.player(&actor).room;
+        // Exits from here are the room's owner's to open, and the way back is theirs from the
+        // room it leads to.
+        if ways.is_some() {
+            let owner = world.map.room(here).owner.clone();
+            if !world.may_change(&actor, owner.as_deref()) {
+                return Err(VerbError::refused(
+                    "You may open exits only from rooms you own.",
+                ));
+            }
+        }
+        // Everything is checked before anything is made, so a refusal leaves nothing behind.
+        let dest = destination(world, &args.room)?;
+        if let Some((there, back)) = &ways {
+            world
+                .exit_free(here, &there[0], &there[1..])
+                .map_err(refused)?;
+            if let (Some(back), Destination::Room(r)) = (back, &dest) {
+                world.exit_free(*r, &back[0], &back[1..]).map_err(refused)?;
+                // A room that leads to itself must not name both ways alike.
+                if *r == here
+                    && let Some(twice) = back
+                        .iter()
+                        .find(|b| there.iter().any(|t| t.eq_ignore_ascii_case(b)))
+                {
+                    return Err(VerbError::refused(format!(
+                        "\"{twice}\" cannot name both the way there and the way back."
+                    )));
+                }
+            }
+        }
+        let making = usize::from(matches!(dest, Destination::New(_)))
+            + ways
+                .as_ref()
+                .map_or(0, |(_, back)| 1 + usize::from(back.is_some()));
+        world.within_quota(&actor, making).map_err(refused)?;
+        let mut text = Vec::new();
+        let (to, room_num) = match dest {
+            Destination::Room(r) => {
+                let back = ways.as_ref().is_some_and(|(_, b)| b.is_some());
+                if back && !world.may_change(&actor, world.map.room(r).owner.as_deref()) {
+                    return Err(VerbError::refused(
+                        "The way back would be an exit from a room you do not own.",
+                    ));
+                }
+                (r, world.map.room(r).num)
+            }
+            Destination::New(name) => {
+                let (r, n) = world.dig(cx, &name).map_err(refused)?;
+                text.push(format!("{name} (#{n}) is dug."));
+                (r, n)
+            }
+        };
+        let mut exits = Vec::new();
+        if let Some((there, back)) = ways {
+            let n = world
+                .open_exit(cx, here, &there[0], &there[1..], to)
+                .map_err(refused)?;
+            exits.push(n);
+            text.push(format!(
+                "Exit {} (#{n}) leads from {} to {}.",
+                there[0],
+                world.map.room(here).name,
+                world.map.room(to).name
+            ));
+            if let Some(back) = back {
+                let n = world
+                    .open_exit(cx, to, &back[0], &back[1..], here)
+                    .map_err(refused)?;
+                exits.push(n);
+                text.push(format!(
+                    "Exit {} (#{n}) leads back from {} to {}.",
+                    back[0],
+                    world.map.room(to).name,
+                    world.map.room(here).name
+                ));
+            }
+        }
+        if text.is_empty() {
+            text.push("Nothing to dig: that room is there already.".into());
+        }
+        Ok(Reply::new(
+            text,
+            Dug {
+                room: room_num,
+                exits,
+            },
+        ))
+    }
+}
+
+fn refused(r: crate::world::build::Refused) -> VerbError {
+    VerbError::refused(r.0)
+}
+
+pub struct Create;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct CreateArgs {
+    /// The thing's name (`a brass lamp`).
+    pub name: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Created {
+    /// The thing's number.
+    pub thing: ObjNum,
+}
+
+impl Verb for Create {
+    const NAME: &'static str = "create";
+    const ALIASES: &'static [&'static str] = &["@create"];
+    const USAGE: &'static str = "@create <name>";
+    const SUMMARY: &'static str = "Make a thing, here.";
+    const HELP: &'static str = "`@create a brass lamp` makes a thing of yours where you stand; \
+`look` shows it, `@describe lamp as …` says what it looks like. It stays until you `@recycle` \
+it.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = TOPIC;
+    const TOOLSET: Option<super::Toolset> = Some(TOOLSET);
+    const TOOL_DESCRIPTION: &'static str = "Make a thing called `name` where you stand. Returns \
+its number.";
+    type Args = CreateArgs;
+    type Output = Created;
+
+    fn parse(rest: &str) -> Result<CreateArgs, VerbError> {
+        whole(rest, text, usage::<Create>).map(|n| CreateArgs { name: n.to_owned() })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: CreateArgs) -> Result<Reply<Created>, VerbError> {
+        let actor = cx.actor.clone();
+        builder(world, &actor)?;
+        let name = checked_name(&args.name)?;
+        let here = world.player(&actor).room;
+        // Its last word is a name for it too: `lamp` for "a brass lamp".
+        let last = name
+            .rsplit(char::is_whitespace)
+            .next()
+            .filter(|w| !w.eq_ignore_ascii_case(&name))
+            .map(str::to_owned);
+        let aliases: Vec<String> = last.into_iter().collect();
+        let n = world
+            .make_thing(cx, here, &name, &aliases)
+            .map_err(refused)?;
+        Ok(Reply::new(
+            vec![format!("You make {name} (#{n}).")],
+            Created { thing: n },
+        ))
+    }
+}
+
+pub struct Audit;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Owned {
+    pub objects: Vec<OwnedObject>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct OwnedObject {
+    pub num: ObjNum,
+    /// `room`, `exit` or `thing`.
+    pub kind: String,
+    pub name: String,
+    /// The room it is, or is in.
+    pub room: String,
+}
+
+impl Verb for Audit {
+    const NAME: &'static str = "audit";
+    const ALIASES: &'static [&'static str] = &["@audit"];
+    const USAGE: &'static str = "@audit";
+    const SUMMARY: &'static str = "List what you own.";
+    const HELP: &'static str = "Lists every room, exit and thing you built, by number, and where \
+each is.";
+    const READ_ONLY: bool = true;
+    const TOPIC: Topic = TOPIC;
+    const TOOLSET: Option<super::Toolset> = Some(TOOLSET);
+    const TOOL_DESCRIPTION: &'static str = "List what you built; needs nothing. Returns each \
+object's number, kind, name and room.";
+    type Args = super::NoArgs;
+    type Output = Owned;
+
+    fn parse(rest: &str) -> Result<super::NoArgs, VerbError> {
+        whole(rest, opt_text, usage::<Audit>).and_then(|t| match t {
+            None => Ok(super::NoArgs {}),
+            Some(_) => Err(usage::<Audit>()),
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, _: super::NoArgs) -> Result<Reply<Owned>, VerbError> {
+        let owned = world.owned_by(&cx.actor);
+        let objects: Vec<OwnedObject> = owned
+            .into_iter()
+            .map(|(num, kind, name, room)| OwnedObject {
+                num,
+                kind: kind.name().to_owned(),
+                name,
+                room: world.map.room(room).name.clone(),
+            })
+            .collect();
+        let mut text: Vec<String> = objects
+            .iter()
+            .map(|o| match o.kind.as_str() {
+                k if k == BuiltKind::Room.name() => format!("#{} {} (a room)", o.num, o.name),
+                k if k == BuiltKind::Exit.name() => {
+                    format!("#{} {} (an exit in {})", o.num, o.name, o.room)
+                }
+                k => format!("#{} {} (a {k} in {})", o.num, o.name, o.room),
+            })
+            .collect();
+        text.push(match objects.len() {
+            0 => "You own nothing yet.".to_owned(),
+            1 => "One object.".to_owned(),
+            n => format!("{n} objects."),
+        });
+        Ok(Reply::new(text, Owned { objects }))
+    }
+}
+
+pub struct Teleport;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct TeleportArgs {
+    /// The room, by number: `#1000`.
+    pub room: String,
+}
+
+impl Verb for Teleport {
+    const NAME: &'static str = "teleport";
+    const ALIASES: &'static [&'static str] = &["@go"];
+    const USAGE: &'static str = "@go <#room>";
+    const SUMMARY: &'static str = "Go straight to a room you built.";
+    const HELP: &'static str = "`@go #1000` takes you to a room of yours, whether or not an exit \
+leads there yet (a wizard may go to any room). Everyone sees you vanish and appear.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = TOPIC;
+    const TOOLSET: Option<super::Toolset> = Some(TOOLSET);
+    const TOOL_DESCRIPTION: &'static str = "Go to `room` (`#1000`), a room you built. Returns the \
+room you arrive in, as `go` does.";
+    type Args = TeleportArgs;
+    type Output = super::look::Arrived;
+
+    fn parse(rest: &str) -> Result<TeleportArgs, VerbError> {
+        whole(rest, text, usage::<Teleport>).map(|r| TeleportArgs { room: r.to_owned() })
+    }
+
+    fn run(
+        world: &mut World,
+        cx: &mut Cx,
+        args: TeleportArgs,
+    ) -> Result<Reply<super::look::Arrived>, VerbError> {
+        let actor = cx.actor.clone();
+        builder(world, &actor)?;
+        let Some(n) = number(&args.room) else {
+            return Err(usage::<Teleport>());
+        };
+        let to = match world.map.find_num(n) {
+            Some(Found::Room(r)) => r,
+            Some(_) => return Err(VerbError::refused(format!("#{n} is not a room."))),
+            None => return Err(VerbError::not_found(format!("There is no object #{n}."))),
+        };
+        if !world.may_change(&actor, world.map.room(to).owner.as_deref()) {
+            return Err(VerbError::refused(
+                "You may go only to rooms you built; walk to the others.",
+            ));
+        }
+        if world.player(&actor).room == to {
+            return Err(VerbError::refused("You are there already."));
+        }
+        let name = world.player(&actor).name.clone();
+        Ok(super::go::travel(
+            world,
+            cx,
+            to,
+            format!("{name} vanishes."),
+            format!("{name} appears."),
+        ))
+    }
+}

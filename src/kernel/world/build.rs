@@ -1,0 +1,367 @@
+//! Building: rooms, exits and things that builders add to the town (`@dig`, `@open`,
+//! `@create`) and change (`@describe`, `@rename`), each stored before anyone hears of it and
+//! put back as it was if the store refuses it. Who may change what is decided here, once: a
+//! builder changes what they own, a wizard anything (the world files' objects are the wizards').
+
+use super::map::{Exit, Found, ObjNum, Room, RoomIdx, Thing, ThingKind};
+use super::{AgentId, Cx, World};
+use crate::store::built::{self, BuiltKind, BuiltRow};
+
+/// The prefix of a built room's id (`built-1000`): no world file's id has it.
+pub const BUILT_ROOM: &str = "built-";
+
+/// The most objects one builder may own, and what they may have written in them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quota {
+    pub objects: usize,
+}
+
+impl Default for Quota {
+    fn default() -> Quota {
+        Quota { objects: 200 }
+    }
+}
+
+/// Why something cannot be built or changed, in words for whoever asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused(pub String);
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+impl World {
+    /// Puts what builders made into the map, as the town opens: rooms first (a row of a room
+    /// always comes before the rows of what is in it), then exits and things where their rooms
+    /// are. A row whose room is gone from the world files is left in the store, unseen.
+    pub fn restore_built(&mut self, rows: Vec<BuiltRow>) {
+        for r in rows.iter().filter(|r| r.kind == BuiltKind::Room) {
+            self.add_room(Room {
+                num: r.num,
+                owner: Some(r.owner.clone()),
+                gone: false,
+                id: format!("{BUILT_ROOM}{}", r.num),
+                name: r.name.clone(),
+                description: r.description.clone(),
+                exits: Vec::new(),
+                things: Vec::new(),
+            });
+        }
+        for r in rows.iter().filter(|r| r.kind != BuiltKind::Room) {
+            let Some(at) = r.place.as_deref().and_then(|p| self.map.room_by_id(p)) else {
+                continue;
+            };
+            match r.kind {
+                BuiltKind::Exit => {
+                    let Some(to) = r.dest.as_deref().and_then(|d| self.map.room_by_id(d)) else {
+                        continue;
+                    };
+                    self.map.add_exit(at, exit_of(r, to));
+                }
+                BuiltKind::Thing => self.map.add_thing(at, thing_of(r)),
+                BuiltKind::Room => {}
+            }
+        }
+    }
+
+    /// Whether `who` may build at all: a builder, or a wizard.
+    pub fn may_build(&self, who: &AgentId) -> bool {
+        self.is_present(who) && {
+            let p = self.player(who);
+            p.builder || p.wizard
+        }
+    }
+
+    /// Whether `who` may change something `owner` owns: its owner, or a wizard (who owns the
+    /// world files' objects too).
+    pub fn may_change(&self, who: &AgentId, owner: Option<&str>) -> bool {
+        (self.is_present(who) && self.player(who).wizard) || owner == Some(who.as_ref())
+    }
+
+    /// How many objects `who` owns now.
+    pub fn owned_count(&self, who: &AgentId) -> usize {
+        self.owned_by(who).len()
+    }
+
+    /// What `who` owns: each object's number, kind, name and the room it is (or is in).
+    pub fn owned_by(&self, who: &AgentId) -> Vec<(ObjNum, BuiltKind, String, RoomIdx)> {
+        let mine = |o: &Option<String>| o.as_deref() == Some(who.as_ref());
+        let mut owned = Vec::new();
+        for (i, r) in self.map.rooms.iter().enumerate().filter(|(_, r)| !r.gone) {
+            if mine(&r.owner) {
+                owned.push((r.num, BuiltKind::Room, r.name.clone(), i));
+            }
+            for e in r.exits.iter().filter(|e| mine(&e.owner)) {
+                owned.push((e.num, BuiltKind::Exit, e.name.clone(), i));
+            }
+            for t in r.things.iter().filter(|t| mine(&t.owner)) {
+                owned.push((t.num, BuiltKind::Thing, t.name.clone(), i));
+            }
+        }
+        owned.sort_by_key(|o| o.0);
+        owned
+    }
+
+    /// Refuses `who` `more` objects past their quota. A command that makes several asks for
+    /// them all before it makes any, so that a refusal leaves nothing made.
+    pub fn within_quota(&self, who: &AgentId, more: usize) -> Result<(), Refused> {
+        let quota = self.build_quota;
+        let wizard = self.is_present(who) && self.player(who).wizard;
+        let have = self.owned_count(who);
+        if !wizard && have + more > quota.objects {
+            return Err(Refused(format!(
+                "You own {have} objects, and a builder may own {}: `@recycle` one first.",
+                quota.objects
+            )));
+        }
+        Ok(())
+    }
+
+    /// Makes a room owned by `cx`'s actor, reached from nowhere yet; its index and number.
+    pub fn dig(&mut self, cx: &mut Cx, name: &str) -> Result<(RoomIdx, ObjNum), Refused> {
+        self.within_quota(&cx.actor, 1)?;
+        let num = self.map.take_num();
+        let owner = cx.actor.to_string();
+        let idx = self.add_room(Room {
+            num,
+            owner: Some(owner.clone()),
+            gone: false,
+            id: format!("{BUILT_ROOM}{num}"),
+            name: name.to_owned(),
+            description: String::new(),
+            exits: Vec::new(),
+            things: Vec::new(),
+        });
+        let row = BuiltRow {
+            num,
+            kind: BuiltKind::Room,
+            owner,
+            name: name.to_owned(),
+            aliases: Vec::new(),
+            description: String::new(),
+            place: None,
+            dest: None,
+            created_ms: now_ms(),
+        };
+        cx.save(built::build(row), move |w| w.undo_last_room(idx));
+        Ok((idx, num))
+    }
+
+    /// Opens an exit `name` (with `aliases`) from room `from` to room `to`, owned by `cx`'s
+    /// actor; its number.
+    pub fn open_exit(
+        &mut self,
+        cx: &mut Cx,
+        from: RoomIdx,
+        name: &str,
+        aliases: &[String],
+        to: RoomIdx,
+    ) -> Result<ObjNum, Refused> {
+        self.within_quota(&cx.actor, 1)?;
+        self.exit_free(from, name, aliases)?;
+        let room = self.map.room(from);
+        let place = room.id.clone();
+        let num = self.map.take_num();
+        let owner = cx.actor.to_string();
+        let row = BuiltRow {
+            num,
+            kind: BuiltKind::Exit,
+            owner,
+            name: name.to_owned(),
+            aliases: aliases.to_vec(),
+            description: String::new(),
+            place: Some(place),
+            dest: Some(self.map.room(to).id.clone()),
+            created_ms: now_ms(),
+        };
+        self.map.add_exit(from, exit_of(&row, to));
+        cx.save(built::build(row), move |w| {
+            w.map.rooms[from].exits.retain(|e| e.num != num);
+            w.map.give_back(num);
+        });
+        Ok(num)
+    }
+
+    /// Refuses an exit from `room` called `name` or any of `aliases` where one is called so.
+    pub fn exit_free(&self, room: RoomIdx, name: &str, aliases: &[String]) -> Result<(), Refused> {
+        let room = self.map.room(room);
+        match std::iter::once(name)
+            .chain(aliases.iter().map(String::as_str))
+            .find(|w| room.exit(w).is_some())
+        {
+            Some(taken) => Err(Refused(format!(
+                "{} already has an exit called \"{taken}\".",
+                room.name
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Makes a thing called `name` in room `at`, owned by `cx`'s actor; its number.
+    pub fn make_thing(
+        &mut self,
+        cx: &mut Cx,
+        at: RoomIdx,
+        name: &str,
+        aliases: &[String],
+    ) -> Result<ObjNum, Refused> {
+        self.within_quota(&cx.actor, 1)?;
+        let num = self.map.take_num();
+        let row = BuiltRow {
+            num,
+            kind: BuiltKind::Thing,
+            owner: cx.actor.to_string(),
+            name: name.to_owned(),
+            aliases: aliases.to_vec(),
+            description: String::new(),
+            place: Some(self.map.room(at).id.clone()),
+            dest: None,
+            created_ms: now_ms(),
+        };
+        self.map.add_thing(at, thing_of(&row));
+        cx.save(built::build(row), move |w| {
+            w.map.rooms[at].things.retain(|t| t.num != num);
+            w.map.give_back(num);
+        });
+        Ok(num)
+    }
+
+    /// Who owns the object `found` names (none: the town's own).
+    pub fn owner_of(&self, found: Found) -> Option<&str> {
+        match found {
+            Found::Room(r) => self.map.room(r).owner.as_deref(),
+            Found::Exit(r, k) => self.map.room(r).exits[k].owner.as_deref(),
+            Found::Thing(r, k) => self.map.room(r).things[k].owner.as_deref(),
+        }
+    }
+
+    /// Gives a built object `found` a new name or description (as `cx`'s actor, who may).
+    /// The world files' own objects are the files': a wizard changes those in the files.
+    pub fn reword(
+        &mut self,
+        cx: &mut Cx,
+        found: Found,
+        name: Option<&str>,
+        description: Option<&str>,
+    ) -> Result<(), Refused> {
+        let owner = self.owner_of(found).map(str::to_owned);
+        if !self.may_change(&cx.actor, owner.as_deref()) {
+            return Err(Refused("That is not yours to change.".into()));
+        }
+        if owner.is_none() {
+            return Err(Refused(
+                "That is part of the town's own files: change it there (`moot world export`)."
+                    .into(),
+            ));
+        }
+        let (num, old_name, old_aliases, old_description) = match found {
+            Found::Room(r) => {
+                let room = &mut self.map.rooms[r];
+                let before = (room.name.clone(), Vec::new(), room.description.clone());
+                if let Some(n) = name {
+                    room.name = n.to_owned();
+                }
+                if let Some(d) = description {
+                    room.description = d.to_owned();
+                }
+                (room.num, before.0, before.1, before.2)
+            }
+            Found::Exit(r, k) => {
+                let exit = &mut self.map.rooms[r].exits[k];
+                let before = (exit.name.clone(), exit.aliases.clone(), String::new());
+                if let Some(n) = name {
+                    exit.name = n.to_owned();
+                }
+                (exit.num, before.0, before.1, before.2)
+            }
+            Found::Thing(r, k) => {
+                let thing = &mut self.map.rooms[r].things[k];
+                let before = (
+                    thing.name.clone(),
+                    thing.aliases.clone(),
+                    thing.description.clone(),
+                );
+                if let Some(n) = name {
+                    thing.name = n.to_owned();
+                }
+                if let Some(d) = description {
+                    thing.description = d.to_owned();
+                }
+                (thing.num, before.0, before.1, before.2)
+            }
+        };
+        let (new_name, new_aliases, new_description) = match found {
+            Found::Room(r) => {
+                let room = self.map.room(r);
+                (room.name.clone(), Vec::new(), room.description.clone())
+            }
+            Found::Exit(r, k) => {
+                let exit = &self.map.room(r).exits[k];
+                (exit.name.clone(), exit.aliases.clone(), String::new())
+            }
+            Found::Thing(r, k) => {
+                let thing = &self.map.room(r).things[k];
+                (
+                    thing.name.clone(),
+                    thing.aliases.clone(),
+                    thing.description.clone(),
+                )
+            }
+        };
+        cx.save(
+            built::reword(num, new_name, new_aliases, new_description),
+            move |w| match found {
+                Found::Room(r) => {
+                    let room = &mut w.map.rooms[r];
+                    room.name = old_name;
+                    room.description = old_description;
+                }
+                Found::Exit(r, k) => {
+                    let exit = &mut w.map.rooms[r].exits[k];
+                    exit.name = old_name;
+                    exit.aliases = old_aliases;
+                }
+                Found::Thing(r, k) => {
+                    let thing = &mut w.map.rooms[r].things[k];
+                    thing.name = old_name;
+                    thing.aliases = old_aliases;
+                    thing.description = old_description;
+                }
+            },
+        );
+        Ok(())
+    }
+
+    /// Takes back the room just added at `idx` (a dig whose write failed): it is the last
+    /// room, since the world task undoes a command's changes before it runs another.
+    fn undo_last_room(&mut self, idx: RoomIdx) {
+        if idx + 1 == self.map.rooms.len() {
+            self.map.remove_last_room();
+            self.occupants.pop();
+        }
+    }
+}
+
+fn exit_of(r: &BuiltRow, to: RoomIdx) -> Exit {
+    Exit {
+        num: r.num,
+        owner: Some(r.owner.clone()),
+        name: r.name.clone(),
+        aliases: r.aliases.clone(),
+        to,
+    }
+}
+
+fn thing_of(r: &BuiltRow) -> Thing {
+    Thing {
+        num: r.num,
+        owner: Some(r.owner.clone()),
+        id: format!("built-thing-{}", r.num),
+        name: r.name.clone(),
+        aliases: r.aliases.clone(),
+        description: r.description.clone(),
+        kind: ThingKind::SCENERY,
+    }
+}

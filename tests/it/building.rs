@@ -1,0 +1,133 @@
+//! Building the town from inside, as a LambdaCore builder does: the builder's bit from the
+//! operator, rooms dug with exits both ways, things made and described, objects by number, and
+//! all of it stored: it is there after a restart, and what a refused command tried is not.
+
+use std::process::Command;
+
+use crate::support::{Client, TestServer};
+
+const MOOT: &str = env!("CARGO_BIN_EXE_moot");
+
+/// `name` back in with their password, wrapping off.
+async fn connect(s: &TestServer, name: &str) -> Client {
+    let mut c = Client::connect(s.addr).await;
+    c.send(&format!("connect {name} pw-{name}-moot")).await;
+    c.expect("$#$xmcp version: 1.1").await;
+    c.send("@wrap off").await;
+    c.expect("Word wrap is now off.").await;
+    c
+}
+
+#[tokio::test]
+async fn a_builder_digs_and_makes_things_and_they_outlive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut ann = s.player("Ann").await;
+    let mut bob = s.player("Bob").await;
+    assert_eq!(
+        ann.command("@dig The Garden").await,
+        ["Only builders may do that; a wizard can make you one."]
+    );
+    // The operator lets Ann build; it holds from her next login.
+    let out = Command::new(MOOT)
+        .args(["--db", &db.address(), "admin", "builder", "ann"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "Ann may build now (from their next login)."
+    );
+    ann.send("@quit").await;
+    ann.until_closed().await;
+    let mut ann = connect(&s, "Ann").await;
+    // The Town Square is the wizards': no exit of hers may start there.
+    assert_eq!(
+        ann.command("@dig north to The Garden").await,
+        ["You may open exits only from rooms you own."]
+    );
+    assert_eq!(
+        ann.command("@dig The Workshop").await,
+        ["The Workshop (#1000) is dug."]
+    );
+    ann.command("@go #1000").await;
+    bob.expect("Ann vanishes.").await;
+    assert_eq!(
+        ann.command("@dig north,n|south,s to The Garden").await,
+        [
+            "The Garden (#1001) is dug.",
+            "Exit north (#1002) leads from The Workshop to The Garden.",
+            "Exit south (#1003) leads back from The Garden to The Workshop."
+        ]
+    );
+    assert_eq!(
+        ann.command("@dig n to Elsewhere").await,
+        ["The Workshop already has an exit called \"n\"."]
+    );
+    ann.command("n").await;
+    assert_eq!(
+        ann.command("@describe here as Roses climb the old brick walls.")
+            .await,
+        ["Description set."]
+    );
+    assert_eq!(
+        ann.command("@create a brass lamp").await,
+        ["You make a brass lamp (#1004)."]
+    );
+    assert_eq!(
+        ann.command("@describe lamp as A lamp of dull brass.").await,
+        ["Description set."]
+    );
+    assert_eq!(
+        ann.command("look #1004").await,
+        ["A brass lamp", "A lamp of dull brass."]
+    );
+    // What the town's files made is theirs to change, and another's things are theirs.
+    assert_eq!(
+        ann.command("@describe #1 as Mine now.").await,
+        ["That is not yours to change."]
+    );
+    let audit = ann.command("@audit").await;
+    assert_eq!(
+        audit,
+        [
+            "#1000 The Workshop (a room)",
+            "#1001 The Garden (a room)",
+            "#1002 north (an exit in The Workshop)",
+            "#1003 south (an exit in The Garden)",
+            "#1004 a brass lamp (a thing in The Garden)",
+            "5 objects."
+        ]
+    );
+    // After a restart, everything she built is where she left it, and she too.
+    ann.send("@quit").await;
+    ann.until_closed().await;
+    drop(bob);
+    let dir2 = s.stop().await;
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut ann = connect(&s, "Ann").await;
+    let here = ann.command("look").await;
+    assert_eq!(here[0], "The Garden", "{here:?}");
+    assert_eq!(here[1], "Roses climb the old brick walls.");
+    assert!(
+        here.iter().any(|l| l == "You see a brass lamp here."),
+        "{here:?}"
+    );
+    assert!(
+        here.iter()
+            .any(|l| l.starts_with("Exits: south (The Workshop)")),
+        "{here:?}"
+    );
+    assert_eq!(ann.command("@audit").await, audit);
+    ann.command("s").await;
+    assert_eq!(ann.command("look").await[0], "The Workshop");
+    // Someone who does not build cannot change what she built.
+    let mut bob = connect(&s, "Bob").await;
+    assert_eq!(
+        bob.command("@describe #1004 as Bob's lamp.").await,
+        ["That is not yours to change."]
+    );
+    s.stop().await;
+    drop((dir, dir2));
+}
