@@ -128,6 +128,36 @@ async fn a_builder_digs_and_makes_things_and_they_outlive_a_restart() {
         bob.command("@describe #1004 as Bob's lamp.").await,
         ["That is not yours to change."]
     );
+    // Renamed, an exit opened and closed, and a room recycled with its exits and her lamp.
+    assert_eq!(
+        ann.command("@rename #1004 to a silver lamp").await,
+        ["It is called a silver lamp now."]
+    );
+    assert_eq!(
+        ann.command("@open east,e to #1001").await,
+        ["Exit east (#1005) leads from The Workshop to The Garden."]
+    );
+    assert_eq!(
+        ann.command("@close east").await,
+        ["Exit east (#1005) is recycled."]
+    );
+    assert_eq!(
+        ann.command("@recycle #1001").await,
+        ["The Garden (#1001) is recycled, with its exits."]
+    );
+    let here = ann.command("look").await;
+    assert!(
+        here.iter().any(|l| l == "There are no obvious exits."),
+        "{here:?}"
+    );
+    assert_eq!(
+        ann.command("@audit").await,
+        ["#1000 The Workshop (a room)", "One object."]
+    );
+    assert_eq!(
+        ann.command("@recycle #1").await,
+        ["That is part of the town's own files: it cannot be recycled."]
+    );
     s.stop().await;
     drop((dir, dir2));
 }

@@ -485,3 +485,217 @@ room you arrive in, as `go` does.";
         ))
     }
 }
+
+pub struct Open;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct OpenArgs {
+    /// The exit from here and its aliases, `north,n`; with `|south,s`, the way back too.
+    pub exits: String,
+    /// The room it leads to: `#1002`.
+    pub room: String,
+}
+
+impl Verb for Open {
+    const NAME: &'static str = "open";
+    const ALIASES: &'static [&'static str] = &["@open"];
+    const USAGE: &'static str = "@open <exit>[,alias…][|<back>[,alias…]] to <#room>";
+    const SUMMARY: &'static str = "Open an exit from here to a room.";
+    const HELP: &'static str = "`@open east,e to #1002` opens an exit from the room you stand in \
+(yours) to room #1002; `@open east,e|west,w to #1002` opens the way back too (from a room of \
+yours). `@close east` takes an exit away.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = TOPIC;
+    const TOOLSET: Option<super::Toolset> = Some(TOOLSET);
+    const TOOL_DESCRIPTION: &'static str = "Open `exits` (`east,e`, or `east,e|west,w` both ways) \
+from where you stand to `room` (`#1002`). Returns the exits' numbers.";
+    type Args = OpenArgs;
+    type Output = Dug;
+
+    fn parse(rest: &str) -> Result<OpenArgs, VerbError> {
+        let all = whole(rest, text, usage::<Open>)?;
+        match all.split_once(" to ") {
+            Some((spec, room)) if !spec.trim().contains(char::is_whitespace) => Ok(OpenArgs {
+                exits: spec.trim().to_owned(),
+                room: room.trim().to_owned(),
+            }),
+            _ => Err(usage::<Open>()),
+        }
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: OpenArgs) -> Result<Reply<Dug>, VerbError> {
+        if number(&args.room).is_none() {
+            return Err(VerbError::usage(format!(
+                "`@open` leads to a room that exists, by its number (`#1002`); `@dig` makes a \
+                 new one. Usage: {}",
+                Open::USAGE
+            )));
+        }
+        Dig::run(
+            world,
+            cx,
+            DigArgs {
+                room: args.room,
+                exits: Some(args.exits),
+            },
+        )
+    }
+}
+
+/// `<object>` (for `@close`, `@recycle`).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ObjectArgs {
+    /// `here`, `#1004`, or the name of a thing or exit where you stand.
+    pub object: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Recycled {
+    pub recycled: ObjNum,
+}
+
+/// What [`Close`] and [`Recycle`] share: the object found, recycled, and said.
+fn recycle_found(
+    world: &mut World,
+    cx: &mut Cx,
+    found: Found,
+) -> Result<Reply<Recycled>, VerbError> {
+    let num = match found {
+        Found::Room(r) => world.map.room(r).num,
+        Found::Exit(r, k) => world.map.room(r).exits[k].num,
+        Found::Thing(r, k) => world.map.room(r).things[k].num,
+    };
+    let said = world.recycle(cx, found).map_err(refused)?;
+    Ok(Reply::new(vec![said], Recycled { recycled: num }))
+}
+
+pub struct Close;
+
+impl Verb for Close {
+    const NAME: &'static str = "close";
+    const ALIASES: &'static [&'static str] = &["@close"];
+    const USAGE: &'static str = "@close <exit>";
+    const SUMMARY: &'static str = "Take away an exit of yours from here.";
+    const HELP: &'static str = "`@close east` takes away the exit `east` from the room you stand \
+in, if it is yours; the room it led to stays.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = TOPIC;
+    const TOOLSET: Option<super::Toolset> = Some(TOOLSET);
+    const TOOL_DESCRIPTION: &'static str = "Take away the exit `object` (its name, or `#1002`) \
+from where you stand. Returns its number.";
+    type Args = ObjectArgs;
+    type Output = Recycled;
+
+    fn parse(rest: &str) -> Result<ObjectArgs, VerbError> {
+        whole(rest, text, usage::<Close>).map(|o| ObjectArgs {
+            object: o.to_owned(),
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: ObjectArgs) -> Result<Reply<Recycled>, VerbError> {
+        builder(world, &cx.actor)?;
+        let here = world.player(&cx.actor).room;
+        match object(world, &cx.actor, &args.object)? {
+            found @ Found::Exit(r, _) if r == here => recycle_found(world, cx, found),
+            _ => Err(VerbError::not_found(format!(
+                "There is no exit \"{}\" here.",
+                args.object
+            ))),
+        }
+    }
+}
+
+pub struct Recycle;
+
+impl Verb for Recycle {
+    const NAME: &'static str = "recycle";
+    const ALIASES: &'static [&'static str] = &["@recycle"];
+    const USAGE: &'static str = "@recycle <here|#num|thing>";
+    const SUMMARY: &'static str = "Do away with something you built.";
+    const HELP: &'static str = "`@recycle lamp` (or `@recycle #1004`) does away with a thing or \
+exit of yours; `@recycle #1001` a room of yours, once nobody is in it and nothing of anyone \
+else's stands there, with its exits and every exit leading to it. It cannot be undone.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = TOPIC;
+    const TOOLSET: Option<super::Toolset> = Some(TOOLSET);
+    const TOOL_DESCRIPTION: &'static str = "Do away with `object` (`#1004`, or a thing or exit \
+where you stand), which you built. Returns its number.";
+    type Args = ObjectArgs;
+    type Output = Recycled;
+
+    fn parse(rest: &str) -> Result<ObjectArgs, VerbError> {
+        whole(rest, text, usage::<Recycle>).map(|o| ObjectArgs {
+            object: o.to_owned(),
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: ObjectArgs) -> Result<Reply<Recycled>, VerbError> {
+        builder(world, &cx.actor)?;
+        let found = object(world, &cx.actor, &args.object)?;
+        recycle_found(world, cx, found)
+    }
+}
+
+pub struct Rename;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct RenameArgs {
+    /// `here`, `#1004`, or the name of a thing or exit where you stand.
+    pub object: String,
+    /// Its new name.
+    pub name: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Renamed {
+    pub name: String,
+}
+
+impl Verb for Rename {
+    const NAME: &'static str = "rename";
+    const ALIASES: &'static [&'static str] = &["@rename"];
+    const USAGE: &'static str = "@rename <here|#num|thing> to <name>";
+    const SUMMARY: &'static str = "Rename something you built.";
+    const HELP: &'static str = "`@rename lamp to a silver lamp` (or `@rename #1004 to …`, \
+`@rename here to The Rose Garden`) gives something of yours a new name.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = TOPIC;
+    const TOOLSET: Option<super::Toolset> = Some(TOOLSET);
+    const TOOL_DESCRIPTION: &'static str = "Give `object` (`#1004`, `here`, or a thing or exit \
+where you stand), which you built, the name `name`. Returns the name.";
+    type Args = RenameArgs;
+    type Output = Renamed;
+
+    fn parse(rest: &str) -> Result<RenameArgs, VerbError> {
+        let all = whole(rest, text, usage::<Rename>)?;
+        match all.split_once(" to ") {
+            Some((o, n)) if !o.trim().is_empty() && !n.trim().is_empty() => Ok(RenameArgs {
+                object: o.trim().to_owned(),
+                name: n.trim().to_owned(),
+            }),
+            _ => Err(usage::<Rename>()),
+        }
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: RenameArgs) -> Result<Reply<Renamed>, VerbError> {
+        builder(world, &cx.actor)?;
+        let found = object(world, &cx.actor, &args.object)?;
+        let name = checked_name(&args.name)?;
+        if let Found::Exit(r, k) = found {
+            let exit = &world.map.room(r).exits[k];
+            if name.contains(char::is_whitespace) {
+                return Err(VerbError::refused("An exit's name is one word."));
+            }
+            if !exit.answers_to(&name) {
+                world.exit_free(r, &name, &[]).map_err(refused)?;
+            }
+        }
+        world
+            .reword(cx, found, Some(&name), None)
+            .map_err(refused)?;
+        Ok(Reply::new(
+            vec![format!("It is called {name} now.")],
+            Renamed { name },
+        ))
+    }
+}

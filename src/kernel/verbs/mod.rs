@@ -586,6 +586,10 @@ pub static TOWN: &[VerbEntry] = &[
     entry::<build::Create>(),
     entry::<build::Audit>(),
     entry::<build::Teleport>(),
+    entry::<build::Open>(),
+    entry::<build::Close>(),
+    entry::<build::Rename>(),
+    entry::<build::Recycle>(),
 ];
 
 /// The town's verbs served as REST reads, answering anyone (ratings are public).

@@ -365,3 +365,104 @@ fn thing_of(r: &BuiltRow) -> Thing {
         kind: ThingKind::SCENERY,
     }
 }
+
+impl World {
+    /// Recycles the object `found` (as `cx`'s actor, who may): a thing or an exit goes; a room
+    /// goes with its exits, the things of its owner's in it, and every exit that leads to it,
+    /// once nobody is in it and nobody else's thing stands there. Its numbers are not given
+    /// again. Everything taken is put back if the store refuses.
+    pub fn recycle(&mut self, cx: &mut Cx, found: Found) -> Result<String, Refused> {
+        let owner = self.owner_of(found).map(str::to_owned);
+        if owner.is_none() {
+            return Err(Refused(
+                "That is part of the town's own files: it cannot be recycled.".into(),
+            ));
+        }
+        if !self.may_change(&cx.actor, owner.as_deref()) {
+            return Err(Refused("That is not yours to recycle.".into()));
+        }
+        // The rooms whose lists change, as they were, for the undo.
+        let mut touched: Vec<RoomIdx> = Vec::new();
+        let mut nums: Vec<ObjNum> = Vec::new();
+        let said = match found {
+            Found::Thing(r, k) => {
+                touched.push(r);
+                let t = &self.map.room(r).things[k];
+                nums.push(t.num);
+                format!("{} (#{}) is recycled.", t.name, t.num)
+            }
+            Found::Exit(r, k) => {
+                touched.push(r);
+                let e = &self.map.room(r).exits[k];
+                nums.push(e.num);
+                format!("Exit {} (#{}) is recycled.", e.name, e.num)
+            }
+            Found::Room(r) => {
+                let room = self.map.room(r);
+                if !self.occupants(r).is_empty() {
+                    return Err(Refused(format!(
+                        "Someone is in {}: it can be recycled once it is empty.",
+                        room.name
+                    )));
+                }
+                if let Some(t) = room.things.iter().find(|t| t.owner != owner) {
+                    return Err(Refused(format!(
+                        "{} is in {} and is not yours: it must go first.",
+                        t.name, room.name
+                    )));
+                }
+                if self.bound_rooms.values().any(|b| *b == r) {
+                    return Err(Refused("That room belongs to a game.".into()));
+                }
+                nums.push(room.num);
+                nums.extend(room.exits.iter().map(|e| e.num));
+                nums.extend(room.things.iter().map(|t| t.num));
+                touched.push(r);
+                for (i, other) in self.map.rooms.iter().enumerate() {
+                    if i != r && other.exits.iter().any(|e| e.to == r) {
+                        touched.push(i);
+                        nums.extend(other.exits.iter().filter(|e| e.to == r).map(|e| e.num));
+                    }
+                }
+                format!("{} (#{}) is recycled, with its exits.", room.name, room.num)
+            }
+        };
+        let before: Vec<(RoomIdx, Vec<Exit>, Vec<Thing>)> = touched
+            .iter()
+            .map(|&r| {
+                let room = self.map.room(r);
+                (r, room.exits.clone(), room.things.clone())
+            })
+            .collect();
+        match found {
+            Found::Thing(r, k) => {
+                self.map.rooms[r].things.remove(k);
+            }
+            Found::Exit(r, k) => {
+                self.map.rooms[r].exits.remove(k);
+            }
+            Found::Room(r) => {
+                for room in &mut self.map.rooms {
+                    room.exits.retain(|e| e.to != r);
+                }
+                let room = &mut self.map.rooms[r];
+                room.exits.clear();
+                room.things.clear();
+                room.gone = true;
+                self.map.forget_id(r);
+            }
+        }
+        cx.save(built::unbuild(nums), move |w| {
+            for (r, exits, things) in before {
+                let room = &mut w.map.rooms[r];
+                room.exits = exits;
+                room.things = things;
+            }
+            if let Found::Room(r) = found {
+                w.map.rooms[r].gone = false;
+                w.map.remember_id(r);
+            }
+        });
+        Ok(said)
+    }
+}

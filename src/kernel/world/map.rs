@@ -178,6 +178,20 @@ impl Map {
         }
     }
 
+    /// A recycled room's id names nothing any more (someone stored as standing there starts
+    /// over, an exit read from the store cannot lead there).
+    pub(super) fn forget_id(&mut self, idx: RoomIdx) {
+        let id = self.rooms[idx].id.clone();
+        if self.index.get(&id) == Some(&idx) {
+            self.index.remove(&id);
+        }
+    }
+
+    /// The id of room `idx` names it again (a recycling undone).
+    pub(super) fn remember_id(&mut self, idx: RoomIdx) {
+        self.index.insert(self.rooms[idx].id.clone(), idx);
+    }
+
     /// Takes back number `num`, the last one given, for an addition undone: a command that
     /// changed nothing leaves the numbering as it was.
     pub(super) fn give_back(&mut self, num: ObjNum) {
