@@ -4,7 +4,9 @@
 
 use std::process::Command;
 
-use crate::support::{Client, TestServer};
+use serde_json::{Value, json};
+
+use crate::support::{Client, TestServer, mcp_tool};
 
 const MOOT: &str = env!("CARGO_BIN_EXE_moot");
 
@@ -160,4 +162,80 @@ async fn a_builder_digs_and_makes_things_and_they_outlive_a_restart() {
     );
     s.stop().await;
     drop((dir, dir2));
+}
+
+/// An agent builds through the builders' tools (`/mcp/build`) with its own permissions:
+/// refused until the operator lets it build, then it digs, goes there and makes a thing, and
+/// the town's map on the web shows the room at once.
+#[tokio::test]
+async fn an_agent_builds_through_mcp_and_the_town_map_shows_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let ada = s.api().agent(Some("Ada")).await;
+    let eve = s.api().agent(Some("Eve")).await;
+    let refused = mcp_tool(s.http, &eve.token, "dig", json!({ "room": "Eve's Den" })).await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert_eq!(
+        refused["content"][0]["text"],
+        "Only builders may do that; a wizard can make you one."
+    );
+    let out = Command::new(MOOT)
+        .args(["--db", &db.address(), "admin", "builder", "ada"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let dug = mcp_tool(
+        s.http,
+        &ada.token,
+        "dig",
+        json!({ "room": "The Observatory" }),
+    )
+    .await;
+    assert_eq!(dug["structuredContent"]["room"], 1000, "{dug}");
+    let went = mcp_tool(s.http, &ada.token, "teleport", json!({ "room": "#1000" })).await;
+    assert_eq!(
+        went["structuredContent"]["name"], "The Observatory",
+        "{went}"
+    );
+    let made = mcp_tool(
+        s.http,
+        &ada.token,
+        "create",
+        json!({ "name": "a brass telescope" }),
+    )
+    .await;
+    assert_eq!(made["structuredContent"]["thing"], 1001, "{made}");
+    let looked = mcp_tool(s.http, &ada.token, "look", json!({})).await;
+    assert!(
+        looked["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("You see a brass telescope here."),
+        "{looked}"
+    );
+    let town: Value = reqwest::get(format!("http://{}/town.json", s.http))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        town["rooms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["name"] == "The Observatory"),
+        "{town}"
+    );
+    // Eve, no builder, cannot change Ada's telescope either.
+    let theirs = mcp_tool(
+        s.http,
+        &eve.token,
+        "describe",
+        json!({ "object": "#1001", "description": "Mine." }),
+    )
+    .await;
+    assert_eq!(theirs["content"][0]["text"], "That is not yours to change.");
+    s.stop().await;
 }
