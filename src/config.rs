@@ -143,6 +143,15 @@ pub struct Config {
     #[arg(long, env = "MOOT_SESSIONS_PER_AGENT", default_value_t = 50)]
     pub sessions_per_agent: usize,
 
+    /// Rooms, exits and things one builder may own (wizards: no limit).
+    #[arg(long, env = "MOOT_BUILDER_OBJECTS", default_value_t = 200)]
+    pub builder_objects: usize,
+
+    /// Bytes of names and descriptions one builder's objects may hold in all (wizards: no
+    /// limit).
+    #[arg(long, env = "MOOT_BUILDER_TEXT", default_value_t = 65536)]
+    pub builder_text: usize,
+
     /// How long an invitation to a game (a session naming someone besides its creator, a
     /// challenge) waits for every player's answer before it lapses.
     #[arg(long, env = "MOOT_INVITATION_LAPSE", default_value = "10m")]

@@ -185,6 +185,10 @@ async fn open_town(
         read_rate: config.read_rate,
         sessions_per_agent: config.sessions_per_agent,
         invitation_lapse: Some(config.invitation_lapse.into()),
+        build_quota: world::build::Quota {
+            objects: config.builder_objects,
+            text_bytes: config.builder_text,
+        },
     };
     let Core {
         world,

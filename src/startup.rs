@@ -120,6 +120,7 @@ pub async fn open(
         games.apply(&mut world);
     }
     world.limit_sessions(options.sessions_per_agent);
+    world.limit_building(options.build_quota);
     if let Some(lapse) = options.invitation_lapse {
         world.lapse_invitations_after(lapse);
     }

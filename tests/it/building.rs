@@ -239,3 +239,53 @@ async fn an_agent_builds_through_mcp_and_the_town_map_shows_it() {
     assert_eq!(theirs["content"][0]["text"], "That is not yours to change.");
     s.stop().await;
 }
+
+/// A builder's quotas (`--builder-objects`, `--builder-text`) refuse clearly and make nothing;
+/// what is recycled frees its share.
+#[tokio::test]
+async fn a_builder_is_held_to_their_quotas() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let s = TestServer::on_db(&db, |c| {
+        c.builder_objects = 3;
+        c.builder_text = 120;
+    })
+    .await;
+    let mut ann = s.player("Ann").await;
+    let out = Command::new(MOOT)
+        .args(["--db", &db.address(), "admin", "builder", "ann"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    ann.send("@quit").await;
+    ann.until_closed().await;
+    let mut ann = connect(&s, "Ann").await;
+    ann.command("@dig The Cellar").await;
+    ann.command("@go #1000").await;
+    // A room and two exits would pass three: refused whole, nothing made.
+    assert_eq!(
+        ann.command("@dig down,d|up,u to The Deep").await,
+        ["You own 1 object, and a builder may own 3: `@recycle` one first."]
+    );
+    assert_eq!(ann.command("@audit").await.last().unwrap(), "One object.");
+    ann.command("@create a barrel").await;
+    assert_eq!(
+        ann.command("@describe barrel as An oak barrel, bound in iron hoops, smelling of old ale and older secrets, stood on end, longer than anyone here remembers.").await,
+        ["What you built holds 24 bytes of names and descriptions, and a builder may have 120: shorten or `@recycle` something first."]
+    );
+    assert_eq!(
+        ann.command("@describe barrel as An oak barrel.").await,
+        ["Description set."]
+    );
+    ann.command("@create a stool").await;
+    assert_eq!(
+        ann.command("@create a lantern").await,
+        ["You own 3 objects, and a builder may own 3: `@recycle` one first."]
+    );
+    ann.command("@recycle stool").await;
+    assert_eq!(
+        ann.command("@create a lantern").await,
+        ["You make a lantern (#1003)."]
+    );
+    s.stop().await;
+}

@@ -526,7 +526,19 @@ async fn a_town_copied_to_postgres_and_back_is_the_same_town() {
     let sqlite = crate::support::sqlite_db(dir.path());
     let s = TestServer::on_db(&sqlite, |_| {}).await;
     let mut ann = s.player("Ann").await;
+    // Ann builds (the operator's bit holds from her next login): what she built is copied too.
+    let out = moot(&["--db", &sqlite.address(), "admin", "builder", "ann"]);
+    assert!(out.status.success(), "{out:?}");
+    ann.send("@quit").await;
+    ann.until_closed().await;
+    let mut ann = s.client().await;
+    ann.send("connect Ann pw-Ann-moot").await;
+    ann.expect("$#$xmcp").await;
     ann.command("@wrap off").await;
+    ann.command("@dig The Vault").await;
+    ann.command("@create a strongbox").await;
+    let built = ann.command("@audit").await;
+    assert_eq!(built.len(), 3, "{built:?}");
     ann.command("@describe me as A careful player.").await;
     ann.command("south").await;
     ann.send("play rps with house").await;
@@ -567,6 +579,7 @@ async fn a_town_copied_to_postgres_and_back_is_the_same_town() {
         ann.command("@wrap off").await;
         assert_eq!(ann.command("games all").await, games);
         assert_eq!(ann.command("ratings").await, ratings);
+        assert_eq!(ann.command("@audit").await, built);
         assert!(
             ann.command("look me")
                 .await

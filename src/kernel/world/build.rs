@@ -14,11 +14,16 @@ pub const BUILT_ROOM: &str = "built-";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Quota {
     pub objects: usize,
+    /// Bytes of names and descriptions, over everything they own.
+    pub text_bytes: usize,
 }
 
 impl Default for Quota {
     fn default() -> Quota {
-        Quota { objects: 200 }
+        Quota {
+            objects: 200,
+            text_bytes: 64 * 1024,
+        }
     }
 }
 
@@ -33,6 +38,11 @@ fn now_ms() -> u64 {
 }
 
 impl World {
+    /// How much one builder may own (`--builder-objects`, `--builder-text`).
+    pub fn limit_building(&mut self, quota: Quota) {
+        self.build_quota = quota;
+    }
+
     /// Puts what builders made into the map, as the town opens: rooms first (a row of a room
     /// always comes before the rows of what is in it), then exits and things where their rooms
     /// are. A row whose room is gone from the world files is left in the store, unseen.
@@ -104,6 +114,48 @@ impl World {
         owned
     }
 
+    /// The bytes of names, aliases and descriptions in what `who` owns.
+    pub fn owned_text(&self, who: &AgentId) -> usize {
+        let mine = |o: &Option<String>| o.as_deref() == Some(who.as_ref());
+        let words = |name: &str, aliases: &[String], description: &str| {
+            name.len() + aliases.iter().map(String::len).sum::<usize>() + description.len()
+        };
+        let mut bytes = 0;
+        for r in self.map.rooms.iter().filter(|r| !r.gone) {
+            if mine(&r.owner) {
+                bytes += words(&r.name, &[], &r.description);
+            }
+            for e in r.exits.iter().filter(|e| mine(&e.owner)) {
+                bytes += words(&e.name, &e.aliases, "");
+            }
+            for t in r.things.iter().filter(|t| mine(&t.owner)) {
+                bytes += words(&t.name, &t.aliases, &t.description);
+            }
+        }
+        bytes
+    }
+
+    /// Refuses `who` text that would take what they own past their quota of bytes: `adding`
+    /// bytes more, `dropping` fewer (what a change replaces).
+    pub fn within_text(
+        &self,
+        who: &AgentId,
+        adding: usize,
+        dropping: usize,
+    ) -> Result<(), Refused> {
+        let quota = self.build_quota;
+        let wizard = self.is_present(who) && self.player(who).wizard;
+        let have = self.owned_text(who);
+        if !wizard && (have + adding).saturating_sub(dropping) > quota.text_bytes {
+            return Err(Refused(format!(
+                "What you built holds {have} bytes of names and descriptions, and a builder may \
+                 have {}: shorten or `@recycle` something first.",
+                quota.text_bytes
+            )));
+        }
+        Ok(())
+    }
+
     /// Refuses `who` `more` objects past their quota. A command that makes several asks for
     /// them all before it makes any, so that a refusal leaves nothing made.
     pub fn within_quota(&self, who: &AgentId, more: usize) -> Result<(), Refused> {
@@ -111,8 +163,12 @@ impl World {
         let wizard = self.is_present(who) && self.player(who).wizard;
         let have = self.owned_count(who);
         if !wizard && have + more > quota.objects {
+            let owned = match have {
+                1 => "1 object".to_owned(),
+                n => format!("{n} objects"),
+            };
             return Err(Refused(format!(
-                "You own {have} objects, and a builder may own {}: `@recycle` one first.",
+                "You own {owned}, and a builder may own {}: `@recycle` one first.",
                 quota.objects
             )));
         }
@@ -122,6 +178,7 @@ impl World {
     /// Makes a room owned by `cx`'s actor, reached from nowhere yet; its index and number.
     pub fn dig(&mut self, cx: &mut Cx, name: &str) -> Result<(RoomIdx, ObjNum), Refused> {
         self.within_quota(&cx.actor, 1)?;
+        self.within_text(&cx.actor, name.len(), 0)?;
         let num = self.map.take_num();
         let owner = cx.actor.to_string();
         let idx = self.add_room(Room {
@@ -208,6 +265,8 @@ impl World {
         aliases: &[String],
     ) -> Result<ObjNum, Refused> {
         self.within_quota(&cx.actor, 1)?;
+        let text = name.len() + aliases.iter().map(String::len).sum::<usize>();
+        self.within_text(&cx.actor, text, 0)?;
         let num = self.map.take_num();
         let row = BuiltRow {
             num,
@@ -256,6 +315,19 @@ impl World {
                     .into(),
             ));
         }
+        let (old_name, old_description): (&str, &str) = match found {
+            Found::Room(r) => (&self.map.room(r).name, &self.map.room(r).description),
+            // An exit has no description of its own.
+            Found::Exit(r, k) => (&self.map.room(r).exits[k].name, ""),
+            Found::Thing(r, k) => (
+                &self.map.room(r).things[k].name,
+                &self.map.room(r).things[k].description,
+            ),
+        };
+        let adding = name.map_or(0, str::len) + description.map_or(0, str::len);
+        let dropping =
+            name.map_or(0, |_| old_name.len()) + description.map_or(0, |_| old_description.len());
+        self.within_text(&cx.actor, adding, dropping)?;
         let (num, old_name, old_aliases, old_description) = match found {
             Found::Room(r) => {
                 let room = &mut self.map.rooms[r];

@@ -100,6 +100,8 @@ pub struct TaskOptions {
     pub sessions_per_agent: usize,
     /// How long an invitation to a game waits for its answers (`None`: ten minutes).
     pub invitation_lapse: Option<std::time::Duration>,
+    /// How much one builder may own.
+    pub build_quota: super::build::Quota,
 }
 
 /// The world and what work on it needs, shared by the world task and every handle.
