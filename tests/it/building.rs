@@ -289,3 +289,44 @@ async fn a_builder_is_held_to_their_quotas() {
     );
     s.stop().await;
 }
+
+/// An exit locked to one person lets them (and its owner) by and tells anyone else the way is
+/// locked; the lock lasts through a restart, and unlocking opens it to all.
+#[tokio::test]
+async fn a_locked_exit_lets_by_only_whom_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut ann = s.player("Ann").await;
+    let mut bob = s.player("Bob").await;
+    let mut cid = s.player("Cid").await;
+    let out = Command::new(MOOT)
+        .args(["--db", &db.address(), "admin", "grant", "ann"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    ann.send("@quit").await;
+    ann.until_closed().await;
+    // A wizard builds anywhere: an exit from the Town Square to a room of hers, and back.
+    let mut ann = connect(&s, "Ann").await;
+    ann.command("@dig vault|out to The Vault").await;
+    assert_eq!(
+        ann.command("@lock vault to bob").await,
+        ["vault (#1001) now lets only Bob and you by."]
+    );
+    assert_eq!(cid.command("vault").await, ["The way vault is locked."]);
+    assert_eq!(bob.command("vault").await[0], "The Vault");
+    bob.command("out").await;
+    let dir2 = s.stop().await;
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut cid = connect(&s, "Cid").await;
+    assert_eq!(cid.command("go vault").await, ["The way vault is locked."]);
+    let mut ann = connect(&s, "Ann").await;
+    assert_eq!(
+        ann.command("@unlock vault").await,
+        ["vault (#1001) is open to all."]
+    );
+    assert_eq!(cid.command("vault").await[0], "The Vault");
+    s.stop().await;
+    drop((dir, dir2));
+}

@@ -143,6 +143,7 @@ pub(super) fn build(world: &mut World, sid: SessionId, number: usize) {
         exits: vec![Exit {
             num: 0,
             owner: None,
+            lock: None,
             name: "out".into(),
             aliases: vec!["hall".into(), "leave".into()],
             to: hall,
@@ -170,6 +171,7 @@ fn door(number: usize, room: RoomIdx) -> Exit {
     Exit {
         num: 0,
         owner: None,
+        lock: None,
         name: format!("game{number}"),
         aliases: vec![format!("#{number}"), format!("werewolf{number}")],
         to: room,

@@ -46,6 +46,8 @@ pub struct BuiltRow {
     pub place: Option<String>,
     /// The room an exit leads to, by room id.
     pub dest: Option<String>,
+    /// An exit's lock: the agent id of the one person (besides its owner) it lets by.
+    pub lock: Option<String>,
     /// When it was made (milliseconds since the Unix epoch).
     pub created_ms: u64,
 }
@@ -55,8 +57,8 @@ pub fn build(row: BuiltRow) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send +
     move |c| {
         let aliases = serde_json::to_string(&row.aliases).unwrap_or_else(|_| "[]".to_owned());
         c.execute(
-            "INSERT INTO built (num, kind, owner, name, aliases, description, place, dest, created_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            "INSERT INTO built (num, kind, owner, name, aliases, description, place, dest, lock, created_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             args![
                 row.num,
                 row.kind.name(),
@@ -66,6 +68,7 @@ pub fn build(row: BuiltRow) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send +
                 &row.description,
                 row.place.clone(),
                 row.dest.clone(),
+                row.lock.clone(),
                 row.created_ms
             ],
         )?;
@@ -90,6 +93,20 @@ pub fn reword(
     }
 }
 
+/// Locks an exit to one person (an agent id), or unlocks it.
+pub fn set_lock(
+    num: u64,
+    lock: Option<String>,
+) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
+    move |c| {
+        c.execute(
+            "UPDATE built SET lock = ?1 WHERE num = ?2",
+            args![lock, num],
+        )?;
+        Ok(())
+    }
+}
+
 /// Takes objects away (recycled: a room with its exits and what stood in it).
 pub fn unbuild(nums: Vec<u64>) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
     move |c| {
@@ -102,7 +119,7 @@ pub fn unbuild(nums: Vec<u64>) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Sen
 
 fn load(c: &mut Sql) -> sql::Result<Vec<BuiltRow>> {
     let rows = c.query(
-        "SELECT num, kind, owner, name, aliases, description, place, dest, created_ms
+        "SELECT num, kind, owner, name, aliases, description, place, dest, lock, created_ms
          FROM built ORDER BY num",
         &[],
     )?;
@@ -123,6 +140,7 @@ fn load(c: &mut Sql) -> sql::Result<Vec<BuiltRow>> {
             description: r.get("description")?,
             place: r.get("place")?,
             dest: r.get("dest")?,
+            lock: r.get("lock")?,
             created_ms: r.get("created_ms")?,
         });
     }

@@ -202,6 +202,7 @@ const MIGRATIONS: &[&str] = &[
         description TEXT NOT NULL DEFAULT '',
         place       TEXT,
         dest        TEXT,
+        lock        TEXT,
         created_ms  INTEGER NOT NULL
     );",
 ];
@@ -371,6 +372,7 @@ const POSTGRES: &[(usize, &str)] = &[
         description TEXT NOT NULL DEFAULT '',
         place       TEXT,
         dest        TEXT,
+        lock        TEXT,
         created_ms  BIGINT NOT NULL
     );",
     ),

@@ -310,6 +310,8 @@ pub const TABLES: &[Table] = &[
             text("description").not_null().default(Text("")),
             text("place"),
             text("dest"),
+            // An exit's lock: the agent id of the one person (besides its owner) it lets by.
+            text("lock"),
             int("created_ms").not_null(),
         ],
     ),

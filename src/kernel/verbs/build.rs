@@ -699,3 +699,128 @@ where you stand), which you built, the name `name`. Returns the name.";
         ))
     }
 }
+
+pub struct Lock;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct LockArgs {
+    /// The exit where you stand (its name, or `#1002`).
+    pub exit: String,
+    /// The one person it lets by (besides you); leave it out to unlock it.
+    #[serde(default)]
+    pub to: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Locked {
+    pub exit: ObjNum,
+    /// Who it lets by, if it is locked.
+    pub to: Option<String>,
+}
+
+impl Verb for Lock {
+    const NAME: &'static str = "lock";
+    const ALIASES: &'static [&'static str] = &["@lock"];
+    const USAGE: &'static str = "@lock <exit> to <name>";
+    const SUMMARY: &'static str = "Lock an exit of yours to one person.";
+    const HELP: &'static str = "`@lock north to Bob` lets only Bob (and you, and the wizards) \
+through your exit `north`; anyone else is told the way is locked. `@unlock north` opens it to \
+all again.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = TOPIC;
+    const TOOLSET: Option<super::Toolset> = Some(TOOLSET);
+    const TOOL_DESCRIPTION: &'static str = "Lock `exit` (where you stand, yours) so that only `to` \
+(a character's name) and you pass; without `to`, unlock it. Returns the exit's number and who it \
+lets by.";
+    type Args = LockArgs;
+    type Output = Locked;
+
+    fn parse(rest: &str) -> Result<LockArgs, VerbError> {
+        let all = whole(rest, text, usage::<Lock>)?;
+        match all.split_once(" to ") {
+            Some((e, to)) if !e.trim().is_empty() && !to.trim().is_empty() => Ok(LockArgs {
+                exit: e.trim().to_owned(),
+                to: Some(to.trim().to_owned()),
+            }),
+            _ => Err(usage::<Lock>()),
+        }
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: LockArgs) -> Result<Reply<Locked>, VerbError> {
+        locking(world, cx, &args.exit, args.to.as_deref())
+    }
+}
+
+pub struct Unlock;
+
+impl Verb for Unlock {
+    const NAME: &'static str = "unlock";
+    const ALIASES: &'static [&'static str] = &["@unlock"];
+    const USAGE: &'static str = "@unlock <exit>";
+    const SUMMARY: &'static str = "Open a locked exit of yours to all.";
+    const HELP: &'static str = "`@unlock north` lets anyone through your exit `north` again.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = TOPIC;
+    const TOOLSET: Option<super::Toolset> = Some(TOOLSET);
+    const TOOL_DESCRIPTION: &'static str = "Unlock `object`, an exit of yours where you stand (its \
+name, or `#1002`), for all. Returns the exit's number.";
+    type Args = ObjectArgs;
+    type Output = Locked;
+
+    fn parse(rest: &str) -> Result<ObjectArgs, VerbError> {
+        whole(rest, text, usage::<Unlock>).map(|o| ObjectArgs {
+            object: o.to_owned(),
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: ObjectArgs) -> Result<Reply<Locked>, VerbError> {
+        locking(world, cx, &args.object, None)
+    }
+}
+
+/// What [`Lock`] and [`Unlock`] share: the exit here found, locked to `to` (a name) or not.
+fn locking(
+    world: &mut World,
+    cx: &mut Cx,
+    exit: &str,
+    to: Option<&str>,
+) -> Result<Reply<Locked>, VerbError> {
+    builder(world, &cx.actor)?;
+    let here = world.player(&cx.actor).room;
+    let found = match object(world, &cx.actor, exit)? {
+        f @ Found::Exit(r, _) if r == here => f,
+        _ => {
+            return Err(VerbError::not_found(format!(
+                "There is no exit \"{exit}\" here."
+            )));
+        }
+    };
+    let key =
+        match to {
+            None => None,
+            Some(name) => Some(world.directory.id_of(name).ok_or_else(|| {
+                VerbError::not_found(format!("There is nobody called \"{name}\"."))
+            })?),
+        };
+    let Found::Exit(r, k) = found else {
+        return Err(VerbError::internal());
+    };
+    let (num, exit_name) = {
+        let e = &world.map.room(r).exits[k];
+        (e.num, e.name.clone())
+    };
+    world.lock_exit(cx, found, key.clone()).map_err(refused)?;
+    // The name as the town spells it, not as typed.
+    let named = key.as_deref().and_then(|k| world.directory.name_of(k));
+    let said = match &named {
+        Some(name) => format!("{exit_name} (#{num}) now lets only {name} and you by."),
+        None => format!("{exit_name} (#{num}) is open to all."),
+    };
+    Ok(Reply::new(
+        vec![said],
+        Locked {
+            exit: num,
+            to: named,
+        },
+    ))
+}

@@ -41,6 +41,12 @@ in, as `look` does.";
         let Some(exit) = here.exit(&args.exit) else {
             return Err(VerbError::not_found(no_way(here, &args.exit)));
         };
+        if !world.may_pass(&cx.actor, exit) {
+            return Err(VerbError::refused(format!(
+                "The way {} is locked.",
+                exit.name
+            )));
+        }
         let (to, name) = (exit.to, exit.name.clone());
         let who = world.player(&cx.actor).name.clone();
         Ok(travel(

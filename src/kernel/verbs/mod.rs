@@ -590,6 +590,8 @@ pub static TOWN: &[VerbEntry] = &[
     entry::<build::Close>(),
     entry::<build::Rename>(),
     entry::<build::Recycle>(),
+    entry::<build::Lock>(),
+    entry::<build::Unlock>(),
 ];
 
 /// The town's verbs served as REST reads, answering anyone (ratings are public).

@@ -200,6 +200,7 @@ impl World {
             description: String::new(),
             place: None,
             dest: None,
+            lock: None,
             created_ms: now_ms(),
         };
         cx.save(built::build(row), move |w| w.undo_last_room(idx));
@@ -231,6 +232,7 @@ impl World {
             description: String::new(),
             place: Some(place),
             dest: Some(self.map.room(to).id.clone()),
+            lock: None,
             created_ms: now_ms(),
         };
         self.map.add_exit(from, exit_of(&row, to));
@@ -277,6 +279,7 @@ impl World {
             description: String::new(),
             place: Some(self.map.room(at).id.clone()),
             dest: None,
+            lock: None,
             created_ms: now_ms(),
         };
         self.map.add_thing(at, thing_of(&row));
@@ -420,6 +423,7 @@ fn exit_of(r: &BuiltRow, to: RoomIdx) -> Exit {
     Exit {
         num: r.num,
         owner: Some(r.owner.clone()),
+        lock: r.lock.clone(),
         name: r.name.clone(),
         aliases: r.aliases.clone(),
         to,
@@ -536,5 +540,42 @@ impl World {
             }
         });
         Ok(said)
+    }
+}
+
+impl World {
+    /// Locks exit `found` to `to` (an agent id: only they, its owner and the wizards pass),
+    /// or unlocks it (`None`), as `cx`'s actor, who must own it.
+    pub fn lock_exit(
+        &mut self,
+        cx: &mut Cx,
+        found: Found,
+        to: Option<String>,
+    ) -> Result<(), Refused> {
+        let Found::Exit(r, k) = found else {
+            return Err(Refused("Only an exit can be locked.".into()));
+        };
+        let owner = self.owner_of(found).map(str::to_owned);
+        if owner.is_none() || !self.may_change(&cx.actor, owner.as_deref()) {
+            return Err(Refused("That exit is not yours to lock.".into()));
+        }
+        let exit = &mut self.map.rooms[r].exits[k];
+        let num = exit.num;
+        let before = std::mem::replace(&mut exit.lock, to.clone());
+        cx.save(built::set_lock(num, to), move |w| {
+            if let Some(e) = w.map.rooms[r].exits.iter_mut().find(|e| e.num == num) {
+                e.lock = before;
+            }
+        });
+        Ok(())
+    }
+
+    /// Whether `who` may pass `exit`: it is not locked, or locked to them, or theirs, or they
+    /// are a wizard.
+    pub fn may_pass(&self, who: &AgentId, exit: &Exit) -> bool {
+        match &exit.lock {
+            None => true,
+            Some(k) => k.as_str() == who.as_ref() || self.may_change(who, exit.owner.as_deref()),
+        }
     }
 }

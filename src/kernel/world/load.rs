@@ -230,6 +230,7 @@ fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, Wo
             exits.push(Exit {
                 num: 0,
                 owner: None,
+                lock: None,
                 name: e.name.get_ref().clone(),
                 aliases: e.aliases.iter().map(|a| a.get_ref().clone()).collect(),
                 to: to_idx,

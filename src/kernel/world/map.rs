@@ -54,6 +54,8 @@ pub struct Room {
 pub struct Exit {
     pub num: ObjNum,
     pub owner: Option<String>,
+    /// Who alone (besides its owner and the wizards) may pass: an agent id.
+    pub lock: Option<String>,
     pub name: String,
     pub aliases: Vec<String>,
     pub to: RoomIdx,
