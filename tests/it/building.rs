@@ -20,6 +20,20 @@ async fn connect(s: &TestServer, name: &str) -> Client {
     c
 }
 
+/// `name`, made a builder by the operator and logged in again (the bit holds from the next
+/// login), wrapping off.
+async fn builder(s: &TestServer, name: &str) -> Client {
+    let mut c = s.player(name).await;
+    let out = Command::new(MOOT)
+        .args(["--db", &s.db.address(), "admin", "builder", name])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    c.send("@quit").await;
+    c.until_closed().await;
+    connect(s, name).await
+}
+
 #[tokio::test]
 async fn a_builder_digs_and_makes_things_and_they_outlive_a_restart() {
     let dir = tempfile::tempdir().unwrap();
@@ -251,15 +265,7 @@ async fn a_builder_is_held_to_their_quotas() {
         c.builder_text = 120;
     })
     .await;
-    let mut ann = s.player("Ann").await;
-    let out = Command::new(MOOT)
-        .args(["--db", &db.address(), "admin", "builder", "ann"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    ann.send("@quit").await;
-    ann.until_closed().await;
-    let mut ann = connect(&s, "Ann").await;
+    let mut ann = builder(&s, "Ann").await;
     ann.command("@dig The Cellar").await;
     ann.command("@go #1000").await;
     // A room and two exits would pass three: refused whole, nothing made.
@@ -327,6 +333,48 @@ async fn a_locked_exit_lets_by_only_whom_it_names() {
         ["vault (#1001) is open to all."]
     );
     assert_eq!(cid.command("vault").await[0], "The Vault");
+    s.stop().await;
+    drop((dir, dir2));
+}
+
+/// A builder sets up a game's table in a room of theirs, and anyone plays there as at the
+/// town's own tables, after a restart too; a game whose matches have buildings of their own
+/// (Werewolf) gets none.
+#[tokio::test]
+async fn a_builder_sets_up_a_game_table_and_people_play_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut ann = builder(&s, "Ann").await;
+    ann.command("@dig The Den").await;
+    assert_eq!(
+        ann.command("@table connect4").await,
+        ["You may set up tables only in rooms you own."]
+    );
+    ann.command("@go #1000").await;
+    assert_eq!(
+        ann.command("@table connect4").await,
+        ["You set up a Connect Four table (#1001)."]
+    );
+    assert_eq!(
+        ann.command("@table connect4").await,
+        ["There is a Connect Four table here already."]
+    );
+    let werewolf = ann.command("@table werewolf").await;
+    assert!(
+        werewolf[0].starts_with("There is no game \"werewolf\" to set a table for"),
+        "{werewolf:?}"
+    );
+    let dir2 = s.stop().await;
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut ann = connect(&s, "Ann").await;
+    ann.send("play connect4 with house").await;
+    ann.expect("You sit down to play Connect Four with the house: game #1, you are red.")
+        .await;
+    assert_eq!(
+        ann.command("drop 4").await[0],
+        "You drop a disc into column 4 in game #1."
+    );
     s.stop().await;
     drop((dir, dir2));
 }

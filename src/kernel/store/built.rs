@@ -48,6 +48,8 @@ pub struct BuiltRow {
     pub dest: Option<String>,
     /// An exit's lock: the agent id of the one person (besides its owner) it lets by.
     pub lock: Option<String>,
+    /// A thing's kind, if it is more than scenery (`chess_table`: a game's table).
+    pub thing_kind: Option<String>,
     /// When it was made (milliseconds since the Unix epoch).
     pub created_ms: u64,
 }
@@ -57,8 +59,8 @@ pub fn build(row: BuiltRow) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send +
     move |c| {
         let aliases = serde_json::to_string(&row.aliases).unwrap_or_else(|_| "[]".to_owned());
         c.execute(
-            "INSERT INTO built (num, kind, owner, name, aliases, description, place, dest, lock, created_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            "INSERT INTO built (num, kind, owner, name, aliases, description, place, dest, lock, thing_kind, created_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             args![
                 row.num,
                 row.kind.name(),
@@ -69,6 +71,7 @@ pub fn build(row: BuiltRow) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send +
                 row.place.clone(),
                 row.dest.clone(),
                 row.lock.clone(),
+                row.thing_kind.clone(),
                 row.created_ms
             ],
         )?;
@@ -119,7 +122,7 @@ pub fn unbuild(nums: Vec<u64>) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Sen
 
 fn load(c: &mut Sql) -> sql::Result<Vec<BuiltRow>> {
     let rows = c.query(
-        "SELECT num, kind, owner, name, aliases, description, place, dest, lock, created_ms
+        "SELECT num, kind, owner, name, aliases, description, place, dest, lock, thing_kind, created_ms
          FROM built ORDER BY num",
         &[],
     )?;
@@ -141,6 +144,7 @@ fn load(c: &mut Sql) -> sql::Result<Vec<BuiltRow>> {
             place: r.get("place")?,
             dest: r.get("dest")?,
             lock: r.get("lock")?,
+            thing_kind: r.get("thing_kind")?,
             created_ms: r.get("created_ms")?,
         });
     }

@@ -203,6 +203,7 @@ const MIGRATIONS: &[&str] = &[
         place       TEXT,
         dest        TEXT,
         lock        TEXT,
+        thing_kind  TEXT,
         created_ms  INTEGER NOT NULL
     );",
 ];
@@ -373,6 +374,7 @@ const POSTGRES: &[(usize, &str)] = &[
         place       TEXT,
         dest        TEXT,
         lock        TEXT,
+        thing_kind  TEXT,
         created_ms  BIGINT NOT NULL
     );",
     ),

@@ -312,6 +312,8 @@ pub const TABLES: &[Table] = &[
             text("dest"),
             // An exit's lock: the agent id of the one person (besides its owner) it lets by.
             text("lock"),
+            // A thing's kind, if it is more than scenery (`chess_table`: a game's table).
+            text("thing_kind"),
             int("created_ms").not_null(),
         ],
     ),

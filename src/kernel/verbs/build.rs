@@ -347,7 +347,7 @@ its number.";
             .map(str::to_owned);
         let aliases: Vec<String> = last.into_iter().collect();
         let n = world
-            .make_thing(cx, here, &name, &aliases)
+            .make_thing(cx, here, &name, &aliases, None)
             .map_err(refused)?;
         Ok(Reply::new(
             vec![format!("You make {name} (#{n}).")],
@@ -823,4 +823,79 @@ fn locking(
             to: named,
         },
     ))
+}
+
+pub struct PlaceTable;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct TableArgs {
+    /// The game, by the word it is played by (`chess`, `connect4`, `rps`).
+    pub game: String,
+}
+
+impl Verb for PlaceTable {
+    const NAME: &'static str = "table";
+    const ALIASES: &'static [&'static str] = &["@table"];
+    const USAGE: &'static str = "@table <game>";
+    const SUMMARY: &'static str = "Set up a game's table in a room of yours.";
+    const HELP: &'static str = "`@table chess` sets up a chess table in the room you stand in (a \
+room of yours), where anyone may then play as at the town's own: `challenge`, `play connect4 with \
+house`, `deal`. `@recycle` takes it away again.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = TOPIC;
+    const TOOLSET: Option<super::Toolset> = Some(TOOLSET);
+    const TOOL_DESCRIPTION: &'static str = "Set up a table of `game` (the word it is played by: \
+`chess`, `connect4`) in the room you stand in, which you built. Returns the table's number.";
+    type Args = TableArgs;
+    type Output = Created;
+
+    fn parse(rest: &str) -> Result<TableArgs, VerbError> {
+        whole(rest, text, usage::<PlaceTable>).map(|g| TableArgs { game: g.to_owned() })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: TableArgs) -> Result<Reply<Created>, VerbError> {
+        let actor = cx.actor.clone();
+        builder(world, &actor)?;
+        let here = world.player(&actor).room;
+        if !world.may_change(&actor, world.map.room(here).owner.as_deref()) {
+            return Err(VerbError::refused(
+                "You may set up tables only in rooms you own.",
+            ));
+        }
+        let game = args.game.trim();
+        // A game whose players leave the town for its match has a hall of its own, not tables.
+        let tables: Vec<&'static crate::game_api::Template> =
+            world.templates().filter(|t| !t.secludes).collect();
+        let Some(t) = tables
+            .iter()
+            .find(|t| t.word().eq_ignore_ascii_case(game) || t.title.eq_ignore_ascii_case(game))
+        else {
+            let words: Vec<&str> = tables.iter().map(|t| t.word()).collect();
+            return Err(VerbError::not_found(format!(
+                "There is no game \"{game}\" to set a table for; there are {}.",
+                crate::text::english_list(&words)
+            )));
+        };
+        if world
+            .map
+            .room(here)
+            .things
+            .iter()
+            .any(|th| th.kind.name() == t.table)
+        {
+            return Err(VerbError::refused(format!(
+                "There is a {} table here already.",
+                t.title
+            )));
+        }
+        let name = format!("a {} table", t.title);
+        let aliases = vec!["table".to_owned(), format!("{} table", t.word())];
+        let n = world
+            .make_thing(cx, here, &name, &aliases, Some(t.table))
+            .map_err(refused)?;
+        Ok(Reply::new(
+            vec![format!("You set up {name} (#{n}).")],
+            Created { thing: n },
+        ))
+    }
 }

@@ -592,6 +592,7 @@ pub static TOWN: &[VerbEntry] = &[
     entry::<build::Recycle>(),
     entry::<build::Lock>(),
     entry::<build::Unlock>(),
+    entry::<build::PlaceTable>(),
 ];
 
 /// The town's verbs served as REST reads, answering anyone (ratings are public).

@@ -201,6 +201,7 @@ impl World {
             place: None,
             dest: None,
             lock: None,
+            thing_kind: None,
             created_ms: now_ms(),
         };
         cx.save(built::build(row), move |w| w.undo_last_room(idx));
@@ -233,6 +234,7 @@ impl World {
             place: Some(place),
             dest: Some(self.map.room(to).id.clone()),
             lock: None,
+            thing_kind: None,
             created_ms: now_ms(),
         };
         self.map.add_exit(from, exit_of(&row, to));
@@ -265,6 +267,7 @@ impl World {
         at: RoomIdx,
         name: &str,
         aliases: &[String],
+        kind: Option<&str>,
     ) -> Result<ObjNum, Refused> {
         self.within_quota(&cx.actor, 1)?;
         let text = name.len() + aliases.iter().map(String::len).sum::<usize>();
@@ -280,6 +283,7 @@ impl World {
             place: Some(self.map.room(at).id.clone()),
             dest: None,
             lock: None,
+            thing_kind: kind.map(str::to_owned),
             created_ms: now_ms(),
         };
         self.map.add_thing(at, thing_of(&row));
@@ -438,7 +442,10 @@ fn thing_of(r: &BuiltRow) -> Thing {
         name: r.name.clone(),
         aliases: r.aliases.clone(),
         description: r.description.clone(),
-        kind: ThingKind::SCENERY,
+        kind: r
+            .thing_kind
+            .clone()
+            .map_or(ThingKind::SCENERY, ThingKind::owned),
     }
 }
 

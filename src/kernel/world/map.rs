@@ -87,6 +87,11 @@ impl ThingKind {
         ThingKind(std::borrow::Cow::Borrowed(name))
     }
 
+    /// A kind read from the store (a builder's game table).
+    pub fn owned(name: String) -> ThingKind {
+        ThingKind(std::borrow::Cow::Owned(name))
+    }
+
     pub fn name(&self) -> &str {
         &self.0
     }
