@@ -71,6 +71,23 @@ its description, and the verbs you can use on it.";
         args: ExamineArgs,
     ) -> Result<Reply<Examined>, VerbError> {
         let found = find_here(world, &cx.actor, &args.target)?;
+        // An object's number, its builder and its properties, for the text (the data keeps
+        // its shape: an agent reads them with `look`'s numbers and the builders' tools).
+        let (num, owner, props) = match &found {
+            Target::Room(room) => {
+                let r = world.map.room(*room);
+                (Some(r.num), r.owner.clone(), r.props.clone())
+            }
+            Target::Thing(room, i) => world
+                .map
+                .room(*room)
+                .things
+                .get(*i)
+                .map_or((None, None, Default::default()), |t| {
+                    (Some(t.num), t.owner.clone(), t.props.clone())
+                }),
+            _ => (None, None, Default::default()),
+        };
         let e = match found {
             Target::Room(room) => {
                 let r = world.map.room(room);
@@ -141,6 +158,19 @@ its description, and the verbs you can use on it.";
             text.push(format!("Also called: {}.", english_list(&e.aliases)));
         }
         text.push(moot_kernel::wrap::set_in_if_marked(e.description.trim_end()).into_owned());
+        if let Some(n) = num {
+            let maker = owner
+                .as_deref()
+                .and_then(|o| world.directory.name_of(o))
+                .map_or_else(
+                    || "the town's own".to_owned(),
+                    |who| format!("built by {who}"),
+                );
+            text.push(format!("Number #{n}, {maker}."));
+        }
+        for (k, v) in &props {
+            text.push(format!("  .{k} = \"{v}\""));
+        }
         text.push(format!("Verbs: {}.", e.verbs.join(", ")));
         Ok(Reply::new(text, e))
     }

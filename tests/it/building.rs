@@ -99,6 +99,32 @@ async fn a_builder_digs_and_makes_things_and_they_outlive_a_restart() {
         ann.command("look #1004").await,
         ["A brass lamp", "A lamp of dull brass."]
     );
+    // Properties: set, shown by `examine` with the object's number and builder, removed.
+    assert_eq!(
+        ann.command("@set lamp.colour to brass").await,
+        ["#1004.colour is now \"brass\"."]
+    );
+    assert_eq!(
+        ann.command("@set #1004.lit to no").await,
+        ["#1004.lit is now \"no\"."]
+    );
+    assert_eq!(
+        ann.command("@set lamp.lit to").await,
+        ["#1004.lit is gone."]
+    );
+    let examined = ann.command("examine lamp").await;
+    assert!(
+        examined.contains(&"Number #1004, built by Ann.".to_owned())
+            && examined.contains(&"  .colour = \"brass\"".to_owned())
+            && !examined.iter().any(|l| l.contains(".lit")),
+        "{examined:?}"
+    );
+    assert_eq!(
+        ann.command("@set lamp.9lives to x").await,
+        [
+            "\"9lives\" cannot be a property's name: a letter, then letters, digits or `_`, 32 at most."
+        ]
+    );
     // What the town's files made is theirs to change, and another's things are theirs.
     assert_eq!(
         ann.command("@describe #1 as Mine now.").await,
@@ -136,6 +162,11 @@ async fn a_builder_digs_and_makes_things_and_they_outlive_a_restart() {
         "{here:?}"
     );
     assert_eq!(ann.command("@audit").await, audit);
+    let examined = ann.command("examine lamp").await;
+    assert!(
+        examined.contains(&"  .colour = \"brass\"".to_owned()),
+        "{examined:?}"
+    );
     ann.command("s").await;
     assert_eq!(ann.command("look").await[0], "The Workshop");
     // Someone who does not build cannot change what she built.

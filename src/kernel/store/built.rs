@@ -50,6 +50,8 @@ pub struct BuiltRow {
     pub lock: Option<String>,
     /// A thing's kind, if it is more than scenery (`chess_table`: a game's table).
     pub thing_kind: Option<String>,
+    /// Its properties (`@set`).
+    pub props: std::collections::BTreeMap<String, String>,
     /// When it was made (milliseconds since the Unix epoch).
     pub created_ms: u64,
 }
@@ -59,8 +61,8 @@ pub fn build(row: BuiltRow) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send +
     move |c| {
         let aliases = serde_json::to_string(&row.aliases).unwrap_or_else(|_| "[]".to_owned());
         c.execute(
-            "INSERT INTO built (num, kind, owner, name, aliases, description, place, dest, lock, thing_kind, created_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            "INSERT INTO built (num, kind, owner, name, aliases, description, place, dest, lock, thing_kind, props, created_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             args![
                 row.num,
                 row.kind.name(),
@@ -72,6 +74,7 @@ pub fn build(row: BuiltRow) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send +
                 row.dest.clone(),
                 row.lock.clone(),
                 row.thing_kind.clone(),
+                serde_json::to_string(&row.props).unwrap_or_else(|_| "{}".to_owned()),
                 row.created_ms
             ],
         )?;
@@ -110,6 +113,21 @@ pub fn set_lock(
     }
 }
 
+/// Sets an object's properties (all of them, as they are now).
+pub fn set_props(
+    num: u64,
+    props: std::collections::BTreeMap<String, String>,
+) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
+    move |c| {
+        let props = serde_json::to_string(&props).unwrap_or_else(|_| "{}".to_owned());
+        c.execute(
+            "UPDATE built SET props = ?1 WHERE num = ?2",
+            args![props, num],
+        )?;
+        Ok(())
+    }
+}
+
 /// Takes objects away (recycled: a room with its exits and what stood in it).
 pub fn unbuild(nums: Vec<u64>) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
     move |c| {
@@ -122,7 +140,7 @@ pub fn unbuild(nums: Vec<u64>) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Sen
 
 fn load(c: &mut Sql) -> sql::Result<Vec<BuiltRow>> {
     let rows = c.query(
-        "SELECT num, kind, owner, name, aliases, description, place, dest, lock, thing_kind, created_ms
+        "SELECT num, kind, owner, name, aliases, description, place, dest, lock, thing_kind, props, created_ms
          FROM built ORDER BY num",
         &[],
     )?;
@@ -145,6 +163,7 @@ fn load(c: &mut Sql) -> sql::Result<Vec<BuiltRow>> {
             dest: r.get("dest")?,
             lock: r.get("lock")?,
             thing_kind: r.get("thing_kind")?,
+            props: serde_json::from_str(&r.get::<String>("props")?).unwrap_or_default(),
             created_ms: r.get("created_ms")?,
         });
     }

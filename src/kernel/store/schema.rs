@@ -204,6 +204,7 @@ const MIGRATIONS: &[&str] = &[
         dest        TEXT,
         lock        TEXT,
         thing_kind  TEXT,
+        props       TEXT NOT NULL DEFAULT '{}',
         created_ms  INTEGER NOT NULL
     );",
 ];
@@ -375,6 +376,7 @@ const POSTGRES: &[(usize, &str)] = &[
         dest        TEXT,
         lock        TEXT,
         thing_kind  TEXT,
+        props       TEXT NOT NULL DEFAULT '{}',
         created_ms  BIGINT NOT NULL
     );",
     ),

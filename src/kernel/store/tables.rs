@@ -314,6 +314,8 @@ pub const TABLES: &[Table] = &[
             text("lock"),
             // A thing's kind, if it is more than scenery (`chess_table`: a game's table).
             text("thing_kind"),
+            // Its properties (`@set`), a JSON object of strings.
+            text("props").not_null().default(Text("{}")),
             int("created_ms").not_null(),
         ],
     ),

@@ -899,3 +899,101 @@ house`, `deal`. `@recycle` takes it away again.";
         ))
     }
 }
+
+pub struct Set;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SetArgs {
+    /// `here`, `#1004`, or a thing where you stand.
+    pub object: String,
+    /// The property's name: a letter, then letters, digits or `_` (32 at most).
+    pub property: String,
+    /// Its value (1000 characters at most); leave it out to remove the property.
+    #[serde(default)]
+    pub value: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SetProperty {
+    pub object: ObjNum,
+    pub property: String,
+    pub value: Option<String>,
+}
+
+/// The longest property value, in characters.
+pub const MAX_VALUE: usize = 1000;
+
+impl Verb for Set {
+    const NAME: &'static str = "set";
+    const ALIASES: &'static [&'static str] = &["@set"];
+    const USAGE: &'static str = "@set <here|#num|thing>.<property> to <value>";
+    const SUMMARY: &'static str = "Set a property of something you built.";
+    const HELP: &'static str = "`@set lamp.colour to brass` gives your lamp a property `colour`; \
+`@set #1004.colour to` (nothing after `to`) removes it. `examine` lists an object's properties; \
+verbs programmed on it read and write them.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = TOPIC;
+    const TOOLSET: Option<super::Toolset> = Some(TOOLSET);
+    const TOOL_DESCRIPTION: &'static str = "Set `property` of `object` (`#1004`, `here`, or a \
+thing where you stand), which you built, to `value`; without `value`, remove it. Returns the \
+property as set.";
+    type Args = SetArgs;
+    type Output = SetProperty;
+
+    fn parse(rest: &str) -> Result<SetArgs, VerbError> {
+        let all = whole(rest, text, usage::<Set>)?;
+        let (target, value) = match all.split_once(" to") {
+            Some((t, v)) if v.is_empty() || v.starts_with(' ') => (t.trim(), v.trim()),
+            _ => return Err(usage::<Set>()),
+        };
+        let Some((object, property)) = target.rsplit_once('.') else {
+            return Err(usage::<Set>());
+        };
+        Ok(SetArgs {
+            object: object.trim().to_owned(),
+            property: property.trim().to_owned(),
+            value: (!value.is_empty()).then(|| value.to_owned()),
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: SetArgs) -> Result<Reply<SetProperty>, VerbError> {
+        builder(world, &cx.actor)?;
+        let key = args.property.trim();
+        let good = key.starts_with(|c: char| c.is_ascii_alphabetic())
+            && key.len() <= 32
+            && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !good {
+            return Err(VerbError::refused(format!(
+                "\"{key}\" cannot be a property's name: a letter, then letters, digits or `_`, \
+                 32 at most."
+            )));
+        }
+        let value = args.value.as_deref().map(str::trim);
+        if let Some(v) = value
+            && (v.chars().count() > MAX_VALUE || v.chars().any(char::is_control))
+        {
+            return Err(VerbError::refused(format!(
+                "A property's value is one line of at most {MAX_VALUE} characters."
+            )));
+        }
+        let found = object(world, &cx.actor, &args.object)?;
+        let num = match found {
+            Found::Room(r) => world.map.room(r).num,
+            Found::Exit(r, k) => world.map.room(r).exits[k].num,
+            Found::Thing(r, k) => world.map.room(r).things[k].num,
+        };
+        world.set_prop(cx, found, key, value).map_err(refused)?;
+        let said = match value {
+            Some(v) => format!("#{num}.{key} is now \"{v}\"."),
+            None => format!("#{num}.{key} is gone."),
+        };
+        Ok(Reply::new(
+            vec![said],
+            SetProperty {
+                object: num,
+                property: key.to_owned(),
+                value: value.map(str::to_owned),
+            },
+        ))
+    }
+}

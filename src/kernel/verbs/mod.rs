@@ -593,6 +593,7 @@ pub static TOWN: &[VerbEntry] = &[
     entry::<build::Lock>(),
     entry::<build::Unlock>(),
     entry::<build::PlaceTable>(),
+    entry::<build::Set>(),
 ];
 
 /// The town's verbs served as REST reads, answering anyone (ratings are public).

@@ -52,6 +52,7 @@ impl World {
                 num: r.num,
                 owner: Some(r.owner.clone()),
                 gone: false,
+                props: r.props.clone(),
                 id: format!("{BUILT_ROOM}{}", r.num),
                 name: r.name.clone(),
                 description: r.description.clone(),
@@ -185,6 +186,7 @@ impl World {
             num,
             owner: Some(owner.clone()),
             gone: false,
+            props: Default::default(),
             id: format!("{BUILT_ROOM}{num}"),
             name: name.to_owned(),
             description: String::new(),
@@ -202,6 +204,7 @@ impl World {
             dest: None,
             lock: None,
             thing_kind: None,
+            props: Default::default(),
             created_ms: now_ms(),
         };
         cx.save(built::build(row), move |w| w.undo_last_room(idx));
@@ -235,6 +238,7 @@ impl World {
             dest: Some(self.map.room(to).id.clone()),
             lock: None,
             thing_kind: None,
+            props: Default::default(),
             created_ms: now_ms(),
         };
         self.map.add_exit(from, exit_of(&row, to));
@@ -284,6 +288,7 @@ impl World {
             dest: None,
             lock: None,
             thing_kind: kind.map(str::to_owned),
+            props: Default::default(),
             created_ms: now_ms(),
         };
         self.map.add_thing(at, thing_of(&row));
@@ -438,6 +443,7 @@ fn thing_of(r: &BuiltRow) -> Thing {
     Thing {
         num: r.num,
         owner: Some(r.owner.clone()),
+        props: r.props.clone(),
         id: format!("built-thing-{}", r.num),
         name: r.name.clone(),
         aliases: r.aliases.clone(),
@@ -584,5 +590,62 @@ impl World {
             None => true,
             Some(k) => k.as_str() == who.as_ref() || self.may_change(who, exit.owner.as_deref()),
         }
+    }
+}
+
+/// The most properties one object may hold.
+pub const MAX_PROPS: usize = 32;
+
+impl World {
+    /// Sets property `key` of the room or thing `found` to `value` (or removes it: `None`), as
+    /// `cx`'s actor, who must own it.
+    pub fn set_prop(
+        &mut self,
+        cx: &mut Cx,
+        found: Found,
+        key: &str,
+        value: Option<&str>,
+    ) -> Result<(), Refused> {
+        let owner = self.owner_of(found).map(str::to_owned);
+        if owner.is_none() || !self.may_change(&cx.actor, owner.as_deref()) {
+            return Err(Refused("That is not yours to change.".into()));
+        }
+        let (num, props) = match found {
+            Found::Room(r) => (self.map.room(r).num, &self.map.room(r).props),
+            Found::Thing(r, k) => {
+                let t = &self.map.room(r).things[k];
+                (t.num, &t.props)
+            }
+            Found::Exit(..) => return Err(Refused("An exit has no properties.".into())),
+        };
+        if value.is_some() && !props.contains_key(key) && props.len() >= MAX_PROPS {
+            return Err(Refused(format!(
+                "An object may hold at most {MAX_PROPS} properties."
+            )));
+        }
+        let dropping = props.get(key).map_or(0, |v| key.len() + v.len());
+        let adding = value.map_or(0, |v| key.len() + v.len());
+        self.within_text(&cx.actor, adding, dropping)?;
+        let props = match found {
+            Found::Room(r) => &mut self.map.rooms[r].props,
+            Found::Thing(r, k) => &mut self.map.rooms[r].things[k].props,
+            Found::Exit(..) => return Err(Refused("An exit has no properties.".into())),
+        };
+        let before = props.clone();
+        match value {
+            Some(v) => {
+                props.insert(key.to_owned(), v.to_owned());
+            }
+            None => {
+                props.remove(key);
+            }
+        }
+        let now = props.clone();
+        cx.save(built::set_props(num, now), move |w| match found {
+            Found::Room(r) => w.map.rooms[r].props = before,
+            Found::Thing(r, k) => w.map.rooms[r].things[k].props = before,
+            Found::Exit(..) => {}
+        });
+        Ok(())
     }
 }

@@ -249,6 +249,7 @@ fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, Wo
             things.push(Thing {
                 num: 0,
                 owner: None,
+                props: Default::default(),
                 id: id.clone(),
                 name: t.name.clone(),
                 aliases: t.aliases.clone(),
@@ -260,6 +261,7 @@ fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, Wo
             num: 0,
             owner: None,
             gone: false,
+            props: Default::default(),
             id: room_id.clone(),
             name: f.data.name.clone(),
             description: reflow(&f.data.description),

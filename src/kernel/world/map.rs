@@ -43,6 +43,8 @@ pub struct Room {
     pub owner: Option<String>,
     /// Recycled: nobody is in it and nothing leads to it; its index stays taken.
     pub gone: bool,
+    /// Its properties (`@set`), for a built room.
+    pub props: std::collections::BTreeMap<String, String>,
     pub id: String,
     pub name: String,
     pub description: String,
@@ -65,6 +67,8 @@ pub struct Exit {
 pub struct Thing {
     pub num: ObjNum,
     pub owner: Option<String>,
+    /// Its properties (`@set`), for a built thing.
+    pub props: std::collections::BTreeMap<String, String>,
     pub id: String,
     pub name: String,
     pub aliases: Vec<String>,
