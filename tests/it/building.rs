@@ -409,3 +409,62 @@ async fn a_builder_sets_up_a_game_table_and_people_play_there() {
     s.stop().await;
     drop((dir, dir2));
 }
+
+/// A wizard lets someone build from inside the town (`@builder`), at once, and takes it back;
+/// both are in the admin log and hold after a restart.
+#[tokio::test]
+async fn a_wizard_makes_a_builder_in_the_town() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut wiz = s.player("Wiz").await;
+    let mut bob = s.player("Bob").await;
+    let out = Command::new(MOOT)
+        .args(["--db", &db.address(), "admin", "grant", "wiz"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    wiz.send("@quit").await;
+    wiz.until_closed().await;
+    let mut wiz = connect(&s, "Wiz").await;
+    assert_eq!(
+        bob.command("@builder Bob").await,
+        [
+            "Only a wizard may use @builder. (The operator makes wizards with `moot admin grant NAME`.)"
+        ]
+    );
+    assert_eq!(wiz.command("@builder bob").await, ["Bob may build now."]);
+    assert_eq!(
+        bob.command("@dig The Loft").await,
+        ["The Loft (#1000) is dug."]
+    );
+    let dir2 = s.stop().await;
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut bob = connect(&s, "Bob").await;
+    assert_eq!(
+        bob.command("@create a rug").await,
+        ["You make a rug (#1001)."]
+    );
+    let mut wiz = connect(&s, "Wiz").await;
+    assert_eq!(
+        wiz.command("@builder Bob off").await,
+        ["Bob may no longer build."]
+    );
+    assert_eq!(
+        bob.command("@create a rug").await,
+        ["Only builders may do that; a wizard can make you one."]
+    );
+    let log = crate::support::sql_rows(
+        &db,
+        "SELECT verb, target, detail FROM admin_actions WHERE detail = 'builder' ORDER BY seq",
+    );
+    assert_eq!(
+        log,
+        [
+            vec!["grant".to_owned(), "Bob".to_owned(), "builder".to_owned()],
+            vec!["revoke".to_owned(), "Bob".to_owned(), "builder".to_owned()]
+        ]
+    );
+    s.stop().await;
+    drop((dir, dir2));
+}

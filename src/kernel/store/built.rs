@@ -128,6 +128,20 @@ pub fn set_props(
     }
 }
 
+/// Lets an agent build, or no longer (a wizard's `@builder`).
+pub fn set_builder_bit(
+    agent_id: String,
+    on: bool,
+) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
+    move |c| {
+        c.execute(
+            "UPDATE agents SET builder = ?1 WHERE agent_id = ?2",
+            args![on, agent_id],
+        )?;
+        Ok(())
+    }
+}
+
 /// Takes objects away (recycled: a room with its exits and what stood in it).
 pub fn unbuild(nums: Vec<u64>) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
     move |c| {

@@ -621,6 +621,7 @@ pub static WIZARDS: &[VerbEntry] = &[
     entry::<wizard::Unban>(),
     entry::<wizard::Announce>(),
     entry::<wizard::Shutdown>(),
+    entry::<wizard::Builder>(),
 ];
 
 /// A text the games give agents to read (the rules, role cards): an MCP prompt and resource.

@@ -47,7 +47,7 @@ impl Toolset {
     /// The wizards' verbs.
     pub const WIZARD: Toolset = Toolset {
         name: "wizard",
-        summary: "keep the town: boot, ban, unban, announce, shutdown (wizards only)",
+        summary: "keep the town: boot, ban, unban, announce, shutdown, builder (wizards only)",
         wizards_only: true,
     };
 }

@@ -1,4 +1,4 @@
-//! The wizards' verbs: `@boot`, `@ban`, `@unban`, `@shutdown` and `@announce`. A wizard is a
+//! The wizards' verbs: `@boot`, `@ban`, `@unban`, `@shutdown`, `@announce` and `@builder`. A wizard is a
 //! character the operator named with `moot admin grant NAME`. Every act is stored in the admin
 //! log (with the audit line written as it is stored) before anyone hears of it, like any
 //! other change.
@@ -310,5 +310,79 @@ Returns what was done, which the admin log keeps.";
         let line = format!("*** Announcement from {me}: {} ***", args.message);
         tell_everyone(world, cx, &line);
         Ok(done(line))
+    }
+}
+
+pub struct Builder;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct BuilderArgs {
+    /// A character's name.
+    pub name: String,
+    /// Whether they may build (true) or no longer (false).
+    pub on: bool,
+}
+
+impl Verb for Builder {
+    const NAME: &'static str = "builder";
+    const ALIASES: &'static [&'static str] = &["@builder"];
+    const USAGE: &'static str = "@builder <name> [off]";
+    const SUMMARY: &'static str = "(Wizards) Let someone build, or no longer.";
+    const HELP: &'static str = "`@builder Ann` lets Ann build (`@dig`, `@create`…) from now on, \
+here and after she next logs in; `@builder Ann off` takes it back (what she built stays hers). \
+Stored in the admin log, like `moot admin builder NAME`.";
+    const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Wizards only: let the character `name` build (`on`), \
+or no longer. Returns what was done, which the admin log keeps.";
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::WIZARD);
+    const TOPIC: Topic = Topic::WIZARDS;
+    type Args = BuilderArgs;
+    type Output = Done;
+
+    fn parse(rest: &str) -> Result<BuilderArgs, VerbError> {
+        whole(rest, (word, opt_text), usage::<Builder>).and_then(|(n, off)| match off {
+            None => Ok(BuilderArgs {
+                name: n.to_owned(),
+                on: true,
+            }),
+            Some(w) if w.eq_ignore_ascii_case("off") => Ok(BuilderArgs {
+                name: n.to_owned(),
+                on: false,
+            }),
+            Some(_) => Err(usage::<Builder>()),
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: BuilderArgs) -> Result<Reply<Done>, VerbError> {
+        let me = wizard_only(world, cx, Self::ALIASES[0])?;
+        let id = world.directory.id_of(&args.name).ok_or_else(|| {
+            VerbError::not_found(format!("There is no character called \"{}\".", args.name))
+        })?;
+        let name = world.directory.name_of(&id).unwrap_or(args.name.clone());
+        let who: AgentId = id.as_str().into();
+        // Here now, it holds at once; the store keeps it for their next login.
+        let before = world
+            .is_present(&who)
+            .then(|| std::mem::replace(&mut world.player_mut(&who).builder, args.on));
+        let verb = if args.on { "grant" } else { "revoke" };
+        let bit = crate::store::built::set_builder_bit(id.clone(), args.on);
+        let logged = admin::act(me, verb, name.clone(), "builder".to_owned());
+        cx.save(
+            move |c| {
+                bit(c)?;
+                logged(c)
+            },
+            move |w| {
+                if let Some(was) = before
+                    && w.is_present(&who)
+                {
+                    w.player_mut(&who).builder = was;
+                }
+            },
+        );
+        Ok(done(match args.on {
+            true => format!("{name} may build now."),
+            false => format!("{name} may no longer build."),
+        }))
     }
 }
