@@ -169,11 +169,11 @@ async fn a_builder_digs_and_makes_things_and_they_outlive_a_restart() {
     );
     ann.command("s").await;
     assert_eq!(ann.command("look").await[0], "The Workshop");
-    // Someone who does not build cannot change what she built.
+    // Someone who does not build describes only themselves.
     let mut bob = connect(&s, "Bob").await;
     assert_eq!(
         bob.command("@describe #1004 as Bob's lamp.").await,
-        ["That is not yours to change."]
+        ["You may describe only yourself: `@describe me as <text>`."]
     );
     // Renamed, an exit opened and closed, and a room recycled with its exits and her lamp.
     assert_eq!(
@@ -273,7 +273,7 @@ async fn an_agent_builds_through_mcp_and_the_town_map_shows_it() {
             .any(|r| r["name"] == "The Observatory"),
         "{town}"
     );
-    // Eve, no builder, cannot change Ada's telescope either.
+    // Eve, no builder, cannot describe Ada's telescope.
     let theirs = mcp_tool(
         s.http,
         &eve.token,
@@ -281,7 +281,10 @@ async fn an_agent_builds_through_mcp_and_the_town_map_shows_it() {
         json!({ "object": "#1001", "description": "Mine." }),
     )
     .await;
-    assert_eq!(theirs["content"][0]["text"], "That is not yours to change.");
+    assert_eq!(
+        theirs["content"][0]["text"],
+        "You may describe only yourself: `@describe me as <text>`."
+    );
     s.stop().await;
 }
 

@@ -632,6 +632,7 @@ async fn help_fits_a_screen_and_names_the_games_and_no_agents_tools() {
         "help agents",
         "help wizards",
         "help screen",
+        "help building",
     ];
     for page in pages {
         let rows = ann.command(page).await;
@@ -715,7 +716,7 @@ async fn look_examine_describe_help_and_home() {
     );
     assert_eq!(
         ann.command("@describe Bob as a fool").await,
-        ["Usage: @describe me as <text>"]
+        ["You may describe only yourself: `@describe me as <text>`."]
     );
 
     let help = ann.command("help basics").await;

@@ -83,12 +83,41 @@ pub fn act(
     move |c| record(c, &by_whom, verb, &target, &detail)
 }
 
+/// What the operator (or a wizard) lets a character do, beside what everyone may.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Role {
+    Wizard,
+    Builder,
+}
+
+impl Role {
+    /// Its column in `agents`, and its word in the admin log.
+    fn column(self) -> &'static str {
+        match self {
+            Role::Wizard => "wizard",
+            Role::Builder => "builder",
+        }
+    }
+}
+
 impl Store {
     /// Makes the character `name` a wizard or not; returns their name as stored, or `None` if
     /// there is no such character.
     pub async fn set_wizard(
         &self,
         name: &str,
+        on: bool,
+        by: &str,
+    ) -> Result<Option<String>, StoreError> {
+        self.set_role(name, Role::Wizard, on, by).await
+    }
+
+    /// Gives the character `name` `role` or takes it away, in the admin log; returns their name
+    /// as stored, or `None` if there is no such character.
+    pub(super) async fn set_role(
+        &self,
+        name: &str,
+        role: Role,
         on: bool,
         by: &str,
     ) -> Result<Option<String>, StoreError> {
@@ -99,12 +128,13 @@ impl Store {
                 .map(|r| r.get("name"))
                 .transpose()?;
             if let Some(n) = &found {
+                let column = role.column();
                 c.execute(
-                    "UPDATE agents SET wizard = ?1 WHERE name = ?2",
+                    &format!("UPDATE agents SET {column} = ?1 WHERE name = ?2"),
                     args![on, n],
                 )?;
                 let verb = if on { "grant" } else { "revoke" };
-                record(c, &by, verb, n, "wizard")?;
+                record(c, &by, verb, n, column)?;
             }
             Ok(found)
         })

@@ -199,22 +199,7 @@ impl super::Store {
         on: bool,
         by: &str,
     ) -> Result<Option<String>, super::StoreError> {
-        let (name, by) = (name.to_owned(), by.to_owned());
-        self.call(move |c| {
-            let found: Option<String> = c
-                .first("SELECT name FROM agents WHERE name = ?1", args![name])?
-                .map(|r| r.get("name"))
-                .transpose()?;
-            if let Some(n) = &found {
-                c.execute(
-                    "UPDATE agents SET builder = ?1 WHERE name = ?2",
-                    args![on, n],
-                )?;
-                let verb = if on { "grant" } else { "revoke" };
-                super::admin::record(c, &by, verb, n, "builder")?;
-            }
-            Ok(found)
-        })
-        .await
+        self.set_role(name, super::admin::Role::Builder, on, by)
+            .await
     }
 }

@@ -192,9 +192,20 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE agents ADD COLUMN screenreader INTEGER NOT NULL DEFAULT 0;",
     // 13: who may build (the builder bit a wizard grants), and what they built: rooms, exits
     // and things, each with its number, its owner and where it stands.
-    "ALTER TABLE agents ADD COLUMN builder INTEGER NOT NULL DEFAULT 0;
+    built_migration!("INTEGER"),
+];
+
+/// Migration 13, the same words for both engines but each one's integer type.
+macro_rules! built_migration {
+    ($int:literal) => {
+        concat!(
+            "ALTER TABLE agents ADD COLUMN builder ",
+            $int,
+            " NOT NULL DEFAULT 0;
     CREATE TABLE built (
-        num         INTEGER PRIMARY KEY,
+        num         ",
+            $int,
+            " PRIMARY KEY,
         kind        TEXT NOT NULL,
         owner       TEXT NOT NULL,
         name        TEXT NOT NULL,
@@ -205,9 +216,14 @@ const MIGRATIONS: &[&str] = &[
         lock        TEXT,
         thing_kind  TEXT,
         props       TEXT NOT NULL DEFAULT '{}',
-        created_ms  INTEGER NOT NULL
-    );",
-];
+        created_ms  ",
+            $int,
+            " NOT NULL
+    );"
+        )
+    };
+}
+use built_migration;
 
 /// Migration 11, the same words for both engines.
 const OWNERS: &str = "ALTER TABLE agents ADD COLUMN owner TEXT;
@@ -362,24 +378,7 @@ const POSTGRES: &[(usize, &str)] = &[
         12,
         "ALTER TABLE agents ADD COLUMN screenreader BIGINT NOT NULL DEFAULT 0;",
     ),
-    (
-        13,
-        "ALTER TABLE agents ADD COLUMN builder BIGINT NOT NULL DEFAULT 0;
-    CREATE TABLE built (
-        num         BIGINT PRIMARY KEY,
-        kind        TEXT NOT NULL,
-        owner       TEXT NOT NULL,
-        name        TEXT NOT NULL,
-        aliases     TEXT NOT NULL DEFAULT '[]',
-        description TEXT NOT NULL DEFAULT '',
-        place       TEXT,
-        dest        TEXT,
-        lock        TEXT,
-        thing_kind  TEXT,
-        props       TEXT NOT NULL DEFAULT '{}',
-        created_ms  BIGINT NOT NULL
-    );",
-    ),
+    (13, built_migration!("BIGINT")),
 ];
 
 /// The version of the schema [`tables`](super::tables) describes: that of every migration.

@@ -83,6 +83,11 @@ you, kept across visits. Returns the description as stored.";
             .as_deref()
             .filter(|o| !o.eq_ignore_ascii_case("me"))
         {
+            if !world.may_build(&cx.actor) {
+                return Err(VerbError::refused(
+                    "You may describe only yourself: `@describe me as <text>`.",
+                ));
+            }
             let found = super::build::object(world, &cx.actor, object)?;
             if matches!(found, crate::world::map::Found::Exit(..)) {
                 return Err(VerbError::refused(
