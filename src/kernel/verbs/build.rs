@@ -560,11 +560,7 @@ fn recycle_found(
     cx: &mut Cx,
     found: Found,
 ) -> Result<Reply<Recycled>, VerbError> {
-    let num = match found {
-        Found::Room(r) => world.map.room(r).num,
-        Found::Exit(r, k) => world.map.room(r).exits[k].num,
-        Found::Thing(r, k) => world.map.room(r).things[k].num,
-    };
+    let num = world.num_of(found);
     let said = world.recycle(cx, found).map_err(refused)?;
     Ok(Reply::new(vec![said], Recycled { recycled: num }))
 }
@@ -977,11 +973,7 @@ property as set.";
             )));
         }
         let found = object(world, &cx.actor, &args.object)?;
-        let num = match found {
-            Found::Room(r) => world.map.room(r).num,
-            Found::Exit(r, k) => world.map.room(r).exits[k].num,
-            Found::Thing(r, k) => world.map.room(r).things[k].num,
-        };
+        let num = world.num_of(found);
         world.set_prop(cx, found, key, value).map_err(refused)?;
         let said = match value {
             Some(v) => format!("#{num}.{key} is now \"{v}\"."),

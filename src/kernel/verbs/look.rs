@@ -128,7 +128,11 @@ pub fn see(
                 .get(*i)
                 .ok_or_else(|| VerbError::not_found("I see no such thing here."))?;
             Reply::new(
-                vec![capitalize(&t.name), t.description.trim_end().to_owned()],
+                vec![
+                    capitalize(&t.name),
+                    // A builder's words never begin a line as the narrator would.
+                    crate::wrap::set_in_if_marked(t.description.trim_end()).into_owned(),
+                ],
                 Seen::Thing {
                     id: t.id.clone(),
                     name: t.name.clone(),

@@ -27,6 +27,14 @@ impl Default for Quota {
     }
 }
 
+/// An object's names and description, as `@rename` and `@describe` change them.
+#[derive(Debug, Clone)]
+struct Words {
+    name: String,
+    aliases: Vec<String>,
+    description: String,
+}
+
 /// Why something cannot be built or changed, in words for whoever asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refused(pub String);
@@ -340,82 +348,83 @@ impl World {
         let dropping =
             name.map_or(0, |_| old_name.len()) + description.map_or(0, |_| old_description.len());
         self.within_text(&cx.actor, adding, dropping)?;
-        let (num, old_name, old_aliases, old_description) = match found {
-            Found::Room(r) => {
-                let room = &mut self.map.rooms[r];
-                let before = (room.name.clone(), Vec::new(), room.description.clone());
-                if let Some(n) = name {
-                    room.name = n.to_owned();
-                }
-                if let Some(d) = description {
-                    room.description = d.to_owned();
-                }
-                (room.num, before.0, before.1, before.2)
-            }
-            Found::Exit(r, k) => {
-                let exit = &mut self.map.rooms[r].exits[k];
-                let before = (exit.name.clone(), exit.aliases.clone(), String::new());
-                if let Some(n) = name {
-                    exit.name = n.to_owned();
-                }
-                (exit.num, before.0, before.1, before.2)
-            }
-            Found::Thing(r, k) => {
-                let thing = &mut self.map.rooms[r].things[k];
-                let before = (
-                    thing.name.clone(),
-                    thing.aliases.clone(),
-                    thing.description.clone(),
-                );
-                if let Some(n) = name {
-                    thing.name = n.to_owned();
-                }
-                if let Some(d) = description {
-                    thing.description = d.to_owned();
-                }
-                (thing.num, before.0, before.1, before.2)
-            }
+        let num = self.num_of(found);
+        let before = self.words_of(found);
+        let after = Words {
+            name: name.map_or_else(|| before.name.clone(), str::to_owned),
+            aliases: before.aliases.clone(),
+            // An exit has no description of its own to change.
+            description: match found {
+                Found::Exit(..) => before.description.clone(),
+                _ => description.map_or_else(|| before.description.clone(), str::to_owned),
+            },
         };
-        let (new_name, new_aliases, new_description) = match found {
+        self.set_words(found, after.clone());
+        cx.save(
+            built::reword(num, after.name, after.aliases, after.description),
+            move |w| w.set_words(found, before),
+        );
+        Ok(())
+    }
+
+    /// The number of the object `found` names.
+    pub fn num_of(&self, found: Found) -> ObjNum {
+        match found {
+            Found::Room(r) => self.map.room(r).num,
+            Found::Exit(r, k) => self.map.room(r).exits[k].num,
+            Found::Thing(r, k) => self.map.room(r).things[k].num,
+        }
+    }
+
+    /// What `found` is called and how it reads (an exit: no description).
+    fn words_of(&self, found: Found) -> Words {
+        match found {
             Found::Room(r) => {
                 let room = self.map.room(r);
-                (room.name.clone(), Vec::new(), room.description.clone())
+                Words {
+                    name: room.name.clone(),
+                    aliases: Vec::new(),
+                    description: room.description.clone(),
+                }
             }
             Found::Exit(r, k) => {
                 let exit = &self.map.room(r).exits[k];
-                (exit.name.clone(), exit.aliases.clone(), String::new())
+                Words {
+                    name: exit.name.clone(),
+                    aliases: exit.aliases.clone(),
+                    description: String::new(),
+                }
             }
             Found::Thing(r, k) => {
                 let thing = &self.map.room(r).things[k];
-                (
-                    thing.name.clone(),
-                    thing.aliases.clone(),
-                    thing.description.clone(),
-                )
+                Words {
+                    name: thing.name.clone(),
+                    aliases: thing.aliases.clone(),
+                    description: thing.description.clone(),
+                }
             }
-        };
-        cx.save(
-            built::reword(num, new_name, new_aliases, new_description),
-            move |w| match found {
-                Found::Room(r) => {
-                    let room = &mut w.map.rooms[r];
-                    room.name = old_name;
-                    room.description = old_description;
-                }
-                Found::Exit(r, k) => {
-                    let exit = &mut w.map.rooms[r].exits[k];
-                    exit.name = old_name;
-                    exit.aliases = old_aliases;
-                }
-                Found::Thing(r, k) => {
-                    let thing = &mut w.map.rooms[r].things[k];
-                    thing.name = old_name;
-                    thing.aliases = old_aliases;
-                    thing.description = old_description;
-                }
-            },
-        );
-        Ok(())
+        }
+    }
+
+    fn set_words(&mut self, found: Found, words: Words) {
+        match found {
+            Found::Room(r) => {
+                let room = &mut self.map.rooms[r];
+                room.name = words.name;
+                room.description = words.description;
+            }
+            Found::Exit(r, k) => {
+                let exit = &mut self.map.rooms[r].exits[k];
+                exit.name = words.name;
+                exit.aliases = words.aliases;
+            }
+            Found::Thing(r, k) => {
+                let thing = &mut self.map.rooms[r].things[k];
+                thing.name = words.name;
+                thing.aliases = words.aliases;
+                thing.description = words.description;
+            }
+        }
     }
 
     /// Takes back the room just added at `idx` (a dig whose write failed): it is the last

@@ -151,19 +151,21 @@ impl Map {
         map
     }
 
+    /// Gives an object the next number if it has none (0), or keeps its own and gives none
+    /// below it again.
+    fn number(&mut self, num: &mut ObjNum) {
+        if *num == 0 {
+            *num = self.take_num();
+        } else {
+            self.next_num = self.next_num.max(*num + 1);
+        }
+    }
+
     /// Gives `room`, its exits and its things numbers where they have none.
     fn number_room(&mut self, room: &mut Room) {
-        let mut give = |num: &mut ObjNum| {
-            if *num == 0 {
-                *num = self.next_num;
-                self.next_num += 1;
-            } else {
-                self.next_num = self.next_num.max(*num + 1);
-            }
-        };
-        give(&mut room.num);
-        room.exits.iter_mut().for_each(|e| give(&mut e.num));
-        room.things.iter_mut().for_each(|t| give(&mut t.num));
+        self.number(&mut room.num);
+        room.exits.iter_mut().for_each(|e| self.number(&mut e.num));
+        room.things.iter_mut().for_each(|t| self.number(&mut t.num));
     }
 
     /// The next free number, taken.
@@ -213,21 +215,13 @@ impl Map {
 
     /// Adds `exit` to room `at`, numbered if it has no number.
     pub fn add_exit(&mut self, at: RoomIdx, mut exit: Exit) {
-        if exit.num == 0 {
-            exit.num = self.take_num();
-        } else {
-            self.next_num = self.next_num.max(exit.num + 1);
-        }
+        self.number(&mut exit.num);
         self.rooms[at].exits.push(exit);
     }
 
     /// Adds `thing` to room `at`, numbered if it has no number.
     pub fn add_thing(&mut self, at: RoomIdx, mut thing: Thing) {
-        if thing.num == 0 {
-            thing.num = self.take_num();
-        } else {
-            self.next_num = self.next_num.max(thing.num + 1);
-        }
+        self.number(&mut thing.num);
         self.rooms[at].things.push(thing);
     }
 

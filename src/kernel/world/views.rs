@@ -213,7 +213,8 @@ fn lines_of(world: &World, viewer: &AgentId, shown: &Shown<'_>, come: Come) -> V
     let plain = world.is_present(viewer) && world.player(viewer).display.screenreader;
     lines.push(r.name.clone());
     if !(plain && come == Come::Walked) {
-        lines.push(r.description.clone());
+        // A builder's words, like a player's, never begin a line as the narrator would.
+        lines.push(crate::wrap::set_in_if_marked(&r.description).into_owned());
     }
     // A session's building shows how the session stands, as the viewer may see it.
     if let Some(s) = world

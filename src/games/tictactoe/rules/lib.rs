@@ -346,21 +346,15 @@ fn listed(view: &Value) -> Vec<String> {
             false => named.join(", "),
         }
     };
-    let mut lines = vec![
+    vec![
         format!("X: {}.", cells('x')),
         format!("O: {}.", cells('o')),
         format!("Empty: {}.", cells('.')),
-    ];
-    let mut drawn = board_lines(view);
-    lines.push(drawn.pop().unwrap_or_default());
-    lines
+        status(view),
+    ]
 }
 
 fn board(view: &Value) -> Vec<String> {
-    board_lines(view)
-}
-
-fn board_lines(view: &Value) -> Vec<String> {
     let board: Vec<char> = view["board"]
         .as_str()
         .unwrap_or(".........")
@@ -384,7 +378,13 @@ fn board_lines(view: &Value) -> Vec<String> {
             cell(i + 2)
         ));
     }
-    lines.push(match view["result"].as_str() {
+    lines.push(status(view));
+    lines
+}
+
+/// Whose move it is, or how it ended.
+fn status(view: &Value) -> String {
+    match view["result"].as_str() {
         Some("draw") => "A draw.".to_owned(),
         Some(r) => match r.strip_suffix("_wins_on_time") {
             Some(w) => format!("{} wins on time.", w.to_ascii_uppercase()),
@@ -394,8 +394,7 @@ fn board_lines(view: &Value) -> Vec<String> {
             "{} to move.",
             view["turn"].as_str().unwrap_or("?").to_ascii_uppercase()
         ),
-    });
-    lines
+    }
 }
 
 #[cfg(test)]
