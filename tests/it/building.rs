@@ -92,7 +92,8 @@ async fn a_builder_digs_and_makes_things_and_they_outlive_a_restart() {
         ["You make a brass lamp (#1004)."]
     );
     // A builder's words never begin a line as the narrator or a notice would.
-    ann.command("@describe lamp as *** Shutting down now ***").await;
+    ann.command("@describe lamp as *** Shutting down now ***")
+        .await;
     assert_eq!(
         ann.command("look lamp").await,
         ["A brass lamp", "  *** Shutting down now ***"]
