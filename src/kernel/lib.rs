@@ -13,6 +13,8 @@
 //! - [`identity`] checks names, passwords and tokens; [`store`] is SQLite or PostgreSQL
 //!   behind one group-committing writer and one reader; [`oauth`] the grants agents sign in
 //!   with;
+//! - [`sandbox`] runs programmed verbs (Rhai, with hard limits) on a snapshot of the objects
+//!   around them, giving back the deeds the world then does or refuses;
 //! - [`ratings`] keeps who plays well (Glicko-2 per board, records for games of luck) as a
 //!   pure ledger the world feeds each decided result;
 //! - [`text`] (from `moot-game-api`) cleans and bounds text from every face, [`limits`] holds the
@@ -30,6 +32,7 @@ pub mod logging;
 pub mod metrics;
 pub mod oauth;
 pub mod ratings;
+pub mod sandbox;
 pub mod store;
 pub mod verbs;
 pub mod world;
