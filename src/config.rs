@@ -152,6 +152,27 @@ pub struct Config {
     #[arg(long, env = "MOOT_BUILDER_TEXT", default_value_t = 65536)]
     pub builder_text: usize,
 
+    /// Operations one run of a programmed verb may take before it is stopped (Rhai's count: an
+    /// expression, a loop's turn, a call).
+    #[arg(long, env = "MOOT_VERB_OPS", default_value_t = 100_000)]
+    pub verb_ops: u64,
+
+    /// How long one run of a programmed verb may take before it is stopped.
+    #[arg(long, env = "MOOT_VERB_TIME", default_value = "1s")]
+    pub verb_time: humantime::Duration,
+
+    /// Bytes any one string a programmed verb makes may hold (its arrays and maps are held to a
+    /// share of it).
+    #[arg(long, env = "MOOT_VERB_MEMORY", default_value_t = 65536)]
+    pub verb_memory: usize,
+
+    /// Runs a second of one owner's programmed verbs, whoever types them (0: no limit), and
+    /// the burst.
+    #[arg(long, env = "MOOT_VERB_RATE", default_value_t = 5.0)]
+    pub verb_rate: f64,
+    #[arg(long, env = "MOOT_VERB_BURST", default_value_t = 10)]
+    pub verb_burst: u32,
+
     /// How long an invitation to a game (a session naming someone besides its creator, a
     /// challenge) waits for every player's answer before it lapses.
     #[arg(long, env = "MOOT_INVITATION_LAPSE", default_value = "10m")]
@@ -360,6 +381,10 @@ pub enum AdminCommand {
     Builder { name: String },
     /// Take the builder's bit from NAME (what they built stays theirs).
     Unbuilder { name: String },
+    /// Let the character NAME program (`@verb`, `@program`); wizards always may.
+    Programmer { name: String },
+    /// Take the programmer's bit from NAME (their verbs stay).
+    Unprogrammer { name: String },
 }
 
 impl Config {

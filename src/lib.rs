@@ -38,6 +38,7 @@ pub mod mcp;
 pub use moot_kernel::metrics;
 pub use moot_kernel::oauth;
 pub use moot_kernel::ratings;
+pub use moot_kernel::sandbox;
 pub mod server;
 pub mod startup;
 pub use moot_kernel::store;

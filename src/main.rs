@@ -161,7 +161,7 @@ async fn admin(db: &moot::store::Database, cmd: AdminCommand) -> Result<String, 
         .map_err(|e| format!("{db}: {e}"))?;
     let on = matches!(
         cmd,
-        AdminCommand::Grant { .. } | AdminCommand::Builder { .. }
+        AdminCommand::Grant { .. } | AdminCommand::Builder { .. } | AdminCommand::Programmer { .. }
     );
     let result = match cmd {
         AdminCommand::Grant { name } | AdminCommand::Revoke { name } => {
@@ -176,6 +176,14 @@ async fn admin(db: &moot::store::Database, cmd: AdminCommand) -> Result<String, 
             return match store.set_builder(&name, on, "command line").await {
                 Ok(Some(n)) if on => Ok(format!("{n} may build now (from their next login).")),
                 Ok(Some(n)) => Ok(format!("{n} may no longer build.")),
+                Ok(None) => Err(format!("there is no character called \"{name}\"")),
+                Err(e) => Err(e.to_string()),
+            };
+        }
+        AdminCommand::Programmer { name } | AdminCommand::Unprogrammer { name } => {
+            return match store.set_programmer(&name, on, "command line").await {
+                Ok(Some(n)) if on => Ok(format!("{n} may program now (from their next login).")),
+                Ok(Some(n)) => Ok(format!("{n} may no longer program.")),
                 Ok(None) => Err(format!("there is no character called \"{name}\"")),
                 Err(e) => Err(e.to_string()),
             };

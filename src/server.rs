@@ -189,6 +189,15 @@ async fn open_town(
             objects: config.builder_objects,
             text_bytes: config.builder_text,
         },
+        programs: world::programs::ProgramLimits {
+            sandbox: moot_kernel::sandbox::Limits {
+                operations: config.verb_ops,
+                time: config.verb_time.into(),
+                memory: config.verb_memory,
+            },
+            rate: config.verb_rate,
+            burst: config.verb_burst,
+        },
     };
     let Core {
         world,

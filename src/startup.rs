@@ -104,9 +104,11 @@ pub async fn open(
     let (standings, seasons) = store.standings().await.map_err(db_error)?;
     let kept = store.kept().await.map_err(db_error)?;
     let built = store.built().await.map_err(db_error)?;
+    let programs = store.programs().await.map_err(db_error)?;
     let mut world = games::new_world(map, directory.clone());
     // What builders made, before anyone comes back to a room of theirs.
     world.restore_built(built);
+    world.restore_programs(programs);
     if let Some(seed) = options.seed {
         world.reproducible(seed);
     }
@@ -121,6 +123,7 @@ pub async fn open(
     }
     world.limit_sessions(options.sessions_per_agent);
     world.limit_building(options.build_quota);
+    world.limit_programs(options.programs);
     if let Some(lapse) = options.invitation_lapse {
         world.lapse_invitations_after(lapse);
     }

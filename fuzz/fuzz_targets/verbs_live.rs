@@ -1,7 +1,8 @@
 //! Verbs against a living town (`moot_testkit::drill`): every template's games running and
 //! finished, Werewolf matches in several phases, players, strangers, spectators, a wizard and an
 //! identity nobody knows. An input is a run of steps split at 0xFF: a typed line, a verb's
-//! JSON arguments (shaped by its schema), a host call, or time passing. After each step the
+//! JSON arguments (shaped by its schema), a host call, time passing, or code a programmer gives
+//! a gadget of theirs and runs (random code and random calls of the sandbox's API). After each step the
 //! drill checks that nothing panicked, that every session replays from its log to the state it
 //! is in, and that no Werewolf player was told what their seat may not know.
 #![no_main]
@@ -32,7 +33,7 @@ fn op(chunk: &[u8], drill: &Drill) -> Option<Op> {
     };
     let text = || String::from_utf8_lossy(rest.get(1..).unwrap_or(&[])).into_owned();
     let b = rest.first().copied().unwrap_or(0);
-    Some(match kind % 10 {
+    Some(match kind % 11 {
         0..=4 => Op::Line(who, String::from_utf8_lossy(rest).into_owned()),
         5 | 6 => Op::Json(who, usize::from(b), json_args(usize::from(b), &sessions, rest)),
         7 => Op::Act(who, sid(b), text(), Some(u64::from(b % 8)).filter(|_| b & 0x80 == 0)),
@@ -43,7 +44,8 @@ fn op(chunk: &[u8], drill: &Drill) -> Option<Op> {
                 Op::Log(who, sid(b))
             }
         }
-        _ => Op::Wait(u64::from(b) * 500),
+        9 => Op::Wait(u64::from(b) * 500),
+        _ => Op::Program(who, String::from_utf8_lossy(rest).into_owned()),
     })
 }
 

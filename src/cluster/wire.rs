@@ -375,6 +375,7 @@ impl From<Character> for AgentRow {
             display: c.display,
             wizard: false,
             builder: false,
+            programmer: false,
         }
     }
 }

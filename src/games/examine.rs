@@ -88,7 +88,7 @@ its description, and the verbs you can use on it.";
                 }),
             _ => (None, None, Default::default()),
         };
-        let e = match found {
+        let mut e = match found {
             Target::Room(room) => {
                 let r = world.map.room(room);
                 Examined {
@@ -153,6 +153,11 @@ its description, and the verbs you can use on it.";
                 }
             }
         };
+        // The verbs its programmers gave it, which `push <thing>` runs.
+        if let Some(n) = num {
+            e.verbs
+                .extend(world.verbs_on(n).into_iter().map(str::to_owned));
+        }
         let mut text = vec![capitalize(&e.name)];
         if !e.aliases.is_empty() {
             text.push(format!("Also called: {}.", english_list(&e.aliases)));

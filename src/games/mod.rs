@@ -293,17 +293,31 @@ pub fn resolve<'a>(line: &'a str, is_exit: impl Fn(&str) -> bool) -> Resolved<'a
 
 /// Runs a line typed by `cx.actor`. A blank line answers nothing.
 pub fn run_line(world: &mut World, cx: &mut Cx, line: &str) -> Result<Vec<String>, VerbError> {
-    let Some(me) = world.find_player(&cx.actor) else {
+    if world.find_player(&cx.actor).is_none() {
         return Err(VerbError::refused("You are not in the town."));
-    };
-    let room = world.map.room(me.room);
+    }
+    // A verb's code, typed after `@program`, goes to it whatever it says.
+    if let Some(lines) = moot_kernel::verbs::program::editing(world, cx, line) {
+        return Ok(lines);
+    }
+    let room = world.map.room(world.player(&cx.actor).room);
     match resolve(line, |w| room.exit(w).is_some()) {
         Resolved::Nothing => Ok(Vec::new()),
         Resolved::Verb(entry, rest) => {
             let entry = here(world, &cx.actor, entry);
             (entry.run_line)(world, cx, rest)
         }
-        Resolved::Unknown => Err(unknown::answer(world, &cx.actor, line)),
+        Resolved::Unknown => {
+            // A programmed verb of a thing here (`push button`) is `run button push`.
+            let line = moot_kernel::text::trim(line);
+            let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+            match (world.programmed_verb(&cx.actor, word, rest), find("run")) {
+                (Some(num), Some(run)) => {
+                    (run.run_line)(world, cx, &format!("#{num} {word} {rest}"))
+                }
+                _ => Err(unknown::answer(world, &cx.actor, line)),
+            }
+        }
     }
 }
 

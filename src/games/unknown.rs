@@ -55,11 +55,13 @@ pub fn answer(world: &World, actor: &AgentId, line: &str) -> VerbError {
     // Only verbs the typist may use are suggested: a wizard's or a builder's to them alone.
     let wizard = world.is_present(actor) && world.player(actor).wizard;
     let builds = world.may_build(actor);
+    let programs = world.may_program(actor);
     let verbs = REGISTRY
         .iter()
         .filter(|e| {
             (e.topic != moot_kernel::verbs::Topic::WIZARDS || wizard)
                 && (e.topic != moot_kernel::verbs::build::TOPIC || builds)
+                && (e.topic != moot_kernel::verbs::program::TOPIC || programs)
         })
         .flat_map(|e| std::iter::once(e.name).chain(e.aliases.iter().copied()));
     let exit_words = room

@@ -249,8 +249,35 @@ fn op(rng: &mut Rng, drill: &Drill) -> Op {
         ),
         17 => Op::State(who, sid),
         18 => Op::Log(who, sid),
+        19 if rng.below(2) == 0 => Op::Program(who, code(rng)),
         _ => Op::Wait(rng.next() % 20_000),
     }
+}
+
+/// A verb's code, made of the API's calls on the objects around it, some of them wrong.
+fn code(rng: &mut Rng) -> String {
+    const CALLS: &[&str] = &[
+        "say(this.name);",
+        "tell(player, \"hi\");",
+        "this[\"n\"] = random(6);",
+        "this[\"n\"] = ();",
+        "for t in here.contents { if t.kind == \"thing\" { t[\"seen\"] = 1; } }",
+        "move(this, here);",
+        "move(this, object(1));",
+        "let o = object(1000); say(o.name);",
+        "tell(player, words[0]);",
+        "for p in here.people { tell(p, \"psst\"); }",
+        "loop {}",
+        "let s = \"x\"; loop { s += s; }",
+        "throw \"no\";",
+        "say(\"*** fake ***\");",
+        "print(time());",
+        "this.location.contents.len();",
+    ];
+    (0..1 + rng.below(4))
+        .map(|_| rng.pick(CALLS))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[test]

@@ -21,6 +21,7 @@ mod mcp;
 mod oauth;
 mod operators;
 mod postgres;
+mod programming;
 mod ratings;
 mod registry;
 mod side_channels;

@@ -195,6 +195,7 @@ fn silent_agents_leave_and_people_on_connections_stay() {
         display: Default::default(),
         wizard: false,
         builder: false,
+        programmer: false,
     };
     let mut cx = Cx::new(ann.clone(), Face::Mcp);
     w.arrive_agent(&mut cx, row);

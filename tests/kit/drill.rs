@@ -49,6 +49,9 @@ pub enum Op {
     Log(Who, SessionId),
     /// Time passes (milliseconds of the runtime's clock).
     Wait(u64),
+    /// A programmer's gadget, where they stand, given this code as its verb `poke`, and
+    /// poked: random code and random API calls run in the sandbox against the living town.
+    Program(Who, String),
 }
 
 /// What went wrong: the promise broken, and the step that broke it.
@@ -221,6 +224,16 @@ impl Town {
         }
         let mut world = games::new_world(map, directory.clone());
         world.reproducible(seed);
+        // Short limits, so that a runaway verb costs a fuzzer little.
+        world.limit_programs(moot::world::programs::ProgramLimits {
+            sandbox: moot::sandbox::Limits {
+                operations: 5_000,
+                time: Duration::from_millis(200),
+                memory: 4096,
+            },
+            rate: 0.0,
+            burst: 1,
+        });
         games::open_town(&mut world, &Default::default());
         let mut players = Vec::new();
         for (i, name) in PEOPLE.iter().enumerate() {
@@ -234,8 +247,10 @@ impl Town {
                 room: None,
                 display: moot::wrap::Display::default(),
                 wizard: *name == "Wiz",
-                // Half of them build, so that the drill's commands dig and make things too.
+                // Half of them build and program, so that the drill's commands dig, make things
+                // and give them verbs too.
                 builder: i % 2 == 0,
+                programmer: i % 2 == 0,
             };
             // People at keyboards and agents with mailboxes, as they come.
             let sink = if i % 2 == 0 {
@@ -264,6 +279,25 @@ impl Town {
     }
 
     fn run(&mut self, op: &Op) -> Result<(), Broken> {
+        if let Op::Program(who, code) = op {
+            let program = REGISTRY
+                .iter()
+                .position(|e| e.name == "program")
+                .unwrap_or_default();
+            for step in [
+                Op::Line(*who, "@create a gadget".into()),
+                Op::Line(*who, "@verb gadget poke".into()),
+                Op::Json(
+                    *who,
+                    program,
+                    serde_json::json!({ "verb": "gadget:poke", "code": code }),
+                ),
+                Op::Line(*who, "poke gadget".into()),
+            ] {
+                self.run(&step)?;
+            }
+            return Ok(());
+        }
         self.steps += 1;
         let face = match op {
             Op::Line(..) => Face::Telnet,
@@ -274,7 +308,7 @@ impl Town {
             Op::Line(w, _) | Op::Json(w, ..) | Op::Act(w, ..) | Op::State(w, _) | Op::Log(w, _) => {
                 self.who(*w)
             }
-            Op::Wait(_) => moot::world::SERVER_ID.into(),
+            Op::Wait(_) | Op::Program(..) => moot::world::SERVER_ID.into(),
         };
         let mut cx = Cx::new(actor.clone(), face);
         let present = self.world.is_present(&actor);
@@ -322,6 +356,15 @@ impl Town {
             self.audit(&cx)?;
             self.lines += cx.notices.len() as u64;
             for effect in cx.effects {
+                // A programmed verb runs here and now, and what it did is done as its owner.
+                if let Effect::Run(job) = effect {
+                    let (id, owner) = (job.job, job.owner.clone());
+                    let outcome = job.run();
+                    let mut next = Cx::new(owner, Face::Rest);
+                    self.world.finish_run(&mut next, id, outcome);
+                    queue.push(next);
+                    continue;
+                }
                 if let Effect::Think {
                     session,
                     tick,

@@ -88,6 +88,7 @@ pub fn act(
 pub(super) enum Role {
     Wizard,
     Builder,
+    Programmer,
 }
 
 impl Role {
@@ -96,6 +97,7 @@ impl Role {
         match self {
             Role::Wizard => "wizard",
             Role::Builder => "builder",
+            Role::Programmer => "programmer",
         }
     }
 }

@@ -19,6 +19,8 @@ pub struct AgentRow {
     pub wizard: bool,
     /// Whether they may build (`moot admin builder`, or a wizard's `@builder`).
     pub builder: bool,
+    /// Whether they may program (`moot admin programmer`, or a wizard's `@programmer`).
+    pub programmer: bool,
 }
 
 // Who an identity is, for leaderboards that show people, agents or both: a character made at
@@ -127,10 +129,11 @@ fn row(r: &Row) -> sql::Result<AgentRow> {
         },
         wizard: r.get("wizard")?,
         builder: r.get("builder")?,
+        programmer: r.get("programmer")?,
     })
 }
 
-const COLUMNS: &str = "agent_id, name, password_hash, description, room, linelength, wrap, screenreader, wizard, builder";
+const COLUMNS: &str = "agent_id, name, password_hash, description, room, linelength, wrap, screenreader, wizard, builder, programmer";
 
 pub fn new_agent_id() -> String {
     format!("{:016x}", rand::random::<u64>())
@@ -166,6 +169,7 @@ impl Store {
                             display: Display::default(),
                             wizard: false,
                             builder: false,
+                            programmer: false,
                         },
                         owner,
                     ))),

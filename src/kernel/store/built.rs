@@ -128,6 +128,17 @@ pub fn set_props(
     }
 }
 
+/// Puts a thing in another room (by the room's id).
+pub fn place(num: u64, room: String) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
+    move |c| {
+        c.execute(
+            "UPDATE built SET place = ?1 WHERE num = ?2",
+            args![room, num],
+        )?;
+        Ok(())
+    }
+}
+
 /// Lets an agent build, or no longer (a wizard's `@builder`).
 pub fn set_builder_bit(
     agent_id: String,

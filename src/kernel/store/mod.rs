@@ -31,6 +31,7 @@ mod holder;
 pub mod keys;
 pub mod oauth;
 mod postgres;
+pub mod programs;
 mod schema;
 pub mod sessions;
 mod shape;

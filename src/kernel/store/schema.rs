@@ -193,7 +193,37 @@ const MIGRATIONS: &[&str] = &[
     // 13: who may build (the builder bit a wizard grants), and what they built: rooms, exits
     // and things, each with its number, its owner and where it stands.
     built_migration!("INTEGER"),
+    // 14: who may program (the programmer bit a wizard grants), and the programmed verbs'
+    // code, the last few versions of each.
+    programs_migration!("INTEGER"),
 ];
+
+/// Migration 14, the same words for both engines but each one's integer type.
+macro_rules! programs_migration {
+    ($int:literal) => {
+        concat!(
+            "ALTER TABLE agents ADD COLUMN programmer ",
+            $int,
+            " NOT NULL DEFAULT 0;
+    CREATE TABLE verbs (
+        num        ",
+            $int,
+            " NOT NULL,
+        name       TEXT NOT NULL,
+        version    ",
+            $int,
+            " NOT NULL,
+        code       TEXT NOT NULL,
+        author     TEXT NOT NULL,
+        created_ms ",
+            $int,
+            " NOT NULL,
+        PRIMARY KEY (num, name, version)
+    );"
+        )
+    };
+}
+use programs_migration;
 
 /// Migration 13, the same words for both engines but each one's integer type.
 macro_rules! built_migration {
@@ -379,6 +409,7 @@ const POSTGRES: &[(usize, &str)] = &[
         "ALTER TABLE agents ADD COLUMN screenreader BIGINT NOT NULL DEFAULT 0;",
     ),
     (13, built_migration!("BIGINT")),
+    (14, programs_migration!("BIGINT")),
 ];
 
 /// The version of the schema [`tables`](super::tables) describes: that of every migration.

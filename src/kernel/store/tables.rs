@@ -210,6 +210,8 @@ pub const TABLES: &[Table] = &[
                 int("screenreader").not_null().default(Int(0)),
                 // May build (`@dig`, `@create`…): a bit a wizard grants.
                 int("builder").not_null().default(Int(0)),
+                // May program (`@verb`, `@program`): another bit a wizard grants.
+                int("programmer").not_null().default(Int(0)),
             ],
         )
     },
@@ -316,6 +318,20 @@ pub const TABLES: &[Table] = &[
             text("thing_kind"),
             // Its properties (`@set`), a JSON object of strings.
             text("props").not_null().default(Text("{}")),
+            int("created_ms").not_null(),
+        ],
+    ),
+    // Programmed verbs' code: the last few versions of each verb on an object (`num`), with
+    // who wrote each (`author`, an agent id).
+    plain(
+        "verbs",
+        &["num", "name", "version"],
+        &[
+            int("num"),
+            text("name"),
+            int("version"),
+            text("code").not_null(),
+            text("author").not_null(),
             int("created_ms").not_null(),
         ],
     ),

@@ -19,7 +19,8 @@ pub const MAX_NAME: usize = 60;
 pub const TOOLSET: super::Toolset = super::Toolset {
     name: "build",
     summary: "build the town as its builders do: dig rooms with exits both ways, create things, \
-              describe and rename what you own, and audit it (builders only)",
+              describe and rename what you own (or describe yourself), program verbs, and audit \
+              it",
     wizards_only: false,
 };
 
@@ -955,10 +956,7 @@ property as set.";
     fn run(world: &mut World, cx: &mut Cx, args: SetArgs) -> Result<Reply<SetProperty>, VerbError> {
         builder(world, &cx.actor)?;
         let key = args.property.trim();
-        let good = key.starts_with(|c: char| c.is_ascii_alphabetic())
-            && key.len() <= 32
-            && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !good {
+        if !crate::sandbox::prop_name_ok(key) {
             return Err(VerbError::refused(format!(
                 "\"{key}\" cannot be a property's name: a letter, then letters, digits or `_`, \
                  32 at most."

@@ -39,7 +39,10 @@ others see it when they `look` at you. It is kept across visits. A builder descr
 built the same way: `@describe here as …`, `@describe lamp as …`, `@describe #1003 as …`.";
     const READ_ONLY: bool = false;
     const TOOL_DESCRIPTION: &'static str = "Set `description`, what others see when they look at \
-you, kept across visits. Returns the description as stored.";
+you (or the `object` you built), kept across visits. Returns the description as stored.";
+    // With the builders' tools: an agent rarely describes itself, and the plain `/mcp` keeps
+    // within its budget.
+    const TOOLSET: Option<super::Toolset> = Some(super::build::TOOLSET);
     type Args = DescribeArgs;
     type Output = Described;
 

@@ -35,6 +35,7 @@ pub mod inventory;
 pub mod invitations;
 pub mod look;
 pub mod page;
+pub mod program;
 pub mod ratings;
 pub mod say;
 pub mod sessions;
@@ -97,6 +98,9 @@ pub trait Verb: 'static {
     /// The set of tools it is served in over MCP; none for a verb that only makes sense on
     /// telnet.
     const TOOLSET: Option<Toolset> = Some(Toolset::TOWN);
+    /// The JSON arguments that are text of several lines (a verb's code): each line is cleaned
+    /// as every text is, and the lines are kept. Every other text is made one line.
+    const MULTILINE: &'static [&'static str] = &[];
     /// Its MCP tool's description: what it needs and what comes back, in one or two sentences,
     /// for an agent that reads the schemas beside it (the help above is for someone typing).
     /// Every verb served over MCP has one, unless a spec gives its tool whole.
@@ -494,7 +498,31 @@ type Read<V> = (Option<String>, <V as Verb>::Args);
 
 fn read_args<V: Verb>(mut args: serde_json::Value) -> ReadArgs {
     let read = || -> Result<Read<V>, VerbError> {
+        let lines: Vec<(&str, String)> = V::MULTILINE
+            .iter()
+            .filter_map(|k| {
+                let v = args.as_object_mut()?.remove(*k)?;
+                Some((*k, v.as_str()?.to_owned()))
+            })
+            .collect();
         crate::text::clean_json(&mut args).map_err(|e| VerbError::usage(e.to_string()))?;
+        for (k, text) in lines {
+            // Text of several lines is code, which may be as long as a verb's code.
+            if text.len() > crate::sandbox::MAX_CODE {
+                return Err(VerbError::usage(format!(
+                    "`{k}` may be at most {} bytes long; this one is {}.",
+                    crate::sandbox::MAX_CODE,
+                    text.len()
+                )));
+            }
+            let kept: Vec<String> = text
+                .lines()
+                .map(|l| crate::text::clean(l).into_owned())
+                .collect();
+            if let Some(a) = args.as_object_mut() {
+                a.insert(k.to_owned(), serde_json::Value::String(kept.join("\n")));
+            }
+        }
         let mut why = None;
         if V::REASONED
             && let Some(given) = args.as_object_mut().and_then(|a| a.remove(REASONING))
@@ -594,6 +622,11 @@ pub static TOWN: &[VerbEntry] = &[
     entry::<build::Unlock>(),
     entry::<build::PlaceTable>(),
     entry::<build::Set>(),
+    entry::<program::AddVerb>(),
+    entry::<program::Program>(),
+    entry::<program::List>(),
+    entry::<program::Kill>(),
+    entry::<program::Run>(),
 ];
 
 /// The town's verbs served as REST reads, answering anyone (ratings are public).
@@ -622,6 +655,7 @@ pub static WIZARDS: &[VerbEntry] = &[
     entry::<wizard::Announce>(),
     entry::<wizard::Shutdown>(),
     entry::<wizard::Builder>(),
+    entry::<wizard::Programmer>(),
 ];
 
 /// A text the games give agents to read (the rules, role cards): an MCP prompt and resource.

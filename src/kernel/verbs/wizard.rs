@@ -319,8 +319,101 @@ pub struct Builder;
 pub struct BuilderArgs {
     /// A character's name.
     pub name: String,
-    /// Whether they may build (true) or no longer (false).
+    /// Whether they may (true) or no longer (false).
     pub on: bool,
+}
+
+/// `<name> [off]`, for `@builder` and `@programmer`.
+fn bit_args<V: Verb>(rest: &str) -> Result<BuilderArgs, VerbError> {
+    whole(rest, (word, opt_text), usage::<V>).and_then(|(n, off)| match off {
+        None => Ok(BuilderArgs {
+            name: n.to_owned(),
+            on: true,
+        }),
+        Some(w) if w.eq_ignore_ascii_case("off") => Ok(BuilderArgs {
+            name: n.to_owned(),
+            on: false,
+        }),
+        Some(_) => Err(usage::<V>()),
+    })
+}
+
+/// A bit a wizard grants: the builder's or the programmer's.
+#[derive(Clone, Copy)]
+enum Bit {
+    Builder,
+    Programmer,
+}
+
+impl Bit {
+    fn of(self, p: &mut crate::world::Player) -> &mut bool {
+        match self {
+            Bit::Builder => &mut p.builder,
+            Bit::Programmer => &mut p.programmer,
+        }
+    }
+
+    fn column(self) -> &'static str {
+        match self {
+            Bit::Builder => "builder",
+            Bit::Programmer => "programmer",
+        }
+    }
+
+    fn doing(self) -> &'static str {
+        match self {
+            Bit::Builder => "build",
+            Bit::Programmer => "program",
+        }
+    }
+}
+
+/// Gives `args.name` the bit or takes it, as `@builder` and `@programmer` do: at once for
+/// someone here, and stored (with the admin log) for their next login.
+fn grant(
+    world: &mut World,
+    cx: &mut Cx,
+    verb: &'static str,
+    bit: Bit,
+    args: BuilderArgs,
+) -> Result<Reply<Done>, VerbError> {
+    let me = wizard_only(world, cx, verb)?;
+    let id = world.directory.id_of(&args.name).ok_or_else(|| {
+        VerbError::not_found(format!("There is no character called \"{}\".", args.name))
+    })?;
+    let name = world.directory.name_of(&id).unwrap_or(args.name.clone());
+    let who: AgentId = id.as_str().into();
+    // Here now, it holds at once; the store keeps it for their next login.
+    let before = world
+        .is_present(&who)
+        .then(|| std::mem::replace(bit.of(world.player_mut(&who)), args.on));
+    let act = if args.on { "grant" } else { "revoke" };
+    let stored: crate::world::Save = match bit {
+        Bit::Builder => Box::new(crate::store::built::set_builder_bit(id.clone(), args.on)),
+        Bit::Programmer => Box::new(crate::store::programs::set_programmer_bit(
+            id.clone(),
+            args.on,
+        )),
+    };
+    let logged = admin::act(me, act, name.clone(), bit.column().to_owned());
+    cx.save(
+        move |c| {
+            stored(c)?;
+            logged(c)
+        },
+        move |w| {
+            if let Some(was) = before
+                && w.is_present(&who)
+            {
+                *bit.of(w.player_mut(&who)) = was;
+            }
+        },
+    );
+    let doing = bit.doing();
+    Ok(done(match args.on {
+        true => format!("{name} may {doing} now."),
+        false => format!("{name} may no longer {doing}."),
+    }))
 }
 
 impl Verb for Builder {
@@ -340,49 +433,37 @@ or no longer. Returns what was done, which the admin log keeps.";
     type Output = Done;
 
     fn parse(rest: &str) -> Result<BuilderArgs, VerbError> {
-        whole(rest, (word, opt_text), usage::<Builder>).and_then(|(n, off)| match off {
-            None => Ok(BuilderArgs {
-                name: n.to_owned(),
-                on: true,
-            }),
-            Some(w) if w.eq_ignore_ascii_case("off") => Ok(BuilderArgs {
-                name: n.to_owned(),
-                on: false,
-            }),
-            Some(_) => Err(usage::<Builder>()),
-        })
+        bit_args::<Builder>(rest)
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: BuilderArgs) -> Result<Reply<Done>, VerbError> {
-        let me = wizard_only(world, cx, Self::ALIASES[0])?;
-        let id = world.directory.id_of(&args.name).ok_or_else(|| {
-            VerbError::not_found(format!("There is no character called \"{}\".", args.name))
-        })?;
-        let name = world.directory.name_of(&id).unwrap_or(args.name.clone());
-        let who: AgentId = id.as_str().into();
-        // Here now, it holds at once; the store keeps it for their next login.
-        let before = world
-            .is_present(&who)
-            .then(|| std::mem::replace(&mut world.player_mut(&who).builder, args.on));
-        let verb = if args.on { "grant" } else { "revoke" };
-        let bit = crate::store::built::set_builder_bit(id.clone(), args.on);
-        let logged = admin::act(me, verb, name.clone(), "builder".to_owned());
-        cx.save(
-            move |c| {
-                bit(c)?;
-                logged(c)
-            },
-            move |w| {
-                if let Some(was) = before
-                    && w.is_present(&who)
-                {
-                    w.player_mut(&who).builder = was;
-                }
-            },
-        );
-        Ok(done(match args.on {
-            true => format!("{name} may build now."),
-            false => format!("{name} may no longer build."),
-        }))
+        grant(world, cx, Self::ALIASES[0], Bit::Builder, args)
+    }
+}
+
+pub struct Programmer;
+
+impl Verb for Programmer {
+    const NAME: &'static str = "programmer";
+    const ALIASES: &'static [&'static str] = &["@programmer"];
+    const USAGE: &'static str = "@programmer <name> [off]";
+    const SUMMARY: &'static str = "(Wizards) Let someone program, or no longer.";
+    const HELP: &'static str = "`@programmer Ann` lets Ann give her things verbs (`@verb`, \
+`@program`) from now on; `@programmer Ann off` takes it back (her verbs stay). Stored in the \
+admin log, like `moot admin programmer NAME`.";
+    const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Wizards only: let the character `name` program \
+(`on`), or no longer. Returns what was done, which the admin log keeps.";
+    const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::WIZARD);
+    const TOPIC: Topic = Topic::WIZARDS;
+    type Args = BuilderArgs;
+    type Output = Done;
+
+    fn parse(rest: &str) -> Result<BuilderArgs, VerbError> {
+        bit_args::<Programmer>(rest)
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: BuilderArgs) -> Result<Reply<Done>, VerbError> {
+        grant(world, cx, Self::ALIASES[0], Bit::Programmer, args)
     }
 }

@@ -550,18 +550,57 @@ impl World {
                 self.map.forget_id(r);
             }
         }
-        cx.save(built::unbuild(nums), move |w| {
-            for (r, exits, things) in before {
-                let room = &mut w.map.rooms[r];
-                room.exits = exits;
-                room.things = things;
-            }
-            if let Found::Room(r) = found {
-                w.map.rooms[r].gone = false;
-                w.map.remember_id(r);
+        let verbs = self.drop_verbs(&nums);
+        let forget = crate::store::programs::forget(nums.clone());
+        let unbuild = built::unbuild(nums);
+        cx.save(
+            move |c| {
+                unbuild(c)?;
+                forget(c)
+            },
+            move |w| {
+                w.put_back_verbs(verbs);
+                for (r, exits, things) in before {
+                    let room = &mut w.map.rooms[r];
+                    room.exits = exits;
+                    room.things = things;
+                }
+                if let Found::Room(r) = found {
+                    w.map.rooms[r].gone = false;
+                    w.map.remember_id(r);
+                }
+            },
+        );
+        Ok(said)
+    }
+
+    /// Moves the thing `found` into room `to`, as `cx`'s actor, who must own it.
+    pub fn move_thing(&mut self, cx: &mut Cx, found: Found, to: RoomIdx) -> Result<(), Refused> {
+        let Found::Thing(r, k) = found else {
+            return Err(Refused("Only things can be moved.".into()));
+        };
+        let owner = self.owner_of(found).map(str::to_owned);
+        if owner.is_none() || !self.may_change(&cx.actor, owner.as_deref()) {
+            return Err(Refused("That is not yours to move.".into()));
+        }
+        if self.map.room(to).gone {
+            return Err(Refused("That room is gone.".into()));
+        }
+        if r == to {
+            return Ok(());
+        }
+        let thing = self.map.rooms[r].things.remove(k);
+        let num = thing.num;
+        self.map.rooms[to].things.push(thing);
+        let to_id = self.map.room(to).id.clone();
+        cx.save(built::place(num, to_id), move |w| {
+            if let Some(i) = w.map.rooms[to].things.iter().position(|t| t.num == num) {
+                let thing = w.map.rooms[to].things.remove(i);
+                let at = k.min(w.map.rooms[r].things.len());
+                w.map.rooms[r].things.insert(at, thing);
             }
         });
-        Ok(said)
+        Ok(())
     }
 }
 

@@ -80,6 +80,9 @@ pub enum Effect {
         agent: AgentId,
         thinking: crate::game_api::Thinking<crate::game_api::AnyAction>,
     },
+    /// A programmed verb runs in the sandbox; what it does comes back as a command of its own
+    /// (see [`super::programs`]).
+    Run(Box<super::programs::RunJob>),
 }
 
 /// State that belongs to a game's verbs rather than to the host (open challenges, say),
@@ -237,6 +240,18 @@ impl Cx {
     ) {
         self.saves.push(Box::new(write));
         self.undos.push(Box::new(undo));
+    }
+
+    /// Takes back everything this command did so far (its changes put back, its writes and
+    /// news dropped), for work that finds, part way, that it cannot be done after all.
+    pub fn roll_back(&mut self, world: &mut World) {
+        while let Some(undo) = self.undos.pop() {
+            undo(world);
+        }
+        self.saves.clear();
+        self.notices.clear();
+        self.changed.clear();
+        self.effects.clear();
     }
 
     /// Puts back a change that only lives in memory but goes with this command's writes (an

@@ -32,6 +32,7 @@ impl World {
             invitations,
             invitation_lapse,
             build_quota,
+            programs,
             ticks,
             town,
             town_version,
@@ -70,6 +71,8 @@ impl World {
                 display,
                 wizard,
                 builder,
+                programmer,
+                editing,
                 conn,
                 // The connection's end of its queue: what went down it is what the test hears,
                 // not the town's state.
@@ -82,7 +85,7 @@ impl World {
                 format!(
                     "name: {name:?}, description: {description:?}, room: {room}, \
                      connected_at: {connected_at:?}, display: {display:?}, wizard: {wizard}, \
-                     builder: {builder}, conn: {conn}, kind: {}, mailbox: {mailbox:?}, mailbox_bytes: {mailbox_bytes}",
+                     builder: {builder}, programmer: {programmer}, editing: {editing:?}, conn: {conn}, kind: {}, mailbox: {mailbox:?}, mailbox_bytes: {mailbox_bytes}",
                     if p.sink.takes_events() {
                         "takes events"
                     } else {
@@ -112,6 +115,7 @@ impl World {
         }
         put("invitation_lapse".into(), format!("{invitation_lapse:?}"));
         put("build_quota".into(), format!("{build_quota:?}"));
+        put("programs".into(), format!("{programs:?}"));
         // The counters waiters follow: a refused command must wake nobody.
         let ticks: BTreeMap<_, u64> = ticks.iter().map(|(s, t)| (*s, *t.borrow())).collect();
         put("ticks".into(), format!("{ticks:?}"));

@@ -102,6 +102,8 @@ pub struct TaskOptions {
     pub invitation_lapse: Option<std::time::Duration>,
     /// How much one builder may own.
     pub build_quota: super::build::Quota,
+    /// How far programmed verbs may go.
+    pub programs: super::programs::ProgramLimits,
 }
 
 /// The world and what work on it needs, shared by the world task and every handle.

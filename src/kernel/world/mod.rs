@@ -31,6 +31,7 @@ mod outage;
 mod outbox;
 mod players;
 mod presence;
+pub mod programs;
 pub mod sessions;
 mod task;
 pub mod views;
@@ -129,6 +130,8 @@ pub struct World {
     invitation_lapse: std::time::Duration,
     /// How much one builder may own.
     build_quota: build::Quota,
+    /// Programmed verbs, and the runs of them under way.
+    programs: programs::Programs,
     /// Who waits for which session to change (see `watch_session`).
     ticks: HashMap<SessionId, tokio::sync::watch::Sender<u64>>,
     /// Wakes whoever follows the whole town (its map on the web); see [`World::watch_town`].
@@ -339,6 +342,7 @@ impl World {
             invitations: BTreeMap::new(),
             invitation_lapse: sessions::invite::DEFAULT_LAPSE,
             build_quota: build::Quota::default(),
+            programs: programs::Programs::default(),
             ticks: HashMap::new(),
             town: tokio::sync::watch::channel(0).0,
             town_version: 0,

@@ -25,6 +25,10 @@ pub struct Player {
     pub wizard: bool,
     /// May build (as of their login, or since a wizard's `@builder`).
     pub builder: bool,
+    /// May program (as of their login, or since a wizard's `@programmer`).
+    pub programmer: bool,
+    /// The verb whose code they are typing, line by line, after `@program` (until `.`).
+    pub editing: Option<super::programs::Editing>,
     pub(super) conn: ConnId,
     pub(super) sink: Sink,
     /// What happened while a mailbox player was not looking (oldest first, bounded).
@@ -54,6 +58,8 @@ impl Player {
             display: crate::wrap::Display::default(),
             wizard: false,
             builder: false,
+            programmer: false,
+            editing: None,
             conn,
             sink,
             mailbox: VecDeque::new(),

@@ -149,6 +149,7 @@ impl World {
         player.display = row.display;
         player.wizard = row.wizard;
         player.builder = row.builder;
+        player.programmer = row.programmer;
         let displaced = self.admit(player);
         let what = if displaced.is_some() {
             "reconnected"

@@ -624,5 +624,24 @@ fn start(env: &Env, effect: Effect) {
                     .await;
             });
         }
+        Effect::Run(job) => {
+            tokio::spawn(async move {
+                let (id, owner) = (job.job, job.owner.clone());
+                // A run that met a bug in the sandbox did nothing, like any other failure.
+                let outcome = tokio::task::spawn_blocking(move || job.run())
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(crate::sandbox::Failure::Error(
+                            "moot met a bug running it".into(),
+                        ))
+                    });
+                // Done as its owner, whose rights the verb has.
+                let _ = world
+                    .call(owner, Face::Rest, move |w, cx| {
+                        w.finish_run(cx, id, outcome)
+                    })
+                    .await;
+            });
+        }
     }
 }

@@ -1,0 +1,299 @@
+//! Programming the town from inside, as a LambdaCore programmer does: verbs added to things one
+//! owns, code typed line by line (or given in one MCP call), listed with its versions, run by
+//! anyone who types them, and a sandbox that holds: limits that stop a runaway, `@kill`, a run
+//! that fails leaving nothing, and lines that cannot pose as the narrator.
+
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::support::{Client, TestServer, mcp_tool};
+
+const MOOT: &str = env!("CARGO_BIN_EXE_moot");
+
+/// `name` back in with their password, wrapping off.
+async fn connect(s: &TestServer, name: &str) -> Client {
+    let mut c = Client::connect(s.addr).await;
+    c.send(&format!("connect {name} pw-{name}-moot")).await;
+    c.expect("$#$xmcp version: 1.1").await;
+    c.send("@wrap off").await;
+    c.expect("Word wrap is now off.").await;
+    c
+}
+
+/// Runs `moot admin <what> <name>` on the server's database.
+fn admin(s: &TestServer, what: &str, name: &str) {
+    let out = Command::new(MOOT)
+        .args(["--db", &s.db.address(), "admin", what, name])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+}
+
+/// `name`, a builder and a programmer from the operator, logged in again, wrapping off.
+async fn programmer(s: &TestServer, name: &str) -> Client {
+    let mut c = s.player(name).await;
+    admin(s, "builder", name);
+    admin(s, "programmer", name);
+    c.send("@quit").await;
+    c.until_closed().await;
+    connect(s, name).await
+}
+
+const SWITCH: &[&str] = &[
+    "let lit = this[\"lit\"] == \"yes\";",
+    "this[\"lit\"] = if lit { \"no\" } else { \"yes\" };",
+    "if lit {",
+    "    say(player.name + \" switches the lamp off.\");",
+    "} else {",
+    "    say(player.name + \" switches the lamp on; it glows.\");",
+    "}",
+];
+
+#[tokio::test]
+async fn a_programmer_gives_a_thing_a_verb_that_anyone_here_runs_and_it_outlives_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut ann = programmer(&s, "Ann").await;
+    let mut bob = s.player("Bob").await;
+    assert_eq!(
+        ann.command("@create a brass lamp").await,
+        ["You make a brass lamp (#1000)."]
+    );
+    assert_eq!(
+        bob.command("@verb lamp switch").await,
+        ["Only programmers may do that; a wizard can make you one."]
+    );
+    assert_eq!(
+        ann.command("@verb lamp 9lives").await,
+        [
+            "\"9lives\" cannot be a verb's name: one word of lowercase letters, digits and _, at most 20."
+        ]
+    );
+    assert_eq!(
+        ann.command("@verb lamp switch").await,
+        ["#1000 has a verb switch now; `@program #1000:switch` gives it code."]
+    );
+    // Code typed line by line, up to a `.` alone; nobody hears the lines meanwhile.
+    assert_eq!(
+        ann.command("@program #1000:switch").await,
+        [
+            "Now programming #1000:switch. Type its code; a `.` alone on a line ends it, `@abort` gives up."
+        ]
+    );
+    for line in SWITCH {
+        assert_eq!(ann.command(line).await, Vec::<String>::new());
+    }
+    assert_eq!(
+        ann.command(".").await,
+        ["#1000:switch is stored as version 1."]
+    );
+    // Anyone here types it: `switch lamp`.
+    bob.send("switch lamp").await;
+    bob.expect("Bob switches the lamp on; it glows.").await;
+    ann.expect("Bob switches the lamp on; it glows.").await;
+    let examined = ann.command("examine lamp").await;
+    assert!(
+        examined.contains(&"  .lit = \"yes\"".to_owned())
+            && examined.contains(&"Verbs: look, examine, switch.".to_owned()),
+        "{examined:?}"
+    );
+    bob.send("switch lamp").await;
+    bob.expect("Bob switches the lamp off.").await;
+    // Code that does not compile is refused, and the verb keeps its code.
+    let refused = ann.command("@program #1000:switch say(\"oops\"").await;
+    assert!(
+        refused[0].starts_with("That does not compile:"),
+        "{refused:?}"
+    );
+    // One line in one command, and the versions listed.
+    assert_eq!(
+        ann.command("@program #1000:switch say(\"Click.\");").await,
+        ["#1000:switch is stored as version 2."]
+    );
+    assert_eq!(
+        bob.command("@list #1000:switch").await,
+        [
+            "#1000:switch, version 2 (of 0, 1, 2), by Ann:",
+            "  1: say(\"Click.\");"
+        ]
+    );
+    let old = bob.command("@list #1000:switch 1").await;
+    assert_eq!(old[0], "#1000:switch, version 1 (of 0, 1, 2), by Ann:");
+    assert_eq!(old.len(), SWITCH.len() + 1, "{old:?}");
+    assert_eq!(old[1], format!("  1: {}", SWITCH[0]));
+    // After a restart the verb, its versions and the lamp's state are all there.
+    drop(ann);
+    drop(bob);
+    let dir2 = s.stop().await;
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut bob = connect(&s, "Bob").await;
+    bob.send("switch lamp").await;
+    bob.expect("Click.").await;
+    assert_eq!(
+        bob.command("@list #1000:switch").await[0],
+        "#1000:switch, version 2 (of 0, 1, 2), by Ann:"
+    );
+    drop(dir2);
+}
+
+#[tokio::test]
+async fn the_sandbox_stops_a_runaway_and_a_failed_run_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let s = TestServer::on_db(&db, |c| {
+        c.verb_time = Duration::from_secs(60).into();
+        c.verb_ops = 1_000_000_000;
+    })
+    .await;
+    let mut ann = programmer(&s, "Ann").await;
+    let mut bob = s.player("Bob").await;
+    ann.command("@create a wind-up toy").await;
+    ann.command("@verb toy spin").await;
+    ann.command("@program toy:spin let n = 0; loop { n += 1; }")
+        .await;
+    // While it spins, the town answers everyone else; `@kill` stops it, and it did nothing.
+    bob.send("spin toy").await;
+    let looked = bob.command("look").await;
+    assert_eq!(looked[0], "Town Square", "{looked:?}");
+    let who = ann.command("who").await;
+    assert!(who.iter().any(|l| l.contains("Bob")), "{who:?}");
+    assert_eq!(
+        ann.command("@kill").await,
+        ["One run is stopped; it does nothing."]
+    );
+    bob.expect("[#1000:spin did nothing: it was killed.]").await;
+    ann.expect("[Your #1000:spin, typed by Bob, did nothing: it was killed.]")
+        .await;
+    assert_eq!(
+        ann.command("@kill").await,
+        ["None of your verbs is running."]
+    );
+    drop(ann);
+    drop(bob);
+    s.stop().await;
+
+    // With the default limits: operations, depth and memory, each stops its runaway.
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut ann = connect(&s, "Ann").await;
+    let mut bob = connect(&s, "Bob").await;
+    let fingerprint = s.fingerprint().await;
+    let cases = [
+        (
+            "let n = 0; loop { n += 1; }",
+            "it took more than 100000 operations",
+        ),
+        (
+            "fn f(n) { f(n + 1) } f(0);",
+            "its calls went deeper than 32",
+        ),
+        (
+            "let s = \"xx\"; loop { s += s; }",
+            "grew past its limit (65536 bytes)",
+        ),
+        // One change: what it set before it failed is not kept, nor said.
+        (
+            "this[\"wound\"] = \"yes\"; say(\"Whirr.\"); throw \"the spring snaps\";",
+            "it failed: the spring snaps",
+        ),
+        // It acts with its owner's rights: the Town Square's fountain is not Ann's.
+        (
+            "say(\"Splash.\"); for t in here.contents { if t.kind == \"thing\" && t != this { t[\"wet\"] = \"yes\"; } }",
+            "is not this verb's owner's to change",
+        ),
+    ];
+    for (code, why) in cases {
+        let stored = ann.command(&format!("@program toy:spin {code}")).await;
+        assert!(stored[0].contains("is stored as version"), "{stored:?}");
+        bob.send("spin toy").await;
+        let heard = bob.expect("[#1000:spin did nothing:").await;
+        let last = heard.last().unwrap();
+        assert!(last.contains(why), "{code}: {heard:?}");
+        assert!(
+            !heard
+                .iter()
+                .any(|l| l.contains("Whirr") || l.contains("Splash")),
+            "{heard:?}"
+        );
+    }
+    // Nothing any of them did stayed: every room, exit and thing is as it was, the toy's
+    // properties too.
+    assert_eq!(s.fingerprint().await["map"], fingerprint["map"]);
+    // Its lines never pose as the narrator or an out-of-band line.
+    ann.command("@program toy:spin say(\"*** Shutting down ***\"); say(\"#$#mcp-cord\");")
+        .await;
+    bob.send("spin toy").await;
+    bob.expect("  *** Shutting down ***").await;
+    let next = bob.expect("mcp-cord").await;
+    assert!(!next.last().unwrap().starts_with("#$#"), "{next:?}");
+}
+
+#[tokio::test]
+async fn an_agent_programs_through_mcp_and_another_runs_the_verb_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let ada = s.api().agent(Some("Ada")).await;
+    let eve = s.api().agent(Some("Eve")).await;
+    admin(&s, "builder", "ada");
+    admin(&s, "programmer", "ada");
+    let made = mcp_tool(s.http, &ada.token, "create", json!({ "name": "a bell" })).await;
+    assert_eq!(made["structuredContent"]["thing"], 1000, "{made}");
+    let refused = mcp_tool(
+        s.http,
+        &eve.token,
+        "verb",
+        json!({ "object": "#1000", "name": "ring" }),
+    )
+    .await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    let added = mcp_tool(
+        s.http,
+        &ada.token,
+        "verb",
+        json!({ "object": "#1000", "name": "ring" }),
+    )
+    .await;
+    assert_eq!(added["structuredContent"]["object"], 1000, "{added}");
+    let code = "let n = parse_int(this[\"rung\"] ?? \"0\") + 1;\nthis[\"rung\"] = n;\nsay(\"Ding! (\" + n + \")\");\ntell(player, \"Your hand tingles.\");";
+    let programmed = mcp_tool(
+        s.http,
+        &ada.token,
+        "program",
+        json!({ "verb": "#1000:ring", "code": code }),
+    )
+    .await;
+    assert_eq!(
+        programmed["structuredContent"]["version"], 1,
+        "{programmed}"
+    );
+    // Eve runs it with the tool naming the object, the verb and its words.
+    let ran = mcp_tool(
+        s.http,
+        &eve.token,
+        "run",
+        json!({ "object": "bell", "verb": "ring" }),
+    )
+    .await;
+    assert_eq!(ran["structuredContent"]["object"], 1000, "{ran}");
+    // What it did reaches her as events, once stored.
+    let mut heard = String::new();
+    for _ in 0..50 {
+        let events = mcp_tool(s.http, &eve.token, "events", json!({})).await;
+        heard.push_str(&events.to_string());
+        if heard.contains("Your hand tingles.") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        heard.contains("Ding! (1)") && heard.contains("Your hand tingles."),
+        "{heard}"
+    );
+    let listed = mcp_tool(s.http, &eve.token, "list", json!({ "verb": "#1000:ring" })).await;
+    assert_eq!(listed["structuredContent"]["code"], code, "{listed}");
+    let looked = mcp_tool(s.http, &eve.token, "examine", json!({ "target": "bell" })).await;
+    assert!(looked.to_string().contains("rung"), "{looked}");
+}
