@@ -160,14 +160,19 @@ fn bucket(word: &str) -> usize {
         .map_or(0, |&b| usize::from(b.to_ascii_lowercase()).min(128))
 }
 
-/// The verb called `word`, by name or alias.
+/// The verb called `word`, by name or alias: a verb's own name wins over another's alias
+/// (`drop` is Connect Four's; putting a thing down answers to it too, for lines that are not a
+/// column: see [`run_line`]).
 pub fn find(word: &str) -> Option<&'static VerbEntry> {
-    let found = match BY_FIRST_BYTE.get(bucket(word)) {
-        Some(candidates) if !word.is_empty() => {
-            candidates.iter().copied().find(|e| e.answers_to(word))
-        }
-        _ => REGISTRY.iter().copied().find(|e| e.answers_to(word)),
+    let candidates: &[&'static VerbEntry] = match BY_FIRST_BYTE.get(bucket(word)) {
+        Some(candidates) if !word.is_empty() => candidates,
+        _ => &REGISTRY,
     };
+    let found = candidates
+        .iter()
+        .copied()
+        .find(|e| e.name.eq_ignore_ascii_case(word))
+        .or_else(|| candidates.iter().copied().find(|e| e.answers_to(word)));
     // The faults a test sets off are verbs too, but listed nowhere.
     #[cfg(feature = "testing")]
     let found = found.or_else(|| {
@@ -304,7 +309,29 @@ pub fn run_line(world: &mut World, cx: &mut Cx, line: &str) -> Result<Vec<String
     match resolve(line, |w| room.exit(w).is_some()) {
         Resolved::Nothing => Ok(Vec::new()),
         Resolved::Verb(entry, rest) => {
-            let entry = here(world, &cx.actor, entry);
+            let mut entry = here(world, &cx.actor, entry);
+            // A word two verbs answer (`drop 4` is Connect Four's, `drop lamp` puts a thing
+            // down): the line goes to the first whose words it fits.
+            if (entry.parse_json)(rest).is_err() {
+                let word = moot_kernel::text::trim(line)
+                    .split(char::is_whitespace)
+                    .next()
+                    .unwrap_or("");
+                if let Some(other) = REGISTRY.iter().copied().find(|e| {
+                    !std::ptr::eq(*e, entry) && e.answers_to(word) && (e.parse_json)(rest).is_ok()
+                }) {
+                    let first = entry;
+                    entry = here(world, &cx.actor, other);
+                    // What it names is not there: perhaps the first verb was meant after all.
+                    return (entry.run_line)(world, cx, rest).map_err(|mut e| {
+                        if e.kind == moot_kernel::verbs::ErrorKind::NotFound {
+                            e.message =
+                                format!("{} (Or `{}`: {})", e.message, first.usage, first.summary);
+                        }
+                        e
+                    });
+                }
+            }
             (entry.run_line)(world, cx, rest)
         }
         Resolved::Unknown => {

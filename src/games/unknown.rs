@@ -1,19 +1,15 @@
 //! What a line no verb takes may have meant, so that a slip gets an answer that helps rather
 //! than "I don't understand that.": a game's own shorthand (a bare `e4` in a chess game), a
-//! MUD habit moot spells otherwise (`exit`, `get`), or a word a letter or two from a verb or an
+//! MUD habit moot spells otherwise (`exit`, `quit`), or a word a letter or two from a verb or an
 //! exit here ("did you mean `look`?").
 
 use super::{ALL, REGISTRY};
 use moot_kernel::text::{closest, english_list_or};
-use moot_kernel::verbs::target::{Target, find_here};
 use moot_kernel::verbs::{NOT_UNDERSTOOD, VerbError};
 use moot_kernel::world::{AgentId, World};
 
 /// Words other MUDs use to leave, which here would leave nothing.
 const LEAVING: &[&str] = &["exit", "quit", "logout", "logoff", "leave", "bye"];
-
-/// Words other MUDs use to pick a thing up; nothing in the town is carried off.
-const TAKING: &[&str] = &["get", "take", "pick", "grab"];
 
 /// The answer to `line`, which no verb takes, typed by `actor`.
 pub fn answer(world: &World, actor: &AgentId, line: &str) -> VerbError {
@@ -37,20 +33,6 @@ pub fn answer(world: &World, actor: &AgentId, line: &str) -> VerbError {
             ),
         };
         return VerbError::not_found(format!("To leave moot, type `@quit`.{walk}"));
-    }
-    if word_is(TAKING) && !rest.is_empty() {
-        let what = rest.strip_prefix("up ").unwrap_or(rest);
-        return match find_here(world, actor, what) {
-            Ok(Target::Thing(r, i)) => {
-                let name = &world.map.room(r).things[i].name;
-                let the = moot_kernel::text::without_article(name).unwrap_or(name);
-                VerbError::refused(format!(
-                    "You can't take the {the}; things here stay where they are."
-                ))
-            }
-            Ok(_) => VerbError::refused(format!("You can't take {what}.")),
-            Err(e) => e,
-        };
     }
     // Only verbs the typist may use are suggested: a wizard's or a builder's to them alone.
     let wizard = world.is_present(actor) && world.player(actor).wizard;

@@ -91,7 +91,7 @@ pub struct Snapshot {
 /// An object as a run sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Seen {
-    /// `room`, `exit` or `thing`.
+    /// `room`, `exit`, `thing`, or `pocket` (what someone carries is in theirs).
     pub kind: &'static str,
     pub name: String,
     pub description: String,
@@ -209,12 +209,16 @@ impl State {
         Ok(())
     }
 
-    /// The room `this` is in (or `this`, a room).
+    /// The room `this` is in (or `this`, a room); for a thing someone carries, the room the
+    /// typist stands in.
     fn here(&self) -> Num {
         match self.snap.objects.get(&self.snap.this) {
             Some(Seen {
                 location: Some(r), ..
-            }) => *r,
+            }) if self.snap.objects.get(r).is_none_or(|s| s.kind != "pocket") => *r,
+            Some(Seen {
+                location: Some(_), ..
+            }) => self.snap.player_room,
             _ => self.snap.this,
         }
     }

@@ -359,7 +359,7 @@ async fn a_locked_exit_lets_by_only_whom_it_names() {
     ann.command("@dig vault|out to The Vault").await;
     assert_eq!(
         ann.command("@lock vault to bob").await,
-        ["vault (#1001) now lets only Bob and you by."]
+        ["vault (#1001) now lets by only Bob, and you."]
     );
     assert_eq!(cid.command("vault").await, ["The way vault is locked."]);
     assert_eq!(bob.command("vault").await[0], "The Vault");
@@ -374,6 +374,85 @@ async fn a_locked_exit_lets_by_only_whom_it_names() {
         ["vault (#1001) is open to all."]
     );
     assert_eq!(cid.command("vault").await[0], "The Vault");
+    cid.command("out").await;
+    // Locked to a key, it lets by whoever carries the key.
+    assert_eq!(
+        ann.command("@create a brass key").await,
+        ["You make a brass key (#1003)."]
+    );
+    assert_eq!(
+        ann.command("@lock vault to key").await,
+        ["vault (#1001) now lets by only whoever carries a brass key (#1003), and you."]
+    );
+    assert_eq!(cid.command("vault").await, ["The way vault is locked."]);
+    ann.command("take key").await;
+    ann.command("give key to Cid").await;
+    assert_eq!(cid.command("vault").await[0], "The Vault");
+    s.stop().await;
+    drop((dir, dir2));
+}
+
+/// Things a builder made are picked up, put down and handed over by anyone, and stay where they
+/// were left through a restart; the town's own things and tables stay put; a thing or an exit
+/// locked to a key moves (or lets by) only whoever carries it, on telnet and over MCP alike.
+#[tokio::test]
+async fn things_are_carried_given_and_locked_to_a_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut ann = builder(&s, "Ann").await;
+    let mut bob = s.player("Bob").await;
+    let eve = s.api().agent(Some("Eve")).await;
+    assert_eq!(
+        bob.command("take fountain").await,
+        ["You can't take the stone fountain; it stays where it is."]
+    );
+    ann.command("@create a brass lamp").await;
+    ann.command("@create a small key").await;
+    ann.command("@create an iron chest").await;
+    assert_eq!(
+        ann.command("@lock chest to key").await,
+        ["an iron chest (#1002) now moves for only whoever carries a small key (#1001), and you."]
+    );
+    // Bob takes the lamp; the room sees it; he carries it and Ann does not see it here.
+    assert_eq!(bob.command("get lamp").await, ["You take a brass lamp."]);
+    ann.expect("Bob takes a brass lamp.").await;
+    assert_eq!(
+        bob.command("i").await,
+        ["You are carrying:", "  a brass lamp"]
+    );
+    assert_eq!(ann.command("take lamp").await, ["I see no \"lamp\" here."]);
+    assert_eq!(
+        bob.command("take chest").await,
+        ["An iron chest is locked in place."]
+    );
+    assert_eq!(bob.command("pick up key").await, ["You take a small key."]);
+    assert_eq!(bob.command("take chest").await, ["You take an iron chest."]);
+    // `drop 4` would be Connect Four's; `drop chest` puts it down.
+    assert_eq!(bob.command("drop chest").await, ["You drop an iron chest."]);
+    assert_eq!(
+        bob.command("give key to Ann").await,
+        ["You give a small key to Ann."]
+    );
+    ann.expect("Bob gives you a small key.").await;
+    // Over MCP, Eve (no key) cannot take the chest, and takes what is free.
+    let refused = mcp_tool(s.http, &eve.token, "take", json!({ "thing": "chest" })).await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    // Bob walks off with the lamp; after a restart it is still his, the key Ann's.
+    bob.command("north").await;
+    bob.command("drop lamp").await;
+    drop((ann, bob));
+    let dir2 = s.stop().await;
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut ann = connect(&s, "Ann").await;
+    assert_eq!(
+        ann.command("i").await,
+        ["You are carrying:", "  a small key"]
+    );
+    let mut bob = connect(&s, "Bob").await;
+    let hall = bob.command("look").await;
+    assert!(hall.iter().any(|l| l.contains("a brass lamp")), "{hall:?}");
+    drop(bob);
     s.stop().await;
     drop((dir, dir2));
 }

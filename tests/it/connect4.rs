@@ -62,8 +62,8 @@ async fn a_telnet_player_plays_the_house_which_answers_each_drop() {
     assert_eq!(
         ann.command("drop x").await,
         [
-            "`drop` drops a disc into a column in Connect Four: `drop 4`. Things here stay where \
-          they are. Usage: drop <1-7> [#<game>]"
+            "You are not carrying \"x\". (Or `drop <1-7> [#<game>]`: Drop a disc into a column \
+             in Connect Four.)"
         ]
     );
     let help = ann.command("help connect4").await.join("\n");

@@ -29,7 +29,13 @@ fn every_verb_has_help_and_schemas_and_a_unique_name() {
             e.name
         );
         for w in std::iter::once(&e.name).chain(e.aliases) {
-            assert!(words.insert(w.to_lowercase()), "`{w}` names two verbs");
+            // `drop 4` is Connect Four's, `drop lamp` puts a thing down: the one word that
+            // names two verbs, told apart by what follows it (`games::run_line`).
+            let shared = *w == "drop";
+            assert!(
+                words.insert(w.to_lowercase()) || shared,
+                "`{w}` names two verbs"
+            );
         }
     }
 }

@@ -449,6 +449,12 @@ impl Town {
             if cards.is_empty() {
                 continue;
             }
+            // A reader who watches another match than theirs with the right to see all of it
+            // (which the host grants an outsider) may read anything of that one, and a notice
+            // does not say which match it is about.
+            if matches.keys().any(|sid| self.world.sees_all(*sid, &n.to)) {
+                continue;
+            }
             if cards.iter().all(|&c| audit::line(Some(c), line).is_err()) {
                 return Err(Broken(format!("{} ({cards:?}) was told {line:?}", n.to)));
             }

@@ -63,15 +63,8 @@ column, the game's id and its status.";
 
     fn parse(rest: &str) -> Result<DropArgs, VerbError> {
         let (rest, column) = word(rest).map_err(|_| usage::<Drop>())?;
-        // `drop fountain` is a MUD player putting something down, which nobody here does:
-        // say what `drop` is for rather than only its usage.
-        let column = column.parse().map_err(|_| {
-            VerbError::usage(format!(
-                "`drop` drops a disc into a column in Connect Four: `drop 4`. Things here stay \
-                 where they are. {}",
-                usage::<Drop>().message
-            ))
-        })?;
+        // `drop lamp` puts a thing down (a line goes to the verb whose words it fits).
+        let column = column.parse().map_err(|_| usage::<Drop>())?;
         let game = (!rest.trim().is_empty()).then(|| rest.trim().to_owned());
         Ok(DropArgs { column, game })
     }

@@ -132,6 +132,7 @@ pub(super) fn build(world: &mut World, sid: SessionId, number: usize) {
         num: 0,
         owner: None,
         gone: false,
+        holder: None,
         props: Default::default(),
         id: format!("werewolf_game_{sid}"),
         name: name.clone(),
@@ -215,6 +216,7 @@ fn put_up_plaque(world: &mut World, sid: SessionId) {
     let plaque = Thing {
         num: 0,
         owner: None,
+        lock: None,
         props: Default::default(),
         id: format!("{PLAQUE}{sid}"),
         name: format!("a plaque for Werewolf Game #{n}"),

@@ -18,9 +18,9 @@ pub const MAX_NAME: usize = 60;
 /// The tools builders use: the verbs of this module, served at `/mcp/build`.
 pub const TOOLSET: super::Toolset = super::Toolset {
     name: "build",
-    summary: "build the town as its builders do: dig rooms with exits both ways, create things, \
-              describe and rename what you own (or describe yourself), program verbs, and audit \
-              it",
+    summary: "carry things, and build the town as its builders do: dig rooms with exits both \
+              ways, create things, describe and rename what you own (or describe yourself), \
+              program verbs, and audit it",
     wizards_only: false,
 };
 
@@ -88,14 +88,19 @@ pub fn object(world: &World, actor: &AgentId, word: &str) -> Result<Found, VerbE
             .find_num(n)
             .ok_or_else(|| VerbError::not_found(format!("There is no object #{n}.")));
     }
-    let r = world.map.room(room);
-    if let Some(k) = r
-        .things
-        .iter()
-        .position(|t| t.names().any(|n| n.eq_ignore_ascii_case(word)))
-    {
-        return Ok(Found::Thing(room, k));
+    // What they carry, then what stands here.
+    for place in world.pocket_of(actor).into_iter().chain([room]) {
+        if let Some(k) = world
+            .map
+            .room(place)
+            .things
+            .iter()
+            .position(|t| t.names().any(|n| n.eq_ignore_ascii_case(word)))
+        {
+            return Ok(Found::Thing(place, k));
+        }
     }
+    let r = world.map.room(room);
     if let Some(k) = r.exits.iter().position(|e| e.answers_to(word)) {
         return Ok(Found::Exit(room, k));
     }
@@ -701,15 +706,17 @@ pub struct Lock;
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct LockArgs {
-    /// The exit where you stand (its name, or `#1002`).
+    /// The exit or thing where you stand (its name, or `#1002`).
     pub exit: String,
-    /// The one person it lets by (besides you); leave it out to unlock it.
+    /// The one person it lets by, or the key (a thing: `#1005`) one must carry; leave it out
+    /// to unlock it.
     #[serde(default)]
     pub to: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Locked {
+    /// The exit's (or thing's) number.
     pub exit: ObjNum,
     /// Who it lets by, if it is locked.
     pub to: Option<String>,
@@ -718,17 +725,17 @@ pub struct Locked {
 impl Verb for Lock {
     const NAME: &'static str = "lock";
     const ALIASES: &'static [&'static str] = &["@lock"];
-    const USAGE: &'static str = "@lock <exit> to <name>";
-    const SUMMARY: &'static str = "Lock an exit of yours to one person.";
+    const USAGE: &'static str = "@lock <exit|thing> to <name|key>";
+    const SUMMARY: &'static str = "Lock an exit or thing of yours to one person, or to a key.";
     const HELP: &'static str = "`@lock north to Bob` lets only Bob (and you, and the wizards) \
-through your exit `north`; anyone else is told the way is locked. `@unlock north` opens it to \
-all again.";
+through your exit `north`; `@lock north to #1005` (or `to key`) whoever carries that thing. A \
+thing locked so moves only for them (`take`). `@unlock north` opens it to all again.";
     const READ_ONLY: bool = false;
     const TOPIC: Topic = TOPIC;
     const TOOLSET: Option<super::Toolset> = Some(TOOLSET);
-    const TOOL_DESCRIPTION: &'static str = "Lock `exit` (where you stand, yours) so that only `to` \
-(a character's name) and you pass; without `to`, unlock it. Returns the exit's number and who it \
-lets by.";
+    const TOOL_DESCRIPTION: &'static str = "Lock `exit` (an exit or thing where you stand, yours) \
+to `to`, a character's name or a key (`#1005`) one must carry; without `to`, unlock it. Returns \
+its number and who it lets by.";
     type Args = LockArgs;
     type Output = Locked;
 
@@ -779,39 +786,63 @@ name, or `#1002`), for all. Returns the exit's number.";
 fn locking(
     world: &mut World,
     cx: &mut Cx,
-    exit: &str,
+    what: &str,
     to: Option<&str>,
 ) -> Result<Reply<Locked>, VerbError> {
     builder(world, &cx.actor)?;
     let here = world.player(&cx.actor).room;
-    let found = match object(world, &cx.actor, exit)? {
-        f @ Found::Exit(r, _) if r == here => f,
+    let pocket = world.pocket_of(&cx.actor);
+    let found = match object(world, &cx.actor, what)? {
+        f @ (Found::Exit(r, _) | Found::Thing(r, _)) if r == here || Some(r) == pocket => f,
         _ => {
             return Err(VerbError::not_found(format!(
-                "There is no exit \"{exit}\" here."
+                "There is no exit or thing \"{what}\" here."
             )));
         }
     };
-    let key =
-        match to {
-            None => None,
-            Some(name) => Some(world.directory.id_of(name).ok_or_else(|| {
-                VerbError::not_found(format!("There is nobody called \"{name}\"."))
-            })?),
-        };
-    let Found::Exit(r, k) = found else {
-        return Err(VerbError::internal());
+    // A key (`#1005`, or a thing here or carried) or a person.
+    let key = match to {
+        None => None,
+        Some(k) => Some(match object(world, &cx.actor, k) {
+            Ok(f @ Found::Thing(..)) => format!("#{}", world.num_of(f)),
+            _ if k.trim().starts_with('#') => {
+                return Err(VerbError::not_found(format!(
+                    "There is no thing {} to be a key.",
+                    k.trim()
+                )));
+            }
+            _ => world.directory.id_of(k).ok_or_else(|| {
+                VerbError::not_found(format!(
+                    "There is nobody (and no thing here) called \"{k}\"."
+                ))
+            })?,
+        }),
     };
-    let (num, exit_name) = {
-        let e = &world.map.room(r).exits[k];
-        (e.num, e.name.clone())
+    let num = world.num_of(found);
+    let name = match found {
+        Found::Exit(r, k) => world.map.room(r).exits[k].name.clone(),
+        Found::Thing(r, k) => world.map.room(r).things[k].name.clone(),
+        Found::Room(_) => return Err(VerbError::internal()),
     };
     world.lock_exit(cx, found, key.clone()).map_err(refused)?;
-    // The name as the town spells it, not as typed.
-    let named = key.as_deref().and_then(|k| world.directory.name_of(k));
+    // The person or the key as the town names them, not as typed.
+    let named = key.as_deref().and_then(|k| match number(k) {
+        Some(n) => world.map.find_num(n).map(|f| match f {
+            Found::Thing(r, i) => format!(
+                "whoever carries {} (#{n})",
+                world.map.room(r).things[i].name
+            ),
+            _ => format!("#{n}"),
+        }),
+        None => world.directory.name_of(k),
+    });
+    let does = match found {
+        Found::Exit(..) => "lets by",
+        _ => "moves for",
+    };
     let said = match &named {
-        Some(name) => format!("{exit_name} (#{num}) now lets only {name} and you by."),
-        None => format!("{exit_name} (#{num}) is open to all."),
+        Some(who) => format!("{name} (#{num}) now {does} only {who}, and you."),
+        None => format!("{name} (#{num}) is open to all."),
     };
     Ok(Reply::new(
         vec![said],

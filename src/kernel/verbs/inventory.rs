@@ -1,6 +1,4 @@
-//! `inventory` / `i`: what you carry. Nothing in the town can be picked up yet, so everyone is
-//! empty-handed; the verb is here because every MOO player types it, and game pieces (cards,
-//! tokens) will be carried later.
+//! `inventory` / `i`: what you carry (see [`super::carry`]).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -17,6 +15,7 @@ pub struct Carried {
 }
 
 impl Verb for Inventory {
+    const TOPIC: super::Topic = super::carry::TOPIC;
     const NAME: &'static str = "inventory";
     const ALIASES: &'static [&'static str] = &["i", "inv"];
     const USAGE: &'static str = "inventory";
@@ -32,10 +31,14 @@ impl Verb for Inventory {
         no_args::<Inventory>(rest)
     }
 
-    fn run(_: &mut World, _: &mut Cx, _: NoArgs) -> Result<Reply<Carried>, VerbError> {
-        Ok(Reply::new(
-            vec!["You are empty-handed.".into()],
-            Carried { items: Vec::new() },
-        ))
+    fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<Carried>, VerbError> {
+        let items = world.carried(&cx.actor);
+        let text = match items.as_slice() {
+            [] => vec!["You are empty-handed.".into()],
+            _ => std::iter::once("You are carrying:".to_owned())
+                .chain(items.iter().map(|i| format!("  {i}")))
+                .collect(),
+        };
+        Ok(Reply::new(text, Carried { items }))
     }
 }

@@ -22,6 +22,7 @@ pub mod faults;
 pub mod refusals;
 
 pub mod build;
+pub mod carry;
 pub mod describe;
 pub mod display;
 pub mod emote;
@@ -586,6 +587,9 @@ pub static TOWN: &[VerbEntry] = &[
     entry::<whisper::Whisper>(),
     entry::<who::Who>(),
     entry::<inventory::Inventory>(),
+    entry::<carry::Take>(),
+    entry::<carry::PutDown>(),
+    entry::<carry::Give>(),
     entry::<describe::Describe>(),
     entry::<display::Linelength>(),
     entry::<display::Wrap>(),

@@ -406,6 +406,7 @@ pub struct Started {
 pub struct Run;
 
 impl Verb for Run {
+    const TOPIC: Topic = super::carry::TOPIC;
     const NAME: &'static str = "run";
     const USAGE: &'static str = "run <object> <verb> [words]";
     const SUMMARY: &'static str = "Use a programmed verb of a thing here (or just type it).";

@@ -48,7 +48,9 @@ pub fn find_here(world: &World, viewer: &AgentId, word: &str) -> Result<Target, 
         // Else an object's number (a game here wins: `look #3` has always meant game #3).
         return match world.map.find_num(n.number()) {
             Some(Found::Room(r)) if r == room => Ok(Target::Room(room)),
-            Some(Found::Thing(r, k)) if r == room => Ok(Target::Thing(r, k)),
+            Some(Found::Thing(r, k)) if r == room || Some(r) == world.pocket_of(viewer) => {
+                Ok(Target::Thing(r, k))
+            }
             _ => Err(VerbError::not_found(format!("There is no game #{n} here."))),
         };
     }
@@ -70,13 +72,24 @@ pub fn find_here(world: &World, viewer: &AgentId, word: &str) -> Result<Target, 
             )));
         }
     }
-    let candidates: Vec<(Target, Vec<&str>)> = world
-        .map
-        .room(room)
-        .things
+    // What they carry, then what stands here.
+    let pocket = world.pocket_of(viewer);
+    let carried = pocket
+        .map(|p| world.map.room(p).things.as_slice())
+        .unwrap_or_default()
         .iter()
         .enumerate()
-        .map(|(i, t)| (Target::Thing(room, i), t.names().collect()))
+        .filter_map(|(i, t)| Some((Target::Thing(pocket?, i), t.names().collect())));
+    let candidates: Vec<(Target, Vec<&str>)> = carried
+        .chain(
+            world
+                .map
+                .room(room)
+                .things
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (Target::Thing(room, i), t.names().collect())),
+        )
         .chain(world.occupants(room).iter().map(|id| {
             (
                 Target::Person(id.clone()),

@@ -60,6 +60,7 @@ impl World {
                 num: r.num,
                 owner: Some(r.owner.clone()),
                 gone: false,
+                holder: None,
                 props: r.props.clone(),
                 id: format!("{BUILT_ROOM}{}", r.num),
                 name: r.name.clone(),
@@ -69,6 +70,14 @@ impl World {
             });
         }
         for r in rows.iter().filter(|r| r.kind != BuiltKind::Room) {
+            // A thing someone carries is in their pocket, made as it is first needed.
+            if let Some(who) = r
+                .place
+                .as_deref()
+                .and_then(|p| p.strip_prefix(super::carry::POCKET))
+            {
+                self.pocket(who, None);
+            }
             let Some(at) = r.place.as_deref().and_then(|p| self.map.room_by_id(p)) else {
                 continue;
             };
@@ -194,6 +203,7 @@ impl World {
             num,
             owner: Some(owner.clone()),
             gone: false,
+            holder: None,
             props: Default::default(),
             id: format!("{BUILT_ROOM}{num}"),
             name: name.to_owned(),
@@ -429,7 +439,7 @@ impl World {
 
     /// Takes back the room just added at `idx` (a dig whose write failed): it is the last
     /// room, since the world task undoes a command's changes before it runs another.
-    fn undo_last_room(&mut self, idx: RoomIdx) {
+    pub(super) fn undo_last_room(&mut self, idx: RoomIdx) {
         if idx + 1 == self.map.rooms.len() {
             self.map.remove_last_room();
             self.occupants.pop();
@@ -452,6 +462,7 @@ fn thing_of(r: &BuiltRow) -> Thing {
     Thing {
         num: r.num,
         owner: Some(r.owner.clone()),
+        lock: r.lock.clone(),
         props: r.props.clone(),
         id: format!("built-thing-{}", r.num),
         name: r.name.clone(),
@@ -586,58 +597,66 @@ impl World {
         if self.map.room(to).gone {
             return Err(Refused("That room is gone.".into()));
         }
-        if r == to {
-            return Ok(());
-        }
-        let thing = self.map.rooms[r].things.remove(k);
-        let num = thing.num;
-        self.map.rooms[to].things.push(thing);
-        let to_id = self.map.room(to).id.clone();
-        cx.save(built::place(num, to_id), move |w| {
-            if let Some(i) = w.map.rooms[to].things.iter().position(|t| t.num == num) {
-                let thing = w.map.rooms[to].things.remove(i);
-                let at = k.min(w.map.rooms[r].things.len());
-                w.map.rooms[r].things.insert(at, thing);
-            }
-        });
+        self.shift(cx, r, k, to);
         Ok(())
     }
 }
 
 impl World {
-    /// Locks exit `found` to `to` (an agent id: only they, its owner and the wizards pass),
-    /// or unlocks it (`None`), as `cx`'s actor, who must own it.
+    /// Locks the exit or thing `found` to `to` (an agent id, or a key `#1004`: only they, or
+    /// whoever carries the key, pass it or pick it up, besides its owner and the wizards), or
+    /// unlocks it (`None`), as `cx`'s actor, who must own it.
     pub fn lock_exit(
         &mut self,
         cx: &mut Cx,
         found: Found,
         to: Option<String>,
     ) -> Result<(), Refused> {
-        let Found::Exit(r, k) = found else {
-            return Err(Refused("Only an exit can be locked.".into()));
-        };
         let owner = self.owner_of(found).map(str::to_owned);
         if owner.is_none() || !self.may_change(&cx.actor, owner.as_deref()) {
-            return Err(Refused("That exit is not yours to lock.".into()));
+            return Err(Refused("That is not yours to lock.".into()));
         }
-        let exit = &mut self.map.rooms[r].exits[k];
-        let num = exit.num;
-        let before = std::mem::replace(&mut exit.lock, to.clone());
+        let (num, lock) = match found {
+            Found::Exit(r, k) => {
+                let e = &mut self.map.rooms[r].exits[k];
+                (e.num, &mut e.lock)
+            }
+            Found::Thing(r, k) => {
+                let t = &mut self.map.rooms[r].things[k];
+                (t.num, &mut t.lock)
+            }
+            Found::Room(_) => {
+                return Err(Refused("A room cannot be locked; lock its exits.".into()));
+            }
+        };
+        let before = std::mem::replace(lock, to.clone());
         cx.save(built::set_lock(num, to), move |w| {
-            if let Some(e) = w.map.rooms[r].exits.iter_mut().find(|e| e.num == num) {
-                e.lock = before;
+            if let Some(found) = w.map.find_num(num) {
+                match found {
+                    Found::Exit(r, k) => w.map.rooms[r].exits[k].lock = before,
+                    Found::Thing(r, k) => w.map.rooms[r].things[k].lock = before,
+                    Found::Room(_) => {}
+                }
             }
         });
         Ok(())
     }
 
-    /// Whether `who` may pass `exit`: it is not locked, or locked to them, or theirs, or they
-    /// are a wizard.
+    /// Whether `who` may pass `exit`: it is not locked, or its lock lets them by, or it is
+    /// theirs, or they are a wizard.
     pub fn may_pass(&self, who: &AgentId, exit: &Exit) -> bool {
-        match &exit.lock {
-            None => true,
-            Some(k) => k.as_str() == who.as_ref() || self.may_change(who, exit.owner.as_deref()),
-        }
+        self.unlocked_for(who, exit.lock.as_deref(), exit.owner.as_deref())
+    }
+
+    /// Whether a lock (`None`: none) lets `who` by: it names them, or a key (`#1004`) they
+    /// carry; or what it locks is theirs, or they are a wizard.
+    pub fn unlocked_for(&self, who: &AgentId, lock: Option<&str>, owner: Option<&str>) -> bool {
+        let Some(k) = lock else { return true };
+        let opens = match k.strip_prefix('#').and_then(|n| n.parse::<ObjNum>().ok()) {
+            Some(key) => self.carries(who, key),
+            None => k == who.as_ref(),
+        };
+        opens || self.may_change(who, owner)
     }
 }
 

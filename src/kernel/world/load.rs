@@ -249,6 +249,7 @@ fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, Wo
             things.push(Thing {
                 num: 0,
                 owner: None,
+                lock: None,
                 props: Default::default(),
                 id: id.clone(),
                 name: t.name.clone(),
@@ -261,6 +262,7 @@ fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, Wo
             num: 0,
             owner: None,
             gone: false,
+            holder: None,
             props: Default::default(),
             id: room_id.clone(),
             name: f.data.name.clone(),

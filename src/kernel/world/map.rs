@@ -43,6 +43,9 @@ pub struct Room {
     pub owner: Option<String>,
     /// Recycled: nobody is in it and nothing leads to it; its index stays taken.
     pub gone: bool,
+    /// A pocket: what this person (an agent id) carries, wherever they are. Nobody stands in
+    /// it, nothing leads to it, it has no number, and no map shows it.
+    pub holder: Option<String>,
     /// Its properties (`@set`), for a built room.
     pub props: std::collections::BTreeMap<String, String>,
     pub id: String,
@@ -56,7 +59,8 @@ pub struct Room {
 pub struct Exit {
     pub num: ObjNum,
     pub owner: Option<String>,
-    /// Who alone (besides its owner and the wizards) may pass: an agent id.
+    /// Who alone (besides its owner and the wizards) may pass: an agent id, or `#1004`,
+    /// whoever carries that key.
     pub lock: Option<String>,
     pub name: String,
     pub aliases: Vec<String>,
@@ -67,6 +71,9 @@ pub struct Exit {
 pub struct Thing {
     pub num: ObjNum,
     pub owner: Option<String>,
+    /// Who alone (besides its owner and the wizards) may pick it up: an agent id, or `#1004`,
+    /// whoever carries that key.
+    pub lock: Option<String>,
     /// Its properties (`@set`), for a built thing.
     pub props: std::collections::BTreeMap<String, String>,
     pub id: String,
@@ -183,6 +190,14 @@ impl Map {
         idx
     }
 
+    /// Adds a pocket (see [`Room::holder`]): numbered never, since nothing names it.
+    pub(super) fn add_pocket(&mut self, room: Room) -> RoomIdx {
+        let idx = self.rooms.len();
+        self.index.insert(room.id.clone(), idx);
+        self.rooms.push(room);
+        idx
+    }
+
     /// Takes the last room away again (an addition undone), and its number back.
     pub(super) fn remove_last_room(&mut self) {
         if let Some(room) = self.rooms.pop() {
@@ -228,7 +243,7 @@ impl Map {
     /// Where object `num` is: a room, or an exit or thing in a room (with its place there).
     pub fn find_num(&self, num: ObjNum) -> Option<Found> {
         for (i, r) in self.rooms.iter().enumerate().filter(|(_, r)| !r.gone) {
-            if r.num == num {
+            if r.num == num && r.holder.is_none() {
                 return Some(Found::Room(i));
             }
             if let Some(k) = r.exits.iter().position(|e| e.num == num) {

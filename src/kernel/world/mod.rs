@@ -17,6 +17,7 @@
 
 pub mod build;
 pub mod built_in;
+pub mod carry;
 mod context;
 mod delivery;
 #[cfg(feature = "testing")]

@@ -346,7 +346,12 @@ impl World {
         let rest = rest.trim();
         if !rest.is_empty() {
             let first = rest.split_whitespace().next().unwrap_or("");
-            let named = r.things.iter().find(|t| {
+            // What they carry, then what stands here.
+            let carried = self
+                .pocket_of(actor)
+                .map(|p| self.map.room(p).things.as_slice())
+                .unwrap_or_default();
+            let named = carried.iter().chain(&r.things).find(|t| {
                 t.names()
                     .any(|n| n.eq_ignore_ascii_case(rest) || n.eq_ignore_ascii_case(first))
                     || rest.strip_prefix('#').and_then(|n| n.parse().ok()) == Some(t.num)
@@ -483,7 +488,11 @@ impl World {
             snap.objects.insert(
                 room.num,
                 Seen {
-                    kind: "room",
+                    kind: if room.holder.is_some() {
+                        "pocket"
+                    } else {
+                        "room"
+                    },
                     name: room.name.clone(),
                     description: room.description.clone(),
                     props: room.props.clone(),
@@ -549,6 +558,7 @@ impl World {
                     let Some(Found::Room(r)) = self.map.find_num(room) else {
                         return Err(Refused(format!("#{room} is gone")));
                     };
+                    let r = self.outside(r);
                     let line: Arc<str> = crate::wrap::set_in_if_marked(&line).into_owned().into();
                     for id in self.occupants(r).to_vec() {
                         cx.tell(&id, line.clone());

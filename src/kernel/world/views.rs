@@ -472,7 +472,8 @@ pub fn town_view(world: &World) -> TownView {
         .rooms
         .iter()
         .enumerate()
-        .filter(|&(i, _)| listed(i))
+        // Pockets are nobody's to see.
+        .filter(|&(i, r)| listed(i) && r.holder.is_none())
         .map(|(i, r)| {
             let mut occupants: Vec<Occupant> = world
                 .occupants(i)
