@@ -348,8 +348,14 @@ pub struct HostArgs {
 
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum WorldCommand {
-    /// Write the built-in town into DIR (world.toml and rooms/), to edit and serve with --world.
-    Export { dir: PathBuf },
+    /// Write the town into DIR (world.toml and rooms/), to edit, keep in version control and
+    /// serve with --world: the world files it is served from (--world, or the built-in town)
+    /// with everything builders made in the database (--db, if it exists) added.
+    Export {
+        dir: PathBuf,
+        #[command(flatten)]
+        db: DbArg,
+    },
 }
 
 /// The database a subcommand works on, which may also be given after it, as people type it

@@ -32,14 +32,13 @@ fn main() -> std::process::ExitCode {
             });
         }
         Some(Command::World(WorldArgs {
-            command: Some(WorldCommand::Export { dir }),
+            command: Some(WorldCommand::Export { dir, db }),
             ..
         })) => {
+            let db = db.or(&config);
             return done(
                 "world export",
-                moot::world::built_in::export(&dir)
-                    .map(|()| format!("Wrote the built-in town to {}.", dir.display()))
-                    .map_err(|e| e.to_string()),
+                runtime.block_on(export(config.world.as_deref(), &db, &dir)),
             );
         }
         Some(Command::Backup { db, file }) => {
@@ -153,6 +152,62 @@ async fn serve(
         }
         code
     }
+}
+
+/// `moot world export DIR`: the town's files (`world`, or the built-in ones) with what was
+/// built in `db` added, if there is such a database.
+async fn export(
+    world: Option<&std::path::Path>,
+    db: &moot::store::Database,
+    dir: &std::path::Path,
+) -> Result<String, String> {
+    let base = match world {
+        Some(w) => moot::world::export::read(w).map_err(|e| format!("{}: {e}", w.display()))?,
+        None => moot::world::built_in::FILES
+            .iter()
+            .map(|(p, t)| ((*p).to_owned(), (*t).to_owned()))
+            .collect(),
+    };
+    let from = match world {
+        Some(w) => w.display().to_string(),
+        None => "the built-in town".to_owned(),
+    };
+    // An SQLite file that is not there is no town to read (and is not made by reading it).
+    let (built, verbs) = match db.sqlite_path() {
+        Some(p) if !p.exists() => (Vec::new(), Vec::new()),
+        _ => {
+            let store = moot::store::Store::open(db, moot::store::StoreOptions::default())
+                .map_err(|e| format!("{db}: {e}"))?;
+            (
+                store.built().await.map_err(|e| e.to_string())?,
+                store.programs().await.map_err(|e| e.to_string())?,
+            )
+        }
+    };
+    let (files, done) = moot::world::export::export(base, &built, &verbs)?;
+    moot::world::export::write(dir, &files).map_err(|e| e.to_string())?;
+    let mut said = format!("Wrote {from} to {}", dir.display());
+    if done != moot::world::export::Exported::default() {
+        let count = |n: usize, one: &str, many: &str| match n {
+            1 => format!("1 {one}"),
+            n => format!("{n} {many}"),
+        };
+        said.push_str(&format!(
+            ", with what was built in {db}: {}, {}, {}, {}",
+            count(done.rooms, "room", "rooms"),
+            count(done.exits, "exit", "exits"),
+            count(done.things, "thing", "things"),
+            count(done.verbs, "verb", "verbs")
+        ));
+        if done.left_out > 0 {
+            said.push_str(&format!(
+                " ({} carried or stranded things left out)",
+                done.left_out
+            ));
+        }
+    }
+    said.push('.');
+    Ok(said)
 }
 
 /// `moot admin …`: the wizards' and builders' roles, in the database given by --db.

@@ -105,10 +105,12 @@ pub async fn open(
     let kept = store.kept().await.map_err(db_error)?;
     let built = store.built().await.map_err(db_error)?;
     let programs = store.programs().await.map_err(db_error)?;
+    let town_props = store.town_props().await.map_err(db_error)?;
     let mut world = games::new_world(map, directory.clone());
     // What builders made, before anyone comes back to a room of theirs.
     world.restore_built(built);
     world.restore_programs(programs);
+    world.restore_town_props(town_props);
     if let Some(seed) = options.seed {
         world.reproducible(seed);
     }

@@ -297,3 +297,97 @@ async fn an_agent_programs_through_mcp_and_another_runs_the_verb_there() {
     let looked = mcp_tool(s.http, &eve.token, "examine", json!({ "target": "bell" })).await;
     assert!(looked.to_string().contains("rung"), "{looked}");
 }
+
+/// The example in `world/`: the Tinkers' Workshop, off the Card Room, whose lamp is switched
+/// and whose notice board keeps notes, by verbs the world files give them; what they keep
+/// outlives a restart (the town's own objects' properties, stored as they change).
+#[tokio::test]
+async fn the_workshops_lamp_and_notice_board_work_and_keep_what_they_were_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut ann = s.player("Ann").await;
+    let mut bob = s.player("Bob").await;
+    for c in [&mut ann, &mut bob] {
+        c.command("west").await;
+        assert_eq!(c.command("north").await[0], "The Tinkers' Workshop");
+    }
+    ann.send("switch lamp").await;
+    bob.expect("Ann switches the lamp on; warm light fills the workshop.")
+        .await;
+    ann.send("read board").await;
+    ann.expect("The board is bare; `write <words> on board` pins a note.")
+        .await;
+    ann.send("write meet me at the fountain on board").await;
+    ann.expect("You pin your note to the board.").await;
+    bob.expect("Ann pins a note to the board.").await;
+    bob.send("read board").await;
+    bob.expect("Pinned to the board:").await;
+    bob.expect("  1. Ann: meet me at the fountain").await;
+    let listed = ann.command("@list lamp:switch").await;
+    assert!(
+        listed[0].ends_with(":switch, version 1 (of 1), by the town's files:"),
+        "{listed:?}"
+    );
+    assert_eq!(
+        ann.command("@program lamp:switch say(\"mine\");").await,
+        ["Only programmers may do that; a wizard can make you one."]
+    );
+    drop((ann, bob));
+    let dir2 = s.stop().await;
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut cid = s.player("Cid").await;
+    cid.command("west").await;
+    cid.command("north").await;
+    let lamp = cid.command("examine lamp").await;
+    assert!(lamp.contains(&"  .lit = \"yes\"".to_owned()), "{lamp:?}");
+    cid.send("read board").await;
+    cid.expect("  1. Ann: meet me at the fountain").await;
+    drop((dir, dir2));
+}
+
+/// What was built and programmed is written out by `moot world export` as world files, which
+/// serve a new town (a fresh database) with all of it there, its verbs running as the town's.
+#[tokio::test]
+async fn a_built_and_programmed_town_exports_as_files_and_serves_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut ann = s.player("Ann").await;
+    admin(&s, "grant", "Ann");
+    ann.send("@quit").await;
+    ann.until_closed().await;
+    let mut ann = connect(&s, "Ann").await;
+    ann.command("@dig up|down to The Loft").await;
+    ann.command("up").await;
+    ann.command("@create a rusty lever").await;
+    ann.command("@set lever.pulled to 0").await;
+    ann.command("@verb lever pull").await;
+    ann.command(
+        "@program lever:pull this[\"pulled\"] = parse_int(this[\"pulled\"]) + 1; say(\"Clunk! (\" + this[\"pulled\"] + \")\");",
+    )
+    .await;
+    drop(ann);
+    let db_address = s.db.address();
+    let dir2 = s.stop().await;
+    let out = Command::new(MOOT)
+        .args(["--db", &db_address, "world", "export"])
+        .arg(dir.path().join("town"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("with what was built in"),
+        "{out:?}"
+    );
+    let town = dir.path().join("town");
+    let fresh = tempfile::tempdir().unwrap();
+    let fresh_db = crate::support::fresh_db(fresh.path());
+    let s = TestServer::on_db(&fresh_db, |c| c.world = Some(town.clone())).await;
+    let mut bob = s.player("Bob").await;
+    assert_eq!(bob.command("up").await[0], "The Loft");
+    bob.send("pull lever").await;
+    bob.expect("Clunk! (1)").await;
+    assert!(bob.command("@list lever:pull").await[0].ends_with("by the town's files:"),);
+    drop((dir2, fresh));
+}

@@ -16,6 +16,7 @@ fn world_with(file: &str, text: &str) -> tempfile::TempDir {
         "rooms/chess_parlour.toml",
         "rooms/card_room.toml",
         "rooms/game_room.toml",
+        "rooms/workshop.toml",
     ] {
         std::fs::copy(world_dir().join(f), dir.path().join(f)).unwrap();
     }
@@ -36,6 +37,7 @@ fn the_shipped_world_loads() {
         "chess_parlour",
         "card_room",
         "game_room",
+        "workshop",
     ] {
         assert!(map.room_by_id(id).is_some(), "{id} exists");
     }
@@ -154,4 +156,23 @@ fn a_thing_of_a_kind_nothing_knows_stops_start_up() {
             ),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_verb_that_does_not_compile_and_a_bad_property_are_named() {
+    let dir = world_with(
+        "rooms/workshop.toml",
+        "id = \"workshop\"\nname = \"W\"\ndescription = \"x\"\n\n[verbs]\npush = \"say(\"\n",
+    );
+    let e = error_of(dir.path());
+    assert!(
+        e.contains("rooms/workshop.toml:6:8:") && e.contains("verb `push` does not compile"),
+        "{e}"
+    );
+    let dir = world_with(
+        "rooms/workshop.toml",
+        "id = \"workshop\"\nname = \"W\"\ndescription = \"x\"\n\n[props]\n9lives = \"x\"\n",
+    );
+    let e = error_of(dir.path());
+    assert!(e.contains("`9lives` cannot be a property's name"), "{e}");
 }

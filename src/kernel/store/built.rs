@@ -128,6 +128,23 @@ pub fn set_props(
     }
 }
 
+/// Keeps what a property of the town's own objects (the world files') became: `object` is
+/// `room:<id>` or `thing:<id>`, as the files name it.
+pub fn set_town_props(
+    object: String,
+    props: std::collections::BTreeMap<String, String>,
+) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
+    move |c| {
+        let props = serde_json::to_string(&props).unwrap_or_else(|_| "{}".to_owned());
+        c.execute(
+            "INSERT INTO town_props (object, props) VALUES (?1, ?2)
+             ON CONFLICT (object) DO UPDATE SET props = excluded.props",
+            args![object, props],
+        )?;
+        Ok(())
+    }
+}
+
 /// Puts a thing in another room (by the room's id).
 pub fn place(num: u64, room: String) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
     move |c| {
@@ -196,6 +213,25 @@ fn load(c: &mut Sql) -> sql::Result<Vec<BuiltRow>> {
 }
 
 impl super::Store {
+    /// What the town's own objects' properties became, by object (`room:<id>`, `thing:<id>`).
+    pub async fn town_props(
+        &self,
+    ) -> Result<Vec<(String, std::collections::BTreeMap<String, String>)>, super::StoreError> {
+        self.call(|c| {
+            c.query("SELECT object, props FROM town_props ORDER BY object", &[])?
+                .iter()
+                .map(|r| {
+                    let props: String = r.get("props")?;
+                    Ok((
+                        r.get("object")?,
+                        serde_json::from_str(&props).unwrap_or_default(),
+                    ))
+                })
+                .collect()
+        })
+        .await
+    }
+
     /// Everything built, by number: rooms before what stands in them, since a room is always
     /// made before its exits and things.
     pub async fn built(&self) -> Result<Vec<BuiltRow>, super::StoreError> {

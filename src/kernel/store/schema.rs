@@ -196,7 +196,16 @@ const MIGRATIONS: &[&str] = &[
     // 14: who may program (the programmer bit a wizard grants), and the programmed verbs'
     // code, the last few versions of each.
     programs_migration!("INTEGER"),
+    // 15: what the town's own objects' properties (the world files') became as programmed
+    // verbs changed them.
+    TOWN_PROPS,
 ];
+
+/// Migration 15, the same words for both engines.
+const TOWN_PROPS: &str = "CREATE TABLE town_props (
+        object TEXT PRIMARY KEY,
+        props  TEXT NOT NULL
+    );";
 
 /// Migration 14, the same words for both engines but each one's integer type.
 macro_rules! programs_migration {
@@ -410,6 +419,7 @@ const POSTGRES: &[(usize, &str)] = &[
     ),
     (13, built_migration!("BIGINT")),
     (14, programs_migration!("BIGINT")),
+    (15, TOWN_PROPS),
 ];
 
 /// The version of the schema [`tables`](super::tables) describes: that of every migration.

@@ -335,6 +335,13 @@ pub const TABLES: &[Table] = &[
             int("created_ms").not_null(),
         ],
     ),
+    // What the town's own objects' properties (the world files') became: by `object`,
+    // `room:<id>` or `thing:<id>` as the files name it; `props` is a JSON object of strings.
+    plain(
+        "town_props",
+        &["object"],
+        &[text("object"), text("props").not_null()],
+    ),
     // What a game keeps besides its sessions and must find again after a restart, as JSON
     // under the module's name and a key of its own.
     plain(

@@ -299,10 +299,14 @@ version, or `version`. Returns it with the versions kept and its author.";
                 ),
             }));
         };
-        let author = world
-            .directory
-            .name_of(&v.author)
-            .unwrap_or_else(|| "someone gone".to_owned());
+        // A verb the world files give was written by nobody in the town.
+        let author = match v.author.as_str() {
+            "" => "the town's files".to_owned(),
+            a => world
+                .directory
+                .name_of(a)
+                .unwrap_or_else(|| "someone gone".to_owned()),
+        };
         let mut text = vec![format!(
             "#{num}:{verb}, version {} (of {}), by {author}:",
             v.version,

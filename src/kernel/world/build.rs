@@ -677,6 +677,20 @@ impl World {
         if owner.is_none() || !self.may_change(&cx.actor, owner.as_deref()) {
             return Err(Refused("That is not yours to change.".into()));
         }
+        self.write_prop(cx, found, key, value, owner.as_deref())
+    }
+
+    /// Sets a property of `found` for whoever may (checked by the caller): its owner's quota
+    /// holds (`owner`; none for the town's own objects, whose properties the world files give
+    /// and the `town_props` table keeps as they change).
+    pub(super) fn write_prop(
+        &mut self,
+        cx: &mut Cx,
+        found: Found,
+        key: &str,
+        value: Option<&str>,
+        owner: Option<&str>,
+    ) -> Result<(), Refused> {
         let (num, props) = match found {
             Found::Room(r) => (self.map.room(r).num, &self.map.room(r).props),
             Found::Thing(r, k) => {
@@ -692,7 +706,15 @@ impl World {
         }
         let dropping = props.get(key).map_or(0, |v| key.len() + v.len());
         let adding = value.map_or(0, |v| key.len() + v.len());
-        self.within_text(&cx.actor, adding, dropping)?;
+        if let Some(owner) = owner {
+            self.within_text(&AgentId::from(owner), adding, dropping)?;
+        }
+        let town_key = match found {
+            _ if owner.is_some() => None,
+            Found::Room(r) => Some(format!("room:{}", self.map.room(r).id)),
+            Found::Thing(r, k) => Some(format!("thing:{}", self.map.room(r).things[k].id)),
+            Found::Exit(..) => None,
+        };
         let props = match found {
             Found::Room(r) => &mut self.map.rooms[r].props,
             Found::Thing(r, k) => &mut self.map.rooms[r].things[k].props,
@@ -708,11 +730,35 @@ impl World {
             }
         }
         let now = props.clone();
-        cx.save(built::set_props(num, now), move |w| match found {
+        let undo = move |w: &mut World| match found {
             Found::Room(r) => w.map.rooms[r].props = before,
             Found::Thing(r, k) => w.map.rooms[r].things[k].props = before,
             Found::Exit(..) => {}
-        });
+        };
+        match town_key {
+            Some(object) => cx.save(crate::store::built::set_town_props(object, now), undo),
+            None => cx.save(built::set_props(num, now), undo),
+        }
         Ok(())
+    }
+
+    /// Puts back what the town's own objects' properties became (`town_props`), as the town
+    /// opens; an object the world files no longer have is passed over.
+    pub fn restore_town_props(
+        &mut self,
+        rows: Vec<(String, std::collections::BTreeMap<String, String>)>,
+    ) {
+        for (object, props) in rows {
+            let held = match object.split_once(':') {
+                Some(("room", id)) => super::map::Held::Room(id.to_owned()),
+                Some(("thing", id)) => super::map::Held::Thing(id.to_owned()),
+                _ => continue,
+            };
+            match self.map.held(&held) {
+                Some(Found::Room(r)) => self.map.rooms[r].props = props,
+                Some(Found::Thing(r, k)) => self.map.rooms[r].things[k].props = props,
+                _ => {}
+            }
+        }
     }
 }

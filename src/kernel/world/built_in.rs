@@ -1,6 +1,6 @@
 //! The town moot ships with, compiled into the binary so that `moot` and `moot mcp` run from
 //! any directory. `--world DIR` serves another; `moot world export DIR` writes this one out to
-//! edit. A test keeps this list and `world/` the same.
+//! edit (see [`super::export`]). A test keeps this list and `world/` the same.
 
 /// Each file's path under the town's directory and its text; `world.toml` first.
 pub const FILES: &[(&str, &str)] = &[
@@ -25,20 +25,8 @@ pub const FILES: &[(&str, &str)] = &[
         "rooms/town_square.toml",
         include_str!("../../../world/rooms/town_square.toml"),
     ),
+    (
+        "rooms/workshop.toml",
+        include_str!("../../../world/rooms/workshop.toml"),
+    ),
 ];
-
-/// Writes the built-in town into `dir` (made if missing), refusing to overwrite a town that is
-/// already there.
-pub fn export(dir: &std::path::Path) -> std::io::Result<()> {
-    if dir.join("world.toml").exists() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::AlreadyExists,
-            format!("{} already holds a town (world.toml)", dir.display()),
-        ));
-    }
-    std::fs::create_dir_all(dir.join("rooms"))?;
-    for (name, text) in FILES {
-        std::fs::write(dir.join(name), text)?;
-    }
-    Ok(())
-}

@@ -3,14 +3,14 @@
 //! column, and what is wrong, because the people who edit these files are builders, not
 //! programmers, and a server that starts with a half-broken map is worse than one that refuses.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::map::{Exit, Map, Room, Thing, ThingKind};
+use super::map::{Exit, Held, Map, Room, Thing, ThingKind};
 
 /// A problem in the world files: where it is and what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,6 +52,12 @@ struct RoomFile {
     exits: Vec<ExitFile>,
     #[serde(default)]
     things: Vec<ThingFile>,
+    /// Its properties, as `@set` gives them.
+    #[serde(default)]
+    props: BTreeMap<String, Spanned<String>>,
+    /// Its programmed verbs: each one's name and its Rhai code.
+    #[serde(default)]
+    verbs: BTreeMap<String, Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -73,6 +79,10 @@ struct ThingFile {
     description: String,
     #[serde(default)]
     kind: ThingKind,
+    #[serde(default)]
+    props: BTreeMap<String, Spanned<String>>,
+    #[serde(default)]
+    verbs: BTreeMap<String, Spanned<String>>,
 }
 
 /// One parsed file, kept with its text so that spans can be turned into lines and columns.
@@ -197,6 +207,7 @@ fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, Wo
     }
     let mut thing_ids: HashMap<&str, &Path> = HashMap::new();
     let mut rooms = Vec::with_capacity(files.len());
+    let mut verbs = Vec::new();
     for f in &files {
         let room_id = f.data.id.get_ref();
         let mut exits: Vec<Exit> = Vec::new();
@@ -246,11 +257,17 @@ fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, Wo
                     format!("duplicate thing id `{id}` (also in {})", first.display()),
                 ));
             }
+            let props = checked_props(f, &t.props)?;
+            verbs.extend(
+                checked_verbs(f, &t.verbs)?
+                    .into_iter()
+                    .map(|(v, code)| (Held::Thing(id.clone()), v, code)),
+            );
             things.push(Thing {
                 num: 0,
                 owner: None,
                 lock: None,
-                props: Default::default(),
+                props,
                 id: id.clone(),
                 name: t.name.clone(),
                 aliases: t.aliases.clone(),
@@ -258,12 +275,18 @@ fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, Wo
                 kind: t.kind.clone(),
             });
         }
+        let props = checked_props(f, &f.data.props)?;
+        verbs.extend(
+            checked_verbs(f, &f.data.verbs)?
+                .into_iter()
+                .map(|(v, code)| (Held::Room(room_id.clone()), v, code)),
+        );
         rooms.push(Room {
             num: 0,
             owner: None,
             gone: false,
             holder: None,
-            props: Default::default(),
+            props,
             id: room_id.clone(),
             name: f.data.name.clone(),
             description: reflow(&f.data.description),
@@ -278,12 +301,61 @@ fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, Wo
             format!("the start room `{start}` does not exist"),
         ));
     };
-    Ok(Map::new(
+    let mut map = Map::new(
         town.data.name.clone(),
         reflow(&town.data.welcome),
         start_idx,
         rooms,
-    ))
+    );
+    map.verbs = verbs;
+    Ok(map)
+}
+
+/// A room's or thing's properties from its file: each name as `@set` takes it, at most
+/// [`MAX_PROPS`](super::build::MAX_PROPS).
+fn checked_props(
+    f: &Source<RoomFile>,
+    props: &BTreeMap<String, Spanned<String>>,
+) -> Result<BTreeMap<String, String>, WorldError> {
+    if let Some((_, v)) = props.iter().nth(super::build::MAX_PROPS) {
+        return Err(f.error_at(v, format!("at most {} properties", super::build::MAX_PROPS)));
+    }
+    props
+        .iter()
+        .map(|(k, v)| {
+            if crate::sandbox::prop_name_ok(k) {
+                Ok((k.clone(), v.get_ref().clone()))
+            } else {
+                Err(f.error_at(
+                    v,
+                    format!(
+                        "`{k}` cannot be a property's name: a letter, then letters, digits or _"
+                    ),
+                ))
+            }
+        })
+        .collect()
+}
+
+/// A room's or thing's verbs from its file, each name checked and its code compiled.
+fn checked_verbs(
+    f: &Source<RoomFile>,
+    verbs: &BTreeMap<String, Spanned<String>>,
+) -> Result<Vec<(String, String)>, WorldError> {
+    verbs
+        .iter()
+        .map(|(name, code)| {
+            if !super::programs::verb_name_ok(name) {
+                return Err(f.error_at(
+                    code,
+                    format!("`{name}` cannot be a verb's name: lowercase letters, digits and _"),
+                ));
+            }
+            crate::sandbox::check(code.get_ref())
+                .map_err(|e| f.error_at(code, format!("verb `{name}` does not compile: {e}")))?;
+            Ok((name.clone(), code.get_ref().clone()))
+        })
+        .collect()
 }
 
 /// A description (or the welcome) as written in a file, with its lines joined into paragraphs (a blank line

@@ -27,6 +27,16 @@ pub struct Map {
     index: HashMap<String, RoomIdx>,
     /// The next number to give an object.
     next_num: u64,
+    /// The programmed verbs the world files give their rooms and things, for the world to
+    /// take as it opens.
+    pub verbs: Vec<(Held, String, String)>,
+}
+
+/// Which of the world files' objects a verb is on: a room or a thing, by its id in the files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Held {
+    Room(String),
+    Thing(String),
 }
 
 /// An object's number (`#1000`).
@@ -149,6 +159,7 @@ impl Map {
             rooms: Vec::new(),
             index,
             next_num: 1,
+            verbs: Vec::new(),
         };
         for mut room in rooms {
             map.number_room(&mut room);
@@ -254,6 +265,19 @@ impl Map {
             }
         }
         None
+    }
+
+    /// The world files' object `held` names.
+    pub fn held(&self, held: &Held) -> Option<Found> {
+        match held {
+            Held::Room(id) => self.room_by_id(id).map(Found::Room),
+            Held::Thing(id) => self.rooms.iter().enumerate().find_map(|(i, r)| {
+                r.things
+                    .iter()
+                    .position(|t| &t.id == id)
+                    .map(|k| Found::Thing(i, k))
+            }),
+        }
     }
 
     pub fn room_by_id(&self, id: &str) -> Option<RoomIdx> {

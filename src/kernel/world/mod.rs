@@ -20,6 +20,7 @@ pub mod built_in;
 pub mod carry;
 mod context;
 mod delivery;
+pub mod export;
 #[cfg(feature = "testing")]
 pub mod fingerprint;
 mod followers;
@@ -328,9 +329,14 @@ impl World {
     }
 }
 impl World {
-    pub fn new(map: Map, directory: Arc<Directory>, templates: Vec<&'static Template>) -> World {
+    pub fn new(
+        mut map: Map,
+        directory: Arc<Directory>,
+        templates: Vec<&'static Template>,
+    ) -> World {
         let occupants = vec![Vec::new(); map.rooms.len()];
-        World {
+        let file_verbs = std::mem::take(&mut map.verbs);
+        let mut world = World {
             map,
             templates,
             players: HashMap::default(),
@@ -363,7 +369,9 @@ impl World {
             external_engine: false,
             ratings: crate::ratings::Ledger::default(),
             conduct: crate::ratings::conduct::Book::default(),
-        }
+        };
+        world.restore_file_verbs(file_verbs);
+        world
     }
 
     /// A player who is here. Verbs run only for an actor who is here (the verb table checks

@@ -51,8 +51,9 @@ pub struct Editing {
 pub struct Running {
     pub num: ObjNum,
     pub verb: String,
-    /// Whose rights it acts with (the object's owner), and who typed it.
-    pub owner: String,
+    /// Whose rights it acts with (the object's owner; none: the town's, for a verb the world
+    /// files give), and who typed it.
+    pub owner: Option<String>,
     pub player: AgentId,
     pub stop: Arc<AtomicBool>,
 }
@@ -117,6 +118,7 @@ pub struct RunJob {
     pub snapshot: Snapshot,
     pub limits: Limits,
     pub stop: Arc<AtomicBool>,
+    /// Who does what it did: the object's owner, or the server for the town's own.
     pub owner: AgentId,
 }
 
@@ -162,6 +164,25 @@ impl World {
                 created_ms: r.created_ms,
             });
             versions.sort_by_key(|v| v.version);
+        }
+    }
+
+    /// Puts the verbs the world files give their rooms and things into the town (version 1,
+    /// written by nobody: the files).
+    pub(super) fn restore_file_verbs(&mut self, verbs: Vec<(super::map::Held, String, String)>) {
+        for (held, name, code) in verbs {
+            if let Some(found) = self.map.held(&held) {
+                let num = self.num_of(found);
+                self.programs.verbs.insert(
+                    (num, name),
+                    vec![Version {
+                        version: 1,
+                        code: code.into(),
+                        author: String::new(),
+                        created_ms: 0,
+                    }],
+                );
+            }
         }
     }
 
@@ -345,18 +366,24 @@ impl World {
         let has = |num: ObjNum| self.programs.verbs.contains_key(&(num, word.clone()));
         let rest = rest.trim();
         if !rest.is_empty() {
+            // The thing is named by all the words, or the first (`push button hard`), or the
+            // last (`write hello on board`).
             let first = rest.split_whitespace().next().unwrap_or("");
+            let last = rest.split_whitespace().last().unwrap_or("");
             // What they carry, then what stands here.
             let carried = self
                 .pocket_of(actor)
                 .map(|p| self.map.room(p).things.as_slice())
                 .unwrap_or_default();
             let named = carried.iter().chain(&r.things).find(|t| {
-                t.names()
-                    .any(|n| n.eq_ignore_ascii_case(rest) || n.eq_ignore_ascii_case(first))
-                    || rest.strip_prefix('#').and_then(|n| n.parse().ok()) == Some(t.num)
+                has(t.num)
+                    && (t.names().any(|n| {
+                        n.eq_ignore_ascii_case(rest)
+                            || n.eq_ignore_ascii_case(first)
+                            || n.eq_ignore_ascii_case(last)
+                    }) || rest.strip_prefix('#').and_then(|n| n.parse().ok()) == Some(t.num))
             });
-            if let Some(t) = named.filter(|t| has(t.num)) {
+            if let Some(t) = named {
                 return Some(t.num);
             }
         }
@@ -377,29 +404,24 @@ impl World {
             return Err(Refused(format!("#{num} has no verb called {name}.")));
         };
         let code = version.code.clone();
-        let Some(owner) = self.owner_of(found).map(str::to_owned) else {
-            return Err(Refused(format!("#{num} has no verb called {name}.")));
-        };
+        // The town's own verbs (the world files') are each their own owner, for the limits.
+        let owner = self.owner_of(found).map(str::to_owned);
+        let key = owner.clone().unwrap_or_else(|| format!("#{num}"));
+        let alike = |r: &&Running| r.owner == owner && (owner.is_some() || r.num == num);
         if self.programs.running.len() >= MAX_RUNNING
-            || self
-                .programs
-                .running
-                .values()
-                .filter(|r| r.owner == owner)
-                .count()
-                >= MAX_RUNNING_EACH
+            || self.programs.running.values().filter(alike).count() >= MAX_RUNNING_EACH
         {
             return Err(Refused(
                 "Too many verbs are running just now; try again in a moment.".into(),
             ));
         }
-        if let Err(wait) = self.programs.rate.take(&owner, cx.now) {
+        if let Err(wait) = self.programs.rate.take(&key, cx.now) {
             return Err(Refused(format!(
                 "This object's owner's verbs have run too often; try again in {}.",
                 crate::limits::seconds(wait)
             )));
         }
-        let snapshot = self.snapshot(&cx.actor, found, &owner, name, words);
+        let snapshot = self.snapshot(&cx.actor, found, owner.as_deref(), name, words);
         let job = self.programs.next_job;
         self.programs.next_job += 1;
         let stop = Arc::new(AtomicBool::new(false));
@@ -422,7 +444,7 @@ impl World {
             snapshot,
             limits: self.programs.limits,
             stop,
-            owner: owner.as_str().into(),
+            owner: owner.as_deref().unwrap_or(super::SERVER_ID).into(),
         })));
         Ok(job)
     }
@@ -432,7 +454,7 @@ impl World {
         &mut self,
         actor: &AgentId,
         found: Found,
-        owner: &str,
+        owner: Option<&str>,
         verb: &str,
         words: Vec<String>,
     ) -> Snapshot {
@@ -450,7 +472,7 @@ impl World {
             seed: self.draw_seed(),
             ..Snapshot::default()
         };
-        let mine = |o: &Option<String>| o.as_deref() == Some(owner);
+        let mine = |o: &Option<String>| o.as_deref() == owner;
         let mut rooms: Vec<RoomIdx> = vec![this_room];
         if player_room != this_room {
             rooms.push(player_room);
@@ -532,8 +554,10 @@ impl World {
         if self.is_present(&run.player) {
             cx.tell(&run.player, format!("[{what} did nothing: {failure}.]"));
         }
-        let owner: AgentId = run.owner.as_str().into();
-        if !super::same_agent(&owner, &run.player) && self.is_present(&owner) {
+        if let Some(owner) = run.owner.as_deref().map(AgentId::from)
+            && !super::same_agent(&owner, &run.player)
+            && self.is_present(&owner)
+        {
             let who = self.player(&run.player).name.clone();
             cx.tell(
                 &owner,
@@ -565,11 +589,16 @@ impl World {
                     }
                 }
                 Deed::Set { obj, key, value } => {
-                    let found = self.reach(obj, &run.owner)?;
-                    self.set_prop(cx, found, &key, value.as_deref())?;
+                    let found = self.reach(obj, run.owner.as_deref())?;
+                    self.write_prop(cx, found, &key, value.as_deref(), run.owner.as_deref())?;
                 }
                 Deed::Move { obj, to } => {
-                    let found = self.reach(obj, &run.owner)?;
+                    let found = self.reach(obj, run.owner.as_deref())?;
+                    if run.owner.is_none() {
+                        return Err(Refused(format!(
+                            "#{obj} is the town's own: it stays where the world files put it"
+                        )));
+                    }
                     let Some(Found::Room(to)) = self.map.find_num(to) else {
                         return Err(Refused(format!("#{to} is not a room any more")));
                     };
@@ -580,13 +609,13 @@ impl World {
         Ok(())
     }
 
-    /// Object `num`, if it is still there and `owner`'s.
-    fn reach(&self, num: ObjNum, owner: &str) -> Result<Found, Refused> {
+    /// Object `num`, if it is still there and `owner`'s (none: the town's own).
+    fn reach(&self, num: ObjNum, owner: Option<&str>) -> Result<Found, Refused> {
         let found = self
             .map
             .find_num(num)
             .ok_or_else(|| Refused(format!("#{num} is gone")))?;
-        if self.owner_of(found) != Some(owner) {
+        if self.owner_of(found) != owner {
             return Err(Refused(format!("#{num} is not the verb's owner's")));
         }
         Ok(found)
@@ -598,7 +627,9 @@ impl World {
         let wizard = self.is_present(&cx.actor) && self.player(&cx.actor).wizard;
         let mut n = 0;
         for (j, r) in &self.programs.running {
-            let theirs = wizard || r.owner == *cx.actor || super::same_agent(&r.player, &cx.actor);
+            let theirs = wizard
+                || r.owner.as_deref() == Some(&*cx.actor)
+                || super::same_agent(&r.player, &cx.actor);
             if theirs && job.is_none_or(|k| k == *j) {
                 r.stop.store(true, Ordering::Relaxed);
                 n += 1;
@@ -613,7 +644,9 @@ impl World {
         self.programs
             .running
             .iter()
-            .filter(|(_, r)| wizard || r.owner == **who || super::same_agent(&r.player, who))
+            .filter(|(_, r)| {
+                wizard || r.owner.as_deref() == Some(&**who) || super::same_agent(&r.player, who)
+            })
             .map(|(j, r)| (*j, r.num, r.verb.clone()))
             .collect()
     }
