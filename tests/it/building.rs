@@ -557,3 +557,85 @@ async fn a_wizard_makes_a_builder_in_the_town() {
     s.stop().await;
     drop((dir, dir2));
 }
+
+/// An agent made with a person's token builds with exactly her rights: it may build because
+/// she may, what it makes is hers, it changes what she owns; and the two, building one room
+/// together, see each other's work as it happens. An agent nobody made may not build.
+#[tokio::test]
+async fn a_person_and_her_agent_build_one_room_together() {
+    let s = TestServer::start().await;
+    let mut ann = builder(&s, "Ann").await;
+    let token = ann.command("@token").await[0]
+        .strip_prefix("Your API token: ")
+        .unwrap()
+        .to_owned();
+    let body = json!({ "name": "Easel" }).to_string();
+    let (status, v) = s
+        .api()
+        .send("POST", "/agents", Some(&token), Some(&body))
+        .await;
+    assert_eq!(status, 201, "{v}");
+    let easel = v["token"].as_str().unwrap().to_owned();
+    let stranger = s.api().agent(Some("Zed")).await;
+    assert_eq!(
+        ann.command("@dig The Studio").await,
+        ["The Studio (#1000) is dug."]
+    );
+    ann.command("@go #1000").await;
+    let went = mcp_tool(s.http, &easel, "teleport", json!({ "room": "#1000" })).await;
+    assert_eq!(went["structuredContent"]["name"], "The Studio", "{went}");
+    let made = mcp_tool(s.http, &easel, "create", json!({ "name": "a tall easel" })).await;
+    assert_eq!(made["structuredContent"]["thing"], 1001, "{made}");
+    ann.expect("Easel makes a tall easel.").await;
+    // She describes what her agent made; it describes her room.
+    assert_eq!(
+        ann.command("@describe easel as Paint-spattered pine.")
+            .await,
+        ["Description set."]
+    );
+    let described = mcp_tool(
+        s.http,
+        &easel,
+        "describe",
+        json!({ "object": "here", "description": "North light through a skylight." }),
+    )
+    .await;
+    assert_eq!(described["isError"], false, "{described}");
+    ann.expect("Easel describes #1000 anew.").await;
+    let mut heard = String::new();
+    for _ in 0..50 {
+        heard.push_str(
+            &mcp_tool(s.http, &easel, "events", json!({}))
+                .await
+                .to_string(),
+        );
+        if heard.contains("Ann describes #1001 anew.") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(heard.contains("Ann describes #1001 anew."), "{heard}");
+    assert_eq!(
+        ann.command("@audit").await,
+        [
+            "#1000 The Studio (a room)",
+            "#1001 a tall easel (a thing in The Studio)",
+            "2 objects."
+        ]
+    );
+    assert_eq!(
+        ann.command("look").await[1],
+        "North light through a skylight."
+    );
+    let refused = mcp_tool(
+        s.http,
+        &stranger.token,
+        "create",
+        json!({ "name": "a stool" }),
+    )
+    .await;
+    assert_eq!(
+        refused["content"][0]["text"], "Only builders may do that; a wizard can make you one.",
+        "{refused}"
+    );
+}

@@ -133,7 +133,11 @@ fn row(r: &Row) -> sql::Result<AgentRow> {
     })
 }
 
-const COLUMNS: &str = "agent_id, name, password_hash, description, room, linelength, wrap, screenreader, wizard, builder, programmer";
+/// An agent made with a person's token (`owner`) builds and programs as that person may: the
+/// bits are its own or its owner's.
+const COLUMNS: &str = "agent_id, name, password_hash, description, room, linelength, wrap, screenreader, wizard, \
+     CASE WHEN builder = 1 OR EXISTS (SELECT 1 FROM agents o WHERE o.agent_id = agents.owner AND o.builder = 1) THEN 1 ELSE 0 END AS builder, \
+     CASE WHEN programmer = 1 OR EXISTS (SELECT 1 FROM agents o WHERE o.agent_id = agents.owner AND o.programmer = 1) THEN 1 ELSE 0 END AS programmer";
 
 pub fn new_agent_id() -> String {
     format!("{:016x}", rand::random::<u64>())

@@ -70,6 +70,15 @@ pub fn checked_name(name: &str) -> Result<String, VerbError> {
     Ok(name.to_owned())
 }
 
+/// Tells the others where `cx`'s actor stands what they just built or changed, so that people
+/// building one room together see each other's work as it happens.
+pub fn show_here(world: &World, cx: &mut Cx, what: impl FnOnce(&str) -> String) {
+    let me = world.player(&cx.actor);
+    let (room, line) = (me.room, what(&me.name));
+    let actor = cx.actor.clone();
+    cx.tell_room(world, room, &actor, line);
+}
+
 /// `#1000` → 1000.
 pub fn number(word: &str) -> Option<ObjNum> {
     word.trim().strip_prefix('#')?.parse().ok()
@@ -355,6 +364,7 @@ its number.";
         let n = world
             .make_thing(cx, here, &name, &aliases, None)
             .map_err(refused)?;
+        show_here(world, cx, |me| format!("{me} makes {name}."));
         Ok(Reply::new(
             vec![format!("You make {name} (#{n}).")],
             Created { thing: n },
@@ -402,7 +412,7 @@ object's number, kind, name and room.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, _: super::NoArgs) -> Result<Reply<Owned>, VerbError> {
-        let owned = world.owned_by(&cx.actor);
+        let owned = world.owned_by(&world.builder_of(&cx.actor));
         let objects: Vec<OwnedObject> = owned
             .into_iter()
             .map(|(num, kind, name, room)| OwnedObject {
@@ -568,6 +578,7 @@ fn recycle_found(
 ) -> Result<Reply<Recycled>, VerbError> {
     let num = world.num_of(found);
     let said = world.recycle(cx, found).map_err(refused)?;
+    show_here(world, cx, |me| format!("{me} recycles #{num}."));
     Ok(Reply::new(vec![said], Recycled { recycled: num }))
 }
 
@@ -692,9 +703,11 @@ where you stand), which you built, the name `name`. Returns the name.";
                 world.exit_free(r, &name, &[]).map_err(refused)?;
             }
         }
+        let num = world.num_of(found);
         world
             .reword(cx, found, Some(&name), None)
             .map_err(refused)?;
+        show_here(world, cx, |me| format!("{me} renames #{num} {name}."));
         Ok(Reply::new(
             vec![format!("It is called {name} now.")],
             Renamed { name },

@@ -100,6 +100,8 @@ you (or the `object` you built), kept across visits. Returns the description as 
             world
                 .reword(cx, found, None, Some(&description))
                 .map_err(|r| VerbError::refused(r.0))?;
+            let num = world.num_of(found);
+            super::build::show_here(world, cx, |me| format!("{me} describes #{num} anew."));
             return Ok(Reply::new(
                 vec!["Description set.".into()],
                 Described { description },

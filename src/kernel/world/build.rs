@@ -102,10 +102,21 @@ impl World {
         }
     }
 
-    /// Whether `who` may change something `owner` owns: its owner, or a wizard (who owns the
-    /// world files' objects too).
+    /// Whether `who` may change something `owner` owns: its owner (or an agent made with the
+    /// owner's token, which builds as they do), or a wizard (who owns the world files' objects
+    /// too).
     pub fn may_change(&self, who: &AgentId, owner: Option<&str>) -> bool {
-        (self.is_present(who) && self.player(who).wizard) || owner == Some(who.as_ref())
+        (self.is_present(who) && self.player(who).wizard)
+            || owner.is_some_and(|o| o == who.as_ref() || o == &*self.builder_of(who))
+    }
+
+    /// Whose objects `who` builds and changes: the person an agent was made for with their
+    /// token (the agent has exactly their rights), or themselves.
+    pub fn builder_of(&self, who: &AgentId) -> AgentId {
+        match self.directory.owner_of(who) {
+            o if o == who.as_ref() || o == "house" => who.clone(),
+            o => o.into(),
+        }
     }
 
     /// How many objects `who` owns now.
@@ -163,7 +174,7 @@ impl World {
     ) -> Result<(), Refused> {
         let quota = self.build_quota;
         let wizard = self.is_present(who) && self.player(who).wizard;
-        let have = self.owned_text(who);
+        let have = self.owned_text(&self.builder_of(who));
         if !wizard && (have + adding).saturating_sub(dropping) > quota.text_bytes {
             return Err(Refused(format!(
                 "What you built holds {have} bytes of names and descriptions, and a builder may \
@@ -179,7 +190,7 @@ impl World {
     pub fn within_quota(&self, who: &AgentId, more: usize) -> Result<(), Refused> {
         let quota = self.build_quota;
         let wizard = self.is_present(who) && self.player(who).wizard;
-        let have = self.owned_count(who);
+        let have = self.owned_count(&self.builder_of(who));
         if !wizard && have + more > quota.objects {
             let owned = match have {
                 1 => "1 object".to_owned(),
@@ -198,7 +209,7 @@ impl World {
         self.within_quota(&cx.actor, 1)?;
         self.within_text(&cx.actor, name.len(), 0)?;
         let num = self.map.take_num();
-        let owner = cx.actor.to_string();
+        let owner = self.builder_of(&cx.actor).to_string();
         let idx = self.add_room(Room {
             num,
             owner: Some(owner.clone()),
@@ -244,7 +255,7 @@ impl World {
         let room = self.map.room(from);
         let place = room.id.clone();
         let num = self.map.take_num();
-        let owner = cx.actor.to_string();
+        let owner = self.builder_of(&cx.actor).to_string();
         let row = BuiltRow {
             num,
             kind: BuiltKind::Exit,
@@ -298,7 +309,7 @@ impl World {
         let row = BuiltRow {
             num,
             kind: BuiltKind::Thing,
-            owner: cx.actor.to_string(),
+            owner: self.builder_of(&cx.actor).to_string(),
             name: name.to_owned(),
             aliases: aliases.to_vec(),
             description: String::new(),

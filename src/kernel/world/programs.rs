@@ -625,10 +625,11 @@ impl World {
     /// run `job`; how many.
     pub fn kill_runs(&mut self, cx: &Cx, job: Option<u64>) -> usize {
         let wizard = self.is_present(&cx.actor) && self.player(&cx.actor).wizard;
+        let mine = self.builder_of(&cx.actor);
         let mut n = 0;
         for (j, r) in &self.programs.running {
             let theirs = wizard
-                || r.owner.as_deref() == Some(&*cx.actor)
+                || r.owner.as_deref() == Some(&*mine)
                 || super::same_agent(&r.player, &cx.actor);
             if theirs && job.is_none_or(|k| k == *j) {
                 r.stop.store(true, Ordering::Relaxed);
@@ -636,18 +637,5 @@ impl World {
             }
         }
         n
-    }
-
-    /// The runs under way that `cx`'s actor may stop: job, object, verb.
-    pub fn runs_of(&self, who: &AgentId) -> Vec<(u64, ObjNum, String)> {
-        let wizard = self.is_present(who) && self.player(who).wizard;
-        self.programs
-            .running
-            .iter()
-            .filter(|(_, r)| {
-                wizard || r.owner.as_deref() == Some(&**who) || super::same_agent(&r.player, who)
-            })
-            .map(|(j, r)| (*j, r.num, r.verb.clone()))
-            .collect()
     }
 }
