@@ -3,9 +3,12 @@
 //! It starts the `moot` binary (a separate process, release build) on a generated world of 50
 //! rooms, logs clients in, and has each alternate `say <token>` (waiting for its own echo) and
 //! `look` (waiting for the room's name). It prints commands per second and latency
-//! percentiles for four scenarios (the last, `crowd500gmcp`, the crowded room with half its
-//! clients taking GMCP as Mudlet does), then holds as many idle connections as the machine allows
-//! and prints the server's memory per connection.
+//! percentiles for five scenarios (`crowd500gmcp` is the crowded room with half its clients
+//! taking GMCP as Mudlet does; `verb50` is `spread50` with a programmed verb in place of `say`:
+//! each room's `ring`, a line of Rhai that tells the typist `Ding.`), then holds as many idle
+//! connections as the machine allows and prints the server's memory per connection. `startup`
+//! (asked for by name: `--only startup`) times moot's start on a town with 10,000 built objects
+//! (and a verb on every tenth thing) beside its start on none.
 //!
 //!     cargo bench --bench telnet_load                     # everything, 10 s per scenario
 //!     cargo bench --bench telnet_load -- --seconds 5 --only crowd500   (or a comma list)
@@ -139,6 +142,11 @@ fn write_world(dir: &Path) {
             "id = \"r{i:02}\"\nname = \"{}\"\ndescription = \"A room for load.\"\n",
             room_name(i)
         );
+        // Each room's own programmed verb, for `verb50` (a build that has them): it adds
+        // nothing to what `look` shows.
+        if server::knows("--verb-ops") {
+            t += "[verbs]\nring = 'tell(player, \"Ding.\");'\n";
+        }
         if i == 0 {
             for j in 1..ROOMS {
                 t += &format!("[[exits]]\nname = \"r{j:02}\"\nto = \"r{j:02}\"\n");
@@ -361,6 +369,10 @@ impl Outcome {
 /// Runs `clients` clients against the server at `addrs` (whose processes are `pids`) for
 /// `seconds` after a warm-up; with `logins_at_once`, no more than that many are connecting and
 /// logging in at a time (the rest wait their turn before they connect).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a scenario's knobs, each named at its few call sites"
+)]
 async fn scenario(
     addrs: &[SocketAddr],
     pids: &[u32],
@@ -369,6 +381,7 @@ async fn scenario(
     gmcp_every: Option<usize>,
     seconds: u64,
     logins_at_once: Option<usize>,
+    ring: bool,
 ) -> Outcome {
     let logins = logins_at_once.map(|n| Arc::new(tokio::sync::Semaphore::new(n)));
     let heard = Arc::new(AtomicU64::new(0));
@@ -405,7 +418,10 @@ async fn scenario(
             // Each command starts as the one before it ends: one clock reading serves both.
             let mut t = Instant::now();
             while !stop.load(Ordering::Relaxed) {
-                if n.is_multiple_of(2) {
+                if ring && n.is_multiple_of(2) {
+                    c.send("ring").await;
+                    c.wait_for(b"Ding.").await;
+                } else if n.is_multiple_of(2) {
                     token.clear();
                     let _ = write!(token, "t{i}-{n}");
                     c.send_parts(&[b"say ", token.as_bytes()]).await;
@@ -577,6 +593,7 @@ fn floor(args: &Args) {
             None,
             args.seconds,
             None,
+            false,
         ));
         o.latencies_us.sort_unstable();
         let (per_second, cpu_us) = (o.per_second(), o.cpu_us());
@@ -779,6 +796,7 @@ fn main() {
         ("spread500", 500, true, None),
         ("crowd500", 500, false, None),
         ("crowd500gmcp", 500, false, Some(2)),
+        ("verb50", 50, true, None),
     ];
     let moo = args.against_moo.as_ref().map(|(binary, db)| {
         println!(
@@ -804,7 +822,7 @@ fn main() {
         "peak RSS MiB"
     );
     for (name, clients, spread, gmcp_every) in scenarios {
-        if !args.wanted(name) {
+        if !args.wanted(name) || (name == "verb50" && !server::knows("--verb-ops")) {
             continue;
         }
         // (moot's, the MOO's) figures, a pair a round.
@@ -818,11 +836,15 @@ fn main() {
                 gmcp_every,
                 args.seconds,
                 None,
+                name == "verb50",
             ));
             let label = moo.as_ref().map(|_| "moot");
             let ours = report(o, name, label, "", clients, spread, gmcp_every);
-            // The MOO has no GMCP.
-            let Some(moo) = moo.as_ref().filter(|_| gmcp_every.is_none()) else {
+            // The MOO has no GMCP, nor moot's programmed verbs.
+            let Some(moo) = moo
+                .as_ref()
+                .filter(|_| gmcp_every.is_none() && name != "verb50")
+            else {
                 continue;
             };
             let o = rt.block_on(scenario(
@@ -833,6 +855,7 @@ fn main() {
                 None,
                 args.seconds,
                 Some(MOO_LOGINS_AT_ONCE),
+                false,
             ));
             let theirs = report(o, name, Some("MOO"), "moo.", clients, spread, None);
             rounds.push((ours, theirs));
@@ -860,6 +883,9 @@ fn main() {
         server::figure(&format!("{name}.against_moo.commands_ratio"), commands, "×");
         server::figure(&format!("{name}.against_moo.cpu_ratio"), cpu, "×");
     }
+    if args.wanted("startup") && server::knows("--verb-ops") {
+        startup(&dir.path().join("world"));
+    }
     let Some(server) = one else {
         return;
     };
@@ -872,6 +898,75 @@ fn main() {
         std::thread::sleep(Duration::from_secs(3));
         rt.block_on(idle(server.addr, &server, args.idle, true, baseline));
     }
+}
+
+/// How long moot takes to start (from its process to its first telnet connection taken) on a
+/// town with no built objects, and on one with 10,000 (100 rooms of 98 things and an exit each,
+/// a programmed verb on every tenth thing): the best of three starts each.
+fn startup(world: &Path) {
+    println!(
+        "{:<12} {:>14} {:>14}",
+        "startup", "built objects", "start ms"
+    );
+    for objects in [0usize, 10_000] {
+        let dir = tempfile::tempdir().unwrap();
+        let db = server::database(dir.path());
+        seed_built(&db, objects);
+        let mut best = f64::MAX;
+        for _ in 0..3 {
+            let t = Instant::now();
+            let s = server::start(world, &db, "--telnet", &[]);
+            best = best.min(t.elapsed().as_secs_f64() * 1000.0);
+            drop(s);
+        }
+        println!("{:<12} {:>14} {:>14.0}", "startup", objects, best);
+        server::figure(&format!("startup.built{objects}.ms"), best, "ms");
+    }
+}
+
+/// `objects` built objects in the database at `db` (see [`startup`]).
+fn seed_built(db: &str, objects: usize) {
+    use moot::store::sql::Value;
+    let db = moot::store::Database::parse(db);
+    let store = moot::store::Store::open(&db, moot::store::StoreOptions::default()).unwrap();
+    let rooms = objects / 100;
+    tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(store.call(move |c| {
+            let row = |c: &mut moot::store::Sql, num: u64, kind: &str, place: Option<String>, dest: Option<String>| {
+                c.execute(
+                    "INSERT INTO built (num, kind, owner, name, description, place, dest, created_ms)
+                     VALUES (?1, ?2, 'bench', ?3, 'Built for the benchmark.', ?4, ?5, 0)",
+                    &[
+                        Value::from(num as i64),
+                        Value::from(kind),
+                        Value::from(format!("a built {kind} {num}")),
+                        Value::from(place),
+                        Value::from(dest),
+                    ],
+                )
+            };
+            let mut num = 1000u64;
+            for _ in 0..rooms {
+                let room = num;
+                row(c, room, "room", None, None)?;
+                row(c, room + 1, "exit", Some(format!("built-{room}")), Some("r00".into()))?;
+                for t in 0..98u64 {
+                    let thing = room + 2 + t;
+                    row(c, thing, "thing", Some(format!("built-{room}")), None)?;
+                    if t % 10 == 0 {
+                        c.execute(
+                            "INSERT INTO verbs (num, name, version, code, author, created_ms)
+                             VALUES (?1, 'poke', 1, 'say(\"poke\");', 'bench', 0)",
+                            &[Value::from(thing as i64)],
+                        )?;
+                    }
+                }
+                num += 100;
+            }
+            Ok(())
+        }))
+        .unwrap();
 }
 
 fn num_cpus() -> usize {

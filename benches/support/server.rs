@@ -35,6 +35,8 @@ const LIMITS: &[&str] = &[
     "0",
     "--sessions-per-agent",
     "0",
+    "--verb-rate",
+    "0",
 ];
 
 /// The caps on connections per address, off the same way; as environment, which builds from
@@ -48,6 +50,20 @@ const PER_ADDRESS: [(&str, &str); 2] = [
 /// (`--telnet` or `--http`) on a free port, plus `args`; returns once that port answers.
 /// The server binary: this build's, or another's (say, the last commit's) named by
 /// MOOT_BENCH_BINARY, to measure both under the same load.
+/// Whether the moot under test knows `flag` (an older build, compared with this one, may not).
+#[allow(dead_code)]
+pub fn knows(flag: &str) -> bool {
+    static HELP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HELP.get_or_init(|| {
+        let out = Command::new(binary())
+            .arg("--help")
+            .output()
+            .expect("moot runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    })
+    .contains(flag)
+}
+
 pub fn binary() -> String {
     std::env::var("MOOT_BENCH_BINARY").unwrap_or(env!("CARGO_BIN_EXE_moot").into())
 }
@@ -99,22 +115,19 @@ pub fn start(world: &Path, db: &str, listen: &str, args: &[&str]) -> Server {
         "--telnet"
     };
     let binary = binary();
-    // Builds from before the limits existed do not know their flags.
-    let help = Command::new(&binary)
-        .arg("--help")
-        .output()
-        .expect("moot runs");
-    let limits: &[&str] = if String::from_utf8_lossy(&help.stdout).contains("--login-rate") {
-        LIMITS
-    } else {
-        &["--command-rate", "0"]
-    };
+    // Builds from before a limit existed do not know its flag.
+    let limits: Vec<&str> = LIMITS
+        .chunks(2)
+        .filter(|pair| knows(pair[0]))
+        .flatten()
+        .copied()
+        .collect();
     let child = Command::new(&binary)
         .args(["--world", world.to_str().unwrap(), "--db", db])
         .args([listen, &addr.to_string(), other, "127.0.0.1:0"])
         // A load generator is one address doing the work of thousands of people: the limits
         // per address and per connection count would only measure themselves.
-        .args(limits)
+        .args(&limits)
         .envs(PER_ADDRESS)
         .args(args)
         // MOOT_BENCH_LOG: the server's log filter (e.g. `moot=debug`) when a run needs looking into.
@@ -258,11 +271,16 @@ pub fn start_split(world: &Path, db: &str, hosts: usize, host_args: &[&str]) -> 
             .expect("nats-server starts (apt-get install nats-server)"),
     ];
     wait_for_port(broker, "nats-server");
-    let limits = LIMITS;
+    let limits: Vec<&str> = LIMITS
+        .chunks(2)
+        .filter(|pair| knows(pair[0]))
+        .flatten()
+        .copied()
+        .collect();
     children.push(
         Command::new(binary())
             .args(["--world", world.to_str().unwrap(), "--db", db])
-            .args(limits)
+            .args(&limits)
             // A broker on loopback, of this run's own.
             .args(["world", "--nats", &nats, "--broker-is-private"])
             .env("RUST_LOG", &log)
@@ -279,7 +297,7 @@ pub fn start_split(world: &Path, db: &str, hosts: usize, host_args: &[&str]) -> 
         loop {
             // The face's flags go before `host`, as the town's go before `world`.
             let mut child = Command::new(binary())
-                .args(limits)
+                .args(&limits)
                 .args(host_args)
                 .args(["host", "--nats", &nats])
                 .args(["--telnet", &addr.to_string(), "--http", &web.to_string()])
