@@ -50,6 +50,16 @@ const PER_ADDRESS: [(&str, &str); 2] = [
 /// (`--telnet` or `--http`) on a free port, plus `args`; returns once that port answers.
 /// The server binary: this build's, or another's (say, the last commit's) named by
 /// MOOT_BENCH_BINARY, to measure both under the same load.
+/// [`LIMITS`] that the moot under test knows (builds from before a limit existed do not).
+fn limits() -> Vec<&'static str> {
+    LIMITS
+        .chunks(2)
+        .filter(|pair| knows(pair[0]))
+        .flatten()
+        .copied()
+        .collect()
+}
+
 /// Whether the moot under test knows `flag` (an older build, compared with this one, may not).
 #[allow(dead_code)]
 pub fn knows(flag: &str) -> bool {
@@ -116,12 +126,7 @@ pub fn start(world: &Path, db: &str, listen: &str, args: &[&str]) -> Server {
     };
     let binary = binary();
     // Builds from before a limit existed do not know its flag.
-    let limits: Vec<&str> = LIMITS
-        .chunks(2)
-        .filter(|pair| knows(pair[0]))
-        .flatten()
-        .copied()
-        .collect();
+    let limits = limits();
     let child = Command::new(&binary)
         .args(["--world", world.to_str().unwrap(), "--db", db])
         .args([listen, &addr.to_string(), other, "127.0.0.1:0"])
@@ -271,12 +276,7 @@ pub fn start_split(world: &Path, db: &str, hosts: usize, host_args: &[&str]) -> 
             .expect("nats-server starts (apt-get install nats-server)"),
     ];
     wait_for_port(broker, "nats-server");
-    let limits: Vec<&str> = LIMITS
-        .chunks(2)
-        .filter(|pair| knows(pair[0]))
-        .flatten()
-        .copied()
-        .collect();
+    let limits = limits();
     children.push(
         Command::new(binary())
             .args(["--world", world.to_str().unwrap(), "--db", db])

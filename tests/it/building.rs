@@ -10,16 +10,6 @@ use crate::support::{Client, TestServer, mcp_tool};
 
 const MOOT: &str = env!("CARGO_BIN_EXE_moot");
 
-/// `name` back in with their password, wrapping off.
-async fn connect(s: &TestServer, name: &str) -> Client {
-    let mut c = Client::connect(s.addr).await;
-    c.send(&format!("connect {name} pw-{name}-moot")).await;
-    c.expect("$#$xmcp version: 1.1").await;
-    c.send("@wrap off").await;
-    c.expect("Word wrap is now off.").await;
-    c
-}
-
 /// `name`, made a builder by the operator and logged in again (the bit holds from the next
 /// login), wrapping off.
 async fn builder(s: &TestServer, name: &str) -> Client {
@@ -31,7 +21,7 @@ async fn builder(s: &TestServer, name: &str) -> Client {
     assert!(out.status.success(), "{out:?}");
     c.send("@quit").await;
     c.until_closed().await;
-    connect(s, name).await
+    s.again(name).await
 }
 
 #[tokio::test]
@@ -57,7 +47,7 @@ async fn a_builder_digs_and_makes_things_and_they_outlive_a_restart() {
     );
     ann.send("@quit").await;
     ann.until_closed().await;
-    let mut ann = connect(&s, "Ann").await;
+    let mut ann = s.again("Ann").await;
     // The Town Square is the wizards': no exit of hers may start there.
     assert_eq!(
         ann.command("@dig north to The Garden").await,
@@ -155,7 +145,7 @@ async fn a_builder_digs_and_makes_things_and_they_outlive_a_restart() {
     drop(bob);
     let dir2 = s.stop().await;
     let s = TestServer::on_db(&db, |_| {}).await;
-    let mut ann = connect(&s, "Ann").await;
+    let mut ann = s.again("Ann").await;
     let here = ann.command("look").await;
     assert_eq!(here[0], "The Garden", "{here:?}");
     assert_eq!(here[1], "Roses climb the old brick walls.");
@@ -177,7 +167,7 @@ async fn a_builder_digs_and_makes_things_and_they_outlive_a_restart() {
     ann.command("s").await;
     assert_eq!(ann.command("look").await[0], "The Workshop");
     // Someone who does not build describes only themselves.
-    let mut bob = connect(&s, "Bob").await;
+    let mut bob = s.again("Bob").await;
     assert_eq!(
         bob.command("@describe #1004 as Bob's lamp.").await,
         ["You may describe only yourself: `@describe me as <text>`."]
@@ -355,7 +345,7 @@ async fn a_locked_exit_lets_by_only_whom_it_names() {
     ann.send("@quit").await;
     ann.until_closed().await;
     // A wizard builds anywhere: an exit from the Town Square to a room of hers, and back.
-    let mut ann = connect(&s, "Ann").await;
+    let mut ann = s.again("Ann").await;
     ann.command("@dig vault|out to The Vault").await;
     assert_eq!(
         ann.command("@lock vault to bob").await,
@@ -366,9 +356,9 @@ async fn a_locked_exit_lets_by_only_whom_it_names() {
     bob.command("out").await;
     let dir2 = s.stop().await;
     let s = TestServer::on_db(&db, |_| {}).await;
-    let mut cid = connect(&s, "Cid").await;
+    let mut cid = s.again("Cid").await;
     assert_eq!(cid.command("go vault").await, ["The way vault is locked."]);
-    let mut ann = connect(&s, "Ann").await;
+    let mut ann = s.again("Ann").await;
     assert_eq!(
         ann.command("@unlock vault").await,
         ["vault (#1001) is open to all."]
@@ -444,12 +434,12 @@ async fn things_are_carried_given_and_locked_to_a_key() {
     drop((ann, bob));
     let dir2 = s.stop().await;
     let s = TestServer::on_db(&db, |_| {}).await;
-    let mut ann = connect(&s, "Ann").await;
+    let mut ann = s.again("Ann").await;
     assert_eq!(
         ann.command("i").await,
         ["You are carrying:", "  a small key"]
     );
-    let mut bob = connect(&s, "Bob").await;
+    let mut bob = s.again("Bob").await;
     let hall = bob.command("look").await;
     assert!(hall.iter().any(|l| l.contains("a brass lamp")), "{hall:?}");
     drop(bob);
@@ -487,7 +477,7 @@ async fn a_builder_sets_up_a_game_table_and_people_play_there() {
     );
     let dir2 = s.stop().await;
     let s = TestServer::on_db(&db, |_| {}).await;
-    let mut ann = connect(&s, "Ann").await;
+    let mut ann = s.again("Ann").await;
     ann.send("play connect4 with house").await;
     ann.expect("You sit down to play Connect Four with the house: game #1, you are red.")
         .await;
@@ -515,7 +505,7 @@ async fn a_wizard_makes_a_builder_in_the_town() {
     assert!(out.status.success(), "{out:?}");
     wiz.send("@quit").await;
     wiz.until_closed().await;
-    let mut wiz = connect(&s, "Wiz").await;
+    let mut wiz = s.again("Wiz").await;
     assert_eq!(
         bob.command("@builder Bob").await,
         [
@@ -529,12 +519,12 @@ async fn a_wizard_makes_a_builder_in_the_town() {
     );
     let dir2 = s.stop().await;
     let s = TestServer::on_db(&db, |_| {}).await;
-    let mut bob = connect(&s, "Bob").await;
+    let mut bob = s.again("Bob").await;
     assert_eq!(
         bob.command("@create a rug").await,
         ["You make a rug (#1001)."]
     );
-    let mut wiz = connect(&s, "Wiz").await;
+    let mut wiz = s.again("Wiz").await;
     assert_eq!(
         wiz.command("@builder Bob off").await,
         ["Bob may no longer build."]

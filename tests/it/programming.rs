@@ -12,33 +12,14 @@ use crate::support::{Client, TestServer, mcp_tool};
 
 const MOOT: &str = env!("CARGO_BIN_EXE_moot");
 
-/// `name` back in with their password, wrapping off.
-async fn connect(s: &TestServer, name: &str) -> Client {
-    let mut c = Client::connect(s.addr).await;
-    c.send(&format!("connect {name} pw-{name}-moot")).await;
-    c.expect("$#$xmcp version: 1.1").await;
-    c.send("@wrap off").await;
-    c.expect("Word wrap is now off.").await;
-    c
-}
-
-/// Runs `moot admin <what> <name>` on the server's database.
-fn admin(s: &TestServer, what: &str, name: &str) {
-    let out = Command::new(MOOT)
-        .args(["--db", &s.db.address(), "admin", what, name])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-}
-
 /// `name`, a builder and a programmer from the operator, logged in again, wrapping off.
 async fn programmer(s: &TestServer, name: &str) -> Client {
     let mut c = s.player(name).await;
-    admin(s, "builder", name);
-    admin(s, "programmer", name);
+    s.admin("builder", name);
+    s.admin("programmer", name);
     c.send("@quit").await;
     c.until_closed().await;
-    connect(s, name).await
+    s.again(name).await
 }
 
 const SWITCH: &[&str] = &[
@@ -129,7 +110,7 @@ async fn a_programmer_gives_a_thing_a_verb_that_anyone_here_runs_and_it_outlives
     drop(bob);
     let dir2 = s.stop().await;
     let s = TestServer::on_db(&db, |_| {}).await;
-    let mut bob = connect(&s, "Bob").await;
+    let mut bob = s.again("Bob").await;
     bob.send("switch lamp").await;
     bob.expect("Click.").await;
     assert_eq!(
@@ -177,8 +158,8 @@ async fn the_sandbox_stops_a_runaway_and_a_failed_run_leaves_nothing() {
 
     // With the default limits: operations, depth and memory, each stops its runaway.
     let s = TestServer::on_db(&db, |_| {}).await;
-    let mut ann = connect(&s, "Ann").await;
-    let mut bob = connect(&s, "Bob").await;
+    let mut ann = s.again("Ann").await;
+    let mut bob = s.again("Bob").await;
     let fingerprint = s.fingerprint().await;
     let cases = [
         (
@@ -237,8 +218,8 @@ async fn an_agent_programs_through_mcp_and_another_runs_the_verb_there() {
     let s = TestServer::on_db(&db, |_| {}).await;
     let ada = s.api().agent(Some("Ada")).await;
     let eve = s.api().agent(Some("Eve")).await;
-    admin(&s, "builder", "ada");
-    admin(&s, "programmer", "ada");
+    s.admin("builder", "ada");
+    s.admin("programmer", "ada");
     let made = mcp_tool(s.http, &ada.token, "create", json!({ "name": "a bell" })).await;
     assert_eq!(made["structuredContent"]["thing"], 1000, "{made}");
     let refused = mcp_tool(
@@ -354,10 +335,10 @@ async fn a_built_and_programmed_town_exports_as_files_and_serves_again() {
     let db = crate::support::fresh_db(dir.path());
     let s = TestServer::on_db(&db, |_| {}).await;
     let mut ann = s.player("Ann").await;
-    admin(&s, "grant", "Ann");
+    s.admin("grant", "Ann");
     ann.send("@quit").await;
     ann.until_closed().await;
-    let mut ann = connect(&s, "Ann").await;
+    let mut ann = s.again("Ann").await;
     ann.command("@dig up|down to The Loft").await;
     ann.command("up").await;
     ann.command("@create a rusty lever").await;

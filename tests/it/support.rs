@@ -241,6 +241,26 @@ impl TestServer {
         player_at(self.addr, name).await
     }
 
+    /// `name`, made earlier by [`TestServer::player`], logged in again, wrapping off.
+    pub async fn again(&self, name: &str) -> Client {
+        let mut c = Client::connect(self.addr).await;
+        c.send(&format!("connect {name} pw-{name}-moot")).await;
+        c.expect("$#$xmcp version: 1.1").await;
+        c.send("@wrap off").await;
+        c.expect("Word wrap is now off.").await;
+        c
+    }
+
+    /// Runs `moot admin <what> <name>` (`grant`, `builder`, `programmer`…) on this server's
+    /// database, as an operator does while it runs.
+    pub fn admin(&self, what: &str, name: &str) {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_moot"))
+            .args(["--db", &self.db.address(), "admin", what, name])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+
     /// `/metrics`, as the holder of `token` (the server's `--metrics-token`) reads it.
     pub async fn metrics(&self, token: &str) -> String {
         reqwest::Client::new()

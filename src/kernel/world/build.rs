@@ -74,7 +74,7 @@ impl World {
             if let Some(who) = r
                 .place
                 .as_deref()
-                .and_then(|p| p.strip_prefix(super::carry::POCKET))
+                .and_then(|p| p.strip_prefix(super::map::POCKET))
             {
                 self.pocket(who, None);
             }

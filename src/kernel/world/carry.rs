@@ -5,12 +5,9 @@
 //! too, and a carried thing is stored in its place like any other.
 
 use super::build::Refused;
-use super::map::{Found, ObjNum, Room, RoomIdx, ThingKind};
+use super::map::{Found, ObjNum, POCKET, Room, RoomIdx, ThingKind};
 use super::{AgentId, Cx, World};
 use crate::store::built;
-
-/// The prefix of a pocket's room id (`pocket-<agent id>`): no world file's id has it.
-pub const POCKET: &str = "pocket-";
 
 impl World {
     /// The pocket of `who`, if they have ever carried anything.

@@ -39,6 +39,10 @@ pub enum Held {
     Thing(String),
 }
 
+/// The prefix of a pocket's room id (`pocket-<agent id>`; see [`Room::holder`]): no world
+/// file's id has it.
+pub const POCKET: &str = "pocket-";
+
 /// An object's number (`#1000`).
 pub type ObjNum = u64;
 
