@@ -34,13 +34,17 @@ impl Door {
     /// Makes an agent for `call`: a bad maker's token is refused, then a banned address, then
     /// one that has made too many lately (every host's requests count together here).
     pub async fn make_agent(&self, call: AgentCall) -> Called {
-        // Made with someone's token, it is that someone's.
-        let owner = match &call.maker {
+        // Made with someone's token, it is that someone's: in ratings, and as a builder (an
+        // agent's agent builds for the person the first was made for).
+        let (owner, maker) = match &call.maker {
             Some(maker) => {
                 let maker = vouch(&self.directory, maker).map_err(CallRefused::Unvouched)?;
-                Some(self.directory.owner_of(&maker))
+                (
+                    Some(self.directory.owner_of(&maker)),
+                    Some(self.directory.builds_for(&maker)),
+                )
             }
-            None => None,
+            None => (None, None),
         };
         if let Some(ip) = call.ip
             && self.directory.is_banned(&ip.to_string())
@@ -77,6 +81,7 @@ impl Door {
             &self.start_room,
             origin,
             owner,
+            maker,
         )
         .await
         .map_err(|e| match e {

@@ -152,6 +152,8 @@ struct Entry {
     kind: Kind,
     /// Whom it speaks for in ratings, if not itself.
     owner: Option<String>,
+    /// Whose token made it: whom it builds for, with their rights.
+    maker: Option<String>,
 }
 
 fn decode_hash(hex_hash: &str) -> Option<[u8; 32]> {
@@ -195,8 +197,26 @@ impl Directory {
         for r in rows {
             d.insert(&r.agent_id, &r.name, r.token_hash.as_deref(), r.kind);
             d.set_owner(&r.agent_id, r.owner);
+            d.set_maker(&r.agent_id, r.maker);
         }
         d
+    }
+
+    /// Records whose token made `agent_id` (see [`Directory::builds_for`]).
+    pub fn set_maker(&self, agent_id: &str, maker: Option<String>) {
+        let mut map = self.by_id.write().unwrap_or_else(PoisonError::into_inner);
+        if let Some(e) = map.get_mut(agent_id) {
+            e.maker = maker;
+        }
+    }
+
+    /// Whom `agent_id` builds for: the person whose token made it (an agent of theirs has
+    /// exactly their rights), or itself.
+    pub fn builds_for(&self, agent_id: &str) -> String {
+        let map = self.by_id.read().unwrap_or_else(PoisonError::into_inner);
+        map.get(agent_id)
+            .and_then(|e| e.maker.clone())
+            .unwrap_or_else(|| agent_id.to_owned())
     }
 
     /// Records whom `agent_id` speaks for in ratings (see `store::agents::Origin`).
@@ -223,6 +243,7 @@ impl Directory {
             token_hash: token_hash.and_then(decode_hash),
             kind,
             owner: None,
+            maker: None,
         };
         self.by_id
             .write()
@@ -367,6 +388,7 @@ pub async fn register_agent(
     room: &str,
     origin: Option<crate::store::Origin>,
     owner: Option<String>,
+    maker: Option<String>,
 ) -> Result<Registered, RegisterError> {
     if let Some(n) = &name {
         validate_name(n).map_err(RegisterError::BadName)?;
@@ -374,7 +396,15 @@ pub async fn register_agent(
     let agent_id = crate::store::new_agent_id();
     let token = issue_token(&agent_id);
     let row = store
-        .create_agent(agent_id, name.clone(), token.hash, room, origin, owner)
+        .create_agent(
+            agent_id,
+            name.clone(),
+            token.hash,
+            room,
+            origin,
+            owner,
+            maker,
+        )
         .await
         .map_err(|e| match e {
             crate::store::CreateError::NameTaken => {
@@ -389,6 +419,7 @@ pub async fn register_agent(
         row.kind,
     );
     directory.set_owner(&row.agent_id, row.owner.clone());
+    directory.set_maker(&row.agent_id, row.maker.clone());
     Ok(Registered {
         row,
         token: token.token,

@@ -150,10 +150,22 @@ pub fn check(code: &str) -> Result<(), String> {
     if code.len() > MAX_CODE {
         return Err(format!("a verb may hold at most {MAX_CODE} bytes of code"));
     }
-    let mut engine = Engine::new_raw();
-    Limits::default().apply(&mut engine);
+    engine(&Limits::default())
+        .compile(code)
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
+/// The engine every check and run uses: Rhai's standard functions, the limits, and nothing
+/// that compiles more code (`eval`) or holds values out of the limits' sight (`curry`: Rhai
+/// does not count what a function pointer carries; closures are not built in at all).
+fn engine(limits: &Limits) -> Engine {
+    let mut engine = Engine::new();
+    limits.apply(&mut engine);
+    engine.disable_symbol("eval");
+    engine.disable_symbol("curry");
     this_is_a_name(&mut engine);
-    engine.compile(code).map(drop).map_err(|e| e.to_string())
+    engine
 }
 
 /// An object, as a run holds it.
@@ -223,13 +235,10 @@ impl State {
         }
     }
 
-    /// A line as a run may say it: one line, no control characters, not too long.
+    /// A line as a run may say it: one line, no control or bidirectional characters, not too
+    /// long (as every face cleans what people type).
     fn line(text: &str) -> Result<String, Box<EvalAltResult>> {
-        let line: String = text
-            .chars()
-            .map(|c| if c == '\n' || c == '\t' { ' ' } else { c })
-            .filter(|c| !c.is_control())
-            .collect();
+        let line = crate::text::clean(text).into_owned();
         if line.chars().count() > MAX_LINE {
             return fail(format!("a line may be at most {MAX_LINE} characters long"));
         }
@@ -259,13 +268,9 @@ pub fn run(
         snap,
         deeds: Vec::new(),
     }));
-    let mut engine = Engine::new();
-    limits.apply(&mut engine);
+    let mut engine = engine(limits);
     let began = Instant::now();
     let time = limits.time;
-    // `eval` would compile more code inside the run: nothing a verb needs.
-    engine.disable_symbol("eval");
-    this_is_a_name(&mut engine);
     engine.on_progress(move |ops| {
         // Looked at every 256 operations: a clock read costs more than an operation.
         if ops % 256 != 0 {
@@ -371,6 +376,7 @@ fn api(engine: &mut Engine, state: &Shared) {
     engine.register_fn("==", |a: Obj, b: Obj| a == b);
     engine.register_fn("!=", |a: Obj, b: Obj| a != b);
     engine.register_fn("==", |a: Person, b: Person| a.0.eq_ignore_ascii_case(&b.0));
+    engine.register_fn("!=", |a: Person, b: Person| !a.0.eq_ignore_ascii_case(&b.0));
     engine.register_get("name", |p: &mut Person| p.0.clone());
     engine.register_get("num", |o: &mut Obj| o.0 as i64);
 
@@ -708,6 +714,14 @@ mod tests {
                 room: 1,
                 line: "a[2Jb c".into()
             }]));
+    }
+
+    /// What a function pointer would carry is out of the limits' sight: none can be made to
+    /// carry anything.
+    #[test]
+    fn no_closure_or_curried_pointer_holds_values() {
+        assert!(go(r#"let s = "x"; let f = || s; f.call();"#).is_err());
+        assert!(go(r#"fn f(a) { a } let g = Fn("f").curry("x"); g.call();"#).is_err());
     }
 
     #[test]

@@ -49,7 +49,8 @@ pub async fn serve(args: McpArgs) -> Result<(), Box<dyn std::error::Error>> {
                 &core.directory,
                 args.name.clone(),
                 &core.start_room,
-                // Made by whoever runs the process on this machine: its own owner.
+                // Made by whoever runs the process on this machine: its own owner and maker.
+                None,
                 None,
                 None,
             )

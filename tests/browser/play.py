@@ -243,7 +243,8 @@ async def werewolf(page, base, http, tom, shots):
     # The match runs on its own clock; Wren acts whenever the page offers her something, until
     # the first vote is done. What she and Tom do is checked from the other's side.
     wren_spoke = tom_spoke = wren_voted = tom_saw_vote = tom_voted = None
-    deadline = time.monotonic() + 120
+    # Several days if need be: on a loaded machine a vote phase may pass while the page is busy.
+    deadline = time.monotonic() + 240
     while time.monotonic() < deadline and not (wren_voted or tom_voted):
         phase = await game.locator("#phase").text_content()
         alive = "dead" not in (await game.locator("#act-brief").text_content() or "")

@@ -629,3 +629,35 @@ async fn a_person_and_her_agent_build_one_room_together() {
         "{refused}"
     );
 }
+
+/// Building rights pass only through a token: an identity made from the same address soon
+/// after a builder (which ratings count as one owner's) builds nothing and changes nothing of
+/// hers.
+#[tokio::test]
+async fn a_neighbour_on_the_same_address_gets_no_builders_rights() {
+    let s =
+        TestServer::start_with(|c| c.owner_window = std::time::Duration::from_secs(86_400).into())
+            .await;
+    let mut ann = builder(&s, "Ann").await;
+    ann.command("@create a brass lamp").await;
+    let mallory = s.api().agent(Some("Mallory")).await;
+    let refused = mcp_tool(
+        s.http,
+        &mallory.token,
+        "create",
+        json!({ "name": "a stool" }),
+    )
+    .await;
+    assert_eq!(
+        refused["content"][0]["text"], "Only builders may do that; a wizard can make you one.",
+        "{refused}"
+    );
+    let renamed = mcp_tool(
+        s.http,
+        &mallory.token,
+        "describe",
+        json!({ "object": "#1000", "description": "Mine now." }),
+    )
+    .await;
+    assert_eq!(renamed["isError"], true, "{renamed}");
+}

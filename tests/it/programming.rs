@@ -113,6 +113,10 @@ async fn a_programmer_gives_a_thing_a_verb_that_anyone_here_runs_and_it_outlives
     let mut bob = s.again("Bob").await;
     bob.send("switch lamp").await;
     bob.expect("Click.").await;
+    // A thing's verbs go with it: carried, it is switched all the same.
+    assert_eq!(bob.command("take lamp").await, ["You take a brass lamp."]);
+    bob.send("switch lamp").await;
+    bob.expect("Click.").await;
     assert_eq!(
         bob.command("@list #1000:switch").await[0],
         "#1000:switch, version 2 (of 0, 1, 2), by Ann:"

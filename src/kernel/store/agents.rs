@@ -64,6 +64,8 @@ pub struct IdentityRow {
     pub kind: Kind,
     /// The identity it speaks for in ratings, if not itself (see [`Origin`]).
     pub owner: Option<String>,
+    /// The person whose token made it, for whom it builds (an agent of theirs).
+    pub maker: Option<String>,
 }
 
 /// Where an anonymous identity was made, and how close together two made from one address
@@ -133,11 +135,11 @@ fn row(r: &Row) -> sql::Result<AgentRow> {
     })
 }
 
-/// An agent made with a person's token (`owner`) builds and programs as that person may: the
-/// bits are its own or its owner's.
+/// An agent made with a person's token (`maker`) builds and programs as that person may: the
+/// bits are its own or its maker's.
 const COLUMNS: &str = "agent_id, name, password_hash, description, room, linelength, wrap, screenreader, wizard, \
-     CASE WHEN builder = 1 OR EXISTS (SELECT 1 FROM agents o WHERE o.agent_id = agents.owner AND o.builder = 1) THEN 1 ELSE 0 END AS builder, \
-     CASE WHEN programmer = 1 OR EXISTS (SELECT 1 FROM agents o WHERE o.agent_id = agents.owner AND o.programmer = 1) THEN 1 ELSE 0 END AS programmer";
+     CASE WHEN builder = 1 OR EXISTS (SELECT 1 FROM agents o WHERE o.agent_id = agents.maker AND o.builder = 1) THEN 1 ELSE 0 END AS builder, \
+     CASE WHEN programmer = 1 OR EXISTS (SELECT 1 FROM agents o WHERE o.agent_id = agents.maker AND o.programmer = 1) THEN 1 ELSE 0 END AS programmer";
 
 pub fn new_agent_id() -> String {
     format!("{:016x}", rand::random::<u64>())
@@ -196,6 +198,7 @@ impl Store {
         room: &str,
         origin: Option<Origin>,
         owner: Option<String>,
+        maker: Option<String>,
     ) -> Result<IdentityRow, CreateError> {
         let room = room.to_owned();
         let created = self
@@ -210,8 +213,8 @@ impl Store {
                         .clone()
                         .unwrap_or_else(|| format!("Agent_{:04x}", rand::random::<u16>()));
                     let inserted = c.execute_or_refused(
-                        "INSERT INTO agents (agent_id, name, token_hash, room, kind, owner, origin) VALUES (?1, ?2, ?3, ?4, 'agent', ?5, ?6)",
-                        args![&agent_id, &candidate, &token_hash, &room, owner.as_deref(), address.as_deref()],
+                        "INSERT INTO agents (agent_id, name, token_hash, room, kind, owner, origin, maker) VALUES (?1, ?2, ?3, ?4, 'agent', ?5, ?6, ?7)",
+                        args![&agent_id, &candidate, &token_hash, &room, owner.as_deref(), address.as_deref(), maker.as_deref()],
                     );
                     match inserted {
                         Ok(_) => {
@@ -221,6 +224,7 @@ impl Store {
                                 token_hash: Some(token_hash),
                                 kind: Kind::Agent,
                                 owner,
+                                maker,
                             }));
                         }
                         Err(DbError::Constraint(_)) if name.is_none() => {}
@@ -263,7 +267,7 @@ impl Store {
     pub async fn all_identities(&self) -> Result<Vec<IdentityRow>, StoreError> {
         self.read(|c| {
             c.query(
-                "SELECT agent_id, name, token_hash, kind, owner FROM agents",
+                "SELECT agent_id, name, token_hash, kind, owner, maker FROM agents",
                 &[],
             )?
             .iter()
@@ -274,6 +278,7 @@ impl Store {
                     token_hash: r.get("token_hash")?,
                     kind: Kind::from_stored(&r.get::<String>("kind")?),
                     owner: r.get("owner")?,
+                    maker: r.get("maker")?,
                 })
             })
             .collect()

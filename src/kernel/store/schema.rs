@@ -197,7 +197,7 @@ const MIGRATIONS: &[&str] = &[
     // code, the last few versions of each.
     programs_migration!("INTEGER"),
     // 15: what the town's own objects' properties (the world files') became as programmed
-    // verbs changed them.
+    // verbs changed them; and whose token made an agent (it builds as they may).
     TOWN_PROPS,
 ];
 
@@ -205,7 +205,8 @@ const MIGRATIONS: &[&str] = &[
 const TOWN_PROPS: &str = "CREATE TABLE town_props (
         object TEXT PRIMARY KEY,
         props  TEXT NOT NULL
-    );";
+    );
+    ALTER TABLE agents ADD COLUMN maker TEXT;";
 
 /// Migration 14, the same words for both engines but each one's integer type.
 macro_rules! programs_migration {

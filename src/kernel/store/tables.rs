@@ -212,6 +212,9 @@ pub const TABLES: &[Table] = &[
                 int("builder").not_null().default(Int(0)),
                 // May program (`@verb`, `@program`): another bit a wizard grants.
                 int("programmer").not_null().default(Int(0)),
+                // The person whose token made this agent, for whom it builds with their
+                // rights (not the ratings' owner, which an address may give too).
+                text("maker"),
             ],
         )
     },
@@ -327,9 +330,9 @@ pub const TABLES: &[Table] = &[
         "verbs",
         &["num", "name", "version"],
         &[
-            int("num"),
-            text("name"),
-            int("version"),
+            int("num").not_null(),
+            text("name").not_null(),
+            int("version").not_null(),
             text("code").not_null(),
             text("author").not_null(),
             int("created_ms").not_null(),

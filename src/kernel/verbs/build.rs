@@ -76,7 +76,7 @@ pub fn show_here(world: &World, cx: &mut Cx, what: impl FnOnce(&str) -> String) 
     let me = world.player(&cx.actor);
     let (room, line) = (me.room, what(&me.name));
     let actor = cx.actor.clone();
-    cx.tell_room(world, room, &actor, line);
+    world.tell_hearers(cx, room, Some(&actor), line);
 }
 
 /// `#1000` → 1000.
@@ -961,8 +961,7 @@ pub struct SetProperty {
     pub value: Option<String>,
 }
 
-/// The longest property value, in characters.
-pub const MAX_VALUE: usize = 1000;
+use crate::world::build::MAX_VALUE;
 
 impl Verb for Set {
     const NAME: &'static str = "set";

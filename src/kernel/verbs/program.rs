@@ -434,8 +434,11 @@ you as events.";
     fn run(world: &mut World, cx: &mut Cx, args: RunArgs) -> Result<Reply<Started>, VerbError> {
         let found = object(world, &cx.actor, &args.object)?;
         let here = world.player(&cx.actor).room;
+        let pocket = world.pocket_of(&cx.actor);
         let near = match found {
-            Found::Room(r) | Found::Exit(r, _) | Found::Thing(r, _) => r == here,
+            Found::Room(r) | Found::Exit(r, _) | Found::Thing(r, _) => {
+                r == here || Some(r) == pocket
+            }
         };
         let num = world.num_of(found);
         let verb = args.verb.trim().to_ascii_lowercase();
@@ -451,7 +454,7 @@ you as events.";
             .unwrap_or("")
             .split_whitespace()
             .take(32)
-            .map(str::to_owned)
+            .map(|w| w.chars().take(100).collect())
             .collect();
         let run = world.start_run(cx, found, &verb, words).map_err(refused)?;
         // A typed line says nothing more: what the verb does is what the typist reads.

@@ -69,6 +69,11 @@ impl World {
                 things: Vec::new(),
             });
         }
+        // Every stored number stays taken, even one whose room is gone: a new object given it
+        // could not be stored beside the old row.
+        for r in &rows {
+            self.map.reserve(r.num);
+        }
         for r in rows.iter().filter(|r| r.kind != BuiltKind::Room) {
             // A thing someone carries is in their pocket, made as it is first needed.
             if let Some(who) = r
@@ -113,8 +118,8 @@ impl World {
     /// Whose objects `who` builds and changes: the person an agent was made for with their
     /// token (the agent has exactly their rights), or themselves.
     pub fn builder_of(&self, who: &AgentId) -> AgentId {
-        match self.directory.owner_of(who) {
-            o if o == who.as_ref() || o == "house" => who.clone(),
+        match self.directory.builds_for(who) {
+            o if o == who.as_ref() => who.clone(),
             o => o.into(),
         }
     }
@@ -143,25 +148,31 @@ impl World {
         owned
     }
 
-    /// The bytes of names, aliases and descriptions in what `who` owns.
+    /// The bytes of names, aliases, descriptions, properties and kept code in what `who` owns.
     pub fn owned_text(&self, who: &AgentId) -> usize {
         let mine = |o: &Option<String>| o.as_deref() == Some(who.as_ref());
         let words = |name: &str, aliases: &[String], description: &str| {
             name.len() + aliases.iter().map(String::len).sum::<usize>() + description.len()
         };
+        let props = |p: &std::collections::BTreeMap<String, String>| {
+            p.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>()
+        };
         let mut bytes = 0;
+        let mut nums = Vec::new();
         for r in self.map.rooms.iter().filter(|r| !r.gone) {
             if mine(&r.owner) {
-                bytes += words(&r.name, &[], &r.description);
+                bytes += words(&r.name, &[], &r.description) + props(&r.props);
+                nums.push(r.num);
             }
             for e in r.exits.iter().filter(|e| mine(&e.owner)) {
                 bytes += words(&e.name, &e.aliases, "");
             }
             for t in r.things.iter().filter(|t| mine(&t.owner)) {
-                bytes += words(&t.name, &t.aliases, &t.description);
+                bytes += words(&t.name, &t.aliases, &t.description) + props(&t.props);
+                nums.push(t.num);
             }
         }
-        bytes
+        bytes + nums.into_iter().map(|n| self.code_bytes(n)).sum::<usize>()
     }
 
     /// Refuses `who` text that would take what they own past their quota of bytes: `adding`
@@ -673,6 +684,8 @@ impl World {
 
 /// The most properties one object may hold.
 pub const MAX_PROPS: usize = 32;
+/// The longest a property's value may be, in characters.
+pub const MAX_VALUE: usize = 1000;
 
 impl World {
     /// Sets property `key` of the room or thing `found` to `value` (or removes it: `None`), as
@@ -702,6 +715,11 @@ impl World {
         value: Option<&str>,
         owner: Option<&str>,
     ) -> Result<(), Refused> {
+        if value.is_some_and(|v| v.chars().count() > MAX_VALUE || v.chars().any(char::is_control)) {
+            return Err(Refused(format!(
+                "A property's value is one line of at most {MAX_VALUE} characters."
+            )));
+        }
         let (num, props) = match found {
             Found::Room(r) => (self.map.room(r).num, &self.map.room(r).props),
             Found::Thing(r, k) => {
@@ -741,10 +759,11 @@ impl World {
             }
         }
         let now = props.clone();
-        let undo = move |w: &mut World| match found {
-            Found::Room(r) => w.map.rooms[r].props = before,
-            Found::Thing(r, k) => w.map.rooms[r].things[k].props = before,
-            Found::Exit(..) => {}
+        // Found again by its number: a thing may have moved since (carried, or moved by a verb).
+        let undo = move |w: &mut World| match w.map.find_num(num) {
+            Some(Found::Room(r)) => w.map.rooms[r].props = before,
+            Some(Found::Thing(r, k)) => w.map.rooms[r].things[k].props = before,
+            _ => {}
         };
         match town_key {
             Some(object) => cx.save(crate::store::built::set_town_props(object, now), undo),

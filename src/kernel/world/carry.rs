@@ -68,6 +68,24 @@ impl World {
         }
     }
 
+    /// Tells everyone in `room` but `except` who may hear the town (a game that keeps someone
+    /// apart, a Werewolf match, keeps them from this too).
+    pub fn tell_hearers(
+        &self,
+        cx: &mut Cx,
+        room: RoomIdx,
+        except: Option<&AgentId>,
+        line: impl Into<std::sync::Arc<str>>,
+    ) {
+        let line = line.into();
+        for id in self.occupants(room) {
+            if except.is_some_and(|e| super::same_agent(e, id)) || self.deaf_to_town(id).is_some() {
+                continue;
+            }
+            cx.tell(id, line.clone());
+        }
+    }
+
     /// Moves thing `k` of room `from` into room `to`, stored, with what puts it back.
     pub(super) fn shift(&mut self, cx: &mut Cx, from: RoomIdx, k: usize, to: RoomIdx) {
         if from == to {
@@ -110,7 +128,8 @@ impl World {
         let pocket = self.pocket(&cx.actor.clone(), Some(cx));
         self.shift(cx, r, k, pocket);
         let me = self.player(&cx.actor).name.clone();
-        cx.tell_room(self, here, &cx.actor.clone(), format!("{me} takes {name}."));
+        let actor = cx.actor.clone();
+        self.tell_hearers(cx, here, Some(&actor), format!("{me} takes {name}."));
         Ok(format!("You take {name}."))
     }
 
@@ -123,7 +142,8 @@ impl World {
         let name = self.map.room(pocket).things[k].name.clone();
         self.shift(cx, pocket, k, here);
         let me = self.player(&cx.actor).name.clone();
-        cx.tell_room(self, here, &cx.actor.clone(), format!("{me} drops {name}."));
+        let actor = cx.actor.clone();
+        self.tell_hearers(cx, here, Some(&actor), format!("{me} drops {name}."));
         Ok(format!("You drop {name}."))
     }
 
@@ -147,9 +167,13 @@ impl World {
             self.player(to).name.clone(),
         );
         cx.tell(to, format!("{me} gives you {name}."));
-        for id in self.occupants(here).to_vec() {
-            if !super::same_agent(&id, to) && !super::same_agent(&id, &cx.actor) {
-                cx.tell(&id, format!("{me} gives {name} to {them}."));
+        let line: std::sync::Arc<str> = format!("{me} gives {name} to {them}.").into();
+        for id in self.occupants(here) {
+            if !super::same_agent(id, to)
+                && !super::same_agent(id, &cx.actor)
+                && self.deaf_to_town(id).is_none()
+            {
+                cx.tell(id, line.clone());
             }
         }
         Ok(format!("You give {name} to {them}."))

@@ -190,9 +190,15 @@ pub fn export(
     let mut files = base;
     for (i, a) in added {
         let text = toml::to_string(&a).map_err(|e| e.to_string())?;
-        let (_, file) = &mut files[i];
-        file.push_str("\n# What builders made here, as `moot world export` wrote it.\n");
-        file.push_str(&text);
+        let (path, file) = &mut files[i];
+        let appended =
+            format!("{file}\n# What builders made here, as `moot world export` wrote it.\n{text}");
+        // Appended tables are good TOML unless the file wrote its exits or things inline
+        // (`exits = [...]`): then the whole file is written anew, its lists joined.
+        *file = match toml::from_str::<toml::Table>(&appended) {
+            Ok(_) => appended,
+            Err(_) => rewritten(file, &a).map_err(|e| format!("{path}: {e}"))?,
+        };
     }
     for (id, room) in new_rooms {
         let text = toml::to_string(&room).map_err(|e| e.to_string())?;
@@ -202,6 +208,22 @@ pub fn export(
         ));
     }
     Ok((files, done))
+}
+
+/// A room file's text with `added` joined to its lists, written anew.
+fn rewritten(text: &str, added: &Added) -> Result<String, String> {
+    let mut table: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
+    let added = toml::Table::try_from(added).map_err(|e| e.to_string())?;
+    for (key, value) in added {
+        let list = table
+            .entry(key.clone())
+            .or_insert_with(|| toml::Value::Array(Vec::new()));
+        match (list, value) {
+            (toml::Value::Array(list), toml::Value::Array(more)) => list.extend(more),
+            _ => return Err(format!("`{key}` is not a list")),
+        }
+    }
+    toml::to_string(&table).map_err(|e| e.to_string())
 }
 
 /// Writes `files` into `dir` (made if missing), refusing to overwrite a town already there.
@@ -348,11 +370,37 @@ mod tests {
             ("a brass lamp", "no")
         );
         let verbs = std::mem::take(&mut map.verbs);
-        assert_eq!(verbs.len(), 1);
+        let lamp = super::super::map::Held::Thing("built_thing_1003".into());
+        let lamps: Vec<_> = verbs.iter().filter(|(held, _, _)| *held == lamp).collect();
+        assert_eq!(lamps.len(), 1);
         assert_eq!(
-            verbs[0].2,
+            lamps[0].2,
             "let lit = this[\"lit\"] == \"yes\";\nsay(\"Click.\");"
         );
         assert!(!files.iter().any(|(_, t)| t.contains("a key")));
+    }
+
+    /// A room file that writes its exits inline is written anew, its list joined.
+    #[test]
+    fn a_file_with_inline_lists_is_joined_not_broken() {
+        let base = vec![
+            (
+                "world.toml".to_owned(),
+                "name = \"t\"\nwelcome = \"w\"\nstart = \"a\"\n".to_owned(),
+            ),
+            (
+                "rooms/a.toml".to_owned(),
+                "id = \"a\"\nname = \"A\"\ndescription = \"d\"\nexits = [{ name = \"loop\", to = \"a\" }]\n"
+                    .to_owned(),
+            ),
+        ];
+        let built = vec![row(1000, BuiltKind::Exit, "back", Some("a"), Some("a"))];
+        let (files, _) = export(base, &built, &[]).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), &files).unwrap();
+        let map = super::super::load(dir.path()).unwrap();
+        let a = map.room(map.room_by_id("a").unwrap());
+        let names: Vec<&str> = a.exits.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["loop", "back"]);
     }
 }

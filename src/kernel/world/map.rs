@@ -190,6 +190,11 @@ impl Map {
         room.things.iter_mut().for_each(|t| self.number(&mut t.num));
     }
 
+    /// Keeps number `num` from ever being given (an object stored with it).
+    pub fn reserve(&mut self, num: ObjNum) {
+        self.next_num = self.next_num.max(num + 1);
+    }
+
     /// The next free number, taken.
     pub fn take_num(&mut self) -> ObjNum {
         let n = self.next_num;

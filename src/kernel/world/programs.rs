@@ -63,7 +63,6 @@ pub struct Programs {
     /// By object and verb name, oldest version first.
     verbs: BTreeMap<(ObjNum, String), Vec<Version>>,
     running: BTreeMap<u64, Running>,
-    next_job: u64,
     pub(super) limits: Limits,
     /// Runs per second of one owner's verbs, whoever typed them.
     rate: Limiter<String>,
@@ -85,7 +84,6 @@ impl Default for Programs {
         Programs {
             verbs: BTreeMap::new(),
             running: BTreeMap::new(),
-            next_job: 1,
             limits: Limits::default(),
             rate: Limiter::new(5.0, 10),
         }
@@ -219,6 +217,16 @@ impl World {
         Some((v, versions.len()))
     }
 
+    /// The bytes of code kept for the verbs on `num`, every kept version counted.
+    pub fn code_bytes(&self, num: ObjNum) -> usize {
+        self.programs
+            .verbs
+            .range((num, String::new())..)
+            .take_while(|((n, _), _)| *n == num)
+            .flat_map(|(_, versions)| versions.iter().map(|v| v.code.len()))
+            .sum()
+    }
+
     /// The versions of verb `name` on `num` that are kept, oldest first.
     pub fn verb_versions(&self, num: ObjNum, name: &str) -> Vec<u32> {
         self.programs
@@ -301,9 +309,11 @@ impl World {
     ) -> Result<u32, Refused> {
         let key = (num, name.to_owned());
         let before = self.programs.verbs.get(&key).cloned();
+        // Every kept version counts against the quota; the oldest goes when one more is kept.
         let dropping = before
             .as_ref()
-            .and_then(|v| v.last())
+            .filter(|v| v.len() >= KEPT)
+            .and_then(|v| v.first())
             .map_or(0, |v| v.code.len());
         self.within_text(&cx.actor, code.len(), dropping)?;
         // `@verb` stores version 0, with no code; each `@program` the next.
@@ -403,13 +413,19 @@ impl World {
         let Some((version, _)) = self.verb_code(num, name, None) else {
             return Err(Refused(format!("#{num} has no verb called {name}.")));
         };
+        // A game that keeps someone apart from the town (a Werewolf match) keeps their verbs in.
+        if let Some(why) = self.deaf_to_town(&cx.actor) {
+            return Err(Refused(why));
+        }
         let code = version.code.clone();
         // The town's own verbs (the world files') are each their own owner, for the limits.
         let owner = self.owner_of(found).map(str::to_owned);
         let key = owner.clone().unwrap_or_else(|| format!("#{num}"));
         let alike = |r: &&Running| r.owner == owner && (owner.is_some() || r.num == num);
+        let typed = |r: &&Running| super::same_agent(&r.player, &cx.actor);
         if self.programs.running.len() >= MAX_RUNNING
             || self.programs.running.values().filter(alike).count() >= MAX_RUNNING_EACH
+            || self.programs.running.values().filter(typed).count() >= MAX_RUNNING_EACH
         {
             return Err(Refused(
                 "Too many verbs are running just now; try again in a moment.".into(),
@@ -422,8 +438,12 @@ impl World {
             )));
         }
         let snapshot = self.snapshot(&cx.actor, found, owner.as_deref(), name, words);
-        let job = self.programs.next_job;
-        self.programs.next_job += 1;
+        // A run's number is drawn at random: counted up, it would tell anyone how many verbs
+        // the town runs.
+        let mut job = u64::from(rand::random::<u32>());
+        while self.programs.running.contains_key(&job) {
+            job = u64::from(rand::random::<u32>());
+        }
         let stop = Arc::new(AtomicBool::new(false));
         self.programs.running.insert(
             job,
@@ -551,17 +571,26 @@ impl World {
             Err(f) => f,
         };
         let what = format!("#{}:{}", run.num, run.verb);
-        if self.is_present(&run.player) {
-            cx.tell(&run.player, format!("[{what} did nothing: {failure}.]"));
+        // Why, in words the code may have chosen (`throw`): one short line, cleaned.
+        let why: String = crate::text::clean(&failure.to_string())
+            .chars()
+            .take(300)
+            .collect();
+        if self.is_present(&run.player) && self.deaf_to_town(&run.player).is_none() {
+            cx.tell(&run.player, format!("[{what} did nothing: {why}.]"));
         }
         if let Some(owner) = run.owner.as_deref().map(AgentId::from)
             && !super::same_agent(&owner, &run.player)
             && self.is_present(&owner)
+            && self.deaf_to_town(&owner).is_none()
         {
-            let who = self.player(&run.player).name.clone();
+            let who = self
+                .directory
+                .name_of(&run.player)
+                .unwrap_or_else(|| "someone gone".to_owned());
             cx.tell(
                 &owner,
-                format!("[Your {what}, typed by {who}, did nothing: {failure}.]"),
+                format!("[Your {what}, typed by {who}, did nothing: {why}.]"),
             );
         }
     }
@@ -574,7 +603,8 @@ impl World {
                         continue;
                     };
                     let id: AgentId = id.as_str().into();
-                    if self.is_present(&id) {
+                    // Nobody a game keeps apart from the town hears a verb.
+                    if self.is_present(&id) && self.deaf_to_town(&id).is_none() {
                         cx.tell(&id, crate::wrap::set_in_if_marked(&line).into_owned());
                     }
                 }
@@ -584,9 +614,7 @@ impl World {
                     };
                     let r = self.outside(r);
                     let line: Arc<str> = crate::wrap::set_in_if_marked(&line).into_owned().into();
-                    for id in self.occupants(r).to_vec() {
-                        cx.tell(&id, line.clone());
-                    }
+                    self.tell_hearers(cx, r, None, line);
                 }
                 Deed::Set { obj, key, value } => {
                     let found = self.reach(obj, run.owner.as_deref())?;
