@@ -36,15 +36,15 @@ impl Door {
     pub async fn make_agent(&self, call: AgentCall) -> Called {
         // Made with someone's token, it is that someone's: in ratings, and as a builder (an
         // agent's agent builds for the person the first was made for).
-        let (owner, maker) = match &call.maker {
+        let made_by = match &call.maker {
             Some(maker) => {
                 let maker = vouch(&self.directory, maker).map_err(CallRefused::Unvouched)?;
-                (
-                    Some(self.directory.owner_of(&maker)),
-                    Some(self.directory.builds_for(&maker)),
-                )
+                moot_kernel::store::MadeBy {
+                    owner: Some(self.directory.owner_of(&maker)),
+                    maker: Some(self.directory.builds_for(&maker)),
+                }
             }
-            None => (None, None),
+            None => moot_kernel::store::MadeBy::default(),
         };
         if let Some(ip) = call.ip
             && self.directory.is_banned(&ip.to_string())
@@ -80,8 +80,7 @@ impl Door {
             call.name,
             &self.start_room,
             origin,
-            owner,
-            maker,
+            made_by,
         )
         .await
         .map_err(|e| match e {

@@ -379,16 +379,15 @@ pub enum RegisterError {
 }
 
 /// Makes an API agent (named, or `Agent_xxxx`) standing in `room`, and lets the directory know
-/// its token: what `POST /agents` and `moot mcp` both do. Its owner is `owner` where the
-/// maker is known (it held a token), or else is found from `origin`.
+/// its token: what `POST /agents` and `moot mcp` both do. Who made it with a token (`made_by`)
+/// owns it; else its owner is found from `origin`.
 pub async fn register_agent(
     store: &crate::store::Store,
     directory: &Directory,
     name: Option<String>,
     room: &str,
     origin: Option<crate::store::Origin>,
-    owner: Option<String>,
-    maker: Option<String>,
+    made_by: crate::store::MadeBy,
 ) -> Result<Registered, RegisterError> {
     if let Some(n) = &name {
         validate_name(n).map_err(RegisterError::BadName)?;
@@ -396,15 +395,7 @@ pub async fn register_agent(
     let agent_id = crate::store::new_agent_id();
     let token = issue_token(&agent_id);
     let row = store
-        .create_agent(
-            agent_id,
-            name.clone(),
-            token.hash,
-            room,
-            origin,
-            owner,
-            maker,
-        )
+        .create_agent(agent_id, name.clone(), token.hash, room, origin, made_by)
         .await
         .map_err(|e| match e {
             crate::store::CreateError::NameTaken => {

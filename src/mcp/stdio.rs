@@ -51,8 +51,7 @@ pub async fn serve(args: McpArgs) -> Result<(), Box<dyn std::error::Error>> {
                 &core.start_room,
                 // Made by whoever runs the process on this machine: its own owner and maker.
                 None,
-                None,
-                None,
+                Default::default(),
             )
             .await?;
             tracing::info!(name = %made.row.name, "playing as a new character");

@@ -88,6 +88,14 @@ impl Origin {
     }
 }
 
+/// Who an agent made with someone's token belongs to: the identity it speaks for in ratings
+/// (`owner`), and the person it builds for (`maker`); both none for an agent made without one.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MadeBy {
+    pub owner: Option<String>,
+    pub maker: Option<String>,
+}
+
 /// The owner an identity made now from `origin` takes: that of the latest identity made from
 /// the same address, if it was made within the window; none (itself) otherwise.
 fn owner_from(c: &mut Sql, origin: Option<&Origin>) -> sql::Result<Option<String>> {
@@ -197,9 +205,9 @@ impl Store {
         token_hash: String,
         room: &str,
         origin: Option<Origin>,
-        owner: Option<String>,
-        maker: Option<String>,
+        made_by: MadeBy,
     ) -> Result<IdentityRow, CreateError> {
+        let MadeBy { owner, maker } = made_by;
         let room = room.to_owned();
         let created = self
             .call(move |c| {

@@ -42,7 +42,7 @@ mod value;
 mod writer;
 pub mod writes;
 
-pub use agents::{AgentRow, CreateError, IdentityRow, Kind, Origin, new_agent_id};
+pub use agents::{AgentRow, CreateError, IdentityRow, Kind, MadeBy, Origin, new_agent_id};
 pub use sql::{DbError, Engine, Sql};
 
 use std::path::{Path, PathBuf};
