@@ -167,6 +167,31 @@ async fn seed_accounts(db: &str, n: usize) {
         .unwrap()
         .to_string();
     use moot::store::sql::Value;
+    // An SQLite file is made by the moot under test, at its own schema, and the accounts
+    // written into it directly: an older build (`benches/compare`) refuses a database a newer
+    // moot has brought forward.
+    if let Some(path) = db.strip_suffix(".db").map(|_| db) {
+        let made = std::process::Command::new(server::binary())
+            .args(["--db", path, "admin", "list"])
+            .output()
+            .expect("moot runs");
+        assert!(made.status.success(), "{made:?}");
+        let c = rusqlite::Connection::open(path).unwrap();
+        for i in 0..n {
+            c.execute(
+                "INSERT INTO agents (agent_id, name, password_hash, room) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT DO NOTHING",
+                rusqlite::params![
+                    format!("bench{i}"),
+                    format!("b{i:04}"),
+                    &hash,
+                    format!("r{:02}", i % ROOMS)
+                ],
+            )
+            .unwrap();
+        }
+        return;
+    }
     let db = moot::store::Database::parse(db);
     let store = moot::store::Store::open(&db, moot::store::StoreOptions::default()).unwrap();
     store
