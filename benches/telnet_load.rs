@@ -4,12 +4,11 @@
 //! rooms, logs clients in, and has each alternate `say <token>` (waiting for its own echo) and
 //! `look` (waiting for the room's name). It prints commands per second and latency
 //! percentiles for five scenarios (`crowd500gmcp` is the crowded room with half its clients
-//! taking GMCP as Mudlet does; `verb8` is eight clients in eight rooms with a programmed verb in place of `say`:
-//! each room's `ring`, a line of Rhai that tells the typist `Ding.`, the town running at most
-//! eight at once), then holds as many idle
-//! connections as the machine allows and prints the server's memory per connection. `startup`
-//! (asked for by name: `--only startup`) times moot's start on a town with 10,000 built objects
-//! (and a verb on every tenth thing) beside its start on none.
+//! taking GMCP as Mudlet does; `verb8` is eight clients in eight rooms with a programmed verb in
+//! place of `say`: each room's `ring`, a line of Rhai that tells the typist `Ding.`, the town
+//! running at most eight at once), then holds as many idle connections as the machine allows
+//! and prints the server's memory per connection. Last, `startup` times moot's start on a town
+//! with 10,000 built objects (and a verb on every tenth thing) beside its start on none.
 //!
 //!     cargo bench --bench telnet_load                     # everything, 10 s per scenario
 //!     cargo bench --bench telnet_load -- --seconds 5 --only crowd500   (or a comma list)
@@ -870,7 +869,7 @@ fn main() {
             // The MOO has no GMCP, nor moot's programmed verbs.
             let Some(moo) = moo
                 .as_ref()
-                .filter(|_| gmcp_every.is_none() && name != "verb50")
+                .filter(|_| gmcp_every.is_none() && name != "verb8")
             else {
                 continue;
             };
