@@ -661,3 +661,56 @@ async fn a_neighbour_on_the_same_address_gets_no_builders_rights() {
     .await;
     assert_eq!(renamed["isError"], true, "{renamed}");
 }
+
+/// As LambdaCore's `w` bit: what its owner makes writable every builder may change (describe,
+/// set, program, dig exits from), but only its owner locks or recycles it; made hers alone
+/// again, it is; and the bit outlives a restart.
+#[tokio::test]
+async fn what_its_owner_made_writable_every_builder_may_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut ann = builder(&s, "Ann").await;
+    let mut bob = builder(&s, "Bob").await;
+    ann.command("@create a shared easel").await;
+    assert_eq!(
+        bob.command("@describe easel as Bob was here.").await,
+        ["That is not yours to change."]
+    );
+    assert_eq!(
+        bob.command("@chmod easel +w").await,
+        ["That is not yours to open to others."]
+    );
+    assert_eq!(
+        ann.command("@chmod easel +w").await,
+        ["#1000 is writable: every builder may change it."]
+    );
+    assert_eq!(
+        bob.command("@describe easel as Bob was here.").await,
+        ["Description set."]
+    );
+    assert_eq!(
+        bob.command("@set easel.colour to red").await,
+        ["#1000.colour is now \"red\"."]
+    );
+    assert_eq!(
+        bob.command("@recycle easel").await,
+        ["That is not yours to recycle."]
+    );
+    drop((ann, bob));
+    let dir2 = s.stop().await;
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut ann = s.again("Ann").await;
+    let mut bob = s.again("Bob").await;
+    assert_eq!(
+        bob.command("@chmod easel").await,
+        ["#1000 is writable: every builder may change it."]
+    );
+    ann.command("@chmod easel -w").await;
+    assert_eq!(
+        bob.command("@rename easel to Bob's easel").await,
+        ["That is not yours to change."]
+    );
+    s.stop().await;
+    drop((dir, dir2));
+}

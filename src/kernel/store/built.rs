@@ -54,6 +54,8 @@ pub struct BuiltRow {
     pub props: std::collections::BTreeMap<String, String>,
     /// When it was made (milliseconds since the Unix epoch).
     pub created_ms: u64,
+    /// Whether every builder may change it (`@chmod +w`).
+    pub writable: bool,
 }
 
 /// Stores a new object.
@@ -145,6 +147,20 @@ pub fn set_town_props(
     }
 }
 
+/// Lets every builder change an object, or its owner alone (`@chmod`).
+pub fn set_writable(
+    num: u64,
+    on: bool,
+) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
+    move |c| {
+        c.execute(
+            "UPDATE built SET writable = ?1 WHERE num = ?2",
+            args![on, num],
+        )?;
+        Ok(())
+    }
+}
+
 /// Puts a thing in another room (by the room's id).
 pub fn place(num: u64, room: String) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
     move |c| {
@@ -182,7 +198,7 @@ pub fn unbuild(nums: Vec<u64>) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Sen
 
 fn load(c: &mut Sql) -> sql::Result<Vec<BuiltRow>> {
     let rows = c.query(
-        "SELECT num, kind, owner, name, aliases, description, place, dest, lock, thing_kind, props, created_ms
+        "SELECT num, kind, owner, name, aliases, description, place, dest, lock, thing_kind, props, created_ms, writable
          FROM built ORDER BY num",
         &[],
     )?;
@@ -207,6 +223,7 @@ fn load(c: &mut Sql) -> sql::Result<Vec<BuiltRow>> {
             thing_kind: r.get("thing_kind")?,
             props: serde_json::from_str(&r.get::<String>("props")?).unwrap_or_default(),
             created_ms: r.get("created_ms")?,
+            writable: r.get("writable")?,
         });
     }
     Ok(built)

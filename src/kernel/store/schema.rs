@@ -197,7 +197,8 @@ const MIGRATIONS: &[&str] = &[
     // code, the last few versions of each.
     programs_migration!("INTEGER"),
     // 15: what the town's own objects' properties (the world files') became as programmed
-    // verbs changed them; and whose token made an agent (it builds as they may).
+    // verbs changed them; whose token made an agent (it builds as they may); and which built
+    // objects their owners made writable (`@chmod +w`).
     TOWN_PROPS,
 ];
 
@@ -206,7 +207,8 @@ const TOWN_PROPS: &str = "CREATE TABLE town_props (
         object TEXT PRIMARY KEY,
         props  TEXT NOT NULL
     );
-    ALTER TABLE agents ADD COLUMN maker TEXT;";
+    ALTER TABLE agents ADD COLUMN maker TEXT;
+    ALTER TABLE built ADD COLUMN writable INTEGER NOT NULL DEFAULT 0;";
 
 /// Migration 14, the same words for both engines but each one's integer type.
 macro_rules! programs_migration {

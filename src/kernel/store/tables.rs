@@ -322,6 +322,8 @@ pub const TABLES: &[Table] = &[
             // Its properties (`@set`), a JSON object of strings.
             text("props").not_null().default(Text("{}")),
             int("created_ms").not_null(),
+            // Whether every builder may change it (`@chmod +w`), not its owner alone.
+            int("writable").not_null().default(Int(0)),
         ],
     ),
     // Programmed verbs' code: the last few versions of each verb on an object (`num`), with

@@ -223,13 +223,10 @@ the exits'.";
         let here = world.player(&actor).room;
         // Exits from here are the room's owner's to open, and the way back is theirs from the
         // room it leads to.
-        if ways.is_some() {
-            let owner = world.map.room(here).owner.clone();
-            if !world.may_change(&actor, owner.as_deref()) {
-                return Err(VerbError::refused(
-                    "You may open exits only from rooms you own.",
-                ));
-            }
+        if ways.is_some() && !world.may_alter(&actor, Found::Room(here)) {
+            return Err(VerbError::refused(
+                "You may open exits only from rooms you own.",
+            ));
         }
         // Everything is checked before anything is made, so a refusal leaves nothing behind.
         let dest = destination(world, &args.room)?;
@@ -260,7 +257,7 @@ the exits'.";
         let (to, room_num) = match dest {
             Destination::Room(r) => {
                 let back = ways.as_ref().is_some_and(|(_, b)| b.is_some());
-                if back && !world.may_change(&actor, world.map.room(r).owner.as_deref()) {
+                if back && !world.may_alter(&actor, Found::Room(r)) {
                     return Err(VerbError::refused(
                         "The way back would be an exit from a room you do not own.",
                     ));
@@ -483,7 +480,7 @@ room you arrive in, as `go` does.";
             Some(_) => return Err(VerbError::refused(format!("#{n} is not a room."))),
             None => return Err(VerbError::not_found(format!("There is no object #{n}."))),
         };
-        if !world.may_change(&actor, world.map.room(to).owner.as_deref()) {
+        if !world.may_alter(&actor, Found::Room(to)) {
             return Err(VerbError::refused(
                 "You may go only to rooms you built; walk to the others.",
             ));
@@ -898,7 +895,7 @@ house`, `deal`. `@recycle` takes it away again.";
         let actor = cx.actor.clone();
         builder(world, &actor)?;
         let here = world.player(&actor).room;
-        if !world.may_change(&actor, world.map.room(here).owner.as_deref()) {
+        if !world.may_alter(&actor, Found::Room(here)) {
             return Err(VerbError::refused(
                 "You may set up tables only in rooms you own.",
             ));
@@ -1026,6 +1023,84 @@ property as set.";
                 object: num,
                 property: key.to_owned(),
                 value: value.map(str::to_owned),
+            },
+        ))
+    }
+}
+
+pub struct Chmod;
+
+/// `<object> [+w|-w]` (for `@chmod`).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ChmodArgs {
+    /// `here`, `#1004`, or a thing or exit where you stand.
+    pub object: String,
+    /// `true` lets every builder change it, `false` its owner alone; leave it out to ask.
+    #[serde(default)]
+    pub writable: Option<bool>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Permissions {
+    pub object: ObjNum,
+    /// Whether every builder may change it.
+    pub writable: bool,
+}
+
+impl Verb for Chmod {
+    const NAME: &'static str = "chmod";
+    const ALIASES: &'static [&'static str] = &["@chmod"];
+    const USAGE: &'static str = "@chmod <object> [+w|-w]";
+    const SUMMARY: &'static str = "Let every builder change something of yours, or you alone.";
+    const HELP: &'static str = "`@chmod lamp +w` lets every builder describe, rename, set and \
+program your lamp (and dig exits from a room of yours), as LambdaCore's `w` bit does; `@chmod \
+lamp -w` makes it yours alone again; `@chmod lamp` says which it is. Only you (or a wizard) \
+lock, move or recycle it.";
+    const READ_ONLY: bool = false;
+    const TOPIC: Topic = TOPIC;
+    const TOOLSET: Option<super::Toolset> = Some(TOOLSET);
+    const TOOL_DESCRIPTION: &'static str = "Let every builder change `object`, which you built \
+(`writable` true), or you alone (false); without `writable`, only ask. Returns whether it is \
+writable.";
+    type Args = ChmodArgs;
+    type Output = Permissions;
+
+    fn parse(rest: &str) -> Result<ChmodArgs, VerbError> {
+        let rest = rest.trim();
+        let (object, flag) = match rest.rsplit_once(char::is_whitespace) {
+            Some((o, f)) if f == "+w" || f == "-w" => (o.trim(), Some(f == "+w")),
+            _ => (rest, None),
+        };
+        if object.is_empty() {
+            return Err(usage::<Chmod>());
+        }
+        Ok(ChmodArgs {
+            object: object.to_owned(),
+            writable: flag,
+        })
+    }
+
+    fn run(
+        world: &mut World,
+        cx: &mut Cx,
+        args: ChmodArgs,
+    ) -> Result<Reply<Permissions>, VerbError> {
+        builder(world, &cx.actor)?;
+        let found = object(world, &cx.actor, &args.object)?;
+        let num = world.num_of(found);
+        if let Some(on) = args.writable {
+            world.set_writable(cx, found, on).map_err(refused)?;
+        }
+        let writable = world.is_writable(num);
+        let said = match writable {
+            true => format!("#{num} is writable: every builder may change it."),
+            false => format!("#{num} is its owner's alone to change."),
+        };
+        Ok(Reply::new(
+            vec![said],
+            Permissions {
+                object: num,
+                writable,
             },
         ))
     }

@@ -626,6 +626,7 @@ pub static TOWN: &[VerbEntry] = &[
     entry::<build::Unlock>(),
     entry::<build::PlaceTable>(),
     entry::<build::Set>(),
+    entry::<build::Chmod>(),
     entry::<program::AddVerb>(),
     entry::<program::Program>(),
     entry::<program::List>(),

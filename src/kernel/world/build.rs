@@ -73,6 +73,9 @@ impl World {
         // could not be stored beside the old row.
         for r in &rows {
             self.map.reserve(r.num);
+            if r.writable {
+                self.writable.insert(r.num);
+            }
         }
         for r in rows.iter().filter(|r| r.kind != BuiltKind::Room) {
             // A thing someone carries is in their pocket, made as it is first needed.
@@ -113,6 +116,43 @@ impl World {
     pub fn may_change(&self, who: &AgentId, owner: Option<&str>) -> bool {
         (self.is_present(who) && self.player(who).wizard)
             || owner.is_some_and(|o| o == who.as_ref() || o == &*self.builder_of(who))
+    }
+
+    /// Whether `who` may change the object `found`: its owner may (see [`World::may_change`]),
+    /// and every builder may where its owner made it writable (`@chmod +w`), as LambdaCore's
+    /// `w` bit lets them.
+    pub fn may_alter(&self, who: &AgentId, found: Found) -> bool {
+        self.may_change(who, self.owner_of(found))
+            || (self.writable.contains(&self.num_of(found)) && self.may_build(who))
+    }
+
+    /// Whether every builder may change `num` (`@chmod +w`).
+    pub fn is_writable(&self, num: ObjNum) -> bool {
+        self.writable.contains(&num)
+    }
+
+    /// Lets every builder change the built object `found`, or its owner alone, as `cx`'s
+    /// actor, who must own it.
+    pub fn set_writable(&mut self, cx: &mut Cx, found: Found, on: bool) -> Result<(), Refused> {
+        let owner = self.owner_of(found).map(str::to_owned);
+        if owner.is_none() || !self.may_change(&cx.actor, owner.as_deref()) {
+            return Err(Refused("That is not yours to open to others.".into()));
+        }
+        let num = self.num_of(found);
+        let was = self.writable.contains(&num);
+        if on {
+            self.writable.insert(num);
+        } else {
+            self.writable.remove(&num);
+        }
+        cx.save(built::set_writable(num, on), move |w| {
+            if was {
+                w.writable.insert(num);
+            } else {
+                w.writable.remove(&num);
+            }
+        });
+        Ok(())
     }
 
     /// Whose objects `who` builds and changes: the person an agent was made for with their
@@ -246,6 +286,7 @@ impl World {
             thing_kind: None,
             props: Default::default(),
             created_ms: now_ms(),
+            writable: false,
         };
         cx.save(built::build(row), move |w| w.undo_last_room(idx));
         Ok((idx, num))
@@ -280,6 +321,7 @@ impl World {
             thing_kind: None,
             props: Default::default(),
             created_ms: now_ms(),
+            writable: false,
         };
         self.map.add_exit(from, exit_of(&row, to));
         cx.save(built::build(row), move |w| {
@@ -330,6 +372,7 @@ impl World {
             thing_kind: kind.map(str::to_owned),
             props: Default::default(),
             created_ms: now_ms(),
+            writable: false,
         };
         self.map.add_thing(at, thing_of(&row));
         cx.save(built::build(row), move |w| {
@@ -358,7 +401,7 @@ impl World {
         description: Option<&str>,
     ) -> Result<(), Refused> {
         let owner = self.owner_of(found).map(str::to_owned);
-        if !self.may_change(&cx.actor, owner.as_deref()) {
+        if !self.may_alter(&cx.actor, found) {
             return Err(Refused("That is not yours to change.".into()));
         }
         if owner.is_none() {
@@ -698,7 +741,7 @@ impl World {
         value: Option<&str>,
     ) -> Result<(), Refused> {
         let owner = self.owner_of(found).map(str::to_owned);
-        if owner.is_none() || !self.may_change(&cx.actor, owner.as_deref()) {
+        if owner.is_none() || !self.may_alter(&cx.actor, found) {
             return Err(Refused("That is not yours to change.".into()));
         }
         self.write_prop(cx, found, key, value, owner.as_deref())

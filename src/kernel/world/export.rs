@@ -286,6 +286,7 @@ mod tests {
             thing_kind: None,
             props: BTreeMap::from([("lit".into(), "no".into())]),
             created_ms: 0,
+            writable: false,
         }
     }
 

@@ -32,6 +32,7 @@ impl World {
             invitations,
             invitation_lapse,
             build_quota,
+            writable,
             programs,
             ticks,
             town,
@@ -116,6 +117,7 @@ impl World {
         put("invitation_lapse".into(), format!("{invitation_lapse:?}"));
         put("build_quota".into(), format!("{build_quota:?}"));
         put("programs".into(), format!("{programs:?}"));
+        put("writable".into(), format!("{writable:?}"));
         // The counters waiters follow: a refused command must wake nobody.
         let ticks: BTreeMap<_, u64> = ticks.iter().map(|(s, t)| (*s, *t.borrow())).collect();
         put("ticks".into(), format!("{ticks:?}"));

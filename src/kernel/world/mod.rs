@@ -132,6 +132,8 @@ pub struct World {
     invitation_lapse: std::time::Duration,
     /// How much one builder may own.
     build_quota: build::Quota,
+    /// The built objects their owners let every builder change (`@chmod +w`).
+    writable: std::collections::BTreeSet<map::ObjNum>,
     /// Programmed verbs, and the runs of them under way.
     programs: programs::Programs,
     /// Who waits for which session to change (see `watch_session`).
@@ -349,6 +351,7 @@ impl World {
             invitations: BTreeMap::new(),
             invitation_lapse: sessions::invite::DEFAULT_LAPSE,
             build_quota: build::Quota::default(),
+            writable: Default::default(),
             programs: programs::Programs::default(),
             ticks: HashMap::new(),
             town: tokio::sync::watch::channel(0).0,

@@ -254,7 +254,7 @@ impl World {
                 "That is part of the town's own files: its verbs are written there.".into(),
             ));
         }
-        if !self.may_change(&cx.actor, owner.as_deref()) {
+        if !self.may_alter(&cx.actor, found) {
             return Err(Refused("That is not yours to program.".into()));
         }
         Ok(self.num_of(found))
