@@ -199,16 +199,25 @@ const MIGRATIONS: &[&str] = &[
     // 15: what the town's own objects' properties (the world files') became as programmed
     // verbs changed them; whose token made an agent (it builds as they may); and which built
     // objects their owners made writable (`@chmod +w`).
-    TOWN_PROPS,
+    town_props_migration!("INTEGER"),
 ];
 
-/// Migration 15, the same words for both engines.
-const TOWN_PROPS: &str = "CREATE TABLE town_props (
+/// Migration 15, the same words for both engines but each one's integer type.
+macro_rules! town_props_migration {
+    ($int:literal) => {
+        concat!(
+            "CREATE TABLE town_props (
         object TEXT PRIMARY KEY,
         props  TEXT NOT NULL
     );
     ALTER TABLE agents ADD COLUMN maker TEXT;
-    ALTER TABLE built ADD COLUMN writable INTEGER NOT NULL DEFAULT 0;";
+    ALTER TABLE built ADD COLUMN writable ",
+            $int,
+            " NOT NULL DEFAULT 0;"
+        )
+    };
+}
+use town_props_migration;
 
 /// Migration 14, the same words for both engines but each one's integer type.
 macro_rules! programs_migration {
@@ -422,7 +431,7 @@ const POSTGRES: &[(usize, &str)] = &[
     ),
     (13, built_migration!("BIGINT")),
     (14, programs_migration!("BIGINT")),
-    (15, TOWN_PROPS),
+    (15, town_props_migration!("BIGINT")),
 ];
 
 /// The version of the schema [`tables`](super::tables) describes: that of every migration.

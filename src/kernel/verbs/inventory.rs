@@ -15,7 +15,6 @@ pub struct Carried {
 }
 
 impl Verb for Inventory {
-    const TOPIC: super::Topic = super::carry::TOPIC;
     const NAME: &'static str = "inventory";
     const ALIASES: &'static [&'static str] = &["i", "inv"];
     const USAGE: &'static str = "inventory";
