@@ -156,7 +156,7 @@ its description, and the verbs you can use on it.";
         // The verbs its programmers gave it, which `push <thing>` runs.
         if let Some(n) = num {
             e.verbs
-                .extend(world.verbs_on(n).into_iter().map(str::to_owned));
+                .extend(world.verbs_for(&cx.actor, n).into_iter().map(str::to_owned));
         }
         let mut text = vec![capitalize(&e.name)];
         if !e.aliases.is_empty() {

@@ -376,3 +376,106 @@ async fn a_built_and_programmed_town_exports_as_files_and_serves_again() {
     assert!(bob.command("@list lever:pull").await[0].ends_with("by the town's files:"),);
     drop((dir2, fresh));
 }
+
+/// LambdaCore's verb bits: `-r` hides a verb's code from everyone but its owner (and the
+/// wizards), who may still run it; `-x` keeps it to its owner: to others it is no verb at
+/// all, neither typed, run by name, nor listed by `examine`. A new version keeps the bits, and
+/// so does a restart; only the owner sets them.
+#[tokio::test]
+async fn a_verbs_r_and_x_bits_hide_its_code_and_keep_it_to_its_owner() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut ann = programmer(&s, "Ann").await;
+    let mut bob = programmer(&s, "Bob").await;
+    assert_eq!(
+        ann.command("@create a music box").await,
+        ["You make a music box (#1000)."]
+    );
+    ann.command("@verb box tune").await;
+    ann.command("@program box:tune say(\"Hum.\");").await;
+    assert_eq!(
+        bob.command("@chmod box:tune").await,
+        ["#1000:tune is rx: anyone may read its code, and anyone here may run it."]
+    );
+    assert_eq!(
+        bob.command("@list box:tune").await[1],
+        "  1: say(\"Hum.\");"
+    );
+    // Bits that are not a verb's, or not an object's, are refused with the way to say it.
+    assert_eq!(
+        ann.command("@chmod box:tune +w").await,
+        ["A verb's bits are r and x; w is its object's (`@chmod lamp +w`)."]
+    );
+    assert_eq!(
+        ann.command("@chmod box -x").await,
+        ["r and x are a verb's bits: name it as <object>:<verb> (`@chmod lamp:tune -x`)."]
+    );
+    // Only its owner sets them.
+    assert_eq!(
+        bob.command("@chmod box:tune -r").await,
+        ["That is not yours to program."]
+    );
+    assert_eq!(
+        ann.command("@chmod box:tune -r").await,
+        ["#1000:tune is x: only its owner reads its code, and anyone here may run it."]
+    );
+    assert_eq!(
+        bob.command("@list box:tune").await,
+        ["#1000:tune's code is its owner's to read (it is -r); you may run it."]
+    );
+    assert_eq!(
+        ann.command("@list box:tune").await[1],
+        "  1: say(\"Hum.\");"
+    );
+    bob.send("tune box").await;
+    bob.expect("Hum.").await;
+    ann.expect("Hum.").await;
+    assert_eq!(
+        ann.command("@chmod #1000:tune -x").await,
+        ["#1000:tune is none: only its owner reads its code, and only its owner runs it."]
+    );
+    // A new version keeps the bits.
+    ann.command("@program box:tune say(\"Hum hum.\");").await;
+    kept_from(&mut bob).await;
+    let examined = ann.command("examine box").await;
+    assert!(
+        examined.contains(&"Verbs: look, examine, tune.".to_owned()),
+        "{examined:?}"
+    );
+    ann.send("tune box").await;
+    ann.expect("Hum hum.").await;
+    // After a restart the bits hold, until the owner opens the verb again.
+    drop((ann, bob));
+    let dir2 = s.stop().await;
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let mut bob = s.again("Bob").await;
+    let mut ann = s.again("Ann").await;
+    kept_from(&mut bob).await;
+    assert_eq!(
+        ann.command("@chmod box:tune +rx").await,
+        ["#1000:tune is rx: anyone may read its code, and anyone here may run it."]
+    );
+    bob.send("tune box").await;
+    bob.expect("Hum hum.").await;
+    drop(dir2);
+}
+
+/// What `bob` sees of the music box's `tune` once it is `-x`: no verb.
+async fn kept_from(bob: &mut Client) {
+    let typed = bob.command("tune box").await;
+    assert!(!typed.iter().any(|l| l.contains("Hum")), "{typed:?}");
+    assert_eq!(
+        bob.command("run box tune").await,
+        ["There is no verb tune on box here."]
+    );
+    assert_eq!(
+        bob.command("@list #1000:tune").await,
+        ["#1000 has no verb called tune."]
+    );
+    let examined = bob.command("examine box").await;
+    assert!(
+        examined.contains(&"Verbs: look, examine.".to_owned()),
+        "{examined:?}"
+    );
+}

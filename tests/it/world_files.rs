@@ -175,4 +175,20 @@ fn a_verb_that_does_not_compile_and_a_bad_property_are_named() {
     );
     let e = error_of(dir.path());
     assert!(e.contains("`9lives` cannot be a property's name"), "{e}");
+    let dir = world_with(
+        "rooms/workshop.toml",
+        "id = \"workshop\"\nname = \"W\"\ndescription = \"x\"\n\n[verbs]\npush = \"say(1);\"\n\n[verb_modes]\npush = \"rw\"\n",
+    );
+    let e = error_of(dir.path());
+    assert!(
+        e.contains("rooms/workshop.toml:9:8:")
+            && e.contains("verb `push`'s mode must be r, x, rx or \"\""),
+        "{e}"
+    );
+    let dir = world_with(
+        "rooms/workshop.toml",
+        "id = \"workshop\"\nname = \"W\"\ndescription = \"x\"\n\n[verb_modes]\npull = \"r\"\n",
+    );
+    let e = error_of(dir.path());
+    assert!(e.contains("`pull` has a mode but is no verb here"), "{e}");
 }

@@ -3,6 +3,44 @@
 
 use super::sql::{self, Sql, args};
 
+/// Who besides a verb's owner (and the wizards) may read its code and run it: LambdaCore's `r`
+/// and `x` bits, both on for a new verb. (LambdaMOO's `x` lets other code call a verb; moot's
+/// verbs do not call each other, so here it says who may run it at all.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VerbMode {
+    pub readable: bool,
+    pub runnable: bool,
+}
+
+impl Default for VerbMode {
+    fn default() -> VerbMode {
+        VerbMode {
+            readable: true,
+            runnable: true,
+        }
+    }
+}
+
+impl VerbMode {
+    /// As LambdaCore writes the bits: `rx`, `r`, `x`, or `""`.
+    pub fn letters(self) -> &'static str {
+        match (self.readable, self.runnable) {
+            (true, true) => "rx",
+            (true, false) => "r",
+            (false, true) => "x",
+            (false, false) => "",
+        }
+    }
+
+    /// The bits from their letters (in any order; nothing else), as stored and as files give.
+    pub fn from_letters(s: &str) -> Option<VerbMode> {
+        s.chars().all(|c| c == 'r' || c == 'x').then(|| VerbMode {
+            readable: s.contains('r'),
+            runnable: s.contains('x'),
+        })
+    }
+}
+
 /// One version of one verb as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VerbRow {
@@ -15,6 +53,8 @@ pub struct VerbRow {
     pub author: String,
     /// When (milliseconds since the Unix epoch).
     pub created_ms: u64,
+    /// The verb's bits, the same on each of its versions (`@chmod #12:push -r`).
+    pub mode: VerbMode,
 }
 
 /// Stores a new version, and forgets those older than the last `kept`.
@@ -24,15 +64,16 @@ pub fn write(
 ) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
     move |c| {
         c.execute(
-            "INSERT INTO verbs (num, name, version, code, author, created_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO verbs (num, name, version, code, author, created_ms, mode)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             args![
                 row.num,
                 &row.name,
                 row.version,
                 &row.code,
                 &row.author,
-                row.created_ms
+                row.created_ms,
+                row.mode.letters()
             ],
         )?;
         // Versions are numbered from 0 without gaps: those `kept` back and more go.
@@ -42,6 +83,21 @@ pub fn write(
                 args![row.num, row.name, gone],
             )?;
         }
+        Ok(())
+    }
+}
+
+/// Gives every version of verb `name` on `num` the bits `mode`.
+pub fn set_mode(
+    num: u64,
+    name: String,
+    mode: VerbMode,
+) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
+    move |c| {
+        c.execute(
+            "UPDATE verbs SET mode = ?1 WHERE num = ?2 AND name = ?3",
+            args![mode.letters(), num, name],
+        )?;
         Ok(())
     }
 }
@@ -72,7 +128,8 @@ pub fn set_programmer_bit(
 
 fn load(c: &mut Sql) -> sql::Result<Vec<VerbRow>> {
     c.query(
-        "SELECT num, name, version, code, author, created_ms FROM verbs ORDER BY num, name, version",
+        "SELECT num, name, version, code, author, created_ms, mode FROM verbs
+         ORDER BY num, name, version",
         &[],
     )?
     .iter()
@@ -84,6 +141,9 @@ fn load(c: &mut Sql) -> sql::Result<Vec<VerbRow>> {
             code: r.get("code")?,
             author: r.get("author")?,
             created_ms: r.get("created_ms")?,
+            // Letters a later moot wrote and this one does not know leave the verb as it was
+            // made: readable and runnable.
+            mode: VerbMode::from_letters(&r.get::<String>("mode")?).unwrap_or_default(),
         })
     })
     .collect()

@@ -200,7 +200,13 @@ const MIGRATIONS: &[&str] = &[
     // verbs changed them; whose token made an agent (it builds as they may); and which built
     // objects their owners made writable (`@chmod +w`).
     town_props_migration!("INTEGER"),
+    // 16: who besides its owner may read a verb's code and run it (`@chmod #12:push -r`), on
+    // each of its versions.
+    VERB_MODES,
 ];
+
+/// Migration 16, the same words for both engines.
+const VERB_MODES: &str = "ALTER TABLE verbs ADD COLUMN mode TEXT NOT NULL DEFAULT 'rx';";
 
 /// Migration 15, the same words for both engines but each one's integer type.
 macro_rules! town_props_migration {
@@ -432,6 +438,7 @@ const POSTGRES: &[(usize, &str)] = &[
     (13, built_migration!("BIGINT")),
     (14, programs_migration!("BIGINT")),
     (15, town_props_migration!("BIGINT")),
+    (16, VERB_MODES),
 ];
 
 /// The version of the schema [`tables`](super::tables) describes: that of every migration.

@@ -338,6 +338,8 @@ pub const TABLES: &[Table] = &[
             text("code").not_null(),
             text("author").not_null(),
             int("created_ms").not_null(),
+            // Who besides its owner may read it (`r`) and run it (`x`).
+            text("mode").not_null().default(Text("rx")),
         ],
     ),
     // What the town's own objects' properties (the world files') became: by `object`,

@@ -35,7 +35,7 @@ build; every object has a number (#1000) you can use in place of its name.",
 };
 
 /// Refuses anyone who may not build.
-fn builder(world: &World, actor: &AgentId) -> Result<(), VerbError> {
+pub(super) fn builder(world: &World, actor: &AgentId) -> Result<(), VerbError> {
     if world.may_build(actor) {
         Ok(())
     } else {
@@ -113,7 +113,19 @@ pub fn object(world: &World, actor: &AgentId, word: &str) -> Result<Found, VerbE
     if let Some(k) = r.exits.iter().position(|e| e.answers_to(word)) {
         return Ok(Found::Exit(room, k));
     }
-    Err(VerbError::not_found(format!("I see no \"{word}\" here.")))
+    let things = world
+        .pocket_of(actor)
+        .into_iter()
+        .chain([room])
+        .flat_map(|p| world.map.room(p).things.iter().flat_map(|t| t.names()));
+    let exits = r
+        .exits
+        .iter()
+        .flat_map(|e| std::iter::once(e.name.as_str()).chain(e.aliases.iter().map(String::as_str)));
+    Err(VerbError::not_found(format!(
+        "I see no \"{word}\" here.{}",
+        crate::text::did_you_mean(word, things.chain(exits))
+    )))
 }
 
 /// A room for `to` (`#1000`, or a room's name), or a new one of that name.
@@ -308,7 +320,7 @@ the exits'.";
     }
 }
 
-fn refused(r: crate::world::build::Refused) -> VerbError {
+pub(super) fn refused(r: crate::world::build::Refused) -> VerbError {
     VerbError::refused(r.0)
 }
 
@@ -1023,84 +1035,6 @@ property as set.";
                 object: num,
                 property: key.to_owned(),
                 value: value.map(str::to_owned),
-            },
-        ))
-    }
-}
-
-pub struct Chmod;
-
-/// `<object> [+w|-w]` (for `@chmod`).
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct ChmodArgs {
-    /// `here`, `#1004`, or a thing or exit where you stand.
-    pub object: String,
-    /// `true` lets every builder change it, `false` its owner alone; leave it out to ask.
-    #[serde(default)]
-    pub writable: Option<bool>,
-}
-
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct Permissions {
-    pub object: ObjNum,
-    /// Whether every builder may change it.
-    pub writable: bool,
-}
-
-impl Verb for Chmod {
-    const NAME: &'static str = "chmod";
-    const ALIASES: &'static [&'static str] = &["@chmod"];
-    const USAGE: &'static str = "@chmod <object> [+w|-w]";
-    const SUMMARY: &'static str = "Let every builder change something of yours, or you alone.";
-    const HELP: &'static str = "`@chmod lamp +w` lets every builder describe, rename, set and \
-program your lamp (and dig exits from a room of yours), as LambdaCore's `w` bit does; `@chmod \
-lamp -w` makes it yours alone again; `@chmod lamp` says which it is. Only you (or a wizard) \
-lock, move or recycle it.";
-    const READ_ONLY: bool = false;
-    const TOPIC: Topic = TOPIC;
-    const TOOLSET: Option<super::Toolset> = Some(TOOLSET);
-    const TOOL_DESCRIPTION: &'static str = "Let every builder change `object`, which you built \
-(`writable` true), or you alone (false); without `writable`, only ask. Returns whether it is \
-writable.";
-    type Args = ChmodArgs;
-    type Output = Permissions;
-
-    fn parse(rest: &str) -> Result<ChmodArgs, VerbError> {
-        let rest = rest.trim();
-        let (object, flag) = match rest.rsplit_once(char::is_whitespace) {
-            Some((o, f)) if f == "+w" || f == "-w" => (o.trim(), Some(f == "+w")),
-            _ => (rest, None),
-        };
-        if object.is_empty() {
-            return Err(usage::<Chmod>());
-        }
-        Ok(ChmodArgs {
-            object: object.to_owned(),
-            writable: flag,
-        })
-    }
-
-    fn run(
-        world: &mut World,
-        cx: &mut Cx,
-        args: ChmodArgs,
-    ) -> Result<Reply<Permissions>, VerbError> {
-        builder(world, &cx.actor)?;
-        let found = object(world, &cx.actor, &args.object)?;
-        let num = world.num_of(found);
-        if let Some(on) = args.writable {
-            world.set_writable(cx, found, on).map_err(refused)?;
-        }
-        let writable = world.is_writable(num);
-        let said = match writable {
-            true => format!("#{num} is writable: every builder may change it."),
-            false => format!("#{num} is its owner's alone to change."),
-        };
-        Ok(Reply::new(
-            vec![said],
-            Permissions {
-                object: num,
-                writable,
             },
         ))
     }

@@ -36,6 +36,7 @@ pub mod inventory;
 pub mod invitations;
 pub mod look;
 pub mod page;
+pub mod perms;
 pub mod program;
 pub mod ratings;
 pub mod say;
@@ -131,8 +132,8 @@ pub struct Topic {
     /// What a newcomer should know first.
     pub intro: &'static str,
     /// More to read after the verbs (a game's rules as the town runs them): agents' help and
-    /// `/skill.md` print it, ...
-    pub more: Option<fn() -> Vec<String>>,
+    /// `/skill.md` print it, its times the wall clock's at the town's pace (`--time-scale`)...
+    pub more: Option<fn(f64) -> Vec<String>>,
     /// ...while a person's `help`, which must fit a screen, names the command that prints it
     /// (`werewolf rules`).
     pub more_with: Option<&'static str>,
@@ -626,7 +627,7 @@ pub static TOWN: &[VerbEntry] = &[
     entry::<build::Unlock>(),
     entry::<build::PlaceTable>(),
     entry::<build::Set>(),
-    entry::<build::Chmod>(),
+    entry::<perms::Chmod>(),
     entry::<program::AddVerb>(),
     entry::<program::Program>(),
     entry::<program::List>(),

@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::build::object;
+use super::build::{object, refused};
 use super::parse::{opt_text, whole, word};
 use super::{Reply, Topic, Verb, VerbError, usage};
 use crate::sandbox::MAX_CODE;
@@ -27,12 +27,8 @@ this[\"prop\"], move(thing, room), look at .contents and .location, random(n) an
     more_with: None,
 };
 
-fn refused(r: crate::world::build::Refused) -> VerbError {
-    VerbError::refused(r.0)
-}
-
 /// `#1004:push` → the object and the verb's name.
-fn target(world: &World, cx: &Cx, spec: &str) -> Result<(Found, String), VerbError> {
+pub(super) fn target(world: &World, cx: &Cx, spec: &str) -> Result<(Found, String), VerbError> {
     let (obj, verb) = spec
         .trim()
         .rsplit_once(':')
@@ -285,6 +281,19 @@ version, or `version`. Returns it with the versions kept and its author.";
     fn run(world: &mut World, cx: &mut Cx, args: ListArgs) -> Result<Reply<Listing>, VerbError> {
         let (found, verb) = target(world, cx, &args.verb)?;
         let num = world.num_of(found);
+        // A verb kept from others (`-x`) is not there for them; one whose code is hidden
+        // (`-r`) says so.
+        if !world.may_run_verb(&cx.actor, num, &verb) && !world.may_read_verb(&cx.actor, num, &verb)
+        {
+            return Err(VerbError::not_found(format!(
+                "#{num} has no verb called {verb}."
+            )));
+        }
+        if !world.may_read_verb(&cx.actor, num, &verb) {
+            return Err(VerbError::refused(format!(
+                "#{num}:{verb}'s code is its owner's to read (it is -r); you may run it."
+            )));
+        }
         let versions = world.verb_versions(num, &verb);
         let Some((v, _)) = world.verb_code(num, &verb, args.version) else {
             return Err(VerbError::not_found(match args.version {
@@ -442,7 +451,7 @@ you as events.";
         };
         let num = world.num_of(found);
         let verb = args.verb.trim().to_ascii_lowercase();
-        if !near || world.verb_code(num, &verb, None).is_none() {
+        if !near || !world.may_run_verb(&cx.actor, num, &verb) {
             return Err(VerbError::not_found(format!(
                 "There is no verb {verb} on {} here.",
                 args.object.trim()

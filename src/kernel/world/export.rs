@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::store::built::{BuiltKind, BuiltRow};
-use crate::store::programs::VerbRow;
+use crate::store::programs::{VerbMode, VerbRow};
 
 /// What an export wrote besides the files it started from.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -36,6 +36,8 @@ struct RoomOut {
     props: BTreeMap<String, String>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     verbs: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    verb_modes: BTreeMap<String, String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     exits: Vec<ExitOut>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -63,6 +65,16 @@ struct ThingOut {
     props: BTreeMap<String, String>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     verbs: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    verb_modes: BTreeMap<String, String>,
+}
+
+/// An object's verbs as the files write them: each one's newest code, and the modes of those
+/// kept from some (`@chmod #12:push -x`: in the files, only the wizards may then run it).
+#[derive(Default, Clone)]
+struct Verbs {
+    code: BTreeMap<String, String>,
+    modes: BTreeMap<String, String>,
 }
 
 /// What is appended to a room file that is already there.
@@ -90,12 +102,13 @@ pub fn export(
     built: &[BuiltRow],
     verbs: &[VerbRow],
 ) -> Result<(Vec<(String, String)>, Exported), String> {
-    let mut newest: BTreeMap<u64, BTreeMap<String, String>> = BTreeMap::new();
+    let mut newest: BTreeMap<u64, Verbs> = BTreeMap::new();
     for v in verbs {
-        newest
-            .entry(v.num)
-            .or_default()
-            .insert(v.name.clone(), v.code.clone());
+        let on = newest.entry(v.num).or_default();
+        on.code.insert(v.name.clone(), v.code.clone());
+        if v.mode != VerbMode::default() {
+            on.modes.insert(v.name.clone(), v.mode.letters().to_owned());
+        }
     }
     let mut done = Exported::default();
     // The rooms the files have, by id, and the built ones, by their files' id.
@@ -115,6 +128,7 @@ pub fn export(
     let mut new_rooms: BTreeMap<String, RoomOut> = BTreeMap::new();
     for r in built.iter().filter(|r| r.kind == BuiltKind::Room) {
         let id = file_id(&format!("{}{}", super::build::BUILT_ROOM, r.num));
+        let verbs = newest.remove(&r.num).unwrap_or_default();
         new_rooms.insert(
             id.clone(),
             RoomOut {
@@ -122,7 +136,8 @@ pub fn export(
                 name: r.name.clone(),
                 description: r.description.clone(),
                 props: r.props.clone(),
-                verbs: newest.remove(&r.num).unwrap_or_default(),
+                verbs: verbs.code,
+                verb_modes: verbs.modes,
                 exits: Vec::new(),
                 things: Vec::new(),
             },
@@ -152,14 +167,18 @@ pub fn export(
             },
             _ => None,
         };
-        let thing = || ThingOut {
-            id: format!("built_thing_{}", r.num),
-            name: r.name.clone(),
-            aliases: r.aliases.clone(),
-            description: r.description.clone(),
-            kind: r.thing_kind.clone(),
-            props: r.props.clone(),
-            verbs: newest.get(&r.num).cloned().unwrap_or_default(),
+        let thing = || {
+            let verbs = newest.get(&r.num).cloned().unwrap_or_default();
+            ThingOut {
+                id: format!("built_thing_{}", r.num),
+                name: r.name.clone(),
+                aliases: r.aliases.clone(),
+                description: r.description.clone(),
+                kind: r.thing_kind.clone(),
+                props: r.props.clone(),
+                verbs: verbs.code,
+                verb_modes: verbs.modes,
+            }
         };
         match (new_rooms.get_mut(&place), base_rooms.get(&place)) {
             (Some(room), _) => match exit {
@@ -182,7 +201,7 @@ pub fn export(
             BuiltKind::Exit => done.exits += 1,
             _ => {
                 done.things += 1;
-                done.verbs += newest.get(&r.num).map_or(0, BTreeMap::len);
+                done.verbs += newest.get(&r.num).map_or(0, |v| v.code.len());
             }
         }
     }
@@ -332,6 +351,7 @@ mod tests {
                 code: "say(\"old\");".into(),
                 author: "ann-id".into(),
                 created_ms: 0,
+                mode: VerbMode::default(),
             },
             VerbRow {
                 num: 1003,
@@ -340,6 +360,20 @@ mod tests {
                 code: "let lit = this[\"lit\"] == \"yes\";\nsay(\"Click.\");".into(),
                 author: "ann-id".into(),
                 created_ms: 0,
+                mode: VerbMode::default(),
+            },
+            // Kept from the others by its owner: in the files, by the wizards.
+            VerbRow {
+                num: 1003,
+                name: "tune".into(),
+                version: 0,
+                code: "say(\"Hum.\");".into(),
+                author: "ann-id".into(),
+                created_ms: 0,
+                mode: VerbMode {
+                    readable: false,
+                    runnable: false,
+                },
             },
         ];
         let (files, done) = export(base, &built, &verbs).unwrap();
@@ -349,7 +383,7 @@ mod tests {
                 rooms: 1,
                 exits: 2,
                 things: 2,
-                verbs: 1,
+                verbs: 2,
                 left_out: 1
             }
         );
@@ -372,11 +406,23 @@ mod tests {
         );
         let verbs = std::mem::take(&mut map.verbs);
         let lamp = super::super::map::Held::Thing("built_thing_1003".into());
-        let lamps: Vec<_> = verbs.iter().filter(|(held, _, _)| *held == lamp).collect();
-        assert_eq!(lamps.len(), 1);
+        let lamps: Vec<_> = verbs.iter().filter(|v| v.held == lamp).collect();
+        assert_eq!(lamps.len(), 2);
         assert_eq!(
-            lamps[0].2,
-            "let lit = this[\"lit\"] == \"yes\";\nsay(\"Click.\");"
+            (
+                lamps[0].name.as_str(),
+                lamps[0].code.as_str(),
+                lamps[0].mode
+            ),
+            (
+                "switch",
+                "let lit = this[\"lit\"] == \"yes\";\nsay(\"Click.\");",
+                VerbMode::default()
+            )
+        );
+        assert_eq!(
+            (lamps[1].name.as_str(), lamps[1].mode.letters()),
+            ("tune", "")
         );
         assert!(!files.iter().any(|(_, t)| t.contains("a key")));
     }

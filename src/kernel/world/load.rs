@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::map::{Exit, Held, Map, Room, Thing, ThingKind};
+use super::map::{Exit, FileVerb, Held, Map, Room, Thing, ThingKind};
+use crate::store::programs::VerbMode;
 
 /// A problem in the world files: where it is and what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,6 +59,9 @@ struct RoomFile {
     /// Its programmed verbs: each one's name and its Rhai code.
     #[serde(default)]
     verbs: BTreeMap<String, Spanned<String>>,
+    /// Who besides the wizards may read and run a verb, where not everyone (`push = "x"`).
+    #[serde(default)]
+    verb_modes: BTreeMap<String, Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -83,6 +87,8 @@ struct ThingFile {
     props: BTreeMap<String, Spanned<String>>,
     #[serde(default)]
     verbs: BTreeMap<String, Spanned<String>>,
+    #[serde(default)]
+    verb_modes: BTreeMap<String, Spanned<String>>,
 }
 
 /// One parsed file, kept with its text so that spans can be turned into lines and columns.
@@ -258,11 +264,12 @@ fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, Wo
                 ));
             }
             let props = checked_props(f, &t.props)?;
-            verbs.extend(
-                checked_verbs(f, &t.verbs)?
-                    .into_iter()
-                    .map(|(v, code)| (Held::Thing(id.clone()), v, code)),
-            );
+            verbs.extend(checked_verbs(
+                f,
+                Held::Thing(id.clone()),
+                &t.verbs,
+                &t.verb_modes,
+            )?);
             things.push(Thing {
                 num: 0,
                 owner: None,
@@ -276,11 +283,12 @@ fn build(town: Source<TownFile>, files: Vec<Source<RoomFile>>) -> Result<Map, Wo
             });
         }
         let props = checked_props(f, &f.data.props)?;
-        verbs.extend(
-            checked_verbs(f, &f.data.verbs)?
-                .into_iter()
-                .map(|(v, code)| (Held::Room(room_id.clone()), v, code)),
-        );
+        verbs.extend(checked_verbs(
+            f,
+            Held::Room(room_id.clone()),
+            &f.data.verbs,
+            &f.data.verb_modes,
+        )?);
         rooms.push(Room {
             num: 0,
             owner: None,
@@ -337,11 +345,17 @@ fn checked_props(
         .collect()
 }
 
-/// A room's or thing's verbs from its file, each name checked and its code compiled.
+/// A room's or thing's verbs from its file, each name checked, its code compiled and its
+/// mode read.
 fn checked_verbs(
     f: &Source<RoomFile>,
+    held: Held,
     verbs: &BTreeMap<String, Spanned<String>>,
-) -> Result<Vec<(String, String)>, WorldError> {
+    modes: &BTreeMap<String, Spanned<String>>,
+) -> Result<Vec<FileVerb>, WorldError> {
+    if let Some((name, m)) = modes.iter().find(|(name, _)| !verbs.contains_key(*name)) {
+        return Err(f.error_at(m, format!("`{name}` has a mode but is no verb here")));
+    }
     verbs
         .iter()
         .map(|(name, code)| {
@@ -353,7 +367,18 @@ fn checked_verbs(
             }
             crate::sandbox::check(code.get_ref())
                 .map_err(|e| f.error_at(code, format!("verb `{name}` does not compile: {e}")))?;
-            Ok((name.clone(), code.get_ref().clone()))
+            let mode = match modes.get(name) {
+                None => VerbMode::default(),
+                Some(m) => VerbMode::from_letters(m.get_ref()).ok_or_else(|| {
+                    f.error_at(m, format!("verb `{name}`'s mode must be r, x, rx or \"\""))
+                })?,
+            };
+            Ok(FileVerb {
+                held: held.clone(),
+                name: name.clone(),
+                code: code.get_ref().clone(),
+                mode,
+            })
         })
         .collect()
 }

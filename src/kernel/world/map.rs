@@ -29,7 +29,18 @@ pub struct Map {
     next_num: u64,
     /// The programmed verbs the world files give their rooms and things, for the world to
     /// take as it opens.
-    pub verbs: Vec<(Held, String, String)>,
+    pub verbs: Vec<FileVerb>,
+}
+
+/// A verb a world file gives a room or thing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileVerb {
+    pub held: Held,
+    pub name: String,
+    /// Its Rhai code, checked to compile.
+    pub code: String,
+    /// Who besides the wizards may read and run it (`[verb_modes]`; `rx` unless it says).
+    pub mode: crate::store::programs::VerbMode,
 }
 
 /// Which of the world files' objects a verb is on: a room or a thing, by its id in the files.

@@ -18,7 +18,7 @@ use super::map::{Found, ObjNum, RoomIdx};
 use super::{AgentId, Cx, Effect, World};
 use crate::limits::Limiter;
 use crate::sandbox::{self, Deed, Failure, Limits, Seen, Snapshot};
-use crate::store::programs::{self as stored, VerbRow};
+use crate::store::programs::{self as stored, VerbMode, VerbRow};
 
 /// How many versions of a verb are kept (`@list #12:push 3` shows an older one).
 pub const KEPT: usize = 5;
@@ -36,6 +36,13 @@ pub struct Version {
     /// The agent id of whoever wrote it.
     pub author: String,
     pub created_ms: u64,
+}
+
+/// A verb: who may read and run it, and its kept versions, oldest first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KeptVerb {
+    pub mode: VerbMode,
+    pub versions: Vec<Version>,
 }
 
 /// Code being typed after `@program #12:push`, a line at a time until a `.` alone.
@@ -60,8 +67,8 @@ pub struct Running {
 
 /// The town's programmed verbs and the runs under way.
 pub struct Programs {
-    /// By object and verb name, oldest version first.
-    verbs: BTreeMap<(ObjNum, String), Vec<Version>>,
+    /// By object and verb name.
+    verbs: BTreeMap<(ObjNum, String), KeptVerb>,
     running: BTreeMap<u64, Running>,
     pub(super) limits: Limits,
     /// Runs per second of one owner's verbs, whoever typed them.
@@ -154,31 +161,35 @@ impl World {
     /// in the store, unseen).
     pub fn restore_programs(&mut self, rows: Vec<VerbRow>) {
         for r in rows {
-            let versions = self.programs.verbs.entry((r.num, r.name)).or_default();
-            versions.push(Version {
+            let kept = self.programs.verbs.entry((r.num, r.name)).or_default();
+            kept.mode = r.mode;
+            kept.versions.push(Version {
                 version: r.version,
                 code: r.code.into(),
                 author: r.author,
                 created_ms: r.created_ms,
             });
-            versions.sort_by_key(|v| v.version);
+            kept.versions.sort_by_key(|v| v.version);
         }
     }
 
     /// Puts the verbs the world files give their rooms and things into the town (version 1,
     /// written by nobody: the files).
-    pub(super) fn restore_file_verbs(&mut self, verbs: Vec<(super::map::Held, String, String)>) {
-        for (held, name, code) in verbs {
-            if let Some(found) = self.map.held(&held) {
+    pub(super) fn restore_file_verbs(&mut self, verbs: Vec<super::map::FileVerb>) {
+        for v in verbs {
+            if let Some(found) = self.map.held(&v.held) {
                 let num = self.num_of(found);
                 self.programs.verbs.insert(
-                    (num, name),
-                    vec![Version {
-                        version: 1,
-                        code: code.into(),
-                        author: String::new(),
-                        created_ms: 0,
-                    }],
+                    (num, v.name),
+                    KeptVerb {
+                        mode: v.mode,
+                        versions: vec![Version {
+                            version: 1,
+                            code: v.code.into(),
+                            author: String::new(),
+                            created_ms: 0,
+                        }],
+                    },
                 );
             }
         }
@@ -194,12 +205,82 @@ impl World {
 
     /// The names of the verbs on object `num`.
     pub fn verbs_on(&self, num: ObjNum) -> Vec<&str> {
+        self.verbs_of(num).map(|(name, _)| name).collect()
+    }
+
+    /// The names of the verbs on object `num` that `who` may run.
+    pub fn verbs_for(&self, who: &AgentId, num: ObjNum) -> Vec<&str> {
+        let theirs = self.verb_is_theirs(who, num);
+        self.verbs_of(num)
+            .filter(|(_, k)| theirs || k.mode.runnable)
+            .map(|(name, _)| name)
+            .collect()
+    }
+
+    fn verbs_of(&self, num: ObjNum) -> impl Iterator<Item = (&str, &KeptVerb)> {
         self.programs
             .verbs
             .range((num, String::new())..)
-            .take_while(|((n, _), _)| *n == num)
-            .map(|((_, name), _)| name.as_str())
-            .collect()
+            .take_while(move |((n, _), _)| *n == num)
+            .map(|((_, name), kept)| (name.as_str(), kept))
+    }
+
+    /// Whether the verbs on `num` are `who`'s to read and run whatever their bits say: its
+    /// owner's (or their agents'), and every wizard's.
+    fn verb_is_theirs(&self, who: &AgentId, num: ObjNum) -> bool {
+        let owner = self.map.find_num(num).and_then(|f| self.owner_of(f));
+        self.may_change(who, owner)
+    }
+
+    /// Verb `name` on `num`'s bits (none: no such verb).
+    pub fn verb_mode(&self, num: ObjNum, name: &str) -> Option<VerbMode> {
+        self.programs
+            .verbs
+            .get(&(num, name.to_owned()))
+            .map(|k| k.mode)
+    }
+
+    /// Whether `who` may read verb `name` on `num`'s code (`@list`).
+    pub fn may_read_verb(&self, who: &AgentId, num: ObjNum, name: &str) -> bool {
+        self.verb_mode(num, name)
+            .is_some_and(|m| m.readable || self.verb_is_theirs(who, num))
+    }
+
+    /// Whether `who` may run verb `name` on `num` (there is one, and it is runnable or theirs).
+    pub fn may_run_verb(&self, who: &AgentId, num: ObjNum, name: &str) -> bool {
+        self.verb_mode(num, name)
+            .is_some_and(|m| m.runnable || self.verb_is_theirs(who, num))
+    }
+
+    /// Sets who besides its owner may read and run verb `name` on `found`, as `cx`'s actor,
+    /// who must be a programmer and own it (or a wizard).
+    pub fn set_verb_mode(
+        &mut self,
+        cx: &mut Cx,
+        found: Found,
+        name: &str,
+        mode: VerbMode,
+    ) -> Result<(), Refused> {
+        let num = self.may_program_on(cx, found)?;
+        if !self.may_change(&cx.actor, self.owner_of(found)) {
+            return Err(Refused(
+                "Only the verb's owner (or a wizard) sets who may read and run it.".into(),
+            ));
+        }
+        let key = (num, name.to_owned());
+        let Some(kept) = self.programs.verbs.get_mut(&key) else {
+            return Err(Refused(format!("#{num} has no verb called {name}.")));
+        };
+        let before = std::mem::replace(&mut kept.mode, mode);
+        if before == mode {
+            return Ok(());
+        }
+        cx.save(stored::set_mode(num, name.to_owned(), mode), move |w| {
+            if let Some(k) = w.programs.verbs.get_mut(&key) {
+                k.mode = before;
+            }
+        });
+        Ok(())
     }
 
     /// Verb `name` on `num`: version `version` (the newest if none), and how many are kept.
@@ -209,7 +290,7 @@ impl World {
         name: &str,
         version: Option<u32>,
     ) -> Option<(&Version, usize)> {
-        let versions = self.programs.verbs.get(&(num, name.to_owned()))?;
+        let versions = &self.programs.verbs.get(&(num, name.to_owned()))?.versions;
         let v = match version {
             None => versions.last()?,
             Some(n) => versions.iter().find(|v| v.version == n)?,
@@ -219,11 +300,8 @@ impl World {
 
     /// The bytes of code kept for the verbs on `num`, every kept version counted.
     pub fn code_bytes(&self, num: ObjNum) -> usize {
-        self.programs
-            .verbs
-            .range((num, String::new())..)
-            .take_while(|((n, _), _)| *n == num)
-            .flat_map(|(_, versions)| versions.iter().map(|v| v.code.len()))
+        self.verbs_of(num)
+            .flat_map(|(_, kept)| kept.versions.iter().map(|v| v.code.len()))
             .sum()
     }
 
@@ -232,7 +310,7 @@ impl World {
         self.programs
             .verbs
             .get(&(num, name.to_owned()))
-            .map(|v| v.iter().map(|v| v.version).collect())
+            .map(|k| k.versions.iter().map(|v| v.version).collect())
             .unwrap_or_default()
     }
 
@@ -312,14 +390,14 @@ impl World {
         // Every kept version counts against the quota; the oldest goes when one more is kept.
         let dropping = before
             .as_ref()
-            .filter(|v| v.len() >= KEPT)
-            .and_then(|v| v.first())
+            .filter(|k| k.versions.len() >= KEPT)
+            .and_then(|k| k.versions.first())
             .map_or(0, |v| v.code.len());
         self.within_text(&cx.actor, code.len(), dropping)?;
         // `@verb` stores version 0, with no code; each `@program` the next.
         let version = before
             .as_ref()
-            .and_then(|v| v.last())
+            .and_then(|k| k.versions.last())
             .map_or(0, |v| v.version + 1);
         let row = VerbRow {
             num,
@@ -328,8 +406,9 @@ impl World {
             code: code.clone(),
             author: cx.actor.to_string(),
             created_ms: now_ms(),
+            mode: before.as_ref().map(|k| k.mode).unwrap_or_default(),
         };
-        let versions = self.programs.verbs.entry(key.clone()).or_default();
+        let versions = &mut self.programs.verbs.entry(key.clone()).or_default().versions;
         versions.push(Version {
             version,
             code: code.into(),
@@ -350,7 +429,7 @@ impl World {
     }
 
     /// Takes away the verbs of objects `nums` (recycled), with what puts them back.
-    pub(super) fn drop_verbs(&mut self, nums: &[ObjNum]) -> Vec<((ObjNum, String), Vec<Version>)> {
+    pub(super) fn drop_verbs(&mut self, nums: &[ObjNum]) -> Vec<((ObjNum, String), KeptVerb)> {
         let keys: Vec<(ObjNum, String)> = self
             .programs
             .verbs
@@ -363,7 +442,7 @@ impl World {
             .collect()
     }
 
-    pub(super) fn put_back_verbs(&mut self, verbs: Vec<((ObjNum, String), Vec<Version>)>) {
+    pub(super) fn put_back_verbs(&mut self, verbs: Vec<((ObjNum, String), KeptVerb)>) {
         self.programs.verbs.extend(verbs);
     }
 
@@ -373,7 +452,8 @@ impl World {
         let word = word.to_ascii_lowercase();
         let room = self.find_player(actor)?.room;
         let r = self.map.room(room);
-        let has = |num: ObjNum| self.programs.verbs.contains_key(&(num, word.clone()));
+        // A verb its owner keeps to themself (`-x`) is no verb to anyone else.
+        let has = |num: ObjNum| self.may_run_verb(actor, num, &word);
         let rest = rest.trim();
         if !rest.is_empty() {
             // The thing is named by all the words, or the first (`push button hard`), or the
@@ -410,7 +490,10 @@ impl World {
         words: Vec<String>,
     ) -> Result<u64, Refused> {
         let num = self.num_of(found);
-        let Some((version, _)) = self.verb_code(num, name, None) else {
+        let Some((version, _)) = self
+            .verb_code(num, name, None)
+            .filter(|_| self.may_run_verb(&cx.actor, num, name))
+        else {
             return Err(Refused(format!("#{num} has no verb called {name}.")));
         };
         // A game that keeps someone apart from the town (a Werewolf match) keeps their verbs in.
