@@ -188,6 +188,16 @@ pub fn closest<'a>(typed: &str, known: impl IntoIterator<Item = &'a str>) -> Vec
     out
 }
 
+/// ` Did you mean Bob?`: the names among `known` that `typed` is likely a slip for, as the
+/// end of a line that says it names nothing; empty when none is near.
+pub fn did_you_mean<'a>(typed: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    let near = closest(typed, known);
+    match near.is_empty() {
+        true => String::new(),
+        false => format!(" Did you mean {}?", english_list_or(&near)),
+    }
+}
+
 /// Edits from `a` to `b`: letters put in, taken out or changed, and two side by side swapped
 /// (the optimal string alignment distance).
 fn edits(a: &[char], b: &[char]) -> usize {

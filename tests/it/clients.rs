@@ -232,6 +232,7 @@ async fn a_token_longer_than_the_line_arrives_whole_and_works() {
 async fn a_slip_is_answered_with_what_was_likely_meant() {
     let s = TestServer::start().await;
     let mut ann = s.player("Ann").await;
+    let _bob = s.player("Bob").await;
     ann.command("@wrap off").await;
     let cases = [
         ("lok", "I don't understand \"lok\". Did you mean `look`?"),
@@ -250,6 +251,19 @@ async fn a_slip_is_answered_with_what_was_likely_meant() {
             "You can't take the stone fountain; it stays where it is.",
         ),
         ("take unicorn", "I see no \"unicorn\" here."),
+        // Things and people are answered with the names they were likely a slip for.
+        (
+            "look fountian",
+            "I see no \"fountian\" here. Did you mean fountain?",
+        ),
+        (
+            "page Bbo hello",
+            "No one called \"Bbo\" is connected. Did you mean Bob?",
+        ),
+        (
+            "whisper hello to Bbo",
+            "I don't see \"Bbo\" here. Did you mean Bob?",
+        ),
     ];
     for (line, answer) in cases {
         assert_eq!(ann.command(line).await, [answer], "{line}");

@@ -220,15 +220,7 @@ game's id.";
                 "Levels are for the computer; people play as well as they play.",
             ));
         }
-        let room = world.player(&me).room;
-        let them = world
-            .occupants(room)
-            .iter()
-            .map(|id| world.player(id))
-            .find(|p| p.name.eq_ignore_ascii_case(&args.opponent))
-            .ok_or_else(|| {
-                VerbError::not_found(format!("I don't see \"{}\" here.", args.opponent))
-            })?;
+        let them = moot_kernel::verbs::target::person_here(world, &me, &args.opponent)?;
         if them.id == me {
             return Err(VerbError::refused("You cannot challenge yourself."));
         }

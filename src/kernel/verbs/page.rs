@@ -39,7 +39,11 @@ who is told where you are. Returns the line they were shown.";
 
     fn run(world: &mut World, cx: &mut Cx, args: PageArgs) -> Result<Reply<Heard>, VerbError> {
         let target = world.connected_named(&args.name).ok_or_else(|| {
-            VerbError::not_found(format!("No one called \"{}\" is connected.", args.name))
+            VerbError::not_found(format!(
+                "No one called \"{}\" is connected.{}",
+                args.name,
+                crate::text::did_you_mean(&args.name, world.players().map(|p| p.name.as_str()))
+            ))
         })?;
         if let Some(why) = world.deaf_to_town(&target.id) {
             return Err(VerbError::refused(why));

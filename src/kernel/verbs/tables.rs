@@ -249,13 +249,7 @@ game's id and template and your opponent.";
                 },
             ));
         }
-        let room = world.player(&me).room;
-        let them = world
-            .occupants(room)
-            .iter()
-            .map(|id| world.player(id))
-            .find(|p| p.name.eq_ignore_ascii_case(&args.with))
-            .ok_or_else(|| VerbError::not_found(format!("I don't see \"{}\" here.", args.with)))?;
+        let them = super::target::person_here(world, &me, &args.with)?;
         if them.id == me {
             return Err(VerbError::refused("You cannot play against yourself."));
         }

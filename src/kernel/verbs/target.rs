@@ -1,6 +1,7 @@
 //! What a word names, from where a player stands: `me`, `here`, a thing in the room or a person
 //! in it. Exact names win over prefixes, as in LambdaMOO's matcher.
 
+use crate::world::Player;
 use crate::world::map::Found;
 use crate::world::sessions::SessionId;
 use crate::world::{AgentId, RoomIdx, World};
@@ -27,6 +28,30 @@ fn session_number(word: &str) -> Option<SessionId> {
             .map(|r| r.trim_start_matches('#'))
     })?;
     n.trim().parse().ok()
+}
+
+/// The person called `name` where `actor` stands, or why not, with the names here it was likely
+/// a slip for (to whisper to, play or challenge).
+pub fn person_here<'w>(
+    world: &'w World,
+    actor: &AgentId,
+    name: &str,
+) -> Result<&'w Player, VerbError> {
+    let name = name.trim();
+    let here = || {
+        world
+            .occupants(world.player(actor).room)
+            .iter()
+            .map(|id| world.player(id))
+    };
+    here()
+        .find(|p| p.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| {
+            VerbError::not_found(format!(
+                "I don't see \"{name}\" here.{}",
+                crate::text::did_you_mean(name, here().map(|p| p.name.as_str()))
+            ))
+        })
 }
 
 pub fn find_here(world: &World, viewer: &AgentId, word: &str) -> Result<Target, VerbError> {
@@ -119,7 +144,10 @@ pub fn find_here(world: &World, viewer: &AgentId, word: &str) -> Result<Target, 
     };
     match matches.as_slice() {
         [one] => Ok((*one).clone()),
-        [] => Err(VerbError::not_found(format!("I see no \"{word}\" here."))),
+        [] => Err(VerbError::not_found(format!(
+            "I see no \"{word}\" here.{}",
+            crate::text::did_you_mean(word, candidates.iter().flat_map(|(_, n)| n.iter().copied()))
+        ))),
         _ => Err(VerbError::not_found(format!(
             "I don't know which \"{word}\" you mean."
         ))),

@@ -39,12 +39,7 @@ nobody else hears. Returns the line they heard.";
 
     fn run(world: &mut World, cx: &mut Cx, args: WhisperArgs) -> Result<Reply<Heard>, VerbError> {
         let me = world.player(&cx.actor);
-        let target = world
-            .occupants(me.room)
-            .iter()
-            .map(|id| world.player(id))
-            .find(|p| p.name.eq_ignore_ascii_case(&args.to))
-            .ok_or_else(|| VerbError::not_found(format!("I don't see \"{}\" here.", args.to)))?;
+        let target = super::target::person_here(world, &cx.actor, &args.to)?;
         if let Some(why) = world.deaf_to_town(&target.id) {
             return Err(VerbError::refused(why));
         }

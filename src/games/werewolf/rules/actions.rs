@@ -54,9 +54,17 @@ impl Werewolf {
     /// A living player named by id.
     pub(super) fn target(&self, id: &str) -> Result<Seat, GameError> {
         let t = seat_of(id.trim()).ok_or_else(|| {
+            // A name, or its last part (`Abel` for `Bot-Abel`), which names a player too.
+            let names: Vec<&str> = (0..SEATS)
+                .map(|s| self.name(s))
+                .flat_map(|n| [n, n.rsplit('-').next().unwrap_or(n)])
+                .collect();
             refuse(
                 Code::InvalidTarget,
-                format!("`{id}` is not a player of this match (p1 to p8)"),
+                format!(
+                    "`{id}` is not a player of this match (p1 to p8).{}",
+                    moot_game_api::text::did_you_mean(id.trim(), names)
+                ),
             )
         })?;
         if !self.players[t].alive {
