@@ -65,6 +65,7 @@ a verb; without one, list the verbs by topic. Returns the text.";
         let reader = Reader {
             person: cx.face == Face::Telnet,
             wizard: world.find_player(&cx.actor).is_some_and(|p| p.wizard),
+            pace: world.time_scale(),
         };
         let lines = match args.topic.as_deref() {
             None if reader.person => first_screen(reader),
@@ -104,6 +105,8 @@ a verb; without one, list the verbs by topic. Returns the text.";
 struct Reader {
     person: bool,
     wizard: bool,
+    /// The town's pace (`--time-scale`), for rules that name their times.
+    pace: f64,
 }
 
 /// The verbs a person meets first, in the order `help` lists them.
@@ -266,7 +269,7 @@ fn topic(t: Topic, reader: Reader) -> Vec<String> {
         )),
         (_, Some(more)) => {
             lines.push(String::new());
-            lines.extend(more());
+            lines.extend(more(reader.pace));
             lines.push("`help <verb>` explains one of them.".to_owned());
         }
         _ => lines.push("`help <verb>` explains one of them.".to_owned()),

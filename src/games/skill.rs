@@ -81,7 +81,8 @@ pub fn skill_md(base: &str) -> String {
         line(skill);
         if let Some(more) = m.topic.more {
             line("");
-            for l in more() {
+            // The page is the same for every town a host serves: the times at the usual pace.
+            for l in more(1.0) {
                 line(&l);
             }
         }

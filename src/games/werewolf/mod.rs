@@ -488,9 +488,14 @@ practice` plays seven house bots at once.",
     more_with: Some("werewolf rules"),
 };
 
-/// The rules as the matches here run them, from the same configuration.
-fn rules_text() -> Vec<String> {
-    rules::text::rules(&rules::config::Config::default())
+/// The rules as the matches here run them, from the same configuration, their times the
+/// wall clock's at the town's `pace`.
+pub fn rules_text(pace: f64) -> Vec<String> {
+    let c = rules::config::Config {
+        pace,
+        ..rules::config::Config::default()
+    };
+    rules::text::rules(&c)
 }
 
 /// The thirteen Werewolf tools and the practice match, at `/mcp/werewolf`.

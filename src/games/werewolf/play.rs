@@ -514,8 +514,8 @@ house bots.";
     fn run(world: &mut World, cx: &mut Cx, args: StateArgs) -> Result<Reply<Value>, VerbError> {
         match args.show {
             Show::Rules => {
-                let c = super::rules::config::Config::default();
-                return Ok(Reply::new(text::rules(&c), answer(world, json!({}))));
+                let rules = super::rules_text(world.time_scale());
+                return Ok(Reply::new(rules, answer(world, json!({}))));
             }
             Show::Practice => {
                 world.admit_write(&cx.actor, cx.now)?;

@@ -812,6 +812,10 @@ fn times_read_in_the_wall_clocks_seconds_at_any_pace() {
         .collect::<Vec<_>>();
     assert!(told.iter().any(|t| t.ends_with("(5 s.)")), "{told:?}");
     assert!(told.iter().any(|t| t.ends_with("(45 s.)")), "{told:?}");
+    // A very fast town's lengths keep their fraction rather than read as nothing.
+    let faster = Werewolf::new(7, &json!({"pace": 100.0})).unwrap();
+    let rules = text::rules(faster.config()).join("\n");
+    assert!(rules.contains("NIGHT (0.45 s)"), "{rules}");
 }
 
 #[test]
@@ -1014,4 +1018,32 @@ fn a_wolfs_roster_marks_its_partner_and_no_other_reader_sees_it() {
         let theirs = text::render(&w, reader, Reading::at(w.now)).join("\n");
         assert!(!theirs.contains("Werewolf"), "{theirs}");
     }
+}
+
+/// A target that names no one is answered with the players it was likely a slip for, by name
+/// or by the name without its prefix (which names a player too).
+#[test]
+fn a_target_that_names_no_one_is_answered_with_the_likely_players() {
+    let names = json!({
+        "names": ["Ann", "Bot-Abel", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal"],
+        "bots": [2]
+    });
+    let w = until(Werewolf::new(7, &names).unwrap(), Phase::Night);
+    let wolf = one(&w, Card::Werewolf);
+    let said = |action: &str| {
+        w.apply_at(player_id(wolf), action, w.now)
+            .expect_err(action)
+            .to_string()
+    };
+    assert!(
+        said("kill Abl").ends_with("Did you mean Abel?"),
+        "{}",
+        said("kill Abl")
+    );
+    assert!(
+        said("kill Eva").ends_with("Did you mean Eve?"),
+        "{}",
+        said("kill Eva")
+    );
+    assert!(!said("kill Zebedee").contains("Did you mean"));
 }

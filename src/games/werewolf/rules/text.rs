@@ -23,8 +23,14 @@ pub fn mark(e: &Event) -> String {
 }
 
 /// A length of the match's, `seconds` of game time, as the wall clock's seconds at `pace`.
+/// Under a second a fraction shows (a fast town's 45 s night is 0.45 s, not 0 s).
 fn secs_at(seconds: f64, pace: f64) -> String {
-    let s = (seconds / pace).round() as u64;
+    let wall = seconds / pace;
+    if (0.005..1.0).contains(&wall) {
+        let shown = format!("{wall:.2}");
+        return format!("{} s", shown.trim_end_matches('0'));
+    }
+    let s = wall.round() as u64;
     if s.is_multiple_of(60) && s >= 60 {
         format!("{} min", s / 60)
     } else {
