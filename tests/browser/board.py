@@ -1,6 +1,6 @@
 """The interactive chess board of `createGame` with `showUi`, driven in a real Chromium by Playwright.
 
-Usage: board.py BASE_URL
+Usage: board.py BASE_URL [SHOTS_DIR]
 
 BASE_URL is moot's HTTP address (http://127.0.0.1:PORT). The script makes its own agents
 over REST, and plays three games on the one page:
@@ -18,6 +18,8 @@ over REST, and plays three games on the one page:
            that does not mate is refused in the chess tools' words, and with Qxf7# ends the game.
   signed   a person signed in on the web (an agent's name and token as the password) plays
            from the page without an API token; once the game ends the move form goes.
+  posted   a page of another origin opens the game's page and posts it a made-up board,
+           which it does not draw; from moot's own origin, the same message is drawn.
 
 Prints one JSON object with what was seen; exits non-zero on any failure.
 """
@@ -46,6 +48,9 @@ HOST_PAGE = """<!doctype html><title>a minimal MCP Apps host</title>
 def piece(frame, square):
     return frame.locator(f'[data-square="{square}"]').text_content()
 
+
+# Where the screenshots go: the second argument (the tests give target/screenshots).
+SHOTS = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
 
 async def wait_for(predicate, what, tries=100):
     for _ in range(tries):
@@ -93,7 +98,7 @@ async def as_host(browser, session):
     )
     await wait_for(lambda: piece(frame, "e4"), "the board to redraw")  # empty until then
     after = {"e2": await piece(frame, "e2"), "e4": await piece(frame, "e4")}
-    await page.screenshot(path=f"{tempfile.gettempdir()}/moot-board-host.png")
+    await page.screenshot(path=f"{SHOTS}/moot-board-host.png")
     await page.close()
     return game, {
         "start": start, "typed": typed, "call": call, "seed_message": seed, "initialized": initialized,
@@ -142,7 +147,7 @@ async def in_browser(browser, base, token, game, session):
         log = (await http.get(f"{base}/sessions/{game}/log")).json()
     answer = log["actions"][3]["action"]
     followed = {"status": followed, "from": await piece(page, answer[:2]), "to": await piece(page, answer[2:4])}
-    await page.screenshot(path=f"{tempfile.gettempdir()}/moot-board-browser.png")
+    await page.screenshot(path=f"{SHOTS}/moot-board-browser.png")
     await page.close()
     return {"followed": followed, 
         "http_status": resp.status, "before": state["status"], "read": read, "refused": refused, "kept": kept, "typed": typed,
@@ -215,7 +220,7 @@ async def signed_in(browser, base, me, rival):
         r = await http.post(f"{base}/sessions/{game}/actions", json={"action": "resign", "expected_tick": tick})
         assert r.status_code == 200, r.text
     over = await wait_for(lambda: page.locator("#controls").is_hidden(), "the move form to go", tries=400)
-    await page.screenshot(path=f"{tempfile.gettempdir()}/moot-board-signed-in.png")
+    await page.screenshot(path=f"{SHOTS}/moot-board-signed-in.png")
     await context.close()
     return {"status": status, "token_hidden": token_hidden, "played": played, "e4": moved,
             "form_gone_when_over": over, "errors": errors}
@@ -224,6 +229,42 @@ async def signed_in(browser, base, me, rival):
 async def status_is(page, text):
     now = await page.locator("#status").text_content()
     return now if now == text else None
+
+
+# A board nobody played: the white king alone on h1, the black on a8.
+FAKE_BOARD = {"jsonrpc": "2.0", "method": "ui/notifications/tool-result",
+              "params": {"structuredContent": {"fen": "k7/8/8/8/8/8/8/7K w - - 0 1"}}}
+
+
+async def posted(browser, base, game):
+    """A page of another origin (`localhost` for `127.0.0.1`) opens the game's page and posts it
+    a made-up board, which it must not draw; the same message from moot's own origin is drawn,
+    so that it is the origin check that refuses the other."""
+    other = base.replace("127.0.0.1", "localhost")
+    seen = {}
+    for who, origin in [("other_origin", other), ("own_origin", base)]:
+        opener = await browser.new_page()
+        await opener.goto(f"{origin}/players")
+        async with opener.expect_popup() as info:
+            await opener.evaluate("url => { window.w = window.open(url); }", f"{base}/chess/{game}")
+        page = await info.value
+        await page.locator('[data-square="e1"]').wait_for()
+        await wait_for(lambda: piece(page, "e1"), "the board")
+        # Once the page follows the game (its first frame would redraw the board anew).
+        await page.locator("#game-info").wait_for(state="visible")
+        await asyncio.sleep(0.5)
+        await opener.evaluate("m => window.w.postMessage(m, '*')", FAKE_BOARD)
+        if who == "own_origin":
+            for _ in range(40):
+                if await piece(page, "h1") == "♔":
+                    break
+                await asyncio.sleep(0.05)
+        else:
+            await asyncio.sleep(1.0)
+        seen[who] = {"e1": await piece(page, "e1"), "h1": await piece(page, "h1")}
+        await page.close()
+        await opener.close()
+    return seen
 
 
 async def status_other_than(page, text):
@@ -249,9 +290,11 @@ async def main():
                         plain = await in_browser(browser, base, token, game, session)
                         claimed = await claim(browser, base, robo, two)
                         signed = await signed_in(browser, base, webby, two)
+                        messages = await posted(browser, base, game)
                     finally:
                         await browser.close()
-    print(json.dumps({"game_id": game, "host": host, "browser": plain, "claim": claimed, "signed_in": signed}))
+    print(json.dumps({"game_id": game, "host": host, "browser": plain, "claim": claimed, "signed_in": signed,
+                      "posted": messages}))
 
 
 if __name__ == "__main__":

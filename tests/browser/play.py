@@ -8,7 +8,8 @@ Usage: play.py BASE_URL TELNET_HOST:PORT SHOTS_DIR AXE_JS
             as it happens (measured), says something Tom hears, and each sees the other in the
             room; the screen-reader toggle turns the mode on and off.
   chess     Tom (telnet) challenges Wren, who accepts on the console and plays e2-e4 by dragging
-            the pawn on the game's page; Tom reads her move and answers, and her page shows it.
+            the pawn on the game's page; Tom reads her move and answers, and her page shows it;
+            they play on to the scholar's mate, after which her page takes no more moves.
   tables    Wren plays the house at tic-tac-toe (a click on a cell) and Connect Four (a click on
             a column's button) on their pages.
   werewolf  Wren (the town page's button) and Tom (telnet) sign the notice board with six
@@ -176,9 +177,27 @@ async def chess(page, base, tom, shots):
     await board.locator("#move-list").filter(has_text="e4 e5").wait_for(timeout=15_000)
     said = await board.locator("#said").text_content()
     await board.screenshot(path=f"{shots}/play-chess.png", full_page=True)
+    # To the end: the scholar's mate, Wren's moves dragged, Tom's typed.
+    for drag, san, answer in [(("f1", "c4"), "Bc4", "Nc6"), (("d1", "h5"), "Qh5", "Nf6"),
+                              (("h5", "f7"), "Qxf7#", None)]:
+        # Tom's answer is on the page's move list (its status may still be telling of her own
+        # last move, whose answer came back after his): her turn.
+        since = tom.mark()
+        await board.drag_and_drop(f'[data-square="{drag[0]}"]', f'[data-square="{drag[1]}"]')
+        await board.click("#confirm")
+        tom.wait_for(rf"Wren \(white\) plays {re.escape(san)}", since)
+        if answer:
+            tom.send(f"move {answer}")
+            await board.locator("#move-list").filter(has_text=answer).wait_for(timeout=15_000)
+    # The game over, its page takes no more moves, and Tom reads how it ended.
+    await board.locator("#controls").wait_for(state="hidden", timeout=15_000)
+    result = await board.locator("#result").text_content()
+    tom_read_end = tom.wait_for(r"(?i)checkmate", since)
+    await board.screenshot(path=f"{shots}/play-chess-mate.png", full_page=True)
     moves = await board.locator("#move-list").text_content()
     await board.close()
-    return {"game": game, "tom_read": tom_read, "moves": moves, "said": said}
+    return {"game": game, "tom_read": tom_read, "moves": moves, "said": said, "result": result,
+            "tom_read_end": tom_read_end}
 
 
 async def tables(page, base, shots):
@@ -243,11 +262,16 @@ async def werewolf(page, base, http, tom, shots):
     # The match runs on its own clock; Wren acts whenever the page offers her something, until
     # the first vote is done. What she and Tom do is checked from the other's side.
     wren_spoke = tom_spoke = wren_voted = tom_saw_vote = tom_voted = None
+    # What the move panel said in each phase: past the lobby it never asks her to be ready.
+    briefs = {}
+    shot_phases = set()
     # Several days if need be: on a loaded machine a vote phase may pass while the page is busy.
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and not (wren_voted or tom_voted):
         phase = await game.locator("#phase").text_content()
-        alive = "dead" not in (await game.locator("#act-brief").text_content() or "")
+        brief = await game.locator("#act-brief").text_content() or ""
+        alive = "dead" not in brief
+        briefs.setdefault(phase, set()).add(brief)
         if "discussion" in phase and wren_spoke is None and tom_spoke is None:
             if alive and await game.locator("#act-speak").is_visible():
                 since = tom.mark()
@@ -277,15 +301,21 @@ async def werewolf(page, base, http, tom, shots):
                     tom_saw_vote = tom.wait_for(r"Wren votes", since, timeout=10)
                 except AssertionError:
                     tom_saw_vote = None
-        if shot < 3 and ("night" in phase or "vote" in phase or "discussion" in phase):
-            await game.screenshot(path=f"{shots}/play-werewolf-{shot}.png", full_page=True)
+        # One picture of each kind of phase: the night, the discussion, the vote.
+        kind = next((k for k in ("night", "discussion", "vote") if k in phase), None)
+        if kind and kind not in shot_phases:
+            shot_phases.add(kind)
+            await game.screenshot(path=f"{shots}/play-werewolf-{shot}-{kind}.png", full_page=True)
             shot += 1
         await asyncio.sleep(0.3)
     transcript = await game.locator("#transcript").text_content()
     await game.close()
     return {"match": match, "players": players, "wren_spoke": wren_spoke, "tom_spoke": tom_spoke,
             "wren_voted": wren_voted, "tom_saw_vote": tom_saw_vote, "tom_voted": tom_voted,
-            "transcript_names_tom": "Tom" in transcript}
+            "transcript_names_tom": "Tom" in transcript,
+            "ready_asked_after_lobby": sorted(p for p, b in briefs.items()
+                                              if "lobby" not in p.lower() and "Say you are ready." in b),
+            "phases_seen": sorted(briefs)}
 
 
 async def axe(browser, base, http, axe_js, signed_in, games):

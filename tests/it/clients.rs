@@ -276,6 +276,17 @@ async fn a_slip_is_answered_with_what_was_likely_meant() {
              column in Connect Four.)"
         ]
     );
+    // The signpost points to every game, tic-tac-toe and Connect Four too.
+    let sign = ann.command("look sign").await.join(" ");
+    for game in [
+        "Werewolf",
+        "Chess",
+        "blackjack",
+        "tic-tac-toe",
+        "Connect Four",
+    ] {
+        assert!(sign.contains(game), "{game}: {sign}");
+    }
     ann.command("s").await;
     // A game of the tables is found by its name as well as its word, and a game that is not
     // here is answered with the words of those that are.
@@ -646,7 +657,14 @@ async fn a_screen_reader_user_hears_lists_and_asks_short_questions() {
     // Cards by name, the hole card said to be face down, with the totals.
     ann.command("west").await;
     ann.command("west").await;
-    let dealt = ann.command("deal").await;
+    // (A natural 21 ends the hand at once, the dealer's cards shown: deal again.)
+    let mut dealt = ann.command("deal").await;
+    while dealt
+        .iter()
+        .any(|l| l.starts_with("`deal` for another hand"))
+    {
+        dealt = ann.command("deal").await;
+    }
     assert!(
         dealt[0].starts_with("Dealer: one card face down, "),
         "{dealt:?}"
@@ -678,4 +696,32 @@ async fn a_screen_reader_user_hears_lists_and_asks_short_questions() {
         board.iter().any(|l| l == "2 P P P P . P P P 2"),
         "drawn again, after e4: {board:?}"
     );
+    // The same short questions at a table's game with a clock: Connect Four, a day a move.
+    again.command("@screenreader on").await;
+    again.command("east").await;
+    again.command("south").await;
+    let started = again.command("play connect4 with house clock 1d").await;
+    let id = started
+        .iter()
+        .find_map(|l| l.split('#').nth(1))
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .map(str::to_owned)
+        .unwrap_or_else(|| panic!("{started:?}"));
+    again.send(&format!("drop 4 #{id}")).await;
+    again.expect("Red has 1d 0h to drop.").await;
+    let clock = again.command(&format!("clock #{id}")).await;
+    assert!(
+        clock[0].starts_with(&format!("#{id}: Clock 1d per move: Red has "))
+            && clock[0].ends_with(" to drop."),
+        "{clock:?}"
+    );
+    let last = again.command(&format!("last #{id}")).await;
+    assert!(
+        last[0].starts_with(&format!(
+            "#{id}: Computer (yellow) drops a disc in column 4"
+        )),
+        "{last:?}"
+    );
+    let column = again.command(&format!("square 4 #{id}")).await;
+    assert_eq!(column, [format!("#{id}: Column 4: red, yellow; 4 free.")]);
 }

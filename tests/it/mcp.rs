@@ -443,12 +443,15 @@ async fn show_ui_gives_an_mcp_apps_board_and_the_same_page_over_http() {
 #[tokio::test]
 async fn the_board_page_plays_in_a_real_chromium() {
     let s = TestServer::start().await;
+    let shots = concat!(env!("CARGO_MANIFEST_DIR"), "/target/screenshots");
+    std::fs::create_dir_all(shots).unwrap();
     let out = tokio::process::Command::new(python())
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/browser/board.py"
         ))
         .arg(format!("http://{}", s.http))
+        .arg(shots)
         .output()
         .await
         .unwrap();
@@ -464,6 +467,16 @@ async fn the_board_page_plays_in_a_real_chromium() {
 
     // Signed in on the web: played as oneself, with no token asked for; a game over takes no
     // more moves.
+    // A made-up board posted from another origin is not drawn; from moot's own, it is.
+    assert_eq!(
+        seen["posted"],
+        json!({
+            "other_origin": {"e1": "♔", "h1": "♖"},
+            "own_origin": {"e1": "", "h1": "♔"}
+        }),
+        "{}",
+        seen["posted"]
+    );
     let signed = &seen["signed_in"];
     assert_eq!(signed["errors"], json!([]), "{signed}");
     assert_eq!(signed["status"], "Your move.");

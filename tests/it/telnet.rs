@@ -14,6 +14,18 @@ async fn the_login_screen_welcomes_and_lists_commands() {
     let mut c = s.client().await;
     let welcome = c.expect("quit").await;
     assert_eq!(welcome[0], "moot");
+    // The welcome names every game, tic-tac-toe and Connect Four too (the lines are wrapped).
+    let said = welcome.join(" ");
+    for game in [
+        "chess",
+        "blackjack",
+        "rock-paper-scissors",
+        "tic-tac-toe",
+        "Connect Four",
+        "Werewolf",
+    ] {
+        assert!(said.contains(game), "{game}: {welcome:?}");
+    }
     assert!(
         welcome
             .iter()

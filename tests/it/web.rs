@@ -1146,12 +1146,23 @@ async fn a_browser_player_and_a_telnet_player_play_together() {
         "{chess}"
     );
     assert_eq!(chess["said"], "Black played e5. White to move.", "{chess}");
+    assert!(
+        chess["moves"].as_str().unwrap().contains("Qxf7#"),
+        "{chess}"
+    );
+    assert!(
+        chess["result"].as_str().unwrap().contains("checkmate"),
+        "{chess}"
+    );
     let t = &seen["tables"];
     assert!(
         t["cells"][4].as_str().unwrap().ends_with("centre (5): X"),
         "{t}"
     );
     let w = &seen["werewolf"];
+    // Past the lobby the page never asks a player to say they are ready (it kept the lobby's
+    // line into the night for someone with nothing to do).
+    assert_eq!(w["ready_asked_after_lobby"], json!([]), "{w}");
     assert!(w["players"].as_str().unwrap().contains("Tom"), "{w}");
     assert!(w["players"].as_str().unwrap().contains("Wren"), "{w}");
     // One of them was alive to speak on the first day, and the other heard it.
