@@ -59,8 +59,8 @@ it yours alone again. A verb has `r` (others may read its code) and `x` (others 
     const TOPIC: Topic = TOPIC;
     const TOOLSET: Option<super::Toolset> = Some(TOOLSET);
     const TOOL_DESCRIPTION: &'static str = "Let every builder change `object`, which you built \
-(`writable` true), or you alone (false). For a verb (`object` `#1004:push`): whether others may \
-read its code (`readable`) and run it (`runnable`). Without them, only ask.";
+(`writable`), or, for a verb (`#1004:push`), let others read its code (`readable`) and run it \
+(`runnable`); leave them out to only ask. Returns the bits as they stand.";
     type Args = ChmodArgs;
     type Output = Permissions;
 
