@@ -458,6 +458,42 @@ async fn a_verbs_r_and_x_bits_hide_its_code_and_keep_it_to_its_owner() {
     );
     bob.send("tune box").await;
     bob.expect("Hum hum.").await;
+    // Bits said twice: the last said wins.
+    assert_eq!(
+        ann.command("@chmod box:tune -x +x").await,
+        ["#1000:tune is rx: anyone may read its code, and anyone here may run it."]
+    );
+    // `-x` alone: Bob reads the code but may not run it.
+    assert_eq!(
+        ann.command("@chmod box:tune -x").await,
+        ["#1000:tune is r: anyone may read its code, and only its owner runs it."]
+    );
+    assert_eq!(
+        bob.command("@list box:tune").await[1],
+        "  1: say(\"Hum hum.\");"
+    );
+    assert_eq!(
+        bob.command("run box tune").await,
+        ["There is no verb tune on box here."]
+    );
+    // Writable, the box is Bob's to change too, but not a verb whose code is hidden from him,
+    // and one kept from him is not there to rewrite, nor to ask the bits of.
+    ann.command("@chmod box +w").await;
+    ann.command("@chmod box:tune -r +x").await;
+    assert_eq!(
+        bob.command("@program box:tune say(\"mine\");").await,
+        ["#1000:tune's code is its owner's (it is -r): only they rewrite it."]
+    );
+    ann.command("@chmod box:tune -x").await;
+    let none = ["#1000 has no verb called tune: `@verb #1000 tune` adds it."];
+    assert_eq!(bob.command("@program box:tune say(\"mine\");").await, none);
+    assert_eq!(bob.command("@program box:tune").await, none);
+    assert_eq!(
+        bob.command("@chmod box:tune").await,
+        ["#1000 has no verb called tune."]
+    );
+    ann.send("tune box").await;
+    ann.expect("Hum hum.").await;
     drop(dir2);
 }
 

@@ -141,9 +141,15 @@ fn load(c: &mut Sql) -> sql::Result<Vec<VerbRow>> {
             code: r.get("code")?,
             author: r.get("author")?,
             created_ms: r.get("created_ms")?,
-            // Letters a later moot wrote and this one does not know leave the verb as it was
-            // made: readable and runnable.
-            mode: VerbMode::from_letters(&r.get::<String>("mode")?).unwrap_or_default(),
+            // Only the letters this moot knows open a verb: any other a later one wrote is
+            // passed over, and does not make a hidden verb readable or runnable.
+            mode: {
+                let letters: String = r.get("mode")?;
+                VerbMode {
+                    readable: letters.contains('r'),
+                    runnable: letters.contains('x'),
+                }
+            },
         })
     })
     .collect()

@@ -72,9 +72,11 @@ it yours alone again. A verb has `r` (others may read its code) and `x` (others 
             readable: None,
             runnable: None,
         };
-        // The bits are the last words: `+w`, `-r`, `-rx`, `+x`.
+        // The bits are the last words: `+w`, `-r`, `-rx`, `+x`; read from the end, so the
+        // words are turned round to apply them left to right (the last said wins).
+        let mut bits = Vec::new();
         while let Some(w) = words.last().copied() {
-            let Some((on, bits)) = w
+            let Some((on, letters)) = w
                 .strip_prefix('+')
                 .map(|b| (true, b))
                 .or_else(|| w.strip_prefix('-').map(|b| (false, b)))
@@ -82,14 +84,17 @@ it yours alone again. A verb has `r` (others may read its code) and `x` (others 
             else {
                 break;
             };
-            for c in bits.chars() {
+            bits.push((on, letters));
+            words.pop();
+        }
+        for (on, letters) in bits.into_iter().rev() {
+            for c in letters.chars() {
                 match c {
                     'w' => args.writable = Some(on),
                     'r' => args.readable = Some(on),
                     _ => args.runnable = Some(on),
                 }
             }
-            words.pop();
         }
         args.object = words.join(" ");
         if args.object.is_empty() {
@@ -122,7 +127,10 @@ it yours alone again. A verb has `r` (others may read its code) and `x` (others 
         if on_verb {
             let (found, verb) = target(world, cx, &args.object)?;
             let num = world.num_of(found);
-            let Some(mut mode) = world.verb_mode(num, &verb) else {
+            // A verb kept from the asker is no verb to them, asked of or not.
+            let hidden = !world.may_read_verb(&cx.actor, num, &verb)
+                && !world.may_run_verb(&cx.actor, num, &verb);
+            let Some(mut mode) = world.verb_mode(num, &verb).filter(|_| !hidden) else {
                 return Err(VerbError::not_found(format!(
                     "#{num} has no verb called {verb}."
                 )));

@@ -153,12 +153,7 @@ checked to compile and stored as its next version. Returns the version.";
                 return Err(VerbError::usage("`code` is needed: the verb's whole code."));
             }
             // Checked now, so that nobody types a verb's code only to be told at the end.
-            world.may_program_on(cx, found).map_err(refused)?;
-            if world.verb_code(num, &verb, None).is_none() {
-                return Err(VerbError::not_found(format!(
-                    "#{num} has no verb called {verb}: `@verb #{num} {verb}` adds it."
-                )));
-            }
+            world.may_reprogram(cx, found, &verb).map_err(refused)?;
             world.player_mut(&cx.actor).editing = Some(Editing {
                 num,
                 verb: verb.clone(),

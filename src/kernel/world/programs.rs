@@ -338,6 +338,26 @@ impl World {
         Ok(self.num_of(found))
     }
 
+    /// Refuses `cx`'s actor new code for verb `name` on `found` unless they may program it
+    /// (see [`World::may_program_on`]) and the verb is there for them: one kept from them
+    /// (`-r -x`) is not, and one whose code is hidden (`-r`) is its owner's alone to rewrite,
+    /// whoever else may change the object (`+w`).
+    pub fn may_reprogram(&self, cx: &Cx, found: Found, name: &str) -> Result<ObjNum, Refused> {
+        let num = self.may_program_on(cx, found)?;
+        let reads = self.may_read_verb(&cx.actor, num, name);
+        if !reads && !self.may_run_verb(&cx.actor, num, name) {
+            return Err(Refused(format!(
+                "#{num} has no verb called {name}: `@verb #{num} {name}` adds it."
+            )));
+        }
+        if !reads {
+            return Err(Refused(format!(
+                "#{num}:{name}'s code is its owner's (it is -r): only they rewrite it."
+            )));
+        }
+        Ok(num)
+    }
+
     /// Adds verb `name` (with no code yet) to `found`.
     pub fn add_verb(&mut self, cx: &mut Cx, found: Found, name: &str) -> Result<ObjNum, Refused> {
         let num = self.may_program_on(cx, found)?;
@@ -367,12 +387,7 @@ impl World {
         name: &str,
         code: &str,
     ) -> Result<u32, Refused> {
-        let num = self.may_program_on(cx, found)?;
-        if self.verb_code(num, name, None).is_none() {
-            return Err(Refused(format!(
-                "#{num} has no verb called {name}: `@verb #{num} {name}` adds it."
-            )));
-        }
+        let num = self.may_reprogram(cx, found, name)?;
         sandbox::check(code).map_err(|e| Refused(format!("That does not compile: {e}")))?;
         self.write_version(cx, num, name, code.to_owned())
     }

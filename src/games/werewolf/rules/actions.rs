@@ -54,8 +54,10 @@ impl Werewolf {
     /// A living player named by id.
     pub(super) fn target(&self, id: &str) -> Result<Seat, GameError> {
         let t = seat_of(id.trim()).ok_or_else(|| {
-            // A name, or its last part (`Abel` for `Bot-Abel`), which names a player too.
+            // A living player's name, or its last part (`Abel` for `Bot-Abel`), which names
+            // them too: the dead are no targets.
             let names: Vec<&str> = (0..SEATS)
+                .filter(|&s| self.players[s].alive)
                 .map(|s| self.name(s))
                 .flat_map(|n| [n, n.rsplit('-').next().unwrap_or(n)])
                 .collect();

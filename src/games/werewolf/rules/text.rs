@@ -26,7 +26,8 @@ pub fn mark(e: &Event) -> String {
 /// Under a second a fraction shows (a fast town's 45 s night is 0.45 s, not 0 s).
 fn secs_at(seconds: f64, pace: f64) -> String {
     let wall = seconds / pace;
-    if (0.005..1.0).contains(&wall) {
+    // (Below 0.995, so that rounding to two places cannot make it "1.00", read "1." trimmed.)
+    if (0.005..0.995).contains(&wall) {
         let shown = format!("{wall:.2}");
         return format!("{} s", shown.trim_end_matches('0'));
     }
