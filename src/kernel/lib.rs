@@ -16,7 +16,8 @@
 //! - [`sandbox`] runs programmed verbs (Rhai, with hard limits) on a snapshot of the objects
 //!   around them, giving back the deeds the world then does or refuses;
 //! - [`ratings`] keeps who plays well (Glicko-2 per board, records for games of luck) as a
-//!   pure ledger the world feeds each decided result;
+//!   pure ledger the world feeds each decided result; [`tournament`] pairs and ranks an
+//!   event's entrants (Swiss, round-robin, arena), as a pure ledger too;
 //! - [`text`] (from `moot-game-api`) cleans and bounds text from every face, [`limits`] holds the
 //!   shared rate limits, [`wrap`] fits text to a screen, [`metrics`] counts, and [`logging`]
 //!   says where log lines go.
@@ -34,6 +35,7 @@ pub mod oauth;
 pub mod ratings;
 pub mod sandbox;
 pub mod store;
+pub mod tournament;
 pub mod verbs;
 pub mod world;
 pub mod wrap;
