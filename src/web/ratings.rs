@@ -133,24 +133,25 @@ fn board_html(game: &str, v: &Leaderboards, whom: Whom) -> String {
         let _ = write!(
             h,
             "<h2>{}</h2><p>Rules {}</p><table class=\"board\"><tr><th>#</th><th>Name</th>\
-<th>Kind</th><th>Rating</th><th>Games</th><th>Won</th><th>Lost</th><th>Drawn</th>\
+<th>Kind</th><th>Rating</th><th>95% interval</th><th>Games</th><th>Won</th><th>Lost</th><th>Drawn</th>\
 <th>Refused</th><th>Missed a game</th></tr>",
             escape(&b.board),
             escape(&b.rules)
         );
         if b.rows.is_empty() {
-            h.push_str("<tr><td colspan=\"10\">Nobody with an established rating yet.</td></tr>");
+            h.push_str("<tr><td colspan=\"11\">Nobody with an established rating yet.</td></tr>");
         }
         for r in &b.rows {
             let name = escape(&r.name);
             let _ = write!(
                 h,
                 "<tr><td class=\"n\">{}</td><td><a href=\"/players/{name}\">{name}</a></td>\
-<td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+<td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
 <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
                 r.rank,
                 r.kind.name(),
                 r.score.shown(),
+                r.score.interval_ends().unwrap_or_default(),
                 r.score.games,
                 r.score.won,
                 r.score.lost,
@@ -202,8 +203,8 @@ fn player_html(
         h.push_str("<p>No rated or recorded games yet.</p>");
     } else {
         h.push_str(
-            "<table class=\"standings\"><tr><th>Board</th><th>Rating</th><th>Deviation</th>\
-<th>Games</th><th>Won</th><th>Lost</th><th>Drawn</th></tr>",
+            "<table class=\"standings\"><tr><th>Board</th><th>Rating</th><th>95% interval</th>\
+<th>Deviation</th><th>Games</th><th>Won</th><th>Lost</th><th>Drawn</th></tr>",
         );
         for s in &v.standings {
             let board = escape(&s.board);
@@ -211,10 +212,11 @@ fn player_html(
             let _ = write!(
                 h,
                 "<tr><td><a href=\"/leaderboard/{game}\">{board}</a>{}</td><td class=\"n\">{}</td>\
-<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
 <td class=\"n\">{}</td></tr>",
                 if s.current { "" } else { " (earlier rules)" },
                 s.score.shown(),
+                s.score.interval_ends().unwrap_or_else(|| "-".to_owned()),
                 s.score
                     .deviation
                     .map_or("-".to_owned(), |d| format!("{d:.0}")),

@@ -63,6 +63,19 @@ fn first_game() -> (String, String) {
     )
 }
 
+/// The half-widths of the 95% intervals of the winner's and loser's ratings after two
+/// newcomers' first game, as `ratings` shows them after the rating ("±541").
+fn first_game_intervals() -> (String, String) {
+    let after = |score| {
+        let r = START.after(&[Game {
+            opponent: START,
+            score,
+        }]);
+        format!("±{:.0}", 1.96 * r.deviation)
+    };
+    (after(1.0), after(0.0))
+}
+
 #[tokio::test]
 async fn a_rated_game_moves_both_ratings_on_every_face_and_a_rebuild_gives_the_same() {
     let s = TestServer::start().await;
@@ -90,8 +103,12 @@ async fn a_rated_game_moves_both_ratings_on_every_face_and_a_rebuild_gives_the_s
         ("1500?", "1500?"),
     )
     .await;
-    let bob_line = format!("  chess/classical    {winner:>6}  1 game: 1 won, 0 lost, 0 drawn");
-    let ann_line = format!("  chess/classical    {loser:>6}  1 game: 0 won, 1 lost, 0 drawn");
+    // Each rating with its 95% interval, 1.96 deviations either side.
+    let (won_by, lost_by) = first_game_intervals();
+    let bob_line =
+        format!("  chess/classical    {winner:>6} {won_by:>5}  1 game: 1 won, 0 lost, 0 drawn");
+    let ann_line =
+        format!("  chess/classical    {loser:>6} {lost_by:>5}  1 game: 0 won, 1 lost, 0 drawn");
     // Apart from skill: a clean game (Ann's resignation is her one action).
     let clean = |games: u32| {
         format!(
@@ -639,9 +656,26 @@ async fn the_leaderboard_and_a_players_page_in_a_real_chromium() {
     );
     assert_eq!(p["standings"][0][0], "tictactoe", "{p}");
     assert_eq!(
-        p["standings"][0].as_array().unwrap()[4..],
+        p["standings"][0].as_array().unwrap()[5..],
         [json!("0"), json!("3"), json!("0")],
         "won, lost, drawn: {p}"
+    );
+    // The rating's 95% interval, its two ends either side of it.
+    let ends: Vec<f64> = p["standings"][0][2]
+        .as_str()
+        .unwrap()
+        .split('–')
+        .map(|e| e.parse().unwrap())
+        .collect();
+    let rating: f64 = p["standings"][0][1]
+        .as_str()
+        .unwrap()
+        .trim_end_matches('?')
+        .parse()
+        .unwrap();
+    assert!(
+        ends.len() == 2 && ends[0] < rating && rating < ends[1],
+        "{p}"
     );
     assert_eq!(p["charts"], json!([3]), "a point per rated game: {p}");
     assert_eq!(
@@ -720,8 +754,9 @@ async fn a_rated_game_against_the_computer_meets_its_levels_anchor() {
     assert_eq!(
         ratings[1],
         format!(
-            "  chess/classical    {:>6}  1 game: 0 won, 1 lost, 0 drawn",
-            format!("{:.0}?", lost.rating)
+            "  chess/classical    {:>6} {:>5}  1 game: 0 won, 1 lost, 0 drawn",
+            format!("{:.0}?", lost.rating),
+            format!("±{:.0}", 1.96 * lost.deviation)
         ),
         "{ratings:?}"
     );

@@ -57,6 +57,24 @@ impl Score {
         }
     }
 
+    /// "±180": the half-width of the rating's 95% interval (1.96 deviations either side), as
+    /// a reader weighs two ratings by; empty for a record.
+    pub fn interval(&self) -> String {
+        self.deviation
+            .filter(|_| self.rating.is_some())
+            .map_or_else(String::new, |d| format!("±{:.0}", 1.96 * d))
+    }
+
+    /// The 95% interval's ends, "1443–1803"; none for a record.
+    pub fn interval_ends(&self) -> Option<String> {
+        let (r, d) = (self.rating?, self.deviation?);
+        Some(format!(
+            "{:.0}–{:.0}",
+            (r - 1.96 * d).max(0.0),
+            r + 1.96 * d
+        ))
+    }
+
     /// "3 games: 2 won, 1 lost, 0 drawn"
     pub fn record(&self) -> String {
         format!(
@@ -370,9 +388,10 @@ game, refused actions and missed deadlines.";
             .fold(18, usize::max);
         for s in &v.standings {
             lines.push(format!(
-                "  {:<width$} {:>6}  {}{}",
+                "  {:<width$} {:>6} {:>5}  {}{}",
                 s.board,
                 s.score.shown(),
+                s.score.interval(),
                 s.score.record(),
                 if s.current { "" } else { " (earlier rules)" }
             ));
@@ -445,11 +464,12 @@ provisional players it leaves out.";
             }
             for r in &b.rows {
                 let mut row = format!(
-                    "  {:>2}. {:<16} {:<6} {:>6}  {}",
+                    "  {:>2}. {:<16} {:<6} {:>6} {:>5}  {}",
                     r.rank,
                     r.name,
                     r.kind.name(),
                     r.score.shown(),
+                    r.score.interval(),
                     r.score.record(),
                 );
                 // Errors apart from skill, said in words and only where there are any.
