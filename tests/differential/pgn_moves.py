@@ -1,5 +1,5 @@
 """Reads a PGN from a URL with python-chess (which nobody here wrote) and prints what it read:
-the tags, the mainline in UCI, and whether python-chess met any error.
+the tags, the mainline in UCI, each move's comment, and whether python-chess met any error.
 
 Usage: python pgn_moves.py URL
 """
@@ -21,6 +21,7 @@ def main():
         "content_type": kind,
         "headers": dict(game.headers),
         "moves": [m.uci() for m in game.mainline_moves()],
+        "comments": [node.comment for node in game.mainline()],
         "errors": [str(e) for e in game.errors],
         "end_fen": game.end().board().fen(),
     }))

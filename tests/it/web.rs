@@ -548,35 +548,34 @@ async fn a_games_pgn_reads_back_in_python_chess_with_the_same_moves() {
         .session(&ann, "chess.v1", &[("white", &ann), ("black", &bob)])
         .await;
     let mut tick = 0u64;
-    let mut play = |who: &Agent, action: &str| {
+    let mut play = |who: &Agent, action: &str, why: Option<&str>| {
         let (api, who, action, sid) = (
             api.clone(),
             who.token.clone(),
             action.to_owned(),
             sid.clone(),
         );
-        let at = tick;
+        let mut body = json!({"action": action, "expected_tick": tick});
+        if let Some(w) = why {
+            body["reasoning"] = json!(w);
+        }
         tick += 1;
         async move {
             let (status, v) = api
-                .post(
-                    &format!("/sessions/{sid}/actions"),
-                    &who,
-                    json!({"action": action, "expected_tick": at}),
-                )
+                .post(&format!("/sessions/{sid}/actions"), &who, body)
                 .await;
             assert_eq!(status, 200, "{action}: {v}");
         }
     };
     // A short game with a takeback in it: ...Qh4 is taken back, and ...Nc6 played instead.
-    play(&ann, "e2e4").await;
-    play(&bob, "e7e5").await;
-    play(&ann, "g1f3").await;
-    play(&bob, "d8h4").await;
-    play(&bob, "request_takeback").await;
-    play(&ann, "accept_takeback").await;
-    play(&bob, "b8c6").await;
-    play(&ann, "f1b5").await;
+    play(&ann, "e2e4", Some("The king's pawn.")).await;
+    play(&bob, "e7e5", None).await;
+    play(&ann, "g1f3", None).await;
+    play(&bob, "d8h4", Some("An early queen.")).await;
+    play(&bob, "request_takeback", None).await;
+    play(&ann, "accept_takeback", None).await;
+    play(&bob, "b8c6", Some("Develop, and guard e5 {twice}.")).await;
+    play(&ann, "f1b5", None).await;
     let url = format!("http://{}/chess/{sid}.pgn", s.http);
     let read = crate::support::run_python("differential/pgn_moves.py", &[&url]).await;
     assert_eq!(read["errors"], json!([]), "{read}");
@@ -612,6 +611,33 @@ async fn a_games_pgn_reads_back_in_python_chess_with_the_same_moves() {
             .unwrap()
             .status(),
         404
+    );
+    // Reasons are held back while the game runs; once it is over, each move's is its comment,
+    // the taken-back move's gone with it.
+    assert!(!pgn.contains('{'), "{pgn}");
+    play(&bob, "resign", None).await;
+    let read = crate::support::run_python("differential/pgn_moves.py", &[&url]).await;
+    assert_eq!(read["errors"], json!([]), "{read}");
+    assert_eq!(
+        read["moves"],
+        json!(["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]),
+        "{read}"
+    );
+    assert_eq!(
+        read["comments"],
+        json!([
+            "The king's pawn.",
+            "",
+            "",
+            "Develop, and guard e5 (twice).",
+            ""
+        ]),
+        "{read}"
+    );
+    let pgn = reqwest::get(&url).await.unwrap().text().await.unwrap();
+    assert!(
+        pgn.contains("1. e4 {The king's pawn.} 1... e5 2. Nf3 Nc6 {Develop, and guard e5"),
+        "{pgn}"
     );
     s.stop().await;
 }

@@ -199,5 +199,37 @@ pub fn pgn_of(world: &World, sid: moot_kernel::world::sessions::SessionId) -> Op
         &date,
         &name("white"),
         &name("black"),
+        &reasons_by_ply(s),
     ))
+}
+
+/// The reason each ply's player gave for it, by ply, found by replaying the game's log: an
+/// action that adds a ply gives it its reason, and a takeback that takes plies away takes
+/// theirs. Nothing while the game runs: reasons are held back until it is over (as
+/// [`Session::reasons`](moot_kernel::world::sessions::Session::reasons) holds them).
+fn reasons_by_ply(s: &moot_kernel::world::sessions::Session) -> Vec<Option<String>> {
+    if !s.game.is_terminal() {
+        return Vec::new();
+    }
+    let Ok(mut game) = (s.template.new)(s.seed, &s.options) else {
+        return Vec::new();
+    };
+    let mut by_ply: Vec<Option<String>> = Vec::new();
+    for e in &s.log {
+        let Ok(next) = game.apply_logged(e.role, &e.action, e.at_ms) else {
+            return Vec::new();
+        };
+        game = next;
+        let plies = game
+            .as_any()
+            .downcast_ref::<super::rules::ChessGame>()
+            .map_or(0, |g| g.sans().len());
+        if plies > by_ply.len() {
+            by_ply.resize(plies - 1, None);
+            by_ply.push(e.reasoning.as_deref().map(str::to_owned));
+        } else {
+            by_ply.truncate(plies);
+        }
+    }
+    by_ply
 }

@@ -7,8 +7,16 @@ use super::ChessGame;
 
 impl ChessGame {
     /// The game in PGN: the seven-tag roster (with `SetUp` and `FEN` for a set position), the
-    /// moves in SAN and the result; `date` is `YYYY.MM.DD`.
-    pub fn pgn(&self, event: &str, date: &str, white: &str, black: &str) -> String {
+    /// moves in SAN, each with its comment from `comments` (by ply; the reason its player gave
+    /// for it), and the result; `date` is `YYYY.MM.DD`.
+    pub fn pgn(
+        &self,
+        event: &str,
+        date: &str,
+        white: &str,
+        black: &str,
+        comments: &[Option<String>],
+    ) -> String {
         let result = self.outcome.map_or("*", |o| o.result());
         let tag = |k: &str, v: &str| {
             format!(
@@ -37,13 +45,32 @@ impl ChessGame {
         let mut number = first.fullmoves().get();
         let mut white_to_move = first.turn() == shakmaty::Color::White;
         let mut words: Vec<String> = Vec::new();
+        // After a comment, Black's move is numbered again, as the standard writes it.
+        let mut renumber = false;
         for (i, san) in self.sans().into_iter().enumerate() {
             if white_to_move {
                 words.push(format!("{number}. {san}"));
-            } else if i == 0 {
+            } else if i == 0 || renumber {
                 words.push(format!("{number}... {san}"));
             } else {
                 words.push(san);
+            }
+            renumber = false;
+            if let Some(Some(c)) = comments.get(i) {
+                // A comment ends at the first `}`: braces in the text become parentheses. Its
+                // words are laid out with the moves', so that no line passes 80 characters.
+                let said: Vec<&str> = c.split_whitespace().collect();
+                let n = said.len();
+                for (k, w) in said.into_iter().enumerate() {
+                    let w = w.replace('}', ")").replace('{', "(");
+                    words.push(match (k == 0, k + 1 == n) {
+                        (true, true) => format!("{{{w}}}"),
+                        (true, false) => format!("{{{w}"),
+                        (false, true) => format!("{w}}}"),
+                        (false, false) => w,
+                    });
+                }
+                renumber = n > 0;
             }
             if !white_to_move {
                 number += 1;

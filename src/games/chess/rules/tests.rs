@@ -441,7 +441,11 @@ fn a_takeback_gives_back_the_earlier_state_exactly() {
         assert_eq!(a.last_san(), b.last_san(), "{at}");
         assert_eq!(a.sans(), b.sans(), "{at}");
         assert_eq!(a.history_keys(), b.history_keys(), "{at}");
-        assert_eq!(a.pgn("e", "d", "w", "b"), b.pgn("e", "d", "w", "b"), "{at}");
+        assert_eq!(
+            a.pgn("e", "d", "w", "b", &[]),
+            b.pgn("e", "d", "w", "b", &[]),
+            "{at}"
+        );
     };
     let mut seed = 7u64;
     let mut next = move |n: usize| {
@@ -625,4 +629,21 @@ fn a_clock_that_is_neither_form_names_both() {
         }
     }
     assert!(ChessGame::new(0, &json!({ "clock": "1h" })).is_ok());
+}
+
+/// A move's comment is written in braces after it, a long one laid out over lines of at most
+/// 80 characters, braces in its text made parentheses, and Black's next move numbered again.
+#[test]
+fn comments_follow_their_moves_within_the_line_length() {
+    let g = play(&ChessGame::new(0, &json!({})).unwrap(), "e2e4 e7e5");
+    let long = format!("{} {{or}} so", "the king's pawn takes the centre;".repeat(6));
+    let pgn = g.pgn("e", "d", "w", "b", &[Some(long), None]);
+    assert!(pgn.lines().all(|l| l.len() <= 80), "{pgn}");
+    let moves: String = pgn
+        .lines()
+        .skip_while(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(moves.trim_start().starts_with("1. e4 {the king's pawn"), "{moves}");
+    assert!(moves.contains("(or) so} 1... e5 *"), "{moves}");
 }
