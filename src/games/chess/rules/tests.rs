@@ -636,7 +636,10 @@ fn a_clock_that_is_neither_form_names_both() {
 #[test]
 fn comments_follow_their_moves_within_the_line_length() {
     let g = play(&ChessGame::new(0, &json!({})).unwrap(), "e2e4 e7e5");
-    let long = format!("{} {{or}} so", "the king's pawn takes the centre;".repeat(6));
+    let long = format!(
+        "{} {{or}} so",
+        "the king's pawn takes the centre;".repeat(6)
+    );
     let pgn = g.pgn("e", "d", "w", "b", &[Some(long), None]);
     assert!(pgn.lines().all(|l| l.len() <= 80), "{pgn}");
     let moves: String = pgn
@@ -644,6 +647,9 @@ fn comments_follow_their_moves_within_the_line_length() {
         .skip_while(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(" ");
-    assert!(moves.trim_start().starts_with("1. e4 {the king's pawn"), "{moves}");
+    assert!(
+        moves.trim_start().starts_with("1. e4 {the king's pawn"),
+        "{moves}"
+    );
     assert!(moves.contains("(or) so} 1... e5 *"), "{moves}");
 }
