@@ -24,8 +24,11 @@ use std::time::{Duration, Instant};
 use rand::{RngExt, SeedableRng};
 use serde_json::Value;
 
+#[path = "support/args.rs"]
+mod args;
 #[path = "support/server.rs"]
 mod server;
+use args::arg;
 
 /// How each game goes: (role, cell) in turn.
 const GAMES: [&[(&str, &str)]; 3] = [
@@ -53,15 +56,6 @@ const GAMES: [&[(&str, &str)]; 3] = [
         ("x", "8"),
     ],
 ];
-
-fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// The stored state each way of playing ends in, as the template gives it.
 fn final_states() -> Vec<String> {

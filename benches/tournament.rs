@@ -11,14 +11,9 @@ use std::time::{Duration, Instant};
 use moot_kernel::tournament::{Format, Ledger, Outcome};
 use rand::{RngExt, SeedableRng};
 
-fn flag(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+#[path = "support/args.rs"]
+mod args;
+use args::arg;
 
 /// A result between two players rated `a` and `b`: the better wins more often, some draws.
 fn result(rng: &mut rand::rngs::StdRng, a: f64, b: f64) -> Outcome {
@@ -34,9 +29,9 @@ fn result(rng: &mut rand::rngs::StdRng, a: f64, b: f64) -> Outcome {
 }
 
 fn main() {
-    let players = flag("--players", 256);
-    let rounds = flag("--rounds", 9);
-    let arena_players = flag("--arena", 1000);
+    let players = arg("--players", 256);
+    let rounds = arg("--rounds", 9);
+    let arena_players = arg("--arena", 1000);
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
 
     let mut swiss = Ledger::new(Format::Swiss {
