@@ -214,16 +214,26 @@ fn reasons_by_ply(s: &moot_kernel::world::sessions::Session) -> Vec<Option<Strin
     let Ok(mut game) = (s.template.new)(s.seed, &s.options) else {
         return Vec::new();
     };
+    // A position's number of plies from the game's start, read off its move number (two a
+    // full move, one more while Black moves), so that a long game's replay stays linear.
+    let ply_of = |g: &dyn moot_kernel::game_api::AnyGame| {
+        use shakmaty::Position;
+        g.as_any()
+            .downcast_ref::<super::rules::ChessGame>()
+            .map_or(0, |c| {
+                let pos = c.position();
+                2 * u64::from(pos.fullmoves().get())
+                    + u64::from(pos.turn() == shakmaty::Color::Black)
+            })
+    };
+    let first = ply_of(&*game);
     let mut by_ply: Vec<Option<String>> = Vec::new();
     for e in &s.log {
         let Ok(next) = game.apply_logged(e.role, &e.action, e.at_ms) else {
             return Vec::new();
         };
         game = next;
-        let plies = game
-            .as_any()
-            .downcast_ref::<super::rules::ChessGame>()
-            .map_or(0, |g| g.sans().len());
+        let plies = usize::try_from(ply_of(&*game).saturating_sub(first)).unwrap_or(0);
         if plies > by_ply.len() {
             by_ply.resize(plies - 1, None);
             by_ply.push(e.reasoning.as_deref().map(str::to_owned));
