@@ -42,11 +42,7 @@ fn seen(l: &Ledger) -> Vec<Seen> {
 /// Adds a decided game to `s`: 2 a win and 1 a draw, doubled after two wins in a row.
 fn score(s: &mut Seen, outcome: Outcome, side: Side) {
     let fire = if s.streak >= 2 { 2 } else { 1 };
-    let won = matches!(
-        (outcome, side),
-        (Outcome::FirstWins, Side::First) | (Outcome::SecondWins, Side::Second)
-    ) || matches!(outcome, Outcome::Forfeit { absent } if absent != side);
-    if won {
+    if outcome.winner() == Some(side) {
         s.points += 2 * fire;
         s.streak += 1;
     } else {

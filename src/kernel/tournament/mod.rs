@@ -53,6 +53,23 @@ pub enum Outcome {
     },
 }
 
+impl Outcome {
+    /// The side that won (a forfeit: the one that came), or None for a draw.
+    pub fn winner(self) -> Option<Side> {
+        match self {
+            Outcome::FirstWins => Some(Side::First),
+            Outcome::SecondWins => Some(Side::Second),
+            Outcome::Draw => None,
+            Outcome::Forfeit {
+                absent: Side::First,
+            } => Some(Side::Second),
+            Outcome::Forfeit {
+                absent: Side::Second,
+            } => Some(Side::First),
+        }
+    }
+}
+
 /// One pairing of a round: two entrants, the first moving first, or one with a bye.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pairing {
@@ -91,11 +108,10 @@ impl Pairing {
             return (self.first == who).then_some(self.bye_halves);
         };
         let side = self.side_of(who)?;
-        Some(match (self.outcome?, side) {
-            (Outcome::Draw, _) => 1,
-            (Outcome::FirstWins, Side::First) | (Outcome::SecondWins, Side::Second) => 2,
-            (Outcome::Forfeit { absent }, s) if absent != s => 2,
-            _ => 0,
+        Some(match self.outcome?.winner() {
+            None => 1,
+            Some(w) if w == side => 2,
+            Some(_) => 0,
         })
     }
 
@@ -191,12 +207,6 @@ impl Ledger {
     /// Every pairing of every round, in order.
     pub fn games(&self) -> impl Iterator<Item = &Pairing> {
         self.rounds.iter().flatten()
-    }
-
-    /// Whether a game of `who`'s is waiting for its result.
-    pub fn is_playing(&self, who: Entrant) -> bool {
-        self.games()
-            .any(|p| p.second.is_some() && p.outcome.is_none() && p.side_of(who).is_some())
     }
 
     /// `who`'s points so far, in halves.
