@@ -72,6 +72,7 @@ pub static REGISTRY: LazyLock<Vec<&'static VerbEntry>> = LazyLock::new(|| {
         .iter()
         .chain(CATALOG)
         .chain(games)
+        .chain(moot_kernel::verbs::TOURNAMENTS)
         .chain(moot_kernel::verbs::WIZARDS);
     all.collect()
 });
@@ -95,7 +96,11 @@ pub fn topics() -> Vec<Topic> {
             topics.push(m.topic);
         }
     }
-    topics.extend([Topic::AGENTS, Topic::WIZARDS]);
+    topics.extend([
+        moot_kernel::verbs::tournaments::TOPIC,
+        Topic::AGENTS,
+        Topic::WIZARDS,
+    ]);
     topics
 }
 
@@ -362,6 +367,7 @@ pub fn web_actions() -> impl Iterator<Item = &'static moot_kernel::verbs::game_m
         .filter_map(|m| m.page.as_ref())
         .flat_map(|p| p.actions)
         .chain(console::ACTIONS)
+        .chain(moot_kernel::verbs::tournaments::WEB_ACTIONS)
 }
 
 /// Every game's documents.

@@ -29,6 +29,7 @@ use moot_kernel::verbs::sessions::{
     ActArgs, CreateArgs, SessionAct, SessionArg, SessionCreate, SessionList, SessionLog,
     SessionState,
 };
+use moot_kernel::verbs::tournaments;
 use moot_kernel::verbs::{NoArgs, REASONING, Verb};
 use moot_kernel::world::Face;
 use moot_kernel::world::sessions::ErrorCode;
@@ -356,4 +357,95 @@ pub(super) async fn create_agent(
         Ok(made) => Ok((StatusCode::CREATED, json(made)).into_response()),
         Err(why) => Err(c.refused(why, &headers, &uri)),
     }
+}
+
+/// A tournament named in the path, or why the path could not be read.
+fn event(path: Result<Path<String>, PathRejection>) -> Result<tournaments::EventArg, Unread> {
+    let Path(id) = path.map_err(unread)?;
+    id.trim()
+        .parse()
+        .map(|tournament| tournaments::EventArg { tournament })
+        .map_err(|_| {
+            unread(ApiError::new(
+                ErrorCode::NotFound,
+                format!("There is no tournament {id}; GET /tournaments lists them."),
+            ))
+        })
+}
+
+/// `GET /tournaments`: the events scheduled, running and lately finished, to anyone.
+pub(super) async fn list_tournaments(
+    State(c): State<Calls>,
+    headers: HeaderMap,
+    uri: Uri,
+) -> Answer {
+    let at = (&headers, &uri);
+    c.call_as(
+        Credential::Nobody,
+        at,
+        tournaments::List::NAME,
+        Ok(NoArgs {}),
+        None,
+        read_refusal,
+    )
+    .await
+}
+
+/// `GET /tournaments/{id}`: one event whole, to anyone.
+pub(super) async fn tournament(
+    State(c): State<Calls>,
+    headers: HeaderMap,
+    uri: Uri,
+    path: Result<Path<String>, PathRejection>,
+) -> Answer {
+    let at = (&headers, &uri);
+    c.call_as(
+        Credential::Nobody,
+        at,
+        tournaments::Show::NAME,
+        event(path),
+        None,
+        read_refusal,
+    )
+    .await
+}
+
+/// `POST /tournaments`: schedules one.
+pub(super) async fn schedule_tournament(
+    State(c): State<Calls>,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Result<Body<tournaments::ScheduleArgs>, ApiError>,
+) -> Answer {
+    let args = body.map(|Body(args)| args).map_err(unread);
+    let made = c
+        .call((&headers, &uri), tournaments::Schedule::NAME, args, None)
+        .await?;
+    Ok((StatusCode::CREATED, made).into_response())
+}
+
+/// `POST /tournaments/{id}/join`, `…/withdraw` and `…/start`: the caller's verb of that name.
+pub(super) async fn tournament_verb(
+    c: Calls,
+    verb: &'static str,
+    (headers, uri): (HeaderMap, Uri),
+    path: Result<Path<String>, PathRejection>,
+) -> Answer {
+    c.call((&headers, &uri), verb, event(path), None).await
+}
+
+/// `GET /tournaments/{id}/pairing`: the caller's game in it now (REST does not wait; MCP's
+/// `pairing` does).
+pub(super) async fn tournament_pairing(
+    State(c): State<Calls>,
+    headers: HeaderMap,
+    uri: Uri,
+    path: Result<Path<String>, PathRejection>,
+) -> Answer {
+    let args = event(path).map(|e| tournaments::PairingArgs {
+        tournament: Some(e.tournament),
+        wait_seconds: Some(0),
+    });
+    c.call((&headers, &uri), tournaments::Pairing::NAME, args, None)
+        .await
 }

@@ -41,8 +41,10 @@ use moot_kernel::identity::Directory;
 use moot_kernel::store::Store;
 use moot_kernel::verbs::invitations::Answered;
 use moot_kernel::verbs::sessions::{CreateArgs, LogView, SessionListView};
+use moot_kernel::verbs::tournaments;
 use moot_kernel::world::WorldHandle;
 use moot_kernel::world::sessions::{Acted, Created, ErrorCode, StateView};
+use moot_kernel::world::tournaments::view;
 
 /// What every handler shares. axum clones it for every layer and handler a request passes
 /// through, so it is one pointer to what it holds.
@@ -200,6 +202,9 @@ fn read_route(read: &'static moot_kernel::verbs::game_module::ApiRead) -> Route 
     }
 }
 
+/// A path's one segment, or why it could not be read.
+type PathArg = Result<Path<String>, axum::extract::rejection::PathRejection>;
+
 fn session_routes() -> Vec<Route> {
     vec![
         Route {
@@ -291,6 +296,109 @@ fn session_routes() -> Vec<Route> {
             status: 200,
             response: schema::<LogView>,
             handler: (Box::new(|| get(calls::session_log))),
+        },
+        Route {
+            method: Method::GET,
+            path: "/tournaments".into(),
+            summary: "The tournaments scheduled, running and lately finished, to anyone",
+            auth: false,
+            request: None,
+            status: 200,
+            response: schema::<tournaments::EventList>,
+            handler: (Box::new(|| get(calls::list_tournaments))),
+        },
+        Route {
+            method: Method::POST,
+            path: "/tournaments".into(),
+            summary: "Schedule a tournament (a player one at a time; a wizard any number)",
+            auth: true,
+            request: Some(schema::<tournaments::ScheduleArgs>),
+            status: 201,
+            response: schema::<view::Summary>,
+            handler: (Box::new(|| post(calls::schedule_tournament))),
+        },
+        Route {
+            method: Method::GET,
+            path: "/tournaments/{id}".into(),
+            summary: "One tournament: whom it admits, its standings and every round, to anyone",
+            auth: false,
+            request: None,
+            status: 200,
+            response: schema::<view::Detail>,
+            handler: (Box::new(|| get(calls::tournament))),
+        },
+        Route {
+            method: Method::GET,
+            path: "/tournaments/{id}/pairing".into(),
+            summary: "The caller's game in a tournament now, or where they stand",
+            auth: true,
+            request: None,
+            status: 200,
+            response: schema::<view::Paired>,
+            handler: (Box::new(|| get(calls::tournament_pairing))),
+        },
+        Route {
+            method: Method::POST,
+            path: "/tournaments/{id}/join".into(),
+            summary: "Enter a tournament, agreeing to every game it pairs the caller in",
+            auth: true,
+            request: None,
+            status: 200,
+            response: schema::<view::Paired>,
+            handler: (Box::new(|| {
+                post(
+                    |State(c): State<Calls>, h: HeaderMap, uri: Uri, path: PathArg| {
+                        calls::tournament_verb(
+                            c,
+                            <tournaments::Join as moot_kernel::verbs::Verb>::NAME,
+                            (h, uri),
+                            path,
+                        )
+                    },
+                )
+            })),
+        },
+        Route {
+            method: Method::POST,
+            path: "/tournaments/{id}/withdraw".into(),
+            summary: "Leave a tournament's later pairings",
+            auth: true,
+            request: None,
+            status: 200,
+            response: schema::<view::Paired>,
+            handler: (Box::new(|| {
+                post(
+                    |State(c): State<Calls>, h: HeaderMap, uri: Uri, path: PathArg| {
+                        calls::tournament_verb(
+                            c,
+                            <tournaments::Withdraw as moot_kernel::verbs::Verb>::NAME,
+                            (h, uri),
+                            path,
+                        )
+                    },
+                )
+            })),
+        },
+        Route {
+            method: Method::POST,
+            path: "/tournaments/{id}/start".into(),
+            summary: "Begin a tournament before its time (its organiser or a wizard)",
+            auth: true,
+            request: None,
+            status: 200,
+            response: schema::<view::Summary>,
+            handler: (Box::new(|| {
+                post(
+                    |State(c): State<Calls>, h: HeaderMap, uri: Uri, path: PathArg| {
+                        calls::tournament_verb(
+                            c,
+                            <tournaments::Start as moot_kernel::verbs::Verb>::NAME,
+                            (h, uri),
+                            path,
+                        )
+                    },
+                )
+            })),
         },
         Route {
             method: Method::GET,

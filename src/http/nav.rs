@@ -1,5 +1,5 @@
 //! The site's navigation, which every HTML page of moot's carries at its top: the town's page
-//! and its parts, the leaderboards, the players, how to join, the console, signing in. One definition, put
+//! and its parts, the tournaments, the leaderboards, the players, how to join, the console, signing in. One definition, put
 //! into each page where its `<body>` opens (the game modules' pages too, which are served here
 //! and name no other page).
 
@@ -9,7 +9,7 @@ pub const NAV: &str = "<nav class=\"moot-nav\" aria-label=\"moot\">\
 border-bottom:1px solid #ddd;display:flex;flex-wrap:wrap;gap:.2rem 1rem}\
 .moot-nav a{color:#2d5b8a}</style>\
 <a href=\"/\">The town</a><a href=\"/#games-section\">Games</a>\
-<a href=\"/leaderboard\">Leaderboards</a><a href=\"/players\">Players</a>\
+<a href=\"/tournament\">Tournaments</a><a href=\"/leaderboard\">Leaderboards</a><a href=\"/players\">Players</a>\
 <a href=\"/#join\">How to join</a><a href=\"/console\">Console</a>\
 <a href=\"/login\">Sign in</a></nav>";
 

@@ -145,7 +145,7 @@ fn attempt(
     let watch = match &r {
         Err(VerbError {
             pending: Some(p), ..
-        }) => Some(w.watch_session(p.session)),
+        }) => Some(w.await_change(p.on)),
         _ => None,
     };
     Step::Done(r, watch)

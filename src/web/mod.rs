@@ -136,6 +136,8 @@ pub fn router(web: Web) -> axum::Router {
         .route("/skill.md", get(skill_page))
         .route("/console", get(console_page))
         .route("/moot-play.js", get(play_script))
+        .route("/tournament", get(tournament_page))
+        .route("/tournament/{id}", get(tournament_page))
         .route("/leaderboard", get(ratings::leaderboards))
         .route("/leaderboard/{game}", get(ratings::leaderboard))
         .route("/players", get(ratings::players))
@@ -211,6 +213,12 @@ async fn town_page(State(web): State<Web>, headers: HeaderMap) -> Html<String> {
 /// The web console: every verb, typed, and what the town says, as a telnet player has them.
 async fn console_page() -> Html<String> {
     Html(crate::http::nav::with_nav(include_str!("console.html")))
+}
+
+/// The tournaments' page, the list's (`/tournament`) and each event's (`/tournament/3`): it
+/// draws itself from `/tournament/data`, the `tournaments` and `tournament` verbs' answers.
+async fn tournament_page() -> Html<String> {
+    Html(crate::http::nav::with_nav(include_str!("tournament.html")))
 }
 
 /// What the game pages share to play from the browser (see its first lines).

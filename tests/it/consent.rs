@@ -147,7 +147,7 @@ async fn a_session_naming_someone_waits_for_them_on_every_face() {
 }
 
 /// The API token `@token` gives a telnet player (`moot_<id>_<secret>`).
-async fn telnet_token(c: &mut crate::support::Client) -> String {
+pub(crate) async fn telnet_token(c: &mut crate::support::Client) -> String {
     let lines = c.command("@token").await;
     lines
         .iter()

@@ -28,6 +28,7 @@ mod side_channels;
 mod tables;
 mod telnet;
 mod toolsets;
+mod tournaments;
 mod undo;
 mod web;
 mod werewolf;

@@ -662,7 +662,7 @@ game `game_id` or the game is over. Returns the game then, or says to call again
             VerbError::pending(
                 TIMEOUT_TEXT,
                 Pending {
-                    session: id,
+                    on: moot_kernel::world::Awaited::Session(id),
                     tick,
                     data: serde_json::to_value(GameInfo {
                         status: "timeout".into(),

@@ -261,7 +261,7 @@ what your role alone was told.";
             return Err(VerbError::pending(
                 "No new events yet.",
                 Pending {
-                    session: sid,
+                    on: moot_kernel::world::Awaited::Session(sid),
                     tick,
                     data,
                     wait: args

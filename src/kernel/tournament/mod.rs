@@ -23,11 +23,13 @@ pub mod swiss;
 
 use std::collections::BTreeSet;
 
+use serde::{Deserialize, Serialize};
+
 /// An entrant's place in the event's list (they keep it after withdrawing).
 pub type Entrant = usize;
 
 /// How the event pairs and scores.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Format {
     Swiss { rounds: u32 },
     RoundRobin,
@@ -35,14 +37,14 @@ pub enum Format {
 }
 
 /// Who moves first in a game: the first of a pair (white at chess, red at Connect Four).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Side {
     First,
     Second,
 }
 
 /// How a game of the event ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Outcome {
     FirstWins,
     SecondWins,
@@ -71,7 +73,7 @@ impl Outcome {
 }
 
 /// One pairing of a round: two entrants, the first moving first, or one with a bye.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pairing {
     pub first: Entrant,
     /// None: a bye.
@@ -149,6 +151,8 @@ pub enum Refused {
     NoPairing,
     /// There is no such game, or it is decided already.
     NoSuchGame,
+    /// Nobody in an arena is free to be paired now (everyone else is playing).
+    NobodyFree,
 }
 
 impl std::fmt::Display for Refused {
@@ -159,13 +163,14 @@ impl std::fmt::Display for Refused {
             Refused::TooFew => "fewer than two players are left",
             Refused::NoPairing => "no pairing of those left avoids a rematch",
             Refused::NoSuchGame => "there is no such game to decide",
+            Refused::NobodyFree => "fewer than two players are free",
         })
     }
 }
 
 /// An event's ledger: its entrants, in the order they joined, with their seeding ratings, and
 /// its rounds (an arena's games, each a round of its own pairings as they were made).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ledger {
     pub format: Format,
     /// Each entrant's rating when they joined, for seeding (higher first).
@@ -256,6 +261,10 @@ impl Ledger {
             }
             Format::Arena => arena::pair(self, &active),
         };
+        // An arena pairs whenever a game ends: a moment with nobody to pair makes no round.
+        if pairings.is_empty() {
+            return Err(Refused::NobodyFree);
+        }
         self.rounds.push(pairings);
         Ok(self.rounds.len() - 1)
     }

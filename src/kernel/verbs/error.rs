@@ -26,7 +26,7 @@ pub struct VerbError {
 /// again; one that cannot (telnet) shows the message at once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pending {
-    pub session: crate::world::sessions::SessionId,
+    pub on: crate::world::Awaited,
     pub tick: u64,
     pub data: serde_json::Value,
     /// The caller's own limit on the wait, if shorter than the face's.

@@ -43,6 +43,7 @@ pub mod say;
 pub mod sessions;
 pub mod token;
 pub mod toolset;
+pub mod tournaments;
 pub mod whisper;
 pub mod who;
 pub mod wizard;
@@ -651,6 +652,17 @@ pub static TOWN_READS: &[game_module::ApiRead] = &[
         arg: "game",
         public: true,
     },
+];
+
+/// The tournaments' verbs (their own set of tools, `/mcp/tournaments`).
+pub static TOURNAMENTS: &[VerbEntry] = &[
+    entry::<tournaments::List>(),
+    entry::<tournaments::Show>(),
+    entry::<tournaments::Schedule>(),
+    entry::<tournaments::Join>(),
+    entry::<tournaments::Withdraw>(),
+    entry::<tournaments::Start>(),
+    entry::<tournaments::Pairing>(),
 ];
 
 /// The wizards' verbs, listed last.

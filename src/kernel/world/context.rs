@@ -50,7 +50,7 @@ pub struct Cx {
     /// In the order the changes were made; run backwards.
     pub undos: Vec<Undo>,
     /// Sessions whose waiters are to be woken (see [`World::watch_session`]).
-    pub changed: Vec<SessionId>,
+    pub changed: Vec<super::Awaited>,
     /// Work to start once the command is done (e.g. the computer thinking about a move).
     pub effects: Vec<Effect>,
 }

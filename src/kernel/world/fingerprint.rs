@@ -52,6 +52,7 @@ impl World {
             external_engine,
             ratings,
             conduct,
+            tournaments,
         } = self;
         let mut out = BTreeMap::new();
         let mut put = |key: String, value: String| {
@@ -126,6 +127,7 @@ impl World {
         // follows the town map is sent a map only when it differs from the last.
         let _ = (town, town_version);
         put("watchers".into(), format!("{watchers:?}"));
+        put("tournaments".into(), tournaments.fingerprint());
         put("bound_rooms".into(), format!("{bound_rooms:?}"));
         // Functions, set once before the town opens: only how many there are can be shown.
         put(

@@ -36,6 +36,7 @@ mod presence;
 pub mod programs;
 pub mod sessions;
 mod task;
+pub mod tournaments;
 pub mod views;
 
 pub use context::{Cx, Effect, Extension, Notice, Save, Spoken, Undo};
@@ -73,6 +74,14 @@ pub type AgentId = Arc<str>;
 /// even then.
 pub fn same_agent(a: &AgentId, b: &AgentId) -> bool {
     Arc::ptr_eq(a, b) || a == b
+}
+
+/// What a long poll waits on: a session's moves, or a tournament's rounds. Each has its own
+/// channel, so a change wakes only those who wait on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Awaited {
+    Session(SessionId),
+    Tournament(u32),
 }
 
 /// One front-end connection, numbered so a stale connection can be told from its successor.
@@ -137,7 +146,7 @@ pub struct World {
     /// Programmed verbs, and the runs of them under way.
     programs: programs::Programs,
     /// Who waits for which session to change (see `watch_session`).
-    ticks: HashMap<SessionId, tokio::sync::watch::Sender<u64>>,
+    ticks: HashMap<Awaited, tokio::sync::watch::Sender<u64>>,
     /// Wakes whoever follows the whole town (its map on the web); see [`World::watch_town`].
     town: tokio::sync::watch::Sender<u64>,
     /// How many commands may have changed the town (see [`World::town_version`]).
@@ -174,6 +183,8 @@ pub struct World {
     ratings: crate::ratings::Ledger,
     /// Errors apart from skill, per identity and game (games that have ended).
     conduct: crate::ratings::conduct::Book,
+    /// The town's tournaments (see [`tournaments`]).
+    tournaments: tournaments::Tournaments,
 }
 
 /// Where sessions' randomness comes from. A seed decides hidden things (the cards to come, the
@@ -358,9 +369,10 @@ impl World {
             town_version: 0,
             watchers: HashMap::new(),
             bound_rooms: HashMap::new(),
-            session_hooks: Vec::new(),
-            // Invitations lapse as time passes, whatever games the town has.
-            tick_hooks: vec![|w, cx, _| w.lapse_invitations(cx)],
+            // Tournaments take their games' results, whatever games the town has.
+            session_hooks: vec![World::tournament_game_changed],
+            // Invitations lapse, and tournaments begin and pair, as time passes.
+            tick_hooks: vec![|w, cx, _| w.lapse_invitations(cx), World::tournaments_tick],
             extensions: Vec::new(),
             time: house::GameClock::new(1.0),
             deadlines: Default::default(),
@@ -372,6 +384,7 @@ impl World {
             external_engine: false,
             ratings: crate::ratings::Ledger::default(),
             conduct: crate::ratings::conduct::Book::default(),
+            tournaments: Default::default(),
         };
         world.restore_file_verbs(file_verbs);
         world

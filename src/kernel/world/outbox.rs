@@ -20,7 +20,6 @@ use std::collections::VecDeque;
 use tokio::sync::oneshot;
 
 use super::Effect;
-use super::sessions::SessionId;
 use super::{Cx, Notice, Out, Sink, Undo, World};
 use crate::store::StoreError;
 
@@ -54,7 +53,7 @@ pub struct Pending {
     /// change to a game, work, news for someone but its actor).
     pub left_something: bool,
     pub notices: Vec<Notice>,
-    pub changed: Vec<SessionId>,
+    pub changed: Vec<super::Awaited>,
     pub effects: Vec<Effect>,
     pub answer: Option<Answer>,
     done: Option<oneshot::Sender<Result<(), Unavailable>>>,

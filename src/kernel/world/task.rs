@@ -569,8 +569,8 @@ fn release(world: &mut World, env: &Env, mut pending: Pending) {
     if pending.left_something {
         world.town_changed();
     }
-    for sid in pending.changed.drain(..) {
-        world.tick_changed(sid);
+    for on in pending.changed.drain(..) {
+        world.tick_changed(on);
     }
     for effect in pending.effects.drain(..) {
         start(env, effect);

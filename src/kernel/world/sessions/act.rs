@@ -304,7 +304,7 @@ impl World {
         if ended {
             self.fold_conduct(cx, sid);
         }
-        cx.changed.push(sid);
+        cx.changed.push(crate::world::Awaited::Session(sid));
         self.announce(cx, agent, sid, headline, &notes);
         self.schedule(sid);
         self.computer_turn(cx, sid);

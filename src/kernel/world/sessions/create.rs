@@ -21,6 +21,9 @@ enum Seating {
     Agreed,
     /// Each player asked the town to seat them (a Werewolf notice board).
     Town,
+    /// Each player joined an event that pairs them, and the event (not one of them) starts
+    /// the game: a tournament's round.
+    Paired,
 }
 
 impl World {
@@ -128,6 +131,27 @@ impl World {
         )
     }
 
+    /// A game of a tournament's round: both players joined the event, which pairs them, so
+    /// neither is asked again and the actor (whoever's move ended the last round) need not
+    /// be one of them.
+    pub fn create_paired_session(
+        &mut self,
+        cx: &mut Cx,
+        template: &str,
+        participants: &BTreeMap<String, String>,
+        options: Value,
+    ) -> Result<Created, HostError> {
+        self.create(
+            cx,
+            None,
+            template,
+            participants,
+            options,
+            Seating::Paired,
+            None,
+        )
+    }
+
     /// Starts the session, or, where it names anyone besides its creator and the house (and
     /// the town did not seat them itself), invites them: see [`super::invite`].
     #[expect(
@@ -144,18 +168,12 @@ impl World {
         seating: Seating,
         wording: Option<String>,
     ) -> Result<Created, HostError> {
-        let plan = self.plan(
-            cx,
-            template,
-            participants,
-            options,
-            seating == Seating::Town,
-        )?;
+        let plan = self.plan(cx, template, participants, options, seating)?;
         let asks_others = plan
             .participants
             .iter()
             .any(|p| p.agent != cx.actor && !crate::world::is_house(&p.agent));
-        if self.max_sessions > 0 {
+        if self.max_sessions > 0 && seating != Seating::Paired {
             let running = self.running_sessions_of(&cx.actor);
             if running >= self.max_sessions {
                 return Err(HostError::new(
@@ -188,8 +206,9 @@ impl World {
         template: &str,
         participants: &BTreeMap<String, String>,
         options: Value,
-        by_town: bool,
+        seating: Seating,
     ) -> Result<Plan, HostError> {
+        let by_town = seating == Seating::Town;
         let invalid = |m: String| HostError::new(ErrorCode::InvalidRequest, m);
         let t = self.template(template).ok_or_else(|| {
             let known: Vec<&str> = self.templates().map(|t| t.id).collect();
@@ -237,7 +256,7 @@ impl World {
                 name,
             });
         }
-        if !parts.iter().any(|p| p.agent == cx.actor) {
+        if seating != Seating::Paired && !parts.iter().any(|p| p.agent == cx.actor) {
             return Err(HostError::new(
                 ErrorCode::Forbidden,
                 "You must be one of the participants",
@@ -345,7 +364,7 @@ impl World {
             cx.tell_room(self, room, &cx.actor.clone(), line);
         }
         self.keep_session(session);
-        cx.changed.push(id);
+        cx.changed.push(crate::world::Awaited::Session(id));
         let players = self.sessions[&id].players_line();
         let creator = cx.actor.clone();
         let news = format!("#{id}: a new {} game: {players}.", t.id);

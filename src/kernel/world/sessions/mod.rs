@@ -497,15 +497,20 @@ impl World {
     /// a reserved id). Taken in the same world call as the answer it follows, no change can
     /// slip in between. Many may wait on one session without a thread each.
     pub fn watch_session(&mut self, sid: SessionId) -> tokio::sync::watch::Receiver<u64> {
+        self.await_change(crate::world::Awaited::Session(sid))
+    }
+
+    /// A receiver that changes whenever what `on` names changes, once stored.
+    pub fn await_change(&mut self, on: crate::world::Awaited) -> tokio::sync::watch::Receiver<u64> {
         self.ticks
-            .entry(sid)
+            .entry(on)
             .or_insert_with(|| tokio::sync::watch::channel(0).0)
             .subscribe()
     }
 
     /// Wakes whoever waits on `sid`; called once what changed it is stored.
-    pub(super) fn tick_changed(&self, sid: SessionId) {
-        if let Some(tx) = self.ticks.get(&sid) {
+    pub(in crate::world) fn tick_changed(&self, on: crate::world::Awaited) {
+        if let Some(tx) = self.ticks.get(&on) {
             tx.send_modify(|version| *version += 1);
         }
     }

@@ -1,0 +1,361 @@
+//! Tournaments for people and agents together, on every face: scheduled on telnet, joined on
+//! telnet, MCP and REST, paired by the server round after round, each player told (or, over
+//! MCP, woken) as their game begins, the results fed back as games end, the standings with
+//! their tie-breaks, the winner announced to the town, and all of it kept through a restart.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::consent::telnet_token;
+use crate::support::{Agent, Api, Client, TestServer, mcp_tool};
+
+/// How a player of the test acts.
+enum Face {
+    Telnet(Client),
+    Mcp,
+    Rest,
+}
+
+struct Player {
+    name: &'static str,
+    token: String,
+    face: Face,
+}
+
+/// The structured result of an MCP tool call, asserting it was not refused.
+fn ok(v: &Value) -> Value {
+    assert_eq!(v["isError"], false, "{v}");
+    v["structuredContent"].clone()
+}
+
+/// `p`'s pairing in event 1, read as their face reads it: MCP's `pairing` tool, REST's route
+/// (a telnet player's own token: the same identity).
+async fn pairing(s: &TestServer, api: &Api, p: &Player) -> Value {
+    match p.face {
+        Face::Mcp => ok(&mcp_tool(
+            s.http,
+            &p.token,
+            "pairing",
+            json!({"tournament": 1, "wait_seconds": 0}),
+        )
+        .await),
+        _ => {
+            let (status, v) = api.get("/tournaments/1/pairing", &p.token).await;
+            assert_eq!(status, 200, "{v}");
+            v
+        }
+    }
+}
+
+/// `p` marks `cell` (0–8) in session `sid` at `tick`, on their own face.
+async fn mark(s: &TestServer, api: &Api, p: &mut Player, sid: &str, cell: u32, tick: u64) {
+    match &mut p.face {
+        Face::Telnet(c) => {
+            let said = c.command(&format!("mark {} #{sid}", cell + 1)).await;
+            assert!(
+                !said
+                    .iter()
+                    .any(|l| l.contains("not your turn") || l.contains("Usage")),
+                "{}: {said:?}",
+                p.name
+            );
+        }
+        Face::Mcp => {
+            let v = mcp_tool(
+                s.http,
+                &p.token,
+                "session_act",
+                json!({"session_id": sid, "action": cell.to_string(), "expected_tick": tick}),
+            )
+            .await;
+            ok(&v);
+        }
+        Face::Rest => {
+            let (status, v) = api
+                .post(
+                    &format!("/sessions/{sid}/actions"),
+                    &p.token,
+                    json!({"action": cell.to_string(), "expected_tick": tick}),
+                )
+                .await;
+            assert_eq!(status, 200, "{}: {v}", p.name);
+        }
+    }
+}
+
+/// Plays session `sid` out: X takes the top row while O answers in the middle one, so X wins.
+async fn play_out(
+    s: &TestServer,
+    api: &Api,
+    players: &mut [Player],
+    x: usize,
+    o: usize,
+    sid: &str,
+) {
+    let moves = [(x, 0), (o, 3), (x, 1), (o, 4), (x, 2)];
+    for (tick, (who, cell)) in moves.into_iter().enumerate() {
+        mark(s, api, &mut players[who], sid, cell, tick as u64).await;
+    }
+}
+
+/// The round's games: (session, x's index, o's index), from each player's own pairing.
+async fn games_of(
+    s: &TestServer,
+    api: &Api,
+    players: &[Player],
+    round: usize,
+) -> Vec<(String, usize, usize)> {
+    let mut games: Vec<(String, Option<usize>, Option<usize>)> = Vec::new();
+    for (i, p) in players.iter().enumerate() {
+        let v = pairing(s, api, p).await;
+        assert_eq!(v["status"], "playing", "{}: {v}", p.name);
+        assert_eq!(v["round"], round, "{}: {v}", p.name);
+        let sid = v["session_id"].as_str().unwrap().to_owned();
+        let slot = match games.iter().position(|g| g.0 == sid) {
+            Some(k) => k,
+            None => {
+                games.push((sid, None, None));
+                games.len() - 1
+            }
+        };
+        match v["your_role"].as_str() {
+            Some("x") => games[slot].1 = Some(i),
+            Some("o") => games[slot].2 = Some(i),
+            other => panic!("{}: role {other:?}", p.name),
+        }
+    }
+    games
+        .into_iter()
+        .map(|(sid, x, o)| (sid, x.unwrap(), o.unwrap()))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_swiss_pairs_people_and_agents_by_round_and_names_its_winner_on_every_face() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let api = s.api();
+    let mut ann = s.player("Ann").await;
+    let mut bob = s.player("Bob").await;
+    let mut eve = s.player("Eve").await;
+    let (cyd, dee): (Agent, Agent) = (api.agent(Some("Cyd")).await, api.agent(Some("Dee")).await);
+
+    // Ann schedules a Swiss on telnet; the town hears of it, with whom it admits.
+    let said = ann
+        .command("schedule tictactoe swiss 2 clock 1m in 1h called Noughts cup")
+        .await;
+    assert!(
+        said.iter().any(|l| l.contains(
+            "You schedule tournament #1 Noughts cup: tictactoe, Swiss, 2 rounds, casual, open to people and agents"
+        )),
+        "{said:?}"
+    );
+    eve.expect("`join tournament 1`").await;
+    // A second player's event admits people only, and says so before anyone joins.
+    let said = bob
+        .command("schedule connect4 roundrobin clock 1m people only")
+        .await;
+    assert!(said.iter().any(|l| l.contains("#2")), "{said:?}");
+    let refused = mcp_tool(s.http, &cyd.token, "join", json!({"tournament": 2})).await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(
+        refused
+            .to_string()
+            .contains("open to people only (no agents)"),
+        "{refused}"
+    );
+    // A player runs one event at a time; a bad one changes nothing and says why.
+    let said = bob.command("schedule chess swiss 3 clock 5+3").await;
+    assert!(
+        said.iter()
+            .any(|l| l.contains("You already organise tournament #2")),
+        "{said:?}"
+    );
+    let said = eve.command("schedule chess swiss 3").await;
+    assert!(
+        said.iter().any(|l| l.starts_with("Usage: schedule")),
+        "{said:?}"
+    );
+    let said = eve.command("schedule blackjack swiss 3 clock 1m").await;
+    assert!(
+        said.iter().any(|l| l.contains("not a game for two")),
+        "{said:?}"
+    );
+
+    // The list, to anyone over REST, says whom each admits.
+    let (status, v) = api.send("GET", "/tournaments", None, None).await;
+    assert_eq!(status, 200, "{v}");
+    let listed = v["tournaments"].as_array().unwrap();
+    assert_eq!(listed.len(), 2, "{v}");
+    let two = listed.iter().find(|t| t["id"] == 2).unwrap();
+    assert_eq!(
+        two["field"],
+        json!({"people": true, "agents": false, "house": false})
+    );
+    assert_eq!(two["open_to"], "people only (no agents)");
+
+    // Four join: two on telnet, one over MCP, one over REST.
+    for c in [&mut ann, &mut bob] {
+        let said = c.command("join tournament 1").await;
+        assert!(
+            said.iter().any(|l| l.contains("You join tournament #1")),
+            "{said:?}"
+        );
+    }
+    let joined = ok(&mcp_tool(s.http, &cyd.token, "join", json!({"tournament": 1})).await);
+    assert_eq!(joined["status"], "waiting", "{joined}");
+    let (status, v) = api.post("/tournaments/1/join", &dee.token, json!({})).await;
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = api.post("/tournaments/1/join", &dee.token, json!({})).await;
+    assert_eq!(status, 409, "twice: {v}");
+    // Nothing to play before it starts: the long poll waits, then says so.
+    let waited = ok(&mcp_tool(
+        s.http,
+        &cyd.token,
+        "pairing",
+        json!({"tournament": 1, "wait_seconds": 1}),
+    )
+    .await);
+    assert_eq!(waited["status"], "waiting", "{waited}");
+
+    // Only its organiser starts it early.
+    let said = bob.command("start tournament 1").await;
+    assert!(said.iter().any(|l| l.contains("Only Ann")), "{said:?}");
+    let ann_token = telnet_token(&mut ann).await;
+    let bob_token = telnet_token(&mut bob).await;
+    let (heard, said) = ann.command_hearing("start tournament 1").await;
+    assert!(
+        said.iter().any(|l| l.contains("Tournament #1 begins")),
+        "{said:?}"
+    );
+    // Each telnet player is told their game as it begins (Ann as her command is answered).
+    assert!(
+        heard
+            .iter()
+            .any(|l| l.contains("Tournament #1, round 1: your game against")),
+        "{heard:?}"
+    );
+    bob.expect("Tournament #1, round 1: your game against")
+        .await;
+    let mut players = vec![
+        Player {
+            name: "Ann",
+            token: ann_token,
+            face: Face::Telnet(ann),
+        },
+        Player {
+            name: "Bob",
+            token: bob_token,
+            face: Face::Telnet(bob),
+        },
+        Player {
+            name: "Cyd",
+            token: cyd.token.clone(),
+            face: Face::Mcp,
+        },
+        Player {
+            name: "Dee",
+            token: dee.token.clone(),
+            face: Face::Rest,
+        },
+    ];
+
+    // Round 1: two games, each player in one; the telnet players were told theirs.
+    let round1 = games_of(&s, &api, &players, 1).await;
+    assert_eq!(round1.len(), 2, "{round1:?}");
+    // Cyd's game first; then Cyd waits over MCP for the next round, which comes only when the
+    // other game ends.
+    let cyd_game = round1.iter().position(|g| g.1 == 2 || g.2 == 2).unwrap();
+    let (sid, x, o) = round1[cyd_game].clone();
+    play_out(&s, &api, &mut players, x, o, &sid).await;
+    let poll = tokio::spawn({
+        let (http, token) = (s.http, cyd.token.clone());
+        async move { mcp_tool(http, &token, "pairing", json!({"tournament": 1})).await }
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!poll.is_finished(), "the poll waits for the next round");
+    let (sid, x, o) = round1[1 - cyd_game].clone();
+    play_out(&s, &api, &mut players, x, o, &sid).await;
+    let woke = ok(&tokio::time::timeout(Duration::from_secs(10), poll)
+        .await
+        .expect("the poll answers when round 2 is paired")
+        .unwrap());
+    assert_eq!(woke["status"], "playing", "{woke}");
+    assert_eq!(woke["round"], 2, "{woke}");
+
+    // Round 2: the two winners meet, and the two losers; nobody meets anyone twice.
+    let round2 = games_of(&s, &api, &players, 2).await;
+    let winners: Vec<usize> = round1.iter().map(|g| g.1).collect();
+    for (_, x, o) in &round2 {
+        assert_eq!(
+            winners.contains(x),
+            winners.contains(o),
+            "{round1:?} then {round2:?}"
+        );
+        assert!(
+            !round1
+                .iter()
+                .any(|g| (g.1 == *x && g.2 == *o) || (g.1 == *o && g.2 == *x)),
+            "a rematch: {round1:?} then {round2:?}"
+        );
+    }
+    let (top_x, ..) = round2
+        .iter()
+        .find(|g| winners.contains(&g.1))
+        .cloned()
+        .map(|g| (g.1, g.2))
+        .unwrap();
+    for (sid, x, o) in round2.clone() {
+        play_out(&s, &api, &mut players, x, o, &sid).await;
+    }
+    let champion = players[top_x].name;
+
+    // Over: the town hears who won (Eve, who never joined, too).
+    let over = format!("is over: {champion} wins with 2 points of 2. ***");
+    eve.expect(&over).await;
+    let (status, v) = api.send("GET", "/tournaments/1", None, None).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["status"], "finished", "{v}");
+    assert_eq!(v["standings"][0]["name"], champion, "{v}");
+    assert_eq!(v["standings"][0]["score"], 2.0, "{v}");
+    assert_eq!(v["standings"][3]["score"], 0.0, "{v}");
+    // The two on 1 point are told apart by Buchholz: who met the stronger field.
+    assert_eq!(v["standings"][1]["score"], 1.0, "{v}");
+    assert!(
+        v["standings"][1]["buchholz"].as_f64() >= v["standings"][2]["buchholz"].as_f64(),
+        "{v}"
+    );
+    assert_eq!(v["rounds"].as_array().unwrap().len(), 2, "{v}");
+    assert!(
+        v["rounds"][0]["games"][0]["page"]
+            .as_str()
+            .unwrap()
+            .starts_with("/tictactoe/"),
+        "each game links to its page: {v}"
+    );
+    // Telnet shows the same standings; the web page draws itself from the same verb.
+    let said = eve.command("tournament 1").await;
+    assert!(
+        said.iter()
+            .any(|l| l.contains("Result: ") && l.contains(champion)),
+        "{said:?}"
+    );
+    assert!(said.iter().any(|l| l.contains("Buchholz")), "{said:?}");
+    let (status, _, html) = api.text("/tournament/1").await;
+    assert_eq!(status, 200);
+    assert!(html.contains("/tournament/data"), "{html}");
+    let (status, page) = api.send("GET", "/tournament/data?id=1", None, None).await;
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(page["standings"], v["standings"], "{page}");
+
+    // A restart keeps it all.
+    drop(players);
+    s.stop().await;
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let (status, again) = s.api().send("GET", "/tournaments/1", None, None).await;
+    assert_eq!(status, 200);
+    assert_eq!(again, v, "the event after a restart");
+    s.stop().await;
+}
