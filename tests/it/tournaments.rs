@@ -359,3 +359,75 @@ async fn a_swiss_pairs_people_and_agents_by_round_and_names_its_winner_on_every_
     assert_eq!(again, v, "the event after a restart");
     s.stop().await;
 }
+
+/// An arena with the house in its field, at `--time-scale`: whoever is free is paired each
+/// second; a player who never moves loses by forfeit and is paired no more (told why, and how
+/// to come back); pairing stops at the arena's end, and the last game decides the winner.
+#[tokio::test]
+async fn an_arena_pairs_whoever_is_free_forfeits_the_absent_and_ends_on_time() {
+    // 20 times the wall: an arena of 2 minutes lasts 6 seconds, 30 s a move 1.5 seconds.
+    let s = TestServer::start_with(|c| c.time_scale = 20.0).await;
+    let api = s.api();
+    let mut ann = s.player("Ann").await;
+    let cyd = api.agent(Some("Cyd")).await;
+    let said = ann
+        .command("schedule tictactoe arena 2 clock 30s house in 1h")
+        .await;
+    assert!(
+        said.iter().any(|l| l.contains(
+            "arena, 2 minutes, casual, open to people and agents, with the house's Computer"
+        )),
+        "{said:?}"
+    );
+    // A rated event cannot take the house where the game has no fixed rating for it.
+    let said = ann
+        .command("schedule connect4 swiss 3 clock 30s rated house")
+        .await;
+    assert!(
+        said.iter().any(|l| l.contains("cannot take the house")),
+        "{said:?}"
+    );
+    ann.command("join tournament 1").await;
+    ok(&mcp_tool(s.http, &cyd.token, "join", json!({"tournament": 1})).await);
+    let (_, said) = ann.command_hearing("start tournament 1").await;
+    assert!(said.iter().any(|l| l.contains("begins")), "{said:?}");
+
+    // Nobody but the house moves: Ann and Cyd each lose their first game by forfeit and are
+    // withdrawn; Ann is told so on telnet.
+    ann.expect(
+        "so it is lost by forfeit and you are paired no more; `join tournament 1` brings you back",
+    )
+    .await;
+    // The arena ends at its time; the town hears who won.
+    let over = ann.expect("*** Tournament #1").await;
+    assert!(
+        over.last()
+            .unwrap()
+            .contains("is over: Computer wins with"),
+        "{over:?}"
+    );
+    let (_, v) = api.send("GET", "/tournaments/1", None, None).await;
+    assert_eq!(v["status"], "finished", "{v}");
+    assert_eq!(v["format"], "arena", "{v}");
+    let standings = v["standings"].as_array().unwrap();
+    assert_eq!(standings[0]["kind"], "house", "{v}");
+    for s in &standings[1..] {
+        assert_eq!(s["withdrawn"], true, "{v}");
+        assert_eq!(s["score"], 0.0, "{v}");
+    }
+    assert!(
+        v["rounds"].as_array().unwrap().iter().all(|r| r["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["result"].as_str().unwrap().ends_with("forfeit"))),
+        "{v}"
+    );
+    // Cyd, over MCP, finds it over with the result.
+    let p = ok(&mcp_tool(s.http, &cyd.token, "pairing", json!({"tournament": 1})).await);
+    assert_eq!(p["status"], "over", "{p}");
+    assert!(
+        p["result"].as_str().unwrap().contains("Computer wins"),
+        "{p}"
+    );
+}
