@@ -321,6 +321,9 @@ pub struct SideScore {
     pub side: &'static str,
     pub roles: Vec<&'static str>,
     pub score: f64,
+    /// Each role's part within its side, in `roles`' order, where a part is rated on a board of
+    /// its own as well (a Werewolf seer's `werewolf/seer`); empty where none is.
+    pub parts: Vec<&'static str>,
 }
 
 /// The standing of a finished game between two roles alike (white and black): `winner` is the
@@ -336,11 +339,13 @@ pub fn head_to_head(roles: [&'static str; 2], winner: Option<usize>) -> Vec<Side
             side: "",
             roles: vec![roles[0]],
             score: score(0),
+            parts: Vec::new(),
         },
         SideScore {
             side: "",
             roles: vec![roles[1]],
             score: score(1),
+            parts: Vec::new(),
         },
     ]
 }

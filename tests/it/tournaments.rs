@@ -401,9 +401,7 @@ async fn an_arena_pairs_whoever_is_free_forfeits_the_absent_and_ends_on_time() {
     // The arena ends at its time; the town hears who won.
     let over = ann.expect("*** Tournament #1").await;
     assert!(
-        over.last()
-            .unwrap()
-            .contains("is over: Computer wins with"),
+        over.last().unwrap().contains("is over: Computer wins with"),
         "{over:?}"
     );
     let (_, v) = api.send("GET", "/tournaments/1", None, None).await;

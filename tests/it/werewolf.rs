@@ -1239,8 +1239,9 @@ async fn six_agents_and_two_telnet_players_play_one_match() {
     );
     // Each person heard the other person's words or votes, and the agents' too.
     assert!(a.1.iter().any(|l| l.starts_with("Mix")), "{:#?}", a.1);
-    // A match from the notice board is rated: each side on its own board, people and agents
-    // side by side, the winners above the newcomers' 1500.
+    // A match from the notice board is rated: each side on its own board, and each part (wolf,
+    // seer, doctor, villager) on its own too, people and agents side by side, the winners
+    // above the newcomers' 1500.
     let (status, v) = api.send("GET", "/leaderboards/werewolf", None, None).await;
     assert_eq!(status, 200, "{v}");
     let boards = v["boards"].as_array().unwrap();
@@ -1248,9 +1249,22 @@ async fn six_agents_and_two_telnet_players_play_one_match() {
         .iter()
         .map(|b| b["board"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["werewolf/village", "werewolf/wolves"], "{v}");
+    let mut names = names;
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "werewolf/doctor",
+            "werewolf/seer",
+            "werewolf/village",
+            "werewolf/villager",
+            "werewolf/wolf",
+            "werewolf/wolves"
+        ],
+        "{v}"
+    );
     // One match leaves every rating provisional: the boards list nobody yet, and count the
-    // eight players they leave out.
+    // eight players they leave out, on their sides' boards and their parts'.
     let left_out: u64 = boards
         .iter()
         .map(|b| {
@@ -1258,26 +1272,32 @@ async fn six_agents_and_two_telnet_players_play_one_match() {
             b["provisional_left_out"].as_u64().unwrap()
         })
         .sum();
-    assert_eq!(left_out, 8, "{v}");
+    assert_eq!(left_out, 16, "{v}");
     let winners = if winner == "VILLAGERS" {
         "werewolf/village"
     } else {
         "werewolf/wolves"
     };
     let (_, tilly_ratings) = api.send("GET", "/ratings/Tilly", None, None).await;
-    let st = &tilly_ratings["standings"][0];
+    let st = tilly_ratings["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["board"] == "werewolf/village" || s["board"] == "werewolf/wolves")
+        .unwrap();
     assert_eq!(
         st["rating"].as_f64().unwrap() > 1500.0,
         st["board"] == winners,
         "{tilly_ratings}"
     );
-    // The match's report shows what it did to each of the eight ratings.
+    // The match's report shows what it did to each of the sixteen ratings (a side's and a
+    // part's for each player).
     let report = tilly.command("report").await;
     let moved: Vec<&String> = report
         .iter()
         .filter(|l| l.starts_with("Rating, "))
         .collect();
-    assert_eq!(moved.len(), 8, "{report:#?}");
+    assert_eq!(moved.len(), 16, "{report:#?}");
     assert!(
         moved
             .iter()

@@ -98,6 +98,9 @@ pub struct DecidedSide {
     /// Whom each player speaks for (`players`' owners, in their order): identities of one
     /// owner never rate each other.
     pub owners: Vec<String>,
+    /// Each player's part, in `players`' order, where parts are rated on boards of their own
+    /// (a Werewolf seer's `werewolf/seer`); empty where they are not.
+    pub parts: Vec<&'static str>,
 }
 
 /// The games a rating needs, beside a deviation no longer provisional, to be listed on a
@@ -243,7 +246,15 @@ where
     let sides = sides
         .into_iter()
         .map(|s| {
-            let players: Vec<String> = s.roles.iter().filter_map(|r| player(r)).collect();
+            let (mut players, mut parts) = (Vec::new(), Vec::new());
+            for (i, r) in s.roles.iter().enumerate() {
+                if let Some(p) = player(r) {
+                    players.push(p);
+                    if let Some(part) = s.parts.get(i) {
+                        parts.push(*part);
+                    }
+                }
+            }
             let anchor = (!players.is_empty() && players.iter().all(|p| house(p)))
                 .then(|| (template.anchor_of)(options))
                 .flatten();
@@ -254,6 +265,7 @@ where
                 score: s.score,
                 anchor,
                 owners,
+                parts,
             }
         })
         .collect();
@@ -366,38 +378,43 @@ impl Ledger {
             } else {
                 &side.players[..]
             };
-            for (agent, owner) in players.iter().zip(&side.owners) {
+            for (i, (agent, owner)) in players.iter().zip(&side.owners).enumerate() {
                 if d.reckoning == Reckoning::Rating && self.muted(d, owner) {
                     continue;
                 }
-                let key = Key {
-                    agent: agent.clone(),
-                    board: board.clone(),
-                    rules: d.rules.clone(),
-                };
-                let before = self.standings.get(&key).copied();
-                let mut after = before.unwrap_or_default();
-                after.games += 1;
-                // A game against nobody (a hand against the house) is won or lost outright.
-                let result =
-                    best_other.map_or(compare(side.score, 0.5), |b| compare(side.score, b));
-                if result > 0.5 {
-                    after.won += 1;
-                } else if result < 0.5 {
-                    after.lost += 1;
-                } else {
-                    after.drawn += 1;
+                // A player with a part of their own (a Werewolf seer) is rated for it too, on
+                // its board, against the same opponents as their side.
+                let part_board = side.parts.get(i).map(|part| format!("{}/{part}", d.board));
+                for board in std::iter::once(board.clone()).chain(part_board) {
+                    let key = Key {
+                        agent: agent.clone(),
+                        board,
+                        rules: d.rules.clone(),
+                    };
+                    let before = self.standings.get(&key).copied();
+                    let mut after = before.unwrap_or_default();
+                    after.games += 1;
+                    // A game against nobody (a hand against the house) is won or lost outright.
+                    let result =
+                        best_other.map_or(compare(side.score, 0.5), |b| compare(side.score, b));
+                    if result > 0.5 {
+                        after.won += 1;
+                    } else if result < 0.5 {
+                        after.lost += 1;
+                    } else {
+                        after.drawn += 1;
+                    }
+                    if d.reckoning == Reckoning::Rating && !opponents.is_empty() {
+                        let now = after.rating.unwrap_or(glicko2::START);
+                        after.rating = Some(now.after(&opponents));
+                    }
+                    changes.push(Change {
+                        key,
+                        score: side.score,
+                        before,
+                        after,
+                    });
                 }
-                if d.reckoning == Reckoning::Rating && !opponents.is_empty() {
-                    let now = after.rating.unwrap_or(glicko2::START);
-                    after.rating = Some(now.after(&opponents));
-                }
-                changes.push(Change {
-                    key,
-                    score: side.score,
-                    before,
-                    after,
-                });
             }
         }
         changes

@@ -12,6 +12,7 @@ fn duel(a: &str, b: &str, score_a: f64) -> Decided {
                 score: score_a,
                 anchor: None,
                 owners: vec![a.into()],
+                parts: Vec::new(),
             },
             DecidedSide {
                 side: "",
@@ -19,6 +20,7 @@ fn duel(a: &str, b: &str, score_a: f64) -> Decided {
                 score: 1.0 - score_a,
                 anchor: None,
                 owners: vec![b.into()],
+                parts: Vec::new(),
             },
         ],
         day: "2026-11-28".into(),
@@ -152,6 +154,7 @@ fn each_werewolf_side_has_its_own_board_and_meets_the_other_sides_average() {
                 score: 0.0,
                 anchor: None,
                 owners: vec!["a".into(), "b".into(), "c".into()],
+                parts: Vec::new(),
             },
             DecidedSide {
                 side: "wolves",
@@ -159,6 +162,7 @@ fn each_werewolf_side_has_its_own_board_and_meets_the_other_sides_average() {
                 score: 1.0,
                 anchor: None,
                 owners: vec!["w".into()],
+                parts: Vec::new(),
             },
         ],
         day: "2026-11-28".into(),
@@ -189,6 +193,7 @@ fn luck_keeps_a_record_and_no_rating_even_alone_against_the_house() {
             score,
             anchor: None,
             owners: vec!["ann".into()],
+            parts: Vec::new(),
         }],
         day: "2026-11-28".into(),
     };
@@ -228,6 +233,7 @@ fn an_anchor_rates_its_opponent_and_never_moves() {
                 score: 1.0,
                 anchor: None,
                 owners: vec!["ann".into()],
+                parts: Vec::new(),
             },
             DecidedSide {
                 side: "",
@@ -235,6 +241,7 @@ fn an_anchor_rates_its_opponent_and_never_moves() {
                 score: 0.0,
                 anchor: Some(1900.0),
                 owners: vec!["house".into()],
+                parts: Vec::new(),
             },
         ],
         day: "2026-11-28".into(),
@@ -252,4 +259,63 @@ fn an_anchor_rates_its_opponent_and_never_moves() {
         beat_anchor > beat_newcomer,
         "{beat_anchor} > {beat_newcomer}"
     );
+}
+
+/// A Werewolf seat is rated twice: on its side's board and on its part's (`werewolf/seer`),
+/// against the same opponents; a part nobody played moves nothing.
+#[test]
+fn each_werewolf_part_has_its_own_board_beside_its_sides() {
+    let l = Ledger::default();
+    let d = Decided {
+        board: "werewolf".into(),
+        rules: "r1".into(),
+        reckoning: Reckoning::Rating,
+        sides: vec![
+            DecidedSide {
+                side: "village",
+                players: vec!["a".into(), "s".into()],
+                score: 1.0,
+                anchor: None,
+                owners: vec!["a".into(), "s".into()],
+                parts: vec!["villager", "seer"],
+            },
+            DecidedSide {
+                side: "wolves",
+                players: vec!["w".into()],
+                score: 0.0,
+                anchor: None,
+                owners: vec!["w".into()],
+                parts: vec!["wolf"],
+            },
+        ],
+        day: "2026-11-28".into(),
+    };
+    let c = l.changes(&d);
+    let boards: Vec<(&str, &str)> = c
+        .iter()
+        .map(|c| (c.key.agent.as_str(), c.key.board.as_str()))
+        .collect();
+    assert_eq!(
+        boards,
+        [
+            ("a", "werewolf/village"),
+            ("a", "werewolf/villager"),
+            ("s", "werewolf/village"),
+            ("s", "werewolf/seer"),
+            ("w", "werewolf/wolves"),
+            ("w", "werewolf/wolf"),
+        ]
+    );
+    // The seer's two ratings move alike: the same result against the same wolves.
+    let seer: Vec<f64> = c
+        .iter()
+        .filter(|c| c.key.agent == "s")
+        .map(|c| c.after.rating.unwrap().rating)
+        .collect();
+    assert!(
+        seer[0] > 1500.0 && (seer[0] - seer[1]).abs() < 1e-9,
+        "{seer:?}"
+    );
+    let wolf = c.iter().find(|c| c.key.board == "werewolf/wolf").unwrap();
+    assert_eq!((wolf.after.lost, wolf.after.games), (1, 1));
 }

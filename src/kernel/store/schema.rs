@@ -203,6 +203,29 @@ const MIGRATIONS: &[&str] = &[
     // 16: who besides its owner may read a verb's code and run it (`@chmod #12:push -r`), on
     // each of its versions.
     VERB_MODES,
+    // 17: a result may change one player's standing on two boards (a Werewolf seer's side's,
+    // `werewolf/village`, and its part's, `werewolf/seer`), so a change is keyed by its board
+    // too. SQLite cannot change a key: the table is built anew, rowids (its order) and all.
+    "CREATE TABLE standing_changes_new (
+        action_id  TEXT NOT NULL,
+        agent_id   TEXT NOT NULL REFERENCES agents(agent_id),
+        board      TEXT NOT NULL,
+        rules      TEXT NOT NULL,
+        score      REAL NOT NULL,
+        rating_before    REAL,
+        deviation_before REAL,
+        rating     REAL,
+        deviation  REAL,
+        volatility REAL,
+        PRIMARY KEY (action_id, agent_id, board)
+    );
+    INSERT INTO standing_changes_new (rowid, action_id, agent_id, board, rules, score,
+            rating_before, deviation_before, rating, deviation, volatility)
+        SELECT rowid, action_id, agent_id, board, rules, score, rating_before,
+            deviation_before, rating, deviation, volatility FROM standing_changes;
+    DROP TABLE standing_changes;
+    ALTER TABLE standing_changes_new RENAME TO standing_changes;
+    CREATE INDEX standing_changes_by_agent ON standing_changes(agent_id);",
 ];
 
 /// Migration 16, the same words for both engines.
@@ -439,6 +462,11 @@ const POSTGRES: &[(usize, &str)] = &[
     (14, programs_migration!("BIGINT")),
     (15, town_props_migration!("BIGINT")),
     (16, VERB_MODES),
+    (
+        17,
+        "ALTER TABLE standing_changes DROP CONSTRAINT standing_changes_pkey;
+        ALTER TABLE standing_changes ADD PRIMARY KEY (action_id, agent_id, board);",
+    ),
 ];
 
 /// The version of the schema [`tables`](super::tables) describes: that of every migration.

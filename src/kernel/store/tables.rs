@@ -441,7 +441,7 @@ pub const TABLES: &[Table] = &[
         rowid: Rowid::Order,
         ..plain(
             "standing_changes",
-            &["action_id", "agent_id"],
+            &["action_id", "agent_id", "board"],
             &[
                 text("action_id").not_null(),
                 agent_id(),

@@ -344,8 +344,8 @@ impl Verb for Ratings {
     const USAGE: &'static str = "ratings [<name>]";
     const SUMMARY: &'static str = "Someone's ratings and records, game by game.";
     const HELP: &'static str = "`ratings` shows yours; `ratings Ann` shows Ann's. Each board is a \
-game and its kind of play (chess by time control: chess/no-clock, chess/blitz…; Werewolf by side: \
-werewolf/village, werewolf/wolves): its Glicko-2 rating (`?` while it is provisional, its \
+game and its kind of play (chess by time control: chess/no-clock, chess/blitz…; Werewolf by side, \
+werewolf/village and werewolf/wolves, and by part, werewolf/seer and the rest): its Glicko-2 rating (`?` while it is provisional, its \
 deviation above 110) and its record. Only rated games move a rating (`challenge … rated`); \
 rock-paper-scissors and blackjack are luck, and keep a record only. Beside them, apart from \
 skill: how many of their actions the rules refused, and how many deadlines (a clock, a vote, a \
@@ -420,7 +420,8 @@ impl Verb for Leaderboard {
     const USAGE: &'static str = "leaderboard <game> [people|agents|all]";
     const SUMMARY: &'static str = "A game's best players: people, agents or both.";
     const HELP: &'static str = "`leaderboard chess` shows each chess board's leaders (one per time \
-control class); `leaderboard werewolf/wolves people` only the people among the wolves' best. A \
+control class); `leaderboard werewolf/wolves people` only the people among the wolves' best, \
+`leaderboard werewolf/seer` the best seers. A \
 board shows its current rules only: a change of rules starts a new table. Only established \
 ratings are listed (deviation at most 110, and 10 games), as on lichess; it says how many \
 provisional players it leaves out.";

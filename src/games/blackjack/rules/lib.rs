@@ -288,6 +288,7 @@ impl Game for Blackjack {
             side: "",
             roles: vec!["player"],
             score,
+            parts: Vec::new(),
         }])
     }
 

@@ -42,24 +42,35 @@ impl Game for Werewolf {
             Some(Team::Werewolves) => (0.0, 1.0),
             None => (0.5, 0.5),
         };
-        let (mut v, mut w) = (Vec::new(), Vec::new());
+        // Each seat is rated on its side's board, and on its card's (`werewolf/seer`) too.
+        let (mut v, mut w) = ((Vec::new(), Vec::new()), (Vec::new(), Vec::new()));
         for (player, role) in self.players.iter().zip(ROLES) {
-            if player.card == Card::Werewolf {
-                w.push(role);
+            let part = match player.card {
+                Card::Werewolf => "wolf",
+                Card::Seer => "seer",
+                Card::Doctor => "doctor",
+                Card::Villager => "villager",
+            };
+            let side = if player.card == Card::Werewolf {
+                &mut w
             } else {
-                v.push(role);
-            }
+                &mut v
+            };
+            side.0.push(role);
+            side.1.push(part);
         }
         Some(vec![
             moot_game_api::SideScore {
                 side: "village",
-                roles: v,
+                roles: v.0,
                 score: village,
+                parts: v.1,
             },
             moot_game_api::SideScore {
                 side: "wolves",
-                roles: w,
+                roles: w.0,
                 score: wolves,
+                parts: w.1,
             },
         ])
     }
