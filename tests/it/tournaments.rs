@@ -210,6 +210,53 @@ async fn a_swiss_pairs_people_and_agents_by_round_and_names_its_winner_on_every_
     assert_eq!(status, 200, "{v}");
     let (status, v) = api.post("/tournaments/1/join", &dee.token, json!({})).await;
     assert_eq!(status, 409, "twice: {v}");
+    // An agent of Ann's (made with her token) speaks for her: it cannot enter beside her.
+    let ann_token = telnet_token(&mut ann).await;
+    let (status, v) = api
+        .send(
+            "POST",
+            "/agents",
+            Some(&ann_token),
+            Some(r#"{"name": "AnnBot"}"#),
+        )
+        .await;
+    assert_eq!(status, 201, "{v}");
+    let annbot = v["token"].as_str().unwrap().to_owned();
+    let (status, v) = api.post("/tournaments/1/join", &annbot, json!({})).await;
+    assert_eq!(status, 409, "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Ann is in tournament #1 already, and speaks for the same player as you"),
+        "{v}"
+    );
+    // Bad shapes are refused with their reason, and change nothing.
+    for (args, why) in [
+        (
+            json!({"game": "chess", "format": "swiss", "rounds": 0, "clock": "5+3"}),
+            "1 to 15 rounds",
+        ),
+        (
+            json!({"game": "chess", "format": "arena", "minutes": 5000, "clock": "5+3"}),
+            "1 to 1440 minutes",
+        ),
+        (
+            json!({"game": "chess", "format": "arena", "rounds": 3, "minutes": 5, "clock": "5+3"}),
+            "no Swiss",
+        ),
+        (
+            json!({"game": "rps", "format": "round_robin", "clock": "1m"}),
+            "cannot be played with that clock",
+        ),
+    ] {
+        let (status, v) = api.post("/tournaments", &dee.token, args).await;
+        assert_eq!(status, 400, "{v}");
+        assert!(
+            v["error"]["message"].as_str().unwrap().contains(why),
+            "{why}: {v}"
+        );
+    }
     // Nothing to play before it starts: the long poll waits, then says so.
     let waited = ok(&mcp_tool(
         s.http,
@@ -223,7 +270,6 @@ async fn a_swiss_pairs_people_and_agents_by_round_and_names_its_winner_on_every_
     // Only its organiser starts it early.
     let said = bob.command("start tournament 1").await;
     assert!(said.iter().any(|l| l.contains("Only Ann")), "{said:?}");
-    let ann_token = telnet_token(&mut ann).await;
     let bob_token = telnet_token(&mut bob).await;
     let (heard, said) = ann.command_hearing("start tournament 1").await;
     assert!(

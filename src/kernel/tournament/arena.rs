@@ -72,11 +72,12 @@ pub(super) fn pair(l: &Ledger, active: &[Entrant]) -> Vec<Pairing> {
     let mut free = std::collections::VecDeque::from(free);
     while free.len() >= 2 {
         let Some(a) = free.pop_front() else { break };
-        // The nearest in score who is not the one they just played, if there is such.
-        let k = free
-            .iter()
-            .position(|&b| Some(b) != seen[a].last)
-            .unwrap_or(0);
+        // The nearest in score who is not the one they just played. With nobody else free,
+        // they wait: two who end their games at once are never paired back to back (a pair
+        // trading quick wins would otherwise farm a streak).
+        let Some(k) = free.iter().position(|&b| Some(b) != seen[a].last) else {
+            continue;
+        };
         let Some(b) = free.remove(k) else { break };
         out.push(match seen[a].firsts <= seen[b].firsts {
             true => Pairing::game(a, b),

@@ -155,18 +155,10 @@ fn an_arena_scores_streaks_double_and_pairs_only_who_is_free() {
     let mut l = field(Format::Arena, 4);
     let r = l.next_round().unwrap();
     assert_eq!(l.rounds[r].len(), 2);
-    // One game ends; only its two are free, and they are not paired together again while
-    // nobody else is free... unless nobody else is: then they meet.
-    let g = &l.rounds[r][0];
-    let (a, b) = (g.first, g.second.unwrap());
+    // One game ends; only its two are free, and they are not paired together again: they
+    // wait for someone else to come free.
     l.decide(r, 0, Outcome::FirstWins).unwrap();
-    let r2 = l.next_round().unwrap();
-    assert_eq!(
-        l.rounds[r2],
-        [Pairing::game(b, a)],
-        "alone, they meet again"
-    );
-    play(&mut l, |_| Outcome::FirstWins);
+    assert_eq!(l.next_round(), Err(Refused::NobodyFree));
     l.decide(r, 1, Outcome::Draw).unwrap();
     // Now all four are free: nobody meets the one they just played.
     let r3 = l.next_round().unwrap();
@@ -181,26 +173,26 @@ fn an_arena_scores_streaks_double_and_pairs_only_who_is_free() {
         };
         assert!(last(x) != Some(y), "{:?}", l.rounds);
     }
-    // Streaks: W W W D L W is 2 + 2 + 4 + 2 + 0 + 2.
+    // Streaks: W W W D L W is 2 + 2 + 4 + 2 + 0 + 2 (entrant 0 as first, then as second).
     let mut s = field(Format::Arena, 2);
-    for outcome in [
+    for (i, outcome) in [
         Outcome::FirstWins,
-        Outcome::FirstWins,
+        Outcome::SecondWins,
         Outcome::FirstWins,
         Outcome::Draw,
         Outcome::SecondWins,
-        Outcome::FirstWins,
-    ] {
-        let r = s.next_round().unwrap();
-        let first = s.rounds[r][0].first;
-        // Entrant 0's result, whichever side it had.
-        let outcome = match (first, outcome) {
-            (0, o) => o,
-            (_, Outcome::FirstWins) => Outcome::SecondWins,
-            (_, Outcome::SecondWins) => Outcome::FirstWins,
-            (_, o) => o,
+        Outcome::SecondWins,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut p = if i % 2 == 0 {
+            Pairing::game(0, 1)
+        } else {
+            Pairing::game(1, 0)
         };
-        s.decide(r, 0, outcome).unwrap();
+        p.outcome = Some(outcome);
+        s.rounds.push(vec![p]);
     }
     assert_eq!(arena::points(&s, 0), 12);
     assert_eq!(arena::points(&s, 1), 3);

@@ -167,7 +167,7 @@ pub struct Schedule;
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScheduleArgs {
-    /// The game: `chess`, `tictactoe`, `connect4` or `rps`.
+    /// The game: `chess`, `tictactoe` or `connect4`.
     pub game: String,
     /// `swiss`, `round_robin` or `arena`.
     pub format: String,
@@ -244,6 +244,14 @@ and when it starts. Returns the new tournament as listed.";
                 )));
             }
         };
+        if format != Format::Arena && a.minutes.is_some() {
+            return Err(VerbError::usage(
+                "`minutes` is an arena's length; this is no arena.",
+            ));
+        }
+        if !matches!(format, Format::Swiss { .. }) && a.rounds.is_some() {
+            return Err(VerbError::usage("`rounds` is a Swiss's; this is no Swiss."));
+        }
         if format == Format::Arena && a.minutes.is_none() {
             return Err(VerbError::usage(
                 "An arena needs its length (`arena 30`, in minutes).",

@@ -37,6 +37,15 @@ pub const MAX_ROUNDS: u32 = 15;
 pub const MAX_ARENA_MINUTES: u32 = 24 * 60;
 /// How far ahead an event may be scheduled.
 pub const MAX_LEAD: Duration = Duration::from_secs(7 * 24 * 3600);
+/// The most games one arena plays: it stops pairing at this many (each event is kept whole,
+/// and rewritten as each of its games ends).
+pub const MAX_ARENA_GAMES: usize = 4096;
+/// How many events one owner (a person and their agents) may schedule in a day, a wizard aside:
+/// each is told to the whole town.
+pub const SCHEDULED_A_DAY: usize = 3;
+/// How long, in game time, an arena past its end waits for its games under way before it ends
+/// without them.
+pub const ARENA_GRACE: Duration = Duration::from_secs(10 * 60);
 
 /// Whom an event admits: a person can read, before joining, whether agents play in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -134,6 +143,10 @@ pub struct Tournament {
     pub sessions: Vec<Vec<Option<u64>>>,
     /// Who won, in words, once it is over.
     pub result: Option<String>,
+    /// When it was scheduled, in milliseconds since 1970 (0 for an event kept before this
+    /// was).
+    #[serde(default)]
+    pub created_at: u64,
 }
 
 impl Tournament {
@@ -268,7 +281,7 @@ impl World {
             .ok_or_else(|| {
                 let known: Vec<&str> = self
                     .templates()
-                    .filter(|t| t.roles.len() == 2 && !t.secludes)
+                    .filter(|t| playable(t))
                     .map(|t| t.word())
                     .collect();
                 invalid(format!(
@@ -283,7 +296,13 @@ impl World {
                 t.title
             )));
         }
-        let probe = (t.new)(0, &plan.options)?;
+        let probe = (t.new)(0, &plan.options).map_err(|e| {
+            invalid(format!(
+                "{} cannot be played with that clock: {}",
+                t.title,
+                HostError::from(e).message
+            ))
+        })?;
         if probe.deadline().is_none() {
             return Err(invalid(format!(
                 "A tournament's games need a time limit (`clock 5+3` for chess, `clock 30s` a \
@@ -297,6 +316,14 @@ impl World {
                     "A {} tournament cannot be rated: {} keeps no rating with these options.",
                     t.title, t.title
                 )));
+            }
+            if plan.field.house && self.external_engine {
+                return Err(invalid(
+                    "A rated tournament cannot take the house in this town: an external engine \
+                     plays the Computer, and its fixed ratings are the built-in engine's. Make it \
+                     casual, or leave the house out."
+                        .to_owned(),
+                ));
             }
             if plan.field.house && (t.anchor_of)(&plan.options).is_none() {
                 return Err(invalid(format!(
@@ -344,26 +371,45 @@ impl World {
             ));
         }
         let (wizard, organizer_name) = (self.is_wizard(&cx.actor), self.name_of(&cx.actor));
-        if !wizard
-            && let Some(mine) = self
+        let now_ms = self.now_millis();
+        if !wizard {
+            // One owner's identities (a person and their agents) count as one organiser.
+            let owner = self.directory.owner_of(&cx.actor);
+            let theirs: Vec<&Tournament> = self
                 .tournaments()
-                .find(|t| t.status.live() && t.organizer == *cx.actor)
-        {
-            return Err(refused(
-                ErrorCode::Conflict,
-                format!(
-                    "You already organise tournament #{}; a player may run one at a time (a \
-                     wizard, any number).",
-                    mine.id
-                ),
-            ));
+                .filter(|t| self.directory.owner_of(&t.organizer) == owner)
+                .collect();
+            if let Some(mine) = theirs.iter().find(|t| t.status.live()) {
+                return Err(refused(
+                    ErrorCode::Conflict,
+                    format!(
+                        "You already organise tournament #{}; a player may run one at a time (a \
+                         wizard, any number).",
+                        mine.id
+                    ),
+                ));
+            }
+            let today = theirs
+                .iter()
+                .filter(|t| t.created_at + 24 * 3600 * 1000 > now_ms)
+                .count();
+            if today >= SCHEDULED_A_DAY {
+                return Err(refused(
+                    ErrorCode::Conflict,
+                    format!(
+                        "You have scheduled {today} tournaments today, as many as a player may; \
+                         try again tomorrow."
+                    ),
+                ));
+            }
         }
         let id = self.tournaments.next_id();
         let now = self.wall_now();
         let starts = now + self.time.real(plan.starts_in);
-        let name = plan
+        let name: String = plan
             .name
-            .filter(|n| !n.trim().is_empty())
+            .map(|n| crate::text::clean(&n).trim().chars().take(60).collect())
+            .filter(|n: &String| !n.is_empty())
             .unwrap_or_else(|| format!("{} {}", t.word(), plan_word(plan.format)));
         let mut ledger = Ledger::new(plan.format);
         let mut entries = Vec::new();
@@ -382,7 +428,7 @@ impl World {
         }
         let tournament = Tournament {
             id,
-            name: crate::text::clean(&name).chars().take(60).collect(),
+            name,
             template: t.id.to_owned(),
             options: plan.options,
             rated: plan.rated,
@@ -397,6 +443,7 @@ impl World {
             ledger,
             sessions: Vec::new(),
             result: None,
+            created_at: now_ms,
         };
         let line = format!(
             "Tournament {} is scheduled by {}, open to {}: `join tournament {id}`.",
@@ -450,6 +497,7 @@ impl World {
                 ));
             }
             Some(e) => {
+                self.one_of_each_owner(&next, &me)?;
                 next.ledger.withdrawn.remove(&e);
                 format!("You are back in tournament {}.", next.title())
             }
@@ -463,6 +511,7 @@ impl World {
                         ),
                     ));
                 }
+                self.one_of_each_owner(&next, &me)?;
                 if next.entries.len() >= MAX_ENTRANTS {
                     return Err(refused(
                         ErrorCode::Conflict,
@@ -555,6 +604,26 @@ impl World {
         Ok(format!("Tournament #{id} begins."))
     }
 
+    /// Refuses `agent` a place in `t` beside another identity of their owner's: a person and
+    /// their agents (or alts of one address) never meet in an event, so none can feed another.
+    fn one_of_each_owner(&self, t: &Tournament, agent: &str) -> Result<(), HostError> {
+        let owner = self.directory.owner_of(agent);
+        let alt = t.ledger.active().into_iter().find(|&e| {
+            t.entries[e].agent != agent && self.directory.owner_of(&t.entries[e].agent) == owner
+        });
+        match alt {
+            Some(e) => Err(refused(
+                ErrorCode::Conflict,
+                format!(
+                    "{} is in tournament #{} already, and speaks for the same player as you: \
+                     one player enters an event once.",
+                    t.entries[e].name, t.id
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// Whether `agent` is a wizard in the town now (one reached over REST, not present, is
     /// not taken for one).
     fn is_wizard(&self, agent: &AgentId) -> bool {
@@ -627,6 +696,13 @@ impl World {
             cx.tell(id, line);
         }
     }
+}
+
+/// Whether `t` can be a tournament's game: two alike players, and a time limit a move.
+fn playable(t: &crate::game_api::Template) -> bool {
+    t.roles.len() == 2
+        && !t.secludes
+        && (t.new)(0, &serde_json::json!({ "clock": "1m" })).is_ok_and(|g| g.deadline().is_some())
 }
 
 /// The word a kind of identity is shown by.

@@ -80,11 +80,18 @@ impl World {
     /// is free is paired.
     fn arena_tick(&mut self, cx: &mut Cx, id: u32, now: u64) {
         let Some(t) = self.tournament(id) else { return };
-        if t.ends_at.is_some_and(|end| end <= now) {
-            if !t.under_way() {
+        if let Some(end) = t.ends_at.filter(|&end| end <= now) {
+            // Its games under way are waited for, a while: one whose end never comes (a clock
+            // stopped by a fault) does not keep the event open for good.
+            let grace =
+                u64::try_from(self.time.real(super::ARENA_GRACE).as_millis()).unwrap_or(u64::MAX);
+            if !t.under_way() || end.saturating_add(grace) <= now {
                 let t = t.clone();
                 self.finish_tournament(cx, t);
             }
+            return;
+        }
+        if t.ledger.games().count() >= super::MAX_ARENA_GAMES {
             return;
         }
         // Nobody free to pair is nothing to do this second.
@@ -100,7 +107,10 @@ impl World {
         match t.ledger.next_round() {
             Ok(round) => self.seat_round(cx, t, round),
             Err(Refused::RoundUnderWay) => self.keep_tournament(cx, t),
-            Err(Refused::Finished | Refused::TooFew | Refused::NoPairing) => {
+            Err(Refused::Finished) => self.finish_tournament(cx, t),
+            Err(why @ (Refused::TooFew | Refused::NoPairing)) => {
+                let played = t.ledger.rounds.len();
+                t.result = Some(format!("it ends after {played} rounds: {why}"));
                 self.finish_tournament(cx, t)
             }
             Err(Refused::NoSuchGame | Refused::NobodyFree) => self.keep_tournament(cx, t),
@@ -231,14 +241,23 @@ impl World {
             Some(x) if x < 0.5 => Outcome::SecondWins,
             _ => Outcome::Draw,
         };
+        // A game its deadline ended while moot was not running is nobody's result: a draw.
+        let while_away = s.log.last().is_some_and(|e| {
+            e.role == crate::game_api::SERVER_ROLE && self.wall_at(s, e.at_ms) < self.time.began()
+        });
+        let outcome = if while_away { Outcome::Draw } else { outcome };
         // A loser who never moved did not come: a forfeit, and (as lichess's Swiss does) out
-        // of the later rounds until they join again.
+        // of the later rounds until they join again. The house always comes.
         let absent = match outcome.winner() {
             Some(Side::First) => Some((Side::Second, roles[1])),
             Some(Side::Second) => Some((Side::First, roles[0])),
             None => None,
         }
-        .filter(|(_, role)| !s.log.iter().any(|e| e.role == *role));
+        .filter(|(_, role)| !s.log.iter().any(|e| e.role == *role))
+        .filter(|(_, role)| {
+            !s.role_player(role)
+                .is_some_and(|a| crate::world::is_house(&a))
+        });
         let mut next = t.clone();
         let mut line = None;
         let outcome = match absent {
@@ -285,6 +304,12 @@ impl World {
     /// Ends `t`: its standings' first is the winner, told to the whole town.
     fn finish_tournament(&mut self, cx: &mut Cx, mut t: Tournament) {
         let standings = crate::tournament::standings::standings(&t.ledger);
+        // Why it ended early, if it did, is said after who won.
+        let early = t
+            .result
+            .take()
+            .map(|why| format!("; {why}"))
+            .unwrap_or_default();
         let result = match standings.first() {
             Some(top) if top.games > 0 || top.score > 0.0 => {
                 let of = match t.ledger.format {
@@ -303,7 +328,7 @@ impl World {
                 )
             }
             _ => "nobody won a game".to_owned(),
-        };
+        } + early.as_str();
         t.status = Status::Finished;
         t.result = Some(result.clone());
         let line = format!("*** Tournament {} is over: {result}. ***", t.title());

@@ -13,6 +13,9 @@ use crate::tournament::{Format, Outcome, Pairing};
 use crate::world::World;
 use crate::world::sessions::iso;
 
+/// How many of an arena's latest pairings its page shows.
+pub const ARENA_ROUNDS_SHOWN: usize = 50;
+
 /// An event in a list.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Summary {
@@ -96,6 +99,7 @@ pub struct Detail {
     #[serde(flatten)]
     pub summary: Summary,
     pub standings: Vec<StandingRow>,
+    /// Every round of a Swiss or round-robin; an arena's latest 50 pairings.
     pub rounds: Vec<RoundRow>,
 }
 
@@ -189,11 +193,17 @@ pub fn detail(world: &World, t: &Tournament) -> Detail {
         })
         .collect();
     let page_of = |sid: u64| world.template(&t.template).and_then(|tpl| tpl.page_of(sid));
+    // An arena's games are many: its newest pairings are shown (the standings count them all).
+    let shown_from = match t.ledger.format {
+        Format::Arena => t.ledger.rounds.len().saturating_sub(ARENA_ROUNDS_SHOWN),
+        _ => 0,
+    };
     let rounds = t
         .ledger
         .rounds
         .iter()
         .enumerate()
+        .skip(shown_from)
         .map(|(r, round)| RoundRow {
             number: r + 1,
             games: round
