@@ -13,6 +13,7 @@ mod direct_call;
 mod error;
 mod extract;
 mod gate;
+mod lichess;
 pub mod listener;
 mod metrics;
 pub mod nav;
@@ -441,6 +442,7 @@ pub fn calls_router(calls: Calls) -> axum::Router {
     let routes = routes().into_iter().map(|r| (r.path, (r.handler)()));
     by_path(routes)
         .route("/metrics", get(metrics::metrics))
+        .merge(lichess::router())
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(calls)
 }

@@ -16,6 +16,7 @@ mod foundation;
 mod hosts;
 mod hosts_calls;
 mod http;
+mod lichess;
 mod limits;
 mod mcp;
 mod oauth;

@@ -5,6 +5,7 @@
 pub mod agent_tools;
 pub mod board;
 pub mod challenge;
+pub mod lichess;
 pub mod page;
 pub mod play;
 pub use moot_chess_rules as rules;
@@ -138,6 +139,9 @@ pub static MODULE: GameModule = GameModule {
         entry::<agent_tools::JoinGame>(),
         entry::<agent_tools::FinishTurn>(),
         entry::<agent_tools::WaitForNextTurn>(),
+        entry::<lichess::BotAccount>(),
+        entry::<lichess::BotGame>(),
+        entry::<lichess::BotEvents>(),
     ],
     topic: TOPIC,
     start: Some("challenge computer"),

@@ -273,6 +273,14 @@ impl ChessGame {
         out
     }
 
+    /// The moves of the game as it stands, oldest first, in standard UCI (`e1g1` castles), as
+    /// the lichess Bot API's `moves` lists them.
+    pub fn ucis(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.plies().map(|p| uci(p.mv)).collect();
+        out.reverse();
+        out
+    }
+
     /// The plies that led here, newest first.
     fn plies(&self) -> impl Iterator<Item = &Ply> {
         self.history

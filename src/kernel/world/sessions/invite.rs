@@ -89,6 +89,21 @@ impl Invitation {
         self.plan.template
     }
 
+    /// Who plays what in the game it would begin.
+    pub fn participants(&self) -> &[Participant] {
+        &self.plan.participants
+    }
+
+    /// Whether the game it would begin is rated.
+    pub fn rated(&self) -> bool {
+        self.plan.rated
+    }
+
+    /// The template's options it asks for.
+    pub fn options(&self) -> &Value {
+        &self.plan.options
+    }
+
     pub fn role_of(&self, agent: &str) -> Option<&'static str> {
         self.plan
             .participants
@@ -189,6 +204,16 @@ impl World {
     }
 
     /// The invitation `id`, if it is waiting.
+    /// Every waiting session that names `agent`, asked by them or of them, oldest first.
+    pub fn invitations_naming<'a>(
+        &'a self,
+        agent: &'a str,
+    ) -> impl Iterator<Item = &'a Invitation> {
+        self.invitations
+            .values()
+            .filter(move |i| i.role_of(agent).is_some())
+    }
+
     pub fn invitation(&self, id: SessionId) -> Option<&Invitation> {
         self.invitations.get(&id)
     }

@@ -1,0 +1,124 @@
+"""A lichess bot written with berserk (lichess's own Python client, from PyPI), pointed at moot.
+
+    berserk_bot.py BASE_URL TOKEN ai LEVEL
+        challenges the Computer at LEVEL and plays the game out: a mate in one when it has one,
+        else the biggest capture, else the first legal move in a seeded random order.
+    berserk_bot.py BASE_URL TOKEN person NAME MOVES
+        challenges NAME (rated, 5+0, as white) and plays MOVES (comma-separated UCI) in turn.
+
+Every move is checked: the bot's own move must come back in the next gameState, and the whole
+`moves` list must replay legally (python-chess). Prints one JSON line: what it saw.
+"""
+import json
+import random
+import sys
+
+import berserk
+import chess
+
+
+def main():
+    base, token, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+    client = berserk.Client(session=berserk.TokenSession(token), base_url=base)
+    account = client.account.get()
+    events = client.bots.stream_incoming_events()
+    if mode == "ai":
+        made = client.challenges.create_ai(level=int(sys.argv[4]), clock_limit=600, clock_increment=0, color="white")
+        assert made["source"] == "ai", made
+        script = None
+    else:
+        made = client.challenges.create(sys.argv[4], rated=True, clock_limit=300, clock_increment=0, color="white")
+        assert made["challenger"]["name"] == account["username"], made
+        assert made["destUser"]["name"].lower() == sys.argv[4].lower(), made
+        assert made["rated"] is True and made["timeControl"]["show"] == "5+0", made
+        script = sys.argv[5].split(",")
+    seen_events = []
+    game_id = None
+    for e in events:
+        seen_events.append(e["type"])
+        if e["type"] == "gameStart":
+            game_id = e["game"]["gameId"]
+            assert e["game"]["color"] == "white", e
+            break
+    assert game_id == str(made["id"]), (game_id, made)
+
+    stream = client.bots.stream_game_state(game_id)
+    full = next(stream)
+    assert full["type"] == "gameFull", full
+    assert full["white"]["name"] == account["username"], full
+    rng = random.Random(7)
+    mine = []
+    states = 0
+    last = full["state"]
+
+    def replay(moves):
+        board = chess.Board()
+        for m in moves:
+            board.push_uci(m)  # raises on an illegal move
+        return board
+
+    def choose(board):
+        legal = list(board.legal_moves)
+        for m in legal:
+            board.push(m)
+            mate = board.is_checkmate()
+            board.pop()
+            if mate:
+                return m
+        captures = [m for m in legal if board.is_capture(m)]
+        if captures:
+            def gain(m):
+                p = board.piece_at(m.to_square)
+                return p.piece_type if p else 1
+            return max(captures, key=gain)
+        rng.shuffle(legal)
+        return legal[0]
+
+    def act(state):
+        moves = state["moves"].split() if state["moves"] else []
+        board = replay(moves)
+        if mine:
+            assert mine[-1] in moves, ("my move came back", mine[-1], moves)
+        if state["status"] != "started" or board.turn != chess.WHITE:
+            return
+        if script is not None:
+            mv = script[len(mine)]
+        else:
+            mv = choose(board).uci()
+        client.bots.make_move(game_id, mv)
+        mine.append(mv)
+
+    act(last)
+    for state in stream:
+        if state.get("type") != "gameState":
+            continue
+        states += 1
+        last = state
+        if state["status"] != "started":
+            break
+        act(state)
+    moves = last["moves"].split() if last["moves"] else []
+    board = replay(moves)
+    finish = None
+    for e in events:
+        seen_events.append(e["type"])
+        if e["type"] == "gameFinish":
+            finish = e["game"]
+            break
+    print(json.dumps({
+        "account": account["username"],
+        "title": account.get("title"),
+        "game": game_id,
+        "moves": moves,
+        "mine": mine,
+        "status": last["status"],
+        "winner": last.get("winner"),
+        "checkmate": board.is_checkmate(),
+        "states": states,
+        "events": seen_events,
+        "finish": finish and {"status": finish["status"]["name"], "winner": finish.get("winner")},
+        "clock": full.get("clock"),
+    }))
+
+
+main()

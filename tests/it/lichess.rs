@@ -1,0 +1,100 @@
+//! The lichess Bot API, driven by berserk (lichess's own Python client, from PyPI) pointed at
+//! moot's base URL: a whole game against the Computer, and a rated one against a person on
+//! telnet, every move checked on both sides.
+
+use std::time::Duration;
+
+use crate::support::{TestServer, run_python};
+
+#[tokio::test]
+async fn a_berserk_bot_plays_the_computer_and_a_telnet_player_through_the_bot_api() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let bot = api.agent(Some("Berta")).await;
+    let base = format!("http://{}", s.http);
+
+    // A bad token is refused as lichess refuses one.
+    let (status, v) = api.get("/api/account", "moot_nobody").await;
+    assert_eq!(status, 401, "{v}");
+    assert!(v["error"].is_string(), "{v}");
+
+    // The Computer, at level 1: a whole game, to its end.
+    let seen = run_python("clients/berserk_bot.py", &[&base, &bot.token, "ai", "1"]).await;
+    assert_eq!(seen["account"], "Berta", "{seen}");
+    assert_eq!(seen["title"], "BOT", "an agent is a bot account: {seen}");
+    assert_ne!(seen["status"], "started", "the game ended: {seen}");
+    assert_eq!(seen["clock"]["initial"], 600_000, "clocks in ms: {seen}");
+    assert_eq!(seen["finish"]["status"], seen["status"], "{seen}");
+    let game = seen["game"].as_str().unwrap();
+    // moot's own record of the game is the bot's: the same moves, in PGN.
+    let (status, _, pgn) = api.text(&format!("/chess/{game}.pgn")).await;
+    assert_eq!(status, 200);
+    let plies = seen["moves"].as_array().unwrap().len();
+    assert!(plies >= 2, "{seen}");
+    assert!(pgn.contains("[White \"Berta\"]"), "{pgn}");
+
+    // A person on telnet, rated, 5+0: the bot challenges Bob, Bob accepts on telnet and mates
+    // with the fool's mate; the bot's stream ends in `mate`, black winning.
+    let mut bob = s.player("Bob").await;
+    let play = tokio::spawn({
+        let (base, token) = (base.clone(), bot.token.clone());
+        async move {
+            run_python(
+                "clients/berserk_bot.py",
+                &[&base, &token, "person", "Bob", "f2f3,g2g4"],
+            )
+            .await
+        }
+    });
+    let asked = bob.expect("Berta").await;
+    assert!(
+        asked.iter().any(|l| l.contains("rated")),
+        "Bob is asked, and told it is rated: {asked:?}"
+    );
+    let said = bob.command("accept Berta").await;
+    assert!(!said.is_empty(), "{said:?}");
+    for mv in ["e7e5", "d8h4"] {
+        // Bob moves once the bot has.
+        let mut tries = 0;
+        loop {
+            let said = bob.command(&format!("move {mv}")).await;
+            if !said.iter().any(|l| l.contains("not your move")) {
+                assert!(
+                    !said
+                        .iter()
+                        .any(|l| l.contains("Usage") || l.contains("illegal")),
+                    "{said:?}"
+                );
+                break;
+            }
+            tries += 1;
+            assert!(tries < 100, "the bot never moved: {said:?}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    let seen = tokio::time::timeout(Duration::from_secs(60), play)
+        .await
+        .expect("the bot's game ends")
+        .unwrap();
+    assert_eq!(
+        seen["moves"],
+        serde_json::json!(["f2f3", "e7e5", "g2g4", "d8h4"]),
+        "{seen}"
+    );
+    assert_eq!(seen["status"], "mate", "{seen}");
+    assert_eq!(seen["winner"], "black", "{seen}");
+    assert_eq!(seen["checkmate"], true, "{seen}");
+    assert_eq!(seen["finish"]["winner"], "black", "{seen}");
+    // Rated: both have a blitz game on their record.
+    let (_, v) = api.send("GET", "/ratings/Bob", None, None).await;
+    let blitz = v["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["board"] == "chess/blitz")
+        .cloned()
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(blitz["won"], 1, "{v}");
+    let (_, v) = api.get("/api/account", &bot.token).await;
+    assert_eq!(v["perfs"]["blitz"]["games"], 1, "{v}");
+}
