@@ -1,7 +1,7 @@
 //! The lichess Bot API, at lichess's paths and in its shapes, so that the bots and engines
 //! written for lichess with berserk play in moot unchanged: `GET
 //! /api/account`, the NDJSON event stream, challenges (to a player or the Computer), each game's
-//! NDJSON stream, moves, resigning and chat. A bot's token is a moot token.
+//! NDJSON stream, moves, resigning and chat, and joining a tournament. A bot's token is a moot token.
 //!
 //! A face, and only that: every read is a verb's answer (`bot_account`, `bot_events`,
 //! `bot_game`), every change the verb people use (`session_create`, `session_accept`,
@@ -50,6 +50,50 @@ pub fn router() -> axum::Router<Calls> {
         .route("/api/bot/game/{id}/resign", post(resign))
         .route("/api/bot/game/{id}/abort", post(abort))
         .route("/api/bot/game/{id}/chat", post(chat))
+        // lichess's arenas and Swiss events are both moot's tournaments, by number.
+        .route("/api/tournament/{id}/join", post(join_event))
+        .route("/api/swiss/{id}/join", post(join_event))
+        .route("/api/tournament/{id}/withdraw", post(withdraw_event))
+        .route("/api/swiss/{id}/withdraw", post(withdraw_event))
+}
+
+/// A tournament's number from the path, or lichess's 404.
+fn event_number(id: &str) -> Result<u32, Response> {
+    id.trim()
+        .parse()
+        .map_err(|_| error(StatusCode::NOT_FOUND, "Not found."))
+}
+
+/// `POST /api/tournament/{id}/join` and `/api/swiss/{id}/join`: the `join` verb; its games come
+/// on the event stream as any other (`gameStart`).
+async fn join_event(
+    State(c): State<Calls>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let n = match event_number(&id) {
+        Ok(n) => n,
+        Err(r) => return r,
+    };
+    match call(&c, &headers, "join", json!({ "tournament": n })).await {
+        Ok(_) => ok(),
+        Err(r) => r,
+    }
+}
+
+async fn withdraw_event(
+    State(c): State<Calls>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let n = match event_number(&id) {
+        Ok(n) => n,
+        Err(r) => return r,
+    };
+    match call(&c, &headers, "withdraw", json!({ "tournament": n })).await {
+        Ok(_) => ok(),
+        Err(r) => r,
+    }
 }
 
 /// lichess's error shape.

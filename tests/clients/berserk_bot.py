@@ -5,6 +5,8 @@
         else the biggest capture, else the first legal move in a seeded random order.
     berserk_bot.py BASE_URL TOKEN person NAME MOVES
         challenges NAME (rated, 5+0, as white) and plays MOVES (comma-separated UCI) in turn.
+    berserk_bot.py BASE_URL TOKEN swiss ID
+        joins tournament ID and plays the game it is paired in, as against the Computer.
 
 Every move is checked: the bot's own move must come back in the next gameState, and the whole
 `moves` list must replay legally (python-chess). Prints one JSON line: what it saw.
@@ -22,9 +24,14 @@ def main():
     client = berserk.Client(session=berserk.TokenSession(token), base_url=base)
     account = client.account.get()
     events = client.bots.stream_incoming_events()
+    colour = "white"
     if mode == "ai":
         made = client.challenges.create_ai(level=int(sys.argv[4]), clock_limit=600, clock_increment=0, color="white")
         assert made["source"] == "ai", made
+        script = None
+    elif mode == "swiss":
+        client.tournaments.join_swiss(sys.argv[4])
+        made = None
         script = None
     else:
         made = client.challenges.create(sys.argv[4], rated=True, clock_limit=300, clock_increment=0, color="white")
@@ -38,14 +45,16 @@ def main():
         seen_events.append(e["type"])
         if e["type"] == "gameStart":
             game_id = e["game"]["gameId"]
-            assert e["game"]["color"] == "white", e
+            colour = e["game"]["color"]
+            assert made is None or colour == "white", e
             break
-    assert game_id == str(made["id"]), (game_id, made)
+    assert made is None or game_id == str(made["id"]), (game_id, made)
+    me = chess.WHITE if colour == "white" else chess.BLACK
 
     stream = client.bots.stream_game_state(game_id)
     full = next(stream)
     assert full["type"] == "gameFull", full
-    assert full["white"]["name"] == account["username"], full
+    assert full[colour]["name"] == account["username"], full
     rng = random.Random(7)
     mine = []
     states = 0
@@ -79,7 +88,7 @@ def main():
         board = replay(moves)
         if mine:
             assert mine[-1] in moves, ("my move came back", mine[-1], moves)
-        if state["status"] != "started" or board.turn != chess.WHITE:
+        if state["status"] != "started" or board.turn != me:
             return
         if script is not None:
             mv = script[len(mine)]
@@ -118,6 +127,7 @@ def main():
         "events": seen_events,
         "finish": finish and {"status": finish["status"]["name"], "winner": finish.get("winner")},
         "clock": full.get("clock"),
+        "colour": colour,
     }))
 
 

@@ -4,7 +4,9 @@
 
 use std::time::Duration;
 
-use crate::support::{TestServer, run_python};
+use serde_json::json;
+
+use crate::support::{TestServer, mcp_tool, run_python};
 
 #[tokio::test]
 async fn a_berserk_bot_plays_the_computer_and_a_telnet_player_through_the_bot_api() {
@@ -97,4 +99,102 @@ async fn a_berserk_bot_plays_the_computer_and_a_telnet_player_through_the_bot_ap
     assert_eq!(blitz["won"], 1, "{v}");
     let (_, v) = api.get("/api/account", &bot.token).await;
     assert_eq!(v["perfs"]["blitz"]["games"], 1, "{v}");
+
+    // An agent over MCP: the bot challenges Mia, who accepts with `session_accept` and plays
+    // with the chess tools.
+    let mia = api.agent(Some("Mia")).await;
+    let play = tokio::spawn({
+        let (base, token) = (base.clone(), bot.token.clone());
+        async move {
+            run_python(
+                "clients/berserk_bot.py",
+                &[&base, &token, "person", "Mia", "f2f3,g2g4"],
+            )
+            .await
+        }
+    });
+    let id = loop {
+        let (_, v) = api.get("/sessions", &mia.token).await;
+        if let Some(w) = v["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["status"] == "waiting")
+        {
+            break w["session_id"].as_str().unwrap().to_owned();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let accepted = mcp_tool(
+        s.http,
+        &mia.token,
+        "session_accept",
+        json!({"session_id": id}),
+    )
+    .await;
+    assert_eq!(accepted["isError"], false, "{accepted}");
+    for mv in ["e7e5", "d8h4"] {
+        let turn = mcp_tool(
+            s.http,
+            &mia.token,
+            "waitForNextTurn",
+            json!({"game_id": id}),
+        )
+        .await;
+        assert_eq!(turn["structuredContent"]["status"], "your_turn", "{turn}");
+        let moved = mcp_tool(
+            s.http,
+            &mia.token,
+            "finishTurn",
+            json!({"game_id": id, "move": mv}),
+        )
+        .await;
+        assert_eq!(moved["isError"], false, "{moved}");
+    }
+    let seen = tokio::time::timeout(Duration::from_secs(60), play)
+        .await
+        .expect("the bot's game with Mia ends")
+        .unwrap();
+    assert_eq!(seen["status"], "mate", "{seen}");
+    assert_eq!(seen["winner"], "black", "{seen}");
+
+    // A tournament: the bot joins a rated Swiss through lichess's own route, is paired with
+    // the house's Computer, and plays its game out from the event stream.
+    let mut ann = s.player("Ann").await;
+    let said = ann
+        .command("schedule chess swiss 1 clock 5+0 rated house in 1h called Bots welcome")
+        .await;
+    assert!(said.iter().any(|l| l.contains("#1")), "{said:?}");
+    let play = tokio::spawn({
+        let (base, token) = (base.clone(), bot.token.clone());
+        async move { run_python("clients/berserk_bot.py", &[&base, &token, "swiss", "1"]).await }
+    });
+    loop {
+        let (_, v) = api.send("GET", "/tournaments/1", None, None).await;
+        if v["players"] == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (_, said) = ann.command_hearing("start tournament 1").await;
+    assert!(said.iter().any(|l| l.contains("begins")), "{said:?}");
+    let seen = tokio::time::timeout(Duration::from_secs(240), play)
+        .await
+        .expect("the bot's tournament game ends")
+        .unwrap();
+    assert_ne!(seen["status"], "started", "{seen}");
+    let (_, v) = api.send("GET", "/tournaments/1", None, None).await;
+    assert_eq!(v["status"], "finished", "{v}");
+    assert_eq!(
+        v["rounds"][0]["games"][0]["session_id"], seen["game"],
+        "{v}"
+    );
+    assert!(
+        v["standings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["name"] == "Berta" && r["kind"] == "agent" && r["games"] == 1),
+        "{v}"
+    );
 }
