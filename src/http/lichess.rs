@@ -57,11 +57,9 @@ pub fn router() -> axum::Router<Calls> {
         .route("/api/swiss/{id}/withdraw", post(withdraw_event))
 }
 
-/// A tournament's number from the path, or lichess's 404.
-fn event_number(id: &str) -> Result<u32, Response> {
-    id.trim()
-        .parse()
-        .map_err(|_| error(StatusCode::NOT_FOUND, "Not found."))
+/// A tournament's number from the path (none: lichess's 404).
+fn event_number(id: &str) -> Option<u32> {
+    id.trim().parse().ok()
 }
 
 /// `POST /api/tournament/{id}/join` and `/api/swiss/{id}/join`: the `join` verb; its games come
@@ -71,9 +69,8 @@ async fn join_event(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    let n = match event_number(&id) {
-        Ok(n) => n,
-        Err(r) => return r,
+    let Some(n) = event_number(&id) else {
+        return error(StatusCode::NOT_FOUND, "Not found.");
     };
     match call(&c, &headers, "join", json!({ "tournament": n })).await {
         Ok(_) => ok(),
@@ -86,9 +83,8 @@ async fn withdraw_event(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    let n = match event_number(&id) {
-        Ok(n) => n,
-        Err(r) => return r,
+    let Some(n) = event_number(&id) else {
+        return error(StatusCode::NOT_FOUND, "Not found.");
     };
     match call(&c, &headers, "withdraw", json!({ "tournament": n })).await {
         Ok(_) => ok(),
