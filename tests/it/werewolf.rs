@@ -153,6 +153,41 @@ async fn a_practice_match_of_an_agent_and_seven_house_bots_plays_to_its_end() {
     assert_eq!(cards("PUBLIC").await, 0);
     assert_eq!(cards("p1").await, 1);
     assert_eq!(cards("OMNISCIENT").await, 8);
+    // Every seat's view at once: what each player was shown (their own card, and no other),
+    // what they answered, and why.
+    let seats = crate::support::mcp_tool(
+        s.http,
+        &me.token,
+        "et.werewolf.match.report",
+        json!({ "matchId": sid, "export": true, "viewer": "SEATS" }),
+    )
+    .await;
+    let seats = seats["structuredContent"]["seats"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(seats.len(), 8);
+    for seat in &seats {
+        let cards = seat["shown"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["type"] == "ROLE_ASSIGNED")
+            .count();
+        assert_eq!(cards, 1, "{seat}");
+    }
+    let mine = seats
+        .iter()
+        .find(|x| x["name"] == me.name.as_str())
+        .unwrap();
+    let answered = mine["answered"].as_array().unwrap();
+    assert_eq!(answered.len(), acted, "{mine}");
+    assert!(
+        answered.iter().all(|a| a["reasoning"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("my reason: "))),
+        "{mine}"
+    );
     // A replay from the omniscient export gives the same events, one for one.
     let export = crate::support::mcp_tool(
         s.http,

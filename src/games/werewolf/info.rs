@@ -397,13 +397,60 @@ pub struct ReportArgs {
     /// Also the match's events, one JSON object a line, as `viewer` reads them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub export: Option<bool>,
-    /// Whose side to export: `PUBLIC`, a player (`p3`) or `OMNISCIENT` (the match is over, so
-    /// any side may be read); the public's by default.
+    /// Whose side to export: `PUBLIC`, a player (`p3`), `OMNISCIENT` (the match is over, so
+    /// any side may be read), or `SEATS`: every seat's view, each with what its player was
+    /// shown, what they answered and why; the public's by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub viewer: Option<String>,
 }
 
 pub struct Report;
+
+/// The export `viewer` that gives every seat's view at once.
+const SEATS: &str = "SEATS";
+
+/// Every seat of a finished match as its player lived it: what they were shown (the events as
+/// their seat read them, in order), what they answered (their actions, as the log keeps them,
+/// with the game time of each), and why (the reasoning each action carried). An agent's maker
+/// can publish it, and anyone can check each answer against what its player could see.
+fn seats(world: &World, s: &Session, w: &super::rules::Werewolf) -> Vec<Value> {
+    use super::rules::events::Reader;
+    s.participants
+        .iter()
+        .filter_map(|p| {
+            let seat = super::rules::seat_of(p.role)?;
+            let reader = Reader::Seat(seat);
+            let shown: Vec<Value> = w
+                .events_for(reader)
+                .map(|e| {
+                    let mut v = e.envelope(reader);
+                    v["at"] = json!(iso_at(world, s, e.at));
+                    v["gameTimeMs"] = json!(e.at);
+                    v
+                })
+                .collect();
+            let answered: Vec<Value> = s
+                .log
+                .iter()
+                .filter(|e| e.role == p.role)
+                .map(|e| {
+                    json!({
+                        "action": e.action,
+                        "at": iso_at(world, s, e.at_ms),
+                        "gameTimeMs": e.at_ms,
+                        "reasoning": e.reasoning,
+                    })
+                })
+                .collect();
+            Some(json!({
+                "playerId": p.role,
+                "name": p.name,
+                "shown": shown,
+                "answered": answered,
+            }))
+        })
+        .collect()
+}
 
 impl Verb for Report {
     const NAME: &'static str = "report";
@@ -485,7 +532,9 @@ them. Returns who won, the roles, each night, the votes and each player's figure
                 "reasons": reasons,
             }),
         );
-        if args.export == Some(true) {
+        if args.export == Some(true) && args.viewer.as_deref() == Some(SEATS) {
+            data["seats"] = json!(seats(world, s, w));
+        } else if args.export == Some(true) {
             use super::rules::events::Reader;
             let Some(viewer) = Reader::named(args.viewer.as_deref().unwrap_or("PUBLIC")) else {
                 return Err(refusal(world, Code::InvalidRequest, Reader::NAMES, None));
