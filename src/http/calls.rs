@@ -449,3 +449,18 @@ pub(super) async fn tournament_pairing(
     c.call((&headers, &uri), tournaments::Pairing::NAME, args, None)
         .await
 }
+
+/// `GET /crosstable.json`: everyone on one scale across the two-player games, to anyone.
+pub(super) async fn crosstable(State(c): State<Calls>, headers: HeaderMap, uri: Uri) -> Answer {
+    let at = (&headers, &uri);
+    let verb = <moot_kernel::verbs::crosstable::Crosstable as Verb>::NAME;
+    c.call_as(
+        Credential::Nobody,
+        at,
+        verb,
+        Ok(NoArgs {}),
+        None,
+        read_refusal,
+    )
+    .await
+}

@@ -300,6 +300,16 @@ fn session_routes() -> Vec<Route> {
         },
         Route {
             method: Method::GET,
+            path: "/crosstable.json".into(),
+            summary: "Everyone with 5 rated games on one scale across the two-player games (Bradley–Terry, anchored to the house's levels), to anyone",
+            auth: false,
+            request: None,
+            status: 200,
+            response: schema::<moot_kernel::verbs::crosstable::CrossTable>,
+            handler: (Box::new(|| get(calls::crosstable))),
+        },
+        Route {
+            method: Method::GET,
             path: "/tournaments".into(),
             summary: "The tournaments scheduled, running and lately finished, to anyone",
             auth: false,

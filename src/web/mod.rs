@@ -136,6 +136,7 @@ pub fn router(web: Web) -> axum::Router {
         .route("/skill.md", get(skill_page))
         .route("/console", get(console_page))
         .route("/moot-play.js", get(play_script))
+        .route("/crosstable", get(crosstable_page))
         .route("/tournament", get(tournament_page))
         .route("/tournament/{id}", get(tournament_page))
         .route("/leaderboard", get(ratings::leaderboards))
@@ -213,6 +214,12 @@ async fn town_page(State(web): State<Web>, headers: HeaderMap) -> Html<String> {
 /// The web console: every verb, typed, and what the town says, as a telnet player has them.
 async fn console_page() -> Html<String> {
     Html(crate::http::nav::with_nav(include_str!("console.html")))
+}
+
+/// The cross-game table (`/crosstable`), drawn from `/crosstable.json`, the `crosstable`
+/// verb's answer.
+async fn crosstable_page() -> Html<String> {
+    Html(crate::http::nav::with_nav(include_str!("crosstable.html")))
 }
 
 /// The tournaments' page, the list's (`/tournament`) and each event's (`/tournament/3`): it

@@ -786,3 +786,81 @@ async fn a_rated_game_against_the_computer_meets_its_levels_anchor() {
     );
     s.stop().await;
 }
+
+/// A rated tic-tac-toe game between `x` and `o` (who accepts), won by `x` along the top row.
+async fn x_wins(api: &crate::support::Api, x: &crate::support::Agent, o: &crate::support::Agent) {
+    let (status, v) = api
+        .post(
+            "/sessions",
+            &x.token,
+            json!({ "template": "tictactoe.v1", "participants": { "x": x.id, "o": o.id },
+                    "options": { "rated": true, "clock": "1d" } }),
+        )
+        .await;
+    assert_eq!(status, 201, "{v}");
+    let id = v["session_id"].as_str().unwrap().to_owned();
+    let (status, v) = api
+        .post(&format!("/sessions/{id}/accept"), &o.token, json!({}))
+        .await;
+    assert_eq!(status, 200, "{v}");
+    for (tick, (who, cell)) in [(x, 0), (o, 3), (x, 1), (o, 4), (x, 2)]
+        .into_iter()
+        .enumerate()
+    {
+        let (status, v) = api
+            .post(
+                &format!("/sessions/{id}/actions"),
+                &who.token,
+                json!({ "action": cell.to_string(), "expected_tick": tick }),
+            )
+            .await;
+        assert_eq!(status, 200, "{v}");
+    }
+}
+
+/// The cross-game table places everyone with five rated games on one scale, from the same
+/// results the ratings took: games past two owners' daily few buy no place, as they move no
+/// rating.
+#[tokio::test]
+async fn the_cross_game_table_counts_only_what_moved_a_rating() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let ace = api.agent(Some("Ace")).await;
+    let mut others = Vec::new();
+    for name in ["Bea", "Cy", "Di", "Ed", "Flo"] {
+        others.push(api.agent(Some(name)).await);
+    }
+    for o in &others {
+        x_wins(&api, &ace, o).await;
+    }
+    // Four more against Bea: two count (three a day between two owners), two do not.
+    for _ in 0..4 {
+        x_wins(&api, &ace, &others[0]).await;
+    }
+    let (status, v) = api.send("GET", "/crosstable.json", None, None).await;
+    assert_eq!(status, 200, "{v}");
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "only Ace has five: {v}");
+    assert_eq!(rows[0]["name"], "Ace", "{v}");
+    assert_eq!(rows[0]["games"], 7, "5 + 2 that counted against Bea: {v}");
+    assert_eq!(rows[0]["by_game"]["tictactoe"], 7, "{v}");
+    assert!(rows[0]["rating"].as_f64().unwrap() > 1500.0, "{v}");
+    assert!(rows[0]["interval"].as_f64().unwrap() > 0.0, "{v}");
+    assert_eq!(v["left_out"], 5, "{v}");
+    // The same table on telnet and over MCP.
+    let mut ann = s.player("Ann").await;
+    let said = ann.command("crosstable").await;
+    assert!(
+        said.iter()
+            .any(|l| l.contains("Ace") && l.contains("7 games")),
+        "{said:?}"
+    );
+    let tool = crate::support::mcp_tool(s.http, &ace.token, "crosstable", json!({})).await;
+    assert_eq!(
+        tool["structuredContent"]["rows"][0]["name"], "Ace",
+        "{tool}"
+    );
+    let (status, _, html) = api.text("/crosstable").await;
+    assert_eq!(status, 200);
+    assert!(html.contains("/crosstable.json"), "{html}");
+}

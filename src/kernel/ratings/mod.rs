@@ -15,6 +15,7 @@
 //! A **team result** (Werewolf) is applied to each player as one game against the other side's
 //! average player: the mean of their ratings, with the root mean square of their deviations.
 
+pub mod bradley_terry;
 pub mod conduct;
 pub mod glicko2;
 

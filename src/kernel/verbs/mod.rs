@@ -23,6 +23,7 @@ pub mod refusals;
 
 pub mod build;
 pub mod carry;
+pub mod crosstable;
 pub mod describe;
 pub mod display;
 pub mod emote;
@@ -616,6 +617,7 @@ pub static TOWN: &[VerbEntry] = &[
     entry::<invitations::SessionDecline>(),
     entry::<ratings::Ratings>(),
     entry::<ratings::Leaderboard>(),
+    entry::<crosstable::Crosstable>(),
     entry::<build::Dig>(),
     entry::<build::Create>(),
     entry::<build::Audit>(),

@@ -29,7 +29,7 @@ you agree to each game by joining.",
 pub const TOOLSET: super::Toolset = super::Toolset {
     name: "tournaments",
     summary: "tournaments: list, schedule, join and withdraw, and pairing, a long poll that \
-              returns your next game",
+              returns your next game; and the cross-game table (crosstable)",
     wizards_only: false,
 };
 

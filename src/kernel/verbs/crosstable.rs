@@ -1,0 +1,204 @@
+//! `crosstable`: every identity with enough rated games on one scale across the two-player
+//! games, by a Bradley–Terry model anchored to the house's fixed levels
+//! ([`crate::ratings::bradley_terry`]). Only rated results count: they have passed the rules
+//! that keep a rating from being forced or farmed (consent, one owner's identities never rated
+//! against each other, a few games a day between two owners).
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{NoArgs, Reply, Topic, Verb, VerbError, no_args};
+use crate::game_api::Reckoning;
+use crate::ratings::bradley_terry::{self, Result as Played};
+use crate::world::{Cx, World};
+
+/// The fewest rated games that place someone in the table.
+pub const MIN_GAMES: u32 = 5;
+
+pub struct Crosstable;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct CrossRow {
+    pub rank: usize,
+    pub name: String,
+    /// `person`, `agent` or `house` (a fixed level, holding the scale in place).
+    pub kind: String,
+    /// On the Elo scale.
+    pub rating: f64,
+    /// Half the 95% interval (0 for an anchor).
+    pub interval: f64,
+    pub games: u32,
+    /// Rated games by game (`chess`, `connect4`…).
+    pub by_game: BTreeMap<String, u32>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct CrossTable {
+    /// The model, in words.
+    pub model: String,
+    pub rows: Vec<CrossRow>,
+    /// How many identities played too few rated games to be placed.
+    pub left_out: usize,
+}
+
+impl Verb for Crosstable {
+    const NAME: &'static str = "crosstable";
+    const USAGE: &'static str = "crosstable";
+    const SUMMARY: &'static str =
+        "Everyone on one scale across chess, tic-tac-toe and Connect Four.";
+    const HELP: &'static str = "One rating for each player across the two-player games, fitted \
+by a Bradley–Terry model to every rated result and anchored to the house's fixed levels (the chess \
+Computer's measured ratings), with its 95% interval; a person and their agents are one player. \
+Lists those with at least 5 rated games.";
+    const READ_ONLY: bool = true;
+    const TOPIC: Topic = Topic::TABLES;
+    // Served beside the tournaments (the town's own set is kept small).
+    const TOOLSET: Option<super::Toolset> = Some(super::tournaments::TOOLSET);
+    const TOOL_DESCRIPTION: &'static str = "Rank every player with enough rated games on one \
+scale across the two-player games (a Bradley–Terry model anchored to the house's fixed levels); \
+needs nothing. Returns each one's rating, 95% interval, games and games by game.";
+    type Args = NoArgs;
+    type Output = CrossTable;
+
+    fn parse(rest: &str) -> Result<NoArgs, VerbError> {
+        no_args::<Crosstable>(rest)
+    }
+
+    fn run(world: &mut World, _: &mut Cx, _: NoArgs) -> Result<Reply<CrossTable>, VerbError> {
+        let table = cross_table(world);
+        let mut text = vec![format!("{}.", table.model)];
+        if table.rows.is_empty() {
+            text.push(format!(
+                "Nobody has {MIN_GAMES} rated games of the two-player games yet."
+            ));
+        }
+        for r in &table.rows {
+            let games: Vec<String> = r.by_game.iter().map(|(g, n)| format!("{g} {n}")).collect();
+            text.push(format!(
+                "{:>3}. {:<20} {:<6} {:>5.0} ±{:<4.0} {} games ({})",
+                r.rank,
+                r.name,
+                r.kind,
+                r.rating,
+                r.interval,
+                r.games,
+                games.join(", ")
+            ));
+        }
+        if table.left_out > 0 {
+            text.push(format!(
+                "({} with fewer than {MIN_GAMES} rated games left out.)",
+                table.left_out
+            ));
+        }
+        Ok(Reply::new(text, table))
+    }
+}
+
+/// The table as it stands: every rated, finished game between two players.
+pub fn cross_table(world: &World) -> CrossTable {
+    let mut results = Vec::new();
+    let mut anchors = BTreeMap::new();
+    let mut by_game: BTreeMap<String, BTreeMap<String, u32>> = BTreeMap::new();
+    for sid in world.session_ids() {
+        let Some(s) = world.session(sid) else {
+            continue;
+        };
+        if !s.rated || s.template.roles.len() != 2 || s.template.reckoning != Reckoning::Rating {
+            continue;
+        }
+        if !s.game.is_terminal() {
+            continue;
+        }
+        // Only what moved its players' ratings counts: a result the ledger muted (a pair of
+        // owners past their few rated games of the day) buys no place here either.
+        let moved = |agent: &str| s.moves.iter().any(|m| m.agent == agent);
+        if s.participants
+            .iter()
+            .any(|p| !crate::world::is_house(&p.agent) && !moved(&p.agent))
+        {
+            continue;
+        }
+        let Some(sides) = s.game.decided() else {
+            continue;
+        };
+        let mut names = Vec::new();
+        for side in sides.iter().take(2) {
+            let Some(agent) = side.roles.first().and_then(|r| s.role_player(r)) else {
+                break;
+            };
+            let who = if crate::world::is_house(&agent) {
+                match (s.template.anchor_of)(&s.options) {
+                    Some(rating) => {
+                        let id = format!("house@{rating:.0}");
+                        anchors.insert(id.clone(), rating);
+                        id
+                    }
+                    None => break,
+                }
+            } else {
+                world.directory.owner_of(&agent)
+            };
+            names.push((who, side.score));
+        }
+        let [(a, score_a), (b, _)] = names.as_slice() else {
+            continue;
+        };
+        let game = crate::ratings::game_name(s.template.id).to_owned();
+        for who in [a, b] {
+            *by_game
+                .entry(who.clone())
+                .or_default()
+                .entry(game.clone())
+                .or_default() += 1;
+        }
+        results.push(Played {
+            a: a.clone(),
+            b: b.clone(),
+            score_a: *score_a,
+        });
+    }
+    let fitted = bradley_terry::fit(&results, &anchors);
+    let mut placed: Vec<&bradley_terry::Fitted> = fitted
+        .iter()
+        .filter(|f| f.anchor || f.games >= MIN_GAMES)
+        .collect();
+    let left_out = fitted.len() - placed.len();
+    placed.sort_by(|a, b| b.rating.total_cmp(&a.rating));
+    let rows = placed
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let (name, kind) = if f.anchor {
+                (format!("Computer at {:.0}", f.rating), "house".to_owned())
+            } else {
+                (
+                    world
+                        .directory
+                        .name_of(&f.who)
+                        .unwrap_or_else(|| f.who.clone()),
+                    crate::world::tournaments::kind_word(world.directory.kind_of(&f.who))
+                        .to_owned(),
+                )
+            };
+            CrossRow {
+                rank: i + 1,
+                name,
+                kind,
+                rating: f.rating.round(),
+                interval: f.interval.round(),
+                games: f.games,
+                by_game: by_game.get(&f.who).cloned().unwrap_or_default(),
+            }
+        })
+        .collect();
+    CrossTable {
+        model: "Bradley–Terry over every rated two-player result, on the Elo scale, anchored to \
+the house's fixed levels (1500 the mean where none is played)"
+            .to_owned(),
+        rows,
+        left_out,
+    }
+}
