@@ -256,14 +256,22 @@ pub(super) async fn submit_action(
         Ok((session_id, req))
     });
     let (args, reasoning) = match read {
-        Ok((session_id, req)) => (
-            Ok(ActArgs {
+        Ok((session_id, req)) => {
+            let act = ActArgs {
                 session_id,
                 action: req.action,
                 expected_tick: req.expected_tick,
-            }),
-            req.reasoning,
-        ),
+            };
+            // The cost rides beside the verb's arguments, as the reasoning does.
+            let mut args = serde_json::to_value(act).unwrap_or_default();
+            if let (Some(cost), Some(o)) = (req.cost, args.as_object_mut()) {
+                o.insert(
+                    moot_kernel::verbs::COST.into(),
+                    serde_json::to_value(cost).unwrap_or_default(),
+                );
+            }
+            (Ok(args), req.reasoning)
+        }
         Err(unread) => (Err(unread), None),
     };
     c.call((&headers, &uri), SessionAct::NAME, args, reasoning)

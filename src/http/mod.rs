@@ -104,6 +104,10 @@ pub struct SubmitAction {
     /// game is over.
     #[serde(default)]
     pub reasoning: Option<String>,
+    /// What deciding it cost you (`{"tokens_in", "tokens_out", "think_ms"}`): stored with the
+    /// action, shown once the game is over, summed per game beside your rating.
+    #[serde(default)]
+    pub cost: Option<moot_kernel::world::sessions::Cost>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

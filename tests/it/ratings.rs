@@ -807,12 +807,15 @@ async fn x_wins(api: &crate::support::Api, x: &crate::support::Agent, o: &crate:
         .into_iter()
         .enumerate()
     {
+        // X reports what each move cost it: 100 tokens in, 10 out, a second and a half.
+        let body = if std::ptr::eq(who, x) {
+            json!({ "action": cell.to_string(), "expected_tick": tick,
+                    "cost": { "tokens_in": 100, "tokens_out": 10, "think_ms": 1500 } })
+        } else {
+            json!({ "action": cell.to_string(), "expected_tick": tick })
+        };
         let (status, v) = api
-            .post(
-                &format!("/sessions/{id}/actions"),
-                &who.token,
-                json!({ "action": cell.to_string(), "expected_tick": tick }),
-            )
+            .post(&format!("/sessions/{id}/actions"), &who.token, body)
             .await;
         assert_eq!(status, 200, "{v}");
     }
@@ -847,6 +850,50 @@ async fn the_cross_game_table_counts_only_what_moved_a_rating() {
     assert!(rows[0]["rating"].as_f64().unwrap() > 1500.0, "{v}");
     assert!(rows[0]["interval"].as_f64().unwrap() > 0.0, "{v}");
     assert_eq!(v["left_out"], 5, "{v}");
+    // What a game cost Ace, from what it reported with each move: three moves a game.
+    assert_eq!(
+        rows[0]["cost"],
+        json!({ "games": 7, "tokens_in": 300.0, "tokens_out": 30.0, "think_seconds": 4.5 }),
+        "{v}"
+    );
+    // A cost out of bounds, or of the wrong shape, is refused and changes nothing.
+    let bea = &others[0];
+    let (_, made) = api
+        .post(
+            "/sessions",
+            &ace.token,
+            json!({ "template": "tictactoe.v1", "participants": { "x": ace.id, "o": bea.id } }),
+        )
+        .await;
+    let id = made["session_id"].as_str().unwrap().to_owned();
+    api.post(&format!("/sessions/{id}/accept"), &bea.token, json!({}))
+        .await;
+    for bad in [
+        json!({ "think_ms": 999_999_999_999u64 }),
+        json!({ "dollars": 3 }),
+    ] {
+        let (status, v) = api
+            .post(
+                &format!("/sessions/{id}/actions"),
+                &ace.token,
+                json!({ "action": "0", "expected_tick": 0, "cost": bad }),
+            )
+            .await;
+        assert_eq!(status, 400, "{v}");
+    }
+    let (_, log) = api.get(&format!("/sessions/{id}/log"), &bea.token).await;
+    assert_eq!(log["actions"], json!([]), "refused, nothing logged: {log}");
+    // With a cost in bounds it is taken; the cost is no one's to read while the game runs.
+    let (status, v) = api
+        .post(
+            &format!("/sessions/{id}/actions"),
+            &ace.token,
+            json!({ "action": "0", "expected_tick": 0, "cost": { "tokens_in": 5 } }),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    let (_, log) = api.get(&format!("/sessions/{id}/log"), &bea.token).await;
+    assert!(log["actions"][0].get("cost").is_none(), "{log}");
     // The same table on telnet and over MCP.
     let mut ann = s.player("Ann").await;
     let said = ann.command("crosstable").await;

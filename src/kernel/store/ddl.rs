@@ -166,7 +166,8 @@ mod tests {
     tick INTEGER NOT NULL,
     created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     at_ms INTEGER NOT NULL DEFAULT 0,
-    reasoning TEXT
+    reasoning TEXT,
+    cost TEXT
 );
 "
         );

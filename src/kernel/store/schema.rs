@@ -226,7 +226,13 @@ const MIGRATIONS: &[&str] = &[
     DROP TABLE standing_changes;
     ALTER TABLE standing_changes_new RENAME TO standing_changes;
     CREATE INDEX standing_changes_by_agent ON standing_changes(agent_id);",
+    // 18: what an action cost the agent that took it, as it reported it (tokens, thought),
+    // as JSON beside its reasoning.
+    ACTION_COST,
 ];
+
+/// Migration 18, the same words for both engines.
+const ACTION_COST: &str = "ALTER TABLE actions ADD COLUMN cost TEXT;";
 
 /// Migration 16, the same words for both engines.
 const VERB_MODES: &str = "ALTER TABLE verbs ADD COLUMN mode TEXT NOT NULL DEFAULT 'rx';";
@@ -467,6 +473,7 @@ const POSTGRES: &[(usize, &str)] = &[
         "ALTER TABLE standing_changes DROP CONSTRAINT standing_changes_pkey;
         ALTER TABLE standing_changes ADD PRIMARY KEY (action_id, agent_id, board);",
     ),
+    (18, ACTION_COST),
 ];
 
 /// The version of the schema [`tables`](super::tables) describes: that of every migration.

@@ -37,6 +37,9 @@ pub struct LogEntry {
     /// Why its actor took it, in their words, if they said: shown once the game is over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<String>,
+    /// What it cost its actor, if they said: shown once the game is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<crate::world::sessions::Cost>,
 }
 
 /// Everything needed to rebuild one session at start-up.
@@ -61,6 +64,10 @@ fn log_entry(r: &Row) -> sql::Result<LogEntry> {
         created_at: r.get("created_at")?,
         at_ms: r.get("at_ms")?,
         reasoning: r.get("reasoning")?,
+        // Written by moot as JSON; a text it cannot read is no cost reported.
+        cost: r
+            .get::<Option<String>>("cost")?
+            .and_then(|t| serde_json::from_str(&t).ok()),
     })
 }
 
@@ -69,7 +76,7 @@ fn log_entry(r: &Row) -> sql::Result<LogEntry> {
 fn read_logs(c: &mut Sql) -> sql::Result<HashMap<String, Vec<LogEntry>>> {
     let mut logs: HashMap<String, Vec<LogEntry>> = HashMap::new();
     let rows = c.query(
-        "SELECT tick, role, action, agent_id, created_at, at_ms, reasoning, session_id FROM actions ORDER BY rowid",
+        "SELECT tick, role, action, agent_id, created_at, at_ms, reasoning, cost, session_id FROM actions ORDER BY rowid",
         &[],
     )?;
     for r in &rows {

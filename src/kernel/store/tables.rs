@@ -279,6 +279,8 @@ pub const TABLES: &[Table] = &[
                 int("at_ms").not_null().default(Int(0)),
                 // Why its actor took it, shown to nobody until its game has ended.
                 text("reasoning"),
+                // What it cost its actor (tokens, thought), as JSON; shown as its reasoning is.
+                text("cost"),
             ],
         )
     },

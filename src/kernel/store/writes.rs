@@ -108,13 +108,14 @@ pub fn record_action(
     at: String,
     at_ms: u64,
     reasoning: Option<String>,
+    cost: Option<String>,
 ) -> impl FnOnce(&mut Sql) -> sql::Result<()> + Send + 'static {
     move |c| {
         // Sent together: one round trip on PostgreSQL.
         c.execute_all(&[
             (
-                "INSERT INTO actions (action_id, session_id, agent_id, role, action, tick, created_at, at_ms, reasoning)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                "INSERT INTO actions (action_id, session_id, agent_id, role, action, tick, created_at, at_ms, reasoning, cost)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 args![
                     format!("{session_id}.{tick}"),
                     &session_id,
@@ -124,7 +125,8 @@ pub fn record_action(
                     tick,
                     &at,
                     at_ms,
-                    reasoning
+                    reasoning,
+                    cost
                 ],
             ),
             (

@@ -32,6 +32,42 @@ pub struct CrossRow {
     pub games: u32,
     /// Rated games by game (`chess`, `connect4`…).
     pub by_game: BTreeMap<String, u32>,
+    /// What a game cost them, on average over the games they reported a cost in (an agent's
+    /// tokens and thought, `cost` beside its actions); none if they never did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<GameCost>,
+}
+
+/// A player's cost a game, averaged over the games they reported one in.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct GameCost {
+    /// The games it is averaged over.
+    pub games: u32,
+    pub tokens_in: f64,
+    pub tokens_out: f64,
+    /// Seconds of thought a game.
+    pub think_seconds: f64,
+}
+
+/// Sums of what players reported, by owner.
+#[derive(Default)]
+struct Spent {
+    games: u32,
+    tokens_in: u64,
+    tokens_out: u64,
+    think_ms: u64,
+}
+
+impl Spent {
+    fn per_game(&self) -> Option<GameCost> {
+        let n = f64::from(self.games);
+        (self.games > 0).then(|| GameCost {
+            games: self.games,
+            tokens_in: (self.tokens_in as f64 / n).round(),
+            tokens_out: (self.tokens_out as f64 / n).round(),
+            think_seconds: (self.think_ms as f64 / n / 100.0).round() / 10.0,
+        })
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -51,14 +87,15 @@ impl Verb for Crosstable {
     const HELP: &'static str = "One rating for each player across the two-player games, fitted \
 by a Bradley–Terry model to every rated result and anchored to the house's fixed levels (the chess \
 Computer's measured ratings), with its 95% interval; a person and their agents are one player. \
-Lists those with at least 5 rated games.";
+Lists those with at least 5 rated games, and what a game cost those that reported it (an \
+agent's tokens and thought, sent as `cost` with its actions).";
     const READ_ONLY: bool = true;
     const TOPIC: Topic = Topic::TABLES;
     // Served beside the tournaments (the town's own set is kept small).
     const TOOLSET: Option<super::Toolset> = Some(super::tournaments::TOOLSET);
     const TOOL_DESCRIPTION: &'static str = "Rank every player with enough rated games on one \
 scale across the two-player games (a Bradley–Terry model anchored to the house's fixed levels); \
-needs nothing. Returns each one's rating, 95% interval, games and games by game.";
+needs nothing. Returns each one's rating, 95% interval, games, games by game and cost a game.";
     type Args = NoArgs;
     type Output = CrossTable;
 
@@ -76,8 +113,18 @@ needs nothing. Returns each one's rating, 95% interval, games and games by game.
         }
         for r in &table.rows {
             let games: Vec<String> = r.by_game.iter().map(|(g, n)| format!("{g} {n}")).collect();
+            let cost = r
+                .cost
+                .as_ref()
+                .map(|c| {
+                    format!(
+                        "; a game: {:.0} tokens in, {:.0} out, {}s thought",
+                        c.tokens_in, c.tokens_out, c.think_seconds
+                    )
+                })
+                .unwrap_or_default();
             text.push(format!(
-                "{:>3}. {:<20} {:<6} {:>5.0} ±{:<4.0} {} games ({})",
+                "{:>3}. {:<20} {:<6} {:>5.0} ±{:<4.0} {} games ({}){cost}",
                 r.rank,
                 r.name,
                 r.kind,
@@ -102,6 +149,7 @@ pub fn cross_table(world: &World) -> CrossTable {
     let mut results = Vec::new();
     let mut anchors = BTreeMap::new();
     let mut by_game: BTreeMap<String, BTreeMap<String, u32>> = BTreeMap::new();
+    let mut spent: BTreeMap<String, Spent> = BTreeMap::new();
     for sid in world.session_ids() {
         let Some(s) = world.session(sid) else {
             continue;
@@ -159,6 +207,29 @@ pub fn cross_table(world: &World) -> CrossTable {
             b: b.clone(),
             score_a: *score_a,
         });
+        // What each player reported this game cost them.
+        for p in s
+            .participants
+            .iter()
+            .filter(|p| !crate::world::is_house(&p.agent))
+        {
+            let costs: Vec<_> = s
+                .log
+                .iter()
+                .filter(|e| e.agent == p.agent)
+                .filter_map(|e| e.cost)
+                .collect();
+            if costs.is_empty() {
+                continue;
+            }
+            let sum = spent.entry(world.directory.owner_of(&p.agent)).or_default();
+            sum.games += 1;
+            for c in costs {
+                sum.tokens_in += c.tokens_in;
+                sum.tokens_out += c.tokens_out;
+                sum.think_ms += c.think_ms;
+            }
+        }
     }
     let fitted = bradley_terry::fit(&results, &anchors);
     let mut placed: Vec<&bradley_terry::Fitted> = fitted
@@ -191,6 +262,7 @@ pub fn cross_table(world: &World) -> CrossTable {
                 interval: f.interval.round(),
                 games: f.games,
                 by_game: by_game.get(&f.who).cloned().unwrap_or_default(),
+                cost: spent.get(&f.who).and_then(Spent::per_game),
             }
         })
         .collect();

@@ -29,7 +29,7 @@ what others said and did where you are, pages, and the moves of games you play o
 telnet these are shown as they happen, so there is nothing to collect.";
     const READ_ONLY: bool = false;
     const TOOL_DESCRIPTION: &'static str = "Collect, and forget, what you were told since your \
-last call: what was said and done where you are, pages, and the moves of games you play or watch. \
+last call: what was said and done where you are, pages, and moves in games you play or watch. \
 Returns the events in order, and `more`, how many are still waiting.";
     const TOPIC: Topic = Topic::AGENTS;
     type Args = NoArgs;

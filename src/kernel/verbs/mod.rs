@@ -53,6 +53,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::world::sessions::Cost;
 use crate::world::{Cx, ThingKind, World};
 pub use error::{ErrorKind, Pending, VerbError, shaped};
 pub use toolset::Toolset;
@@ -397,6 +398,14 @@ fn args_schema_of<V: Verb>() -> Schema {
             REASONING.into(),
             serde_json::json!({ "type": "string", "description": "Why; hidden until the game ends." }),
         );
+        props.insert(
+            COST.into(),
+            // Kept short: it is on every game action's tool, the town's set among them.
+            serde_json::json!({
+                "type": "object",
+                "description": "tokens_in, tokens_out, think_ms"
+            }),
+        );
     }
     s
 }
@@ -498,7 +507,7 @@ fn run_json<V: Verb>(
 }
 
 /// The arguments with the `reasoning` a game action may carry, as [`read_args`] hands them on.
-type Read<V> = (Option<String>, <V as Verb>::Args);
+type Read<V> = (Option<String>, Option<Cost>, <V as Verb>::Args);
 
 fn read_args<V: Verb>(mut args: serde_json::Value) -> ReadArgs {
     let read = || -> Result<Read<V>, VerbError> {
@@ -527,15 +536,20 @@ fn read_args<V: Verb>(mut args: serde_json::Value) -> ReadArgs {
                 a.insert(k.to_owned(), serde_json::Value::String(kept.join("\n")));
             }
         }
-        let mut why = None;
+        let (mut why, mut spent) = (None, None);
         if V::REASONED
             && let Some(given) = args.as_object_mut().and_then(|a| a.remove(REASONING))
         {
             why = reasoning(given)?;
         }
+        if V::REASONED
+            && let Some(given) = args.as_object_mut().and_then(|a| a.remove(COST))
+        {
+            spent = cost(given)?;
+        }
         let args: V::Args = serde_json::from_value(args)
             .map_err(|e| VerbError::usage(format!("Bad arguments for {}: {e}", V::NAME)))?;
-        Ok((why, args))
+        Ok((why, spent, args))
     };
     ReadArgs(read().map(|r| Box::new(r) as Box<dyn std::any::Any + Send>))
 }
@@ -547,11 +561,14 @@ fn run_read<V: Verb>(
 ) -> Result<Reply<Written>, VerbError> {
     counted::<V>(cx);
     let r = read.0.and_then(|args| {
-        let (why, args) = *args
+        let (why, spent, args) = *args
             .downcast::<Read<V>>()
             .map_err(|_| VerbError::usage(format!("Bad arguments for {}.", V::NAME)))?;
         if why.is_some() {
             cx.reasoning = why;
+        }
+        if spent.is_some() {
+            cx.cost = spent;
         }
         let r = admitted::<V>(w, cx, args)?;
         Ok(Reply {
@@ -564,6 +581,29 @@ fn run_read<V: Verb>(
 
 /// The argument a game action's caller may give its reasons in ([`Verb::REASONED`]).
 pub const REASONING: &str = "reasoning";
+
+/// The argument a game action's caller may report its cost in ([`Cost`]).
+pub const COST: &str = "cost";
+
+/// A `cost` argument: `{tokens_in, tokens_out, think_ms}`, each a whole number within bounds.
+pub fn cost(given: serde_json::Value) -> Result<Option<Cost>, VerbError> {
+    if given.is_null() {
+        return Ok(None);
+    }
+    let c: Cost = serde_json::from_value(given).map_err(|_| {
+        VerbError::usage(
+            "`cost` is {\"tokens_in\", \"tokens_out\", \"think_ms\"}, each a whole number.",
+        )
+    })?;
+    if !c.is_plausible() {
+        return Err(VerbError::usage(format!(
+            "`cost` reports at most {} tokens each way and {} ms of thought an action.",
+            Cost::MAX_TOKENS,
+            Cost::MAX_THINK_MS
+        )));
+    }
+    Ok(Some(c))
+}
 
 /// A `reasoning` argument, cleaned and bounded like all text already: text, or nothing for an
 /// empty one.

@@ -45,6 +45,9 @@ pub struct Cx {
     /// Why the actor takes the game action this command takes, in their words (an agent's,
     /// over MCP or REST): stored with the action, shown once the game is over.
     pub reasoning: Option<String>,
+    /// What this action cost its actor, as they reported it (an agent's tokens and thought),
+    /// stored with it and shown once the game is over.
+    pub cost: Option<super::sessions::Cost>,
     pub notices: Vec<Notice>,
     pub saves: Vec<Save>,
     /// In the order the changes were made; run backwards.
@@ -118,6 +121,7 @@ impl Cx {
             text_only: false,
             data_only: false,
             reasoning: None,
+            cost: None,
             notices: Vec::new(),
             saves: Vec::new(),
             undos: Vec::new(),

@@ -214,10 +214,10 @@ impl World {
         let status = s.status();
         let created = iso(self.time.wall(cx.now));
         // The actor's reasons go with their own action (not a deadline's, nor the house's).
-        let reasoning = if *agent == cx.actor {
-            cx.reasoning.take()
+        let (reasoning, cost) = if *agent == cx.actor {
+            (cx.reasoning.take(), cx.cost.take())
         } else {
-            None
+            (None, None)
         };
         s.log.push(super::Logged {
             role,
@@ -226,6 +226,7 @@ impl World {
             created_at: created.as_str().into(),
             at_ms: at,
             reasoning: reasoning.as_deref().map(Into::into),
+            cost,
         });
         let ending = s
             .game
@@ -264,6 +265,7 @@ impl World {
             created,
             at,
             reasoning,
+            cost.and_then(|c| serde_json::to_string(&c).ok()),
         );
         cx.save(
             move |c| {

@@ -26,6 +26,39 @@ use error::not_found;
 pub use error::{ErrorCode, HostError};
 pub use restore::{ReplayError, decisions};
 
+/// What an action cost the agent that took it, as it reports it beside the action (`cost`):
+/// the tokens its model read and wrote, and how long it thought. Shown, like reasons, once the
+/// game is over, and summed per game beside each rating (`crosstable`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
+pub struct Cost {
+    /// Tokens the model read.
+    #[serde(default)]
+    pub tokens_in: u64,
+    /// Tokens the model wrote.
+    #[serde(default)]
+    pub tokens_out: u64,
+    /// Milliseconds it thought, on the wall.
+    #[serde(default)]
+    pub think_ms: u64,
+}
+
+impl Cost {
+    /// The most tokens one action may report (a bound, not a price).
+    pub const MAX_TOKENS: u64 = 1_000_000_000;
+    /// The longest thought one action may report: a day.
+    pub const MAX_THINK_MS: u64 = 86_400_000;
+
+    /// Whether it is within the bounds.
+    pub fn is_plausible(&self) -> bool {
+        self.tokens_in <= Self::MAX_TOKENS
+            && self.tokens_out <= Self::MAX_TOKENS
+            && self.think_ms <= Self::MAX_THINK_MS
+    }
+}
+
 /// A session's id. It is parsed once, at a face's edge ([`parse_id`]), and never confused with
 /// the other numbers a session carries (its tick, a cursor, a game time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -108,6 +141,8 @@ pub struct Session {
 #[derive(Debug, Clone)]
 pub struct Logged {
     pub role: &'static str,
+    /// What the action cost its actor, as they reported it (see [`Cost`]).
+    pub cost: Option<Cost>,
     pub action: Box<str>,
     pub agent: AgentId,
     pub created_at: Box<str>,
@@ -127,6 +162,7 @@ impl Logged {
             created_at: self.created_at.to_string(),
             at_ms: self.at_ms,
             reasoning: self.reasoning.as_deref().map(str::to_owned),
+            cost: self.cost,
         }
     }
 }
@@ -557,8 +593,8 @@ impl World {
                 })
                 .collect());
         }
-        // Nobody's reasons are shown while the game runs, the reader's own neither (one rule
-        // for every reader, so that nothing is told by which entries carry one); each is
+        // Nobody's reasons (nor costs) are shown while the game runs, the reader's own neither
+        // (one rule for every reader, so that nothing is told by which entries carry one); each is
         // numbered among those the reader may see.
         Ok(s.log
             .iter()
@@ -567,6 +603,7 @@ impl World {
             .map(|((e, action), tick)| LogEntry {
                 action,
                 reasoning: None,
+                cost: None,
                 ..e.entry(tick)
             })
             .collect())

@@ -120,6 +120,7 @@ impl World {
                         created_at: e.created_at.into(),
                         at_ms: e.at_ms,
                         reasoning: e.reasoning.map(Into::into),
+                        cost: e.cost,
                     })
                 })
                 .collect::<Result<Vec<Logged>, ReplayError>>()?;
