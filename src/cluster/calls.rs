@@ -248,24 +248,52 @@ impl Door {
     /// The world's side of a [`VerbCall`], the same in this process and for a host: the
     /// credential vouched for, the verb run from its JSON as a tool call runs it (counted,
     /// admitted, undone if it fails), only its structured result read.
+    ///
+    /// A verb that answers "not yet" (a long poll: a game stream's next move) is asked again
+    /// each time what it waits on changes, up to its own wait and at most
+    /// [`super::visits::LONG_POLL`]; then its "not yet" answer is given as the result.
     pub async fn call(&self, call: VerbCall) -> Called {
         let entry = crate::games::find(&call.verb)
             .filter(|e| e.name == call.verb)
             .ok_or(CallRefused::NoSuchVerb(call.verb))?;
-        let agent = caller(&self.directory, &call.credential, entry.read_only)
-            .map_err(CallRefused::Unvouched)?;
-        // The JSON is read and written here, so that the world task holds only the verb.
-        let args = (entry.read_args)(call.args);
-        let done = self
-            .world
-            .call(agent.into(), call.face, move |w, cx| {
-                cx.data_only = true;
-                (entry.run_read)(w, cx, args)
-            })
-            .await
-            .map_err(CallRefused::Unavailable)?;
-        done.map(|reply| reply.data.json())
-            .map_err(|e| CallRefused::Verb(e.into()))
+        let agent: moot_kernel::world::AgentId =
+            caller(&self.directory, &call.credential, entry.read_only)
+                .map_err(CallRefused::Unvouched)?
+                .into();
+        let started = tokio::time::Instant::now();
+        loop {
+            // The JSON is read and written here, so that the world task holds only the verb.
+            let args = (entry.read_args)(call.args.clone());
+            let (done, waits) = self
+                .world
+                .call(agent.clone(), call.face, move |w, cx| {
+                    cx.data_only = true;
+                    let done = (entry.run_read)(w, cx, args);
+                    // Subscribed in the same turn of the world, so no change slips between.
+                    let waits = match &done {
+                        Err(moot_kernel::verbs::VerbError {
+                            pending: Some(p), ..
+                        }) => Some((w.await_change(p.on), p.wait, p.data.clone())),
+                        _ => None,
+                    };
+                    (done, waits)
+                })
+                .await
+                .map_err(CallRefused::Unavailable)?;
+            let Some((mut changed, wait, data)) = waits else {
+                return done
+                    .map(|reply| reply.data.json())
+                    .map_err(|e| CallRefused::Verb(e.into()));
+            };
+            let most = wait.map_or(super::visits::LONG_POLL, |w| {
+                w.min(super::visits::LONG_POLL)
+            });
+            match tokio::time::timeout_at(started + most, changed.changed()).await {
+                Ok(Ok(())) => continue,
+                // Unchanged all along: the verb's own answer for a wait that ran out.
+                _ => return written(&data),
+            }
+        }
     }
 
     /// The world's side of a [`PageRead`]: the text (as a JSON string), or `null` where there

@@ -8,9 +8,10 @@
 //! `session_decline`, `finishTurn`, `resign`, `page`), called through the [`Town`] as the REST
 //! routes call them, so a host serves it as the world does.
 //!
-//! The streams ask the world again every [`POLL`] (the event stream) or [`GAME_POLL`] (a game),
-//! and send only what changed; the event stream sends an empty line every 7 seconds, as
-//! lichess's does.
+//! A game's stream waits in the world for the game's next change (`bot_game` with
+//! `after_tick`, a long poll), so a move reaches the opponent as soon as it is stored; the event
+//! stream asks the world every [`POLL`]. Both send only what changed, and an empty line every 7
+//! seconds, as lichess's do.
 
 use std::time::Duration;
 
@@ -29,8 +30,6 @@ use moot_kernel::world::Face;
 
 /// How often the event stream asks for the caller's challenges and games.
 const POLL: Duration = Duration::from_millis(250);
-/// How often a game's stream asks for the game.
-const GAME_POLL: Duration = Duration::from_millis(50);
 /// The empty line that keeps an event stream open.
 const KEEPALIVE: Duration = Duration::from_secs(7);
 /// The longest a stream lives without a change to send (a bot reconnects, as lichess-bot does).
@@ -522,11 +521,13 @@ async fn game_stream(
         }
         let (mut quiet, mut alive) = (tokio::time::Instant::now(), tokio::time::Instant::now());
         loop {
-            tokio::select! {
-                _ = tokio::time::sleep(GAME_POLL) => {}
+            // The world answers when the game moves past `tick`, or after a while unchanged.
+            let asked = json!({ "game_id": id, "after_tick": tick });
+            let now = tokio::select! {
+                now = call(&c, &headers, "bot_game", asked) => now,
                 _ = tx.closed() => return,
-            }
-            let Ok(now) = call(&c, &headers, "bot_game", json!({ "game_id": id })).await else {
+            };
+            let Ok(now) = now else {
                 return;
             };
             if now["tick"] != tick {

@@ -26,6 +26,10 @@ const NO_CLOCK_MS: u64 = 2_147_483_647;
 #[serde(deny_unknown_fields)]
 pub struct GameIdArg {
     pub game_id: String,
+    /// Answer once the game has moved past this tick (a stream's wait for the next move), or
+    /// after a while unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_tick: Option<u64>,
 }
 
 /// `name` as a lichess id.
@@ -172,7 +176,11 @@ pub fn game_state(world: &World, s: &Session, g: &ChessGame) -> Value {
         state["winner"] = json!(side_name(w));
     }
     if let Some(side) = g.draw_offer() {
-        state[if side == Side::White { "wdraw" } else { "bdraw" }] = json!(true);
+        state[if side == Side::White {
+            "wdraw"
+        } else {
+            "bdraw"
+        }] = json!(true);
     }
     state
 }
@@ -263,7 +271,11 @@ fn game_event(world: &World, s: &Session, g: &ChessGame, me: &str) -> Value {
 }
 
 /// A waiting chess session as lichess shows a challenge, to `me`.
-fn challenge(world: &World, inv: &moot_kernel::world::sessions::invite::Invitation, me: &str) -> Value {
+fn challenge(
+    world: &World,
+    inv: &moot_kernel::world::sessions::invite::Invitation,
+    me: &str,
+) -> Value {
     let id = inv.id.to_string();
     let of = |agent: &str| {
         let p = inv.participants().iter().find(|p| &*p.agent == agent);
@@ -339,7 +351,10 @@ impl Verb for BotAccount {
 
     fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<Value>, VerbError> {
         let me = cx.actor.clone();
-        let name = world.directory.name_of(&me).unwrap_or_else(|| me.to_string());
+        let name = world
+            .directory
+            .name_of(&me)
+            .unwrap_or_else(|| me.to_string());
         let owner = world.directory.owner_of(&me);
         let mut perfs = serde_json::Map::new();
         for (k, st) in world.ratings().of(&owner) {
@@ -399,6 +414,7 @@ impl Verb for BotGame {
         }
         Ok(GameIdArg {
             game_id: id.to_owned(),
+            after_tick: None,
         })
     }
 
@@ -414,6 +430,20 @@ impl Verb for BotGame {
         full["tick"] = json!(s.tick);
         full["over"] = json!(g.outcome().is_some());
         full["event"] = game_event(world, s, g, &cx.actor);
+        // Nothing new since the caller's tick: a face that can wait waits for the next change.
+        if a.after_tick == Some(s.tick) && g.outcome().is_none() {
+            return Err(VerbError::pending(
+                "No move yet.",
+                moot_kernel::verbs::Pending {
+                    on: moot_kernel::world::Awaited::Session(sid),
+                    tick: s.tick,
+                    data: full,
+                    // A stream sends its keep-alive line between waits (lichess-bot gives up
+                    // on a stream silent for 15 seconds).
+                    wait: Some(std::time::Duration::from_secs(7)),
+                },
+            ));
+        }
         Ok(Reply::new(vec![full.to_string()], full))
     }
 }
@@ -423,7 +453,8 @@ pub struct BotEvents;
 impl Verb for BotEvents {
     const NAME: &'static str = "bot_events";
     const USAGE: &'static str = "bot_events";
-    const SUMMARY: &'static str = "Your chess challenges and games as the lichess Bot API lists them.";
+    const SUMMARY: &'static str =
+        "Your chess challenges and games as the lichess Bot API lists them.";
     const HELP: &'static str = "The chess challenges that wait for you or for your opponent, and \
 your chess games under way, in the lichess Bot API's shapes: what moot's `/api/stream/event` \
 announces as they come and go.";
