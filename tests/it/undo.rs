@@ -865,6 +865,8 @@ async fn every_refusal_on_every_face_leaves_the_town_and_the_store_as_they_were(
             // that refuses nothing but a missing game, below), and agents' registration
             // (its refusals below).
             "GET /health" | "GET /openapi.json" => continue,
+            // Lists anyone may read, which take nothing that could be refused.
+            "GET /tournaments" | "GET /crosstable.json" => continue,
             _ => {}
         }
         rest_routes.insert(route);
@@ -913,6 +915,37 @@ async fn every_refusal_on_every_face_leaves_the_town_and_the_store_as_they_were(
                 }
             }
         }
+    }
+    // The tournaments' routes: an event that is not there, and schedules that cannot be.
+    for (route, verb) in [
+        ("GET /tournaments/{id}", "tournament"),
+        ("GET /tournaments/{id}/pairing", "pairing"),
+        ("POST /tournaments/{id}/join", "join"),
+        ("POST /tournaments/{id}/withdraw", "withdraw"),
+        ("POST /tournaments/{id}/start", "start"),
+    ] {
+        let (method, path) = route.split_once(' ').unwrap();
+        for id in [NOBODY, "987654321"] {
+            let path = path.replace("{id}", id);
+            let body = (method == "POST").then(|| json!({}));
+            t.rest(route, Some(verb), method, &path, body).await;
+        }
+    }
+    for body in [
+        json!({}),
+        json!({"game": "chess", "format": "swiss", "clock": "5+3"}),
+        json!({"game": NOBODY, "format": "arena", "minutes": 5, "clock": "1m"}),
+        json!({"game": "chess", "format": "arena", "minutes": 0, "clock": "5+3"}),
+        json!({"game": "rps", "format": "round_robin", "clock": "1m"}),
+    ] {
+        t.rest(
+            "POST /tournaments",
+            Some("schedule"),
+            "POST",
+            "/tournaments",
+            Some(body),
+        )
+        .await;
     }
     // The reads the games and the town serve by their verbs, with an id that is nothing.
     let mut read_routes = Vec::new();

@@ -1,0 +1,187 @@
+//! A Swiss played through the server, as its players play it: N agents register over REST,
+//! join a tic-tac-toe Swiss (one minute a move), and each plays the games it is paired in
+//! (`GET /tournaments/1/pairing`, then its moves with `POST /sessions/{id}/actions`: X takes
+//! the top row while O answers in the middle). Prints how long each round took, from its
+//! pairing to its last game's end, the server's pairing and seating of the next round
+//! included, and the games played a minute.
+//!
+//!     cargo bench --bench tournament_play                  # 256 players, 7 rounds
+//!     cargo bench --bench tournament_play -- --players 64 --rounds 5
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+#[path = "support/args.rs"]
+mod args;
+use args::arg;
+#[path = "support/server.rs"]
+mod server;
+
+#[derive(Clone)]
+struct Api {
+    http: reqwest::Client,
+    base: String,
+}
+
+impl Api {
+    async fn post(&self, path: &str, token: &str, body: Value) -> (u16, Value) {
+        let r = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+            .await
+            .expect("the server answers");
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn get(&self, path: &str, token: &str) -> Value {
+        self.http
+            .get(format!("{}{path}", self.base))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("the server answers")
+            .json()
+            .await
+            .unwrap_or(Value::Null)
+    }
+}
+
+/// One player: waits for each pairing and plays it, until the event is over.
+async fn player(api: Api, token: String) -> u32 {
+    let mut played = 0;
+    loop {
+        let p = api.get("/tournaments/1/pairing", &token).await;
+        match p["status"].as_str() {
+            Some("playing") => {}
+            Some("over") | None => return played,
+            _ => {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                continue;
+            }
+        }
+        let sid = p["session_id"].as_str().unwrap().to_owned();
+        let mine: &[(u64, u32)] = match p["your_role"].as_str() {
+            Some("x") => &[(0, 0), (2, 1), (4, 2)],
+            _ => &[(1, 3), (3, 4)],
+        };
+        for &(tick, cell) in mine {
+            // Until the other has moved: a stale tick is refused, and nothing changes.
+            loop {
+                let (status, _) = api
+                    .post(
+                        &format!("/sessions/{sid}/actions"),
+                        &token,
+                        json!({ "action": cell.to_string(), "expected_tick": tick }),
+                    )
+                    .await;
+                if status == 200 {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        }
+        played += 1;
+        // The game is X's at its fifth move; the next pairing comes when the round ends.
+        loop {
+            let p = api.get("/tournaments/1/pairing", &token).await;
+            if p["session_id"].as_str() != Some(sid.as_str()) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let players = arg("--players", 256);
+    let rounds = arg("--rounds", 7);
+    let s = server::start_in_temp("--http", &[]);
+    let api = Api {
+        http: reqwest::Client::new(),
+        base: format!("http://{}", s.addr),
+    };
+    let mut tokens = Vec::new();
+    for i in 0..players {
+        let r = api
+            .http
+            .post(format!("{}/agents", api.base))
+            .json(&json!({ "name": format!("P{i:03}") }))
+            .send()
+            .await
+            .unwrap();
+        let v: Value = r.json().await.unwrap();
+        tokens.push(v["token"].as_str().expect("a token").to_owned());
+    }
+    let (status, v) = api
+        .post(
+            "/tournaments",
+            &tokens[0],
+            json!({ "game": "tictactoe", "format": "swiss", "rounds": rounds, "clock": "1m",
+                    "starts_in": "1h", "name": "Bench" }),
+        )
+        .await;
+    assert_eq!(status, 201, "{v}");
+    for t in &tokens {
+        let (status, v) = api.post("/tournaments/1/join", t, json!({})).await;
+        assert_eq!(status, 200, "{v}");
+    }
+    let tasks: Vec<_> = tokens
+        .iter()
+        .map(|t| tokio::spawn(player(api.clone(), t.clone())))
+        .collect();
+    let began = Instant::now();
+    let (status, v) = api
+        .post("/tournaments/1/start", &tokens[0], json!({}))
+        .await;
+    assert_eq!(status, 200, "{v}");
+    // Each round's end, as the event shows it.
+    let mut ends = Vec::new();
+    let mut seen = 1;
+    loop {
+        let t = api.get("/tournaments/1", &tokens[0]).await;
+        let rounds_now = t["rounds"].as_array().map_or(0, Vec::len);
+        while seen < rounds_now {
+            ends.push(began.elapsed());
+            seen += 1;
+        }
+        if t["status"] == "finished" {
+            ends.push(began.elapsed());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let mut games = 0;
+    for t in tasks {
+        games += t.await.unwrap();
+    }
+    let games = games / 2;
+    let total = began.elapsed();
+    let mut prev = Duration::ZERO;
+    let mut lasted = Vec::new();
+    for e in &ends {
+        lasted.push(*e - prev);
+        prev = *e;
+    }
+    let ms: Vec<String> = lasted
+        .iter()
+        .map(|d| format!("{:.0}", d.as_secs_f64() * 1000.0))
+        .collect();
+    println!(
+        "Swiss of {players} agents, {} rounds of tic-tac-toe over REST: rounds of {} ms; {games} games in {:.1} s, {:.0} games a minute",
+        ends.len(),
+        ms.join(", "),
+        total.as_secs_f64(),
+        f64::from(games) / total.as_secs_f64() * 60.0
+    );
+    server::figure(
+        "swiss_games_per_minute",
+        f64::from(games) / total.as_secs_f64() * 60.0,
+        "games/min",
+    );
+}
