@@ -5,8 +5,12 @@
 //! pairing to its last game's end, the server's pairing and seating of the next round
 //! included, and the games played a minute.
 //!
+//! With `--arena N`, an arena of N agents instead, 10 minutes long at `--time-scale 60` (ten
+//! seconds): its games a minute, and how long a free player waits for its next game.
+//!
 //!     cargo bench --bench tournament_play                  # 256 players, 7 rounds
 //!     cargo bench --bench tournament_play -- --players 64 --rounds 5
+//!     cargo bench --bench tournament_play -- --arena 1000
 
 use std::time::{Duration, Instant};
 
@@ -51,14 +55,17 @@ impl Api {
     }
 }
 
-/// One player: waits for each pairing and plays it, until the event is over.
-async fn player(api: Api, token: String) -> u32 {
+/// One player: waits for each pairing and plays it, until the event is over; the games it
+/// played, and how long it waited for each after the last.
+async fn player(api: Api, token: String) -> (u32, Vec<Duration>) {
     let mut played = 0;
+    let mut waits = Vec::new();
+    let mut free = Instant::now();
     loop {
         let p = api.get("/tournaments/1/pairing", &token).await;
         match p["status"].as_str() {
-            Some("playing") => {}
-            Some("over") | None => return played,
+            Some("playing") => waits.push(free.elapsed()),
+            Some("over") | None => return (played, waits),
             _ => {
                 tokio::time::sleep(Duration::from_millis(20)).await;
                 continue;
@@ -86,7 +93,8 @@ async fn player(api: Api, token: String) -> u32 {
             }
         }
         played += 1;
-        // The game is X's at its fifth move; the next pairing comes when the round ends.
+        // The game is X's at its fifth move; the next pairing comes when the round ends (an
+        // arena's, at once if someone else is free).
         loop {
             let p = api.get("/tournaments/1/pairing", &token).await;
             if p["session_id"].as_str() != Some(sid.as_str()) {
@@ -94,14 +102,23 @@ async fn player(api: Api, token: String) -> u32 {
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
+        free = Instant::now();
     }
 }
 
 #[tokio::main]
 async fn main() {
-    let players = arg("--players", 256);
+    let arena = arg("--arena", 0);
+    let players = if arena > 0 {
+        arena
+    } else {
+        arg("--players", 256)
+    };
     let rounds = arg("--rounds", 7);
-    let s = server::start_in_temp("--http", &[]);
+    // One address makes every player here: each is its own owner, as players from many
+    // addresses would be. An arena's ten minutes last ten seconds.
+    let scale = if arena > 0 { "60" } else { "1" };
+    let s = server::start_in_temp("--http", &["--owner-window", "0s", "--time-scale", scale]);
     let api = Api {
         http: reqwest::Client::new(),
         base: format!("http://{}", s.addr),
@@ -118,14 +135,14 @@ async fn main() {
         let v: Value = r.json().await.unwrap();
         tokens.push(v["token"].as_str().expect("a token").to_owned());
     }
-    let (status, v) = api
-        .post(
-            "/tournaments",
-            &tokens[0],
-            json!({ "game": "tictactoe", "format": "swiss", "rounds": rounds, "clock": "1m",
-                    "starts_in": "1h", "name": "Bench" }),
-        )
-        .await;
+    let event = if arena > 0 {
+        json!({ "game": "tictactoe", "format": "arena", "minutes": 10, "clock": "10m",
+                "starts_in": "1h", "name": "Bench" })
+    } else {
+        json!({ "game": "tictactoe", "format": "swiss", "rounds": rounds, "clock": "1m",
+                "starts_in": "1h", "name": "Bench" })
+    };
+    let (status, v) = api.post("/tournaments", &tokens[0], event).await;
     assert_eq!(status, 201, "{v}");
     for t in &tokens {
         let (status, v) = api.post("/tournaments/1/join", t, json!({})).await;
@@ -156,12 +173,31 @@ async fn main() {
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    let mut games = 0;
+    let (mut games, mut waits) = (0, Vec::new());
     for t in tasks {
-        games += t.await.unwrap();
+        let (played, waited) = t.await.unwrap();
+        games += played;
+        waits.extend(waited);
     }
     let games = games / 2;
     let total = began.elapsed();
+    if arena > 0 {
+        waits.sort();
+        let at = |p: f64| waits[((waits.len() as f64 - 1.0) * p).round() as usize];
+        println!(
+            "Arena of {players} agents, 10 minutes at 60× (10 s): {games} games, {:.0} games a minute; \
+             a free player's wait for its next game p50 {:.0} ms, p99 {:.0} ms",
+            f64::from(games) / total.as_secs_f64() * 60.0,
+            at(0.5).as_secs_f64() * 1000.0,
+            at(0.99).as_secs_f64() * 1000.0
+        );
+        server::figure(
+            "arena_games_per_minute",
+            f64::from(games) / total.as_secs_f64() * 60.0,
+            "games/min",
+        );
+        return;
+    }
     let mut prev = Duration::ZERO;
     let mut lasted = Vec::new();
     for e in &ends {

@@ -27,8 +27,15 @@ use crate::tournament::{Format, Ledger};
 /// The module name its rows are kept under.
 const KEPT_AS: &str = "tournament";
 
-/// The most entrants one event takes (a Swiss of 256 pairs in about a millisecond a round).
-pub const MAX_ENTRANTS: usize = 256;
+/// The most entrants one event takes: a Swiss of 256 pairs in about a millisecond a round; a
+/// round-robin of 32 plays 31 rounds; an arena of 1,000 pairs whoever is free at once.
+pub fn max_entrants(f: Format) -> usize {
+    match f {
+        Format::Swiss { .. } => 256,
+        Format::RoundRobin => 32,
+        Format::Arena => 1000,
+    }
+}
 /// The most events scheduled or running at once, across the town.
 pub const MAX_LIVE: usize = 32;
 /// The most rounds a Swiss may have.
@@ -512,10 +519,11 @@ impl World {
                     ));
                 }
                 self.one_of_each_owner(&next, &me)?;
-                if next.entries.len() >= MAX_ENTRANTS {
+                let most = max_entrants(next.ledger.format);
+                if next.entries.len() >= most {
                     return Err(refused(
                         ErrorCode::Conflict,
-                        format!("Tournament #{id} is full ({MAX_ENTRANTS} players)."),
+                        format!("Tournament #{id} is full ({most} players)."),
                     ));
                 }
                 let rating = self.seeding_rating(&next, &me);

@@ -292,8 +292,15 @@ impl World {
                 let over = next.ends_at.is_some_and(|end| end <= self.now_millis());
                 if over && !next.under_way() {
                     self.finish_tournament(cx, next);
-                } else {
+                } else if over || next.ledger.games().count() >= super::MAX_ARENA_GAMES {
                     self.keep_tournament(cx, next);
+                } else {
+                    // Those this game freed are paired at once with whoever else is free (the
+                    // tick pairs the rest, once a second).
+                    match next.ledger.next_round() {
+                        Ok(r) => self.seat_round(cx, next, r),
+                        Err(_) => self.keep_tournament(cx, next),
+                    }
                 }
             }
             _ if round_done && round + 1 == next.ledger.rounds.len() => self.next_round(cx, next),
