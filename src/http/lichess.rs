@@ -61,31 +61,26 @@ fn event_number(id: &str) -> Option<u32> {
     id.trim().parse().ok()
 }
 
-/// `POST /api/tournament/{id}/join` and `/api/swiss/{id}/join`: the `join` verb; its games come
-/// on the event stream as any other (`gameStart`).
-async fn join_event(
-    State(c): State<Calls>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Response {
+/// `POST /api/tournament/{id}/join` and `/api/swiss/{id}/join` (`join`), and `…/withdraw`
+/// (`withdraw`): its games come on the event stream as any other (`gameStart`).
+async fn event_verb(c: Calls, id: String, headers: HeaderMap, verb: &'static str) -> Response {
     let Some(n) = event_number(&id) else {
         return error(StatusCode::NOT_FOUND, "Not found.");
     };
-    match call(&c, &headers, "join", json!({ "tournament": n })).await {
-        Ok(_) => ok(),
-        Err(r) => r,
-    }
+    done(&c, &headers, verb, json!({ "tournament": n })).await
 }
 
-async fn withdraw_event(
-    State(c): State<Calls>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Response {
-    let Some(n) = event_number(&id) else {
-        return error(StatusCode::NOT_FOUND, "Not found.");
-    };
-    match call(&c, &headers, "withdraw", json!({ "tournament": n })).await {
+async fn join_event(State(c): State<Calls>, Path(id): Path<String>, h: HeaderMap) -> Response {
+    event_verb(c, id, h, "join").await
+}
+
+async fn withdraw_event(State(c): State<Calls>, Path(id): Path<String>, h: HeaderMap) -> Response {
+    event_verb(c, id, h, "withdraw").await
+}
+
+/// The caller's verb `verb` with `args`: lichess's `{"ok": true}`, or its error.
+async fn done(c: &Calls, headers: &HeaderMap, verb: &str, args: Value) -> Response {
+    match call(c, headers, verb, args).await {
         Ok(_) => ok(),
         Err(r) => r,
     }
@@ -301,18 +296,12 @@ async fn challenge(
 }
 
 async fn accept(State(c): State<Calls>, Path(id): Path<String>, headers: HeaderMap) -> Response {
-    match call(&c, &headers, "session_accept", json!({ "session_id": id })).await {
-        Ok(_) => ok(),
-        Err(r) => r,
-    }
+    done(&c, &headers, "session_accept", json!({ "session_id": id })).await
 }
 
 /// Decline (asked) or cancel (asking): either way the waiting game is no more.
 async fn decline(State(c): State<Calls>, Path(id): Path<String>, headers: HeaderMap) -> Response {
-    match call(&c, &headers, "session_decline", json!({ "session_id": id })).await {
-        Ok(_) => ok(),
-        Err(r) => r,
-    }
+    done(&c, &headers, "session_decline", json!({ "session_id": id })).await
 }
 
 #[derive(serde::Deserialize)]
@@ -331,24 +320,17 @@ async fn make_move(
     _: Query<MoveQuery>,
     headers: HeaderMap,
 ) -> Response {
-    match call(
+    done(
         &c,
         &headers,
         "finishTurn",
         json!({ "game_id": id, "move": uci }),
     )
     .await
-    {
-        Ok(_) => ok(),
-        Err(r) => r,
-    }
 }
 
 async fn resign(State(c): State<Calls>, Path(id): Path<String>, headers: HeaderMap) -> Response {
-    match call(&c, &headers, "resign", json!({ "game": format!("#{id}") })).await {
-        Ok(_) => ok(),
-        Err(r) => r,
-    }
+    done(&c, &headers, "resign", json!({ "game": format!("#{id}") })).await
 }
 
 /// moot keeps every game begun: a bot resigns instead.
@@ -382,10 +364,7 @@ async fn chat(
         .map(str::to_owned);
     match opponent {
         Some(name) if !game["event"]["opponent"]["ai"].is_u64() => {
-            match call(&c, &headers, "page", json!({ "name": name, "text": text })).await {
-                Ok(_) => ok(),
-                Err(r) => r,
-            }
+            done(&c, &headers, "page", json!({ "name": name, "text": text })).await
         }
         // The Computer reads nothing.
         _ => ok(),
