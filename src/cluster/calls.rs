@@ -82,6 +82,10 @@ fn caller(
     }
 }
 
+/// The longest a verb called by name waits for what it waits on: within a host's call's own
+/// time limit, as the web's long polls are.
+const LONGEST_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
+
 /// A verb called by name, by whoever `credential` vouches for, through `face`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct VerbCall {
@@ -251,7 +255,7 @@ impl Door {
     ///
     /// A verb that answers "not yet" (a long poll: a game stream's next move) is asked again
     /// each time what it waits on changes, up to its own wait and at most
-    /// [`super::visits::LONG_POLL`]; then its "not yet" answer is given as the result.
+    /// [`LONGEST_WAIT`]; then its "not yet" answer is given as the result.
     pub async fn call(&self, call: VerbCall) -> Called {
         let entry = crate::games::find(&call.verb)
             .filter(|e| e.name == call.verb)
@@ -285,9 +289,7 @@ impl Door {
                     .map(|reply| reply.data.json())
                     .map_err(|e| CallRefused::Verb(e.into()));
             };
-            let most = wait.map_or(super::visits::LONG_POLL, |w| {
-                w.min(super::visits::LONG_POLL)
-            });
+            let most = wait.map_or(LONGEST_WAIT, |w| w.min(LONGEST_WAIT));
             match tokio::time::timeout_at(started + most, changed.changed()).await {
                 Ok(Ok(())) => continue,
                 // Unchanged all along: the verb's own answer for a wait that ran out.

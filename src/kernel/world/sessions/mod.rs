@@ -26,38 +26,7 @@ use error::not_found;
 pub use error::{ErrorCode, HostError};
 pub use restore::{ReplayError, decisions};
 
-/// What an action cost the agent that took it, as it reports it beside the action (`cost`):
-/// the tokens its model read and wrote, and how long it thought. Shown, like reasons, once the
-/// game is over, and summed per game beside each rating (`crosstable`).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize, schemars::JsonSchema,
-)]
-#[serde(deny_unknown_fields)]
-pub struct Cost {
-    /// Tokens the model read.
-    #[serde(default)]
-    pub tokens_in: u64,
-    /// Tokens the model wrote.
-    #[serde(default)]
-    pub tokens_out: u64,
-    /// Milliseconds it thought, on the wall.
-    #[serde(default)]
-    pub think_ms: u64,
-}
-
-impl Cost {
-    /// The most tokens one action may report (a bound, not a price).
-    pub const MAX_TOKENS: u64 = 1_000_000_000;
-    /// The longest thought one action may report: a day.
-    pub const MAX_THINK_MS: u64 = 86_400_000;
-
-    /// Whether it is within the bounds.
-    pub fn is_plausible(&self) -> bool {
-        self.tokens_in <= Self::MAX_TOKENS
-            && self.tokens_out <= Self::MAX_TOKENS
-            && self.think_ms <= Self::MAX_THINK_MS
-    }
-}
+pub use crate::store::sessions::Cost;
 
 /// A session's id. It is parsed once, at a face's edge ([`parse_id`]), and never confused with
 /// the other numbers a session carries (its tick, a cursor, a game time).
