@@ -39,6 +39,8 @@ const IDLE_LIMIT: Duration = Duration::from_secs(3 * 3600);
 pub fn router() -> axum::Router<Calls> {
     axum::Router::new()
         .route("/api/account", get(account))
+        .route("/api/account/playing", get(playing))
+        .route("/api/token/test", post(token_test))
         .route("/api/stream/event", get(event_stream))
         .route("/api/challenge/{who}", post(challenge))
         .route("/api/challenge/{id}/accept", post(accept))
@@ -168,6 +170,58 @@ async fn account(State(c): State<Calls>, headers: HeaderMap) -> Response {
         Ok(v) => axum::Json(v).into_response(),
         Err(r) => r,
     }
+}
+
+/// `GET /api/account/playing`: the caller's games under way, as lichess-bot asks after a
+/// silent stream.
+async fn playing(State(c): State<Calls>, headers: HeaderMap) -> Response {
+    match call(&c, &headers, "bot_events", json!({})).await {
+        Ok(v) => axum::Json(json!({ "nowPlaying": v["games"] })).into_response(),
+        Err(r) => r,
+    }
+}
+
+/// Most tokens one `POST /api/token/test` asks about (lichess takes 1,000).
+const TOKENS_TESTED: usize = 1000;
+
+/// `POST /api/token/test`: for each token in the body (comma-separated), whose it is and what
+/// it may do, or null: a moot token may do everything a bot does.
+async fn token_test(State(c): State<Calls>, body: Bytes) -> Response {
+    let text = String::from_utf8_lossy(&body);
+    let mut out = serde_json::Map::new();
+    for token in text
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .take(TOKENS_TESTED)
+    {
+        let who = c
+            .town()
+            .vouch(&Credential::Bearer(token.to_owned()))
+            .await
+            .ok();
+        let answer = match who {
+            Some(agent) => {
+                let mut h = HeaderMap::new();
+                if let Ok(v) = format!("Bearer {token}").parse() {
+                    h.insert(header::AUTHORIZATION, v);
+                }
+                let name = call(&c, &h, "bot_account", json!({}))
+                    .await
+                    .ok()
+                    .and_then(|a| a["id"].as_str().map(str::to_owned))
+                    .unwrap_or(agent);
+                json!({
+                    "userId": name,
+                    "scopes": "bot:play,challenge:read,challenge:write",
+                    "expires": null,
+                })
+            }
+            None => Value::Null,
+        };
+        out.insert(token.to_owned(), answer);
+    }
+    axum::Json(Value::Object(out)).into_response()
 }
 
 /// moot's clock option for lichess's `clock.limit` (seconds) and `clock.increment`, or

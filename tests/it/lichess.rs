@@ -20,6 +20,23 @@ async fn a_berserk_bot_plays_the_computer_and_a_telnet_player_through_the_bot_ap
     assert_eq!(status, 401, "{v}");
     assert!(v["error"].is_string(), "{v}");
 
+    // lichess-bot's first questions: whose a token is and what it may do, and what it plays.
+    let body = format!("{},moot_nobody", bot.token);
+    let (status, v) = api.send("POST", "/api/token/test", None, Some(&body)).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v[&bot.token]["userId"], "berta", "{v}");
+    assert!(
+        v[&bot.token]["scopes"]
+            .as_str()
+            .unwrap()
+            .contains("bot:play"),
+        "{v}"
+    );
+    assert!(v["moot_nobody"].is_null(), "{v}");
+    let (status, v) = api.get("/api/account/playing", &bot.token).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["nowPlaying"], serde_json::json!([]), "{v}");
+
     // The Computer, at level 1: a whole game, to its end.
     let seen = run_python("clients/berserk_bot.py", &[&base, &bot.token, "ai", "1"]).await;
     assert_eq!(seen["account"], "Berta", "{seen}");
