@@ -104,17 +104,21 @@ fn side_name(s: Side) -> &'static str {
     }
 }
 
+/// The level the Computer plays `s` at.
+fn ai_level(s: &Session) -> u64 {
+    s.options
+        .get("computer_level")
+        .and_then(Value::as_u64)
+        .unwrap_or(u64::from(super::rules::computer::DEFAULT_LEVEL))
+}
+
 /// A player of `s` as `gameFull` shows one.
 fn player(world: &World, s: &Session, role: &str) -> Value {
     let Some(p) = s.participants.iter().find(|p| p.role == role) else {
         return Value::Null;
     };
     if &*p.agent == moot_kernel::world::COMPUTER_ID {
-        let level = s
-            .options
-            .get("computer_level")
-            .and_then(Value::as_u64)
-            .unwrap_or(u64::from(super::rules::computer::DEFAULT_LEVEL));
+        let level = ai_level(s);
         return json!({ "aiLevel": level });
     }
     let (rating, provisional) = rating_of(world, &p.agent, &board_of(world, s));
@@ -229,11 +233,7 @@ fn game_event(world: &World, s: &Session, g: &ChessGame, me: &str) -> Value {
     let opponent = s.participants.iter().find(|p| p.role != role);
     let opponent = match opponent {
         Some(p) if &*p.agent == moot_kernel::world::COMPUTER_ID => {
-            let level = s
-                .options
-                .get("computer_level")
-                .and_then(Value::as_u64)
-                .unwrap_or(u64::from(super::rules::computer::DEFAULT_LEVEL));
+            let level = ai_level(s);
             json!({ "id": null, "username": format!("Computer level {level}"), "ai": level })
         }
         Some(p) => json!({

@@ -250,8 +250,7 @@ pub fn cross_table(world: &World) -> CrossTable {
                         .directory
                         .name_of(&f.who)
                         .unwrap_or_else(|| f.who.clone()),
-                    crate::world::tournaments::kind_word(world.directory.kind_of(&f.who))
-                        .to_owned(),
+                    world.directory.kind_of(&f.who).name().to_owned(),
                 )
             };
             CrossRow {

@@ -485,40 +485,29 @@ impl World {
             ));
         }
         let mut next = t.clone();
-        let line = match next.entrant_of(&me) {
-            Some(e) if !next.ledger.withdrawn.contains(&e) => {
-                return Err(refused(
-                    ErrorCode::Conflict,
-                    format!("You are already in tournament #{id}."),
-                ));
-            }
-            Some(_)
-                if next.status == Status::Running && next.ledger.format == Format::RoundRobin =>
-            {
-                return Err(refused(
-                    ErrorCode::Conflict,
-                    format!(
-                        "Tournament #{id} is a round-robin under way: its rounds were drawn for \
-                         those who started it."
-                    ),
-                ));
-            }
+        let entrant = next.entrant_of(&me);
+        if entrant.is_some_and(|e| !next.ledger.withdrawn.contains(&e)) {
+            return Err(refused(
+                ErrorCode::Conflict,
+                format!("You are already in tournament #{id}."),
+            ));
+        }
+        if next.status == Status::Running && next.ledger.format == Format::RoundRobin {
+            return Err(refused(
+                ErrorCode::Conflict,
+                format!(
+                    "Tournament #{id} is a round-robin under way: its rounds were drawn for \
+                     those who started it."
+                ),
+            ));
+        }
+        self.one_of_each_owner(&next, &me)?;
+        let line = match entrant {
             Some(e) => {
-                self.one_of_each_owner(&next, &me)?;
                 next.ledger.withdrawn.remove(&e);
                 format!("You are back in tournament {}.", next.title())
             }
             None => {
-                if next.status == Status::Running && next.ledger.format == Format::RoundRobin {
-                    return Err(refused(
-                        ErrorCode::Conflict,
-                        format!(
-                            "Tournament #{id} is a round-robin under way: its rounds were \
-                             drawn for those who started it."
-                        ),
-                    ));
-                }
-                self.one_of_each_owner(&next, &me)?;
                 let most = max_entrants(next.ledger.format);
                 if next.entries.len() >= most {
                     return Err(refused(
@@ -531,7 +520,7 @@ impl World {
                 next.entries.push(Entry {
                     agent: me.clone(),
                     name: self.name_of(&cx.actor),
-                    kind: kind_word(kind).to_owned(),
+                    kind: kind.name().to_owned(),
                 });
                 format!(
                     "You join tournament {} ({} players so far). {}",
@@ -711,15 +700,6 @@ fn playable(t: &crate::game_api::Template) -> bool {
     t.roles.len() == 2
         && !t.secludes
         && (t.new)(0, &serde_json::json!({ "clock": "1m" })).is_ok_and(|g| g.deadline().is_some())
-}
-
-/// The word a kind of identity is shown by.
-pub fn kind_word(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Person => "person",
-        Kind::Agent => "agent",
-        Kind::House => "house",
-    }
 }
 
 fn plan_word(f: Format) -> &'static str {
