@@ -291,6 +291,33 @@ pub enum Command {
     /// The database as a whole.
     #[command(subcommand)]
     Db(DbCommand),
+    /// A series of games between named agents, played reproducibly on a running moot (seeded
+    /// deals, each from both sides), and its report checked against the stored logs
+    /// (docs/arena.md).
+    #[command(subcommand)]
+    Arena(ArenaCommand),
+}
+
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum ArenaCommand {
+    /// Play the series SPEC (a TOML file) describes, over the server's REST API, and write
+    /// report.json and report.html into --out (after every game, so a stopped series keeps
+    /// what it played).
+    Run {
+        /// The series: the server, the game, the agents and their tokens, the deals and seed.
+        spec: PathBuf,
+        /// The folder the report is written to (made if missing).
+        #[arg(long, default_value = "arena-report")]
+        out: PathBuf,
+    },
+    /// Hold REPORT (a report.json) against the stored logs in --db: each game replayed from the
+    /// database through its rules, with its seed.
+    Check {
+        #[command(flatten)]
+        db: DbArg,
+        /// The report to check.
+        report: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, clap::Subcommand)]

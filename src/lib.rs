@@ -16,6 +16,8 @@
 //!   town and what it keeps, which names no game and no face; and [`game_api`] (the
 //!   `moot-game-api` crate), the [`game_api::Game`] trait each game's pure rules (a crate each,
 //!   in the game's `rules/` folder) implement (state + action → state, no I/O, no clock);
+//! - [`arena`] plays a series of games between named agents over the REST API and checks its
+//!   report against the store: a shell beside the faces;
 //! - [`config`] says how moot runs, and [`logins`] is the one name-and-password check for
 //!   telnet and the web.
 //!
@@ -25,6 +27,7 @@
 
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod arena;
 pub mod cluster;
 pub mod config;
 pub use moot_kernel::game_api;

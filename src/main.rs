@@ -1,7 +1,9 @@
 use clap::Parser;
 
 use moot::Config;
-use moot::config::{AdminCommand, Command, DbCommand, RatingsCommand, WorldArgs, WorldCommand};
+use moot::config::{
+    AdminCommand, ArenaCommand, Command, DbCommand, RatingsCommand, WorldArgs, WorldCommand,
+};
 
 fn main() -> std::process::ExitCode {
     let config = Config::parse();
@@ -105,6 +107,15 @@ fn main() -> std::process::ExitCode {
                 moot::cluster::nats::Broker::Authenticated
             };
             return runtime.block_on(serve(moot::server::start_world(config, &nats, broker)));
+        }
+        Some(Command::Arena(ArenaCommand::Run { spec, out })) => {
+            return done("arena run", runtime.block_on(moot::arena::run(&spec, &out)));
+        }
+        Some(Command::Arena(ArenaCommand::Check { db, report })) => {
+            return done(
+                "arena check",
+                runtime.block_on(moot::arena::check(&report, &db.or(&config))),
+            );
         }
         Some(Command::Host(args)) => {
             return runtime.block_on(serve(async move {

@@ -13,6 +13,7 @@ mod oauth;
 mod public;
 mod ratings;
 mod signin;
+pub use signin::escape;
 
 use std::sync::Arc;
 use std::time::Duration;

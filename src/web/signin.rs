@@ -273,7 +273,8 @@ fn local(next: &str) -> String {
     }
 }
 
-pub(super) fn escape(s: &str) -> String {
+/// `s` made safe to put in HTML text or a quoted attribute.
+pub fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

@@ -3,6 +3,7 @@
 
 mod support;
 
+mod arena;
 mod bugs;
 mod building;
 mod chess;

@@ -23,7 +23,8 @@ pub struct CreateArgs {
     pub template: String,
     /// Role → agent id (or name); every role filled, you among them.
     pub participants: BTreeMap<String, String>,
-    /// Template options, e.g. `{"fen": "..."}` for chess.v1.
+    /// Template options, e.g. `{"fen": "..."}` for chess.v1; the host's own: `rated` (true or
+    /// false) and `deal` (the seed, for a series played again the same way; never rated).
     #[serde(default)]
     pub options: Value,
 }
@@ -200,6 +201,9 @@ the new state, tick and status.";
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct LogView {
     pub actions: Vec<LogEntry>,
+    /// Once the game is over: the seed it was played with and each role's score.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ending: Option<crate::world::sessions::Ending>,
 }
 
 pub struct SessionLog;
@@ -223,7 +227,9 @@ participants may. Returns every action in order, with who took it and when.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, a: SessionArg) -> Result<Reply<LogView>, VerbError> {
-        let actions = world.session_log(parse_id(&a.session_id)?, &cx.actor)?;
+        let id = parse_id(&a.session_id)?;
+        let actions = world.session_log(id, &cx.actor)?;
+        let ending = world.session_ending(id, &cx.actor);
         let text = if cx.data_only {
             Vec::new()
         } else if actions.is_empty() {
@@ -234,7 +240,7 @@ participants may. Returns every action in order, with who took it and when.";
                 .map(|e| format!("{}: {} ({}) {}", e.tick, e.role, e.agent_id, e.action))
                 .collect()
         };
-        Ok(Reply::new(text, LogView { actions }))
+        Ok(Reply::new(text, LogView { actions, ending }))
     }
 }
 

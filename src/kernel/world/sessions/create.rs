@@ -218,6 +218,14 @@ impl World {
             ))
         })?;
         let (options, rated) = take_rated(options)?;
+        let (options, deal) = take_deal(options)?;
+        if rated && deal.is_some() {
+            // Whoever chose the deal knows it (and the computer's every choice with it): such
+            // a game is never rated, or a known line could be bought again and again.
+            return Err(invalid(
+                "A game whose `deal` was chosen cannot be rated: whoever chose it knows it".into(),
+            ));
+        }
         // Options are checked now, so that a bad one is refused to whoever asked, not to
         // whoever accepts (the game itself is made when it begins, with its seed).
         let probe = (t.new)(0, &options)?;
@@ -293,6 +301,7 @@ impl World {
             participants: parts,
             options,
             rated,
+            deal,
         })
     }
 
@@ -306,7 +315,7 @@ impl World {
         let (t, rated) = (plan.template, plan.rated);
         let options = plan.options.clone();
         let parts = plan.participants.clone();
-        let seed = self.draw_seed();
+        let seed = plan.deal.unwrap_or_else(|| self.draw_seed());
         let game = (t.new)(seed, &options)?;
         let id = reserved.unwrap_or_else(|| self.reserve_session_id());
         let started = self.wall_now();
@@ -402,6 +411,23 @@ fn take_rated(mut options: Value) -> Result<(Value, bool), HostError> {
         }
     };
     Ok((options, rated))
+}
+
+/// Takes the host's `deal` out of `options`: the seed its maker chose, or none.
+fn take_deal(mut options: Value) -> Result<(Value, Option<u64>), HostError> {
+    let Some(o) = options.as_object_mut() else {
+        return Ok((options, None));
+    };
+    match o.remove("deal") {
+        None | Some(Value::Null) => Ok((options, None)),
+        Some(v) => match v.as_u64() {
+            Some(deal) => Ok((options, Some(deal))),
+            None => Err(HostError::new(
+                ErrorCode::InvalidRequest,
+                "`deal` is a whole number from 0 to 18446744073709551615",
+            )),
+        },
+    }
 }
 
 /// Refuses a rated game that no table can hold: a template that keeps no rating, options no

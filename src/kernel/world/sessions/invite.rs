@@ -36,6 +36,9 @@ pub(super) struct Plan {
     /// The template's own options (the host's `rated` taken out).
     pub options: Value,
     pub rated: bool,
+    /// The deal its maker chose (`deal`), its seed, for a series that must be played again the
+    /// same way (`moot arena`); `None`: drawn when it begins. Never shown before the end.
+    pub deal: Option<u64>,
 }
 
 /// A session that waits for its players' agreement.
@@ -63,6 +66,7 @@ impl Invitation {
                     participants,
                     options,
                     rated,
+                    deal,
                 },
             from,
             agreed,
@@ -72,7 +76,7 @@ impl Invitation {
         let participants: Vec<String> = participants.iter().map(super::fingerprint_of).collect();
         format!(
             "id: {id:?}, template: {}, participants: {participants:?}, options: {options}, \
-             rated: {rated}, from: {from:?}, agreed: {agreed:?}, made: {made:?}, lapses: {lapses:?}",
+             rated: {rated}, deal: {deal:?}, from: {from:?}, agreed: {agreed:?}, made: {made:?}, lapses: {lapses:?}",
             template.id
         )
     }
@@ -165,6 +169,7 @@ impl Invitation {
             "participants": participants,
             "options": self.plan.options,
             "rated": self.plan.rated,
+            "deal": self.plan.deal,
             "from": self.from.to_string(),
             "agreed": self.agreed.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
             "made": iso(self.made),
@@ -570,6 +575,7 @@ impl World {
                 participants,
                 options: v["options"].clone(),
                 rated: v["rated"].as_bool()?,
+                deal: v["deal"].as_u64(),
             },
             from: v["from"].as_str()?.into(),
             agreed: strings(&v["agreed"])?,

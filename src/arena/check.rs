@@ -1,0 +1,111 @@
+//! `moot arena check`: holds a series' report against the stored logs. Each game is replayed
+//! from the database through its rules, with its seed, so that what the report says happened
+//! is what the stored actions do, not what a server answered.
+
+use std::collections::BTreeMap;
+
+use super::report::{self, Line, Report};
+use crate::store::sessions::StoredSession;
+
+/// Every way the report and the stored logs differ, or `Ok` with the line to print.
+pub fn check(r: &Report, stored: &[StoredSession]) -> Result<String, String> {
+    let mut wrong = Vec::new();
+    for g in &r.games {
+        let at = format!("game {} (session {})", g.n, g.session_id);
+        let Some(st) = stored.iter().find(|s| s.row.session_id == g.session_id) else {
+            wrong.push(format!("{at}: no such session is stored"));
+            continue;
+        };
+        if let Err(e) = check_game(r, g, st) {
+            wrong.push(format!("{at}: {e}"));
+        }
+    }
+    let standings = report::standings(&r.agents, &r.games);
+    if standings != r.standings {
+        wrong.push("the standings are not what its games make".into());
+    }
+    if let Some(m) = r.games.iter().find_map(|g| {
+        let m = r.games.iter().find(|o| Some(o.n) == g.mirror_of)?;
+        let swapped = m.roles.values().rev().eq(g.roles.values());
+        (m.deal != g.deal || !swapped).then_some(g.n)
+    }) {
+        wrong.push(format!("game {m} does not mirror the game it names"));
+    }
+    if wrong.is_empty() {
+        Ok(format!(
+            "All {} games of the report match the stored logs (seeds, players, every action, \
+             results), and so do its standings.",
+            r.games.len()
+        ))
+    } else {
+        Err(format!(
+            "the report does not match the stored logs:\n  {}",
+            wrong.join("\n  ")
+        ))
+    }
+}
+
+fn check_game(r: &Report, g: &report::Game, st: &StoredSession) -> Result<(), String> {
+    if st.row.template != r.game {
+        return Err(format!("it is a {} game, not {}", st.row.template, r.game));
+    }
+    if st.row.seed != g.deal {
+        return Err(format!("it was dealt {}, not {}", st.row.seed, g.deal));
+    }
+    if st.row.rated {
+        return Err("it is rated; a series' games never are".into());
+    }
+    let players: BTreeMap<String, String> = st.participants.iter().cloned().collect();
+    if players != g.roles {
+        return Err(format!("its players are {players:?}, not {:?}", g.roles));
+    }
+    let options: serde_json::Value =
+        serde_json::from_str(&st.row.options).map_err(|e| format!("its options: {e}"))?;
+    if options != r.options {
+        return Err(format!(
+            "it was played with options {options}, not {}",
+            r.options
+        ));
+    }
+    let digest = report::log_digest(st.log.iter().map(|e| Line {
+        tick: e.tick,
+        role: &e.role,
+        agent_id: &e.agent_id,
+        action: &e.action,
+    }));
+    if st.log.len() != g.actions || digest != g.log_sha256 {
+        return Err(format!(
+            "its stored log ({} actions, SHA-256 {digest}) is not the report's ({} actions, {})",
+            st.log.len(),
+            g.actions,
+            g.log_sha256
+        ));
+    }
+    let t = crate::games::templates()
+        .into_iter()
+        .find(|t| t.id == st.row.template)
+        .ok_or("its template is not one this moot knows")?;
+    let mut game = (t.new)(st.row.seed, &options).map_err(|e| e.to_string())?;
+    for e in &st.log {
+        game = game
+            .apply_logged(&e.role, &e.action, e.at_ms)
+            .map_err(|err| format!("its log does not replay at tick {}: {err}", e.tick))?;
+    }
+    let scores: BTreeMap<String, f64> = game
+        .decided()
+        .ok_or("its log does not end the game")?
+        .into_iter()
+        .flat_map(|side| {
+            side.roles
+                .into_iter()
+                .map(move |r| (r.to_owned(), side.score))
+        })
+        .collect();
+    if scores != g.scores {
+        return Err(format!(
+            "its log scores {scores:?}, not the report's {:?}",
+            g.scores
+        ));
+    }
+    Ok(())
+}
