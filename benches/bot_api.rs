@@ -1,8 +1,9 @@
 //! The lichess Bot API's stream latency: from a bot's move (`POST /api/bot/game/{id}/move`)
 //! to its opponent's `gameState` line on `/api/bot/game/stream/{id}`, as a bot on lichess's API
-//! waits for it. Starts the release `moot` binary, makes two agents, and has them play games of
-//! knight shuffles (drawn by repetition at the eighth ply), one move at a time, each timed
-//! until the other's stream shows it. Prints p50, p99 and the worst.
+//! waits for it; and from a challenge (`POST /api/challenge/{name}`) to the `challenge` line on
+//! the challenged bot's `/api/stream/event`. Starts the release `moot` binary, makes two agents,
+//! and has them play games of knight shuffles (drawn by repetition at the eighth ply), one move
+//! at a time, each timed until the other's stream shows it. Prints p50, p99 and the worst.
 //!
 //!     cargo bench --bench bot_api                 # 40 games, 320 moves
 //!     cargo bench --bench bot_api -- --games 100
@@ -85,7 +86,22 @@ async fn main() {
     let white = agent(&http, &base, "Wren").await;
     let black = agent(&http, &base, "Bram").await;
     let mut took = Vec::new();
+    let mut challenged = Vec::new();
+    let mut events = {
+        let resp = http
+            .get(format!("{base}/api/stream/event"))
+            .bearer_auth(&black)
+            .send()
+            .await
+            .expect("event stream");
+        assert!(resp.status().is_success(), "{}", resp.status());
+        Stream {
+            resp,
+            buf: Vec::new(),
+        }
+    };
     for _ in 0..games {
+        let asked = Instant::now();
         let made: Value = http
             .post(format!("{base}/api/challenge/Bram"))
             .bearer_auth(&white)
@@ -97,6 +113,13 @@ async fn main() {
             .await
             .unwrap();
         let id = made["id"].as_str().expect("a challenge").to_owned();
+        loop {
+            let e = events.next().await.expect("an event");
+            if e["type"] == "challenge" && e["challenge"]["id"] == id.as_str() {
+                break;
+            }
+        }
+        challenged.push(asked.elapsed());
         let ok = http
             .post(format!("{base}/api/challenge/{id}/accept"))
             .bearer_auth(&black)
@@ -141,6 +164,13 @@ async fn main() {
         ms(percentile(&took, 0.5)),
         ms(percentile(&took, 0.99)),
         ms(*took.last().unwrap())
+    );
+    challenged.sort();
+    println!(
+        "Bot API, challenge to the challenged bot's event ({games} challenges): p50 {:.1} ms, p99 {:.1} ms, worst {:.1} ms",
+        ms(percentile(&challenged, 0.5)),
+        ms(percentile(&challenged, 0.99)),
+        ms(*challenged.last().unwrap())
     );
     server::figure("bot_api_p50_ms", ms(percentile(&took, 0.5)), "ms");
     server::figure("bot_api_p99_ms", ms(percentile(&took, 0.99)), "ms");

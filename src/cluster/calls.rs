@@ -277,7 +277,7 @@ impl Door {
                     let waits = match &done {
                         Err(moot_kernel::verbs::VerbError {
                             pending: Some(p), ..
-                        }) => Some((w.await_change(p.on), p.wait, p.data.clone())),
+                        }) => Some((w.await_change(p.on.clone()), p.wait, p.data.clone())),
                         _ => None,
                     };
                     (done, waits)

@@ -1,17 +1,18 @@
 //! The lichess Bot API, at lichess's paths and in its shapes, so that the bots and engines
 //! written for lichess with berserk play in moot unchanged: `GET
 //! /api/account`, the NDJSON event stream, challenges (to a player or the Computer), each game's
-//! NDJSON stream, moves, resigning and chat, and joining a tournament. A bot's token is a moot token.
+//! NDJSON stream (with its chat), moves (offering a draw with one), resigning, aborting and
+//! chat, and joining a tournament. A bot's token is a moot token.
 //!
 //! A face, and only that: every read is a verb's answer (`bot_account`, `bot_events`,
 //! `bot_game`), every change the verb people use (`session_create`, `session_accept`,
 //! `session_decline`, `finishTurn`, `resign`, `page`), called through the [`Town`] as the REST
 //! routes call them, so a host serves it as the world does.
 //!
-//! A game's stream waits in the world for the game's next change (`bot_game` with
-//! `after_tick`, a long poll), so a move reaches the opponent as soon as it is stored; the event
-//! stream asks the world every [`POLL`]. Both send only what changed, and an empty line every 7
-//! seconds, as lichess's do.
+//! Both streams wait in the world: a game's for its next move or chat line (`bot_game` with
+//! `after_tick` and `after_chat`), the event stream for a challenge or game of the caller's to
+//! come or go (`bot_events` with `after`), so each change reaches the bot as soon as it is
+//! stored. Both send only what changed, and an empty line every 7 seconds, as lichess's do.
 
 use std::time::Duration;
 
@@ -28,8 +29,6 @@ use super::extract::credential;
 use crate::cluster::calls::{CallRefused, Credential, VerbCall};
 use moot_kernel::world::Face;
 
-/// How often the event stream asks for the caller's challenges and games.
-const POLL: Duration = Duration::from_millis(250);
 /// The empty line that keeps an event stream open.
 const KEEPALIVE: Duration = Duration::from_secs(7);
 /// The longest a stream lives without a change to send (a bot reconnects, as lichess-bot does).
@@ -361,45 +360,57 @@ async fn decline(State(c): State<Calls>, Path(id): Path<String>, headers: Header
 
 #[derive(serde::Deserialize)]
 struct MoveQuery {
+    /// lichess's "offer (or agree to) a draw" with the move.
     #[serde(rename = "offeringDraw")]
-    #[expect(
-        dead_code,
-        reason = "lichess's draw offer with a move; moot offers draws apart"
-    )]
     offering_draw: Option<String>,
 }
 
+/// `POST /api/bot/game/{id}/move/{uci}` (`finishTurn`); with `offeringDraw=true`, the `draw`
+/// verb too: before the move it agrees to the opponent's standing offer (the game is drawn, the
+/// move not made, as on lichess), after it offers one.
 async fn make_move(
     State(c): State<Calls>,
     Path((id, uci)): Path<(String, String)>,
-    _: Query<MoveQuery>,
+    q: Query<MoveQuery>,
     headers: HeaderMap,
 ) -> Response {
-    done(
-        &c,
-        &headers,
-        "finishTurn",
-        json!({ "game_id": id, "move": uci }),
-    )
-    .await
+    let game = json!({ "game": format!("#{id}") });
+    let offering = q.offering_draw.as_deref() == Some("true");
+    if offering {
+        let full = match call(&c, &headers, "bot_game", json!({ "game_id": id })).await {
+            Ok(g) => g,
+            Err(r) => return r,
+        };
+        let theirs = if full["event"]["color"] == "white" {
+            "bdraw"
+        } else {
+            "wdraw"
+        };
+        if full["state"][theirs] == true {
+            return done(&c, &headers, "draw", game).await;
+        }
+    }
+    let moved = json!({ "game_id": id, "move": uci });
+    if let Err(r) = call(&c, &headers, "finishTurn", moved).await {
+        return r;
+    }
+    if offering {
+        // The move stands whatever the offer meets (a game the move ended has nothing to offer).
+        let _ = call(&c, &headers, "draw", game).await;
+    }
+    ok()
 }
 
 async fn resign(State(c): State<Calls>, Path(id): Path<String>, headers: HeaderMap) -> Response {
     done(&c, &headers, "resign", json!({ "game": format!("#{id}") })).await
 }
 
-/// moot keeps every game begun: a bot resigns instead.
+/// `POST /api/bot/game/{id}/abort`: the `abort` verb (before both sides have moved).
 async fn abort(State(c): State<Calls>, Path(id): Path<String>, headers: HeaderMap) -> Response {
-    if let Err(r) = call(&c, &headers, "bot_game", json!({ "game_id": id })).await {
-        return r;
-    }
-    error(
-        StatusCode::BAD_REQUEST,
-        "moot keeps every game once it begins: resign it instead",
-    )
+    done(&c, &headers, "abort", json!({ "game": format!("#{id}") })).await
 }
 
-/// `POST /api/bot/game/{id}/chat`: the text goes to the opponent as a page.
+/// `POST /api/bot/game/{id}/chat` (`room`, `text`): the `chat` verb.
 async fn chat(
     State(c): State<Calls>,
     Path(id): Path<String>,
@@ -410,20 +421,9 @@ async fn chat(
     let Some(text) = v.get("text").and_then(Value::as_str).map(str::to_owned) else {
         return error(StatusCode::BAD_REQUEST, "text is required");
     };
-    let game = match call(&c, &headers, "bot_game", json!({ "game_id": id })).await {
-        Ok(g) => g,
-        Err(r) => return r,
-    };
-    let opponent = game["event"]["opponent"]["username"]
-        .as_str()
-        .map(str::to_owned);
-    match opponent {
-        Some(name) if !game["event"]["opponent"]["ai"].is_u64() => {
-            done(&c, &headers, "page", json!({ "name": name, "text": text })).await
-        }
-        // The Computer reads nothing.
-        _ => ok(),
-    }
+    let room = v.get("room").and_then(Value::as_str).unwrap_or("player");
+    let args = json!({ "game": format!("#{id}"), "text": text, "room": room });
+    done(&c, &headers, "chat", args).await
 }
 
 /// An NDJSON response fed by `feed`, which ends when the client goes.
@@ -525,20 +525,41 @@ async fn event_stream(State(c): State<Calls>, headers: HeaderMap) -> Response {
             if quiet.elapsed() > IDLE_LIMIT {
                 return;
             }
-            tokio::select! {
-                _ = tokio::time::sleep(POLL) => {}
+            // The world answers when a challenge or game comes or goes, or after a while.
+            let asked = json!({ "after": now["version"] });
+            now = tokio::select! {
+                now = call(&c, &headers, "bot_events", asked) => match now {
+                    Ok(v) => v,
+                    Err(_) => return,
+                },
                 _ = tx.closed() => return,
-            }
-            now = match call(&c, &headers, "bot_events", json!({})).await {
-                Ok(v) => v,
-                Err(_) => return,
             };
         }
     })
 }
 
-/// `GET /api/bot/game/stream/{id}`: `gameFull`, then a `gameState` at each change, until the
-/// game ends.
+/// Sends `game`'s chat lines numbered `chat_n` and on, as `chatLine`s; false once the client
+/// has gone.
+async fn send_chat(tx: &mpsc::Sender<Bytes>, game: &Value, chat_n: &mut u64) -> bool {
+    for l in game["chat"].as_array().into_iter().flatten() {
+        let Some(n) = l["n"].as_u64().filter(|n| *n >= *chat_n) else {
+            continue;
+        };
+        let mut out = l.clone();
+        if let Some(o) = out.as_object_mut() {
+            o.remove("n");
+        }
+        if tx.send(line(&out)).await.is_err() {
+            return false;
+        }
+        *chat_n = n + 1;
+    }
+    *chat_n = game["chat_n"].as_u64().unwrap_or(*chat_n);
+    true
+}
+
+/// `GET /api/bot/game/stream/{id}`: `gameFull` and the chat so far, then a `gameState` at each
+/// move and a `chatLine` at each line, until the game ends.
 async fn game_stream(
     State(c): State<Calls>,
     Path(id): Path<String>,
@@ -550,20 +571,23 @@ async fn game_stream(
     };
     ndjson(move |tx| async move {
         let mut tick = first["tick"].clone();
+        let mut chat_n = 0;
         let mut full = first.clone();
         let over = full["over"] == true;
         if let Some(o) = full.as_object_mut() {
-            for internal in ["tick", "over", "event"] {
+            for internal in ["tick", "over", "event", "chat", "chat_n"] {
                 o.remove(internal);
             }
         }
-        if tx.send(line(&full)).await.is_err() || over {
+        if tx.send(line(&full)).await.is_err() || !send_chat(&tx, &first, &mut chat_n).await || over
+        {
             return;
         }
         let (mut quiet, mut alive) = (tokio::time::Instant::now(), tokio::time::Instant::now());
         loop {
-            // The world answers when the game moves past `tick`, or after a while unchanged.
-            let asked = json!({ "game_id": id, "after_tick": tick });
+            // The world answers when the game moves past `tick` or its chat past `chat_n`, or
+            // after a while unchanged.
+            let asked = json!({ "game_id": id, "after_tick": tick, "after_chat": chat_n });
             let now = tokio::select! {
                 now = call(&c, &headers, "bot_game", asked) => now,
                 _ = tx.closed() => return,
@@ -571,6 +595,12 @@ async fn game_stream(
             let Ok(now) = now else {
                 return;
             };
+            if now["chat_n"].as_u64() != Some(chat_n) {
+                quiet = tokio::time::Instant::now();
+                if !send_chat(&tx, &now, &mut chat_n).await {
+                    return;
+                }
+            }
             if now["tick"] != tick {
                 tick = now["tick"].clone();
                 quiet = tokio::time::Instant::now();

@@ -145,7 +145,7 @@ fn attempt(
     let watch = match &r {
         Err(VerbError {
             pending: Some(p), ..
-        }) => Some(w.await_change(p.on)),
+        }) => Some(w.await_change(p.on.clone())),
         _ => None,
     };
     Step::Done(r, watch)

@@ -6,7 +6,12 @@
     berserk_bot.py BASE_URL TOKEN person NAME MOVES
         challenges NAME (rated, 5+0, as white) and plays MOVES (comma-separated UCI) in turn.
     berserk_bot.py BASE_URL TOKEN swiss ID
-        joins tournament ID and plays the game it is paired in, as against the Computer.
+        joins tournament ID and plays the game it is paired in, as against the Computer (after
+        trying to abort it, which an event's game refuses).
+    berserk_bot.py BASE_URL TOKEN talk NAME
+        challenges NAME (rated, 5+0, as white) twice: in the first game says "good luck", waits
+        for NAME's chatLine, plays e2e4 offering a draw (lichess's `offeringDraw`) and waits for
+        the game's end; the second it aborts before anyone moves.
 
 Every move is checked: the bot's own move must come back in the next gameState, and the whole
 `moves` list must replay legally (python-chess). Prints one JSON line: what it saw.
@@ -17,6 +22,51 @@ import sys
 
 import berserk
 import chess
+import requests
+
+
+def talk(base, token, client, name):
+    """The `talk` mode: chat both ways, a draw offered with a move, an abort."""
+    events = client.bots.stream_incoming_events()
+    seen = {}
+    for round_ in ("chat", "abort"):
+        client.challenges.create(name, rated=True, clock_limit=300, clock_increment=0, color="white")
+        for e in events:
+            if e["type"] == "gameStart":
+                game_id = e["game"]["gameId"]
+                break
+        stream = client.bots.stream_game_state(game_id)
+        full = next(stream)
+        assert full["type"] == "gameFull", full
+        if round_ == "abort":
+            client.bots.abort_game(game_id)
+            for state in stream:
+                if state.get("type") == "gameState":
+                    seen["aborted"] = state["status"]
+                    break
+            continue
+        client.bots.post_message(game_id, "good luck")
+        chat = []
+        for line in stream:
+            if line.get("type") == "chatLine":
+                chat.append(line)
+                if line["username"] != full["white"]["name"]:
+                    break
+        seen["chat"] = chat
+        r = requests.post(
+            f"{base}/api/bot/game/{game_id}/move/e2e4",
+            params={"offeringDraw": "true"},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert r.status_code == 200, r.text
+        states = []
+        for state in stream:
+            if state.get("type") == "gameState":
+                states.append({k: state.get(k) for k in ("moves", "status", "wdraw", "bdraw")})
+                if state["status"] != "started":
+                    break
+        seen["states"] = states
+    print(json.dumps(seen))
 
 
 def main():
@@ -25,6 +75,8 @@ def main():
     account = client.account.get()
     events = client.bots.stream_incoming_events()
     colour = "white"
+    if mode == "talk":
+        return talk(base, token, client, sys.argv[4])
     if mode == "ai":
         made = client.challenges.create_ai(level=int(sys.argv[4]), clock_limit=600, clock_increment=0, color="white")
         assert made["source"] == "ai", made
@@ -55,6 +107,12 @@ def main():
     full = next(stream)
     assert full["type"] == "gameFull", full
     assert full[colour]["name"] == account["username"], full
+    abort_refused = None
+    if mode == "swiss":
+        try:
+            client.bots.abort_game(game_id)
+        except berserk.exceptions.ResponseError as e:
+            abort_refused = str(e)
     rng = random.Random(7)
     mine = []
     states = 0
@@ -128,6 +186,7 @@ def main():
         "finish": finish and {"status": finish["status"]["name"], "winner": finish.get("winner")},
         "clock": full.get("clock"),
         "colour": colour,
+        "abort_refused": abort_refused,
     }))
 
 

@@ -214,4 +214,81 @@ async fn a_berserk_bot_plays_the_computer_and_a_telnet_player_through_the_bot_ap
             .any(|r| r["name"] == "Berta" && r["kind"] == "agent" && r["games"] == 1),
         "{v}"
     );
+    assert!(
+        seen["abort_refused"]
+            .as_str()
+            .is_some_and(|e| e.contains("tournament's game")),
+        "an event's game is not aborted: {seen}"
+    );
+
+    // Chat both ways, a draw offered with a move and agreed on telnet, then an abort: the bot
+    // challenges Bob twice (rated), and talks.
+    let play = tokio::spawn({
+        let (base, token) = (base.clone(), bot.token.clone());
+        async move { run_python("clients/berserk_bot.py", &[&base, &token, "talk", "Bob"]).await }
+    });
+    bob.expect("invites you to a game").await;
+    bob.command("accept Berta").await;
+    let heard = bob.expect("good luck").await;
+    assert!(
+        heard
+            .iter()
+            .any(|l| l.contains("Berta (game #") && l.contains("good luck")),
+        "{heard:?}"
+    );
+    let said = bob.command("chat have fun").await;
+    assert!(said.iter().any(|l| l.contains("have fun")), "{said:?}");
+    bob.expect("offers a draw").await;
+    let said = bob.command("draw").await;
+    assert!(
+        said.iter().any(|l| l.contains("accept the draw")),
+        "{said:?}"
+    );
+    bob.expect("invites you to a game").await;
+    bob.command("accept Berta").await;
+    let seen = tokio::time::timeout(Duration::from_secs(60), play)
+        .await
+        .expect("the bot's talk ends")
+        .unwrap();
+    let chat = seen["chat"].as_array().unwrap();
+    assert_eq!(chat[0]["text"], "good luck", "the bot's own line: {seen}");
+    let last = chat.last().unwrap();
+    assert_eq!(
+        (
+            &last["type"],
+            &last["room"],
+            &last["username"],
+            &last["text"]
+        ),
+        (
+            &json!("chatLine"),
+            &json!("player"),
+            &json!("Bob"),
+            &json!("have fun")
+        ),
+        "{seen}"
+    );
+    let states = seen["states"].as_array().unwrap();
+    assert!(
+        states
+            .iter()
+            .any(|s| s["moves"] == "e2e4" && s["wdraw"] == true),
+        "the move and its draw offer: {seen}"
+    );
+    assert_eq!(states.last().unwrap()["status"], "draw", "{seen}");
+    assert_eq!(seen["aborted"], "aborted", "{seen}");
+    // The draw was rated; the aborted game moved nothing.
+    let (_, v) = api.send("GET", "/ratings/Bob", None, None).await;
+    let blitz = v["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["board"] == "chess/blitz")
+        .cloned()
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(
+        (&blitz["games"], &blitz["drawn"]),
+        (&json!(2), &json!(1)),
+        "{v}"
+    );
 }

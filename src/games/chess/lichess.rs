@@ -30,6 +30,9 @@ pub struct GameIdArg {
     /// after a while unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after_tick: Option<u64>,
+    /// …or its chat past this many lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_chat: Option<u64>,
 }
 
 /// `name` as a lichess id.
@@ -86,6 +89,7 @@ fn status(g: &ChessGame) -> (u32, &'static str) {
         None => (20, "started"),
         Some(EndReason::Checkmate) => (30, "mate"),
         Some(EndReason::Resignation) => (31, "resign"),
+        Some(EndReason::Aborted) => (25, "aborted"),
         Some(EndReason::Stalemate) => (32, "stalemate"),
         Some(EndReason::Timeout | EndReason::TimeoutVsInsufficientMaterial) => (35, "outoftime"),
         Some(
@@ -415,12 +419,17 @@ impl Verb for BotGame {
         Ok(GameIdArg {
             game_id: id.to_owned(),
             after_tick: None,
+            after_chat: None,
         })
     }
 
     fn run(world: &mut World, cx: &mut Cx, a: GameIdArg) -> Result<Reply<Value>, VerbError> {
         let not_found = || VerbError::not_found("Not found.");
         let sid: SessionId = parse_id(&a.game_id).map_err(|_| not_found())?;
+        let (chat, chat_n) = world
+            .ext_ref::<super::chat::GameChats>()
+            .map(|c| c.of(sid))
+            .unwrap_or_default();
         let s = world.session(sid).ok_or_else(not_found)?;
         let g = chess_of(s).ok_or_else(not_found)?;
         if s.role_of(&cx.actor).is_none() {
@@ -430,8 +439,16 @@ impl Verb for BotGame {
         full["tick"] = json!(s.tick);
         full["over"] = json!(g.outcome().is_some());
         full["event"] = game_event(world, s, g, &cx.actor);
-        // Nothing new since the caller's tick: a face that can wait waits for the next change.
-        if a.after_tick == Some(s.tick) && g.outcome().is_none() {
+        full["chat"] = json!(
+            chat.iter()
+                .map(|l| json!({ "n": l.n, "type": "chatLine", "room": l.room, "username": l.username, "text": l.text }))
+                .collect::<Vec<_>>()
+        );
+        full["chat_n"] = json!(chat_n);
+        // Nothing new since the caller's tick and chat line: a face that can wait waits for the
+        // next change.
+        let unchanged = a.after_tick == Some(s.tick) && a.after_chat.unwrap_or(chat_n) == chat_n;
+        if unchanged && g.outcome().is_none() {
             return Err(VerbError::pending(
                 "No move yet.",
                 moot_kernel::verbs::Pending {
@@ -450,6 +467,15 @@ impl Verb for BotGame {
 
 pub struct BotEvents;
 
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EventsArgs {
+    /// Answer once the challenges and games differ from the answer whose `version` this was (a
+    /// stream's wait), or after a while unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<u64>,
+}
+
 impl Verb for BotEvents {
     const NAME: &'static str = "bot_events";
     const USAGE: &'static str = "bot_events";
@@ -461,14 +487,14 @@ announces as they come and go.";
     const READ_ONLY: bool = true;
     const TOPIC: Topic = Topic::AGENTS;
     const TOOLSET: Option<moot_kernel::verbs::Toolset> = None;
-    type Args = NoArgs;
+    type Args = EventsArgs;
     type Output = Value;
 
-    fn parse(rest: &str) -> Result<NoArgs, VerbError> {
-        no_args::<BotEvents>(rest)
+    fn parse(rest: &str) -> Result<EventsArgs, VerbError> {
+        no_args::<BotEvents>(rest).map(|_| EventsArgs { after: None })
     }
 
-    fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<Value>, VerbError> {
+    fn run(world: &mut World, cx: &mut Cx, a: EventsArgs) -> Result<Reply<Value>, VerbError> {
         let me = cx.actor.clone();
         let challenges: Vec<Value> = world
             .invitations_naming(&me)
@@ -484,7 +510,32 @@ announces as they come and go.";
                 Some(game_event(world, s, chess_of(s)?, &me))
             })
             .collect();
-        let out = json!({ "challenges": challenges, "games": games });
+        // Which challenges and games there are, as one number: what a stream tells apart.
+        let version = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::hash::DefaultHasher::new();
+            for c in &challenges {
+                c["id"].as_str().hash(&mut h);
+            }
+            0u8.hash(&mut h);
+            for g in &games {
+                g["gameId"].as_str().hash(&mut h);
+            }
+            h.finish()
+        };
+        let out = json!({ "challenges": challenges, "games": games, "version": version });
+        if a.after == Some(version) {
+            return Err(VerbError::pending(
+                "Nothing new.",
+                moot_kernel::verbs::Pending {
+                    on: moot_kernel::world::Awaited::Agent(me),
+                    tick: version,
+                    data: out,
+                    // The stream's keep-alive line goes out between waits.
+                    wait: Some(std::time::Duration::from_secs(7)),
+                },
+            ));
+        }
         Ok(Reply::new(vec![out.to_string()], out))
     }
 }

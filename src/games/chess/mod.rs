@@ -5,6 +5,7 @@
 pub mod agent_tools;
 pub mod board;
 pub mod challenge;
+pub mod chat;
 pub mod lichess;
 pub mod page;
 pub mod play;
@@ -133,8 +134,10 @@ pub static MODULE: GameModule = GameModule {
         entry::<board::Pgn>(),
         entry::<play::Move>(),
         entry::<play::Resign>(),
+        entry::<play::Abort>(),
         entry::<play::Draw>(),
         entry::<play::Takeback>(),
+        entry::<chat::Chat>(),
         entry::<agent_tools::CreateGame>(),
         entry::<agent_tools::JoinGame>(),
         entry::<agent_tools::FinishTurn>(),

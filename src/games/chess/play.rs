@@ -312,6 +312,43 @@ your opponent wins. Returns the game's id and status.";
     }
 }
 
+pub struct Abort;
+
+impl Verb for Abort {
+    const NAME: &'static str = "abort";
+    const USAGE: &'static str = "abort [#<game>]";
+    const SUMMARY: &'static str = "Call off a chess game before both sides have moved.";
+    const HELP: &'static str = "Ends your game with no result, as if it had not been played: \
+nobody wins, nothing is rated. Either player may, until both have made a move (then resign \
+instead). A tournament's game cannot be aborted.";
+    const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Abort your chess game (`game` if you play several) \
+before both sides have moved: it ends with no result and nothing is rated. Returns the game's id \
+and status.";
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(moot_kernel::verbs::Toolset::TABLES);
+    const TOPIC: Topic = super::TOPIC;
+    const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
+    type Args = GameArg;
+    type Output = Done;
+
+    fn parse(rest: &str) -> Result<GameArg, VerbError> {
+        optional_game::<Abort>(rest)
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<Done>, VerbError> {
+        let (sid, action, status) =
+            control(world, cx, args.game.as_deref(), |_, _, _| Control::Abort)?;
+        Ok(Reply::new(
+            vec![format!("You abort game #{sid}: it ends with no result.")],
+            Done {
+                session_id: sid.to_string(),
+                action: action.name().into(),
+                status,
+            },
+        ))
+    }
+}
+
 pub struct Draw;
 
 impl Verb for Draw {

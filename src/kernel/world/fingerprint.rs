@@ -120,7 +120,10 @@ impl World {
         put("programs".into(), format!("{programs:?}"));
         put("writable".into(), format!("{writable:?}"));
         // The counters waiters follow: a refused command must wake nobody.
-        let ticks: BTreeMap<_, u64> = ticks.iter().map(|(s, t)| (*s, *t.borrow())).collect();
+        let ticks: BTreeMap<_, u64> = ticks
+            .iter()
+            .map(|(s, t)| (s.clone(), *t.borrow()))
+            .collect();
         put("ticks".into(), format!("{ticks:?}"));
         // The town's counter is not compared: it counts the commands that left a write or news
         // for others, which a refusal may (what was stored is compared on its own), and whoever

@@ -76,12 +76,15 @@ pub fn same_agent(a: &AgentId, b: &AgentId) -> bool {
     Arc::ptr_eq(a, b) || a == b
 }
 
-/// What a long poll waits on: a session's moves, or a tournament's rounds. Each has its own
-/// channel, so a change wakes only those who wait on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// What a long poll waits on: a session's moves, a tournament's rounds, or what asks an
+/// agent to play (an invitation naming them made or answered, a game of theirs begun or ended:
+/// a lichess bot's event stream). Each has its own channel, so a change wakes only those who
+/// wait on it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Awaited {
     Session(SessionId),
     Tournament(u32),
+    Agent(AgentId),
 }
 
 /// One front-end connection, numbered so a stale connection can be told from its successor.

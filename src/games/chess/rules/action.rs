@@ -18,10 +18,12 @@ pub enum ChessAction {
     Flag,
 }
 
-/// The game-control actions: resigning, draws and takebacks.
+/// The game-control actions: resigning, aborting, draws and takebacks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Control {
     Resign,
+    /// Ending a game before both sides have moved, with no result (lichess's abort).
+    Abort,
     OfferDraw,
     AcceptDraw,
     DeclineDraw,
@@ -31,8 +33,9 @@ pub enum Control {
 }
 
 impl Control {
-    pub const ALL: [Control; 7] = [
+    pub const ALL: [Control; 8] = [
         Control::Resign,
+        Control::Abort,
         Control::OfferDraw,
         Control::AcceptDraw,
         Control::DeclineDraw,
@@ -45,6 +48,7 @@ impl Control {
     pub fn name(self) -> &'static str {
         match self {
             Control::Resign => "resign",
+            Control::Abort => "abort",
             Control::OfferDraw => "offer_draw",
             Control::AcceptDraw => "accept_draw",
             Control::DeclineDraw => "decline_draw",

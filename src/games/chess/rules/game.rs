@@ -222,7 +222,8 @@ impl Game for ChessGame {
     }
 
     fn decided(&self) -> Option<Vec<moot_game_api::SideScore>> {
-        let o = self.outcome?;
+        // An aborted game decided nothing: nobody's rating, record or standing moves.
+        let o = self.outcome.filter(|o| o.reason != EndReason::Aborted)?;
         let winner = o.winner.map(|w| usize::from(w == Side::Black));
         Some(moot_game_api::head_to_head(["white", "black"], winner))
     }
@@ -290,6 +291,7 @@ impl Game for ChessGame {
         match action {
             ChessAction::Control(c) => match c {
                 Control::Resign => "resigns",
+                Control::Abort => "aborts the game",
                 Control::OfferDraw => "offers a draw",
                 Control::AcceptDraw => "accepts the draw",
                 Control::DeclineDraw => "declines the draw",

@@ -177,6 +177,8 @@ pub enum EndReason {
     Timeout,
     /// The side to move ran out of time, but the other could not have mated.
     TimeoutVsInsufficientMaterial,
+    /// Ended before both sides had moved: no result, nobody's win, loss or draw.
+    Aborted,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -187,8 +189,11 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// `"1-0"`, `"0-1"` or `"1/2-1/2"`.
+    /// `"1-0"`, `"0-1"` or `"1/2-1/2"` (`"*"`, PGN's no result, for an aborted game).
     pub fn result(&self) -> &'static str {
+        if self.reason == EndReason::Aborted {
+            return "*";
+        }
         match self.winner {
             Some(Side::White) => "1-0",
             Some(Side::Black) => "0-1",
@@ -210,6 +215,7 @@ impl Outcome {
             EndReason::TimeoutVsInsufficientMaterial => {
                 "time running out against insufficient material"
             }
+            EndReason::Aborted => return "Aborted before both sides moved".to_owned(),
         };
         match self.winner {
             _ if self.reason == EndReason::Agreement => "Draw by agreement".to_owned(),
@@ -416,6 +422,18 @@ impl ChessGame {
                 next.outcome = Some(Outcome {
                     winner: Some(other),
                     reason: EndReason::Resignation,
+                })
+            }
+            Control::Abort if self.plies().nth(1).is_some() => {
+                return Err(GameError::Illegal(
+                    "Both sides have moved: the game can no longer be aborted (resign instead)"
+                        .into(),
+                ));
+            }
+            Control::Abort => {
+                next.outcome = Some(Outcome {
+                    winner: None,
+                    reason: EndReason::Aborted,
                 })
             }
             Control::OfferDraw if self.draw_offer == Some(other) => {

@@ -290,6 +290,29 @@ fn resigning_draws_and_takebacks() {
 }
 
 #[test]
+fn either_side_aborts_until_both_have_moved_and_an_aborted_game_decides_nothing() {
+    let start = ChessGame::new(0, &Value::Null).unwrap();
+    for (g, by) in [(start.clone(), "black"), (play(&start, "e2e4"), "white")] {
+        let aborted = g.apply(by, "abort").unwrap();
+        assert_eq!(
+            aborted.outcome(),
+            Some(Outcome {
+                winner: None,
+                reason: EndReason::Aborted
+            })
+        );
+        assert!(aborted.is_terminal());
+        assert_eq!(aborted.decided(), None, "nobody won, lost or drew");
+        assert_eq!(aborted.outcome().unwrap().result(), "*");
+    }
+    let both = play(&start, "e2e4 e7e5");
+    assert!(
+        matches!(both.apply("white", "abort"), Err(GameError::Illegal(m)) if m.contains("resign")),
+        "once both have moved, resign instead"
+    );
+}
+
+#[test]
 fn bad_options_are_refused() {
     assert!(matches!(
         ChessGame::new(0, &json!({"fen": "nonsense"})),

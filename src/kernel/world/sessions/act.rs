@@ -167,6 +167,7 @@ impl World {
         view: bool,
     ) -> Result<Acted, HostError> {
         let id = sid;
+        let of_an_event = self.tournaments.plays(sid);
         let s = self
             .sessions
             .get_mut(&sid)
@@ -186,7 +187,17 @@ impl World {
             Submitted::Text(text) => s.game.parse(role, text),
             Submitted::Typed(action) => Ok(action),
         }
-        .and_then(|action| Ok((s.game.apply(role, &action, at)?, action)));
+        .and_then(|action| Ok((s.game.apply(role, &action, at)?, action)))
+        .and_then(|(next, action)| {
+            // An event's game ends with a result: one that ended none (an aborted chess game)
+            // would be a draw nobody played, and two friends could trade them.
+            if of_an_event && next.is_terminal() && next.decided().is_none() {
+                return Err(game_api::GameError::Illegal(
+                    "A tournament's game cannot end without a result: resign it instead".into(),
+                ));
+            }
+            Ok((next, action))
+        });
         let (next, action) = match taken {
             Ok(taken) => taken,
             Err(e) => {
@@ -305,6 +316,9 @@ impl World {
         };
         if ended {
             self.fold_conduct(cx, sid);
+            if let Some(s) = self.sessions.get(&sid) {
+                super::invite::wake_players(cx, &s.participants);
+            }
         }
         cx.changed.push(crate::world::Awaited::Session(sid));
         self.announce(cx, agent, sid, headline, &notes);

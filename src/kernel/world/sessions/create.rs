@@ -372,6 +372,7 @@ impl World {
             );
             cx.tell_room(self, room, &cx.actor.clone(), line);
         }
+        super::invite::wake_players(cx, &session.participants);
         self.keep_session(session);
         cx.changed.push(crate::world::Awaited::Session(id));
         let players = self.sessions[&id].players_line();

@@ -295,6 +295,7 @@ impl World {
         for who in &asked {
             cx.tell(who, line.as_str());
         }
+        wake_players(cx, &invitation.plan.participants);
         self.invitations.insert(id, invitation);
         Ok(Created {
             id,
@@ -517,6 +518,7 @@ impl World {
         let Some(inv) = self.invitations.remove(&id) else {
             return;
         };
+        wake_players(cx, &inv.plan.participants);
         cx.save(keys::drop_state(KEPT_AS, id.to_string()), move |w| {
             w.invitations.insert(id, inv);
         });
@@ -582,6 +584,15 @@ impl World {
             made: time(&v["made"])?,
             lapses: time(&v["lapses"])?,
         })
+    }
+}
+
+/// Wakes whoever waits on what asks `players` to play (a bot's event stream): an invitation
+/// made or gone, a game begun or ended. The house waits on nothing.
+pub(super) fn wake_players(cx: &mut Cx, players: &[Participant]) {
+    for p in players.iter().filter(|p| !is_house(&p.agent)) {
+        cx.changed
+            .push(crate::world::Awaited::Agent(p.agent.clone()));
     }
 }
 

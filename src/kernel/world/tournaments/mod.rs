@@ -200,6 +200,11 @@ pub struct Tournaments {
 }
 
 impl Tournaments {
+    /// Whether session `sid` is a game of an event.
+    pub(in crate::world) fn plays(&self, sid: SessionId) -> bool {
+        self.by_session.contains_key(&sid)
+    }
+
     fn index(&mut self, t: &Tournament) {
         self.by_session.retain(|_, (id, _, _)| *id != t.id);
         for (r, round) in t.sessions.iter().enumerate() {

@@ -1,0 +1,184 @@
+//! `chat`: the players of a chess game talking to each other (lichess's player chat), or to
+//! those watching (its spectator chat). Each game keeps its last lines, so that a bot on the
+//! lichess Bot API reads them as `chatLine`s in its game stream, and a person is told them as
+//! they come. Nothing here is hidden: what a player says, they say to be heard.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::my_game;
+use moot_kernel::verbs::games::session_of;
+use moot_kernel::verbs::{Reply, Topic, Verb, VerbError, usage};
+use moot_kernel::world::sessions::SessionId;
+use moot_kernel::world::{AgentId, Awaited, Cx, Extension, ThingKind, World};
+
+/// lichess's longest chat line, in characters.
+pub const MAX_CHARS: usize = 140;
+/// Lines a game keeps (the older go).
+const LINES_KEPT: usize = 100;
+/// Games whose chat is kept (the oldest games' go first).
+const GAMES_KEPT: usize = 1_000;
+
+/// One line of a game's chat.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ChatLine {
+    /// Its number in the game's chat, from 0.
+    pub n: u64,
+    /// `player` or `spectator`.
+    pub room: String,
+    pub username: String,
+    pub text: String,
+}
+
+/// Every kept game's chat.
+#[derive(Debug, Default)]
+pub struct GameChats {
+    games: BTreeMap<SessionId, (u64, VecDeque<ChatLine>)>,
+}
+
+impl Extension for GameChats {
+    /// What was said stays said.
+    fn forget(&mut self, _: &AgentId) {}
+}
+
+impl GameChats {
+    fn add(&mut self, sid: SessionId, room: &str, username: String, text: String) {
+        if !self.games.contains_key(&sid) && self.games.len() >= GAMES_KEPT {
+            self.games.pop_first();
+        }
+        let (next, lines) = self.games.entry(sid).or_default();
+        if lines.len() >= LINES_KEPT {
+            lines.pop_front();
+        }
+        lines.push_back(ChatLine {
+            n: *next,
+            room: room.to_owned(),
+            username,
+            text,
+        });
+        *next += 1;
+    }
+
+    /// Game `sid`'s kept lines, and the number its next will have.
+    pub fn of(&self, sid: SessionId) -> (Vec<ChatLine>, u64) {
+        self.games
+            .get(&sid)
+            .map(|(next, lines)| (lines.iter().cloned().collect(), *next))
+            .unwrap_or_default()
+    }
+}
+
+pub struct Chat;
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChatArgs {
+    /// What to say (at most 140 characters).
+    pub text: String,
+    /// The game (`#3`); your only game in play when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<String>,
+    /// `player` (your opponent; the default) or `spectator` (those watching).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub room: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Said {
+    pub session_id: String,
+    pub line: ChatLine,
+}
+
+impl Verb for Chat {
+    const NAME: &'static str = "chat";
+    const USAGE: &'static str = "chat [#<game>] <text>";
+    const SUMMARY: &'static str = "Say something to your chess opponent.";
+    const HELP: &'static str = "Tells your opponent in your chess game (name it with `#3` if you \
+play several) what you say, wherever they are; a bot playing over the lichess Bot API reads it in \
+its game's chat. At most 140 characters.";
+    const READ_ONLY: bool = false;
+    const TOOL_DESCRIPTION: &'static str = "Say `text` (at most 140 characters) to your \
+opponent in your chess game (`game` if you play several; `room`: `spectator` for those \
+watching). Returns the line as the game's chat keeps it.";
+    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(moot_kernel::verbs::Toolset::TABLES);
+    const TOPIC: Topic = super::TOPIC;
+    const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
+    type Args = ChatArgs;
+    type Output = Said;
+
+    fn parse(rest: &str) -> Result<ChatArgs, VerbError> {
+        let rest = rest.trim();
+        let (game, text) = match rest.strip_prefix('#') {
+            Some(after) => {
+                let (n, text) = after.split_once(char::is_whitespace).unwrap_or((after, ""));
+                (Some(format!("#{n}")), text.trim())
+            }
+            None => (None, rest),
+        };
+        if text.is_empty() {
+            return Err(usage::<Chat>());
+        }
+        Ok(ChatArgs {
+            text: text.to_owned(),
+            game,
+            room: None,
+        })
+    }
+
+    fn run(world: &mut World, cx: &mut Cx, a: ChatArgs) -> Result<Reply<Said>, VerbError> {
+        let text = a.text.trim().to_owned();
+        if text.is_empty() || text.chars().count() > MAX_CHARS {
+            return Err(VerbError::usage(format!(
+                "Say something of at most {MAX_CHARS} characters."
+            )));
+        }
+        let room = match a.room.as_deref() {
+            None | Some("player") => "player",
+            Some("spectator") => "spectator",
+            Some(other) => {
+                return Err(VerbError::usage(format!(
+                    "`{other}` is no chat: `player` (your opponent) or `spectator`."
+                )));
+            }
+        };
+        let actor = cx.actor.clone();
+        let sid = my_game(world, &actor, a.game.as_deref())?;
+        let s = session_of(world, sid)?;
+        let me = s
+            .participants
+            .iter()
+            .find(|p| p.agent == actor)
+            .ok_or_else(|| VerbError::refused(format!("You are not playing in game #{sid}.")))?;
+        let name = me.name.clone();
+        let heard = format!("{name} (game #{sid}): {text}");
+        match room {
+            "player" => {
+                for p in s.participants.iter().filter(|p| p.agent != actor) {
+                    if world.find_player(&p.agent).is_some() {
+                        cx.tell(&p.agent, heard.as_str());
+                    }
+                }
+            }
+            _ => {
+                if let Some(r) = s.room {
+                    cx.tell_room(world, r, &actor, heard.as_str());
+                }
+            }
+        }
+        let chats = world.ext::<GameChats>();
+        chats.add(sid, room, name, text);
+        let (lines, _) = chats.of(sid);
+        let line = lines.last().cloned().ok_or_else(VerbError::internal)?;
+        // Wakes a bot's game stream waiting on the game.
+        cx.changed.push(Awaited::Session(sid));
+        Ok(Reply::new(
+            vec![format!("You say to game #{sid}'s {room}s: {}", line.text)],
+            Said {
+                session_id: sid.to_string(),
+                line,
+            },
+        ))
+    }
+}
