@@ -67,7 +67,13 @@ pub enum WebAsk {
     /// A game page's button ([`WebAction`]): `Result<Value, ActionRefused>`.
     Action(ActionCall),
     /// A game's leaderboards: `Result<Leaderboards, String>`.
-    Leaderboard { game: String, whom: Whom },
+    Leaderboard {
+        game: String,
+        whom: Whom,
+        /// A past season (its rules' hash); the current when none.
+        #[serde(default)]
+        season: Option<String>,
+    },
     /// A player's page: `Result<PlayerPage, String>`.
     Player { name: String },
     /// OAuth's authorization server (see [`super::grants`]).
@@ -287,11 +293,11 @@ impl Door {
                 written(&refused)
             }
             WebAsk::Action(call) => written(&self.action(call).await?),
-            WebAsk::Leaderboard { game, whom } => {
+            WebAsk::Leaderboard { game, whom, season } => {
                 let boards: Result<Leaderboards, String> = self
                     .world
                     .call(SERVER_ID.into(), Face::Rest, move |w, _| {
-                        views::leaderboards(w, &game, whom)
+                        views::leaderboards(w, &game, whom, season.as_deref())
                     })
                     .await
                     .map_err(CallRefused::Unavailable)?

@@ -52,6 +52,9 @@ fn percent(r: Option<f64>) -> String {
 pub(super) struct WhomQuery {
     #[serde(default)]
     whom: Whom,
+    /// A past season (its rules' hash).
+    #[serde(default)]
+    season: Option<String>,
 }
 
 #[derive(serde::Deserialize)]
@@ -102,6 +105,7 @@ pub(super) async fn leaderboard(
     let ask = WebAsk::Leaderboard {
         game: game.clone(),
         whom: q.whom,
+        season: q.season,
     };
     match web.ask::<Result<Leaderboards, String>>(ask).await {
         Ok(Ok(boards)) => page(
@@ -132,11 +136,17 @@ fn board_html(game: &str, v: &Leaderboards, whom: Whom) -> String {
     for b in &v.boards {
         let _ = write!(
             h,
-            "<h2>{}</h2><p>Rules {}</p><table class=\"board\"><tr><th>#</th><th>Name</th>\
+            "<h2>{}</h2><p>{} {}{}</p><table class=\"board\"><tr><th>#</th><th>Name</th>\
 <th>Kind</th><th>Rating</th><th>95% interval</th><th>Games</th><th>Won</th><th>Lost</th><th>Drawn</th>\
 <th>Refused</th><th>Missed a game</th></tr>",
             escape(&b.board),
-            escape(&b.rules)
+            if b.current {
+                "This season: rules"
+            } else {
+                "A past season, frozen: rules"
+            },
+            escape(&b.rules),
+            seasons_html(b, whom)
         );
         if b.rows.is_empty() {
             h.push_str("<tr><td colspan=\"11\">Nobody with an established rating yet.</td></tr>");
@@ -173,6 +183,34 @@ fn board_html(game: &str, v: &Leaderboards, whom: Whom) -> String {
         }
     }
     h
+}
+
+/// Links to a board's other seasons, if it has had any.
+fn seasons_html(b: &moot_kernel::verbs::ratings::BoardView, whom: Whom) -> String {
+    let others: Vec<String> = b
+        .seasons
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| **s != b.rules)
+        .map(|(i, s)| {
+            let short = escape(s.get(..8).unwrap_or(s));
+            let label = if i == 0 {
+                format!("{short} (this season)")
+            } else {
+                short.clone()
+            };
+            format!(
+                "<a href=\"?whom={}&amp;season={}\">{label}</a>",
+                whom.word(),
+                escape(s)
+            )
+        })
+        .collect();
+    if others.is_empty() {
+        String::new()
+    } else {
+        format!(". Other seasons: {}", others.join(" · "))
+    }
 }
 
 /// `/players/<name>`

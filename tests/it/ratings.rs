@@ -911,3 +911,92 @@ async fn the_cross_game_table_counts_only_what_moved_a_rating() {
     assert_eq!(status, 200);
     assert!(html.contains("/crosstable.json"), "{html}");
 }
+
+/// A change of rules starts a new season, and the last stays as it was: the standings of games
+/// played under older rules (as a town's rows are after moot's rules change, here written so
+/// in the database while moot is stopped) form a past season, frozen, that the leaderboard
+/// still shows on every face by its hash, while the current season takes the new games.
+#[tokio::test]
+async fn a_past_season_stays_as_it_was_and_is_shown_by_its_hash() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let ace = api.agent(Some("Ace")).await;
+    let bea = api.agent(Some("Bea")).await;
+    let cy = api.agent(Some("Cy")).await;
+    x_wins(&api, &ace, &bea).await;
+    let db = s.db.clone();
+    let dir = s.stop().await;
+    // What moot stored before its rules changed: the same rows under the old rules' hash.
+    crate::support::sql_exec(
+        &db,
+        "UPDATE standings SET rules = '0ddba110'; UPDATE standing_changes SET rules = '0ddba110';",
+    )
+    .unwrap();
+    let s = TestServer::on_db(&db, |_| {}).await;
+    let api = s.api();
+    x_wins(&api, &ace, &cy).await;
+
+    let (status, v) = api.send("GET", "/leaderboards/tictactoe", None, None).await;
+    assert_eq!(status, 200, "{v}");
+    let now = &v["boards"][0];
+    let current = now["rules"].as_str().unwrap().to_owned();
+    assert_ne!(current, "0ddba110");
+    assert_eq!(now["current"], true, "{v}");
+    assert_eq!(now["seasons"], json!([current, "0ddba110"]), "{v}");
+    assert_eq!(
+        now["provisional_left_out"], 2,
+        "Ace and Cy this season: {v}"
+    );
+    // The past season by (the start of) its hash: as it was, Ace and Bea, Cy nowhere.
+    let (status, v) = api
+        .send("GET", "/leaderboards/tictactoe?season=0ddb", None, None)
+        .await;
+    assert_eq!(status, 200, "{v}");
+    let past = &v["boards"][0];
+    assert_eq!(
+        (
+            &past["rules"],
+            &past["current"],
+            &past["provisional_left_out"]
+        ),
+        (&json!("0ddba110"), &json!(false), &json!(2)),
+        "{v}"
+    );
+    let (status, v) = api
+        .send("GET", "/leaderboards/tictactoe?season=ffff", None, None)
+        .await;
+    assert_eq!(status, 404, "{v}");
+    assert!(
+        v.to_string().contains("0ddba110"),
+        "it names the seasons there are: {v}"
+    );
+    // On telnet, and on the web.
+    let mut ann = s.player("Ann").await;
+    let said = ann.command("leaderboard tictactoe").await;
+    assert!(
+        said[0].contains("this season; 1 past, frozen: `season 0ddba110`"),
+        "{said:?}"
+    );
+    let said = ann.command("leaderboard tictactoe season 0ddba110").await;
+    assert_eq!(
+        said[0], "tictactoe, season 0ddba110 (past, frozen):",
+        "{said:?}"
+    );
+    let said = ann
+        .command("leaderboard tictactoe people season 0ddba110 now")
+        .await;
+    assert!(said[0].starts_with("Usage"), "{said:?}");
+    let (status, _, page) = api.text("/leaderboard/tictactoe?season=0ddba110").await;
+    assert_eq!(status, 200);
+    assert!(
+        page.contains("A past season, frozen: rules 0ddba110"),
+        "{page}"
+    );
+    let (_, _, page) = api.text("/leaderboard/tictactoe").await;
+    assert!(
+        page.contains("season=0ddba110"),
+        "a link to the past season: {page}"
+    );
+    s.stop().await;
+    drop(dir);
+}

@@ -527,10 +527,16 @@ impl Ledger {
     /// rating where rated, else by wins).
     pub fn table(&self, board: &str) -> Option<(&str, Vec<(&Key, &Standing)>)> {
         let rules = self.seasons.get(board)?;
+        Some((rules.as_str(), self.table_in(board, rules)))
+    }
+
+    /// Season `rules` of `board`, current or past (frozen: its rules no longer play), best
+    /// first as [`Ledger::table`].
+    pub fn table_in(&self, board: &str, rules: &str) -> Vec<(&Key, &Standing)> {
         let mut rows: Vec<(&Key, &Standing)> = self
             .standings
             .iter()
-            .filter(|(k, _)| k.board == board && &k.rules == rules)
+            .filter(|(k, _)| k.board == board && k.rules == rules)
             .collect();
         rows.sort_by(|a, b| {
             let r = |s: &Standing| s.rating.map_or(f64::MIN, |r| r.rating);
@@ -540,7 +546,21 @@ impl Ledger {
                 .then(a.1.lost.cmp(&b.1.lost))
                 .then(a.0.agent.cmp(&b.0.agent))
         });
-        Some((rules.as_str(), rows))
+        rows
+    }
+
+    /// Every season `board` has had: the current first, then the past ones by their hash.
+    pub fn seasons_of(&self, board: &str) -> Vec<&str> {
+        let current = self.seasons.get(board).map(String::as_str);
+        let mut past: Vec<&str> = self
+            .standings
+            .keys()
+            .filter(|k| k.board == board && Some(k.rules.as_str()) != current)
+            .map(|k| k.rules.as_str())
+            .collect();
+        past.sort_unstable();
+        past.dedup();
+        current.into_iter().chain(past).collect()
     }
 
     /// `agent`'s rating on `board` in its current season; a newcomer's is the start (1500,

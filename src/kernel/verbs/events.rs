@@ -13,7 +13,7 @@ pub struct Events;
 pub struct EventList {
     /// What others said and did, and game news, oldest first, as lines of text.
     pub events: Vec<String>,
-    /// How many more are waiting: one answer holds at most 64 KiB, so call again.
+    /// How many more wait (an answer holds 64 KiB): call again.
     pub more: usize,
 }
 

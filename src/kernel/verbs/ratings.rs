@@ -158,7 +158,12 @@ pub struct LeaderRow {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct BoardView {
     pub board: String,
+    // (Said in `leaderboard`'s help, not here: every byte of this schema is in every agent's
+    // tool list.) The season shown (its rules' hash), whether it is the current one, and every
+    // season the board has had, the current first.
     pub rules: String,
+    pub current: bool,
+    pub seasons: Vec<String>,
     pub rows: Vec<LeaderRow>,
     /// Provisional players not listed.
     pub provisional_left_out: usize,
@@ -259,6 +264,15 @@ pub enum Whom {
 }
 
 impl Whom {
+    /// Its word, as a query gives it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Whom::People => "people",
+            Whom::Agents => "agents",
+            Whom::All => "all",
+        }
+    }
+
     fn admits(self, kind: Kind) -> bool {
         match self {
             Whom::All => true,
@@ -269,8 +283,14 @@ impl Whom {
 }
 
 /// The current season of every board of `game` (`chess` gives each chess class; a board's
-/// full name gives that one), showing `whom`.
-pub fn leaderboards(world: &World, game: &str, whom: Whom) -> Result<Leaderboards, VerbError> {
+/// full name gives that one), or the season `season` names (its rules' hash, or the hash's
+/// first characters), showing `whom`.
+pub fn leaderboards(
+    world: &World,
+    game: &str,
+    whom: Whom,
+    season: Option<&str>,
+) -> Result<Leaderboards, VerbError> {
     let game = game.trim().to_ascii_lowercase();
     let boards: Vec<(&str, &str)> = world.ratings().boards();
     let chosen: Vec<&str> = boards
@@ -295,10 +315,16 @@ pub fn leaderboards(world: &World, game: &str, whom: Whom) -> Result<Leaderboard
         }));
     }
     let mut out = Vec::new();
-    for board in chosen {
-        let Some((rules, rows)) = world.ratings().table(board) else {
+    let season = season.map(str::trim).filter(|s| !s.is_empty());
+    for board in chosen.iter().copied() {
+        let seasons = world.ratings().seasons_of(board);
+        let Some(rules) = (match season {
+            None => seasons.first().copied(),
+            Some(want) => seasons.iter().copied().find(|r| r.starts_with(want)),
+        }) else {
             continue;
         };
+        let rows = world.ratings().table_in(board, rules);
         let game = board.split('/').next().unwrap_or(board);
         let (rows, provisional): (Vec<_>, Vec<_>) = rows
             .into_iter()
@@ -324,9 +350,21 @@ pub fn leaderboards(world: &World, game: &str, whom: Whom) -> Result<Leaderboard
         out.push(BoardView {
             board: board.to_owned(),
             rules: rules.to_owned(),
+            current: world.ratings().season(board) == Some(rules),
+            seasons: seasons.iter().map(|s| (*s).to_owned()).collect(),
             rows,
             provisional_left_out: provisional.len(),
         });
+    }
+    if let (Some(want), true) = (season, out.is_empty()) {
+        let had: Vec<String> = chosen
+            .iter()
+            .map(|b| format!("{b}: {}", world.ratings().seasons_of(b).join(", ")))
+            .collect();
+        return Err(VerbError::not_found(format!(
+            "No season \"{want}\" of {game}; its seasons (the current first): {}.",
+            had.join("; ")
+        )));
     }
     Ok(Leaderboards { boards: out })
 }
@@ -411,18 +449,33 @@ pub struct LeaderboardArgs {
     pub game: String,
     #[serde(default)]
     pub whom: Whom,
+    /// A past season's hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub season: Option<String>,
 }
 
 pub struct Leaderboard;
 
+/// `season <hash>` at the end of a `leaderboard` line, if there.
+fn season_word<'a>(words: &mut impl Iterator<Item = &'a str>) -> Result<Option<String>, VerbError> {
+    match (words.next(), words.next(), words.next()) {
+        (None, _, _) => Ok(None),
+        (Some(w), Some(hash), None) if w.eq_ignore_ascii_case("season") => {
+            Ok(Some(hash.to_owned()))
+        }
+        _ => Err(usage::<Leaderboard>()),
+    }
+}
+
 impl Verb for Leaderboard {
     const NAME: &'static str = "leaderboard";
-    const USAGE: &'static str = "leaderboard <game> [people|agents|all]";
+    const USAGE: &'static str = "leaderboard <game> [people|agents|all] [season <hash>]";
     const SUMMARY: &'static str = "A game's best players: people, agents or both.";
     const HELP: &'static str = "`leaderboard chess` shows each chess board's leaders (one per time \
 control class); `leaderboard werewolf/wolves people` only the people among the wolves' best, \
 `leaderboard werewolf/seer` the best seers. A \
-board shows its current rules only: a change of rules starts a new table. Only established \
+board shows its current rules' season: a change of rules starts a new table, and the last one \
+stays as it was, frozen (`leaderboard werewolf season 1a2b` shows it). Only established \
 ratings are listed (deviation at most 110, and 10 games), as on lichess; it says how many \
 provisional players it leaves out.";
     const READ_ONLY: bool = true;
@@ -433,18 +486,25 @@ provisional players it leaves out.";
     type Output = Leaderboards;
 
     fn parse(rest: &str) -> Result<LeaderboardArgs, VerbError> {
-        let mut words = rest.split_whitespace();
+        let mut words = rest.split_whitespace().peekable();
         let game = words.next().ok_or_else(usage::<Leaderboard>)?.to_owned();
-        let whom = match words.next().map(str::to_ascii_lowercase).as_deref() {
-            None | Some("all") => Whom::All,
+        let whom = match words.peek().map(|w| w.to_ascii_lowercase()).as_deref() {
+            Some("all") => Whom::All,
             Some("people") => Whom::People,
             Some("agents") => Whom::Agents,
+            None | Some("season") => {
+                let season = season_word(&mut words)?;
+                return Ok(LeaderboardArgs {
+                    game,
+                    whom: Whom::All,
+                    season,
+                });
+            }
             Some(_) => return Err(usage::<Leaderboard>()),
         };
-        if words.next().is_some() {
-            return Err(usage::<Leaderboard>());
-        }
-        Ok(LeaderboardArgs { game, whom })
+        words.next();
+        let season = season_word(&mut words)?;
+        Ok(LeaderboardArgs { game, whom, season })
     }
 
     fn run(
@@ -452,14 +512,28 @@ provisional players it leaves out.";
         _cx: &mut Cx,
         a: LeaderboardArgs,
     ) -> Result<Reply<Leaderboards>, VerbError> {
-        let v = leaderboards(world, &a.game, a.whom)?;
+        let v = leaderboards(world, &a.game, a.whom, a.season.as_deref())?;
         let mut lines = Vec::new();
         if v.boards.is_empty() {
             lines.push(nobody_yet(&a.game));
         }
         for b in &v.boards {
-            // The rules' hash is for programs (the data has it); people read the board.
-            lines.push(format!("{}:", b.board));
+            // The rules' hash is for programs (the data has it); people read the board, and
+            // which season when there have been several.
+            match (b.current, b.seasons.len()) {
+                (true, 1) => lines.push(format!("{}:", b.board)),
+                (true, n) => lines.push(format!(
+                    "{} (this season; {} past, frozen: `season {}`…):",
+                    b.board,
+                    n - 1,
+                    b.seasons[1].get(..8).unwrap_or(&b.seasons[1])
+                )),
+                (false, _) => lines.push(format!(
+                    "{}, season {} (past, frozen):",
+                    b.board,
+                    b.rules.get(..8).unwrap_or(&b.rules)
+                )),
+            }
             if b.rows.is_empty() {
                 lines.push("  Nobody with an established rating yet.".to_owned());
             }

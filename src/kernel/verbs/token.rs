@@ -22,7 +22,7 @@ pub struct TokenArgs {
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct TokenInfo {
     pub agent_id: String,
-    /// The new token, when one was made; absent if you already had one.
+    /// The new token; absent if you had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
 }

@@ -19,9 +19,9 @@ pub struct RoomView {
     pub things: Vec<ThingView>,
     /// The other people here.
     pub people: Vec<String>,
-    /// The games standing here: every running one, and the last few finished.
+    /// Running games here, and the last few finished.
     pub games: Vec<GameView>,
-    /// How many older finished games stand here too (`games all` lists them).
+    /// Older finished games here (`games all`).
     pub older_finished: usize,
 }
 
