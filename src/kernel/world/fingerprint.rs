@@ -35,6 +35,7 @@ impl World {
             writable,
             programs,
             ticks,
+            ticks_pruned_at: _,
             town,
             town_version,
             watchers,

@@ -150,6 +150,9 @@ pub struct World {
     programs: programs::Programs,
     /// Who waits for which session to change (see `watch_session`).
     ticks: HashMap<Awaited, tokio::sync::watch::Sender<u64>>,
+    /// How many `ticks` may hold before those nobody waits on are dropped (twice what was
+    /// left the last time, so that dropping costs little however many wait).
+    ticks_pruned_at: usize,
     /// Wakes whoever follows the whole town (its map on the web); see [`World::watch_town`].
     town: tokio::sync::watch::Sender<u64>,
     /// How many commands may have changed the town (see [`World::town_version`]).
@@ -368,6 +371,7 @@ impl World {
             writable: Default::default(),
             programs: programs::Programs::default(),
             ticks: HashMap::new(),
+            ticks_pruned_at: 4_096,
             town: tokio::sync::watch::channel(0).0,
             town_version: 0,
             watchers: HashMap::new(),

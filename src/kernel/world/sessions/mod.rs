@@ -507,6 +507,11 @@ impl World {
 
     /// A receiver that changes whenever what `on` names changes, once stored.
     pub fn await_change(&mut self, on: crate::world::Awaited) -> tokio::sync::watch::Receiver<u64> {
+        // A channel nobody waits on any more is dropped once they pile up (one per session
+        // and agent ever awaited), so that what strangers once waited on is not kept for good.
+        if !self.ticks.contains_key(&on) {
+            prune_unawaited(&mut self.ticks, &mut self.ticks_pruned_at);
+        }
         self.ticks
             .entry(on)
             .or_insert_with(|| tokio::sync::watch::channel(0).0)
@@ -664,6 +669,33 @@ mod tests {
         }
     }
 
+    /// Channels nobody waits on go once they pile up; those waited on stay, and the next mark
+    /// is twice what stayed.
+    #[test]
+    fn unawaited_channels_are_dropped_past_the_mark() {
+        let mut ticks = std::collections::HashMap::new();
+        let mut held = Vec::new();
+        for i in 0..AWAITED_KEPT + 10 {
+            let tx = tokio::sync::watch::channel(0u64).0;
+            if i % 1000 == 0 {
+                held.push(tx.subscribe());
+            }
+            ticks.insert(i, tx);
+        }
+        let mut mark = AWAITED_KEPT * 4;
+        prune_unawaited(&mut ticks, &mut mark);
+        assert_eq!(
+            ticks.len(),
+            AWAITED_KEPT + 10,
+            "below its mark, nothing goes"
+        );
+        mark = AWAITED_KEPT;
+        prune_unawaited(&mut ticks, &mut mark);
+        assert_eq!(ticks.len(), held.len());
+        assert!(ticks.keys().all(|k| k % 1000 == 0));
+        assert_eq!(mark, AWAITED_KEPT);
+    }
+
     /// Seats' bare numbers become names in one pass: a player called after a seat's number is
     /// not renamed again, and `player_10` is not read as `player_1` and a 0.
     #[test]
@@ -682,6 +714,21 @@ mod tests {
             with_names("Player wins!", &[seat("player", "Ann")]),
             "Player wins!"
         );
+    }
+}
+
+/// Channels of things awaited kept, at least, before those nobody waits on are dropped.
+const AWAITED_KEPT: usize = 4_096;
+
+/// Drops the channels nobody waits on once `ticks` holds `pruned_at`, and sets the next mark
+/// at twice what is left: dropping costs a constant a channel made, however many wait.
+fn prune_unawaited<K>(
+    ticks: &mut std::collections::HashMap<K, tokio::sync::watch::Sender<u64>>,
+    pruned_at: &mut usize,
+) {
+    if ticks.len() >= *pruned_at {
+        ticks.retain(|_, tx| tx.receiver_count() > 0);
+        *pruned_at = (ticks.len() * 2).max(AWAITED_KEPT);
     }
 }
 
