@@ -5,10 +5,13 @@
 //! pairing to its last game's end, the server's pairing and seating of the next round
 //! included, and the games played a minute.
 //!
-//! With `--arena N`, an arena of N agents instead, 10 minutes long at `--time-scale 60` (ten
-//! seconds): its games a minute, and how long a free player waits for its next game.
+//! With `--house 1`, the house's Computer is one of the players (it enters as the event's
+//! anchor, and plays its games at once). With `--arena N`, an arena of N agents instead, 10
+//! minutes long at `--time-scale 60` (ten seconds): its games a minute, and how long a free
+//! player waits for its next game.
 //!
 //!     cargo bench --bench tournament_play                  # 256 players, 7 rounds
+//!     cargo bench --bench tournament_play -- --house 1     # 255 agents and the house
 //!     cargo bench --bench tournament_play -- --players 64 --rounds 5
 //!     cargo bench --bench tournament_play -- --arena 1000
 
@@ -57,7 +60,7 @@ impl Api {
 
 /// One player: waits for each pairing and plays it, until the event is over; the games it
 /// played, and how long it waited for each after the last.
-async fn player(api: Api, token: String) -> (u32, Vec<Duration>) {
+async fn player(api: Api, token: String, house: bool) -> (u32, Vec<Duration>) {
     let mut played = 0;
     let mut waits = Vec::new();
     let mut free = Instant::now();
@@ -72,24 +75,50 @@ async fn player(api: Api, token: String) -> (u32, Vec<Duration>) {
             }
         }
         let sid = p["session_id"].as_str().unwrap().to_owned();
-        let mine: &[(u64, u32)] = match p["your_role"].as_str() {
-            Some("x") => &[(0, 0), (2, 1), (4, 2)],
-            _ => &[(1, 3), (3, 4)],
-        };
-        for &(tick, cell) in mine {
-            // Until the other has moved: a stale tick is refused, and nothing changes.
+        if house {
+            // The house may be the opponent, and plays its own moves: each turn reads the
+            // state and takes the top row's first free cell (or the first free one).
             loop {
-                let (status, _) = api
-                    .post(
-                        &format!("/sessions/{sid}/actions"),
-                        &token,
-                        json!({ "action": cell.to_string(), "expected_tick": tick }),
-                    )
-                    .await;
-                if status == 200 {
+                let st = api.get(&format!("/sessions/{sid}/state"), &token).await;
+                if st["status"] == "completed" {
                     break;
                 }
-                tokio::time::sleep(Duration::from_millis(5)).await;
+                let legal: Vec<&str> = st["legal_actions"]
+                    .as_array()
+                    .map(|l| l.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                let Some(cell) = ["0", "1", "2", "4"]
+                    .into_iter()
+                    .find(|c| legal.contains(c))
+                    .or(legal.first().copied())
+                else {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                    continue;
+                };
+                let body = json!({ "action": cell, "expected_tick": st["tick"] });
+                api.post(&format!("/sessions/{sid}/actions"), &token, body)
+                    .await;
+            }
+        } else {
+            let mine: &[(u64, u32)] = match p["your_role"].as_str() {
+                Some("x") => &[(0, 0), (2, 1), (4, 2)],
+                _ => &[(1, 3), (3, 4)],
+            };
+            for &(tick, cell) in mine {
+                // Until the other has moved: a stale tick is refused, and nothing changes.
+                loop {
+                    let (status, _) = api
+                        .post(
+                            &format!("/sessions/{sid}/actions"),
+                            &token,
+                            json!({ "action": cell.to_string(), "expected_tick": tick }),
+                        )
+                        .await;
+                    if status == 200 {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
             }
         }
         played += 1;
@@ -115,6 +144,8 @@ async fn main() {
         arg("--players", 256)
     };
     let rounds = arg("--rounds", 7);
+    let house = arena == 0 && arg("--house", 0) > 0;
+    let agents = players - usize::from(house);
     // One address makes every player here: each is its own owner, as players from many
     // addresses would be. An arena's ten minutes last ten seconds.
     let scale = if arena > 0 { "60" } else { "1" };
@@ -124,7 +155,7 @@ async fn main() {
         base: format!("http://{}", s.addr),
     };
     let mut tokens = Vec::new();
-    for i in 0..players {
+    for i in 0..agents {
         let r = api
             .http
             .post(format!("{}/agents", api.base))
@@ -140,7 +171,7 @@ async fn main() {
                 "starts_in": "1h", "name": "Bench" })
     } else {
         json!({ "game": "tictactoe", "format": "swiss", "rounds": rounds, "clock": "1m",
-                "starts_in": "1h", "name": "Bench" })
+                "starts_in": "1h", "name": "Bench", "house": house })
     };
     let (status, v) = api.post("/tournaments", &tokens[0], event).await;
     assert_eq!(status, 201, "{v}");
@@ -150,7 +181,7 @@ async fn main() {
     }
     let tasks: Vec<_> = tokens
         .iter()
-        .map(|t| tokio::spawn(player(api.clone(), t.clone())))
+        .map(|t| tokio::spawn(player(api.clone(), t.clone(), house)))
         .collect();
     let began = Instant::now();
     let (status, v) = api
@@ -179,7 +210,19 @@ async fn main() {
         games += played;
         waits.extend(waited);
     }
-    let games = games / 2;
+    // Each game twice, once by each agent in it; the house's once, by its opponent.
+    let games = if house {
+        let t = api.get("/tournaments/1", &tokens[0]).await;
+        let played = t["rounds"].as_array().map_or(0, |rs| {
+            rs.iter()
+                .flat_map(|r| r["games"].as_array().cloned().unwrap_or_default())
+                .filter(|g| g["session_id"].is_string())
+                .count()
+        });
+        u32::try_from(played).unwrap_or(u32::MAX)
+    } else {
+        games / 2
+    };
     let total = began.elapsed();
     if arena > 0 {
         waits.sort();
@@ -209,7 +252,8 @@ async fn main() {
         .map(|d| format!("{:.0}", d.as_secs_f64() * 1000.0))
         .collect();
     println!(
-        "Swiss of {players} agents, {} rounds of tic-tac-toe over REST: rounds of {} ms; {games} games in {:.1} s, {:.0} games a minute",
+        "Swiss of {players} players ({agents} agents{}), {} rounds of tic-tac-toe over REST: rounds of {} ms; {games} games in {:.1} s, {:.0} games a minute",
+        if house { " and the house" } else { "" },
         ends.len(),
         ms.join(", "),
         total.as_secs_f64(),

@@ -305,7 +305,7 @@ fn session_routes() -> Vec<Route> {
         Route {
             method: Method::GET,
             path: "/crosstable.json".into(),
-            summary: "Everyone with 5 rated games on one scale across the two-player games (Bradley–Terry, anchored to the house's levels), to anyone",
+            summary: "Everyone with 5 rated games on one scale across the games (Bradley–Terry, anchored to the house's levels), to anyone",
             auth: false,
             request: None,
             status: 200,

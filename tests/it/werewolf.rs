@@ -1308,6 +1308,16 @@ async fn six_agents_and_two_telnet_players_play_one_match() {
         })
         .sum();
     assert_eq!(left_out, 16, "{v}");
+    // The match is on the cross-game table's scale too: eight players with one game each,
+    // each left out until they have five.
+    let (status, v) = api.send("GET", "/crosstable.json", None, None).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        (&v["rows"], &v["left_out"]),
+        (&serde_json::json!([]), &serde_json::json!(8)),
+        "{v}"
+    );
+    assert!(v["model"].as_str().unwrap().contains("Werewolf"), "{v}");
     let winners = if winner == "VILLAGERS" {
         "werewolf/village"
     } else {

@@ -1,4 +1,4 @@
-//! One scale across games: a Bradley–Terry model fitted to every rated two-player result, as
+//! One scale across games: a Bradley–Terry model fitted to every rated result, as
 //! Kaggle's Game Arena places its models across chess, Werewolf and Four-in-a-Row. Each
 //! identity (an owner: a person and their agents are one) has one strength; the chance that `a`
 //! beats `b` is `γa / (γa + γb)`, a draw half a win each. Strengths are shown on the Elo scale
@@ -13,12 +13,15 @@
 
 use std::collections::BTreeMap;
 
-/// One result: who played whom, and `a`'s score (1 won, 0.5 drew, 0 lost).
+/// One result: who played whom, `a`'s score (1 won, 0.5 drew, 0 lost), and how much it
+/// weighs (1 a game between two; a share of one where sides of several met: a Werewolf match
+/// is a result between each player and each of the other side).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Result {
     pub a: String,
     pub b: String,
     pub score_a: f64,
+    pub weight: f64,
 }
 
 /// One identity's place on the scale.
@@ -28,6 +31,7 @@ pub struct Fitted {
     pub rating: f64,
     /// Half the 95% interval, in rating points.
     pub interval: f64,
+    /// The results it took part in (pairs, for a team game).
     pub games: u32,
     /// Whether it is an anchor (held at its fixed rating).
     pub anchor: bool,
@@ -62,10 +66,10 @@ pub fn fit(results: &[Result], anchors: &BTreeMap<String, f64>) -> Vec<Fitted> {
         if a == b {
             continue;
         }
-        *games[a].entry(b).or_default() += 1.0;
-        *games[b].entry(a).or_default() += 1.0;
-        wins[a] += r.score_a;
-        wins[b] += 1.0 - r.score_a;
+        *games[a].entry(b).or_default() += r.weight;
+        *games[b].entry(a).or_default() += r.weight;
+        wins[a] += r.weight * r.score_a;
+        wins[b] += r.weight * (1.0 - r.score_a);
         played[a] += 1;
         played[b] += 1;
     }
@@ -139,6 +143,7 @@ mod tests {
             a: a.into(),
             b: b.into(),
             score_a: s,
+            weight: 1.0,
         }
     }
 
@@ -168,6 +173,20 @@ mod tests {
         let few = fit(&results[..8], &anchors);
         let interval = |f: &[Fitted]| f.iter().find(|x| x.who == "ann").unwrap().interval;
         assert!(interval(&few) > interval(&f), "{few:?} {f:?}");
+    }
+
+    /// Weight counts as games do: one result of weight 2 is two results of weight 1.
+    #[test]
+    fn a_result_weighs_as_its_weight_says() {
+        let two = fit(&[r("a", "b", 1.0), r("a", "b", 1.0)], &BTreeMap::new());
+        let mut heavy = r("a", "b", 1.0);
+        heavy.weight = 2.0;
+        let one = fit(&[heavy], &BTreeMap::new());
+        assert!(
+            (rating(&two, "a") - rating(&one, "a")).abs() < 1e-6,
+            "{two:?} {one:?}"
+        );
+        assert!((two[0].interval - one[0].interval).abs() < 1e-6);
     }
 
     /// A player who has only won is strong, not infinitely so; with no anchor the mean is 1500.

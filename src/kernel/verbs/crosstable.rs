@@ -1,6 +1,8 @@
-//! `crosstable`: every identity with enough rated games on one scale across the two-player
-//! games, by a Bradley–Terry model anchored to the house's fixed levels
-//! ([`crate::ratings::bradley_terry`]). Only rated results count: they have passed the rules
+//! `crosstable`: every identity with enough rated games on one scale across the games, by a
+//! Bradley–Terry model anchored to the house's fixed levels
+//! ([`crate::ratings::bradley_terry`]). A game of sides (a Werewolf match) counts as a result
+//! between each player and each of the other side, each pair weighing 2 / (the players in it):
+//! a side's players share the match, and the fewer on a side, the more each one's seat weighs. Only rated results count: they have passed the rules
 //! that keep a rating from being forced or farmed (consent, one owner's identities never rated
 //! against each other, a few games a day between two owners).
 
@@ -83,10 +85,11 @@ impl Verb for Crosstable {
     const NAME: &'static str = "crosstable";
     const USAGE: &'static str = "crosstable";
     const SUMMARY: &'static str =
-        "Everyone on one scale across chess, tic-tac-toe and Connect Four.";
-    const HELP: &'static str = "One rating for each player across the two-player games, fitted \
-by a Bradley–Terry model to every rated result and anchored to the house's fixed levels (the chess \
-Computer's measured ratings), with its 95% interval; a person and their agents are one player. \
+        "Everyone on one scale across chess, tic-tac-toe, Connect Four and Werewolf.";
+    const HELP: &'static str = "One rating for each player across the rated games, fitted by a \
+Bradley–Terry model to every rated result and anchored to the house's fixed levels (the chess \
+Computer's measured ratings), with its 95% interval; a Werewolf match counts as a result \
+between each player and each of the other side. A person and their agents are one player. \
 Lists those with at least 5 rated games, and what a game cost those that reported it (an \
 agent's tokens and thought, sent as `cost` with its actions).";
     const READ_ONLY: bool = true;
@@ -94,7 +97,7 @@ agent's tokens and thought, sent as `cost` with its actions).";
     // Served beside the tournaments (the town's own set is kept small).
     const TOOLSET: Option<super::Toolset> = Some(super::tournaments::TOOLSET);
     const TOOL_DESCRIPTION: &'static str = "Rank every player with enough rated games on one \
-scale across the two-player games (a Bradley–Terry model anchored to the house's fixed levels); \
+scale across the rated games (a Bradley–Terry model anchored to the house's fixed levels); \
 needs nothing. Returns each one's rating, 95% interval, games, games by game and cost a game.";
     type Args = NoArgs;
     type Output = CrossTable;
@@ -107,9 +110,7 @@ needs nothing. Returns each one's rating, 95% interval, games, games by game and
         let table = cross_table(world);
         let mut text = vec![format!("{}.", table.model)];
         if table.rows.is_empty() {
-            text.push(format!(
-                "Nobody has {MIN_GAMES} rated games of the two-player games yet."
-            ));
+            text.push(format!("Nobody has {MIN_GAMES} rated games yet."));
         }
         for r in &table.rows {
             let games: Vec<String> = r.by_game.iter().map(|(g, n)| format!("{g} {n}")).collect();
@@ -154,7 +155,7 @@ pub fn cross_table(world: &World) -> CrossTable {
         let Some(s) = world.session(sid) else {
             continue;
         };
-        if !s.rated || s.template.roles.len() != 2 || s.template.reckoning != Reckoning::Rating {
+        if !s.rated || s.template.reckoning != Reckoning::Rating {
             continue;
         }
         if !s.game.is_terminal() {
@@ -169,44 +170,57 @@ pub fn cross_table(world: &World) -> CrossTable {
         {
             continue;
         }
-        let Some(sides) = s.game.decided() else {
+        let Some(decided) = s.game.decided() else {
             continue;
         };
-        let mut names = Vec::new();
-        for side in sides.iter().take(2) {
-            let Some(agent) = side.roles.first().and_then(|r| s.role_player(r)) else {
-                break;
-            };
-            let who = if crate::world::is_house(&agent) {
-                match (s.template.anchor_of)(&s.options) {
-                    Some(rating) => {
-                        let id = format!("house@{rating:.0}");
-                        anchors.insert(id.clone(), rating);
-                        id
-                    }
-                    None => break,
+        let [one, other] = decided.as_slice() else {
+            continue;
+        };
+        // Each side's players, by owner (or the house's fixed level); a side the house plays
+        // without a fixed level puts the game off the scale.
+        let mut sides: Vec<Vec<String>> = Vec::new();
+        for side in [one, other] {
+            let mut who = Vec::new();
+            for role in &side.roles {
+                let Some(agent) = s.role_player(role) else {
+                    continue;
+                };
+                if crate::world::is_house(&agent) {
+                    let Some(rating) = (s.template.anchor_of)(&s.options) else {
+                        break;
+                    };
+                    let id = format!("house@{rating:.0}");
+                    anchors.insert(id.clone(), rating);
+                    who.push(id);
+                } else {
+                    who.push(world.directory.owner_of(&agent));
                 }
-            } else {
-                world.directory.owner_of(&agent)
-            };
-            names.push((who, side.score));
+            }
+            sides.push(who);
         }
-        let [(a, score_a), (b, _)] = names.as_slice() else {
+        let (a_side, b_side) = (&sides[0], &sides[1]);
+        if a_side.len() != one.roles.len() || b_side.len() != other.roles.len() {
             continue;
-        };
+        }
         let game = crate::ratings::game_name(s.template.id).to_owned();
-        for who in [a, b] {
+        for who in a_side.iter().chain(b_side) {
             *by_game
                 .entry(who.clone())
                 .or_default()
                 .entry(game.clone())
                 .or_default() += 1;
         }
-        results.push(Played {
-            a: a.clone(),
-            b: b.clone(),
-            score_a: *score_a,
-        });
+        let weight = 2.0 / (a_side.len() + b_side.len()) as f64;
+        for a in a_side {
+            for b in b_side {
+                results.push(Played {
+                    a: a.clone(),
+                    b: b.clone(),
+                    score_a: one.score,
+                    weight,
+                });
+            }
+        }
         // What each player reported this game cost them.
         for p in s
             .participants
@@ -232,9 +246,11 @@ pub fn cross_table(world: &World) -> CrossTable {
         }
     }
     let fitted = bradley_terry::fit(&results, &anchors);
+    // Games, not pairs: a Werewolf match is one game of each of its players'.
+    let games_of = |who: &str| by_game.get(who).map_or(0, |g| g.values().sum::<u32>());
     let mut placed: Vec<&bradley_terry::Fitted> = fitted
         .iter()
-        .filter(|f| f.anchor || f.games >= MIN_GAMES)
+        .filter(|f| f.anchor || games_of(&f.who) >= MIN_GAMES)
         .collect();
     let left_out = fitted.len() - placed.len();
     placed.sort_by(|a, b| b.rating.total_cmp(&a.rating));
@@ -259,15 +275,16 @@ pub fn cross_table(world: &World) -> CrossTable {
                 kind,
                 rating: f.rating.round(),
                 interval: f.interval.round(),
-                games: f.games,
+                games: games_of(&f.who),
                 by_game: by_game.get(&f.who).cloned().unwrap_or_default(),
                 cost: spent.get(&f.who).and_then(Spent::per_game),
             }
         })
         .collect();
     CrossTable {
-        model: "Bradley–Terry over every rated two-player result, on the Elo scale, anchored to \
-the house's fixed levels (1500 the mean where none is played)"
+        model: "Bradley–Terry over every rated result, on the Elo scale, anchored to the house's \
+fixed levels (1500 the mean where none is played); a match of sides (Werewolf) is a result \
+between each player and each of the other side, each pair weighing 2 / (its players)"
             .to_owned(),
         rows,
         left_out,
