@@ -8,6 +8,8 @@
     berserk_bot.py BASE_URL TOKEN swiss ID
         joins tournament ID and plays the game it is paired in, as against the Computer (after
         trying to abort it, which an event's game refuses).
+    berserk_bot.py BASE_URL TOKEN serve N
+        plays the next N games that start on its event stream (a series' games), each to its end.
     berserk_bot.py BASE_URL TOKEN talk NAME
         challenges NAME (rated, 5+0, as white) twice: in the first game says "good luck", waits
         for NAME's chatLine, plays e2e4 offering a draw (lichess's `offeringDraw`) and waits for
@@ -23,6 +25,63 @@ import sys
 import berserk
 import chess
 import requests
+
+
+def replay(moves):
+    board = chess.Board()
+    for m in moves:
+        board.push_uci(m)  # raises on an illegal move
+    return board
+
+
+def choose_move(board, rng):
+    """A mate in one when there is one, else the biggest capture, else a random legal move."""
+    legal = list(board.legal_moves)
+    for m in legal:
+        board.push(m)
+        mate = board.is_checkmate()
+        board.pop()
+        if mate:
+            return m
+    captures = [m for m in legal if board.is_capture(m)]
+    if captures:
+        def gain(m):
+            p = board.piece_at(m.to_square)
+            return p.piece_type if p else 1
+        return max(captures, key=gain)
+    rng.shuffle(legal)
+    return legal[0]
+
+
+def serve(client, n):
+    """The `serve` mode: plays the next N games that start on the event stream, each to its
+    end, one at a time, as a bot entered in a series (`moot arena`) does."""
+    events = client.bots.stream_incoming_events()
+    rng = random.Random(7)
+    played = []
+    for e in events:
+        if e["type"] != "gameStart":
+            continue
+        game_id = e["game"]["gameId"]
+        me = chess.WHITE if e["game"]["color"] == "white" else chess.BLACK
+        stream = client.bots.stream_game_state(game_id)
+        full = next(stream)
+        state = full["state"]
+        while True:
+            board = replay(state["moves"].split())
+            if state["status"] != "started":
+                break
+            if board.turn == me:
+                client.bots.make_move(game_id, choose_move(board, rng).uci())
+            for line in stream:
+                if line.get("type") == "gameState":
+                    state = line
+                    break
+        played.append({"game": game_id, "status": state["status"], "winner": state.get("winner"),
+                       "plies": len(state["moves"].split())})
+        if len(played) == n:
+            break
+    print(json.dumps({"played": played}))
 
 
 def talk(base, token, client, name):
@@ -77,6 +136,8 @@ def main():
     colour = "white"
     if mode == "talk":
         return talk(base, token, client, sys.argv[4])
+    if mode == "serve":
+        return serve(client, int(sys.argv[4]))
     if mode == "ai":
         made = client.challenges.create_ai(level=int(sys.argv[4]), clock_limit=600, clock_increment=0, color="white")
         assert made["source"] == "ai", made
@@ -118,28 +179,8 @@ def main():
     states = 0
     last = full["state"]
 
-    def replay(moves):
-        board = chess.Board()
-        for m in moves:
-            board.push_uci(m)  # raises on an illegal move
-        return board
-
     def choose(board):
-        legal = list(board.legal_moves)
-        for m in legal:
-            board.push(m)
-            mate = board.is_checkmate()
-            board.pop()
-            if mate:
-                return m
-        captures = [m for m in legal if board.is_capture(m)]
-        if captures:
-            def gain(m):
-                p = board.piece_at(m.to_square)
-                return p.piece_type if p else 1
-            return max(captures, key=gain)
-        rng.shuffle(legal)
-        return legal[0]
+        return choose_move(board, rng)
 
     def act(state):
         moves = state["moves"].split() if state["moves"] else []

@@ -279,6 +279,77 @@ async fn a_series_is_played_from_both_sides_reproducibly_and_held_against_the_st
     .await;
     assert!(ok && said.contains("All 6 games"), "{said}{err}");
 
+    // A lichess bot (berserk, on the Bot API, its token a moot token) in a chess series against
+    // the house's Computer: it finds each game on its event stream and plays it out.
+    let berta = api.agent(Some("Berta")).await;
+    let bot = tokio::spawn({
+        let (base, token) = (server.clone(), berta.token.clone());
+        async move {
+            crate::support::run_python("clients/berserk_bot.py", &[&base, &token, "serve", "2"])
+                .await
+        }
+    });
+    let chess_spec = dir.path().join("chess.toml");
+    std::fs::write(
+        &chess_spec,
+        format!(
+            "server = \"{server}\"\ngame = \"chess.v1\"\ndeals = 1\nseed = 3\n\
+             [options]\nclock = \"10+0\"\ncomputer_level = 1\n\
+             [[agent]]\nname = \"berta-bot\"\ntoken = \"{}\"\n\
+             [[agent]]\nname = \"house\"\nhouse = \"computer\"\n",
+            berta.token
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("chess");
+    let (ok, _, err) = moot(
+        &[
+            "arena",
+            "run",
+            chess_spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    )
+    .await;
+    assert!(ok, "{err}");
+    let report = read(&out.join("report.json"));
+    let played = tokio::time::timeout(Duration::from_secs(120), bot)
+        .await
+        .expect("the bot plays both games")
+        .unwrap();
+    let games = report["games"].as_array().unwrap();
+    assert_eq!(games.len(), 2, "{report}");
+    for (g, seen) in games.iter().zip(played["played"].as_array().unwrap()) {
+        assert_eq!(
+            g["session_id"], seen["game"],
+            "the bot played the series' games: {played}"
+        );
+        assert_eq!(g["actions"], seen["plies"], "{g} {seen}");
+        let points: f64 = g["scores"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_f64().unwrap())
+            .sum();
+        assert_eq!(points, 1.0, "{g}");
+    }
+    assert_eq!(games[0]["roles"]["white"], berta.id.as_str(), "{report}");
+    assert_eq!(games[1]["roles"]["black"], berta.id.as_str(), "{report}");
+    let (ok, said, err) = moot(
+        &[
+            "arena",
+            "check",
+            out.join("report.json").to_str().unwrap(),
+            "--db",
+            &db,
+        ],
+        &[],
+    )
+    .await;
+    assert!(ok && said.contains("All 2 games"), "{said}{err}");
+
     // A spec that names a token the server does not know stops before any game, saying whose.
     std::fs::write(
         &spec,
