@@ -475,3 +475,63 @@ async fn an_arena_pairs_whoever_is_free_forfeits_the_absent_and_ends_on_time() {
         "{p}"
     );
 }
+
+/// Rock-paper-scissors plays in a tournament once it has a time to choose: whoever has not
+/// chosen when it runs out loses (by forfeit, in an event) and the event goes on to its end.
+#[tokio::test]
+async fn a_rock_paper_scissors_swiss_ends_when_the_time_to_choose_runs_out() {
+    // 50 times the wall: 10 seconds to choose is a fifth of one.
+    let s = TestServer::start_with(|c| c.time_scale = 50.0).await;
+    let api = s.api();
+    let (ada, bo) = (api.agent(Some("Ada")).await, api.agent(Some("Bo")).await);
+    let (status, v) = api
+        .post(
+            "/tournaments",
+            &ada.token,
+            json!({"game": "rps", "format": "swiss", "rounds": 1, "clock": "10s",
+                   "starts_in": "1h"}),
+        )
+        .await;
+    assert_eq!(status, 201, "{v}");
+    for p in [&ada, &bo] {
+        let (status, v) = api.post("/tournaments/1/join", &p.token, json!({})).await;
+        assert_eq!(status, 200, "{v}");
+    }
+    let (status, v) = api
+        .post("/tournaments/1/start", &ada.token, json!({}))
+        .await;
+    assert_eq!(status, 200, "{v}");
+    let (_, p) = api.get("/tournaments/1/pairing", &ada.token).await;
+    let sid = p["session_id"].as_str().unwrap_or_else(|| panic!("{p}"));
+    let (status, v) = api
+        .post(
+            &format!("/sessions/{sid}/actions"),
+            &ada.token,
+            json!({"action": "rock"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    // Bo never chooses.
+    let v = loop {
+        let (_, v) = api.send("GET", "/tournaments/1", None, None).await;
+        if v["status"] == "finished" {
+            break v;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(v["standings"][0]["name"], "Ada", "{v}");
+    assert_eq!(v["standings"][0]["score"], 1.0, "{v}");
+    assert!(
+        v["rounds"][0]["games"][0]["result"]
+            .as_str()
+            .unwrap()
+            .ends_with("forfeit"),
+        "{v}"
+    );
+    let (_, st) = api.get(&format!("/sessions/{sid}/state"), &bo.token).await;
+    assert_eq!(st["state"]["result"], "player_1_wins", "{st}");
+    assert_eq!(
+        st["state"]["choices"]["player_1"], "rock",
+        "shown once over: {st}"
+    );
+}

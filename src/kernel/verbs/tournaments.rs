@@ -167,7 +167,7 @@ pub struct Schedule;
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScheduleArgs {
-    /// The game: `chess`, `tictactoe` or `connect4`.
+    /// The game: `chess`, `tictactoe`, `connect4` or `rps`.
     pub game: String,
     /// `swiss`, `round_robin` or `arena`.
     pub format: String,
