@@ -9,7 +9,7 @@ use crate::store::sessions::StoredSession;
 
 /// Every way the report and the stored logs differ, or `Ok` with the line to print.
 pub fn check(r: &Report, stored: &[StoredSession]) -> Result<String, String> {
-    let mut wrong = Vec::new();
+    let mut wrong = against_the_plan(r);
     for g in &r.games {
         let at = format!("game {} (session {})", g.n, g.session_id);
         let Some(st) = stored.iter().find(|s| s.row.session_id == g.session_id) else {
@@ -24,13 +24,6 @@ pub fn check(r: &Report, stored: &[StoredSession]) -> Result<String, String> {
     if standings != r.standings {
         wrong.push("the standings are not what its games make".into());
     }
-    if let Some(m) = r.games.iter().find_map(|g| {
-        let m = r.games.iter().find(|o| Some(o.n) == g.mirror_of)?;
-        let swapped = m.roles.values().rev().eq(g.roles.values());
-        (m.deal != g.deal || !swapped).then_some(g.n)
-    }) {
-        wrong.push(format!("game {m} does not mirror the game it names"));
-    }
     if wrong.is_empty() {
         Ok(format!(
             "All {} games of the report match the stored logs (seeds, players, every action, \
@@ -43,6 +36,70 @@ pub fn check(r: &Report, stored: &[StoredSession]) -> Result<String, String> {
             wrong.join("\n  ")
         ))
     }
+}
+
+/// How the report's games differ from the series its spec plans (the same agents, deals and
+/// seed plan the same games): each game its planned number, deal and sides, none twice, none
+/// left out of a report that says it is complete.
+fn against_the_plan(r: &Report) -> Vec<String> {
+    let mut wrong = Vec::new();
+    let plan = super::spec::plan(r.agents.len(), r.deals, r.seed);
+    let Some(t) = crate::games::templates()
+        .into_iter()
+        .find(|t| t.id == r.game)
+    else {
+        return vec![format!("`{}` is not a game this moot knows", r.game)];
+    };
+    let [first, second] = t.roles else {
+        return vec![format!("{} is not a two-player game", r.game)];
+    };
+    let mut numbers = std::collections::BTreeSet::new();
+    let mut sessions = std::collections::BTreeSet::new();
+    for g in &r.games {
+        let at = format!("game {}", g.n);
+        if !numbers.insert(g.n) {
+            wrong.push(format!("{at} is in the report twice"));
+        }
+        if !sessions.insert(g.session_id.as_str()) {
+            wrong.push(format!("session {} is in the report twice", g.session_id));
+        }
+        let Some(p) = plan.iter().find(|p| p.n == g.n) else {
+            wrong.push(format!("{at} is not one the series plans"));
+            continue;
+        };
+        if (g.deal_index, g.deal, g.mirror_of) != (p.deal_index, p.deal, p.mirror_of) {
+            wrong.push(format!(
+                "{at} is not the planned deal {} ({}){}",
+                p.deal_index + 1,
+                p.deal,
+                p.mirror_of
+                    .map_or(String::new(), |m| format!(", mirroring game {m}"))
+            ));
+        }
+        let id = |i: usize| r.agents.get(i).map(|a| a.agent_id.as_str());
+        let sides = (
+            g.roles.get(*first).map(String::as_str),
+            g.roles.get(*second).map(String::as_str),
+        );
+        if sides != (id(p.first), id(p.second)) || g.roles.len() != 2 {
+            wrong.push(format!("{at} is not played by the planned sides"));
+        }
+    }
+    if r.planned_games != plan.len() {
+        wrong.push(format!(
+            "it says {} games are planned; its spec plans {}",
+            r.planned_games,
+            plan.len()
+        ));
+    }
+    if r.complete && r.games.len() != plan.len() {
+        wrong.push(format!(
+            "it says it is complete with {} of the {} planned games",
+            r.games.len(),
+            plan.len()
+        ));
+    }
+    wrong
 }
 
 fn check_game(r: &Report, g: &report::Game, st: &StoredSession) -> Result<(), String> {

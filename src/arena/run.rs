@@ -223,6 +223,13 @@ impl Job {
         }
         let scores: BTreeMap<String, f64> = serde_json::from_value(ending["scores"].clone())
             .map_err(|e| format!("session {sid}'s scores: {e}"))?;
+        if scores.is_empty() {
+            // An aborted game: a series counts only games played to a result, and one side
+            // must not void a game it was losing.
+            return Err(format!(
+                "session {sid} ended with no result (aborted); a series plays every game to one"
+            ));
+        }
         let log_sha256 = report::log_digest(actions.iter().map(|a| Line {
             tick: a["tick"].as_u64().unwrap_or_default(),
             role: a["role"].as_str().unwrap_or_default(),

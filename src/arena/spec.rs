@@ -22,7 +22,7 @@ pub const MAX_PARALLEL: usize = 64;
 pub struct Spec {
     /// The moot it is played on: its HTTP address (`http://127.0.0.1:8080`).
     pub server: String,
-    /// The game's template (`tictactoe.v1`, `chess.v1`, `connect4.v1`, `rps.v1`).
+    /// The game's template (`tictactoe.v1`, `chess.v1`, `connect4.v1`).
     pub game: String,
     /// The template's options for every game (a chess clock: `clock = "5+3"`).
     #[serde(default)]
@@ -93,6 +93,13 @@ impl Spec {
                     known.join(", ")
                 )
             })?;
+        if template.reckoning == crate::game_api::Reckoning::Record {
+            return Err(format!(
+                "{} keeps a record of every game, so a series cannot choose its deals (whoever \
+                 chose them would know the house's every choice)",
+                template.id
+            ));
+        }
         let [first, second] = template.roles else {
             return Err(format!(
                 "{} has {} roles; a series plays two-player games, each deal from both sides",
@@ -298,6 +305,10 @@ mod tests {
             "two-player",
         );
         refused(base.replace("tictactoe.v1", "nope") + two, "no template");
+        refused(
+            base.replace("tictactoe.v1", "rps.v1") + two,
+            "keeps a record",
+        );
         refused(format!("{base}[options]\ndeal = 3\n{two}"), "series' own");
         refused(base.replace("deals = 1", "deals = 0") + two, "`deals`");
         refused(

@@ -558,8 +558,8 @@ async fn send_chat(tx: &mpsc::Sender<Bytes>, game: &Value, chat_n: &mut u64) -> 
     true
 }
 
-/// `GET /api/bot/game/stream/{id}`: `gameFull` and the chat so far, then a `gameState` at each
-/// move and a `chatLine` at each line, until the game ends.
+/// `GET /api/bot/game/stream/{id}`: `gameFull`, then a `gameState` at each move and a
+/// `chatLine` at each line of the game's chat, until the game ends.
 async fn game_stream(
     State(c): State<Calls>,
     Path(id): Path<String>,
@@ -571,7 +571,8 @@ async fn game_stream(
     };
     ndjson(move |tx| async move {
         let mut tick = first["tick"].clone();
-        let mut chat_n = 0;
+        // From now on, as lichess's stream: what was said before is not said again.
+        let mut chat_n = first["chat_n"].as_u64().unwrap_or(0);
         let mut full = first.clone();
         let over = full["over"] == true;
         if let Some(o) = full.as_object_mut() {

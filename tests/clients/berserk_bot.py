@@ -125,6 +125,11 @@ def talk(base, token, client, name):
                 if state["status"] != "started":
                     break
         seen["states"] = states
+        try:
+            client.bots.post_message(game_id, "gg")
+            seen["chat_after"] = "taken"
+        except berserk.exceptions.ResponseError as e:
+            seen["chat_after"] = str(e)
     print(json.dumps(seen))
 
 

@@ -95,6 +95,23 @@ async fn a_series_is_played_from_both_sides_reproducibly_and_held_against_the_st
         let (_, seen) = api.get(&path, &beta.token).await;
         assert!(!seen.to_string().contains("4242424242"), "{path}: {seen}");
     }
+    // What the invitee is told: that the deal was chosen (never the deal).
+    let (_, seen) = api
+        .get(&format!("/sessions/{sid}/state"), &beta.token)
+        .await;
+    assert_eq!(seen["state"]["invitation"]["dealt"], true, "{seen}");
+    // A game that keeps a record of every game (luck's) takes no chosen deal at all.
+    let (status, v) = api
+        .post(
+            "/sessions",
+            &alpha.token,
+            json!({"template": "rps.v1",
+                   "participants": {"player_1": alpha.id, "player_2": "computer"},
+                   "options": {"deal": 1}}),
+        )
+        .await;
+    assert_eq!(status, 400, "{v}");
+    assert!(v.to_string().contains("keeps a record"), "{v}");
     let (status, _) = api
         .post(&format!("/sessions/{sid}/decline"), &beta.token, json!({}))
         .await;
@@ -211,14 +228,41 @@ async fn a_series_is_played_from_both_sides_reproducibly_and_held_against_the_st
         err.contains("the standings are not what its games make"),
         "{err}"
     );
+    // A report that leaves out a game it lost and counts another twice is not the series.
+    let mut forged = report.clone();
+    let games_mut = forged["games"].as_array_mut().unwrap();
+    let mut twice = games_mut[2].clone();
+    twice["n"] = games_mut[3]["n"].clone();
+    games_mut[3] = twice;
+    std::fs::write(&forged_path, forged.to_string()).unwrap();
+    let (ok, _, err) = moot(
+        &["arena", "check", forged_path.to_str().unwrap(), "--db", &db],
+        &[],
+    )
+    .await;
+    assert!(!ok);
+    assert!(err.contains("is in the report twice"), "{err}");
+    assert!(err.contains("game 4 is not the planned deal"), "{err}");
+    let mut forged = report.clone();
+    forged["games"].as_array_mut().unwrap().pop();
+    std::fs::write(&forged_path, forged.to_string()).unwrap();
+    let (ok, _, err) = moot(
+        &["arena", "check", forged_path.to_str().unwrap(), "--db", &db],
+        &[],
+    )
+    .await;
+    assert!(
+        !ok && err.contains("complete with 3 of the 4 planned games"),
+        "{err}"
+    );
 
-    // Against the house: the computer's throws come from the deal, so the same spec plays the
+    // Against the house: the computer's choices come from the deal, so the same spec plays the
     // same series again, action for action, in new sessions.
-    let spec = dir.path().join("rps.toml");
+    let spec = dir.path().join("house.toml");
     std::fs::write(
         &spec,
         format!(
-            "server = \"{server}\"\ngame = \"rps.v1\"\ndeals = 3\nseed = 11\nparallel = 2\n\
+            "server = \"{server}\"\ngame = \"tictactoe.v1\"\ndeals = 3\nseed = 11\nparallel = 2\n\
              [[agent]]\nname = \"alpha\"\ntoken = \"{}\"\n\
              [[agent]]\nname = \"house\"\nhouse = \"computer\"\n",
             alpha.token
@@ -226,7 +270,7 @@ async fn a_series_is_played_from_both_sides_reproducibly_and_held_against_the_st
     )
     .unwrap();
     let mut runs = Vec::new();
-    for run in ["rps1", "rps2"] {
+    for run in ["house1", "house2"] {
         let out = dir.path().join(run);
         let (ok, _, err) = moot(
             &[
@@ -270,7 +314,7 @@ async fn a_series_is_played_from_both_sides_reproducibly_and_held_against_the_st
         &[
             "arena",
             "check",
-            dir.path().join("rps2/report.json").to_str().unwrap(),
+            dir.path().join("house2/report.json").to_str().unwrap(),
             "--db",
             &db,
         ],

@@ -277,6 +277,10 @@ async fn a_berserk_bot_plays_the_computer_and_a_telnet_player_through_the_bot_ap
     );
     assert_eq!(states.last().unwrap()["status"], "draw", "{seen}");
     assert_eq!(seen["aborted"], "aborted", "{seen}");
+    assert!(
+        seen["chat_after"].as_str().unwrap().contains("is over"),
+        "a game over takes no more chat: {seen}"
+    );
     // The draw was rated; the aborted game moved nothing.
     let (_, v) = api.send("GET", "/ratings/Bob", None, None).await;
     let blitz = v["standings"]

@@ -926,10 +926,18 @@ async fn a_past_season_stays_as_it_was_and_is_shown_by_its_hash() {
     x_wins(&api, &ace, &bea).await;
     let db = s.db.clone();
     let dir = s.stop().await;
-    // What moot stored before its rules changed: the same rows under the old rules' hash.
+    // What moot stored before its rules changed twice: the same rows under older rules'
+    // hashes (Bea's under the one before that).
+    let older = |table: &str| {
+        format!(
+            "UPDATE {table} SET rules = CASE WHEN agent_id = '{}' THEN '0ddba111' \
+             ELSE '0ddba110' END;",
+            bea.id
+        )
+    };
     crate::support::sql_exec(
         &db,
-        "UPDATE standings SET rules = '0ddba110'; UPDATE standing_changes SET rules = '0ddba110';",
+        &(older("standings") + older("standing_changes").as_str()),
     )
     .unwrap();
     let s = TestServer::on_db(&db, |_| {}).await;
@@ -942,14 +950,18 @@ async fn a_past_season_stays_as_it_was_and_is_shown_by_its_hash() {
     let current = now["rules"].as_str().unwrap().to_owned();
     assert_ne!(current, "0ddba110");
     assert_eq!(now["current"], true, "{v}");
-    assert_eq!(now["seasons"], json!([current, "0ddba110"]), "{v}");
+    assert_eq!(
+        now["seasons"],
+        json!([current, "0ddba110", "0ddba111"]),
+        "{v}"
+    );
     assert_eq!(
         now["provisional_left_out"], 2,
         "Ace and Cy this season: {v}"
     );
-    // The past season by (the start of) its hash: as it was, Ace and Bea, Cy nowhere.
+    // A past season by (the start of) its hash: as it was, Ace, Cy nowhere.
     let (status, v) = api
-        .send("GET", "/leaderboards/tictactoe?season=0ddb", None, None)
+        .send("GET", "/leaderboards/tictactoe?season=0ddba110", None, None)
         .await;
     assert_eq!(status, 200, "{v}");
     let past = &v["boards"][0];
@@ -959,8 +971,17 @@ async fn a_past_season_stays_as_it_was_and_is_shown_by_its_hash() {
             &past["current"],
             &past["provisional_left_out"]
         ),
-        (&json!("0ddba110"), &json!(false), &json!(2)),
+        (&json!("0ddba110"), &json!(false), &json!(1)),
         "{v}"
+    );
+    // The start of two seasons' hashes names neither.
+    let (status, v) = api
+        .send("GET", "/leaderboards/tictactoe?season=0ddba11", None, None)
+        .await;
+    assert_eq!(status, 400, "{v}");
+    assert!(
+        v.to_string().contains("0ddba110, 0ddba111"),
+        "it names both: {v}"
     );
     let (status, v) = api
         .send("GET", "/leaderboards/tictactoe?season=ffff", None, None)
@@ -974,7 +995,7 @@ async fn a_past_season_stays_as_it_was_and_is_shown_by_its_hash() {
     let mut ann = s.player("Ann").await;
     let said = ann.command("leaderboard tictactoe").await;
     assert!(
-        said[0].contains("this season; 1 past, frozen: `season 0ddba110`"),
+        said[0].contains("this season; 2 past, frozen: `season 0ddba110`"),
         "{said:?}"
     );
     let said = ann.command("leaderboard tictactoe season 0ddba110").await;

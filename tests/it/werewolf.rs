@@ -1489,3 +1489,56 @@ async fn finished_matches_leave_the_hall_and_the_map_but_the_last_few() {
     assert_eq!(listed, last_three);
     s.stop().await;
 }
+
+/// A match keeps its players from the town, and a chess game's chat is no way around it: a
+/// player in a match can neither send a line out of it nor be sent one.
+#[tokio::test]
+async fn a_chess_chat_neither_reaches_into_a_match_nor_out_of_it() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let cy = api.agent(Some("Cy")).await;
+    let mut tess = s.player("Tess").await;
+    let (status, v) = api
+        .post(
+            "/sessions",
+            &cy.token,
+            json!({"template": "chess.v1", "participants": {"white": cy.id, "black": "Tess"}}),
+        )
+        .await;
+    assert_eq!(status, 201, "{v}");
+    let game = v["session_id"].as_str().unwrap().to_owned();
+    tess.command("accept Cy").await;
+    // Before the match, the chat goes both ways.
+    let (status, v) = api
+        .post(
+            &format!("/api/bot/game/{game}/chat"),
+            &cy.token,
+            json!({"room": "player", "text": "hi"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    tess.expect("Cy (game #").await;
+    tess.command("north").await;
+    let started = tess.command("werewolf practice").await;
+    assert!(
+        started.iter().any(|l| l.contains("Werewolf Game #")),
+        "{started:?}"
+    );
+    let (status, v) = api
+        .post(
+            &format!("/api/bot/game/{game}/chat"),
+            &cy.token,
+            json!({"room": "player", "text": "psst"}),
+        )
+        .await;
+    assert_eq!(status, 400, "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("cannot hear you"),
+        "{v}"
+    );
+    let said = tess.command(&format!("chat #{game} the seer is p3")).await;
+    assert!(
+        said.iter().any(|l| l.contains("nothing you say leaves it")),
+        "{said:?}"
+    );
+}

@@ -18,7 +18,7 @@ use moot_kernel::world::{AgentId, Awaited, Cx, Extension, ThingKind, World};
 pub const MAX_CHARS: usize = 140;
 /// Lines a game keeps (the older go).
 const LINES_KEPT: usize = 100;
-/// Games whose chat is kept (the oldest games' go first).
+/// Games whose chat is kept (those of games over go first, then the oldest).
 const GAMES_KEPT: usize = 1_000;
 
 /// One line of a game's chat.
@@ -44,6 +44,11 @@ impl Extension for GameChats {
 }
 
 impl GameChats {
+    /// Whether a new game's chat would find no room.
+    fn full(&self, sid: SessionId) -> bool {
+        !self.games.contains_key(&sid) && self.games.len() >= GAMES_KEPT
+    }
+
     fn add(&mut self, sid: SessionId, room: &str, username: String, text: String) {
         if !self.games.contains_key(&sid) && self.games.len() >= GAMES_KEPT {
             self.games.pop_first();
@@ -96,8 +101,9 @@ impl Verb for Chat {
     const USAGE: &'static str = "chat [#<game>] <text>";
     const SUMMARY: &'static str = "Say something to your chess opponent.";
     const HELP: &'static str = "Tells your opponent in your chess game (name it with `#3` if you \
-play several) what you say, wherever they are; a bot playing over the lichess Bot API reads it in \
-its game's chat. At most 140 characters.";
+play several) what you say, wherever they are, while the game runs; a bot playing over the \
+lichess Bot API reads it in its game's chat. At most 140 characters; not while either of you \
+is in a Werewolf match.";
     const READ_ONLY: bool = false;
     const TOOL_DESCRIPTION: &'static str = "Say `text` (at most 140 characters) to your \
 opponent in your chess game (`game` if you play several; `room`: `spectator` for those \
@@ -146,25 +152,61 @@ watching). Returns the line as the game's chat keeps it.";
         let actor = cx.actor.clone();
         let sid = my_game(world, &actor, a.game.as_deref())?;
         let s = session_of(world, sid)?;
+        if s.game.is_terminal() {
+            return Err(VerbError::refused(format!("Game #{sid} is over.")));
+        }
         let me = s
             .participants
             .iter()
             .find(|p| p.agent == actor)
             .ok_or_else(|| VerbError::refused(format!("You are not playing in game #{sid}.")))?;
         let name = me.name.clone();
+        // A game that keeps its players from the town (a Werewolf match) keeps them from this
+        // too, either way: no private line into a match, nor out of one.
+        if world.deaf_to_town(&actor).is_some() {
+            return Err(VerbError::refused(
+                "You are in a match that keeps its players from the town: nothing you say \
+                 leaves it until it ends.",
+            ));
+        }
+        let opponents: Vec<AgentId> = s
+            .participants
+            .iter()
+            .filter(|p| p.agent != actor)
+            .map(|p| p.agent.clone())
+            .collect();
+        if let Some(why) = opponents.iter().find_map(|o| world.deaf_to_town(o)) {
+            return Err(VerbError::refused(why));
+        }
         let heard = format!("{name} (game #{sid}): {text}");
         match room {
             "player" => {
-                for p in s.participants.iter().filter(|p| p.agent != actor) {
-                    if world.find_player(&p.agent).is_some() {
-                        cx.tell(&p.agent, heard.as_str());
-                    }
+                for o in opponents.iter().filter(|o| world.find_player(o).is_some()) {
+                    cx.tell(o, heard.as_str());
                 }
             }
             _ => {
                 if let Some(r) = s.room {
-                    cx.tell_room(world, r, &actor, heard.as_str());
+                    world.tell_hearers(cx, r, Some(&actor), heard.as_str());
                 }
+            }
+        }
+        // Room for this game's lines: those of games that are over go first.
+        if world
+            .ext_ref::<GameChats>()
+            .is_some_and(|c| c.full(sid))
+        {
+            let over: Vec<SessionId> = world
+                .ext_ref::<GameChats>()
+                .map(|c| c.games.keys().copied().collect())
+                .unwrap_or_default();
+            let over: Vec<SessionId> = over
+                .into_iter()
+                .filter(|g| world.session(*g).is_none_or(|s| s.game.is_terminal()))
+                .collect();
+            let chats = world.ext::<GameChats>();
+            for g in over {
+                chats.games.remove(&g);
             }
         }
         let chats = world.ext::<GameChats>();

@@ -318,10 +318,24 @@ pub fn leaderboards(
     let season = season.map(str::trim).filter(|s| !s.is_empty());
     for board in chosen.iter().copied() {
         let seasons = world.ratings().seasons_of(board);
-        let Some(rules) = (match season {
+        let rules = match season {
             None => seasons.first().copied(),
-            Some(want) => seasons.iter().copied().find(|r| r.starts_with(want)),
-        }) else {
+            Some(want) => {
+                let matching: Vec<&str> = seasons
+                    .iter()
+                    .copied()
+                    .filter(|r| r.starts_with(want))
+                    .collect();
+                if matching.len() > 1 {
+                    return Err(VerbError::usage(format!(
+                        "\"{want}\" begins several seasons of {board}: {}; give more of it.",
+                        matching.join(", ")
+                    )));
+                }
+                matching.first().copied()
+            }
+        };
+        let Some(rules) = rules else {
             continue;
         };
         let rows = world.ratings().table_in(board, rules);

@@ -219,6 +219,14 @@ impl World {
         })?;
         let (options, rated) = take_rated(options)?;
         let (options, deal) = take_deal(options)?;
+        if deal.is_some() && t.reckoning == crate::game_api::Reckoning::Record {
+            // A game of luck keeps a record of every game, rated or not: a known deal (the
+            // house's every choice, every card) would buy it.
+            return Err(invalid(format!(
+                "{} keeps a record of every game, so its `deal` cannot be chosen",
+                t.id
+            )));
+        }
         if rated && deal.is_some() {
             // Whoever chose the deal knows it (and the computer's every choice with it): such
             // a game is never rated, or a known line could be bought again and again.

@@ -132,6 +132,10 @@ impl Invitation {
     /// Its terms in a few words: "rated, clock 1+0".
     pub fn terms(&self) -> String {
         let mut terms = vec![if self.plan.rated { "rated" } else { "casual" }.to_owned()];
+        // Never the deal itself: only that its maker knows it.
+        if self.plan.deal.is_some() {
+            terms.push(format!("the deal chosen by {}", self.name_of(&self.from)));
+        }
         if let Some(o) = self.plan.options.as_object() {
             for (k, v) in o {
                 match v {
@@ -149,6 +153,7 @@ impl Invitation {
             "invitation": {
                 "from": self.from.to_string(),
                 "rated": self.plan.rated,
+                "dealt": self.plan.deal.is_some(),
                 "options": self.plan.options,
                 "agreed": self.agreed.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
                 "waiting_for": self.waiting_for().map(|p| p.agent.to_string()).collect::<Vec<_>>(),
