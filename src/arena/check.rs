@@ -148,16 +148,8 @@ fn check_game(r: &Report, g: &report::Game, st: &StoredSession) -> Result<(), St
             .apply_logged(&e.role, &e.action, e.at_ms)
             .map_err(|err| format!("its log does not replay at tick {}: {err}", e.tick))?;
     }
-    let scores: BTreeMap<String, f64> = game
-        .decided()
-        .ok_or("its log does not end the game")?
-        .into_iter()
-        .flat_map(|side| {
-            side.roles
-                .into_iter()
-                .map(move |r| (r.to_owned(), side.score))
-        })
-        .collect();
+    let scores =
+        crate::game_api::role_scores(game.decided().ok_or("its log does not end the game")?);
     if scores != g.scores {
         return Err(format!(
             "its log scores {scores:?}, not the report's {:?}",

@@ -326,6 +326,18 @@ pub struct SideScore {
     pub parts: Vec<&'static str>,
 }
 
+/// What each role scored, from the sides' scores (a seat of a side scores its side's).
+pub fn role_scores(sides: Vec<SideScore>) -> std::collections::BTreeMap<String, f64> {
+    sides
+        .into_iter()
+        .flat_map(|side| {
+            side.roles
+                .into_iter()
+                .map(move |r| (r.to_owned(), side.score))
+        })
+        .collect()
+}
+
 /// The standing of a finished game between two roles alike (white and black): `winner` is the
 /// index of the role that won, `None` a draw.
 pub fn head_to_head(roles: [&'static str; 2], winner: Option<usize>) -> Vec<SideScore> {

@@ -52,6 +52,15 @@ async fn moot(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
     )
 }
 
+/// `moot arena check REPORT --db DB`: whether it held, and what it said.
+async fn check(report: &Path, db: &str) -> (bool, String, String) {
+    moot(
+        &["arena", "check", report.to_str().unwrap(), "--db", db],
+        &[],
+    )
+    .await
+}
+
 fn read(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
@@ -199,11 +208,7 @@ async fn a_series_is_played_from_both_sides_reproducibly_and_held_against_the_st
 
     // Held against the stored logs: it matches; altered, it does not, and says where.
     let report_path = out.join("report.json");
-    let (ok, said, err) = moot(
-        &["arena", "check", report_path.to_str().unwrap(), "--db", &db],
-        &[],
-    )
-    .await;
+    let (ok, said, err) = check(&report_path, &db).await;
     assert!(ok, "{err}");
     assert!(
         said.contains("All 4 games of the report match the stored logs"),
@@ -214,11 +219,7 @@ async fn a_series_is_played_from_both_sides_reproducibly_and_held_against_the_st
     forged["standings"] = json!([]);
     let forged_path = dir.path().join("forged.json");
     std::fs::write(&forged_path, forged.to_string()).unwrap();
-    let (ok, _, err) = moot(
-        &["arena", "check", forged_path.to_str().unwrap(), "--db", &db],
-        &[],
-    )
-    .await;
+    let (ok, _, err) = check(&forged_path, &db).await;
     assert!(!ok);
     assert!(
         err.contains("game 3 (session") && err.contains("its log scores"),
@@ -235,22 +236,14 @@ async fn a_series_is_played_from_both_sides_reproducibly_and_held_against_the_st
     twice["n"] = games_mut[3]["n"].clone();
     games_mut[3] = twice;
     std::fs::write(&forged_path, forged.to_string()).unwrap();
-    let (ok, _, err) = moot(
-        &["arena", "check", forged_path.to_str().unwrap(), "--db", &db],
-        &[],
-    )
-    .await;
+    let (ok, _, err) = check(&forged_path, &db).await;
     assert!(!ok);
     assert!(err.contains("is in the report twice"), "{err}");
     assert!(err.contains("game 4 is not the planned deal"), "{err}");
     let mut forged = report.clone();
     forged["games"].as_array_mut().unwrap().pop();
     std::fs::write(&forged_path, forged.to_string()).unwrap();
-    let (ok, _, err) = moot(
-        &["arena", "check", forged_path.to_str().unwrap(), "--db", &db],
-        &[],
-    )
-    .await;
+    let (ok, _, err) = check(&forged_path, &db).await;
     assert!(
         !ok && err.contains("complete with 3 of the 4 planned games"),
         "{err}"
@@ -310,17 +303,7 @@ async fn a_series_is_played_from_both_sides_reproducibly_and_held_against_the_st
     );
     assert_ne!(sessions(&runs[0]), sessions(&runs[1]));
     assert_eq!(runs[0]["standings"], runs[1]["standings"]);
-    let (ok, said, err) = moot(
-        &[
-            "arena",
-            "check",
-            dir.path().join("house2/report.json").to_str().unwrap(),
-            "--db",
-            &db,
-        ],
-        &[],
-    )
-    .await;
+    let (ok, said, err) = check(&dir.path().join("house2/report.json"), &db).await;
     assert!(ok && said.contains("All 6 games"), "{said}{err}");
 
     // A lichess bot (berserk, on the Bot API, its token a moot token) in a chess series against
@@ -381,17 +364,7 @@ async fn a_series_is_played_from_both_sides_reproducibly_and_held_against_the_st
     }
     assert_eq!(games[0]["roles"]["white"], berta.id.as_str(), "{report}");
     assert_eq!(games[1]["roles"]["black"], berta.id.as_str(), "{report}");
-    let (ok, said, err) = moot(
-        &[
-            "arena",
-            "check",
-            out.join("report.json").to_str().unwrap(),
-            "--db",
-            &db,
-        ],
-        &[],
-    )
-    .await;
+    let (ok, said, err) = check(&out.join("report.json"), &db).await;
     assert!(ok && said.contains("All 2 games"), "{said}{err}");
 
     // A spec that names a token the server does not know stops before any game, saying whose.

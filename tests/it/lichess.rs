@@ -8,6 +8,20 @@ use serde_json::json;
 
 use crate::support::{TestServer, mcp_tool, run_python};
 
+/// `name`'s standing on the blitz board, as anyone reads it.
+async fn blitz_of(api: &crate::support::Api, name: &str) -> serde_json::Value {
+    let (_, v) = api
+        .send("GET", &format!("/ratings/{name}"), None, None)
+        .await;
+    v["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["board"] == "chess/blitz")
+        .cloned()
+        .unwrap_or_else(|| panic!("{v}"))
+}
+
 #[tokio::test]
 async fn a_berserk_bot_plays_the_computer_and_a_telnet_player_through_the_bot_api() {
     let s = TestServer::start().await;
@@ -105,15 +119,8 @@ async fn a_berserk_bot_plays_the_computer_and_a_telnet_player_through_the_bot_ap
     assert_eq!(seen["checkmate"], true, "{seen}");
     assert_eq!(seen["finish"]["winner"], "black", "{seen}");
     // Rated: both have a blitz game on their record.
-    let (_, v) = api.send("GET", "/ratings/Bob", None, None).await;
-    let blitz = v["standings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["board"] == "chess/blitz")
-        .cloned()
-        .unwrap_or_else(|| panic!("{v}"));
-    assert_eq!(blitz["won"], 1, "{v}");
+    let blitz = blitz_of(&api, "Bob").await;
+    assert_eq!(blitz["won"], 1, "{blitz}");
     let (_, v) = api.get("/api/account", &bot.token).await;
     assert_eq!(v["perfs"]["blitz"]["games"], 1, "{v}");
 
@@ -282,17 +289,10 @@ async fn a_berserk_bot_plays_the_computer_and_a_telnet_player_through_the_bot_ap
         "a game over takes no more chat: {seen}"
     );
     // The draw was rated; the aborted game moved nothing.
-    let (_, v) = api.send("GET", "/ratings/Bob", None, None).await;
-    let blitz = v["standings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["board"] == "chess/blitz")
-        .cloned()
-        .unwrap_or_else(|| panic!("{v}"));
+    let blitz = blitz_of(&api, "Bob").await;
     assert_eq!(
         (&blitz["games"], &blitz["drawn"]),
         (&json!(2), &json!(1)),
-        "{v}"
+        "{blitz}"
     );
 }

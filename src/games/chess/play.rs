@@ -243,6 +243,25 @@ fn control(
     Ok((sid, action, acted.status))
 }
 
+/// Takes `action` in the actor's game, answering with `said` of it.
+fn take(
+    world: &mut World,
+    cx: &mut Cx,
+    args: GameArg,
+    action: Control,
+    said: fn(SessionId) -> String,
+) -> Result<Reply<Done>, VerbError> {
+    let (sid, action, status) = control(world, cx, args.game.as_deref(), |_, _, _| action)?;
+    Ok(Reply::new(
+        vec![said(sid)],
+        Done {
+            session_id: sid.to_string(),
+            action: action.name().into(),
+            status,
+        },
+    ))
+}
+
 /// Agrees to what the opponent asked for (a draw, a takeback), or asks for it: `standing` says
 /// which side, if any, has asked; `actions` and `texts` are (agree, ask).
 fn agree_or_ask(
@@ -299,16 +318,9 @@ your opponent wins. Returns the game's id and status.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<Done>, VerbError> {
-        let (sid, action, status) =
-            control(world, cx, args.game.as_deref(), |_, _, _| Control::Resign)?;
-        Ok(Reply::new(
-            vec![format!("You resign game #{sid}.")],
-            Done {
-                session_id: sid.to_string(),
-                action: action.name().into(),
-                status,
-            },
-        ))
+        take(world, cx, args, Control::Resign, |sid| {
+            format!("You resign game #{sid}.")
+        })
     }
 }
 
@@ -336,16 +348,9 @@ and status.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<Done>, VerbError> {
-        let (sid, action, status) =
-            control(world, cx, args.game.as_deref(), |_, _, _| Control::Abort)?;
-        Ok(Reply::new(
-            vec![format!("You abort game #{sid}: it ends with no result.")],
-            Done {
-                session_id: sid.to_string(),
-                action: action.name().into(),
-                status,
-            },
-        ))
+        take(world, cx, args, Control::Abort, |sid| {
+            format!("You abort game #{sid}: it ends with no result.")
+        })
     }
 }
 

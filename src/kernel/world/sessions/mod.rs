@@ -592,17 +592,7 @@ impl World {
         if !s.game.is_terminal() {
             return None;
         }
-        let scores = s
-            .game
-            .decided()
-            .unwrap_or_default()
-            .into_iter()
-            .flat_map(|side| {
-                side.roles
-                    .into_iter()
-                    .map(move |r| (r.to_owned(), side.score))
-            })
-            .collect();
+        let scores = crate::game_api::role_scores(s.game.decided().unwrap_or_default());
         Some(Ending {
             seed: s.seed,
             scores,
