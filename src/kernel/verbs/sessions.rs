@@ -201,7 +201,7 @@ the new state, tick and status.";
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct LogView {
     pub actions: Vec<LogEntry>,
-    /// Once the game is over: the seed it was played with and each role's score.
+    /// Once the game is over: each role's score.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ending: Option<crate::world::sessions::Ending>,
 }

@@ -583,20 +583,17 @@ impl World {
             .collect())
     }
 
-    /// How the session ended, for a participant, once it is over: the seed it was played with
-    /// and what each role scored, so that a series (`moot arena`) can say what happened and
-    /// another can check it against the stored log. `None` while it runs: the seed would tell
-    /// the cards.
+    /// How the session ended, for a participant, once it is over: what each role scored, so
+    /// that a series (`moot arena`) can say what happened. (Never the seed, even then: which
+    /// seeds a town draws is nobody's to study; `moot arena check` reads a series' seeds from
+    /// the store.)
     pub fn session_ending(&self, id: SessionId, agent: &str) -> Option<Ending> {
         let (s, _) = self.participant_of(id, agent).ok()?;
         if !s.game.is_terminal() {
             return None;
         }
         let scores = crate::game_api::role_scores(s.game.decided().unwrap_or_default());
-        Some(Ending {
-            seed: s.seed,
-            scores,
-        })
+        Some(Ending { scores })
     }
 
     /// The session and the role `agent` plays in it, or why not.
@@ -725,9 +722,6 @@ fn prune_unawaited<K>(
 /// How a session ended (see [`World::session_ending`]).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Ending {
-    /// The seed its cards and the computer's choices were drawn from (its `deal`, if one was
-    /// chosen).
-    pub seed: u64,
     /// What each role scored: 1 won, 0.5 drawn, 0 lost; empty when nobody won or lost (an
     /// abandoned game).
     pub scores: BTreeMap<String, f64>,
