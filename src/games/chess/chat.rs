@@ -192,10 +192,7 @@ watching). Returns the line as the game's chat keeps it.";
             }
         }
         // Room for this game's lines: those of games that are over go first.
-        if world
-            .ext_ref::<GameChats>()
-            .is_some_and(|c| c.full(sid))
-        {
+        if world.ext_ref::<GameChats>().is_some_and(|c| c.full(sid)) {
             let over: Vec<SessionId> = world
                 .ext_ref::<GameChats>()
                 .map(|c| c.games.keys().copied().collect())
