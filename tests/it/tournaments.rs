@@ -246,7 +246,7 @@ async fn a_swiss_pairs_people_and_agents_by_round_and_names_its_winner_on_every_
             "no Swiss",
         ),
         (
-            json!({"game": "rps", "format": "round_robin", "clock": "1m"}),
+            json!({"game": "tictactoe", "format": "round_robin", "clock": "5+3"}),
             "cannot be played with that clock",
         ),
     ] {
