@@ -43,6 +43,16 @@ pub fn check(r: &Report, stored: &[StoredSession]) -> Result<String, String> {
 /// left out of a report that says it is complete.
 fn against_the_plan(r: &Report) -> Vec<String> {
     let mut wrong = Vec::new();
+    // A report is a stranger's file: its sizes are held to a spec's before anything is planned.
+    if r.agents.len() > super::spec::MAX_AGENTS || r.deals > super::spec::MAX_DEALS {
+        return vec![format!(
+            "it names {} agents and {} deals; a series has at most {} and {}",
+            r.agents.len(),
+            r.deals,
+            super::spec::MAX_AGENTS,
+            super::spec::MAX_DEALS
+        )];
+    }
     let plan = super::spec::plan(r.agents.len(), r.deals, r.seed);
     let Some(t) = crate::games::templates()
         .into_iter()
@@ -157,4 +167,32 @@ fn check_game(r: &Report, g: &report::Game, st: &StoredSession) -> Result<(), St
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report's sizes are held to a spec's before its series is planned: a forged one asking
+    /// for four billion deals is refused, not planned.
+    #[test]
+    fn a_report_larger_than_any_series_is_refused_unplanned() {
+        let r = Report {
+            format: report::FORMAT,
+            server: String::new(),
+            game: "tictactoe.v1".into(),
+            options: serde_json::json!({}),
+            seed: 1,
+            deals: u32::MAX,
+            started_at: String::new(),
+            finished_at: None,
+            complete: false,
+            planned_games: 0,
+            agents: Vec::new(),
+            games: Vec::new(),
+            standings: Vec::new(),
+        };
+        let wrong = check(&r, &[]).unwrap_err();
+        assert!(wrong.contains("a series has at most"), "{wrong}");
+    }
 }

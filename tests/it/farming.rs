@@ -52,14 +52,8 @@ async fn resigns_to(api: &Api, loser: &Agent, winner: &Agent) {
 
 /// `name`'s games and rating on the bullet chess board (none: no standing there).
 async fn bullet(api: &Api, name: &str) -> Option<(u64, f64)> {
-    let (_, v) = api
-        .send("GET", &format!("/ratings/{name}"), None, None)
-        .await;
-    v["standings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["board"] == "chess/bullet")
+    crate::support::standing_on(api, name, "chess/bullet")
+        .await
         .map(|s| (s["games"].as_u64().unwrap(), s["rating"].as_f64().unwrap()))
 }
 

@@ -10,16 +10,9 @@ use crate::support::{TestServer, mcp_tool, run_python};
 
 /// `name`'s standing on the blitz board, as anyone reads it.
 async fn blitz_of(api: &crate::support::Api, name: &str) -> serde_json::Value {
-    let (_, v) = api
-        .send("GET", &format!("/ratings/{name}"), None, None)
-        .await;
-    v["standings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["board"] == "chess/blitz")
-        .cloned()
-        .unwrap_or_else(|| panic!("{v}"))
+    crate::support::standing_on(api, name, "chess/blitz")
+        .await
+        .unwrap_or_else(|| panic!("{name} has no blitz standing"))
 }
 
 #[tokio::test]

@@ -468,6 +468,19 @@ impl Client {
     }
 }
 
+/// `name`'s standing on `board` (`chess/blitz`), as anyone reads it; none if they have none.
+pub async fn standing_on(api: &Api, name: &str, board: &str) -> Option<serde_json::Value> {
+    let (_, v) = api
+        .send("GET", &format!("/ratings/{name}"), None, None)
+        .await;
+    v["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["board"] == board)
+        .cloned()
+}
+
 /// A JSON client for the REST API.
 #[derive(Clone)]
 pub struct Api {

@@ -49,21 +49,37 @@ impl GameChats {
         !self.games.contains_key(&sid) && self.games.len() >= GAMES_KEPT
     }
 
-    fn add(&mut self, sid: SessionId, room: &str, username: String, text: String) {
-        if !self.games.contains_key(&sid) && self.games.len() >= GAMES_KEPT {
-            self.games.pop_first();
+    /// Keeps a line of game `sid`'s, making room (the chats of games `over` first, then the
+    /// oldest game's), and gives it back as kept.
+    fn add(
+        &mut self,
+        sid: SessionId,
+        over: &[SessionId],
+        room: &str,
+        username: String,
+        text: String,
+    ) -> ChatLine {
+        if self.full(sid) {
+            for g in over {
+                self.games.remove(g);
+            }
+            if self.full(sid) {
+                self.games.pop_first();
+            }
         }
         let (next, lines) = self.games.entry(sid).or_default();
         if lines.len() >= LINES_KEPT {
             lines.pop_front();
         }
-        lines.push_back(ChatLine {
+        let line = ChatLine {
             n: *next,
             room: room.to_owned(),
             username,
             text,
-        });
+        };
+        lines.push_back(line.clone());
         *next += 1;
+        line
     }
 
     /// Game `sid`'s kept lines, and the number its next will have.
@@ -192,24 +208,16 @@ watching). Returns the line as the game's chat keeps it.";
             }
         }
         // Room for this game's lines: those of games that are over go first.
-        if world.ext_ref::<GameChats>().is_some_and(|c| c.full(sid)) {
-            let over: Vec<SessionId> = world
-                .ext_ref::<GameChats>()
-                .map(|c| c.games.keys().copied().collect())
-                .unwrap_or_default();
-            let over: Vec<SessionId> = over
-                .into_iter()
+        let over: Vec<SessionId> = match world.ext_ref::<GameChats>() {
+            Some(c) if c.full(sid) => c
+                .games
+                .keys()
+                .copied()
                 .filter(|g| world.session(*g).is_none_or(|s| s.game.is_terminal()))
-                .collect();
-            let chats = world.ext::<GameChats>();
-            for g in over {
-                chats.games.remove(&g);
-            }
-        }
-        let chats = world.ext::<GameChats>();
-        chats.add(sid, room, name, text);
-        let (lines, _) = chats.of(sid);
-        let line = lines.last().cloned().ok_or_else(VerbError::internal)?;
+                .collect(),
+            _ => Vec::new(),
+        };
+        let line = world.ext::<GameChats>().add(sid, &over, room, name, text);
         // Wakes a bot's game stream waiting on the game.
         cx.changed.push(Awaited::Session(sid));
         Ok(Reply::new(
@@ -219,5 +227,39 @@ watching). Returns the line as the game's chat keeps it.";
                 line,
             },
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A full store makes room with the chats of games that are over, and only failing those
+    /// with the oldest game's; a game keeps its last lines, numbered on.
+    #[test]
+    fn room_is_made_from_games_over_first_and_lines_stay_bounded() {
+        let mut c = GameChats::default();
+        let said = |c: &mut GameChats, sid: u64, over: &[SessionId]| {
+            c.add(
+                SessionId::from(sid),
+                over,
+                "player",
+                "A".into(),
+                "hi".into(),
+            )
+        };
+        for sid in 1..=GAMES_KEPT as u64 {
+            said(&mut c, sid, &[]);
+        }
+        said(&mut c, 5_000, &[SessionId::from(7)]);
+        assert!(c.of(SessionId::from(1)).1 == 1 && c.of(SessionId::from(7)).1 == 0);
+        said(&mut c, 5_001, &[]);
+        assert_eq!(c.of(SessionId::from(1)).1, 0, "then the oldest goes");
+        for _ in 0..LINES_KEPT + 5 {
+            said(&mut c, 2, &[]);
+        }
+        let (lines, next) = c.of(SessionId::from(2));
+        assert_eq!((lines.len(), next), (LINES_KEPT, LINES_KEPT as u64 + 6));
+        assert_eq!(lines[0].n, 6);
     }
 }
