@@ -373,6 +373,9 @@ struct Outcome {
     seconds: f64,
     /// The server's CPU time while measuring.
     cpu_ns: u64,
+    /// Each of its processes' share of it, in the order of their ids (with `--hosts`: the
+    /// broker, the world, then the hosts).
+    cpu_each_ns: Vec<u64>,
     /// The most resident memory the server held while measuring, in KiB.
     peak_rss_kib: u64,
     /// GMCP messages the clients that took GMCP received.
@@ -479,7 +482,11 @@ async fn scenario(
     heard.store(0, Ordering::Relaxed);
     gmcp.store(0, Ordering::Relaxed);
     measuring.store(true, Ordering::Relaxed);
-    let cpu = || pids.iter().map(|&p| server::cpu_ns(p)).sum::<u64>();
+    let cpu = || {
+        pids.iter()
+            .map(|&p| server::cpu_ns(p))
+            .collect::<Vec<u64>>()
+    };
     let (t0, cpu0) = (Instant::now(), cpu());
     let mut peak_rss_kib = 0;
     while t0.elapsed() < Duration::from_secs(seconds) {
@@ -488,7 +495,9 @@ async fn scenario(
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     measuring.store(false, Ordering::Relaxed);
-    let (elapsed, cpu_ns) = (t0.elapsed().as_secs_f64(), cpu() - cpu0);
+    let elapsed = t0.elapsed().as_secs_f64();
+    let cpu_each_ns: Vec<u64> = cpu().iter().zip(&cpu0).map(|(a, b)| a - b).collect();
+    let cpu_ns = cpu_each_ns.iter().sum();
     let heard_n = heard.load(Ordering::Relaxed);
     let gmcp_n = gmcp.load(Ordering::Relaxed);
     stop.store(true, Ordering::Relaxed);
@@ -502,6 +511,7 @@ async fn scenario(
         heard: heard_n,
         seconds: elapsed,
         cpu_ns,
+        cpu_each_ns,
         peak_rss_kib,
         gmcp: gmcp_n,
     }
@@ -685,6 +695,17 @@ fn report(
     server::figure(&format!("{prefix}{name}.peak_rss_mib"), peak_mib, "MiB");
     if !spread || clients > ROOMS {
         server::figure(&format!("{prefix}{name}.chat_lines_per_s"), heard, "/s");
+    }
+    // Split: where the CPU went, the broker's, the world's and the hosts'.
+    if let [broker, world, hosts @ ..] = &o.cpu_each_ns[..] {
+        let us = |ns: u64| ns as f64 / 1000.0 / o.commands.max(1) as f64;
+        println!(
+            "{:<12} CPU a command: broker {:.1} µs, world {:.1} µs, hosts {:.1} µs",
+            "",
+            us(*broker),
+            us(*world),
+            us(hosts.iter().sum())
+        );
     }
     if gmcp_every.is_some() {
         let gmcp = o.gmcp as f64 / o.seconds;

@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -25,7 +26,7 @@ use super::asked::Asking;
 pub use super::held::{AWAY, BACK, GAVE_UP, NOT_DONE, PAUSES, RESUMED, UNANSWERED};
 use super::held::{Back, Held, State};
 use super::nats::{LinkError, connect, subscribe};
-use super::wire::{self, Answer, Ask, FromConn, Hello, News, Taken, ToConn, Welcome};
+use super::wire::{self, Answer, Ask, FromConn, Hello, News, ToConn, Welcome};
 use super::{CreateRefused, LoggedIn};
 use crate::logins::Refused;
 use moot_kernel::store::AgentRow;
@@ -33,9 +34,6 @@ use moot_kernel::world::{self, AgentId, ConnId, Leaving, Out, Source};
 
 /// How long a host waits for the world to answer a question before taking it as away.
 const ASK_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// How long a host waits for the world to take a line.
-const TAKE_TIMEOUT: Duration = Duration::from_secs(5);
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -52,6 +50,8 @@ pub struct Remote {
     state: Arc<Mutex<State>>,
     /// Its questions in flight.
     asking: Asking,
+    /// What its connections say, for [`send_batches`] to send to the world in order.
+    saying: Saying,
     /// Ends the host's own tasks (its beats, following the world) when it is dropped.
     stop: CancellationToken,
 }
@@ -127,7 +127,7 @@ impl Remote {
         let client = connect(url, &format!("moot host {host}"), Some(&inbox)).await?;
         // Heard before the greeting, so that no word of the world's is missed after it.
         let news = subscribe(&client, wire::news()).await?;
-        let inbox = subscribe(&client, wire::to_host(&host)).await?;
+        let inbox = subscribe(&client, wire::to_conns(&host)).await?;
         let welcome = greet(&client, &host, http, url).await?;
         let (asking, requests) = Asking::open(client.clone(), &host, wait);
         let state = Arc::new(Mutex::new(State {
@@ -139,13 +139,17 @@ impl Remote {
             wait,
             forgot: 0,
         }));
-        tokio::spawn(deliver(inbox, state.clone(), client.clone(), host.clone()));
+        let (tx, rx) = mpsc::unbounded_channel();
+        let saying = Saying(tx);
+        tokio::spawn(send_batches(client.clone(), wire::conns(&host), rx));
+        tokio::spawn(deliver(inbox, state.clone(), saying.clone()));
         let remote = Remote {
             client,
             host,
             http,
             state,
             asking,
+            saying,
             stop: CancellationToken::new(),
         };
         tokio::spawn(beat(
@@ -161,6 +165,7 @@ impl Remote {
             remote.http,
             url.to_owned(),
             remote.state.clone(),
+            remote.saying.clone(),
         );
         let stop = remote.stop.clone();
         tokio::spawn(async move {
@@ -183,16 +188,6 @@ impl Remote {
         .ok()?
         .ok()?;
         serde_json::from_slice(&answer.payload).ok()
-    }
-
-    async fn say(&self, conn: ConnId, what: &FromConn) -> bool {
-        let Ok(body) = serde_json::to_vec(what) else {
-            return false;
-        };
-        self.client
-            .publish(wire::conn(&self.host, conn), body.into())
-            .await
-            .is_ok()
     }
 
     pub async fn banned(&self, ip: IpAddr) -> bool {
@@ -273,7 +268,7 @@ impl Remote {
             seq: 1,
             again: false,
         };
-        if self.say(conn, &said).await {
+        if self.saying.say(conn, said) {
             Some(source)
         } else {
             lock(&self.state).conns.remove(&conn);
@@ -281,16 +276,9 @@ impl Remote {
         }
     }
 
-    /// Answers line `seq` on `conn` for the world.
-    fn settle(&self, conn: ConnId, seq: u64, why: &str) {
-        if let Some(held) = lock(&self.state).conns.get_mut(&conn) {
-            held.settle(seq, why);
-        }
-    }
-
-    /// Sends a line to the world, which says at once whether it took it; a line it did not
-    /// take (or that no world was there to take) is refused as not done, and one whose
-    /// taking went unanswered is answered when the world is known to be away.
+    /// Sends a line to the world. Its answer comes through the connection's queue: the
+    /// world's, or the host's for it: not done, if the world did not take it (or no world was
+    /// there to take it), and unanswered if the world went away before answering.
     pub async fn line(&self, agent: &AgentId, conn: ConnId, line: String) -> bool {
         // Numbered before it is sent: its answer may come before the world's word that it
         // took it.
@@ -312,27 +300,7 @@ impl Remote {
             line,
             seq,
         };
-        let Ok(body) = serde_json::to_vec(&said) else {
-            self.settle(conn, seq, NOT_DONE);
-            return true;
-        };
-        let asked = self
-            .client
-            .request(wire::conn(&self.host, conn), body.into());
-        match tokio::time::timeout(TAKE_TIMEOUT, asked).await {
-            Ok(Ok(msg)) if serde_json::from_slice(&msg.payload).ok() == Some(Taken::Yes) => {}
-            Ok(Ok(_)) => self.settle(conn, seq, NOT_DONE),
-            Ok(Err(e)) => {
-                if e.kind() == async_nats::RequestErrorKind::NoResponders {
-                    lock(&self.state).away(AWAY);
-                }
-                self.settle(conn, seq, NOT_DONE);
-            }
-            // Taken or not, nobody can say: this line is answered as a command in flight (a
-            // slow world is not yet an absent one: the beats tell that).
-            Err(_) => self.settle(conn, seq, UNANSWERED),
-        }
-        true
+        self.saying.say(conn, said)
     }
 
     pub async fn leave(&self, agent: &AgentId, conn: ConnId, why: Leaving) {
@@ -341,59 +309,141 @@ impl Remote {
             agent: agent.to_string(),
             why,
         };
-        self.say(conn, &said).await;
+        self.saying.say(conn, said);
+    }
+}
+
+/// The queue of what this host's connections say to the world, in the order they said it.
+/// It holds at most a line a connection besides their comings and goings: a connection sends
+/// its next line only once the last is answered.
+#[derive(Clone)]
+struct Saying(mpsc::UnboundedSender<(ConnId, FromConn)>);
+
+impl Saying {
+    /// Queues `said` for the world; false if the host is going.
+    fn say(&self, conn: ConnId, said: FromConn) -> bool {
+        self.0.send((conn, said)).is_ok()
+    }
+}
+
+/// Sends what the connections say to the world on `subject`, everything queued since the last
+/// batch in one message.
+async fn send_batches(
+    client: async_nats::Client,
+    subject: String,
+    mut saying: mpsc::UnboundedReceiver<(ConnId, FromConn)>,
+) {
+    let mut batch = Vec::new();
+    let mut bytes = 0;
+    while let Some(first) = saying.recv().await {
+        // The other connections this runtime has ready to run read their lines first: one
+        // batch carries a turn's worth, not the first line alone.
+        tokio::task::yield_now().await;
+        let mut next = Some(first);
+        while let Some((conn, said)) = next {
+            bytes += 64
+                + match &said {
+                    FromConn::Line { line, .. } => line.len(),
+                    _ => 128,
+                };
+            batch.push((conn, said));
+            let full = batch.len() >= wire::BATCH_ITEMS || bytes >= wire::BATCH_BYTES;
+            next = if full { None } else { saying.try_recv().ok() };
+        }
+        bytes = 0;
+        let Some(body) = wire::encode(&wire::FromConns(std::mem::take(&mut batch))) else {
+            tracing::error!("cannot encode what this host's connections said");
+            continue;
+        };
+        // A batch the broker does not take is lost with the world's link: what it held is
+        // answered when the world is known to be away.
+        if let Err(e) = client.publish(subject.clone(), body).await {
+            tracing::warn!(error = %e, "cannot reach the world");
+        }
     }
 }
 
 /// Hands what the world says to each connection to that connection's queue.
-async fn deliver(
-    mut inbox: async_nats::Subscriber,
-    state: Arc<Mutex<State>>,
-    client: async_nats::Client,
-    host: String,
-) {
+async fn deliver(mut inbox: async_nats::Subscriber, state: Arc<Mutex<State>>, saying: Saying) {
     // Connections told lately to the world as gone, so that a burst for one is told once.
     let mut told: VecDeque<ConnId> = VecDeque::new();
     while let Some(msg) = inbox.next().await {
-        let Some((_, conn)) = wire::parse_conn(&msg.subject) else {
-            continue;
-        };
-        let Ok(said) = serde_json::from_slice::<ToConn>(&msg.payload) else {
+        let Some(batch) = wire::decode::<wire::ToConns>(&msg.payload) else {
             tracing::warn!(subject = %msg.subject, "the world sent what this host cannot read");
             continue;
         };
-        let held = {
+        let mut unheld = Vec::new();
+        {
             let mut state = lock(&state);
-            match said {
-                ToConn::Reply { seq, lines } => state
-                    .conns
-                    .get_mut(&conn)
-                    .map(|held| held.answered(seq, lines))
-                    .is_some(),
-                ToConn::Close(_) => {
-                    if let Some(held) = state.conns.remove(&conn) {
-                        held.sink.pass(said.out());
-                    }
-                    true
+            for wire::Told { conns, what } in batch.0 {
+                if let [conn] = conns[..] {
+                    hand(&mut state, conn, what, &mut unheld);
+                    continue;
                 }
-                _ => state
-                    .conns
-                    .get(&conn)
-                    .map(|held| held.sink.pass(said.out()))
-                    .is_some(),
+                match what {
+                    ToConn::Reply { .. } | ToConn::Refused { .. } | ToConn::Close(_) => {
+                        for conn in conns {
+                            hand(&mut state, conn, what.clone(), &mut unheld);
+                        }
+                    }
+                    // What many hear is made once here too, and shared as the world shared it.
+                    what => {
+                        let Some(out) = what.out() else { continue };
+                        for conn in conns {
+                            match state.conns.get(&conn) {
+                                Some(held) => held.sink.pass(out.clone()),
+                                None => unheld.push(conn),
+                            }
+                        }
+                    }
+                }
             }
-        };
+        }
         // The world speaks to a connection this host no longer holds (it left while the world
         // was letting it back in): whoever the world has there leaves.
-        if !held && !told.contains(&conn) {
+        for conn in unheld {
+            if told.contains(&conn) {
+                continue;
+            }
             if told.len() == 64 {
                 told.pop_front();
             }
             told.push_back(conn);
-            if let Ok(body) = serde_json::to_vec(&FromConn::Gone) {
-                let _ = client.publish(wire::conn(&host, conn), body.into()).await;
-            }
+            saying.say(conn, FromConn::Gone);
         }
+    }
+}
+
+/// Hands `what` to connection `conn`'s queue; notes the connection in `unheld` if this host
+/// holds no such connection.
+fn hand(state: &mut State, conn: ConnId, what: ToConn, unheld: &mut Vec<ConnId>) {
+    let held = match what {
+        ToConn::Reply { seq, lines } => state
+            .conns
+            .get_mut(&conn)
+            .map(|held| held.answered(seq, lines))
+            .is_some(),
+        ToConn::Refused { seq } => state
+            .conns
+            .get_mut(&conn)
+            .map(|held| held.settle(seq, NOT_DONE))
+            .is_some(),
+        ToConn::Close(lines) => {
+            if let Some(held) = state.conns.remove(&conn) {
+                held.sink.pass(Out::Close(lines));
+            }
+            true
+        }
+        what => match (state.conns.get(&conn), what.out()) {
+            (Some(held), Some(out)) => {
+                held.sink.pass(out);
+                true
+            }
+            (held, _) => held.is_some(),
+        },
+    };
+    if !held {
+        unheld.push(conn);
     }
 }
 
@@ -406,6 +456,7 @@ async fn follow(
     http: Option<SocketAddr>,
     url: String,
     state: Arc<Mutex<State>>,
+    saying: Saying,
 ) {
     let mut check = tokio::time::interval(wire::BEAT);
     loop {
@@ -461,7 +512,7 @@ async fn follow(
                     connections = back.len(),
                     "the world took this host for dead; bringing its connections back"
                 );
-                reenter(&client, &host, back).await;
+                reenter(&saying, back);
                 continue;
             }
             None => continue,
@@ -498,12 +549,12 @@ async fn follow(
             connections = back.len(),
             "the world restarted; bringing connections back"
         );
-        reenter(&client, &host, back).await;
+        reenter(&saying, back);
     }
 }
 
 /// Brings connections back into the world, each as the character it was.
-async fn reenter(client: &async_nats::Client, host: &str, back: Vec<Back>) {
+fn reenter(saying: &Saying, back: Vec<Back>) {
     for Back {
         conn,
         agent,
@@ -518,9 +569,7 @@ async fn reenter(client: &async_nats::Client, host: &str, back: Vec<Back>) {
             seq,
             again: true,
         };
-        if let Ok(body) = serde_json::to_vec(&said) {
-            let _ = client.publish(wire::conn(host, conn), body.into()).await;
-        }
+        saying.say(conn, said);
     }
 }
 

@@ -6,12 +6,15 @@
 //! its own name, `moot.v6.from.<host>.…`, and everything said to one host under
 //! `moot.v6.to.<host>.…`: a broker that gives each host a user of its own and these two subjects
 //! (and its reply inbox, `_INBOX.<host>`) vouches for who said what, which a body cannot, since
-//! the broker never tells a subscriber who published. Subjects also name the connection a
-//! message is about, so that a later world split by game can route by subject without reading
-//! bodies.
+//! the broker never tells a subscriber who published.
 //!
-//! Bodies are JSON: the messages are small, and a person debugging a town can read them with
-//! any NATS client.
+//! What connections say and hear crosses in batches, one message a host's turn each way
+//! ([`FromConns`], [`ToConns`]): the broker, the world and the host each handle one message
+//! where they handled one a line and one a notice a connection, and a line said in a room
+//! crosses once to each host, with the list of its connections that hear it, not once to each
+//! of them. Those two are postcard (compact, binary, read with the same types by both sides);
+//! the rest (greetings, questions, news) are few and small, and stay JSON that a person
+//! debugging a town can read with any NATS client.
 
 use std::borrow::Cow;
 use std::net::IpAddr;
@@ -29,9 +32,9 @@ use moot_kernel::world::{BoardMsg, Event, Leaving, Out, Said};
 use moot_kernel::wrap::Display;
 
 /// This build's protocol. A change to any message below that an older peer could misread
-/// raises it (6: the web's pages ask typed questions, [`Ask::Web`], and no HTTP crosses the
-/// broker any more).
-pub const PROTOCOL: u32 = 6;
+/// raises it (7: connections' lines and notices cross in batches, [`FromConns`] and
+/// [`ToConns`]).
+pub const PROTOCOL: u32 = 7;
 
 /// Where hosts and worlds find out whether they speak the same protocol (no version in it: see
 /// the module's doc). The world answers anyone here and takes nobody in: a host joins by its
@@ -68,24 +71,19 @@ pub fn asks() -> String {
     format!("moot.v{PROTOCOL}.from.*.ask")
 }
 
-/// What a host's connection says to the world: subscribe to [`conns`], publish to one.
-pub fn conn(host: &str, conn: u64) -> String {
-    format!("moot.v{PROTOCOL}.from.{host}.conn.{conn}")
+/// What host `host`'s connections say to the world ([`FromConns`]).
+pub fn conns(host: &str) -> String {
+    format!("moot.v{PROTOCOL}.from.{host}.conns")
 }
 
-/// Every connection of every host, for the world.
-pub fn conns() -> String {
-    format!("moot.v{PROTOCOL}.from.*.conn.*")
+/// Every host's connections, for the world.
+pub fn all_conns() -> String {
+    format!("moot.v{PROTOCOL}.from.*.conns")
 }
 
-/// What the world says to a host's connection.
-pub fn to_conn(host: &str, conn: u64) -> String {
-    format!("moot.v{PROTOCOL}.to.{host}.conn.{conn}")
-}
-
-/// Every connection of one host, for that host.
-pub fn to_host(host: &str) -> String {
-    format!("moot.v{PROTOCOL}.to.{host}.conn.*")
+/// What the world says to host `host`'s connections ([`ToConns`]).
+pub fn to_conns(host: &str) -> String {
+    format!("moot.v{PROTOCOL}.to.{host}.conns")
 }
 
 /// The host a subject under `moot.v6.from.` or `moot.v6.to.` names.
@@ -118,14 +116,6 @@ pub fn is_inbox_of(reply: &str, host: &str) -> bool {
     reply
         .strip_prefix(&inbox(host))
         .is_some_and(|rest| rest.starts_with('.'))
-}
-
-/// The host and connection a subject from [`conns`] or [`to_host`] names.
-pub fn parse_conn(subject: &str) -> Option<(&str, u64)> {
-    let host = host_of(subject)?;
-    let mut parts = subject.rsplitn(3, '.');
-    let conn = parts.next()?.parse().ok()?;
-    (parts.next()? == "conn").then_some((host, conn))
 }
 
 /// A host's greeting, and the world's answer.
@@ -217,19 +207,45 @@ pub const BEAT: std::time::Duration = std::time::Duration::from_millis(250);
 /// How long a host waits without hearing the world before telling its people it is away.
 pub const AWAY_AFTER: std::time::Duration = std::time::Duration::from_millis(1500);
 
-/// The world's answer to a line, as soon as it has taken it or not: a line the world took is
-/// answered like any command once it is done and stored; one it refused was not done.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Taken {
-    Yes,
-    /// The world is stopping, does not know this connection (it restarted or forgot the host
-    /// since), or holds as many of its lines as it takes.
-    No,
-}
-
 /// The most lines of one connection the world holds unanswered (a host sends one at a time;
 /// this bounds what a host gone wrong can make the world keep).
 pub const LINES_HELD: usize = 16;
+
+/// What a host's connections said since its last batch, each item the host's number for a
+/// connection and what it said, in the order they said it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct FromConns(pub Vec<(u64, FromConn)>);
+
+/// What the world said to a host's connections since its last batch, in the order it said it
+/// to each.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ToConns(pub Vec<Told>);
+
+/// One thing the world said, and the host's connections it said it to: what a room hears goes
+/// once, with everyone of the host's who hears it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Told {
+    pub conns: Vec<u64>,
+    pub what: ToConn,
+}
+
+/// The most items a batch either way holds: what a broker's message carries however long the
+/// lines (the world's limit on a line's length, and on a notice's, is far below this a line).
+pub const BATCH_ITEMS: usize = 1024;
+
+/// About the most bytes a batch either way holds before it goes (a broker's messages are at
+/// most 1 MiB unless it says otherwise).
+pub const BATCH_BYTES: usize = 256 * 1024;
+
+/// A batch's body; postcard cannot fail on these types but for memory, which is not this.
+pub fn encode<T: Serialize>(batch: &T) -> Option<bytes::Bytes> {
+    postcard::to_allocvec(batch).ok().map(Into::into)
+}
+
+/// A batch from its body; `None` if it is not one.
+pub fn decode<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Option<T> {
+    postcard::from_bytes(body).ok()
+}
 
 /// Where host `host` takes back a question it asked (its client went away).
 pub fn take_back(host: &str) -> String {
@@ -434,6 +450,12 @@ pub enum ToConn {
         talker: String,
         line: String,
     },
+    /// The world did not take what the connection sent as `seq`: it is stopping, does not know
+    /// this connection (it restarted, or let its host go, since), or holds as many of its lines
+    /// as it takes. It was not done.
+    Refused {
+        seq: u64,
+    },
 }
 
 /// A [`BoardMsg`] on the wire.
@@ -447,9 +469,9 @@ pub struct Board {
     pub headline: Option<String>,
     pub text: Vec<String>,
     pub gmcp: Option<String>,
-    #[serde(default)]
     pub xmcp: Option<String>,
-    pub view: serde_json::Value,
+    /// The view's JSON (postcard carries no free-form value).
+    pub view: String,
 }
 
 impl ToConn {
@@ -481,7 +503,7 @@ impl ToConn {
                 text: b.text.clone(),
                 gmcp: b.gmcp.as_ref().map(|g| g.to_string()),
                 xmcp: b.xmcp.as_ref().map(|x| x.to_string()),
-                view: b.view.clone(),
+                view: b.view.to_string(),
             }),
             Out::Display(d) => ToConn::Display(*d),
             Out::Event(Event::Room(info)) => ToConn::Room((**info).clone()),
@@ -498,9 +520,10 @@ impl ToConn {
 }
 
 impl ToConn {
-    /// What the world said, as the connection's queue takes it.
-    pub fn out(self) -> Out {
-        match self {
+    /// What the world said, as the connection's queue takes it; none for a refusal, which
+    /// the host answers itself.
+    pub fn out(self) -> Option<Out> {
+        Some(match self {
             ToConn::Line(l) => Out::Line(l.into()),
             ToConn::Heard {
                 channel,
@@ -519,7 +542,7 @@ impl ToConn {
                 text: b.text,
                 gmcp: b.gmcp.map(Cow::Owned),
                 xmcp: b.xmcp.map(Cow::Owned),
-                view: b.view,
+                view: serde_json::from_str(&b.view).unwrap_or_default(),
             })),
             ToConn::Display(d) => Out::Display(d),
             ToConn::Room(info) => Out::Event(Event::Room(Arc::new(info))),
@@ -528,7 +551,8 @@ impl ToConn {
                 talker,
                 line,
             } => Out::Event(Event::Said(Said::new(channel, &talker, line))),
-        }
+            ToConn::Refused { .. } => return None,
+        })
     }
 }
 
@@ -537,16 +561,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_subject_names_its_host_and_connection() {
-        assert_eq!(parse_conn(&conn("h1f", 42)), Some(("h1f", 42)));
-        assert_eq!(parse_conn(&to_conn("abc", 7)), Some(("abc", 7)));
-        assert_eq!(parse_conn("moot.v1.conn.abc.x"), None);
-        assert_eq!(parse_conn("moot.v2.conn.abc.7"), None);
-        assert_eq!(parse_conn(&take_back("abc")), None);
-        assert_eq!(parse_conn("x"), None);
-        for subject in [greet("h1"), ask("h1"), host_beat("h1"), take_back("h1")] {
+    fn a_subject_names_its_host() {
+        for subject in [
+            greet("h1"),
+            ask("h1"),
+            host_beat("h1"),
+            take_back("h1"),
+            conns("h1"),
+            to_conns("h1"),
+        ] {
             assert_eq!(host_of(&subject), Some("h1"), "{subject}");
         }
+        assert_eq!(host_of("moot.v1.from.h1.conns"), None);
+        assert_eq!(host_of("x"), None);
+    }
+
+    /// A batch that is not one is refused whole, and a good one reads back as it was sent.
+    #[test]
+    fn a_batch_of_lines_crosses_whole_or_not_at_all() {
+        let batch = FromConns(vec![
+            (
+                3,
+                FromConn::Line {
+                    agent: "a1".into(),
+                    line: "say hi".into(),
+                    seq: 2,
+                },
+            ),
+            (4, FromConn::Gone),
+        ]);
+        let body = encode(&batch).unwrap();
+        let back: FromConns = decode(&body).unwrap();
+        assert_eq!(format!("{back:?}"), format!("{batch:?}"));
+        assert!(decode::<FromConns>(&body[..body.len() - 1]).is_none());
+        assert!(decode::<FromConns>(b"{\"x\": 1}").is_none());
     }
 
     #[test]
@@ -554,7 +602,7 @@ mod tests {
         assert!(is_inbox_of("_INBOX.host1.abc.1", "host1"));
         assert!(!is_inbox_of("_INBOX.host10.abc.1", "host1"));
         assert!(!is_inbox_of("_INBOX.abc.1", "host1"));
-        assert!(!is_inbox_of("moot.v6.to.host1.conn.1", "host1"));
+        assert!(!is_inbox_of("moot.v7.to.host1.conns", "host1"));
         assert!(host_name_ok("host-1_a"));
         for bad in ["", "a.b", "a*", ">", "a b", &"x".repeat(65)] {
             assert!(!host_name_ok(bad), "{bad}");
@@ -587,8 +635,14 @@ mod tests {
             Out::Event(Event::Said(Said::new("page", "Bob", "Bob pages, \"x\""))),
         ];
         for out in outs {
-            let json = serde_json::to_vec(&ToConn::new(&out, 9)).unwrap();
-            let back: Out = serde_json::from_slice::<ToConn>(&json).unwrap().out();
+            let batch = ToConns(vec![Told {
+                conns: vec![1, 2],
+                what: ToConn::new(&out, 9),
+            }]);
+            let mut back: ToConns = decode(&encode(&batch).unwrap()).unwrap();
+            let told = back.0.pop().unwrap();
+            assert_eq!(told.conns, [1, 2]);
+            let back = told.what.out().unwrap();
             assert_eq!(format!("{back:?}"), format!("{out:?}"));
         }
     }

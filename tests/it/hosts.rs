@@ -1432,23 +1432,24 @@ async fn another_hosts_credentials_read_nothing_and_forge_nothing() {
         .expect("host2 hears the world's beats");
     let store = moot::store::Store::open(&db, moot::store::StoreOptions::default()).unwrap();
     let ann_id = store.agent_by_name("Ann").await.unwrap().unwrap().agent_id;
-    let enter = serde_json::to_vec(&wire::FromConn::Enter {
-        agent: ann_id.clone(),
-        pass: String::new(),
-        created: false,
-        seq: 1,
-        again: false,
-    })
+    let enter = wire::encode(&wire::FromConns(vec![(
+        77,
+        wire::FromConn::Enter {
+            agent: ann_id.clone(),
+            pass: String::new(),
+            created: false,
+            seq: 1,
+            again: false,
+        },
+    )]))
     .unwrap();
     let down = serde_json::to_vec(&wire::News::Down { epoch }).unwrap();
     spy.publish(wire::news(), down.into()).await.unwrap();
-    spy.publish(wire::conn("host1", 77), enter.clone().into())
+    spy.publish(wire::conns("host1"), enter.clone())
         .await
         .unwrap();
     // On host2's own subject, from a host2 that never greeted the world: ignored.
-    spy.publish(wire::conn("host2", 77), enter.into())
-        .await
-        .unwrap();
+    spy.publish(wire::conns("host2"), enter).await.unwrap();
     let as_host1 = serde_json::to_vec(&wire::Hello::ours("host1", None)).unwrap();
     let connect = serde_json::to_vec(&wire::Ask::Connect {
         ip: "127.0.0.1".parse().unwrap(),
@@ -1500,7 +1501,7 @@ async fn another_hosts_credentials_read_nothing_and_forge_nothing() {
         "subscription to \"_inbox.>\"".to_owned(),
         format!("subscription to \"{}\"", wire::to_host_all("host1")),
         format!("publish to \"{}\"", wire::news()),
-        format!("publish to \"{}\"", wire::conn("host1", 77)),
+        format!("publish to \"{}\"", wire::conns("host1")),
         format!("publish to \"{}\"", wire::greet("host1")),
         format!("publish to \"{}\"", wire::ask("host1")),
     ] {
@@ -1520,36 +1521,40 @@ async fn another_hosts_credentials_read_nothing_and_forge_nothing() {
     let welcome = tokio::time::timeout(Duration::from_secs(5), welcome).await;
     assert!(matches!(welcome, Ok(Ok(_))), "host2 may greet as itself");
     let host1_pass = (0..64).map(|_| 'a').collect::<String>();
+    let mut told = spy.subscribe(wire::to_conns("host2")).await.unwrap();
+    spy.flush().await.unwrap();
     for (conn, pass) in [(78, String::new()), (79, host1_pass)] {
-        let enter = serde_json::to_vec(&wire::FromConn::Enter {
-            agent: ann_id.clone(),
-            pass,
-            created: false,
-            seq: 1,
-            again: false,
-        })
+        let enter = wire::encode(&wire::FromConns(vec![(
+            conn,
+            wire::FromConn::Enter {
+                agent: ann_id.clone(),
+                pass,
+                created: false,
+                seq: 1,
+                again: false,
+            },
+        )]))
         .unwrap();
-        spy.publish(wire::conn("host2", conn), enter.into())
+        spy.publish(wire::conns("host2"), enter).await.unwrap();
+        let batch = tokio::time::timeout(Duration::from_secs(5), told.next())
             .await
+            .expect("the world answers the forged entry")
             .unwrap();
-        let to_conn = wire::to_conn("host2", conn);
-        let mut closed = None;
-        for _ in 0..100 {
-            closed = heard
-                .lock()
-                .unwrap()
-                .iter()
-                .find(|(subject, _)| *subject == to_conn)
-                .map(|(_, body)| body.clone());
-            if closed.is_some() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        let closed = closed.expect("the world answers the forged entry");
+        let batch: wire::ToConns = wire::decode(&batch.payload).expect("a batch");
+        let closed = match &batch.0[..] {
+            [
+                wire::Told {
+                    conns,
+                    what: wire::ToConn::Close(lines),
+                },
+            ] if conns == &[conn] => lines,
+            other => panic!("{other:?}"),
+        };
         assert!(
-            closed.contains("Close") && closed.contains("did not let that login through"),
-            "{closed}"
+            closed
+                .iter()
+                .any(|l| l.contains("did not let that login through")),
+            "{closed:?}"
         );
     }
     // Nobody entered as Ann: she was told nothing, and `who` lists her once.

@@ -280,7 +280,7 @@ impl Spy {
             let known = [".beat", ".cancel", ".hello"]
                 .iter()
                 .any(|end| subject.ends_with(end))
-                || subject.contains(".conn.");
+                || subject.ends_with(".conns");
             assert!(
                 known,
                 "a host said what is no typed message: {subject} {body}"

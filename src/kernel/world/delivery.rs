@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use tokio::sync::mpsc;
 
-use super::views;
+use super::{ConnId, views};
 /// How many notices may wait for a slow connection (or in an agent's mailbox) before further
 /// ones are dropped...
 pub const MAX_BACKLOG: usize = 2048;
@@ -17,7 +17,7 @@ pub const MAX_BACKLOG: usize = 2048;
 pub const MAX_BACKLOG_BYTES: usize = 256 * 1024;
 
 /// What the world sends to a connection, in the order the world decided it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Out {
     /// Something happened that this player should hear about.
     Line(Arc<str>),
@@ -181,13 +181,38 @@ impl BoardMsg {
 #[derive(Debug, Clone)]
 pub enum Sink {
     /// A live connection (telnet): notices are written to it as they happen.
-    Connection {
-        tx: mpsc::UnboundedSender<Out>,
-        backlog: Arc<Backlog>,
-    },
+    Connection { to: To, backlog: Arc<Backlog> },
     /// No connection (an agent over MCP or REST): notices wait in the player's mailbox until
     /// the `events` verb collects them.
     Mailbox,
+}
+
+/// Where a live connection's notices go.
+#[derive(Debug, Clone)]
+pub enum To {
+    /// Its own queue, read by the task that writes to its socket in this process.
+    Queue(mpsc::UnboundedSender<Out>),
+    /// Its host's one queue, shared by every connection that host holds (the connection is
+    /// `conn` there): a world in another process sends what many connections hear in one
+    /// message, and one task, not one a connection, does the sending.
+    Host(Arc<dyn Carrier>, ConnId),
+}
+
+/// The one queue of a host's connections (see [`To::Host`]).
+pub trait Carrier: Send + Sync + std::fmt::Debug {
+    /// Carries `out` for connection `conn`, after everything carried before it.
+    fn carry(&self, conn: ConnId, out: Out);
+}
+
+impl To {
+    fn send(&self, out: Out) {
+        match self {
+            To::Queue(tx) => {
+                let _ = tx.send(out);
+            }
+            To::Host(carrier, conn) => carrier.carry(*conn, out),
+        }
+    }
 }
 
 /// What waits in a connection's queue, counted as it goes in and comes out.
@@ -226,7 +251,7 @@ pub fn channel() -> (Sink, Source) {
     });
     (
         Sink::Connection {
-            tx,
+            to: To::Queue(tx),
             backlog: backlog.clone(),
         },
         Source {
@@ -237,11 +262,57 @@ pub fn channel() -> (Sink, Source) {
     )
 }
 
+/// A queue for connection `conn` of a host in another process, whose notices join that
+/// host's one queue, `carrier`: the world's end, and the count its carrier takes them off by.
+pub fn hosted(carrier: Arc<dyn Carrier>, conn: ConnId) -> (Sink, Drained) {
+    let backlog = Arc::new(Backlog {
+        notices: AtomicUsize::new(0),
+        bytes: AtomicUsize::new(0),
+        sent: AtomicU64::new(0),
+        events: AtomicBool::new(true),
+    });
+    let sink = Sink::Connection {
+        to: To::Host(carrier, conn),
+        backlog: backlog.clone(),
+    };
+    (sink, Drained { backlog })
+}
+
+/// How a host's carrier counts one connection's notices off its queue (see [`hosted`]): its
+/// bound holds until they have crossed to the host, which bounds them again for its client.
+#[derive(Debug)]
+pub struct Drained {
+    backlog: Arc<Backlog>,
+}
+
+impl Drained {
+    /// Marks `out` as carried.
+    pub fn took(&self, out: &Out) {
+        self.backlog.took(out);
+    }
+}
+
+impl Backlog {
+    /// One notice has left the queue.
+    fn took(&self, out: &Out) {
+        let weight = match out {
+            Out::Line(l) => l.len(),
+            Out::Heard(s) => s.weight(),
+            Out::Board(b) => b.weight(),
+            Out::Display(_) => 8,
+            Out::Event(_) => 256,
+            Out::Reply { .. } | Out::Close(_) => return,
+        };
+        self.notices.fetch_sub(1, Ordering::Relaxed);
+        self.bytes.fetch_sub(weight, Ordering::Relaxed);
+    }
+}
+
 impl Sink {
     /// Queues a notice unless the connection is too far behind, in which case it is dropped: a
     /// client that does not read must not make the server hold unbounded memory for it.
     pub(super) fn notice(&self, what: Delivery) {
-        let Sink::Connection { tx, backlog } = self else {
+        let Sink::Connection { to, backlog } = self else {
             return;
         };
         if matches!(what, Delivery::Event(_)) && !backlog.events.load(Ordering::Relaxed) {
@@ -254,7 +325,7 @@ impl Sink {
             backlog.notices.fetch_add(1, Ordering::Relaxed);
             backlog.bytes.fetch_add(weight, Ordering::Relaxed);
             backlog.sent.fetch_add(1, Ordering::Relaxed);
-            let _ = tx.send(match what {
+            to.send(match what {
                 Delivery::Line(line) => Out::Line(line),
                 Delivery::Heard(said) => Out::Heard(said),
                 Delivery::Board(b) => Out::Board(b),
@@ -284,9 +355,9 @@ impl Sink {
     /// Answers and closing words are never dropped: each connection has at most one command in
     /// flight, so they cannot pile up.
     pub fn send(&self, out: Out) {
-        if let Sink::Connection { tx, backlog } = self {
+        if let Sink::Connection { to, backlog } = self {
             backlog.sent.fetch_add(1, Ordering::Relaxed);
-            let _ = tx.send(out);
+            to.send(out);
         }
     }
 
@@ -336,16 +407,7 @@ impl Source {
     /// Marks one notice as taken off the queue.
     pub fn took(&mut self, out: &Out) {
         self.taken += 1;
-        let weight = match out {
-            Out::Line(l) => l.len(),
-            Out::Heard(s) => s.weight(),
-            Out::Board(b) => b.weight(),
-            Out::Display(_) => 8,
-            Out::Event(_) => 256,
-            Out::Reply { .. } | Out::Close(_) => return,
-        };
-        self.backlog.notices.fetch_sub(1, Ordering::Relaxed);
-        self.backlog.bytes.fetch_sub(weight, Ordering::Relaxed);
+        self.backlog.took(out);
     }
 }
 

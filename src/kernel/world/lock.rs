@@ -37,6 +37,9 @@ pub enum Request {
     },
     /// Work for the world from another face (see [`WorldHandle::call`]).
     Call(Job),
+    /// Requests that came together (a host's connections, a turn's worth): done in one turn
+    /// of the world, in order.
+    Batch(Vec<Request>),
 }
 
 /// What a connection coming back hears when its character has connected again elsewhere

@@ -41,8 +41,8 @@ pub mod views;
 
 pub use context::{Cx, Effect, Extension, Notice, Save, Spoken, Undo};
 pub use delivery::{
-    Backlog, BoardMsg, Delivery, Event, MAX_BACKLOG, MAX_BACKLOG_BYTES, Out, Said, Sink, Source,
-    channel,
+    Backlog, BoardMsg, Carrier, Delivery, Drained, Event, MAX_BACKLOG, MAX_BACKLOG_BYTES, Out,
+    Said, Sink, Source, To, channel, hosted,
 };
 pub use house::{COMPUTER_ID, COMPUTER_NAME, HOUSE, SERVER_ID, SERVER_NAME, is_house};
 pub use load::{WorldError, load, load_town};

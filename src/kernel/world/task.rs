@@ -412,6 +412,11 @@ fn handle(world: &mut World, env: &Env, req: Request) {
             }
         }
         Request::Call(job) => job(world, env),
+        Request::Batch(requests) => {
+            for req in requests {
+                handle(world, env, req);
+            }
+        }
     }
 }
 
