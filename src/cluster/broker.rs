@@ -536,7 +536,7 @@ pub async fn serve(
                         }
                     }
                 }
-                if !requests.is_empty() && !door.world.send(Request::Batch(requests)).await {
+                if !requests.is_empty() && !door.world.batch(requests).await {
                     for (link, conn, seq) in lines {
                         link.unask();
                         queue.tell(conn, ToConn::Refused { seq });

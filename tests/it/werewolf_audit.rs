@@ -5,11 +5,13 @@
 //! may know. The all-seeing reader is the control: the same checks find secrets in what they
 //! read, so a check that finds nothing elsewhere is looking at the right things.
 
+use std::net::SocketAddr;
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use serde_json::{Value, json};
 
-use crate::support::{Client, TestServer, mcp_tool};
+use crate::support::{Client, TestServer, mcp_tool, player_at};
 
 const PLAYERS: [&str; 8] = [
     "Anya", "Boris", "Clara", "Dmitri", "Elena", "Fyodor", "Galina", "Ivan",
@@ -26,17 +28,167 @@ struct Reader {
     took: Vec<(&'static str, String)>,
 }
 
+/// The town as the audit needs it: the all-seeing spectator reads the match while it runs.
+fn audited(c: &mut moot::config::Config) {
+    c.time_scale = 50.0;
+    c.games.werewolf.omniscient = moot::games::werewolf::settings::Omniscient::Live;
+}
+
 #[tokio::test]
 async fn a_served_match_shows_nobody_what_they_may_not_know_on_any_face() {
-    // The all-seeing spectator reads the match while it runs.
-    let s = TestServer::start_with(|c| {
-        c.time_scale = 50.0;
-        c.games.werewolf.omniscient = moot::games::werewolf::settings::Omniscient::Live;
-    })
-    .await;
+    let s = TestServer::start_with(audited).await;
+    play_and_audit(s.addr, s.http).await;
+    s.stop().await;
+}
+
+/// Across the broker: a world, and a host that holds every reader's connections. Besides
+/// what each reader took in, everything the world told the host for each connection is held
+/// to what that connection's reader may know: a host never holds a secret its reader may not
+/// be shown.
+#[tokio::test]
+async fn a_match_through_a_host_sends_the_host_nothing_its_readers_may_not_know() {
+    let broker = crate::hosts::Broker::start().await;
+    let (_dir, db, world) = crate::hosts::world_on(&broker.url, audited).await;
+    let host = crate::hosts::host(&broker.url, &db).await;
+    // Everything the host is told for its connections, and who entered on each.
+    let spy = async_nats::connect(&broker.url).await.unwrap();
+    let mut told_to = spy
+        .subscribe(format!(
+            "moot.v{}.to.*.conns",
+            moot::cluster::wire::PROTOCOL
+        ))
+        .await
+        .unwrap();
+    let mut said_by = spy
+        .subscribe(format!(
+            "moot.v{}.from.*.conns",
+            moot::cluster::wire::PROTOCOL
+        ))
+        .await
+        .unwrap();
+    spy.flush().await.unwrap();
+    let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+    let spied = tokio::spawn(async move {
+        let (mut told, mut entered) = (Vec::new(), std::collections::HashMap::new());
+        loop {
+            tokio::select! {
+                _ = &mut stopped => return (told, entered),
+                Some(m) = told_to.next() => {
+                    let batch: moot::cluster::wire::ToConns =
+                        moot::cluster::wire::decode(&m.payload).expect("a batch");
+                    told.extend(batch.0);
+                }
+                Some(m) = said_by.next() => {
+                    let batch: moot::cluster::wire::FromConns =
+                        moot::cluster::wire::decode(&m.payload).expect("a batch");
+                    for (conn, said) in batch.0 {
+                        if let moot::cluster::wire::FromConn::Enter { agent, .. } = said {
+                            entered.insert(conn, agent);
+                        }
+                    }
+                }
+                else => return (told, entered),
+            }
+        }
+    });
+    let roles = play_and_audit(host.telnet_addr, host.http_addr).await;
+    // What was sent by the end has reached the spy once a round trip of its own has.
+    spy.flush().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    stop.send(()).unwrap();
+    let (told, entered) = spied.await.unwrap();
+    // Whose each connection is.
+    let store = moot::store::Store::open(&db, moot::store::StoreOptions::default()).unwrap();
+    let mut reader_of = std::collections::HashMap::new();
+    for (conn, agent) in &entered {
+        let row = store
+            .agent_by_id(agent)
+            .await
+            .unwrap()
+            .expect("a character");
+        reader_of.insert(*conn, row.name);
+    }
+    let mut audited_told = 0;
+    let mut found_for_olga = Vec::new();
+    // Each connection's up to the line that ends the match (after it, all is told).
+    let mut ended = std::collections::HashSet::new();
+    for told in &told {
+        let pieces = told_text(&told.what);
+        let ends = pieces.iter().any(|(_, text)| {
+            text.contains("[Town Crier] The villagers win")
+                || text.contains("[Town Crier] The werewolves win")
+                || text.starts_with("ENDED")
+        });
+        for conn in &told.conns {
+            if ended.contains(conn) {
+                continue;
+            }
+            if ends {
+                ended.insert(*conn);
+                continue;
+            }
+            let name = &reader_of[conn];
+            let seat = roles
+                .iter()
+                .find(|(_, n, _)| n == name)
+                .map(|(id, _, role)| (id.as_str(), role.as_str()));
+            for (face, text) in &pieces {
+                let leaks = audit(seat, &roles, face, text);
+                if name == "Olga" {
+                    found_for_olga.extend(leaks);
+                } else {
+                    assert!(
+                        leaks.is_empty(),
+                        "the host was told for {name} ({seat:?}) what they may not know: \
+                         {leaks:?}\n    in {text}"
+                    );
+                }
+            }
+            audited_told += 1;
+        }
+    }
+    assert!(audited_told > 100, "{audited_told}");
+    // The control: what the all-seeing reader's connection was told holds secrets.
+    for what in [
+        "growls to the pack",
+        "You are a Werewolf",
+        "Your vision shows",
+    ] {
+        assert!(
+            found_for_olga.iter().any(|l| l.contains(what)),
+            "the audit should find `{what}` in what the host was told for Olga: {found_for_olga:#?}"
+        );
+    }
+    host.running.shutdown().await;
+    world.shutdown().await;
+}
+
+/// What the world told a host, as its reader would take it in: lines as telnet shows them,
+/// and a board's view as the JSON a client that draws one reads.
+fn told_text(what: &moot::cluster::wire::ToConn) -> Vec<(&'static str, String)> {
+    use moot::cluster::wire::ToConn;
+    let telnet = |lines: &[String]| lines.iter().map(|l| ("telnet", l.clone())).collect();
+    match what {
+        ToConn::Line(line) => vec![("telnet", line.clone())],
+        ToConn::Heard { line, .. } | ToConn::Said { line, .. } => vec![("telnet", line.clone())],
+        ToConn::Reply { lines, .. } | ToConn::Close(lines) => telnet(lines),
+        ToConn::Board(board) => {
+            let mut pieces: Vec<_> = telnet(&board.text);
+            pieces.extend(board.headline.iter().map(|h| ("telnet", h.clone())));
+            pieces.push(("gmcp", board.view.clone()));
+            pieces
+        }
+        ToConn::Room(room) => vec![("telnet", room.name.clone())],
+        ToConn::Display(_) | ToConn::Refused { .. } => Vec::new(),
+    }
+}
+
+/// Ten readers follow a match at `telnet` and `http` to its end, and each is held to what
+/// their seat may know; the match's roles, once told.
+async fn play_and_audit(telnet: SocketAddr, http: SocketAddr) -> Vec<(String, String, String)> {
     let mut readers = Vec::new();
     for name in PLAYERS.iter().chain(&["Sonya", "Olga"]) {
-        let mut client = s.player(name).await;
+        let mut client = player_at(telnet, name).await;
         let token = client.command("@token").await[0]
             .strip_prefix("Your API token: ")
             .expect("a token")
@@ -60,7 +212,7 @@ async fn a_served_match_shows_nobody_what_they_may_not_know_on_any_face() {
         );
     }
     let status = mcp_tool(
-        s.http,
+        http,
         &readers[0].token,
         "et.werewolf.queue.status",
         json!({}),
@@ -94,15 +246,14 @@ async fn a_served_match_shows_nobody_what_they_may_not_know_on_any_face() {
     );
     let tasks: Vec<_> = readers
         .into_iter()
-        .map(|r| tokio::spawn(follow(s.http, mid.clone(), r)))
+        .map(|r| tokio::spawn(follow(http, mid.clone(), r)))
         .collect();
     let mut readers = Vec::new();
     for t in tasks {
         readers.push(t.await.expect("a reader followed the match to its end"));
     }
     // The truth, now that it may be told.
-    let (code, report) = s
-        .api()
+    let (code, report) = crate::support::Api::new(http)
         .get(&format!("/werewolf/{mid}/report"), &readers[0].token)
         .await;
     assert_eq!(code, 200, "{report}");
@@ -163,7 +314,7 @@ async fn a_served_match_shows_nobody_what_they_may_not_know_on_any_face() {
             "the audit should find `{what}` in what Olga saw: {found_in_olgas:#?}"
         );
     }
-    s.stop().await;
+    roles
 }
 
 /// One reader follows the match to its end: telnet as it comes (and `werewolf`, `look` and

@@ -74,3 +74,39 @@ fn each_answer_names_the_request_it_answers_and_lines_held_are_bounded() {
     }
     assert!(!link.ask(99));
 }
+
+/// What a room hears goes once in a batch, with every connection that hears it, and never
+/// ahead of what a connection was told before it.
+#[test]
+fn a_shared_notice_is_told_once_to_all_its_hearers_in_each_ones_order() {
+    let said: Arc<str> = "Ann says, \"hi\"".into();
+    let mut batch = Batch::default();
+    batch.add(1, Out::Line(said.clone()));
+    batch.add(2, Out::Line("Bob arrives.".into()));
+    batch.add(3, Out::Line(said.clone()));
+    // Connection 2 was told something after the shared line began: it hears the line after.
+    batch.add(2, Out::Line(said.clone()));
+    batch.add(4, Out::Line(said.clone()));
+    // The same words made afresh are another notice.
+    batch.add(5, Out::Line("Ann says, \"hi\"".into()));
+    let told: Vec<(Vec<u64>, String)> = batch
+        .told
+        .iter()
+        .map(|(conns, telling)| {
+            let Telling::Out(Out::Line(line)) = telling else {
+                panic!("a line")
+            };
+            (conns.clone(), line.to_string())
+        })
+        .collect();
+    let hi = "Ann says, \"hi\"".to_owned();
+    assert_eq!(
+        told,
+        [
+            (vec![1, 3], hi.clone()),
+            (vec![2], "Bob arrives.".to_owned()),
+            (vec![2, 4], hi.clone()),
+            (vec![5], hi),
+        ]
+    );
+}

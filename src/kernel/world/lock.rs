@@ -116,6 +116,9 @@ pub(super) struct Core {
     /// Tells the world task that its timers may have moved (work done elsewhere set a
     /// deadline, or a hook that waits on time), or that the world is broken.
     pub(super) replan: Notify,
+    /// Requests sent to the world task and not yet done: work that must keep its place after
+    /// them runs here only while there are none (see [`WorldHandle::batch`]).
+    pub(super) queued: std::sync::atomic::AtomicUsize,
 }
 
 /// How many times a connection tries the world's lock, a moment apart, before it gives its
