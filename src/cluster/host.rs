@@ -50,6 +50,8 @@ pub struct Remote {
     state: Arc<Mutex<State>>,
     /// Its questions in flight.
     asking: Asking,
+    /// Where their answers come.
+    answers: Arc<calls::Answers>,
     /// What its connections say, for [`send_batches`] to send to the world in order.
     saying: Saying,
     /// Ends the host's own tasks (its beats, following the world) when it is dropped.
@@ -128,6 +130,9 @@ impl Remote {
         // Heard before the greeting, so that no word of the world's is missed after it.
         let news = subscribe(&client, wire::news()).await?;
         let inbox = subscribe(&client, wire::to_conns(&host)).await?;
+        let answers = Arc::new(calls::Answers::default());
+        let pieces = subscribe(&client, calls::Answers::subject(&host)).await?;
+        tokio::spawn(answers.clone().route(pieces));
         let welcome = greet(&client, &host, http, url).await?;
         let (asking, requests) = Asking::open(client.clone(), &host, wait);
         let state = Arc::new(Mutex::new(State {
@@ -149,6 +154,7 @@ impl Remote {
             http,
             state,
             asking,
+            answers,
             saying,
             stop: CancellationToken::new(),
         };
