@@ -1,13 +1,16 @@
 //! Questions in flight across the broker, on both sides: the world's questions being answered
 //! (each a task a host may take back when its client leaves, and those that only read dropped
 //! as the world goes, for the host to ask the next world), and a host's bookkeeping of them
-//! (numbers, whether the world answers now, and word when a world went with questions
-//! unanswered).
+//! (numbers, whether the world answers now, word when a world went with questions unanswered,
+//! and the one subscription their answers come to).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
+
+use futures_util::StreamExt;
+use tokio::sync::mpsc;
 
 use super::wire::{self, TakeBack};
 
@@ -195,5 +198,65 @@ impl Asking {
         tokio::time::timeout(self.resume_within, up.wait_for(|up| *up))
             .await
             .is_ok_and(|r| r.is_ok())
+    }
+}
+
+/// Where the world's answers come, every question's in one subscription of the host's (in
+/// its inbox, `_INBOX.<host>.answers.<id>`), each handed to the question that waits for it:
+/// a subscription of its own a question, made and dropped each time, cost the broker and
+/// both processes more than the question.
+#[derive(Default)]
+pub(super) struct Answers {
+    waiting: Mutex<HashMap<u64, mpsc::UnboundedSender<async_nats::Message>>>,
+}
+
+impl Answers {
+    /// Where the answers to host `host`'s questions come.
+    pub(super) fn subject(host: &str) -> String {
+        format!("{}.answers.*", wire::inbox(host))
+    }
+
+    pub(super) fn inbox(host: &str, id: u64) -> String {
+        format!("{}.answers.{id}", wire::inbox(host))
+    }
+
+    /// Hands each piece that comes to the question it answers, until the subscription ends.
+    pub(super) async fn route(self: Arc<Answers>, mut pieces: async_nats::Subscriber) {
+        while let Some(piece) = pieces.next().await {
+            let Some(id) = piece
+                .subject
+                .rsplit('.')
+                .next()
+                .and_then(|id| id.parse::<u64>().ok())
+            else {
+                continue;
+            };
+            let waiting = lock(&self.waiting).get(&id).cloned();
+            if let Some(tx) = waiting {
+                let _ = tx.send(piece);
+            }
+        }
+    }
+
+    /// Waits for question `id`'s pieces from now until the guard returned is dropped.
+    pub(super) fn expect(
+        &self,
+        id: u64,
+    ) -> (Expected<'_>, mpsc::UnboundedReceiver<async_nats::Message>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        lock(&self.waiting).insert(id, tx);
+        (Expected { answers: self, id }, rx)
+    }
+}
+
+/// A question's place among those waiting for pieces, given up when dropped.
+pub(super) struct Expected<'a> {
+    answers: &'a Answers,
+    id: u64,
+}
+
+impl Drop for Expected<'_> {
+    fn drop(&mut self) {
+        lock(&self.answers.waiting).remove(&self.id);
     }
 }

@@ -22,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 mod calls;
 
-use super::asked::Asking;
+use super::asked::{Answers, Asking};
 pub use super::held::{AWAY, BACK, GAVE_UP, NOT_DONE, PAUSES, RESUMED, UNANSWERED};
 use super::held::{Back, Held, State};
 use super::nats::{LinkError, connect, subscribe};
@@ -51,7 +51,7 @@ pub struct Remote {
     /// Its questions in flight.
     asking: Asking,
     /// Where their answers come.
-    answers: Arc<calls::Answers>,
+    answers: Arc<Answers>,
     /// What its connections say, for [`send_batches`] to send to the world in order.
     saying: Saying,
     /// Ends the host's own tasks (its beats, following the world) when it is dropped.
@@ -130,8 +130,8 @@ impl Remote {
         // Heard before the greeting, so that no word of the world's is missed after it.
         let news = subscribe(&client, wire::news()).await?;
         let inbox = subscribe(&client, wire::to_conns(&host)).await?;
-        let answers = Arc::new(calls::Answers::default());
-        let pieces = subscribe(&client, calls::Answers::subject(&host)).await?;
+        let answers = Arc::new(Answers::default());
+        let pieces = subscribe(&client, Answers::subject(&host)).await?;
         tokio::spawn(answers.clone().route(pieces));
         let welcome = greet(&client, &host, http, url).await?;
         let (asking, requests) = Asking::open(client.clone(), &host, wait);

@@ -2,15 +2,10 @@
 //! in an inbox of the host's own, asked again across a restart of the world when they only
 //! read, and taken back when their client leaves.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures_util::StreamExt;
-use tokio::sync::mpsc;
-
 use super::Remote;
-use crate::cluster::asked::Asking;
+use crate::cluster::asked::{Answers, Asking};
 use crate::cluster::wire::{
     self, Answer, Ask, CallRefused, Called, Credential, PageRead, ToolCall, VerbCall,
 };
@@ -32,63 +27,6 @@ impl Drop for Asked<'_> {
         if let Some(id) = self.id.take() {
             self.asking.take_back(id);
         }
-    }
-}
-
-/// Where the world's answers come, every question's in one subscription of the host's (in
-/// its inbox, `_INBOX.<host>.answers.<id>`), each handed to the question that waits for it:
-/// a subscription of its own a question, made and dropped each time, cost the broker and
-/// both processes more than the question.
-#[derive(Default)]
-pub(in crate::cluster) struct Answers {
-    waiting: Mutex<HashMap<u64, mpsc::UnboundedSender<async_nats::Message>>>,
-}
-
-impl Answers {
-    /// Where the answers to host `host`'s questions come.
-    pub(in crate::cluster) fn subject(host: &str) -> String {
-        format!("{}.answers.*", wire::inbox(host))
-    }
-
-    fn inbox(host: &str, id: u64) -> String {
-        format!("{}.answers.{id}", wire::inbox(host))
-    }
-
-    /// Hands each piece that comes to the question it answers, until the subscription ends.
-    pub(in crate::cluster) async fn route(self: Arc<Answers>, mut pieces: async_nats::Subscriber) {
-        while let Some(piece) = pieces.next().await {
-            let Some(id) = piece
-                .subject
-                .rsplit('.')
-                .next()
-                .and_then(|id| id.parse::<u64>().ok())
-            else {
-                continue;
-            };
-            let waiting = super::lock(&self.waiting).get(&id).cloned();
-            if let Some(tx) = waiting {
-                let _ = tx.send(piece);
-            }
-        }
-    }
-
-    /// Waits for question `id`'s pieces from now until the guard returned is dropped.
-    fn expect(&self, id: u64) -> (Expected<'_>, mpsc::UnboundedReceiver<async_nats::Message>) {
-        let (tx, rx) = mpsc::unbounded_channel();
-        super::lock(&self.waiting).insert(id, tx);
-        (Expected { answers: self, id }, rx)
-    }
-}
-
-/// A question's place among those waiting for pieces, given up when dropped.
-struct Expected<'a> {
-    answers: &'a Answers,
-    id: u64,
-}
-
-impl Drop for Expected<'_> {
-    fn drop(&mut self) {
-        super::lock(&self.answers.waiting).remove(&self.id);
     }
 }
 
