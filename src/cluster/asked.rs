@@ -202,22 +202,35 @@ impl Asking {
 }
 
 /// Where the world's answers come, every question's in one subscription of the host's (in
-/// its inbox, `_INBOX.<host>.answers.<id>`), each handed to the question that waits for it:
-/// a subscription of its own a question, made and dropped each time, cost the broker and
-/// both processes more than the question.
-#[derive(Default)]
+/// its inbox, `_INBOX.<host>.answers.<run>.<id>`), each handed to the question that waits for
+/// it: a subscription of its own a question, made and dropped each time, cost the broker and
+/// both processes more than the question. `run` is this process's own, random: a host started
+/// again under the same name numbers its questions from 1 again, and the world's late answer
+/// to the last process's question must not pass for the answer to this one's.
 pub(super) struct Answers {
+    /// Where they come: `_INBOX.<host>.answers.<run>`.
+    inbox: String,
     waiting: Mutex<HashMap<u64, mpsc::UnboundedSender<async_nats::Message>>>,
 }
 
 impl Answers {
-    /// Where the answers to host `host`'s questions come.
-    pub(super) fn subject(host: &str) -> String {
-        format!("{}.answers.*", wire::inbox(host))
+    /// The answers to host `host`'s questions, in this process.
+    pub(super) fn new(host: &str) -> Answers {
+        let run = rand::random::<u64>();
+        Answers {
+            inbox: format!("{}.answers.{run:016x}", wire::inbox(host)),
+            waiting: Mutex::default(),
+        }
     }
 
-    pub(super) fn inbox(host: &str, id: u64) -> String {
-        format!("{}.answers.{id}", wire::inbox(host))
+    /// Where they come, for the subscription.
+    pub(super) fn subject(&self) -> String {
+        format!("{}.*", self.inbox)
+    }
+
+    /// Where question `id`'s come.
+    pub(super) fn inbox(&self, id: u64) -> String {
+        format!("{}.{id}", self.inbox)
     }
 
     /// Hands each piece that comes to the question it answers, until the subscription ends.
@@ -258,5 +271,27 @@ pub(super) struct Expected<'a> {
 impl Drop for Expected<'_> {
     fn drop(&mut self) {
         lock(&self.answers.waiting).remove(&self.id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A host started again under the same name numbers its questions from 1 again: the
+    /// world's late answer to the last process's question 1 must not come where this one's
+    /// question 1 waits (it would carry another client's answer).
+    #[test]
+    fn each_run_of_a_host_has_its_answers_come_to_an_inbox_of_its_own() {
+        let (before, now) = (Answers::new("host1"), Answers::new("host1"));
+        assert_ne!(before.inbox(1), now.inbox(1));
+        assert!(
+            now.inbox(1)
+                .starts_with(&format!("{}.", wire::inbox("host1")))
+        );
+        let subject = now.subject();
+        let mine = subject.strip_suffix('*').unwrap();
+        assert!(now.inbox(7).starts_with(mine));
+        assert!(!before.inbox(7).starts_with(mine));
     }
 }

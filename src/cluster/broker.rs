@@ -45,11 +45,6 @@ struct Held {
 }
 
 impl Held {
-    /// The connection leaves the town, and nothing more is carried to it.
-    async fn let_go(self, door: &Door, why: Leaving) {
-        door.world.send(self.leaving(why)).await;
-    }
-
     /// Nothing more is carried to the connection; the request that has it leave the town.
     fn leaving(self, why: Leaving) -> Request {
         self.link.retire();
@@ -402,6 +397,9 @@ pub async fn serve(
                     forget(&door, &held, &answering, &host).await;
                 }
                 tracing::info!(%host, http = ?hello.http, "a host joined");
+                // Whatever a host of that name asked before it greeted is nobody's now: a host
+                // greets when it starts, and after this world let it go (which dropped them).
+                answering.forget(&host);
                 lock(&hosts).greeted(host.clone(), Instant::now());
                 if let Entry::Vacant(vacant) = queues.entry(host.clone()) {
                     let (tx, rx) = mpsc::unbounded_channel();
@@ -505,9 +503,7 @@ pub async fn serve(
                             let id = next_conn;
                             next_conn += 1;
                             let entering = Entering { host: &host, host_conn: conn, agent: &agent, created, seq, again };
-                            if let Some(request) = enter(&door, &held, &queue, id, entering).await {
-                                requests.push(request);
-                            }
+                            enter(&door, &held, &queue, id, entering, &mut requests).await;
                         }
                         FromConn::Line { agent, line, seq } => {
                             let link = lock(&held)
@@ -565,8 +561,11 @@ async fn forget(door: &Door, held: &HeldMap, answering: &Answering, host: &str) 
         tracing::warn!(%host, connections = gone.len(), "a host has been silent too long; its people leave");
     }
     answering.forget(host);
-    for h in gone {
-        h.let_go(door, Leaving::Lost).await;
+    // Nothing more is carried to any of them from here (the host may be a new process
+    // numbering its connections from 1 again), before the world is told they left.
+    let leaving: Vec<Request> = gone.into_iter().map(|h| h.leaving(Leaving::Lost)).collect();
+    if !leaving.is_empty() {
+        door.world.batch(leaving).await;
     }
 }
 
@@ -692,14 +691,16 @@ struct Entering<'a> {
 
 /// A host's connection enters as the world's connection `conn`: the world reads the
 /// character afresh (a host says who logged in, never what they may do), and what the world
-/// says to it joins its host's queue. The request that has it enter, if it may.
+/// says to it joins its host's queue. What has it enter, if it may, goes in `requests`, after
+/// what is there.
 async fn enter(
     door: &Door,
     held: &HeldMap,
     queue: &Arc<HostQueue>,
     conn: ConnId,
     entering: Entering<'_>,
-) -> Option<Request> {
+    requests: &mut Vec<Request>,
+) {
     let Entering {
         host,
         host_conn,
@@ -718,7 +719,7 @@ async fn enter(
                 "*** Sorry, moot cannot reach its database. Please try again later. ***".into(),
             ]);
             queue.tell(host_conn, close);
-            return None;
+            return;
         }
     };
     let (sink, drained) = world::hosted(queue.clone(), conn);
@@ -742,15 +743,15 @@ async fn enter(
     // The same host connection entering again (its host was let go and came back as the world
     // let go of it): the earlier one leaves first, and nothing more is carried for it.
     if let Some(before) = before {
-        before.let_go(door, Leaving::Lost).await;
+        requests.push(before.leaving(Leaving::Lost));
     }
-    Some(Request::Enter {
+    requests.push(Request::Enter {
         row,
         created,
         conn,
         sink,
         again,
-    })
+    });
 }
 
 /// What one host's connection is, to the task carrying the world's notices to its host.
@@ -910,7 +911,7 @@ impl Batch {
         if self.told.is_empty() {
             return;
         }
-        let told = std::mem::take(&mut self.told)
+        let told: Vec<Told> = std::mem::take(&mut self.told)
             .into_iter()
             .map(|(conns, telling)| Told {
                 conns,
@@ -923,14 +924,9 @@ impl Batch {
         self.shared.clear();
         self.last.clear();
         self.bytes = 0;
-        match wire::encode(&wire::ToConns(told)) {
-            Some(body) => {
-                if let Err(e) = client.publish(subject.to_owned(), body).await {
-                    tracing::warn!(error = %e, %subject, "cannot reach a host");
-                }
-            }
-            None => tracing::error!("cannot encode notices for a host"),
-        }
+        // A host cut off from the broker stops hearing the world's beats, and answers what
+        // it had in flight itself.
+        wire::publish(client, subject, &told).await;
     }
 }
 

@@ -130,8 +130,8 @@ impl Remote {
         // Heard before the greeting, so that no word of the world's is missed after it.
         let news = subscribe(&client, wire::news()).await?;
         let inbox = subscribe(&client, wire::to_conns(&host)).await?;
-        let answers = Arc::new(Answers::default());
-        let pieces = subscribe(&client, Answers::subject(&host)).await?;
+        let answers = Arc::new(Answers::new(&host));
+        let pieces = subscribe(&client, answers.subject()).await?;
         tokio::spawn(answers.clone().route(pieces));
         let welcome = greet(&client, &host, http, url).await?;
         let (asking, requests) = Asking::open(client.clone(), &host, wait);
@@ -357,15 +357,10 @@ async fn send_batches(
             next = if full { None } else { saying.try_recv().ok() };
         }
         bytes = 0;
-        let Some(body) = wire::encode(&wire::FromConns(std::mem::take(&mut batch))) else {
-            tracing::error!("cannot encode what this host's connections said");
-            continue;
-        };
         // A batch the broker does not take is lost with the world's link: what it held is
         // answered when the world is known to be away.
-        if let Err(e) = client.publish(subject.clone(), body).await {
-            tracing::warn!(error = %e, "cannot reach the world");
-        }
+        wire::publish(&client, &subject, &batch).await;
+        batch.clear();
     }
 }
 

@@ -242,6 +242,47 @@ pub fn encode<T: Serialize>(batch: &T) -> Option<bytes::Bytes> {
     postcard::to_allocvec(batch).ok().map(Into::into)
 }
 
+/// Publishes `items` on `subject`, as a batch of them ([`FromConns`] or [`ToConns`], which a
+/// slice of their items encodes as): in one message if the broker carries it, or else halved
+/// until each part is, in order. An item larger than the broker's limit alone is dropped, and
+/// said so (the world's limits on a line and a notice are far below any broker's). False if
+/// the broker could not be reached.
+pub async fn publish<T: Serialize>(
+    client: &async_nats::Client,
+    subject: &str,
+    items: &[T],
+) -> bool {
+    let most = match client.server_info().max_payload {
+        0 => 1 << 20,
+        most => most,
+    };
+    let mut parts = vec![items];
+    while let Some(part) = parts.pop() {
+        let Some(body) = encode(&part) else {
+            tracing::error!(%subject, "cannot encode a batch");
+            continue;
+        };
+        if body.len() > most {
+            match part.len() {
+                0 | 1 => {
+                    tracing::error!(%subject, bytes = body.len(), most, "an item larger than the broker carries was dropped")
+                }
+                n => {
+                    let (first, rest) = part.split_at(n / 2);
+                    parts.push(rest);
+                    parts.push(first);
+                }
+            }
+            continue;
+        }
+        if let Err(e) = client.publish(subject.to_owned(), body).await {
+            tracing::warn!(error = %e, %subject, "cannot reach the broker");
+            return false;
+        }
+    }
+    true
+}
+
 /// A batch from its body; `None` if it is not one.
 pub fn decode<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Option<T> {
     postcard::from_bytes(body).ok()
@@ -594,6 +635,10 @@ mod tests {
         let back: FromConns = decode(&body).unwrap();
         assert_eq!(format!("{back:?}"), format!("{batch:?}"));
         assert!(decode::<FromConns>(&body[..body.len() - 1]).is_none());
+        // A part of a batch's items is a batch of its own (what `publish` sends when the whole
+        // is more than the broker carries).
+        let part: FromConns = decode(&encode(&&batch.0[1..]).unwrap()).unwrap();
+        assert_eq!(format!("{:?}", part.0), format!("{:?}", &batch.0[1..]));
         assert!(decode::<FromConns>(b"{\"x\": 1}").is_none());
     }
 

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::Remote;
-use crate::cluster::asked::{Answers, Asking};
+use crate::cluster::asked::Asking;
 use crate::cluster::wire::{
     self, Answer, Ask, CallRefused, Called, Credential, PageRead, ToolCall, VerbCall,
 };
@@ -164,7 +164,7 @@ impl Remote {
     }
 
     /// Asks the world `ask`, numbered `id`, and gathers its answer's pieces ([`wire::Piece`])
-    /// as they come to this host's inbox ([`Answers`]).
+    /// as they come to this host's inbox (`asked::Answers`).
     async fn ask_in_pieces(&self, id: u64, ask: bytes::Bytes) -> Result<Answer, Unasked> {
         let most = self.client.server_info().max_payload;
         if most > 0 && ask.len() > most {
@@ -174,7 +174,7 @@ impl Remote {
         lost.mark_unchanged();
         let (_expected, mut pieces) = self.answers.expect(id);
         self.client
-            .publish_with_reply(wire::ask(&self.host), Answers::inbox(&self.host, id), ask)
+            .publish_with_reply(wire::ask(&self.host), self.answers.inbox(id), ask)
             .await
             .map_err(|_| Unasked::NotSent)?;
         let mut whole = Vec::new();

@@ -73,12 +73,20 @@ const CROWD: usize = 8;
 impl WorldHandle {
     /// Queues a request; false if the world has stopped.
     pub async fn send(&self, r: Request) -> bool {
-        self.core.queued.fetch_add(1, Ordering::AcqRel);
-        let sent = self.tx.send(r).await.is_ok();
-        if !sent {
-            self.core.queued.fetch_sub(1, Ordering::AcqRel);
+        /// Counts a request in until it is in the queue; one never put there (the world has
+        /// stopped, or the sending was dropped while the queue was full) is counted out.
+        struct Counted<'a>(&'a Core, bool);
+        impl Drop for Counted<'_> {
+            fn drop(&mut self) {
+                if !self.1 {
+                    self.0.queued.fetch_sub(1, Ordering::AcqRel);
+                }
+            }
         }
-        sent
+        self.core.queued.fetch_add(1, Ordering::AcqRel);
+        let mut counted = Counted(&self.core, false);
+        counted.1 = self.tx.send(r).await.is_ok();
+        counted.1
     }
 
     /// Does `requests` in order, in one turn of the world: here and now if the world is free
