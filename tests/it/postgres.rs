@@ -393,8 +393,10 @@ async fn an_outage_with_a_deadline_due_backs_off_and_takes_it_when_the_database_
     );
     // About a line a second.
     assert!(said <= 20, "{said} log lines in the outage");
-    // Within a second of its return, and the moment it took to answer.
-    assert!(taken < Duration::from_millis(2500), "taken {taken:?} after");
+    // Soon after its return: the world tries at most 0.8 s apart, and the store reconnects
+    // (a backoff left to double through the eight seconds would be past 6 s). The bound
+    // leaves room for a busy machine: 2.5 s failed once by 35 ms while another build ran.
+    assert!(taken < Duration::from_secs(4), "taken {taken:?} after");
     let (_, state) = api.get(&format!("/sessions/{sid}/state"), &me.token).await;
     assert_eq!(state["state"]["outcome"]["reason"], "timeout", "{state}");
     // And one line says it is over (read by the thread above, a moment after it was written).
