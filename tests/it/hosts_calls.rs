@@ -834,6 +834,138 @@ async fn an_agents_mcp_session_at_a_host_outlives_a_restart_of_the_world() {
     drop(world);
 }
 
+/// A Werewolf match's `events.get` long poll, held by a host while the world restarts
+/// (politely, then killed), is asked again of the world that came back and returns the next
+/// event (the player's own `ready`, sent after the restart), in an MCP session that keeps its
+/// id and in a plain stateless call alike.
+#[tokio::test]
+async fn a_werewolf_events_long_poll_at_a_host_outlives_a_restart_of_the_world() {
+    let broker = Broker::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::support::fresh_db(dir.path());
+    let mut world = world_process(&broker.url, &db, "60s").await;
+    let a = host(&broker.url, &db).await;
+    let api = Api::new(a.http_addr);
+    let mut ann = crate::support::player_at(a.telnet_addr, "Ann").await;
+    let set = crate::support::mcp_path("et.werewolf.match.events.get");
+    let client = crate::mcp::SessionClient::at(a.http_addr, None);
+    for polite in [true, false] {
+        let me = api.agent(None).await;
+        let session = client.open(&set, &me.token).await;
+        let (status, started) = client
+            .call(
+                &set,
+                &me.token,
+                &session,
+                "et.werewolf.practice.start",
+                json!({}),
+            )
+            .await;
+        assert_eq!(status, 200, "{started}");
+        let mid = started["result"]["structuredContent"]["matchAssignment"]["matchId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{started}"))
+            .to_owned();
+        // The seven bots get ready; then nothing happens until she is (the lobby lasts 30 s).
+        let latest = loop {
+            let (_, seen) = client
+                .call(
+                    &set,
+                    &me.token,
+                    &session,
+                    "et.werewolf.match.events.get",
+                    json!({"matchId": mid, "limit": 200}),
+                )
+                .await;
+            let seen = &seen["result"]["structuredContent"];
+            let events = seen["events"].as_array().unwrap();
+            if events
+                .iter()
+                .filter(|e| e["type"] == "PLAYER_READY")
+                .count()
+                == 7
+            {
+                break seen["nextCursor"].as_str().unwrap().to_owned();
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        let args = json!({"matchId": mid, "afterEventId": latest, "waitSeconds": 30});
+        let waiting = {
+            let (client, token, session, set, args) = (
+                crate::mcp::SessionClient::at(a.http_addr, None),
+                me.token.clone(),
+                session.clone(),
+                set.clone(),
+                args.clone(),
+            );
+            tokio::spawn(async move {
+                client
+                    .call(&set, &token, &session, "et.werewolf.match.events.get", args)
+                    .await
+            })
+        };
+        let waiting_plainly = {
+            let (http, token) = (a.http_addr, me.token.clone());
+            tokio::spawn(async move {
+                crate::support::mcp_tool(http, &token, "et.werewolf.match.events.get", args).await
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        stop_world(&mut world, polite, &mut ann).await;
+        assert!(!waiting.is_finished(), "the wait is held for the world");
+        assert!(!waiting_plainly.is_finished(), "the plain wait too");
+        world = world_process(&broker.url, &db, "60s").await;
+        ann.expect(moot::cluster::host::RESUMED).await;
+        // She gets ready (statelessly: a session's client numbers its own calls, so none
+        // goes in the session while its wait is out).
+        let ready = crate::support::mcp_tool(
+            a.http_addr,
+            &me.token,
+            "et.werewolf.match.ready",
+            json!({"matchId": mid}),
+        )
+        .await;
+        assert_ne!(ready["isError"], true, "{ready}");
+        let readied = |events: &Value| {
+            events.as_array().is_some_and(|e| {
+                e.iter()
+                    .any(|e| e["type"] == "PLAYER_READY" && e["source"] == "p1")
+            })
+        };
+        let (status, woke) = tokio::time::timeout(Duration::from_secs(30), waiting)
+            .await
+            .expect("the wait is answered")
+            .unwrap();
+        assert_eq!(status, 200, "{woke}");
+        assert!(
+            readied(&woke["result"]["structuredContent"]["events"]),
+            "{woke}"
+        );
+        let woke = tokio::time::timeout(Duration::from_secs(30), waiting_plainly)
+            .await
+            .expect("the plain wait is answered")
+            .unwrap();
+        assert!(readied(&woke["structuredContent"]["events"]), "{woke}");
+        // The next call in the same session works.
+        let (status, next) = client
+            .call(
+                &set,
+                &me.token,
+                &session,
+                "et.werewolf.match.events.get",
+                json!({"matchId": mid, "afterEventId": latest}),
+            )
+            .await;
+        assert_eq!(status, 200, "{next}");
+        assert!(
+            readied(&next["result"]["structuredContent"]["events"]),
+            "{next}"
+        );
+    }
+    a.running.shutdown().await;
+    drop(world);
+}
+
 /// The web through hosts, every page a typed question of the world's: signed in through one
 /// host, a visitor is signed in at the other (the world keeps the cookie sessions); a game's
 /// live page at one host follows a move made through the other; the pages' buttons, the
