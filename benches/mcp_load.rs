@@ -393,7 +393,7 @@ fn main() {
         let (one, split) = if hosts == 0 {
             (Some(server::start_in_temp("--http", &[])), None)
         } else {
-            (None, Some(server::start_split_in_temp(hosts, &[])))
+            (None, Some(server::start_split_in_temp(hosts, &[], &[])))
         };
         let (addrs, pids) = match (&one, &split) {
             (Some(s), _) => (vec![s.addr], vec![s.child.id()]),

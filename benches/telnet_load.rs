@@ -816,7 +816,7 @@ fn main() {
         let s = server::start(&dir.path().join("world"), &db, "--telnet", &face);
         (Some(s), None)
     } else {
-        let s = server::start_split(&dir.path().join("world"), &db, args.hosts, &face);
+        let s = server::start_split(&dir.path().join("world"), &db, args.hosts, &face, &[]);
         (None, Some(s))
     };
     let (addrs, pids) = match (&one, &split) {

@@ -6,8 +6,14 @@
 //! answer) is timed. It prints how long the matches took, matches per minute, the server's CPU
 //! time per match (all its threads), and the vote acknowledgement's p50/p99.
 //!
+//! `--poll-ms N` polls every N ms instead (a short poll makes the run bound by the town's CPU,
+//! not by the agents' pace); `--hosts N` plays against a world and N hosts across a
+//! `nats-server` of its own, the agents spread over the hosts, and the CPU is then every
+//! process's.
+//!
 //!     cargo bench --bench werewolf_load                  # 100 matches at once
 //!     cargo bench --bench werewolf_load -- --matches 20
+//!     cargo bench --bench werewolf_load -- --matches 400 --poll-ms 20 --hosts 1
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -26,7 +32,7 @@ const BOTS: [&str; 7] = [
 
 /// One match, played by its agent to the end; the vote acknowledgements (µs) and whether the
 /// match ended.
-async fn play(addr: SocketAddr) -> (Vec<u32>, bool, Duration) {
+async fn play(addr: SocketAddr, poll: Duration) -> (Vec<u32>, bool, Duration) {
     let mut c = Conn::open(addr).await;
     c.post("/agents", &[], "{}").await;
     let me = c.json();
@@ -90,7 +96,7 @@ async fn play(addr: SocketAddr) -> (Vec<u32>, bool, Duration) {
                 votes.push(t.elapsed().as_micros() as u32);
             }
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        tokio::time::sleep(poll).await;
     }
     (votes, false, t0.elapsed())
 }
@@ -103,31 +109,46 @@ fn pct(sorted: &[u32], p: f64) -> f64 {
 }
 
 fn main() {
-    let mut matches = 100;
+    let (mut matches, mut poll_ms, mut hosts) = (100, 100, 0);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
+        let mut num = |what: &str| -> usize {
+            args.next()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or_else(|| panic!("{what} N"))
+        };
         match a.as_str() {
-            "--matches" => {
-                matches = args
-                    .next()
-                    .and_then(|s| s.parse().ok())
-                    .expect("--matches N")
-            }
+            "--matches" => matches = num("--matches"),
+            "--poll-ms" => poll_ms = num("--poll-ms") as u64,
+            "--hosts" => hosts = num("--hosts"),
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }
     }
-    let server = server::start_in_temp("--http", &["--time-scale", "100"]);
-    let pid = server.child.id();
+    let scale = ["--time-scale", "100"];
+    let (one, split) = match hosts {
+        0 => (Some(server::start_in_temp("--http", &scale)), None),
+        n => (None, Some(server::start_split_in_temp(n, &[], &scale))),
+    };
+    let (addrs, pids) = match (&one, &split) {
+        (Some(s), _) => (vec![s.addr], vec![s.child.id()]),
+        (_, Some(s)) => (s.http.clone(), s.pids()),
+        _ => unreachable!(),
+    };
+    let cpu_ns = || pids.iter().map(|&p| server::cpu_ns(p)).sum::<u64>();
     let rt = tokio::runtime::Runtime::new().unwrap();
     println!(
-        "moot Werewolf load: {matches} matches at once (1 REST agent + 7 house bots each), --time-scale 100, server {}",
+        "moot Werewolf load: {matches} matches at once (1 REST agent + 7 house bots each), --time-scale 100, polls every {poll_ms} ms, server {}",
         server::binary()
     );
-    let (t0, cpu0) = (Instant::now(), server::cpu_ns(pid));
+    if hosts > 0 {
+        println!("  (a world and {hosts} host(s) across nats-server; cpu: all of them)");
+    }
+    let poll = Duration::from_millis(poll_ms);
+    let (t0, cpu0) = (Instant::now(), cpu_ns());
     let results = rt.block_on(async {
         let tasks: Vec<_> = (0..matches)
-            .map(|_| tokio::spawn(play(server.addr)))
+            .map(|i| tokio::spawn(play(addrs[i % addrs.len()], poll)))
             .collect();
         let mut out = Vec::new();
         for t in tasks {
@@ -135,7 +156,7 @@ fn main() {
         }
         out
     });
-    let (wall, cpu) = (t0.elapsed().as_secs_f64(), server::cpu_ns(pid) - cpu0);
+    let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu_ns() - cpu0);
     let ended = results.iter().filter(|r| r.1).count();
     let mut votes: Vec<u32> = results.iter().flat_map(|r| r.0.clone()).collect();
     votes.sort_unstable();
@@ -149,7 +170,7 @@ fn main() {
     );
     println!("matches per minute: {:.0}", ended as f64 / wall * 60.0);
     println!(
-        "server CPU per match: {:.1} ms (all threads)",
+        "server CPU per match: {:.1} ms (all threads, every process)",
         cpu as f64 / 1e6 / matches as f64
     );
     println!(

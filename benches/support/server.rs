@@ -249,18 +249,25 @@ fn wait_for_port(addr: SocketAddr, what: &str) {
 /// [`start_split`] on the project's own world, with the database in a fresh temporary
 /// directory.
 #[allow(dead_code)]
-pub fn start_split_in_temp(hosts: usize, host_args: &[&str]) -> Split {
+pub fn start_split_in_temp(hosts: usize, host_args: &[&str], world_args: &[&str]) -> Split {
     let dir = tempfile::tempdir().unwrap();
     let world = project_world();
-    let mut s = start_split(&world, &database(dir.path()), hosts, host_args);
+    let mut s = start_split(&world, &database(dir.path()), hosts, host_args, world_args);
     s._dir = Some(dir);
     s
 }
 
 /// Starts the broker, the world on `world` and `db`, and `hosts` hosts each listening for
-/// telnet on a free port with `host_args`; returns once every host listens.
+/// telnet on a free port with `host_args` (the world with the town's flags `world_args`);
+/// returns once every host listens.
 #[allow(dead_code)]
-pub fn start_split(world: &Path, db: &str, hosts: usize, host_args: &[&str]) -> Split {
+pub fn start_split(
+    world: &Path,
+    db: &str,
+    hosts: usize,
+    host_args: &[&str],
+    world_args: &[&str],
+) -> Split {
     let log = std::env::var("MOOT_BENCH_LOG").unwrap_or_else(|_| "moot=warn".into());
     let broker = free_addr();
     let nats = format!("nats://{broker}");
@@ -282,6 +289,7 @@ pub fn start_split(world: &Path, db: &str, hosts: usize, host_args: &[&str]) -> 
         Command::new(binary())
             .args(["--world", world.to_str().unwrap(), "--db", db])
             .args(&limits)
+            .args(world_args)
             // A broker on loopback, of this run's own.
             .args(["world", "--nats", &nats, "--broker-is-private"])
             .env("RUST_LOG", &log)
