@@ -266,6 +266,10 @@ pub enum Command {
     /// web, each asking the world typed questions; no database (`moot host --nats URL --telnet
     /// ADDR --http ADDR`).
     Host(HostArgs),
+    /// Own game sessions for a town across a NATS broker, with a database of its own (`moot
+    /// --db games1.db games --nats URL --name games1`): it tells the town every moment that it
+    /// is alive and how many sessions it runs.
+    Games(GamesArgs),
     /// Copy the database (--db) to FILE while moot runs: a consistent snapshot, by SQLite's
     /// online backup. Restore by stopping moot and putting the copy in the database's place.
     Backup {
@@ -371,6 +375,26 @@ pub struct HostArgs {
     /// for is taken for that host restarted.
     #[arg(long, env = "MOOT_HOST_NAME")]
     pub host_name: Option<String>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct GamesArgs {
+    /// The NATS broker the town serves on, e.g. nats://127.0.0.1:4222 (with
+    /// nats://USER:PASSWORD@… or nats://TOKEN@… where the broker asks: a game world holds a
+    /// database, and is trusted as the world is). It takes the town's flags as the world does
+    /// (--db, --world…), given before `games`; its database is its own, never the town's.
+    #[arg(long, env = "MOOT_NATS", hide_env_values = true)]
+    pub nats: String,
+
+    /// This game world's name in the town (letters, digits, `-` and `_`): sessions are placed
+    /// by it, so it stays the same across restarts, and two processes alive never share one.
+    #[arg(long, env = "MOOT_GAMES_NAME")]
+    pub name: String,
+
+    /// As `moot world --broker-is-private`: serve through a broker that lets anyone connect,
+    /// because nothing but this town's own processes can reach it.
+    #[arg(long, env = "MOOT_BROKER_IS_PRIVATE")]
+    pub broker_is_private: bool,
 }
 
 #[derive(Debug, Clone, clap::Subcommand)]

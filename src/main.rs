@@ -117,6 +117,16 @@ fn main() -> std::process::ExitCode {
                 runtime.block_on(moot::arena::check(&report, &db.or(&config))),
             );
         }
+        Some(Command::Games(args)) => {
+            let broker = if args.broker_is_private {
+                moot::cluster::nats::Broker::Private
+            } else {
+                moot::cluster::nats::Broker::Authenticated
+            };
+            return runtime.block_on(serve(moot::server::start_games(
+                config, &args.nats, &args.name, broker,
+            )));
+        }
         Some(Command::Host(args)) => {
             return runtime.block_on(serve(async move {
                 moot::server::start_host(config, &args.nats, args.host_name.as_deref())

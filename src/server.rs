@@ -230,6 +230,7 @@ async fn open_town(
             config.agent_rate.ceil() as u32,
         )),
         visits: Arc::default(),
+        game_worlds: Arc::default(),
     };
     Ok((door, world_task, welcome))
 }
@@ -369,8 +370,17 @@ pub async fn start_world(
     let door = Arc::new(door);
     // Hosts' MCP tool calls are answered by the MCP endpoint's own server, as here.
     let tools = http::McpShared::new(&api(&config, &door)).tools();
-    // Hosts are answered from the moment this returns.
+    // Hosts are answered from the moment this returns, and game worlds' beats too.
     let listening = crate::cluster::broker::listen(&client).await?;
+    let game_beats = client
+        .subscribe(crate::cluster::wire::game_beats())
+        .await
+        .map_err(|e| crate::cluster::nats::LinkError::Subscribe(e.to_string()))?;
+    tokio::spawn(crate::cluster::games::hear(
+        client.clone(),
+        game_beats,
+        door.game_worlds.clone(),
+    ));
     let serving = tokio::spawn(crate::cluster::broker::serve(
         client,
         listening,
@@ -387,6 +397,47 @@ pub async fn start_world(
             Ok(Ok(())) => {}
         }
         // With the door gone, the last handle goes and the world task ends.
+        let _ = world_ended.await;
+        store.close().await;
+        tracing::info!("stopped");
+    });
+    Ok(stops.running(done))
+}
+
+/// `moot games --nats URL --name NAME`: a game world, its own database and world task, telling
+/// the town across the broker that it is alive and how many sessions it runs; it stops with a
+/// failure if the town refuses it (another process alive under its name).
+pub async fn start_games(
+    config: Config,
+    nats: &str,
+    name: &str,
+    broker: crate::cluster::nats::Broker,
+) -> Result<Running, StartError> {
+    if !crate::cluster::wire::host_name_ok(name) {
+        return Err(StartError::Name(name.to_owned()));
+    }
+    let stops = Stops::new();
+    let client = crate::cluster::nats::connect_world(nats, broker).await?;
+    let (door, world_task, _) = open_town(&config, &stops).await?;
+    let store = door.store.clone();
+    let beating = tokio::spawn(crate::cluster::games::beat(
+        client,
+        name.to_owned(),
+        door.world.clone(),
+        stops.shutdown.clone(),
+    ));
+    let (shutdown, failed) = (stops.shutdown.clone(), stops.world_failed.clone());
+    let world_ended = watch_world(world_task, &stops);
+    tracing::info!(%name, "a game world, beating for the town");
+    let done = tokio::spawn(async move {
+        if let Ok(Err(why)) = beating.await {
+            tracing::error!(%why, "this game world stops");
+            eprintln!("moot: {why}");
+            failed.cancel();
+            shutdown.cancel();
+        }
+        // With the door gone, the last handle goes and the world task ends.
+        drop(door);
         let _ = world_ended.await;
         store.close().await;
         tracing::info!("stopped");

@@ -26,6 +26,8 @@ pub enum StartError {
     },
     #[error(transparent)]
     Link(#[from] crate::cluster::nats::LinkError),
+    #[error("`{0}` cannot name a game world: letters, digits, `-` and `_`, at most 64")]
+    Name(String),
     #[error("a stored game does not replay, so the database and the game rules disagree: {0}")]
     Replay(#[from] ReplayError),
     #[error(

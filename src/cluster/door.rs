@@ -27,6 +27,8 @@ pub struct Door {
     pub agents_by_address: Arc<moot_kernel::limits::Limiter<moot_kernel::limits::Address>>,
     /// Who is signed in on the web, and OAuth's grants in flight, for every host.
     pub visits: Arc<super::visits::Visits>,
+    /// The game worlds this town has heard from (none in one process).
+    pub game_worlds: Arc<super::games::GameWorlds>,
 }
 
 /// Why a character was not made.

@@ -46,6 +46,8 @@ impl Door {
             })
             .await
             .map_err(CallRefused::Unavailable)?;
-        super::calls::written(&moot_kernel::metrics::get().render(&by))
+        let mut text = moot_kernel::metrics::get().render(&by);
+        text.push_str(&self.game_worlds.metrics(tokio::time::Instant::now()));
+        super::calls::written(&text)
     }
 }

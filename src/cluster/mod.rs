@@ -21,6 +21,7 @@ mod asked;
 pub mod broker;
 pub mod calls;
 mod door;
+pub mod games;
 mod grants;
 mod held;
 pub mod host;

@@ -185,6 +185,31 @@ pub enum News {
     Forgot { epoch: u64, host: String, time: u64 },
 }
 
+/// Where each game world says it is alive, and how busy it is, every [`BEAT`], as a request
+/// the town answers ([`GameBeat`], [`GameHeard`]): one subject for them all, since the town
+/// keeps them apart by the name in the body and the run it names.
+pub fn game_beats() -> String {
+    format!("moot.v{PROTOCOL}.games.beat")
+}
+
+/// A game world's beat: who it is (its name, and this run of it), what it speaks, and how
+/// many sessions it runs, which is what the town places new ones by.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GameBeat {
+    pub protocol: u32,
+    pub version: String,
+    pub name: String,
+    /// This run of the game world: two runs beating under one name are two processes, and
+    /// the second is refused while the first is alive.
+    pub run: u64,
+    /// Sessions it runs that have not ended.
+    pub running: u32,
+}
+
+/// The town's answer to a [`GameBeat`]: heard, or refused and why (another run of that name
+/// is alive; another protocol), in words for the game world's operator.
+pub type GameHeard = Result<(), String>;
+
 /// Where each host says it is alive (see [`HOST_LOST_AFTER`]); the body is the epoch of the
 /// world it is in.
 pub fn host_beat(host: &str) -> String {

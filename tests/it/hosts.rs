@@ -533,8 +533,19 @@ async fn a_world_that_loses_its_broker_goes_on_and_keeps_its_people() {
 /// `moot --db DB --world W world --nats URL`, as a process of its own; returns once it
 /// answers greetings.
 pub(crate) async fn world_process(url: &str, db: &moot::store::Database, wait: &str) -> Moot {
+    world_process_with(url, db, wait, &[]).await
+}
+
+/// [`world_process`] with more of the town's flags (`--metrics-token T`).
+pub(crate) async fn world_process_with(
+    url: &str,
+    db: &moot::store::Database,
+    wait: &str,
+    extra: &[&str],
+) -> Moot {
     let world = Moot(
         Command::new(env!("CARGO_BIN_EXE_moot"))
+            .args(extra)
             .args(["--db", &db.address()])
             .args(["--world", world_dir().to_str().unwrap()])
             .args([

@@ -14,6 +14,7 @@ mod drill;
 mod durability;
 mod farming;
 mod foundation;
+mod game_worlds;
 mod hosts;
 mod hosts_calls;
 mod http;

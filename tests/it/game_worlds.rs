@@ -1,0 +1,178 @@
+//! Game worlds (`moot games --nats URL --name NAME`): processes apart from the town, each with
+//! a database of its own, that tell the town every moment that they are alive and how many
+//! sessions they run. Real processes, a real `nats-server`, `/metrics` read through a host.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::hosts::{Broker, host, world_process_with};
+use crate::support::{Moot, fresh_db, world_dir};
+
+const TOKEN: &str = "game-worlds-metrics";
+
+/// A game world named `name` on database `db`, for the town at `url`; its standard error is
+/// kept, to read why it stopped.
+fn games(url: &str, db: &moot::store::Database, name: &str) -> Moot {
+    Moot(
+        Command::new(env!("CARGO_BIN_EXE_moot"))
+            .args(["--db", &db.address()])
+            .args(["--world", world_dir().to_str().unwrap()])
+            .args([
+                "games",
+                "--nats",
+                url,
+                "--name",
+                name,
+                "--broker-is-private",
+            ])
+            .env("RUST_LOG", "moot=warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// The town's `/metrics` lines about game worlds, read through the host at `http`.
+async fn game_lines(http: std::net::SocketAddr) -> Vec<String> {
+    let text = reqwest::Client::new()
+        .get(format!("http://{http}/metrics"))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .expect("the host answers")
+        .text()
+        .await
+        .unwrap();
+    text.lines()
+        .filter(|l| l.starts_with("moot_game_world"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Waits (up to 20 s) until the town's game-world lines hold every one of `want`.
+async fn until_metrics_show(http: std::net::SocketAddr, want: &[&str]) {
+    let mut lines = Vec::new();
+    for _ in 0..200 {
+        lines = game_lines(http).await;
+        if want.iter().all(|w| lines.iter().any(|l| l == w)) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the town never showed {want:?}; it shows {lines:?}");
+}
+
+/// Waits (up to 20 s) for `process` to exit, and gives its standard error.
+async fn exits(mut process: Moot) -> (std::process::ExitStatus, String) {
+    for _ in 0..200 {
+        if let Some(status) = process.try_wait().unwrap() {
+            let mut err = String::new();
+            use std::io::Read;
+            process
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
+            return (status, err);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the process did not stop");
+}
+
+/// Two game worlds join a town and are shown alive; one killed (kill -9) is shown away within
+/// moments, and started again on its database it is alive again. A second process under a
+/// name that is alive is refused and stops, saying why; one on another's database stops at
+/// once, naming who holds it.
+#[tokio::test]
+async fn game_worlds_are_heard_alive_missed_when_killed_and_back_when_restarted() {
+    let broker = Broker::start().await;
+    let dirs: Vec<_> = (0..4).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (town_db, g1_db, g2_db, other_db) = (
+        fresh_db(dirs[0].path()),
+        fresh_db(dirs[1].path()),
+        fresh_db(dirs[2].path()),
+        fresh_db(dirs[3].path()),
+    );
+    let _town = world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
+    let a = host(&broker.url, &town_db).await;
+    // None yet.
+    until_metrics_show(
+        a.http_addr,
+        &[
+            "moot_game_worlds{state=\"alive\"} 0",
+            "moot_game_worlds{state=\"away\"} 0",
+        ],
+    )
+    .await;
+    let mut g1 = games(&broker.url, &g1_db, "g1");
+    let _g2 = games(&broker.url, &g2_db, "g2");
+    until_metrics_show(
+        a.http_addr,
+        &[
+            "moot_game_worlds{state=\"alive\"} 2",
+            "moot_game_world_sessions{name=\"g1\"} 0",
+            "moot_game_world_sessions{name=\"g2\"} 0",
+        ],
+    )
+    .await;
+    // Killed, g1 is missed within moments.
+    g1.kill().unwrap();
+    g1.wait().unwrap();
+    until_metrics_show(
+        a.http_addr,
+        &[
+            "moot_game_worlds{state=\"alive\"} 1",
+            "moot_game_worlds{state=\"away\"} 1",
+        ],
+    )
+    .await;
+    assert!(
+        !game_lines(a.http_addr)
+            .await
+            .iter()
+            .any(|l| l.contains("name=\"g1\"")),
+        "an away game world's sessions are not counted"
+    );
+    // Started again on its own database, it is back.
+    let _g1 = games(&broker.url, &g1_db, "g1");
+    until_metrics_show(
+        a.http_addr,
+        &[
+            "moot_game_worlds{state=\"alive\"} 2",
+            "moot_game_worlds{state=\"away\"} 0",
+        ],
+    )
+    .await;
+    // Another process calling itself g2, on a database of its own, while g2 is alive.
+    let (status, said) = exits(games(&broker.url, &other_db, "g2")).await;
+    assert!(!status.success());
+    assert!(
+        said.contains("another game world named g2 is alive"),
+        "{said}"
+    );
+    // One on g2's database, under another name: the database is g2's.
+    let (status, said) = exits(games(&broker.url, &g2_db, "g3")).await;
+    assert!(!status.success());
+    assert!(
+        said.contains("another moot is serving this database"),
+        "{said}"
+    );
+    // A name no subject can hold is refused before anything is opened.
+    let (status, said) = exits(games(&broker.url, &other_db, "g.3")).await;
+    assert!(!status.success());
+    assert!(said.contains("cannot name a game world"), "{said}");
+    // The refused ones changed nothing.
+    until_metrics_show(
+        a.http_addr,
+        &[
+            "moot_game_worlds{state=\"alive\"} 2",
+            "moot_game_worlds{state=\"away\"} 0",
+        ],
+    )
+    .await;
+    a.running.shutdown().await;
+}
