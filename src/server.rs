@@ -364,7 +364,13 @@ pub async fn start_world(
     broker: crate::cluster::nats::Broker,
 ) -> Result<Running, StartError> {
     let stops = Stops::new();
-    let client = crate::cluster::nats::connect_world(nats, broker).await?;
+    let client = crate::cluster::nats::connect_world(
+        nats,
+        broker,
+        "moot world",
+        &crate::cluster::wire::world_inbox(),
+    )
+    .await?;
     let (door, world_task, welcome) = open_town(&config, &stops).await?;
     let store = door.store.clone();
     let door = Arc::new(door);
@@ -376,6 +382,12 @@ pub async fn start_world(
         .subscribe(crate::cluster::wire::game_beats())
         .await
         .map_err(|e| crate::cluster::nats::LinkError::Subscribe(e.to_string()))?;
+    // Where the sessions placed on game worlds are, as stored.
+    let kept = door.store.kept().await.map_err(|error| StartError::Store {
+        path: config.db.to_string(),
+        error,
+    })?;
+    door.game_worlds.link(client.clone(), &kept);
     tokio::spawn(crate::cluster::games::hear(
         client.clone(),
         game_beats,
@@ -417,9 +429,31 @@ pub async fn start_games(
         return Err(StartError::Name(name.to_owned()));
     }
     let stops = Stops::new();
-    let client = crate::cluster::nats::connect_world(nats, broker).await?;
+    let client = crate::cluster::nats::connect_world(
+        nats,
+        broker,
+        &format!("moot games {name}"),
+        &crate::cluster::wire::games_inbox(name),
+    )
+    .await?;
     let (door, world_task, _) = open_town(&config, &stops).await?;
     let store = door.store.clone();
+    let door = Arc::new(door);
+    // The town's calls are answered from the moment it hears this game world.
+    let calls = client
+        .subscribe(crate::cluster::wire::game_calls(name))
+        .await
+        .map_err(|e| crate::cluster::nats::LinkError::Subscribe(e.to_string()))?;
+    client
+        .flush()
+        .await
+        .map_err(|e| crate::cluster::nats::LinkError::Subscribe(e.to_string()))?;
+    let serving = tokio::spawn(crate::cluster::games::serve_calls(
+        client.clone(),
+        calls,
+        door.clone(),
+        stops.shutdown.clone(),
+    ));
     let beating = tokio::spawn(crate::cluster::games::beat(
         client,
         name.to_owned(),
@@ -436,6 +470,7 @@ pub async fn start_games(
             failed.cancel();
             shutdown.cancel();
         }
+        let _ = serving.await;
         // With the door gone, the last handle goes and the world task ends.
         drop(door);
         let _ = world_ended.await;

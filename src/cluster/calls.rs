@@ -256,21 +256,42 @@ impl Door {
     /// A verb that answers "not yet" (a long poll: a game stream's next move) is asked again
     /// each time what it waits on changes, up to its own wait and at most
     /// [`LONGEST_WAIT`]; then its "not yet" answer is given as the result.
+    ///
+    /// A call of a session placed on a game world is handed to it (`super::games`).
     pub async fn call(&self, call: VerbCall) -> Called {
         let entry = crate::games::find(&call.verb)
             .filter(|e| e.name == call.verb)
-            .ok_or(CallRefused::NoSuchVerb(call.verb))?;
+            .ok_or_else(|| CallRefused::NoSuchVerb(call.verb.clone()))?;
         let agent: moot_kernel::world::AgentId =
             caller(&self.directory, &call.credential, entry.read_only)
                 .map_err(CallRefused::Unvouched)?
                 .into();
+        if let Some(called) = super::games::elsewhere(self, entry, &agent, &call).await {
+            return called;
+        }
+        self.call_as(entry, agent, call.face, call.args, None).await
+    }
+
+    /// [`Door::call`] for `agent`, vouched for already (by this process, or by the town that
+    /// hands a game world the call); a new session it makes is numbered `session` if given.
+    pub async fn call_as(
+        &self,
+        entry: &'static moot_kernel::verbs::VerbEntry,
+        agent: moot_kernel::world::AgentId,
+        face: Face,
+        args: serde_json::Value,
+        session: Option<moot_kernel::world::sessions::SessionId>,
+    ) -> Called {
         let started = tokio::time::Instant::now();
         loop {
             // The JSON is read and written here, so that the world task holds only the verb.
-            let args = (entry.read_args)(call.args.clone());
+            let args = (entry.read_args)(args.clone());
             let (done, waits) = self
                 .world
-                .call(agent.clone(), call.face, move |w, cx| {
+                .call(agent.clone(), face, move |w, cx| {
+                    if let Some(id) = session {
+                        w.next_session_is(id);
+                    }
                     cx.data_only = true;
                     let done = (entry.run_read)(w, cx, args);
                     // Subscribed in the same turn of the world, so no change slips between.

@@ -2,12 +2,19 @@
 //! --name NAME`), each with a database of its own, so that the matches a town plays are not
 //! all played on the one process that holds its rooms and people.
 //!
-//! What the two sides share so far is the beat. Every [`wire::BEAT`] a game world says, as a
-//! request on [`wire::game_beats`], who it is and how many sessions it runs; the town answers,
-//! and keeps which game worlds are alive and how busy ([`GameWorlds`]): `/metrics` shows them,
-//! and new sessions will be placed by it. A name is one process's at a time. Sessions will be
-//! placed by name, so a second process beating under a name that is alive is refused, and
+//! Every [`wire::BEAT`] a game world says, as a request on [`wire::game_beats`], who it is and
+//! how many sessions it runs; the town answers, and keeps which game worlds are alive and how
+//! busy ([`GameWorlds`]), which `/metrics` shows. A name is one process's at a time: sessions
+//! are placed by name, so a second process beating under a name that is alive is refused, and
 //! stops, rather than take sessions meant for the other.
+//!
+//! A session made by name (`session_create`, from any face) while a game world is alive is
+//! placed on the one running the fewest: the town numbers it (the town numbers every
+//! session, so no two worlds give one id), stores where it went, and hands the call over
+//! ([`wire::GameCall`]) with the cards of everyone it names, vouched for by the town; the game
+//! world keeps those identities (never a credential), makes the session under that id, stores
+//! it in its own database and answers once it is stored. Every later call naming the session
+//! (`session_id`) goes to the same game world the same way, long polls included.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -18,8 +25,14 @@ use futures_util::StreamExt;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::wire::{self, GameBeat, GameHeard};
-use moot_kernel::world::{Face, WorldHandle};
+use super::Door;
+use super::calls::{CallRefused, Called, VerbCall};
+use super::wire::{self, Card, GameBeat, GameCall, GameHeard};
+use moot_kernel::store::IdentityRow;
+use moot_kernel::store::keys::{self, StateRow};
+use moot_kernel::verbs::{Verb, VerbEntry};
+use moot_kernel::world::sessions::{SessionId, parse_id};
+use moot_kernel::world::{AgentId, Face, Unavailable, WorldHandle};
 
 /// How long a game world refused its name keeps asking before it stops: long enough for a
 /// process killed and started again at once to outlast its earlier run's last beat.
@@ -30,16 +43,29 @@ const REFUSED_FOR: Duration = Duration::from_secs(5);
 /// names must not grow the town without end.
 const MOST: usize = 1024;
 
-/// The game worlds the town has heard, for as long as it runs.
+/// The kept state's module under which the town stores where each placed session is.
+const PLACED: &str = "game_worlds";
+
+/// How long the town waits for a game world's answer to a call: a long poll's longest wait,
+/// and time for the answer to come.
+const ANSWER_WITHIN: Duration = Duration::from_secs(30);
+
+/// The game worlds the town has heard, for as long as it runs, and where its sessions are.
 #[derive(Default)]
 pub struct GameWorlds {
     seen: Mutex<BTreeMap<String, Seen>>,
+    /// Each session placed on a game world, by id: the game world's name.
+    placed: Mutex<std::collections::HashMap<u64, String>>,
+    /// The broker, in a world process (none in one process, where no session is placed).
+    link: std::sync::OnceLock<async_nats::Client>,
 }
 
 struct Seen {
     run: u64,
     heard: Instant,
     running: u32,
+    /// Sessions placed on it since its last beat, which its count does not hold yet.
+    placed: u32,
 }
 
 impl Seen {
@@ -81,9 +107,59 @@ impl GameWorlds {
                 run: beat.run,
                 heard: now,
                 running: beat.running,
+                placed: 0,
             },
         );
         Ok(joined)
+    }
+
+    /// Reaches the game worlds through `client` (the world process's), and knows again where
+    /// the sessions `kept` says were placed are.
+    pub fn link(&self, client: async_nats::Client, kept: &moot_kernel::store::keys::Kept) {
+        let _ = self.link.set(client);
+        let mut placed = lock(&self.placed);
+        for (id, name) in kept.state_of(PLACED) {
+            if let Ok(id) = id.parse() {
+                placed.insert(id, name.to_owned());
+            }
+        }
+    }
+
+    /// Where a new session goes at `now`: the game world alive that runs the fewest
+    /// (counting those placed on it since it last said), the first by name among equals;
+    /// none while none is alive.
+    fn choose(&self, now: Instant) -> Option<String> {
+        let mut seen = lock(&self.seen);
+        let (name, s) = seen
+            .iter_mut()
+            .filter(|(_, s)| s.alive(now))
+            .min_by_key(|(name, s)| (s.running.saturating_add(s.placed), name.as_str()))?;
+        s.placed += 1;
+        Some(name.clone())
+    }
+
+    /// The game world session `id` was placed on, if any.
+    fn placed_on(&self, id: SessionId) -> Option<String> {
+        lock(&self.placed).get(&id.number()).cloned()
+    }
+
+    /// Hands `call` to game world `to`, and gives its answer: `Away` (nothing done) if no game
+    /// world of that name listens, `Unknown` if it took the call and said nothing in time.
+    async fn forward(&self, to: &str, call: &GameCall) -> Called {
+        let client = self.link.get().ok_or(CallRefused::Away)?;
+        let body = serde_json::to_vec(call)
+            .map_err(|_| CallRefused::Unavailable(Unavailable::Internal))?;
+        let request = async_nats::Request::new()
+            .payload(body.into())
+            .timeout(Some(ANSWER_WITHIN));
+        match client.send_request(wire::game_calls(to), request).await {
+            Ok(answer) => serde_json::from_slice(&answer.payload)
+                .unwrap_or(Err(CallRefused::Unavailable(Unavailable::Internal))),
+            Err(e) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
+                Err(CallRefused::Away)
+            }
+            Err(_) => Err(CallRefused::Unknown),
+        }
     }
 
     /// The game worlds alive at `now`, by name, with how many sessions each said it runs.
@@ -115,6 +191,168 @@ impl GameWorlds {
         }
         out
     }
+}
+
+/// Whoever `id` is, as the town's directory vouches for them to a game world.
+fn card(door: &Door, id: &str) -> Option<Card> {
+    let name = door.directory.name_of(id)?;
+    let owner = door.directory.owner_of(id);
+    Some(Card {
+        id: id.to_owned(),
+        name,
+        kind: door.directory.kind_of(id).name().to_owned(),
+        owner: (owner != id).then_some(owner),
+    })
+}
+
+/// The town's side of a verb call that a game world answers: a new session (`session_create`)
+/// while one is alive, or any call naming a session placed on one; `None` for a call this
+/// town answers itself (and in one process, or in a game world, for every call).
+pub(super) async fn elsewhere(
+    door: &Door,
+    entry: &'static VerbEntry,
+    agent: &AgentId,
+    call: &VerbCall,
+) -> Option<Called> {
+    let worlds = &door.game_worlds;
+    worlds.link.get()?;
+    let mut args = call.args.clone();
+    let (to, cards, session) = if entry.name == moot_kernel::verbs::sessions::SessionCreate::NAME {
+        let to = worlds.choose(Instant::now())?;
+        let (cards, id) = match placing(door, &to, &mut args).await {
+            Ok(placed) => placed,
+            Err(refused) => return Some(Err(refused)),
+        };
+        (to, cards, Some(id))
+    } else {
+        let id = args
+            .get("session_id")
+            .and_then(serde_json::Value::as_str)
+            .and_then(|s| parse_id(s).ok())?;
+        (worlds.placed_on(id)?, Vec::new(), None)
+    };
+    let Some(caller) = card(door, agent) else {
+        return Some(Err(CallRefused::Unavailable(Unavailable::Internal)));
+    };
+    let call = GameCall {
+        caller,
+        cards,
+        face: call.face,
+        verb: call.verb.clone(),
+        args,
+        session: session.map(SessionId::number),
+    };
+    Some(worlds.forward(&to, &call).await)
+}
+
+/// Places a new session on game world `to`: numbers it, writes the participants `args` names
+/// as the ids they are (a name is the town's to read), stores where it goes (before anyone
+/// hears of it), and gives the cards of those it names with the id.
+async fn placing(
+    door: &Door,
+    to: &str,
+    args: &mut serde_json::Value,
+) -> Result<(Vec<Card>, SessionId), CallRefused> {
+    let id = door
+        .world
+        .call(moot_kernel::world::SERVER_ID.into(), Face::Rest, |w, _| {
+            w.reserve_session_id()
+        })
+        .await
+        .map_err(CallRefused::Unavailable)?;
+    let mut cards = Vec::new();
+    if let Some(serde_json::Value::Object(named)) = args.get_mut("participants") {
+        for who in named.values_mut() {
+            let Some(name) = who.as_str() else { continue };
+            let found = match door.directory.name_of(name) {
+                Some(_) => Some(name.to_owned()),
+                None => door.directory.id_of(name),
+            };
+            if let Some(found) = found {
+                cards.extend(card(door, &found));
+                *who = serde_json::Value::String(found);
+            }
+        }
+    }
+    let row = StateRow {
+        module: PLACED.to_owned(),
+        key: id.to_string(),
+        value: to.to_owned(),
+    };
+    door.store
+        .call(keys::put_state(row))
+        .await
+        .map_err(|_| CallRefused::Unavailable(Unavailable::Storage))?;
+    lock(&door.game_worlds.placed).insert(id.number(), to.to_owned());
+    Ok((cards, id))
+}
+
+/// A game world's side of the town's calls: answers each one heard on `calls` (subscribed to
+/// [`wire::game_calls`] before its first beat, so that none the town hands it is missed)
+/// until `stop`.
+pub async fn serve_calls(
+    client: async_nats::Client,
+    mut calls: async_nats::Subscriber,
+    door: std::sync::Arc<Door>,
+    stop: CancellationToken,
+) {
+    loop {
+        let msg = tokio::select! {
+            _ = stop.cancelled() => return,
+            msg = calls.next() => match msg {
+                Some(msg) => msg,
+                None => return,
+            },
+        };
+        let (client, door) = (client.clone(), door.clone());
+        tokio::spawn(async move {
+            let called = match serde_json::from_slice::<GameCall>(&msg.payload) {
+                Ok(call) => take(&door, call).await,
+                Err(_) => Err(CallRefused::Unavailable(Unavailable::Internal)),
+            };
+            if let (Some(reply), Ok(body)) = (msg.reply, serde_json::to_vec(&called)) {
+                let _ = client.publish(reply, body.into()).await;
+            }
+        });
+    }
+}
+
+/// Takes a call the town handed this game world: the identities it names kept first (in the
+/// store, then the directory), then the verb run as its caller.
+async fn take(door: &Door, call: GameCall) -> Called {
+    let entry = crate::games::find(&call.verb)
+        .filter(|e| e.name == call.verb)
+        .ok_or_else(|| CallRefused::NoSuchVerb(call.verb.clone()))?;
+    let new: Vec<IdentityRow> = std::iter::once(&call.caller)
+        .chain(&call.cards)
+        .filter(|c| door.directory.name_of(&c.id).is_none())
+        .map(|c| IdentityRow {
+            agent_id: c.id.clone(),
+            name: c.name.clone(),
+            token_hash: None,
+            kind: moot_kernel::store::Kind::from_stored(&c.kind),
+            owner: c.owner.clone(),
+            maker: None,
+        })
+        .collect();
+    if !new.is_empty() {
+        door.store
+            .keep_identities(new.clone())
+            .await
+            .map_err(|_| CallRefused::Unavailable(Unavailable::Storage))?;
+        for r in new {
+            door.directory.insert(&r.agent_id, &r.name, None, r.kind);
+            door.directory.set_owner(&r.agent_id, r.owner);
+        }
+    }
+    door.call_as(
+        entry,
+        call.caller.id.into(),
+        call.face,
+        call.args,
+        call.session.map(SessionId::from),
+    )
+    .await
 }
 
 /// The town's side: answers the game worlds' beats heard on `beats` (subscribed to

@@ -55,8 +55,16 @@ pub enum Broker {
 /// does not say that will do. Told by the broker itself (its greeting's `auth_required`),
 /// not guessed from the URL: a URL without credentials may meet a broker that trusts TLS
 /// client certificates, and one with them a broker that ignores them.
-pub async fn connect_world(url: &str, broker: Broker) -> Result<async_nats::Client, LinkError> {
-    let client = connect(url, "moot world", None).await?;
+///
+/// A world or a game world (`who`, for the broker's monitoring) asks its own questions with
+/// the answers under `inbox`, a subject under `moot.`, which the broker's world user may read.
+pub async fn connect_world(
+    url: &str,
+    broker: Broker,
+    who: &str,
+    inbox: &str,
+) -> Result<async_nats::Client, LinkError> {
+    let client = connect(url, who, Some(inbox)).await?;
     if broker == Broker::Authenticated && !client.server_info().auth_required {
         return Err(LinkError::OpenBroker { url: redacted(url) });
     }

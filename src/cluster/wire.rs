@@ -192,6 +192,48 @@ pub fn game_beats() -> String {
     format!("moot.v{PROTOCOL}.games.beat")
 }
 
+/// Where the town's own questions (to its game worlds) are answered: under `moot.`, which
+/// the broker's world user may read, and no host may.
+pub fn world_inbox() -> String {
+    format!("moot.v{PROTOCOL}.world.inbox")
+}
+
+/// Where game world `name`'s own questions (its beats) are answered.
+pub fn games_inbox(name: &str) -> String {
+    format!("moot.v{PROTOCOL}.games.{name}.inbox")
+}
+
+/// Where the town hands game world `name` the calls of the sessions placed on it
+/// ([`GameCall`]), answered with what the verb answered ([`Called`]).
+pub fn game_calls(name: &str) -> String {
+    format!("moot.v{PROTOCOL}.games.{name}.calls")
+}
+
+/// An identity as the town vouches for it to a game world: who plays there, never a
+/// credential.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Card {
+    pub id: String,
+    pub name: String,
+    /// Its kind, as the store spells it (`agent`, `character`, `house`).
+    pub kind: String,
+    /// Whom it counts as in ratings, if not itself.
+    pub owner: Option<String>,
+}
+
+/// A verb call the town hands to the game world that holds (or is to hold) its session: the
+/// caller the town vouched for, the cards of everyone else it names, and, for a new session,
+/// the id the town gave it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GameCall {
+    pub caller: Card,
+    pub cards: Vec<Card>,
+    pub face: moot_kernel::world::Face,
+    pub verb: String,
+    pub args: serde_json::Value,
+    pub session: Option<u64>,
+}
+
 /// A game world's beat: who it is (its name, and this run of it), what it speaks, and how
 /// many sessions it runs, which is what the town places new ones by.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -176,3 +176,102 @@ async fn game_worlds_are_heard_alive_missed_when_killed_and_back_when_restarted(
     .await;
     a.running.shutdown().await;
 }
+
+/// Sessions made over REST while game worlds are alive are placed on the least loaded, and
+/// played there through a host with the same answers and refusals: a game world killed and
+/// started again on its database has lost nothing acknowledged, and while it is away its
+/// sessions' calls are refused as not done, where the other game world's go on.
+#[tokio::test]
+async fn sessions_made_while_game_worlds_are_alive_are_placed_on_the_least_loaded_and_played_there()
+{
+    let broker = Broker::start().await;
+    let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (town_db, g1_db, g2_db) = (
+        fresh_db(dirs[0].path()),
+        fresh_db(dirs[1].path()),
+        fresh_db(dirs[2].path()),
+    );
+    let _town = world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
+    let a = host(&broker.url, &town_db).await;
+    let mut g1 = games(&broker.url, &g1_db, "g1");
+    let _g2 = games(&broker.url, &g2_db, "g2");
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 2"]).await;
+    let api = crate::support::Api::new(a.http_addr);
+    let (ann, bob, cat, dan) = (
+        api.agent(Some("Ann")).await,
+        api.agent(Some("Bob")).await,
+        api.agent(Some("Cat")).await,
+        api.agent(Some("Dan")).await,
+    );
+    // Both game worlds run none: the first goes to g1 (by name), the second to g2.
+    let one = api
+        .session(&ann, "chess.v1", &[("white", &ann), ("black", &bob)])
+        .await;
+    let two = api
+        .session(&cat, "chess.v1", &[("white", &cat), ("black", &dan)])
+        .await;
+    until_metrics_show(
+        a.http_addr,
+        &[
+            "moot_game_world_sessions{name=\"g1\"} 1",
+            "moot_game_world_sessions{name=\"g2\"} 1",
+        ],
+    )
+    .await;
+    let act = |id: &str, who: &crate::support::Agent, action: &str, tick: u64| {
+        let (api, path, token) = (&api, format!("/sessions/{id}/actions"), who.token.clone());
+        let body = serde_json::json!({"action": action, "expected_tick": tick});
+        async move { api.post(&path, &token, body).await }
+    };
+    let (status, moved) = act(&one, &ann, "e2e4", 0).await;
+    assert_eq!(status, 200, "{moved}");
+    // The refusals are the rules', as in one process.
+    let (status, v) = act(&one, &bob, "e7e5", 0).await;
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (409, Some("CONFLICT")),
+        "{v}"
+    );
+    let (status, v) = api.get(&format!("/sessions/{one}/state"), &cat.token).await;
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (403, Some("FORBIDDEN")),
+        "{v}"
+    );
+    let (status, state) = api.get(&format!("/sessions/{one}/state"), &bob.token).await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["tick"], 1, "{state}");
+    // g1 killed: its session's calls are refused as not done; g2's go on.
+    g1.kill().unwrap();
+    g1.wait().unwrap();
+    let (status, v) = act(&one, &bob, "e7e5", 1).await;
+    assert_eq!(status, 503, "{v}");
+    let (status, v) = act(&two, &cat, "d2d4", 0).await;
+    assert_eq!(status, 200, "{v}");
+    // Started again on its database (once the town has missed it), g1 has the move it
+    // acknowledged, and takes the next.
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"away\"} 1"]).await;
+    let _g1 = games(&broker.url, &g1_db, "g1");
+    until_metrics_show(
+        a.http_addr,
+        &[
+            "moot_game_worlds{state=\"alive\"} 2",
+            "moot_game_world_sessions{name=\"g1\"} 1",
+        ],
+    )
+    .await;
+    let (status, state) = api.get(&format!("/sessions/{one}/state"), &bob.token).await;
+    assert_eq!((status, state["tick"].as_u64()), (200, Some(1)), "{state}");
+    let (status, v) = act(&one, &bob, "e7e5", 1).await;
+    assert_eq!(status, 200, "{v}");
+    let (status, log) = api.get(&format!("/sessions/{one}/log"), &ann.token).await;
+    assert_eq!(status, 200, "{log}");
+    let actions: Vec<&str> = log["actions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{log}"))
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["e2e4", "e7e5"], "{log}");
+    a.running.shutdown().await;
+}

@@ -271,6 +271,22 @@ impl Store {
         .await
     }
 
+    /// Keeps identities another process vouched for (a game world's players, as its town
+    /// sends them): their names, kinds and owners, never a credential, so that what they play
+    /// here is stored as theirs. One already here is left as it is.
+    pub async fn keep_identities(&self, rows: Vec<IdentityRow>) -> Result<(), StoreError> {
+        self.call(move |c| {
+            for r in rows {
+                c.execute(
+                    "INSERT INTO agents (agent_id, name, kind, owner, maker) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
+                    args![&r.agent_id, &r.name, r.kind.name(), r.owner.as_deref(), r.maker.as_deref()],
+                )?;
+            }
+            Ok(())
+        })
+        .await
+    }
+
     /// Every identity, for the directory built at start-up.
     pub async fn all_identities(&self) -> Result<Vec<IdentityRow>, StoreError> {
         self.read(|c| {

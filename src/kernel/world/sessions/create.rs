@@ -61,6 +61,12 @@ impl World {
         id
     }
 
+    /// The next session made here is `id`: a game world makes each session under the id its
+    /// town gave it (the town numbers them all, so that no two worlds give one id twice).
+    pub fn next_session_is(&mut self, id: SessionId) {
+        self.next_session = id;
+    }
+
     /// Keeps `id` set aside, as it was before a restart: no later session takes it.
     pub fn keep_session_id(&mut self, id: SessionId) {
         self.next_session = self.next_session.max(id.next());
