@@ -9,11 +9,13 @@
 //! `--poll-ms N` polls every N ms instead (a short poll makes the run bound by the town's CPU,
 //! not by the agents' pace); `--hosts N` plays against a world and N hosts across a
 //! `nats-server` of its own, the agents spread over the hosts, and the CPU is then every
-//! process's.
+//! process's; `--games N` adds N game worlds (`moot games`), on which the matches are placed
+//! (with one host if `--hosts` gives none).
 //!
 //!     cargo bench --bench werewolf_load                  # 100 matches at once
 //!     cargo bench --bench werewolf_load -- --matches 20
 //!     cargo bench --bench werewolf_load -- --matches 400 --poll-ms 20 --hosts 1
+//!     cargo bench --bench werewolf_load -- --matches 400 --poll-ms 20 --hosts 1 --games 2
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -109,7 +111,7 @@ fn pct(sorted: &[u32], p: f64) -> f64 {
 }
 
 fn main() {
-    let (mut matches, mut poll_ms, mut hosts) = (100, 100, 0);
+    let (mut matches, mut poll_ms, mut hosts, mut games) = (100, 100, 0, 0);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut num = |what: &str| -> usize {
@@ -121,15 +123,22 @@ fn main() {
             "--matches" => matches = num("--matches"),
             "--poll-ms" => poll_ms = num("--poll-ms") as u64,
             "--hosts" => hosts = num("--hosts"),
+            "--games" => games = num("--games"),
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }
     }
     let scale = ["--time-scale", "100"];
-    let (one, split) = match hosts {
+    if games > 0 {
+        hosts = hosts.max(1);
+    }
+    let (one, mut split) = match hosts {
         0 => (Some(server::start_in_temp("--http", &scale)), None),
         n => (None, Some(server::start_split_in_temp(n, &[], &scale))),
     };
+    if let Some(s) = &mut split {
+        s.add_games(games, &scale);
+    }
     let (addrs, pids) = match (&one, &split) {
         (Some(s), _) => (vec![s.addr], vec![s.child.id()]),
         (_, Some(s)) => (s.http.clone(), s.pids()),
@@ -142,7 +151,9 @@ fn main() {
         server::binary()
     );
     if hosts > 0 {
-        println!("  (a world and {hosts} host(s) across nats-server; cpu: all of them)");
+        println!(
+            "  (a world, {hosts} host(s) and {games} game world(s) across nats-server; cpu: all of them)"
+        );
     }
     let poll = Duration::from_millis(poll_ms);
     let (t0, cpu0) = (Instant::now(), cpu_ns());

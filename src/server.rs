@@ -448,10 +448,13 @@ pub async fn start_games(
         .flush()
         .await
         .map_err(|e| crate::cluster::nats::LinkError::Subscribe(e.to_string()))?;
+    // Tool calls are answered by the MCP endpoint's own server, as the town's are.
+    let tools = http::McpShared::new(&api(&config, &door)).tools();
     let serving = tokio::spawn(crate::cluster::games::serve_calls(
         client.clone(),
         calls,
         door.clone(),
+        tools,
         stops.shutdown.clone(),
     ));
     let beating = tokio::spawn(crate::cluster::games::beat(

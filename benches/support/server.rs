@@ -91,6 +91,11 @@ pub fn free_addr() -> SocketAddr {
 /// `.ci/with-postgres`), a new database there.
 #[allow(dead_code)]
 pub fn database(dir: &Path) -> String {
+    database_named(dir, "bench")
+}
+
+/// [`database`], a file named `name` in `dir` (one for each game world beside the town's).
+pub fn database_named(dir: &Path, name: &str) -> String {
     match std::env::var("MOOT_BENCH_POSTGRES") {
         Ok(base) if !base.is_empty() => {
             let name = format!("bench{:016x}", rand::random::<u64>());
@@ -102,7 +107,7 @@ pub fn database(dir: &Path) -> String {
             assert!(out.status.success(), "{out:?}");
             format!("{base}/{name}")
         }
-        _ => dir.join("bench.db").display().to_string(),
+        _ => dir.join(format!("{name}.db")).display().to_string(),
     }
 }
 
@@ -217,6 +222,9 @@ pub struct Split {
     pub telnet: Vec<SocketAddr>,
     /// Each host's HTTP listener.
     pub http: Vec<SocketAddr>,
+    /// The broker's URL and the world files, for game worlds added later.
+    nats: String,
+    world: std::path::PathBuf,
     _dir: Option<tempfile::TempDir>,
 }
 
@@ -235,6 +243,35 @@ impl Split {
     #[allow(dead_code)]
     pub fn pids(&self) -> Vec<u32> {
         self.children.iter().map(Child::id).collect()
+    }
+
+    /// Starts `n` game worlds (`moot games`, named g1, g2…) for this town, each on a database
+    /// of its own, with the town's flags `world_args`, and gives the town a moment to hear
+    /// them (they beat four times a second).
+    #[allow(dead_code)]
+    pub fn add_games(&mut self, n: usize, world_args: &[&str]) {
+        let dir = self
+            ._dir
+            .as_ref()
+            .map_or_else(std::env::temp_dir, |d| d.path().to_owned());
+        let log = std::env::var("MOOT_BENCH_LOG").unwrap_or_else(|_| "moot=warn".into());
+        for i in 1..=n {
+            let name = format!("g{i}");
+            self.children.push(
+                Command::new(binary())
+                    .args(["--world", self.world.to_str().unwrap()])
+                    .args(["--db", &database_named(&dir, &name)])
+                    .args(limits())
+                    .args(world_args)
+                    .args(["games", "--nats", &self.nats, "--name", &name])
+                    .arg("--broker-is-private")
+                    .env("RUST_LOG", &log)
+                    .stdin(Stdio::null())
+                    .spawn()
+                    .expect("moot games starts"),
+            );
+        }
+        std::thread::sleep(Duration::from_millis(2000));
     }
 }
 
@@ -346,6 +383,8 @@ pub fn start_split(
         children,
         telnet,
         http,
+        nats,
+        world: world.to_owned(),
         _dir: None,
     }
 }

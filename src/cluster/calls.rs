@@ -236,7 +236,11 @@ impl Door {
     /// `tools`.
     pub async fn tool(&self, tools: &Tools, call: ToolCall) -> Called {
         let agent = vouch(&self.directory, &call.credential).map_err(CallRefused::Unvouched)?;
-        tools(agent.into(), McpAsk::Tool(call))
+        let agent = moot_kernel::world::AgentId::from(agent);
+        if let Some(called) = super::games::tool_elsewhere(self, &agent, &call).await {
+            return called;
+        }
+        tools(agent, McpAsk::Tool(call))
             .await
             .map_err(CallRefused::Tool)
     }
@@ -266,7 +270,7 @@ impl Door {
             caller(&self.directory, &call.credential, entry.read_only)
                 .map_err(CallRefused::Unvouched)?
                 .into();
-        if let Some(called) = super::games::elsewhere(self, entry, &agent, &call).await {
+        if let Some(called) = super::games::verb_elsewhere(self, entry, &agent, &call).await {
             return called;
         }
         self.call_as(entry, agent, call.face, call.args, None).await

@@ -26,8 +26,8 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::Door;
-use super::calls::{CallRefused, Called, VerbCall};
-use super::wire::{self, Card, GameBeat, GameCall, GameHeard};
+use super::calls::{CallRefused, Called, Credential, McpAsk, ToolCall, Tools, VerbCall};
+use super::wire::{self, Card, GameAsk, GameBeat, GameCall, GameHeard};
 use moot_kernel::store::IdentityRow;
 use moot_kernel::store::keys::{self, StateRow};
 use moot_kernel::verbs::{Verb, VerbEntry};
@@ -208,15 +208,52 @@ fn card(door: &Door, id: &str) -> Option<Card> {
 /// The town's side of a verb call that a game world answers: a new session (`session_create`)
 /// while one is alive, or any call naming a session placed on one; `None` for a call this
 /// town answers itself (and in one process, or in a game world, for every call).
-pub(super) async fn elsewhere(
+pub(super) async fn verb_elsewhere(
     door: &Door,
     entry: &'static VerbEntry,
     agent: &AgentId,
     call: &VerbCall,
 ) -> Option<Called> {
+    let (face, verb) = (call.face, call.verb.clone());
+    elsewhere(door, entry, agent, call.args.clone(), move |args| {
+        GameAsk::Verb { face, verb, args }
+    })
+    .await
+}
+
+/// [`verb_elsewhere`] for an MCP tool call: the same verbs, placed and handed over the same
+/// way, and answered by the game world's own MCP server.
+pub(super) async fn tool_elsewhere(
+    door: &Door,
+    agent: &AgentId,
+    call: &ToolCall,
+) -> Option<Called> {
+    door.game_worlds.link.get()?;
+    let entry = crate::games::find_tool(&call.name, crate::games::toolsets())?;
+    let args = serde_json::Value::Object(call.arguments.clone().unwrap_or_default());
+    let mut call = call.clone();
+    call.credential = Credential::Nobody;
+    elsewhere(door, entry, agent, args, move |args| {
+        call.arguments = match args {
+            serde_json::Value::Object(args) => Some(args),
+            _ => None,
+        };
+        GameAsk::Tool(call)
+    })
+    .await
+}
+
+/// Where `entry` called with `args` by `agent` goes, and its answer from there; `ask` makes
+/// what crosses from the arguments as the town leaves them (participants named by id).
+async fn elsewhere(
+    door: &Door,
+    entry: &'static VerbEntry,
+    agent: &AgentId,
+    mut args: serde_json::Value,
+    ask: impl FnOnce(serde_json::Value) -> GameAsk,
+) -> Option<Called> {
     let worlds = &door.game_worlds;
     worlds.link.get()?;
-    let mut args = call.args.clone();
     let (to, cards, session) = if entry.name == moot_kernel::verbs::sessions::SessionCreate::NAME {
         let to = worlds.choose(Instant::now())?;
         let (cards, id) = match placing(door, &to, &mut args).await {
@@ -237,9 +274,7 @@ pub(super) async fn elsewhere(
     let call = GameCall {
         caller,
         cards,
-        face: call.face,
-        verb: call.verb.clone(),
-        args,
+        ask: ask(args),
         session: session.map(SessionId::number),
     };
     Some(worlds.forward(&to, &call).await)
@@ -294,8 +329,12 @@ pub async fn serve_calls(
     client: async_nats::Client,
     mut calls: async_nats::Subscriber,
     door: std::sync::Arc<Door>,
+    tools: Tools,
     stop: CancellationToken,
 ) {
+    // Calls that make a session go one at a time: each sets the id its session is made
+    // under, and another's must not come between.
+    let making = Arc::new(tokio::sync::Mutex::new(()));
     loop {
         let msg = tokio::select! {
             _ = stop.cancelled() => return,
@@ -304,10 +343,17 @@ pub async fn serve_calls(
                 None => return,
             },
         };
-        let (client, door) = (client.clone(), door.clone());
+        let (client, door, tools) = (client.clone(), door.clone(), tools.clone());
+        let making = making.clone();
         tokio::spawn(async move {
             let called = match serde_json::from_slice::<GameCall>(&msg.payload) {
-                Ok(call) => take(&door, call).await,
+                Ok(call) => {
+                    let _one_at_a_time = match call.session {
+                        Some(_) => Some(making.lock().await),
+                        None => None,
+                    };
+                    take(&door, &tools, call).await
+                }
                 Err(_) => Err(CallRefused::Unavailable(Unavailable::Internal)),
             };
             if let (Some(reply), Ok(body)) = (msg.reply, serde_json::to_vec(&called)) {
@@ -318,11 +364,8 @@ pub async fn serve_calls(
 }
 
 /// Takes a call the town handed this game world: the identities it names kept first (in the
-/// store, then the directory), then the verb run as its caller.
-async fn take(door: &Door, call: GameCall) -> Called {
-    let entry = crate::games::find(&call.verb)
-        .filter(|e| e.name == call.verb)
-        .ok_or_else(|| CallRefused::NoSuchVerb(call.verb.clone()))?;
+/// store, then the directory), then the verb or the tool run as its caller.
+async fn take(door: &Door, tools: &Tools, call: GameCall) -> Called {
     let new: Vec<IdentityRow> = std::iter::once(&call.caller)
         .chain(&call.cards)
         .filter(|c| door.directory.name_of(&c.id).is_none())
@@ -345,14 +388,29 @@ async fn take(door: &Door, call: GameCall) -> Called {
             door.directory.set_owner(&r.agent_id, r.owner);
         }
     }
-    door.call_as(
-        entry,
-        call.caller.id.into(),
-        call.face,
-        call.args,
+    let (agent, session) = (
+        AgentId::from(call.caller.id),
         call.session.map(SessionId::from),
-    )
-    .await
+    );
+    match call.ask {
+        GameAsk::Verb { face, verb, args } => {
+            let entry = crate::games::find(&verb)
+                .filter(|e| e.name == verb)
+                .ok_or(CallRefused::NoSuchVerb(verb))?;
+            door.call_as(entry, agent, face, args, session).await
+        }
+        GameAsk::Tool(tool) => {
+            if let Some(id) = session {
+                door.world
+                    .call(agent.clone(), Face::Mcp, move |w, _| w.next_session_is(id))
+                    .await
+                    .map_err(CallRefused::Unavailable)?;
+            }
+            tools(agent, McpAsk::Tool(tool))
+                .await
+                .map_err(CallRefused::Tool)
+        }
+    }
 }
 
 /// The town's side: answers the game worlds' beats heard on `beats` (subscribed to

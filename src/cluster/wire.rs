@@ -221,17 +221,28 @@ pub struct Card {
     pub owner: Option<String>,
 }
 
-/// A verb call the town hands to the game world that holds (or is to hold) its session: the
+/// A call the town hands to the game world that holds (or is to hold) its session: the
 /// caller the town vouched for, the cards of everyone else it names, and, for a new session,
 /// the id the town gave it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GameCall {
     pub caller: Card,
     pub cards: Vec<Card>,
-    pub face: moot_kernel::world::Face,
-    pub verb: String,
-    pub args: serde_json::Value,
+    pub ask: GameAsk,
     pub session: Option<u64>,
+}
+
+/// What a [`GameCall`] asks: a verb by name (the REST API's), or an MCP tool (answered by the
+/// game world's own server at the same address, as the town's would answer it; its
+/// credential is the town's to judge, and crosses as `Nobody`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum GameAsk {
+    Verb {
+        face: moot_kernel::world::Face,
+        verb: String,
+        args: serde_json::Value,
+    },
+    Tool(ToolCall),
 }
 
 /// A game world's beat: who it is (its name, and this run of it), what it speaks, and how

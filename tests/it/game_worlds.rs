@@ -273,5 +273,39 @@ async fn sessions_made_while_game_worlds_are_alive_are_placed_on_the_least_loade
         .map(|e| e["action"].as_str().unwrap())
         .collect();
     assert_eq!(actions, ["e2e4", "e7e5"], "{log}");
+    // The same session through MCP's tools at the same host: read, and played.
+    let tool = |who: &crate::support::Agent, name: &'static str, args: serde_json::Value| {
+        let (http, token) = (a.http_addr, who.token.clone());
+        async move { crate::support::mcp_tool(http, &token, name, args).await }
+    };
+    let state = tool(
+        &ann,
+        "session_state",
+        serde_json::json!({"session_id": one}),
+    )
+    .await;
+    assert_eq!(state["structuredContent"]["tick"], 2, "{state}");
+    let args = serde_json::json!({"session_id": one, "action": "g1f3", "expected_tick": 2});
+    let moved = tool(&ann, "session_act", args).await;
+    assert_ne!(moved["isError"], true, "{moved}");
+    // A session made with MCP's tool is placed as one made over REST (g1 and g2 run one
+    // each: g1, by name), and is the same session over REST.
+    let participants = serde_json::json!({"white": bob.id, "black": ann.id});
+    let args = serde_json::json!({"template": "chess.v1", "participants": participants});
+    let made = tool(&bob, "session_create", args).await;
+    let three = made["structuredContent"]["session_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{made}"))
+        .to_owned();
+    let accepted = tool(
+        &ann,
+        "session_accept",
+        serde_json::json!({"session_id": three}),
+    )
+    .await;
+    assert_ne!(accepted["isError"], true, "{accepted}");
+    until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 2"]).await;
+    let (status, v) = act(&three, &bob, "c2c4", 0).await;
+    assert_eq!(status, 200, "{v}");
     a.running.shutdown().await;
 }
