@@ -388,6 +388,17 @@ pub async fn start_world(
         error,
     })?;
     door.game_worlds.link(client.clone(), &kept);
+    // The town numbers every session, those it placed on game worlds included.
+    if let Some(last) = door.game_worlds.last_placed() {
+        let _ = door
+            .world
+            .call(
+                moot_kernel::world::SERVER_ID.into(),
+                world::Face::Rest,
+                move |w, _| w.keep_session_id(last),
+            )
+            .await;
+    }
     tokio::spawn(crate::cluster::games::hear(
         client.clone(),
         game_beats,
@@ -439,9 +450,11 @@ pub async fn start_games(
     let (door, world_task, _) = open_town(&config, &stops).await?;
     let store = door.store.clone();
     let door = Arc::new(door);
-    // The town's calls are answered from the moment it hears this game world.
+    // This run of it: the town hands its calls to the run it holds alive under the name, from
+    // the moment it hears it.
+    let run = rand::random::<u64>();
     let calls = client
-        .subscribe(crate::cluster::wire::game_calls(name))
+        .subscribe(crate::cluster::wire::game_calls(name, run))
         .await
         .map_err(|e| crate::cluster::nats::LinkError::Subscribe(e.to_string()))?;
     client
@@ -460,6 +473,7 @@ pub async fn start_games(
     let beating = tokio::spawn(crate::cluster::games::beat(
         client,
         name.to_owned(),
+        run,
         door.world.clone(),
         stops.shutdown.clone(),
     ));

@@ -46,9 +46,14 @@ const MOST: usize = 1024;
 /// The kept state's module under which the town stores where each placed session is.
 const PLACED: &str = "game_worlds";
 
-/// How long the town waits for a game world's answer to a call: a long poll's longest wait,
-/// and time for the answer to come.
-const ANSWER_WITHIN: Duration = Duration::from_secs(30);
+/// How long the town waits for a game world's answer to a call: longer than the longest wait
+/// of a long poll (an MCP tool's is 30 s), so that one that runs its course is answered as
+/// "not yet", not as unknown.
+const ANSWER_WITHIN: Duration = Duration::from_secs(45);
+
+/// The arguments by which a call names the session it is about: the sessions' verbs', the
+/// chess tools' and the Werewolf tools'.
+const SESSION_ARGS: [&str; 3] = ["session_id", "game_id", "matchId"];
 
 /// The game worlds the town has heard, for as long as it runs, and where its sessions are.
 #[derive(Default)]
@@ -143,16 +148,49 @@ impl GameWorlds {
         lock(&self.placed).get(&id.number()).cloned()
     }
 
-    /// Hands `call` to game world `to`, and gives its answer: `Away` (nothing done) if no game
-    /// world of that name listens, `Unknown` if it took the call and said nothing in time.
+    /// The largest id placed on any game world: the town numbers past it after a restart.
+    pub fn last_placed(&self) -> Option<SessionId> {
+        lock(&self.placed)
+            .keys()
+            .max()
+            .copied()
+            .map(SessionId::from)
+    }
+
+    /// Forgets that session `id` was placed (its game world refused to make it).
+    fn unplace(&self, id: SessionId) {
+        lock(&self.placed).remove(&id.number());
+    }
+
+    /// The run of game world `name` alive now, if it is.
+    fn alive_run(&self, name: &str, now: Instant) -> Option<u64> {
+        lock(&self.seen)
+            .get(name)
+            .filter(|s| s.alive(now))
+            .map(|s| s.run)
+    }
+
+    /// Hands `call` to game world `to` (its run alive now), and gives its answer: `Away`
+    /// (nothing done) if it is not alive or nothing of it listens, `TooLarge` if the call is
+    /// larger than the broker carries, `Unknown` if it took the call and said nothing in time.
     async fn forward(&self, to: &str, call: &GameCall) -> Called {
         let client = self.link.get().ok_or(CallRefused::Away)?;
+        let run = self
+            .alive_run(to, Instant::now())
+            .ok_or(CallRefused::Away)?;
         let body = serde_json::to_vec(call)
             .map_err(|_| CallRefused::Unavailable(Unavailable::Internal))?;
+        let most = client.server_info().max_payload;
+        if most > 0 && body.len() > most {
+            return Err(CallRefused::TooLarge(most));
+        }
         let request = async_nats::Request::new()
             .payload(body.into())
             .timeout(Some(ANSWER_WITHIN));
-        match client.send_request(wire::game_calls(to), request).await {
+        match client
+            .send_request(wire::game_calls(to, run), request)
+            .await
+        {
             Ok(answer) => serde_json::from_slice(&answer.payload)
                 .unwrap_or(Err(CallRefused::Unavailable(Unavailable::Internal))),
             Err(e) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
@@ -214,11 +252,71 @@ pub(super) async fn verb_elsewhere(
     agent: &AgentId,
     call: &VerbCall,
 ) -> Option<Called> {
+    if entry.name == moot_kernel::verbs::sessions::SessionList::NAME {
+        return listed_everywhere(door, entry, agent, call).await;
+    }
     let (face, verb) = (call.face, call.verb.clone());
     elsewhere(door, entry, agent, call.args.clone(), move |args| {
         GameAsk::Verb { face, verb, args }
     })
     .await
+}
+
+/// The caller's sessions (`session_list`) wherever they are: the town's own and each game
+/// world's alive (one away cannot say, and its sessions are missing until it is back), in
+/// the order of their ids; `None` while no game world is alive.
+async fn listed_everywhere(
+    door: &Door,
+    entry: &'static VerbEntry,
+    agent: &AgentId,
+    call: &VerbCall,
+) -> Option<Called> {
+    let worlds = &door.game_worlds;
+    worlds.link.get()?;
+    let alive = worlds.alive(Instant::now());
+    if alive.is_empty() {
+        return None;
+    }
+    let caller = card(door, agent)?;
+    let asked = alive.iter().map(|(name, _)| {
+        let call = GameCall {
+            caller: caller.clone(),
+            cards: Vec::new(),
+            ask: GameAsk::Verb {
+                face: call.face,
+                verb: call.verb.clone(),
+                args: call.args.clone(),
+            },
+            session: None,
+        };
+        async move { worlds.forward(name, &call).await }
+    });
+    let theirs = futures_util::future::join_all(asked);
+    let own = door.call_as(entry, agent.clone(), call.face, call.args.clone(), None);
+    let (own, theirs) = tokio::join!(own, theirs);
+    let listed = |raw: &serde_json::value::RawValue| -> Vec<serde_json::Value> {
+        serde_json::from_str::<serde_json::Value>(raw.get())
+            .ok()
+            .and_then(|v| v.get("sessions").and_then(|s| s.as_array()).cloned())
+            .unwrap_or_default()
+    };
+    let mut sessions = match own {
+        Ok(raw) => listed(&raw),
+        Err(refused) => return Some(Err(refused)),
+    };
+    for raw in theirs.into_iter().flatten() {
+        sessions.extend(listed(&raw));
+    }
+    let id = |s: &serde_json::Value| {
+        s["session_id"]
+            .as_str()
+            .and_then(|id| id.parse::<u64>().ok())
+            .unwrap_or(u64::MAX)
+    };
+    sessions.sort_by_key(id);
+    Some(super::calls::written(
+        &serde_json::json!({ "sessions": sessions }),
+    ))
 }
 
 /// [`verb_elsewhere`] for an MCP tool call: the same verbs, placed and handed over the same
@@ -262,9 +360,9 @@ async fn elsewhere(
         };
         (to, cards, Some(id))
     } else {
-        let id = args
-            .get("session_id")
-            .and_then(serde_json::Value::as_str)
+        let id = SESSION_ARGS
+            .iter()
+            .find_map(|key| args.get(*key).and_then(serde_json::Value::as_str))
             .and_then(|s| parse_id(s).ok())?;
         (worlds.placed_on(id)?, Vec::new(), None)
     };
@@ -277,7 +375,24 @@ async fn elsewhere(
         ask: ask(args),
         session: session.map(SessionId::number),
     };
-    Some(worlds.forward(&to, &call).await)
+    let answered = worlds.forward(&to, &call).await;
+    // A session its game world did not make (refused, or never handed over) was not placed.
+    if let Some(id) = session
+        && matches!(
+            answered,
+            Err(CallRefused::Verb(_) | CallRefused::Away | CallRefused::TooLarge(_))
+        )
+    {
+        worlds.unplace(id);
+        let forgot = door
+            .store
+            .call(keys::drop_state(PLACED, id.to_string()))
+            .await;
+        if let Err(e) = forgot {
+            tracing::warn!(error = %e, session = id.number(), "cannot forget a session not placed");
+        }
+    }
+    Some(answered)
 }
 
 /// Places a new session on game world `to`: numbers it, writes the participants `args` names
@@ -356,19 +471,36 @@ pub async fn serve_calls(
                 }
                 Err(_) => Err(CallRefused::Unavailable(Unavailable::Internal)),
             };
-            if let (Some(reply), Ok(body)) = (msg.reply, serde_json::to_vec(&called)) {
-                let _ = client.publish(reply, body.into()).await;
+            let Some(reply) = msg.reply else { return };
+            let Ok(mut body) = serde_json::to_vec(&called) else {
+                return;
+            };
+            // An answer larger than the broker carries is answered as such, not lost.
+            let most = client.server_info().max_payload;
+            if most > 0 && body.len() > most {
+                let refused: Called = Err(CallRefused::TooLarge(most));
+                let Ok(said) = serde_json::to_vec(&refused) else {
+                    return;
+                };
+                body = said;
             }
+            let _ = client.publish(reply, body.into()).await;
         });
     }
 }
 
 /// Takes a call the town handed this game world: the identities it names kept first (in the
-/// store, then the directory), then the verb or the tool run as its caller.
+/// store, then the directory; a call that only reads keeps none), then the verb or the tool
+/// run as its caller.
 async fn take(door: &Door, tools: &Tools, call: GameCall) -> Called {
+    let reads = match &call.ask {
+        GameAsk::Verb { verb, .. } => crate::games::find(verb).is_some_and(|e| e.read_only),
+        GameAsk::Tool(tool) => crate::games::find_tool(&tool.name, crate::games::toolsets())
+            .is_some_and(|e| e.read_only),
+    };
     let new: Vec<IdentityRow> = std::iter::once(&call.caller)
         .chain(&call.cards)
-        .filter(|c| door.directory.name_of(&c.id).is_none())
+        .filter(|c| !reads && door.directory.name_of(&c.id).is_none())
         .map(|c| IdentityRow {
             agent_id: c.id.clone(),
             name: c.name.clone(),
@@ -451,10 +583,10 @@ pub async fn hear(
 pub async fn beat(
     client: async_nats::Client,
     name: String,
+    run: u64,
     world: WorldHandle,
     stop: CancellationToken,
 ) -> Result<(), String> {
-    let run = rand::random::<u64>();
     let mut tick = tokio::time::interval(wire::BEAT);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut refused_since: Option<Instant> = None;

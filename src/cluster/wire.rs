@@ -203,10 +203,12 @@ pub fn games_inbox(name: &str) -> String {
     format!("moot.v{PROTOCOL}.games.{name}.inbox")
 }
 
-/// Where the town hands game world `name` the calls of the sessions placed on it
-/// ([`GameCall`]), answered with what the verb answered ([`Called`]).
-pub fn game_calls(name: &str) -> String {
-    format!("moot.v{PROTOCOL}.games.{name}.calls")
+/// Where the town hands run `run` of game world `name` the calls of the sessions placed on it
+/// ([`GameCall`]), answered with what the verb answered ([`Called`]). The run is in the
+/// subject so that only the process the town holds alive under that name takes them: a
+/// second one started under the name, refused, hears none meanwhile.
+pub fn game_calls(name: &str, run: u64) -> String {
+    format!("moot.v{PROTOCOL}.games.{name}.{run:016x}.calls")
 }
 
 /// An identity as the town vouches for it to a game world: who plays there, never a

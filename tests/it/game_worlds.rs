@@ -191,7 +191,7 @@ async fn sessions_made_while_game_worlds_are_alive_are_placed_on_the_least_loade
         fresh_db(dirs[1].path()),
         fresh_db(dirs[2].path()),
     );
-    let _town = world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
+    let town = world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
     let a = host(&broker.url, &town_db).await;
     let mut g1 = games(&broker.url, &g1_db, "g1");
     let _g2 = games(&broker.url, &g2_db, "g2");
@@ -307,5 +307,56 @@ async fn sessions_made_while_game_worlds_are_alive_are_placed_on_the_least_loade
     until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 2"]).await;
     let (status, v) = act(&three, &bob, "c2c4", 0).await;
     assert_eq!(status, 200, "{v}");
+    // The chess tools reach it by its game id, their long poll included: Bob waits for Ann's
+    // reply there, and it wakes when she moves over REST.
+    let waiting = {
+        let (http, token, game) = (a.http_addr, bob.token.clone(), three.clone());
+        tokio::spawn(async move {
+            crate::support::mcp_tool(
+                http,
+                &token,
+                "waitForNextTurn",
+                serde_json::json!({"game_id": game}),
+            )
+            .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!waiting.is_finished(), "Bob waits for Ann");
+    let (status, v) = act(&three, &ann, "e7e5", 1).await;
+    assert_eq!(status, 200, "{v}");
+    let woke = tokio::time::timeout(Duration::from_secs(20), waiting)
+        .await
+        .expect("the wait is answered")
+        .unwrap();
+    assert_eq!(woke["structuredContent"]["status"], "your_turn", "{woke}");
+    // Each lists her own sessions wherever they are, in the order of their ids.
+    for (who, theirs) in [(&ann, vec![&one, &three]), (&dan, vec![&two])] {
+        let (status, v) = api
+            .get(&format!("/sessions?agent_id={}", who.id), &who.token)
+            .await;
+        assert_eq!(status, 200, "{v}");
+        let listed: Vec<&str> = v["sessions"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{v}"))
+            .iter()
+            .map(|s| s["session_id"].as_str().unwrap())
+            .collect();
+        assert_eq!(listed, theirs, "{v}");
+    }
+    // The town restarted numbers past every session it placed: the next is a new one.
+    drop(town);
+    let _town = world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 2"]).await;
+    let four = api
+        .session(&cat, "chess.v1", &[("white", &cat), ("black", &dan)])
+        .await;
+    let numbers: Vec<u64> = [&one, &two, &three, &four]
+        .iter()
+        .map(|id| id.parse().unwrap())
+        .collect();
+    assert!(numbers.windows(2).all(|w| w[0] < w[1]), "{numbers:?}");
+    let (status, state) = api.get(&format!("/sessions/{one}/state"), &ann.token).await;
+    assert_eq!((status, state["tick"].as_u64()), (200, Some(3)), "{state}");
     a.running.shutdown().await;
 }
