@@ -264,15 +264,7 @@ async fn sessions_made_while_game_worlds_are_alive_are_placed_on_the_least_loade
     assert_eq!((status, state["tick"].as_u64()), (200, Some(1)), "{state}");
     let (status, v) = act(&one, &bob, "e7e5", 1).await;
     assert_eq!(status, 200, "{v}");
-    let (status, log) = api.get(&format!("/sessions/{one}/log"), &ann.token).await;
-    assert_eq!(status, 200, "{log}");
-    let actions: Vec<&str> = log["actions"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{log}"))
-        .iter()
-        .map(|e| e["action"].as_str().unwrap())
-        .collect();
-    assert_eq!(actions, ["e2e4", "e7e5"], "{log}");
+    assert_eq!(api.logged(&one, &ann.token).await, ["e2e4", "e7e5"]);
     // The same session through MCP's tools at the same host: read, and played.
     let tool = |who: &crate::support::Agent, name: &'static str, args: serde_json::Value| {
         let (http, token) = (a.http_addr, who.token.clone());

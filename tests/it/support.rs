@@ -574,6 +574,18 @@ impl Api {
         self.send("GET", path, Some(token), None).await
     }
 
+    /// The actions of session `id`'s log, as `token` reads it (which must be allowed).
+    pub async fn logged(&self, id: &str, token: &str) -> Vec<String> {
+        let (status, log) = self.get(&format!("/sessions/{id}/log"), token).await;
+        assert_eq!(status, 200, "{log}");
+        log["actions"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{log}"))
+            .iter()
+            .map(|e| e["action"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
     pub async fn post(
         &self,
         path: &str,
