@@ -457,6 +457,10 @@ pub async fn start_games(
         .subscribe(crate::cluster::wire::game_calls(name, run))
         .await
         .map_err(|e| crate::cluster::nats::LinkError::Subscribe(e.to_string()))?;
+    let cancels = client
+        .subscribe(crate::cluster::wire::game_cancels(name, run))
+        .await
+        .map_err(|e| crate::cluster::nats::LinkError::Subscribe(e.to_string()))?;
     client
         .flush()
         .await
@@ -466,6 +470,7 @@ pub async fn start_games(
     let serving = tokio::spawn(crate::cluster::games::serve_calls(
         client.clone(),
         calls,
+        cancels,
         door.clone(),
         tools,
         stops.shutdown.clone(),

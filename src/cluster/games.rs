@@ -63,6 +63,8 @@ pub struct GameWorlds {
     placed: Mutex<std::collections::HashMap<u64, String>>,
     /// The broker, in a world process (none in one process, where no session is placed).
     link: std::sync::OnceLock<async_nats::Client>,
+    /// The number of the last call handed to a game world.
+    calls: std::sync::atomic::AtomicU64,
 }
 
 struct Seen {
@@ -173,12 +175,24 @@ impl GameWorlds {
     /// Hands `call` to game world `to` (its run alive now), and gives its answer: `Away`
     /// (nothing done) if it is not alive or nothing of it listens, `TooLarge` if the call is
     /// larger than the broker carries, `Unknown` if it took the call and said nothing in time.
-    async fn forward(&self, to: &str, call: &GameCall) -> Called {
+    ///
+    /// Dropped before the answer (its client left), the call is taken back from the game
+    /// world.
+    async fn forward(&self, to: &str, mut call: GameCall) -> Called {
         let client = self.link.get().ok_or(CallRefused::Away)?;
         let run = self
             .alive_run(to, Instant::now())
             .ok_or(CallRefused::Away)?;
-        let body = serde_json::to_vec(call)
+        call.id = self
+            .calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            + 1;
+        let mut taken = TakeBack {
+            client: client.clone(),
+            subject: wire::game_cancels(to, run),
+            id: Some(call.id),
+        };
+        let body = serde_json::to_vec(&call)
             .map_err(|_| CallRefused::Unavailable(Unavailable::Internal))?;
         let most = client.server_info().max_payload;
         if most > 0 && body.len() > most {
@@ -187,10 +201,11 @@ impl GameWorlds {
         let request = async_nats::Request::new()
             .payload(body.into())
             .timeout(Some(ANSWER_WITHIN));
-        match client
+        let answered = client
             .send_request(wire::game_calls(to, run), request)
-            .await
-        {
+            .await;
+        taken.id = None;
+        match answered {
             Ok(answer) => serde_json::from_slice(&answer.payload)
                 .unwrap_or(Err(CallRefused::Unavailable(Unavailable::Internal))),
             Err(e) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
@@ -199,7 +214,29 @@ impl GameWorlds {
             Err(_) => Err(CallRefused::Unknown),
         }
     }
+}
 
+/// A call handed to a game world and not yet answered: dropped so (its client left), it is
+/// taken back there.
+struct TakeBack {
+    client: async_nats::Client,
+    subject: String,
+    id: Option<u64>,
+}
+
+impl Drop for TakeBack {
+    fn drop(&mut self) {
+        let Some(id) = self.id else { return };
+        let (client, subject) = (self.client.clone(), std::mem::take(&mut self.subject));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = client.publish(subject, id.to_string().into()).await;
+            });
+        }
+    }
+}
+
+impl GameWorlds {
     /// The game worlds alive at `now`, by name, with how many sessions each said it runs.
     pub fn alive(&self, now: Instant) -> Vec<(String, u32)> {
         lock(&self.seen)
@@ -280,6 +317,7 @@ async fn listed_everywhere(
     let caller = card(door, agent)?;
     let asked = alive.iter().map(|(name, _)| {
         let call = GameCall {
+            id: 0,
             caller: caller.clone(),
             cards: Vec::new(),
             ask: GameAsk::Verb {
@@ -289,7 +327,7 @@ async fn listed_everywhere(
             },
             session: None,
         };
-        async move { worlds.forward(name, &call).await }
+        async move { worlds.forward(name, call).await }
     });
     let theirs = futures_util::future::join_all(asked);
     let own = door.call_as(entry, agent.clone(), call.face, call.args.clone(), None);
@@ -370,12 +408,13 @@ async fn elsewhere(
         return Some(Err(CallRefused::Unavailable(Unavailable::Internal)));
     };
     let call = GameCall {
+        id: 0,
         caller,
         cards,
         ask: ask(args),
         session: session.map(SessionId::number),
     };
-    let answered = worlds.forward(&to, &call).await;
+    let answered = worlds.forward(&to, call).await;
     // A session its game world did not make (refused, or never handed over) was not placed.
     if let Some(id) = session
         && matches!(
@@ -438,11 +477,12 @@ async fn placing(
 }
 
 /// A game world's side of the town's calls: answers each one heard on `calls` (subscribed to
-/// [`wire::game_calls`] before its first beat, so that none the town hands it is missed)
-/// until `stop`.
+/// [`wire::game_calls`] before its first beat, so that none the town hands it is missed), and
+/// drops each one the town takes back on `cancels` ([`wire::game_cancels`]), until `stop`.
 pub async fn serve_calls(
     client: async_nats::Client,
     mut calls: async_nats::Subscriber,
+    mut cancels: async_nats::Subscriber,
     door: std::sync::Arc<Door>,
     tools: Tools,
     stop: CancellationToken,
@@ -450,27 +490,43 @@ pub async fn serve_calls(
     // Calls that make a session go one at a time: each sets the id its session is made
     // under, and another's must not come between.
     let making = Arc::new(tokio::sync::Mutex::new(()));
+    // The calls being answered, by the town's number, to take back.
+    let running: Arc<Mutex<std::collections::HashMap<u64, tokio::task::AbortHandle>>> =
+        Arc::default();
     loop {
         let msg = tokio::select! {
             _ = stop.cancelled() => return,
+            Some(taken) = cancels.next() => {
+                let id = std::str::from_utf8(&taken.payload)
+                    .ok()
+                    .and_then(|s| s.parse::<u64>().ok());
+                if let Some(task) = id.and_then(|id| lock(&running).remove(&id)) {
+                    task.abort();
+                }
+                continue;
+            }
             msg = calls.next() => match msg {
                 Some(msg) => msg,
                 None => return,
             },
         };
+        let Ok(call) = serde_json::from_slice::<GameCall>(&msg.payload) else {
+            tracing::warn!("the town handed this game world a call it cannot read");
+            continue;
+        };
         let (client, door, tools) = (client.clone(), door.clone(), tools.clone());
-        let making = making.clone();
-        tokio::spawn(async move {
-            let called = match serde_json::from_slice::<GameCall>(&msg.payload) {
-                Ok(call) => {
-                    let _one_at_a_time = match call.session {
-                        Some(_) => Some(making.lock().await),
-                        None => None,
-                    };
-                    take(&door, &tools, call).await
-                }
-                Err(_) => Err(CallRefused::Unavailable(Unavailable::Internal)),
+        let (making, done, id) = (making.clone(), running.clone(), call.id);
+        // Held while the task is spawned and kept, so that it cannot forget itself first.
+        let mut kept = lock(&running);
+        let task = tokio::spawn(async move {
+            let called = {
+                let _one_at_a_time = match call.session {
+                    Some(_) => Some(making.lock().await),
+                    None => None,
+                };
+                take(&door, &tools, call).await
             };
+            lock(&done).remove(&id);
             let Some(reply) = msg.reply else { return };
             let Ok(mut body) = serde_json::to_vec(&called) else {
                 return;
@@ -486,6 +542,7 @@ pub async fn serve_calls(
             }
             let _ = client.publish(reply, body.into()).await;
         });
+        kept.insert(id, task.abort_handle());
     }
 }
 

@@ -211,6 +211,13 @@ pub fn game_calls(name: &str, run: u64) -> String {
     format!("moot.v{PROTOCOL}.games.{name}.{run:016x}.calls")
 }
 
+/// Where the town takes back, from run `run` of game world `name`, a call whose client left
+/// (the body is the call's number, [`GameCall::id`]): a long poll nobody waits for holds
+/// nothing there for the rest of its wait.
+pub fn game_cancels(name: &str, run: u64) -> String {
+    format!("moot.v{PROTOCOL}.games.{name}.{run:016x}.cancel")
+}
+
 /// An identity as the town vouches for it to a game world: who plays there, never a
 /// credential.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -228,6 +235,8 @@ pub struct Card {
 /// the id the town gave it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GameCall {
+    /// The town's number for it, to take it back by.
+    pub id: u64,
     pub caller: Card,
     pub cards: Vec<Card>,
     pub ask: GameAsk,

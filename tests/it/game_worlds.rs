@@ -13,8 +13,14 @@ const TOKEN: &str = "game-worlds-metrics";
 /// A game world named `name` on database `db`, for the town at `url`; its standard error is
 /// kept, to read why it stopped.
 fn games(url: &str, db: &moot::store::Database, name: &str) -> Moot {
+    games_with(url, db, name, &[])
+}
+
+/// [`games`] with more of the town's flags (`--polls-per-agent 1`).
+fn games_with(url: &str, db: &moot::store::Database, name: &str, extra: &[&str]) -> Moot {
     Moot(
         Command::new(env!("CARGO_BIN_EXE_moot"))
+            .args(extra)
             .args(["--db", &db.address()])
             .args(["--world", world_dir().to_str().unwrap()])
             .args([
@@ -350,5 +356,51 @@ async fn sessions_made_while_game_worlds_are_alive_are_placed_on_the_least_loade
     assert!(numbers.windows(2).all(|w| w[0] < w[1]), "{numbers:?}");
     let (status, state) = api.get(&format!("/sessions/{one}/state"), &ann.token).await;
     assert_eq!((status, state["tick"].as_u64()), (200, Some(3)), "{state}");
+    a.running.shutdown().await;
+}
+
+/// A long poll handed to a game world whose client leaves is taken back there, as the world
+/// takes back its own: the agent's one poll (`--polls-per-agent 1`) is free again at once,
+/// where it would be held for the rest of its wait.
+#[tokio::test]
+async fn a_long_poll_on_a_game_world_whose_client_leaves_is_taken_back_there() {
+    let broker = Broker::start().await;
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
+    let _town = world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
+    let a = host(&broker.url, &town_db).await;
+    let _g1 = games_with(&broker.url, &g1_db, "g1", &["--polls-per-agent", "1"]);
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let api = crate::support::Api::new(a.http_addr);
+    let (ann, bob) = (api.agent(Some("Ann")).await, api.agent(Some("Bob")).await);
+    let game = api
+        .session(&ann, "chess.v1", &[("white", &ann), ("black", &bob)])
+        .await;
+    // Bob waits for Ann's first move, on g1.
+    let wait = || {
+        let (http, token, game) = (a.http_addr, bob.token.clone(), game.clone());
+        tokio::spawn(async move {
+            crate::support::mcp_tool(
+                http,
+                &token,
+                "waitForNextTurn",
+                serde_json::json!({"game_id": game}),
+            )
+            .await
+        })
+    };
+    let first = wait();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!first.is_finished(), "the first poll waits");
+    first.abort();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // His one poll is free again: the next one waits too, rather than being refused.
+    let second = wait();
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert!(
+        !second.is_finished(),
+        "refused: {:?}",
+        second.await.unwrap()
+    );
     a.running.shutdown().await;
 }
