@@ -467,7 +467,7 @@ pub async fn serve(
                 let asker = host.clone();
                 answering.run(&host, id, again, async move {
                     let answer = match closing {
-                        false => Answer::Tool(door.tool(&tools, call).await),
+                        false => Answer::Tool(super::games::tool(&door, &tools, call).await),
                         true => Answer::Tool(Err(CallRefused::Away)),
                     };
                     reply_in_pieces(&client, &msg, &asker, &answer).await;
@@ -652,7 +652,7 @@ async fn answer(
                 .map(|row| Character::vouched(row, passes, host)),
         ),
         Ask::Vouch(credential) => Answer::Vouch(super::calls::vouch(&door.directory, &credential)),
-        Ask::Verb(call) => Answer::Verb(door.call(call).await),
+        Ask::Verb(call) => Answer::Verb(super::games::call(door, call).await),
         Ask::Agent(call) => Answer::Agent(door.make_agent(call).await),
         Ask::Metrics(token) => Answer::Metrics(door.metrics(token).await),
         Ask::Page(read) => Answer::Page(door.page(read).await),

@@ -236,10 +236,16 @@ impl Door {
     /// `tools`.
     pub async fn tool(&self, tools: &Tools, call: ToolCall) -> Called {
         let agent = vouch(&self.directory, &call.credential).map_err(CallRefused::Unvouched)?;
-        let agent = moot_kernel::world::AgentId::from(agent);
-        if let Some(called) = super::games::tool_elsewhere(self, &agent, &call).await {
-            return called;
-        }
+        self.tool_as(tools, agent.into(), call).await
+    }
+
+    /// [`Door::tool`] for `agent`, vouched for already.
+    pub async fn tool_as(
+        &self,
+        tools: &Tools,
+        agent: moot_kernel::world::AgentId,
+        call: ToolCall,
+    ) -> Called {
         tools(agent, McpAsk::Tool(call))
             .await
             .map_err(CallRefused::Tool)
@@ -260,20 +266,28 @@ impl Door {
     /// A verb that answers "not yet" (a long poll: a game stream's next move) is asked again
     /// each time what it waits on changes, up to its own wait and at most
     /// [`LONGEST_WAIT`]; then its "not yet" answer is given as the result.
-    ///
-    /// A call of a session placed on a game world is handed to it (`super::games`).
     pub async fn call(&self, call: VerbCall) -> Called {
+        let (entry, agent) = self.vouched(&call)?;
+        self.call_as(entry, agent, call.face, call.args, None).await
+    }
+
+    /// The verb `call` names, and who its credential vouches for.
+    pub fn vouched(
+        &self,
+        call: &VerbCall,
+    ) -> Result<
+        (
+            &'static moot_kernel::verbs::VerbEntry,
+            moot_kernel::world::AgentId,
+        ),
+        CallRefused,
+    > {
         let entry = crate::games::find(&call.verb)
             .filter(|e| e.name == call.verb)
             .ok_or_else(|| CallRefused::NoSuchVerb(call.verb.clone()))?;
-        let agent: moot_kernel::world::AgentId =
-            caller(&self.directory, &call.credential, entry.read_only)
-                .map_err(CallRefused::Unvouched)?
-                .into();
-        if let Some(called) = super::games::verb_elsewhere(self, entry, &agent, &call).await {
-            return called;
-        }
-        self.call_as(entry, agent, call.face, call.args, None).await
+        let agent = caller(&self.directory, &call.credential, entry.read_only)
+            .map_err(CallRefused::Unvouched)?;
+        Ok((entry, agent.into()))
     }
 
     /// [`Door::call`] for `agent`, vouched for already (by this process, or by the town that

@@ -280,10 +280,32 @@ fn card(door: &Door, id: &str) -> Option<Card> {
     })
 }
 
+/// A host's verb call, in the world process: answered by the game world that holds (or is to
+/// hold) its session, or else here ([`Door::call`]).
+pub async fn call(door: &Door, call: VerbCall) -> Called {
+    let (entry, agent) = door.vouched(&call)?;
+    if let Some(called) = verb_elsewhere(door, entry, &agent, &call).await {
+        return called;
+    }
+    door.call_as(entry, agent, call.face, call.args, None).await
+}
+
+/// A host's MCP tool call, in the world process: answered as [`call`] answers a verb call,
+/// here by the MCP endpoint's own server (`tools`, [`Door::tool`]).
+pub async fn tool(door: &Door, tools: &Tools, call: ToolCall) -> Called {
+    let agent =
+        super::calls::vouch(&door.directory, &call.credential).map_err(CallRefused::Unvouched)?;
+    let agent = AgentId::from(agent);
+    if let Some(called) = tool_elsewhere(door, &agent, &call).await {
+        return called;
+    }
+    door.tool_as(tools, agent, call).await
+}
+
 /// The town's side of a verb call that a game world answers: a new session (`session_create`)
 /// while one is alive, or any call naming a session placed on one; `None` for a call this
-/// town answers itself (and in one process, or in a game world, for every call).
-pub(super) async fn verb_elsewhere(
+/// town answers itself (and in a game world, for every call).
+async fn verb_elsewhere(
     door: &Door,
     entry: &'static VerbEntry,
     agent: &AgentId,
@@ -359,11 +381,7 @@ async fn listed_everywhere(
 
 /// [`verb_elsewhere`] for an MCP tool call: the same verbs, placed and handed over the same
 /// way, and answered by the game world's own MCP server.
-pub(super) async fn tool_elsewhere(
-    door: &Door,
-    agent: &AgentId,
-    call: &ToolCall,
-) -> Option<Called> {
+async fn tool_elsewhere(door: &Door, agent: &AgentId, call: &ToolCall) -> Option<Called> {
     door.game_worlds.link.get()?;
     let entry = crate::games::find_tool(&call.name, crate::games::toolsets())?;
     let args = serde_json::Value::Object(call.arguments.clone().unwrap_or_default());
