@@ -52,8 +52,9 @@ const PLACED: &str = "game_worlds";
 const ANSWER_WITHIN: Duration = Duration::from_secs(45);
 
 /// The arguments by which a call names the session it is about: the sessions' verbs', the
-/// chess tools' and the Werewolf tools'.
-const SESSION_ARGS: [&str; 3] = ["session_id", "game_id", "matchId"];
+/// chess tools' and the Bot API's, the Werewolf tools' and its REST reads', and the games'
+/// moves (`game`, a session's number where it is one).
+const SESSION_ARGS: [&str; 5] = ["session_id", "game_id", "matchId", "match_id", "game"];
 
 /// The game worlds the town has heard, for as long as it runs, and where its sessions are.
 #[derive(Default)]

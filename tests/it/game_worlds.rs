@@ -404,3 +404,130 @@ async fn a_long_poll_on_a_game_world_whose_client_leaves_is_taken_back_there() {
     );
     a.running.shutdown().await;
 }
+
+/// A Werewolf match placed on a game world, played through a host by an agent over REST and
+/// MCP against seven house bots: everything the agent is shown there while it runs (its
+/// state over REST and MCP, the log, the events) holds to what its seat may know, checked
+/// against the match's report once it is over, as the one-process audit checks every face.
+#[tokio::test]
+async fn a_werewolf_match_on_a_game_world_shows_its_player_only_what_its_seat_may_know() {
+    use crate::werewolf_audit::{audit, roles_of};
+    use serde_json::json;
+    let broker = Broker::start().await;
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
+    let _town = world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
+    let a = host(&broker.url, &town_db).await;
+    // Its reads unlimited, as the one-process audit's town's are.
+    let flags = [
+        "--time-scale",
+        "100",
+        "--read-rate",
+        "0",
+        "--command-rate",
+        "0",
+    ];
+    let _g1 = games_with(&broker.url, &g1_db, "g1", &flags);
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let api = crate::support::Api::new(a.http_addr);
+    let me = api.agent(Some("Pia")).await;
+    let (status, made) = crate::werewolf::post_match_with_bots(&api, &me, json!({})).await;
+    assert_eq!(status, 201, "{made}");
+    let mid = made["session_id"].as_str().unwrap().to_owned();
+    until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 1"]).await;
+    let tool = |name: &'static str, args: serde_json::Value| {
+        let (http, token) = (a.http_addr, me.token.clone());
+        async move { crate::support::mcp_tool(http, &token, name, args).await }
+    };
+    let mut took: Vec<(&str, String)> = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the match did not end"
+        );
+        // Kept only if the state read after them shows the match running.
+        let mut batch = Vec::new();
+        let events = tool(
+            "et.werewolf.match.events.get",
+            json!({"matchId": mid, "limit": 200}),
+        )
+        .await;
+        batch.push(("mcp events.get", events.to_string()));
+        for path in ["state", "log"] {
+            let (code, body) = api.get(&format!("/sessions/{mid}/{path}"), &me.token).await;
+            assert_eq!(code, 200, "{body}");
+            batch.push(("rest", body.to_string()));
+        }
+        let got = tool("et.werewolf.match.get_state", json!({"matchId": mid})).await;
+        let state = got["structuredContent"]["state"].clone();
+        if state["phase"] == "ENDED" {
+            break;
+        }
+        assert!(state.is_object(), "{got}");
+        took.extend(batch);
+        took.push(("mcp get_state", got.to_string()));
+        let req = &state["you"]["requiredAction"];
+        let first = req["allowedTargets"][0].clone();
+        let target = json!({"matchId": mid, "targetPlayerId": first});
+        if state["phase"] == "LOBBY" {
+            tool("et.werewolf.match.ready", json!({"matchId": mid})).await;
+        } else if req["alreadySubmitted"] != true {
+            match req["type"].as_str().unwrap_or("") {
+                "WOLF_KILL" => drop(tool("et.werewolf.match.night.wolf_kill", target).await),
+                "SEER_INSPECT" => drop(tool("et.werewolf.match.night.seer_inspect", target).await),
+                "DOCTOR_PROTECT" => {
+                    drop(tool("et.werewolf.match.night.doctor_protect", target).await)
+                }
+                "SPEAK_OPENING" => drop(
+                    tool(
+                        "et.werewolf.match.say_public",
+                        json!({"matchId": mid, "text": "Pia here, nothing to hide."}),
+                    )
+                    .await,
+                ),
+                "VOTE" => drop(
+                    tool(
+                        "et.werewolf.match.vote",
+                        json!({"matchId": mid, "targetPlayerId": first, "reason": "first on my list"}),
+                    )
+                    .await,
+                ),
+                _ => {}
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+    // The truth, now that it may be told, from the game world too.
+    let (code, report) = api.get(&format!("/werewolf/{mid}/report"), &me.token).await;
+    assert_eq!(code, 200, "{report}");
+    let roles = roles_of(&report);
+    // She sits in the first seat (`post_match_with_bots`).
+    let mine = roles
+        .iter()
+        .find(|(id, _, _)| id == "p1")
+        .unwrap_or_else(|| panic!("p1 in {roles:?}"));
+    let seat = Some((mine.0.as_str(), mine.2.as_str()));
+    let leaks = |seat: Option<(&str, &str)>| -> Vec<String> {
+        took.iter()
+            .flat_map(|(face, body)| {
+                audit(seat, &roles, face, body)
+                    .into_iter()
+                    .map(move |l| format!("{face}: {l}\n    in {body}"))
+            })
+            .collect()
+    };
+    assert!(took.len() > 20, "{} reads", took.len());
+    let found = leaks(seat);
+    assert!(
+        found.is_empty(),
+        "Pia ({seat:?}) was shown:\n{}",
+        found.join("\n")
+    );
+    // The control: read as though by the public, what she was shown holds her own card.
+    assert!(
+        leaks(None).iter().any(|l| l.contains("the role of")),
+        "the audit should find her card as the public's"
+    );
+    a.running.shutdown().await;
+}
