@@ -232,14 +232,8 @@ impl From<Refusal> for VerbError {
 }
 
 impl Door {
-    /// The world's side of a [`ToolCall`]: the credential vouched for, the call answered by
-    /// `tools`.
-    pub async fn tool(&self, tools: &Tools, call: ToolCall) -> Called {
-        let agent = vouch(&self.directory, &call.credential).map_err(CallRefused::Unvouched)?;
-        self.tool_as(tools, agent.into(), call).await
-    }
-
-    /// [`Door::tool`] for `agent`, vouched for already.
+    /// The world's side of a [`ToolCall`], for `agent` (vouched for already, by
+    /// `super::games::tool` in the world process): the call answered by `tools`.
     pub async fn tool_as(
         &self,
         tools: &Tools,
@@ -251,7 +245,7 @@ impl Door {
             .map_err(CallRefused::Tool)
     }
 
-    /// The world's side of an [`McpRead`], as [`Door::tool`] answers a tool call.
+    /// The world's side of an [`McpRead`], as [`Door::tool_as`] answers a tool call.
     pub async fn mcp_read(&self, tools: &Tools, read: McpRead) -> Called {
         let agent = vouch(&self.directory, &read.credential).map_err(CallRefused::Unvouched)?;
         tools(agent.into(), McpAsk::Read(read))

@@ -30,6 +30,7 @@ use super::calls::{CallRefused, Called, Credential, McpAsk, ToolCall, Tools, Ver
 use super::wire::{self, Card, GameAsk, GameBeat, GameCall, GameHeard};
 use moot_kernel::store::IdentityRow;
 use moot_kernel::store::keys::{self, StateRow};
+use moot_kernel::verbs::sessions::SessionCreate;
 use moot_kernel::verbs::{Verb, VerbEntry};
 use moot_kernel::world::sessions::{SessionId, parse_id};
 use moot_kernel::world::{AgentId, Face, Unavailable, WorldHandle};
@@ -215,29 +216,6 @@ impl GameWorlds {
             Err(_) => Err(CallRefused::Unknown),
         }
     }
-}
-
-/// A call handed to a game world and not yet answered: dropped so (its client left), it is
-/// taken back there.
-struct TakeBack {
-    client: async_nats::Client,
-    subject: String,
-    id: Option<u64>,
-}
-
-impl Drop for TakeBack {
-    fn drop(&mut self) {
-        let Some(id) = self.id else { return };
-        let (client, subject) = (self.client.clone(), std::mem::take(&mut self.subject));
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
-                let _ = client.publish(subject, id.to_string().into()).await;
-            });
-        }
-    }
-}
-
-impl GameWorlds {
     /// The game worlds alive at `now`, by name, with how many sessions each said it runs.
     pub fn alive(&self, now: Instant) -> Vec<(String, u32)> {
         lock(&self.seen)
@@ -269,6 +247,26 @@ impl GameWorlds {
     }
 }
 
+/// A call handed to a game world and not yet answered: dropped so (its client left), it is
+/// taken back there.
+struct TakeBack {
+    client: async_nats::Client,
+    subject: String,
+    id: Option<u64>,
+}
+
+impl Drop for TakeBack {
+    fn drop(&mut self) {
+        let Some(id) = self.id else { return };
+        let (client, subject) = (self.client.clone(), std::mem::take(&mut self.subject));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = client.publish(subject, id.to_string().into()).await;
+            });
+        }
+    }
+}
+
 /// Whoever `id` is, as the town's directory vouches for them to a game world.
 fn card(door: &Door, id: &str) -> Option<Card> {
     let name = door.directory.name_of(id)?;
@@ -292,7 +290,7 @@ pub async fn call(door: &Door, call: VerbCall) -> Called {
 }
 
 /// A host's MCP tool call, in the world process: answered as [`call`] answers a verb call,
-/// here by the MCP endpoint's own server (`tools`, [`Door::tool`]).
+/// here by the MCP endpoint's own server (`tools`, [`Door::tool_as`]).
 pub async fn tool(door: &Door, tools: &Tools, call: ToolCall) -> Called {
     let agent =
         super::calls::vouch(&door.directory, &call.credential).map_err(CallRefused::Unvouched)?;
@@ -315,9 +313,13 @@ async fn verb_elsewhere(
     if entry.name == moot_kernel::verbs::sessions::SessionList::NAME {
         return listed_everywhere(door, entry, agent, call).await;
     }
-    let (face, verb) = (call.face, call.verb.clone());
-    elsewhere(door, entry, agent, call.args.clone(), move |args| {
-        GameAsk::Verb { face, verb, args }
+    // Arguments that are no object name no session: the town refuses them itself.
+    let args = call.args.as_object()?;
+    let creates = entry.name == SessionCreate::NAME;
+    elsewhere(door, creates, agent, args, |args| GameAsk::Verb {
+        face: call.face,
+        verb: call.verb.clone(),
+        args: serde_json::Value::Object(args),
     })
     .await
 }
@@ -383,45 +385,45 @@ async fn listed_everywhere(
 /// [`verb_elsewhere`] for an MCP tool call: the same verbs, placed and handed over the same
 /// way, and answered by the game world's own MCP server.
 async fn tool_elsewhere(door: &Door, agent: &AgentId, call: &ToolCall) -> Option<Called> {
-    door.game_worlds.link.get()?;
-    let entry = crate::games::find_tool(&call.name, crate::games::toolsets())?;
-    let args = serde_json::Value::Object(call.arguments.clone().unwrap_or_default());
-    let mut call = call.clone();
-    call.credential = Credential::Nobody;
-    elsewhere(door, entry, agent, args, move |args| {
-        call.arguments = match args {
-            serde_json::Value::Object(args) => Some(args),
-            _ => None,
-        };
-        GameAsk::Tool(call)
+    let none = serde_json::Map::new();
+    let args = call.arguments.as_ref().unwrap_or(&none);
+    let creates = call.name == moot_kernel::verbs::entry::<SessionCreate>().tool_name();
+    elsewhere(door, creates, agent, args, |args| {
+        GameAsk::Tool(ToolCall {
+            credential: Credential::Nobody,
+            arguments: Some(args),
+            ..call.clone()
+        })
     })
     .await
 }
 
-/// Where `entry` called with `args` by `agent` goes, and its answer from there; `ask` makes
-/// what crosses from the arguments as the town leaves them (participants named by id).
+/// Where a call with `args` by `agent` goes (a new session if it `creates` one), and its
+/// answer from there; `ask` makes what crosses from the arguments as the town leaves them
+/// (participants named by id). They are copied only for a call handed over: most calls stay.
 async fn elsewhere(
     door: &Door,
-    entry: &'static VerbEntry,
+    creates: bool,
     agent: &AgentId,
-    mut args: serde_json::Value,
-    ask: impl FnOnce(serde_json::Value) -> GameAsk,
+    args: &serde_json::Map<String, serde_json::Value>,
+    ask: impl FnOnce(serde_json::Map<String, serde_json::Value>) -> GameAsk,
 ) -> Option<Called> {
     let worlds = &door.game_worlds;
     worlds.link.get()?;
-    let (to, cards, session) = if entry.name == moot_kernel::verbs::sessions::SessionCreate::NAME {
+    let (to, cards, session, args) = if creates {
         let to = worlds.choose(Instant::now())?;
+        let mut args = args.clone();
         let (cards, id) = match placing(door, &to, &mut args).await {
             Ok(placed) => placed,
             Err(refused) => return Some(Err(refused)),
         };
-        (to, cards, Some(id))
+        (to, cards, Some(id), args)
     } else {
         let id = SESSION_ARGS
             .iter()
             .find_map(|key| args.get(*key).and_then(serde_json::Value::as_str))
             .and_then(|s| parse_id(s).ok())?;
-        (worlds.placed_on(id)?, Vec::new(), None)
+        (worlds.placed_on(id)?, Vec::new(), None, args.clone())
     };
     let Some(caller) = card(door, agent) else {
         return Some(Err(CallRefused::Unavailable(Unavailable::Internal)));
@@ -459,7 +461,7 @@ async fn elsewhere(
 async fn placing(
     door: &Door,
     to: &str,
-    args: &mut serde_json::Value,
+    args: &mut serde_json::Map<String, serde_json::Value>,
 ) -> Result<(Vec<Card>, SessionId), CallRefused> {
     let id = door
         .world
