@@ -126,6 +126,12 @@ impl GameWorlds {
     /// the sessions `kept` says were placed are.
     pub fn link(&self, client: async_nats::Client, kept: &moot_kernel::store::keys::Kept) {
         let _ = self.link.set(client);
+        // Numbered from a place of this run's own: a game world still answering the last run's
+        // calls must not take this run's call 1 for that run's when one is taken back.
+        self.calls.store(
+            u64::from(rand::random::<u32>()) << 32,
+            std::sync::atomic::Ordering::Relaxed,
+        );
         let mut placed = lock(&self.placed);
         for (id, name) in kept.state_of(PLACED) {
             if let Ok(id) = id.parse() {
