@@ -399,10 +399,21 @@ pub async fn start_world(
             )
             .await;
     }
+    let told = client
+        .subscribe(crate::cluster::wire::games_told())
+        .await
+        .map_err(|e| crate::cluster::nats::LinkError::Subscribe(e.to_string()))?;
+    // Both hold the door: they end with the town, so that the world task may.
+    tokio::spawn(crate::cluster::games::follow(
+        told,
+        door.clone(),
+        stops.shutdown.clone(),
+    ));
     tokio::spawn(crate::cluster::games::hear(
         client.clone(),
         game_beats,
-        door.game_worlds.clone(),
+        door.clone(),
+        stops.shutdown.clone(),
     ));
     let serving = tokio::spawn(crate::cluster::broker::serve(
         client,
@@ -413,12 +424,15 @@ pub async fn start_world(
         stops.shutdown.clone(),
     ));
     let world_ended = watch_world(world_task, &stops);
+    let shutdown = stops.shutdown.clone();
     let done = tokio::spawn(async move {
         match serving.await {
             Ok(Err(e)) => tracing::error!(error = %e, "cannot serve hosts"),
             Err(e) => tracing::error!(error = %e, "serving hosts ended on a bug"),
             Ok(Ok(())) => {}
         }
+        // Whatever else holds the door (the copies of the game worlds' sessions) lets go.
+        shutdown.cancel();
         // With the door gone, the last handle goes and the world task ends.
         let _ = world_ended.await;
         store.close().await;
@@ -461,6 +475,10 @@ pub async fn start_games(
         .subscribe(crate::cluster::wire::game_cancels(name, run))
         .await
         .map_err(|e| crate::cluster::nats::LinkError::Subscribe(e.to_string()))?;
+    let since = client
+        .subscribe(crate::cluster::wire::game_since(name, run))
+        .await
+        .map_err(|e| crate::cluster::nats::LinkError::Subscribe(e.to_string()))?;
     client
         .flush()
         .await
@@ -473,6 +491,20 @@ pub async fn start_games(
         cancels,
         door.clone(),
         tools,
+        stops.shutdown.clone(),
+    ));
+    // The town's copies of this world's sessions: each action told once stored, and what
+    // the town missed told again when it asks.
+    tokio::spawn(crate::cluster::games::answer_since(
+        client.clone(),
+        since,
+        door.world.clone(),
+        stops.shutdown.clone(),
+    ));
+    tokio::spawn(crate::cluster::games::tell(
+        client.clone(),
+        name.to_owned(),
+        door.world.clone(),
         stops.shutdown.clone(),
     ));
     let beating = tokio::spawn(crate::cluster::games::beat(

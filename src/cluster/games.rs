@@ -32,7 +32,7 @@ use moot_kernel::store::IdentityRow;
 use moot_kernel::store::keys::{self, StateRow};
 use moot_kernel::verbs::sessions::SessionCreate;
 use moot_kernel::verbs::{Verb, VerbEntry};
-use moot_kernel::world::sessions::{SessionId, parse_id};
+use moot_kernel::world::sessions::{Followed, SessionId, Told, parse_id};
 use moot_kernel::world::{AgentId, Face, Unavailable, WorldHandle};
 
 /// How long a game world refused its name keeps asking before it stops: long enough for a
@@ -369,13 +369,18 @@ async fn listed_everywhere(
             .and_then(|v| v.get("sessions").and_then(|s| s.as_array()).cloned())
             .unwrap_or_default()
     };
-    let mut sessions = match own {
+    let own = match own {
         Ok(raw) => listed(&raw),
         Err(refused) => return Some(Err(refused)),
     };
-    for raw in theirs.into_iter().flatten() {
-        sessions.extend(listed(&raw));
-    }
+    // A placed session is listed by its game world; the town's copy of it only if that one
+    // could not say.
+    let mut sessions: Vec<serde_json::Value> = theirs
+        .into_iter()
+        .flatten()
+        .flat_map(|raw| listed(&raw))
+        .collect();
+    sessions.extend(own);
     let id = |s: &serde_json::Value| {
         s["session_id"]
             .as_str()
@@ -383,6 +388,7 @@ async fn listed_everywhere(
             .unwrap_or(u64::MAX)
     };
     sessions.sort_by_key(id);
+    sessions.dedup_by_key(|s| id(s));
     Some(super::calls::written(
         &serde_json::json!({ "sessions": sessions }),
     ))
@@ -630,13 +636,23 @@ async fn take(door: &Door, tools: &Tools, call: GameCall) -> Called {
 }
 
 /// The town's side: answers the game worlds' beats heard on `beats` (subscribed to
-/// [`wire::game_beats`]) until the subscription ends with the town.
+/// [`wire::game_beats`]) until the subscription ends with the town, and brings its copies of
+/// a game world's sessions up to date each time it is heard alive again.
 pub async fn hear(
     client: async_nats::Client,
     mut beats: async_nats::Subscriber,
-    worlds: Arc<GameWorlds>,
+    door: Arc<Door>,
+    stop: CancellationToken,
 ) {
-    while let Some(msg) = beats.next().await {
+    let worlds = door.game_worlds.clone();
+    loop {
+        let msg = tokio::select! {
+            _ = stop.cancelled() => return,
+            msg = beats.next() => match msg {
+                Some(msg) => msg,
+                None => return,
+            },
+        };
         let Some(reply) = msg.reply.clone() else {
             continue;
         };
@@ -645,6 +661,13 @@ pub async fn hear(
                 Ok(joined) => {
                     if joined {
                         tracing::info!(name = %beat.name, running = beat.running, "a game world is alive");
+                        let (door, name, stop) = (door.clone(), beat.name.clone(), stop.clone());
+                        tokio::spawn(async move {
+                            tokio::select! {
+                                _ = stop.cancelled() => {}
+                                _ = catch_up_all(door, name) => {}
+                            }
+                        });
                     }
                     Ok(())
                 }
@@ -728,6 +751,283 @@ pub async fn beat(
                 heard = false;
             }
         }
+    }
+}
+
+/// The most [`Told`]s the town takes into its copies in one turn of its world.
+const MOST_AT_ONCE: usize = 256;
+
+/// How long the town waits for a game world to say what it missed of a session.
+const SINCE_WITHIN: Duration = Duration::from_secs(5);
+
+/// A game world's side: tells the town, on [`wire::game_told`], of every action of its
+/// sessions once it is stored (and of each session it begins), until `stop`. Each session is
+/// told from where its telling stopped, in parts of at most
+/// [`moot_kernel::world::sessions::MOST_TOLD`] actions.
+pub async fn tell(
+    client: async_nats::Client,
+    name: String,
+    world: WorldHandle,
+    stop: CancellationToken,
+) {
+    let server = || AgentId::from(moot_kernel::world::SERVER_ID);
+    let Ok(mut wake) = world
+        .call(server(), Face::Rest, |w, _| w.tell_the_town())
+        .await
+    else {
+        return;
+    };
+    // How far each running session has been told; an ended one, told to its end, is let go.
+    let told: Arc<Mutex<std::collections::HashMap<SessionId, u64>>> = Arc::default();
+    let mut sweep = false;
+    let subject = wire::game_told(&name);
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            changed = wake.changed() => if changed.is_err() { return },
+        }
+        let (all, reading) = (std::mem::take(&mut sweep), told.clone());
+        let asked = world
+            .call(server(), Face::Rest, move |w, _| {
+                let told = lock(&reading);
+                let mut out = Vec::new();
+                for id in w.changed_since_told(all) {
+                    let Some(s) = w.session(id) else { continue };
+                    let (ended, tick) = (s.game.is_terminal(), s.tick);
+                    let mut from = match told.get(&id) {
+                        Some(&from) if from >= tick => continue,
+                        Some(&from) => from,
+                        // One let go (ended, told whole) changes no more.
+                        None if all && ended => continue,
+                        None => 0,
+                    };
+                    while let Some(t) = w.told(id, from) {
+                        from = t.from + t.log.len() as u64;
+                        let whole = from >= t.tick;
+                        out.push((t, ended && whole));
+                        if whole {
+                            break;
+                        }
+                    }
+                }
+                out
+            })
+            .await;
+        // What was read belonged to a command undone: every session is looked at again.
+        let Ok(out) = asked else {
+            sweep = true;
+            continue;
+        };
+        for (t, ended) in out {
+            {
+                let mut told = lock(&told);
+                let id = SessionId::from(t.id);
+                match ended {
+                    true => told.remove(&id),
+                    false => told.insert(id, t.from + t.log.len() as u64),
+                };
+            }
+            let Ok(body) = serde_json::to_vec(&t) else {
+                continue;
+            };
+            if let Err(e) = client.publish(subject.clone(), body.into()).await {
+                tracing::warn!(error = %e, session = t.id, "cannot tell the town of a session");
+            }
+        }
+    }
+}
+
+/// A game world's side: answers the town's questions on `since` ([`wire::game_since`]) with
+/// what it asks of a session, until `stop`.
+pub async fn answer_since(
+    client: async_nats::Client,
+    mut since: async_nats::Subscriber,
+    world: WorldHandle,
+    stop: CancellationToken,
+) {
+    loop {
+        let msg = tokio::select! {
+            _ = stop.cancelled() => return,
+            msg = since.next() => match msg {
+                Some(msg) => msg,
+                None => return,
+            },
+        };
+        let (Some(reply), Ok(asked)) = (
+            msg.reply,
+            serde_json::from_slice::<wire::Since>(&msg.payload),
+        ) else {
+            continue;
+        };
+        let told = world
+            .call(
+                moot_kernel::world::SERVER_ID.into(),
+                Face::Rest,
+                move |w, _| w.told(SessionId::from(asked.id), asked.from),
+            )
+            .await;
+        let Ok(told) = told else { continue };
+        if let Ok(body) = serde_json::to_vec(&told) {
+            let _ = client.publish(reply, body.into()).await;
+        }
+    }
+}
+
+/// The town's side: takes what the game worlds tell on `told` ([`wire::games_told`]) into
+/// its copies of the sessions placed on them, many in one turn of the world, and asks a game
+/// world again for a session whose copy here missed some of it.
+pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: CancellationToken) {
+    use futures_util::FutureExt;
+    loop {
+        let first = tokio::select! {
+            _ = stop.cancelled() => return,
+            first = told.next() => match first {
+                Some(first) => first,
+                None => return,
+            },
+        };
+        let mut batch = vec![first];
+        while batch.len() < MOST_AT_ONCE {
+            match told.next().now_or_never() {
+                Some(Some(msg)) => batch.push(msg),
+                _ => break,
+            }
+        }
+        // Only a session placed on the game world that tells of it is taken.
+        let heard: Vec<(String, Told)> = batch
+            .into_iter()
+            .filter_map(|msg| {
+                let name = msg.subject.split('.').nth(3)?.to_owned();
+                let t = serde_json::from_slice::<Told>(&msg.payload).ok()?;
+                let placed = door.game_worlds.placed_on(SessionId::from(t.id));
+                (placed.as_deref() == Some(name.as_str())).then_some((name, t))
+            })
+            .collect();
+        if heard.is_empty() {
+            continue;
+        }
+        let behind = door
+            .world
+            .call(
+                moot_kernel::world::SERVER_ID.into(),
+                Face::Rest,
+                move |w, cx| {
+                    let mut behind = Vec::new();
+                    for (name, t) in heard {
+                        let id = SessionId::from(t.id);
+                        let from = t.from;
+                        match w.follow(cx, t, 0) {
+                            Ok(Followed::Kept) => {}
+                            Ok(Followed::Behind) => behind.push((name, id, from)),
+                            Err(why) => {
+                                tracing::warn!(%name, %why, "a game world told of a session that does not replay here")
+                            }
+                        }
+                    }
+                    behind
+                },
+            )
+            .await
+            .unwrap_or_default();
+        for (name, id, from) in behind {
+            let (door, stop) = (door.clone(), stop.clone());
+            tokio::spawn(async move {
+                tokio::select! {
+                    _ = stop.cancelled() => {}
+                    _ = catch_up(&door, &name, id, from) => {}
+                }
+            });
+        }
+    }
+}
+
+/// Asks game world `name` for what the town's copy of session `id` lacks, until it has it
+/// all: told to its followers if a copy was here before; if not (the town has just started,
+/// and nobody missed what it had not yet heard), rebuilt in silence up to tick `news`, the
+/// first the town was told as news.
+async fn catch_up(door: &Door, name: &str, id: SessionId, news: u64) {
+    let worlds = &door.game_worlds;
+    let Some(client) = worlds.link.get() else {
+        return;
+    };
+    let held = door
+        .world
+        .call(
+            moot_kernel::world::SERVER_ID.into(),
+            Face::Rest,
+            move |w, _| w.session(id).map(|s| s.tick),
+        )
+        .await
+        .unwrap_or_default();
+    let announce_from = if held.is_some() { 0 } else { news };
+    let mut from = held.unwrap_or(0);
+    loop {
+        let Some(run) = worlds.alive_run(name, Instant::now()) else {
+            return;
+        };
+        let Ok(body) = serde_json::to_vec(&wire::Since {
+            id: id.number(),
+            from,
+        }) else {
+            return;
+        };
+        let asked = client.request(wire::game_since(name, run), body.into());
+        let told = tokio::time::timeout(SINCE_WITHIN, asked)
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .and_then(|m| serde_json::from_slice::<Option<Told>>(&m.payload).ok())
+            .flatten();
+        let Some(told) = told else {
+            return;
+        };
+        let next = told.from + told.log.len() as u64;
+        let whole = next >= told.tick;
+        let taken = door
+            .world
+            .call(
+                moot_kernel::world::SERVER_ID.into(),
+                Face::Rest,
+                move |w, cx| w.follow(cx, told, announce_from),
+            )
+            .await;
+        match taken {
+            Ok(Ok(Followed::Kept)) if !whole && next > from => from = next,
+            Ok(Ok(_)) => return,
+            Ok(Err(why)) => {
+                tracing::warn!(%name, %why, "a session a game world holds does not replay here");
+                return;
+            }
+            Err(_) => return,
+        }
+    }
+}
+
+/// Brings the town's copies of the sessions placed on game world `name` up to date (it has
+/// just been heard: the town, or it, has started), each but those the town holds ended.
+async fn catch_up_all(door: Arc<Door>, name: String) {
+    let mut ids: Vec<SessionId> = lock(&door.game_worlds.placed)
+        .iter()
+        .filter(|(_, on)| **on == name)
+        .map(|(id, _)| SessionId::from(*id))
+        .collect();
+    ids.sort_unstable();
+    let (asking, world) = (ids.clone(), door.world.clone());
+    let ended: std::collections::HashSet<SessionId> = world
+        .call(
+            moot_kernel::world::SERVER_ID.into(),
+            Face::Rest,
+            move |w, _| {
+                asking
+                    .into_iter()
+                    .filter(|&id| w.session(id).is_some_and(|s| s.game.is_terminal()))
+                    .collect()
+            },
+        )
+        .await
+        .unwrap_or_default();
+    for id in ids.into_iter().filter(|id| !ended.contains(id)) {
+        catch_up(&door, &name, id, u64::MAX).await;
     }
 }
 

@@ -218,6 +218,30 @@ pub fn game_cancels(name: &str, run: u64) -> String {
     format!("moot.v{PROTOCOL}.games.{name}.{run:016x}.cancel")
 }
 
+/// Where game world `name` tells the town of its sessions' actions once they are stored
+/// ([`moot_kernel::world::sessions::Told`]), for the town's copies of them.
+pub fn game_told(name: &str) -> String {
+    format!("moot.v{PROTOCOL}.games.{name}.told")
+}
+
+/// Where the town hears every game world's [`game_told`].
+pub fn games_told() -> String {
+    format!("moot.v{PROTOCOL}.games.*.told")
+}
+
+/// Where the town asks run `run` of game world `name` for what it missed of a session
+/// ([`Since`]), answered with an `Option<Told>`.
+pub fn game_since(name: &str, run: u64) -> String {
+    format!("moot.v{PROTOCOL}.games.{name}.{run:016x}.since")
+}
+
+/// The town's question to a game world: session `id`'s actions from tick `from` on.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct Since {
+    pub id: u64,
+    pub from: u64,
+}
+
 /// An identity as the town vouches for it to a game world: who plays there, never a
 /// credential.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -531,3 +531,129 @@ async fn a_werewolf_match_on_a_game_world_shows_its_player_only_what_its_seat_ma
     );
     a.running.shutdown().await;
 }
+
+/// A chess game placed on a game world is the town's to watch and play as one of its own:
+/// Eve, on telnet at the table, hears it begin and each move the moment it is stored there,
+/// `look` shows it, and its web page its position. A move she types there is refused saying
+/// where the game is played (nothing changes); `GET /sessions` lists it once. The town killed
+/// (kill -9) and started again rebuilds it from the game world without telling her again
+/// what she heard, and tells her the next move.
+#[tokio::test]
+async fn a_game_placed_on_a_game_world_is_watched_in_the_town_as_its_own() {
+    let broker = Broker::start().await;
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
+    let mut town =
+        world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
+    let a = host(&broker.url, &town_db).await;
+    let _g1 = games(&broker.url, &g1_db, "g1");
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let api = crate::support::Api::new(a.http_addr);
+    let ann = api.agent(Some("Ann")).await;
+    let mut eve = crate::support::player_at(a.telnet_addr, "Eve").await;
+    let eve_token = crate::consent::telnet_token(&mut eve).await;
+    let eve_id = eve_token.split('_').nth(1).unwrap().to_owned();
+    eve.send("east").await;
+    eve.expect("Exits:").await;
+    let participants = serde_json::json!({"white": ann.id, "black": eve_id});
+    let (status, v) = api
+        .post(
+            "/sessions",
+            &ann.token,
+            serde_json::json!({"template": "chess.v1", "participants": participants}),
+        )
+        .await;
+    assert_eq!(status, 201, "{v}");
+    let id = v["session_id"].as_str().unwrap().to_owned();
+    let (status, v) = api
+        .post(
+            &format!("/sessions/{id}/accept"),
+            &eve_token,
+            serde_json::json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 1"]).await;
+    eve.expect(&format!("A new chess.v1 game begins here: #{id}"))
+        .await;
+    let act = |who: &str, action: &str, tick: u64| {
+        let (api, path, token) = (&api, format!("/sessions/{id}/actions"), who.to_owned());
+        let body = serde_json::json!({"action": action, "expected_tick": tick});
+        async move { api.post(&path, &token, body).await }
+    };
+    let (status, v) = act(&ann.token, "e2e4", 0).await;
+    assert_eq!(status, 200, "{v}");
+    eve.expect(&format!("#{id}: Ann (white) plays e4.")).await;
+    // Typed here, her move cannot be taken here: she is told where the game is played.
+    let refused = eve.command(&format!("move e7e5 on #{id}")).await;
+    assert!(
+        refused
+            .iter()
+            .any(|l| l.contains("is played on one of the town's game worlds")),
+        "{refused:#?}"
+    );
+    let (status, v) = api.get(&format!("/sessions/{id}/state"), &eve_token).await;
+    assert_eq!((status, v["tick"].as_u64()), (200, Some(1)), "{v}");
+    let (status, v) = act(&eve_token, "e7e5", 1).await;
+    assert_eq!(status, 200, "{v}");
+    let line = format!("Game #{id} (chess): Ann (white) vs Eve (black), white to move, move 2.");
+    let mut look = Vec::new();
+    for _ in 0..100 {
+        look = eve.command("look").await;
+        if look.iter().any(|l| l.contains(&line)) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(look.iter().any(|l| l.contains(&line)), "{look:#?}");
+    let page = |path: String| async move {
+        let page = reqwest::get(format!("http://{}{path}", a.http_addr))
+            .await
+            .unwrap();
+        (page.status().as_u16(), page.text().await.unwrap())
+    };
+    let (status, html) = page(format!("/chess/{id}")).await;
+    assert_eq!(status, 200, "{html}");
+    assert!(html.contains("pppp1ppp/8/4p3/4P3/8/PPPP1PPP"), "{html}");
+    // Listed once, though the town holds a copy beside the game world's.
+    let (status, list) = api.get("/sessions", &eve_token).await;
+    assert_eq!(status, 200, "{list}");
+    let ids: Vec<&str> = list["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["session_id"].as_str())
+        .collect();
+    assert_eq!(ids, [id.as_str()], "{list}");
+
+    // The town killed and started again: rebuilt from the game world, in silence.
+    town.kill().unwrap();
+    town.wait().unwrap();
+    let _town = world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
+    let mut heard = Vec::new();
+    let mut shown = false;
+    for _ in 0..200 {
+        let (before, look) = eve.command_hearing("look").await;
+        heard.extend(before);
+        heard.extend(look.iter().cloned());
+        if look.iter().any(|l| l.contains(&line)) {
+            shown = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(shown, "the game is back in the parlour: {heard:#?}");
+    assert!(
+        !heard
+            .iter()
+            .any(|l| l.contains("plays") || l.contains("begins here")),
+        "nothing she heard is told again: {heard:#?}"
+    );
+    let (status, v) = act(&ann.token, "g1f3", 2).await;
+    assert_eq!(status, 200, "{v}");
+    eve.expect(&format!("#{id}: Ann (white) plays Nf3.")).await;
+    let (status, html) = page(format!("/chess/{id}")).await;
+    assert_eq!(status, 200, "{html}");
+    assert!(html.contains("5N2"), "{html}");
+    a.running.shutdown().await;
+}

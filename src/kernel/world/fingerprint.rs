@@ -54,6 +54,7 @@ impl World {
             ratings,
             conduct,
             tournaments,
+            following,
         } = self;
         let mut out = BTreeMap::new();
         let mut put = |key: String, value: String| {
@@ -132,6 +133,7 @@ impl World {
         let _ = (town, town_version);
         put("watchers".into(), format!("{watchers:?}"));
         put("tournaments".into(), tournaments.fingerprint());
+        put("following".into(), following.fingerprint());
         put("bound_rooms".into(), format!("{bound_rooms:?}"));
         // Functions, set once before the town opens: only how many there are can be shown.
         put(

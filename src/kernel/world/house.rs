@@ -188,8 +188,10 @@ impl World {
 
     /// Puts session `sid`'s next deadline (if any) in the queue, replacing what was there.
     pub(super) fn schedule(&mut self, sid: SessionId) {
+        // A copy's deadlines are its game world's to take.
         let when = self
             .session(sid)
+            .filter(|s| !self.is_copy(s.id))
             .and_then(|s| Some((s.started, s.game.deadline()?)))
             .map(|(started, d)| self.time.instant(started, d.at));
         self.deadlines.set(sid, when);
@@ -262,7 +264,7 @@ impl World {
     /// Takes session `sid`'s deadline if its game time has come (whatever the queue said:
     /// the game decides), or queues it again. True if it was taken.
     pub fn take_deadline(&mut self, cx: &mut Cx, sid: SessionId) -> bool {
-        let Some(s) = self.session(sid) else {
+        let Some(s) = self.session(sid).filter(|_| !self.is_copy(sid)) else {
             return false;
         };
         let Some(d) = s.game.deadline() else {
@@ -315,7 +317,10 @@ impl World {
     /// something to do starts on it. One at a time: the next is asked once that one's action
     /// is stored, and sees it.
     pub fn computer_turn(&mut self, cx: &mut Cx, sid: SessionId) {
-        let Some(s) = self.session(sid) else { return };
+        // The house plays a copy's game on its game world.
+        let Some(s) = self.session(sid).filter(|_| !self.is_copy(sid)) else {
+            return;
+        };
         if s.game.is_terminal() {
             return;
         }

@@ -191,6 +191,8 @@ pub struct World {
     conduct: crate::ratings::conduct::Book,
     /// The town's tournaments (see [`tournaments`]).
     tournaments: tournaments::Tournaments,
+    /// The sessions here that copy a game world's (see [`sessions::follow`]).
+    following: sessions::follow::Following,
 }
 
 /// Where sessions' randomness comes from. A seed decides hidden things (the cards to come, the
@@ -392,6 +394,7 @@ impl World {
             ratings: crate::ratings::Ledger::default(),
             conduct: crate::ratings::conduct::Book::default(),
             tournaments: Default::default(),
+            following: Default::default(),
         };
         world.restore_file_verbs(file_verbs);
         world

@@ -617,6 +617,7 @@ fn release(world: &mut World, env: &Env, mut pending: Pending) {
         world.town_changed();
     }
     for on in pending.changed.drain(..) {
+        world.stored_change(&on);
         world.tick_changed(on);
     }
     for effect in pending.effects.drain(..) {

@@ -8,7 +8,7 @@ use crate::world::{AgentId, Cx, World};
 
 /// What an action did, in words for everyone following the game: the template says what
 /// (hidden choices stay hidden), the host says who. Called once the action is applied.
-fn headline(s: &Session, agent: &str, role: &str, action: &AnyAction) -> String {
+pub(super) fn headline(s: &Session, agent: &str, role: &str, action: &AnyAction) -> String {
     let what = s.game.headline(role, action);
     if what.is_empty() {
         // The template tells its followers everything in its notes.
@@ -115,6 +115,9 @@ impl World {
         view: bool,
     ) -> Result<Acted, HostError> {
         let id = sid;
+        if self.is_copy(sid) {
+            return Err(World::played_elsewhere(sid));
+        }
         let Some(s) = self.sessions.get(&sid) else {
             let asked = self.invitation(sid).and_then(|i| i.role_of(agent));
             if let Some(e) = asked.and_then(|_| self.not_begun(sid)) {

@@ -45,10 +45,10 @@ impl World {
     /// here, or by a game's verb that checked the move itself first (the same refusal the
     /// rules would give, in its own words). Only a player of a game still running is counted.
     pub fn refused(&mut self, cx: &mut Cx, sid: SessionId, agent: &str) {
-        let playing = self
-            .sessions
-            .get(&sid)
-            .is_some_and(|s| !s.game.is_terminal() && s.role_of(agent).is_some());
+        // A copy's refusals are counted where it is played.
+        let playing = self.sessions.get(&sid).is_some_and(|s| {
+            !s.game.is_terminal() && s.role_of(agent).is_some() && !self.is_copy(sid)
+        });
         if playing {
             let n = Tally {
                 refused: 1,

@@ -11,6 +11,7 @@ pub use act::Submitted;
 mod conduct;
 mod create;
 mod error;
+pub(in crate::world) mod follow;
 pub mod invite;
 mod restore;
 
@@ -24,6 +25,7 @@ use crate::game_api::{AnyGame, Template};
 use crate::store::sessions::LogEntry;
 use error::not_found;
 pub use error::{ErrorCode, HostError};
+pub use follow::{Followed, MOST_TOLD, Told, ToldAction};
 pub use restore::{ReplayError, decisions};
 
 pub use crate::store::sessions::Cost;

@@ -1,0 +1,365 @@
+//! Sessions played on a game world, followed by the town.
+//!
+//! A game world owns the sessions placed on it: it takes their actions, stores them and
+//! answers for them. Once an action is stored there, the game world tells the town of it
+//! ([`Told`]), and the town keeps a copy of the session, replayed action by action through
+//! the same template: its rooms, its web pages, its watchers and the people standing by the
+//! table then see a placed game as they see one of the town's own, through the one filter
+//! (`followers`) that decides what each of them may know. The copy is never played here (an
+//! action, a deadline or the house's turn is the game world's to take), and it is not
+//! stored: the town asks the game world again for what it misses, at start or after a gap.
+
+use std::collections::{BTreeSet, HashSet};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Cost, ErrorCode, HostError, Logged, Participant, Session, SessionId};
+use crate::game_api;
+use crate::world::{AgentId, Awaited, Cx, World};
+
+/// The most actions one [`Told`] carries: a long game crosses the broker in parts, none near
+/// the size it carries.
+pub const MOST_TOLD: usize = 64;
+
+/// A session as its game world tells the town of it: how it began, and its actions from tick
+/// `from` on (at most [`MOST_TOLD`]), as its log stores them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Told {
+    pub id: u64,
+    pub template: String,
+    pub seed: u64,
+    pub options: Value,
+    pub rated: bool,
+    /// Each role and the id of its player, in the template's role order.
+    pub participants: Vec<(String, String)>,
+    pub created_at: String,
+    /// The tick of the first action of `log`.
+    pub from: u64,
+    pub log: Vec<ToldAction>,
+    /// How many actions the session has taken there: more than `from` and `log` hold when it
+    /// is told in parts.
+    pub tick: u64,
+}
+
+/// One stored action, as [`Told`] carries it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToldAction {
+    pub role: String,
+    pub agent: String,
+    pub action: String,
+    pub created_at: String,
+    pub at_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
+}
+
+/// What [`World::follow`] made of what it was told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Followed {
+    /// The copy holds everything told.
+    Kept,
+    /// Actions before those told are missing here: the town asks for them.
+    Behind,
+}
+
+/// The copies the town follows, and, in a game world, what it has yet to tell the town.
+#[derive(Debug, Default)]
+pub struct Following {
+    copies: HashSet<SessionId>,
+    /// In a game world: the sessions changed and stored since the town was last told, and
+    /// what wakes the teller.
+    telling: Option<(BTreeSet<SessionId>, tokio::sync::watch::Sender<u64>)>,
+}
+
+impl Following {
+    /// The copies held, in order, for the tests' fingerprint of the world (what is yet to be
+    /// told is the teller's, and a test sees it told).
+    #[cfg(feature = "testing")]
+    pub(in crate::world) fn fingerprint(&self) -> String {
+        let mut copies: Vec<u64> = self.copies.iter().map(|id| id.number()).collect();
+        copies.sort_unstable();
+        format!("{copies:?}")
+    }
+}
+
+impl World {
+    /// Whether session `id` here is a copy of one a game world plays.
+    pub fn is_copy(&self, id: SessionId) -> bool {
+        self.following.copies.contains(&id)
+    }
+
+    /// The refusal of anything that would play copy `id` here.
+    pub(in crate::world) fn played_elsewhere(id: SessionId) -> HostError {
+        HostError::new(
+            ErrorCode::Unavailable,
+            format!(
+                "#{id} is played on one of the town's game worlds, which this command cannot \
+                 reach: play it through the REST API or MCP"
+            ),
+        )
+    }
+
+    /// Starts keeping, in a game world, which sessions change: what the receiver's next
+    /// change says is stored, for [`World::changed_since_told`] to give.
+    pub fn tell_the_town(&mut self) -> tokio::sync::watch::Receiver<u64> {
+        let (set, tx) = self
+            .following
+            .telling
+            .get_or_insert_with(|| (BTreeSet::new(), tokio::sync::watch::channel(0).0));
+        // Those still running: the town may have missed their last actions (this world
+        // stopped between storing and telling), and asks again for any other it lacks.
+        set.extend(
+            self.sessions
+                .values()
+                .filter(|s| !s.game.is_terminal())
+                .map(|s| s.id),
+        );
+        tx.send_modify(|n| *n += 1);
+        tx.subscribe()
+    }
+
+    /// The sessions changed and stored since the last asking (all of them when `all`).
+    pub fn changed_since_told(&mut self, all: bool) -> Vec<SessionId> {
+        let Some((set, _)) = self.following.telling.as_mut() else {
+            return Vec::new();
+        };
+        if all {
+            set.extend(self.sessions.keys().copied());
+        }
+        std::mem::take(set).into_iter().collect()
+    }
+
+    /// Notes, once it is stored, that what `on` names changed (see [`World::tell_the_town`]).
+    pub(in crate::world) fn stored_change(&mut self, on: &Awaited) {
+        if let (Awaited::Session(sid), Some((set, tx))) = (on, self.following.telling.as_mut()) {
+            set.insert(*sid);
+            tx.send_modify(|n| *n += 1);
+        }
+    }
+
+    /// Session `id` as a game world tells the town of it, from tick `from`; `None` if it has
+    /// no such session.
+    pub fn told(&self, id: SessionId, from: u64) -> Option<Told> {
+        let s = self.sessions.get(&id)?;
+        let from = from.min(s.tick);
+        let log = s
+            .log
+            .iter()
+            .skip(usize::try_from(from).unwrap_or(usize::MAX))
+            .take(MOST_TOLD)
+            .map(|e| ToldAction {
+                role: e.role.to_owned(),
+                agent: e.agent.to_string(),
+                action: e.action.to_string(),
+                created_at: e.created_at.to_string(),
+                at_ms: e.at_ms,
+                reasoning: e.reasoning.as_deref().map(str::to_owned),
+                cost: e.cost,
+            })
+            .collect();
+        Some(Told {
+            id: id.number(),
+            template: s.template.id.to_owned(),
+            seed: s.seed,
+            options: s.options.clone(),
+            rated: s.rated,
+            participants: s
+                .participants
+                .iter()
+                .map(|p| (p.role.to_owned(), p.agent.to_string()))
+                .collect(),
+            created_at: s.created_at.clone(),
+            from,
+            log,
+            tick: s.tick,
+        })
+    }
+
+    /// Takes what a game world told of one of its sessions into the copy here: begun if it
+    /// is new, and each action not yet held replayed through the template. Each from tick
+    /// `announce_from` on is told to everyone who follows the session, as the town tells of
+    /// its own (the headline, each notice to whom it may reach; the room's line for a game
+    /// begun, if that is 0); those before are replayed in silence (a copy rebuilt after the
+    /// town started: nobody here missed them). Refused if `told` does not replay, or names a
+    /// session of this world's own.
+    pub fn follow(
+        &mut self,
+        cx: &mut Cx,
+        told: Told,
+        announce_from: u64,
+    ) -> Result<Followed, String> {
+        let id = SessionId::from(told.id);
+        let t = self
+            .template(&told.template)
+            .ok_or_else(|| format!("#{id}: no game `{}` here", told.template))?;
+        if self.sessions.contains_key(&id) {
+            if !self.is_copy(id) {
+                return Err(format!("#{id} is this world's own session"));
+            }
+        } else {
+            if told.from != 0 {
+                return Ok(Followed::Behind);
+            }
+            self.begin_copy(cx, t, &told, announce_from == 0)?;
+        }
+        let tick = self.sessions.get(&id).map_or(0, |s| s.tick);
+        if told.from > tick {
+            return Ok(Followed::Behind);
+        }
+        let held = usize::try_from(tick - told.from).unwrap_or(usize::MAX);
+        for (tick, action) in (told.from..).zip(told.log).skip(held) {
+            self.follow_action(cx, id, action, tick >= announce_from)?;
+        }
+        Ok(Followed::Kept)
+    }
+
+    /// Begins the copy of a session a game world has just begun (or that the town has not
+    /// held since it started).
+    fn begin_copy(
+        &mut self,
+        cx: &mut Cx,
+        t: &'static game_api::Template,
+        told: &Told,
+        announce: bool,
+    ) -> Result<(), String> {
+        let id = SessionId::from(told.id);
+        let game = (t.new)(told.seed, &told.options).map_err(|e| format!("#{id}: {e}"))?;
+        let mut participants = Vec::new();
+        for role in t.roles {
+            let (_, agent) = told
+                .participants
+                .iter()
+                .find(|(r, _)| r == role)
+                .ok_or_else(|| format!("#{id}: nobody plays `{role}`"))?;
+            participants.push(Participant {
+                role,
+                agent: agent.as_str().into(),
+                name: self
+                    .directory
+                    .name_of(agent)
+                    .unwrap_or_else(|| agent.clone()),
+            });
+        }
+        let started = humantime::parse_rfc3339_weak(&told.created_at)
+            .map_err(|e| format!("#{id}: bad start time `{}`: {e}", told.created_at))?;
+        let session = Session {
+            id,
+            template: t,
+            game,
+            tick: 0,
+            seed: told.seed,
+            options: told.options.clone(),
+            rated: told.rated,
+            participants,
+            room: self.room_for(t),
+            created_at: told.created_at.clone(),
+            started,
+            log: Vec::new(),
+            tally: Default::default(),
+            moves: Vec::new(),
+        };
+        let line = session.room.map(|room| {
+            let line = format!(
+                "A new {} game begins here: #{id}, {}.",
+                t.id,
+                session.players_line()
+            );
+            (room, line)
+        });
+        let news = format!("#{id}: a new {} game: {}.", t.id, session.players_line());
+        self.following.copies.insert(id);
+        self.keep_session(session);
+        self.keep_session_id(id);
+        cx.changed.push(Awaited::Session(id));
+        if announce {
+            if let Some((room, line)) = line {
+                let server = cx.actor.clone();
+                cx.tell_room(self, room, &server, line);
+            }
+            if let Some(s) = self.sessions.get(&id) {
+                super::invite::wake_players(cx, &s.participants);
+            }
+            let server = cx.actor.clone();
+            self.announce(cx, &server, id, news, &[]);
+            let opening = self
+                .session(id)
+                .map(|s| s.game.opening_notes())
+                .unwrap_or_default();
+            self.tell_notes(cx, id, &opening);
+        }
+        self.schedule(id);
+        Ok(())
+    }
+
+    /// Replays one action of copy `id` as its game world stored it.
+    fn follow_action(
+        &mut self,
+        cx: &mut Cx,
+        id: SessionId,
+        told: ToldAction,
+        announce: bool,
+    ) -> Result<(), String> {
+        let s = self
+            .sessions
+            .get_mut(&id)
+            .ok_or_else(|| format!("#{id} is not here"))?;
+        let role = s
+            .template
+            .roles
+            .iter()
+            .copied()
+            .chain([game_api::SERVER_ROLE])
+            .find(|r| *r == told.role)
+            .ok_or_else(|| format!("#{id}: no role `{}` in its game", told.role))?;
+        let tick = s.tick;
+        let action = s
+            .game
+            .read_logged(&told.action)
+            .map_err(|e| format!("#{id} at tick {tick}: {e}"))?;
+        let next = s
+            .game
+            .apply(role, &action, told.at_ms)
+            .map_err(|e| format!("#{id} at tick {tick} does not replay: {e}"))?;
+        s.game = next;
+        // The players' ids are shared with the session's own.
+        let agent = s
+            .participants
+            .iter()
+            .find(|p| *p.agent == *told.agent)
+            .map_or_else(|| AgentId::from(told.agent.as_str()), |p| p.agent.clone());
+        s.log.push(Logged {
+            role,
+            action: told.action.into(),
+            agent: agent.clone(),
+            created_at: told.created_at.into(),
+            at_ms: told.at_ms,
+            reasoning: told.reasoning.map(Into::into),
+            cost: told.cost,
+        });
+        s.tick += 1;
+        let ended = s.game.is_terminal();
+        cx.changed.push(Awaited::Session(id));
+        if announce {
+            let headline = super::act::headline(s, &agent, role, &action);
+            let notes = s.game.notes(role, &action);
+            if ended {
+                self.fold_conduct(cx, id);
+                if let Some(s) = self.sessions.get(&id) {
+                    super::invite::wake_players(cx, &s.participants);
+                }
+            }
+            self.announce(cx, &agent, id, headline, &notes);
+        } else if ended && let Some(s) = self.sessions.get(&id) {
+            let game = crate::ratings::game_name(s.template.id);
+            for (agent, c) in s.conduct() {
+                self.conduct.add(&agent, game, c);
+            }
+        }
+        self.schedule(id);
+        self.session_changed(cx, id);
+        Ok(())
+    }
+}
