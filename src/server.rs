@@ -173,7 +173,10 @@ async fn open_town(
         path: db_name.clone(),
         error,
     })?;
+    // Verbs typed for sessions placed on game worlds, on their way there (a town's).
+    let (hand, handed) = tokio::sync::mpsc::channel(crate::cluster::games::HANDED_AT_ONCE);
     let options = world::TaskOptions {
+        hand: Some(hand),
         engine: config.games.engine(),
         agent_idle: config.agent_idle_timeout(),
         give_up: Some(config.storage_give_up.into()),
@@ -230,7 +233,7 @@ async fn open_town(
             config.agent_rate.ceil() as u32,
         )),
         visits: Arc::default(),
-        game_worlds: Arc::default(),
+        game_worlds: Arc::new(crate::cluster::games::GameWorlds::handing(handed)),
     };
     Ok((door, world_task, welcome))
 }
@@ -403,7 +406,11 @@ pub async fn start_world(
         .subscribe(crate::cluster::wire::games_told())
         .await
         .map_err(|e| crate::cluster::nats::LinkError::Subscribe(e.to_string()))?;
-    // Both hold the door: they end with the town, so that the world task may.
+    // These hold the door: they end with the town, so that the world task may.
+    tokio::spawn(crate::cluster::games::hand_over(
+        door.clone(),
+        stops.shutdown.clone(),
+    ));
     tokio::spawn(crate::cluster::games::follow(
         told,
         door.clone(),

@@ -57,9 +57,16 @@ const ANSWER_WITHIN: Duration = Duration::from_secs(45);
 /// moves (`game`, a session's number where it is one).
 const SESSION_ARGS: [&str; 5] = ["session_id", "game_id", "matchId", "match_id", "game"];
 
+/// The most verbs typed for placed sessions that may wait to be handed to their game worlds;
+/// one more is refused, saying so.
+pub const HANDED_AT_ONCE: usize = 1024;
+
 /// The game worlds the town has heard, for as long as it runs, and where its sessions are.
 #[derive(Default)]
 pub struct GameWorlds {
+    /// Verbs typed for sessions placed on game worlds, to hand there (taken by the town's
+    /// [`hand_over`]; in one process or a game world none is ever sent).
+    handed: Mutex<Option<tokio::sync::mpsc::Receiver<moot_kernel::world::Handed>>>,
     seen: Mutex<BTreeMap<String, Seen>>,
     /// Each session placed on a game world, by id: the game world's name.
     placed: Mutex<std::collections::HashMap<u64, String>>,
@@ -84,6 +91,14 @@ impl Seen {
 }
 
 impl GameWorlds {
+    /// Game worlds yet unheard, and the verbs typed for their sessions to hand over.
+    pub fn handing(handed: tokio::sync::mpsc::Receiver<moot_kernel::world::Handed>) -> GameWorlds {
+        GameWorlds {
+            handed: Mutex::new(Some(handed)),
+            ..GameWorlds::default()
+        }
+    }
+
     /// Takes `beat`, heard at `now`: whether its game world has just become alive (joined, or
     /// back), or why it is refused (another protocol; a name another run holds alive).
     pub fn heard(&self, beat: &GameBeat, now: Instant) -> Result<bool, String> {
@@ -584,7 +599,9 @@ pub async fn serve_calls(
 /// run as its caller.
 async fn take(door: &Door, tools: &Tools, call: GameCall) -> Called {
     let reads = match &call.ask {
-        GameAsk::Verb { verb, .. } => crate::games::find(verb).is_some_and(|e| e.read_only),
+        GameAsk::Verb { verb, .. } | GameAsk::Typed { verb, .. } => {
+            crate::games::find(verb).is_some_and(|e| e.read_only)
+        }
         GameAsk::Tool(tool) => crate::games::find_tool(&tool.name, crate::games::toolsets())
             .is_some_and(|e| e.read_only),
     };
@@ -620,6 +637,24 @@ async fn take(door: &Door, tools: &Tools, call: GameCall) -> Called {
                 .filter(|e| e.name == verb)
                 .ok_or(CallRefused::NoSuchVerb(verb))?;
             door.call_as(entry, agent, face, args, session).await
+        }
+        GameAsk::Typed { verb, args } => {
+            let entry = crate::games::find(&verb)
+                .filter(|e| e.name == verb)
+                .ok_or(CallRefused::NoSuchVerb(verb))?;
+            // Its refusal is its answer, as it would be where it was typed.
+            let lines = door
+                .world
+                .call(agent, Face::Telnet, move |w, cx| {
+                    cx.text_only = true;
+                    match (entry.run_read)(w, cx, (entry.read_args)(args)) {
+                        Ok(reply) => reply.text,
+                        Err(e) => vec![e.message],
+                    }
+                })
+                .await
+                .map_err(CallRefused::Unavailable)?;
+            super::calls::written(&lines)
         }
         GameAsk::Tool(tool) => {
             if let Some(id) = session {
@@ -750,6 +785,78 @@ pub async fn beat(
                 }
                 heard = false;
             }
+        }
+    }
+}
+
+/// The town's side of a verb typed for a session placed on a game world: each is run there as
+/// its typist, and they are told its answer (or why it was not done), until `stop`.
+pub async fn hand_over(door: Arc<Door>, stop: CancellationToken) {
+    let Some(mut handed) = lock(&door.game_worlds.handed).take() else {
+        return;
+    };
+    loop {
+        let h = tokio::select! {
+            _ = stop.cancelled() => return,
+            h = handed.recv() => match h {
+                Some(h) => h,
+                None => return,
+            },
+        };
+        let door = door.clone();
+        tokio::spawn(async move {
+            let (agent, session) = (h.agent.clone(), h.session);
+            let lines = typed_there(&door, h).await;
+            let told = door
+                .world
+                .call(agent.clone(), Face::Telnet, move |_, cx| {
+                    for line in lines {
+                        cx.tell(&agent, line);
+                    }
+                })
+                .await;
+            if let Err(e) = told {
+                tracing::warn!(error = %e, session = session.number(), "cannot tell a typist the answer of a game world");
+            }
+        });
+    }
+}
+
+/// The answer of the game world that plays `h.session` to the verb typed for it: its lines,
+/// or why it was not done there.
+async fn typed_there(door: &Door, h: moot_kernel::world::Handed) -> Vec<String> {
+    let worlds = &door.game_worlds;
+    let (Some(to), Some(caller)) = (worlds.placed_on(h.session), card(door, &h.agent)) else {
+        return vec![moot_kernel::world::Unavailable::Internal.to_string()];
+    };
+    let call = GameCall {
+        id: 0,
+        caller,
+        cards: Vec::new(),
+        ask: GameAsk::Typed {
+            verb: h.verb.to_owned(),
+            args: h.args,
+        },
+        session: None,
+    };
+    let game = h.session;
+    match worlds.forward(&to, call).await {
+        Ok(raw) => serde_json::from_str(raw.get()).unwrap_or_default(),
+        Err(CallRefused::Verb(r)) => vec![r.message],
+        Err(CallRefused::Unavailable(u)) => vec![u.to_string()],
+        Err(CallRefused::Away) => vec![format!(
+            "The game world that plays #{game} is away: nothing was done. Try again in a moment."
+        )],
+        Err(CallRefused::Unknown) => vec![format!(
+            "The game world that plays #{game} did not answer in time: look at the game to see \
+             whether that was done."
+        )],
+        Err(refused) => {
+            tracing::warn!(
+                ?refused,
+                "a game world refused a typed verb as none is refused"
+            );
+            vec![moot_kernel::world::Unavailable::Internal.to_string()]
         }
     }
 }

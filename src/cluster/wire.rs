@@ -269,7 +269,8 @@ pub struct GameCall {
 
 /// What a [`GameCall`] asks: a verb by name (the REST API's), or an MCP tool (answered by the
 /// game world's own server at the same address, as the town's would answer it; its
-/// credential is the town's to judge, and crosses as `Nobody`).
+/// credential is the town's to judge, and crosses as `Nobody`), or a verb typed on telnet in
+/// the town, answered with the lines it says.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum GameAsk {
     Verb {
@@ -278,6 +279,10 @@ pub enum GameAsk {
         args: serde_json::Value,
     },
     Tool(ToolCall),
+    Typed {
+        verb: String,
+        args: serde_json::Value,
+    },
 }
 
 /// A game world's beat: who it is (its name, and this run of it), what it speaks, and how

@@ -328,7 +328,8 @@ pub fn run_line(world: &mut World, cx: &mut Cx, line: &str) -> Result<Vec<String
                     let first = entry;
                     entry = here(world, &cx.actor, other);
                     // What it names is not there: perhaps the first verb was meant after all.
-                    return (entry.run_line)(world, cx, rest).map_err(|mut e| {
+                    let ran = (entry.run_line)(world, cx, rest);
+                    return or_handed(world, cx, entry, rest, ran).map_err(|mut e| {
                         if e.kind == moot_kernel::verbs::ErrorKind::NotFound {
                             e.message =
                                 format!("{} (Or `{}`: {})", e.message, first.usage, first.summary);
@@ -337,7 +338,8 @@ pub fn run_line(world: &mut World, cx: &mut Cx, line: &str) -> Result<Vec<String
                     });
                 }
             }
-            (entry.run_line)(world, cx, rest)
+            let ran = (entry.run_line)(world, cx, rest);
+            or_handed(world, cx, entry, rest, ran)
         }
         Resolved::Unknown => {
             // A programmed verb of a thing here (`push button`) is `run button push`.
@@ -351,6 +353,34 @@ pub fn run_line(world: &mut World, cx: &mut Cx, line: &str) -> Result<Vec<String
             }
         }
     }
+}
+
+/// A typed verb that reached a session played on a game world (`Cx::elsewhere`) is handed
+/// there, with its arguments as the verb reads them, and nothing it did here stands: its
+/// answer is the game world's, told when it comes ([`moot_kernel::world::Effect::Hand`]).
+fn or_handed(
+    world: &mut World,
+    cx: &mut Cx,
+    entry: &'static VerbEntry,
+    rest: &str,
+    ran: Result<Vec<String>, VerbError>,
+) -> Result<Vec<String>, VerbError> {
+    let Some(session) = cx.elsewhere.take() else {
+        return ran;
+    };
+    let (Err(_), Ok(args)) = (&ran, (entry.parse_json)(&moot_kernel::text::clean(rest))) else {
+        return ran;
+    };
+    cx.roll_back(world);
+    cx.effects.push(moot_kernel::world::Effect::Hand(
+        moot_kernel::world::Handed {
+            agent: cx.actor.clone(),
+            session,
+            verb: entry.name,
+            args,
+        },
+    ));
+    Ok(Vec::new())
 }
 
 /// [`run_line`] as the world task runs what people type: an error is the answer.

@@ -534,10 +534,11 @@ async fn a_werewolf_match_on_a_game_world_shows_its_player_only_what_its_seat_ma
 
 /// A chess game placed on a game world is the town's to watch and play as one of its own:
 /// Eve, on telnet at the table, hears it begin and each move the moment it is stored there,
-/// `look` shows it, and its web page its position. A move she types there is refused saying
-/// where the game is played (nothing changes); `GET /sessions` lists it once. The town killed
-/// (kill -9) and started again rebuilds it from the game world without telling her again
-/// what she heard, and tells her the next move.
+/// `look` shows it, and its web page its position. The moves she types are handed to the game
+/// world and answered from there (a move out of turn is refused here, as its copy shows);
+/// `GET /sessions` lists it once. The town killed (kill -9) and started again rebuilds it
+/// from the game world without telling her again what she heard, and tells her the next
+/// move.
 #[tokio::test]
 async fn a_game_placed_on_a_game_world_is_watched_in_the_town_as_its_own() {
     let broker = Broker::start().await;
@@ -546,7 +547,7 @@ async fn a_game_placed_on_a_game_world_is_watched_in_the_town_as_its_own() {
     let mut town =
         world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
     let a = host(&broker.url, &town_db).await;
-    let _g1 = games(&broker.url, &g1_db, "g1");
+    let mut g1 = games(&broker.url, &g1_db, "g1");
     until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
     let api = crate::support::Api::new(a.http_addr);
     let ann = api.agent(Some("Ann")).await;
@@ -584,18 +585,11 @@ async fn a_game_placed_on_a_game_world_is_watched_in_the_town_as_its_own() {
     let (status, v) = act(&ann.token, "e2e4", 0).await;
     assert_eq!(status, 200, "{v}");
     eve.expect(&format!("#{id}: Ann (white) plays e4.")).await;
-    // Typed here, her move cannot be taken here: she is told where the game is played.
-    let refused = eve.command(&format!("move e7e5 on #{id}")).await;
-    assert!(
-        refused
-            .iter()
-            .any(|l| l.contains("is played on one of the town's game worlds")),
-        "{refused:#?}"
-    );
+    // Typed here, her move is played there, and she is told so once it is stored.
+    eve.send(&format!("move e7e5 on #{id}")).await;
+    eve.expect(&format!("You play e5 in game #{id}.")).await;
     let (status, v) = api.get(&format!("/sessions/{id}/state"), &eve_token).await;
-    assert_eq!((status, v["tick"].as_u64()), (200, Some(1)), "{v}");
-    let (status, v) = act(&eve_token, "e7e5", 1).await;
-    assert_eq!(status, 200, "{v}");
+    assert_eq!((status, v["tick"].as_u64()), (200, Some(2)), "{v}");
     let line = format!("Game #{id} (chess): Ann (white) vs Eve (black), white to move, move 2.");
     let mut look = Vec::new();
     for _ in 0..100 {
@@ -606,6 +600,8 @@ async fn a_game_placed_on_a_game_world_is_watched_in_the_town_as_its_own() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(look.iter().any(|l| l.contains(&line)), "{look:#?}");
+    let refused = eve.command(&format!("move d7d5 on #{id}")).await;
+    assert_eq!(refused, [format!("It is not your move in game #{id}.")]);
     let page = |path: String| async move {
         let page = reqwest::get(format!("http://{}{path}", a.http_addr))
             .await
@@ -655,5 +651,14 @@ async fn a_game_placed_on_a_game_world_is_watched_in_the_town_as_its_own() {
     let (status, html) = page(format!("/chess/{id}")).await;
     assert_eq!(status, 200, "{html}");
     assert!(html.contains("5N2"), "{html}");
+    // Its game world away, what she types for it is not done, and she is told so.
+    g1.kill().unwrap();
+    g1.wait().unwrap();
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"away\"} 1"]).await;
+    eve.send(&format!("move b8c6 on #{id}")).await;
+    eve.expect(&format!(
+        "The game world that plays #{id} is away: nothing was done."
+    ))
+    .await;
     a.running.shutdown().await;
 }

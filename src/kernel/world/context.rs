@@ -56,6 +56,9 @@ pub struct Cx {
     pub changed: Vec<super::Awaited>,
     /// Work to start once the command is done (e.g. the computer thinking about a move).
     pub effects: Vec<Effect>,
+    /// A session this command would have played is a copy of one a game world plays (see
+    /// [`super::sessions::follow`]): a typed verb is handed there ([`Effect::Hand`]).
+    pub elsewhere: Option<super::sessions::SessionId>,
 }
 
 /// What became of words said in a room ([`Cx::speak`]).
@@ -86,6 +89,21 @@ pub enum Effect {
     /// A programmed verb runs in the sandbox; what it does comes back as a command of its own
     /// (see [`super::programs`]).
     Run(Box<super::programs::RunJob>),
+    /// A typed verb for a session a game world plays goes there ([`TaskOptions::hand`]).
+    ///
+    /// [`TaskOptions::hand`]: super::TaskOptions::hand
+    Hand(Handed),
+}
+
+/// A verb typed for a session played on one of the town's game worlds (see
+/// [`super::sessions::follow`]), with its arguments as the verb reads them: whoever reaches
+/// that game world runs it there as `agent`, and tells them its answer.
+#[derive(Debug, Clone)]
+pub struct Handed {
+    pub agent: AgentId,
+    pub session: super::sessions::SessionId,
+    pub verb: &'static str,
+    pub args: serde_json::Value,
 }
 
 /// State that belongs to a game's verbs rather than to the host (open challenges, say),
@@ -127,6 +145,7 @@ impl Cx {
             undos: Vec::new(),
             changed: Vec::new(),
             effects: Vec::new(),
+            elsewhere: None,
         }
     }
 

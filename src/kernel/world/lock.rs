@@ -107,6 +107,9 @@ pub struct TaskOptions {
     pub build_quota: super::build::Quota,
     /// How far programmed verbs may go.
     pub programs: super::programs::ProgramLimits,
+    /// Where verbs typed for sessions played on game worlds go (a town with game worlds);
+    /// bounded, so that typing cannot pile them up.
+    pub hand: Option<tokio::sync::mpsc::Sender<super::Handed>>,
 }
 
 /// The world and what work on it needs, shared by the world task and every handle.

@@ -39,7 +39,7 @@ mod task;
 pub mod tournaments;
 pub mod views;
 
-pub use context::{Cx, Effect, Extension, Notice, Save, Spoken, Undo};
+pub use context::{Cx, Effect, Extension, Handed, Notice, Save, Spoken, Undo};
 pub use delivery::{
     Backlog, BoardMsg, Carrier, Delivery, Drained, Event, MAX_BACKLOG, MAX_BACKLOG_BYTES, Out,
     Said, Sink, Source, To, channel, hosted,

@@ -672,6 +672,26 @@ fn start(env: &Env, effect: Effect) {
                     .await;
             });
         }
+        Effect::Hand(handed) => {
+            let full = match &env.options.hand {
+                Some(hand) => hand.try_send(handed).err().map(|e| e.into_inner()),
+                None => Some(handed),
+            };
+            if let Some(h) = full {
+                tokio::spawn(async move {
+                    let _ = world
+                        .call(h.agent.clone(), Face::Telnet, move |_, cx| {
+                            let line = format!(
+                                "#{} is played on one of the town's game worlds, which cannot \
+                                 take more just now: nothing was done; try again in a moment.",
+                                h.session
+                            );
+                            cx.tell(&h.agent, line);
+                        })
+                        .await;
+                });
+            }
+        }
         Effect::Run(job) => {
             tokio::spawn(async move {
                 let (id, owner) = (job.job, job.owner.clone());

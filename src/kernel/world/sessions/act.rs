@@ -116,6 +116,7 @@ impl World {
     ) -> Result<Acted, HostError> {
         let id = sid;
         if self.is_copy(sid) {
+            cx.elsewhere = Some(sid);
             return Err(World::played_elsewhere(sid));
         }
         let Some(s) = self.sessions.get(&sid) else {
