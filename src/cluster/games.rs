@@ -32,7 +32,7 @@ use moot_kernel::store::IdentityRow;
 use moot_kernel::store::keys::{self, StateRow};
 use moot_kernel::verbs::sessions::SessionCreate;
 use moot_kernel::verbs::{Verb, VerbEntry};
-use moot_kernel::world::sessions::{Followed, SessionId, Told, parse_id};
+use moot_kernel::world::sessions::{Followed, Recorded, SessionId, Told, parse_id};
 use moot_kernel::world::{AgentId, Face, Unavailable, WorldHandle};
 
 /// How long a game world refused its name keeps asking before it stops: long enough for a
@@ -1023,7 +1023,8 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
                     for (name, t) in heard {
                         let id = SessionId::from(t.id);
                         let from = t.from;
-                        match w.follow(cx, t, 0) {
+                        // What is told as news has not been counted here yet.
+                        match w.follow(cx, t, 0, &Recorded::default()) {
                             Ok(Followed::Kept) => {}
                             Ok(Followed::Behind) => behind.push((name, id, from)),
                             Err(why) => {
@@ -1068,6 +1069,19 @@ async fn catch_up(door: &Door, name: &str, id: SessionId, news: u64) {
         .unwrap_or_default();
     let announce_from = if held.is_some() { 0 } else { news };
     let mut from = held.unwrap_or(0);
+    // The results the town counted before it started again are not counted twice.
+    let session = id.to_string();
+    let recorded = match door
+        .store
+        .read(move |c| moot_kernel::store::standings::recorded(c, &session))
+        .await
+    {
+        Ok((ticks, moves)) => Arc::new(Recorded { ticks, moves }),
+        Err(e) => {
+            tracing::warn!(error = %e, session = id.number(), "cannot read what the town counted of a placed session");
+            return;
+        }
+    };
     loop {
         let Some(run) = worlds.alive_run(name, Instant::now()) else {
             return;
@@ -1090,12 +1104,13 @@ async fn catch_up(door: &Door, name: &str, id: SessionId, news: u64) {
         };
         let next = told.from + told.log.len() as u64;
         let whole = next >= told.tick;
+        let recorded = recorded.clone();
         let taken = door
             .world
             .call(
                 moot_kernel::world::SERVER_ID.into(),
                 Face::Rest,
-                move |w, cx| w.follow(cx, told, announce_from),
+                move |w, cx| w.follow(cx, told, announce_from, &recorded),
             )
             .await;
         match taken {

@@ -69,6 +69,8 @@ pub struct Metrics {
     pub failed_logins: AtomicU64,
     /// Commands that met a bug in moot and were undone (see `world::guard`).
     pub panics: AtomicU64,
+    /// Commands undone because the database did not store their writes.
+    pub unstored: AtomicU64,
     commands: Commands,
     pub commit_batch: Histogram,
     pub commit_seconds: Histogram,
@@ -84,6 +86,7 @@ static METRICS: std::sync::LazyLock<Metrics> = std::sync::LazyLock::new(|| Metri
     logins: AtomicU64::new(0),
     failed_logins: AtomicU64::new(0),
     panics: AtomicU64::new(0),
+    unstored: AtomicU64::new(0),
     commands: Commands::new(),
     commit_batch: Histogram::new(&[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0]),
     commit_seconds: Histogram::new(&[
@@ -193,6 +196,12 @@ impl Metrics {
             "moot_panics_total",
             "Commands that met a bug in moot; each was undone and refused, and the town went on.",
             self.panics.load(Ordering::Relaxed),
+        );
+        counter(
+            &mut out,
+            "moot_unstored_total",
+            "Commands undone because the database did not store them (and every command made on top of one).",
+            self.unstored.load(Ordering::Relaxed),
         );
         self.commit_batch.render(
             &mut out,

@@ -662,3 +662,137 @@ async fn a_game_placed_on_a_game_world_is_watched_in_the_town_as_its_own() {
     .await;
     a.running.shutdown().await;
 }
+
+/// Rated games placed on a game world move the town's ratings, where its leaderboards are
+/// kept, each result once: one won while the town runs is counted as it is told; the town
+/// killed (kill -9) and started again counts it no second time; one decided on the game world
+/// while the town was down (a flag that fell) is counted when the town is back.
+#[tokio::test]
+async fn rated_games_on_a_game_world_move_the_towns_ratings_each_result_once() {
+    let broker = Broker::start().await;
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
+    let flags = ["--metrics-token", TOKEN, "--owner-window", "0s"];
+    let mut town = world_process_with(&broker.url, &town_db, "60s", &flags).await;
+    let a = host(&broker.url, &town_db).await;
+    // Game time runs ten times the wall's there: a ten-second clock falls in one.
+    let _g1 = games_with(&broker.url, &g1_db, "g1", &["--time-scale", "10"]);
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let api = crate::support::Api::new(a.http_addr);
+    let (ada, bea) = (api.agent(Some("Ada")).await, api.agent(Some("Bea")).await);
+    let game = |moves: &'static [(bool, u8)]| {
+        let (api, ada, bea) = (&api, ada.clone(), bea.clone());
+        async move {
+            let participants = serde_json::json!({ "x": ada.id, "o": bea.id });
+            let options = serde_json::json!({ "rated": true, "clock": "10s" });
+            let body = serde_json::json!({ "template": "tictactoe.v1", "participants": participants, "options": options });
+            let (status, v) = api.post("/sessions", &ada.token, body).await;
+            assert_eq!(status, 201, "{v}");
+            let id = v["session_id"].as_str().unwrap().to_owned();
+            let (status, v) = api
+                .post(
+                    &format!("/sessions/{id}/accept"),
+                    &bea.token,
+                    serde_json::json!({}),
+                )
+                .await;
+            assert_eq!(status, 200, "{v}");
+            for (tick, (by_ada, cell)) in moves.iter().enumerate() {
+                let who = if *by_ada { &ada } else { &bea };
+                let body = serde_json::json!({ "action": cell.to_string(), "expected_tick": tick });
+                let (status, v) = api
+                    .post(&format!("/sessions/{id}/actions"), &who.token, body)
+                    .await;
+                assert_eq!(status, 200, "{v}");
+            }
+            id
+        }
+    };
+    // The town's count of `name`'s rated tic-tac-toe games, once it is `want`.
+    let games_of = |name: &'static str, want: u64| {
+        let api = &api;
+        async move {
+            let mut v = serde_json::Value::Null;
+            for _ in 0..200 {
+                let (status, got) = api
+                    .send("GET", &format!("/ratings/{name}"), None, None)
+                    .await;
+                assert_eq!(status, 200, "{got}");
+                v = got;
+                let games = v["standings"]
+                    .as_array()
+                    .and_then(|s| {
+                        s.iter().find(|s| {
+                            s["board"]
+                                .as_str()
+                                .is_some_and(|b| b.starts_with("tictactoe"))
+                        })
+                    })
+                    .and_then(|s| s["games"].as_u64())
+                    .unwrap_or(0);
+                if games == want {
+                    return v;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            panic!("{name} never had {want} rated games in the town: {v}");
+        }
+    };
+    // Ada wins along the top row.
+    let first = game(&[(true, 0), (false, 3), (true, 1), (false, 4), (true, 2)]).await;
+    let won = games_of("Ada", 1).await;
+    games_of("Bea", 1).await;
+    // The town killed and started again: the game is rebuilt, its result not counted again.
+    town.kill().unwrap();
+    town.wait().unwrap();
+    let mut town = world_process_with(&broker.url, &town_db, "60s", &flags).await;
+    let mut page = 0;
+    for _ in 0..200 {
+        let got = reqwest::get(format!("http://{}/tictactoe/{first}", a.http_addr))
+            .await
+            .unwrap();
+        page = got.status().as_u16();
+        if page == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(page, 200, "the town has the game again");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(games_of("Ada", 1).await, won, "counted once");
+    // Not even tried twice: the database would refuse a second record of the result.
+    let unstored = |http| async move {
+        let text = reqwest::Client::new()
+            .get(format!("http://{http}/metrics"))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        text.lines()
+            .find(|l| l.starts_with("moot_unstored_total "))
+            .map(str::to_owned)
+    };
+    assert_eq!(
+        unstored(a.http_addr).await.as_deref(),
+        Some("moot_unstored_total 0")
+    );
+    // A second game, Ada to move when the town goes down: her flag falls on the game world
+    // meanwhile, and Bea's win is counted once the town is back.
+    game(&[(true, 0), (false, 3), (true, 1), (false, 4)]).await;
+    town.kill().unwrap();
+    town.wait().unwrap();
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let _town = world_process_with(&broker.url, &town_db, "60s", &flags).await;
+    let bea = games_of("Bea", 2).await;
+    games_of("Ada", 2).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(games_of("Bea", 2).await, bea, "counted once");
+    assert_eq!(
+        unstored(a.http_addr).await.as_deref(),
+        Some("moot_unstored_total 0")
+    );
+    a.running.shutdown().await;
+}

@@ -2,7 +2,7 @@
 //! result made, kept under the id of the action that decided it. Both are derived from the
 //! action log; `moot ratings rebuild` writes them anew from it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use super::sql::{self, Row, Sql, args};
 
@@ -167,6 +167,44 @@ pub fn latest_moves(c: &mut Sql) -> sql::Result<HashMap<String, Vec<Moved>>> {
         }
     }
     Ok(out.into_iter().map(|(k, (_, v))| (k, v)).collect())
+}
+
+/// What is stored of session `session`'s decided results: the ticks of the actions that
+/// decided them, and the latest one's changes (what its report shows).
+pub fn recorded(c: &mut Sql, session: &str) -> sql::Result<(BTreeSet<u64>, Vec<Moved>)> {
+    let rows = c.query(
+        "SELECT action_id, agent_id, board, rating_before, deviation_before, rating, deviation,
+                volatility
+         FROM standing_changes WHERE action_id LIKE ?1 ORDER BY rowid",
+        args![format!("{session}.%")],
+    )?;
+    let (mut ticks, mut latest) = (BTreeSet::new(), (0, Vec::new()));
+    for r in &rows {
+        let action_id: String = r.get("action_id")?;
+        let Some(tick) = action_id
+            .split_once('.')
+            .filter(|(s, _)| *s == session)
+            .and_then(|(_, t)| t.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        ticks.insert(tick);
+        let before = match (r.get("rating_before")?, r.get("deviation_before")?) {
+            (Some(rating), Some(deviation)) => Some((rating, deviation)),
+            _ => None,
+        };
+        let moved = Moved {
+            agent: r.get("agent_id")?,
+            board: r.get("board")?,
+            before,
+            after: rating_of(r)?,
+        };
+        if tick > latest.0 || latest.1.is_empty() {
+            latest = (tick, Vec::new());
+        }
+        latest.1.push(moved);
+    }
+    Ok((ticks, latest.1))
 }
 
 /// One point of a rating's history: the rating a decided result left on a board.

@@ -163,6 +163,10 @@ impl Outbox {
                 out
             }
             Err(_) => {
+                let undone = (self.records.len() - pos) as u64;
+                crate::metrics::get()
+                    .unstored
+                    .fetch_add(undone, std::sync::atomic::Ordering::Relaxed);
                 while self.records.len() > pos {
                     let Some(mut r) = self.records.pop_back() else {
                         break;

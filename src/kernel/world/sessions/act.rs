@@ -247,35 +247,20 @@ impl World {
             .game
             .is_terminal()
             .then(|| (s.template.id, s.game.ending().unwrap_or_default()));
+        let ended = ending.is_some();
+        let state_text = s.game.state_text();
         // What the action decided (a game's end, a hand) moves its players' standings, stored
         // with the action itself.
-        let day = created.get(..10).unwrap_or_default();
-        let decision = s.decision(|agent| self.directory.owner_of(agent), day);
-        let changes = decision
-            .as_ref()
-            .map(|d| self.ratings.changes(d))
-            .unwrap_or_default();
-        let ended = ending.is_some();
-        let moves_before = (!changes.is_empty()).then(|| {
-            std::mem::replace(
-                &mut s.moves,
-                changes.iter().map(crate::ratings::Moved::of).collect(),
-            )
-        });
-        let seasons = self.ratings.seasons_before(&changes);
-        self.ratings.apply(&changes);
-        if let Some(d) = &decision {
-            self.ratings.met(d);
-        }
-        let rate = (!changes.is_empty())
-            .then(|| crate::store::standings::record(format!("{id}.{tick}"), changes.clone()));
+        let day = created.get(..10).unwrap_or_default().to_owned();
+        let decided = self.decide(sid, &day);
+        let rate = decided.write(format!("{id}.{tick}"));
         let write = writes::record_action(
             id.to_string(),
             agent.to_string(),
             role.to_owned(),
             logged,
             tick,
-            s.game.state_text(),
+            state_text,
             status,
             created,
             at,
@@ -294,21 +279,18 @@ impl World {
                 Ok(())
             },
             move |w| {
+                decided.undo(w, sid);
                 if let Some(s) = w.sessions.get_mut(&sid) {
                     s.game = before;
                     s.tick = tick;
                     s.log.pop();
-                    if let Some(moves) = moves_before {
-                        s.moves = moves;
-                    }
-                }
-                w.ratings.undo(&changes, seasons);
-                if let Some(d) = &decision {
-                    w.ratings.unmet(d);
                 }
                 w.schedule(sid);
             },
         );
+        let Some(s) = self.sessions.get(&sid) else {
+            return Err(not_found(&id.to_string()));
+        };
         let acted = Acted {
             tick: s.tick_for(Some(role)),
             state: if view {
@@ -330,6 +312,74 @@ impl World {
         self.computer_turn(cx, sid);
         self.session_changed(cx, sid);
         Ok(acted)
+    }
+}
+
+/// What an action just taken in a session decided (a game's end, a hand), moved in its
+/// players' standings ([`World::decide`]): applied to the ledger at once, stored beside the
+/// deciding action ([`Decision::write`]) and taken back should that not be stored.
+#[derive(Default)]
+pub(in crate::world) struct Decision {
+    decided: Option<crate::ratings::Decided>,
+    changes: Vec<crate::ratings::Change>,
+    seasons: Vec<(String, Option<String>)>,
+    moves_before: Option<Vec<crate::ratings::Moved>>,
+}
+
+impl Decision {
+    /// The write that stores it under the deciding action's id (`<session>.<tick>`), if it
+    /// moved anyone.
+    pub(in crate::world) fn write(
+        &self,
+        action: String,
+    ) -> Option<impl FnOnce(&mut crate::store::Sql) -> crate::store::sql::Result<()> + Send + 'static>
+    {
+        (!self.changes.is_empty())
+            .then(|| crate::store::standings::record(action, self.changes.clone()))
+    }
+
+    /// Takes it back from the ledger and from session `sid`'s report.
+    pub(in crate::world) fn undo(self, w: &mut World, sid: SessionId) {
+        if let (Some(moves), Some(s)) = (self.moves_before, w.sessions.get_mut(&sid)) {
+            s.moves = moves;
+        }
+        w.ratings.undo(&self.changes, self.seasons);
+        if let Some(d) = &self.decided {
+            w.ratings.unmet(d);
+        }
+    }
+}
+
+impl World {
+    /// Moves the standings of session `sid`'s players by what its latest action decided, on
+    /// `day` (the action's): a result counts once a day per pair of owners beyond the first
+    /// few, as the ledger says.
+    pub(in crate::world) fn decide(&mut self, sid: SessionId, day: &str) -> Decision {
+        let Some(s) = self.sessions.get_mut(&sid) else {
+            return Decision::default();
+        };
+        let decided = s.decision(|agent| self.directory.owner_of(agent), day);
+        let changes = decided
+            .as_ref()
+            .map(|d| self.ratings.changes(d))
+            .unwrap_or_default();
+        let moves_before = (!changes.is_empty()).then(|| {
+            std::mem::replace(
+                &mut s.moves,
+                changes.iter().map(crate::ratings::Moved::of).collect(),
+            )
+        });
+        let seasons = self.ratings.seasons_before(&changes);
+        self.ratings.apply(&changes);
+        if let Some(d) = &decided {
+            self.ratings.met(d);
+        }
+        Decision {
+            decided,
+            changes,
+            seasons,
+            moves_before,
+        }
     }
 }
 

@@ -56,6 +56,15 @@ pub struct ToldAction {
     pub cost: Option<Cost>,
 }
 
+/// What the town has stored of a copy's results already (`store::standings::recorded`): the
+/// ticks whose decisions it has counted, and the latest one's changes (the game's report).
+/// None of them is counted again when the copy is rebuilt.
+#[derive(Debug, Clone, Default)]
+pub struct Recorded {
+    pub ticks: BTreeSet<u64>,
+    pub moves: Vec<crate::ratings::Moved>,
+}
+
 /// What [`World::follow`] made of what it was told.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Followed {
@@ -183,13 +192,16 @@ impl World {
     /// `announce_from` on is told to everyone who follows the session, as the town tells of
     /// its own (the headline, each notice to whom it may reach; the room's line for a game
     /// begun, if that is 0); those before are replayed in silence (a copy rebuilt after the
-    /// town started: nobody here missed them). Refused if `told` does not replay, or names a
-    /// session of this world's own.
+    /// town started: nobody here missed them). Each result an action decided moves its
+    /// players' standings here, where the town's ratings are kept, unless `recorded` says
+    /// it has already. Refused if `told` does not replay, or names a session of this world's
+    /// own.
     pub fn follow(
         &mut self,
         cx: &mut Cx,
         told: Told,
         announce_from: u64,
+        recorded: &Recorded,
     ) -> Result<Followed, String> {
         let id = SessionId::from(told.id);
         let t = self
@@ -203,15 +215,23 @@ impl World {
             if told.from != 0 {
                 return Ok(Followed::Behind);
             }
-            self.begin_copy(cx, t, &told, announce_from == 0)?;
+            self.begin_copy(cx, t, &told, announce_from == 0, recorded)?;
         }
-        let tick = self.sessions.get(&id).map_or(0, |s| s.tick);
+        let tick = match self.sessions.get_mut(&id) {
+            Some(s) => {
+                // A game its world took out of the ratings (a deadline fell while it was down).
+                s.rated = told.rated;
+                s.tick
+            }
+            None => 0,
+        };
         if told.from > tick {
             return Ok(Followed::Behind);
         }
         let held = usize::try_from(tick - told.from).unwrap_or(usize::MAX);
         for (tick, action) in (told.from..).zip(told.log).skip(held) {
-            self.follow_action(cx, id, action, tick >= announce_from)?;
+            let counted = recorded.ticks.contains(&tick);
+            self.follow_action(cx, id, action, tick >= announce_from, counted)?;
         }
         Ok(Followed::Kept)
     }
@@ -224,6 +244,7 @@ impl World {
         t: &'static game_api::Template,
         told: &Told,
         announce: bool,
+        recorded: &Recorded,
     ) -> Result<(), String> {
         let id = SessionId::from(told.id);
         let game = (t.new)(told.seed, &told.options).map_err(|e| format!("#{id}: {e}"))?;
@@ -259,7 +280,7 @@ impl World {
             started,
             log: Vec::new(),
             tally: Default::default(),
-            moves: Vec::new(),
+            moves: recorded.moves.clone(),
         };
         let line = session.room.map(|room| {
             let line = format!(
@@ -294,13 +315,15 @@ impl World {
         Ok(())
     }
 
-    /// Replays one action of copy `id` as its game world stored it.
+    /// Replays one action of copy `id` as its game world stored it; what it decided is
+    /// counted in the ratings unless it was `counted` already.
     fn follow_action(
         &mut self,
         cx: &mut Cx,
         id: SessionId,
         told: ToldAction,
         announce: bool,
+        counted: bool,
     ) -> Result<(), String> {
         let s = self
             .sessions
@@ -330,6 +353,7 @@ impl World {
             .iter()
             .find(|p| *p.agent == *told.agent)
             .map_or_else(|| AgentId::from(told.agent.as_str()), |p| p.agent.clone());
+        let day = told.created_at.get(..10).unwrap_or_default().to_owned();
         s.log.push(Logged {
             role,
             action: told.action.into(),
@@ -342,6 +366,16 @@ impl World {
         s.tick += 1;
         let ended = s.game.is_terminal();
         cx.changed.push(Awaited::Session(id));
+        if !counted {
+            let decided = self.decide(id, &day);
+            match decided.write(format!("{id}.{tick}")) {
+                Some(write) => cx.save(write, move |w| decided.undo(w, id)),
+                None => cx.undo(move |w| decided.undo(w, id)),
+            }
+        }
+        let Some(s) = self.sessions.get(&id) else {
+            return Ok(());
+        };
         if announce {
             let headline = super::act::headline(s, &agent, role, &action);
             let notes = s.game.notes(role, &action);
