@@ -337,10 +337,12 @@ async fn verb_elsewhere(
     // Arguments that are no object name no session: the town refuses them itself.
     let args = call.args.as_object()?;
     let creates = entry.name == SessionCreate::NAME;
-    elsewhere(door, creates, agent, args, |args| GameAsk::Verb {
-        face: call.face,
-        verb: call.verb.clone(),
-        args: serde_json::Value::Object(args),
+    elsewhere(door, creates, !entry.read_only, agent, args, |args| {
+        GameAsk::Verb {
+            face: call.face,
+            verb: call.verb.clone(),
+            args: serde_json::Value::Object(args),
+        }
     })
     .await
 }
@@ -415,7 +417,9 @@ async fn tool_elsewhere(door: &Door, agent: &AgentId, call: &ToolCall) -> Option
     let none = serde_json::Map::new();
     let args = call.arguments.as_ref().unwrap_or(&none);
     let creates = call.name == moot_kernel::verbs::entry::<SessionCreate>().tool_name();
-    elsewhere(door, creates, agent, args, |args| {
+    let writes =
+        crate::games::find_tool(&call.name, crate::games::toolsets()).is_none_or(|e| !e.read_only);
+    elsewhere(door, creates, writes, agent, args, |args| {
         GameAsk::Tool(ToolCall {
             credential: Credential::Nobody,
             arguments: Some(args),
@@ -425,18 +429,45 @@ async fn tool_elsewhere(door: &Door, agent: &AgentId, call: &ToolCall) -> Option
     .await
 }
 
-/// Where a call with `args` by `agent` goes (a new session if it `creates` one), and its
-/// answer from there; `ask` makes what crosses from the arguments as the town leaves them
-/// (participants named by id). They are copied only for a call handed over: most calls stay.
+/// Where a call with `args` by `agent` goes (a new session if it `creates` one; a change if
+/// it `writes`), and its answer from there; `ask` makes what crosses from the arguments as the
+/// town leaves them (participants named by id). They are copied only for a call handed over:
+/// most calls stay.
+///
+/// A change goes only within the limits the town keeps for each identity across every world
+/// ([`moot_kernel::world::World::admit_handed`]); one over them stays, and is refused here as
+/// it would be anywhere.
 async fn elsewhere(
     door: &Door,
     creates: bool,
+    writes: bool,
     agent: &AgentId,
     args: &serde_json::Map<String, serde_json::Value>,
     ask: impl FnOnce(serde_json::Map<String, serde_json::Value>) -> GameAsk,
 ) -> Option<Called> {
     let worlds = &door.game_worlds;
     worlds.link.get()?;
+    let goes = creates
+        || SESSION_ARGS
+            .iter()
+            .find_map(|key| args.get(*key).and_then(serde_json::Value::as_str))
+            .and_then(|s| parse_id(s).ok())
+            .is_some_and(|id| worlds.placed_on(id).is_some());
+    if !goes || worlds.alive(Instant::now()).is_empty() && creates {
+        return None;
+    }
+    if writes {
+        let who = agent.clone();
+        let admitted = door
+            .world
+            .call(agent.clone(), Face::Rest, move |w, cx| {
+                w.admit_handed(&who, creates, cx.now)
+            })
+            .await;
+        if !matches!(admitted, Ok(Ok(()))) {
+            return None;
+        }
+    }
     let (to, cards, session, args) = if creates {
         let to = worlds.choose(Instant::now())?;
         let mut args = args.clone();

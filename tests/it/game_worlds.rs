@@ -536,16 +536,17 @@ async fn a_werewolf_match_on_a_game_world_shows_its_player_only_what_its_seat_ma
 /// Eve, on telnet at the table, hears it begin and each move the moment it is stored there,
 /// `look` shows it, and its web page its position. The moves she types are handed to the game
 /// world and answered from there (a move out of turn is refused here, as its copy shows);
-/// `GET /sessions` lists it once. The town killed (kill -9) and started again rebuilds it
-/// from the game world without telling her again what she heard, and tells her the next
-/// move.
+/// `GET /sessions` lists it once, and it counts toward the town's limit of running sessions
+/// (one, here, where the game world's is fifty). The town killed (kill -9) and started again
+/// rebuilds it from the game world without telling her again what she heard, and tells her
+/// the next move.
 #[tokio::test]
 async fn a_game_placed_on_a_game_world_is_watched_in_the_town_as_its_own() {
     let broker = Broker::start().await;
     let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
     let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
-    let mut town =
-        world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
+    let flags = ["--metrics-token", TOKEN, "--sessions-per-agent", "1"];
+    let mut town = world_process_with(&broker.url, &town_db, "60s", &flags).await;
     let a = host(&broker.url, &town_db).await;
     let mut g1 = games(&broker.url, &g1_db, "g1");
     until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
@@ -602,6 +603,24 @@ async fn a_game_placed_on_a_game_world_is_watched_in_the_town_as_its_own() {
     assert!(look.iter().any(|l| l.contains(&line)), "{look:#?}");
     let refused = eve.command(&format!("move d7d5 on #{id}")).await;
     assert_eq!(refused, [format!("It is not your move in game #{id}.")]);
+    // Ann plays one game already, on a game world: the town allows her no second.
+    let bob = api.agent(Some("Bob")).await;
+    let participants = serde_json::json!({"white": ann.id, "black": bob.id});
+    let (status, v) = api
+        .post(
+            "/sessions",
+            &ann.token,
+            serde_json::json!({"template": "chess.v1", "participants": participants}),
+        )
+        .await;
+    assert_eq!(status, 409, "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("You already take part in 1 running sessions"),
+        "{v}"
+    );
     let page = |path: String| async move {
         let page = reqwest::get(format!("http://{}{path}", a.http_addr))
             .await
@@ -625,7 +644,7 @@ async fn a_game_placed_on_a_game_world_is_watched_in_the_town_as_its_own() {
     // The town killed and started again: rebuilt from the game world, in silence.
     town.kill().unwrap();
     town.wait().unwrap();
-    let _town = world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
+    let _town = world_process_with(&broker.url, &town_db, "60s", &flags).await;
     let mut heard = Vec::new();
     let mut shown = false;
     for _ in 0..200 {

@@ -10,7 +10,7 @@ use super::{Created, ErrorCode, HostError, Participant, Session, SessionId, iso}
 use crate::game_api::{Reckoning, Template};
 use crate::store::sessions::SessionRow;
 use crate::store::writes;
-use crate::world::{Cx, RoomIdx, World};
+use crate::world::{AgentId, Cx, RoomIdx, World};
 
 /// Who has agreed to a session being started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,22 +179,44 @@ impl World {
             .participants
             .iter()
             .any(|p| p.agent != cx.actor && !crate::world::is_house(&p.agent));
-        if self.max_sessions > 0 && seating != Seating::Paired {
-            let running = self.running_sessions_of(&cx.actor);
-            if running >= self.max_sessions {
-                return Err(HostError::new(
-                    ErrorCode::Conflict,
-                    format!(
-                        "You already take part in {running} running sessions; finish some \
-                         before you start another"
-                    ),
-                ));
-            }
+        if seating != Seating::Paired {
+            self.may_start(&cx.actor)?;
         }
         if asks_others && seating == Seating::Asked {
             return self.invite(cx, reserved, plan, wording);
         }
         self.start(cx, reserved, &plan)
+    }
+
+    /// Whether `agent` may start another session, with as many running as they have: the
+    /// sessions of the town's game worlds count too (the town holds a copy of each).
+    fn may_start(&self, agent: &str) -> Result<(), HostError> {
+        let running = self.running_sessions_of(agent);
+        if self.max_sessions > 0 && running >= self.max_sessions {
+            return Err(HostError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "You already take part in {running} running sessions; finish some before \
+                     you start another"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether `who` may do what a call handed to a game world does (a change; a new session,
+    /// if it `creates` one): the limits each identity has are the town's, counted across every
+    /// world, and a call over them is answered here as it would be if it stayed.
+    pub fn admit_handed(
+        &self,
+        who: &AgentId,
+        creates: bool,
+        now: tokio::time::Instant,
+    ) -> Result<(), HostError> {
+        if creates {
+            self.may_start(who)?;
+        }
+        self.admit_write(who, now)
     }
 
     /// How many running sessions `agent` plays in.
