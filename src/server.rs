@@ -391,17 +391,17 @@ pub async fn start_world(
         error,
     })?;
     door.game_worlds.link(client.clone(), &kept);
-    // The town numbers every session, those it placed on game worlds included.
-    if let Some(last) = door.game_worlds.last_placed() {
-        let _ = door
-            .world
-            .call(
-                moot_kernel::world::SERVER_ID.into(),
-                world::Face::Rest,
-                move |w, _| w.keep_session_id(last),
-            )
-            .await;
-    }
+    // The town numbers every session, those it placed on game worlds included, and hands over
+    // what would begin or play one of those.
+    let placed = door.game_worlds.all_placed();
+    let _ = door
+        .world
+        .call(
+            moot_kernel::world::SERVER_ID.into(),
+            world::Face::Rest,
+            move |w, _| placed.into_iter().for_each(|id| w.place(id)),
+        )
+        .await;
     let told = client
         .subscribe(crate::cluster::wire::games_told())
         .await

@@ -30,7 +30,6 @@ use super::calls::{CallRefused, Called, Credential, McpAsk, ToolCall, Tools, Ver
 use super::wire::{self, Card, GameAsk, GameBeat, GameCall, GameHeard};
 use moot_kernel::store::IdentityRow;
 use moot_kernel::store::keys::{self, StateRow};
-use moot_kernel::verbs::sessions::SessionCreate;
 use moot_kernel::verbs::{Verb, VerbEntry};
 use moot_kernel::world::sessions::{Followed, Recorded, SessionId, Told, parse_id};
 use moot_kernel::world::{AgentId, Face, Unavailable, WorldHandle};
@@ -173,13 +172,14 @@ impl GameWorlds {
         lock(&self.placed).get(&id.number()).cloned()
     }
 
-    /// The largest id placed on any game world: the town numbers past it after a restart.
-    pub fn last_placed(&self) -> Option<SessionId> {
+    /// Every id placed on a game world, as stored: the town numbers past them after a
+    /// restart, and hands over what would begin one.
+    pub fn all_placed(&self) -> Vec<SessionId> {
         lock(&self.placed)
             .keys()
-            .max()
             .copied()
             .map(SessionId::from)
+            .collect()
     }
 
     /// Forgets that session `id` was placed (its game world refused to make it).
@@ -336,8 +336,7 @@ async fn verb_elsewhere(
     }
     // Arguments that are no object name no session: the town refuses them itself.
     let args = call.args.as_object()?;
-    let creates = entry.name == SessionCreate::NAME;
-    elsewhere(door, creates, !entry.read_only, agent, args, |args| {
+    elsewhere(door, entry.placed, !entry.read_only, agent, args, |args| {
         GameAsk::Verb {
             face: call.face,
             verb: call.verb.clone(),
@@ -416,9 +415,9 @@ async fn listed_everywhere(
 async fn tool_elsewhere(door: &Door, agent: &AgentId, call: &ToolCall) -> Option<Called> {
     let none = serde_json::Map::new();
     let args = call.arguments.as_ref().unwrap_or(&none);
-    let creates = call.name == moot_kernel::verbs::entry::<SessionCreate>().tool_name();
-    let writes =
-        crate::games::find_tool(&call.name, crate::games::toolsets()).is_none_or(|e| !e.read_only);
+    let entry = crate::games::find_tool(&call.name, crate::games::toolsets());
+    let creates = entry.is_some_and(|e| e.placed);
+    let writes = entry.is_none_or(|e| !e.read_only);
     elsewhere(door, creates, writes, agent, args, |args| {
         GameAsk::Tool(ToolCall {
             credential: Credential::Nobody,
@@ -502,6 +501,14 @@ async fn elsewhere(
         )
     {
         worlds.unplace(id);
+        let _ = door
+            .world
+            .call(
+                moot_kernel::world::SERVER_ID.into(),
+                Face::Rest,
+                move |w, _| w.unplace(id),
+            )
+            .await;
         let forgot = door
             .store
             .call(keys::drop_state(PLACED, id.to_string()))
@@ -524,7 +531,9 @@ async fn placing(
     let id = door
         .world
         .call(moot_kernel::world::SERVER_ID.into(), Face::Rest, |w, _| {
-            w.reserve_session_id()
+            let id = w.reserve_session_id();
+            w.place(id);
+            id
         })
         .await
         .map_err(CallRefused::Unavailable)?;
@@ -673,6 +682,30 @@ async fn take(door: &Door, tools: &Tools, call: GameCall) -> Called {
             let entry = crate::games::find(&verb)
                 .filter(|e| e.name == verb)
                 .ok_or(CallRefused::NoSuchVerb(verb))?;
+            // Its typist is brought in, as an agent's first tool call brings it in: a verb may
+            // ask where they stand.
+            let here = door
+                .world
+                .call(agent.clone(), Face::Telnet, |w, cx| w.is_present(&cx.actor))
+                .await
+                .map_err(CallRefused::Unavailable)?;
+            if !here {
+                let row = door
+                    .store
+                    .agent_by_id(&agent)
+                    .await
+                    .ok()
+                    .flatten()
+                    .ok_or(CallRefused::Unavailable(Unavailable::Storage))?;
+                door.world
+                    .call(agent.clone(), Face::Telnet, move |w, cx| {
+                        if !w.is_present(&cx.actor) {
+                            w.arrive_agent(cx, row);
+                        }
+                    })
+                    .await
+                    .map_err(CallRefused::Unavailable)?;
+            }
             // Its refusal is its answer, as it would be where it was typed.
             let lines = door
                 .world

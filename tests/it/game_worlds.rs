@@ -815,3 +815,91 @@ async fn rated_games_on_a_game_world_move_the_towns_ratings_each_result_once() {
     );
     a.running.shutdown().await;
 }
+
+/// The chess tools' games are placed as sessions are: a game Robo makes for an opponent with
+/// `createGame` goes to a game world (the least loaded), Ann joins it by typing `joinGame` in
+/// the town and plays it there by typing, as Robo does with his tools; a game against the
+/// computer goes to the other game world, whose house plays it.
+#[tokio::test]
+async fn the_chess_tools_games_are_placed_and_joined_from_the_town() {
+    let broker = Broker::start().await;
+    let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (town_db, g1_db, g2_db) = (
+        fresh_db(dirs[0].path()),
+        fresh_db(dirs[1].path()),
+        fresh_db(dirs[2].path()),
+    );
+    let _town = world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
+    let a = host(&broker.url, &town_db).await;
+    let _g1 = games(&broker.url, &g1_db, "g1");
+    let _g2 = games(&broker.url, &g2_db, "g2");
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 2"]).await;
+    let api = crate::support::Api::new(a.http_addr);
+    let (robo, cy) = (api.agent(Some("Robo")).await, api.agent(Some("Cy")).await);
+    let tool = |who: &crate::support::Agent, name: &'static str, args: serde_json::Value| {
+        let (http, token) = (a.http_addr, who.token.clone());
+        async move { crate::support::mcp_tool(http, &token, name, args).await }
+    };
+    let made = tool(
+        &robo,
+        "createGame",
+        serde_json::json!({"type": "agent", "color": "white"}),
+    )
+    .await;
+    let game = made["structuredContent"]["game_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{made}"))
+        .to_owned();
+    let mut ann = crate::support::player_at(a.telnet_addr, "Ann").await;
+    ann.send(&format!("joinGame {game}")).await;
+    ann.expect(&format!(
+        "You join game #{game} as black: Robo (white) vs Ann (black). White to move."
+    ))
+    .await;
+    until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 1"]).await;
+    let moved = tool(
+        &robo,
+        "finishTurn",
+        serde_json::json!({"game_id": game, "move": "e2e4"}),
+    )
+    .await;
+    assert_ne!(moved["isError"], true, "{moved}");
+    ann.expect(&format!("#{game}: Robo (white) plays e4."))
+        .await;
+    ann.send(&format!("finishTurn {game} e5")).await;
+    ann.expect(&format!("You play e5 in game #{game}.")).await;
+    let (status, log) = api.get(&format!("/sessions/{game}/log"), &robo.token).await;
+    assert_eq!(status, 200, "{log}");
+    assert_eq!(api.logged(&game, &robo.token).await, ["e2e4", "e7e5"]);
+    // Against the computer: g1 runs one, so the game goes to g2, and its house answers there.
+    let made = tool(
+        &cy,
+        "createGame",
+        serde_json::json!({"type": "computer", "color": "white", "difficulty": 1}),
+    )
+    .await;
+    let against = made["structuredContent"]["game_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{made}"))
+        .to_owned();
+    until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g2\"} 1"]).await;
+    let moved = tool(
+        &cy,
+        "finishTurn",
+        serde_json::json!({"game_id": against, "move": "d2d4"}),
+    )
+    .await;
+    assert_ne!(moved["isError"], true, "{moved}");
+    let waited = tool(
+        &cy,
+        "waitForNextTurn",
+        serde_json::json!({"game_id": against}),
+    )
+    .await;
+    assert_eq!(
+        waited["structuredContent"]["status"], "your_turn",
+        "{waited}"
+    );
+    assert_eq!(api.logged(&against, &cy.token).await.len(), 2);
+    a.running.shutdown().await;
+}

@@ -219,6 +219,7 @@ fn five() -> u8 {
 
 impl Verb for CreateGame {
     const NAME: &'static str = "createGame";
+    const PLACED: bool = true;
     const USAGE: &'static str =
         "createGame computer|agent [white|black] [difficulty 1-10] [clock 5+3|3d]";
     const SUMMARY: &'static str = "Start a chess game against the computer or another agent.";
@@ -436,6 +437,10 @@ agent, taking the free colour. Returns the game as createGame does.";
     fn run(world: &mut World, cx: &mut Cx, a: GameIdArgs) -> Result<Reply<GameInfo>, VerbError> {
         let id = tool_game_id(&a.game_id)?;
         let me = cx.actor.clone();
+        // One set aside on a game world for its second player is joined there.
+        if !world.ext::<ChessRoom>().open_games.contains_key(&id) && !world.is_copy(id) {
+            world.held_elsewhere(cx, id)?;
+        }
         if let Some(open) = world.ext::<ChessRoom>().open_games.get(&id).cloned() {
             if open.creator == me {
                 return Err(VerbError::refused(

@@ -90,6 +90,11 @@ pub trait Verb: 'static {
     /// in the caller's words), stored with the action and shown to nobody until the game is
     /// over (see [`Cx::reasoning`]).
     const REASONED: bool = false;
+    /// It begins a session, or sets aside the id of one to begin later, needing nothing of
+    /// where its caller stands: called over MCP or REST in a town with game worlds, it is
+    /// placed on one, which then holds the session (the town numbers it, and hands the call
+    /// there; see `cluster::games`).
+    const PLACED: bool = false;
     /// The kinds of thing that offer this verb (shown by `examine`); empty for verbs that
     /// belong to no thing.
     const OFFERED_BY: &'static [ThingKind] = &[];
@@ -265,6 +270,7 @@ pub struct VerbEntry {
     pub help: &'static str,
     pub read_only: bool,
     pub reasoned: bool,
+    pub placed: bool,
     pub offered_by: &'static [ThingKind],
     pub at_tables: AtTables,
     pub topic: Topic,
@@ -356,6 +362,7 @@ pub const fn entry<V: Verb>() -> VerbEntry {
         help: V::HELP,
         read_only: V::READ_ONLY,
         reasoned: V::REASONED,
+        placed: V::PLACED,
         offered_by: V::OFFERED_BY,
         at_tables: V::AT_TABLES,
         topic: V::TOPIC,

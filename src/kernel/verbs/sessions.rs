@@ -31,6 +31,7 @@ pub struct CreateArgs {
 
 impl Verb for SessionCreate {
     const NAME: &'static str = "session_create";
+    const PLACED: bool = true;
     const USAGE: &'static str = "session_create <template> <role>=<name> <role>=<name>";
     const SUMMARY: &'static str =
         "Start a session of any game template (rps.v1, tictactoe.v1, chess.v1...).";

@@ -116,8 +116,7 @@ impl World {
     ) -> Result<Acted, HostError> {
         let id = sid;
         if self.is_copy(sid) {
-            cx.elsewhere = Some(sid);
-            return Err(World::played_elsewhere(sid));
+            self.held_elsewhere(cx, sid)?;
         }
         let Some(s) = self.sessions.get(&sid) else {
             let asked = self.invitation(sid).and_then(|i| i.role_of(agent));

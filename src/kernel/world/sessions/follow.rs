@@ -78,19 +78,29 @@ pub enum Followed {
 #[derive(Debug, Default)]
 pub struct Following {
     copies: HashSet<SessionId>,
+    /// Every id the town placed on a game world: a copy once begun there, or an id set aside
+    /// there for a game that begins later (one waiting for its second player).
+    placed: HashSet<SessionId>,
     /// In a game world: the sessions changed and stored since the town was last told, and
     /// what wakes the teller.
     telling: Option<(BTreeSet<SessionId>, tokio::sync::watch::Sender<u64>)>,
 }
 
 impl Following {
-    /// The copies held, in order, for the tests' fingerprint of the world (what is yet to be
+    /// The copies held and the ids placed, in order, for the tests' fingerprint of the world (what is yet to be
     /// told is the teller's, and a test sees it told).
     #[cfg(feature = "testing")]
     pub(in crate::world) fn fingerprint(&self) -> String {
-        let mut copies: Vec<u64> = self.copies.iter().map(|id| id.number()).collect();
-        copies.sort_unstable();
-        format!("{copies:?}")
+        let sorted = |ids: &HashSet<SessionId>| {
+            let mut ids: Vec<u64> = ids.iter().map(|id| id.number()).collect();
+            ids.sort_unstable();
+            ids
+        };
+        format!(
+            "copies: {:?}, placed: {:?}",
+            sorted(&self.copies),
+            sorted(&self.placed)
+        )
     }
 }
 
@@ -98,6 +108,28 @@ impl World {
     /// Whether session `id` here is a copy of one a game world plays.
     pub fn is_copy(&self, id: SessionId) -> bool {
         self.following.copies.contains(&id)
+    }
+
+    /// Notes that the town placed session `id` on a game world.
+    pub fn place(&mut self, id: SessionId) {
+        self.following.placed.insert(id);
+        self.keep_session_id(id);
+    }
+
+    /// Forgets that it did (the game world refused to make it).
+    pub fn unplace(&mut self, id: SessionId) {
+        self.following.placed.remove(&id);
+    }
+
+    /// Refuses, handing the command to the game world that holds it ([`Cx::elsewhere`]), what
+    /// would begin or play session `id` if the town placed it on a game world: a copy, or an
+    /// id set aside there for a game that has not begun.
+    pub fn held_elsewhere(&self, cx: &mut Cx, id: SessionId) -> Result<(), HostError> {
+        if self.is_copy(id) || self.following.placed.contains(&id) {
+            cx.elsewhere = Some(id);
+            return Err(World::played_elsewhere(id));
+        }
+        Ok(())
     }
 
     /// The refusal of anything that would play copy `id` here.
@@ -292,6 +324,7 @@ impl World {
         });
         let news = format!("#{id}: a new {} game: {}.", t.id, session.players_line());
         self.following.copies.insert(id);
+        self.following.placed.insert(id);
         self.keep_session(session);
         self.keep_session_id(id);
         cx.changed.push(Awaited::Session(id));
