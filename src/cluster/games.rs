@@ -56,8 +56,8 @@ const ANSWER_WITHIN: Duration = Duration::from_secs(45);
 /// moves (`game`, a session's number where it is one).
 const SESSION_ARGS: [&str; 5] = ["session_id", "game_id", "matchId", "match_id", "game"];
 
-/// The most verbs typed for placed sessions that may wait to be handed to their game worlds;
-/// one more is refused, saying so.
+/// The most verbs typed for placed sessions that may be on their way to their game worlds at
+/// once, and as many again waiting to go; one more is refused, saying so.
 pub const HANDED_AT_ONCE: usize = 1024;
 
 /// The game worlds the town has heard, for as long as it runs, and where its sessions are.
@@ -642,6 +642,7 @@ async fn take(door: &Door, tools: &Tools, call: GameCall) -> Called {
         GameAsk::Verb { verb, .. } | GameAsk::Typed { verb, .. } => {
             crate::games::find(verb).is_some_and(|e| e.read_only)
         }
+        GameAsk::Web { post, .. } => !post,
         GameAsk::Tool(tool) => crate::games::find_tool(&tool.name, crate::games::toolsets())
             .is_some_and(|e| e.read_only),
     };
@@ -682,30 +683,7 @@ async fn take(door: &Door, tools: &Tools, call: GameCall) -> Called {
             let entry = crate::games::find(&verb)
                 .filter(|e| e.name == verb)
                 .ok_or(CallRefused::NoSuchVerb(verb))?;
-            // Its typist is brought in, as an agent's first tool call brings it in: a verb may
-            // ask where they stand.
-            let here = door
-                .world
-                .call(agent.clone(), Face::Telnet, |w, cx| w.is_present(&cx.actor))
-                .await
-                .map_err(CallRefused::Unavailable)?;
-            if !here {
-                let row = door
-                    .store
-                    .agent_by_id(&agent)
-                    .await
-                    .ok()
-                    .flatten()
-                    .ok_or(CallRefused::Unavailable(Unavailable::Storage))?;
-                door.world
-                    .call(agent.clone(), Face::Telnet, move |w, cx| {
-                        if !w.is_present(&cx.actor) {
-                            w.arrive_agent(cx, row);
-                        }
-                    })
-                    .await
-                    .map_err(CallRefused::Unavailable)?;
-            }
+            bring_in(door, &agent).await?;
             // Its refusal is its answer, as it would be where it was typed.
             let lines = door
                 .world
@@ -720,6 +698,24 @@ async fn take(door: &Door, tools: &Tools, call: GameCall) -> Called {
                 .map_err(CallRefused::Unavailable)?;
             super::calls::written(&lines)
         }
+        GameAsk::Web {
+            path,
+            post,
+            id,
+            args,
+        } => {
+            let action =
+                super::visits::action_at(&path, post).ok_or(CallRefused::NoSuchVerb(path))?;
+            bring_in(door, &agent).await?;
+            let done = door
+                .world
+                .call(agent, Face::Rest, move |w, cx| {
+                    (action.run)(w, cx, Some(SessionId::from(id)), args)
+                })
+                .await
+                .map_err(CallRefused::Unavailable)?;
+            super::calls::written(&done.map_err(super::calls::Refusal::from))
+        }
         GameAsk::Tool(tool) => {
             if let Some(id) = session {
                 door.world
@@ -732,6 +728,64 @@ async fn take(door: &Door, tools: &Tools, call: GameCall) -> Called {
                 .map_err(CallRefused::Tool)
         }
     }
+}
+
+/// Brings `agent` into this game world if it is not here, as an agent's first tool call
+/// brings it in: a verb or a button handed over from the town may ask where they stand.
+async fn bring_in(door: &Door, agent: &AgentId) -> Result<(), CallRefused> {
+    let here = door
+        .world
+        .call(agent.clone(), Face::Rest, |w, cx| w.is_present(&cx.actor))
+        .await
+        .map_err(CallRefused::Unavailable)?;
+    if here {
+        return Ok(());
+    }
+    let row = door
+        .store
+        .agent_by_id(agent)
+        .await
+        .ok()
+        .flatten()
+        .ok_or(CallRefused::Unavailable(Unavailable::Storage))?;
+    door.world
+        .call(agent.clone(), Face::Rest, move |w, cx| {
+            if !w.is_present(&cx.actor) {
+                w.arrive_agent(cx, row);
+            }
+        })
+        .await
+        .map_err(CallRefused::Unavailable)
+}
+
+/// The town's side of a web page's button pressed on a session placed on a game world: pressed
+/// there by `agent`, and its result or refusal from there.
+pub async fn pressed_there(
+    door: &Door,
+    agent: &AgentId,
+    id: SessionId,
+    path: String,
+    post: bool,
+    args: serde_json::Value,
+) -> Result<Result<serde_json::Value, super::calls::Refusal>, CallRefused> {
+    let worlds = &door.game_worlds;
+    let (Some(to), Some(caller)) = (worlds.placed_on(id), card(door, agent)) else {
+        return Err(CallRefused::Away);
+    };
+    let call = GameCall {
+        id: 0,
+        caller,
+        cards: Vec::new(),
+        ask: GameAsk::Web {
+            path,
+            post,
+            id: id.number(),
+            args,
+        },
+        session: None,
+    };
+    let raw = worlds.forward(&to, call).await?;
+    serde_json::from_str(raw.get()).map_err(|_| CallRefused::Unavailable(Unavailable::Internal))
 }
 
 /// The town's side: answers the game worlds' beats heard on `beats` (subscribed to
@@ -859,6 +913,9 @@ pub async fn hand_over(door: Arc<Door>, stop: CancellationToken) {
     let Some(mut handed) = lock(&door.game_worlds.handed).take() else {
         return;
     };
+    // So many wait on game worlds at once; the rest wait in the channel, and past it are
+    // refused, saying so.
+    let in_flight = Arc::new(tokio::sync::Semaphore::new(HANDED_AT_ONCE));
     loop {
         let h = tokio::select! {
             _ = stop.cancelled() => return,
@@ -867,8 +924,12 @@ pub async fn hand_over(door: Arc<Door>, stop: CancellationToken) {
                 None => return,
             },
         };
+        let Ok(permit) = in_flight.clone().acquire_owned().await else {
+            return;
+        };
         let door = door.clone();
         tokio::spawn(async move {
+            let _permit = permit;
             let (agent, session) = (h.agent.clone(), h.session);
             let lines = typed_there(&door, h).await;
             let told = door

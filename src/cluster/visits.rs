@@ -434,21 +434,39 @@ impl Door {
             }
         };
         let args = call.args;
-        let done = self
+        let (done, handed) = self
             .world
-            .call(actor, Face::Rest, move |w, cx| {
+            .call(actor.clone(), Face::Rest, move |w, cx| {
                 if let Some(row) = row {
                     w.arrive_agent(cx, row);
                     // A page that asks is a client still there, as an agent's call is: its
                     // person is not swept away as silent while it reads.
                     w.heard(&cx.actor, cx.now);
                 }
-                (action.run)(w, cx, sid, args)
+                let kept = args.clone();
+                let done = (action.run)(w, cx, sid, args);
+                // A button on a game played on a game world is pressed there: nothing of it
+                // stands here.
+                match (cx.elsewhere.take(), &done) {
+                    (Some(id), Err(_)) => {
+                        cx.roll_back(w);
+                        (done, Some((id, kept)))
+                    }
+                    _ => (done, None),
+                }
             })
             .await
             .map_err(CallRefused::Unavailable)?;
-        Ok(done.map_err(|e| ActionRefused::Verb {
-            refusal: e.into(),
+        let done = match handed {
+            Some((id, args)) => {
+                let path = call.path.clone();
+                super::games::pressed_there(self, &actor, id, path, call.post.is_some(), args)
+                    .await?
+            }
+            None => done.map_err(Refusal::from),
+        };
+        Ok(done.map_err(|refusal| ActionRefused::Verb {
+            refusal,
             status: action.refused,
         }))
     }

@@ -283,6 +283,14 @@ pub enum GameAsk {
         verb: String,
         args: serde_json::Value,
     },
+    /// A web page's button (the action at `path`, asked for with POST if `post`) on session
+    /// `id`, answered with its result or its refusal.
+    Web {
+        path: String,
+        post: bool,
+        id: u64,
+        args: serde_json::Value,
+    },
 }
 
 /// A game world's beat: who it is (its name, and this run of it), what it speaks, and how

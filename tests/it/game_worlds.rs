@@ -536,7 +536,8 @@ async fn a_werewolf_match_on_a_game_world_shows_its_player_only_what_its_seat_ma
 /// Eve, on telnet at the table, hears it begin and each move the moment it is stored there,
 /// `look` shows it, and its web page its position. The moves she types are handed to the game
 /// world and answered from there (a move out of turn is refused here, as its copy shows);
-/// `GET /sessions` lists it once, and it counts toward the town's limit of running sessions
+/// a move made with its web page's button is made there too; `GET /sessions` lists it once,
+/// and it counts toward the town's limit of running sessions
 /// (one, here, where the game world's is fifty). The town killed (kill -9) and started again
 /// rebuilds it from the game world without telling her again what she heard, and tells her
 /// the next move.
@@ -679,6 +680,35 @@ async fn a_game_placed_on_a_game_world_is_watched_in_the_town_as_its_own() {
         "The game world that plays #{id} is away: nothing was done."
     ))
     .await;
+    // Back, it takes the move she makes with the game's web page, signed in there.
+    let _g1 = games(&broker.url, &g1_db, "g1");
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let (cookie, csrf) = crate::web::sign_in(a.http_addr, "Eve", "pw-Eve-moot").await;
+    let press = |mv: &'static str| {
+        let (cookie, csrf, http, id) = (cookie.clone(), csrf.clone(), a.http_addr, id.clone());
+        async move {
+            let pressed = reqwest::Client::new()
+                .post(format!("http://{http}/chess/{id}/move"))
+                .header("cookie", &cookie)
+                .header("x-csrf-token", &csrf)
+                .json(&serde_json::json!({ "move": mv }))
+                .send()
+                .await
+                .unwrap();
+            let status = pressed.status().as_u16();
+            (status, pressed.text().await.unwrap())
+        }
+    };
+    let (status, answer) = press("b8c6").await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        api.logged(&id, &eve_token).await,
+        ["e2e4", "e7e5", "g1f3", "b8c6"]
+    );
+    // Out of turn: the game world's refusal is the button's.
+    let (status, answer) = press("g8f6").await;
+    assert_eq!(status, 409, "{answer}");
+    assert!(answer.contains("not your move"), "{answer}");
     a.running.shutdown().await;
 }
 
