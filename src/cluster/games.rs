@@ -30,6 +30,7 @@ use super::calls::{CallRefused, Called, Credential, McpAsk, ToolCall, Tools, Ver
 use super::wire::{self, Card, GameAsk, GameBeat, GameCall, GameHeard};
 use moot_kernel::store::IdentityRow;
 use moot_kernel::store::keys::{self, StateRow};
+use moot_kernel::verbs::sessions::{SessionList, SessionListView};
 use moot_kernel::verbs::{Verb, VerbEntry};
 use moot_kernel::world::sessions::{Followed, Recorded, SessionId, Told, parse_id};
 use moot_kernel::world::{AgentId, Face, Unavailable, WorldHandle};
@@ -316,7 +317,7 @@ pub async fn tool(door: &Door, tools: &Tools, call: ToolCall) -> Called {
     let agent =
         super::calls::vouch(&door.directory, &call.credential).map_err(CallRefused::Unvouched)?;
     let agent = AgentId::from(agent);
-    if let Some(called) = tool_elsewhere(door, &agent, &call).await {
+    if let Some(called) = tool_elsewhere(door, tools, &agent, &call).await {
         return called;
     }
     door.tool_as(tools, agent, call).await
@@ -331,8 +332,8 @@ async fn verb_elsewhere(
     agent: &AgentId,
     call: &VerbCall,
 ) -> Option<Called> {
-    if entry.name == moot_kernel::verbs::sessions::SessionList::NAME {
-        return listed_everywhere(door, entry, agent, call).await;
+    if entry.name == SessionList::NAME {
+        return verb_listed_everywhere(door, entry, agent, call).await;
     }
     // Arguments that are no object name no session: the town refuses them itself.
     let args = call.args.as_object()?;
@@ -346,14 +347,17 @@ async fn verb_elsewhere(
     .await
 }
 
-/// The caller's sessions (`session_list`) wherever they are: the town's own and each game
-/// world's alive (one away cannot say, and its sessions are missing until it is back), in
-/// the order of their ids; `None` while no game world is alive.
+/// The caller's sessions (`session_list`) wherever they are: the town's own (`own`) and each
+/// game world's alive (one away cannot say, and its sessions are missing until it is back),
+/// each asked with `ask`, in the order of their ids; `None` while no game world is alive.
+/// `read` finds the list in an answer, and `write` puts the merged list in the town's.
 async fn listed_everywhere(
     door: &Door,
-    entry: &'static VerbEntry,
     agent: &AgentId,
-    call: &VerbCall,
+    own: impl std::future::Future<Output = Called>,
+    ask: GameAsk,
+    read: fn(&serde_json::value::RawValue) -> Option<SessionListView>,
+    write: fn(Box<serde_json::value::RawValue>, SessionListView) -> Called,
 ) -> Option<Called> {
     let worlds = &door.game_worlds;
     worlds.link.get()?;
@@ -367,55 +371,91 @@ async fn listed_everywhere(
             id: 0,
             caller: caller.clone(),
             cards: Vec::new(),
-            ask: GameAsk::Verb {
-                face: call.face,
-                verb: call.verb.clone(),
-                args: call.args.clone(),
-            },
+            ask: ask.clone(),
             session: None,
         };
         async move { worlds.forward(name, call).await }
     });
     let theirs = futures_util::future::join_all(asked);
-    let own = door.call_as(entry, agent.clone(), call.face, call.args.clone(), None);
     let (own, theirs) = tokio::join!(own, theirs);
-    let listed = |raw: &serde_json::value::RawValue| -> Vec<serde_json::Value> {
-        serde_json::from_str::<serde_json::Value>(raw.get())
-            .ok()
-            .and_then(|v| v.get("sessions").and_then(|s| s.as_array()).cloned())
-            .unwrap_or_default()
-    };
     let own = match own {
-        Ok(raw) => listed(&raw),
+        Ok(raw) => raw,
         Err(refused) => return Some(Err(refused)),
     };
     // A placed session is listed by its game world; the town's copy of it only if that one
     // could not say.
-    let mut sessions: Vec<serde_json::Value> = theirs
-        .into_iter()
+    let lists = theirs
+        .iter()
         .flatten()
-        .flat_map(|raw| listed(&raw))
-        .collect();
-    sessions.extend(own);
-    let id = |s: &serde_json::Value| {
-        s["session_id"]
-            .as_str()
-            .and_then(|id| id.parse::<u64>().ok())
-            .unwrap_or(u64::MAX)
+        .map(|raw| read(raw))
+        .chain([read(&own)]);
+    Some(write(own, SessionListView::merged(lists.flatten())))
+}
+
+/// [`listed_everywhere`] for a verb call: its answer is the list.
+async fn verb_listed_everywhere(
+    door: &Door,
+    entry: &'static VerbEntry,
+    agent: &AgentId,
+    call: &VerbCall,
+) -> Option<Called> {
+    let ask = GameAsk::Verb {
+        face: call.face,
+        verb: call.verb.clone(),
+        args: call.args.clone(),
     };
-    sessions.sort_by_key(id);
-    sessions.dedup_by_key(|s| id(s));
-    Some(super::calls::written(
-        &serde_json::json!({ "sessions": sessions }),
-    ))
+    let own = door.call_as(entry, agent.clone(), call.face, call.args.clone(), None);
+    let read = |raw: &serde_json::value::RawValue| serde_json::from_str(raw.get()).ok();
+    let write = |_, merged: SessionListView| super::calls::written(&merged);
+    listed_everywhere(door, agent, own, ask, read, write).await
+}
+
+/// [`listed_everywhere`] for an MCP tool call: its answer is a tool result, the list its
+/// structured content and its text.
+async fn tool_listed_everywhere(
+    door: &Door,
+    tools: &Tools,
+    agent: &AgentId,
+    call: &ToolCall,
+) -> Option<Called> {
+    let ask = GameAsk::Tool(ToolCall {
+        credential: Credential::Nobody,
+        ..call.clone()
+    });
+    let own = door.tool_as(tools, agent.clone(), call.clone());
+    let read = |raw: &serde_json::value::RawValue| {
+        let result: serde_json::Value = serde_json::from_str(raw.get()).ok()?;
+        serde_json::from_value(result.get("structuredContent")?.clone()).ok()
+    };
+    let write = |own: Box<serde_json::value::RawValue>, merged: SessionListView| {
+        let Ok(mut result) = serde_json::from_str::<serde_json::Value>(own.get()) else {
+            return Ok(own);
+        };
+        if result.get("structuredContent").is_none() {
+            return Ok(own);
+        }
+        result["content"] =
+            serde_json::json!([{ "type": "text", "text": merged.text().join("\n") }]);
+        result["structuredContent"] = serde_json::json!(merged);
+        super::calls::written(&result)
+    };
+    listed_everywhere(door, agent, own, ask, read, write).await
 }
 
 /// [`verb_elsewhere`] for an MCP tool call: the same verbs, placed and handed over the same
 /// way, and answered by the game world's own MCP server.
-async fn tool_elsewhere(door: &Door, agent: &AgentId, call: &ToolCall) -> Option<Called> {
+async fn tool_elsewhere(
+    door: &Door,
+    tools: &Tools,
+    agent: &AgentId,
+    call: &ToolCall,
+) -> Option<Called> {
     let none = serde_json::Map::new();
     let args = call.arguments.as_ref().unwrap_or(&none);
     let entry = crate::games::find_tool(&call.name, crate::games::toolsets());
+    if entry.is_some_and(|e| e.name == SessionList::NAME) {
+        return tool_listed_everywhere(door, tools, agent, call).await;
+    }
     let creates = entry.is_some_and(|e| e.placed);
     let writes = entry.is_none_or(|e| !e.read_only);
     elsewhere(door, creates, writes, agent, args, |args| {

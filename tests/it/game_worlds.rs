@@ -295,6 +295,21 @@ async fn sessions_made_while_game_worlds_are_alive_are_placed_on_the_least_loade
         .as_str()
         .unwrap_or_else(|| panic!("{made}"))
         .to_owned();
+    // Waiting for her answer on its game world, it is in the list MCP gives her, as in REST's.
+    let listed = tool(&ann, "session_list", serde_json::json!({})).await;
+    let ids: Vec<&str> = listed["structuredContent"]["sessions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listed}"))
+        .iter()
+        .filter_map(|s| s["session_id"].as_str())
+        .collect();
+    assert_eq!(ids, [one.as_str(), three.as_str()], "{listed}");
+    assert!(
+        listed["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains(&format!("{three} (chess.v1)"))),
+        "{listed}"
+    );
     let accepted = tool(
         &ann,
         "session_accept",

@@ -245,9 +245,38 @@ participants may. Returns every action in order, with who took it and when.";
     }
 }
 
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, serde::Deserialize, JsonSchema)]
 pub struct SessionListView {
     pub sessions: Vec<Summary>,
+}
+
+impl SessionListView {
+    /// The list as a person reads it.
+    pub fn text(&self) -> Vec<String> {
+        if self.sessions.is_empty() {
+            return vec!["You take part in no sessions.".to_owned()];
+        }
+        self.sessions
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} ({}): {}, tick {}, you are {}.",
+                    s.session_id, s.template, s.status, s.tick, s.your_role
+                )
+            })
+            .collect()
+    }
+
+    /// Several worlds' lists as one: each session once (the first list's word on it stands),
+    /// in the order of their ids.
+    pub fn merged(lists: impl IntoIterator<Item = SessionListView>) -> SessionListView {
+        let mut sessions: Vec<Summary> = lists.into_iter().flat_map(|l| l.sessions).collect();
+        let id = |s: &Summary| s.session_id.parse::<u64>().unwrap_or(u64::MAX);
+        // Stable: among rows of one id, the first list's stays first.
+        sessions.sort_by_key(id);
+        sessions.dedup_by_key(|s| id(s));
+        SessionListView { sessions }
+    }
 }
 
 pub struct SessionList;
@@ -271,20 +300,9 @@ Returns each one's id, template, status and your role.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, _: NoArgs) -> Result<Reply<SessionListView>, VerbError> {
-        let sessions = world.sessions_of(&cx.actor);
-        let text = if sessions.is_empty() {
-            vec!["You take part in no sessions.".to_owned()]
-        } else {
-            sessions
-                .iter()
-                .map(|s| {
-                    format!(
-                        "{} ({}): {}, tick {}, you are {}.",
-                        s.session_id, s.template, s.status, s.tick, s.your_role
-                    )
-                })
-                .collect()
+        let view = SessionListView {
+            sessions: world.sessions_of(&cx.actor),
         };
-        Ok(Reply::new(text, SessionListView { sessions }))
+        Ok(Reply::new(view.text(), view))
     }
 }

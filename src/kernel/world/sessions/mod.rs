@@ -409,7 +409,7 @@ pub struct Played {
     pub status: String,
 }
 
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Summary {
     pub session_id: String,
     pub template: String,
