@@ -61,6 +61,9 @@ const SESSION_ARGS: [&str; 5] = ["session_id", "game_id", "matchId", "match_id",
 /// once, and as many again waiting to go; one more is refused, saying so.
 pub const HANDED_AT_ONCE: usize = 1024;
 
+/// The most verbs one typist may have waiting behind the one a game world is answering.
+const TYPED_AHEAD: usize = 16;
+
 /// The game worlds the town has heard, for as long as it runs, and where its sessions are.
 #[derive(Default)]
 pub struct GameWorlds {
@@ -74,6 +77,8 @@ pub struct GameWorlds {
     link: std::sync::OnceLock<async_nats::Client>,
     /// The number of the last call handed to a game world.
     calls: std::sync::atomic::AtomicU64,
+    /// The sessions whose copies are being caught up now.
+    catching: Mutex<std::collections::HashSet<u64>>,
 }
 
 struct Seen {
@@ -533,12 +538,16 @@ async fn elsewhere(
         session: session.map(SessionId::number),
     };
     let answered = worlds.forward(&to, call).await;
-    // A session its game world did not make (refused, or never handed over) was not placed.
+    // A session its game world did not make (refused, or never handed over) was not placed;
+    // a tool refuses with a result that says it is an error.
+    let refused = match &answered {
+        Err(CallRefused::Verb(_) | CallRefused::Away | CallRefused::TooLarge(_)) => true,
+        Ok(raw) if session.is_some() => serde_json::from_str::<serde_json::Value>(raw.get())
+            .is_ok_and(|v| v.get("isError") == Some(&serde_json::Value::Bool(true))),
+        _ => false,
+    };
     if let Some(id) = session
-        && matches!(
-            answered,
-            Err(CallRefused::Verb(_) | CallRefused::Away | CallRefused::TooLarge(_))
-        )
+        && refused
     {
         worlds.unplace(id);
         let _ = door
@@ -953,9 +962,11 @@ pub async fn hand_over(door: Arc<Door>, stop: CancellationToken) {
     let Some(mut handed) = lock(&door.game_worlds.handed).take() else {
         return;
     };
-    // So many wait on game worlds at once; the rest wait in the channel, and past it are
-    // refused, saying so.
+    // Each typist's verbs go one after another, in the order typed, as the town takes their
+    // lines; so many typists' at once, the rest waiting in the channel (and past it refused,
+    // saying so).
     let in_flight = Arc::new(tokio::sync::Semaphore::new(HANDED_AT_ONCE));
+    let lanes: Lanes = Arc::default();
     loop {
         let h = tokio::select! {
             _ = stop.cancelled() => return,
@@ -964,26 +975,98 @@ pub async fn hand_over(door: Arc<Door>, stop: CancellationToken) {
                 None => return,
             },
         };
-        let Ok(permit) = in_flight.clone().acquire_owned().await else {
-            return;
+        let agent = h.agent.clone();
+        let fresh = {
+            let mut open = lock(&lanes);
+            match open.get(&agent) {
+                Some(lane) => {
+                    if let Err(full) = lane.try_send(h) {
+                        let h = full.into_inner();
+                        let (world, game) = (door.world.clone(), h.session);
+                        tokio::spawn(async move {
+                            let line = format!(
+                                "#{game} is played on one of the town's game worlds, which has \
+                                 not yet answered what you typed before: nothing was done; try \
+                                 again in a moment."
+                            );
+                            let who = h.agent.clone();
+                            let _ = world
+                                .call(h.agent, Face::Telnet, move |_, cx| cx.tell(&who, line))
+                                .await;
+                        });
+                    }
+                    None
+                }
+                None => {
+                    let (lane, rx) = tokio::sync::mpsc::channel(TYPED_AHEAD);
+                    let _ = lane.try_send(h);
+                    open.insert(agent.clone(), lane);
+                    Some(rx)
+                }
+            }
         };
-        let door = door.clone();
+        let Some(rx) = fresh else { continue };
+        let permit = tokio::select! {
+            _ = stop.cancelled() => return,
+            permit = in_flight.clone().acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => return,
+            },
+        };
+        let (door, stop, lanes) = (door.clone(), stop.clone(), lanes.clone());
         tokio::spawn(async move {
             let _permit = permit;
-            let (agent, session) = (h.agent.clone(), h.session);
-            let lines = typed_there(&door, h).await;
-            let told = door
-                .world
-                .call(agent.clone(), Face::Telnet, move |_, cx| {
-                    for line in lines {
-                        cx.tell(&agent, line);
-                    }
-                })
-                .await;
-            if let Err(e) = told {
-                tracing::warn!(error = %e, session = session.number(), "cannot tell a typist the answer of a game world");
+            tokio::select! {
+                _ = stop.cancelled() => {}
+                _ = typist_lane(&door, &lanes, agent, rx) => {}
             }
         });
+    }
+}
+
+/// The verbs each typist has on their way to game worlds, by typist.
+type Lanes = Arc<
+    Mutex<
+        std::collections::HashMap<AgentId, tokio::sync::mpsc::Sender<moot_kernel::world::Handed>>,
+    >,
+>;
+
+/// Hands `agent`'s verbs over one after another, telling them each answer, until none waits.
+async fn typist_lane(
+    door: &Door,
+    lanes: &Lanes,
+    agent: AgentId,
+    mut rx: tokio::sync::mpsc::Receiver<moot_kernel::world::Handed>,
+) {
+    loop {
+        let h = match rx.try_recv() {
+            Ok(h) => h,
+            Err(_) => {
+                // Closed under the lock, so that nothing is sent to a lane nobody reads.
+                let mut open = lock(lanes);
+                match rx.try_recv() {
+                    Ok(h) => h,
+                    Err(_) => {
+                        open.remove(&agent);
+                        return;
+                    }
+                }
+            }
+        };
+        let session = h.session;
+        let lines = typed_there(door, h).await;
+        let to = agent.clone();
+        let told = door
+            .world
+            .call(agent.clone(), Face::Telnet, move |_, cx| {
+                for line in lines {
+                    cx.tell(&to, line);
+                }
+            })
+            .await;
+        if let Err(e) = told {
+            tracing::warn!(error = %e, session = session.number(), "cannot tell a typist the answer of a game world");
+        }
     }
 }
 
@@ -1049,7 +1132,8 @@ pub async fn tell(
     else {
         return;
     };
-    // How far each running session has been told; an ended one, told to its end, is let go.
+    // How far each session has been told in this run (an ended one too, so that a word said
+    // at its table, which changes nothing of its log, is not told again from its beginning).
     let told: Arc<Mutex<std::collections::HashMap<SessionId, u64>>> = Arc::default();
     let mut sweep = false;
     let subject = wire::game_told(&name);
@@ -1065,18 +1149,21 @@ pub async fn tell(
                 let mut out = Vec::new();
                 for id in w.changed_since_told(all) {
                     let Some(s) = w.session(id) else { continue };
-                    let (ended, tick) = (s.game.is_terminal(), s.tick);
+                    let tick = s.tick;
                     let mut from = match told.get(&id) {
                         Some(&from) if from >= tick => continue,
                         Some(&from) => from,
-                        // One let go (ended, told whole) changes no more.
-                        None if all && ended => continue,
                         None => 0,
                     };
                     while let Some(t) = w.told(id, from) {
+                        // One that ended before this run began is the town's already, or
+                        // caught up when it asks.
+                        if from == 0 && !t.fresh && s.game.is_terminal() {
+                            break;
+                        }
                         from = t.from + t.log.len() as u64;
                         let whole = from >= t.tick;
-                        out.push((t, ended && whole));
+                        out.push(t);
                         if whole {
                             break;
                         }
@@ -1090,15 +1177,8 @@ pub async fn tell(
             sweep = true;
             continue;
         };
-        for (t, ended) in out {
-            {
-                let mut told = lock(&told);
-                let id = SessionId::from(t.id);
-                match ended {
-                    true => told.remove(&id),
-                    false => told.insert(id, t.from + t.log.len() as u64),
-                };
-            }
+        for t in out {
+            lock(&told).insert(SessionId::from(t.id), t.from + t.log.len() as u64);
             let Ok(body) = serde_json::to_vec(&t) else {
                 continue;
             };
@@ -1187,11 +1267,10 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
                     let mut behind = Vec::new();
                     for (name, t) in heard {
                         let id = SessionId::from(t.id);
-                        let from = t.from;
                         // What is told as news has not been counted here yet.
                         match w.follow(cx, t, 0, &Recorded::default()) {
                             Ok(Followed::Kept) => {}
-                            Ok(Followed::Behind) => behind.push((name, id, from)),
+                            Ok(Followed::Behind) => behind.push((name, id)),
                             Err(why) => {
                                 tracing::warn!(%name, %why, "a game world told of a session that does not replay here")
                             }
@@ -1202,12 +1281,12 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
             )
             .await
             .unwrap_or_default();
-        for (name, id, from) in behind {
+        for (name, id) in behind {
             let (door, stop) = (door.clone(), stop.clone());
             tokio::spawn(async move {
                 tokio::select! {
                     _ = stop.cancelled() => {}
-                    _ = catch_up(&door, &name, id, from) => {}
+                    _ = catch_up(&door, &name, id, None) => {}
                 }
             });
         }
@@ -1215,14 +1294,25 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
 }
 
 /// Asks game world `name` for what the town's copy of session `id` lacks, until it has it
-/// all: told to its followers if a copy was here before; if not (the town has just started,
-/// and nobody missed what it had not yet heard), rebuilt in silence up to tick `news`, the
-/// first the town was told as news.
-async fn catch_up(door: &Door, name: &str, id: SessionId, news: u64) {
+/// all, and takes it in silence: what was missed is shown by the game itself (its board, its
+/// page), not told after the fact, so that nothing anyone heard before the town started
+/// again is told twice. A result is counted unless the town has stored it. One catch-up of a
+/// session at a time: another asked meanwhile finds it under way.
+async fn catch_up(door: &Door, name: &str, id: SessionId, known: Option<Recorded>) {
     let worlds = &door.game_worlds;
     let Some(client) = worlds.link.get() else {
         return;
     };
+    if !lock(&worlds.catching).insert(id.number()) {
+        return;
+    }
+    struct Caught<'a>(&'a GameWorlds, u64);
+    impl Drop for Caught<'_> {
+        fn drop(&mut self) {
+            lock(&self.0.catching).remove(&self.1);
+        }
+    }
+    let _caught = Caught(worlds, id.number());
     let held = door
         .world
         .call(
@@ -1232,20 +1322,23 @@ async fn catch_up(door: &Door, name: &str, id: SessionId, news: u64) {
         )
         .await
         .unwrap_or_default();
-    let announce_from = if held.is_some() { 0 } else { news };
+    let announce_from = u64::MAX;
     let mut from = held.unwrap_or(0);
     // The results the town counted before it started again are not counted twice.
     let session = id.to_string();
-    let recorded = match door
-        .store
-        .read(move |c| moot_kernel::store::standings::recorded(c, &session))
-        .await
-    {
-        Ok((ticks, moves)) => Arc::new(Recorded { ticks, moves }),
-        Err(e) => {
-            tracing::warn!(error = %e, session = id.number(), "cannot read what the town counted of a placed session");
-            return;
-        }
+    let recorded = match known {
+        Some(known) => Arc::new(known),
+        None => match door
+            .store
+            .read(move |c| moot_kernel::store::standings::recorded(c, &session))
+            .await
+        {
+            Ok((ticks, moves)) => Arc::new(Recorded { ticks, moves }),
+            Err(e) => {
+                tracing::warn!(error = %e, session = id.number(), "cannot read what the town counted of a placed session");
+                return;
+            }
+        },
     };
     loop {
         let Some(run) = worlds.alive_run(name, Instant::now()) else {
@@ -1313,8 +1406,21 @@ async fn catch_up_all(door: Arc<Door>, name: String) {
         )
         .await
         .unwrap_or_default();
+    // What the town counted of them all, read once.
+    let mut counted = match door
+        .store
+        .read(moot_kernel::store::standings::recorded_all)
+        .await
+    {
+        Ok(counted) => counted,
+        Err(e) => {
+            tracing::warn!(error = %e, %name, "cannot read what the town counted of its placed sessions");
+            return;
+        }
+    };
     for id in ids.into_iter().filter(|id| !ended.contains(id)) {
-        catch_up(&door, &name, id, u64::MAX).await;
+        let (ticks, moves) = counted.remove(&id.to_string()).unwrap_or_default();
+        catch_up(&door, &name, id, Some(Recorded { ticks, moves })).await;
     }
 }
 

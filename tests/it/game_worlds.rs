@@ -553,8 +553,8 @@ async fn a_werewolf_match_on_a_game_world_shows_its_player_only_what_its_seat_ma
 /// world and answered from there (a move out of turn is refused here, as its copy shows);
 /// a move made with its web page's button is made there too; `GET /sessions` lists it once,
 /// and it counts toward the town's limit of running sessions
-/// (one, here, where the game world's is fifty). The town killed (kill -9) and started again
-/// rebuilds it from the game world without telling her again what she heard, and tells her
+/// (one, here, where the game world's is fifty). The town and its game world killed (kill
+/// -9) and started again rebuild it without telling her again what she heard, and tell her
 /// the next move.
 #[tokio::test]
 async fn a_game_placed_on_a_game_world_is_watched_in_the_town_as_its_own() {
@@ -657,10 +657,15 @@ async fn a_game_placed_on_a_game_world_is_watched_in_the_town_as_its_own() {
         .collect();
     assert_eq!(ids, [id.as_str()], "{list}");
 
-    // The town killed and started again: rebuilt from the game world, in silence.
+    // The town and the game world both killed and started again, the town first: the game
+    // world tells again, from its beginning, the game it runs, and the town rebuilds it from
+    // that in silence.
     town.kill().unwrap();
     town.wait().unwrap();
+    g1.kill().unwrap();
+    g1.wait().unwrap();
     let _town = world_process_with(&broker.url, &town_db, "60s", &flags).await;
+    let mut g1 = games(&broker.url, &g1_db, "g1");
     let mut heard = Vec::new();
     let mut shown = false;
     for _ in 0..200 {

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 /// One player's counts in one session while it runs (stored as they happen, so a restart
 /// keeps them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Tally {
     /// Actions the game's rules refused.
     pub refused: u32,

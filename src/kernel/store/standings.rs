@@ -169,25 +169,50 @@ pub fn latest_moves(c: &mut Sql) -> sql::Result<HashMap<String, Vec<Moved>>> {
     Ok(out.into_iter().map(|(k, (_, v))| (k, v)).collect())
 }
 
-/// What is stored of session `session`'s decided results: the ticks of the actions that
-/// decided them, and the latest one's changes (what its report shows).
-pub fn recorded(c: &mut Sql, session: &str) -> sql::Result<(BTreeSet<u64>, Vec<Moved>)> {
+/// What is stored of a session's decided results: the ticks of the actions that decided
+/// them, and the latest one's changes (what its report shows).
+pub type Counted = (BTreeSet<u64>, Vec<Moved>);
+
+/// What is stored of session `session`'s decided results.
+pub fn recorded(c: &mut Sql, session: &str) -> sql::Result<Counted> {
     let rows = c.query(
         "SELECT action_id, agent_id, board, rating_before, deviation_before, rating, deviation,
                 volatility
          FROM standing_changes WHERE action_id LIKE ?1 ORDER BY rowid",
         args![format!("{session}.%")],
     )?;
-    let (mut ticks, mut latest) = (BTreeSet::new(), (0, Vec::new()));
-    for r in &rows {
+    Ok(recorded_of(&rows, Some(session))?
+        .remove(session)
+        .unwrap_or_default())
+}
+
+/// [`recorded`] for every session at once, by id: one reading of the table, for a town that
+/// rebuilds all its copies.
+pub fn recorded_all(c: &mut Sql) -> sql::Result<HashMap<String, Counted>> {
+    let rows = c.query(
+        "SELECT action_id, agent_id, board, rating_before, deviation_before, rating, deviation,
+                volatility
+         FROM standing_changes ORDER BY rowid",
+        &[],
+    )?;
+    recorded_of(&rows, None)
+}
+
+/// The rows' decided results by session (only `only`'s, if given).
+fn recorded_of(rows: &[Row], only: Option<&str>) -> sql::Result<HashMap<String, Counted>> {
+    // Each session's ticks, and its latest result's tick and changes.
+    type Latest = (BTreeSet<u64>, (u64, Vec<Moved>));
+    let mut out: HashMap<String, Latest> = HashMap::new();
+    for r in rows {
         let action_id: String = r.get("action_id")?;
-        let Some(tick) = action_id
+        let Some((session, tick)) = action_id
             .split_once('.')
-            .filter(|(s, _)| *s == session)
-            .and_then(|(_, t)| t.parse::<u64>().ok())
+            .filter(|(s, _)| only.is_none_or(|o| o == *s))
+            .and_then(|(s, t)| Some((s, t.parse::<u64>().ok()?)))
         else {
             continue;
         };
+        let (ticks, latest) = out.entry(session.to_owned()).or_default();
         ticks.insert(tick);
         let before = match (r.get("rating_before")?, r.get("deviation_before")?) {
             (Some(rating), Some(deviation)) => Some((rating, deviation)),
@@ -200,11 +225,14 @@ pub fn recorded(c: &mut Sql, session: &str) -> sql::Result<(BTreeSet<u64>, Vec<M
             after: rating_of(r)?,
         };
         if tick > latest.0 || latest.1.is_empty() {
-            latest = (tick, Vec::new());
+            *latest = (tick, Vec::new());
         }
         latest.1.push(moved);
     }
-    Ok((ticks, latest.1))
+    Ok(out
+        .into_iter()
+        .map(|(s, (ticks, (_, moves)))| (s, (ticks, moves)))
+        .collect())
 }
 
 /// One point of a rating's history: the rating a decided result left on a board.

@@ -40,6 +40,12 @@ pub struct Told {
     /// How many actions the session has taken there: more than `from` and `log` hold when it
     /// is told in parts.
     pub tick: u64,
+    /// Whether it began in this run of its game world: one that was there when it started
+    /// (the town may have heard of it before, and counted its results) is news to nobody.
+    pub fresh: bool,
+    /// Each player's refusals and missed deadlines so far (their conduct's once it ends).
+    #[serde(default)]
+    pub tally: std::collections::BTreeMap<String, crate::ratings::conduct::Tally>,
 }
 
 /// One stored action, as [`Told`] carries it.
@@ -81,9 +87,19 @@ pub struct Following {
     /// Every id the town placed on a game world: a copy once begun there, or an id set aside
     /// there for a game that begins later (one waiting for its second player).
     placed: HashSet<SessionId>,
-    /// In a game world: the sessions changed and stored since the town was last told, and
-    /// what wakes the teller.
-    telling: Option<(BTreeSet<SessionId>, tokio::sync::watch::Sender<u64>)>,
+    /// In a game world: what it has yet to tell the town.
+    telling: Option<Telling>,
+}
+
+/// A game world's record of what it has yet to tell the town.
+#[derive(Debug)]
+struct Telling {
+    /// The sessions changed and stored since the town was last told.
+    changed: BTreeSet<SessionId>,
+    /// What wakes the teller.
+    wake: tokio::sync::watch::Sender<u64>,
+    /// The sessions that were here when this run began (see [`Told::fresh`]).
+    restored: HashSet<SessionId>,
 }
 
 impl Following {
@@ -146,38 +162,41 @@ impl World {
     /// Starts keeping, in a game world, which sessions change: what the receiver's next
     /// change says is stored, for [`World::changed_since_told`] to give.
     pub fn tell_the_town(&mut self) -> tokio::sync::watch::Receiver<u64> {
-        let (set, tx) = self
-            .following
-            .telling
-            .get_or_insert_with(|| (BTreeSet::new(), tokio::sync::watch::channel(0).0));
+        let restored = self.sessions.keys().copied().collect();
+        let telling = self.following.telling.get_or_insert_with(|| Telling {
+            changed: BTreeSet::new(),
+            wake: tokio::sync::watch::channel(0).0,
+            restored,
+        });
         // Those still running: the town may have missed their last actions (this world
         // stopped between storing and telling), and asks again for any other it lacks.
-        set.extend(
+        telling.changed.extend(
             self.sessions
                 .values()
                 .filter(|s| !s.game.is_terminal())
                 .map(|s| s.id),
         );
-        tx.send_modify(|n| *n += 1);
-        tx.subscribe()
+        let mut wake = telling.wake.subscribe();
+        wake.mark_changed();
+        wake
     }
 
     /// The sessions changed and stored since the last asking (all of them when `all`).
     pub fn changed_since_told(&mut self, all: bool) -> Vec<SessionId> {
-        let Some((set, _)) = self.following.telling.as_mut() else {
+        let Some(telling) = self.following.telling.as_mut() else {
             return Vec::new();
         };
         if all {
-            set.extend(self.sessions.keys().copied());
+            telling.changed.extend(self.sessions.keys().copied());
         }
-        std::mem::take(set).into_iter().collect()
+        std::mem::take(&mut telling.changed).into_iter().collect()
     }
 
     /// Notes, once it is stored, that what `on` names changed (see [`World::tell_the_town`]).
     pub(in crate::world) fn stored_change(&mut self, on: &Awaited) {
-        if let (Awaited::Session(sid), Some((set, tx))) = (on, self.following.telling.as_mut()) {
-            set.insert(*sid);
-            tx.send_modify(|n| *n += 1);
+        if let (Awaited::Session(sid), Some(telling)) = (on, self.following.telling.as_mut()) {
+            telling.changed.insert(*sid);
+            telling.wake.send_modify(|n| *n += 1);
         }
     }
 
@@ -216,6 +235,12 @@ impl World {
             from,
             log,
             tick: s.tick,
+            fresh: self
+                .following
+                .telling
+                .as_ref()
+                .is_none_or(|t| !t.restored.contains(&id)),
+            tally: s.tally.clone(),
         })
     }
 
@@ -244,7 +269,10 @@ impl World {
                 return Err(format!("#{id} is this world's own session"));
             }
         } else {
-            if told.from != 0 {
+            // Told from its beginning, and news only if it began in its game world's run: one
+            // the town may have known before it started again is caught up (and its counted
+            // results looked up) first.
+            if told.from != 0 || (announce_from == 0 && !told.fresh) {
                 return Ok(Followed::Behind);
             }
             self.begin_copy(cx, t, &told, announce_from == 0, recorded)?;
@@ -253,6 +281,7 @@ impl World {
             Some(s) => {
                 // A game its world took out of the ratings (a deadline fell while it was down).
                 s.rated = told.rated;
+                s.tally = told.tally.clone();
                 s.tick
             }
             None => 0,
@@ -379,7 +408,16 @@ impl World {
             .game
             .apply(role, &action, told.at_ms)
             .map_err(|e| format!("#{id} at tick {tick} does not replay: {e}"))?;
-        s.game = next;
+        let before = std::mem::replace(&mut s.game, next);
+        // Undone with the command that took it (its result's record not stored): the copy is
+        // behind again, and asks for it with the next it is told.
+        cx.undo(move |w| {
+            if let Some(s) = w.sessions.get_mut(&id) {
+                s.game = before;
+                s.tick = tick;
+                s.log.pop();
+            }
+        });
         // The players' ids are shared with the session's own.
         let agent = s
             .participants
@@ -399,7 +437,17 @@ impl World {
         s.tick += 1;
         let ended = s.game.is_terminal();
         cx.changed.push(Awaited::Session(id));
-        if !counted {
+        if counted {
+            // Counted before the town started again: still one of the day's few for its pair.
+            let decided = self
+                .sessions
+                .get(&id)
+                .and_then(|s| s.decision(|agent| self.directory.owner_of(agent), &day));
+            if let Some(d) = decided {
+                self.ratings.met(&d);
+                cx.undo(move |w| w.ratings.unmet(&d));
+            }
+        } else {
             let decided = self.decide(id, &day);
             match decided.write(format!("{id}.{tick}")) {
                 Some(write) => cx.save(write, move |w| decided.undo(w, id)),
