@@ -79,6 +79,36 @@ pub struct GameWorlds {
     calls: std::sync::atomic::AtomicU64,
     /// The sessions whose copies are being caught up now.
     catching: Mutex<std::collections::HashSet<u64>>,
+    /// Sessions each identity is making on game worlds now, not yet answered: they count
+    /// toward its running sessions, so that many made at once do not pass the limit together.
+    making: Mutex<std::collections::HashMap<AgentId, usize>>,
+}
+
+/// One session an identity is making on a game world ([`GameWorlds::making`]), counted until
+/// its answer.
+struct Making<'a>(&'a GameWorlds, AgentId);
+
+impl<'a> Making<'a> {
+    /// Counts one more for `who`, and says how many others were under way.
+    fn start(worlds: &'a GameWorlds, who: &AgentId) -> (Making<'a>, usize) {
+        let mut making = lock(&worlds.making);
+        let n = making.entry(who.clone()).or_default();
+        let others = *n;
+        *n += 1;
+        (Making(worlds, who.clone()), others)
+    }
+}
+
+impl Drop for Making<'_> {
+    fn drop(&mut self) {
+        let mut making = lock(&self.0.making);
+        if let Some(n) = making.get_mut(&self.1) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                making.remove(&self.1);
+            }
+        }
+    }
 }
 
 struct Seen {
@@ -342,13 +372,25 @@ async fn verb_elsewhere(
     }
     // Arguments that are no object name no session: the town refuses them itself.
     let args = call.args.as_object()?;
-    elsewhere(door, entry.placed, !entry.read_only, agent, args, |args| {
-        GameAsk::Verb {
-            face: call.face,
-            verb: call.verb.clone(),
-            args: serde_json::Value::Object(args),
-        }
-    })
+    let ask = |args| GameAsk::Verb {
+        face: call.face,
+        verb: call.verb.clone(),
+        args: serde_json::Value::Object(args),
+    };
+    let refuse = |e| {
+        Err(CallRefused::Verb(
+            moot_kernel::verbs::VerbError::from(e).into(),
+        ))
+    };
+    elsewhere(
+        door,
+        entry.placed,
+        !entry.read_only,
+        agent,
+        args,
+        ask,
+        refuse,
+    )
     .await
 }
 
@@ -463,14 +505,17 @@ async fn tool_elsewhere(
     }
     let creates = entry.is_some_and(|e| e.placed);
     let writes = entry.is_none_or(|e| !e.read_only);
-    elsewhere(door, creates, writes, agent, args, |args| {
+    let ask = |args| {
         GameAsk::Tool(ToolCall {
             credential: Credential::Nobody,
             arguments: Some(args),
             ..call.clone()
         })
-    })
-    .await
+    };
+    let refuse = |e: moot_kernel::world::sessions::HostError| {
+        super::calls::written(&crate::mcp::Answer::refused(e.message))
+    };
+    elsewhere(door, creates, writes, agent, args, ask, refuse).await
 }
 
 /// Where a call with `args` by `agent` goes (a new session if it `creates` one; a change if
@@ -488,6 +533,7 @@ async fn elsewhere(
     agent: &AgentId,
     args: &serde_json::Map<String, serde_json::Value>,
     ask: impl FnOnce(serde_json::Map<String, serde_json::Value>) -> GameAsk,
+    refuse: impl FnOnce(moot_kernel::world::sessions::HostError) -> Called,
 ) -> Option<Called> {
     let worlds = &door.game_worlds;
     worlds.link.get()?;
@@ -500,16 +546,30 @@ async fn elsewhere(
     if !goes || worlds.alive(Instant::now()).is_empty() && creates {
         return None;
     }
+    let (_making, others) = match creates {
+        true => {
+            let (making, others) = Making::start(worlds, agent);
+            (Some(making), Some(others))
+        }
+        false => (None, None),
+    };
     if writes {
         let who = agent.clone();
         let admitted = door
             .world
             .call(agent.clone(), Face::Rest, move |w, cx| {
-                w.admit_handed(&who, creates, cx.now)
+                w.admit_handed(&who, others, cx.now)
             })
             .await;
-        if !matches!(admitted, Ok(Ok(()))) {
-            return None;
+        match admitted {
+            Ok(Ok(())) => {}
+            // Over its running sessions, counting those on their way: the town's answer (it
+            // would take the session itself if asked, not counting those).
+            Ok(Err(e)) if e.code == moot_kernel::world::sessions::ErrorCode::Conflict => {
+                return Some(refuse(e));
+            }
+            // Too fast: the town's verb refuses it as it would anywhere, with when to try again.
+            _ => return None,
         }
     }
     let (to, cards, session, args) = if creates {

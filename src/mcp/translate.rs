@@ -130,6 +130,11 @@ impl Answer {
         Answer::new(false, text, structured_content)
     }
 
+    /// A refusal in words, as a tool's result the model can read.
+    pub fn refused(text: String) -> Answer {
+        Answer::new(true, text, None)
+    }
+
     /// The answer as rmcp's type, for the requests rmcp serves.
     pub fn into_rmcp(self) -> CallToolResult {
         let mut out = if self.is_error {

@@ -637,6 +637,26 @@ async fn a_game_placed_on_a_game_world_is_watched_in_the_town_as_its_own() {
             .contains("You already take part in 1 running sessions"),
         "{v}"
     );
+    // Four games against the computer asked for at once: one is made, however many game
+    // worlds there are, and the others are refused as over the limit.
+    let cy = api.agent(Some("Cy")).await;
+    let asked = (0..4).map(|_| {
+        let (http, token) = (a.http_addr, cy.token.clone());
+        async move {
+            let args = serde_json::json!({"type": "computer", "color": "white", "difficulty": 1});
+            crate::support::mcp_tool(http, &token, "createGame", args).await
+        }
+    });
+    let made = futures_util::future::join_all(asked).await;
+    let refused: Vec<&serde_json::Value> = made.iter().filter(|r| r["isError"] == true).collect();
+    assert_eq!(refused.len(), 3, "{made:#?}");
+    assert!(
+        refused.iter().all(|r| r["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("running sessions"))),
+        "{made:#?}"
+    );
+    eve.expect("Cy (white) vs Computer (black).").await;
     let page = |path: String| async move {
         let page = reqwest::get(format!("http://{}{path}", a.http_addr))
             .await

@@ -180,7 +180,7 @@ impl World {
             .iter()
             .any(|p| p.agent != cx.actor && !crate::world::is_house(&p.agent));
         if seating != Seating::Paired {
-            self.may_start(&cx.actor)?;
+            self.may_start(&cx.actor, 0)?;
         }
         if asks_others && seating == Seating::Asked {
             return self.invite(cx, reserved, plan, wording);
@@ -190,8 +190,8 @@ impl World {
 
     /// Whether `agent` may start another session, with as many running as they have: the
     /// sessions of the town's game worlds count too (the town holds a copy of each).
-    fn may_start(&self, agent: &str) -> Result<(), HostError> {
-        let running = self.running_sessions_of(agent);
+    fn may_start(&self, agent: &str, elsewhere: usize) -> Result<(), HostError> {
+        let running = self.running_sessions_of(agent) + elsewhere;
         if self.max_sessions > 0 && running >= self.max_sessions {
             return Err(HostError::new(
                 ErrorCode::Conflict,
@@ -205,16 +205,17 @@ impl World {
     }
 
     /// Whether `who` may do what a call handed to a game world does (a change; a new session,
-    /// if it `creates` one): the limits each identity has are the town's, counted across every
-    /// world, and a call over them is answered here as it would be if it stayed.
+    /// if it `creates` one, with `making` more on their way there meanwhile): the limits each
+    /// identity has are the town's, counted across every world, and a call over them is
+    /// answered here as it would be if it stayed.
     pub fn admit_handed(
         &self,
         who: &AgentId,
-        creates: bool,
+        creates: Option<usize>,
         now: tokio::time::Instant,
     ) -> Result<(), HostError> {
-        if creates {
-            self.may_start(who)?;
+        if let Some(making) = creates {
+            self.may_start(who, making)?;
         }
         self.admit_write(who, now)
     }
