@@ -508,10 +508,14 @@ pub async fn start_games(
         door.world.clone(),
         stops.shutdown.clone(),
     ));
+    // How many messages it has told the town, which its beats say.
+    let told = Arc::new(std::sync::atomic::AtomicU64::new(0));
     tokio::spawn(crate::cluster::games::tell(
         client.clone(),
         name.to_owned(),
+        run,
         door.world.clone(),
+        told.clone(),
         stops.shutdown.clone(),
     ));
     let beating = tokio::spawn(crate::cluster::games::beat(
@@ -519,6 +523,7 @@ pub async fn start_games(
         name.to_owned(),
         run,
         door.world.clone(),
+        told,
         stops.shutdown.clone(),
     ));
     let (shutdown, failed) = (stops.shutdown.clone(), stops.world_failed.clone());

@@ -79,9 +79,23 @@ pub struct GameWorlds {
     calls: std::sync::atomic::AtomicU64,
     /// The sessions whose copies are being caught up now.
     catching: Mutex<std::collections::HashSet<u64>>,
+    /// What each game world's run has told the town, as heard (see [`GameBeat::told`]).
+    told: Mutex<std::collections::HashMap<String, ToldHeard>>,
     /// Sessions each identity is making on game worlds now, not yet answered: they count
     /// toward its running sessions, so that many made at once do not pass the limit together.
     making: Mutex<std::collections::HashMap<AgentId, usize>>,
+}
+
+/// How much of what a game world's run told the town it has heard.
+#[derive(Default)]
+struct ToldHeard {
+    run: u64,
+    /// The number of the last message heard.
+    heard: u64,
+    /// Beats in a row that said more was told than that, while nothing more was heard.
+    short: u8,
+    /// What had been heard at the last of those beats.
+    heard_then: u64,
 }
 
 /// One session an identity is making on a game world ([`GameWorlds::making`]), counted until
@@ -221,6 +235,45 @@ impl GameWorlds {
     /// Forgets that session `id` was placed (its game world refused to make it).
     fn unplace(&self, id: SessionId) {
         lock(&self.placed).remove(&id.number());
+    }
+
+    /// Notes that message `seq` of run `run` of game world `name` was heard.
+    fn told_heard(&self, name: &str, run: u64, seq: u64) {
+        let mut told = lock(&self.told);
+        let t = told.entry(name.to_owned()).or_default();
+        if t.run != run {
+            *t = ToldHeard {
+                run,
+                ..ToldHeard::default()
+            };
+        }
+        t.heard = t.heard.max(seq);
+    }
+
+    /// Whether `beat` says its run told more than the town heard, at two beats in a row with
+    /// nothing more heard between them (a message on its way at the first has arrived by the
+    /// second, and a town still taking what it was told is not short of it): the town then
+    /// asks again for what its copies lack, and counts it all heard.
+    fn short_of_told(&self, beat: &GameBeat) -> bool {
+        let mut told = lock(&self.told);
+        let t = told.entry(beat.name.clone()).or_default();
+        if t.run != beat.run {
+            *t = ToldHeard {
+                run: beat.run,
+                ..ToldHeard::default()
+            };
+        }
+        if beat.told <= t.heard {
+            t.short = 0;
+            return false;
+        }
+        if t.short == 0 || t.heard != t.heard_then {
+            (t.short, t.heard_then) = (1, t.heard);
+            return false;
+        }
+        t.short = 0;
+        t.heard = beat.told;
+        true
     }
 
     /// The run of game world `name` alive now, if it is.
@@ -921,6 +974,18 @@ pub async fn hear(
         let heard: GameHeard = match serde_json::from_slice::<GameBeat>(&msg.payload) {
             Ok(beat) => match worlds.heard(&beat, Instant::now()) {
                 Ok(joined) => {
+                    // A game world heard again, or one whose telling the town missed some of.
+                    let missed = worlds.short_of_told(&beat);
+                    if missed && !joined {
+                        tracing::warn!(name = %beat.name, "the town missed some of what a game world told; asking again");
+                        let (door, name, stop) = (door.clone(), beat.name.clone(), stop.clone());
+                        tokio::spawn(async move {
+                            tokio::select! {
+                                _ = stop.cancelled() => {}
+                                _ = catch_up_all(door, name) => {}
+                            }
+                        });
+                    }
                     if joined {
                         tracing::info!(name = %beat.name, running = beat.running, "a game world is alive");
                         let (door, name, stop) = (door.clone(), beat.name.clone(), stop.clone());
@@ -954,6 +1019,7 @@ pub async fn beat(
     name: String,
     run: u64,
     world: WorldHandle,
+    told: Arc<std::sync::atomic::AtomicU64>,
     stop: CancellationToken,
 ) -> Result<(), String> {
     let mut tick = tokio::time::interval(wire::BEAT);
@@ -980,6 +1046,7 @@ pub async fn beat(
             name: name.clone(),
             run,
             running: u32::try_from(running).unwrap_or(u32::MAX),
+            told: told.load(std::sync::atomic::Ordering::Relaxed),
         };
         let Ok(body) = serde_json::to_vec(&beat) else {
             return Err("cannot write a beat".into());
@@ -1182,7 +1249,9 @@ const SINCE_WITHIN: Duration = Duration::from_secs(5);
 pub async fn tell(
     client: async_nats::Client,
     name: String,
+    run: u64,
     world: WorldHandle,
+    sent: Arc<std::sync::atomic::AtomicU64>,
     stop: CancellationToken,
 ) {
     let server = || AgentId::from(moot_kernel::world::SERVER_ID);
@@ -1239,11 +1308,15 @@ pub async fn tell(
         };
         for t in out {
             lock(&told).insert(SessionId::from(t.id), t.from + t.log.len() as u64);
-            let Ok(body) = serde_json::to_vec(&t) else {
+            let (id, seq) = (t.id, sent.load(std::sync::atomic::Ordering::Relaxed) + 1);
+            let Ok(body) = serde_json::to_vec(&wire::Telling { run, seq, told: t }) else {
                 continue;
             };
+            // Counted as told whether or not the broker takes it: the town, hearing fewer,
+            // asks again.
+            sent.store(seq, std::sync::atomic::Ordering::Relaxed);
             if let Err(e) = client.publish(subject.clone(), body.into()).await {
-                tracing::warn!(error = %e, session = t.id, "cannot tell the town of a session");
+                tracing::warn!(error = %e, session = id, "cannot tell the town of a session");
             }
         }
     }
@@ -1310,9 +1383,13 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
             .into_iter()
             .filter_map(|msg| {
                 let name = msg.subject.split('.').nth(3)?.to_owned();
-                let t = serde_json::from_slice::<Told>(&msg.payload).ok()?;
-                let placed = door.game_worlds.placed_on(SessionId::from(t.id));
-                (placed.as_deref() == Some(name.as_str())).then_some((name, t))
+                let t = serde_json::from_slice::<wire::Telling>(&msg.payload).ok()?;
+                let placed = door.game_worlds.placed_on(SessionId::from(t.told.id));
+                if placed.as_deref() != Some(name.as_str()) {
+                    return None;
+                }
+                door.game_worlds.told_heard(&name, t.run, t.seq);
+                Some((name, t.told))
             })
             .collect();
         if heard.is_empty() {
@@ -1499,6 +1576,7 @@ mod tests {
             name: name.into(),
             run,
             running,
+            told: 0,
         }
     }
 
@@ -1526,6 +1604,36 @@ mod tests {
                 .metrics(later)
                 .contains("moot_game_worlds{state=\"alive\"} 1")
         );
+    }
+
+    #[test]
+    fn a_game_world_that_told_more_than_was_heard_is_asked_again_at_its_second_beat() {
+        let worlds = GameWorlds::default();
+        let mut b = beat("g1", 7, 0);
+        b.told = 3;
+        worlds.told_heard("g1", 7, 3);
+        assert!(!worlds.short_of_told(&b), "all heard");
+        b.told = 5;
+        assert!(
+            !worlds.short_of_told(&b),
+            "the fourth and fifth may be on their way"
+        );
+        worlds.told_heard("g1", 7, 4);
+        assert!(!worlds.short_of_told(&b), "the town is still taking them");
+        assert!(
+            worlds.short_of_told(&b),
+            "nothing more a beat later: asked again"
+        );
+        assert!(!worlds.short_of_told(&b), "and counted heard since");
+        // A new run counts from its own first message; one heard of nothing is short too.
+        let mut c = beat("g1", 8, 0);
+        c.told = 2;
+        assert!(!worlds.short_of_told(&c));
+        assert!(worlds.short_of_told(&c));
+        worlds.told_heard("g1", 9, 1);
+        c.run = 9;
+        c.told = 1;
+        assert!(!worlds.short_of_told(&c));
     }
 
     #[test]

@@ -305,6 +305,19 @@ pub struct GameBeat {
     pub run: u64,
     /// Sessions it runs that have not ended.
     pub running: u32,
+    /// How many [`Telling`]s this run has sent the town so far: the town asks again for what
+    /// it lacks when it has heard fewer (a message the broker lost).
+    #[serde(default)]
+    pub told: u64,
+}
+
+/// What a game world tells the town on [`game_told`]: a session's actions, the run that tells
+/// them and the number of this message in that run (from 1).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Telling {
+    pub run: u64,
+    pub seq: u64,
+    pub told: moot_kernel::world::sessions::Told,
 }
 
 /// The town's answer to a [`GameBeat`]: heard, or refused and why (another run of that name
