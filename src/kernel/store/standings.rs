@@ -134,39 +134,10 @@ pub fn replace_all(c: &mut Sql, decided: &[(String, Vec<Change>)]) -> sql::Resul
 /// Each session's latest decided result's changes (`Moved`), by session id: what a game's
 /// report shows once it is over.
 pub fn latest_moves(c: &mut Sql) -> sql::Result<HashMap<String, Vec<Moved>>> {
-    let mut out: HashMap<String, (u64, Vec<Moved>)> = HashMap::new();
-    let rows = c.query(
-        "SELECT action_id, agent_id, board, rating_before, deviation_before, rating, deviation,
-                volatility
-         FROM standing_changes ORDER BY rowid",
-        &[],
-    )?;
-    for r in &rows {
-        let action_id: String = r.get("action_id")?;
-        let Some((session, tick)) = action_id.split_once('.') else {
-            continue;
-        };
-        let tick: u64 = tick.parse().unwrap_or(0);
-        let before = match (r.get("rating_before")?, r.get("deviation_before")?) {
-            (Some(rating), Some(deviation)) => Some((rating, deviation)),
-            _ => None,
-        };
-        let after = rating_of(r)?;
-        let moved = Moved {
-            agent: r.get("agent_id")?,
-            board: r.get("board")?,
-            before,
-            after,
-        };
-        let entry = out.entry(session.to_owned()).or_insert((tick, Vec::new()));
-        if tick > entry.0 {
-            *entry = (tick, Vec::new());
-        }
-        if tick == entry.0 {
-            entry.1.push(moved);
-        }
-    }
-    Ok(out.into_iter().map(|(k, (_, v))| (k, v)).collect())
+    Ok(recorded_all(c)?
+        .into_iter()
+        .map(|(session, (_, moves))| (session, moves))
+        .collect())
 }
 
 /// What is stored of a session's decided results: the ticks of the actions that decided
@@ -227,7 +198,9 @@ fn recorded_of(rows: &[Row], only: Option<&str>) -> sql::Result<HashMap<String, 
         if tick > latest.0 || latest.1.is_empty() {
             *latest = (tick, Vec::new());
         }
-        latest.1.push(moved);
+        if tick == latest.0 {
+            latest.1.push(moved);
+        }
     }
     Ok(out
         .into_iter()

@@ -220,6 +220,29 @@ impl World {
         self.admit_write(who, now)
     }
 
+    /// Tells the town that session `id` (kept already) has begun: whoever stands where it
+    /// stands but its maker, its players (woken), everyone who follows it, and what its game
+    /// says at the start to whom it may.
+    pub(super) fn tell_begun(&mut self, cx: &mut Cx, id: SessionId) {
+        let Some(s) = self.sessions.get(&id) else {
+            return;
+        };
+        let (players, template) = (s.players_line(), s.template.id);
+        if let Some(room) = s.room {
+            let line = format!("A new {template} game begins here: #{id}, {players}.");
+            cx.tell_room(self, room, &cx.actor.clone(), line);
+        }
+        super::invite::wake_players(cx, &s.participants);
+        let maker = cx.actor.clone();
+        let news = format!("#{id}: a new {template} game: {players}.");
+        self.announce(cx, &maker, id, news, &[]);
+        let opening = self
+            .session(id)
+            .map(|s| s.game.opening_notes())
+            .unwrap_or_default();
+        self.tell_notes(cx, id, &opening);
+    }
+
     /// How many running sessions `agent` plays in.
     pub(super) fn running_sessions_of(&self, agent: &str) -> usize {
         self.sessions_played_by(agent)
@@ -401,26 +424,9 @@ impl World {
             moves: Vec::new(),
         };
         let status = session.status().to_owned();
-        if let Some(room) = session.room {
-            let line = format!(
-                "A new {} game begins here: #{id}, {}.",
-                session.template.id,
-                session.players_line()
-            );
-            cx.tell_room(self, room, &cx.actor.clone(), line);
-        }
-        super::invite::wake_players(cx, &session.participants);
         self.keep_session(session);
         cx.changed.push(crate::world::Awaited::Session(id));
-        let players = self.sessions[&id].players_line();
-        let creator = cx.actor.clone();
-        let news = format!("#{id}: a new {} game: {players}.", t.id);
-        self.announce(cx, &creator, id, news, &[]);
-        let opening = self
-            .session(id)
-            .map(|s| s.game.opening_notes())
-            .unwrap_or_default();
-        self.tell_notes(cx, id, &opening);
+        self.tell_begun(cx, id);
         self.schedule(id);
         self.computer_turn(cx, id);
         Ok(Created {

@@ -343,35 +343,13 @@ impl World {
             tally: Default::default(),
             moves: recorded.moves.clone(),
         };
-        let line = session.room.map(|room| {
-            let line = format!(
-                "A new {} game begins here: #{id}, {}.",
-                t.id,
-                session.players_line()
-            );
-            (room, line)
-        });
-        let news = format!("#{id}: a new {} game: {}.", t.id, session.players_line());
         self.following.copies.insert(id);
         self.following.placed.insert(id);
         self.keep_session(session);
         self.keep_session_id(id);
         cx.changed.push(Awaited::Session(id));
         if announce {
-            if let Some((room, line)) = line {
-                let server = cx.actor.clone();
-                cx.tell_room(self, room, &server, line);
-            }
-            if let Some(s) = self.sessions.get(&id) {
-                super::invite::wake_players(cx, &s.participants);
-            }
-            let server = cx.actor.clone();
-            self.announce(cx, &server, id, news, &[]);
-            let opening = self
-                .session(id)
-                .map(|s| s.game.opening_notes())
-                .unwrap_or_default();
-            self.tell_notes(cx, id, &opening);
+            self.tell_begun(cx, id);
         }
         self.schedule(id);
         Ok(())
