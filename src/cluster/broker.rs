@@ -443,7 +443,7 @@ pub async fn serve(
                         let asker = host.clone();
                         answering.run(&host, id, again, async move {
                             let answer = match closing {
-                                false => Answer::Web(door.web(ask).await),
+                                false => Answer::Web(super::games::web(&door, ask).await),
                                 true => Answer::Web(Err(CallRefused::Away)),
                             };
                             reply_in_pieces(&client, &msg, &asker, &answer).await;

@@ -920,9 +920,32 @@ async fn bring_in(door: &Door, agent: &AgentId) -> Result<(), CallRefused> {
         .map_err(CallRefused::Unavailable)
 }
 
-/// The town's side of a web page's button pressed on a session placed on a game world: pressed
-/// there by `agent`, and its result or refusal from there.
-pub async fn pressed_there(
+/// A host's web ask, in the world process: answered here ([`Door::web`]), but for a button on
+/// a session placed on a game world, which is pressed there.
+pub async fn web(door: &Door, ask: super::visits::WebAsk) -> Called {
+    let super::visits::WebAsk::Action(call) = ask else {
+        return door.web(ask).await;
+    };
+    let (path, post) = (call.path.clone(), call.post.is_some());
+    match door.action(call).await? {
+        super::visits::Pressed::Here(done) => super::calls::written(&done),
+        super::visits::Pressed::Elsewhere {
+            agent,
+            id,
+            args,
+            status,
+        } => {
+            let done = pressed_there(door, &agent, id, path, post, args).await?;
+            super::calls::written(
+                &done.map_err(|refusal| super::visits::ActionRefused::Verb { refusal, status }),
+            )
+        }
+    }
+}
+
+/// A web page's button pressed on a session placed on a game world: pressed there by
+/// `agent`, and its result or refusal from there.
+async fn pressed_there(
     door: &Door,
     agent: &AgentId,
     id: SessionId,

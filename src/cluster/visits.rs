@@ -199,6 +199,18 @@ pub enum ActionRefused {
     Verb { refusal: Refusal, status: u16 },
 }
 
+/// A button pressed: its result here, or the session it is about, played on a game world,
+/// where `agent` is to press it (its refusal answered with `status`).
+pub enum Pressed {
+    Here(Result<Value, ActionRefused>),
+    Elsewhere {
+        agent: AgentId,
+        id: moot_kernel::world::sessions::SessionId,
+        args: Value,
+        status: u16,
+    },
+}
+
 /// What a player's page shows.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PlayerPage {
@@ -292,7 +304,12 @@ impl Door {
                 };
                 written(&refused)
             }
-            WebAsk::Action(call) => written(&self.action(call).await?),
+            // A button on a game played on a game world is the broker's to hand over
+            // (`games::web`); in one process no game is.
+            WebAsk::Action(call) => match self.action(call).await? {
+                Pressed::Here(done) => written(&done),
+                Pressed::Elsewhere { .. } => Err(CallRefused::Unavailable(Unavailable::Internal)),
+            },
             WebAsk::Leaderboard { game, whom, season } => {
                 let boards: Result<Leaderboards, String> = self
                     .world
@@ -399,32 +416,39 @@ impl Door {
         Ok(answer)
     }
 
-    async fn action(&self, call: ActionCall) -> Result<Result<Value, ActionRefused>, CallRefused> {
+    /// Presses the button `call` asks for, here, or says where it is to be pressed.
+    pub async fn action(&self, call: ActionCall) -> Result<Pressed, CallRefused> {
         let Some(action) = action_at(&call.path, call.post.is_some()) else {
             return Err(CallRefused::NoSuchVerb(call.path));
         };
         let sid = match call.id.as_deref().map(parse_id) {
             None => None,
             Some(Ok(sid)) => Some(sid),
-            Some(Err(_)) => return Ok(Err(ActionRefused::NoGame(call.id.unwrap_or_default()))),
+            Some(Err(_)) => {
+                return Ok(Pressed::Here(Err(ActionRefused::NoGame(
+                    call.id.unwrap_or_default(),
+                ))));
+            }
         };
         let (actor, row) = match action.access {
             Access::Public => (AgentId::from(SERVER_ID), None),
             Access::SignedIn { unsigned, arrive } => {
                 let Some(s) = call.cookie.and_then(|c| self.visits.sessions.get(&c)) else {
-                    return Ok(Err(ActionRefused::Unsigned(unsigned.to_owned())));
+                    return Ok(Pressed::Here(Err(ActionRefused::Unsigned(
+                        unsigned.to_owned(),
+                    ))));
                 };
                 if let Some(posted) = &call.post
                     && !(s.csrf_ok(&posted.csrf) && posted.same_origin)
                 {
-                    return Ok(Err(ActionRefused::Forbidden));
+                    return Ok(Pressed::Here(Err(ActionRefused::Forbidden)));
                 }
                 // Someone not in the town comes into it first, as an agent does (until
                 // `--idle-timeout` passes without a word from them).
                 let row = if arrive {
                     match self.store.agent_by_id(&s.agent).await {
                         Ok(Some(row)) => Some(row),
-                        Ok(None) => return Ok(Err(ActionRefused::SignInAgain)),
+                        Ok(None) => return Ok(Pressed::Here(Err(ActionRefused::SignInAgain))),
                         Err(_) => return Err(CallRefused::Unavailable(Unavailable::Storage)),
                     }
                 } else {
@@ -457,18 +481,18 @@ impl Door {
             })
             .await
             .map_err(CallRefused::Unavailable)?;
-        let done = match handed {
-            Some((id, args)) => {
-                let path = call.path.clone();
-                super::games::pressed_there(self, &actor, id, path, call.post.is_some(), args)
-                    .await?
-            }
-            None => done.map_err(Refusal::from),
-        };
-        Ok(done.map_err(|refusal| ActionRefused::Verb {
-            refusal,
+        if let Some((id, args)) = handed {
+            return Ok(Pressed::Elsewhere {
+                agent: actor,
+                id,
+                args,
+                status: action.refused,
+            });
+        }
+        Ok(Pressed::Here(done.map_err(|e| ActionRefused::Verb {
+            refusal: Refusal::from(e),
             status: action.refused,
-        }))
+        })))
     }
 
     async fn player(&self, name: String) -> Result<Result<PlayerPage, String>, CallRefused> {
