@@ -590,15 +590,18 @@ async fn elsewhere(
 ) -> Option<Called> {
     let worlds = &door.game_worlds;
     worlds.link.get()?;
-    let goes = creates
-        || SESSION_ARGS
-            .iter()
-            .find_map(|key| args.get(*key).and_then(serde_json::Value::as_str))
-            .and_then(|s| parse_id(s).ok())
-            .is_some_and(|id| worlds.placed_on(id).is_some());
-    if !goes || worlds.alive(Instant::now()).is_empty() && creates {
-        return None;
-    }
+    // The game world that holds the session the call names; for a new one, none yet.
+    let holder = match creates {
+        true if worlds.alive(Instant::now()).is_empty() => return None,
+        true => None,
+        false => {
+            let id = SESSION_ARGS
+                .iter()
+                .find_map(|key| args.get(*key).and_then(serde_json::Value::as_str))
+                .and_then(|s| parse_id(s).ok())?;
+            Some(worlds.placed_on(id)?)
+        }
+    };
     let (_making, others) = match creates {
         true => {
             let (making, others) = Making::start(worlds, agent);
@@ -625,20 +628,17 @@ async fn elsewhere(
             _ => return None,
         }
     }
-    let (to, cards, session, args) = if creates {
-        let to = worlds.choose(Instant::now())?;
-        let mut args = args.clone();
-        let (cards, id) = match placing(door, &to, &mut args).await {
-            Ok(placed) => placed,
-            Err(refused) => return Some(Err(refused)),
-        };
-        (to, cards, Some(id), args)
-    } else {
-        let id = SESSION_ARGS
-            .iter()
-            .find_map(|key| args.get(*key).and_then(serde_json::Value::as_str))
-            .and_then(|s| parse_id(s).ok())?;
-        (worlds.placed_on(id)?, Vec::new(), None, args.clone())
+    let (to, cards, session, args) = match holder {
+        Some(to) => (to, Vec::new(), None, args.clone()),
+        None => {
+            let to = worlds.choose(Instant::now())?;
+            let mut args = args.clone();
+            let (cards, id) = match placing(door, &to, &mut args).await {
+                Ok(placed) => placed,
+                Err(refused) => return Some(Err(refused)),
+            };
+            (to, cards, Some(id), args)
+        }
     };
     let Some(caller) = card(door, agent) else {
         return Some(Err(CallRefused::Unavailable(Unavailable::Internal)));
@@ -1132,18 +1132,14 @@ pub async fn hand_over(door: Arc<Door>, stop: CancellationToken) {
                 Some(lane) => {
                     if let Err(full) = lane.try_send(h) {
                         let h = full.into_inner();
-                        let (world, game) = (door.world.clone(), h.session);
-                        tokio::spawn(async move {
-                            let line = format!(
-                                "#{game} is played on one of the town's game worlds, which has \
-                                 not yet answered what you typed before: nothing was done; try \
-                                 again in a moment."
-                            );
-                            let who = h.agent.clone();
-                            let _ = world
-                                .call(h.agent, Face::Telnet, move |_, cx| cx.tell(&who, line))
-                                .await;
-                        });
+                        let line = format!(
+                            "#{} is played on one of the town's game worlds, which has not yet \
+                             answered what you typed before: nothing was done; try again in a \
+                             moment.",
+                            h.session
+                        );
+                        let world = door.world.clone();
+                        tokio::spawn(async move { tell_typist(&world, h.agent, vec![line]).await });
                     }
                     None
                 }
@@ -1203,20 +1199,23 @@ async fn typist_lane(
                 }
             }
         };
-        let session = h.session;
         let lines = typed_there(door, h).await;
-        let to = agent.clone();
-        let told = door
-            .world
-            .call(agent.clone(), Face::Telnet, move |_, cx| {
-                for line in lines {
-                    cx.tell(&to, line);
-                }
-            })
-            .await;
-        if let Err(e) = told {
-            tracing::warn!(error = %e, session = session.number(), "cannot tell a typist the answer of a game world");
-        }
+        tell_typist(&door.world, agent.clone(), lines).await;
+    }
+}
+
+/// Tells `agent` what became of a verb they typed for a placed session.
+async fn tell_typist(world: &WorldHandle, agent: AgentId, lines: Vec<String>) {
+    let to = agent.clone();
+    let told = world
+        .call(agent, Face::Telnet, move |_, cx| {
+            for line in lines {
+                cx.tell(&to, line);
+            }
+        })
+        .await;
+    if let Err(e) = told {
+        tracing::warn!(error = %e, "cannot tell a typist what a game world answered");
     }
 }
 

@@ -42,6 +42,11 @@ fn games_with(url: &str, db: &moot::store::Database, name: &str, extra: &[&str])
 
 /// The town's `/metrics` lines about game worlds, read through the host at `http`.
 async fn game_lines(http: std::net::SocketAddr) -> Vec<String> {
+    metric_lines(http, "moot_game_world").await
+}
+
+/// The town's `/metrics` lines that begin with `prefix`, read through the host at `http`.
+async fn metric_lines(http: std::net::SocketAddr, prefix: &str) -> Vec<String> {
     let text = reqwest::Client::new()
         .get(format!("http://{http}/metrics"))
         .bearer_auth(TOKEN)
@@ -52,7 +57,7 @@ async fn game_lines(http: std::net::SocketAddr) -> Vec<String> {
         .await
         .unwrap();
     text.lines()
-        .filter(|l| l.starts_with("moot_game_world"))
+        .filter(|l| l.starts_with(prefix))
         .map(str::to_owned)
         .collect()
 }
@@ -850,24 +855,8 @@ async fn rated_games_on_a_game_world_move_the_towns_ratings_each_result_once() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(games_of("Ada", 1).await, won, "counted once");
     // Not even tried twice: the database would refuse a second record of the result.
-    let unstored = |http| async move {
-        let text = reqwest::Client::new()
-            .get(format!("http://{http}/metrics"))
-            .bearer_auth(TOKEN)
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        text.lines()
-            .find(|l| l.starts_with("moot_unstored_total "))
-            .map(str::to_owned)
-    };
-    assert_eq!(
-        unstored(a.http_addr).await.as_deref(),
-        Some("moot_unstored_total 0")
-    );
+    let unstored = || metric_lines(a.http_addr, "moot_unstored_total ");
+    assert_eq!(unstored().await, ["moot_unstored_total 0"]);
     // A second game, Ada to move when the town goes down: her flag falls on the game world
     // meanwhile, and Bea's win is counted once the town is back.
     game(&[(true, 0), (false, 3), (true, 1), (false, 4)]).await;
@@ -879,10 +868,7 @@ async fn rated_games_on_a_game_world_move_the_towns_ratings_each_result_once() {
     games_of("Ada", 2).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(games_of("Bea", 2).await, bea, "counted once");
-    assert_eq!(
-        unstored(a.http_addr).await.as_deref(),
-        Some("moot_unstored_total 0")
-    );
+    assert_eq!(unstored().await, ["moot_unstored_total 0"]);
     a.running.shutdown().await;
 }
 

@@ -432,24 +432,16 @@ impl World {
                 None => cx.undo(move |w| decided.undo(w, id)),
             }
         }
-        let Some(s) = self.sessions.get(&id) else {
-            return Ok(());
-        };
-        if announce {
+        if ended {
+            self.fold_conduct(cx, id);
+        }
+        if announce && let Some(s) = self.sessions.get(&id) {
             let headline = super::act::headline(s, &agent, role, &action);
             let notes = s.game.notes(role, &action);
             if ended {
-                self.fold_conduct(cx, id);
-                if let Some(s) = self.sessions.get(&id) {
-                    super::invite::wake_players(cx, &s.participants);
-                }
+                super::invite::wake_players(cx, &s.participants);
             }
             self.announce(cx, &agent, id, headline, &notes);
-        } else if ended && let Some(s) = self.sessions.get(&id) {
-            let game = crate::ratings::game_name(s.template.id);
-            for (agent, c) in s.conduct() {
-                self.conduct.add(&agent, game, c);
-            }
         }
         self.schedule(id);
         self.session_changed(cx, id);
