@@ -123,8 +123,9 @@ fn pct(sorted: &[u32], p: f64) -> f64 {
 }
 
 /// Prints a closed loop's row, and its figures for `benches/compare` under `key`.
-fn report(name: &str, key: &str, mut lat: Vec<u32>, seconds: f64, cpu_ns: u64) {
+fn report(name: &str, key: &str, mut lat: Vec<u32>, seconds: f64, cpu_each_ns: &[u64]) {
     lat.sort_unstable();
+    let cpu_ns: u64 = cpu_each_ns.iter().sum();
     let (rate, cpu_us) = (
         lat.len() as f64 / seconds,
         cpu_ns as f64 / 1000.0 / lat.len() as f64,
@@ -134,6 +135,17 @@ fn report(name: &str, key: &str, mut lat: Vec<u32>, seconds: f64, cpu_ns: u64) {
     server::figure(&format!("{key}.calls_per_s"), rate, "/s");
     server::figure(&format!("{key}.p99_ms"), p99, "ms");
     server::figure(&format!("{key}.cpu_us_per_call"), cpu_us, "µs");
+    // Split: where the CPU went, the broker's, the world's and the hosts'.
+    if let [broker, world, hosts @ ..] = cpu_each_ns {
+        let us = |ns: u64| ns as f64 / 1000.0 / lat.len().max(1) as f64;
+        println!(
+            "{:<34} CPU a call: broker {:.1} µs, world {:.1} µs, hosts {:.1} µs",
+            "",
+            us(*broker),
+            us(*world),
+            us(hosts.iter().sum())
+        );
+    }
 }
 
 /// A game between two agents on one connection: (game id, white token, black token).
@@ -158,7 +170,7 @@ async fn closed_loop(
     agents: usize,
     seconds: u64,
     finish_turn: bool,
-) -> (Vec<u32>, f64, u64) {
+) -> (Vec<u32>, f64, Vec<u64>) {
     let measuring = Arc::new(AtomicBool::new(false));
     let stop = Arc::new(AtomicBool::new(false));
     let mut tasks = Vec::new();
@@ -216,11 +228,16 @@ async fn closed_loop(
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
     measuring.store(true, Ordering::Relaxed);
-    let cpu_ns = || pids.iter().map(|&p| server::cpu_ns(p)).sum::<u64>();
+    let cpu_ns = || {
+        pids.iter()
+            .map(|&p| server::cpu_ns(p))
+            .collect::<Vec<u64>>()
+    };
     let (t0, cpu0) = (Instant::now(), cpu_ns());
     tokio::time::sleep(Duration::from_secs(seconds)).await;
     measuring.store(false, Ordering::Relaxed);
-    let (elapsed, cpu) = (t0.elapsed().as_secs_f64(), cpu_ns() - cpu0);
+    let elapsed = t0.elapsed().as_secs_f64();
+    let cpu: Vec<u64> = cpu_ns().iter().zip(&cpu0).map(|(a, b)| a - b).collect();
     stop.store(true, Ordering::Relaxed);
     let mut all = Vec::new();
     for t in tasks {
@@ -402,11 +419,11 @@ fn main() {
         };
         if runs("look") {
             let (lat, s, cpu) = rt.block_on(closed_loop(&addrs, &pids, 100, seconds, false));
-            report("look, 100 agents", "look", lat, s, cpu);
+            report("look, 100 agents", "look", lat, s, &cpu);
         }
         if runs("finish_turn") {
             let (lat, s, cpu) = rt.block_on(closed_loop(&addrs, &pids, 100, seconds, true));
-            report("finishTurn, 100 games at once", "finish_turn", lat, s, cpu);
+            report("finishTurn, 100 games at once", "finish_turn", lat, s, &cpu);
         }
     }
     if runs("waiters") && hosts == 0 && n_waiters > 0 {

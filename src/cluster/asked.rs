@@ -4,7 +4,7 @@
 //! (numbers, whether the world answers now, word when a world went with questions unanswered,
 //! and the one subscription their answers come to).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -202,25 +202,50 @@ impl Asking {
 }
 
 /// Where the world's answers come, every question's in one subscription of the host's (in
-/// its inbox, `_INBOX.<host>.answers.<run>.<id>`), each handed to the question that waits for
-/// it: a subscription of its own a question, made and dropped each time, cost the broker and
-/// both processes more than the question. `run` is this process's own, random: a host started
-/// again under the same name numbers its questions from 1 again, and the world's late answer
-/// to the last process's question must not pass for the answer to this one's.
+/// its inbox, `_INBOX.<host>.answers.<run>.<batch>`), each piece handed to the question that
+/// waits for it; and the questions themselves, sent a batch a turn (a message and a
+/// subscription of its own a question cost the broker and both processes more than the
+/// question). `run` is this process's own, random: a host started again under the same name
+/// numbers its questions from 1 again, and the world's late answer to the last process's
+/// question must not pass for the answer to this one's.
 pub(super) struct Answers {
     /// Where they come: `_INBOX.<host>.answers.<run>`.
     inbox: String,
-    waiting: Mutex<HashMap<u64, mpsc::UnboundedSender<async_nats::Message>>>,
+    waiting: Mutex<HashMap<u64, mpsc::UnboundedSender<Got>>>,
+    /// The questions to send.
+    asking: mpsc::UnboundedSender<wire::Question>,
+    /// The questions in each batch sent lately, by the batch's number, for the broker's word
+    /// that nobody took one (no world) to reach each question in it.
+    sent: Mutex<VecDeque<(u64, Vec<u64>)>>,
+}
+
+/// How many batches' questions are kept for the broker's word that nobody took them: it comes
+/// at once, within the next few batches.
+const BATCHES_KEPT: usize = 256;
+
+/// What comes to a question waiting for its answer.
+pub(super) enum Got {
+    /// A piece of its answer ([`wire::AnswerPiece`]).
+    Piece { more: bool, bytes: bytes::Bytes },
+    /// No world took it.
+    NoWorld,
+    /// It could not be sent.
+    NotSent,
 }
 
 impl Answers {
-    /// The answers to host `host`'s questions, in this process.
-    pub(super) fn new(host: &str) -> Answers {
+    /// The answers to host `host`'s questions, in this process, and the queue of questions
+    /// for [`Answers::send`].
+    pub(super) fn new(host: &str) -> (Arc<Answers>, mpsc::UnboundedReceiver<wire::Question>) {
         let run = rand::random::<u64>();
-        Answers {
+        let (asking, questions) = mpsc::unbounded_channel();
+        let answers = Answers {
             inbox: format!("{}.answers.{run:016x}", wire::inbox(host)),
             waiting: Mutex::default(),
-        }
+            asking,
+            sent: Mutex::default(),
+        };
+        (Arc::new(answers), questions)
     }
 
     /// Where they come, for the subscription.
@@ -228,34 +253,92 @@ impl Answers {
         format!("{}.*", self.inbox)
     }
 
-    /// Where question `id`'s come.
-    pub(super) fn inbox(&self, id: u64) -> String {
-        format!("{}.{id}", self.inbox)
+    /// Where the answers to batch `batch` come.
+    fn reply(&self, batch: u64) -> String {
+        format!("{}.{batch}", self.inbox)
+    }
+
+    /// Queues `question` for the next batch; false if this host is going.
+    pub(super) fn ask(&self, question: wire::Question) -> bool {
+        self.asking.send(question).is_ok()
+    }
+
+    /// Sends the questions queued on `subject`, everything queued since the last batch in one
+    /// message, until the host goes.
+    pub(super) async fn send(
+        self: Arc<Answers>,
+        client: async_nats::Client,
+        subject: String,
+        mut questions: mpsc::UnboundedReceiver<wire::Question>,
+    ) {
+        let mut batch = Vec::new();
+        let mut number = 0u64;
+        // The other clients this runtime has ready to run ask first: one batch carries a
+        // turn's worth, not the first question alone.
+        let bytes = |q: &wire::Question| 16 + q.ask.len();
+        while wire::next_batch(&mut questions, &mut batch, true, bytes).await {
+            number += 1;
+            let ids: Vec<u64> = batch.iter().map(|q| q.id).collect();
+            {
+                let mut sent = lock(&self.sent);
+                if sent.len() >= BATCHES_KEPT {
+                    sent.pop_front();
+                }
+                sent.push_back((number, ids.clone()));
+            }
+            let reply = self.reply(number);
+            if !wire::publish(&client, &subject, Some(&reply), &batch).await {
+                for id in ids {
+                    self.tell(id, Got::NotSent);
+                }
+            }
+            batch.clear();
+        }
+    }
+
+    fn tell(&self, id: u64, got: Got) {
+        let waiting = lock(&self.waiting).get(&id).cloned();
+        if let Some(tx) = waiting {
+            let _ = tx.send(got);
+        }
     }
 
     /// Hands each piece that comes to the question it answers, until the subscription ends.
     pub(super) async fn route(self: Arc<Answers>, mut pieces: async_nats::Subscriber) {
-        while let Some(piece) = pieces.next().await {
-            let Some(id) = piece
-                .subject
-                .rsplit('.')
-                .next()
-                .and_then(|id| id.parse::<u64>().ok())
-            else {
+        while let Some(msg) = pieces.next().await {
+            if msg.status == Some(async_nats::StatusCode::NO_RESPONDERS) {
+                let batch = msg
+                    .subject
+                    .rsplit('.')
+                    .next()
+                    .and_then(|n| n.parse::<u64>().ok());
+                let ids = batch.and_then(|batch| {
+                    let sent = lock(&self.sent);
+                    sent.iter()
+                        .find(|(n, _)| *n == batch)
+                        .map(|(_, ids)| ids.clone())
+                });
+                for id in ids.unwrap_or_default() {
+                    self.tell(id, Got::NoWorld);
+                }
+                continue;
+            }
+            let Some(batch) = wire::decode::<Vec<wire::AnswerPiece>>(&msg.payload) else {
+                tracing::warn!("the world's answers could not be read");
                 continue;
             };
-            let waiting = lock(&self.waiting).get(&id).cloned();
-            if let Some(tx) = waiting {
-                let _ = tx.send(piece);
+            for piece in batch {
+                let got = Got::Piece {
+                    more: piece.more,
+                    bytes: piece.bytes,
+                };
+                self.tell(piece.id, got);
             }
         }
     }
 
     /// Waits for question `id`'s pieces from now until the guard returned is dropped.
-    pub(super) fn expect(
-        &self,
-        id: u64,
-    ) -> (Expected<'_>, mpsc::UnboundedReceiver<async_nats::Message>) {
+    pub(super) fn expect(&self, id: u64) -> (Expected<'_>, mpsc::UnboundedReceiver<Got>) {
         let (tx, rx) = mpsc::unbounded_channel();
         lock(&self.waiting).insert(id, tx);
         (Expected { answers: self, id }, rx)
@@ -283,15 +366,15 @@ mod tests {
     /// question 1 waits (it would carry another client's answer).
     #[test]
     fn each_run_of_a_host_has_its_answers_come_to_an_inbox_of_its_own() {
-        let (before, now) = (Answers::new("host1"), Answers::new("host1"));
-        assert_ne!(before.inbox(1), now.inbox(1));
+        let (before, now) = (Answers::new("host1").0, Answers::new("host1").0);
+        assert_ne!(before.reply(1), now.reply(1));
         assert!(
-            now.inbox(1)
+            now.reply(1)
                 .starts_with(&format!("{}.", wire::inbox("host1")))
         );
         let subject = now.subject();
         let mine = subject.strip_suffix('*').unwrap();
-        assert!(now.inbox(7).starts_with(mine));
-        assert!(!before.inbox(7).starts_with(mine));
+        assert!(now.reply(7).starts_with(mine));
+        assert!(!before.reply(7).starts_with(mine));
     }
 }

@@ -33,7 +33,7 @@ use super::wire::{
     self, Answer, Ask, CallRefused, Character, FromConn, Hello, News, ToConn, Told, Welcome,
 };
 use moot_kernel::world::{self, AgentId, Carrier, ConnId, Drained, Leaving, Out, Request};
-use replies::{reply, reply_in_pieces, send};
+use replies::{Inbox, Replies, reply, send};
 
 /// A connection of a host, as the world knows it.
 struct Held {
@@ -269,6 +269,7 @@ pub struct Listening {
     hellos: async_nats::Subscriber,
     greetings: async_nats::Subscriber,
     asks: async_nats::Subscriber,
+    questions: async_nats::Subscriber,
     conns: async_nats::Subscriber,
     take_backs: async_nats::Subscriber,
     beats: async_nats::Subscriber,
@@ -282,6 +283,7 @@ pub async fn listen(client: &async_nats::Client) -> Result<Listening, LinkError>
         hellos: subscribe(client, wire::HELLO.to_owned()).await?,
         greetings: subscribe(client, wire::greetings()).await?,
         asks: subscribe(client, wire::asks()).await?,
+        questions: subscribe(client, wire::all_questions()).await?,
         conns: subscribe(client, wire::all_conns()).await?,
         take_backs: subscribe(client, wire::take_backs()).await?,
         beats: subscribe(client, wire::host_beats()).await?,
@@ -308,6 +310,7 @@ pub async fn serve(
         mut hellos,
         mut greetings,
         mut asks,
+        mut questions,
         mut conns,
         mut take_backs,
         beats,
@@ -315,6 +318,7 @@ pub async fn serve(
     } = listening;
     let passes = Passes::open(&door.store).await.map_err(LinkError::Passes)?;
     let answering = Answering::default();
+    let replies = Replies::start(&client);
     let held: HeldMap = Arc::default();
     let mut queues = Queues::new();
     let hosts: Arc<Mutex<Hosts>> = Arc::default();
@@ -424,54 +428,67 @@ pub async fn serve(
                     continue;
                 };
                 let (client, door, passes) = (client.clone(), door.clone(), passes.clone());
-                let ask = match ask {
-                    Ask::Mcp(read) => {
-                        let tools = tools.clone();
-                        tokio::spawn(async move {
-                            let answer = Answer::Mcp(door.mcp_read(&tools, read).await);
-                            reply_in_pieces(&client, &msg, &host, &answer).await;
-                        });
-                        continue;
-                    }
-                    // A page's question may wait (a live page's long poll), as a tool call
-                    // may: its host may take it back.
-                    Ask::Web { id, ask } => {
-                        let again = ask.read_only();
-                        if closing && again {
-                            continue;
-                        }
-                        let asker = host.clone();
-                        answering.run(&host, id, again, async move {
-                            let answer = match closing {
-                                false => Answer::Web(super::games::web(&door, ask).await),
-                                true => Answer::Web(Err(CallRefused::Away)),
-                            };
-                            reply_in_pieces(&client, &msg, &asker, &answer).await;
-                        });
-                        continue;
-                    }
-                    ask => ask,
-                };
-                let Ask::Tool(call) = ask else {
-                    tokio::spawn(async move { answer(&client, &door, &passes, &host, ask, msg).await });
-                    continue;
-                };
-                // A tool call may wait (a long poll): its host may take it back, and one that
-                // only reads is left, while the world goes, for the host to ask the next.
-                let again = crate::games::find_tool(&call.name, crate::games::toolsets())
-                    .is_some_and(|e| e.read_only);
-                if closing && again {
+                tokio::spawn(async move { answer(&client, &door, &passes, &host, ask, msg).await });
+            }
+            Some(msg) = questions.next() => {
+                let Some(host) = wire::host_of(&msg.subject).map(str::to_owned) else { continue };
+                if !greeted(&hosts, &host) {
+                    tracing::warn!(%host, "a host that has not greeted this world asked it something");
                     continue;
                 }
-                let (id, tools) = (call.id, tools.clone());
-                let asker = host.clone();
-                answering.run(&host, id, again, async move {
-                    let answer = match closing {
-                        false => Answer::Tool(super::games::tool(&door, &tools, call).await),
-                        true => Answer::Tool(Err(CallRefused::Away)),
+                let to: Inbox = match &msg.reply {
+                    Some(to) if wire::is_inbox_of(to, &host) => to.as_str().into(),
+                    to => {
+                        tracing::warn!(%host, reply = ?to, "a host asked for its answers outside its own inbox");
+                        continue;
+                    }
+                };
+                let batch = wire::decode::<Vec<wire::Question>>(&msg.payload)
+                    .filter(|b| b.len() <= wire::BATCH_ITEMS);
+                let Some(batch) = batch else {
+                    tracing::warn!(%host, "a host asked what this world cannot read");
+                    continue;
+                };
+                for question in batch {
+                    let id = question.id;
+                    let Ok(ask) = serde_json::from_slice::<Ask>(&question.ask) else {
+                        tracing::warn!(%host, "a host asked what this world cannot read");
+                        replies.answer(&to, id, &Answer::Verb(Err(CallRefused::Unavailable(world::Unavailable::Internal))));
+                        continue;
                     };
-                    reply_in_pieces(&client, &msg, &asker, &answer).await;
-                });
+                    let (door, replies, to) = (door.clone(), replies.clone(), to.clone());
+                    // A tool call or a page's question may wait (a long poll): its host may
+                    // take it back, and one that only reads is left, while the world goes, for
+                    // the host to ask the next.
+                    let again = match &ask {
+                        Ask::Tool(call) => crate::games::find_tool(&call.name, crate::games::toolsets())
+                            .is_some_and(|e| e.read_only),
+                        Ask::Web { ask, .. } => ask.read_only(),
+                        _ => {
+                            let tools = tools.clone();
+                            tokio::spawn(async move {
+                                if let Some(answer) = answer_question(&door, &tools, ask).await {
+                                    replies.answer(&to, id, &answer);
+                                }
+                            });
+                            continue;
+                        }
+                    };
+                    if closing && again {
+                        continue;
+                    }
+                    let tools = tools.clone();
+                    answering.run(&host, id, again, async move {
+                        let answer = match (closing, ask) {
+                            (true, Ask::Web { .. }) => Answer::Web(Err(CallRefused::Away)),
+                            (true, _) => Answer::Tool(Err(CallRefused::Away)),
+                            (false, Ask::Web { ask, .. }) => Answer::Web(super::games::web(&door, ask).await),
+                            (false, Ask::Tool(call)) => Answer::Tool(super::games::tool(&door, &tools, call).await),
+                            (false, _) => return,
+                        };
+                        replies.answer(&to, id, &answer);
+                    });
+                }
             }
             Some(msg) = conns.next() => {
                 let Some(host) = wire::host_of(&msg.subject) else { continue };
@@ -630,6 +647,7 @@ fn greeting(msg: &async_nats::Message) -> Option<Hello> {
     Some(hello)
 }
 
+/// Answers a question asked whole (a login, the `who` table), in `host`'s inbox.
 async fn answer(
     client: &async_nats::Client,
     door: &Door,
@@ -652,20 +670,26 @@ async fn answer(
                 .map(|row| Character::vouched(row, passes, host)),
         ),
         Ask::Vouch(credential) => Answer::Vouch(super::calls::vouch(&door.directory, &credential)),
+        // Asked in batches, answered in pieces (see `serve`).
+        _ => {
+            return tracing::warn!(%host, "a host asked whole what is answered in pieces");
+        }
+    };
+    reply(client, &msg, host, &answer).await;
+}
+
+/// The answer to a question asked in a batch that never waits for anything but the world, or
+/// `None` for one asked whole (see [`answer`]).
+async fn answer_question(door: &Door, tools: &Tools, ask: Ask) -> Option<Answer> {
+    Some(match ask {
         Ask::Verb(call) => Answer::Verb(super::games::call(door, call).await),
         Ask::Agent(call) => Answer::Agent(door.make_agent(call).await),
         Ask::Metrics(token) => Answer::Metrics(door.metrics(token).await),
         Ask::Page(read) => Answer::Page(door.page(read).await),
-        // Answered as they come in (see `serve`).
-        Ask::Tool(_) | Ask::Mcp(_) | Ask::Web { .. } => return,
-    };
-    // The calls' answers may be large (a page, a verb's result): they go in pieces.
-    match answer {
-        Answer::Verb(_) | Answer::Agent(_) | Answer::Metrics(_) | Answer::Page(_) => {
-            reply_in_pieces(client, &msg, host, &answer).await;
-        }
-        _ => reply(client, &msg, host, &answer).await,
-    }
+        Ask::Mcp(read) => Answer::Mcp(door.mcp_read(tools, read).await),
+        // Tools and pages may wait, and are taken back (see `serve`); the rest are asked whole.
+        _ => return None,
+    })
 }
 
 /// Host `host`'s connection `conn`, taken out of those the world holds: if `agent` is
@@ -926,7 +950,7 @@ impl Batch {
         self.bytes = 0;
         // A host cut off from the broker stops hearing the world's beats, and answers what
         // it had in flight itself.
-        wire::publish(client, subject, &told).await;
+        wire::publish(client, subject, None, &told).await;
     }
 }
 

@@ -130,9 +130,11 @@ impl Remote {
         // Heard before the greeting, so that no word of the world's is missed after it.
         let news = subscribe(&client, wire::news()).await?;
         let inbox = subscribe(&client, wire::to_conns(&host)).await?;
-        let answers = Arc::new(Answers::new(&host));
+        let (answers, questions) = Answers::new(&host);
         let pieces = subscribe(&client, answers.subject()).await?;
         tokio::spawn(answers.clone().route(pieces));
+        let to = wire::questions(&host);
+        tokio::spawn(answers.clone().send(client.clone(), to, questions));
         let welcome = greet(&client, &host, http, url).await?;
         let (asking, requests) = Asking::open(client.clone(), &host, wait);
         let state = Arc::new(Mutex::new(State {
@@ -340,26 +342,18 @@ async fn send_batches(
     mut saying: mpsc::UnboundedReceiver<(ConnId, FromConn)>,
 ) {
     let mut batch = Vec::new();
-    let mut bytes = 0;
-    while let Some(first) = saying.recv().await {
-        // The other connections this runtime has ready to run read their lines first: one
-        // batch carries a turn's worth, not the first line alone.
-        tokio::task::yield_now().await;
-        let mut next = Some(first);
-        while let Some((conn, said)) = next {
-            bytes += 64
-                + match &said {
-                    FromConn::Line { line, .. } => line.len(),
-                    _ => 128,
-                };
-            batch.push((conn, said));
-            let full = batch.len() >= wire::BATCH_ITEMS || bytes >= wire::BATCH_BYTES;
-            next = if full { None } else { saying.try_recv().ok() };
+    // The other connections this runtime has ready to run read their lines first: one batch
+    // carries a turn's worth, not the first line alone.
+    let bytes = |(_, said): &(ConnId, FromConn)| {
+        64 + match said {
+            FromConn::Line { line, .. } => line.len(),
+            _ => 128,
         }
-        bytes = 0;
+    };
+    while wire::next_batch(&mut saying, &mut batch, true, bytes).await {
         // A batch the broker does not take is lost with the world's link: what it held is
         // answered when the world is known to be away.
-        wire::publish(&client, &subject, &batch).await;
+        wire::publish(&client, &subject, None, &batch).await;
         batch.clear();
     }
 }

@@ -33,8 +33,8 @@ use moot_kernel::wrap::Display;
 
 /// This build's protocol. A change to any message below that an older peer could misread
 /// raises it (7: connections' lines and notices cross in batches, [`FromConns`] and
-/// [`ToConns`]).
-pub const PROTOCOL: u32 = 7;
+/// [`ToConns`]; 8: so do questions and their answers, [`Question`] and [`AnswerPiece`]).
+pub const PROTOCOL: u32 = 8;
 
 /// Where hosts and worlds find out whether they speak the same protocol (no version in it: see
 /// the module's doc). The world answers anyone here and takes nobody in: a host joins by its
@@ -69,6 +69,17 @@ pub fn ask(host: &str) -> String {
 /// Every host's questions, for the world.
 pub fn asks() -> String {
     format!("moot.v{PROTOCOL}.from.*.ask")
+}
+
+/// Where host `host` asks the world the questions answered in pieces (verbs and tools called
+/// by name, pages), a batch of [`Question`]s a message.
+pub fn questions(host: &str) -> String {
+    format!("moot.v{PROTOCOL}.from.{host}.questions")
+}
+
+/// Every host's batches of questions, for the world.
+pub fn all_questions() -> String {
+    format!("moot.v{PROTOCOL}.from.*.questions")
 }
 
 /// What host `host`'s connections say to the world ([`FromConns`]).
@@ -376,6 +387,33 @@ pub const BATCH_ITEMS: usize = 1024;
 /// most 1 MiB unless it says otherwise).
 pub const BATCH_BYTES: usize = 256 * 1024;
 
+/// Takes what is queued on `queue` into `batch`, a batch's worth: waits for the first item;
+/// then, if `a_turn`, lets the other tasks this runtime has ready run first, so that one batch
+/// carries a turn's worth, not the first item alone; then everything queued, within
+/// [`BATCH_ITEMS`] and about [`BATCH_BYTES`] as `bytes` counts each. False once the queue is
+/// closed and empty.
+pub async fn next_batch<T>(
+    queue: &mut tokio::sync::mpsc::UnboundedReceiver<T>,
+    batch: &mut Vec<T>,
+    a_turn: bool,
+    bytes: impl Fn(&T) -> usize,
+) -> bool {
+    let Some(first) = queue.recv().await else {
+        return false;
+    };
+    if a_turn {
+        tokio::task::yield_now().await;
+    }
+    let (mut next, mut total) = (Some(first), 0);
+    while let Some(item) = next {
+        total += bytes(&item);
+        batch.push(item);
+        let full = batch.len() >= BATCH_ITEMS || total >= BATCH_BYTES;
+        next = if full { None } else { queue.try_recv().ok() };
+    }
+    true
+}
+
 /// A batch's body; postcard cannot fail on these types but for memory, which is not this.
 pub fn encode<T: Serialize>(batch: &T) -> Option<bytes::Bytes> {
     postcard::to_allocvec(batch).ok().map(Into::into)
@@ -384,11 +422,13 @@ pub fn encode<T: Serialize>(batch: &T) -> Option<bytes::Bytes> {
 /// Publishes `items` on `subject`, as a batch of them ([`FromConns`] or [`ToConns`], which a
 /// slice of their items encodes as): in one message if the broker carries it, or else halved
 /// until each part is, in order. An item larger than the broker's limit alone is dropped, and
-/// said so (the world's limits on a line and a notice are far below any broker's). False if
-/// the broker could not be reached.
+/// said so (the world's limits on a line and a notice are far below any broker's). Each part
+/// names `reply`, if given, as where its answers go. False if the broker could not be
+/// reached.
 pub async fn publish<T: Serialize>(
     client: &async_nats::Client,
     subject: &str,
+    reply: Option<&str>,
     items: &[T],
 ) -> bool {
     let most = match client.server_info().max_payload {
@@ -414,7 +454,15 @@ pub async fn publish<T: Serialize>(
             }
             continue;
         }
-        if let Err(e) = client.publish(subject.to_owned(), body).await {
+        let sent = match reply {
+            Some(reply) => {
+                client
+                    .publish_with_reply(subject.to_owned(), reply.to_owned(), body)
+                    .await
+            }
+            None => client.publish(subject.to_owned(), body).await,
+        };
+        if let Err(e) = sent {
             tracing::warn!(error = %e, %subject, "cannot reach the broker");
             return false;
         }
@@ -444,36 +492,26 @@ pub struct TakeBack {
     pub id: u64,
 }
 
-/// A message of a JSON head and raw bytes after it: the head's length (4 bytes, big-endian),
-/// the head, the bytes.
-pub fn frame<T: Serialize>(head: &T, bytes: &[u8]) -> Option<bytes::Bytes> {
-    let head = serde_json::to_vec(head).ok()?;
-    let len = u32::try_from(head.len()).ok()?;
-    let mut out = Vec::with_capacity(4 + head.len() + bytes.len());
-    out.extend_from_slice(&len.to_be_bytes());
-    out.extend_from_slice(&head);
-    out.extend_from_slice(bytes);
-    Some(out.into())
+/// A question a host asks the world, answered in pieces ([`AnswerPiece`]): the questions a
+/// host's clients ask at once cross in one message (postcard, on [`questions`]), whose reply
+/// subject is where their answers go, in the host's own inbox. The question itself is the
+/// [`Ask`]'s JSON, since a call carries its arguments as free-form JSON, which postcard cannot.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Question {
+    /// The host's number for it, which its answer and a take-back ([`TakeBack`]) name.
+    pub id: u64,
+    pub ask: bytes::Bytes,
 }
 
-/// The head and the bytes of a [`frame`]; `None` if it is not one.
-pub fn unframe<T: serde::de::DeserializeOwned>(
-    message: &bytes::Bytes,
-) -> Option<(T, bytes::Bytes)> {
-    let len: [u8; 4] = message.get(..4)?.try_into().ok()?;
-    let end = 4usize.checked_add(u32::from_be_bytes(len) as usize)?;
-    let head = serde_json::from_slice(message.get(4..end)?).ok()?;
-    Some((head, message.slice(end..)))
-}
-
-/// One piece of the world's answer to an [`Ask::Verb`] or an [`Ask::Tool`] (a [`frame`], its
-/// bytes a piece of the
-/// [`Answer`]'s JSON): an answer crosses in pieces a broker carries, however small its message
-/// limit, to the host's inbox the question named.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-pub struct Piece {
-    /// Whether more pieces follow.
+/// A piece of the answer to question `id` (its [`Answer`]'s JSON, cut where a broker's message
+/// ends, however small its limit): the pieces the world has ready for one host's inbox at
+/// once cross in one message, in order.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AnswerPiece {
+    pub id: u64,
+    /// Whether more pieces of this answer follow.
     pub more: bool,
+    pub bytes: bytes::Bytes,
 }
 
 /// A question with one answer, from a host to the world.
@@ -832,14 +870,29 @@ mod tests {
     }
 
     #[test]
-    fn a_frame_carries_its_head_and_its_bytes_and_nothing_else_passes_for_one() {
-        let body = b"{\"x\": [1, 2]}\xff";
-        let framed = frame(&Piece { more: true }, body).unwrap();
-        let (head, bytes): (Piece, _) = unframe(&framed).unwrap();
-        assert!(head.more);
-        assert_eq!(&bytes[..], body);
-        for bad in [&b""[..], b"\0\0", b"\0\0\0\x09{}", b"\xff\xff\xff\xff{}"] {
-            assert!(unframe::<Piece>(&bytes::Bytes::copy_from_slice(bad)).is_none());
+    fn a_batch_of_answer_pieces_carries_their_bytes_as_they_were() {
+        let body = bytes::Bytes::from_static(b"{\"x\": [1, 2]}\xff");
+        let pieces = vec![
+            AnswerPiece {
+                id: 7,
+                more: true,
+                bytes: body.clone(),
+            },
+            AnswerPiece {
+                id: 7,
+                more: false,
+                bytes: bytes::Bytes::new(),
+            },
+        ];
+        let back: Vec<AnswerPiece> = decode(&encode(&pieces).unwrap()).unwrap();
+        assert_eq!(back.len(), 2);
+        assert_eq!(
+            (back[0].id, back[0].more, &back[0].bytes[..]),
+            (7, true, &body[..])
+        );
+        assert!(!back[1].more && back[1].bytes.is_empty());
+        for bad in [&b"\x01"[..], b"\x01\x07\x00\xff", b"\x05"] {
+            assert!(decode::<Vec<AnswerPiece>>(bad).is_none());
         }
     }
 

@@ -264,40 +264,48 @@ async fn session_calls(api: &Api, made: impl FnOnce()) -> Vec<Seen> {
 /// long as the spy is kept (its client, never read, keeps the subscriptions).
 struct Spy {
     _client: async_nats::Client,
-    heard: Arc<Mutex<Vec<(String, String)>>>,
+    heard: Arc<Mutex<Vec<(String, bytes::Bytes)>>>,
     listening: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Spy {
-    /// What hosts asked the world, every one of them typed, once the test checked that they
-    /// said nothing else but their beats, their connections' words and questions taken back.
+    /// What hosts asked the world, every one of them typed (asked whole, or in a batch of
+    /// questions), once the test checked that they said nothing else but their beats, their
+    /// connections' words and questions taken back.
     fn asks(&self) -> Vec<wire::Ask> {
         let heard = self.heard.lock().unwrap().clone();
-        let (asks, other): (Vec<_>, Vec<_>) = heard
-            .iter()
-            .partition(|(subject, _)| subject.ends_with(".ask"));
-        for (subject, body) in other {
-            let known = [".beat", ".cancel", ".hello"]
-                .iter()
-                .any(|end| subject.ends_with(end))
-                || subject.ends_with(".conns");
-            assert!(
-                known,
-                "a host said what is no typed message: {subject} {body}"
-            );
+        let mut asks = Vec::new();
+        for (subject, body) in heard {
+            let typed = |json: &[u8]| {
+                serde_json::from_slice::<wire::Ask>(json).unwrap_or_else(|e| {
+                    let json = String::from_utf8_lossy(json);
+                    panic!("not a typed ask on {subject}: {json} ({e})")
+                })
+            };
+            if subject.ends_with(".ask") {
+                asks.push(typed(&body));
+            } else if subject.ends_with(".questions") {
+                let batch: Vec<wire::Question> = wire::decode(&body)
+                    .unwrap_or_else(|| panic!("not a batch of questions on {subject}"));
+                asks.extend(batch.iter().map(|q| typed(&q.ask)));
+            } else {
+                let known = [".beat", ".cancel", ".hello", ".conns"]
+                    .iter()
+                    .any(|end| subject.ends_with(end));
+                let body = String::from_utf8_lossy(&body);
+                assert!(
+                    known,
+                    "a host said what is no typed message: {subject} {body}"
+                );
+            }
         }
-        asks.iter()
-            .map(|(subject, body)| {
-                serde_json::from_str(body)
-                    .unwrap_or_else(|e| panic!("not a typed ask on {subject}: {body} ({e})"))
-            })
-            .collect()
+        asks
     }
 }
 
 async fn spy(url: &str) -> Spy {
     let client = async_nats::connect(url).await.unwrap();
-    let heard = Arc::new(Mutex::new(Vec::<(String, String)>::new()));
+    let heard = Arc::new(Mutex::new(Vec::<(String, bytes::Bytes)>::new()));
     let listening = Arc::new(std::sync::atomic::AtomicBool::new(false));
     for subject in [format!("moot.v{}.from.*.>", wire::PROTOCOL)] {
         let mut sub = client.subscribe(subject).await.unwrap();
@@ -305,8 +313,10 @@ async fn spy(url: &str) -> Spy {
         tokio::spawn(async move {
             while let Some(msg) = sub.next().await {
                 if listening.load(std::sync::atomic::Ordering::SeqCst) {
-                    let body = String::from_utf8_lossy(&msg.payload).into_owned();
-                    heard.lock().unwrap().push((msg.subject.to_string(), body));
+                    heard
+                        .lock()
+                        .unwrap()
+                        .push((msg.subject.to_string(), msg.payload));
                 }
             }
         });

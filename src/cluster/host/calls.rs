@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::Remote;
-use crate::cluster::asked::Asking;
+use crate::cluster::asked::{Asking, Got};
 use crate::cluster::wire::{
     self, Answer, Ask, CallRefused, Called, Credential, PageRead, ToolCall, VerbCall,
 };
@@ -163,39 +163,39 @@ impl Remote {
         }
     }
 
-    /// Asks the world `ask`, numbered `id`, and gathers its answer's pieces ([`wire::Piece`])
-    /// as they come to this host's inbox (`asked::Answers`).
+    /// Asks the world `ask`, numbered `id`, and gathers its answer's pieces
+    /// ([`wire::AnswerPiece`]) as they come to this host's inbox (`asked::Answers`).
     async fn ask_in_pieces(&self, id: u64, ask: bytes::Bytes) -> Result<Answer, Unasked> {
+        // Room for the question's place in its batch.
         let most = self.client.server_info().max_payload;
-        if most > 0 && ask.len() > most {
+        if most > 0 && ask.len() + 32 > most {
             return Err(Unasked::TooLarge(most));
         }
         let mut lost = self.asking.lost();
         lost.mark_unchanged();
         let (_expected, mut pieces) = self.answers.expect(id);
-        self.client
-            .publish_with_reply(wire::ask(&self.host), self.answers.inbox(id), ask)
-            .await
-            .map_err(|_| Unasked::NotSent)?;
+        if !self.answers.ask(wire::Question { id, ask }) {
+            return Err(Unasked::NotSent);
+        }
         let mut whole = Vec::new();
         loop {
             let next = tokio::select! {
                 next = tokio::time::timeout(CALL_TIMEOUT, pieces.recv()) => next,
                 _ = lost.changed() => return Err(Unasked::Lost),
             };
-            let piece = match next {
-                Ok(Some(piece)) => piece,
-                Ok(None) => return Err(Unasked::NotSent),
+            match next {
+                Ok(Some(Got::Piece { more, bytes })) => {
+                    if !more && whole.is_empty() {
+                        return serde_json::from_slice(&bytes).map_err(|_| Unasked::Garbled);
+                    }
+                    whole.extend_from_slice(&bytes);
+                    if !more {
+                        return serde_json::from_slice(&whole).map_err(|_| Unasked::Garbled);
+                    }
+                }
+                Ok(Some(Got::NoWorld)) => return Err(Unasked::NoWorld),
+                Ok(Some(Got::NotSent) | None) => return Err(Unasked::NotSent),
                 Err(_) => return Err(Unasked::Silent),
-            };
-            if piece.status == Some(async_nats::StatusCode::NO_RESPONDERS) {
-                return Err(Unasked::NoWorld);
-            }
-            let (wire::Piece { more }, bytes) =
-                wire::unframe(&piece.payload).ok_or(Unasked::Garbled)?;
-            whole.extend_from_slice(&bytes);
-            if !more {
-                return serde_json::from_slice(&whole).map_err(|_| Unasked::Garbled);
             }
         }
     }
