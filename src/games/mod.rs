@@ -372,6 +372,9 @@ fn or_handed(
         return ran;
     };
     cx.roll_back(world);
+    // Whether what it does may be known is the game world's to find: it leaves no trace here
+    // (the typist's idle time moves when the town is told of it, if it is public).
+    cx.hidden = true;
     cx.effects.push(moot_kernel::world::Effect::Hand(
         moot_kernel::world::Handed {
             agent: cx.actor.clone(),

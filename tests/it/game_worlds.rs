@@ -959,3 +959,114 @@ async fn the_chess_tools_games_are_placed_and_joined_from_the_town() {
     assert_eq!(api.logged(&against, &cy.token).await.len(), 2);
     a.running.shutdown().await;
 }
+
+/// The town's `who` shows a player's idle time for a match placed on a game world as for one
+/// played in the town: their public action (`ready`), told to the town, moves it, and a night
+/// action typed in the town (`kill p2`), handed there, leaves it alone (it would tell who holds
+/// a night role).
+#[tokio::test]
+async fn idle_times_move_with_public_actions_on_a_game_world_and_never_with_night_ones() {
+    use serde_json::json;
+    let broker = Broker::start().await;
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
+    let flags = ["--metrics-token", TOKEN, "--sessions-per-agent", "0"];
+    let _town = world_process_with(&broker.url, &town_db, "60s", &flags).await;
+    let a = host(&broker.url, &town_db).await;
+    let _g1 = games(&broker.url, &g1_db, "g1");
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let api = crate::support::Api::new(a.http_addr);
+    let vic = api.agent(Some("Vic")).await;
+    let tool = |token: &str, name: &'static str, args: serde_json::Value| {
+        let (http, token) = (a.http_addr, token.to_owned());
+        async move { crate::support::mcp_tool(http, &token, name, args).await }
+    };
+    // A player at a time, each in a match with the house's bots, until one is dealt a night
+    // role (half the seats are; one match at a time each).
+    let (mut pia, me, mid, verb) = 'deal: {
+        for i in 0..12 {
+            let name = format!("Pia{i}");
+            let mut pia = crate::support::player_at(a.telnet_addr, &name).await;
+            let token = crate::consent::telnet_token(&mut pia).await;
+            let me = crate::support::Agent {
+                id: token.split('_').nth(1).unwrap().to_owned(),
+                token,
+                name,
+            };
+            let (status, made) = crate::werewolf::post_match_with_bots(&api, &me, json!({})).await;
+            assert_eq!(status, 201, "{made}");
+            let mid = made["session_id"].as_str().unwrap().to_owned();
+            let got = tool(
+                &me.token,
+                "et.werewolf.match.get_state",
+                json!({"matchId": mid}),
+            )
+            .await;
+            let verb = match got["structuredContent"]["state"]["you"]["role"].as_str() {
+                Some("WEREWOLF") => "kill",
+                Some("SEER") => "inspect",
+                Some("DOCTOR") => "protect",
+                Some(_) => continue,
+                None => panic!("{got}"),
+            };
+            break 'deal (pia, me, mid, verb);
+        }
+        panic!("twelve deals without a night role");
+    };
+    let idle = || async {
+        let who = tool(&vic.token, "who", json!({})).await;
+        who["structuredContent"]["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == me.name.as_str())
+            .unwrap_or_else(|| panic!("{} in {who}", me.name))["idle_seconds"]
+            .as_u64()
+            .unwrap()
+    };
+    let state = || async {
+        let got = tool(
+            &me.token,
+            "et.werewolf.match.get_state",
+            json!({"matchId": mid}),
+        )
+        .await;
+        got["structuredContent"]["state"].clone()
+    };
+    // Her `ready` is public: told to the town, it moves her idle time.
+    tokio::time::sleep(Duration::from_millis(2200)).await;
+    assert!(idle().await >= 2);
+    tool(
+        &me.token,
+        "et.werewolf.match.ready",
+        json!({"matchId": mid}),
+    )
+    .await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let brief = loop {
+        let st = state().await;
+        if st["phase"] == "NIGHT" {
+            break st["you"]["requiredAction"].clone();
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{st}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(idle().await < 2, "her ready was told to the town");
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let before = idle().await;
+    assert!(before >= 2, "{before}");
+    let target = brief["allowedTargets"][0].as_str().unwrap().to_owned();
+    pia.send(&format!("{verb} {target}")).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while state().await["you"]["requiredAction"]["alreadySubmitted"] != true {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "her night action was not taken: {:?}",
+            pia.command_hearing("look").await.0
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let after = idle().await;
+    assert!(after >= before, "idle {before} s before, {after} s after");
+    a.running.shutdown().await;
+}

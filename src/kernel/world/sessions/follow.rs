@@ -414,7 +414,14 @@ impl World {
         });
         s.tick += 1;
         let ended = s.game.is_terminal();
+        // A player's action others may know of moves their idle time here, as one played in
+        // the town does; a hidden one (a night action) leaves no trace.
+        let public =
+            role != game_api::SERVER_ROLE && s.game.action_view_of(None, role, &action).is_some();
         cx.changed.push(Awaited::Session(id));
+        if announce && public {
+            self.touch(&agent, cx.now);
+        }
         if counted {
             // Counted before the town started again: still one of the day's few for its pair.
             let decided = self
