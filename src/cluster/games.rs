@@ -851,6 +851,9 @@ async fn take(door: &Door, tools: &Tools, call: GameCall) -> Called {
                 .world
                 .call(agent, Face::Telnet, move |w, cx| {
                     cx.text_only = true;
+                    // Where the game holds the typist, its own verb of that name, as where it
+                    // was typed (Werewolf's `say` in a match is the match's, not the room's).
+                    let entry = crate::games::here(w, &cx.actor, entry);
                     match (entry.run_read)(w, cx, (entry.read_args)(args)) {
                         Ok(reply) => reply.text,
                         Err(e) => vec![e.message],

@@ -960,12 +960,13 @@ async fn the_chess_tools_games_are_placed_and_joined_from_the_town() {
     a.running.shutdown().await;
 }
 
-/// The town's `who` shows a player's idle time for a match placed on a game world as for one
-/// played in the town: their public action (`ready`), told to the town, moves it, and a night
-/// action typed in the town (`kill p2`), handed there, leaves it alone (it would tell who holds
-/// a night role).
+/// A player of a Werewolf match placed on a game world, on telnet in the town, types its verbs
+/// as for one played in the town: the match's own `say` is handed there as the match's (not
+/// the room's there), and the town's `who` shows their idle time as for a match of its own:
+/// their public action (`ready`), told to the town, moves it, and a night action typed in the
+/// town (`kill p2`), handed there, leaves it alone (it would tell who holds a night role).
 #[tokio::test]
-async fn idle_times_move_with_public_actions_on_a_game_world_and_never_with_night_ones() {
+async fn a_placed_matchs_verbs_are_its_own_there_and_idle_times_move_only_with_public_actions() {
     use serde_json::json;
     let broker = Broker::start().await;
     let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
@@ -1033,6 +1034,11 @@ async fn idle_times_move_with_public_actions_on_a_game_world_and_never_with_nigh
         .await;
         got["structuredContent"]["state"].clone()
     };
+    // Her `say`, typed here, is the match's `say` there too (never the room's, on the game
+    // world): in the lobby it is not her time to speak.
+    pia.send("say Hello, all.").await;
+    let told = pia.expect("You can speak to the match only during").await;
+    assert!(!told.iter().any(|l| l.starts_with("You say,")), "{told:#?}");
     // Her `ready` is public: told to the town, it moves her idle time.
     tokio::time::sleep(Duration::from_millis(2200)).await;
     assert!(idle().await >= 2);
