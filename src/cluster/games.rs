@@ -611,10 +611,18 @@ async fn elsewhere(
     };
     if writes {
         let who = agent.clone();
+        let template = args
+            .get("template")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned);
         let admitted = door
             .world
             .call(agent.clone(), Face::Rest, move |w, cx| {
-                w.admit_handed(&who, others, cx.now)
+                let begins = others.map(|making| moot_kernel::world::sessions::Begins {
+                    making,
+                    template: template.as_deref(),
+                });
+                w.admit_handed(&who, begins, cx.now)
             })
             .await;
         match admitted {

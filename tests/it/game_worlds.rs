@@ -376,6 +376,24 @@ async fn sessions_made_while_game_worlds_are_alive_are_placed_on_the_least_loade
     assert!(numbers.windows(2).all(|w| w[0] < w[1]), "{numbers:?}");
     let (status, state) = api.get(&format!("/sessions/{one}/state"), &ann.token).await;
     assert_eq!((status, state["tick"].as_u64()), (200, Some(3)), "{state}");
+    // A player plays one Werewolf match at a time, whichever world plays it: her second would
+    // go to the other game world, which knows nothing of her first; the town does.
+    let eve = api.agent(Some("Eve")).await;
+    let (status, v) =
+        crate::werewolf::post_match_with_bots(&api, &eve, serde_json::json!({})).await;
+    assert_eq!(status, 201, "{v}");
+    for _ in 0..200 {
+        let told = metric_lines(a.http_addr, "moot_sessions{template=\"werewolf.v1\"").await;
+        if !told.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (status, v) =
+        crate::werewolf::post_match_with_bots(&api, &eve, serde_json::json!({})).await;
+    assert_eq!(status, 409, "{v}");
+    let first = v["error"]["message"].as_str().unwrap_or_default();
+    assert!(first.contains("You are playing in match"), "{v}");
     a.running.shutdown().await;
 }
 

@@ -26,6 +26,16 @@ enum Seating {
     Paired,
 }
 
+/// A new session a call handed to a game world would begin, as the town weighs it
+/// ([`World::admit_handed`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Begins<'a> {
+    /// How many more the caller has on their way to game worlds meanwhile.
+    pub making: usize,
+    /// Its game's template, where the call names it.
+    pub template: Option<&'a str>,
+}
+
 impl World {
     /// The room where sessions of `template` stand: the room with the matching table.
     pub(super) fn room_for(&self, t: &Template) -> Option<RoomIdx> {
@@ -205,19 +215,38 @@ impl World {
     }
 
     /// Whether `who` may do what a call handed to a game world does (a change; a new session,
-    /// if it `creates` one, with `making` more on their way there meanwhile): the limits each
-    /// identity has are the town's, counted across every world, and a call over them is
-    /// answered here as it would be if it stayed.
+    /// if it `begins` one): the limits each identity has are the town's, counted across every
+    /// world, and so is the match a game that secludes its players keeps them in (one at a
+    /// time, on whichever world it is played); a call over them is answered here as it would
+    /// be if it stayed.
     pub fn admit_handed(
         &self,
         who: &AgentId,
-        creates: Option<usize>,
+        begins: Option<Begins<'_>>,
         now: tokio::time::Instant,
     ) -> Result<(), HostError> {
-        if let Some(making) = creates {
-            self.may_start(who, making)?;
+        if let Some(begins) = begins {
+            self.may_start(who, begins.making)?;
+            let secludes = begins
+                .template
+                .and_then(|t| self.template(t))
+                .is_some_and(|t| t.secludes);
+            if secludes {
+                self.not_kept(who)?;
+            }
         }
         self.admit_write(who, now)
+    }
+
+    /// Refused while a match keeps `who` from the town (they play one at a time).
+    fn not_kept(&self, who: &AgentId) -> Result<(), HostError> {
+        match self.secluded.get(who) {
+            Some(sid) => Err(HostError::new(
+                ErrorCode::Conflict,
+                format!("You are playing in match {sid}; finish it first"),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Tells the town that session `id` (kept already) has begun: whoever stands where it
@@ -349,12 +378,7 @@ impl World {
                     ),
                 ));
             }
-            if let Some(sid) = self.secluded.get(&cx.actor) {
-                return Err(HostError::new(
-                    ErrorCode::Conflict,
-                    format!("You are playing in match {sid}; finish it first"),
-                ));
-            }
+            self.not_kept(&cx.actor)?;
         }
         Ok(Plan {
             template: t,

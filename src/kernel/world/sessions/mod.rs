@@ -8,6 +8,7 @@
 
 mod act;
 pub use act::Submitted;
+pub use create::Begins;
 mod conduct;
 mod create;
 mod error;
