@@ -64,6 +64,9 @@ impl Answering {
     ) {
         let key = (host.to_owned(), id);
         let running = self.running.clone();
+        // Entered while the map is held, so that a task done at once (on another thread)
+        // removes its entry after it is there, not before (which left it there for ever).
+        let mut entries = lock(&self.running);
         let task = tokio::spawn({
             let key = key.clone();
             async move {
@@ -71,7 +74,7 @@ impl Answering {
                 lock(&running).remove(&key);
             }
         });
-        lock(&self.running).insert(key, (task.abort_handle(), again));
+        entries.insert(key, (task.abort_handle(), again));
     }
 
     /// The world is going: a question that may be asked again is dropped unanswered, for its
@@ -212,8 +215,6 @@ pub(super) struct Answers {
     /// Where they come: `_INBOX.<host>.answers.<run>`.
     inbox: String,
     waiting: Mutex<HashMap<u64, mpsc::UnboundedSender<Got>>>,
-    /// The questions to send.
-    asking: mpsc::UnboundedSender<wire::Question>,
     /// The questions in each batch sent lately, by the batch's number, for the broker's word
     /// that nobody took one (no world) to reach each question in it.
     sent: Mutex<VecDeque<(u64, Vec<u64>)>>,
@@ -234,18 +235,14 @@ pub(super) enum Got {
 }
 
 impl Answers {
-    /// The answers to host `host`'s questions, in this process, and the queue of questions
-    /// for [`Answers::send`].
-    pub(super) fn new(host: &str) -> (Arc<Answers>, mpsc::UnboundedReceiver<wire::Question>) {
+    /// The answers to host `host`'s questions, in this process.
+    pub(super) fn new(host: &str) -> Answers {
         let run = rand::random::<u64>();
-        let (asking, questions) = mpsc::unbounded_channel();
-        let answers = Answers {
+        Answers {
             inbox: format!("{}.answers.{run:016x}", wire::inbox(host)),
             waiting: Mutex::default(),
-            asking,
             sent: Mutex::default(),
-        };
-        (Arc::new(answers), questions)
+        }
     }
 
     /// Where they come, for the subscription.
@@ -258,13 +255,10 @@ impl Answers {
         format!("{}.{batch}", self.inbox)
     }
 
-    /// Queues `question` for the next batch; false if this host is going.
-    pub(super) fn ask(&self, question: wire::Question) -> bool {
-        self.asking.send(question).is_ok()
-    }
-
     /// Sends the questions queued on `subject`, everything queued since the last batch in one
-    /// message, until the host goes.
+    /// message, until the host goes (every sender of the queue is dropped). A question whose
+    /// asker went before it was sent is not sent: nobody waits for it, and its take-back could
+    /// reach the world before it.
     pub(super) async fn send(
         self: Arc<Answers>,
         client: async_nats::Client,
@@ -277,6 +271,13 @@ impl Answers {
         // turn's worth, not the first question alone.
         let bytes = |q: &wire::Question| 16 + q.ask.len();
         while wire::next_batch(&mut questions, &mut batch, true, bytes).await {
+            {
+                let waiting = lock(&self.waiting);
+                batch.retain(|q| waiting.contains_key(&q.id));
+            }
+            if batch.is_empty() {
+                continue;
+            }
             number += 1;
             let ids: Vec<u64> = batch.iter().map(|q| q.id).collect();
             {
@@ -366,7 +367,7 @@ mod tests {
     /// question 1 waits (it would carry another client's answer).
     #[test]
     fn each_run_of_a_host_has_its_answers_come_to_an_inbox_of_its_own() {
-        let (before, now) = (Answers::new("host1").0, Answers::new("host1").0);
+        let (before, now) = (Answers::new("host1"), Answers::new("host1"));
         assert_ne!(before.reply(1), now.reply(1));
         assert!(
             now.reply(1)

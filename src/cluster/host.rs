@@ -52,6 +52,8 @@ pub struct Remote {
     asking: Asking,
     /// Where their answers come.
     answers: Arc<Answers>,
+    /// The questions to send, a batch a turn ([`Answers::send`]).
+    questions: mpsc::UnboundedSender<wire::Question>,
     /// What its connections say, for [`send_batches`] to send to the world in order.
     saying: Saying,
     /// Ends the host's own tasks (its beats, following the world) when it is dropped.
@@ -130,11 +132,12 @@ impl Remote {
         // Heard before the greeting, so that no word of the world's is missed after it.
         let news = subscribe(&client, wire::news()).await?;
         let inbox = subscribe(&client, wire::to_conns(&host)).await?;
-        let (answers, questions) = Answers::new(&host);
+        let answers = Arc::new(Answers::new(&host));
         let pieces = subscribe(&client, answers.subject()).await?;
         tokio::spawn(answers.clone().route(pieces));
+        let (questions, queued) = mpsc::unbounded_channel();
         let to = wire::questions(&host);
-        tokio::spawn(answers.clone().send(client.clone(), to, questions));
+        tokio::spawn(answers.clone().send(client.clone(), to, queued));
         let welcome = greet(&client, &host, http, url).await?;
         let (asking, requests) = Asking::open(client.clone(), &host, wait);
         let state = Arc::new(Mutex::new(State {
@@ -157,6 +160,7 @@ impl Remote {
             state,
             asking,
             answers,
+            questions,
             saying,
             stop: CancellationToken::new(),
         };

@@ -351,12 +351,17 @@ async fn host_process(url: &str) -> (Moot, SocketAddr) {
 /// [`host_process`] with more in its environment.
 async fn host_process_with(url: &str, env: &[(&str, &str)]) -> (Moot, SocketAddr) {
     let telnet: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let http = env
+        .iter()
+        .find(|(key, _)| *key == "MOOT_HTTP")
+        .map_or("127.0.0.1:0", |(_, at)| *at);
     let said = tempfile::NamedTempFile::new().unwrap();
     let mut host = Moot(
         Command::new(env!("CARGO_BIN_EXE_moot"))
             .args(["host", "--nats", url, "--telnet", &telnet.to_string()])
-            // Not the default 8080, which another test's host may hold.
-            .args(["--http", "127.0.0.1:0"])
+            // Not the default 8080, which another test's host may hold; where `MOOT_HTTP` says,
+            // if it does.
+            .args(["--http", http])
             .envs(env.iter().copied())
             .env("RUST_LOG", "moot=warn")
             .stdin(Stdio::null())
@@ -1302,8 +1307,8 @@ async fn a_world_refuses_a_broker_that_lets_anyone_in_unless_told_it_is_private(
 fn users_and_permissions(dir: &std::path::Path, hosts: &[&str]) -> String {
     let at = |f: &str| dir.join(f).to_str().unwrap().to_owned();
     let mut users = vec![
-        "{ user: world, password: \"world-pw\", permissions: { publish: { allow: [\"moot.>\"] }, \
-         subscribe: { allow: [\"moot.>\"] }, allow_responses: true } }"
+        "{ user: world, password: \"world-pw\", permissions: { publish: { allow: [\"moot.>\", \
+         \"_INBOX.>\"] }, subscribe: { allow: [\"moot.>\"] } } }"
             .to_owned(),
     ];
     for h in hosts {
@@ -1420,7 +1425,13 @@ async fn another_hosts_credentials_read_nothing_and_forge_nothing() {
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
     assert!(up, "the world answers through a broker with users");
-    let host1_env = [("SSL_CERT_FILE", ca.as_str()), ("MOOT_HOST_NAME", "host1")];
+    let http: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let http_at = http.to_string();
+    let host1_env = [
+        ("SSL_CERT_FILE", ca.as_str()),
+        ("MOOT_HOST_NAME", "host1"),
+        ("MOOT_HTTP", http_at.as_str()),
+    ];
     let (_host1, telnet) = host_process_with(&url("host1"), &host1_env).await;
 
     // A player logs in through host1 with a password, gets an API token and talks.
@@ -1439,6 +1450,22 @@ async fn another_hosts_credentials_read_nothing_and_forge_nothing() {
         .to_owned();
     ann.send("say a-secret-line").await;
     ann.expect("You say, \"a-secret-line\"").await;
+    // Calls asked at once cross in one batch, and the world answers them as each is ready,
+    // in as many messages into the batch's inbox: the world's user may answer there more than
+    // once (a broker's `allow_responses` lets one answer through and drops the rest).
+    let looks = (0..8).map(|_| {
+        let token = token.clone();
+        async move { crate::support::mcp_tool(http, &token, "look", serde_json::json!({})).await }
+    });
+    let answered = tokio::time::timeout(
+        Duration::from_secs(20),
+        futures_util::future::join_all(looks),
+    )
+    .await
+    .expect("every call is answered");
+    for look in answered {
+        assert_eq!(look["structuredContent"]["kind"], "room", "{look}");
+    }
 
     // Forgeries, with what the spy may know: the world's epoch from its beats, Ann's id.
     let epoch = heard

@@ -174,7 +174,7 @@ impl Remote {
         let mut lost = self.asking.lost();
         lost.mark_unchanged();
         let (_expected, mut pieces) = self.answers.expect(id);
-        if !self.answers.ask(wire::Question { id, ask }) {
+        if self.questions.send(wire::Question { id, ask }).is_err() {
             return Err(Unasked::NotSent);
         }
         let mut whole = Vec::new();
