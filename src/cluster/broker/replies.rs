@@ -81,16 +81,17 @@ impl Replies {
 }
 
 /// Sends the pieces queued, a batch to each inbox at a time, in the order they were queued.
-/// It does not wait a turn for more: measured, a turn's wait made a batch of `look`s' answers
-/// fifteen times larger and cost the broker and both processes no less (what they spend goes
-/// with the answers' bytes, not their messages).
+/// It waits a turn of the runtime first, so that the answers its other tasks have ready go
+/// with the first: measured over six rounds each, `finishTurn` through a host cost a tenth
+/// less CPU a call than sending each answer as it came (`look`, whose answers are four times
+/// larger, within the noise).
 async fn carry(
     client: async_nats::Client,
     mut queued: mpsc::UnboundedReceiver<(Inbox, AnswerPiece)>,
 ) {
     let (mut batch, mut inboxes) = (Vec::new(), Vec::<(Inbox, Vec<AnswerPiece>)>::new());
     let bytes = |(_, piece): &(Inbox, AnswerPiece)| 16 + piece.bytes.len();
-    while wire::next_batch(&mut queued, &mut batch, false, bytes).await {
+    while wire::next_batch(&mut queued, &mut batch, true, bytes).await {
         for (to, piece) in batch.drain(..) {
             match inboxes.iter_mut().find(|(inbox, _)| *inbox == to) {
                 Some((_, pieces)) => pieces.push(piece),
