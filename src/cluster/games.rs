@@ -81,9 +81,11 @@ pub struct GameWorlds {
     catching: Mutex<std::collections::HashSet<u64>>,
     /// What each game world's run has told the town, as heard (see [`GameBeat::told`]).
     told: Mutex<std::collections::HashMap<String, ToldHeard>>,
-    /// Sessions each identity is making on game worlds now, not yet answered: they count
-    /// toward its running sessions, so that many made at once do not pass the limit together.
-    making: Mutex<std::collections::HashMap<AgentId, usize>>,
+    /// Sessions each identity is making on game worlds now, not yet answered (each its
+    /// template, where the call names it): they count toward its running sessions, and a match
+    /// that keeps its players toward the one it may play, so that many made at once do not
+    /// pass the limits together.
+    making: Mutex<std::collections::HashMap<AgentId, Vec<Option<String>>>>,
 }
 
 /// How much of what a game world's run told the town it has heard.
@@ -100,25 +102,31 @@ struct ToldHeard {
 
 /// One session an identity is making on a game world ([`GameWorlds::making`]), counted until
 /// its answer.
-struct Making<'a>(&'a GameWorlds, AgentId);
+struct Making<'a>(&'a GameWorlds, AgentId, Option<String>);
 
 impl<'a> Making<'a> {
-    /// Counts one more for `who`, and says how many others were under way.
-    fn start(worlds: &'a GameWorlds, who: &AgentId) -> (Making<'a>, usize) {
+    /// Counts one more of `template` for `who`, and gives the others under way.
+    fn start(
+        worlds: &'a GameWorlds,
+        who: &AgentId,
+        template: Option<String>,
+    ) -> (Making<'a>, Vec<Option<String>>) {
         let mut making = lock(&worlds.making);
-        let n = making.entry(who.clone()).or_default();
-        let others = *n;
-        *n += 1;
-        (Making(worlds, who.clone()), others)
+        let under_way = making.entry(who.clone()).or_default();
+        let others = under_way.clone();
+        under_way.push(template.clone());
+        (Making(worlds, who.clone(), template), others)
     }
 }
 
 impl Drop for Making<'_> {
     fn drop(&mut self) {
         let mut making = lock(&self.0.making);
-        if let Some(n) = making.get_mut(&self.1) {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
+        if let Some(under_way) = making.get_mut(&self.1) {
+            if let Some(at) = under_way.iter().position(|t| *t == self.2) {
+                under_way.swap_remove(at);
+            }
+            if under_way.is_empty() {
                 making.remove(&self.1);
             }
         }
@@ -602,26 +610,29 @@ async fn elsewhere(
             Some(worlds.placed_on(id)?)
         }
     };
+    let template = args
+        .get("template")
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_owned);
     let (_making, others) = match creates {
         true => {
-            let (making, others) = Making::start(worlds, agent);
+            let (making, others) = Making::start(worlds, agent, template.clone());
             (Some(making), Some(others))
         }
         false => (None, None),
     };
     if writes {
         let who = agent.clone();
-        let template = args
-            .get("template")
-            .and_then(serde_json::Value::as_str)
-            .map(str::to_owned);
         let admitted = door
             .world
             .call(agent.clone(), Face::Rest, move |w, cx| {
-                let begins = others.map(|making| moot_kernel::world::sessions::Begins {
-                    making,
-                    template: template.as_deref(),
-                });
+                let begins =
+                    others
+                        .as_deref()
+                        .map(|under_way| moot_kernel::world::sessions::Begins {
+                            under_way,
+                            template: template.as_deref(),
+                        });
                 w.admit_handed(&who, begins, cx.now)
             })
             .await;

@@ -394,6 +394,15 @@ async fn sessions_made_while_game_worlds_are_alive_are_placed_on_the_least_loade
     assert_eq!(status, 409, "{v}");
     let first = v["error"]["message"].as_str().unwrap_or_default();
     assert!(first.contains("You are playing in match"), "{v}");
+    // Two asked at once, before either is made: one is.
+    let fay = api.agent(Some("Fay")).await;
+    let (one, two) = tokio::join!(
+        crate::werewolf::post_match_with_bots(&api, &fay, serde_json::json!({})),
+        crate::werewolf::post_match_with_bots(&api, &fay, serde_json::json!({})),
+    );
+    let mut statuses = [one.0, two.0];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [201, 409], "{one:?} {two:?}");
     a.running.shutdown().await;
 }
 

@@ -30,8 +30,9 @@ enum Seating {
 /// ([`World::admit_handed`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Begins<'a> {
-    /// How many more the caller has on their way to game worlds meanwhile.
-    pub making: usize,
+    /// The others the caller has on their way to game worlds meanwhile (each its template,
+    /// where its call names it).
+    pub under_way: &'a [Option<String>],
     /// Its game's template, where the call names it.
     pub template: Option<&'a str>,
 }
@@ -226,13 +227,17 @@ impl World {
         now: tokio::time::Instant,
     ) -> Result<(), HostError> {
         if let Some(begins) = begins {
-            self.may_start(who, begins.making)?;
-            let secludes = begins
-                .template
-                .and_then(|t| self.template(t))
-                .is_some_and(|t| t.secludes);
-            if secludes {
+            self.may_start(who, begins.under_way.len())?;
+            let secludes =
+                |t: Option<&str>| t.and_then(|t| self.template(t)).is_some_and(|t| t.secludes);
+            if secludes(begins.template) {
                 self.not_kept(who)?;
+                if begins.under_way.iter().any(|t| secludes(t.as_deref())) {
+                    return Err(HostError::new(
+                        ErrorCode::Conflict,
+                        "You are starting a match already; finish it first",
+                    ));
+                }
             }
         }
         self.admit_write(who, now)
