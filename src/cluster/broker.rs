@@ -453,38 +453,35 @@ pub async fn serve(
                     let id = question.id;
                     let Ok(ask) = serde_json::from_slice::<Ask>(&question.ask) else {
                         tracing::warn!(%host, "a host asked what this world cannot read");
-                        replies.answer(&to, id, &Answer::Verb(Err(CallRefused::Unavailable(world::Unavailable::Internal))));
+                        replies.answer(&to, id, &not_answered());
                         continue;
                     };
-                    let (door, replies, to) = (door.clone(), replies.clone(), to.clone());
+                    let (door, replies, to, tools) = (door.clone(), replies.clone(), to.clone(), tools.clone());
                     // A tool call or a page's question may wait (a long poll): its host may
                     // take it back, and one that only reads is left, while the world goes, for
                     // the host to ask the next.
                     let again = match &ask {
-                        Ask::Tool(call) => crate::games::find_tool(&call.name, crate::games::toolsets())
-                            .is_some_and(|e| e.read_only),
-                        Ask::Web { ask, .. } => ask.read_only(),
-                        _ => {
-                            let tools = tools.clone();
-                            tokio::spawn(async move {
-                                if let Some(answer) = answer_question(&door, &tools, ask).await {
-                                    replies.answer(&to, id, &answer);
-                                }
-                            });
-                            continue;
-                        }
+                        Ask::Tool(call) => Some(
+                            crate::games::find_tool(&call.name, crate::games::toolsets())
+                                .is_some_and(|e| e.read_only),
+                        ),
+                        Ask::Web { ask, .. } => Some(ask.read_only()),
+                        _ => None,
+                    };
+                    let Some(again) = again else {
+                        tokio::spawn(async move {
+                            replies.answer(&to, id, &answer_question(&door, &tools, ask).await);
+                        });
+                        continue;
                     };
                     if closing && again {
                         continue;
                     }
-                    let tools = tools.clone();
                     answering.run(&host, id, again, async move {
                         let answer = match (closing, ask) {
                             (true, Ask::Web { .. }) => Answer::Web(Err(CallRefused::Away)),
                             (true, _) => Answer::Tool(Err(CallRefused::Away)),
-                            (false, Ask::Web { ask, .. }) => Answer::Web(super::games::web(&door, ask).await),
-                            (false, Ask::Tool(call)) => Answer::Tool(super::games::tool(&door, &tools, call).await),
-                            (false, _) => return,
+                            (false, ask) => answer_question(&door, &tools, ask).await,
                         };
                         replies.answer(&to, id, &answer);
                     });
@@ -678,18 +675,29 @@ async fn answer(
     reply(client, &msg, host, &answer).await;
 }
 
-/// The answer to a question asked in a batch that never waits for anything but the world, or
-/// `None` for one asked whole (see [`answer`]).
-async fn answer_question(door: &Door, tools: &Tools, ask: Ask) -> Option<Answer> {
-    Some(match ask {
+/// The answer to a question asked in a batch (its answer in pieces; a tool call or a page's
+/// may wait, and is taken back if its host says so: see `serve`).
+async fn answer_question(door: &Door, tools: &Tools, ask: Ask) -> Answer {
+    match ask {
         Ask::Verb(call) => Answer::Verb(super::games::call(door, call).await),
         Ask::Agent(call) => Answer::Agent(door.make_agent(call).await),
         Ask::Metrics(token) => Answer::Metrics(door.metrics(token).await),
         Ask::Page(read) => Answer::Page(door.page(read).await),
         Ask::Mcp(read) => Answer::Mcp(door.mcp_read(tools, read).await),
-        // Tools and pages may wait, and are taken back (see `serve`); the rest are asked whole.
-        _ => return None,
-    })
+        Ask::Tool(call) => Answer::Tool(super::games::tool(door, tools, call).await),
+        Ask::Web { ask, .. } => Answer::Web(super::games::web(door, ask).await),
+        // Asked whole, never in a batch by a host of this protocol (see [`answer`]).
+        Ask::Banned { .. }
+        | Ask::Who
+        | Ask::Connect { .. }
+        | Ask::Create { .. }
+        | Ask::Vouch(_) => not_answered(),
+    }
+}
+
+/// What a question the world cannot answer in a batch gets: nothing was done.
+fn not_answered() -> Answer {
+    Answer::Verb(Err(CallRefused::Unavailable(world::Unavailable::Internal)))
 }
 
 /// Host `host`'s connection `conn`, taken out of those the world holds: if `agent` is
