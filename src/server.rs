@@ -411,6 +411,10 @@ pub async fn start_world(
         door.clone(),
         stops.shutdown.clone(),
     ));
+    tokio::spawn(crate::cluster::games::begin_seated(
+        door.clone(),
+        stops.shutdown.clone(),
+    ));
     tokio::spawn(crate::cluster::games::follow(
         told,
         door.clone(),

@@ -135,6 +135,7 @@ pub async fn open(
     let restored = stored.len();
     world.restore_sessions(stored)?;
     world.restore_invitations(&kept);
+    world.restore_begins(&kept);
     world.restore_tournaments(&kept);
     world.restore_ratings(moot_kernel::ratings::Ledger::from_stored(
         standings, seasons,

@@ -33,8 +33,9 @@ use moot_kernel::wrap::Display;
 
 /// This build's protocol. A change to any message below that an older peer could misread
 /// raises it (7: connections' lines and notices cross in batches, [`FromConns`] and
-/// [`ToConns`]; 8: so do questions and their answers, [`Question`] and [`AnswerPiece`]).
-pub const PROTOCOL: u32 = 8;
+/// [`ToConns`]; 8: so do questions and their answers, [`Question`] and [`AnswerPiece`]; 9: the
+/// town hands game worlds the sessions it seats, [`GameAsk::Begin`]).
+pub const PROTOCOL: u32 = 9;
 
 /// Where hosts and worlds find out whether they speak the same protocol (no version in it: see
 /// the module's doc). The world answers anyone here and takes nobody in: a host joins by its
@@ -302,6 +303,9 @@ pub enum GameAsk {
         id: u64,
         args: serde_json::Value,
     },
+    /// A session the town seated itself (a Werewolf match from its notice board), to be made
+    /// under its id unless it is made already; answered with its `Created`.
+    Begin(moot_kernel::world::sessions::Begin),
 }
 
 /// A game world's beat: who it is (its name, and this run of it), what it speaks, and how

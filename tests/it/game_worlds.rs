@@ -1103,3 +1103,194 @@ async fn a_placed_matchs_verbs_are_its_own_there_and_idle_times_move_only_with_p
     assert!(after >= before, "idle {before} s before, {after} s after");
     a.running.shutdown().await;
 }
+
+/// The matches the town seats itself go to its game worlds too: a practice match and the
+/// notice board's match are answered at once in the town (their number, the seat, the
+/// building off the Town Hall), made on the game world under that number and played there,
+/// and each player is told their card from the town's copy. A player in one (placed, not yet
+/// made or made) starts no other. With no game world alive, the town makes them itself.
+#[tokio::test]
+async fn werewolf_practice_and_the_notice_boards_matches_are_placed_on_a_game_world() {
+    use crate::support::mcp_tool;
+    use serde_json::json;
+    let broker = Broker::start().await;
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
+    let _town = world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
+    let a = host(&broker.url, &town_db).await;
+    let mut g1 = games(&broker.url, &g1_db, "g1");
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let api = crate::support::Api::new(a.http_addr);
+    let tool = |who: &crate::support::Agent, name: &'static str, args: serde_json::Value| {
+        let (http, token) = (a.http_addr, who.token.clone());
+        async move { mcp_tool(http, &token, name, args).await }
+    };
+    let pia = api.agent(Some("Pia")).await;
+    let started = tool(&pia, "et.werewolf.practice.start", json!({})).await;
+    let assigned = &started["structuredContent"]["matchAssignment"];
+    assert_eq!(assigned["seat"], 1, "{started}");
+    let mid = assigned["matchId"].as_str().expect("a match").to_owned();
+    assert_eq!(
+        assigned["buildingInstanceId"],
+        format!("werewolf_game_{mid}"),
+        "{started}"
+    );
+    until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 1"]).await;
+    // The town's copy tells her her card, as a match of its own would.
+    let mut told = serde_json::Value::Null;
+    for _ in 0..100 {
+        told = tool(&pia, "events", json!({})).await;
+        if told.to_string().contains("[Town Crier] You are ") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(told.to_string().contains("[Town Crier] You are "), "{told}");
+    // Played there: she gets ready, and the state (from g1) says so.
+    let ready = tool(&pia, "et.werewolf.match.ready", json!({"matchId": mid})).await;
+    assert_ne!(ready["isError"], true, "{ready}");
+    // The seven bots were ready: with her, the lobby is over.
+    let mut state = serde_json::Value::Null;
+    for _ in 0..100 {
+        state = tool(&pia, "et.werewolf.match.get_state", json!({"matchId": mid})).await;
+        if state["structuredContent"]["state"]["phase"] != "LOBBY" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let phase = &state["structuredContent"]["state"]["phase"];
+    assert!(phase.is_string() && phase != "LOBBY", "{state}");
+    // One match at a time: another practice, or the board, is refused while she plays.
+    let again = tool(&pia, "et.werewolf.practice.start", json!({})).await;
+    assert_eq!(again["isError"], true, "{again}");
+    assert!(
+        again
+            .to_string()
+            .contains(&format!("You are playing in match {mid}")),
+        "{again}"
+    );
+    // Eight sign the notice board: the eighth's answer names the match, made on g1.
+    let mut signers = Vec::new();
+    for i in 0..8 {
+        signers.push(api.agent(Some(&format!("Signer{i}"))).await);
+    }
+    let mut board = serde_json::Value::Null;
+    for s in &signers {
+        board = tool(s, "et.werewolf.queue.join", json!({})).await;
+    }
+    let matched = &board["structuredContent"]["matchAssignment"];
+    assert_eq!(matched["seat"], 8, "{board}");
+    let board_mid = matched["matchId"].as_str().expect("a match").to_owned();
+    assert_ne!(board_mid, mid);
+    until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 2"]).await;
+    let status = tool(&signers[0], "et.werewolf.queue.status", json!({})).await;
+    assert_eq!(
+        status["structuredContent"]["queue"]["status"], "MATCHED",
+        "{status}"
+    );
+    assert_eq!(
+        status["structuredContent"]["matchAssignment"]["matchId"], board_mid,
+        "{status}"
+    );
+    let (code, listed) = api.get("/sessions", &signers[3].token).await;
+    assert_eq!(code, 200, "{listed}");
+    assert!(listed.to_string().contains(&board_mid), "{listed}");
+    // g1 gone (kill -9), the town makes the next itself, and it is played there.
+    let _ = g1.kill();
+    let _ = g1.wait();
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"away\"} 1"]).await;
+    let zed = api.agent(Some("Zed")).await;
+    let started = tool(&zed, "et.werewolf.practice.start", json!({})).await;
+    let zmid = started["structuredContent"]["matchAssignment"]["matchId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{started}"))
+        .to_owned();
+    let mut ready = serde_json::Value::Null;
+    for _ in 0..50 {
+        ready = tool(&zed, "et.werewolf.match.ready", json!({"matchId": zmid})).await;
+        if ready["isError"] != true {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_ne!(ready["isError"], true, "{ready}");
+    a.running.shutdown().await;
+}
+
+/// A match the town seated is not lost when its game world does not answer and the town is
+/// killed meanwhile: the practice is answered at once (its number), the game world chosen is
+/// stopped (SIGSTOP) so it makes nothing yet, the town is killed (kill -9) and started again,
+/// and once the game world goes on the match is made there, once, under the number she was
+/// given, and she plays it.
+#[tokio::test]
+async fn a_seated_match_not_yet_made_when_the_town_is_killed_is_made_once_it_is_back() {
+    use crate::support::mcp_tool;
+    use serde_json::json;
+    let signal = |process: &Moot, sig: &str| {
+        let sent = Command::new("kill")
+            .args([sig, &process.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success(), "kill {sig}");
+    };
+    let broker = Broker::start().await;
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
+    let flags = ["--metrics-token", TOKEN];
+    let mut town = world_process_with(&broker.url, &town_db, "60s", &flags).await;
+    let a = host(&broker.url, &town_db).await;
+    let g1 = games(&broker.url, &g1_db, "g1");
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let api = crate::support::Api::new(a.http_addr);
+    let pia = api.agent(Some("Pia")).await;
+    let tool = |name: &'static str, args: serde_json::Value| {
+        let (http, token) = (a.http_addr, pia.token.clone());
+        async move { mcp_tool(http, &token, name, args).await }
+    };
+    // Stopped, g1 is still alive to the town for a moment (its last beat is recent), and is
+    // chosen; it answers nothing.
+    signal(&g1, "-STOP");
+    let started = tool("et.werewolf.practice.start", json!({})).await;
+    let mid = started["structuredContent"]["matchAssignment"]["matchId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{started}"))
+        .to_owned();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    town.kill().unwrap();
+    town.wait().unwrap();
+    let _town = world_process_with(&broker.url, &town_db, "60s", &flags).await;
+    signal(&g1, "-CONT");
+    until_metrics_show(
+        a.http_addr,
+        &[
+            "moot_game_worlds{state=\"alive\"} 1",
+            "moot_game_world_sessions{name=\"g1\"} 1",
+        ],
+    )
+    .await;
+    // Hers, under the number she was given, played there.
+    let mut ready = serde_json::Value::Null;
+    for _ in 0..100 {
+        ready = tool("et.werewolf.match.ready", json!({"matchId": mid})).await;
+        if ready["isError"] != true {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_ne!(ready["isError"], true, "{ready}");
+    let state = tool("et.werewolf.match.get_state", json!({"matchId": mid})).await;
+    assert_eq!(
+        state["structuredContent"]["state"]["you"]["playerId"], "p1",
+        "{state}"
+    );
+    // Made once: a few beats on, g1 runs the one match.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let lines = game_lines(a.http_addr).await;
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "moot_game_world_sessions{name=\"g1\"} 1"),
+        "{lines:?}"
+    );
+    a.running.shutdown().await;
+}

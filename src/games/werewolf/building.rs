@@ -123,6 +123,23 @@ pub fn door_of(world: &World, sid: SessionId) -> Option<String> {
     Some(format!("game{}", b.number))
 }
 
+/// Puts up match `sid`'s building, unless it stands already (undone with the command).
+pub(super) fn raise(world: &mut World, cx: &mut Cx, sid: SessionId) {
+    if world.ext::<WerewolfTown>().buildings.contains_key(&sid) {
+        return;
+    }
+    build(world, sid, number_of(sid));
+    // A town without a Town Hall puts up no building (`werewolf practice` works anywhere).
+    if let Some(b) = world.ext::<WerewolfTown>().buildings.get(&sid).copied() {
+        cx.undo(move |w| {
+            if let Some(hall) = hall(w) {
+                w.map.rooms[hall].exits.retain(|e| e.to != b.room);
+            }
+            w.ext::<WerewolfTown>().buildings.remove(&sid);
+        });
+    }
+}
+
 /// Puts up match `sid`'s building: a room off the hall with a door (or, if it is over, a
 /// plaque in the hall). `number` is its "Werewolf Game #N".
 pub(super) fn build(world: &mut World, sid: SessionId, number: usize) {
@@ -238,6 +255,11 @@ fn put_up_plaque(world: &mut World, sid: SessionId) {
 /// After any change to a session: a Werewolf match that has just ended gets its plaque (undone
 /// with the change if the change is not stored).
 pub fn after_change(world: &mut World, cx: &mut Cx, sid: SessionId) {
+    // A match this world did not begin itself (a copy of one a game world plays, rebuilt
+    // after the town started again) gets its building when first heard of.
+    if game_of(world, sid).is_some() {
+        raise(world, cx, sid);
+    }
     let over = game_of(world, sid).is_some_and(|w| w.phase == rules::Phase::Ended);
     let building = world.ext::<WerewolfTown>().buildings.get(&sid).copied();
     if let (true, Some(b)) = (over, building)

@@ -362,16 +362,7 @@ pub fn start_match(
     let sid = created.id;
     // One number for the match everywhere: its session's.
     let number = building::number_of(sid);
-    building::build(world, sid, number);
-    // A town without a Town Hall puts up no building (`werewolf practice` works anywhere).
-    if let Some(b) = world.ext::<WerewolfTown>().buildings.get(&sid).copied() {
-        cx.undo(move |w| {
-            if let Some(hall) = hall(w) {
-                w.map.rooms[hall].exits.retain(|e| e.to != b.room);
-            }
-            w.ext::<WerewolfTown>().buildings.remove(&sid);
-        });
-    }
+    building::raise(world, cx, sid);
     let line = format!(
         "[Town Crier] Werewolf Game #{number} begins: its door, `game{number}`, stands open in \
          the Town Hall. Players, type `ready`."
@@ -386,9 +377,9 @@ pub fn start_match(
 
 /// The tools' `matchAssignment` for `agent` in match `sid`.
 pub fn assignment(world: &mut World, sid: SessionId, agent: &AgentId) -> Value {
+    // A match the town placed on a game world has its seats before that world makes it.
     let seat = world
-        .session(sid)
-        .and_then(|s| s.role_of(agent))
+        .role_in(sid, agent)
         .and_then(rules::seat_of)
         .map(|s| s + 1);
     let building = world.ext::<WerewolfTown>().buildings.get(&sid).copied();

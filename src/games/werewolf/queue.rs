@@ -58,9 +58,17 @@ fn running_match(
     world: &World,
     agent: &AgentId,
 ) -> Option<moot_kernel::world::sessions::SessionId> {
-    my_match(world, agent).filter(|&sid| {
-        game_of(world, sid).is_some_and(|w| !moot_kernel::game_api::Game::is_terminal(w))
-    })
+    my_match(world, agent)
+        .filter(|&sid| {
+            game_of(world, sid).is_some_and(|w| !moot_kernel::game_api::Game::is_terminal(w))
+        })
+        // One the town placed on a game world, not yet made there.
+        .or_else(|| {
+            world.beginning_for(
+                agent,
+                <super::rules::Werewolf as moot_kernel::game_api::Game>::TEMPLATE,
+            )
+        })
 }
 
 fn queue_json(world: &mut World, me: &AgentId, status: &str) -> Value {

@@ -14,7 +14,7 @@ use crate::world::{AgentId, Cx, RoomIdx, World};
 
 /// Who has agreed to a session being started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Seating {
+pub(super) enum Seating {
     /// Its creator only: anyone else it names is asked first.
     Asked,
     /// Everyone, each earlier and in their own words (a game opened for anyone, joined).
@@ -175,7 +175,7 @@ impl World {
         clippy::too_many_arguments,
         reason = "each caller's own few, in one place"
     )]
-    fn create(
+    pub(super) fn create(
         &mut self,
         cx: &mut Cx,
         reserved: Option<SessionId>,
@@ -185,6 +185,10 @@ impl World {
         seating: Seating,
         wording: Option<String>,
     ) -> Result<Created, HostError> {
+        // One the town seats itself goes to a game world, where it has them.
+        let placing =
+            (seating == Seating::Town && reserved.is_none() && self.places_what_it_seats())
+                .then(|| options.clone());
         let plan = self.plan(cx, template, participants, options, seating)?;
         let asks_others = plan
             .participants
@@ -192,6 +196,9 @@ impl World {
             .any(|p| p.agent != cx.actor && !crate::world::is_house(&p.agent));
         if seating != Seating::Paired {
             self.may_start(&cx.actor, 0)?;
+        }
+        if let Some(options) = placing {
+            return self.begin_elsewhere(cx, plan.template.id, participants, options);
         }
         if asks_others && seating == Seating::Asked {
             return self.invite(cx, reserved, plan, wording);

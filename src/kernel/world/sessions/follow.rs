@@ -89,6 +89,8 @@ pub struct Following {
     placed: HashSet<SessionId>,
     /// In a game world: what it has yet to tell the town.
     telling: Option<Telling>,
+    /// In the town: the sessions it seated, waiting for a game world to make them.
+    pub(in crate::world) beginning: super::begins::Beginning,
 }
 
 /// A game world's record of what it has yet to tell the town.
@@ -113,9 +115,10 @@ impl Following {
             ids
         };
         format!(
-            "copies: {:?}, placed: {:?}",
+            "copies: {:?}, placed: {:?}, beginning: {:?}",
             sorted(&self.copies),
-            sorted(&self.placed)
+            sorted(&self.placed),
+            self.beginning.ids()
         )
     }
 }
@@ -194,6 +197,9 @@ impl World {
 
     /// Notes, once it is stored, that what `on` names changed (see [`World::tell_the_town`]).
     pub(in crate::world) fn stored_change(&mut self, on: &Awaited) {
+        if let Awaited::Session(sid) = on {
+            self.stored_begin(*sid);
+        }
         if let (Awaited::Session(sid), Some(telling)) = (on, self.following.telling.as_mut()) {
             telling.changed.insert(*sid);
             telling.wake.send_modify(|n| *n += 1);
@@ -347,11 +353,15 @@ impl World {
         self.following.placed.insert(id);
         self.keep_session(session);
         self.keep_session_id(id);
+        self.copy_begun(cx, id);
         cx.changed.push(Awaited::Session(id));
         if announce {
             self.tell_begun(cx, id);
         }
         self.schedule(id);
+        // What the games do with a session that changed (a Werewolf match's building, for a
+        // copy the town did not seat itself, or rebuilt after it started again).
+        self.session_changed(cx, id);
         Ok(())
     }
 

@@ -8,6 +8,8 @@
 
 mod act;
 pub use act::Submitted;
+pub use begins::Begin;
+mod begins;
 pub use create::Begins;
 mod conduct;
 mod create;
