@@ -285,13 +285,12 @@ impl Answers {
                 if sent.len() >= BATCHES_KEPT {
                     sent.pop_front();
                 }
-                sent.push_back((number, ids.clone()));
+                sent.push_back((number, ids));
             }
             let reply = self.reply(number);
-            if !wire::publish(&client, &subject, Some(&reply), &batch).await {
-                for id in ids {
-                    self.tell(id, Got::NotSent);
-                }
+            // Only those that did not go: one sent may be answered, and done.
+            for at in wire::publish(&client, &subject, Some(&reply), &batch).await {
+                self.tell(batch[at].id, Got::NotSent);
             }
             batch.clear();
         }

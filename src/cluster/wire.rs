@@ -427,37 +427,20 @@ pub fn encode<T: Serialize>(batch: &T) -> Option<bytes::Bytes> {
 /// slice of their items encodes as): in one message if the broker carries it, or else halved
 /// until each part is, in order. An item larger than the broker's limit alone is dropped, and
 /// said so (the world's limits on a line and a notice are far below any broker's). Each part
-/// names `reply`, if given, as where its answers go. False if the broker could not be
-/// reached.
+/// names `reply`, if given, as where its answers go. Gives the places in `items` of those not
+/// sent, in order (none if all were): a dropped item, and, once the broker cannot be reached,
+/// every item from the part it refused on (those before it went, and may be answered).
 pub async fn publish<T: Serialize>(
     client: &async_nats::Client,
     subject: &str,
     reply: Option<&str>,
     items: &[T],
-) -> bool {
+) -> Vec<usize> {
     let most = match client.server_info().max_payload {
         0 => 1 << 20,
         most => most,
     };
-    let mut parts = vec![items];
-    while let Some(part) = parts.pop() {
-        let Some(body) = encode(&part) else {
-            tracing::error!(%subject, "cannot encode a batch");
-            continue;
-        };
-        if body.len() > most {
-            match part.len() {
-                0 | 1 => {
-                    tracing::error!(%subject, bytes = body.len(), most, "an item larger than the broker carries was dropped")
-                }
-                n => {
-                    let (first, rest) = part.split_at(n / 2);
-                    parts.push(rest);
-                    parts.push(first);
-                }
-            }
-            continue;
-        }
+    publish_with(most, items, |body| async move {
         let sent = match reply {
             Some(reply) => {
                 client
@@ -466,12 +449,50 @@ pub async fn publish<T: Serialize>(
             }
             None => client.publish(subject.to_owned(), body).await,
         };
-        if let Err(e) = sent {
-            tracing::warn!(error = %e, %subject, "cannot reach the broker");
-            return false;
+        sent.map_err(|e| tracing::warn!(error = %e, %subject, "cannot reach the broker"))
+    })
+    .await
+}
+
+/// [`publish`], each part's body of at most `most` bytes given to `send`.
+async fn publish_with<T: Serialize, F: std::future::Future<Output = Result<(), ()>>>(
+    most: usize,
+    items: &[T],
+    mut send: impl FnMut(bytes::Bytes) -> F,
+) -> Vec<usize> {
+    let mut unsent = Vec::new();
+    // Each part with the place of its first item.
+    let mut parts = vec![(0, items)];
+    while let Some((at, part)) = parts.pop() {
+        let Some(body) = encode(&part) else {
+            tracing::error!("cannot encode a batch");
+            unsent.extend(at..at + part.len());
+            continue;
+        };
+        if body.len() > most {
+            match part.len() {
+                0 | 1 => {
+                    tracing::error!(
+                        bytes = body.len(),
+                        most,
+                        "an item larger than the broker carries was dropped"
+                    );
+                    unsent.extend(at..at + part.len());
+                }
+                n => {
+                    let (first, rest) = part.split_at(n / 2);
+                    parts.push((at + n / 2, rest));
+                    parts.push((at, first));
+                }
+            }
+            continue;
+        }
+        if send(body).await.is_err() {
+            unsent.extend(at..items.len());
+            return unsent;
         }
     }
-    true
+    unsent
 }
 
 /// A batch from its body; `None` if it is not one.
@@ -780,6 +801,43 @@ impl ToConn {
 
 #[cfg(test)]
 mod tests {
+    /// A batch the broker cannot carry whole goes in parts, in order; an item too large alone
+    /// is dropped, and once the broker refuses a part, that part and those after it were not
+    /// sent, and only they are said to be: the parts before went, and may be answered.
+    #[tokio::test]
+    async fn a_batch_that_goes_in_parts_says_which_items_did_not_go() {
+        let items: Vec<Vec<u8>> = [10, 10, 10, 10, 200, 10, 10, 10]
+            .iter()
+            .map(|&n| vec![7u8; n])
+            .collect();
+        let sent = std::cell::RefCell::new(Vec::<Vec<Vec<u8>>>::new());
+        let send = |refuse_from: usize| {
+            let sent = &sent;
+            move |body: bytes::Bytes| {
+                let part: Vec<Vec<u8>> = decode(&body).unwrap();
+                let refused = sent.borrow().len() >= refuse_from;
+                if !refused {
+                    sent.borrow_mut().push(part);
+                }
+                async move { if refused { Err(()) } else { Ok(()) } }
+            }
+        };
+        // All sent but the one too large alone.
+        let unsent = super::publish_with(64, &items, send(usize::MAX)).await;
+        assert_eq!(unsent, [4]);
+        let went: Vec<usize> = sent.borrow().iter().flatten().map(Vec::len).collect();
+        assert_eq!(went, [10, 10, 10, 10, 10, 10, 10]);
+        // The broker gone after the first part: the rest were not sent.
+        sent.borrow_mut().clear();
+        let unsent = super::publish_with(64, &items, send(1)).await;
+        let first = sent.borrow()[0].len();
+        assert!(
+            first > 0 && first < items.len(),
+            "{first} in the first part"
+        );
+        assert_eq!(unsent, (first..items.len()).collect::<Vec<_>>());
+    }
+
     use super::*;
 
     #[test]
