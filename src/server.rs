@@ -411,7 +411,7 @@ pub async fn start_world(
         door.clone(),
         stops.shutdown.clone(),
     ));
-    tokio::spawn(crate::cluster::games::begin_seated(
+    tokio::spawn(crate::cluster::seated::begin_seated(
         door.clone(),
         stops.shutdown.clone(),
     ));

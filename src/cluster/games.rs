@@ -215,7 +215,7 @@ impl GameWorlds {
     /// Where a new session goes at `now`: the game world alive that runs the fewest
     /// (counting those placed on it since it last said), the first by name among equals;
     /// none while none is alive.
-    fn choose(&self, now: Instant) -> Option<String> {
+    pub(super) fn choose(&self, now: Instant) -> Option<String> {
         let mut seen = lock(&self.seen);
         let (name, s) = seen
             .iter_mut()
@@ -226,7 +226,7 @@ impl GameWorlds {
     }
 
     /// The game world session `id` was placed on, if any.
-    fn placed_on(&self, id: SessionId) -> Option<String> {
+    pub(super) fn placed_on(&self, id: SessionId) -> Option<String> {
         lock(&self.placed).get(&id.number()).cloned()
     }
 
@@ -241,7 +241,7 @@ impl GameWorlds {
     }
 
     /// Forgets that session `id` was placed (its game world refused to make it).
-    fn unplace(&self, id: SessionId) {
+    pub(super) fn unplace(&self, id: SessionId) {
         lock(&self.placed).remove(&id.number());
     }
 
@@ -298,7 +298,7 @@ impl GameWorlds {
     ///
     /// Dropped before the answer (its client left), the call is taken back from the game
     /// world.
-    async fn forward(&self, to: &str, mut call: GameCall) -> Called {
+    pub(super) async fn forward(&self, to: &str, mut call: GameCall) -> Called {
         let client = self.link.get().ok_or(CallRefused::Away)?;
         let run = self
             .alive_run(to, Instant::now())
@@ -386,7 +386,7 @@ impl Drop for TakeBack {
 }
 
 /// Whoever `id` is, as the town's directory vouches for them to a game world.
-fn card(door: &Door, id: &str) -> Option<Card> {
+pub(super) fn card(door: &Door, id: &str) -> Option<Card> {
     let name = door.directory.name_of(id)?;
     let owner = door.directory.owner_of(id);
     Some(Card {
@@ -681,7 +681,6 @@ async fn elsewhere(
     if let Some(id) = session
         && refused
     {
-        worlds.unplace(id);
         let _ = door
             .world
             .call(
@@ -690,13 +689,7 @@ async fn elsewhere(
                 move |w, _| w.unplace(id),
             )
             .await;
-        let forgot = door
-            .store
-            .call(keys::drop_state(PLACED, id.to_string()))
-            .await;
-        if let Err(e) = forgot {
-            tracing::warn!(error = %e, session = id.number(), "cannot forget a session not placed");
-        }
+        forget_placed(door, id).await;
     }
     Some(answered)
 }
@@ -732,17 +725,40 @@ async fn placing(
             }
         }
     }
+    keep_placed(door, id, to)
+        .await
+        .map_err(|_| CallRefused::Unavailable(Unavailable::Storage))?;
+    Ok((cards, id))
+}
+
+/// Stores that session `id` goes to game world `to` (before it goes, and anyone hears of it),
+/// and holds it so.
+pub(super) async fn keep_placed(
+    door: &Door,
+    id: SessionId,
+    to: &str,
+) -> Result<(), moot_kernel::store::StoreError> {
     let row = StateRow {
         module: PLACED.to_owned(),
         key: id.to_string(),
         value: to.to_owned(),
     };
-    door.store
-        .call(keys::put_state(row))
-        .await
-        .map_err(|_| CallRefused::Unavailable(Unavailable::Storage))?;
+    door.store.call(keys::put_state(row)).await?;
     lock(&door.game_worlds.placed).insert(id.number(), to.to_owned());
-    Ok((cards, id))
+    Ok(())
+}
+
+/// Forgets that session `id` was placed on a game world (it refused to make it), as stored
+/// and as held.
+pub(super) async fn forget_placed(door: &Door, id: SessionId) {
+    door.game_worlds.unplace(id);
+    let forgot = door
+        .store
+        .call(keys::drop_state(PLACED, id.to_string()))
+        .await;
+    if let Err(e) = forgot {
+        tracing::warn!(error = %e, session = id.number(), "cannot forget a session not placed");
+    }
 }
 
 /// A game world's side of the town's calls: answers each one heard on `calls` (subscribed to
@@ -1290,136 +1306,6 @@ async fn typed_there(door: &Door, h: moot_kernel::world::Handed) -> Vec<String> 
     }
 }
 
-/// How often the town hands over again what it seated that no game world has yet made.
-const BEGIN_AGAIN: Duration = Duration::from_secs(1);
-
-/// The town's side of the sessions it seats itself (see `moot_kernel::world::sessions`'
-/// `begins`): from now on each goes to a game world, and this hands each one over once it is
-/// stored, and again every [`BEGIN_AGAIN`] until it is made there (or here), until `stop`.
-pub async fn begin_seated(door: Arc<Door>, stop: CancellationToken) {
-    let server = || AgentId::from(moot_kernel::world::SERVER_ID);
-    let Ok(mut stored) = door
-        .world
-        .call(server(), Face::Rest, |w, _| w.place_what_the_town_seats())
-        .await
-    else {
-        return;
-    };
-    let mut again = tokio::time::interval(BEGIN_AGAIN);
-    again.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let handing: Arc<Mutex<std::collections::HashSet<u64>>> = Arc::default();
-    loop {
-        tokio::select! {
-            _ = stop.cancelled() => return,
-            changed = stored.changed() => if changed.is_err() { return },
-            _ = again.tick() => {}
-        }
-        let Ok(waiting) = door
-            .world
-            .call(server(), Face::Rest, |w, _| w.begins_waiting())
-            .await
-        else {
-            return;
-        };
-        for begin in waiting {
-            if !lock(&handing).insert(begin.id) {
-                continue;
-            }
-            let (door, handing, stop) = (door.clone(), handing.clone(), stop.clone());
-            tokio::spawn(async move {
-                let id = begin.id;
-                tokio::select! {
-                    _ = stop.cancelled() => {}
-                    _ = begin_one(&door, begin) => {}
-                }
-                lock(&handing).remove(&id);
-            });
-        }
-    }
-}
-
-/// Hands `begin` to the game world it was placed on (choosing one first if none was yet):
-/// made there, it waits no more; refused there, or with no game world alive, it is begun
-/// here; with no answer, it is handed over again later, to the same one.
-async fn begin_one(door: &Door, begin: moot_kernel::world::sessions::Begin) {
-    let id = SessionId::from(begin.id);
-    let worlds = &door.game_worlds;
-    let maker = AgentId::from(begin.maker.as_str());
-    let here = |door: &Door| {
-        let world = door.world.clone();
-        let maker = maker.clone();
-        async move {
-            let done = world
-                .call(maker, Face::Rest, move |w, cx| w.begin_here(cx, id))
-                .await;
-            if let Err(e) = done {
-                tracing::warn!(error = %e, session = id.number(), "cannot begin a seated session here");
-            }
-        }
-    };
-    let to = match worlds.placed_on(id) {
-        Some(to) => to,
-        None => {
-            let Some(to) = worlds.choose(Instant::now()) else {
-                return here(door).await;
-            };
-            let row = StateRow {
-                module: PLACED.to_owned(),
-                key: id.to_string(),
-                value: to.clone(),
-            };
-            // Where it goes is stored before it goes, as for any session placed.
-            if door.store.call(keys::put_state(row)).await.is_err() {
-                return;
-            }
-            lock(&worlds.placed).insert(id.number(), to.clone());
-            to
-        }
-    };
-    let (Some(caller), cards) = (
-        card(door, &begin.maker),
-        begin
-            .participants
-            .values()
-            .filter_map(|a| card(door, a))
-            .collect(),
-    ) else {
-        return here(door).await;
-    };
-    let call = GameCall {
-        id: 0,
-        caller,
-        cards,
-        ask: GameAsk::Begin(begin),
-        session: Some(id.number()),
-    };
-    match worlds.forward(&to, call).await {
-        Ok(_) => {
-            let done = door
-                .world
-                .call(maker, Face::Rest, move |w, cx| w.begun_elsewhere(cx, id))
-                .await;
-            if let Err(e) = done {
-                tracing::warn!(error = %e, session = id.number(), "cannot note a seated session begun");
-            }
-        }
-        Err(CallRefused::Verb(refusal)) => {
-            tracing::warn!(to, session = id.number(), why = %refusal.message, "a game world refused a session the town seated; it begins here");
-            worlds.unplace(id);
-            if let Err(e) = door
-                .store
-                .call(keys::drop_state(PLACED, id.to_string()))
-                .await
-            {
-                tracing::warn!(error = %e, session = id.number(), "cannot forget a session not placed");
-            }
-            here(door).await;
-        }
-        // Away, or no answer yet: handed over again, to the same game world.
-        Err(_) => {}
-    }
-}
-
 /// The most [`Told`]s the town takes into its copies in one turn of its world.
 const MOST_AT_ONCE: usize = 256;
 
@@ -1745,7 +1631,7 @@ async fn catch_up_all(door: Arc<Door>, name: String) {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 

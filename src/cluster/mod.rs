@@ -28,6 +28,7 @@ pub mod host;
 pub mod metrics;
 pub mod nats;
 pub mod pass;
+pub mod seated;
 mod signed;
 pub mod visits;
 pub mod wire;

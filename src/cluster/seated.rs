@@ -1,0 +1,134 @@
+//! The sessions the town seats itself (a Werewolf match from its notice board, a practice
+//! match), handed to its game worlds: the world stores each as a begin waiting (see
+//! `moot_kernel::world::sessions`' `begins`) and answers its verb at once; this makes it on a
+//! game world, or in the town where none will.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::Door;
+use super::calls::CallRefused;
+use super::games::{card, forget_placed, keep_placed, lock};
+use super::wire::{GameAsk, GameCall};
+use moot_kernel::world::sessions::SessionId;
+use moot_kernel::world::{AgentId, Face};
+
+/// How often the town hands over again what it seated that no game world has yet made.
+const BEGIN_AGAIN: Duration = Duration::from_secs(1);
+
+/// The town's side of the sessions it seats itself (see `moot_kernel::world::sessions`'
+/// `begins`): from now on each goes to a game world, and this hands each one over once it is
+/// stored, and again every [`BEGIN_AGAIN`] until it is made there (or here), until `stop`.
+pub async fn begin_seated(door: Arc<Door>, stop: CancellationToken) {
+    let server = || AgentId::from(moot_kernel::world::SERVER_ID);
+    let Ok(mut stored) = door
+        .world
+        .call(server(), Face::Rest, |w, _| w.place_what_the_town_seats())
+        .await
+    else {
+        return;
+    };
+    let mut again = tokio::time::interval(BEGIN_AGAIN);
+    again.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let handing: Arc<Mutex<std::collections::HashSet<u64>>> = Arc::default();
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            changed = stored.changed() => if changed.is_err() { return },
+            _ = again.tick() => {}
+        }
+        let Ok(waiting) = door
+            .world
+            .call(server(), Face::Rest, |w, _| w.begins_waiting())
+            .await
+        else {
+            return;
+        };
+        for begin in waiting {
+            if !lock(&handing).insert(begin.id) {
+                continue;
+            }
+            let (door, handing, stop) = (door.clone(), handing.clone(), stop.clone());
+            tokio::spawn(async move {
+                let id = begin.id;
+                tokio::select! {
+                    _ = stop.cancelled() => {}
+                    _ = begin_one(&door, begin) => {}
+                }
+                lock(&handing).remove(&id);
+            });
+        }
+    }
+}
+
+/// Hands `begin` to the game world it was placed on (choosing one first if none was yet):
+/// made there, it waits no more; refused there, or with no game world alive, it is begun
+/// here; with no answer, it is handed over again later, to the same one.
+async fn begin_one(door: &Door, begin: moot_kernel::world::sessions::Begin) {
+    let id = SessionId::from(begin.id);
+    let worlds = &door.game_worlds;
+    let maker = AgentId::from(begin.maker.as_str());
+    let here = |door: &Door| {
+        let world = door.world.clone();
+        let maker = maker.clone();
+        async move {
+            let done = world
+                .call(maker, Face::Rest, move |w, cx| w.begin_here(cx, id))
+                .await;
+            if let Err(e) = done {
+                tracing::warn!(error = %e, session = id.number(), "cannot begin a seated session here");
+            }
+        }
+    };
+    let to = match worlds.placed_on(id) {
+        Some(to) => to,
+        None => {
+            let Some(to) = worlds.choose(Instant::now()) else {
+                return here(door).await;
+            };
+            // Where it goes is stored before it goes, as for any session placed.
+            if keep_placed(door, id, &to).await.is_err() {
+                return;
+            }
+            to
+        }
+    };
+    let (Some(caller), cards) = (
+        card(door, &begin.maker),
+        begin
+            .participants
+            .values()
+            .filter_map(|a| card(door, a))
+            .collect(),
+    ) else {
+        return here(door).await;
+    };
+    let call = GameCall {
+        id: 0,
+        caller,
+        cards,
+        ask: GameAsk::Begin(begin),
+        session: Some(id.number()),
+    };
+    match worlds.forward(&to, call).await {
+        Ok(_) => {
+            let done = door
+                .world
+                .call(maker, Face::Rest, move |w, cx| w.begun_elsewhere(cx, id))
+                .await;
+            if let Err(e) = done {
+                tracing::warn!(error = %e, session = id.number(), "cannot note a seated session begun");
+            }
+        }
+        Err(CallRefused::Verb(refusal)) => {
+            tracing::warn!(to, session = id.number(), why = %refusal.message, "a game world refused a session the town seated; it begins here");
+            forget_placed(door, id).await;
+            here(door).await;
+        }
+        // Away, or no answer yet: handed over again, to the same game world.
+        Err(_) => {}
+    }
+}
