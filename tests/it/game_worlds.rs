@@ -1195,6 +1195,13 @@ async fn werewolf_practice_and_the_notice_boards_matches_are_placed_on_a_game_wo
     let (code, listed) = api.get("/sessions", &signers[3].token).await;
     assert_eq!(code, 200, "{listed}");
     assert!(listed.to_string().contains(&board_mid), "{listed}");
+    // On telnet too: Tom's practice is g1's third, and what he types for it is done there.
+    let mut tom = crate::support::player_at(a.telnet_addr, "Tom").await;
+    tom.send("werewolf practice").await;
+    tom.expect("you and seven house bots").await;
+    until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 3"]).await;
+    tom.send("ready").await;
+    tom.expect("Everyone is ready").await;
     // g1 gone (kill -9), the town makes the next itself, and it is played there.
     let _ = g1.kill();
     let _ = g1.wait();
