@@ -1059,6 +1059,14 @@ pub async fn hear(
                     }
                     if joined {
                         tracing::info!(name = %beat.name, running = beat.running, "a game world is alive");
+                        // What the town seats goes to it from now on, not from the next look
+                        // (`seated::begin_seated`).
+                        let placing = door.world.call(
+                            moot_kernel::world::SERVER_ID.into(),
+                            Face::Rest,
+                            |w, _| w.place_while(true),
+                        );
+                        let _ = placing.await;
                         let (door, name, stop) = (door.clone(), beat.name.clone(), stop.clone());
                         tokio::spawn(async move {
                             tokio::select! {

@@ -20,8 +20,9 @@ use moot_kernel::world::{AgentId, Face};
 const BEGIN_AGAIN: Duration = Duration::from_secs(1);
 
 /// The town's side of the sessions it seats itself (see `moot_kernel::world::sessions`'
-/// `begins`): from now on each goes to a game world, and this hands each one over once it is
-/// stored, and again every [`BEGIN_AGAIN`] until it is made there (or here), until `stop`.
+/// `begins`): while a game world is alive (as the town last heard, looked at each
+/// [`super::wire::BEAT`]) each goes to one, and this hands each one over once it is stored,
+/// and again every [`BEGIN_AGAIN`] until it is made there (or here), until `stop`.
 pub async fn begin_seated(door: Arc<Door>, stop: CancellationToken) {
     let server = || AgentId::from(moot_kernel::world::SERVER_ID);
     let Ok(mut stored) = door
@@ -33,12 +34,30 @@ pub async fn begin_seated(door: Arc<Door>, stop: CancellationToken) {
     };
     let mut again = tokio::time::interval(BEGIN_AGAIN);
     again.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut look = tokio::time::interval(super::wire::BEAT);
+    look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let handing: Arc<Mutex<std::collections::HashSet<u64>>> = Arc::default();
+    let mut placing = false;
     loop {
         tokio::select! {
             _ = stop.cancelled() => return,
             changed = stored.changed() => if changed.is_err() { return },
             _ = again.tick() => {}
+            _ = look.tick() => {
+                // With none alive, the town makes what it seats itself, at once.
+                let alive = !door.game_worlds.alive(Instant::now()).is_empty();
+                if alive != placing {
+                    placing = alive;
+                    let set = door
+                        .world
+                        .call(server(), Face::Rest, move |w, _| w.place_while(alive))
+                        .await;
+                    if set.is_err() {
+                        return;
+                    }
+                }
+                continue;
+            }
         }
         let Ok(waiting) = door
             .world

@@ -42,6 +42,8 @@ pub(in crate::world) struct Beginning {
     /// Set once a world process hands its town-seated sessions over
     /// ([`World::place_what_the_town_seats`]).
     wake: Option<tokio::sync::watch::Sender<u64>>,
+    /// Whether a game world is alive to take them ([`World::place_while`]).
+    alive: bool,
     waiting: BTreeMap<SessionId, Begin>,
 }
 
@@ -54,9 +56,9 @@ impl Beginning {
 }
 
 impl World {
-    /// From now on, a session the town seats itself is placed on a game world rather than
-    /// begun here; the receiver changes each time a new one is stored (and at once, for
-    /// those restored).
+    /// From now on, while a game world is alive ([`Self::place_while`]), a session the town
+    /// seats itself is placed on one rather than begun here; the receiver changes each time
+    /// a new one is stored (and at once, for those restored).
     pub fn place_what_the_town_seats(&mut self) -> tokio::sync::watch::Receiver<u64> {
         let beginning = &mut self.following.beginning;
         let wake = beginning
@@ -67,9 +69,16 @@ impl World {
         woken
     }
 
+    /// Whether a game world is alive to take what the town seats (as whoever hands them over
+    /// last heard).
+    pub fn place_while(&mut self, alive: bool) {
+        self.following.beginning.alive = alive;
+    }
+
     /// Whether a town-seated session would be placed (see [`Self::place_what_the_town_seats`]).
     pub(super) fn places_what_it_seats(&self) -> bool {
-        self.following.beginning.wake.is_some()
+        let beginning = &self.following.beginning;
+        beginning.wake.is_some() && beginning.alive
     }
 
     /// Sets aside and places a session the town has seated (its verb checked it already, as
