@@ -1297,3 +1297,49 @@ async fn a_seated_match_not_yet_made_when_the_town_is_killed_is_made_once_it_is_
     );
     a.running.shutdown().await;
 }
+
+/// A chess game two people agree to in the town (a challenge typed at the table, accepted)
+/// begins on a game world: the accepting answer names it at once, it is made there, and what
+/// each types for it is done there and heard here.
+#[tokio::test]
+async fn a_challenge_accepted_in_the_town_is_played_on_a_game_world() {
+    let broker = Broker::start().await;
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
+    let _town = world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
+    let a = host(&broker.url, &town_db).await;
+    let _g1 = games(&broker.url, &g1_db, "g1");
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let mut ann = crate::support::player_at(a.telnet_addr, "Ann").await;
+    let mut bob = crate::support::player_at(a.telnet_addr, "Bob").await;
+    for p in [&mut ann, &mut bob] {
+        p.send("east").await;
+        p.expect("Exits:").await;
+    }
+    ann.send("challenge Bob as white").await;
+    ann.expect("You challenge Bob").await;
+    bob.expect("challenges you to a game of chess").await;
+    bob.send("accept Ann").await;
+    let accepted = bob.expect("You accept Ann's challenge: game #").await;
+    let line = accepted
+        .iter()
+        .find(|l| l.contains("You accept Ann's challenge"))
+        .unwrap();
+    assert!(line.contains("you play black"), "{line}");
+    let id: String = line
+        .split('#')
+        .nth(1)
+        .unwrap()
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 1"]).await;
+    ann.expect(&format!("A new chess.v1 game begins here: #{id}"))
+        .await;
+    ann.send(&format!("move e2e4 on #{id}")).await;
+    ann.expect(&format!("You play e4 in game #{id}.")).await;
+    bob.expect(&format!("#{id}: Ann (white) plays e4.")).await;
+    bob.send(&format!("move e7e5 on #{id}")).await;
+    bob.expect(&format!("You play e5 in game #{id}.")).await;
+    a.running.shutdown().await;
+}

@@ -66,10 +66,8 @@ pub fn answered(world: &World, cx: &Cx, from: String, answer: &Answer) -> Reply<
     let id = &c.session_id;
     let line = match answer {
         Answer::Began(_) => {
-            let role = world
-                .session(c.id)
-                .and_then(|s| s.role_of(&cx.actor))
-                .unwrap_or("a player");
+            // (As it is to begin, where it begins on a game world.)
+            let role = world.role_in(c.id, &cx.actor).unwrap_or("a player");
             format!("You accept {from}'s challenge: game #{id}, you play {role}.")
         }
         Answer::Waiting(_) => {

@@ -1,5 +1,6 @@
-//! Sessions the town seats itself (a Werewolf match from its notice board, a practice
-//! match), begun on a game world where the town has them.
+//! Sessions the town begins itself, everyone in them agreed (a Werewolf match from its notice
+//! board, a practice match, a game whose invitation everyone accepted here), begun on a game
+//! world where the town has them.
 //!
 //! The verb that seats the players answers at once ("Werewolf Game #12 begins"), in the world
 //! task, while only the cluster can reach a game world. So the town stores what is to begin
@@ -16,6 +17,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::invite::Plan;
 use super::{Created, HostError, SessionId, create::Seating};
 use crate::store::keys::{self, StateRow};
 use crate::world::{AgentId, Awaited, Cx, World};
@@ -75,26 +77,45 @@ impl World {
         self.following.beginning.alive = alive;
     }
 
-    /// Whether a town-seated session would be placed (see [`Self::place_what_the_town_seats`]).
+    /// Whether a session the town begins itself, everyone agreed, would be placed (see
+    /// [`Self::place_what_the_town_seats`]).
     pub(super) fn places_what_it_seats(&self) -> bool {
         let beginning = &self.following.beginning;
         beginning.wake.is_some() && beginning.alive
     }
 
-    /// Sets aside and places a session the town has seated (its verb checked it already, as
-    /// it would for one begun here), and stores what is to begin.
+    /// Places the session `plan` describes, which everyone in it has agreed to (the town
+    /// seated them, or each accepted), under `reserved` or an id set aside now, and stores what
+    /// is to begin: the game world checks it again as it would its own.
     pub(super) fn begin_elsewhere(
         &mut self,
         cx: &mut Cx,
-        template: &'static str,
-        participants: &BTreeMap<String, String>,
-        options: Value,
+        reserved: Option<SessionId>,
+        plan: &Plan,
     ) -> Result<Created, HostError> {
-        let id = self.reserve_session_id();
+        let id = reserved.unwrap_or_else(|| self.reserve_session_id());
+        // The options as they were asked for: the host's own put back.
+        let mut options = plan.options.clone();
+        if plan.rated || plan.deal.is_some() {
+            if !options.is_object() {
+                options = Value::Object(Default::default());
+            }
+            if plan.rated {
+                options["rated"] = Value::Bool(true);
+            }
+            if let Some(deal) = plan.deal {
+                options["deal"] = Value::from(deal);
+            }
+        }
+        let template = plan.template.id;
         let begin = Begin {
             id: id.number(),
             template: template.to_owned(),
-            participants: participants.clone(),
+            participants: plan
+                .participants
+                .iter()
+                .map(|p| (p.role.to_owned(), p.agent.to_string()))
+                .collect(),
             options,
             maker: cx.actor.to_string(),
         };

@@ -185,10 +185,6 @@ impl World {
         seating: Seating,
         wording: Option<String>,
     ) -> Result<Created, HostError> {
-        // One the town seats itself goes to a game world, where it has them.
-        let placing =
-            (seating == Seating::Town && reserved.is_none() && self.places_what_it_seats())
-                .then(|| options.clone());
         let plan = self.plan(cx, template, participants, options, seating)?;
         let asks_others = plan
             .participants
@@ -197,8 +193,9 @@ impl World {
         if seating != Seating::Paired {
             self.may_start(&cx.actor, 0)?;
         }
-        if let Some(options) = placing {
-            return self.begin_elsewhere(cx, plan.template.id, participants, options);
+        // One the town seats itself goes to a game world, where it has them.
+        if seating == Seating::Town && reserved.is_none() && self.places_what_it_seats() {
+            return self.begin_elsewhere(cx, None, &plan);
         }
         if asks_others && seating == Seating::Asked {
             return self.invite(cx, reserved, plan, wording);

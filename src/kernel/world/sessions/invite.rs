@@ -337,7 +337,13 @@ impl World {
         // Everyone has agreed: each is held to the running-session limit they agreed under.
         self.check_slots(id)?;
         let inv = self.invitations.remove(&id).ok_or_else(|| gone(id))?;
-        match self.start(cx, Some(id), &inv.plan) {
+        // Everyone agreed here: where the town has game worlds, it begins on one.
+        let began = if self.places_what_it_seats() {
+            self.begin_elsewhere(cx, Some(id), &inv.plan)
+        } else {
+            self.start(cx, Some(id), &inv.plan)
+        };
+        match began {
             Ok(created) => {
                 // Should the start not be stored, the invitation waits again as it was.
                 cx.save(keys::drop_state(KEPT_AS, id.to_string()), move |w| {
