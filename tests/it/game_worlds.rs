@@ -1341,5 +1341,25 @@ async fn a_challenge_accepted_in_the_town_is_played_on_a_game_world() {
     bob.expect(&format!("#{id}: Ann (white) plays e4.")).await;
     bob.send(&format!("move e7e5 on #{id}")).await;
     bob.expect(&format!("You play e5 in game #{id}.")).await;
+    // A game against the computer, begun at once, is played there too: its engine's moves
+    // are the game world's, heard here.
+    ann.send("challenge computer as white level 1").await;
+    let sat = ann.expect("You sit down to play the computer").await;
+    let line = sat
+        .iter()
+        .find(|l| l.contains("You sit down to play the computer"))
+        .unwrap();
+    let game: String = line
+        .rsplit('#')
+        .next()
+        .unwrap()
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 2"]).await;
+    ann.send(&format!("move e2e4 on #{game}")).await;
+    ann.expect(&format!("You play e4 in game #{game}.")).await;
+    ann.expect(&format!("#{game}: Computer (black) plays"))
+        .await;
     a.running.shutdown().await;
 }

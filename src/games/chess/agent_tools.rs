@@ -368,7 +368,7 @@ waitForNextTurn.";
             (other.to_owned(), COMPUTER_ID.to_owned()),
         ]);
         options["computer_level"] = json!(a.difficulty);
-        let created = world.create_session(cx, "chess.v1", &participants, options)?;
+        let created = world.create_session_here(cx, "chess.v1", &participants, options)?;
         let sid = created.id;
         moot_kernel::verbs::tables::from_afar(world, cx, super::CHESS_TABLE);
         if a.show_ui {

@@ -18,7 +18,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::invite::Plan;
-use super::{Created, HostError, SessionId, create::Seating};
+use super::{
+    Created, HostError, SessionId,
+    create::{Place, Seating},
+};
 use crate::store::keys::{self, StateRow};
 use crate::world::{AgentId, Awaited, Cx, World};
 
@@ -205,6 +208,7 @@ impl World {
             begin.options.clone(),
             Seating::Town,
             None,
+            Place::Here,
         );
         if let Err(e) = made {
             cx.roll_back(self);
@@ -239,6 +243,7 @@ impl World {
             begin.options,
             Seating::Town,
             None,
+            Place::Here,
         )
     }
 

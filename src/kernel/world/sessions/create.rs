@@ -26,6 +26,16 @@ pub(super) enum Seating {
     Paired,
 }
 
+/// Where a session everyone agreed to may begin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Place {
+    /// On one of the town's game worlds, where it has one alive (see [`super::begins`]).
+    Anywhere,
+    /// In this world: its verb plays it in the same command, or it is begun on behalf of
+    /// another world already (a tournament's round, a begin handed over).
+    Here,
+}
+
 /// A new session a call handed to a game world would begin, as the town weighs it
 /// ([`World::admit_handed`]).
 #[derive(Debug, Clone, Copy)]
@@ -62,6 +72,28 @@ impl World {
             options,
             Seating::Asked,
             None,
+            Place::Anywhere,
+        )
+    }
+
+    /// [`World::create_session`], begun in this world whatever game worlds the town has: for
+    /// a verb that plays or reads the new session in the same command (a blackjack deal).
+    pub fn create_session_here(
+        &mut self,
+        cx: &mut Cx,
+        template: &str,
+        participants: &BTreeMap<String, String>,
+        options: Value,
+    ) -> Result<Created, HostError> {
+        self.create(
+            cx,
+            None,
+            template,
+            participants,
+            options,
+            Seating::Asked,
+            None,
+            Place::Here,
         )
     }
 
@@ -102,6 +134,7 @@ impl World {
             options,
             seating,
             None,
+            Place::Here,
         )
     }
 
@@ -124,6 +157,7 @@ impl World {
             options,
             seating,
             Some(wording),
+            Place::Anywhere,
         )
     }
 
@@ -145,6 +179,7 @@ impl World {
             options,
             Seating::Town,
             None,
+            Place::Anywhere,
         )
     }
 
@@ -166,6 +201,7 @@ impl World {
             options,
             Seating::Paired,
             None,
+            Place::Here,
         )
     }
 
@@ -184,6 +220,7 @@ impl World {
         options: Value,
         seating: Seating,
         wording: Option<String>,
+        place: Place,
     ) -> Result<Created, HostError> {
         let plan = self.plan(cx, template, participants, options, seating)?;
         let asks_others = plan
@@ -193,12 +230,12 @@ impl World {
         if seating != Seating::Paired {
             self.may_start(&cx.actor, 0)?;
         }
-        // One the town seats itself goes to a game world, where it has them.
-        if seating == Seating::Town && reserved.is_none() && self.places_what_it_seats() {
-            return self.begin_elsewhere(cx, None, &plan);
-        }
         if asks_others && seating == Seating::Asked {
             return self.invite(cx, reserved, plan, wording);
+        }
+        // Everyone agreed: where the town has game worlds, it begins on one.
+        if place == Place::Anywhere && self.places_what_it_seats() {
+            return self.begin_elsewhere(cx, reserved, &plan);
         }
         self.start(cx, reserved, &plan)
     }
