@@ -61,6 +61,9 @@ const SESSION_ARGS: [&str; 5] = ["session_id", "game_id", "matchId", "match_id",
 /// once, and as many again waiting to go; one more is refused, saying so.
 pub const HANDED_AT_ONCE: usize = 1024;
 
+/// The longest a call naming a session the town began waits for a game world to make it.
+const BEGUN_WITHIN: Duration = Duration::from_secs(10);
+
 /// The most verbs one typist may have waiting behind the one a game world is answering.
 const TYPED_AHEAD: usize = 16;
 
@@ -86,6 +89,10 @@ pub struct GameWorlds {
     /// that keeps its players toward the one it may play, so that many made at once do not
     /// pass the limits together.
     making: Mutex<std::collections::HashMap<AgentId, Vec<Option<String>>>>,
+    /// The ids of the sessions the town began that wait for a game world to make them (see
+    /// [`super::seated`]): a call naming one waits for it ([`GameWorlds::until_begun`]).
+    pub(super) beginning:
+        std::sync::OnceLock<tokio::sync::watch::Receiver<std::collections::BTreeSet<SessionId>>>,
 }
 
 /// How much of what a game world's run told the town it has heard.
@@ -223,6 +230,19 @@ impl GameWorlds {
             .min_by_key(|(name, s)| (s.running.saturating_add(s.placed), name.as_str()))?;
         s.placed += 1;
         Some(name.clone())
+    }
+
+    /// Waits, at most [`BEGUN_WITHIN`], while session `id` waits for a game world to make it
+    /// (its verb answered at once): a call naming it goes where it was made, once it is.
+    pub(super) async fn until_begun(&self, id: SessionId) {
+        let Some(ids) = self.beginning.get() else {
+            return;
+        };
+        if !ids.borrow().contains(&id) {
+            return;
+        }
+        let mut ids = ids.clone();
+        let _ = tokio::time::timeout(BEGUN_WITHIN, ids.wait_for(|ids| !ids.contains(&id))).await;
     }
 
     /// The game world session `id` was placed on, if any.
@@ -607,6 +627,7 @@ async fn elsewhere(
                 .iter()
                 .find_map(|key| args.get(*key).and_then(serde_json::Value::as_str))
                 .and_then(|s| parse_id(s).ok())?;
+            worlds.until_begun(id).await;
             Some(worlds.placed_on(id)?)
         }
     };
@@ -1002,6 +1023,7 @@ async fn pressed_there(
     args: serde_json::Value,
 ) -> Result<Result<serde_json::Value, super::calls::Refusal>, CallRefused> {
     let worlds = &door.game_worlds;
+    worlds.until_begun(id).await;
     let (Some(to), Some(caller)) = (worlds.placed_on(id), card(door, agent)) else {
         return Err(CallRefused::Away);
     };
@@ -1279,6 +1301,7 @@ async fn tell_typist(world: &WorldHandle, agent: AgentId, lines: Vec<String>) {
 /// or why it was not done there.
 async fn typed_there(door: &Door, h: moot_kernel::world::Handed) -> Vec<String> {
     let worlds = &door.game_worlds;
+    worlds.until_begun(h.session).await;
     let (Some(to), Some(caller)) = (worlds.placed_on(h.session), card(door, &h.agent)) else {
         return vec![moot_kernel::world::Unavailable::Internal.to_string()];
     };

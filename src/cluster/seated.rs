@@ -14,68 +14,74 @@ use super::calls::CallRefused;
 use super::games::{card, forget_placed, keep_placed, lock};
 use super::wire::{GameAsk, GameCall};
 use moot_kernel::world::sessions::SessionId;
-use moot_kernel::world::{AgentId, Face};
+use moot_kernel::world::{AgentId, Face, Unavailable};
 
 /// How often the town hands over again what it seated that no game world has yet made.
 const BEGIN_AGAIN: Duration = Duration::from_secs(1);
 
-/// The town's side of the sessions it seats itself (see `moot_kernel::world::sessions`'
+/// Whether a world call's refusal means the town is stopping (anything else passes: a write
+/// that failed is tried again later).
+fn stopping(e: &Unavailable) -> bool {
+    matches!(e, Unavailable::Stopped)
+}
+
+/// The town's side of the sessions it begins itself (see `moot_kernel::world::sessions`'
 /// `begins`): while a game world is alive (as the town last heard, looked at each
 /// [`super::wire::BEAT`]) each goes to one, and this hands each one over once it is stored,
-/// and again every [`BEGIN_AGAIN`] until it is made there (or here), until `stop`.
+/// and again every [`BEGIN_AGAIN`] until it is made there (or here), until `stop`. Those
+/// restored at start wait until the game worlds alive have been heard.
 pub async fn begin_seated(door: Arc<Door>, stop: CancellationToken) {
     let server = || AgentId::from(moot_kernel::world::SERVER_ID);
-    let Ok(mut stored) = door
+    let Ok(mut ids) = door
         .world
         .call(server(), Face::Rest, |w, _| w.place_what_the_town_seats())
         .await
     else {
         return;
     };
+    let _ = door.game_worlds.beginning.set(ids.clone());
+    let started = Instant::now();
     let mut again = tokio::time::interval(BEGIN_AGAIN);
     again.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut look = tokio::time::interval(super::wire::BEAT);
     look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let handing: Arc<Mutex<std::collections::HashSet<u64>>> = Arc::default();
+    let handing: Arc<Mutex<std::collections::HashSet<SessionId>>> = Arc::default();
     let mut placing = false;
     loop {
         tokio::select! {
             _ = stop.cancelled() => return,
-            changed = stored.changed() => if changed.is_err() { return },
+            changed = ids.changed() => if changed.is_err() { return },
             _ = again.tick() => {}
             _ = look.tick() => {
-                // With none alive, the town makes what it seats itself, at once.
+                // With none alive, the town makes what it begins itself, at once.
                 let alive = !door.game_worlds.alive(Instant::now()).is_empty();
                 if alive != placing {
-                    placing = alive;
                     let set = door
                         .world
                         .call(server(), Face::Rest, move |w, _| w.place_while(alive))
                         .await;
-                    if set.is_err() {
-                        return;
+                    match set {
+                        Ok(()) => placing = alive,
+                        Err(e) if stopping(&e) => return,
+                        Err(_) => {}
                     }
                 }
                 continue;
             }
         }
-        let Ok(waiting) = door
-            .world
-            .call(server(), Face::Rest, |w, _| w.begins_waiting())
-            .await
-        else {
-            return;
-        };
-        for begin in waiting {
-            if !lock(&handing).insert(begin.id) {
+        let waiting: Vec<SessionId> = ids.borrow_and_update().iter().copied().collect();
+        if started.elapsed() < super::wire::AWAY_AFTER {
+            continue;
+        }
+        for id in waiting {
+            if !lock(&handing).insert(id) {
                 continue;
             }
             let (door, handing, stop) = (door.clone(), handing.clone(), stop.clone());
             tokio::spawn(async move {
-                let id = begin.id;
                 tokio::select! {
                     _ = stop.cancelled() => {}
-                    _ = begin_one(&door, begin) => {}
+                    _ = begin_one(&door, id) => {}
                 }
                 lock(&handing).remove(&id);
             });
@@ -83,11 +89,20 @@ pub async fn begin_seated(door: Arc<Door>, stop: CancellationToken) {
     }
 }
 
-/// Hands `begin` to the game world it was placed on (choosing one first if none was yet):
+/// Hands begin `id` to the game world it was placed on (choosing one first if none was yet):
 /// made there, it waits no more; refused there, or with no game world alive, it is begun
 /// here; with no answer, it is handed over again later, to the same one.
-async fn begin_one(door: &Door, begin: moot_kernel::world::sessions::Begin) {
-    let id = SessionId::from(begin.id);
+async fn begin_one(door: &Door, id: SessionId) {
+    let server = AgentId::from(moot_kernel::world::SERVER_ID);
+    // Read through the world: after whatever set it aside is stored (or undone), and after
+    // any hand-over of it before this one was settled, so that it is made once.
+    let Ok(Some(begin)) = door
+        .world
+        .call(server, Face::Rest, move |w, _| w.begin_waiting(id))
+        .await
+    else {
+        return;
+    };
     let worlds = &door.game_worlds;
     let maker = AgentId::from(begin.maker.as_str());
     let here = |door: &Door| {
@@ -102,7 +117,16 @@ async fn begin_one(door: &Door, begin: moot_kernel::world::sessions::Begin) {
             }
         }
     };
-    let to = match worlds.placed_on(id) {
+    let placed = worlds.placed_on(id);
+    let Some(caller) = card(door, &begin.maker) else {
+        // Nobody to make it as (the directory forgets nobody): here, unless a game world
+        // may have it already.
+        if placed.is_none() {
+            here(door).await;
+        }
+        return;
+    };
+    let to = match placed {
         Some(to) => to,
         None => {
             let Some(to) = worlds.choose(Instant::now()) else {
@@ -115,16 +139,11 @@ async fn begin_one(door: &Door, begin: moot_kernel::world::sessions::Begin) {
             to
         }
     };
-    let (Some(caller), cards) = (
-        card(door, &begin.maker),
-        begin
-            .participants
-            .values()
-            .filter_map(|a| card(door, a))
-            .collect(),
-    ) else {
-        return here(door).await;
-    };
+    let cards = begin
+        .participants
+        .values()
+        .filter_map(|a| card(door, a))
+        .collect();
     let call = GameCall {
         id: 0,
         caller,

@@ -1135,6 +1135,9 @@ async fn werewolf_practice_and_the_notice_boards_matches_are_placed_on_a_game_wo
         format!("werewolf_game_{mid}"),
         "{started}"
     );
+    // Her next call, at once, goes where the match is made, once it is: she is ready there.
+    let ready = tool(&pia, "et.werewolf.match.ready", json!({"matchId": mid})).await;
+    assert_ne!(ready["isError"], true, "{ready}");
     until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 1"]).await;
     // The town's copy tells her her card, as a match of its own would.
     let mut told = serde_json::Value::Null;
@@ -1146,10 +1149,7 @@ async fn werewolf_practice_and_the_notice_boards_matches_are_placed_on_a_game_wo
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert!(told.to_string().contains("[Town Crier] You are "), "{told}");
-    // Played there: she gets ready, and the state (from g1) says so.
-    let ready = tool(&pia, "et.werewolf.match.ready", json!({"matchId": mid})).await;
-    assert_ne!(ready["isError"], true, "{ready}");
-    // The seven bots were ready: with her, the lobby is over.
+    // Played there, and the state (from g1) says so: the seven bots were ready: with her, the lobby is over.
     let mut state = serde_json::Value::Null;
     for _ in 0..100 {
         state = tool(&pia, "et.werewolf.match.get_state", json!({"matchId": mid})).await;
@@ -1199,9 +1199,9 @@ async fn werewolf_practice_and_the_notice_boards_matches_are_placed_on_a_game_wo
     let mut tom = crate::support::player_at(a.telnet_addr, "Tom").await;
     tom.send("werewolf practice").await;
     tom.expect("you and seven house bots").await;
-    until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 3"]).await;
     tom.send("ready").await;
     tom.expect("Everyone is ready").await;
+    until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 3"]).await;
     // g1 gone (kill -9), the town makes the next itself, and it is played there.
     let _ = g1.kill();
     let _ = g1.wait();
@@ -1239,7 +1239,7 @@ async fn a_seated_match_not_yet_made_when_the_town_is_killed_is_made_once_it_is_
     let broker = Broker::start().await;
     let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
     let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
-    let flags = ["--metrics-token", TOKEN];
+    let flags = ["--metrics-token", TOKEN, "--sessions-per-agent", "1"];
     let mut town = world_process_with(&broker.url, &town_db, "60s", &flags).await;
     let a = host(&broker.url, &town_db).await;
     let g1 = games(&broker.url, &g1_db, "g1");
@@ -1258,6 +1258,15 @@ async fn a_seated_match_not_yet_made_when_the_town_is_killed_is_made_once_it_is_
         .as_str()
         .unwrap_or_else(|| panic!("{started}"))
         .to_owned();
+    // Not yet made, it counts toward her running sessions already (one, in this town).
+    let (status, v) = api
+        .post(
+            "/sessions",
+            &pia.token,
+            json!({"template": "tictactoe.v1", "participants": {"x": pia.id, "o": "computer"}}),
+        )
+        .await;
+    assert_eq!(status, 409, "{v}");
     tokio::time::sleep(Duration::from_millis(300)).await;
     town.kill().unwrap();
     town.wait().unwrap();

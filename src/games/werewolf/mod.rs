@@ -171,8 +171,12 @@ pub fn admit_read(world: &World, cx: &Cx) -> Result<(), VerbError> {
         .map_err(|e| host_refusal(world, e))
 }
 
-/// The running (or, failing that, the latest) match `agent` plays in.
+/// The match `agent` is to play in that waits for a game world to make it (the town answered
+/// at once), or else the running (or, failing that, the latest) match they play in.
 pub fn my_match(world: &World, agent: &AgentId) -> Option<SessionId> {
+    if let Some(sid) = world.beginning_for(agent, TEMPLATE.id) {
+        return Some(sid);
+    }
     let mine: Vec<SessionId> = world
         .session_ids()
         .into_iter()
@@ -199,7 +203,12 @@ pub fn named_match(
     match match_id {
         Some(id) => parse_id(id.trim_start_matches('#'))
             .ok()
-            .filter(|&sid| game_of(world, sid).is_some())
+            .filter(|&sid| {
+                game_of(world, sid).is_some()
+                    || world
+                        .begin_waiting(sid)
+                        .is_some_and(|b| b.template == TEMPLATE.id)
+            })
             .ok_or_else(|| {
                 refusal(
                     world,
@@ -229,9 +238,11 @@ pub fn match_for(
     match_id: Option<&str>,
 ) -> Result<(SessionId, &'static str), VerbError> {
     let sid = named_match(world, agent, match_id)?;
+    // (As it is to begin, for one a game world is yet to make.)
     let role = world
-        .session(sid)
-        .and_then(|s| s.role_of(agent))
+        .role_in(sid, agent)
+        .and_then(rules::seat_of)
+        .map(rules::player_id)
         .ok_or_else(|| {
             refusal(
                 world,

@@ -58,17 +58,11 @@ fn running_match(
     world: &World,
     agent: &AgentId,
 ) -> Option<moot_kernel::world::sessions::SessionId> {
-    my_match(world, agent)
-        .filter(|&sid| {
-            game_of(world, sid).is_some_and(|w| !moot_kernel::game_api::Game::is_terminal(w))
-        })
-        // One the town placed on a game world, not yet made there.
-        .or_else(|| {
-            world.beginning_for(
-                agent,
-                <super::rules::Werewolf as moot_kernel::game_api::Game>::TEMPLATE,
-            )
-        })
+    my_match(world, agent).filter(|&sid| {
+        // One the town placed on a game world, not yet made there, runs too.
+        world.is_beginning(sid)
+            || game_of(world, sid).is_some_and(|w| !moot_kernel::game_api::Game::is_terminal(w))
+    })
 }
 
 fn queue_json(world: &mut World, me: &AgentId, status: &str) -> Value {

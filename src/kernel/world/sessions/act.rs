@@ -115,7 +115,8 @@ impl World {
         view: bool,
     ) -> Result<Acted, HostError> {
         let id = sid;
-        if self.is_copy(sid) {
+        // (One waiting to be made on its game world is played there, once it is.)
+        if self.is_copy(sid) || self.is_beginning(sid) {
             self.held_elsewhere(cx, sid)?;
         }
         let Some(s) = self.sessions.get(&sid) else {

@@ -5,14 +5,15 @@
 //! The verb that seats the players answers at once ("Werewolf Game #12 begins"), in the world
 //! task, while only the cluster can reach a game world. So the town stores what is to begin
 //! ([`Begin`], kept state, in the same commit as the verb) under an id it sets aside and
-//! places; once that is stored, whoever hands sessions over (the world process's
-//! `cluster::games`) is woken, makes it on a game world under that id, and says so
+//! places; whoever hands sessions over (the world process's `cluster::seated`) sees its id
+//! among those waiting ([`World::place_what_the_town_seats`]), reads it once it is stored,
+//! makes it on a game world under that id, and says so
 //! ([`World::begun_elsewhere`]), or makes it here ([`World::begin_here`]) where no game world
 //! will. A begin still waiting when the town stops is handed over again when it starts: an
 //! acknowledged match is never lost, and a game world makes one id once however often it is
 //! asked ([`World::begin_placed`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -23,7 +24,7 @@ use super::{
     create::{Place, Seating},
 };
 use crate::store::keys::{self, StateRow};
-use crate::world::{AgentId, Awaited, Cx, World};
+use crate::world::{AgentId, Cx, World};
 
 /// The module its kept state is stored under.
 const KEPT_AS: &str = "begins";
@@ -41,18 +42,47 @@ pub struct Begin {
     pub maker: String,
 }
 
-/// The town's begins waiting for a game world, and whom to wake when one is stored.
-#[derive(Debug, Default)]
+/// The town's begins waiting for a game world.
+#[derive(Debug)]
 pub(in crate::world) struct Beginning {
     /// Set once a world process hands its town-seated sessions over
     /// ([`World::place_what_the_town_seats`]).
-    wake: Option<tokio::sync::watch::Sender<u64>>,
+    handing: bool,
     /// Whether a game world is alive to take them ([`World::place_while`]).
     alive: bool,
     waiting: BTreeMap<SessionId, Begin>,
+    /// The ids of `waiting`, for whoever hands them over and whoever must wait for one to be
+    /// made before calling it (kept in step by [`Beginning::hold`] and [`Beginning::release`]).
+    ids: tokio::sync::watch::Sender<BTreeSet<SessionId>>,
+}
+
+impl Default for Beginning {
+    fn default() -> Self {
+        Beginning {
+            handing: false,
+            alive: false,
+            waiting: BTreeMap::new(),
+            ids: tokio::sync::watch::channel(BTreeSet::new()).0,
+        }
+    }
 }
 
 impl Beginning {
+    fn hold(&mut self, id: SessionId, begin: Begin) {
+        self.waiting.insert(id, begin);
+        self.ids.send_modify(|ids| {
+            ids.insert(id);
+        });
+    }
+
+    fn release(&mut self, id: SessionId) -> Option<Begin> {
+        let begin = self.waiting.remove(&id)?;
+        self.ids.send_modify(|ids| {
+            ids.remove(&id);
+        });
+        Some(begin)
+    }
+
     /// The ids waiting, for the tests' fingerprint of the world.
     #[cfg(feature = "testing")]
     pub(in crate::world) fn ids(&self) -> Vec<u64> {
@@ -62,16 +92,18 @@ impl Beginning {
 
 impl World {
     /// From now on, while a game world is alive ([`Self::place_while`]), a session the town
-    /// seats itself is placed on one rather than begun here; the receiver changes each time
-    /// a new one is stored (and at once, for those restored).
-    pub fn place_what_the_town_seats(&mut self) -> tokio::sync::watch::Receiver<u64> {
+    /// begins itself is placed on one rather than begun here. The receiver holds the ids
+    /// waiting, changed as each is set aside (before it is stored: a read of it through the
+    /// world, [`Self::begin_waiting`], comes after its write) and as each is made; it is
+    /// marked changed at once, for those restored.
+    pub fn place_what_the_town_seats(
+        &mut self,
+    ) -> tokio::sync::watch::Receiver<BTreeSet<SessionId>> {
         let beginning = &mut self.following.beginning;
-        let wake = beginning
-            .wake
-            .get_or_insert_with(|| tokio::sync::watch::channel(0).0);
-        let mut woken = wake.subscribe();
-        woken.mark_changed();
-        woken
+        beginning.handing = true;
+        let mut ids = beginning.ids.subscribe();
+        ids.mark_changed();
+        ids
     }
 
     /// Whether a game world is alive to take what the town seats (as whoever hands them over
@@ -84,7 +116,7 @@ impl World {
     /// [`Self::place_what_the_town_seats`]).
     pub(super) fn places_what_it_seats(&self) -> bool {
         let beginning = &self.following.beginning;
-        beginning.wake.is_some() && beginning.alive
+        beginning.handing && beginning.alive
     }
 
     /// Places the session `plan` describes, which everyone in it has agreed to (the town
@@ -133,13 +165,11 @@ impl World {
             })?,
         };
         self.place(id);
-        self.following.beginning.waiting.insert(id, begin);
+        self.following.beginning.hold(id, begin);
         cx.save(keys::put_state(row), move |w| {
-            w.following.beginning.waiting.remove(&id);
+            w.following.beginning.release(id);
             w.unplace(id);
         });
-        // Stored, this wakes whoever hands it over (see `stored_begin`).
-        cx.changed.push(Awaited::Session(id));
         Ok(Created {
             id,
             session_id: id.to_string(),
@@ -148,17 +178,24 @@ impl World {
         })
     }
 
-    /// Wakes whoever hands begins over, once begin `id` is stored.
-    pub(in crate::world) fn stored_begin(&mut self, id: SessionId) {
-        let beginning = &self.following.beginning;
-        if let (true, Some(wake)) = (beginning.waiting.contains_key(&id), &beginning.wake) {
-            wake.send_modify(|n| *n += 1);
-        }
+    /// Begin `id`, while it waits for a game world.
+    pub fn begin_waiting(&self, id: SessionId) -> Option<Begin> {
+        self.following.beginning.waiting.get(&id).cloned()
     }
 
-    /// The begins waiting for a game world, oldest first.
-    pub fn begins_waiting(&self) -> Vec<Begin> {
-        self.following.beginning.waiting.values().cloned().collect()
+    /// Whether session `id` waits to be made on a game world.
+    pub fn is_beginning(&self, id: SessionId) -> bool {
+        self.following.beginning.waiting.contains_key(&id)
+    }
+
+    /// How many begins waiting `agent` is to play in (they count as running sessions).
+    pub(super) fn begins_of(&self, agent: &str) -> usize {
+        self.following
+            .beginning
+            .waiting
+            .values()
+            .filter(|b| b.participants.values().any(|a| a == agent))
+            .count()
     }
 
     /// The role `agent` has in session `id`: as it is played, or as it is to begin.
@@ -186,20 +223,28 @@ impl World {
 
     /// Begin `id` was made on its game world: it waits no more.
     pub fn begun_elsewhere(&mut self, cx: &mut Cx, id: SessionId) {
-        if let Some(begin) = self.following.beginning.waiting.remove(&id) {
+        if let Some(begin) = self.following.beginning.release(id) {
             cx.save(keys::drop_state(KEPT_AS, id.to_string()), move |w| {
-                w.following.beginning.waiting.insert(id, begin);
+                w.following.beginning.hold(id, begin);
             });
         }
     }
 
     /// Begins `id` here after all (no game world would make it): as the town would have,
-    /// under the id it was given; if it cannot be begun now, its players are told why.
+    /// under the id it was given; if it cannot be begun now, its maker is told why, and the
+    /// others that it did not begin.
     pub fn begin_here(&mut self, cx: &mut Cx, id: SessionId) {
-        let Some(begin) = self.following.beginning.waiting.get(&id).cloned() else {
+        let Some(begin) = self.begin_waiting(id) else {
             return;
         };
-        self.unplace(id);
+        // It waits no more, whatever becomes of it (and counts no more toward its players'
+        // running sessions, which it would otherwise count twice here).
+        let settle = |w: &mut World, cx: &mut Cx| {
+            w.begun_elsewhere(cx, id);
+            w.unplace(id);
+            cx.undo(move |w| w.place(id));
+        };
+        settle(self, cx);
         let made = self.create(
             cx,
             Some(id),
@@ -212,14 +257,17 @@ impl World {
         );
         if let Err(e) = made {
             cx.roll_back(self);
-            self.unplace(id);
-            let line = format!("#{id} could not begin: {}", e.message);
+            settle(self, cx);
+            // Why is the maker's (their own limits, say); the others hear only that.
+            tracing::warn!(session = id.number(), why = %e.message, "a session the town began could not begin");
             for agent in begin.participants.values() {
-                cx.tell(&AgentId::from(agent.as_str()), line.as_str());
+                let line = match *agent == begin.maker {
+                    true => format!("#{id} could not begin: {}", e.message),
+                    false => format!("#{id} could not begin; nothing was played."),
+                };
+                cx.tell(&AgentId::from(agent.as_str()), line);
             }
         }
-        cx.undo(move |w| w.place(id));
-        self.begun_elsewhere(cx, id);
     }
 
     /// In a game world: makes the session the town seated and placed here, unless it is made
@@ -254,7 +302,7 @@ impl World {
                 Ok(begin) => {
                     let id = SessionId::from(begin.id);
                     self.place(id);
-                    self.following.beginning.waiting.insert(id, begin);
+                    self.following.beginning.hold(id, begin);
                 }
                 Err(e) => tracing::warn!(key, error = %e, "a kept begin could not be read"),
             }

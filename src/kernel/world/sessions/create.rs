@@ -320,9 +320,12 @@ impl World {
 
     /// How many running sessions `agent` plays in.
     pub(super) fn running_sessions_of(&self, agent: &str) -> usize {
-        self.sessions_played_by(agent)
+        let running = self
+            .sessions_played_by(agent)
             .filter(|s| !s.game.is_terminal())
-            .count()
+            .count();
+        // Those waiting for a game world to make them count as begun.
+        running + self.begins_of(agent)
     }
 
     /// Checks what a session asks for: its template, every role filled by a distinct known

@@ -197,9 +197,6 @@ impl World {
 
     /// Notes, once it is stored, that what `on` names changed (see [`World::tell_the_town`]).
     pub(in crate::world) fn stored_change(&mut self, on: &Awaited) {
-        if let Awaited::Session(sid) = on {
-            self.stored_begin(*sid);
-        }
         if let (Awaited::Session(sid), Some(telling)) = (on, self.following.telling.as_mut()) {
             telling.changed.insert(*sid);
             telling.wake.send_modify(|n| *n += 1);
