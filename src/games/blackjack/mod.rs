@@ -52,7 +52,8 @@ fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, Ver
         Some(id) => id,
         None if action == "deal" => {
             let me = BTreeMap::from([("player".to_owned(), cx.actor.to_string())]);
-            let created = world.create_session_here(cx, "blackjack.v1", &me, serde_json::Value::Null)?;
+            let created =
+                world.create_session_here(cx, "blackjack.v1", &me, serde_json::Value::Null)?;
             created.id
         }
         None => {
