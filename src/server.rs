@@ -317,10 +317,37 @@ fn watch_world(world_task: JoinHandle<Result<(), world::Broken>>, stops: &Stops)
     })
 }
 
+/// Makes here what a world process left waiting for its game worlds (the sessions it began
+/// itself, answered and stored, not yet made on one): one process has none to make them, and
+/// none is lost. The record of where each was to go is forgotten with it.
+async fn begin_left_waiting(door: &crate::cluster::Door) {
+    let server = || moot_kernel::world::AgentId::from(moot_kernel::world::SERVER_ID);
+    let waiting = door
+        .world
+        .call(server(), world::Face::Rest, |w, _| w.begins_waiting())
+        .await
+        .unwrap_or_default();
+    for begin in waiting {
+        let id = moot_kernel::world::sessions::SessionId::from(begin.id);
+        let maker = moot_kernel::world::AgentId::from(begin.maker.as_str());
+        let made = door
+            .world
+            .call(maker, world::Face::Rest, move |w, cx| w.begin_here(cx, id))
+            .await;
+        match made {
+            Ok(()) => crate::cluster::games::forget_placed(door, id).await,
+            Err(e) => {
+                tracing::warn!(error = %e, session = begin.id, "cannot begin a session left waiting")
+            }
+        }
+    }
+}
+
 /// One process: the town, and every face listening.
 pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let stops = Stops::new();
     let (door, world_task, welcome) = open_town(&config, &stops).await?;
+    begin_left_waiting(&door).await;
     let store = door.store.clone();
     #[cfg(feature = "testing")]
     let town = door.world.downgrade();

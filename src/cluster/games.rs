@@ -771,7 +771,7 @@ pub(super) async fn keep_placed(
 
 /// Forgets that session `id` was placed on a game world (it refused to make it), as stored
 /// and as held.
-pub(super) async fn forget_placed(door: &Door, id: SessionId) {
+pub(crate) async fn forget_placed(door: &Door, id: SessionId) {
     door.game_worlds.unplace(id);
     let forgot = door
         .store

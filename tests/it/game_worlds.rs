@@ -1372,3 +1372,65 @@ async fn a_challenge_accepted_in_the_town_is_played_on_a_game_world() {
         .await;
     a.running.shutdown().await;
 }
+
+/// A match a world process answered and stored, left waiting for its game world (stopped,
+/// SIGSTOP) when the town was killed, is made by the town started again as one process (no
+/// broker, no game world): under her number, and she plays it.
+#[tokio::test]
+async fn a_match_left_waiting_is_made_by_the_town_started_as_one_process() {
+    use crate::support::mcp_tool;
+    use serde_json::json;
+    let broker = Broker::start().await;
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
+    let mut town =
+        world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
+    let a = host(&broker.url, &town_db).await;
+    let mut g1 = games(&broker.url, &g1_db, "g1");
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let api = crate::support::Api::new(a.http_addr);
+    let pia = api.agent(Some("Pia")).await;
+    let stopped = Command::new("kill")
+        .args(["-STOP", &g1.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    let started = mcp_tool(
+        a.http_addr,
+        &pia.token,
+        "et.werewolf.practice.start",
+        json!({}),
+    )
+    .await;
+    let mid = started["structuredContent"]["matchAssignment"]["matchId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{started}"))
+        .to_owned();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    town.kill().unwrap();
+    town.wait().unwrap();
+    g1.kill().unwrap();
+    g1.wait().unwrap();
+    a.running.shutdown().await;
+    let one = crate::support::TestServer::on_db(&town_db, |_| {}).await;
+    let ready = mcp_tool(
+        one.http,
+        &pia.token,
+        "et.werewolf.match.ready",
+        json!({"matchId": mid}),
+    )
+    .await;
+    assert_ne!(ready["isError"], true, "{ready}");
+    let state = mcp_tool(
+        one.http,
+        &pia.token,
+        "et.werewolf.match.get_state",
+        json!({"matchId": mid}),
+    )
+    .await;
+    assert_eq!(
+        state["structuredContent"]["state"]["you"]["playerId"], "p1",
+        "{state}"
+    );
+    one.stop().await;
+}

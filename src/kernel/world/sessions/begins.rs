@@ -178,6 +178,11 @@ impl World {
         })
     }
 
+    /// Every begin waiting for a game world, in the order of their ids.
+    pub fn begins_waiting(&self) -> Vec<Begin> {
+        self.following.beginning.waiting.values().cloned().collect()
+    }
+
     /// Begin `id`, while it waits for a game world.
     pub fn begin_waiting(&self, id: SessionId) -> Option<Begin> {
         self.following.beginning.waiting.get(&id).cloned()
