@@ -440,7 +440,7 @@ pub async fn publish<T: Serialize>(
         0 => 1 << 20,
         most => most,
     };
-    publish_with(most, items, |body| async move {
+    publish_with(subject, most, items, |body| async move {
         let sent = match reply {
             Some(reply) => {
                 client
@@ -456,6 +456,7 @@ pub async fn publish<T: Serialize>(
 
 /// [`publish`], each part's body of at most `most` bytes given to `send`.
 async fn publish_with<T: Serialize, F: std::future::Future<Output = Result<(), ()>>>(
+    subject: &str,
     most: usize,
     items: &[T],
     mut send: impl FnMut(bytes::Bytes) -> F,
@@ -465,7 +466,7 @@ async fn publish_with<T: Serialize, F: std::future::Future<Output = Result<(), (
     let mut parts = vec![(0, items)];
     while let Some((at, part)) = parts.pop() {
         let Some(body) = encode(&part) else {
-            tracing::error!("cannot encode a batch");
+            tracing::error!(%subject, "cannot encode a batch");
             unsent.extend(at..at + part.len());
             continue;
         };
@@ -473,6 +474,7 @@ async fn publish_with<T: Serialize, F: std::future::Future<Output = Result<(), (
             match part.len() {
                 0 | 1 => {
                     tracing::error!(
+                        %subject,
                         bytes = body.len(),
                         most,
                         "an item larger than the broker carries was dropped"
@@ -823,13 +825,13 @@ mod tests {
             }
         };
         // All sent but the one too large alone.
-        let unsent = super::publish_with(64, &items, send(usize::MAX)).await;
+        let unsent = super::publish_with("test", 64, &items, send(usize::MAX)).await;
         assert_eq!(unsent, [4]);
         let went: Vec<usize> = sent.borrow().iter().flatten().map(Vec::len).collect();
         assert_eq!(went, [10, 10, 10, 10, 10, 10, 10]);
         // The broker gone after the first part: the rest were not sent.
         sent.borrow_mut().clear();
-        let unsent = super::publish_with(64, &items, send(1)).await;
+        let unsent = super::publish_with("test", 64, &items, send(1)).await;
         let first = sent.borrow()[0].len();
         assert!(
             first > 0 && first < items.len(),

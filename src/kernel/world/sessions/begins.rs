@@ -313,9 +313,4 @@ impl World {
             }
         }
     }
-
-    /// A copy of `id` has begun: it waits no more, however the town heard.
-    pub(super) fn copy_begun(&mut self, cx: &mut Cx, id: SessionId) {
-        self.begun_elsewhere(cx, id);
-    }
 }

@@ -350,7 +350,8 @@ impl World {
         self.following.placed.insert(id);
         self.keep_session(session);
         self.keep_session_id(id);
-        self.copy_begun(cx, id);
+        // It waits no more, however the town heard it was made.
+        self.begun_elsewhere(cx, id);
         cx.changed.push(Awaited::Session(id));
         if announce {
             self.tell_begun(cx, id);
