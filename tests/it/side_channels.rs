@@ -137,8 +137,12 @@ async fn when_the_match_ends_its_players_hear_the_town_again() {
 /// `after`, the operator's default), so a throwaway identity cannot read the cards in play.
 #[tokio::test]
 async fn a_board_match_shows_everything_only_once_it_has_ended() {
-    let s = TestServer::start_with(|c| c.time_scale = 1000.0).await;
+    // Fast enough that the idle match ends within seconds, slow enough that it is still
+    // running when the stranger first asks, however loaded the machine.
+    let s = TestServer::start_with(|c| c.time_scale = 300.0).await;
     let api = s.api();
+    // Made before the match begins, so that nothing slow comes between its start and the ask.
+    let stranger = api.agent(None).await;
     let mut agents = Vec::new();
     for i in 0..8 {
         agents.push(api.agent(Some(&format!("Signer{i}"))).await);
@@ -160,7 +164,6 @@ async fn a_board_match_shows_everything_only_once_it_has_ended() {
         status["structuredContent"]["queue"]["status"], "MATCHED",
         "{status}"
     );
-    let stranger = api.agent(None).await;
     let ask = || {
         mcp_tool(
             s.http,
