@@ -1532,10 +1532,13 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
 }
 
 /// Asks game world `name` for what the town's copy of session `id` lacks, until it has it
-/// all, and takes it in silence: what was missed is shown by the game itself (its board, its
-/// page), not told after the fact, so that nothing anyone heard before the town started
-/// again is told twice. A result is counted unless the town has stored it. One catch-up of a
-/// session at a time: another asked meanwhile finds it under way.
+/// all. A copy rebuilt from nothing is taken in silence: what it held before the town started
+/// again was told then, and is shown by the game itself (its board, its page), not told
+/// twice. What a copy the town holds lacked is told as it is taken: the town told only what
+/// its copy held, and a catch-up may overtake the game world's own word of a move (two
+/// catch-ups after a restart, one late), which then finds it held and tells nothing. A
+/// result is counted unless the town has stored it. One catch-up of a session at a time:
+/// another asked meanwhile finds it under way.
 async fn catch_up(door: &Door, name: &str, id: SessionId, known: Option<Recorded>) {
     let worlds = &door.game_worlds;
     let Some(client) = worlds.link.get() else {
@@ -1560,7 +1563,7 @@ async fn catch_up(door: &Door, name: &str, id: SessionId, known: Option<Recorded
         )
         .await
         .unwrap_or_default();
-    let announce_from = u64::MAX;
+    let announce_from = held.unwrap_or(u64::MAX);
     let mut from = held.unwrap_or(0);
     // The results the town counted before it started again are not counted twice.
     let session = id.to_string();
