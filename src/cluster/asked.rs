@@ -88,6 +88,14 @@ impl Answering {
         });
     }
 
+    /// Resolves once no question is being answered (a stopping world's last answers, those
+    /// that may be asked again dropped by [`Answering::closing`]).
+    pub async fn settled(&self) {
+        while !lock(&self.running).is_empty() {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+
     /// `host` took a question of its own back: its task is dropped.
     pub fn take_back(&self, host: &str, msg: &async_nats::Message) {
         if let Ok(c) = serde_json::from_slice::<TakeBack>(&msg.payload)

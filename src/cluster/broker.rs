@@ -72,6 +72,14 @@ impl HostQueue {
     fn tell(&self, conn: u64, what: ToConn) {
         self.send(Carried::Told(conn, what));
     }
+
+    /// Resolves once the carrier has handed the broker all that was queued before (or has
+    /// ended).
+    async fn flushed(&self) {
+        let (done, sent) = tokio::sync::oneshot::channel();
+        self.send(Carried::Flushed(done));
+        let _ = sent.await;
+    }
 }
 
 impl Carrier for HostQueue {
@@ -97,6 +105,8 @@ enum Carried {
     Told(u64, ToConn),
     /// The world has let connection `conn` go: nothing more is carried to it.
     Retired(ConnId),
+    /// Said once what was queued before has gone to the broker.
+    Flushed(tokio::sync::oneshot::Sender<()>),
 }
 
 /// What the world's side of one host connection shares with the task carrying its notices.
@@ -468,15 +478,15 @@ pub async fn serve(
                         Ask::Web { ask, .. } => Some(ask.read_only()),
                         _ => None,
                     };
+                    if closing && again == Some(true) {
+                        continue;
+                    }
                     let Some(again) = again else {
-                        tokio::spawn(async move {
+                        answering.run(&host, id, false, async move {
                             replies.answer(&to, id, &answer_question(&door, &tools, ask).await);
                         });
                         continue;
                     };
-                    if closing && again {
-                        continue;
-                    }
                     answering.run(&host, id, again, async move {
                         let answer = match (closing, ask) {
                             (true, Ask::Web { .. }) => Answer::Web(Err(CallRefused::Away)),
@@ -558,11 +568,23 @@ pub async fn serve(
     }
     beating.cancel();
     hearing.abort();
-    // What was published last (the answers to the lines taken last) reaches the broker
-    // before the process may end.
+    // What the world did last is told before the process may end: the questions it took that
+    // cannot be asked again are answered (within a bound: one that outlasts it is the host's
+    // "unknown"), and what its carriers hold (those answers, and the notices of the lines it
+    // took last) is handed to the broker, and reaches it.
+    let _ = tokio::time::timeout(ANSWERED_WITHIN, answering.settled()).await;
+    let carried = queues.values().map(|q| q.flushed());
+    let _ = tokio::time::timeout(
+        ANSWERED_WITHIN,
+        futures_util::future::join(replies.flushed(), futures_util::future::join_all(carried)),
+    )
+    .await;
     let _ = client.flush().await;
     Ok(())
 }
+
+/// How long a stopping world waits for the answers it owes, and then for its carriers.
+const ANSWERED_WITHIN: Duration = Duration::from_secs(3);
 
 /// Lets go of a host taken for dead: its people leave the town as if their connections had
 /// dropped, and the requests it passed are dropped unanswered.
@@ -830,6 +852,10 @@ async fn carry(
                     carrying.remove(&conn);
                 }
                 Carried::Told(host_conn, what) => batch.tell(host_conn, what),
+                Carried::Flushed(done) => {
+                    batch.send(&client, &subject).await;
+                    let _ = done.send(());
+                }
                 Carried::Out(conn, out) => {
                     let Some(to) = carrying.get(&conn) else {
                         next = queue.try_recv().ok();
