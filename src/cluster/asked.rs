@@ -36,16 +36,29 @@ pub(super) fn piece(client: &async_nats::Client) -> usize {
 #[derive(Default)]
 pub struct Answering {
     running: Running,
+    /// How many writes that cannot be taken back are being answered.
+    owed: Arc<std::sync::atomic::AtomicUsize>,
+    /// Each task's own number, so that one ending late removes its own entry only.
+    serial: AtomicU64,
+}
+
+/// A write being answered (see [`Answering::owe`]), counted until it is dropped.
+pub struct Owed(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Drop for Owed {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// Each question being answered, by host and number: its task, and whether it may be asked
 /// again.
-type Running = Arc<Mutex<HashMap<(String, u64), (tokio::task::AbortHandle, bool)>>>;
+type Running = Arc<Mutex<HashMap<(String, u64), (tokio::task::AbortHandle, bool, u64)>>>;
 
 impl Answering {
     /// A host taken for dead: the questions it asked are dropped (nobody waits for them).
     pub fn forget(&self, host: &str) {
-        lock(&self.running).retain(|(h, _), (task, _)| {
+        lock(&self.running).retain(|(h, _), (task, _, _)| {
             if h == host {
                 task.abort();
             }
@@ -67,20 +80,30 @@ impl Answering {
         // Entered while the map is held, so that a task done at once (on another thread)
         // removes its entry after it is there, not before (which left it there for ever).
         let mut entries = lock(&self.running);
-        let task = tokio::spawn({
-            let key = key.clone();
-            async move {
-                answer.await;
-                lock(&running).remove(&key);
+        // Its entry goes however the task ends (answered, taken back, on a bug), unless a
+        // question since asked under its number (a host started again) holds it.
+        struct Entry(Running, (String, u64), u64);
+        impl Drop for Entry {
+            fn drop(&mut self) {
+                let mut running = lock(&self.0);
+                if running.get(&self.1).is_some_and(|(_, _, n)| *n == self.2) {
+                    running.remove(&self.1);
+                }
             }
+        }
+        let serial = self.serial.fetch_add(1, Ordering::Relaxed);
+        let entry = Entry(running, key.clone(), serial);
+        let task = tokio::spawn(async move {
+            answer.await;
+            drop(entry);
         });
-        entries.insert(key, (task.abort_handle(), again));
+        entries.insert(key, (task.abort_handle(), again, serial));
     }
 
     /// The world is going: a question that may be asked again is dropped unanswered, for its
     /// host to ask the next world (the others are answered before the world goes).
     pub fn closing(&self) {
-        lock(&self.running).retain(|_, (task, again)| {
+        lock(&self.running).retain(|_, (task, again, _)| {
             if *again {
                 task.abort();
             }
@@ -88,10 +111,18 @@ impl Answering {
         });
     }
 
-    /// Resolves once no question is being answered (a stopping world's last answers, those
-    /// that may be asked again dropped by [`Answering::closing`]).
+    /// Counts a write that cannot be taken back as being answered, until the guard is dropped.
+    pub fn owe(&self) -> Owed {
+        self.owed.fetch_add(1, Ordering::AcqRel);
+        Owed(self.owed.clone())
+    }
+
+    /// Resolves once no question is being answered but those that may be asked again (a
+    /// stopping world's last answers: [`Answering::closing`] dropped the others).
     pub async fn settled(&self) {
-        while !lock(&self.running).is_empty() {
+        while lock(&self.running).values().any(|(_, again, _)| !again)
+            || self.owed.load(Ordering::Acquire) > 0
+        {
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
     }
@@ -100,7 +131,7 @@ impl Answering {
     pub fn take_back(&self, host: &str, msg: &async_nats::Message) {
         if let Ok(c) = serde_json::from_slice::<TakeBack>(&msg.payload)
             && c.host == host
-            && let Some((task, _)) = lock(&self.running).remove(&(c.host, c.id))
+            && let Some((task, _, _)) = lock(&self.running).remove(&(c.host, c.id))
         {
             task.abort();
         }
@@ -384,5 +415,41 @@ mod tests {
         let mine = subject.strip_suffix('*').unwrap();
         assert!(now.reply(7).starts_with(mine));
         assert!(!before.reply(7).starts_with(mine));
+    }
+
+    /// A stopping world waits for the writes it owes and the answers that cannot be asked
+    /// again, not for those that may; a task that ends on a bug leaves no entry to wait for.
+    #[tokio::test]
+    async fn a_stopping_world_waits_only_for_what_it_owes() {
+        let answering = Answering::default();
+        let (go, gone) = tokio::sync::oneshot::channel::<()>();
+        answering.run("h", 1, true, std::future::pending());
+        answering.run("h", 2, false, async move {
+            let _ = gone.await;
+        });
+        answering.run("h", 3, false, async { panic!("a bug the test asked for") });
+        let owed = answering.owe();
+        answering.closing();
+        let settled = || tokio::time::timeout(Duration::from_millis(200), answering.settled());
+        assert!(settled().await.is_err(), "a write and an answer are owed");
+        drop(owed);
+        assert!(settled().await.is_err(), "an answer is owed");
+        let _ = go.send(());
+        assert!(settled().await.is_ok(), "nothing is owed");
+    }
+
+    /// A task that ends after its host started again (and asked a question under the same
+    /// number) leaves the new question's entry, so it can still be taken back.
+    #[tokio::test]
+    async fn a_task_ending_late_leaves_the_entry_of_a_question_asked_since() {
+        let answering = Answering::default();
+        let (end, ended) = tokio::sync::oneshot::channel::<()>();
+        answering.run("h", 1, false, async move {
+            let _ = ended.await;
+        });
+        answering.run("h", 1, false, std::future::pending());
+        let _ = end.send(());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(lock(&answering.running).len(), 1);
     }
 }

@@ -478,15 +478,24 @@ pub async fn serve(
                         Ask::Web { ask, .. } => Some(ask.read_only()),
                         _ => None,
                     };
-                    if closing && again == Some(true) {
-                        continue;
-                    }
                     let Some(again) = again else {
-                        answering.run(&host, id, false, async move {
+                        // Never taken back: a write the world began is finished and answered,
+                        // and a stopping world waits for it (see below).
+                        let owed = match &ask {
+                            Ask::Verb(call) => crate::games::find(&call.verb).is_none_or(|e| !e.read_only),
+                            Ask::Agent(_) => true,
+                            _ => false,
+                        };
+                        let owed = owed.then(|| answering.owe());
+                        tokio::spawn(async move {
                             replies.answer(&to, id, &answer_question(&door, &tools, ask).await);
+                            drop(owed);
                         });
                         continue;
                     };
+                    if closing && again {
+                        continue;
+                    }
                     answering.run(&host, id, again, async move {
                         let answer = match (closing, ask) {
                             (true, Ask::Web { .. }) => Answer::Web(Err(CallRefused::Away)),
@@ -573,6 +582,14 @@ pub async fn serve(
     // "unknown"), and what its carriers hold (those answers, and the notices of the lines it
     // took last) is handed to the broker, and reaches it.
     let _ = tokio::time::timeout(ANSWERED_WITHIN, answering.settled()).await;
+    // A call that changes nothing is answered only once what the world did before it is
+    // stored and its notices released (to the carriers, ahead of the markers below).
+    let released = door.world.call(
+        moot_kernel::world::SERVER_ID.into(),
+        moot_kernel::world::Face::Rest,
+        |_, _| (),
+    );
+    let _ = tokio::time::timeout(ANSWERED_WITHIN, released).await;
     let carried = queues.values().map(|q| q.flushed());
     let _ = tokio::time::timeout(
         ANSWERED_WITHIN,
