@@ -82,6 +82,9 @@ pub struct GameWorlds {
     calls: std::sync::atomic::AtomicU64,
     /// The sessions whose copies are being caught up now.
     catching: Mutex<std::collections::HashSet<u64>>,
+    /// The sessions whose copies are being rebuilt from nothing and are not yet whole: what
+    /// they take in was told before the town started again, however many catch-ups it takes.
+    rebuilding: Mutex<std::collections::HashSet<u64>>,
     /// What each game world's run has told the town, as heard (see [`GameBeat::told`]).
     told: Mutex<std::collections::HashMap<String, ToldHeard>>,
     /// Sessions each identity is making on game worlds now, not yet answered (each its
@@ -1496,6 +1499,16 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
         if heard.is_empty() {
             continue;
         }
+        let heard: Vec<_> = {
+            let rebuilding = lock(&door.game_worlds.rebuilding);
+            heard
+                .into_iter()
+                .map(|(name, t)| {
+                    let rebuilding = rebuilding.contains(&t.id);
+                    (name, t, rebuilding)
+                })
+                .collect()
+        };
         let behind = door
             .world
             .call(
@@ -1503,10 +1516,17 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
                 Face::Rest,
                 move |w, cx| {
                     let mut behind = Vec::new();
-                    for (name, t) in heard {
+                    for (name, t, rebuilding) in heard {
                         let id = SessionId::from(t.id);
+                        // What a copy being rebuilt takes in was told before the town started
+                        // again; one not begun yet is caught up first all the same.
+                        let announce_from = if rebuilding && w.session(id).is_some() {
+                            u64::MAX
+                        } else {
+                            0
+                        };
                         // What is told as news has not been counted here yet.
-                        match w.follow(cx, t, 0, &Recorded::default()) {
+                        match w.follow(cx, t, announce_from, &Recorded::default()) {
                             Ok(Followed::Kept) => {}
                             Ok(Followed::Behind) => behind.push((name, id)),
                             Err(why) => {
@@ -1532,14 +1552,16 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
 }
 
 /// Asks game world `name` for what the town's copy of session `id` lacks, until it has it
-/// all. A copy rebuilt from nothing is taken in silence: what it held before the town started
-/// again was told then, and is shown by the game itself (its board, its page), not told
-/// twice. What a copy the town holds lacked is told as it is taken: the town told only what
-/// its copy held, and a catch-up may overtake the game world's own word of a move (two
-/// catch-ups after a restart, one late), which then finds it held and tells nothing. A
-/// result is counted unless the town has stored it. One catch-up of a session at a time:
+/// all. A copy rebuilt from nothing (the town has started again) is taken in silence until it
+/// is whole: what it lacks was told before, and is shown by the game itself (its board, its
+/// page), not told twice. What a whole copy lacked is told as it is taken, the last few of it:
+/// the town told only what its copy held, and a catch-up may overtake the game world's own
+/// word of a move (two catch-ups after a restart, one late), which then finds it held and
+/// tells nothing. A result is counted unless the town has stored it. One catch-up of a session at a time:
 /// another asked meanwhile finds it under way.
 async fn catch_up(door: &Door, name: &str, id: SessionId, known: Option<Recorded>) {
+    /// The most of what a copy the town holds lacked that is told as it is taken in.
+    const MISSED_TOLD: u64 = 16;
     let worlds = &door.game_worlds;
     let Some(client) = worlds.link.get() else {
         return;
@@ -1563,7 +1585,13 @@ async fn catch_up(door: &Door, name: &str, id: SessionId, known: Option<Recorded
         )
         .await
         .unwrap_or_default();
-    let announce_from = held.unwrap_or(u64::MAX);
+    let rebuilding = {
+        let mut rebuilding = lock(&worlds.rebuilding);
+        if held.is_none() {
+            rebuilding.insert(id.number());
+        }
+        rebuilding.contains(&id.number())
+    };
     let mut from = held.unwrap_or(0);
     // The results the town counted before it started again are not counted twice.
     let session = id.to_string();
@@ -1603,6 +1631,11 @@ async fn catch_up(door: &Door, name: &str, id: SessionId, known: Option<Recorded
         };
         let next = told.from + told.log.len() as u64;
         let whole = next >= told.tick;
+        // Only the last few of a long gap are told: the game itself shows the rest.
+        let announce_from = match held {
+            Some(held) if !rebuilding => held.max(told.tick.saturating_sub(MISSED_TOLD)),
+            _ => u64::MAX,
+        };
         let recorded = recorded.clone();
         let taken = door
             .world
@@ -1614,7 +1647,12 @@ async fn catch_up(door: &Door, name: &str, id: SessionId, known: Option<Recorded
             .await;
         match taken {
             Ok(Ok(Followed::Kept)) if !whole && next > from => from = next,
-            Ok(Ok(_)) => return,
+            Ok(Ok(_)) => {
+                if whole {
+                    lock(&worlds.rebuilding).remove(&id.number());
+                }
+                return;
+            }
             Ok(Err(why)) => {
                 tracing::warn!(%name, %why, "a session a game world holds does not replay here");
                 return;
