@@ -81,10 +81,15 @@ impl Answering {
         // removes its entry after it is there, not before (which left it there for ever).
         let mut entries = lock(&self.running);
         // Its entry goes however the task ends (answered, taken back, on a bug), unless a
-        // question since asked under its number (a host started again) holds it.
-        struct Entry(Running, (String, u64), u64);
+        // question since asked under its number (a host started again) holds it. Armed once
+        // the task runs: a runtime shutting down drops a task it is handed at once, while the
+        // map is held here.
+        struct Entry(Running, (String, u64), u64, bool);
         impl Drop for Entry {
             fn drop(&mut self) {
+                if !self.3 {
+                    return;
+                }
                 let mut running = lock(&self.0);
                 if running.get(&self.1).is_some_and(|(_, _, n)| *n == self.2) {
                     running.remove(&self.1);
@@ -92,8 +97,9 @@ impl Answering {
             }
         }
         let serial = self.serial.fetch_add(1, Ordering::Relaxed);
-        let entry = Entry(running, key.clone(), serial);
+        let mut entry = Entry(running, key.clone(), serial, false);
         let task = tokio::spawn(async move {
+            entry.3 = true;
             answer.await;
             drop(entry);
         });

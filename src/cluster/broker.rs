@@ -582,14 +582,9 @@ pub async fn serve(
     // "unknown"), and what its carriers hold (those answers, and the notices of the lines it
     // took last) is handed to the broker, and reaches it.
     let _ = tokio::time::timeout(ANSWERED_WITHIN, answering.settled()).await;
-    // A call that changes nothing is answered only once what the world did before it is
-    // stored and its notices released (to the carriers, ahead of the markers below).
-    let released = door.world.call(
-        moot_kernel::world::SERVER_ID.into(),
-        moot_kernel::world::Face::Rest,
-        |_, _| (),
-    );
-    let _ = tokio::time::timeout(ANSWERED_WITHIN, released).await;
+    // The lines the world took last have run and their notices are in the carriers' queues,
+    // ahead of the markers below.
+    let _ = tokio::time::timeout(ANSWERED_WITHIN, door.world.drained()).await;
     let carried = queues.values().map(|q| q.flushed());
     let _ = tokio::time::timeout(
         ANSWERED_WITHIN,

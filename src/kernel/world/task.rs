@@ -174,6 +174,24 @@ impl WorldHandle {
         Ok(out)
     }
 
+    /// Resolves once every request queued before it has run and what they changed is stored
+    /// and told (a stopping process's last word goes after theirs). Unlike [`Self::call`], it
+    /// never runs ahead of the queue.
+    pub async fn drained(&self) -> Result<(), Unavailable> {
+        let (tx, rx) = oneshot::channel();
+        let job: Job = Box::new(move |world, env| {
+            let cx = Cx::new(SERVER_ID.into(), Face::Rest);
+            let _ = tx.send(finish(world, env, cx, None));
+        });
+        if !self.send(Request::Call(job)).await {
+            return Err(Unavailable::Stopped);
+        }
+        if let Some(released) = rx.await.map_err(|_| Unavailable::Stopped)? {
+            released.await.map_err(|_| Unavailable::Stopped)??;
+        }
+        Ok(())
+    }
+
     /// Does `work` on the world here and now, if it is free (see [`Core::try_world`]), and
     /// tells the world task if that moved its timers; gives `work` back if the world is busy.
     fn here<W, T>(&self, work: W) -> Result<T, W>
