@@ -84,7 +84,7 @@ pub struct GameWorlds {
     catching: Mutex<std::collections::HashSet<u64>>,
     /// The sessions whose copies are being rebuilt from nothing and are not yet whole: what
     /// they take in was told before the town started again, however many catch-ups it takes.
-    rebuilding: Mutex<std::collections::HashSet<u64>>,
+    rebuilding: Arc<Mutex<std::collections::HashSet<u64>>>,
     /// What each game world's run has told the town, as heard (see [`GameBeat::told`]).
     told: Mutex<std::collections::HashMap<String, ToldHeard>>,
     /// Sessions each identity is making on game worlds now, not yet answered (each its
@@ -1499,16 +1499,7 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
         if heard.is_empty() {
             continue;
         }
-        let heard: Vec<_> = {
-            let rebuilding = lock(&door.game_worlds.rebuilding);
-            heard
-                .into_iter()
-                .map(|(name, t)| {
-                    let rebuilding = rebuilding.contains(&t.id);
-                    (name, t, rebuilding)
-                })
-                .collect()
-        };
+        let rebuilding = door.game_worlds.rebuilding.clone();
         let behind = door
             .world
             .call(
@@ -1516,11 +1507,12 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
                 Face::Rest,
                 move |w, cx| {
                     let mut behind = Vec::new();
-                    for (name, t, rebuilding) in heard {
+                    for (name, t) in heard {
                         let id = SessionId::from(t.id);
                         // What a copy being rebuilt takes in was told before the town started
-                        // again; one not begun yet is caught up first all the same.
-                        let announce_from = if rebuilding && w.session(id).is_some() {
+                        // again (read in the world's order, with the catch-ups'); one not
+                        // begun yet is caught up first all the same.
+                        let announce_from = if lock(&rebuilding).contains(&t.id) && w.session(id).is_some() {
                             u64::MAX
                         } else {
                             0
@@ -1585,13 +1577,6 @@ async fn catch_up(door: &Door, name: &str, id: SessionId, known: Option<Recorded
         )
         .await
         .unwrap_or_default();
-    let rebuilding = {
-        let mut rebuilding = lock(&worlds.rebuilding);
-        if held.is_none() {
-            rebuilding.insert(id.number());
-        }
-        rebuilding.contains(&id.number())
-    };
     let mut from = held.unwrap_or(0);
     // The results the town counted before it started again are not counted twice.
     let session = id.to_string();
@@ -1631,28 +1616,41 @@ async fn catch_up(door: &Door, name: &str, id: SessionId, known: Option<Recorded
         };
         let next = told.from + told.log.len() as u64;
         let whole = next >= told.tick;
-        // Only the last few of a long gap are told: the game itself shows the rest.
-        let announce_from = match held {
-            Some(held) if !rebuilding => held.max(told.tick.saturating_sub(MISSED_TOLD)),
-            _ => u64::MAX,
-        };
-        let recorded = recorded.clone();
+        let (recorded, rebuilding) = (recorded.clone(), worlds.rebuilding.clone());
         let taken = door
             .world
             .call(
                 moot_kernel::world::SERVER_ID.into(),
                 Face::Rest,
-                move |w, cx| w.follow(cx, told, announce_from, &recorded),
+                move |w, cx| {
+                    // Decided in the world's order, with the live path's: a copy not begun
+                    // is rebuilt from nothing, in silence, until a catch-up finds it whole;
+                    // of a whole copy's long gap only the last few are told.
+                    let n = id.number();
+                    let announce_from = {
+                        let mut rebuilding = lock(&rebuilding);
+                        match w.session(id).map(|s| s.tick) {
+                            Some(held) if !rebuilding.contains(&n) => {
+                                held.max(told.tick.saturating_sub(MISSED_TOLD))
+                            }
+                            Some(_) => u64::MAX,
+                            None => {
+                                rebuilding.insert(n);
+                                u64::MAX
+                            }
+                        }
+                    };
+                    let taken = w.follow(cx, told, announce_from, &recorded);
+                    if whole && matches!(taken, Ok(Followed::Kept)) {
+                        lock(&rebuilding).remove(&n);
+                    }
+                    taken
+                },
             )
             .await;
         match taken {
             Ok(Ok(Followed::Kept)) if !whole && next > from => from = next,
-            Ok(Ok(_)) => {
-                if whole {
-                    lock(&worlds.rebuilding).remove(&id.number());
-                }
-                return;
-            }
+            Ok(Ok(_)) => return,
             Ok(Err(why)) => {
                 tracing::warn!(%name, %why, "a session a game world holds does not replay here");
                 return;
