@@ -5,7 +5,7 @@
 //! and the one subscription their answers come to).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -37,13 +37,13 @@ pub(super) fn piece(client: &async_nats::Client) -> usize {
 pub struct Answering {
     running: Running,
     /// How many writes that cannot be taken back are being answered.
-    owed: Arc<std::sync::atomic::AtomicUsize>,
+    owed: Arc<AtomicUsize>,
     /// Each task's own number, so that one ending late removes its own entry only.
     serial: AtomicU64,
 }
 
 /// A write being answered (see [`Answering::owe`]), counted until it is dropped.
-pub struct Owed(Arc<std::sync::atomic::AtomicUsize>);
+pub struct Owed(Arc<AtomicUsize>);
 
 impl Drop for Owed {
     fn drop(&mut self) {

@@ -1512,11 +1512,9 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
                         // What a copy being rebuilt takes in was told before the town started
                         // again (read in the world's order, with the catch-ups'); one not
                         // begun yet is caught up first all the same.
-                        let announce_from = if lock(&rebuilding).contains(&t.id) && w.session(id).is_some() {
-                            u64::MAX
-                        } else {
-                            0
-                        };
+                        let silent =
+                            lock(&rebuilding).contains(&t.id) && w.session(id).is_some();
+                        let announce_from = if silent { u64::MAX } else { 0 };
                         // What is told as news has not been counted here yet.
                         match w.follow(cx, t, announce_from, &Recorded::default()) {
                             Ok(Followed::Kept) => {}
@@ -1549,8 +1547,8 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
 /// page), not told twice. What a whole copy lacked is told as it is taken, the last few of it:
 /// the town told only what its copy held, and a catch-up may overtake the game world's own
 /// word of a move (two catch-ups after a restart, one late), which then finds it held and
-/// tells nothing. A result is counted unless the town has stored it. One catch-up of a session at a time:
-/// another asked meanwhile finds it under way.
+/// tells nothing. A result is counted unless the town has stored it. One catch-up of a
+/// session at a time: another asked meanwhile finds it under way.
 async fn catch_up(door: &Door, name: &str, id: SessionId, known: Option<Recorded>) {
     /// The most of what a copy the town holds lacked that is told as it is taken in.
     const MISSED_TOLD: u64 = 16;

@@ -78,9 +78,7 @@ impl Replies {
             at = end;
         }
     }
-}
 
-impl Replies {
     /// Resolves once the carrier has handed the broker every piece queued before (or has
     /// ended).
     pub(super) async fn flushed(&self) {
