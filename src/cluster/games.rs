@@ -715,6 +715,15 @@ async fn elsewhere(
             .await;
         forget_placed(door, id).await;
     }
+    // One it made is the town's to know before its maker hears of it: the limits of the next
+    // call (the one match a player plays at a time among them) count it from the copy, and
+    // the game world's own word of it may come later than its answer.
+    if let Some(id) = session
+        && answered.is_ok()
+        && !refused
+    {
+        catch_up(door, &to, id, Known::Made).await;
+    }
     Some(answered)
 }
 
@@ -1534,11 +1543,22 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
             tokio::spawn(async move {
                 tokio::select! {
                     _ = stop.cancelled() => {}
-                    _ = catch_up(&door, &name, id, None) => {}
+                    _ = catch_up(&door, &name, id, Known::Unread) => {}
                 }
             });
         }
     }
+}
+
+/// What the town knows of a session a catch-up asks for ([`catch_up`]).
+enum Known {
+    /// Nothing yet: what it counted of its results is read from the store.
+    Unread,
+    /// What it counted, read with the other sessions' of the same game world.
+    Counted(Recorded),
+    /// The game world has just made it at the town's asking: nothing is counted yet, and a
+    /// copy the town does not hold is new, told as the game world's own word of it would be.
+    Made,
 }
 
 /// Asks game world `name` for what the town's copy of session `id` lacks, until it has it
@@ -1549,7 +1569,7 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
 /// word of a move (two catch-ups after a restart, one late), which then finds it held and
 /// tells nothing. A result is counted unless the town has stored it. One catch-up of a
 /// session at a time: another asked meanwhile finds it under way.
-async fn catch_up(door: &Door, name: &str, id: SessionId, known: Option<Recorded>) {
+async fn catch_up(door: &Door, name: &str, id: SessionId, known: Known) {
     /// The most of what a copy the town holds lacked that is told as it is taken in.
     const MISSED_TOLD: u64 = 16;
     let worlds = &door.game_worlds;
@@ -1578,9 +1598,11 @@ async fn catch_up(door: &Door, name: &str, id: SessionId, known: Option<Recorded
     let mut from = held.unwrap_or(0);
     // The results the town counted before it started again are not counted twice.
     let session = id.to_string();
+    let made = matches!(known, Known::Made);
     let recorded = match known {
-        Some(known) => Arc::new(known),
-        None => match door
+        Known::Counted(known) => Arc::new(known),
+        Known::Made => Arc::new(Recorded::default()),
+        Known::Unread => match door
             .store
             .read(move |c| moot_kernel::store::standings::recorded(c, &session))
             .await
@@ -1632,6 +1654,7 @@ async fn catch_up(door: &Door, name: &str, id: SessionId, known: Option<Recorded
                                 held.max(told.tick.saturating_sub(MISSED_TOLD))
                             }
                             Some(_) => u64::MAX,
+                            None if made => 0,
                             None => {
                                 rebuilding.insert(n);
                                 u64::MAX
@@ -1695,7 +1718,7 @@ async fn catch_up_all(door: Arc<Door>, name: String) {
     };
     for id in ids.into_iter().filter(|id| !ended.contains(id)) {
         let (ticks, moves) = counted.remove(&id.to_string()).unwrap_or_default();
-        catch_up(&door, &name, id, Some(Recorded { ticks, moves })).await;
+        catch_up(&door, &name, id, Known::Counted(Recorded { ticks, moves })).await;
     }
 }
 
