@@ -82,8 +82,11 @@ pub struct GameWorlds {
     calls: std::sync::atomic::AtomicU64,
     /// The sessions whose copies are being caught up now.
     catching: Mutex<std::collections::HashSet<u64>>,
-    /// The sessions whose copies are being rebuilt from nothing and are not yet whole: what
-    /// they take in was told before the town started again, however many catch-ups it takes.
+    /// Told each time a catch-up ends.
+    caught: tokio::sync::Notify,
+    /// The sessions placed before the town started whose copies are not yet whole (rebuilt
+    /// from nothing, since the town does not store its copies): what they take in was told
+    /// before, however many catch-ups it takes. One placed since is news when it comes.
     rebuilding: Arc<Mutex<std::collections::HashSet<u64>>>,
     /// What each game world's run has told the town, as heard (see [`GameBeat::told`]).
     told: Mutex<std::collections::HashMap<String, ToldHeard>>,
@@ -214,10 +217,11 @@ impl GameWorlds {
             u64::from(rand::random::<u32>()) << 32,
             std::sync::atomic::Ordering::Relaxed,
         );
-        let mut placed = lock(&self.placed);
+        let (mut placed, mut rebuilding) = (lock(&self.placed), lock(&self.rebuilding));
         for (id, name) in kept.state_of(PLACED) {
             if let Ok(id) = id.parse() {
                 placed.insert(id, name.to_owned());
+                rebuilding.insert(id);
             }
         }
     }
@@ -715,11 +719,12 @@ async fn elsewhere(
             .await;
         forget_placed(door, id).await;
     }
-    // One it made is the town's to know before its maker hears of it: the limits of the next
-    // call (the one match a player plays at a time among them) count it from the copy, and
-    // the game world's own word of it may come later than its answer.
+    // One it made (or may have: no answer came) is the town's to know before its maker hears
+    // of it: the limits of the next call (the one match a player plays at a time among them)
+    // count it from the copy, and the game world's own word of it may come later than its
+    // answer.
     if let Some(id) = session
-        && answered.is_ok()
+        && (answered.is_ok() || matches!(answered, Err(CallRefused::Unknown)))
         && !refused
     {
         catch_up(door, &to, id, Known::Made).await;
@@ -1519,13 +1524,26 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
                     for (name, t) in heard {
                         let id = SessionId::from(t.id);
                         // What a copy being rebuilt takes in was told before the town started
-                        // again (read in the world's order, with the catch-ups'); one not
-                        // begun yet is caught up first all the same.
-                        let silent =
-                            lock(&rebuilding).contains(&t.id) && w.session(id).is_some();
-                        let announce_from = if silent { u64::MAX } else { 0 };
+                        // again (read in the world's order, with the catch-ups').
+                        let mut rebuilding = lock(&rebuilding);
+                        let held = w.session(id).is_some();
+                        // One not held is news only from its beginning in its game world's
+                        // run; one that was there before may have been told (and counted)
+                        // before, and is caught up first.
+                        if !held && !t.fresh {
+                            behind.push((name, id));
+                            continue;
+                        }
+                        let announce_from = match held && rebuilding.contains(&t.id) {
+                            true => u64::MAX,
+                            false => 0,
+                        };
                         // What is told as news has not been counted here yet.
                         match w.follow(cx, t, announce_from, &Recorded::default()) {
+                            // Begun here from its beginning: whole, whatever came before.
+                            Ok(Followed::Kept) if !held => {
+                                rebuilding.remove(&id.number());
+                            }
                             Ok(Followed::Kept) => {}
                             Ok(Followed::Behind) => behind.push((name, id)),
                             Err(why) => {
@@ -1551,7 +1569,7 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
 }
 
 /// What the town knows of a session a catch-up asks for ([`catch_up`]).
-enum Known {
+pub(super) enum Known {
     /// Nothing yet: what it counted of its results is read from the store.
     Unread,
     /// What it counted, read with the other sessions' of the same game world.
@@ -1569,20 +1587,33 @@ enum Known {
 /// word of a move (two catch-ups after a restart, one late), which then finds it held and
 /// tells nothing. A result is counted unless the town has stored it. One catch-up of a
 /// session at a time: another asked meanwhile finds it under way.
-async fn catch_up(door: &Door, name: &str, id: SessionId, known: Known) {
+pub(super) async fn catch_up(door: &Door, name: &str, id: SessionId, known: Known) {
     /// The most of what a copy the town holds lacked that is told as it is taken in.
     const MISSED_TOLD: u64 = 16;
     let worlds = &door.game_worlds;
     let Some(client) = worlds.link.get() else {
         return;
     };
-    if !lock(&worlds.catching).insert(id.number()) {
-        return;
+    // One just made waits for a catch-up of it under way (its maker is answered once the
+    // town holds it), then asks for what that one did not take.
+    loop {
+        let caught = worlds.caught.notified();
+        tokio::pin!(caught);
+        caught.as_mut().enable();
+        if lock(&worlds.catching).insert(id.number()) {
+            break;
+        }
+        if !matches!(known, Known::Made)
+            || tokio::time::timeout(SINCE_WITHIN, caught).await.is_err()
+        {
+            return;
+        }
     }
     struct Caught<'a>(&'a GameWorlds, u64);
     impl Drop for Caught<'_> {
         fn drop(&mut self) {
             lock(&self.0.catching).remove(&self.1);
+            self.0.caught.notify_waiters();
         }
     }
     let _caught = Caught(worlds, id.number());
@@ -1598,7 +1629,6 @@ async fn catch_up(door: &Door, name: &str, id: SessionId, known: Known) {
     let mut from = held.unwrap_or(0);
     // The results the town counted before it started again are not counted twice.
     let session = id.to_string();
-    let made = matches!(known, Known::Made);
     let recorded = match known {
         Known::Counted(known) => Arc::new(known),
         Known::Made => Arc::new(Recorded::default()),
@@ -1647,19 +1677,12 @@ async fn catch_up(door: &Door, name: &str, id: SessionId, known: Known) {
                     // is rebuilt from nothing, in silence, until a catch-up finds it whole;
                     // of a whole copy's long gap only the last few are told.
                     let n = id.number();
-                    let announce_from = {
-                        let mut rebuilding = lock(&rebuilding);
-                        match w.session(id).map(|s| s.tick) {
-                            Some(held) if !rebuilding.contains(&n) => {
-                                held.max(told.tick.saturating_sub(MISSED_TOLD))
-                            }
-                            Some(_) => u64::MAX,
-                            None if made => 0,
-                            None => {
-                                rebuilding.insert(n);
-                                u64::MAX
-                            }
-                        }
+                    let announce_from = match w.session(id).map(|s| s.tick) {
+                        // Placed before the town started again: rebuilt in silence.
+                        _ if lock(&rebuilding).contains(&n) => u64::MAX,
+                        Some(held) => held.max(told.tick.saturating_sub(MISSED_TOLD)),
+                        // Placed since: news here, never told before.
+                        None => told.tick.saturating_sub(MISSED_TOLD),
                     };
                     let taken = w.follow(cx, told, announce_from, &recorded);
                     if whole && matches!(taken, Ok(Followed::Kept)) {

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Door;
 use super::calls::CallRefused;
-use super::games::{card, forget_placed, keep_placed, lock};
+use super::games::{Known, card, catch_up, forget_placed, keep_placed, lock};
 use super::wire::{GameAsk, GameCall};
 use moot_kernel::world::sessions::SessionId;
 use moot_kernel::world::{AgentId, Face, Unavailable};
@@ -153,6 +153,9 @@ async fn begin_one(door: &Door, id: SessionId) {
     };
     match worlds.forward(&to, call).await {
         Ok(_) => {
+            // The town holds it before it stops counting it as a begin waiting, so that its
+            // players are counted in it all along (one match at a time, among them).
+            catch_up(door, &to, id, Known::Made).await;
             let done = door
                 .world
                 .call(maker, Face::Rest, move |w, cx| w.begun_elsewhere(cx, id))

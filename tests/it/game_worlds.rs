@@ -1304,6 +1304,54 @@ async fn a_seated_match_not_yet_made_when_the_town_is_killed_is_made_once_it_is_
     a.running.shutdown().await;
 }
 
+/// A practice match the town seated keeps its player from a second match made on a game
+/// world, while it waits for its game world (stopped here) and once it is made there: one at
+/// a time, whichever way each was asked for.
+#[tokio::test]
+async fn a_seated_match_keeps_its_player_from_another_while_it_waits_and_once_it_is_made() {
+    use serde_json::json;
+    let signal = |process: &Moot, sig: &str| {
+        let sent = Command::new("kill")
+            .args([sig, &process.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success(), "kill {sig}");
+    };
+    let broker = Broker::start().await;
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
+    let _town = world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
+    let a = host(&broker.url, &town_db).await;
+    let g1 = games(&broker.url, &g1_db, "g1");
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let api = crate::support::Api::new(a.http_addr);
+    let pia = api.agent(Some("Pia")).await;
+    // Stopped, g1 is still alive to the town for a moment, and is chosen; it answers nothing.
+    signal(&g1, "-STOP");
+    let started = crate::support::mcp_tool(
+        a.http_addr,
+        &pia.token,
+        "et.werewolf.practice.start",
+        json!({}),
+    )
+    .await;
+    assert_ne!(started["isError"], true, "{started}");
+    let refused = |v: &serde_json::Value| {
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("You are playing in match"))
+    };
+    let (status, v) = crate::werewolf::post_match_with_bots(&api, &pia, json!({})).await;
+    assert_eq!(status, 409, "{v}");
+    assert!(refused(&v), "{v}");
+    signal(&g1, "-CONT");
+    until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 1"]).await;
+    let (status, v) = crate::werewolf::post_match_with_bots(&api, &pia, json!({})).await;
+    assert_eq!(status, 409, "{v}");
+    assert!(refused(&v), "{v}");
+    a.running.shutdown().await;
+}
+
 /// A chess game two people agree to in the town (a challenge typed at the table, accepted)
 /// begins on a game world: the accepting answer names it at once, it is made there, and what
 /// each types for it is done there and heard here.

@@ -193,14 +193,31 @@ impl World {
         self.following.beginning.waiting.contains_key(&id)
     }
 
-    /// How many begins waiting `agent` is to play in (they count as running sessions).
+    /// How many begins waiting `agent` is to play in (they count as running sessions), but
+    /// those whose copies the town holds already (counted as sessions).
     pub(super) fn begins_of(&self, agent: &str) -> usize {
         self.following
             .beginning
             .waiting
-            .values()
-            .filter(|b| b.participants.values().any(|a| a == agent))
+            .iter()
+            .filter(|(id, b)| {
+                !self.sessions.contains_key(id) && b.participants.values().any(|a| a == agent)
+            })
             .count()
+    }
+
+    /// A begin waiting that `agent` is to play in, of a game that keeps its players from the
+    /// town (a Werewolf match), if any.
+    pub(super) fn secluding_begin_of(&self, agent: &str) -> Option<SessionId> {
+        self.following
+            .beginning
+            .waiting
+            .iter()
+            .find(|(_, b)| {
+                b.participants.values().any(|a| a == agent)
+                    && self.template(&b.template).is_some_and(|t| t.secludes)
+            })
+            .map(|(&id, _)| id)
     }
 
     /// The role `agent` has in session `id`: as it is played, or as it is to begin.

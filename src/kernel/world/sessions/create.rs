@@ -284,9 +284,11 @@ impl World {
         self.admit_write(who, now)
     }
 
-    /// Refused while a match keeps `who` from the town (they play one at a time).
+    /// Refused while a match keeps `who` from the town (they play one at a time), or one the
+    /// town seated them in waits for its game world to make it.
     fn not_kept(&self, who: &AgentId) -> Result<(), HostError> {
-        match self.secluded.get(who) {
+        let keeping = self.secluded.get(who).copied();
+        match keeping.or_else(|| self.secluding_begin_of(who)) {
             Some(sid) => Err(HostError::new(
                 ErrorCode::Conflict,
                 format!("You are playing in match {sid}; finish it first"),

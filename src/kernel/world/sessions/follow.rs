@@ -252,7 +252,8 @@ impl World {
     /// `announce_from` on is told to everyone who follows the session, as the town tells of
     /// its own (the headline, each notice to whom it may reach; the room's line for a game
     /// begun, if that is 0); those before are replayed in silence (a copy rebuilt after the
-    /// town started: nobody here missed them). Each result an action decided moves its
+    /// town started: nobody here missed them). Whether a copy not held is news is the
+    /// caller's to know ([`Told::fresh`] and where it was placed). Each result an action decided moves its
     /// players' standings here, where the town's ratings are kept, unless `recorded` says
     /// it has already. Refused if `told` does not replay, or names a session of this world's
     /// own.
@@ -272,10 +273,8 @@ impl World {
                 return Err(format!("#{id} is this world's own session"));
             }
         } else {
-            // Told from its beginning, and news only if it began in its game world's run: one
-            // the town may have known before it started again is caught up (and its counted
-            // results looked up) first.
-            if told.from != 0 || (announce_from == 0 && !told.fresh) {
+            // Begun only from its beginning: a copy missing the start is caught up first.
+            if told.from != 0 {
                 return Ok(Followed::Behind);
             }
             self.begin_copy(cx, t, &told, announce_from == 0, recorded)?;
