@@ -84,17 +84,15 @@ pub struct GameWorlds {
     catching: Mutex<std::collections::HashSet<u64>>,
     /// Told each time a catch-up ends.
     caught: tokio::sync::Notify,
-    /// The sessions placed before the town started whose copies are not yet whole (rebuilt
-    /// from nothing, since the town does not store its copies): what they take in was told
-    /// before, however many catch-ups it takes. One placed since is news when it comes.
+    /// The sessions whose copies are being rebuilt from nothing and are not yet whole: what
+    /// they take in was told before the town started again, however many catch-ups it takes.
     rebuilding: Arc<Mutex<std::collections::HashSet<u64>>>,
+    /// When the town started (the wall clock's time, as game worlds date their sessions): a
+    /// session begun since is news to it, never told before; one begun earlier may have been
+    /// (the town does not store its copies), and is rebuilt in silence.
+    started: std::sync::OnceLock<std::time::SystemTime>,
     /// What each game world's run has told the town, as heard (see [`GameBeat::told`]).
     told: Mutex<std::collections::HashMap<String, ToldHeard>>,
-    /// Sessions each identity is making on game worlds now, not yet answered (each its
-    /// template, where the call names it): they count toward its running sessions, and a match
-    /// that keeps its players toward the one it may play, so that many made at once do not
-    /// pass the limits together.
-    making: Mutex<std::collections::HashMap<AgentId, Vec<Option<String>>>>,
     /// The ids of the sessions the town began that wait for a game world to make them (see
     /// [`super::seated`]): a call naming one waits for it ([`GameWorlds::until_begun`]).
     pub(super) beginning:
@@ -113,35 +111,39 @@ struct ToldHeard {
     heard_then: u64,
 }
 
-/// One session an identity is making on a game world ([`GameWorlds::making`]), counted until
-/// its answer.
-struct Making<'a>(&'a GameWorlds, AgentId, Option<String>);
+/// A session a call handed to a game world is making for its caller, counted by the town
+/// ([`moot_kernel::world::sessions::Handing`]) until its answer: given back at the end of the
+/// call, or when the call is dropped (taken back, or the town stopping).
+struct Making {
+    world: WorldHandle,
+    who: AgentId,
+    handing: Option<moot_kernel::world::sessions::Handing>,
+}
 
-impl<'a> Making<'a> {
-    /// Counts one more of `template` for `who`, and gives the others under way.
-    fn start(
-        worlds: &'a GameWorlds,
-        who: &AgentId,
-        template: Option<String>,
-    ) -> (Making<'a>, Vec<Option<String>>) {
-        let mut making = lock(&worlds.making);
-        let under_way = making.entry(who.clone()).or_default();
-        let others = under_way.clone();
-        under_way.push(template.clone());
-        (Making(worlds, who.clone(), template), others)
+impl Making {
+    /// Gives it back, once the call is answered (and the town holds the session's copy).
+    async fn done(mut self) {
+        if let Some(handing) = self.handing.take() {
+            let who = self.who.clone();
+            let _ = self
+                .world
+                .call(self.who.clone(), Face::Rest, move |w, _| {
+                    w.handed(&who, handing)
+                })
+                .await;
+        }
     }
 }
 
-impl Drop for Making<'_> {
+impl Drop for Making {
     fn drop(&mut self) {
-        let mut making = lock(&self.0.making);
-        if let Some(under_way) = making.get_mut(&self.1) {
-            if let Some(at) = under_way.iter().position(|t| *t == self.2) {
-                under_way.swap_remove(at);
-            }
-            if under_way.is_empty() {
-                making.remove(&self.1);
-            }
+        if let Some(handing) = self.handing.take() {
+            let (world, who) = (self.world.clone(), self.who.clone());
+            tokio::spawn(async move {
+                let _ = world
+                    .call(who.clone(), Face::Rest, move |w, _| w.handed(&who, handing))
+                    .await;
+            });
         }
     }
 }
@@ -217,11 +219,16 @@ impl GameWorlds {
             u64::from(rand::random::<u32>()) << 32,
             std::sync::atomic::Ordering::Relaxed,
         );
-        let (mut placed, mut rebuilding) = (lock(&self.placed), lock(&self.rebuilding));
+        // To the millisecond, as sessions are dated.
+        let now = std::time::SystemTime::now();
+        let millis = humantime::format_rfc3339_millis(now).to_string();
+        let _ = self
+            .started
+            .set(humantime::parse_rfc3339_weak(&millis).unwrap_or(now));
+        let mut placed = lock(&self.placed);
         for (id, name) in kept.state_of(PLACED) {
             if let Ok(id) = id.parse() {
                 placed.insert(id, name.to_owned());
-                rebuilding.insert(id);
             }
         }
     }
@@ -250,6 +257,14 @@ impl GameWorlds {
         }
         let mut ids = ids.clone();
         let _ = tokio::time::timeout(BEGUN_WITHIN, ids.wait_for(|ids| !ids.contains(&id))).await;
+    }
+
+    /// When the town started ([`GameWorlds::link`]; before it has, the epoch).
+    fn started(&self) -> std::time::SystemTime {
+        self.started
+            .get()
+            .copied()
+            .unwrap_or(std::time::SystemTime::UNIX_EPOCH)
     }
 
     /// The game world session `id` was placed on, if any.
@@ -638,34 +653,34 @@ async fn elsewhere(
             Some(worlds.placed_on(id)?)
         }
     };
-    let template = args
-        .get("template")
-        .and_then(serde_json::Value::as_str)
-        .map(str::to_owned);
-    let (_making, others) = match creates {
-        true => {
-            let (making, others) = Making::start(worlds, agent, template.clone());
-            (Some(making), Some(others))
-        }
-        false => (None, None),
-    };
+    // A new session counts for its caller from its admission (see `Making`).
+    let mut making = None;
     if writes {
         let who = agent.clone();
+        let template = creates.then(|| {
+            args.get("template")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+        });
         let admitted = door
             .world
             .call(agent.clone(), Face::Rest, move |w, cx| {
-                let begins =
-                    others
-                        .as_deref()
-                        .map(|under_way| moot_kernel::world::sessions::Begins {
-                            under_way,
-                            template: template.as_deref(),
-                        });
+                let begins = template
+                    .as_ref()
+                    .map(|t| moot_kernel::world::sessions::Begins {
+                        template: t.as_deref(),
+                    });
                 w.admit_handed(&who, begins, cx.now)
             })
             .await;
         match admitted {
-            Ok(Ok(())) => {}
+            Ok(Ok(handing)) => {
+                making = Some(Making {
+                    world: door.world.clone(),
+                    who: agent.clone(),
+                    handing,
+                });
+            }
             // Over its running sessions, counting those on their way: the town's answer (it
             // would take the session itself if asked, not counting those).
             Ok(Err(e)) if e.code == moot_kernel::world::sessions::ErrorCode::Conflict => {
@@ -680,7 +695,8 @@ async fn elsewhere(
         None => {
             let to = worlds.choose(Instant::now())?;
             let mut args = args.clone();
-            let (cards, id) = match placing(door, &to, &mut args).await {
+            let handing = making.as_ref().and_then(|m| m.handing);
+            let (cards, id) = match placing(door, &to, &mut args, (agent, handing)).await {
                 Ok(placed) => placed,
                 Err(refused) => return Some(Err(refused)),
             };
@@ -729,6 +745,9 @@ async fn elsewhere(
     {
         catch_up(door, &to, id, Known::Made).await;
     }
+    if let Some(making) = making {
+        making.done().await;
+    }
     Some(answered)
 }
 
@@ -739,14 +758,23 @@ async fn placing(
     door: &Door,
     to: &str,
     args: &mut serde_json::Map<String, serde_json::Value>,
+    (who, handing): (&AgentId, Option<moot_kernel::world::sessions::Handing>),
 ) -> Result<(Vec<Card>, SessionId), CallRefused> {
+    let who = who.clone();
     let id = door
         .world
-        .call(moot_kernel::world::SERVER_ID.into(), Face::Rest, |w, _| {
-            let id = w.reserve_session_id();
-            w.place(id);
-            id
-        })
+        .call(
+            moot_kernel::world::SERVER_ID.into(),
+            Face::Rest,
+            move |w, _| {
+                let id = w.reserve_session_id();
+                w.place(id);
+                if let Some(handing) = handing {
+                    w.place_handed(&who, handing, id);
+                }
+                id
+            },
+        )
         .await
         .map_err(CallRefused::Unavailable)?;
     let mut cards = Vec::new();
@@ -1514,6 +1542,7 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
             continue;
         }
         let rebuilding = door.game_worlds.rebuilding.clone();
+        let started = door.game_worlds.started();
         let behind = door
             .world
             .call(
@@ -1525,25 +1554,18 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
                         let id = SessionId::from(t.id);
                         // What a copy being rebuilt takes in was told before the town started
                         // again (read in the world's order, with the catch-ups').
-                        let mut rebuilding = lock(&rebuilding);
                         let held = w.session(id).is_some();
-                        // One not held is news only from its beginning in its game world's
-                        // run; one that was there before may have been told (and counted)
-                        // before, and is caught up first.
-                        if !held && !t.fresh {
+                        // One not held is begun here only if it is news; one begun before the
+                        // town started may have been told (and counted) before, and is caught
+                        // up first.
+                        if !held && !news(started, &t) {
                             behind.push((name, id));
                             continue;
                         }
-                        let announce_from = match held && rebuilding.contains(&t.id) {
-                            true => u64::MAX,
-                            false => 0,
-                        };
+                        let silent = held && lock(&rebuilding).contains(&t.id);
+                        let announce_from = if silent { u64::MAX } else { 0 };
                         // What is told as news has not been counted here yet.
                         match w.follow(cx, t, announce_from, &Recorded::default()) {
-                            // Begun here from its beginning: whole, whatever came before.
-                            Ok(Followed::Kept) if !held => {
-                                rebuilding.remove(&id.number());
-                            }
                             Ok(Followed::Kept) => {}
                             Ok(Followed::Behind) => behind.push((name, id)),
                             Err(why) => {
@@ -1574,8 +1596,7 @@ pub(super) enum Known {
     Unread,
     /// What it counted, read with the other sessions' of the same game world.
     Counted(Recorded),
-    /// The game world has just made it at the town's asking: nothing is counted yet, and a
-    /// copy the town does not hold is new, told as the game world's own word of it would be.
+    /// The game world has just made it at the town's asking: nothing is counted yet.
     Made,
 }
 
@@ -1585,8 +1606,8 @@ pub(super) enum Known {
 /// page), not told twice. What a whole copy lacked is told as it is taken, the last few of it:
 /// the town told only what its copy held, and a catch-up may overtake the game world's own
 /// word of a move (two catch-ups after a restart, one late), which then finds it held and
-/// tells nothing. A result is counted unless the town has stored it. One catch-up of a
-/// session at a time: another asked meanwhile finds it under way.
+/// tells nothing. A copy begun since the town started is news: told as it is taken in, the
+/// last few of it. A result is counted unless the town has stored it.
 pub(super) async fn catch_up(door: &Door, name: &str, id: SessionId, known: Known) {
     /// The most of what a copy the town holds lacked that is told as it is taken in.
     const MISSED_TOLD: u64 = 16;
@@ -1594,8 +1615,10 @@ pub(super) async fn catch_up(door: &Door, name: &str, id: SessionId, known: Know
     let Some(client) = worlds.link.get() else {
         return;
     };
-    // One just made waits for a catch-up of it under way (its maker is answered once the
-    // town holds it), then asks for what that one did not take.
+    // One at a time: one asked while another is under way waits for it (which asks the
+    // game world for a part at a time, each within `SINCE_WITHIN`), then asks for what that
+    // one did not take (a move told while it was under way; its maker is answered once the
+    // town holds a session just made).
     loop {
         let caught = worlds.caught.notified();
         tokio::pin!(caught);
@@ -1603,11 +1626,7 @@ pub(super) async fn catch_up(door: &Door, name: &str, id: SessionId, known: Know
         if lock(&worlds.catching).insert(id.number()) {
             break;
         }
-        if !matches!(known, Known::Made)
-            || tokio::time::timeout(SINCE_WITHIN, caught).await.is_err()
-        {
-            return;
-        }
+        caught.await;
     }
     struct Caught<'a>(&'a GameWorlds, u64);
     impl Drop for Caught<'_> {
@@ -1667,6 +1686,7 @@ pub(super) async fn catch_up(door: &Door, name: &str, id: SessionId, known: Know
         let next = told.from + told.log.len() as u64;
         let whole = next >= told.tick;
         let (recorded, rebuilding) = (recorded.clone(), worlds.rebuilding.clone());
+        let started = worlds.started();
         let taken = door
             .world
             .call(
@@ -1677,12 +1697,19 @@ pub(super) async fn catch_up(door: &Door, name: &str, id: SessionId, known: Know
                     // is rebuilt from nothing, in silence, until a catch-up finds it whole;
                     // of a whole copy's long gap only the last few are told.
                     let n = id.number();
-                    let announce_from = match w.session(id).map(|s| s.tick) {
-                        // Placed before the town started again: rebuilt in silence.
-                        _ if lock(&rebuilding).contains(&n) => u64::MAX,
-                        Some(held) => held.max(told.tick.saturating_sub(MISSED_TOLD)),
-                        // Placed since: news here, never told before.
-                        None => told.tick.saturating_sub(MISSED_TOLD),
+                    let announce_from = {
+                        let mut rebuilding = lock(&rebuilding);
+                        match w.session(id).map(|s| s.tick) {
+                            Some(held) if !rebuilding.contains(&n) => {
+                                held.max(told.tick.saturating_sub(MISSED_TOLD))
+                            }
+                            Some(_) => u64::MAX,
+                            None if news(started, &told) => told.tick.saturating_sub(MISSED_TOLD),
+                            None => {
+                                rebuilding.insert(n);
+                                u64::MAX
+                            }
+                        }
                     };
                     let taken = w.follow(cx, told, announce_from, &recorded);
                     if whole && matches!(taken, Ok(Followed::Kept)) {
@@ -1743,6 +1770,13 @@ async fn catch_up_all(door: Arc<Door>, name: String) {
         let (ticks, moves) = counted.remove(&id.to_string()).unwrap_or_default();
         catch_up(&door, &name, id, Known::Counted(Recorded { ticks, moves })).await;
     }
+}
+
+/// Whether session `told` began after the town started (`started`), and so was never told
+/// in an earlier run: a copy of it the town does not hold is news. A start it cannot read is
+/// taken for an old one (rebuilt in silence, never told twice).
+fn news(started: std::time::SystemTime, told: &Told) -> bool {
+    humantime::parse_rfc3339_weak(&told.created_at).is_ok_and(|at| at >= started)
 }
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

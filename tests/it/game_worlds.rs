@@ -781,6 +781,59 @@ async fn a_game_placed_on_a_game_world_is_watched_in_the_town_as_its_own() {
     a.running.shutdown().await;
 }
 
+/// A game placed on a game world and not yet moved when the town is killed (the game world
+/// stays up) is not told to begin again when its first move comes after the town is back:
+/// the game world tells that move from the game's beginning, and the town, which held no copy
+/// since it started, takes it for a game begun before then, not for news.
+#[tokio::test]
+async fn a_game_not_yet_moved_when_the_town_is_killed_does_not_begin_again_at_its_first_move() {
+    let broker = Broker::start().await;
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
+    let flags = ["--metrics-token", TOKEN];
+    let mut town = world_process_with(&broker.url, &town_db, "60s", &flags).await;
+    let a = host(&broker.url, &town_db).await;
+    let _g1 = games(&broker.url, &g1_db, "g1");
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let api = crate::support::Api::new(a.http_addr);
+    let ann = api.agent(Some("Ann")).await;
+    let mut eve = crate::support::player_at(a.telnet_addr, "Eve").await;
+    let eve_token = crate::consent::telnet_token(&mut eve).await;
+    let eve_id = eve_token.split('_').nth(1).unwrap().to_owned();
+    eve.send("east").await;
+    eve.expect("Exits:").await;
+    let participants = serde_json::json!({"white": ann.id, "black": eve_id});
+    let (status, v) = api
+        .post(
+            "/sessions",
+            &ann.token,
+            serde_json::json!({"template": "chess.v1", "participants": participants}),
+        )
+        .await;
+    assert_eq!(status, 201, "{v}");
+    let id = v["session_id"].as_str().unwrap().to_owned();
+    let accept = format!("/sessions/{id}/accept");
+    let (status, v) = api.post(&accept, &eve_token, serde_json::json!({})).await;
+    assert_eq!(status, 200, "{v}");
+    eve.expect(&format!("A new chess.v1 game begins here: #{id}"))
+        .await;
+    town.kill().unwrap();
+    town.wait().unwrap();
+    let _town = world_process_with(&broker.url, &town_db, "60s", &flags).await;
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let body = serde_json::json!({"action": "e2e4", "expected_tick": 0});
+    let (status, v) = api
+        .post(&format!("/sessions/{id}/actions"), &ann.token, body)
+        .await;
+    assert_eq!(status, 200, "{v}");
+    let heard = eve.expect(&format!("#{id}: Ann (white) plays e4.")).await;
+    assert!(
+        !heard.iter().any(|l| l.contains("begins here")),
+        "told to begin again: {heard:#?}"
+    );
+    a.running.shutdown().await;
+}
+
 /// Rated games placed on a game world move the town's ratings, where its leaderboards are
 /// kept, each result once: one won while the town runs is counted as it is told; the town
 /// killed (kill -9) and started again counts it no second time; one decided on the game world
@@ -1349,6 +1402,38 @@ async fn a_seated_match_keeps_its_player_from_another_while_it_waits_and_once_it
     let (status, v) = crate::werewolf::post_match_with_bots(&api, &pia, json!({})).await;
     assert_eq!(status, 409, "{v}");
     assert!(refused(&v), "{v}");
+    // The other way round: a match asked for over REST, on its way to g1 (stopped again),
+    // keeps Quin from practising meanwhile, and once it is made.
+    let quin = api.agent(Some("Quin")).await;
+    signal(&g1, "-STOP");
+    let asked = {
+        let (api, quin) = (api.clone(), quin.clone());
+        tokio::spawn(
+            async move { crate::werewolf::post_match_with_bots(&api, &quin, json!({})).await },
+        )
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let practice = || {
+        crate::support::mcp_tool(
+            a.http_addr,
+            &quin.token,
+            "et.werewolf.practice.start",
+            json!({}),
+        )
+    };
+    let meanwhile = practice().await;
+    signal(&g1, "-CONT");
+    let text = |v: &serde_json::Value| v["content"][0]["text"].as_str().unwrap_or("").to_owned();
+    assert_eq!(meanwhile["isError"], true, "{meanwhile}");
+    assert!(
+        text(&meanwhile).contains("You are starting a match already"),
+        "{meanwhile}"
+    );
+    let (status, v) = asked.await.unwrap();
+    assert_eq!(status, 201, "{v}");
+    let after = practice().await;
+    assert_eq!(after["isError"], true, "{after}");
+    assert!(text(&after).contains("You are playing in match"), "{after}");
     a.running.shutdown().await;
 }
 

@@ -53,6 +53,19 @@ fn check_queue_id(world: &World, id: &Option<String>) -> Result<(), VerbError> {
     }
 }
 
+/// Refused while `me` plays a match (one at a time), or one is being made for them on a game
+/// world.
+fn not_in_a_match(world: &World, me: &AgentId) -> Result<(), VerbError> {
+    let why = match running_match(world, me) {
+        Some(sid) => format!("You are playing in match {sid}; finish it first"),
+        None if world.making_a_match(me) => {
+            "You are starting a match already; finish it first".to_owned()
+        }
+        None => return Ok(()),
+    };
+    Err(refusal(world, Code::AlreadyInMatch, &why, None))
+}
+
 /// The running match `agent` plays in, if any.
 fn running_match(
     world: &World,
@@ -109,14 +122,7 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
         super::idempotency::once::<Self>(world, cx, key, args, |world, cx, args| {
             check_queue_id(world, &args.queue_id)?;
             let me = cx.actor.clone();
-            if let Some(sid) = running_match(world, &me) {
-                return Err(refusal(
-                    world,
-                    Code::AlreadyInMatch,
-                    &format!("You are playing in match {sid}; finish it first"),
-                    None,
-                ));
-            }
+            not_in_a_match(world, &me)?;
             let name = match args.preferred_display_name.as_deref().map(str::trim) {
                 Some(n) => {
                     if let Err(why) = super::rules::config::check_name(n, false) {
@@ -418,14 +424,7 @@ et.werewolf.queue.join does when a match starts.";
 /// Starts a practice match for the caller.
 pub fn practice(world: &mut World, cx: &mut Cx) -> Result<Reply<Practicing>, VerbError> {
     let me = cx.actor.clone();
-    if let Some(sid) = running_match(world, &me) {
-        return Err(refusal(
-            world,
-            Code::AlreadyInMatch,
-            &format!("You are playing in match {sid}; finish it first"),
-            None,
-        ));
-    }
+    not_in_a_match(world, &me)?;
     // Practising takes you off the board.
     let q = &mut world.ext::<WerewolfTown>().queue;
     if let Some(i) = q.iter().position(|(a, _)| *a == me) {

@@ -40,11 +40,24 @@ pub(super) enum Place {
 /// ([`World::admit_handed`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Begins<'a> {
-    /// The others the caller has on their way to game worlds meanwhile (each its template,
-    /// where its call names it).
-    pub under_way: &'a [Option<String>],
     /// Its game's template, where the call names it.
     pub template: Option<&'a str>,
+}
+
+/// A session a call handed to a game world is making for its caller, admitted by
+/// [`World::admit_handed`]: it counts toward their running sessions (and, for a match that
+/// keeps its players, as the one they play) until its call is answered ([`World::handed`]),
+/// so that many asked at once, on any face, do not pass the limits together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Handing(u64);
+
+/// What the town keeps of a [`Handing`].
+#[derive(Debug)]
+pub(in crate::world) struct Making {
+    handing: Handing,
+    secludes: bool,
+    /// Its id once placed: from when the town holds its copy, the copy counts instead.
+    session: Option<SessionId>,
 }
 
 impl World {
@@ -228,7 +241,7 @@ impl World {
             .iter()
             .any(|p| p.agent != cx.actor && !crate::world::is_house(&p.agent));
         if seating != Seating::Paired {
-            self.may_start(&cx.actor, 0)?;
+            self.may_start(&cx.actor)?;
         }
         if asks_others && seating == Seating::Asked {
             return self.invite(cx, reserved, plan, wording);
@@ -242,8 +255,8 @@ impl World {
 
     /// Whether `agent` may start another session, with as many running as they have: the
     /// sessions of the town's game worlds count too (the town holds a copy of each).
-    fn may_start(&self, agent: &str, elsewhere: usize) -> Result<(), HostError> {
-        let running = self.running_sessions_of(agent) + elsewhere;
+    fn may_start(&self, agent: &str) -> Result<(), HostError> {
+        let running = self.running_sessions_of(agent);
         if self.max_sessions > 0 && running >= self.max_sessions {
             return Err(HostError::new(
                 ErrorCode::Conflict,
@@ -260,38 +273,91 @@ impl World {
     /// if it `begins` one): the limits each identity has are the town's, counted across every
     /// world, and so is the match a game that secludes its players keeps them in (one at a
     /// time, on whichever world it is played); a call over them is answered here as it would
-    /// be if it stayed.
+    /// be if it stayed. A new session admitted counts from now on: its [`Handing`], to give
+    /// back ([`World::handed`]) once its call is answered.
     pub fn admit_handed(
-        &self,
+        &mut self,
         who: &AgentId,
         begins: Option<Begins<'_>>,
         now: tokio::time::Instant,
-    ) -> Result<(), HostError> {
-        if let Some(begins) = begins {
-            self.may_start(who, begins.under_way.len())?;
-            let secludes =
-                |t: Option<&str>| t.and_then(|t| self.template(t)).is_some_and(|t| t.secludes);
-            if secludes(begins.template) {
-                self.not_kept(who)?;
-                if begins.under_way.iter().any(|t| secludes(t.as_deref())) {
-                    return Err(HostError::new(
-                        ErrorCode::Conflict,
-                        "You are starting a match already; finish it first",
-                    ));
-                }
+    ) -> Result<Option<Handing>, HostError> {
+        let Some(begins) = begins else {
+            self.admit_write(who, now)?;
+            return Ok(None);
+        };
+        self.may_start(who)?;
+        let secludes = begins
+            .template
+            .and_then(|t| self.template(t))
+            .is_some_and(|t| t.secludes);
+        if secludes {
+            self.not_kept(who)?;
+        }
+        self.admit_write(who, now)?;
+        let f = &mut self.following;
+        f.handings += 1;
+        let handing = Handing(f.handings);
+        f.making.entry(who.clone()).or_default().push(Making {
+            handing,
+            secludes,
+            session: None,
+        });
+        Ok(Some(handing))
+    }
+
+    /// Notes the id `handing`'s session was placed under.
+    pub fn place_handed(&mut self, who: &AgentId, handing: Handing, id: SessionId) {
+        if let Some(m) = self
+            .following
+            .making
+            .get_mut(who)
+            .and_then(|all| all.iter_mut().find(|m| m.handing == handing))
+        {
+            m.session = Some(id);
+        }
+    }
+
+    /// `handing`'s call is answered: it counts no more (its session, if made, counts as the
+    /// copy the town holds).
+    pub fn handed(&mut self, who: &AgentId, handing: Handing) {
+        if let Some(all) = self.following.making.get_mut(who) {
+            all.retain(|m| m.handing != handing);
+            if all.is_empty() {
+                self.following.making.remove(who);
             }
         }
-        self.admit_write(who, now)
+    }
+
+    /// The sessions calls handed to game worlds are making for `agent`, but those the town
+    /// holds copies of already (counted as sessions).
+    fn making_for<'a>(&'a self, agent: &str) -> impl Iterator<Item = &'a Making> + 'a {
+        self.following
+            .making
+            .get(agent)
+            .into_iter()
+            .flatten()
+            .filter(|m| m.session.is_none_or(|id| !self.sessions.contains_key(&id)))
+    }
+
+    /// Whether a call handed to a game world is making `agent` a match that keeps its
+    /// players from the town (they play one at a time).
+    pub fn making_a_match(&self, agent: &str) -> bool {
+        self.making_for(agent).any(|m| m.secludes)
     }
 
     /// Refused while a match keeps `who` from the town (they play one at a time), or one the
-    /// town seated them in waits for its game world to make it.
+    /// town seated them in waits for its game world to make it, or one is being made for them
+    /// on a game world.
     fn not_kept(&self, who: &AgentId) -> Result<(), HostError> {
         let keeping = self.secluded.get(who).copied();
         match keeping.or_else(|| self.secluding_begin_of(who)) {
             Some(sid) => Err(HostError::new(
                 ErrorCode::Conflict,
                 format!("You are playing in match {sid}; finish it first"),
+            )),
+            None if self.making_a_match(who) => Err(HostError::new(
+                ErrorCode::Conflict,
+                "You are starting a match already; finish it first",
             )),
             None => Ok(()),
         }
@@ -326,8 +392,9 @@ impl World {
             .sessions_played_by(agent)
             .filter(|s| !s.game.is_terminal())
             .count();
-        // Those waiting for a game world to make them count as begun.
-        running + self.begins_of(agent)
+        // Those waiting for a game world to make them count as begun, and so do those being
+        // made there.
+        running + self.begins_of(agent) + self.making_for(agent).count()
     }
 
     /// Checks what a session asks for: its template, every role filled by a distinct known

@@ -91,6 +91,11 @@ pub struct Following {
     telling: Option<Telling>,
     /// In the town: the sessions it seated, waiting for a game world to make them.
     pub(in crate::world) beginning: super::begins::Beginning,
+    /// In the town: the sessions calls handed to game worlds are making for each identity
+    /// (see [`super::create::Handing`]).
+    pub(in crate::world) making: std::collections::HashMap<AgentId, Vec<super::create::Making>>,
+    /// The number of the last [`super::create::Handing`] given.
+    pub(in crate::world) handings: u64,
 }
 
 /// A game world's record of what it has yet to tell the town.
@@ -253,7 +258,7 @@ impl World {
     /// its own (the headline, each notice to whom it may reach; the room's line for a game
     /// begun, if that is 0); those before are replayed in silence (a copy rebuilt after the
     /// town started: nobody here missed them). Whether a copy not held is news is the
-    /// caller's to know ([`Told::fresh`] and where it was placed). Each result an action decided moves its
+    /// caller's to know (whether it began since the town started). Each result an action decided moves its
     /// players' standings here, where the town's ratings are kept, unless `recorded` says
     /// it has already. Refused if `told` does not replay, or names a session of this world's
     /// own.

@@ -10,7 +10,7 @@ mod act;
 pub use act::Submitted;
 pub use begins::Begin;
 mod begins;
-pub use create::Begins;
+pub use create::{Begins, Handing};
 mod conduct;
 mod create;
 mod error;
