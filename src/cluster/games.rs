@@ -87,10 +87,10 @@ pub struct GameWorlds {
     /// The sessions whose copies are being rebuilt from nothing and are not yet whole: what
     /// they take in was told before the town started again, however many catch-ups it takes.
     rebuilding: Arc<Mutex<std::collections::HashSet<u64>>>,
-    /// When the town started (the wall clock's time, as game worlds date their sessions): a
-    /// session begun since is news to it, never told before; one begun earlier may have been
-    /// (the town does not store its copies), and is rebuilt in silence.
+    /// When the town started (the wall clock's time, as game worlds date their sessions),
+    /// and the sessions placed before (see [`GameWorlds::new_here`]).
     started: std::sync::OnceLock<std::time::SystemTime>,
+    restored: std::sync::OnceLock<std::collections::HashSet<u64>>,
     /// What each game world's run has told the town, as heard (see [`GameBeat::told`]).
     told: Mutex<std::collections::HashMap<String, ToldHeard>>,
     /// The ids of the sessions the town began that wait for a game world to make them (see
@@ -231,6 +231,7 @@ impl GameWorlds {
                 placed.insert(id, name.to_owned());
             }
         }
+        let _ = self.restored.set(placed.keys().copied().collect());
     }
 
     /// Where a new session goes at `now`: the game world alive that runs the fewest
@@ -259,12 +260,22 @@ impl GameWorlds {
         let _ = tokio::time::timeout(BEGUN_WITHIN, ids.wait_for(|ids| !ids.contains(&id))).await;
     }
 
-    /// When the town started ([`GameWorlds::link`]; before it has, the epoch).
-    fn started(&self) -> std::time::SystemTime {
-        self.started
+    /// Whether the town, not holding a copy of session `told`, cannot have told anything of
+    /// it before it started: placed in this run (a copy is never let go), or begun on its game
+    /// world since it started (a game set aside there before, joined since; as the clocks of
+    /// the two machines say). A session the town began itself and still waits for is news too
+    /// (see [`moot_kernel::world::World::is_beginning`]). Anything else may have been told,
+    /// and is rebuilt in silence.
+    fn new_here(&self, told: &Told) -> bool {
+        let placed_before = self
+            .restored
             .get()
-            .copied()
-            .unwrap_or(std::time::SystemTime::UNIX_EPOCH)
+            .is_some_and(|restored| restored.contains(&told.id));
+        let started = self.started.get().copied();
+        !placed_before
+            || started.is_some_and(|started| {
+                humantime::parse_rfc3339_weak(&told.created_at).is_ok_and(|at| at >= started)
+            })
     }
 
     /// The game world session `id` was placed on, if any.
@@ -670,7 +681,7 @@ async fn elsewhere(
                     .map(|t| moot_kernel::world::sessions::Begins {
                         template: t.as_deref(),
                     });
-                w.admit_handed(&who, begins, cx.now)
+                w.admit_handed(cx, &who, begins)
             })
             .await;
         match admitted {
@@ -1525,7 +1536,7 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
             }
         }
         // Only a session placed on the game world that tells of it is taken.
-        let heard: Vec<(String, Told)> = batch
+        let heard: Vec<(String, Told, bool)> = batch
             .into_iter()
             .filter_map(|msg| {
                 let name = msg.subject.split('.').nth(3)?.to_owned();
@@ -1535,14 +1546,14 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
                     return None;
                 }
                 door.game_worlds.told_heard(&name, t.run, t.seq);
-                Some((name, t.told))
+                let new_here = door.game_worlds.new_here(&t.told);
+                Some((name, t.told, new_here))
             })
             .collect();
         if heard.is_empty() {
             continue;
         }
         let rebuilding = door.game_worlds.rebuilding.clone();
-        let started = door.game_worlds.started();
         let behind = door
             .world
             .call(
@@ -1550,15 +1561,14 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
                 Face::Rest,
                 move |w, cx| {
                     let mut behind = Vec::new();
-                    for (name, t) in heard {
+                    for (name, t, new_here) in heard {
                         let id = SessionId::from(t.id);
                         // What a copy being rebuilt takes in was told before the town started
                         // again (read in the world's order, with the catch-ups').
                         let held = w.session(id).is_some();
-                        // One not held is begun here only if it is news; one begun before the
-                        // town started may have been told (and counted) before, and is caught
-                        // up first.
-                        if !held && !news(started, &t) {
+                        // One not held is begun here only if it is news; one the town may
+                        // have told (and counted) before it started is caught up first.
+                        if !(held || new_here || w.is_beginning(id)) {
                             behind.push((name, id));
                             continue;
                         }
@@ -1606,8 +1616,9 @@ pub(super) enum Known {
 /// page), not told twice. What a whole copy lacked is told as it is taken, the last few of it:
 /// the town told only what its copy held, and a catch-up may overtake the game world's own
 /// word of a move (two catch-ups after a restart, one late), which then finds it held and
-/// tells nothing. A copy begun since the town started is news: told as it is taken in, the
-/// last few of it. A result is counted unless the town has stored it.
+/// tells nothing. A copy of a session the town cannot have told before it started
+/// ([`GameWorlds::new_here`]) is news: told as it is taken in, the last few of it. A result is
+/// counted unless the town has stored it.
 pub(super) async fn catch_up(door: &Door, name: &str, id: SessionId, known: Known) {
     /// The most of what a copy the town holds lacked that is told as it is taken in.
     const MISSED_TOLD: u64 = 16;
@@ -1648,6 +1659,7 @@ pub(super) async fn catch_up(door: &Door, name: &str, id: SessionId, known: Know
     let mut from = held.unwrap_or(0);
     // The results the town counted before it started again are not counted twice.
     let session = id.to_string();
+    let made = matches!(known, Known::Made);
     let recorded = match known {
         Known::Counted(known) => Arc::new(known),
         Known::Made => Arc::new(Recorded::default()),
@@ -1686,7 +1698,8 @@ pub(super) async fn catch_up(door: &Door, name: &str, id: SessionId, known: Know
         let next = told.from + told.log.len() as u64;
         let whole = next >= told.tick;
         let (recorded, rebuilding) = (recorded.clone(), worlds.rebuilding.clone());
-        let started = worlds.started();
+        // Just made at the town's asking, or placed or begun since it started: never told.
+        let new_here = made || worlds.new_here(&told);
         let taken = door
             .world
             .call(
@@ -1704,7 +1717,9 @@ pub(super) async fn catch_up(door: &Door, name: &str, id: SessionId, known: Know
                                 held.max(told.tick.saturating_sub(MISSED_TOLD))
                             }
                             Some(_) => u64::MAX,
-                            None if news(started, &told) => told.tick.saturating_sub(MISSED_TOLD),
+                            None if new_here || w.is_beginning(id) => {
+                                told.tick.saturating_sub(MISSED_TOLD)
+                            }
                             None => {
                                 rebuilding.insert(n);
                                 u64::MAX
@@ -1770,13 +1785,6 @@ async fn catch_up_all(door: Arc<Door>, name: String) {
         let (ticks, moves) = counted.remove(&id.to_string()).unwrap_or_default();
         catch_up(&door, &name, id, Known::Counted(Recorded { ticks, moves })).await;
     }
-}
-
-/// Whether session `told` began after the town started (`started`), and so was never told
-/// in an earlier run: a copy of it the town does not hold is news. A start it cannot read is
-/// taken for an old one (rebuilt in silence, never told twice).
-fn news(started: std::time::SystemTime, told: &Told) -> bool {
-    humantime::parse_rfc3339_weak(&told.created_at).is_ok_and(|at| at >= started)
 }
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

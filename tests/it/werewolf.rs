@@ -1430,6 +1430,39 @@ async fn the_house_fills_a_board_that_has_waited_long_enough() {
     s.stop().await;
 }
 
+/// A signer who starts a match another way while waiting on the board (over REST, with the
+/// house's bots) is not seated in a second when the house fills the board: they leave it.
+#[tokio::test]
+async fn a_signer_who_starts_a_match_meanwhile_is_not_seated_in_another_when_the_board_fills() {
+    let s = TestServer::start_with(|c| {
+        c.games.werewolf.fill_after = Duration::from_secs(1).into();
+    })
+    .await;
+    let api = s.api();
+    let ida = api.agent(Some("Ida")).await;
+    let joined =
+        crate::support::mcp_tool(s.http, &ida.token, "et.werewolf.queue.join", json!({})).await;
+    assert_ne!(joined["isError"], true, "{joined}");
+    let (status, v) = post_match_with_bots(&api, &ida, json!({})).await;
+    assert_eq!(status, 201, "{v}");
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let (status, v) = api
+        .get(&format!("/sessions?agent_id={}", ida.id), &ida.token)
+        .await;
+    assert_eq!(status, 200, "{v}");
+    let matches = v["sessions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{v}"))
+        .iter()
+        .filter(|s| s["template"] == "werewolf.v1")
+        .count();
+    assert_eq!(matches, 1, "{v}");
+    let board =
+        crate::support::mcp_tool(s.http, &ida.token, "et.werewolf.queue.status", json!({})).await;
+    assert_eq!(board["structuredContent"]["queue"]["size"], 0, "{board}");
+    s.stop().await;
+}
+
 /// Finished matches do not pile up: after four practice matches the Town Hall shows the last
 /// three plaques, the town's map has no empty building of a finished match, and the home
 /// page's list keeps the last three finished (each with its page, which replays it).

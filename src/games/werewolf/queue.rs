@@ -465,17 +465,32 @@ pub fn fill(world: &mut World, cx: &mut Cx, now: tokio::time::Instant) {
     };
     let town = world.ext::<WerewolfTown>();
     let Some(since) = town.since else { return };
-    // The match is started as the longest-waiting signer would start it.
-    let Some(first) = town.queue.first().map(|(a, _)| a.clone()) else {
-        return;
-    };
-    if now < since + wait {
+    if town.queue.is_empty() || now < since + wait {
         return;
     }
     let before = std::mem::take(&mut town.queue);
+    // Whoever plays a match now (one begun since they signed, or being made for them on a
+    // game world) sits in no other: they leave the board, as practising takes them off it.
+    let free: Vec<(AgentId, String)> = before
+        .iter()
+        .filter(|(a, _)| running_match(world, a).is_none() && !world.making_a_match(a))
+        .cloned()
+        .collect();
+    // The match is started as the longest-waiting signer would start it.
+    let Some(first) = free.first().map(|(a, _)| a.clone()) else {
+        let town = world.ext::<WerewolfTown>();
+        town.since = None;
+        cx.undo(move |w| {
+            let town = w.ext::<WerewolfTown>();
+            town.queue = before;
+            town.since = Some(since);
+        });
+        return;
+    };
     // Eight at most sit down (an undone leave can put more on the board); the rest wait for
     // the next match.
-    let (seated, rest) = before.split_at(REQUIRED.min(before.len()));
+    let (seated, rest) = free.split_at(REQUIRED.min(free.len()));
+    let town = world.ext::<WerewolfTown>();
     town.since = (!rest.is_empty()).then_some(now);
     town.queue = rest.to_vec();
     let mut players: Vec<(AgentId, String, bool)> = seated

@@ -274,13 +274,15 @@ impl World {
     /// world, and so is the match a game that secludes its players keeps them in (one at a
     /// time, on whichever world it is played); a call over them is answered here as it would
     /// be if it stayed. A new session admitted counts from now on: its [`Handing`], to give
-    /// back ([`World::handed`]) once its call is answered.
+    /// back ([`World::handed`]) once its call is answered (or gone with `cx`, if what came
+    /// before it is undone: its call is answered as not done, and nobody gives it back).
     pub fn admit_handed(
         &mut self,
+        cx: &mut Cx,
         who: &AgentId,
         begins: Option<Begins<'_>>,
-        now: tokio::time::Instant,
     ) -> Result<Option<Handing>, HostError> {
+        let now = cx.now;
         let Some(begins) = begins else {
             self.admit_write(who, now)?;
             return Ok(None);
@@ -302,6 +304,8 @@ impl World {
             secludes,
             session: None,
         });
+        let who = who.clone();
+        cx.undo(move |w| w.handed(&who, handing));
         Ok(Some(handing))
     }
 
