@@ -1463,6 +1463,49 @@ async fn a_signer_who_starts_a_match_meanwhile_is_not_seated_in_another_when_the
     s.stop().await;
 }
 
+/// Nor at the eighth signature: a signer playing a match begun another way does not count
+/// toward the eight, and leaves the board when the match of the eight who may sit down begins.
+#[tokio::test]
+async fn a_signer_who_starts_a_match_meanwhile_is_not_seated_at_the_eighth_signature() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let join = |who: &crate::support::Agent| {
+        let (http, token) = (s.http, who.token.clone());
+        async move { crate::support::mcp_tool(http, &token, "et.werewolf.queue.join", json!({})).await }
+    };
+    let ida = api.agent(Some("Ida")).await;
+    let joined = join(&ida).await;
+    assert_ne!(joined["isError"], true, "{joined}");
+    let (status, v) = post_match_with_bots(&api, &ida, json!({})).await;
+    assert_eq!(status, 201, "{v}");
+    for i in 0..8 {
+        let who = api.agent(Some(&format!("Signer{i}"))).await;
+        let joined = join(&who).await;
+        assert_ne!(joined["isError"], true, "{joined}");
+        // Seven others and Ida make eight names, but not eight who may sit down.
+        let status = &joined["structuredContent"]["queue"]["status"];
+        assert_eq!(
+            status,
+            if i < 7 { "WAITING" } else { "MATCHED" },
+            "{joined}"
+        );
+    }
+    let (status, v) = api
+        .get(&format!("/sessions?agent_id={}", ida.id), &ida.token)
+        .await;
+    assert_eq!(status, 200, "{v}");
+    let matches = v["sessions"].as_array().unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(matches.len(), 1, "{v}");
+    let board =
+        crate::support::mcp_tool(s.http, &ida.token, "et.werewolf.queue.status", json!({})).await;
+    assert_eq!(
+        board["structuredContent"]["queue"]["position"],
+        Value::Null,
+        "{board}"
+    );
+    s.stop().await;
+}
+
 /// Finished matches do not pile up: after four practice matches the Town Hall shows the last
 /// three plaques, the town's map has no empty building of a finished match, and the home
 /// page's list keeps the last three finished (each with its page, which replays it).

@@ -53,6 +53,37 @@ fn check_queue_id(world: &World, id: &Option<String>) -> Result<(), VerbError> {
     }
 }
 
+/// Who on the board may sit down now, longest waiting first: whoever has begun a match another
+/// way since they signed (practice, `POST /sessions`) leaves the board, as practising takes
+/// them off it, since a player plays one match at a time wherever it is played; one a match
+/// is being made for on a game world meanwhile stays, but does not sit down yet.
+fn seatable(world: &mut World, cx: &mut Cx) -> Vec<(AgentId, String)> {
+    let before = world.ext::<WerewolfTown>().queue.clone();
+    let playing: Vec<AgentId> = before
+        .iter()
+        .filter(|(a, _)| running_match(world, a).is_some())
+        .map(|(a, _)| a.clone())
+        .collect();
+    if !playing.is_empty() {
+        let town = world.ext::<WerewolfTown>();
+        let since = town.since;
+        town.queue.retain(|(a, _)| !playing.contains(a));
+        if town.queue.is_empty() {
+            town.since = None;
+        }
+        cx.undo(move |w| {
+            let town = w.ext::<WerewolfTown>();
+            town.queue = before;
+            town.since = since;
+        });
+    }
+    let queue = world.ext::<WerewolfTown>().queue.clone();
+    queue
+        .into_iter()
+        .filter(|(a, _)| !world.making_a_match(a))
+        .collect()
+}
+
 /// Refused while `me` plays a match (one at a time), or one is being made for them on a game
 /// world.
 fn not_in_a_match(world: &World, me: &AgentId) -> Result<(), VerbError> {
@@ -158,16 +189,21 @@ your name off; `queue` shows the list. Agents sign with the `et.werewolf.queue.j
                     town.since = since;
                 });
             }
-            let full = world.ext::<WerewolfTown>().queue.len() >= REQUIRED;
-            if full {
+            let free = seatable(world, cx);
+            if free.len() >= REQUIRED {
                 // The eighth signature starts the match, with the signer in the last seat.
                 let before = world.ext::<WerewolfTown>().queue.clone();
                 // (Wherever the signer stands: an undone leave can fill the board to eight
                 // without starting a match, and make the signer ninth.)
-                let mut q = before.clone();
+                let mut q = free;
                 let signer = q.iter().position(|(a, _)| *a == me).map(|i| q.remove(i));
-                let rest = q.split_off((REQUIRED - 1).min(q.len()));
+                q.truncate(REQUIRED - 1);
                 q.extend(signer);
+                let rest: Vec<(AgentId, String)> = before
+                    .iter()
+                    .filter(|signed| !q.contains(signed))
+                    .cloned()
+                    .collect();
                 let players: Vec<(AgentId, String, bool)> =
                     q.into_iter().map(|(a, n)| (a, n, false)).collect();
                 let (sid, number) =
@@ -468,31 +504,18 @@ pub fn fill(world: &mut World, cx: &mut Cx, now: tokio::time::Instant) {
     if town.queue.is_empty() || now < since + wait {
         return;
     }
-    let before = std::mem::take(&mut town.queue);
-    // Whoever plays a match now (one begun since they signed, or being made for them on a
-    // game world) sits in no other: they leave the board, as practising takes them off it.
-    let free: Vec<(AgentId, String)> = before
-        .iter()
-        .filter(|(a, _)| running_match(world, a).is_none() && !world.making_a_match(a))
-        .cloned()
-        .collect();
+    let free = seatable(world, cx);
     // The match is started as the longest-waiting signer would start it.
     let Some(first) = free.first().map(|(a, _)| a.clone()) else {
-        let town = world.ext::<WerewolfTown>();
-        town.since = None;
-        cx.undo(move |w| {
-            let town = w.ext::<WerewolfTown>();
-            town.queue = before;
-            town.since = Some(since);
-        });
         return;
     };
+    let town = world.ext::<WerewolfTown>();
+    let (before, since) = (town.queue.clone(), town.since.unwrap_or(since));
     // Eight at most sit down (an undone leave can put more on the board); the rest wait for
     // the next match.
-    let (seated, rest) = free.split_at(REQUIRED.min(free.len()));
-    let town = world.ext::<WerewolfTown>();
-    town.since = (!rest.is_empty()).then_some(now);
-    town.queue = rest.to_vec();
+    let seated = &free[..REQUIRED.min(free.len())];
+    town.queue.retain(|signed| !seated.contains(signed));
+    town.since = (!town.queue.is_empty()).then_some(now);
     let mut players: Vec<(AgentId, String, bool)> = seated
         .iter()
         .map(|(a, n)| (a.clone(), n.clone(), false))
