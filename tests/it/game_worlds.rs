@@ -1434,6 +1434,38 @@ async fn a_seated_match_keeps_its_player_from_another_while_it_waits_and_once_it
     let after = practice().await;
     assert_eq!(after["isError"], true, "{after}");
     assert!(text(&after).contains("You are playing in match"), "{after}");
+    // On the notice board, one whose match is on its way to g1 (stopped again) is not seated
+    // at the eighth signature of others, and stays on the board while it may yet be refused.
+    let join = |who: &crate::support::Agent| {
+        let (http, token) = (a.http_addr, who.token.clone());
+        async move { crate::support::mcp_tool(http, &token, "et.werewolf.queue.join", json!({})).await }
+    };
+    let rex = api.agent(Some("Rex")).await;
+    let joined = join(&rex).await;
+    assert_ne!(joined["isError"], true, "{joined}");
+    signal(&g1, "-STOP");
+    let asked = {
+        let (api, rex) = (api.clone(), rex.clone());
+        tokio::spawn(
+            async move { crate::werewolf::post_match_with_bots(&api, &rex, json!({})).await },
+        )
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for i in 0..8 {
+        let who = api.agent(Some(&format!("Signer{i}"))).await;
+        let joined = join(&who).await;
+        let queue = &joined["structuredContent"]["queue"];
+        if i < 7 {
+            assert_eq!(queue["status"], "WAITING", "{joined}");
+            assert_eq!(queue["size"], i + 2, "{joined}");
+        } else {
+            assert_eq!(queue["status"], "MATCHED", "{joined}");
+            assert_eq!(queue["size"], 1, "{joined}");
+        }
+    }
+    signal(&g1, "-CONT");
+    let (status, v) = asked.await.unwrap();
+    assert_eq!(status, 201, "{v}");
     a.running.shutdown().await;
 }
 

@@ -1463,8 +1463,8 @@ async fn a_signer_who_starts_a_match_meanwhile_is_not_seated_in_another_when_the
     s.stop().await;
 }
 
-/// Nor at the eighth signature: a signer playing a match begun another way does not count
-/// toward the eight, and leaves the board when the match of the eight who may sit down begins.
+/// Nor at the eighth signature: a signer playing a match begun another way leaves the board at
+/// the next signature and is not counted toward the eight; the eight who may sit down do.
 #[tokio::test]
 async fn a_signer_who_starts_a_match_meanwhile_is_not_seated_at_the_eighth_signature() {
     let s = TestServer::start().await;
@@ -1482,13 +1482,18 @@ async fn a_signer_who_starts_a_match_meanwhile_is_not_seated_at_the_eighth_signa
         let who = api.agent(Some(&format!("Signer{i}"))).await;
         let joined = join(&who).await;
         assert_ne!(joined["isError"], true, "{joined}");
-        // Seven others and Ida make eight names, but not eight who may sit down.
-        let status = &joined["structuredContent"]["queue"]["status"];
-        assert_eq!(
-            status,
-            if i < 7 { "WAITING" } else { "MATCHED" },
-            "{joined}"
-        );
+        // Ida is off the board from the first of them: the seventh makes seven, not eight,
+        // and the eighth begins their match, in the last seat.
+        let queue = &joined["structuredContent"]["queue"];
+        if i < 7 {
+            assert_eq!(queue["status"], "WAITING", "{joined}");
+            assert_eq!(queue["size"], i + 1, "{joined}");
+        } else {
+            assert_eq!(queue["status"], "MATCHED", "{joined}");
+            assert_eq!(queue["size"], 0, "{joined}");
+            let seat = &joined["structuredContent"]["matchAssignment"]["seat"];
+            assert_eq!(seat, 8, "{joined}");
+        }
     }
     let (status, v) = api
         .get(&format!("/sessions?agent_id={}", ida.id), &ida.token)
