@@ -40,6 +40,47 @@ fn games_with(url: &str, db: &moot::store::Database, name: &str, extra: &[&str])
     )
 }
 
+/// Eve, a person on telnet at `telnet` in the Chess Parlour, plays black against agent `ann` in
+/// a chess game Ann asks for over REST and Eve accepts: Eve's connection, her token and the
+/// game's id, once she has heard it begin there.
+async fn eve_plays_black_against(
+    api: &crate::support::Api,
+    telnet: std::net::SocketAddr,
+    ann: &crate::support::Agent,
+) -> (crate::support::Client, String, String) {
+    let mut eve = crate::support::player_at(telnet, "Eve").await;
+    let eve_token = crate::consent::telnet_token(&mut eve).await;
+    let eve_id = eve_token.split('_').nth(1).unwrap().to_owned();
+    eve.send("east").await;
+    eve.expect("Exits:").await;
+    let participants = serde_json::json!({"white": ann.id, "black": eve_id});
+    let (status, v) = api
+        .post(
+            "/sessions",
+            &ann.token,
+            serde_json::json!({"template": "chess.v1", "participants": participants}),
+        )
+        .await;
+    assert_eq!(status, 201, "{v}");
+    let id = v["session_id"].as_str().unwrap().to_owned();
+    let accept = format!("/sessions/{id}/accept");
+    let (status, v) = api.post(&accept, &eve_token, serde_json::json!({})).await;
+    assert_eq!(status, 200, "{v}");
+    eve.expect(&format!("A new chess.v1 game begins here: #{id}"))
+        .await;
+    (eve, eve_token, id)
+}
+
+/// Sends `process` signal `sig` (`-STOP`: it answers nothing, its last beat still recent;
+/// `-CONT`).
+fn signal(process: &Moot, sig: &str) {
+    let sent = Command::new("kill")
+        .args([sig, &process.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill {sig}");
+}
+
 /// The town's `/metrics` lines about game worlds, read through the host at `http`.
 async fn game_lines(http: std::net::SocketAddr) -> Vec<String> {
     metric_lines(http, "moot_game_world").await
@@ -597,32 +638,8 @@ async fn a_game_placed_on_a_game_world_is_watched_in_the_town_as_its_own() {
     until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
     let api = crate::support::Api::new(a.http_addr);
     let ann = api.agent(Some("Ann")).await;
-    let mut eve = crate::support::player_at(a.telnet_addr, "Eve").await;
-    let eve_token = crate::consent::telnet_token(&mut eve).await;
-    let eve_id = eve_token.split('_').nth(1).unwrap().to_owned();
-    eve.send("east").await;
-    eve.expect("Exits:").await;
-    let participants = serde_json::json!({"white": ann.id, "black": eve_id});
-    let (status, v) = api
-        .post(
-            "/sessions",
-            &ann.token,
-            serde_json::json!({"template": "chess.v1", "participants": participants}),
-        )
-        .await;
-    assert_eq!(status, 201, "{v}");
-    let id = v["session_id"].as_str().unwrap().to_owned();
-    let (status, v) = api
-        .post(
-            &format!("/sessions/{id}/accept"),
-            &eve_token,
-            serde_json::json!({}),
-        )
-        .await;
-    assert_eq!(status, 200, "{v}");
+    let (mut eve, eve_token, id) = eve_plays_black_against(&api, a.telnet_addr, &ann).await;
     until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 1"]).await;
-    eve.expect(&format!("A new chess.v1 game begins here: #{id}"))
-        .await;
     let act = |who: &str, action: &str, tick: u64| {
         let (api, path, token) = (&api, format!("/sessions/{id}/actions"), who.to_owned());
         let body = serde_json::json!({"action": action, "expected_tick": tick});
@@ -797,26 +814,7 @@ async fn a_game_not_yet_moved_when_the_town_is_killed_does_not_begin_again_at_it
     until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
     let api = crate::support::Api::new(a.http_addr);
     let ann = api.agent(Some("Ann")).await;
-    let mut eve = crate::support::player_at(a.telnet_addr, "Eve").await;
-    let eve_token = crate::consent::telnet_token(&mut eve).await;
-    let eve_id = eve_token.split('_').nth(1).unwrap().to_owned();
-    eve.send("east").await;
-    eve.expect("Exits:").await;
-    let participants = serde_json::json!({"white": ann.id, "black": eve_id});
-    let (status, v) = api
-        .post(
-            "/sessions",
-            &ann.token,
-            serde_json::json!({"template": "chess.v1", "participants": participants}),
-        )
-        .await;
-    assert_eq!(status, 201, "{v}");
-    let id = v["session_id"].as_str().unwrap().to_owned();
-    let accept = format!("/sessions/{id}/accept");
-    let (status, v) = api.post(&accept, &eve_token, serde_json::json!({})).await;
-    assert_eq!(status, 200, "{v}");
-    eve.expect(&format!("A new chess.v1 game begins here: #{id}"))
-        .await;
+    let (mut eve, _, id) = eve_plays_black_against(&api, a.telnet_addr, &ann).await;
     town.kill().unwrap();
     town.wait().unwrap();
     let _town = world_process_with(&broker.url, &town_db, "60s", &flags).await;
@@ -1279,13 +1277,6 @@ async fn werewolf_practice_and_the_notice_boards_matches_are_placed_on_a_game_wo
 async fn a_seated_match_not_yet_made_when_the_town_is_killed_is_made_once_it_is_back() {
     use crate::support::mcp_tool;
     use serde_json::json;
-    let signal = |process: &Moot, sig: &str| {
-        let sent = Command::new("kill")
-            .args([sig, &process.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(sent.success(), "kill {sig}");
-    };
     let broker = Broker::start().await;
     let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
     let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
@@ -1363,13 +1354,6 @@ async fn a_seated_match_not_yet_made_when_the_town_is_killed_is_made_once_it_is_
 #[tokio::test]
 async fn a_seated_match_keeps_its_player_from_another_while_it_waits_and_once_it_is_made() {
     use serde_json::json;
-    let signal = |process: &Moot, sig: &str| {
-        let sent = Command::new("kill")
-            .args([sig, &process.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(sent.success(), "kill {sig}");
-    };
     let broker = Broker::start().await;
     let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
     let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
@@ -1436,12 +1420,8 @@ async fn a_seated_match_keeps_its_player_from_another_while_it_waits_and_once_it
     assert!(text(&after).contains("You are playing in match"), "{after}");
     // On the notice board, one whose match is on its way to g1 (stopped again) is not seated
     // at the eighth signature of others, and stays on the board while it may yet be refused.
-    let join = |who: &crate::support::Agent| {
-        let (http, token) = (a.http_addr, who.token.clone());
-        async move { crate::support::mcp_tool(http, &token, "et.werewolf.queue.join", json!({})).await }
-    };
     let rex = api.agent(Some("Rex")).await;
-    let joined = join(&rex).await;
+    let joined = crate::werewolf::sign_board(a.http_addr, &rex).await;
     assert_ne!(joined["isError"], true, "{joined}");
     signal(&g1, "-STOP");
     let asked = {
@@ -1453,7 +1433,7 @@ async fn a_seated_match_keeps_its_player_from_another_while_it_waits_and_once_it
     tokio::time::sleep(Duration::from_millis(300)).await;
     for i in 0..8 {
         let who = api.agent(Some(&format!("Signer{i}"))).await;
-        let joined = join(&who).await;
+        let joined = crate::werewolf::sign_board(a.http_addr, &who).await;
         let queue = &joined["structuredContent"]["queue"];
         if i < 7 {
             assert_eq!(queue["status"], "WAITING", "{joined}");

@@ -963,6 +963,11 @@ async fn session_with_bots(
 }
 
 /// Asks for a match of `me` (seat 1) and the house's bots, with `options`; the answer.
+/// `who` signs the notice board over MCP at `http` (the queue tool's result).
+pub async fn sign_board(http: std::net::SocketAddr, who: &crate::support::Agent) -> Value {
+    crate::support::mcp_tool(http, &who.token, "et.werewolf.queue.join", json!({})).await
+}
+
 pub async fn post_match_with_bots(
     api: &crate::support::Api,
     me: &crate::support::Agent,
@@ -1440,8 +1445,7 @@ async fn a_signer_who_starts_a_match_meanwhile_is_not_seated_in_another_when_the
     .await;
     let api = s.api();
     let ida = api.agent(Some("Ida")).await;
-    let joined =
-        crate::support::mcp_tool(s.http, &ida.token, "et.werewolf.queue.join", json!({})).await;
+    let joined = sign_board(s.http, &ida).await;
     assert_ne!(joined["isError"], true, "{joined}");
     let (status, v) = post_match_with_bots(&api, &ida, json!({})).await;
     assert_eq!(status, 201, "{v}");
@@ -1469,18 +1473,14 @@ async fn a_signer_who_starts_a_match_meanwhile_is_not_seated_in_another_when_the
 async fn a_signer_who_starts_a_match_meanwhile_is_not_seated_at_the_eighth_signature() {
     let s = TestServer::start().await;
     let api = s.api();
-    let join = |who: &crate::support::Agent| {
-        let (http, token) = (s.http, who.token.clone());
-        async move { crate::support::mcp_tool(http, &token, "et.werewolf.queue.join", json!({})).await }
-    };
     let ida = api.agent(Some("Ida")).await;
-    let joined = join(&ida).await;
+    let joined = sign_board(s.http, &ida).await;
     assert_ne!(joined["isError"], true, "{joined}");
     let (status, v) = post_match_with_bots(&api, &ida, json!({})).await;
     assert_eq!(status, 201, "{v}");
     for i in 0..8 {
         let who = api.agent(Some(&format!("Signer{i}"))).await;
-        let joined = join(&who).await;
+        let joined = sign_board(s.http, &who).await;
         assert_ne!(joined["isError"], true, "{joined}");
         // Ida is off the board from the first of them: the seventh makes seven, not eight,
         // and the eighth begins their match, in the last seat.
