@@ -370,7 +370,7 @@ pub struct HostArgs {
     pub nats: String,
 
     /// This host's name on the broker, as the broker's permissions for its user name it
-    /// (`moot.v9.from.NAME.>`, `_INBOX.NAME.>`): letters, digits, `-` and `_`. Random without
+    /// (`moot.v10.from.NAME.>`, `_INBOX.NAME.>`): letters, digits, `-` and `_`. Random without
     /// it. Each host needs its own: a host greeting under a name the world holds connections
     /// for is taken for that host restarted.
     #[arg(long, env = "MOOT_HOST_NAME")]

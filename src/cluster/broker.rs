@@ -487,8 +487,11 @@ pub async fn serve(
                             _ => false,
                         };
                         let owed = owed.then(|| answering.owe());
+                        // Boxed, as below: a task's future is moved whole when spawned and
+                        // when it ends, and a question's is kilobytes.
                         tokio::spawn(async move {
-                            replies.answer(&to, id, &answer_question(&door, &tools, ask).await);
+                            let answer = Box::pin(answer_question(&door, &tools, ask)).await;
+                            replies.answer(&to, id, &answer);
                             drop(owed);
                         });
                         continue;
@@ -500,7 +503,7 @@ pub async fn serve(
                         let answer = match (closing, ask) {
                             (true, Ask::Web { .. }) => Answer::Web(Err(CallRefused::Away)),
                             (true, _) => Answer::Tool(Err(CallRefused::Away)),
-                            (false, ask) => answer_question(&door, &tools, ask).await,
+                            (false, ask) => Box::pin(answer_question(&door, &tools, ask)).await,
                         };
                         replies.answer(&to, id, &answer);
                     });
@@ -718,7 +721,15 @@ async fn answer_question(door: &Door, tools: &Tools, ask: Ask) -> Answer {
         Ask::Metrics(token) => Answer::Metrics(door.metrics(token).await),
         Ask::Page(read) => Answer::Page(door.page(read).await),
         Ask::Mcp(read) => Answer::Mcp(door.mcp_read(tools, read).await),
-        Ask::Tool(call) => Answer::Tool(super::games::tool(door, tools, call).await),
+        Ask::Tool(mut call) => {
+            let held = call.held.take();
+            let reads = crate::games::find_tool(&call.name, crate::games::toolsets())
+                .is_some_and(|e| e.read_only);
+            match super::games::tool(door, tools, call).await {
+                Ok(answer) if reads => replies::tagged(answer, held),
+                called => Answer::Tool(called),
+            }
+        }
         Ask::Web { ask, .. } => Answer::Web(super::games::web(door, ask).await),
         // Asked whole, never in a batch by a host of this protocol (see [`answer`]).
         Ask::Banned { .. }

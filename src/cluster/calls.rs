@@ -36,7 +36,7 @@ use moot_kernel::world::{Face, Unavailable};
 
 /// Who a request says sends it: its `Authorization` header as the face read it. The face reads
 /// only its shape; which tokens are good only the town knows (a host holds no directory).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Credential {
     /// No `Authorization` header.
     Missing,
@@ -151,6 +151,11 @@ pub struct ToolCall {
     /// How its answer's text is to read (the address's `?screenreader=`).
     #[serde(default)]
     pub plain: crate::mcp::Plain,
+    /// For a tool that only reads: the tag of this same call's answer its host keeps (see
+    /// `host::kept`). If the world's answer is that one again it says so
+    /// ([`super::wire::Answer::Unchanged`]) rather than send it again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held: Option<u64>,
 }
 
 /// What an MCP server on a host asks the world's server at the same address besides a tool

@@ -21,6 +21,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 mod calls;
+mod kept;
 
 use super::asked::{Answers, Asking};
 pub use super::held::{AWAY, BACK, GAVE_UP, NOT_DONE, PAUSES, RESUMED, UNANSWERED};
@@ -56,6 +57,8 @@ pub struct Remote {
     questions: mpsc::UnboundedSender<wire::Question>,
     /// What its connections say, for [`send_batches`] to send to the world in order.
     saying: Saying,
+    /// Its copies of reads' answers, which the world need not send again ([`kept`]).
+    kept: kept::Kept,
     /// Ends the host's own tasks (its beats, following the world) when it is dropped.
     stop: CancellationToken,
 }
@@ -162,6 +165,7 @@ impl Remote {
             answers,
             questions,
             saying,
+            kept: kept::Kept::default(),
             stop: CancellationToken::new(),
         };
         tokio::spawn(beat(

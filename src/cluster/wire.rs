@@ -34,8 +34,9 @@ use moot_kernel::wrap::Display;
 /// This build's protocol. A change to any message below that an older peer could misread
 /// raises it (7: connections' lines and notices cross in batches, [`FromConns`] and
 /// [`ToConns`]; 8: so do questions and their answers, [`Question`] and [`AnswerPiece`]; 9: the
-/// town hands game worlds the sessions it seats, [`GameAsk::Begin`]).
-pub const PROTOCOL: u32 = 9;
+/// town hands game worlds the sessions it seats, [`GameAsk::Begin`]; 10: a read's answer is tagged, and not sent again while it
+/// stays the same, [`Answer::Tagged`]).
+pub const PROTOCOL: u32 = 10;
 
 /// Where hosts and worlds find out whether they speak the same protocol (no version in it: see
 /// the module's doc). The world answers anyone here and takes nobody in: a host joins by its
@@ -599,6 +600,15 @@ pub enum Answer {
     Metrics(Called),
     Mcp(Called),
     Web(Called),
+    /// A tool's answer that only read, with its tag, for the host to keep: asked again, the
+    /// world answers [`Answer::Unchanged`] if it is the same. An agent polling `look` in a
+    /// room of a hundred is sent four kilobytes once, not every time.
+    Tagged {
+        answer: Box<serde_json::value::RawValue>,
+        tag: u64,
+    },
+    /// The answer is the one the host keeps under the tag its question gave.
+    Unchanged,
 }
 
 /// Who logged in, as a host may know it: never the password's hash; and the pass that lets

@@ -20,6 +20,7 @@ pub async fn answer(calls: &Calls, parts: &Parts, credential: Credential, call: 
         arguments: call.arguments,
         id: 0,
         plain: crate::mcp::plain_asked(parts.uri.query()),
+        held: None,
     };
     match calls.town().tool(asked).await {
         Ok(answer) => respond(call.id, Ok::<_, rmcp::ErrorData>(answer)),

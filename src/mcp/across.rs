@@ -82,6 +82,7 @@ impl MootMcp {
             arguments: request.arguments,
             id: 0,
             plain: super::caller(cx).and_then(|a| a.2),
+            held: None,
         };
         let started = tokio::time::Instant::now();
         let progress = cx.meta.get_progress_token();

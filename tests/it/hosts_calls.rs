@@ -282,7 +282,9 @@ impl Spy {
                     panic!("not a typed ask on {subject}: {json} ({e})")
                 })
             };
-            if subject.ends_with(".ask") {
+            if subject.starts_with("_INBOX.") {
+                continue;
+            } else if subject.ends_with(".ask") {
                 asks.push(typed(&body));
             } else if subject.ends_with(".questions") {
                 let batch: Vec<wire::Question> = wire::decode(&body)
@@ -301,13 +303,43 @@ impl Spy {
         }
         asks
     }
+
+    /// What the world answered hosts' questions asked in batches, each whole, in the order
+    /// they came.
+    fn answers(&self) -> Vec<wire::Answer> {
+        let heard = self.heard.lock().unwrap().clone();
+        let mut answers = Vec::new();
+        let mut partial: std::collections::HashMap<u64, Vec<u8>> = Default::default();
+        for (subject, body) in heard {
+            if !subject.starts_with("_INBOX.") {
+                continue;
+            }
+            // An inbox also hears the answers to questions asked whole, in JSON.
+            let Some(pieces) = wire::decode::<Vec<wire::AnswerPiece>>(&body) else {
+                continue;
+            };
+            for piece in pieces {
+                let whole = partial.entry(piece.id).or_default();
+                whole.extend_from_slice(&piece.bytes);
+                if !piece.more {
+                    let whole = partial.remove(&piece.id).unwrap();
+                    answers.push(serde_json::from_slice(&whole).expect("an answer"));
+                }
+            }
+        }
+        answers
+    }
 }
 
 async fn spy(url: &str) -> Spy {
     let client = async_nats::connect(url).await.unwrap();
     let heard = Arc::new(Mutex::new(Vec::<(String, bytes::Bytes)>::new()));
     let listening = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    for subject in [format!("moot.v{}.from.*.>", wire::PROTOCOL)] {
+    // The hosts' inboxes too: what the world answers them.
+    for subject in [
+        format!("moot.v{}.from.*.>", wire::PROTOCOL),
+        "_INBOX.>".into(),
+    ] {
         let mut sub = client.subscribe(subject).await.unwrap();
         let (heard, listening) = (heard.clone(), listening.clone());
         tokio::spawn(async move {
@@ -613,6 +645,59 @@ async fn a_hosts_plain_tool_calls_cross_as_calls_and_are_answered_as_one_process
         tools,
         ["help", "say", "noSuchTool", "createGame", "help"],
         "{asks:#?}"
+    );
+    a.running.shutdown().await;
+    world.shutdown().await;
+}
+
+/// A read's answer crosses the broker once while it stays the same: asked again, the world
+/// answers that it is unchanged and the host gives the copy it kept, the same answer; once the
+/// room changes, the new answer crosses whole. Each copy is its caller's own.
+#[tokio::test]
+async fn a_reads_answer_crosses_once_while_it_stays_the_same() {
+    let broker = Broker::start().await;
+    let (_dir, db, world) = world_on(&broker.url, |_| {}).await;
+    let a = host(&broker.url, &db).await;
+    let api = Api::new(a.http_addr);
+    let (robo, iris) = (api.agent(Some("Robo")).await, api.agent(Some("Iris")).await);
+    let spy = spy(&broker.url).await;
+    spy.listening
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let http = a.http_addr;
+    let look = |who: &Agent| {
+        let token = who.token.clone();
+        async move { crate::support::mcp_tool(http, &token, "look", json!({})).await }
+    };
+    let first = look(&robo).await;
+    let again = look(&robo).await;
+    assert_eq!(first, again, "the kept copy is the answer");
+    let text = first["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(!text.contains("Iris"), "{text}");
+    let hers = look(&iris).await;
+    assert!(
+        hers["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("Robo")),
+        "{hers}"
+    );
+    let now = look(&robo).await;
+    let text = now["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("Iris is here."), "the room changed: {text}");
+    assert_eq!(look(&robo).await, now);
+
+    let crossed: Vec<&str> = spy
+        .answers()
+        .iter()
+        .filter_map(|answer| match answer {
+            wire::Answer::Tagged { .. } => Some("whole"),
+            wire::Answer::Unchanged => Some("unchanged"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        crossed,
+        ["whole", "unchanged", "whole", "whole", "unchanged"],
+        "Robo's look, again, Iris's, Robo's with her there, again"
     );
     a.running.shutdown().await;
     world.shutdown().await;

@@ -33,6 +33,27 @@ pub(super) async fn send<T: serde::Serialize>(client: &async_nats::Client, to: S
     }
 }
 
+/// A read's answer as a host is sent it: [`Answer::Unchanged`] if its tag is `held`, the tag
+/// of the copy the host keeps (see `host::kept`), or else the answer and its tag.
+///
+/// The tag is a hash keyed at random when this world starts (so a host's copies from an
+/// earlier world never match, and nobody can make two answers share a tag on purpose); the
+/// host keeps each copy under the exact call (credential, address, tool, arguments), so a tag
+/// only ever says whether that caller's own answer changed.
+pub(super) fn tagged(answer: Box<serde_json::value::RawValue>, held: Option<u64>) -> Answer {
+    use std::hash::BuildHasher;
+    static KEYS: std::sync::OnceLock<std::collections::hash_map::RandomState> =
+        std::sync::OnceLock::new();
+    let tag = KEYS
+        .get_or_init(std::collections::hash_map::RandomState::new)
+        .hash_one(answer.get().as_bytes());
+    if held == Some(tag) {
+        Answer::Unchanged
+    } else {
+        Answer::Tagged { answer, tag }
+    }
+}
+
 /// Where the answers to a host's batch of questions go: its own inbox, the batch's reply
 /// subject, checked once for the batch.
 pub(super) type Inbox = std::sync::Arc<str>;

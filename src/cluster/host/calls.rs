@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use super::Remote;
+use super::kept::Key;
 use crate::cluster::asked::{Asking, Got};
 use crate::cluster::wire::{
     self, Answer, Ask, CallRefused, Called, Credential, PageRead, ToolCall, VerbCall,
@@ -97,20 +98,53 @@ impl Remote {
     }
 
     /// Calls an MCP tool in the world, as [`Remote::call`] calls a verb: a long poll outlives
-    /// a restart of the world, and one whose client leaves is taken back.
+    /// a restart of the world, and one whose client leaves is taken back. A tool that only
+    /// reads is asked with the tag of the answer this host keeps for the same call, and the
+    /// world sends the answer only if it changed ([`super::kept`]).
     pub async fn tool(&self, mut call: ToolCall) -> Called {
         let sets = crate::games::toolsets();
         let read_only = crate::games::find_tool(&call.name, sets).is_some_and(|e| e.read_only);
-        self.called(read_only, |id| {
-            call.id = id;
-            Ask::Tool(call.clone())
-        })
-        .await
+        let key = read_only.then(|| Key::of(&call));
+        // Asked at most twice: again, whole, if the copy the world found unchanged went
+        // meanwhile (another call of the same key replaced it, or the host let it go).
+        for _ in 0..2 {
+            call.held = key.as_ref().and_then(|k| self.kept.tag(k));
+            let held = call.held;
+            let answer = self
+                .asked(read_only, |id| {
+                    call.id = id;
+                    Ask::Tool(call.clone())
+                })
+                .await?;
+            match (answer, &key) {
+                (Answer::Tagged { answer, tag }, Some(key)) => {
+                    self.kept.keep(key, tag, &answer);
+                    return Ok(answer);
+                }
+                (Answer::Tagged { answer, .. }, None) => return Ok(answer),
+                (Answer::Unchanged, Some(key)) => {
+                    if let Some(answer) = held.and_then(|tag| self.kept.get(key, tag)) {
+                        return Ok(answer);
+                    }
+                }
+                (answer, _) => return called(answer),
+            }
+        }
+        Err(CallRefused::Unavailable(Unavailable::Internal))
     }
 
     /// Asks the world what `ask` makes (given a new number each time) until it is answered:
     /// again after the world is back, if it `read_only`.
-    async fn called(&self, read_only: bool, mut ask: impl FnMut(u64) -> Ask) -> Called {
+    async fn called(&self, read_only: bool, ask: impl FnMut(u64) -> Ask) -> Called {
+        called(self.asked(read_only, ask).await?)
+    }
+
+    /// The world's answer to what `ask` makes, asked as [`Remote::called`] asks it.
+    async fn asked(
+        &self,
+        read_only: bool,
+        mut ask: impl FnMut(u64) -> Ask,
+    ) -> Result<Answer, CallRefused> {
         loop {
             if !(self.asking.up() || read_only && self.asking.world_back().await) {
                 return Err(CallRefused::Away);
@@ -134,18 +168,8 @@ impl Remote {
                     | Answer::Page(Err(CallRefused::Unavailable(Unavailable::Stopped)))
                     | Answer::Web(Err(CallRefused::Unavailable(Unavailable::Stopped))),
                 ) => (CallRefused::Away, true),
-                Ok(
-                    Answer::Verb(called)
-                    | Answer::Tool(called)
-                    | Answer::Page(called)
-                    | Answer::Agent(called)
-                    | Answer::Metrics(called)
-                    | Answer::Mcp(called)
-                    | Answer::Web(called),
-                ) => {
-                    return called;
-                }
-                Ok(_) | Err(Unasked::Garbled) => {
+                Ok(answer) => return Ok(answer),
+                Err(Unasked::Garbled) => {
                     return Err(CallRefused::Unavailable(Unavailable::Internal));
                 }
                 Err(Unasked::TooLarge(most)) => return Err(CallRefused::TooLarge(most)),
@@ -198,5 +222,20 @@ impl Remote {
                 Err(_) => return Err(Unasked::Silent),
             }
         }
+    }
+}
+
+/// What a call's answer says, as [`Called`].
+fn called(answer: Answer) -> Called {
+    match answer {
+        Answer::Verb(called)
+        | Answer::Tool(called)
+        | Answer::Page(called)
+        | Answer::Agent(called)
+        | Answer::Metrics(called)
+        | Answer::Mcp(called)
+        | Answer::Web(called) => called,
+        Answer::Tagged { answer, .. } => Ok(answer),
+        _ => Err(CallRefused::Unavailable(Unavailable::Internal)),
     }
 }
