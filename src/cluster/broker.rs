@@ -716,7 +716,14 @@ async fn answer(
 /// may wait, and is taken back if its host says so: see `serve`).
 async fn answer_question(door: &Door, tools: &Tools, ask: Ask) -> Answer {
     match ask {
-        Ask::Verb(call) => Answer::Verb(super::games::call(door, call).await),
+        Ask::Verb(mut call) => {
+            let held = call.held.take();
+            let reads = crate::games::find(&call.verb).is_some_and(|e| e.read_only);
+            match super::games::call(door, call).await {
+                Ok(answer) if reads => replies::tagged(answer, held),
+                called => Answer::Verb(called),
+            }
+        }
         Ask::Agent(call) => Answer::Agent(door.make_agent(call).await),
         Ask::Metrics(token) => Answer::Metrics(door.metrics(token).await),
         Ask::Page(read) => Answer::Page(door.page(read).await),

@@ -96,6 +96,10 @@ pub struct VerbCall {
     /// Its arguments as the verb's JSON (an MCP tool's), a game action's `reasoning` among
     /// them; already read and cleaned by the face, which answers bad input itself.
     pub args: serde_json::Value,
+    /// For a verb that only reads, the tag of the answer its host keeps, as a
+    /// [`ToolCall`]'s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held: Option<u64>,
 }
 
 /// The verb's structured result, as the verb wrote it (a face passes it on as it is), or why
@@ -407,6 +411,7 @@ mod tests {
             face: Face::Rest,
             verb: "session_act".into(),
             args: serde_json::json!({"session_id": "s1", "action": "e4", "reasoning": "why"}),
+            held: None,
         };
         let back: VerbCall = serde_json::from_slice(&serde_json::to_vec(&call).unwrap()).unwrap();
         assert_eq!(back.credential, call.credential);

@@ -886,7 +886,9 @@ pub async fn serve_calls(
                     Some(_) => Some(making.lock().await),
                     None => None,
                 };
-                take(&door, &tools, call).await
+                // Boxed: a task's future is moved whole when spawned and when it ends (see
+                // `broker::serve`).
+                Box::pin(take(&door, &tools, call)).await
             };
             lock(&done).remove(&id);
             let Some(reply) = msg.reply else { return };

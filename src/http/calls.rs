@@ -144,6 +144,7 @@ impl Calls {
             face: Face::Rest,
             verb: verb.to_owned(),
             args,
+            held: None,
         };
         match self.0.town.call(call).await {
             Ok(data) => Ok(json(data)),

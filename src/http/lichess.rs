@@ -108,6 +108,7 @@ async fn call(c: &Calls, headers: &HeaderMap, verb: &str, args: Value) -> Result
         face: Face::Rest,
         verb: verb.to_owned(),
         args,
+        held: None,
     };
     match c.town().call(asked).await {
         Ok(raw) => Ok(serde_json::from_str(raw.get()).unwrap_or(Value::Null)),

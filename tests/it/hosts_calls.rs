@@ -652,7 +652,8 @@ async fn a_hosts_plain_tool_calls_cross_as_calls_and_are_answered_as_one_process
 
 /// A read's answer crosses the broker once while it stays the same: asked again, the world
 /// answers that it is unchanged and the host gives the copy it kept, the same answer; once the
-/// room changes, the new answer crosses whole. Each copy is its caller's own.
+/// room changes, the new answer crosses whole. Each copy is its caller's own. An MCP tool and
+/// a REST read alike.
 #[tokio::test]
 async fn a_reads_answer_crosses_once_while_it_stays_the_same() {
     let broker = Broker::start().await;
@@ -684,6 +685,11 @@ async fn a_reads_answer_crosses_once_while_it_stays_the_same() {
     let text = now["content"][0]["text"].as_str().unwrap_or_default();
     assert!(text.contains("Iris is here."), "the room changed: {text}");
     assert_eq!(look(&robo).await, now);
+    // A verb that only reads, over REST, the same way.
+    let state = format!("/sessions?agent_id={}", robo.id);
+    let (status, mine) = api.get(&state, &robo.token).await;
+    assert_eq!(status, 200, "{mine}");
+    assert_eq!(api.get(&state, &robo.token).await, (200, mine));
 
     let crossed: Vec<&str> = spy
         .answers()
@@ -696,8 +702,16 @@ async fn a_reads_answer_crosses_once_while_it_stays_the_same() {
         .collect();
     assert_eq!(
         crossed,
-        ["whole", "unchanged", "whole", "whole", "unchanged"],
-        "Robo's look, again, Iris's, Robo's with her there, again"
+        [
+            "whole",
+            "unchanged",
+            "whole",
+            "whole",
+            "unchanged",
+            "whole",
+            "unchanged"
+        ],
+        "Robo's look, again, Iris's, Robo's with her there, again; his sessions, again"
     );
     a.running.shutdown().await;
     world.shutdown().await;

@@ -57,12 +57,19 @@ impl Remote {
     }
 
     /// Calls a verb by name in the world. One that only reads outlives a restart of the
-    /// world: asked again once the world is back. One that writes is
-    /// not done while the world is away, and one the world took and never answered is
-    /// answered as unknown.
+    /// world: asked again once the world is back, and its answer is kept, as a tool's
+    /// ([`Remote::tool`]). One that writes is not done while the world is away, and one the
+    /// world took and never answered is answered as unknown.
     pub async fn call(&self, call: &VerbCall) -> Called {
         let read_only = crate::games::find(&call.verb).is_some_and(|e| e.read_only);
-        self.called(read_only, |_| Ask::Verb(call.clone())).await
+        let key = read_only.then(|| Key::of_verb(call));
+        self.kept_or_called(read_only, key, |_, held| {
+            Ask::Verb(VerbCall {
+                held,
+                ..call.clone()
+            })
+        })
+        .await
     }
 
     /// Makes an agent in the world: a write, not made while the world is away.
@@ -98,36 +105,46 @@ impl Remote {
     }
 
     /// Calls an MCP tool in the world, as [`Remote::call`] calls a verb: a long poll outlives
-    /// a restart of the world, and one whose client leaves is taken back. A tool that only
-    /// reads is asked with the tag of the answer this host keeps for the same call, and the
-    /// world sends the answer only if it changed ([`super::kept`]).
+    /// a restart of the world, and one whose client leaves is taken back.
     pub async fn tool(&self, mut call: ToolCall) -> Called {
         let sets = crate::games::toolsets();
         let read_only = crate::games::find_tool(&call.name, sets).is_some_and(|e| e.read_only);
-        let key = read_only.then(|| Key::of(&call));
+        let key = read_only.then(|| Key::of_tool(&call));
+        self.kept_or_called(read_only, key, |id, held| {
+            call.id = id;
+            call.held = held;
+            Ask::Tool(call.clone())
+        })
+        .await
+    }
+
+    /// Asks what `ask` makes of a number and a tag, as [`Remote::called`] does; a read (one
+    /// with a `key`) with the tag of the answer this host keeps for it, which the world then
+    /// sends only if it changed ([`super::kept`]).
+    async fn kept_or_called(
+        &self,
+        read_only: bool,
+        key: Option<Key>,
+        mut ask: impl FnMut(u64, Option<u64>) -> Ask,
+    ) -> Called {
+        let Some(key) = key else {
+            return self.called(read_only, |id| ask(id, None)).await;
+        };
         // Asked at most twice: again, whole, if the copy the world found unchanged went
         // meanwhile (another call of the same key replaced it, or the host let it go).
         for _ in 0..2 {
-            call.held = key.as_ref().and_then(|k| self.kept.tag(k));
-            let held = call.held;
-            let answer = self
-                .asked(read_only, |id| {
-                    call.id = id;
-                    Ask::Tool(call.clone())
-                })
-                .await?;
-            match (answer, &key) {
-                (Answer::Tagged { answer, tag }, Some(key)) => {
-                    self.kept.keep(key, tag, &answer);
+            let held = self.kept.tag(&key);
+            match self.asked(read_only, |id| ask(id, held)).await? {
+                Answer::Tagged { answer, tag } => {
+                    self.kept.keep(&key, tag, &answer);
                     return Ok(answer);
                 }
-                (Answer::Tagged { answer, .. }, None) => return Ok(answer),
-                (Answer::Unchanged, Some(key)) => {
-                    if let Some(answer) = held.and_then(|tag| self.kept.get(key, tag)) {
+                Answer::Unchanged => {
+                    if let Some(answer) = held.and_then(|tag| self.kept.get(&key, tag)) {
                         return Ok(answer);
                     }
                 }
-                (answer, _) => return called(answer),
+                answer => return called(answer),
             }
         }
         Err(CallRefused::Unavailable(Unavailable::Internal))

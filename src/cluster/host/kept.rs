@@ -1,4 +1,4 @@
-//! A host's copies of the answers to tool calls that only read, each under its exact call, so
+//! A host's copies of the answers to tool calls and verbs that only read, each under its exact call, so
 //! that the world, asked the same again, need only say the answer is unchanged.
 //!
 //! The world still answers every call (it runs the verb, counts the caller active, applies its
@@ -13,7 +13,7 @@ use std::sync::Mutex;
 
 use serde_json::value::RawValue;
 
-use crate::cluster::calls::{Credential, ToolCall};
+use crate::cluster::calls::{Credential, ToolCall, VerbCall};
 
 /// The most one copy holds; a larger answer is not kept.
 const LARGEST: usize = 64 * 1024;
@@ -24,17 +24,18 @@ const MOST: usize = 16 * 1024 * 1024;
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub(super) struct Key {
     credential: Credential,
-    path: String,
+    /// A tool's address (`/mcp`), or the face a verb is called through.
+    place: String,
     name: String,
     arguments: String,
     plain: crate::mcp::Plain,
 }
 
 impl Key {
-    pub(super) fn of(call: &ToolCall) -> Key {
+    pub(super) fn of_tool(call: &ToolCall) -> Key {
         Key {
             credential: call.credential.clone(),
-            path: call.path.clone(),
+            place: call.path.clone(),
             name: call.name.clone(),
             arguments: call.arguments.as_ref().map_or_else(String::new, |a| {
                 serde_json::Value::Object(a.clone()).to_string()
@@ -43,12 +44,22 @@ impl Key {
         }
     }
 
+    pub(super) fn of_verb(call: &VerbCall) -> Key {
+        Key {
+            credential: call.credential.clone(),
+            place: format!("{:?}", call.face),
+            name: call.verb.clone(),
+            arguments: call.args.to_string(),
+            plain: None,
+        }
+    }
+
     fn size(&self) -> usize {
         let credential = match &self.credential {
             Credential::Bearer(token) => token.len(),
             _ => 0,
         };
-        credential + self.path.len() + self.name.len() + self.arguments.len() + 64
+        credential + self.place.len() + self.name.len() + self.arguments.len() + 64
     }
 }
 
@@ -125,14 +136,14 @@ mod tests {
     #[test]
     fn a_copy_is_given_only_for_its_own_call_and_tag() {
         let kept = Kept::default();
-        let ann = Key::of(&call("ann", serde_json::json!({})));
+        let ann = Key::of_tool(&call("ann", serde_json::json!({})));
         kept.keep(&ann, 7, &raw("the square, for Ann"));
         assert_eq!(kept.tag(&ann), Some(7));
         assert_eq!(kept.get(&ann, 7).unwrap().get(), "\"the square, for Ann\"");
         assert!(kept.get(&ann, 8).is_none(), "another tag");
-        let bob = Key::of(&call("bob", serde_json::json!({})));
+        let bob = Key::of_tool(&call("bob", serde_json::json!({})));
         assert_eq!(kept.tag(&bob), None, "another credential");
-        let at = Key::of(&call("ann", serde_json::json!({"target": "me"})));
+        let at = Key::of_tool(&call("ann", serde_json::json!({"target": "me"})));
         assert_eq!(kept.tag(&at), None, "other arguments");
         kept.keep(&ann, 9, &raw("the square, Bob in it"));
         assert!(kept.get(&ann, 7).is_none(), "replaced");
@@ -143,12 +154,12 @@ mod tests {
     fn what_is_kept_is_bounded() {
         let kept = Kept::default();
         let big = raw(&"x".repeat(LARGEST + 1));
-        let key = Key::of(&call("ann", serde_json::json!({})));
+        let key = Key::of_tool(&call("ann", serde_json::json!({})));
         kept.keep(&key, 1, &big);
         assert_eq!(kept.tag(&key), None, "too large to keep");
         let answer = raw(&"y".repeat(LARGEST - 2));
         for i in 0..(MOST / LARGEST) * 2 {
-            let key = Key::of(&call(&format!("agent{i}"), serde_json::json!({})));
+            let key = Key::of_tool(&call(&format!("agent{i}"), serde_json::json!({})));
             kept.keep(&key, 1, &answer);
             assert!(kept.lock().bytes <= MOST);
         }
