@@ -36,8 +36,9 @@ pub(super) async fn send<T: serde::Serialize>(client: &async_nats::Client, to: S
 /// A read's answer as a host is sent it: [`Answer::Unchanged`] if its tag is `held`, the tag
 /// of the copy the host keeps (see `host::kept`), or else the answer and its tag.
 ///
-/// The tag is a hash keyed at random when this world starts (so a host's copies from an
-/// earlier world never match, and nobody can make two answers share a tag on purpose); the
+/// The tag is a hash keyed at random when this world's process starts (so a host's copies
+/// from an earlier process never match, and nobody can make two answers share a tag on
+/// purpose); the
 /// host keeps each copy under the exact call (credential, address, tool, arguments), so a tag
 /// only ever says whether that caller's own answer changed.
 pub(super) fn tagged(answer: Box<serde_json::value::RawValue>, held: Option<u64>) -> Answer {

@@ -130,10 +130,11 @@ impl Remote {
         let Some(key) = key else {
             return self.called(read_only, |id| ask(id, None)).await;
         };
-        // Asked at most twice: again, whole, if the copy the world found unchanged went
-        // meanwhile (another call of the same key replaced it, or the host let it go).
-        for _ in 0..2 {
-            let held = self.kept.tag(&key);
+        // Asked at most twice: again, whole (with no tag, so the world sends the answer), if
+        // the copy the world found unchanged went meanwhile (another call of the same key
+        // replaced it, or the host let it go).
+        for again in [false, true] {
+            let held = if again { None } else { self.kept.tag(&key) };
             match self.asked(read_only, |id| ask(id, held)).await? {
                 Answer::Tagged { answer, tag } => {
                     self.kept.keep(&key, tag, &answer);

@@ -59,7 +59,8 @@ impl Key {
             Credential::Bearer(token) => token.len(),
             _ => 0,
         };
-        credential + self.place.len() + self.name.len() + self.arguments.len() + 64
+        // The table's slot and the strings' own allocations, besides their text.
+        credential + self.place.len() + self.name.len() + self.arguments.len() + 256
     }
 }
 
@@ -96,7 +97,8 @@ impl Kept {
         }
         let mut copies = self.lock();
         if copies.bytes + size > MOST {
-            copies.by_call.clear();
+            // A new table: a cleared one keeps its capacity.
+            copies.by_call = HashMap::new();
             copies.bytes = 0;
         }
         let copy = (tag, answer.to_owned());
