@@ -565,11 +565,13 @@ async fn the_default_listener_starts_nothing_and_refuses_gmcp() {
 /// TinTin++ itself (Debian's `/usr/games/tt++`, in a 60-column pseudo-terminal) with
 /// `clients/tintin/moot.tin` as written, the port given as its variable: it logs in, walks,
 /// talks and reads help, wrapped at the width it reported, and its GMCP event shows the room.
-/// The transcript goes to target/tintin-transcript.txt.
+/// The transcript goes to target/tintin-transcript.txt (the folder made if the build's
+/// target is elsewhere: `CARGO_TARGET_DIR`).
 #[tokio::test]
 async fn tintin_plays_with_the_clients_settings_file() {
     let s = TestServer::start_with(|c| c.telnet_negotiate = true).await;
     let transcript = concat!(env!("CARGO_MANIFEST_DIR"), "/target/tintin-transcript.txt");
+    std::fs::create_dir_all(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
     let seen = crate::support::run_python(
         "clients/tintin.py",
         &[&s.addr.port().to_string(), "60", transcript],
