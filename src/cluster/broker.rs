@@ -470,19 +470,21 @@ pub async fn serve(
                     // A tool call or a page's question may wait (a long poll): its host may
                     // take it back, and one that only reads is left, while the world goes, for
                     // the host to ask the next.
-                    let again = match &ask {
-                        Ask::Tool(call) => Some(
-                            crate::games::find_tool(&call.name, crate::games::toolsets())
-                                .is_some_and(|e| e.read_only),
-                        ),
-                        Ask::Web { ask, .. } => Some(ask.read_only()),
-                        _ => None,
+                    // Whether it only reads, looked up once: for what is taken back and owed
+                    // here, and for the answer's tag (`answer_question`).
+                    let reads = match &ask {
+                        Ask::Tool(call) => crate::games::find_tool(&call.name, crate::games::toolsets())
+                            .is_some_and(|e| e.read_only),
+                        Ask::Verb(call) => crate::games::find(&call.verb).is_some_and(|e| e.read_only),
+                        Ask::Web { ask, .. } => ask.read_only(),
+                        _ => false,
                     };
+                    let again = matches!(&ask, Ask::Tool(_) | Ask::Web { .. }).then_some(reads);
                     let Some(again) = again else {
                         // Never taken back: a write the world began is finished and answered,
                         // and a stopping world waits for it (see below).
                         let owed = match &ask {
-                            Ask::Verb(call) => crate::games::find(&call.verb).is_none_or(|e| !e.read_only),
+                            Ask::Verb(_) => !reads,
                             Ask::Agent(_) => true,
                             _ => false,
                         };
@@ -490,7 +492,7 @@ pub async fn serve(
                         // Boxed, as below: a task's future is moved whole when spawned and
                         // when it ends, and a question's is kilobytes.
                         tokio::spawn(async move {
-                            let answer = Box::pin(answer_question(&door, &tools, ask)).await;
+                            let answer = Box::pin(answer_question(&door, &tools, ask, reads)).await;
                             replies.answer(&to, id, &answer);
                             drop(owed);
                         });
@@ -503,7 +505,7 @@ pub async fn serve(
                         let answer = match (closing, ask) {
                             (true, Ask::Web { .. }) => Answer::Web(Err(CallRefused::Away)),
                             (true, _) => Answer::Tool(Err(CallRefused::Away)),
-                            (false, ask) => Box::pin(answer_question(&door, &tools, ask)).await,
+                            (false, ask) => Box::pin(answer_question(&door, &tools, ask, reads)).await,
                         };
                         replies.answer(&to, id, &answer);
                     });
@@ -713,12 +715,12 @@ async fn answer(
 }
 
 /// The answer to a question asked in a batch (its answer in pieces; a tool call or a page's
-/// may wait, and is taken back if its host says so: see `serve`).
-async fn answer_question(door: &Door, tools: &Tools, ask: Ask) -> Answer {
+/// may wait, and is taken back if its host says so: see `serve`). The answer of a verb or tool
+/// that `reads` goes tagged ([`replies::tagged`]).
+async fn answer_question(door: &Door, tools: &Tools, ask: Ask, reads: bool) -> Answer {
     match ask {
         Ask::Verb(mut call) => {
             let held = call.held.take();
-            let reads = crate::games::find(&call.verb).is_some_and(|e| e.read_only);
             match super::games::call(door, call).await {
                 Ok(answer) if reads => replies::tagged(answer, held),
                 called => Answer::Verb(called),
@@ -730,8 +732,6 @@ async fn answer_question(door: &Door, tools: &Tools, ask: Ask) -> Answer {
         Ask::Mcp(read) => Answer::Mcp(door.mcp_read(tools, read).await),
         Ask::Tool(mut call) => {
             let held = call.held.take();
-            let reads = crate::games::find_tool(&call.name, crate::games::toolsets())
-                .is_some_and(|e| e.read_only);
             match super::games::tool(door, tools, call).await {
                 Ok(answer) if reads => replies::tagged(answer, held),
                 called => Answer::Tool(called),

@@ -38,9 +38,8 @@ pub(super) async fn send<T: serde::Serialize>(client: &async_nats::Client, to: S
 ///
 /// The tag is a hash keyed at random when this world's process starts (so a host's copies
 /// from an earlier process never match, and nobody can make two answers share a tag on
-/// purpose); the
-/// host keeps each copy under the exact call (credential, address, tool, arguments), so a tag
-/// only ever says whether that caller's own answer changed.
+/// purpose); the host keeps each copy under the exact call (credential, address, tool,
+/// arguments), so a tag only ever says whether that caller's own answer changed.
 pub(super) fn tagged(answer: Box<serde_json::value::RawValue>, held: Option<u64>) -> Answer {
     use std::hash::BuildHasher;
     static KEYS: std::sync::OnceLock<std::collections::hash_map::RandomState> =
