@@ -717,7 +717,7 @@ async fn answer(
 /// The answer to a question asked in a batch (its answer in pieces; a tool call or a page's
 /// may wait, and is taken back if its host says so: see `serve`). The answer of a verb or tool
 /// that `reads` goes tagged ([`replies::tagged`]).
-async fn answer_question(door: &Door, tools: &Tools, ask: Ask, reads: bool) -> Answer {
+async fn answer_question(door: &Arc<Door>, tools: &Tools, ask: Ask, reads: bool) -> Answer {
     match ask {
         Ask::Verb(mut call) => {
             let held = call.held.take();

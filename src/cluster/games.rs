@@ -452,7 +452,7 @@ pub(super) fn card(door: &Door, id: &str) -> Option<Card> {
 
 /// A host's verb call, in the world process: answered by the game world that holds (or is to
 /// hold) its session, or else here ([`Door::call`]).
-pub async fn call(door: &Door, call: VerbCall) -> Called {
+pub async fn call(door: &Arc<Door>, call: VerbCall) -> Called {
     let (entry, agent) = door.vouched(&call)?;
     if let Some(called) = verb_elsewhere(door, entry, &agent, &call).await {
         return called;
@@ -462,7 +462,7 @@ pub async fn call(door: &Door, call: VerbCall) -> Called {
 
 /// A host's MCP tool call, in the world process: answered as [`call`] answers a verb call,
 /// here by the MCP endpoint's own server (`tools`, [`Door::tool_as`]).
-pub async fn tool(door: &Door, tools: &Tools, call: ToolCall) -> Called {
+pub async fn tool(door: &Arc<Door>, tools: &Tools, call: ToolCall) -> Called {
     let agent =
         super::calls::vouch(&door.directory, &call.credential).map_err(CallRefused::Unvouched)?;
     let agent = AgentId::from(agent);
@@ -476,7 +476,7 @@ pub async fn tool(door: &Door, tools: &Tools, call: ToolCall) -> Called {
 /// while one is alive, or any call naming a session placed on one; `None` for a call this
 /// town answers itself (and in a game world, for every call).
 async fn verb_elsewhere(
-    door: &Door,
+    door: &Arc<Door>,
     entry: &'static VerbEntry,
     agent: &AgentId,
     call: &VerbCall,
@@ -486,10 +486,13 @@ async fn verb_elsewhere(
     }
     // Arguments that are no object name no session: the town refuses them itself.
     let args = call.args.as_object()?;
-    let ask = |args| GameAsk::Verb {
-        face: call.face,
-        verb: call.verb.clone(),
-        args: serde_json::Value::Object(args),
+    let ask = || {
+        let (face, verb) = (call.face, call.verb.clone());
+        move |args| GameAsk::Verb {
+            face,
+            verb,
+            args: serde_json::Value::Object(args),
+        }
     };
     let refuse = |e| {
         Err(CallRefused::Verb(
@@ -606,7 +609,7 @@ async fn tool_listed_everywhere(
 /// [`verb_elsewhere`] for an MCP tool call: the same verbs, placed and handed over the same
 /// way, and answered by the game world's own MCP server.
 async fn tool_elsewhere(
-    door: &Door,
+    door: &Arc<Door>,
     tools: &Tools,
     agent: &AgentId,
     call: &ToolCall,
@@ -619,12 +622,15 @@ async fn tool_elsewhere(
     }
     let creates = entry.is_some_and(|e| e.placed);
     let writes = entry.is_none_or(|e| !e.read_only);
-    let ask = |args| {
-        GameAsk::Tool(ToolCall {
-            credential: Credential::Nobody,
-            arguments: Some(args),
-            ..call.clone()
-        })
+    let ask = || {
+        let call = call.clone();
+        move |args| {
+            GameAsk::Tool(ToolCall {
+                credential: Credential::Nobody,
+                arguments: Some(args),
+                ..call
+            })
+        }
     };
     let refuse = |e: moot_kernel::world::sessions::HostError| {
         super::calls::written(&crate::mcp::Answer::refused(e.message))
@@ -633,22 +639,25 @@ async fn tool_elsewhere(
 }
 
 /// Where a call with `args` by `agent` goes (a new session if it `creates` one; a change if
-/// it `writes`), and its answer from there; `ask` makes what crosses from the arguments as the
-/// town leaves them (participants named by id). They are copied only for a call handed over:
-/// most calls stay.
+/// it `writes`), and its answer from there; `ask` gives what makes what crosses from the
+/// arguments as the town leaves them (participants named by id). They are copied only for a
+/// call handed over: most calls stay.
 ///
 /// A change goes only within the limits the town keeps for each identity across every world
 /// ([`moot_kernel::world::World::admit_handed`]); one over them stays, and is refused here as
 /// it would be anywhere.
-async fn elsewhere(
-    door: &Door,
+async fn elsewhere<ToAsk>(
+    door: &Arc<Door>,
     creates: bool,
     writes: bool,
     agent: &AgentId,
     args: &serde_json::Map<String, serde_json::Value>,
-    ask: impl FnOnce(serde_json::Map<String, serde_json::Value>) -> GameAsk,
-    refuse: impl FnOnce(moot_kernel::world::sessions::HostError) -> Called,
-) -> Option<Called> {
+    ask: impl FnOnce() -> ToAsk,
+    refuse: impl FnOnce(moot_kernel::world::sessions::HostError) -> Called + Send + 'static,
+) -> Option<Called>
+where
+    ToAsk: FnOnce(serde_json::Map<String, serde_json::Value>) -> GameAsk + Send + 'static,
+{
     let worlds = &door.game_worlds;
     worlds.link.get()?;
     // The game world that holds the session the call names; for a new one, none yet.
@@ -664,6 +673,40 @@ async fn elsewhere(
             Some(worlds.placed_on(id)?)
         }
     };
+    let over = handed_over(
+        door.clone(),
+        (creates, writes),
+        holder,
+        agent.clone(),
+        args.clone(),
+        ask(),
+        refuse,
+    );
+    // A call that makes a session is seen through whatever its caller does, in a task of its
+    // own: taken back (its client left) between its admission and its answer, it would leave
+    // the session counted for its maker for good, or stop counting it while its game world
+    // may still make it (the one match a player plays at a time), or leave it placed and
+    // never made.
+    match creates {
+        true => tokio::spawn(over)
+            .await
+            .unwrap_or(Some(Err(CallRefused::Unavailable(Unavailable::Internal)))),
+        false => over.await,
+    }
+}
+
+/// [`elsewhere`] once it knows where the call goes (`holder`, or none yet for a new session):
+/// admitted within the town's limits, placed if it is new, handed over and settled.
+async fn handed_over(
+    door: Arc<Door>,
+    (creates, writes): (bool, bool),
+    holder: Option<String>,
+    agent: AgentId,
+    args: serde_json::Map<String, serde_json::Value>,
+    ask: impl FnOnce(serde_json::Map<String, serde_json::Value>) -> GameAsk,
+    refuse: impl FnOnce(moot_kernel::world::sessions::HostError) -> Called,
+) -> Option<Called> {
+    let (door, agent, worlds) = (&door, &agent, &door.game_worlds);
     // A new session counts for its caller from its admission (see `Making`).
     let mut making = None;
     if writes {
@@ -702,10 +745,10 @@ async fn elsewhere(
         }
     }
     let (to, cards, session, args) = match holder {
-        Some(to) => (to, Vec::new(), None, args.clone()),
+        Some(to) => (to, Vec::new(), None, args),
         None => {
             let to = worlds.choose(Instant::now())?;
-            let mut args = args.clone();
+            let mut args = args;
             let handing = making.as_ref().and_then(|m| m.handing);
             let (cards, id) = match placing(door, &to, &mut args, (agent, handing)).await {
                 Ok(placed) => placed,
@@ -724,7 +767,21 @@ async fn elsewhere(
         ask: ask(args),
         session: session.map(SessionId::number),
     };
-    let answered = worlds.forward(&to, call).await;
+    Some(forwarded(door, &to, call, session, making).await)
+}
+
+/// Hands `call` to game world `to` and settles what it leaves: a session it did not make
+/// (refused, or never handed over) is not placed; one it made (or may have) the town holds
+/// before the caller hears of it; the session counted for its maker meanwhile (`making`) is
+/// given back last.
+async fn forwarded(
+    door: &Door,
+    to: &str,
+    call: GameCall,
+    session: Option<SessionId>,
+    making: Option<Making>,
+) -> Called {
+    let answered = door.game_worlds.forward(to, call).await;
     // A session its game world did not make (refused, or never handed over) was not placed;
     // a tool refuses with a result that says it is an error.
     let refused = match &answered {
@@ -754,12 +811,12 @@ async fn elsewhere(
         && (answered.is_ok() || matches!(answered, Err(CallRefused::Unknown)))
         && !refused
     {
-        catch_up(door, &to, id, Known::Made).await;
+        catch_up(door, to, id, Known::Made).await;
     }
     if let Some(making) = making {
         making.done().await;
     }
-    Some(answered)
+    answered
 }
 
 /// Places a new session on game world `to`: numbers it, writes the participants `args` names

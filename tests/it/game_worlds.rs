@@ -1449,6 +1449,68 @@ async fn a_seated_match_keeps_its_player_from_another_while_it_waits_and_once_it
     a.running.shutdown().await;
 }
 
+/// A match asked for over MCP whose client leaves while it is on its way to a game world
+/// still counts as its maker's one match: the game world may make it yet, so the town does
+/// not let go of it when the call is taken back, only once it is made (or refused) there.
+#[tokio::test]
+async fn a_match_whose_maker_leaves_on_its_way_keeps_them_from_another_until_it_is_made() {
+    use serde_json::json;
+    let broker = Broker::start().await;
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
+    let _town = world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
+    let a = host(&broker.url, &town_db).await;
+    let g1 = games(&broker.url, &g1_db, "g1");
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let api = crate::support::Api::new(a.http_addr);
+    let quin = api.agent(Some("Quin")).await;
+    let mut participants = serde_json::Map::new();
+    participants.insert("p1".into(), json!(quin.id));
+    for (i, b) in crate::werewolf::BOTS.iter().enumerate() {
+        participants.insert(format!("p{}", i + 2), json!(b));
+    }
+    let args = json!({
+        "template": "werewolf.v1",
+        "participants": participants,
+        "options": {"bots": [2, 3, 4, 5, 6, 7, 8]},
+    });
+    // Stopped, g1 is still alive to the town for a moment, and is chosen; it answers nothing.
+    signal(&g1, "-STOP");
+    let asked = {
+        let (http, token) = (a.http_addr, quin.token.clone());
+        tokio::spawn(
+            async move { crate::support::mcp_tool(http, &token, "session_create", args).await },
+        )
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!asked.is_finished(), "the match waits for g1");
+    // Its client leaves: the host takes the call back from the world.
+    asked.abort();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let practice = || {
+        crate::support::mcp_tool(
+            a.http_addr,
+            &quin.token,
+            "et.werewolf.practice.start",
+            json!({}),
+        )
+    };
+    let text = |v: &serde_json::Value| v["content"][0]["text"].as_str().unwrap_or("").to_owned();
+    let meanwhile = practice().await;
+    assert_eq!(meanwhile["isError"], true, "{meanwhile}");
+    assert!(
+        text(&meanwhile).contains("You are starting a match already"),
+        "{meanwhile}"
+    );
+    signal(&g1, "-CONT");
+    // Made on g1 all the same (nothing took it back there), it is the one match Quin plays.
+    until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 1"]).await;
+    let after = practice().await;
+    assert_eq!(after["isError"], true, "{after}");
+    assert!(text(&after).contains("You are playing in match"), "{after}");
+    a.running.shutdown().await;
+}
+
 /// A chess game two people agree to in the town (a challenge typed at the table, accepted)
 /// begins on a game world: the accepting answer names it at once, it is made there, and what
 /// each types for it is done there and heard here.
