@@ -40,6 +40,33 @@ fn games_with(url: &str, db: &moot::store::Database, name: &str, extra: &[&str])
     )
 }
 
+/// A town (a world process with `flags`, and a host) and game world g1 on a broker of their
+/// own, once the town hears g1 alive; the directories hold their databases.
+async fn town_and_g1(
+    flags: &[&str],
+) -> (
+    Broker,
+    Vec<tempfile::TempDir>,
+    Moot,
+    moot::server::RunningHost,
+    Moot,
+) {
+    let broker = Broker::start().await;
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
+    let town = world_process_with(&broker.url, &town_db, "60s", flags).await;
+    let a = host(&broker.url, &town_db).await;
+    let g1 = games(&broker.url, &g1_db, "g1");
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    (broker, dirs, town, a, g1)
+}
+
+/// `agent` asks for a Werewolf practice match over MCP through the host at `http`.
+async fn practice(http: std::net::SocketAddr, agent: &crate::support::Agent) -> serde_json::Value {
+    let args = serde_json::json!({});
+    crate::support::mcp_tool(http, &agent.token, "et.werewolf.practice.start", args).await
+}
+
 /// Eve, a person on telnet at `telnet` in the Chess Parlour, plays black against agent `ann` in
 /// a chess game Ann asks for over REST and Eve accepts: Eve's connection, her token and the
 /// game's id, once she has heard it begin there.
@@ -1043,14 +1070,8 @@ async fn the_chess_tools_games_are_placed_and_joined_from_the_town() {
 #[tokio::test]
 async fn a_placed_matchs_verbs_are_its_own_there_and_idle_times_move_only_with_public_actions() {
     use serde_json::json;
-    let broker = Broker::start().await;
-    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
-    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
     let flags = ["--metrics-token", TOKEN, "--sessions-per-agent", "0"];
-    let _town = world_process_with(&broker.url, &town_db, "60s", &flags).await;
-    let a = host(&broker.url, &town_db).await;
-    let _g1 = games(&broker.url, &g1_db, "g1");
-    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let (_broker, _dirs, _town, a, _g1) = town_and_g1(&flags).await;
     let api = crate::support::Api::new(a.http_addr);
     let vic = api.agent(Some("Vic")).await;
     let tool = |token: &str, name: &'static str, args: serde_json::Value| {
@@ -1161,13 +1182,7 @@ async fn a_placed_matchs_verbs_are_its_own_there_and_idle_times_move_only_with_p
 async fn werewolf_practice_and_the_notice_boards_matches_are_placed_on_a_game_world() {
     use crate::support::mcp_tool;
     use serde_json::json;
-    let broker = Broker::start().await;
-    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
-    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
-    let _town = world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
-    let a = host(&broker.url, &town_db).await;
-    let mut g1 = games(&broker.url, &g1_db, "g1");
-    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let (_broker, _dirs, _town, a, mut g1) = town_and_g1(&["--metrics-token", TOKEN]).await;
     let api = crate::support::Api::new(a.http_addr);
     let tool = |who: &crate::support::Agent, name: &'static str, args: serde_json::Value| {
         let (http, token) = (a.http_addr, who.token.clone());
@@ -1354,13 +1369,7 @@ async fn a_seated_match_not_yet_made_when_the_town_is_killed_is_made_once_it_is_
 #[tokio::test]
 async fn a_seated_match_keeps_its_player_from_another_while_it_waits_and_once_it_is_made() {
     use serde_json::json;
-    let broker = Broker::start().await;
-    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
-    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
-    let _town = world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
-    let a = host(&broker.url, &town_db).await;
-    let g1 = games(&broker.url, &g1_db, "g1");
-    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let (_broker, _dirs, _town, a, g1) = town_and_g1(&["--metrics-token", TOKEN]).await;
     let api = crate::support::Api::new(a.http_addr);
     let pia = api.agent(Some("Pia")).await;
     // Stopped, g1 is still alive to the town for a moment, and is chosen; it answers nothing.
@@ -1397,15 +1406,7 @@ async fn a_seated_match_keeps_its_player_from_another_while_it_waits_and_once_it
         )
     };
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let practice = || {
-        crate::support::mcp_tool(
-            a.http_addr,
-            &quin.token,
-            "et.werewolf.practice.start",
-            json!({}),
-        )
-    };
-    let meanwhile = practice().await;
+    let meanwhile = practice(a.http_addr, &quin).await;
     signal(&g1, "-CONT");
     let text = |v: &serde_json::Value| v["content"][0]["text"].as_str().unwrap_or("").to_owned();
     assert_eq!(meanwhile["isError"], true, "{meanwhile}");
@@ -1415,7 +1416,7 @@ async fn a_seated_match_keeps_its_player_from_another_while_it_waits_and_once_it
     );
     let (status, v) = asked.await.unwrap();
     assert_eq!(status, 201, "{v}");
-    let after = practice().await;
+    let after = practice(a.http_addr, &quin).await;
     assert_eq!(after["isError"], true, "{after}");
     assert!(text(&after).contains("You are playing in match"), "{after}");
     // On the notice board, one whose match is on its way to g1 (stopped again) is not seated
@@ -1455,13 +1456,7 @@ async fn a_seated_match_keeps_its_player_from_another_while_it_waits_and_once_it
 #[tokio::test]
 async fn a_match_whose_maker_leaves_on_its_way_keeps_them_from_another_until_it_is_made() {
     use serde_json::json;
-    let broker = Broker::start().await;
-    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
-    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
-    let _town = world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
-    let a = host(&broker.url, &town_db).await;
-    let g1 = games(&broker.url, &g1_db, "g1");
-    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let (_broker, _dirs, _town, a, g1) = town_and_g1(&["--metrics-token", TOKEN]).await;
     let api = crate::support::Api::new(a.http_addr);
     let quin = api.agent(Some("Quin")).await;
     let mut participants = serde_json::Map::new();
@@ -1487,16 +1482,8 @@ async fn a_match_whose_maker_leaves_on_its_way_keeps_them_from_another_until_it_
     // Its client leaves: the host takes the call back from the world.
     asked.abort();
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let practice = || {
-        crate::support::mcp_tool(
-            a.http_addr,
-            &quin.token,
-            "et.werewolf.practice.start",
-            json!({}),
-        )
-    };
     let text = |v: &serde_json::Value| v["content"][0]["text"].as_str().unwrap_or("").to_owned();
-    let meanwhile = practice().await;
+    let meanwhile = practice(a.http_addr, &quin).await;
     assert_eq!(meanwhile["isError"], true, "{meanwhile}");
     assert!(
         text(&meanwhile).contains("You are starting a match already"),
@@ -1505,7 +1492,7 @@ async fn a_match_whose_maker_leaves_on_its_way_keeps_them_from_another_until_it_
     signal(&g1, "-CONT");
     // Made on g1 all the same (nothing took it back there), it is the one match Quin plays.
     until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 1"]).await;
-    let after = practice().await;
+    let after = practice(a.http_addr, &quin).await;
     assert_eq!(after["isError"], true, "{after}");
     assert!(text(&after).contains("You are playing in match"), "{after}");
     a.running.shutdown().await;
@@ -1516,13 +1503,7 @@ async fn a_match_whose_maker_leaves_on_its_way_keeps_them_from_another_until_it_
 /// each types for it is done there and heard here.
 #[tokio::test]
 async fn a_challenge_accepted_in_the_town_is_played_on_a_game_world() {
-    let broker = Broker::start().await;
-    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
-    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
-    let _town = world_process_with(&broker.url, &town_db, "60s", &["--metrics-token", TOKEN]).await;
-    let a = host(&broker.url, &town_db).await;
-    let _g1 = games(&broker.url, &g1_db, "g1");
-    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let (_broker, _dirs, _town, a, _g1) = town_and_g1(&["--metrics-token", TOKEN]).await;
     let mut ann = crate::support::player_at(a.telnet_addr, "Ann").await;
     let mut bob = crate::support::player_at(a.telnet_addr, "Bob").await;
     for p in [&mut ann, &mut bob] {
