@@ -113,7 +113,8 @@ struct ToldHeard {
 
 /// A session a call handed to a game world is making for its caller, counted by the town
 /// ([`moot_kernel::world::sessions::Handing`]) until its answer: given back at the end of the
-/// call, or when the call is dropped (taken back, or the town stopping).
+/// call, or when the call is dropped (the town stopping with it under way: a call that makes
+/// a session is never taken back, see [`elsewhere`]).
 struct Making {
     world: WorldHandle,
     who: AgentId,
@@ -350,7 +351,7 @@ impl GameWorlds {
     /// larger than the broker carries, `Unknown` if it took the call and said nothing in time.
     ///
     /// Dropped before the answer (its client left), the call is taken back from the game
-    /// world.
+    /// world; a call that makes a session never is dropped so (see [`elsewhere`]).
     pub(super) async fn forward(&self, to: &str, mut call: GameCall) -> Called {
         let client = self.link.get().ok_or(CallRefused::Away)?;
         let run = self
@@ -641,7 +642,8 @@ async fn tool_elsewhere(
 /// Where a call with `args` by `agent` goes (a new session if it `creates` one; a change if
 /// it `writes`), and its answer from there; `ask` gives what makes what crosses from the
 /// arguments as the town leaves them (participants named by id). They are copied only for a
-/// call handed over: most calls stay.
+/// call that may be handed over (one naming a session placed on a game world, or a new one
+/// while one is alive): most calls stay.
 ///
 /// A change goes only within the limits the town keeps for each identity across every world
 /// ([`moot_kernel::world::World::admit_handed`]); one over them stays, and is refused here as
@@ -747,17 +749,29 @@ async fn handed_over(
     let (to, cards, session, args) = match holder {
         Some(to) => (to, Vec::new(), None, args),
         None => {
-            let to = worlds.choose(Instant::now())?;
+            // None alive any more: the town makes it itself, which counts it afresh.
+            let Some(to) = worlds.choose(Instant::now()) else {
+                given_back(making).await;
+                return None;
+            };
             let mut args = args;
             let handing = making.as_ref().and_then(|m| m.handing);
             let (cards, id) = match placing(door, &to, &mut args, (agent, handing)).await {
                 Ok(placed) => placed,
-                Err(refused) => return Some(Err(refused)),
+                Err(refused) => {
+                    given_back(making).await;
+                    return Some(Err(refused));
+                }
             };
             (to, cards, Some(id), args)
         }
     };
     let Some(caller) = card(door, agent) else {
+        // Only the directory's word that the caller is gone: nothing was handed over.
+        if let Some(id) = session {
+            unplaced(door, id).await;
+        }
+        given_back(making).await;
         return Some(Err(CallRefused::Unavailable(Unavailable::Internal)));
     };
     let call = GameCall {
@@ -793,15 +807,7 @@ async fn forwarded(
     if let Some(id) = session
         && refused
     {
-        let _ = door
-            .world
-            .call(
-                moot_kernel::world::SERVER_ID.into(),
-                Face::Rest,
-                move |w, _| w.unplace(id),
-            )
-            .await;
-        forget_placed(door, id).await;
+        unplaced(door, id).await;
     }
     // One it made (or may have: no answer came) is the town's to know before its maker hears
     // of it: the limits of the next call (the one match a player plays at a time among them)
@@ -813,10 +819,29 @@ async fn forwarded(
     {
         catch_up(door, to, id, Known::Made).await;
     }
+    given_back(making).await;
+    answered
+}
+
+/// Gives back what `making` counted for its caller, if anything, before what follows.
+async fn given_back(making: Option<Making>) {
     if let Some(making) = making {
         making.done().await;
     }
-    answered
+}
+
+/// Session `id`, placed on a game world that did not make it, is no longer placed: in the
+/// world, in the store and as held.
+async fn unplaced(door: &Door, id: SessionId) {
+    let _ = door
+        .world
+        .call(
+            moot_kernel::world::SERVER_ID.into(),
+            Face::Rest,
+            move |w, _| w.unplace(id),
+        )
+        .await;
+    forget_placed(door, id).await;
 }
 
 /// Places a new session on game world `to`: numbers it, writes the participants `args` names
@@ -859,9 +884,10 @@ async fn placing(
             }
         }
     }
-    keep_placed(door, id, to)
-        .await
-        .map_err(|_| CallRefused::Unavailable(Unavailable::Storage))?;
+    if keep_placed(door, id, to).await.is_err() {
+        unplaced(door, id).await;
+        return Err(CallRefused::Unavailable(Unavailable::Storage));
+    }
     Ok((cards, id))
 }
 
