@@ -32,7 +32,7 @@ use moot_kernel::store::IdentityRow;
 use moot_kernel::store::keys::{self, StateRow};
 use moot_kernel::verbs::sessions::{SessionList, SessionListView};
 use moot_kernel::verbs::{Verb, VerbEntry};
-use moot_kernel::world::sessions::{Followed, Recorded, SessionId, Told, parse_id};
+use moot_kernel::world::sessions::{Announce, Followed, Recorded, SessionId, Told, parse_id};
 use moot_kernel::world::{AgentId, Face, Unavailable, WorldHandle};
 
 /// How long a game world refused its name keeps asking before it stops: long enough for a
@@ -277,6 +277,21 @@ impl GameWorlds {
             || started.is_some_and(|started| {
                 humantime::parse_rfc3339_weak(&told.created_at).is_ok_and(|at| at >= started)
             })
+    }
+
+    /// The first tick of `told` its game world stored since the town started (as the clocks
+    /// of the two machines say), which the town cannot have told before: a copy rebuilt in
+    /// silence tells those as it takes them in. `u64::MAX` if none.
+    fn news_from(&self, told: &Told) -> u64 {
+        let Some(started) = self.started.get().copied() else {
+            return u64::MAX;
+        };
+        (told.from..)
+            .zip(&told.log)
+            .find(|(_, a)| {
+                humantime::parse_rfc3339_weak(&a.created_at).is_ok_and(|at| at >= started)
+            })
+            .map_or(u64::MAX, |(tick, _)| tick)
     }
 
     /// The game world session `id` was placed on, if any.
@@ -1358,7 +1373,9 @@ pub async fn hand_over(door: Arc<Door>, stop: CancellationToken) {
                             h.session
                         );
                         let world = door.world.clone();
-                        tokio::spawn(async move { tell_typist(&world, h.agent, vec![line]).await });
+                        tokio::spawn(async move {
+                            tell_typist(&world, h.agent, h.session, vec![line]).await
+                        });
                     }
                     None
                 }
@@ -1418,19 +1435,31 @@ async fn typist_lane(
                 }
             }
         };
+        let session = h.session;
         let lines = typed_there(door, h).await;
-        tell_typist(&door.world, agent.clone(), lines).await;
+        #[cfg(feature = "testing")]
+        late("MOOT_TESTING_ANSWER_LATE_MS").await;
+        tell_typist(&door.world, agent.clone(), session, lines).await;
     }
 }
 
-/// Tells `agent` what became of a verb they typed for a placed session.
-async fn tell_typist(world: &WorldHandle, agent: AgentId, lines: Vec<String>) {
+/// For the tests of what reaches the town in which order: waits as long as the environment's
+/// `var` says, in milliseconds, as a busy town might.
+#[cfg(feature = "testing")]
+async fn late(var: &str) {
+    let late = std::env::var(var).ok().and_then(|ms| ms.parse().ok());
+    if let Some(ms) = late {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+    }
+}
+
+/// Tells `agent` what became of a verb they typed for placed session `session`, then what
+/// the session told them while it was on its way ([`moot_kernel::world::World::answered`]).
+async fn tell_typist(world: &WorldHandle, agent: AgentId, session: SessionId, lines: Vec<String>) {
     let to = agent.clone();
     let told = world
-        .call(agent, Face::Telnet, move |_, cx| {
-            for line in lines {
-                cx.tell(&to, line);
-            }
+        .call(agent, Face::Telnet, move |w, cx| {
+            w.answered(cx, &to, session, lines)
         })
         .await;
     if let Err(e) = told {
@@ -1621,7 +1650,7 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
             }
         }
         // Only a session placed on the game world that tells of it is taken.
-        let heard: Vec<(String, Told, bool)> = batch
+        let heard: Vec<(String, Told, bool, u64)> = batch
             .into_iter()
             .filter_map(|msg| {
                 let name = msg.subject.split('.').nth(3)?.to_owned();
@@ -1632,7 +1661,8 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
                 }
                 door.game_worlds.told_heard(&name, t.run, t.seq);
                 let new_here = door.game_worlds.new_here(&t.told);
-                Some((name, t.told, new_here))
+                let news = door.game_worlds.news_from(&t.told);
+                Some((name, t.told, new_here, news))
             })
             .collect();
         if heard.is_empty() {
@@ -1646,7 +1676,7 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
                 Face::Rest,
                 move |w, cx| {
                     let mut behind = Vec::new();
-                    for (name, t, new_here) in heard {
+                    for (name, t, new_here, news) in heard {
                         let id = SessionId::from(t.id);
                         // What a copy being rebuilt takes in was told before the town started
                         // again (read in the world's order, with the catch-ups').
@@ -1657,10 +1687,15 @@ pub async fn follow(mut told: async_nats::Subscriber, door: Arc<Door>, stop: Can
                             behind.push((name, id));
                             continue;
                         }
+                        // Of a copy being rebuilt, only what was stored since is news.
                         let silent = held && lock(&rebuilding).contains(&t.id);
-                        let announce_from = if silent { u64::MAX } else { 0 };
+                        let announce = if silent {
+                            Announce::rebuilt(news)
+                        } else {
+                            Announce::ALL
+                        };
                         // What is told as news has not been counted here yet.
-                        match w.follow(cx, t, announce_from, &Recorded::default()) {
+                        match w.follow(cx, t, announce, &Recorded::default()) {
                             Ok(Followed::Kept) => {}
                             Ok(Followed::Behind) => behind.push((name, id)),
                             Err(why) => {
@@ -1698,7 +1733,8 @@ pub(super) enum Known {
 /// Asks game world `name` for what the town's copy of session `id` lacks, until it has it
 /// all. A copy rebuilt from nothing (the town has started again) is taken in silence until it
 /// is whole: what it lacks was told before, and is shown by the game itself (its board, its
-/// page), not told twice. What a whole copy lacked is told as it is taken, the last few of it:
+/// page), not told twice; but what its game world stored since the town started is news
+/// ([`GameWorlds::news_from`]), told as it is taken in. What a whole copy lacked is told as it is taken, the last few of it:
 /// the town told only what its copy held, and a catch-up may overtake the game world's own
 /// word of a move (two catch-ups after a restart, one late), which then finds it held and
 /// tells nothing. A copy of a session the town cannot have told before it started
@@ -1785,6 +1821,7 @@ pub(super) async fn catch_up(door: &Door, name: &str, id: SessionId, known: Know
         let (recorded, rebuilding) = (recorded.clone(), worlds.rebuilding.clone());
         // Just made at the town's asking, or placed or begun since it started: never told.
         let new_here = made || worlds.new_here(&told);
+        let news = worlds.news_from(&told);
         let taken = door
             .world
             .call(
@@ -1795,23 +1832,23 @@ pub(super) async fn catch_up(door: &Door, name: &str, id: SessionId, known: Know
                     // is rebuilt from nothing, in silence, until a catch-up finds it whole;
                     // of a whole copy's long gap only the last few are told.
                     let n = id.number();
-                    let announce_from = {
+                    let announce = {
                         let mut rebuilding = lock(&rebuilding);
                         match w.session(id).map(|s| s.tick) {
                             Some(held) if !rebuilding.contains(&n) => {
-                                held.max(told.tick.saturating_sub(MISSED_TOLD))
+                                Announce::from(held.max(told.tick.saturating_sub(MISSED_TOLD)))
                             }
-                            Some(_) => u64::MAX,
+                            Some(_) => Announce::rebuilt(news),
                             None if new_here || w.is_beginning(id) => {
-                                told.tick.saturating_sub(MISSED_TOLD)
+                                Announce::from(told.tick.saturating_sub(MISSED_TOLD))
                             }
                             None => {
                                 rebuilding.insert(n);
-                                u64::MAX
+                                Announce::rebuilt(news)
                             }
                         }
                     };
-                    let taken = w.follow(cx, told, announce_from, &recorded);
+                    let taken = w.follow(cx, told, announce, &recorded);
                     if whole && matches!(taken, Ok(Followed::Kept)) {
                         lock(&rebuilding).remove(&n);
                     }
@@ -1834,6 +1871,8 @@ pub(super) async fn catch_up(door: &Door, name: &str, id: SessionId, known: Know
 /// Brings the town's copies of the sessions placed on game world `name` up to date (it has
 /// just been heard: the town, or it, has started), each but those the town holds ended.
 async fn catch_up_all(door: Arc<Door>, name: String) {
+    #[cfg(feature = "testing")]
+    late("MOOT_TESTING_CATCH_UP_LATE_MS").await;
     let mut ids: Vec<SessionId> = lock(&door.game_worlds.placed)
         .iter()
         .filter(|(_, on)| **on == name)

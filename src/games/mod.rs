@@ -375,14 +375,13 @@ fn or_handed(
     // Whether what it does may be known is the game world's to find: it leaves no trace here
     // (the typist's idle time moves when the town is told of it, if it is public).
     cx.hidden = true;
-    cx.effects.push(moot_kernel::world::Effect::Hand(
-        moot_kernel::world::Handed {
-            agent: cx.actor.clone(),
-            session,
-            verb: entry.name,
-            args,
-        },
-    ));
+    let handed = moot_kernel::world::Handed {
+        agent: cx.actor.clone(),
+        session,
+        verb: entry.name,
+        args,
+    };
+    world.hand(cx, handed);
     Ok(Vec::new())
 }
 

@@ -5,7 +5,7 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::hosts::{Broker, host, world_process_with};
+use crate::hosts::{Broker, host, world_process_env, world_process_with};
 use crate::support::{Moot, fresh_db, world_dir};
 
 const TOKEN: &str = "game-worlds-metrics";
@@ -51,10 +51,24 @@ async fn town_and_g1(
     moot::server::RunningHost,
     Moot,
 ) {
+    town_and_g1_env(flags, &[]).await
+}
+
+/// [`town_and_g1`], the town with more in its environment.
+async fn town_and_g1_env(
+    flags: &[&str],
+    envs: &[(&str, &str)],
+) -> (
+    Broker,
+    Vec<tempfile::TempDir>,
+    Moot,
+    moot::server::RunningHost,
+    Moot,
+) {
     let broker = Broker::start().await;
     let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
     let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
-    let town = world_process_with(&broker.url, &town_db, "60s", flags).await;
+    let town = world_process_env(&broker.url, &town_db, "60s", flags, envs).await;
     let a = host(&broker.url, &town_db).await;
     let g1 = games(&broker.url, &g1_db, "g1");
     until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
@@ -828,7 +842,8 @@ async fn a_game_placed_on_a_game_world_is_watched_in_the_town_as_its_own() {
 /// A game placed on a game world and not yet moved when the town is killed (the game world
 /// stays up) is not told to begin again when its first move comes after the town is back:
 /// the game world tells that move from the game's beginning, and the town, which held no copy
-/// since it started, takes it for a game begun before then, not for news.
+/// since it started, takes it for a game begun before then, not for news. The move itself,
+/// made since, is news: told, though the copy is rebuilt in silence.
 #[tokio::test]
 async fn a_game_not_yet_moved_when_the_town_is_killed_does_not_begin_again_at_its_first_move() {
     let broker = Broker::start().await;
@@ -844,7 +859,10 @@ async fn a_game_not_yet_moved_when_the_town_is_killed_does_not_begin_again_at_it
     let (mut eve, _, id) = eve_plays_black_against(&api, a.telnet_addr, &ann).await;
     town.kill().unwrap();
     town.wait().unwrap();
-    let _town = world_process_with(&broker.url, &town_db, "60s", &flags).await;
+    // Started again, the town is slow to rebuild its copies: the first move is made, and
+    // told, before it has asked for them.
+    let late = [("MOOT_TESTING_CATCH_UP_LATE_MS", "2000")];
+    let _town = world_process_env(&broker.url, &town_db, "60s", &flags, &late).await;
     until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
     let body = serde_json::json!({"action": "e2e4", "expected_tick": 0});
     let (status, v) = api
@@ -1503,7 +1521,10 @@ async fn a_match_whose_maker_leaves_on_its_way_keeps_them_from_another_until_it_
 /// each types for it is done there and heard here.
 #[tokio::test]
 async fn a_challenge_accepted_in_the_town_is_played_on_a_game_world() {
-    let (_broker, _dirs, _town, a, _g1) = town_and_g1(&["--metrics-token", TOKEN]).await;
+    // The town tells each answer a game world gives late, as a busy town might: the game
+    // world's word of the computer's reply comes first, and waits for it.
+    let late = [("MOOT_TESTING_ANSWER_LATE_MS", "300")];
+    let (_broker, _dirs, _town, a, _g1) = town_and_g1_env(&["--metrics-token", TOKEN], &late).await;
     let mut ann = crate::support::player_at(a.telnet_addr, "Ann").await;
     let mut bob = crate::support::player_at(a.telnet_addr, "Bob").await;
     for p in [&mut ann, &mut bob] {
@@ -1551,8 +1572,15 @@ async fn a_challenge_accepted_in_the_town_is_played_on_a_game_world() {
         .take_while(char::is_ascii_digit)
         .collect();
     until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 2"]).await;
+    // Whoever moved hears their own answer first, then the computer's reply.
     ann.send(&format!("move e2e4 on #{game}")).await;
-    ann.expect(&format!("You play e4 in game #{game}.")).await;
+    let answered = ann.expect(&format!("You play e4 in game #{game}.")).await;
+    assert!(
+        !answered
+            .iter()
+            .any(|l| l.contains("Computer (black) plays")),
+        "{answered:?}"
+    );
     ann.expect(&format!("#{game}: Computer (black) plays"))
         .await;
     a.running.shutdown().await;

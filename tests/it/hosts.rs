@@ -548,6 +548,17 @@ pub(crate) async fn world_process_with(
     wait: &str,
     extra: &[&str],
 ) -> Moot {
+    world_process_env(url, db, wait, extra, &[]).await
+}
+
+/// [`world_process_with`], with more in its environment (a test's hold on the town).
+pub(crate) async fn world_process_env(
+    url: &str,
+    db: &moot::store::Database,
+    wait: &str,
+    extra: &[&str],
+    envs: &[(&str, &str)],
+) -> Moot {
     let world = Moot(
         Command::new(env!("CARGO_BIN_EXE_moot"))
             .args(extra)
@@ -564,6 +575,7 @@ pub(crate) async fn world_process_with(
             .args(["--wait-timeout", wait])
             .args(["world", "--nats", url, "--broker-is-private"])
             .env("RUST_LOG", "moot=warn")
+            .envs(envs.iter().copied())
             .stdin(Stdio::null())
             .spawn()
             .unwrap(),

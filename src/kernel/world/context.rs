@@ -10,7 +10,7 @@ use super::delivery::{BoardMsg, Delivery, Event, Said};
 use super::sessions::SessionId;
 use super::{AgentId, Face, RoomIdx, World};
 /// A line for one player, left by a verb for the task to deliver.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Notice {
     pub to: AgentId,
     pub what: Delivery,

@@ -698,13 +698,13 @@ fn start(env: &Env, effect: Effect) {
             if let Some(h) = full {
                 tokio::spawn(async move {
                     let _ = world
-                        .call(h.agent.clone(), Face::Telnet, move |_, cx| {
+                        .call(h.agent.clone(), Face::Telnet, move |w, cx| {
                             let line = format!(
                                 "#{} is played on one of the town's game worlds, which cannot \
                                  take more just now: nothing was done; try again in a moment.",
                                 h.session
                             );
-                            cx.tell(&h.agent, line);
+                            w.answered(cx, &h.agent, h.session, vec![line]);
                         })
                         .await;
                 });

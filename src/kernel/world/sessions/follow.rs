@@ -71,6 +71,41 @@ pub struct Recorded {
     pub moves: Vec<crate::ratings::Moved>,
 }
 
+/// What [`World::follow`] tells everyone as it takes a session in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Announce {
+    /// The game's beginning, if the copy begins with it.
+    pub begun: bool,
+    /// Each action from this tick on.
+    pub from: u64,
+}
+
+impl Announce {
+    /// Everything: a session that is news here.
+    pub const ALL: Announce = Announce {
+        begun: true,
+        from: 0,
+    };
+
+    /// The actions from tick `from` on, and the beginning if that is the first.
+    pub fn from(from: u64) -> Announce {
+        Announce {
+            begun: from == 0,
+            from,
+        }
+    }
+
+    /// Of a copy rebuilt after the town started, which may have told its beginning and any
+    /// action before then: the actions from tick `news` on alone, those its game world stored
+    /// since.
+    pub fn rebuilt(news: u64) -> Announce {
+        Announce {
+            begun: false,
+            from: news,
+        }
+    }
+}
+
 /// What [`World::follow`] made of what it was told.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Followed {
@@ -96,7 +131,24 @@ pub struct Following {
     pub(in crate::world) making: std::collections::HashMap<AgentId, Vec<super::create::Making>>,
     /// The number of the last [`super::create::Handing`] given.
     pub(in crate::world) handings: u64,
+    /// In the town: the verbs typed for each copy that are on their way to its game world
+    /// ([`World::hand`]), by typist.
+    answering: std::collections::HashMap<SessionId, std::collections::HashMap<AgentId, Answering>>,
 }
+
+/// A typist's verbs on their way to the game world that plays a session, and what the town's
+/// copy of it told them meanwhile. The game world's word of the action (and of the house's
+/// reply to it) may reach the town before its answer: it is held until the answer is told, so
+/// that whoever acted hears their own answer first, as in a game the town plays itself.
+#[derive(Debug, Default)]
+struct Answering {
+    handed: usize,
+    held: Vec<crate::world::Notice>,
+}
+
+/// The most notices held for one typist of one session: past them (a game world that answers
+/// nothing for long while its session goes on), the rest go out as they come.
+const MOST_HELD: usize = 256;
 
 /// A game world's record of what it has yet to tell the town.
 #[derive(Debug)]
@@ -119,8 +171,18 @@ impl Following {
             ids.sort_unstable();
             ids
         };
+        let mut answering: Vec<(u64, &str, usize, usize)> = self
+            .answering
+            .iter()
+            .flat_map(|(id, typists)| {
+                typists
+                    .iter()
+                    .map(|(who, a)| (id.number(), &**who, a.handed, a.held.len()))
+            })
+            .collect();
+        answering.sort_unstable();
         format!(
-            "copies: {:?}, placed: {:?}, beginning: {:?}",
+            "copies: {:?}, placed: {:?}, beginning: {:?}, answering: {answering:?}",
             sorted(&self.copies),
             sorted(&self.placed),
             self.beginning.ids()
@@ -154,6 +216,108 @@ impl World {
             return Err(World::played_elsewhere(id));
         }
         Ok(())
+    }
+
+    /// Hands a verb typed for `h.session`, a copy or an id placed on a game world, to the game
+    /// world that plays it ([`crate::world::Effect::Hand`]). Until its answer is told
+    /// ([`World::answered`]), what the copy tells the typist waits behind it.
+    pub fn hand(&mut self, cx: &mut Cx, h: crate::world::Handed) {
+        let (id, who) = (h.session, h.agent.clone());
+        self.following
+            .answering
+            .entry(id)
+            .or_default()
+            .entry(who.clone())
+            .or_default()
+            .handed += 1;
+        cx.undo(move |w| {
+            w.unhand(id, &who);
+        });
+        cx.effects.push(crate::world::Effect::Hand(h));
+    }
+
+    /// Counts one verb `who` handed for `id` answered, forgetting them once none is left.
+    fn unhand(&mut self, id: SessionId, who: &AgentId) -> Option<Answering> {
+        let typists = self.following.answering.get_mut(&id)?;
+        let a = typists.get_mut(who)?;
+        a.handed = a.handed.saturating_sub(1);
+        if a.handed > 0 {
+            return None;
+        }
+        let a = typists.remove(who);
+        if typists.is_empty() {
+            self.following.answering.remove(&id);
+        }
+        a
+    }
+
+    /// Tells `who` the game world's answer to a verb they typed for `id` ([`World::hand`]),
+    /// then, once none of theirs is on its way there any more, what the copy told them
+    /// meanwhile.
+    pub fn answered(&mut self, cx: &mut Cx, who: &AgentId, id: SessionId, lines: Vec<String>) {
+        for line in lines {
+            cx.tell(who, line);
+        }
+        let handed = self
+            .following
+            .answering
+            .get(&id)
+            .and_then(|typists| typists.get(who))
+            .is_some();
+        if !handed {
+            return;
+        }
+        let done = self.unhand(id, who);
+        if let Some(done) = &done {
+            cx.notices.extend(done.held.iter().cloned());
+        }
+        let who = who.clone();
+        cx.undo(move |w| {
+            let a = w
+                .following
+                .answering
+                .entry(id)
+                .or_default()
+                .entry(who)
+                .or_insert_with(|| done.unwrap_or_default());
+            a.handed += 1;
+        });
+    }
+
+    /// Takes out of `cx`, from its notice `from` on, what copy `id` told someone whose verb
+    /// for it is on its way to its game world, to be told after its answer.
+    fn hold_for_answers(&mut self, cx: &mut Cx, id: SessionId, from: usize) {
+        let Some(typists) = self.following.answering.get_mut(&id) else {
+            return;
+        };
+        if cx.notices.len() <= from {
+            return;
+        }
+        let mut held: Vec<AgentId> = Vec::new();
+        for n in cx.notices.split_off(from) {
+            match typists.get_mut(&n.to) {
+                Some(a) if a.held.len() < MOST_HELD => {
+                    held.push(n.to.clone());
+                    a.held.push(n);
+                }
+                _ => cx.notices.push(n),
+            }
+        }
+        if held.is_empty() {
+            return;
+        }
+        cx.undo(move |w| {
+            for who in held.iter().rev() {
+                if let Some(a) = w
+                    .following
+                    .answering
+                    .get_mut(&id)
+                    .and_then(|typists| typists.get_mut(who))
+                {
+                    a.held.pop();
+                }
+            }
+        });
     }
 
     /// The refusal of anything that would play copy `id` here.
@@ -253,20 +417,33 @@ impl World {
     }
 
     /// Takes what a game world told of one of its sessions into the copy here: begun if it
-    /// is new, and each action not yet held replayed through the template. Each from tick
-    /// `announce_from` on is told to everyone who follows the session, as the town tells of
-    /// its own (the headline, each notice to whom it may reach; the room's line for a game
-    /// begun, if that is 0); those before are replayed in silence (a copy rebuilt after the
-    /// town started: nobody here missed them). Whether a copy not held is news is the
-    /// caller's to know (whether it began since the town started). Each result an action decided moves its
-    /// players' standings here, where the town's ratings are kept, unless `recorded` says
-    /// it has already. Refused if `told` does not replay, or names a session of this world's
-    /// own.
+    /// is new, and each action not yet held replayed through the template. What `announce`
+    /// names is told to everyone who follows the session, as the town tells of its own (the
+    /// headline, each notice to whom it may reach; the room's line for a game begun); the rest
+    /// is replayed in silence (a copy rebuilt after the town started: nobody here missed it).
+    /// Whether a copy not held is news is the caller's to know (whether it began since the
+    /// town started). Each result an action decided moves its players' standings here, where
+    /// the town's ratings are kept, unless `recorded` says it has already. Refused if `told`
+    /// does not replay, or names a session of this world's own.
     pub fn follow(
         &mut self,
         cx: &mut Cx,
         told: Told,
-        announce_from: u64,
+        announce: Announce,
+        recorded: &Recorded,
+    ) -> Result<Followed, String> {
+        let (id, from) = (SessionId::from(told.id), cx.notices.len());
+        let followed = self.follow_told(cx, told, announce, recorded);
+        self.hold_for_answers(cx, id, from);
+        followed
+    }
+
+    /// [`World::follow`], telling everyone what it tells.
+    fn follow_told(
+        &mut self,
+        cx: &mut Cx,
+        told: Told,
+        announce: Announce,
         recorded: &Recorded,
     ) -> Result<Followed, String> {
         let id = SessionId::from(told.id);
@@ -282,7 +459,7 @@ impl World {
             if told.from != 0 {
                 return Ok(Followed::Behind);
             }
-            self.begin_copy(cx, t, &told, announce_from == 0, recorded)?;
+            self.begin_copy(cx, t, &told, announce.begun, recorded)?;
         }
         let tick = match self.sessions.get_mut(&id) {
             Some(s) => {
@@ -299,7 +476,7 @@ impl World {
         let held = usize::try_from(tick - told.from).unwrap_or(usize::MAX);
         for (tick, action) in (told.from..).zip(told.log).skip(held) {
             let counted = recorded.ticks.contains(&tick);
-            self.follow_action(cx, id, action, tick >= announce_from, counted)?;
+            self.follow_action(cx, id, action, tick >= announce.from, counted)?;
         }
         Ok(Followed::Kept)
     }

@@ -28,7 +28,7 @@ use crate::game_api::{AnyGame, Template};
 use crate::store::sessions::LogEntry;
 use error::not_found;
 pub use error::{ErrorCode, HostError};
-pub use follow::{Followed, MOST_TOLD, Recorded, Told, ToldAction};
+pub use follow::{Announce, Followed, MOST_TOLD, Recorded, Told, ToldAction};
 pub use restore::{ReplayError, decisions};
 
 pub use crate::store::sessions::Cost;
