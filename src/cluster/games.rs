@@ -1453,6 +1453,15 @@ async fn late(var: &str) {
     }
 }
 
+/// For the tests of a town that asks again: whether a game world leaves this question about
+/// a session unanswered, as it does one asked while the file `MOOT_TESTING_SINCE_UNANSWERED_IF`
+/// names is there (it takes the file away).
+#[cfg(feature = "testing")]
+fn unanswered_on_purpose() -> bool {
+    std::env::var_os("MOOT_TESTING_SINCE_UNANSWERED_IF")
+        .is_some_and(|file| std::fs::remove_file(file).is_ok())
+}
+
 /// Tells `agent` what became of a verb they typed for placed session `session`, then what
 /// the session told them while it was on its way ([`moot_kernel::world::World::answered`]).
 async fn tell_typist(world: &WorldHandle, agent: AgentId, session: SessionId, lines: Vec<String>) {
@@ -1623,6 +1632,10 @@ pub async fn answer_since(
             )
             .await;
         let Ok(told) = told else { continue };
+        #[cfg(feature = "testing")]
+        if unanswered_on_purpose() {
+            continue;
+        }
         if let Ok(body) = serde_json::to_vec(&told) {
             let _ = client.publish(reply, body.into()).await;
         }
@@ -1796,6 +1809,8 @@ pub(super) async fn catch_up(door: &Door, name: &str, id: SessionId, known: Know
             }
         },
     };
+    // The questions in a row its game world did not answer.
+    let mut unanswered = 0u32;
     loop {
         let Some(run) = worlds.alive_run(name, Instant::now()) else {
             return;
@@ -1807,12 +1822,25 @@ pub(super) async fn catch_up(door: &Door, name: &str, id: SessionId, known: Know
             return;
         };
         let asked = client.request(wire::game_since(name, run), body.into());
-        let told = tokio::time::timeout(SINCE_WITHIN, asked)
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .and_then(|m| serde_json::from_slice::<Option<Told>>(&m.payload).ok())
-            .flatten();
+        let told = match tokio::time::timeout(SINCE_WITHIN, asked).await {
+            Ok(Ok(m)) => serde_json::from_slice::<Option<Told>>(&m.payload)
+                .ok()
+                .flatten(),
+            // Not answered (its world busy, or its store failing): asked again while it is
+            // alive, or nothing would ask for the copy of a session that does not move again.
+            // One that goes away is asked for everything once it is back (`catch_up_all`).
+            _ => {
+                if unanswered == 0 {
+                    tracing::warn!(%name, session = id.number(), "a game world did not say what the town's copy of a session lacks; asking again");
+                }
+                unanswered = unanswered.saturating_add(1);
+                let backoff = Duration::from_millis(100)
+                    .saturating_mul(1 << unanswered.min(6))
+                    .min(SINCE_WITHIN);
+                tokio::time::sleep(backoff).await;
+                continue;
+            }
+        };
         let Some(told) = told else {
             return;
         };

@@ -18,9 +18,21 @@ fn games(url: &str, db: &moot::store::Database, name: &str) -> Moot {
 
 /// [`games`] with more of the town's flags (`--polls-per-agent 1`).
 fn games_with(url: &str, db: &moot::store::Database, name: &str, extra: &[&str]) -> Moot {
+    games_env(url, db, name, extra, &[])
+}
+
+/// [`games_with`], with more in its environment (a test's hold on the game world).
+fn games_env(
+    url: &str,
+    db: &moot::store::Database,
+    name: &str,
+    extra: &[&str],
+    envs: &[(&str, &str)],
+) -> Moot {
     Moot(
         Command::new(env!("CARGO_BIN_EXE_moot"))
             .args(extra)
+            .envs(envs.iter().copied())
             .args(["--db", &db.address()])
             .args(["--world", world_dir().to_str().unwrap()])
             .args([
@@ -874,6 +886,68 @@ async fn a_game_not_yet_moved_when_the_town_is_killed_does_not_begin_again_at_it
         !heard.iter().any(|l| l.contains("begins here")),
         "told to begin again: {heard:#?}"
     );
+    a.running.shutdown().await;
+}
+
+/// A game world that leaves the town's question about a session unanswered (its world busy,
+/// its store failing) is asked again while it is alive: the town and the game world both
+/// killed and started again, the town holds a game that ended before once more (its page
+/// answers), though nothing more will be told of it.
+#[tokio::test]
+async fn a_copy_its_game_world_did_not_say_at_first_is_asked_for_again() {
+    let broker = Broker::start().await;
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (town_db, g1_db) = (fresh_db(dirs[0].path()), fresh_db(dirs[1].path()));
+    let flags = ["--metrics-token", TOKEN];
+    let mut town = world_process_with(&broker.url, &town_db, "60s", &flags).await;
+    let a = host(&broker.url, &town_db).await;
+    let hold = dirs[1].path().join("leave-one-unanswered");
+    let envs = [("MOOT_TESTING_SINCE_UNANSWERED_IF", hold.to_str().unwrap())];
+    let mut g1 = games_env(&broker.url, &g1_db, "g1", &[], &envs);
+    until_metrics_show(a.http_addr, &["moot_game_worlds{state=\"alive\"} 1"]).await;
+    let api = crate::support::Api::new(a.http_addr);
+    let (ada, bea) = (api.agent(Some("Ada")).await, api.agent(Some("Bea")).await);
+    let participants = serde_json::json!({ "x": ada.id, "o": bea.id });
+    let body = serde_json::json!({ "template": "tictactoe.v1", "participants": participants });
+    let (status, v) = api.post("/sessions", &ada.token, body).await;
+    assert_eq!(status, 201, "{v}");
+    let id = v["session_id"].as_str().unwrap().to_owned();
+    let accept = format!("/sessions/{id}/accept");
+    let (status, v) = api.post(&accept, &bea.token, serde_json::json!({})).await;
+    assert_eq!(status, 200, "{v}");
+    // Ada wins along the top row.
+    for (tick, cell) in [0, 3, 1, 4, 2].into_iter().enumerate() {
+        let who = if tick % 2 == 0 { &ada } else { &bea };
+        let body = serde_json::json!({ "action": cell.to_string(), "expected_tick": tick });
+        let (status, v) = api
+            .post(&format!("/sessions/{id}/actions"), &who.token, body)
+            .await;
+        assert_eq!(status, 200, "{v}");
+    }
+    let page = |tries: u32| {
+        let url = format!("http://{}/tictactoe/{id}", a.http_addr);
+        async move {
+            for _ in 0..tries {
+                if reqwest::get(&url).await.unwrap().status() == 200 {
+                    return true;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            false
+        }
+    };
+    assert!(page(100).await, "the town holds the game");
+    // Both killed: the game world started again tells nothing of a game that has ended, and
+    // leaves the town's first question about it unanswered (5 s).
+    town.kill().unwrap();
+    town.wait().unwrap();
+    g1.kill().unwrap();
+    g1.wait().unwrap();
+    std::fs::write(&hold, "").unwrap();
+    let _g1 = games_env(&broker.url, &g1_db, "g1", &[], &envs);
+    let _town = world_process_with(&broker.url, &town_db, "60s", &flags).await;
+    assert!(page(200).await, "the town holds the game again");
+    assert!(!hold.exists(), "the game world left a question unanswered");
     a.running.shutdown().await;
 }
 
