@@ -384,7 +384,9 @@ pub async fn serve(
             _ = stop.cancelled(), if !closing => {
                 beating.cancel();
                 answering.closing();
-                news(News::Down { epoch }).await;
+                // Bounded: with the broker gone a while, the client's queue is full and a
+                // publish waits for a broker that may never come back.
+                let _ = tokio::time::timeout(ANSWERED_WITHIN, news(News::Down { epoch })).await;
                 closing = true;
                 until_closed.as_mut().reset(tokio::time::Instant::now() + CLOSING);
             }
@@ -596,7 +598,9 @@ pub async fn serve(
         futures_util::future::join(replies.flushed(), futures_util::future::join_all(carried)),
     )
     .await;
-    let _ = client.flush().await;
+    // Bounded too: a world told to stop after its broker went would otherwise wait for it
+    // for ever (and its supervisor would have to kill it).
+    let _ = tokio::time::timeout(ANSWERED_WITHIN, client.flush()).await;
     Ok(())
 }
 

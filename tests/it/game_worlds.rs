@@ -1721,3 +1721,40 @@ async fn a_match_left_waiting_is_made_by_the_town_started_as_one_process() {
     );
     one.stop().await;
 }
+
+/// An operator who stops the broker before the town's processes (or has lost it) sees each of
+/// them stop when told: none waits for ever on a broker that is gone to say its goodbyes
+/// through it (the world did, until its supervisor killed it).
+#[tokio::test]
+async fn a_town_whose_broker_is_gone_still_stops_when_told() {
+    let (broker, _dirs, town, a, g1) = town_and_g1(&["--metrics-token", TOKEN]).await;
+    let (host, _) = crate::hosts::host_process(&broker.url).await;
+    drop(broker);
+    // Each has missed it by now, and its client is trying to reach it again.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let told = std::time::Instant::now();
+    for process in [&town, &g1, &host] {
+        signal(process, "-TERM");
+    }
+    let within = Duration::from_secs(20);
+    assert!(
+        tokio::time::timeout(within, a.running.shutdown())
+            .await
+            .is_ok(),
+        "the host in this process did not stop"
+    );
+    for (name, mut process) in [
+        ("the world", town),
+        ("game world g1", g1),
+        ("the host", host),
+    ] {
+        let status = loop {
+            if let Some(status) = process.try_wait().unwrap() {
+                break status;
+            }
+            assert!(told.elapsed() < within, "{name} did not stop");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        assert!(status.success(), "{name} stopped with {status}");
+    }
+}

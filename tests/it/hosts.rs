@@ -344,7 +344,7 @@ async fn moot_world_and_moot_host_as_processes() {
 
 /// `moot host --nats URL --telnet ADDR --http 127.0.0.1:0`, as a process of its own; returns
 /// once it listens, with where.
-async fn host_process(url: &str) -> (Moot, SocketAddr) {
+pub(crate) async fn host_process(url: &str) -> (Moot, SocketAddr) {
     host_process_with(url, &[]).await
 }
 
