@@ -133,7 +133,8 @@ pub struct Config {
     )]
     pub max_http_connections_per_address: usize,
 
-    /// How long an HTTP client may take to send a request's head (and its first byte).
+    /// How long an HTTP client may take to send a request's head (and its first byte); a
+    /// kept-alive connection idle this long is closed too.
     #[arg(long, env = "MOOT_HTTP_HEADER_TIMEOUT", default_value = "10s")]
     pub http_header_timeout: humantime::Duration,
 

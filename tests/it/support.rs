@@ -496,11 +496,18 @@ pub struct Agent {
     pub name: String,
 }
 
+/// A client that drops a connection idle for 5 s: the server closes one idle for
+/// `--http-header-timeout` (10 s), and a request sent on it as it closes is lost ("the server
+/// answers" failed once so, a request 10 s after the one before while the database was down).
+fn pooled() -> reqwest::ClientBuilder {
+    reqwest::Client::builder().pool_idle_timeout(Duration::from_secs(5))
+}
+
 impl Api {
     pub fn new(addr: SocketAddr) -> Api {
         Api {
             base: format!("http://{addr}"),
-            http: reqwest::Client::new(),
+            http: pooled().build().unwrap(),
         }
     }
 
@@ -509,10 +516,7 @@ impl Api {
     pub fn from_address(addr: SocketAddr, from: std::net::IpAddr) -> Api {
         Api {
             base: format!("http://{addr}"),
-            http: reqwest::Client::builder()
-                .local_address(from)
-                .build()
-                .unwrap(),
+            http: pooled().local_address(from).build().unwrap(),
         }
     }
 
