@@ -358,6 +358,8 @@ pub async fn serve(
             loop {
                 tokio::select! {
                     _ = beat.tick() => {
+                        #[cfg(feature = "testing")]
+                        super::late("MOOT_TESTING_WORLD_BEATS_LATE_MS").await;
                         let _ = client.publish(wire::news(), body.clone().into()).await;
                     }
                     _ = beating.cancelled() => return,
@@ -528,6 +530,11 @@ pub async fn serve(
                     continue;
                 };
                 let host = host.to_owned();
+                // What a host says for its connections shows it alive as its beats do (behind
+                // a backlog of it, a beat can come later than the world's patience).
+                if let Some(heard) = lock(&hosts).heard.get_mut(&host) {
+                    *heard = Instant::now();
+                }
                 let mut requests = Vec::new();
                 // The lines among them, to refuse if the world has stopped.
                 let mut lines = Vec::new();

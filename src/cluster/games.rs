@@ -1438,18 +1438,8 @@ async fn typist_lane(
         let session = h.session;
         let lines = typed_there(door, h).await;
         #[cfg(feature = "testing")]
-        late("MOOT_TESTING_ANSWER_LATE_MS").await;
+        super::late("MOOT_TESTING_ANSWER_LATE_MS").await;
         tell_typist(&door.world, agent.clone(), session, lines).await;
-    }
-}
-
-/// For the tests of what reaches the town in which order: waits as long as the environment's
-/// `var` says, in milliseconds, as a busy town might.
-#[cfg(feature = "testing")]
-async fn late(var: &str) {
-    let late = std::env::var(var).ok().and_then(|ms| ms.parse().ok());
-    if let Some(ms) = late {
-        tokio::time::sleep(Duration::from_millis(ms)).await;
     }
 }
 
@@ -1900,7 +1890,7 @@ pub(super) async fn catch_up(door: &Door, name: &str, id: SessionId, known: Know
 /// just been heard: the town, or it, has started), each but those the town holds ended.
 async fn catch_up_all(door: Arc<Door>, name: String) {
     #[cfg(feature = "testing")]
-    late("MOOT_TESTING_CATCH_UP_LATE_MS").await;
+    super::late("MOOT_TESTING_CATCH_UP_LATE_MS").await;
     let mut ids: Vec<SessionId> = lock(&door.game_worlds.placed)
         .iter()
         .filter(|(_, on)| **on == name)

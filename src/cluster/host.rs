@@ -378,6 +378,10 @@ async fn deliver(mut inbox: async_nats::Subscriber, state: Arc<Mutex<State>>, sa
         let mut unheld = Vec::new();
         {
             let mut state = lock(&state);
+            // Only the world speaks on this subject: what it says shows it alive as its beats
+            // do. Behind a backlog of it (thousands talking), a beat can come later than the
+            // host's patience, and the town was shown away, refusing lines, while it spoke.
+            state.last_heard = Instant::now();
             for wire::Told { conns, what } in batch.0 {
                 if let [conn] = conns[..] {
                     hand(&mut state, conn, what, &mut unheld);
@@ -591,6 +595,8 @@ async fn beat(
             _ = beat.tick() => {}
             _ = stop.cancelled() => return,
         }
+        #[cfg(feature = "testing")]
+        super::late("MOOT_TESTING_HOST_BEATS_LATE_MS").await;
         let epoch = lock(&state).epoch;
         if let Ok(body) = serde_json::to_vec(&epoch) {
             let _ = client.publish(subject.clone(), body.into()).await;

@@ -35,6 +35,16 @@ pub mod wire;
 
 pub use door::{CreateRefused, Door};
 
+/// For the tests of what reaches the town in which order, and when: waits as long as the
+/// environment's `var` says, in milliseconds, as a busy town or broker might.
+#[cfg(feature = "testing")]
+async fn late(var: &str) {
+    let late = std::env::var(var).ok().and_then(|ms| ms.parse().ok());
+    if let Some(ms) = late {
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    }
+}
+
 use std::net::IpAddr;
 
 use tokio::time::Instant;

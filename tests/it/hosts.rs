@@ -535,6 +535,48 @@ async fn a_world_that_loses_its_broker_goes_on_and_keeps_its_people() {
     drop(broker);
 }
 
+/// A town behind a backlog (thousands talking): beats that come later than either side's
+/// patience do not make a world that is speaking, or a host whose people are typing, look
+/// gone. First the world's beats are held up 3 s (a host waits 1.5 s), then the host's 6 s
+/// (the world waits 5 s); each time Ann types a line every 200 ms for 8 s through the host,
+/// each is done and answered, and nobody is told the town went away, or leaves it.
+#[tokio::test]
+async fn late_beats_from_a_world_and_a_host_that_are_speaking_change_nothing() {
+    for (world_late, host_late) in [("3000", "0"), ("0", "6000")] {
+        let broker = Broker::start().await;
+        let dir = tempfile::tempdir().unwrap();
+        let db = fresh_db(dir.path());
+        let world_env = [("MOOT_TESTING_WORLD_BEATS_LATE_MS", world_late)];
+        let _world = world_process_env(&broker.url, &db, "60s", &[], &world_env).await;
+        let host_env = [("MOOT_TESTING_HOST_BEATS_LATE_MS", host_late)];
+        let (_host, telnet) = host_process_with(&broker.url, &host_env).await;
+        let mut ann = player_at(telnet, "Ann").await;
+        let mut bob = player_at(telnet, "Bob").await;
+        let typing = std::time::Instant::now();
+        let mut n = 0;
+        while typing.elapsed() < Duration::from_secs(8) {
+            n += 1;
+            let said = ann.command(&format!("say {n}")).await;
+            assert!(
+                said.contains(&format!("You say, \"{n}\"")),
+                "world {world_late} ms late, host {host_late} ms: line {n}: {said:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        bob.expect(&format!("Ann says, \"{n}\"")).await;
+        for p in [&ann, &bob] {
+            let told = p
+                .seen
+                .iter()
+                .find(|l| l.starts_with("*** The town") || l.contains("has disconnected"));
+            assert!(
+                told.is_none(),
+                "world {world_late} ms late, host {host_late} ms: {told:?}"
+            );
+        }
+    }
+}
+
 /// `moot --db DB --world W world --nats URL`, as a process of its own; returns once it
 /// answers greetings.
 pub(crate) async fn world_process(url: &str, db: &moot::store::Database, wait: &str) -> Moot {
