@@ -350,7 +350,13 @@ pub fn start_split(
                 .env("RUST_LOG", &log)
                 .envs(PER_ADDRESS)
                 .stdin(Stdio::null())
-                .stderr(Stdio::null())
+                // Its log only when asked for (MOOT_BENCH_LOG): a host started before the
+                // world answers says so as it exits, and is started again.
+                .stderr(if std::env::var_os("MOOT_BENCH_LOG").is_some() {
+                    Stdio::inherit()
+                } else {
+                    Stdio::null()
+                })
                 .spawn()
                 .expect("moot host starts");
             let started = Instant::now();
