@@ -383,6 +383,18 @@ impl Client {
         self.wr.write_all(&self.out).await.expect("write");
     }
 
+    /// Reads the next line into `self.line`, without its telnet commands (counting the GMCP
+    /// messages among them); 0 bytes if the server closed the connection.
+    async fn next_line(&mut self) -> std::io::Result<usize> {
+        self.line.clear();
+        let n = self.rd.read_until(b'\n', &mut self.line).await?;
+        let gmcp = strip_telnet(&mut self.line);
+        if let Some(counted) = &self.gmcp {
+            counted.fetch_add(gmcp, Ordering::Relaxed);
+        }
+        Ok(n)
+    }
+
     /// Like [`Client::wait_for_any`], for client `i` getting in: one that hears none of
     /// `prefixes` in 50 s says what it heard instead, and waits for ever (the run gives up on
     /// it, and says how many are so).
@@ -390,25 +402,23 @@ impl Client {
         let mut heard: Vec<String> = Vec::new();
         let waited = tokio::time::timeout(Duration::from_secs(50), async {
             loop {
-                self.line.clear();
-                let n = self.rd.read_until(b'\n', &mut self.line).await;
+                let n = self.next_line().await;
                 assert!(
                     n.is_ok_and(|n| n > 0),
                     "b{i:04}: the server closed the connection; it said {heard:?}"
                 );
-                strip_telnet(&mut self.line);
                 if let Some(at) = prefixes.iter().position(|p| self.line.starts_with(p)) {
                     return at;
                 }
-                let line = String::from_utf8_lossy(&self.line).trim_end().to_owned();
                 // Others coming and going say nothing of this client's own.
-                let other = line.len() > 6
-                    && line.starts_with('b')
-                    && line[1..5].bytes().all(|b| b.is_ascii_digit())
-                    && !line.starts_with(&format!("b{i:04}"));
+                let other = self.line.len() > 6
+                    && self.line[0] == b'b'
+                    && self.line[1..5].iter().all(u8::is_ascii_digit)
+                    && !self.line.starts_with(format!("b{i:04}").as_bytes());
                 if other {
                     continue;
                 }
+                let line = String::from_utf8_lossy(&self.line).trim_end().to_owned();
                 if heard.len() == 8 {
                     heard.remove(0);
                 }
@@ -434,17 +444,8 @@ impl Client {
     /// the server said it dropped output, which may have held it).
     async fn wait_for_any(&mut self, prefixes: &[&[u8]]) -> usize {
         loop {
-            self.line.clear();
-            let n = self
-                .rd
-                .read_until(b'\n', &mut self.line)
-                .await
-                .expect("read");
+            let n = self.next_line().await.expect("read");
             assert!(n > 0, "server closed the connection");
-            let gmcp = strip_telnet(&mut self.line);
-            if let Some(counted) = &self.gmcp {
-                counted.fetch_add(gmcp, Ordering::Relaxed);
-            }
             if let Some(i) = prefixes.iter().position(|p| self.line.starts_with(p)) {
                 return i;
             }

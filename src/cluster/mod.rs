@@ -35,6 +35,14 @@ pub mod wire;
 
 pub use door::{CreateRefused, Door};
 
+use std::net::IpAddr;
+
+use tokio::time::Instant;
+
+use crate::logins::Refused;
+use moot_kernel::store::AgentRow;
+use moot_kernel::world::{AgentId, ConnId, Leaving, Source, Taken};
+
 /// For the tests of what reaches the town in which order, and when: waits as long as the
 /// environment's `var` says, in milliseconds, as a busy town or broker might.
 #[cfg(feature = "testing")]
@@ -44,14 +52,6 @@ async fn late(var: &str) {
         tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
     }
 }
-
-use std::net::IpAddr;
-
-use tokio::time::Instant;
-
-use crate::logins::Refused;
-use moot_kernel::store::AgentRow;
-use moot_kernel::world::{AgentId, ConnId, Leaving, Source, Taken};
 
 /// Who logged in on a connection, as the town vouched for them: what a face brings into the
 /// town with [`Town::enter`].
