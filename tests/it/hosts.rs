@@ -369,9 +369,20 @@ async fn host_process_with(url: &str, env: &[(&str, &str)]) -> (Moot, SocketAddr
             .spawn()
             .unwrap(),
     );
+    // Its listener takes connections before the host has met the world through the broker:
+    // it is up once it says something on one (a test that drops the broker any earlier would
+    // find it failing to start, not stopping).
     for _ in 0..600 {
-        if tokio::net::TcpStream::connect(telnet).await.is_ok() {
-            return (host, telnet);
+        if let Ok(mut conn) = tokio::net::TcpStream::connect(telnet).await {
+            let mut first = [0u8; 1];
+            let heard = tokio::time::timeout(
+                Duration::from_millis(500),
+                tokio::io::AsyncReadExt::read(&mut conn, &mut first),
+            )
+            .await;
+            if matches!(heard, Ok(Ok(1))) {
+                return (host, telnet);
+            }
         }
         if let Ok(Some(status)) = host.try_wait() {
             let said = std::fs::read_to_string(said.path()).unwrap_or_default();
