@@ -365,7 +365,11 @@ impl Answers {
     }
 
     /// Hands each piece that comes to the question it answers, until the subscription ends.
-    pub(super) async fn route(self: Arc<Answers>, mut pieces: async_nats::Subscriber) {
+    pub(super) async fn route(
+        self: Arc<Answers>,
+        mut pieces: async_nats::Subscriber,
+        heard: Arc<super::held::Heard>,
+    ) {
         while let Some(msg) = pieces.next().await {
             if msg.status == Some(async_nats::StatusCode::NO_RESPONDERS) {
                 let batch = msg
@@ -384,6 +388,8 @@ impl Answers {
                 }
                 continue;
             }
+            // Only the world answers here.
+            heard.now();
             let Some(batch) = wire::decode::<Vec<wire::AnswerPiece>>(&msg.payload) else {
                 tracing::warn!("the world's answers could not be read");
                 continue;

@@ -433,7 +433,7 @@ pub async fn serve(
             }
             Some(msg) = asks.next() => {
                 let Some(host) = wire::host_of(&msg.subject).map(str::to_owned) else { continue };
-                if !greeted(&hosts, &host) {
+                if !heard_from(&hosts, &host) {
                     tracing::warn!(%host, "a host that has not greeted this world asked it something");
                     continue;
                 }
@@ -446,7 +446,7 @@ pub async fn serve(
             }
             Some(msg) = questions.next() => {
                 let Some(host) = wire::host_of(&msg.subject).map(str::to_owned) else { continue };
-                if !greeted(&hosts, &host) {
+                if !heard_from(&hosts, &host) {
                     tracing::warn!(%host, "a host that has not greeted this world asked it something");
                     continue;
                 }
@@ -530,11 +530,7 @@ pub async fn serve(
                     continue;
                 };
                 let host = host.to_owned();
-                // What a host says for its connections shows it alive as its beats do (behind
-                // a backlog of it, a beat can come later than the world's patience).
-                if let Some(heard) = lock(&hosts).heard.get_mut(&host) {
-                    *heard = Instant::now();
-                }
+                heard_from(&hosts, &host);
                 let mut requests = Vec::new();
                 // The lines among them, to refuse if the world has stopped.
                 let mut lines = Vec::new();
@@ -640,9 +636,17 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Whether `host` has greeted this world (and not been let go since).
-fn greeted(hosts: &Mutex<Hosts>, host: &str) -> bool {
-    lock(hosts).heard.contains_key(host)
+/// Whether `host` has greeted this world (and not been let go since); if it has, what it just
+/// said shows it alive as its beats do. Behind a backlog (thousands talking or logging in), a
+/// beat can come later than the world's patience while its words keep coming.
+fn heard_from(hosts: &Mutex<Hosts>, host: &str) -> bool {
+    match lock(hosts).heard.get_mut(host) {
+        Some(heard) => {
+            *heard = Instant::now();
+            true
+        }
+        None => false,
+    }
 }
 
 fn welcome_of(welcome: &str, epoch: u64) -> Welcome {

@@ -3,6 +3,7 @@
 //! away and comes back. Bookkeeping only; the host's tasks (`host`) do the talking.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -81,7 +82,7 @@ pub(super) struct State {
     /// The run of the world this host's connections are in.
     pub(super) epoch: u64,
     pub(super) up: bool,
-    pub(super) last_heard: Instant,
+    pub(super) heard: std::sync::Arc<Heard>,
     pub(super) conns: HashMap<ConnId, Held>,
     /// The questions asked of the world and not yet answered.
     pub(super) requests: InFlight,
@@ -117,7 +118,7 @@ impl State {
         self.epoch = epoch;
         self.up = true;
         self.requests.set_up();
-        self.last_heard = Instant::now();
+        self.heard.now();
         self.tell_all(RESUMED);
         // Those that entered this run already (a login while the host greeted it) are in.
         self.conns
@@ -152,6 +153,37 @@ impl State {
         self.away(AWAY);
         self.answer_in_flight();
         self.requests.world_away();
+    }
+}
+
+/// When the world last said anything to this host: a beat, a word to a connection, an answer
+/// to a question or to a login. Any of them shows it alive: behind a crowd logging in, its
+/// beats can come later than a host's patience while its answers keep coming, and a host that
+/// heard only beats told everyone the town was away while it was answering them.
+pub(super) struct Heard {
+    since: Instant,
+    /// Milliseconds from `since`; a clock every task that hears the world sets without a lock.
+    at: AtomicU64,
+}
+
+impl Heard {
+    pub(super) fn new() -> Heard {
+        Heard {
+            since: Instant::now(),
+            at: AtomicU64::new(0),
+        }
+    }
+
+    /// The world spoke just now.
+    pub(super) fn now(&self) {
+        let at = u64::try_from(self.since.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.at.fetch_max(at, Ordering::Relaxed);
+    }
+
+    /// How long it has been silent.
+    pub(super) fn silent(&self) -> Duration {
+        let at = Duration::from_millis(self.at.load(Ordering::Relaxed));
+        self.since.elapsed().saturating_sub(at)
     }
 }
 

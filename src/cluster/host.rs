@@ -17,7 +17,6 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
-use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 mod calls;
@@ -25,7 +24,7 @@ mod kept;
 
 use super::asked::{Answers, Asking};
 pub use super::held::{AWAY, BACK, GAVE_UP, NOT_DONE, PAUSES, RESUMED, UNANSWERED};
-use super::held::{Back, Held, State};
+use super::held::{Back, Heard, Held, State};
 use super::nats::{LinkError, connect, subscribe};
 use super::wire::{self, Answer, Ask, FromConn, Hello, News, ToConn, Welcome};
 use super::{CreateRefused, LoggedIn};
@@ -135,9 +134,10 @@ impl Remote {
         // Heard before the greeting, so that no word of the world's is missed after it.
         let news = subscribe(&client, wire::news()).await?;
         let inbox = subscribe(&client, wire::to_conns(&host)).await?;
+        let heard = Arc::new(Heard::new());
         let answers = Arc::new(Answers::new(&host));
         let pieces = subscribe(&client, answers.subject()).await?;
-        tokio::spawn(answers.clone().route(pieces));
+        tokio::spawn(answers.clone().route(pieces, heard.clone()));
         let (questions, queued) = mpsc::unbounded_channel();
         let to = wire::questions(&host);
         tokio::spawn(answers.clone().send(client.clone(), to, queued));
@@ -146,7 +146,7 @@ impl Remote {
         let state = Arc::new(Mutex::new(State {
             epoch: welcome.epoch,
             up: true,
-            last_heard: Instant::now(),
+            heard,
             conns: HashMap::new(),
             requests,
             wait,
@@ -203,6 +203,7 @@ impl Remote {
         .await
         .ok()?
         .ok()?;
+        lock(&self.state).heard.now();
         serde_json::from_slice(&answer.payload).ok()
     }
 
@@ -378,10 +379,8 @@ async fn deliver(mut inbox: async_nats::Subscriber, state: Arc<Mutex<State>>, sa
         let mut unheld = Vec::new();
         {
             let mut state = lock(&state);
-            // Only the world speaks on this subject: what it says shows it alive as its beats
-            // do. Behind a backlog of it (thousands talking), a beat can come later than the
-            // host's patience, and the town was shown away, refusing lines, while it spoke.
-            state.last_heard = Instant::now();
+            // Only the world speaks on this subject.
+            state.heard.now();
             for wire::Told { conns, what } in batch.0 {
                 if let [conn] = conns[..] {
                     hand(&mut state, conn, what, &mut unheld);
@@ -468,14 +467,19 @@ async fn follow(
     let mut check = tokio::time::interval(wire::BEAT);
     loop {
         let heard = tokio::select! {
+            // What the world said is heard before its silence is judged.
+            biased;
             n = news.next() => match n {
                 Some(msg) => serde_json::from_slice::<News>(&msg.payload).ok(),
                 None => return,
             },
             _ = check.tick() => {
                 let mut state = lock(&state);
-                let silent = state.last_heard.elapsed();
+                let silent = state.heard.silent();
                 if silent > wire::AWAY_AFTER {
+                    if state.up {
+                        tracing::warn!(?silent, connections = state.conns.len(), "the world has been silent too long; telling this host's people the town is not answering");
+                    }
                     state.gone();
                 }
                 if silent > state.wait && !state.conns.is_empty() {
@@ -533,7 +537,7 @@ async fn follow(
         }
         if epoch == known {
             let mut state = lock(&state);
-            state.last_heard = Instant::now();
+            state.heard.now();
             if !state.up {
                 state.up = true;
                 state.requests.set_up();

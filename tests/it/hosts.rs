@@ -588,6 +588,43 @@ async fn late_beats_from_a_world_and_a_host_that_are_speaking_change_nothing() {
     }
 }
 
+/// Behind a crowd logging in, beats can come later than the other side's patience while the
+/// logins' questions and answers keep coming: those show each side alive too. As in
+/// [`late_beats_from_a_world_and_a_host_that_are_speaking_change_nothing`], the world's beats
+/// are held up 3 s, then the host's 6 s; each time someone at the login screen asks `who`
+/// every 200 ms for 8 s, while Ann stays idle in the town. She is told nothing of the town
+/// going away, and her next line is done.
+#[tokio::test]
+async fn logins_answered_while_beats_are_late_change_nothing() {
+    for (world_late, host_late) in [("3000", "0"), ("0", "6000")] {
+        let broker = Broker::start().await;
+        let dir = tempfile::tempdir().unwrap();
+        let db = fresh_db(dir.path());
+        let world_env = [("MOOT_TESTING_WORLD_BEATS_LATE_MS", world_late)];
+        let _world = world_process_env(&broker.url, &db, "60s", &[], &world_env).await;
+        let host_env = [("MOOT_TESTING_HOST_BEATS_LATE_MS", host_late)];
+        let (_host, telnet) = host_process_with(&broker.url, &host_env).await;
+        let mut ann = player_at(telnet, "Ann").await;
+        let mut visitor = Client::connect(telnet).await;
+        let asking = std::time::Instant::now();
+        while asking.elapsed() < Duration::from_secs(8) {
+            visitor.send("who").await;
+            visitor.expect("Ann").await;
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let said = ann.command("say still here").await;
+        assert!(
+            said.iter().any(|l| l.contains("You say, \"still here\"")),
+            "world {world_late} ms late, host {host_late} ms: {said:?}"
+        );
+        let told = ann.seen.iter().find(|l| l.starts_with("*** The town"));
+        assert!(
+            told.is_none(),
+            "world {world_late} ms late, host {host_late} ms: {told:?}"
+        );
+    }
+}
+
 /// `moot --db DB --world W world --nats URL`, as a process of its own; returns once it
 /// answers greetings.
 pub(crate) async fn world_process(url: &str, db: &moot::store::Database, wait: &str) -> Moot {
