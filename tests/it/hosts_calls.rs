@@ -263,12 +263,40 @@ async fn session_calls(api: &Api, made: impl FnOnce()) -> Vec<Seen> {
 /// heard on the broker (which lets anyone listen here) from when `listening` is set, for as
 /// long as the spy is kept (its client, never read, keeps the subscriptions).
 struct Spy {
-    _client: async_nats::Client,
+    client: async_nats::Client,
     heard: Arc<Mutex<Vec<(String, bytes::Bytes)>>>,
     listening: Arc<std::sync::atomic::AtomicBool>,
+    /// How many of its own marks it has heard ([`Spy::settled`]).
+    marks: Arc<std::sync::atomic::AtomicUsize>,
 }
 
+/// What the spy's marks end with; never what a host or the world says.
+const MARK: &str = ".spy-mark";
+
 impl Spy {
+    /// Returns once the spy has heard everything the broker had for it before now: a mark it
+    /// sends itself on each of its subscriptions comes to it after those. (The answer to the
+    /// test's last call can reach the host before it reaches the spy.)
+    async fn settled(&self) {
+        use std::sync::atomic::Ordering::SeqCst;
+        let before = self.marks.load(SeqCst);
+        for subject in [
+            format!("moot.v{}.from.spy{MARK}", wire::PROTOCOL),
+            format!("_INBOX.spy{MARK}"),
+        ] {
+            self.client.publish(subject, "".into()).await.unwrap();
+        }
+        self.client.flush().await.unwrap();
+        let heard = async {
+            while self.marks.load(SeqCst) < before + 2 {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(10), heard)
+            .await
+            .expect("the spy hears its own marks");
+    }
+
     /// What hosts asked the world, every one of them typed (asked whole, or in a batch of
     /// questions), once the test checked that they said nothing else but their beats, their
     /// connections' words and questions taken back.
@@ -335,16 +363,19 @@ async fn spy(url: &str) -> Spy {
     let client = async_nats::connect(url).await.unwrap();
     let heard = Arc::new(Mutex::new(Vec::<(String, bytes::Bytes)>::new()));
     let listening = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let marks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     // The hosts' inboxes too: what the world answers them.
     for subject in [
         format!("moot.v{}.from.*.>", wire::PROTOCOL),
         "_INBOX.>".into(),
     ] {
         let mut sub = client.subscribe(subject).await.unwrap();
-        let (heard, listening) = (heard.clone(), listening.clone());
+        let (heard, listening, marks) = (heard.clone(), listening.clone(), marks.clone());
         tokio::spawn(async move {
             while let Some(msg) = sub.next().await {
-                if listening.load(std::sync::atomic::Ordering::SeqCst) {
+                if msg.subject.ends_with(MARK) {
+                    marks.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                } else if listening.load(std::sync::atomic::Ordering::SeqCst) {
                     heard
                         .lock()
                         .unwrap()
@@ -360,9 +391,10 @@ async fn spy(url: &str) -> Spy {
         .await
         .expect("the spy hears the hosts");
     Spy {
-        _client: client,
+        client,
         heard,
         listening,
+        marks,
     }
 }
 
@@ -411,6 +443,7 @@ async fn a_hosts_rest_calls_cross_as_verbs_and_are_answered_as_one_process_answe
         )
     );
 
+    spy.settled().await;
     let asks = spy.asks();
     let verbs: Vec<&str> = asks
         .iter()
@@ -633,6 +666,7 @@ async fn a_hosts_plain_tool_calls_cross_as_calls_and_are_answered_as_one_process
     let statuses: Vec<u16> = through.iter().map(|(s, _)| *s).collect();
     assert_eq!(statuses, [200, 200, 200, 200, 401], "{through:#?}");
 
+    spy.settled().await;
     let asks = spy.asks();
     let tools: Vec<&str> = asks
         .iter()
@@ -691,6 +725,7 @@ async fn a_reads_answer_crosses_once_while_it_stays_the_same() {
     assert_eq!(status, 200, "{mine}");
     assert_eq!(api.get(&state, &robo.token).await, (200, mine));
 
+    spy.settled().await;
     let crossed: Vec<&str> = spy
         .answers()
         .iter()
@@ -789,6 +824,7 @@ async fn a_hosts_mcp_sessions_lists_and_pages_cross_as_typed_calls() {
         assert!(ui["html"].as_str().unwrap().contains("<html"), "{ui}");
     }
 
+    spy.settled().await;
     let asks = spy.asks();
     let (mut tools, mut reads) = (Vec::new(), Vec::new());
     for ask in &asks {
@@ -1203,6 +1239,7 @@ async fn a_hosts_web_pages_cross_as_typed_questions_and_a_cookie_holds_at_every_
     bob.expect("Ann says, \"hello through OAuth\"").await;
 
     // Every page asked the world typed questions, each kind of them.
+    spy.settled().await;
     let asked: Vec<String> = spy
         .asks()
         .into_iter()
