@@ -554,13 +554,7 @@ async fn a_world_that_loses_its_broker_goes_on_and_keeps_its_people() {
 #[tokio::test]
 async fn late_beats_from_a_world_and_a_host_that_are_speaking_change_nothing() {
     for (world_late, host_late) in [("3000", "0"), ("0", "6000")] {
-        let broker = Broker::start().await;
-        let dir = tempfile::tempdir().unwrap();
-        let db = fresh_db(dir.path());
-        let world_env = [("MOOT_TESTING_WORLD_BEATS_LATE_MS", world_late)];
-        let _world = world_process_env(&broker.url, &db, "60s", &[], &world_env).await;
-        let host_env = [("MOOT_TESTING_HOST_BEATS_LATE_MS", host_late)];
-        let (_host, telnet) = host_process_with(&broker.url, &host_env).await;
+        let (_town, telnet) = beating_late(world_late, host_late).await;
         let mut ann = player_at(telnet, "Ann").await;
         let mut bob = player_at(telnet, "Bob").await;
         let typing = std::time::Instant::now();
@@ -588,6 +582,33 @@ async fn late_beats_from_a_world_and_a_host_that_are_speaking_change_nothing() {
     }
 }
 
+/// A world and a host as processes across a broker of their own, the world's beats held up
+/// `world_late` ms and the host's `host_late`: what holds them, and the host's telnet address.
+async fn beating_late(world_late: &str, host_late: &str) -> (BeatingLate, SocketAddr) {
+    let broker = Broker::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(dir.path());
+    let world_env = [("MOOT_TESTING_WORLD_BEATS_LATE_MS", world_late)];
+    let world = world_process_env(&broker.url, &db, "60s", &[], &world_env).await;
+    let host_env = [("MOOT_TESTING_HOST_BEATS_LATE_MS", host_late)];
+    let (host, telnet) = host_process_with(&broker.url, &host_env).await;
+    let town = BeatingLate {
+        _host: host,
+        _world: world,
+        _dir: dir,
+        _broker: broker,
+    };
+    (town, telnet)
+}
+
+/// What [`beating_late`] started, stopped in this order when dropped.
+struct BeatingLate {
+    _host: Moot,
+    _world: Moot,
+    _dir: tempfile::TempDir,
+    _broker: Broker,
+}
+
 /// Behind a crowd logging in, beats can come later than the other side's patience while the
 /// logins' questions and answers keep coming: those show each side alive too. As in
 /// [`late_beats_from_a_world_and_a_host_that_are_speaking_change_nothing`], the world's beats
@@ -597,13 +618,7 @@ async fn late_beats_from_a_world_and_a_host_that_are_speaking_change_nothing() {
 #[tokio::test]
 async fn logins_answered_while_beats_are_late_change_nothing() {
     for (world_late, host_late) in [("3000", "0"), ("0", "6000")] {
-        let broker = Broker::start().await;
-        let dir = tempfile::tempdir().unwrap();
-        let db = fresh_db(dir.path());
-        let world_env = [("MOOT_TESTING_WORLD_BEATS_LATE_MS", world_late)];
-        let _world = world_process_env(&broker.url, &db, "60s", &[], &world_env).await;
-        let host_env = [("MOOT_TESTING_HOST_BEATS_LATE_MS", host_late)];
-        let (_host, telnet) = host_process_with(&broker.url, &host_env).await;
+        let (_town, telnet) = beating_late(world_late, host_late).await;
         let mut ann = player_at(telnet, "Ann").await;
         let mut visitor = Client::connect(telnet).await;
         let asking = std::time::Instant::now();
