@@ -153,13 +153,33 @@ struct Seen {
     run: u64,
     heard: Instant,
     running: u32,
-    /// Sessions placed on it since its last beat, which its count does not hold yet.
-    placed: u32,
+    /// When each session placed on it lately was placed: a beat's count may not hold them yet
+    /// (the game world counted before it made them, or its beat crossed the call), so they are
+    /// counted beside it for [`PLACED_COUNTED_FOR`]. A beat forgetting them all let the next
+    /// session go where the last one had just gone.
+    placed: std::collections::VecDeque<Instant>,
 }
+
+/// How long a session placed on a game world is counted beside the game world's own count:
+/// it has made the session, and said so in a beat, well within it.
+const PLACED_COUNTED_FOR: Duration = Duration::from_secs(1);
 
 impl Seen {
     fn alive(&self, now: Instant) -> bool {
         now.saturating_duration_since(self.heard) <= wire::AWAY_AFTER
+    }
+
+    /// Its load at `now`: what it said it runs, and what was placed on it lately.
+    fn load(&mut self, now: Instant) -> u32 {
+        while self
+            .placed
+            .front()
+            .is_some_and(|at| now.saturating_duration_since(*at) > PLACED_COUNTED_FOR)
+        {
+            self.placed.pop_front();
+        }
+        let lately = u32::try_from(self.placed.len()).unwrap_or(u32::MAX);
+        self.running.saturating_add(lately)
     }
 }
 
@@ -198,13 +218,17 @@ impl GameWorlds {
             }
             None => true,
         };
+        let placed = seen
+            .remove(&beat.name)
+            .map(|s| s.placed)
+            .unwrap_or_default();
         seen.insert(
             beat.name.clone(),
             Seen {
                 run: beat.run,
                 heard: now,
                 running: beat.running,
-                placed: 0,
+                placed,
             },
         );
         Ok(joined)
@@ -236,15 +260,17 @@ impl GameWorlds {
     }
 
     /// Where a new session goes at `now`: the game world alive that runs the fewest
-    /// (counting those placed on it since it last said), the first by name among equals;
-    /// none while none is alive.
+    /// (counting those placed on it lately, see [`Seen::placed`]), the first by name among
+    /// equals; none while none is alive.
     pub(super) fn choose(&self, now: Instant) -> Option<String> {
         let mut seen = lock(&self.seen);
         let (name, s) = seen
             .iter_mut()
             .filter(|(_, s)| s.alive(now))
-            .min_by_key(|(name, s)| (s.running.saturating_add(s.placed), name.as_str()))?;
-        s.placed += 1;
+            .map(|(name, s)| (s.load(now), name, s))
+            .min_by(|(a, an, _), (b, bn, _)| (a, an).cmp(&(b, bn)))
+            .map(|(_, name, s)| (name, s))?;
+        s.placed.push_back(now);
         Some(name.clone())
     }
 
@@ -1972,6 +1998,33 @@ mod tests {
                 .metrics(later)
                 .contains("moot_game_worlds{state=\"alive\"} 1")
         );
+    }
+
+    /// A beat counted before its game world made the session just placed there does not make
+    /// the town forget it: the next session goes to the other game world, until the placement
+    /// is old enough for every beat since to hold it.
+    #[test]
+    fn a_session_placed_lately_is_counted_until_a_beat_must_hold_it() {
+        let worlds = GameWorlds::default();
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        assert_eq!(worlds.heard(&beat("g1", 1, 0), t0), Ok(true));
+        assert_eq!(worlds.heard(&beat("g2", 2, 0), t0), Ok(true));
+        assert_eq!(
+            worlds.choose(at(10)).as_deref(),
+            Some("g1"),
+            "first by name"
+        );
+        // g1's beat, counted before it made that session, says it runs none.
+        assert_eq!(worlds.heard(&beat("g1", 1, 0), at(20)), Ok(false));
+        assert_eq!(worlds.choose(at(30)).as_deref(), Some("g2"));
+        // Both beat holding theirs; a second later neither placement counts beside them.
+        let later = at(10) + PLACED_COUNTED_FOR + Duration::from_millis(100);
+        for (name, run) in [("g1", 1), ("g2", 2)] {
+            assert_eq!(worlds.heard(&beat(name, run, 1), later), Ok(false));
+        }
+        assert_eq!(worlds.choose(later).as_deref(), Some("g1"));
+        assert_eq!(worlds.choose(later).as_deref(), Some("g2"));
     }
 
     #[test]
