@@ -58,6 +58,8 @@ pub struct Remote {
     saying: Saying,
     /// Its copies of reads' answers, which the world need not send again ([`kept`]).
     kept: kept::Kept,
+    /// When the world last said anything ([`Heard`]); the state holds it too.
+    heard: Arc<Heard>,
     /// Ends the host's own tasks (its beats, following the world) when it is dropped.
     stop: CancellationToken,
 }
@@ -142,11 +144,13 @@ impl Remote {
         let to = wire::questions(&host);
         tokio::spawn(answers.clone().send(client.clone(), to, queued));
         let welcome = greet(&client, &host, http, url).await?;
+        // Its welcome is the world's latest word, however long the greeting took.
+        heard.now();
         let (asking, requests) = Asking::open(client.clone(), &host, wait);
         let state = Arc::new(Mutex::new(State {
             epoch: welcome.epoch,
             up: true,
-            heard,
+            heard: heard.clone(),
             conns: HashMap::new(),
             requests,
             wait,
@@ -166,6 +170,7 @@ impl Remote {
             questions,
             saying,
             kept: kept::Kept::default(),
+            heard,
             stop: CancellationToken::new(),
         };
         tokio::spawn(beat(
@@ -203,7 +208,7 @@ impl Remote {
         .await
         .ok()?
         .ok()?;
-        lock(&self.state).heard.now();
+        self.heard.now();
         serde_json::from_slice(&answer.payload).ok()
     }
 
@@ -467,8 +472,6 @@ async fn follow(
     let mut check = tokio::time::interval(wire::BEAT);
     loop {
         let heard = tokio::select! {
-            // What the world said is heard before its silence is judged.
-            biased;
             n = news.next() => match n {
                 Some(msg) => serde_json::from_slice::<News>(&msg.payload).ok(),
                 None => return,
