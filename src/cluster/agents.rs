@@ -6,8 +6,8 @@ use std::net::IpAddr;
 
 use serde::{Deserialize, Serialize};
 
-use super::Door;
 use super::calls::{CallRefused, Called, Credential, refused_as, vouch};
+use super::door::Door;
 use moot_kernel::identity::{self, RegisterError};
 use moot_kernel::world::Unavailable;
 use moot_kernel::world::sessions::ErrorCode;

@@ -368,7 +368,7 @@ impl Answers {
     pub(super) async fn route(
         self: Arc<Answers>,
         mut pieces: async_nats::Subscriber,
-        heard: Arc<super::held::Heard>,
+        heard: Arc<super::heard::Heard>,
     ) {
         while let Some(msg) = pieces.next().await {
             if msg.status == Some(async_nats::StatusCode::NO_RESPONDERS) {

@@ -24,9 +24,9 @@ use futures_util::StreamExt;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::Door;
 use super::asked::Answering;
 use super::calls::Tools;
+use super::door::Door;
 use super::nats::{LinkError, subscribe};
 use super::pass::Passes;
 use super::wire::{

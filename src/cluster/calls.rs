@@ -28,11 +28,15 @@
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::Door;
+use super::door::Door;
 use moot_kernel::identity::Directory;
 use moot_kernel::verbs::{ErrorKind, VerbError};
 use moot_kernel::world::sessions::ErrorCode;
 use moot_kernel::world::{Face, Unavailable};
+
+/// Whether a request asks for its answers' text as a screen reader reads it (`?screenreader=on`
+/// or `off` on the address), whatever the agent's stored `@screenreader`; `None` keeps theirs.
+pub type Plain = Option<bool>;
 
 /// Who a request says sends it: its `Authorization` header as the face read it. The face reads
 /// only its shape; which tokens are good only the town knows (a host holds no directory).
@@ -154,7 +158,7 @@ pub struct ToolCall {
     pub id: u64,
     /// How its answer's text is to read (the address's `?screenreader=`).
     #[serde(default)]
-    pub plain: crate::mcp::Plain,
+    pub plain: Plain,
     /// For a tool that only reads: the tag of this same call's answer its host keeps (see
     /// `host::kept`). If the world's answer is that one again it says so
     /// ([`super::wire::Answer::Unchanged`]) rather than send it again.

@@ -25,8 +25,8 @@ use futures_util::StreamExt;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::Door;
 use super::calls::{CallRefused, Called, Credential, McpAsk, ToolCall, Tools, VerbCall};
+use super::door::Door;
 use super::wire::{self, Card, GameAsk, GameBeat, GameCall, GameHeard};
 use moot_kernel::store::IdentityRow;
 use moot_kernel::store::keys::{self, StateRow};

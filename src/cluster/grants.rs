@@ -9,8 +9,8 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::Door;
 use super::calls::{Called, written};
+use super::door::Door;
 use super::signed::lock;
 use crate::logins::Refused;
 use moot_kernel::oauth::{self, Client, Grant};

@@ -23,11 +23,12 @@ mod calls;
 mod kept;
 
 use super::asked::{Answers, Asking};
+use super::door::CreateRefused;
+use super::heard::Heard;
 pub use super::held::{AWAY, BACK, GAVE_UP, NOT_DONE, PAUSES, RESUMED, UNANSWERED};
-use super::held::{Back, Heard, Held, State};
+use super::held::{Back, Held, State};
 use super::nats::{LinkError, connect, subscribe};
 use super::wire::{self, Answer, Ask, FromConn, Hello, News, ToConn, Welcome};
-use super::{CreateRefused, LoggedIn};
 use crate::logins::Refused;
 use moot_kernel::store::AgentRow;
 use moot_kernel::world::{self, AgentId, ConnId, Leaving, Out, Source};
@@ -231,14 +232,14 @@ impl Remote {
         ip: IpAddr,
         name: &str,
         password: &str,
-    ) -> Result<LoggedIn, Refused> {
+    ) -> Result<wire::Character, Refused> {
         let ask = Ask::Connect {
             ip,
             name: name.to_owned(),
             password: password.to_owned(),
         };
         match self.ask(&ask).await {
-            Some(Answer::Connect(answer)) => answer.map(LoggedIn::from),
+            Some(Answer::Connect(answer)) => answer,
             _ => Err(Refused::Unavailable),
         }
     }
@@ -248,14 +249,14 @@ impl Remote {
         ip: IpAddr,
         name: &str,
         password: &str,
-    ) -> Result<LoggedIn, CreateRefused> {
+    ) -> Result<wire::Character, CreateRefused> {
         let ask = Ask::Create {
             ip,
             name: name.to_owned(),
             password: password.to_owned(),
         };
         match self.ask(&ask).await {
-            Some(Answer::Create(answer)) => answer.map(LoggedIn::from),
+            Some(Answer::Create(answer)) => answer,
             _ => Err(CreateRefused::Unavailable),
         }
     }

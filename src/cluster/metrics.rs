@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use super::Door;
 use super::calls::{CallRefused, Called, refused_as};
+use super::door::Door;
 use moot_kernel::world::Face;
 use moot_kernel::world::sessions::ErrorCode;
 

@@ -16,13 +16,13 @@
 //! [`Out`]: moot_kernel::world::Out
 
 pub mod agents;
-pub mod answers;
 mod asked;
 pub mod broker;
 pub mod calls;
 mod door;
 pub mod games;
 mod grants;
+mod heard;
 mod held;
 pub mod host;
 pub mod metrics;
@@ -111,7 +111,7 @@ impl Town {
     ) -> Result<LoggedIn, Refused> {
         match self {
             Town::Local(door) => door.connect(ip, name, password).await.map(LoggedIn::here),
-            Town::Remote(remote) => remote.connect(ip, name, password).await,
+            Town::Remote(remote) => remote.connect(ip, name, password).await.map(LoggedIn::from),
         }
     }
 
@@ -124,7 +124,7 @@ impl Town {
     ) -> Result<LoggedIn, CreateRefused> {
         match self {
             Town::Local(door) => door.create(ip, name, password).await.map(LoggedIn::here),
-            Town::Remote(remote) => remote.create(ip, name, password).await,
+            Town::Remote(remote) => remote.create(ip, name, password).await.map(LoggedIn::from),
         }
     }
 

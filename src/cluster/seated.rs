@@ -9,8 +9,8 @@ use std::time::Duration;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::Door;
 use super::calls::CallRefused;
+use super::door::Door;
 use super::games::{Known, card, catch_up, forget_placed, keep_placed, lock};
 use super::wire::{GameAsk, GameCall};
 use moot_kernel::world::sessions::SessionId;

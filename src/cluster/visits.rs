@@ -17,8 +17,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::watch;
 
-use super::Door;
 use super::calls::{CallRefused, Called, Refusal, written};
+use super::door::Door;
 use moot_kernel::verbs::game_module::{Access, GameModule, Page, WebAction, WebMethod};
 use moot_kernel::verbs::ratings::{self as views, Leaderboards, PlayedView, RatingsView, Whom};
 use moot_kernel::world::sessions::parse_id;
@@ -104,7 +104,7 @@ impl WebAsk {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NotMade {
     /// As telnet's `create` refuses it.
-    Refused(super::CreateRefused),
+    Refused(super::door::CreateRefused),
     /// Too many made from this address lately; again after this long.
     TooMany(std::time::Duration),
     /// The address is banned.

@@ -22,10 +22,10 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::CreateRefused;
 pub use super::calls::{
     CallRefused, Called, Credential, McpRead, PageRead, Refusal, ToolCall, VerbCall,
 };
+use super::door::CreateRefused;
 use crate::logins::Refused;
 use moot_kernel::store::AgentRow;
 use moot_kernel::world::{BoardMsg, Event, Leaving, Out, Said};

@@ -71,9 +71,9 @@ impl Calls {
                 ApiError::from(moot_kernel::verbs::VerbError::from(refusal)).into_response()
             }
             CallRefused::Unavailable(why) => ApiError::from(why).into_response(),
-            CallRefused::Away => crate::cluster::answers::away(),
-            CallRefused::Unknown => crate::cluster::answers::unknown(),
-            CallRefused::TooLarge(most) => crate::cluster::answers::too_large(most),
+            CallRefused::Away => ApiError::away().into_response(),
+            CallRefused::Unknown => ApiError::outcome_unknown().into_response(),
+            CallRefused::TooLarge(most) => ApiError::too_large(most).into_response(),
             CallRefused::Tool(e) => {
                 tracing::error!(error = ?e, "a REST route was answered as a tool");
                 ApiError::new(

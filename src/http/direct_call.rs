@@ -167,7 +167,7 @@ pub async fn answer(
     server: &MootMcp,
     agent: AgentId,
     call: Plain,
-    plain: crate::mcp::Plain,
+    plain: crate::cluster::calls::Plain,
 ) -> Response {
     let Plain {
         id,

@@ -98,6 +98,37 @@ impl ApiError {
         a
     }
 
+    /// A write the town took and never answered (it stopped meanwhile): not to be tried
+    /// again blindly.
+    pub fn outcome_unknown() -> ApiError {
+        ApiError::new(
+            ErrorCode::OutcomeUnknown,
+            "The town stopped before answering. If that changed anything it was stored: look \
+             before trying again.",
+        )
+    }
+
+    /// A host's answer while the town is away: to be tried again in a moment.
+    pub fn away() -> ApiError {
+        let mut a = ApiError::new(
+            ErrorCode::Unavailable,
+            "The town does not answer; please try again in a moment.",
+        );
+        a.retry_after = Some(std::time::Duration::from_secs(1));
+        a
+    }
+
+    /// A request larger than the broker carries in a message (`most` bytes): 413.
+    pub fn too_large(most: usize) -> ApiError {
+        ApiError {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            ..ApiError::invalid(format!(
+                "The request is too large to pass to the town: its broker carries at most \
+                 {most} bytes a message."
+            ))
+        }
+    }
+
     /// The database failed a request made outside the world (making an agent): SQLite's words
     /// go to the log, the caller hears that nothing happened.
     pub fn storage(e: moot_kernel::store::StoreError) -> ApiError {
@@ -123,5 +154,38 @@ impl IntoResponse for ApiError {
             );
         }
         r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn shape(e: ApiError) -> (StatusCode, Option<HeaderValue>, serde_json::Value) {
+        let r = e.into_response();
+        let (status, retry) = (r.status(), r.headers().get(header::RETRY_AFTER).cloned());
+        let body = axum::body::to_bytes(r.into_body(), 1 << 16).await.unwrap();
+        (status, retry, serde_json::from_slice(&body).unwrap())
+    }
+
+    /// What a host answers for a town it cannot reach is in the API's one shape, with a code
+    /// the published list (`/openapi.json`'s enum, made from [`ErrorCode::ALL`]) holds: a
+    /// client that checks answers against it once met an `OUTCOME_UNKNOWN` it did not list.
+    #[tokio::test]
+    async fn a_hosts_own_answers_carry_codes_the_api_lists() {
+        let listed = ErrorCode::ALL.map(ErrorCode::name);
+        let cases = [
+            (ApiError::outcome_unknown(), 502, "OUTCOME_UNKNOWN", None),
+            (ApiError::away(), 503, "UNAVAILABLE", Some("1")),
+            (ApiError::too_large(1024), 413, "INVALID_REQUEST", None),
+        ];
+        for (e, status, code, retry) in cases {
+            let (got, retry_after, body) = shape(e).await;
+            assert_eq!(got.as_u16(), status, "{body}");
+            assert_eq!(body["error"]["code"], code);
+            assert!(listed.contains(&code), "{code} is not in the API's list");
+            assert!(body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+            assert_eq!(retry_after.as_ref().map(|v| v.to_str().unwrap()), retry);
+        }
     }
 }

@@ -31,7 +31,7 @@ use rmcp::{ErrorData as McpError, ServerHandler};
 use serde_json::Value;
 
 use crate::cluster::Town;
-use crate::cluster::calls::{Credential, McpWhat};
+use crate::cluster::calls::{Credential, McpWhat, Plain};
 use crate::games;
 use moot_kernel::store::Store;
 use moot_kernel::verbs::{Json, Reply, Toolset, VerbEntry, VerbError};
@@ -45,10 +45,6 @@ pub use translate::{Answer, tool, tools};
 /// the world can judge), and how its text is to read (the address's `?screenreader=`).
 #[derive(Debug, Clone)]
 pub struct McpAgent(pub AgentId, pub Credential, pub Plain);
-
-/// Whether a request asks for its answers' text as a screen reader reads it (`?screenreader=on`
-/// or `off` on the address), whatever the agent's stored `@screenreader`; `None` keeps theirs.
-pub type Plain = Option<bool>;
 
 /// What a URL's query asks of [`Plain`]: `screenreader=on|off` (or `1`/`0`, `true`/`false`).
 pub fn plain_asked(query: Option<&str>) -> Plain {

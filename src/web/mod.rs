@@ -97,9 +97,9 @@ impl Web {
 fn not_answered(why: CallRefused) -> Response {
     match why {
         CallRefused::Unavailable(e) => unavailable(&e.to_string()),
-        CallRefused::Unknown => crate::cluster::answers::unknown(),
-        CallRefused::TooLarge(most) => crate::cluster::answers::too_large(most),
-        CallRefused::Away => crate::cluster::answers::away(),
+        CallRefused::Unknown => crate::http::ApiError::outcome_unknown().into_response(),
+        CallRefused::TooLarge(most) => crate::http::ApiError::too_large(most).into_response(),
+        CallRefused::Away => crate::http::ApiError::away().into_response(),
         why => {
             tracing::error!(?why, "a page's question was refused as no page's is");
             refused(

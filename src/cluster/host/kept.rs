@@ -28,7 +28,7 @@ pub(super) struct Key {
     place: String,
     name: String,
     arguments: String,
-    plain: crate::mcp::Plain,
+    plain: crate::cluster::calls::Plain,
 }
 
 impl Key {

@@ -125,7 +125,7 @@ impl From<crate::world::sessions::HostError> for VerbError {
             ErrorCode::Conflict => Code::AlreadyInMatch,
             ErrorCode::RateLimited => Code::RateLimited,
             ErrorCode::StorageUnavailable | ErrorCode::Unavailable => Code::StorageUnavailable,
-            ErrorCode::Internal => Code::Internal,
+            ErrorCode::Internal | ErrorCode::OutcomeUnknown => Code::Internal,
             ErrorCode::InvalidAction | ErrorCode::InvalidRequest => Code::InvalidRequest,
         });
         VerbError {

@@ -22,10 +22,13 @@ pub enum ErrorCode {
     Unavailable,
     /// The request met a bug in moot and was undone (500); nothing changed.
     Internal,
+    /// The town stopped after taking a write and before answering it (502): whatever it did
+    /// was stored, so the caller looks before trying again.
+    OutcomeUnknown,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 11] = [
+    pub const ALL: [ErrorCode; 12] = [
         ErrorCode::Unauthorized,
         ErrorCode::Forbidden,
         ErrorCode::NotFound,
@@ -37,6 +40,7 @@ impl ErrorCode {
         ErrorCode::StorageUnavailable,
         ErrorCode::Unavailable,
         ErrorCode::Internal,
+        ErrorCode::OutcomeUnknown,
     ];
 
     /// As the API writes it: `NOT_FOUND`.
@@ -53,6 +57,7 @@ impl ErrorCode {
             ErrorCode::StorageUnavailable => "STORAGE_UNAVAILABLE",
             ErrorCode::Unavailable => "UNAVAILABLE",
             ErrorCode::Internal => "INTERNAL",
+            ErrorCode::OutcomeUnknown => "OUTCOME_UNKNOWN",
         }
     }
 
@@ -60,6 +65,7 @@ impl ErrorCode {
         match self {
             ErrorCode::StorageUnavailable | ErrorCode::Unavailable => 503,
             ErrorCode::Internal => 500,
+            ErrorCode::OutcomeUnknown => 502,
             ErrorCode::Unauthorized => 401,
             ErrorCode::Forbidden => 403,
             ErrorCode::NotFound => 404,
