@@ -1,6 +1,7 @@
 //! Logging in with a character's name and password (or an API token), for every face that
 //! offers it (telnet's `connect`, the web's login form). One instance is shared, so guesses
-//! made through one face count against the same limits as guesses through the other.
+//! made through one face count against the same limits as guesses through the other; and why a
+//! login or a new character is refused, in the same words on every face.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -12,6 +13,17 @@ use tokio::time::Instant;
 use moot_kernel::identity::{self, Directory};
 use moot_kernel::limits::{Address, Limiter};
 use moot_kernel::store::{AgentRow, Store};
+
+/// Why a character was not made.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum CreateRefused {
+    /// The name or the password breaks a rule; the text says which.
+    Invalid(String),
+    /// Somebody has that name, whatever its case.
+    Taken,
+    /// The database could not be reached.
+    Unavailable,
+}
 
 /// What every failed login is told, whether the name or the password was wrong.
 pub const BAD_LOGIN: &str = "Either that player does not exist, or has a different password.";

@@ -233,7 +233,7 @@ async fn open_town(
             config.agent_rate.ceil() as u32,
         )),
         visits: Arc::default(),
-        game_worlds: Arc::new(crate::cluster::games::GameWorlds::handing(handed)),
+        game_worlds: Arc::new(crate::cluster::game_worlds::GameWorlds::handing(handed)),
     };
     Ok((door, world_task, welcome))
 }

@@ -28,7 +28,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::door::Door;
 use moot_kernel::identity::Directory;
 use moot_kernel::verbs::{ErrorKind, VerbError};
 use moot_kernel::world::sessions::ErrorCode;
@@ -75,7 +74,7 @@ pub fn vouch(directory: &Directory, credential: &Credential) -> Result<String, S
 
 /// Who calls a verb: whoever `credential` vouches for, or nobody for a verb that changes
 /// nothing (a public read).
-fn caller(
+pub(super) fn caller(
     directory: &Directory,
     credential: &Credential,
     read_only: bool,
@@ -85,10 +84,6 @@ fn caller(
         credential => vouch(directory, credential),
     }
 }
-
-/// The longest a verb called by name waits for what it waits on: within a host's call's own
-/// time limit, as the web's long polls are.
-const LONGEST_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// A verb called by name, by whoever `credential` vouches for, through `face`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -241,135 +236,6 @@ impl From<Refusal> for VerbError {
         e.retry_after = r.retry_after;
         e.host = r.host;
         e
-    }
-}
-
-impl Door {
-    /// The world's side of a [`ToolCall`], for `agent` (vouched for already, by
-    /// `super::games::tool` in the world process): the call answered by `tools`.
-    pub async fn tool_as(
-        &self,
-        tools: &Tools,
-        agent: moot_kernel::world::AgentId,
-        call: ToolCall,
-    ) -> Called {
-        tools(agent, McpAsk::Tool(call))
-            .await
-            .map_err(CallRefused::Tool)
-    }
-
-    /// The world's side of an [`McpRead`], as [`Door::tool_as`] answers a tool call.
-    pub async fn mcp_read(&self, tools: &Tools, read: McpRead) -> Called {
-        let agent = vouch(&self.directory, &read.credential).map_err(CallRefused::Unvouched)?;
-        tools(agent.into(), McpAsk::Read(read))
-            .await
-            .map_err(CallRefused::Tool)
-    }
-
-    /// The world's side of a [`VerbCall`], the same in this process and for a host: the
-    /// credential vouched for, the verb run from its JSON as a tool call runs it (counted,
-    /// admitted, undone if it fails), only its structured result read.
-    ///
-    /// A verb that answers "not yet" (a long poll: a game stream's next move) is asked again
-    /// each time what it waits on changes, up to its own wait and at most
-    /// [`LONGEST_WAIT`]; then its "not yet" answer is given as the result.
-    pub async fn call(&self, call: VerbCall) -> Called {
-        let (entry, agent) = self.vouched(&call)?;
-        self.call_as(entry, agent, call.face, call.args, None).await
-    }
-
-    /// The verb `call` names, and who its credential vouches for.
-    pub fn vouched(
-        &self,
-        call: &VerbCall,
-    ) -> Result<
-        (
-            &'static moot_kernel::verbs::VerbEntry,
-            moot_kernel::world::AgentId,
-        ),
-        CallRefused,
-    > {
-        let entry = crate::games::find(&call.verb)
-            .filter(|e| e.name == call.verb)
-            .ok_or_else(|| CallRefused::NoSuchVerb(call.verb.clone()))?;
-        let agent = caller(&self.directory, &call.credential, entry.read_only)
-            .map_err(CallRefused::Unvouched)?;
-        Ok((entry, agent.into()))
-    }
-
-    /// [`Door::call`] for `agent`, vouched for already (by this process, or by the town that
-    /// hands a game world the call); a new session it makes is numbered `session` if given.
-    pub async fn call_as(
-        &self,
-        entry: &'static moot_kernel::verbs::VerbEntry,
-        agent: moot_kernel::world::AgentId,
-        face: Face,
-        args: serde_json::Value,
-        session: Option<moot_kernel::world::sessions::SessionId>,
-    ) -> Called {
-        let started = tokio::time::Instant::now();
-        loop {
-            // The JSON is read and written here, so that the world task holds only the verb.
-            let args = (entry.read_args)(args.clone());
-            let (done, waits) = self
-                .world
-                .call(agent.clone(), face, move |w, cx| {
-                    if let Some(id) = session {
-                        w.next_session_is(id);
-                    }
-                    cx.data_only = true;
-                    let done = (entry.run_read)(w, cx, args);
-                    // Subscribed in the same turn of the world, so no change slips between.
-                    let waits = match &done {
-                        Err(moot_kernel::verbs::VerbError {
-                            pending: Some(p), ..
-                        }) => Some((w.await_change(p.on.clone()), p.wait, p.data.clone())),
-                        _ => None,
-                    };
-                    (done, waits)
-                })
-                .await
-                .map_err(CallRefused::Unavailable)?;
-            let Some((mut changed, wait, data)) = waits else {
-                return done
-                    .map(|reply| reply.data.json())
-                    .map_err(|e| CallRefused::Verb(e.into()));
-            };
-            let most = wait.map_or(LONGEST_WAIT, |w| w.min(LONGEST_WAIT));
-            match tokio::time::timeout_at(started + most, changed.changed()).await {
-                Ok(Ok(())) => continue,
-                // Unchanged all along: the verb's own answer for a wait that ran out.
-                _ => return written(&data),
-            }
-        }
-    }
-
-    /// The world's side of a [`PageRead`]: the text (as a JSON string), or `null` where there
-    /// is no such game or page.
-    pub async fn page(&self, read: PageRead) -> Called {
-        let Some(page) = crate::games::ALL
-            .iter()
-            .filter_map(|m| m.page.as_ref())
-            .find(|p| p.path == read.page)
-        else {
-            return written(&None::<String>);
-        };
-        let Ok(sid) = moot_kernel::world::sessions::parse_id(&read.id) else {
-            return written(&None::<String>);
-        };
-        // The page itself, or the download its suffix names.
-        let text: fn(&moot_kernel::world::World, _) -> Option<String> = match read.download {
-            None => page.html,
-            Some(suffix) => match page.downloads.iter().find(|d| d.suffix == suffix) {
-                Some(d) => d.text,
-                None => return written(&None::<String>),
-            },
-        };
-        let text = self
-            .world
-            .call("".into(), Face::Rest, move |w, _| text(w, sid))
-            .await;
-        written(&text.map_err(CallRefused::Unavailable)?)
     }
 }
 

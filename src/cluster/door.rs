@@ -6,7 +6,7 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use crate::logins::{Logins, Refused};
+use crate::logins::{CreateRefused, Logins, Refused};
 use moot_kernel::identity::{self, Directory};
 use moot_kernel::store::{AgentRow, CreateError, Origin, Store};
 use moot_kernel::world::{self, ConnId, Request, Sink, Source, WorldHandle};
@@ -26,20 +26,9 @@ pub struct Door {
     /// How many agents one address may make (`--agent-rate`), whichever host it asks.
     pub agents_by_address: Arc<moot_kernel::limits::Limiter<moot_kernel::limits::Address>>,
     /// Who is signed in on the web, and OAuth's grants in flight, for every host.
-    pub visits: Arc<super::visits::Visits>,
+    pub visits: Arc<super::signed::Visits>,
     /// The game worlds this town has heard from (none in one process).
-    pub game_worlds: Arc<super::games::GameWorlds>,
-}
-
-/// Why a character was not made.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum CreateRefused {
-    /// The name or the password breaks a rule; the text says which.
-    Invalid(String),
-    /// Somebody has that name, whatever its case.
-    Taken,
-    /// The database could not be reached.
-    Unavailable,
+    pub game_worlds: Arc<super::game_worlds::GameWorlds>,
 }
 
 impl Door {

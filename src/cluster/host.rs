@@ -23,13 +23,12 @@ mod calls;
 mod kept;
 
 use super::asked::{Answers, Asking};
-use super::door::CreateRefused;
 use super::heard::Heard;
 pub use super::held::{AWAY, BACK, GAVE_UP, NOT_DONE, PAUSES, RESUMED, UNANSWERED};
 use super::held::{Back, Held, State};
 use super::nats::{LinkError, connect, subscribe};
 use super::wire::{self, Answer, Ask, FromConn, Hello, News, ToConn, Welcome};
-use crate::logins::Refused;
+use crate::logins::{CreateRefused, Refused};
 use moot_kernel::store::AgentRow;
 use moot_kernel::world::{self, AgentId, ConnId, Leaving, Out, Source};
 

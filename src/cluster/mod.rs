@@ -20,6 +20,8 @@ mod asked;
 pub mod broker;
 pub mod calls;
 mod door;
+mod door_calls;
+pub mod game_worlds;
 pub mod games;
 mod grants;
 mod heard;
@@ -33,13 +35,13 @@ mod signed;
 pub mod visits;
 pub mod wire;
 
-pub use door::{CreateRefused, Door};
+pub use door::Door;
 
 use std::net::IpAddr;
 
 use tokio::time::Instant;
 
-use crate::logins::Refused;
+use crate::logins::{CreateRefused, Refused};
 use moot_kernel::store::AgentRow;
 use moot_kernel::world::{AgentId, ConnId, Leaving, Source, Taken};
 

@@ -11,7 +11,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::calls::CallRefused;
 use super::door::Door;
-use super::games::{Known, card, catch_up, forget_placed, keep_placed, lock};
+use super::game_worlds::lock;
+use super::games::{Known, card, catch_up, forget_placed, keep_placed};
 use super::wire::{GameAsk, GameCall};
 use moot_kernel::world::sessions::SessionId;
 use moot_kernel::world::{AgentId, Face, Unavailable};

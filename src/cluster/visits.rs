@@ -104,7 +104,7 @@ impl WebAsk {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NotMade {
     /// As telnet's `create` refuses it.
-    Refused(super::door::CreateRefused),
+    Refused(crate::logins::CreateRefused),
     /// Too many made from this address lately; again after this long.
     TooMany(std::time::Duration),
     /// The address is banned.

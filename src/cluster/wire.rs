@@ -25,8 +25,7 @@ use serde::{Deserialize, Serialize};
 pub use super::calls::{
     CallRefused, Called, Credential, McpRead, PageRead, Refusal, ToolCall, VerbCall,
 };
-use super::door::CreateRefused;
-use crate::logins::Refused;
+use crate::logins::{CreateRefused, Refused};
 use moot_kernel::store::AgentRow;
 use moot_kernel::world::{BoardMsg, Event, Leaving, Out, Said};
 use moot_kernel::wrap::Display;

@@ -184,7 +184,11 @@ mod tests {
             assert_eq!(got.as_u16(), status, "{body}");
             assert_eq!(body["error"]["code"], code);
             assert!(listed.contains(&code), "{code} is not in the API's list");
-            assert!(body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+            assert!(
+                body["error"]["message"]
+                    .as_str()
+                    .is_some_and(|m| !m.is_empty())
+            );
             assert_eq!(retry_after.as_ref().map(|v| v.to_str().unwrap()), retry);
         }
     }

@@ -7,9 +7,9 @@ use tokio::time::{Instant, sleep_until};
 
 use super::Shared;
 use super::connection::{Conn, DISCONNECTED, SHUTTING_DOWN, Typed, is_quit};
-use crate::cluster::CreateRefused;
 use crate::cluster::LoggedIn;
 pub use crate::logins::BAD_LOGIN;
+use crate::logins::CreateRefused;
 use crate::logins::Refused;
 pub const LOGIN_TIMEOUT: &str = "*** Timed-out waiting for login. ***";
 

@@ -11,8 +11,8 @@ use serde_json::json;
 
 use super::cookies;
 use super::{Web, refused};
-use crate::cluster::CreateRefused;
 use crate::cluster::visits::{NotMade, WebAsk};
+use crate::logins::CreateRefused;
 use crate::logins::{BAD_LOGIN, Refused};
 
 #[derive(Deserialize, Default)]
