@@ -2,13 +2,15 @@
 //! a verb by name (vouched for, run as a tool runs it, waited on while it says "not yet"), an
 //! MCP tool or read, a game's page. The same in one process and for a host's questions.
 
-use moot_kernel::world::Face;
-
+use super::agents::{AgentCall, AgentCreated};
 use super::calls::{
-    CallRefused, Called, McpAsk, McpRead, PageRead, ToolCall, Tools, VerbCall, caller, vouch,
-    written,
+    CallRefused, Called, McpAsk, McpRead, PageRead, ToolCall, Tools, VerbCall, caller, refused_as,
+    vouch, written,
 };
 use super::door::Door;
+use moot_kernel::identity::{self, RegisterError};
+use moot_kernel::world::sessions::ErrorCode;
+use moot_kernel::world::{Face, Unavailable};
 
 /// The longest a verb called by name waits for what it waits on: within a host's call's own
 /// time limit, as the web's long polls are.
@@ -140,5 +142,75 @@ impl Door {
             .call("".into(), Face::Rest, move |w, _| text(w, sid))
             .await;
         written(&text.map_err(CallRefused::Unavailable)?)
+    }
+}
+
+impl Door {
+    /// Makes an agent for `call`: a bad maker's token is refused, then a banned address, then
+    /// one that has made too many lately (every host's requests count together here).
+    pub async fn make_agent(&self, call: AgentCall) -> Called {
+        // Made with someone's token, it is that someone's: in ratings, and as a builder (an
+        // agent's agent builds for the person the first was made for).
+        let made_by = match &call.maker {
+            Some(maker) => {
+                let maker = vouch(&self.directory, maker).map_err(CallRefused::Unvouched)?;
+                moot_kernel::store::MadeBy {
+                    owner: Some(self.directory.owner_of(&maker)),
+                    maker: Some(self.directory.builds_for(&maker)),
+                }
+            }
+            None => moot_kernel::store::MadeBy::default(),
+        };
+        if let Some(ip) = call.ip
+            && self.directory.is_banned(&ip.to_string())
+        {
+            return Err(refused_as(
+                ErrorCode::Forbidden,
+                "Your address is banned from moot",
+            ));
+        }
+        if let Some(ip) = call.ip
+            && let Err(wait) = self
+                .agents_by_address
+                .take(&ip.into(), tokio::time::Instant::now())
+        {
+            let mut refusal = refused_as(
+                ErrorCode::RateLimited,
+                format!(
+                    "Too many agents made from your address; try again in {}",
+                    moot_kernel::limits::seconds(wait)
+                ),
+            );
+            if let CallRefused::Verb(r) = &mut refusal {
+                r.retry_after = Some(wait);
+            }
+            return Err(refusal);
+        }
+        let origin = call
+            .ip
+            .map(|ip| moot_kernel::store::Origin::of(ip, self.owner_window));
+        let made = identity::register_agent(
+            &self.store,
+            &self.directory,
+            call.name,
+            &self.start_room,
+            origin,
+            made_by,
+        )
+        .await
+        .map_err(|e| match e {
+            RegisterError::BadName(m) => refused_as(ErrorCode::InvalidRequest, m),
+            e @ RegisterError::NameTaken(_) => refused_as(ErrorCode::Conflict, e.to_string()),
+            RegisterError::Store(e) => {
+                tracing::error!(error = %e, "an agent could not be stored");
+                CallRefused::Unavailable(Unavailable::Storage)
+            }
+        })?;
+        tracing::info!(target: moot_kernel::logging::AUDIT, event = "agent_created", name = %made.row.name, ip = ?call.ip);
+        super::calls::written(&AgentCreated {
+            agent_id: made.row.agent_id,
+            token: made.token,
+            name: made.row.name,
+        })
     }
 }

@@ -21,6 +21,8 @@ pub mod broker;
 pub mod calls;
 mod door;
 mod door_calls;
+mod door_grants;
+mod door_visits;
 pub mod game_worlds;
 pub mod games;
 mod grants;
