@@ -412,6 +412,32 @@ async fn things_are_carried_given_and_locked_to_a_key() {
         ["You are carrying:", "  a brass lamp"]
     );
     assert_eq!(ann.command("take lamp").await, ["I see no \"lamp\" here."]);
+    // A lamp in hand and another on the floor are not one ambiguous "lamp": `take` looks on the
+    // floor, `drop` and `give` in hand (they once answered "I don't know which" and "You are
+    // not carrying").
+    ann.command("@create an oil lamp").await;
+    assert_eq!(bob.command("take lamp").await, ["You take an oil lamp."]);
+    ann.expect("Bob takes an oil lamp.").await;
+    let which = bob.command("drop lamp").await;
+    assert!(
+        which[0].starts_with("I don't know which \"lamp\" you mean."),
+        "{which:?}"
+    );
+    assert_eq!(
+        bob.command("drop oil lamp").await,
+        ["You drop an oil lamp."]
+    );
+    ann.expect("Bob drops an oil lamp.").await;
+    assert_eq!(
+        bob.command("give lamp to Ann").await,
+        ["You give a brass lamp to Ann."]
+    );
+    ann.expect("Bob gives you a brass lamp.").await;
+    assert_eq!(
+        ann.command("give lamp to Bob").await,
+        ["You give a brass lamp to Bob."]
+    );
+    bob.expect("Ann gives you a brass lamp.").await;
     assert_eq!(
         bob.command("take chest").await,
         ["An iron chest is locked in place."]

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::parse::{text, text_then_last, whole};
-use super::target::{Target, find_here};
+use super::target::{Target, Within, find_here, find_within, not_carried};
 use super::{Reply, Topic, Verb, VerbError, usage};
 
 /// Where `help` lists what people do with things: carry them, and use their programmed verbs.
@@ -43,15 +43,13 @@ fn refused(r: crate::world::build::Refused) -> VerbError {
     VerbError::refused(r.0)
 }
 
-/// The thing `word` names among what `cx`'s actor carries.
+/// The thing `word` names among what `cx`'s actor carries (only there: a thing of the same
+/// name on the floor does not make it ambiguous).
 fn carried(world: &World, cx: &Cx, word: &str) -> Result<usize, VerbError> {
     let pocket = world.pocket_of(&cx.actor);
-    match find_here(world, &cx.actor, word) {
-        Ok(Target::Thing(r, k)) if Some(r) == pocket => Ok(k),
-        _ => Err(VerbError::not_found(format!(
-            "You are not carrying \"{}\".",
-            word.trim()
-        ))),
+    match find_within(world, &cx.actor, word, Within::Carried)? {
+        Target::Thing(r, k) if Some(r) == pocket => Ok(k),
+        _ => Err(not_carried(word)),
     }
 }
 
@@ -83,7 +81,17 @@ number.";
 
     fn run(world: &mut World, cx: &mut Cx, args: ThingArgs) -> Result<Reply<Moved>, VerbError> {
         let here = world.player(&cx.actor).room;
-        let (r, k) = match find_here(world, &cx.actor, &args.thing)? {
+        // The floor first: a lamp in hand does not hide the one lying here.
+        let found =
+            find_within(world, &cx.actor, &args.thing, Within::Floor).or_else(
+                |e| match find_here(world, &cx.actor, &args.thing) {
+                    Ok(Target::Thing(r, _)) if r != here => {
+                        Err(VerbError::refused("You already have that."))
+                    }
+                    _ => Err(e),
+                },
+            )?;
+        let (r, k) = match found {
             Target::Thing(r, k) if r == here => (r, k),
             Target::Thing(..) => return Err(VerbError::refused("You already have that.")),
             _ => {

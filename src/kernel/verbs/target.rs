@@ -54,7 +54,31 @@ pub fn person_here<'w>(
         })
 }
 
+/// Which things a word may name: a verb that acts on a thing you carry (`drop`, `give`) looks
+/// in your pockets only, one that picks a thing up (`take`) on the floor only, so that a lamp
+/// in hand and another on the floor are not one ambiguous "lamp" to either.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Within {
+    /// What the viewer carries, then what stands here.
+    Reach,
+    /// What the viewer carries.
+    Carried,
+    /// What stands here.
+    Floor,
+}
+
+/// What `word` names from where `viewer` stands: among what they carry and what stands here.
 pub fn find_here(world: &World, viewer: &AgentId, word: &str) -> Result<Target, VerbError> {
+    find_within(world, viewer, word, Within::Reach)
+}
+
+/// What `word` names from where `viewer` stands, its things sought only `within`.
+pub fn find_within(
+    world: &World,
+    viewer: &AgentId,
+    word: &str,
+    within: Within,
+) -> Result<Target, VerbError> {
     let word = word.trim();
     let room = world.player(viewer).room;
     if ["me", "myself"]
@@ -73,9 +97,13 @@ pub fn find_here(world: &World, viewer: &AgentId, word: &str) -> Result<Target, 
         // Else an object's number (a game here wins: `look #3` has always meant game #3).
         return match world.map.find_num(n.number()) {
             Some(Found::Room(r)) if r == room => Ok(Target::Room(room)),
-            Some(Found::Thing(r, k)) if r == room || Some(r) == world.pocket_of(viewer) => {
+            Some(Found::Thing(r, k))
+                if (r == room && within != Within::Carried)
+                    || (Some(r) == world.pocket_of(viewer) && within != Within::Floor) =>
+            {
                 Ok(Target::Thing(r, k))
             }
+            _ if within == Within::Carried => Err(not_carried(word)),
             _ => Err(VerbError::not_found(format!("There is no game #{n} here."))),
         };
     }
@@ -98,7 +126,11 @@ pub fn find_here(world: &World, viewer: &AgentId, word: &str) -> Result<Target, 
         }
     }
     // What they carry, then what stands here.
-    let pocket = world.pocket_of(viewer);
+    let pocket = world.pocket_of(viewer).filter(|_| within != Within::Floor);
+    let floor: &[_] = match within {
+        Within::Carried => &[],
+        _ => &world.map.room(room).things,
+    };
     let carried = pocket
         .map(|p| world.map.room(p).things.as_slice())
         .unwrap_or_default()
@@ -107,10 +139,7 @@ pub fn find_here(world: &World, viewer: &AgentId, word: &str) -> Result<Target, 
         .filter_map(|(i, t)| Some((Target::Thing(pocket?, i), t.names().collect())));
     let candidates: Vec<(Target, Vec<&str>)> = carried
         .chain(
-            world
-                .map
-                .room(room)
-                .things
+            floor
                 .iter()
                 .enumerate()
                 .map(|(i, t)| (Target::Thing(room, i), t.names().collect())),
@@ -144,12 +173,21 @@ pub fn find_here(world: &World, viewer: &AgentId, word: &str) -> Result<Target, 
     };
     match matches.as_slice() {
         [one] => Ok((*one).clone()),
-        [] => Err(VerbError::not_found(format!(
-            "I see no \"{word}\" here.{}",
-            crate::text::did_you_mean(word, candidates.iter().flat_map(|(_, n)| n.iter().copied()))
-        ))),
+        [] => {
+            let names = candidates.iter().flat_map(|(_, n)| n.iter().copied());
+            let slip = crate::text::did_you_mean(word, names);
+            Err(VerbError::not_found(match within {
+                Within::Carried => format!("You are not carrying \"{word}\".{slip}"),
+                _ => format!("I see no \"{word}\" here.{slip}"),
+            }))
+        }
         _ => Err(VerbError::not_found(format!(
             "I don't know which \"{word}\" you mean."
         ))),
     }
+}
+
+/// The refusal of a verb that acts on a thing you carry, for a word naming none.
+pub fn not_carried(word: &str) -> VerbError {
+    VerbError::not_found(format!("You are not carrying \"{}\".", word.trim()))
 }
