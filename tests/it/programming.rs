@@ -515,3 +515,33 @@ async fn kept_from(bob: &mut Client) {
         "{examined:?}"
     );
 }
+
+/// A programmer playing in a Werewolf match is kept from the town's verbs, their own among
+/// them, and told so as themself (they were once told that they could not hear themself).
+#[tokio::test]
+async fn a_player_in_a_werewolf_match_is_told_their_own_verbs_wait() {
+    let s = TestServer::start_with(|c| c.time_scale = 1.0).await;
+    let mut ann = programmer(&s, "Ann").await;
+    assert_eq!(
+        ann.command("@create a brass lamp").await,
+        ["You make a brass lamp (#1000)."]
+    );
+    ann.command("@verb lamp rub").await;
+    ann.command("@program #1000:rub").await;
+    ann.command("tell(player, \"The lamp is warm.\");").await;
+    assert_eq!(
+        ann.command(".").await,
+        ["#1000:rub is stored as version 1."]
+    );
+    assert_eq!(ann.command("take lamp").await, ["You take a brass lamp."]);
+    ann.send("rub lamp").await;
+    ann.expect("The lamp is warm.").await;
+    ann.command("north").await;
+    ann.send("werewolf practice").await;
+    ann.expect("begins: you and seven house bots").await;
+    assert_eq!(
+        ann.command("rub lamp").await,
+        ["You are playing Werewolf; the town's verbs wait until the match ends."]
+    );
+    s.stop().await;
+}

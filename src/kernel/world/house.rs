@@ -230,6 +230,16 @@ impl World {
         ))
     }
 
+    /// Why `actor`'s own programmed verbs cannot run now, if they cannot: the game they play
+    /// keeps them apart from the town, in both directions.
+    pub fn kept_from_town(&self, actor: &AgentId) -> Option<String> {
+        let s = self.session(*self.secluded.get(actor)?)?;
+        Some(format!(
+            "You are playing {}; the town's verbs wait until the match ends.",
+            s.template.title
+        ))
+    }
+
     /// Queues every session's deadline (at start, after the replay).
     pub fn schedule_all(&mut self) {
         for sid in self.session_ids() {

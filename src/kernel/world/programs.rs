@@ -512,7 +512,7 @@ impl World {
             return Err(Refused(format!("#{num} has no verb called {name}.")));
         };
         // A game that keeps someone apart from the town (a Werewolf match) keeps their verbs in.
-        if let Some(why) = self.deaf_to_town(&cx.actor) {
+        if let Some(why) = self.kept_from_town(&cx.actor) {
             return Err(Refused(why));
         }
         let code = version.code.clone();
