@@ -349,7 +349,7 @@ pub fn run_line(world: &mut World, cx: &mut Cx, line: &str) -> Result<Vec<String
                 (Some(num), Some(run)) => {
                     (run.run_line)(world, cx, &format!("#{num} {word} {rest}"))
                 }
-                _ => Err(unknown::answer(world, &cx.actor, line)),
+                _ => Err(unknown::answer(world, &cx.actor, cx.face, line)),
             }
         }
     }

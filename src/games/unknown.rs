@@ -6,13 +6,26 @@
 use super::{ALL, REGISTRY};
 use moot_kernel::text::{closest, english_list_or};
 use moot_kernel::verbs::{NOT_UNDERSTOOD, VerbError};
-use moot_kernel::world::{AgentId, World};
+use moot_kernel::world::{AgentId, Face, World};
 
-/// Words other MUDs use to leave, which here would leave nothing.
-const LEAVING: &[&str] = &["exit", "quit", "logout", "logoff", "leave", "bye"];
+/// Words other MUDs use to leave, which here would leave nothing, and telnet's own way out
+/// (which only a telnet connection takes).
+const LEAVING: &[&str] = &["exit", "quit", "logout", "logoff", "leave", "bye", "@quit"];
 
-/// The answer to `line`, which no verb takes, typed by `actor`.
-pub fn answer(world: &World, actor: &AgentId, line: &str) -> VerbError {
+/// How to leave the town from `face`: only telnet has `@quit`.
+fn how_to_leave(face: Face) -> &'static str {
+    match face {
+        Face::Telnet => "To leave moot, type `@quit`.",
+        Face::Rest => "To leave moot, sign out on the page, or close it.",
+        Face::Mcp => {
+            "An agent leaves the town by going quiet: it goes after a while without a \
+call, and comes back with its next."
+        }
+    }
+}
+
+/// The answer to `line`, which no verb takes, typed by `actor` through `face`.
+pub fn answer(world: &World, actor: &AgentId, face: Face, line: &str) -> VerbError {
     for read in ALL.iter().filter_map(|m| m.hooks.unknown) {
         if let Some(hint) = read(world, actor, line) {
             return VerbError::not_found(hint);
@@ -32,7 +45,7 @@ pub fn answer(world: &World, actor: &AgentId, line: &str) -> VerbError {
                 exits.join(", ")
             ),
         };
-        return VerbError::not_found(format!("To leave moot, type `@quit`.{walk}"));
+        return VerbError::not_found(format!("{}{walk}", how_to_leave(face)));
     }
     // Only verbs the typist may use are suggested: a wizard's or a builder's to them alone.
     let wizard = world.is_present(actor) && world.player(actor).wizard;

@@ -1239,6 +1239,14 @@ async fn the_web_console_runs_lines_and_keeps_its_reader_in_the_town() {
     ann.expect("Bea says, \"hello\"").await;
     let (status, _) = console_line(s.http, &cookie, "not-the-token", "say forged").await;
     assert_eq!(status, 403);
+    // The way out is the page's, not telnet's `@quit` (which the console once offered, and
+    // then did not understand).
+    for line in ["quit", "@quit"] {
+        let (_, said) = console_line(s.http, &cookie, &csrf, line).await;
+        let said = said.to_string();
+        assert!(said.contains("sign out on the page"), "{line}: {said}");
+        assert!(!said.contains("`@quit`"), "{line}: {said}");
+    }
     ann.send("say hi Bea").await;
     ann.expect("You say, \"hi Bea\"").await;
     // Reading every 300 ms for twice the idle time keeps her here, and she hears Ann.
