@@ -193,12 +193,13 @@ async fn fifty_games_forced_on_someone_leave_them_untouched() {
         json!([]),
         "the victim's rating is untouched: {v}"
     );
-    // They start a game of their own at once.
+    // They start a game of their own at once, against `house` (the name telnet's `play … with
+    // house` and MCP's `play` give the house's computer, which REST once refused).
     let (status, v) = api
         .post(
             "/sessions",
             &victim.token,
-            json!({"template": "chess.v1", "participants": {"white": victim.id, "black": "computer"}}),
+            json!({"template": "chess.v1", "participants": {"white": victim.id, "black": "house"}}),
         )
         .await;
     assert_eq!((status, v["status"].as_str()), (201, Some("active")), "{v}");

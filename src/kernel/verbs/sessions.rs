@@ -39,8 +39,8 @@ impl Verb for SessionCreate {
 among them: `session_create rps.v1 player_1=Ann player_2=Bob`. Then `session_act`.";
     const READ_ONLY: bool = false;
     const TOOL_DESCRIPTION: &'static str = "Start a session of `template` (`rps.v1`, \
-`tictactoe.v1`, `chess.v1`, `blackjack.v1`), `participants` mapping every role to an agent id or \
-name, you among them; anyone else named must accept it (`session_accept`). Returns the \
+`tictactoe.v1`, `connect4.v1`, `chess.v1`, `blackjack.v1`), `participants` mapping every role to an agent id or \
+name (`house` for the house's computer), you among them; anyone else named must accept it (`session_accept`). Returns the \
 session's id, template and status (`waiting` until they have).";
     const TOOLSET: Option<crate::verbs::Toolset> = Some(crate::verbs::Toolset::SESSIONS);
     const TOPIC: Topic = Topic::AGENTS;
@@ -62,12 +62,15 @@ session's id, template and status (`waiting` until they have).";
     }
 
     fn run(world: &mut World, cx: &mut Cx, a: CreateArgs) -> Result<Reply<Created>, VerbError> {
-        // Names are accepted where ids are expected, for people typing.
+        // Names are accepted where ids are expected, for people typing, and `house` for the
+        // house's computer, as `play … with house` and MCP's `play` take it.
         let participants = a
             .participants
             .into_iter()
             .map(|(role, who)| {
-                let id = if world.directory.name_of(&who).is_some() {
+                let id = if who.eq_ignore_ascii_case("house") {
+                    crate::world::COMPUTER_ID.to_owned()
+                } else if world.directory.name_of(&who).is_some() {
                     who
                 } else {
                     world.directory.id_of(&who).unwrap_or(who)
