@@ -98,10 +98,42 @@ async fn bytes<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiErro
 /// Parses a body, [cleaning](moot_kernel::text::clean_json) every string in it first, as every face
 /// does with what it is sent.
 fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let invalid = |e: serde_json::Error| ApiError::invalid(format!("Invalid JSON body: {e}"));
+    let invalid =
+        |e: serde_json::Error| ApiError::invalid(format!("Invalid JSON body: {}", plain(&e)));
     let mut v: serde_json::Value = serde_json::from_slice(bytes).map_err(invalid)?;
+    // Every body of the API is an object: serde would read an array into a struct by
+    // position (`[]` made an agent, `["x"]` named one).
+    if !v.is_object() {
+        return Err(ApiError::invalid(
+            "Invalid JSON body: it must be an object, `{...}`",
+        ));
+    }
     moot_kernel::text::clean_json(&mut v).map_err(|e| ApiError::invalid(e.to_string()))?;
     serde_json::from_value(v).map_err(invalid)
+}
+
+/// serde's words for what it expected, in the API's: no Rust type names (`u8`, `struct
+/// CreateAgent`) reach a client.
+fn plain(e: &serde_json::Error) -> String {
+    let said = e.to_string();
+    let Some((before, after)) = said.split_once("expected ") else {
+        return said;
+    };
+    let (what, rest) = after
+        .split_once(" at line ")
+        .map_or((after, ""), |(w, r)| (w, r));
+    let what = match what {
+        "u8" | "u16" | "u32" | "u64" | "usize" | "i8" | "i16" | "i32" | "i64" | "isize" => {
+            "a whole number"
+        }
+        "f32" | "f64" => "a number",
+        w if w.starts_with("struct ") || w.starts_with("map") => "an object",
+        w => w,
+    };
+    match rest {
+        "" => format!("{before}expected {what}"),
+        rest => format!("{before}expected {what} at line {rest}"),
+    }
 }
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
@@ -128,5 +160,31 @@ impl<T: DeserializeOwned + Default, S: Send + Sync> FromRequest<S> for OptionalB
             return Ok(OptionalBody(T::default()));
         }
         parse(&b).map(OptionalBody)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal<T: DeserializeOwned + std::fmt::Debug>(body: &str) -> String {
+        format!("{:?}", parse::<T>(body.as_bytes()).unwrap_err())
+    }
+
+    /// A body that is no object is refused, not read into a struct by position: `[]` once made
+    /// an agent; and serde's Rust names for what it expected stay out of the answer.
+    #[test]
+    fn a_body_must_be_an_object_and_its_refusals_name_no_rust_type() {
+        assert!(parse::<super::super::CreateAgent>(b"{}").is_ok());
+        for body in ["[]", "[\"x\"]", "7", "\"Ann\"", "null"] {
+            let why = refusal::<super::super::CreateAgent>(body);
+            assert!(why.contains("it must be an object"), "{body}: {why}");
+        }
+        let why =
+            refusal::<super::super::SubmitAction>(r#"{"action": "x", "expected_tick": "one"}"#);
+        assert!(why.contains("expected a whole number"), "{why}");
+        assert!(!why.contains("u64") && !why.contains("u32"), "{why}");
+        let why = refusal::<super::super::CreateAgent>(r#"{"name": 7}"#);
+        assert!(why.contains("invalid type"), "{why}");
     }
 }
