@@ -42,6 +42,18 @@ pub const TELNET_COMMANDS: &[(&str, &str)] = &[
     ),
 ];
 
+/// `help @quit`, `help PREFIX`: a connection's own command, as `help basics` lists it.
+fn telnet_command(word: &str) -> Option<String> {
+    TELNET_COMMANDS.iter().find_map(|&(names, what)| {
+        let named = names.split(',').any(|n| {
+            n.split_whitespace()
+                .next()
+                .is_some_and(|n| n.eq_ignore_ascii_case(word))
+        });
+        named.then(|| format!("{names}: {what} (typed on a telnet connection)"))
+    })
+}
+
 impl Verb for Help {
     const NAME: &'static str = "help";
     const ALIASES: &'static [&'static str] = &["?"];
@@ -64,6 +76,7 @@ a verb; without one, list the verbs by topic. Returns the text.";
     fn run(world: &mut World, cx: &mut Cx, args: HelpArgs) -> Result<Reply<HelpText>, VerbError> {
         let reader = Reader {
             person: cx.face == Face::Telnet,
+            tools: cx.face == Face::Mcp,
             wizard: world.find_player(&cx.actor).is_some_and(|p| p.wizard),
             pace: world.time_scale(),
         };
@@ -72,6 +85,7 @@ a verb; without one, list the verbs by topic. Returns the text.";
             None => overview(reader),
             Some(word) if let Some(m) = table_game_named(word) => table_game(m),
             Some(word) if let Some(t) = topic_named(word) => topic(t, reader),
+            Some(word) if let Some(line) = telnet_command(word) => vec![line],
             Some(topic) => {
                 let e = find(topic.trim_start_matches('@'))
                     .or_else(|| find(topic))
@@ -81,8 +95,16 @@ a verb; without one, list the verbs by topic. Returns the text.";
                         ))
                     })?;
                 let mut lines = vec![format!("Usage: {}", e.usage)];
-                if !e.aliases.is_empty() {
-                    lines.push(format!("Also: {}", e.aliases.join(", ")));
+                // Not the name the usage already shows (`@dig` is the usage's own word).
+                let typed = e.usage.split_whitespace().next();
+                let also: Vec<&str> = e
+                    .aliases
+                    .iter()
+                    .copied()
+                    .filter(|a| Some(*a) != typed)
+                    .collect();
+                if !also.is_empty() {
+                    lines.push(format!("Also: {}", also.join(", ")));
                 }
                 lines.push(e.help.to_owned());
                 lines
@@ -104,6 +126,9 @@ a verb; without one, list the verbs by topic. Returns the text.";
 #[derive(Debug, Clone, Copy)]
 struct Reader {
     person: bool,
+    /// An agent over MCP, which calls tools: a verb that is no tool (telnet's `@wrap`, the
+    /// lichess Bot API's reads) is not listed to it.
+    tools: bool,
     wizard: bool,
     /// The town's pace (`--time-scale`), for rules that name their times.
     pace: f64,
@@ -149,8 +174,12 @@ fn rows<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<String> {
         .collect()
 }
 
-fn verbs_of(t: Topic) -> impl Iterator<Item = &'static VerbEntry> {
-    REGISTRY.iter().copied().filter(move |e| e.topic == t)
+/// The verbs of topic `t` that `reader` can use where they read.
+fn verbs_of(t: Topic, reader: Reader) -> impl Iterator<Item = &'static VerbEntry> {
+    REGISTRY
+        .iter()
+        .copied()
+        .filter(move |e| e.topic == t && (!reader.tools || e.toolset.is_some()))
 }
 
 /// The topics a reader is shown: not the agents' to a person, not the wizards' to anyone else.
@@ -215,7 +244,7 @@ fn overview(reader: Reader) -> Vec<String> {
             }
             _ => lines.push(format!("{}:", t.title)),
         }
-        lines.extend(list(verbs_of(t)));
+        lines.extend(list(verbs_of(t, reader)));
     }
     lines.extend(games_lines());
     lines.push("Typing the name of an exit (`north`, `n`) walks through it.".into());
@@ -242,7 +271,7 @@ fn topic(t: Topic, reader: Reader) -> Vec<String> {
     if t == Topic::WIZARDS && !reader.wizard {
         return lines;
     }
-    lines.extend(list(verbs_of(t)));
+    lines.extend(list(verbs_of(t, reader)));
     if t == Topic::TABLES {
         let games: Vec<String> = ALL
             .iter()

@@ -256,6 +256,17 @@ async fn help_groups_the_verbs_by_topic_and_keeps_agents_tools_apart() {
         text.contains("  session_create") && !text.contains("@boot"),
         "{text}"
     );
+    // Only what an agent can call: not the lichess Bot API's reads (once listed, then
+    // refused as unknown tools) nor telnet's `@wrap`.
+    for none in [
+        "bot_account",
+        "bot_events",
+        "bot_game",
+        "@wrap",
+        "@linelength",
+    ] {
+        assert!(!text.contains(none), "{none}: {text}");
+    }
 }
 
 /// A tic-tac-toe game with a time per move, over REST: x, who never moves, loses on time. The

@@ -688,6 +688,15 @@ async fn help_fits_a_screen_and_names_the_games_and_no_agents_tools() {
     // The rules are a command away, not on the page.
     let ww = ann.command("help werewolf").await;
     assert!(ww.last().unwrap().contains("`werewolf rules`"), "{ww:?}");
+    // A connection's own commands have help as `help basics` lists them (it once had none),
+    // and a verb's usage is not named again as its alias (`Also: @dig` under `@dig`).
+    assert_eq!(
+        ann.command("help @quit").await,
+        ["@quit, QUIT: Leave moot. (typed on a telnet connection)"]
+    );
+    let dig = ann.command("help @dig").await;
+    assert!(dig[0].starts_with("Usage: @dig"), "{dig:?}");
+    assert!(!dig.iter().any(|l| l.starts_with("Also:")), "{dig:?}");
     s.stop().await;
 }
 
