@@ -264,6 +264,13 @@ async fn a_silent_agent_leaves_after_the_agents_idle_time() {
     .await;
     let bot = s.api().agent(Some("Robo")).await;
     let mut ann = s.player("Ann").await;
+    // Saying nothing is refused with the usage, as a typed `say` alone is (a call's `""` once
+    // said `You say, ""`).
+    for (verb, empty) in [("say", ""), ("say", "   "), ("emote", "")] {
+        let r = crate::support::mcp_tool(s.http, &bot.token, verb, json!({ "text": empty })).await;
+        assert_eq!(r["isError"], true, "{verb} {empty:?}: {r}");
+        assert!(r.to_string().contains("Usage: "), "{verb} {empty:?}: {r}");
+    }
     let r = crate::support::mcp_tool(s.http, &bot.token, "say", json!({"text": "hi"})).await;
     assert_ne!(r["isError"], true, "{r}");
     ann.expect("Robo says, \"hi\"").await;

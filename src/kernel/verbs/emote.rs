@@ -25,6 +25,7 @@ shown as `<your name> waves.` Returns the line shown and who saw it.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: TextArgs) -> Result<Reply<Heard>, VerbError> {
+        let args = args.said::<Emote>()?;
         let me = world.player(&cx.actor);
         let glue = if args.text.starts_with(|c: char| c.is_ascii_punctuation()) {
             ""

@@ -24,6 +24,17 @@ pub struct Heard {
     pub heard_by: Vec<String>,
 }
 
+impl TextArgs {
+    /// `self`, if it says something: a call's `{"text": ""}` is refused with verb `V`'s usage,
+    /// as a typed `say` with nothing after it is.
+    pub fn said<V: Verb>(self) -> Result<TextArgs, VerbError> {
+        if self.text.trim().is_empty() {
+            return Err(usage::<V>());
+        }
+        Ok(self)
+    }
+}
+
 /// Reads "the rest of the line", required.
 pub fn text_args<V: Verb>(rest: &str) -> Result<TextArgs, VerbError> {
     whole(rest, text, usage::<V>).map(|t| TextArgs { text: t.to_owned() })
@@ -47,6 +58,7 @@ the line they heard and who heard it.";
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: TextArgs) -> Result<Reply<Heard>, VerbError> {
+        let args = args.said::<Say>()?;
         let says = |name: &str| quoted(name, " says, \"", &args.text);
         let spoken = cx.speak(world, "say", |name| says(name).into());
         // A typed line prints only the speaker's own words: what the others heard is made for
