@@ -397,6 +397,11 @@ async fn things_are_carried_given_and_locked_to_a_key() {
         bob.command("take fountain").await,
         ["You can't take the stone fountain; it stays where it is."]
     );
+    // The town's own exit is refused in `@close`'s words (once `@recycle`'s).
+    assert_eq!(
+        ann.command("@close north").await,
+        ["That exit is part of the town's own files: it cannot be closed."]
+    );
     ann.command("@create a brass lamp").await;
     ann.command("@create a small key").await;
     ann.command("@create an iron chest").await;

@@ -618,7 +618,18 @@ from where you stand. Returns its number.";
         builder(world, &cx.actor)?;
         let here = world.player(&cx.actor).room;
         match object(world, &cx.actor, &args.object)? {
-            found @ Found::Exit(r, _) if r == here => recycle_found(world, cx, found),
+            found @ Found::Exit(r, _) if r == here => {
+                // Refused in this verb's words, not `@recycle`'s.
+                match world.owner_of(found) {
+                    None => Err(VerbError::refused(
+                        "That exit is part of the town's own files: it cannot be closed.",
+                    )),
+                    Some(owner) if !world.may_change(&cx.actor, Some(owner)) => {
+                        Err(VerbError::refused("That exit is not yours to close."))
+                    }
+                    Some(_) => recycle_found(world, cx, found),
+                }
+            }
             _ => Err(VerbError::not_found(format!(
                 "There is no exit \"{}\" here.",
                 args.object
