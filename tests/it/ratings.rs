@@ -92,7 +92,9 @@ async fn a_rated_game_moves_both_ratings_on_every_face_and_a_rebuild_gives_the_s
     );
     assert_eq!(
         ann.command("leaderboard chess").await,
-        ["Nobody has finished a game of chess yet."]
+        [
+            "Nobody is on the chess leaderboard yet: it counts rated games as they end (and every game of luck)."
+        ]
     );
     ann_resigns(
         &mut ann,
@@ -151,7 +153,10 @@ async fn a_rated_game_moves_both_ratings_on_every_face_and_a_rebuild_gives_the_s
     );
     assert_eq!(
         bob.command("leaderboard go").await,
-        ["No leaderboard for \"go\"; there are: chess/classical."]
+        // Every game is named, not only those with a board yet (once only chess/classical).
+        [
+            "No leaderboard for \"go\"; the games are: blackjack, chess, connect4, rps, tictactoe, werewolf."
+        ]
     );
 
     // REST says the same, to anyone.

@@ -834,7 +834,7 @@ async fn every_game_has_a_leaderboard_page_from_the_start() {
         let (status, page) = get(format!("/leaderboard/{game}")).await;
         assert_eq!(status, 200, "{game}: {page}");
         assert!(
-            page.contains(&format!("Nobody has finished a game of {game} yet.")),
+            page.contains(&format!("Nobody is on the {game} leaderboard yet")),
             "{page}"
         );
     }

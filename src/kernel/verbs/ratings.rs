@@ -176,8 +176,10 @@ pub struct Leaderboards {
 
 /// What the leaderboard of `game` says while it has no boards.
 pub fn nobody_yet(game: &str) -> String {
+    // Not "nobody has finished a game": a casual game ends without reaching the board.
     format!(
-        "Nobody has finished a game of {} yet.",
+        "Nobody is on the {} leaderboard yet: it counts rated games as they end (and every \
+         game of luck).",
         game.trim().to_ascii_lowercase()
     )
 }
@@ -304,15 +306,14 @@ pub fn leaderboards(
         return Ok(Leaderboards { boards: Vec::new() });
     }
     if chosen.is_empty() {
-        let names: Vec<&str> = boards.iter().map(|(b, _)| *b).collect();
-        return Err(VerbError::not_found(if names.is_empty() {
-            format!("No leaderboard for \"{game}\": nobody has finished a rated game yet.")
-        } else {
-            format!(
-                "No leaderboard for \"{game}\"; there are: {}.",
-                names.join(", ")
-            )
-        }));
+        // Every game has one (not only those with a board yet).
+        let mut games: Vec<&str> = world.templates().map(|t| t.word()).collect();
+        games.sort_unstable();
+        games.dedup();
+        return Err(VerbError::not_found(format!(
+            "No leaderboard for \"{game}\"; the games are: {}.",
+            games.join(", ")
+        )));
     }
     let mut out = Vec::new();
     let season = season.map(str::trim).filter(|s| !s.is_empty());
