@@ -53,6 +53,15 @@ async fn rock_paper_scissors_and_tic_tac_toe_against_the_house_with_text_boards(
         "{table}"
     );
     assert!(!table.contains('{'), "a text table, not JSON: {table}");
+    // Where the game stands says names too: in `games`, `look` and the town's map (they once
+    // said "paper beats rock: player_2 wins").
+    let games = ann.command("games").await.join("\n");
+    let look = ann.command("look").await.join("\n");
+    let (_, map) = s.api().send("GET", "/town.json", None, None).await;
+    for (face, text) in [("games", games), ("look", look), ("map", map.to_string())] {
+        assert!(text.contains("Ann"), "{face}: {text}");
+        assert!(!text.contains("player_"), "{face}: {text}");
+    }
 
     ann.send("play tictactoe with house").await;
     ann.expect("game #2, you are x.").await;

@@ -48,7 +48,7 @@ fn line_of(s: &Session) -> GameLine {
         template: s.template.id.to_owned(),
         players: s.players_line(),
         status: s.status().to_owned(),
-        state: s.game.situation(),
+        state: s.situation(),
     }
 }
 

@@ -247,7 +247,7 @@ pub fn player(
                 game: crate::ratings::game_name(s.template.id).to_owned(),
                 role: role.to_owned(),
                 rated: s.rated,
-                ending: s.game.ending().filter(|_| s.game.is_terminal()),
+                ending: s.ending().filter(|_| s.game.is_terminal()),
             })
         })
         .take(limit)

@@ -231,7 +231,7 @@ fn lines_of(world: &World, viewer: &AgentId, shown: &Shown<'_>, come: Come) -> V
     }
     for g in &shown.games {
         // Where it stands ("black to move, move 1", how it ended), as `games` says it.
-        let state = g.game.situation();
+        let state = g.situation();
         lines.push(format!(
             "Game #{} ({}): {}, {state}. (`look #{}` to see it.)",
             g.id,
@@ -446,7 +446,7 @@ pub fn town_view(world: &World) -> TownView {
             template: s.template.id.to_owned(),
             players: s.players_line(),
             status: s.status().to_owned(),
-            situation: s.game.ending().unwrap_or_else(|| s.game.situation()),
+            situation: s.ending().unwrap_or_else(|| s.situation()),
             room: s.room.map(|r| world.map.room(r).id.clone()),
             page: s.template.page_of(sid),
         })

@@ -279,6 +279,19 @@ impl Session {
         players_line(&self.participants)
     }
 
+    /// Where its game stands ("black to move", how it ended), its seats given as their
+    /// players' names ("paper beats rock: Ann wins", not "player_2 wins").
+    pub fn situation(&self) -> String {
+        with_names(&self.game.situation(), &self.participants)
+    }
+
+    /// How its game ended, if it has, its seats given as their players' names.
+    pub fn ending(&self) -> Option<String> {
+        self.game
+            .ending()
+            .map(|e| with_names(&e, &self.participants))
+    }
+
     /// The game drawn as text for a reader in `role` (none: a watcher), its seats' bare numbers
     /// given as their players' names: what people read of it.
     pub fn drawn(&self, role: Option<&str>, r: crate::game_api::Reading) -> Vec<String> {
