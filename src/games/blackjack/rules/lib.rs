@@ -228,7 +228,7 @@ impl Game for Blackjack {
             }
             Play::Hit | Play::Stand if !self.in_play() => {
                 return Err(GameError::Illegal(format!(
-                    "There is no hand in play to {play}; deal one first (blackjack_deal)."
+                    "There is no hand in play to {play}; deal one first."
                 )));
             }
             Play::Hit => {
