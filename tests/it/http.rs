@@ -616,7 +616,8 @@ async fn a_rest_chess_game_stands_in_the_parlour() {
     ann.send("east").await;
     ann.expect("Exits:").await;
     let (white, black, id) = chess_pair(&api).await;
-    ann.expect(&format!("A new chess.v1 game begins here: #{id}"))
+    // By its game's title (it once said "a new chess.v1 game").
+    ann.expect(&format!("A new chess game begins here: #{id}"))
         .await;
     api.post(
         &format!("/sessions/{id}/actions"),

@@ -374,7 +374,8 @@ impl World {
         let Some(s) = self.sessions.get(&id) else {
             return;
         };
-        let (players, template) = (s.players_line(), s.template.id);
+        // Its game by title ("a new chess game"), not the template's id (`chess.v1`).
+        let (players, template) = (s.players_line(), s.template.title);
         if let Some(room) = s.room {
             let line = format!("A new {template} game begins here: #{id}, {players}.");
             cx.tell_room(self, room, &cx.actor.clone(), line);
