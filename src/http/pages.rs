@@ -20,8 +20,6 @@ pub(super) async fn page(
     id: String,
     (headers, uri): (HeaderMap, Uri),
 ) -> Response {
-    let no_game =
-        || ApiError::new(ErrorCode::NotFound, format!("No such game: {id}")).into_response();
     let download = page
         .downloads
         .iter()
@@ -29,6 +27,13 @@ pub(super) async fn page(
     let (n, d) = match download {
         Some((d, n)) => (n, Some(d)),
         None => (id.as_str(), None),
+    };
+    // A page is answered as a page (a browser asked), a download in the API's shape.
+    let no_game = || match d {
+        None => no_such_page(parse_id(n).ok()),
+        Some(_) => {
+            ApiError::new(ErrorCode::NotFound, format!("No such game: {id}")).into_response()
+        }
     };
     let Ok(sid) = parse_id(n) else {
         return no_game();
@@ -53,6 +58,23 @@ pub(super) async fn page(
             (axum::http::header::CONTENT_DISPOSITION, file.as_str()),
         ],
         text,
+    )
+        .into_response()
+}
+
+/// The page for a game that is not there: HTML, with the site's navigation, as a browser
+/// expects (it once had the API's JSON). Only a number it was asked for is repeated.
+fn no_such_page(sid: Option<moot_kernel::world::sessions::SessionId>) -> Response {
+    let what = sid.map_or_else(|| "No such game.".to_owned(), |n| format!("No game #{n}."));
+    let html = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+<title>No such game</title></head><body><main><h1>No such game</h1><p>{what} \
+<a href=\"/#games-section\">The games being played</a>.</p></main></body></html>"
+    );
+    (
+        axum::http::StatusCode::NOT_FOUND,
+        axum::response::Html(super::nav::with_nav(&html)),
     )
         .into_response()
 }

@@ -841,6 +841,22 @@ async fn every_game_has_a_leaderboard_page_from_the_start() {
     let (status, page) = get("/leaderboard/go".into()).await;
     assert_eq!(status, 404, "{page}");
     assert!(page.contains("No leaderboard for &quot;go&quot;"), "{page}");
+    // A game's page that is not there is a page too, with the site's navigation (it was the
+    // API's JSON); what is not a number is not repeated into it.
+    for (path, says) in [
+        ("/chess/999", "No game #999."),
+        ("/tictactoe/99", "No game #99."),
+        ("/werewolf/%3Cb%3E", "No such game."),
+    ] {
+        let (status, page) = get(path.into()).await;
+        assert_eq!(status, 404, "{path}: {page}");
+        assert!(page.starts_with("<!doctype html>"), "{path}: {page}");
+        assert!(
+            page.contains(says) && page.contains("moot-nav"),
+            "{path}: {page}"
+        );
+        assert!(!page.contains("<b>"), "{path}: {page}");
+    }
     s.stop().await;
 }
 
