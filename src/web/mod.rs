@@ -146,7 +146,7 @@ pub fn router(web: Web) -> axum::Router {
         .route("/players/{name}", get(ratings::player))
         .route("/town/live", get(town_live))
         .route("/login", get(signin::login_page).post(signin::login))
-        .route("/signup", post(signin::signup))
+        .route("/signup", get(signin::login_page).post(signin::signup))
         .route("/logout", post(signin::logout))
         .route("/me", get(signin::me))
         .route(
@@ -474,17 +474,34 @@ fn action_route(a: &'static WebAction) -> axum::routing::MethodRouter<Web> {
             },
         ),
         (WebMethod::Post, false) => post(
-            move |State(web): State<Web>, h: HeaderMap, Json(body): Json<Value>| {
-                action(web, a, None, body, h)
+            move |State(web): State<Web>, h: HeaderMap, body: JsonBody| async move {
+                match body {
+                    Ok(Json(body)) => action(web, a, None, body, h).await,
+                    Err(e) => not_json(&e),
+                }
             },
         ),
         (WebMethod::Post, true) => post(
-            move |State(web): State<Web>,
-                  Path(id): Path<String>,
-                  h: HeaderMap,
-                  Json(body): Json<Value>| action(web, a, Some(id), body, h),
+            move |State(web): State<Web>, Path(id): Path<String>, h: HeaderMap, body: JsonBody| async move {
+                match body {
+                    Ok(Json(body)) => action(web, a, Some(id), body, h).await,
+                    Err(e) => not_json(&e),
+                }
+            },
         ),
     }
+}
+
+/// A page's button's body, or why axum could not read it as JSON.
+type JsonBody = Result<Json<Value>, axum::extract::rejection::JsonRejection>;
+
+/// A body that is not JSON, refused in the pages' own shape (not axum's plain text).
+fn not_json(e: &axum::extract::rejection::JsonRejection) -> Response {
+    tracing::debug!(error = %e, "a page's button sent what is not JSON");
+    refused(
+        StatusCode::BAD_REQUEST,
+        "Send the request's body as JSON (Content-Type: application/json), as moot's own pages do.",
+    )
 }
 
 pub(super) fn refused(status: StatusCode, message: &str) -> Response {

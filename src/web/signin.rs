@@ -3,6 +3,7 @@
 //! Origin from this site.
 
 use axum::Json;
+use axum::extract::rejection::FormRejection;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
@@ -66,8 +67,12 @@ pub(super) async fn login(
     State(web): State<Web>,
     headers: HeaderMap,
     extensions: axum::http::Extensions,
-    axum::Form(form): axum::Form<LoginForm>,
+    form: Result<axum::Form<LoginForm>, FormRejection>,
 ) -> Response {
+    let form = match form {
+        Ok(axum::Form(form)) => form,
+        Err(e) => return unreadable(&e),
+    };
     let next = local(form.next.as_deref().unwrap_or("/"));
     if !web.same_origin(&headers) {
         return refused(StatusCode::FORBIDDEN, "Sign in from moot's own page.");
@@ -90,14 +95,29 @@ pub(super) async fn login(
         .into_response()
 }
 
+/// A sign-in or sign-up form that cannot be read (a field missing, not a form at all): the
+/// login page again, saying so, rather than axum's plain text.
+fn unreadable(e: &FormRejection) -> Response {
+    tracing::debug!(error = %e, "a sign-in form could not be read");
+    let (status, why) = match e.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => (e.status(), "That is more than a sign-in form holds."),
+        _ => (StatusCode::BAD_REQUEST, "Fill in a name and a password."),
+    };
+    (status, Html(login_html("/", Some(why)))).into_response()
+}
+
 /// Makes a character from the web, as telnet's `create` does (the same rules, and the limit
 /// on what one address may make), and signs them in.
 pub(super) async fn signup(
     State(web): State<Web>,
     headers: HeaderMap,
     extensions: axum::http::Extensions,
-    axum::Form(form): axum::Form<LoginForm>,
+    form: Result<axum::Form<LoginForm>, FormRejection>,
 ) -> Response {
+    let form = match form {
+        Ok(axum::Form(form)) => form,
+        Err(e) => return unreadable(&e),
+    };
     let next = local(form.next.as_deref().unwrap_or("/"));
     if !web.same_origin(&headers) {
         return refused(

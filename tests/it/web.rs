@@ -1255,6 +1255,40 @@ async fn the_web_console_runs_lines_and_keeps_its_reader_in_the_town() {
     ann.expect("Bea says, \"hello\"").await;
     let (status, _) = console_line(s.http, &cookie, "not-the-token", "say forged").await;
     assert_eq!(status, 403);
+    // What cannot be read is refused in the pages' own shapes, not axum's plain text: a body
+    // that is not JSON, a sign-up form without its fields; and `/signup` has a page to GET.
+    let r = browser()
+        .post(format!("http://{}/console/line", s.http))
+        .header("cookie", &cookie)
+        .header("x-csrf-token", &csrf)
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let v: Value = r.json().await.unwrap();
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("as JSON"),
+        "{v}"
+    );
+    let r = browser()
+        .post(format!("http://{}/signup", s.http))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("name=Zed")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let page = r.text().await.unwrap();
+    assert!(page.contains("Fill in a name and a password."), "{page}");
+    let r = browser()
+        .get(format!("http://{}/signup", s.http))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.text().await.unwrap().contains("<form"));
     // The way out is the page's, not telnet's `@quit` (which the console once offered, and
     // then did not understand).
     for line in ["quit", "@quit"] {
