@@ -109,7 +109,12 @@ its description, and the verbs you can use on it.";
                 Examined {
                     name: t.name.clone(),
                     aliases: t.aliases.clone(),
-                    description: t.description.clone(),
+                    // As for a person: an empty line said nothing at all.
+                    description: if t.description.trim().is_empty() {
+                        "You see nothing special.".into()
+                    } else {
+                        t.description.clone()
+                    },
                     kind: Some(t.kind.clone()),
                     verbs: verbs_of(Some(&t.kind)),
                 }
@@ -125,7 +130,7 @@ its description, and the verbs you can use on it.";
                     ],
                     description: format!(
                         "A {} game: {}, {}.",
-                        s.template.id,
+                        s.template.title,
                         s.players_line(),
                         s.status()
                     ),

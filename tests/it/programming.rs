@@ -81,6 +81,12 @@ async fn a_programmer_gives_a_thing_a_verb_that_anyone_here_runs_and_it_outlives
             && examined.contains(&"Verbs: look, examine, switch.".to_owned()),
         "{examined:?}"
     );
+    // Undescribed, it says so, as a person does (it was an empty line).
+    assert!(
+        examined.contains(&"You see nothing special.".to_owned())
+            && !examined.iter().any(|l| l.trim().is_empty()),
+        "{examined:?}"
+    );
     bob.send("switch lamp").await;
     bob.expect("Bob switches the lamp off.").await;
     // Code that does not compile is refused, and the verb keeps its code.
