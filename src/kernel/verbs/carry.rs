@@ -83,12 +83,12 @@ number.";
         let here = world.player(&cx.actor).room;
         // The floor first: a lamp in hand does not hide the one lying here.
         let found =
-            find_within(world, &cx.actor, &args.thing, Within::Floor).or_else(
+            find_within(world, &cx.actor, &args.thing, Within::Floor).map_err(
                 |e| match find_here(world, &cx.actor, &args.thing) {
                     Ok(Target::Thing(r, _)) if r != here => {
-                        Err(VerbError::refused("You already have that."))
+                        VerbError::refused("You already have that.")
                     }
-                    _ => Err(e),
+                    _ => e,
                 },
             )?;
         let (r, k) = match found {
