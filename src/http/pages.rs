@@ -28,12 +28,15 @@ pub(super) async fn page(
         Some((d, n)) => (n, Some(d)),
         None => (id.as_str(), None),
     };
-    // A page is answered as a page (a browser asked), a download in the API's shape.
+    // A browser's page is answered as a page; a download, and whatever does not ask for
+    // HTML (a client of the API), in the API's shape.
+    let browser = headers
+        .get(axum::http::header::ACCEPT)
+        .and_then(|a| a.to_str().ok())
+        .is_some_and(|a| a.contains("text/html"));
     let no_game = || match d {
-        None => no_such_page(parse_id(n).ok()),
-        Some(_) => {
-            ApiError::new(ErrorCode::NotFound, format!("No such game: {id}")).into_response()
-        }
+        None if browser => no_such_page(parse_id(n).ok()),
+        _ => ApiError::new(ErrorCode::NotFound, format!("No such game: {id}")).into_response(),
     };
     let Ok(sid) = parse_id(n) else {
         return no_game();

@@ -848,7 +848,13 @@ async fn every_game_has_a_leaderboard_page_from_the_start() {
         ("/tictactoe/99", "No game #99."),
         ("/werewolf/%3Cb%3E", "No such game."),
     ] {
-        let (status, page) = get(path.into()).await;
+        let r = browser()
+            .get(format!("http://{}{path}", s.http))
+            .header("accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+            .send()
+            .await
+            .unwrap();
+        let (status, page) = (r.status().as_u16(), r.text().await.unwrap());
         assert_eq!(status, 404, "{path}: {page}");
         assert!(page.starts_with("<!doctype html>"), "{path}: {page}");
         assert!(
