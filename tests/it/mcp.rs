@@ -176,7 +176,8 @@ async fn http_tools(revision: &str) {
         seen["bad_args"]["text"]
             .as_str()
             .unwrap()
-            .starts_with("Bad arguments for say"),
+            // A misspelt argument is named (it was "Bad arguments for say: missing field").
+            .starts_with("say takes no argument `words`; it takes `text`."),
         "{}",
         seen["bad_args"]
     );
@@ -1155,4 +1156,23 @@ async fn an_agent_asks_for_screen_reader_text_with_a_query_parameter() {
         kept,
         ["Screen-reader mode is off; `@screenreader on` turns it on."]
     );
+}
+
+/// A misspelt argument is refused, naming those the tool takes: serde passed over a name it
+/// did not know, so `look {"thing": "board"}` looked at the room. A null one is no argument.
+#[tokio::test]
+async fn a_misspelt_argument_is_refused_naming_the_right_ones() {
+    let s = TestServer::start().await;
+    let bot = s.api().agent(Some("Robo")).await;
+    let r = crate::support::mcp_tool(s.http, &bot.token, "look", json!({"thing": "board"})).await;
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(
+        r.to_string()
+            .contains("look takes no argument `thing`; it takes `target`."),
+        "{r}"
+    );
+    let r = crate::support::mcp_tool(s.http, &bot.token, "say", json!({"text": "hi", "to": null}))
+        .await;
+    assert_ne!(r["isError"], true, "{r}");
+    s.stop().await;
 }

@@ -554,11 +554,68 @@ fn read_args<V: Verb>(mut args: serde_json::Value) -> ReadArgs {
         {
             spent = cost(given)?;
         }
+        if let (Some(known), Some(given)) = (known_args::<V>(), args.as_object()) {
+            // serde passes over a name it does not know: `look {"thing": "board"}` looked at
+            // the room. A misspelt argument is refused, naming those the verb takes.
+            let unknown = given
+                .iter()
+                .find(|(k, v)| !v.is_null() && !known.iter().any(|n| n == *k));
+            if let Some((k, _)) = unknown {
+                let takes = match known.as_ref() {
+                    [] => "none".to_owned(),
+                    names => names
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                };
+                return Err(VerbError::usage(format!(
+                    "{} takes no argument `{k}`; it takes {takes}.",
+                    V::NAME
+                )));
+            }
+        }
         let args: V::Args = serde_json::from_value(args)
             .map_err(|e| VerbError::usage(format!("Bad arguments for {}: {e}", V::NAME)))?;
         Ok((why, spent, args))
     };
     ReadArgs(read().map(|r| Box::new(r) as Box<dyn std::any::Any + Send>))
+}
+
+/// The argument names verb `V` takes, as its generated schema lists them, read once per verb;
+/// `None` where the schema does not list them all (a tool whose schema a spec fixes, one that
+/// takes any property), which are left to serde as before.
+fn known_args<V: Verb>() -> Option<std::sync::Arc<[String]>> {
+    type Known = std::collections::HashMap<std::any::TypeId, Option<std::sync::Arc<[String]>>>;
+    static KNOWN: std::sync::OnceLock<std::sync::Mutex<Known>> = std::sync::OnceLock::new();
+    let known = KNOWN.get_or_init(Default::default);
+    let id = std::any::TypeId::of::<V>();
+    let lock = || {
+        known
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    if let Some(names) = lock().get(&id) {
+        return names.clone();
+    }
+    let generated = V::TOOL.definition.is_none() && V::TOOL.input_schema.is_none();
+    let names = generated.then(args_schema_of::<V>).and_then(|schema| {
+        let open = matches!(
+            schema.get("additionalProperties"),
+            Some(more) if *more != serde_json::Value::Bool(false)
+        );
+        let combined = ["anyOf", "oneOf", "allOf", "$ref"]
+            .iter()
+            .any(|k| schema.get(*k).is_some());
+        match schema.get("properties") {
+            Some(serde_json::Value::Object(props)) if !open && !combined => {
+                Some(props.keys().cloned().collect::<std::sync::Arc<[String]>>())
+            }
+            _ => None,
+        }
+    });
+    lock().insert(id, names.clone());
+    names
 }
 
 fn run_read<V: Verb>(
