@@ -443,6 +443,13 @@ async fn things_are_carried_given_and_locked_to_a_key() {
         ["You give a brass lamp to Bob."]
     );
     bob.expect("Ann gives you a brass lamp.").await;
+    // An exact name in hand wins over a longer one on the floor: `take brass lamp` is had
+    // already, not the brass lamp stand.
+    ann.command("@create a brass lamp stand").await;
+    assert_eq!(
+        bob.command("take brass lamp").await,
+        ["You already have that."]
+    );
     assert_eq!(
         bob.command("take chest").await,
         ["An iron chest is locked in place."]

@@ -43,10 +43,16 @@ fn refused(r: crate::world::build::Refused) -> VerbError {
     VerbError::refused(r.0)
 }
 
-/// The thing `word` names among what `cx`'s actor carries (only there: a thing of the same
-/// name on the floor does not make it ambiguous).
+/// The thing `word` names among what `cx`'s actor carries: what the whole reach names if that
+/// is in hand, else what their pockets alone name (a thing of the same name on the floor does
+/// not make it ambiguous).
 fn carried(world: &World, cx: &Cx, word: &str) -> Result<usize, VerbError> {
     let pocket = world.pocket_of(&cx.actor);
+    if let Ok(Target::Thing(r, k)) = find_here(world, &cx.actor, word)
+        && Some(r) == pocket
+    {
+        return Ok(k);
+    }
     match find_within(world, &cx.actor, word, Within::Carried)? {
         Target::Thing(r, k) if Some(r) == pocket => Ok(k),
         _ => Err(not_carried(word)),
@@ -81,16 +87,14 @@ number.";
 
     fn run(world: &mut World, cx: &mut Cx, args: ThingArgs) -> Result<Reply<Moved>, VerbError> {
         let here = world.player(&cx.actor).room;
-        // The floor first: a lamp in hand does not hide the one lying here.
-        let found =
-            find_within(world, &cx.actor, &args.thing, Within::Floor).map_err(
-                |e| match find_here(world, &cx.actor, &args.thing) {
-                    Ok(Target::Thing(r, _)) if r != here => {
-                        VerbError::refused("You already have that.")
-                    }
-                    _ => e,
-                },
-            )?;
+        // The whole reach first (an exact name wins, a thing in hand is had already); where
+        // it is ambiguous, the floor alone: a lamp in hand does not hide the one lying here.
+        let found = find_here(world, &cx.actor, &args.thing).or_else(|e| {
+            match find_within(world, &cx.actor, &args.thing, Within::Floor) {
+                Ok(floor) => Ok(floor),
+                Err(_) => Err(e),
+            }
+        })?;
         let (r, k) = match found {
             Target::Thing(r, k) if r == here => (r, k),
             Target::Thing(..) => return Err(VerbError::refused("You already have that.")),

@@ -54,16 +54,17 @@ pub fn person_here<'w>(
         })
 }
 
-/// Which things a word may name: a verb that acts on a thing you carry (`drop`, `give`) looks
-/// in your pockets only, one that picks a thing up (`take`) on the floor only, so that a lamp
-/// in hand and another on the floor are not one ambiguous "lamp" to either.
+/// Where a word's thing is sought. A verb that acts on a thing you carry (`drop`, `give`), or
+/// on one you pick up (`take`), asks the whole reach first (an exact name wins there) and
+/// only where that is ambiguous its own side: a lamp in hand and another on the floor are
+/// not one ambiguous "lamp" to either.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Within {
-    /// What the viewer carries, then what stands here.
+    /// What the viewer carries, what stands here, who is here, and the games here.
     Reach,
-    /// What the viewer carries.
+    /// Only the things the viewer carries.
     Carried,
-    /// What stands here.
+    /// Only the things that stand here.
     Floor,
 }
 
@@ -81,17 +82,19 @@ pub fn find_within(
 ) -> Result<Target, VerbError> {
     let word = word.trim();
     let room = world.player(viewer).room;
-    if ["me", "myself"]
-        .iter()
-        .any(|w| w.eq_ignore_ascii_case(word))
+    let reach = within == Within::Reach;
+    if reach
+        && ["me", "myself"]
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case(word))
     {
         return Ok(Target::Person(viewer.clone()));
     }
-    if word.eq_ignore_ascii_case("here") {
+    if reach && word.eq_ignore_ascii_case("here") {
         return Ok(Target::Room(room));
     }
     if let Some(n) = session_number(word) {
-        if world.session(n).is_some_and(|s| s.room == Some(room)) {
+        if reach && world.session(n).is_some_and(|s| s.room == Some(room)) {
             return Ok(Target::Session(n));
         }
         // Else an object's number (a game here wins: `look #3` has always meant game #3).
@@ -107,9 +110,10 @@ pub fn find_within(
             _ => Err(VerbError::not_found(format!("There is no game #{n} here."))),
         };
     }
-    if ["game", "board", "match"]
-        .iter()
-        .any(|w| w.eq_ignore_ascii_case(word))
+    if reach
+        && ["game", "board", "match"]
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case(word))
     {
         let here: Vec<SessionId> = world.sessions_in(room).map(|s| s.id).collect();
         if let [one] = here.as_slice() {
@@ -144,7 +148,7 @@ pub fn find_within(
                 .enumerate()
                 .map(|(i, t)| (Target::Thing(room, i), t.names().collect())),
         )
-        .chain(world.occupants(room).iter().map(|id| {
+        .chain(world.occupants(room).iter().filter(|_| reach).map(|id| {
             (
                 Target::Person(id.clone()),
                 vec![world.player(id).name.as_str()],
