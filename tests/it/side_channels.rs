@@ -65,6 +65,16 @@ async fn the_living_hear_only_their_match_and_the_watchers_talk_among_themselves
     assert_eq!(said, ["You say from the graveyard, \"it is Bot-Abel\""]);
     cid.expect("Bob says from the graveyard, \"it is Bot-Abel\"")
         .await;
+    // Nothing said is refused in the graveyard too, over MCP (it once went out as `says from
+    // the graveyard, ""`).
+    for exit in ["north", door.as_str()] {
+        let went = mcp_tool(s.http, &dot.token, "go", json!({ "exit": exit })).await;
+        assert_ne!(went["isError"], true, "{exit}: {went}");
+    }
+    let said = mcp_tool(s.http, &dot.token, "say", json!({"text": ""})).await;
+    assert_eq!(said["isError"], true, "{said}");
+    let said = mcp_tool(s.http, &dot.token, "say", json!({"text": "boo"})).await;
+    assert!(said.to_string().contains("from the graveyard"), "{said}");
     // Ann has heard none of it (her match's own lines may come meanwhile).
     ann.send("look").await;
     ann.expect("Exits:").await;

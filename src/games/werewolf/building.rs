@@ -58,6 +58,8 @@ impl Verb for MatchSay {
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: TextArgs) -> Result<Reply<Heard>, VerbError> {
+        // Nothing said is refused here too, the graveyard's talk as the town's.
+        let args = args.said::<Say>()?;
         let Some(said) = floor(world, cx, &args.text) else {
             return Say::run(world, cx, args);
         };
