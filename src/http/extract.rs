@@ -127,7 +127,7 @@ fn plain(e: &serde_json::Error) -> String {
             "a whole number"
         }
         "f32" | "f64" => "a number",
-        w if w.starts_with("struct ") || w.starts_with("map") => "an object",
+        w if w.starts_with("struct ") || w == "a map" => "an object",
         w => w,
     };
     match rest {

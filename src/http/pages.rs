@@ -34,9 +34,17 @@ pub(super) async fn page(
         .get(axum::http::header::ACCEPT)
         .and_then(|a| a.to_str().ok())
         .is_some_and(|a| a.contains("text/html"));
-    let no_game = || match d {
-        None if browser => no_such_page(parse_id(n).ok()),
-        _ => ApiError::new(ErrorCode::NotFound, format!("No such game: {id}")).into_response(),
+    let no_game = || {
+        let mut r = match d {
+            None if browser => no_such_page(parse_id(n).ok()),
+            _ => ApiError::new(ErrorCode::NotFound, format!("No such game: {id}")).into_response(),
+        };
+        // Which one depends on what was accepted: a cache must not hand one the other's.
+        r.headers_mut().insert(
+            axum::http::header::VARY,
+            axum::http::HeaderValue::from_static("Accept"),
+        );
+        r
     };
     let Ok(sid) = parse_id(n) else {
         return no_game();

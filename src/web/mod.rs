@@ -498,10 +498,20 @@ type JsonBody = Result<Json<Value>, axum::extract::rejection::JsonRejection>;
 /// A body that is not JSON, refused in the pages' own shape (not axum's plain text).
 fn not_json(e: &axum::extract::rejection::JsonRejection) -> Response {
     tracing::debug!(error = %e, "a page's button sent what is not JSON");
-    refused(
-        StatusCode::BAD_REQUEST,
-        "Send the request's body as JSON (Content-Type: application/json), as moot's own pages do.",
-    )
+    match e.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => refused(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "The request's body is larger than a page's button sends.",
+        ),
+        status => refused(
+            match status {
+                StatusCode::UNSUPPORTED_MEDIA_TYPE => status,
+                _ => StatusCode::BAD_REQUEST,
+            },
+            "Send the request's body as JSON (Content-Type: application/json), as moot's own \
+             pages do.",
+        ),
+    }
 }
 
 pub(super) fn refused(status: StatusCode, message: &str) -> Response {

@@ -68,13 +68,15 @@ session's id, template and status (`waiting` until they have).";
             .participants
             .into_iter()
             .map(|(role, who)| {
-                let id = if who.eq_ignore_ascii_case("house") {
-                    crate::world::COMPUTER_ID.to_owned()
-                } else if world.directory.name_of(&who).is_some() {
-                    who
-                } else {
-                    world.directory.id_of(&who).unwrap_or(who)
-                };
+                // (A character named House is still theirs to name.)
+                let id =
+                    if who.eq_ignore_ascii_case("house") && world.directory.id_of(&who).is_none() {
+                        crate::world::COMPUTER_ID.to_owned()
+                    } else if world.directory.name_of(&who).is_some() {
+                        who
+                    } else {
+                        world.directory.id_of(&who).unwrap_or(who)
+                    };
                 (role, id)
             })
             .collect();
