@@ -309,6 +309,16 @@ async fn play_and_audit(telnet: SocketAddr, http: SocketAddr) -> Vec<(String, St
         "You will watch over",
         "You are a Werewolf",
     ] {
+        // The seer's vision and the doctor's watch are there only if they acted before the
+        // night ended, which a loaded machine (the PostgreSQL run) can let pass: asked of the
+        // all-seeing where a player was told them.
+        let acted = ["Your vision shows", "You will watch over"].contains(&what);
+        let told = readers
+            .iter()
+            .any(|r| r.name != "Olga" && r.took.iter().any(|(_, l)| l.contains(what)));
+        if acted && !told {
+            continue;
+        }
         assert!(
             found_in_olgas.iter().any(|l| l.contains(what)),
             "the audit should find `{what}` in what Olga saw: {found_in_olgas:#?}"
