@@ -474,19 +474,13 @@ fn action_route(a: &'static WebAction) -> axum::routing::MethodRouter<Web> {
             },
         ),
         (WebMethod::Post, false) => post(
-            move |State(web): State<Web>, h: HeaderMap, body: JsonBody| async move {
-                match body {
-                    Ok(Json(body)) => action(web, a, None, body, h).await,
-                    Err(e) => not_json(&e),
-                }
+            move |State(web): State<Web>, h: HeaderMap, body: JsonBody| {
+                posted(web, a, None, body, h)
             },
         ),
         (WebMethod::Post, true) => post(
-            move |State(web): State<Web>, Path(id): Path<String>, h: HeaderMap, body: JsonBody| async move {
-                match body {
-                    Ok(Json(body)) => action(web, a, Some(id), body, h).await,
-                    Err(e) => not_json(&e),
-                }
+            move |State(web): State<Web>, Path(id): Path<String>, h: HeaderMap, body: JsonBody| {
+                posted(web, a, Some(id), body, h)
             },
         ),
     }
@@ -495,23 +489,32 @@ fn action_route(a: &'static WebAction) -> axum::routing::MethodRouter<Web> {
 /// A page's button's body, or why axum could not read it as JSON.
 type JsonBody = Result<Json<Value>, axum::extract::rejection::JsonRejection>;
 
-/// A body that is not JSON, refused in the pages' own shape (not axum's plain text).
-fn not_json(e: &axum::extract::rejection::JsonRejection) -> Response {
+/// [`action`] for a posted body, or its refusal in the pages' own shape if it is not JSON (not
+/// axum's plain text): 413 too large, 415 not said to be JSON, else 400.
+async fn posted(
+    web: Web,
+    a: &'static WebAction,
+    id: Option<String>,
+    body: JsonBody,
+    h: HeaderMap,
+) -> Response {
+    let e = match body {
+        Ok(Json(body)) => return action(web, a, id, body, h).await,
+        Err(e) => e,
+    };
     tracing::debug!(error = %e, "a page's button sent what is not JSON");
-    match e.status() {
-        StatusCode::PAYLOAD_TOO_LARGE => refused(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "The request's body is larger than a page's button sends.",
-        ),
-        status => refused(
-            match status {
-                StatusCode::UNSUPPORTED_MEDIA_TYPE => status,
-                _ => StatusCode::BAD_REQUEST,
-            },
+    let status = match e.status() {
+        s @ (StatusCode::PAYLOAD_TOO_LARGE | StatusCode::UNSUPPORTED_MEDIA_TYPE) => s,
+        _ => StatusCode::BAD_REQUEST,
+    };
+    let why = match status {
+        StatusCode::PAYLOAD_TOO_LARGE => "The request's body is larger than a page's button sends.",
+        _ => {
             "Send the request's body as JSON (Content-Type: application/json), as moot's own \
-             pages do.",
-        ),
-    }
+              pages do."
+        }
+    };
+    refused(status, why)
 }
 
 pub(super) fn refused(status: StatusCode, message: &str) -> Response {

@@ -90,10 +90,7 @@ number.";
         // The whole reach first (an exact name wins, a thing in hand is had already); where
         // it is ambiguous, the floor alone: a lamp in hand does not hide the one lying here.
         let found = find_here(world, &cx.actor, &args.thing).or_else(|e| {
-            match find_within(world, &cx.actor, &args.thing, Within::Floor) {
-                Ok(floor) => Ok(floor),
-                Err(_) => Err(e),
-            }
+            find_within(world, &cx.actor, &args.thing, Within::Floor).map_err(|_| e)
         })?;
         let (r, k) = match found {
             Target::Thing(r, k) if r == here => (r, k),

@@ -587,16 +587,17 @@ fn read_args<V: Verb>(mut args: serde_json::Value) -> ReadArgs {
 /// takes any property), which are left to serde as before.
 fn known_args<V: Verb>() -> Option<std::sync::Arc<[String]>> {
     type Known = std::collections::HashMap<std::any::TypeId, Option<std::sync::Arc<[String]>>>;
-    static KNOWN: std::sync::OnceLock<std::sync::Mutex<Known>> = std::sync::OnceLock::new();
+    // Read on every call from every face's tasks, written once a verb: a read lock.
+    static KNOWN: std::sync::OnceLock<std::sync::RwLock<Known>> = std::sync::OnceLock::new();
     let known = KNOWN.get_or_init(Default::default);
     let id = std::any::TypeId::of::<V>();
-    let lock = || {
-        known
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    };
-    if let Some(names) = lock().get(&id) {
-        return names.clone();
+    let read = known
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(&id)
+        .cloned();
+    if let Some(names) = read {
+        return names;
     }
     let generated = V::TOOL.definition.is_none() && V::TOOL.input_schema.is_none();
     let names = generated.then(args_schema_of::<V>).and_then(|schema| {
@@ -614,7 +615,10 @@ fn known_args<V: Verb>() -> Option<std::sync::Arc<[String]>> {
             _ => None,
         }
     });
-    lock().insert(id, names.clone());
+    known
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .insert(id, names.clone());
     names
 }
 

@@ -180,10 +180,12 @@ pub fn find_within(
         [] => {
             let names = candidates.iter().flat_map(|(_, n)| n.iter().copied());
             let slip = crate::text::did_you_mean(word, names);
-            Err(VerbError::not_found(match within {
-                Within::Carried => format!("You are not carrying \"{word}\".{slip}"),
-                _ => format!("I see no \"{word}\" here.{slip}"),
-            }))
+            let mut e = match within {
+                Within::Carried => not_carried(word),
+                _ => VerbError::not_found(format!("I see no \"{word}\" here.")),
+            };
+            e.message.push_str(&slip);
+            Err(e)
         }
         _ => Err(VerbError::not_found(format!(
             "I don't know which \"{word}\" you mean."
