@@ -703,7 +703,7 @@ async fn take(door: &Door, tools: &Tools, call: GameCall) -> Called {
                     let entry = crate::games::here(w, &cx.actor, entry);
                     match (entry.run_read)(w, cx, (entry.read_args)(args)) {
                         Ok(reply) => reply.text,
-                        Err(e) => vec![e.message],
+                        Err(e) => vec![moot_kernel::text::sentence(e.message)],
                     }
                 })
                 .await
@@ -1121,7 +1121,7 @@ async fn typed_there(door: &Door, h: moot_kernel::world::Handed) -> Vec<String> 
     let game = h.session;
     match worlds.forward(&to, call).await {
         Ok(raw) => serde_json::from_str(raw.get()).unwrap_or_default(),
-        Err(CallRefused::Verb(r)) => vec![r.message],
+        Err(CallRefused::Verb(r)) => vec![moot_kernel::text::sentence(r.message)],
         Err(CallRefused::Unavailable(u)) => vec![u.to_string()],
         Err(CallRefused::Away) => vec![format!(
             "The game world that plays #{game} is away: nothing was done. Try again in a moment."

@@ -155,6 +155,20 @@ pub fn capitalize(s: &str) -> String {
     }
 }
 
+/// `message` as a sentence a person reads: a full stop after a last word that has none. The
+/// host's refusals are written without one, as the REST API's seed writes its messages ("Not
+/// your turn"), and a typed line's answer reads them as a sentence.
+pub fn sentence(mut message: String) -> String {
+    if message
+        .chars()
+        .next_back()
+        .is_some_and(char::is_alphanumeric)
+    {
+        message.push('.');
+    }
+    message
+}
+
 /// The words among `known` that `typed` is likely a slip for, nearest first, at most three: a
 /// word one edit away (a letter wrong, missing or extra, or two swapped), two in a word of
 /// five letters or more, or one that `typed` (three letters or more) begins. Case is ignored.
@@ -336,6 +350,10 @@ mod tests {
 
     #[test]
     fn a_slip_finds_the_word_meant_and_a_stranger_word_finds_none() {
+        assert_eq!(sentence("Not your turn".into()), "Not your turn.");
+        assert_eq!(sentence("Gone.".into()), "Gone.");
+        assert_eq!(sentence("Try `look`".into()), "Try `look`");
+        assert_eq!(sentence(String::new()), "");
         let verbs = ["look", "go", "say", "examine", "north", "who", "home"];
         assert_eq!(closest("lok", verbs), ["look"]);
         assert_eq!(closest("LOOK", verbs), ["look"]);

@@ -33,12 +33,12 @@ pub struct HelpText {
 pub const TELNET_COMMANDS: &[(&str, &str)] = &[
     ("@quit, QUIT", "Leave moot."),
     (
-        "PREFIX <text>",
-        "Print <text> before each command's output (also OUTPUTPREFIX).",
+        "PREFIX, OUTPUTPREFIX <text>",
+        "Print <text> before each command's output.",
     ),
     (
-        "SUFFIX <text>",
-        "Print <text> after each command's output (also OUTPUTSUFFIX).",
+        "SUFFIX, OUTPUTSUFFIX <text>",
+        "Print <text> after each command's output.",
     ),
 ];
 

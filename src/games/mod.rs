@@ -349,7 +349,10 @@ pub fn run_line(world: &mut World, cx: &mut Cx, line: &str) -> Result<Vec<String
                 (Some(num), Some(run)) => {
                     (run.run_line)(world, cx, &format!("#{num} {word} {rest}"))
                 }
-                _ => Err(unknown::answer(world, &cx.actor, cx.face, line)),
+                _ => match unknown::meant(word, rest).and_then(find) {
+                    Some(verb) => (verb.run_line)(world, cx, rest),
+                    None => Err(unknown::answer(world, &cx.actor, cx.face, line)),
+                },
             }
         }
     }
@@ -389,7 +392,7 @@ fn or_handed(
 pub fn answer_line(world: &mut World, cx: &mut Cx, line: &str) -> Vec<String> {
     match run_line(world, cx, line) {
         Ok(lines) => lines,
-        Err(e) => vec![e.message],
+        Err(e) => vec![moot_kernel::text::sentence(e.message)],
     }
 }
 

@@ -12,6 +12,22 @@ use moot_kernel::world::{AgentId, Face, World};
 /// (which only a telnet connection takes).
 const LEAVING: &[&str] = &["exit", "quit", "logout", "logoff", "leave", "bye", "@quit"];
 
+/// Words other MOOs give verbs of their own, and the verb that does it here, for a line that
+/// names something: `read signpost` is a look at it, where no thing here programs its own
+/// `read` (a notice board may).
+const MEANT: &[(&str, &str)] = &[("read", "look")];
+
+/// The verb `word` means here, if it is another MOO's word for one and `rest` names something.
+pub fn meant(word: &str, rest: &str) -> Option<&'static str> {
+    if rest.trim().is_empty() {
+        return None;
+    }
+    MEANT
+        .iter()
+        .find(|(w, _)| w.eq_ignore_ascii_case(word))
+        .map(|&(_, verb)| verb)
+}
+
 /// How to leave the town from `face`: only telnet has `@quit`.
 fn how_to_leave(face: Face) -> &'static str {
     match face {

@@ -694,6 +694,18 @@ async fn help_fits_a_screen_and_names_the_games_and_no_agents_tools() {
         ann.command("help @quit").await,
         ["@quit, QUIT: Leave moot. (typed on a telnet connection)"]
     );
+    // Each of a command's names finds it (`help OUTPUTPREFIX` once found nothing).
+    assert_eq!(
+        ann.command("help OUTPUTPREFIX").await.join(" "),
+        "PREFIX, OUTPUTPREFIX <text>: Print <text> before each command's output. \
+(typed on a telnet connection)"
+    );
+    // A signpost is read (`read signpost` once suggested Werewolf's `ready`).
+    let read = ann.command("read signpost").await;
+    assert!(
+        read.iter().any(|l| l.contains("Painted arrows point")),
+        "{read:?}"
+    );
     let dig = ann.command("help @dig").await;
     assert!(dig[0].starts_with("Usage: @dig"), "{dig:?}");
     assert!(!dig.iter().any(|l| l.starts_with("Also:")), "{dig:?}");

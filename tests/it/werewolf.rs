@@ -470,7 +470,7 @@ async fn a_telnet_player_practises_against_seven_bots_to_the_end() {
         said,
         [
             "You can speak to the match only during the openings (DAY_OPENING, on your turn) \
-          and the discussion (DAY_DISCUSSION); it is the lobby (LOBBY) now"
+          and the discussion (DAY_DISCUSSION); it is the lobby (LOBBY) now."
         ]
     );
     assert_eq!(

@@ -61,7 +61,7 @@ impl Verb for Look {
     const SUMMARY: &'static str = "Look around, or at something or someone here.";
     const HELP: &'static str = "With nothing after it, describes the room you are in: what is here, who is \
 here, and the exits. `look <thing>` (or `look at <thing>`) describes a thing or person here; \
-`look me` shows how others see you.";
+`look me` shows how others see you; `read <thing>` is `look <thing>` where the thing has no `read` of its own.";
     const READ_ONLY: bool = true;
     const TOOL_DESCRIPTION: &'static str = "Look at the room you are in, or at `target` (a thing \
 or person here, `me`, `here`). Returns the room (its description, exits, things, people and games) \
