@@ -53,6 +53,17 @@ async fn a_builder_digs_and_makes_things_and_they_outlive_a_restart() {
         ann.command("@dig north to The Garden").await,
         ["You may open exits only from rooms you own."]
     );
+    // A half-typed exit makes no room called "to" (it once did).
+    for half in ["@dig to", "@dig north to", "@dig to The Garden"] {
+        assert_eq!(
+            ann.command(half).await,
+            [
+                "Name the exit before `to` and the room after it (`@dig north to The Garden`), \
+or give only the room's name (`@dig The Garden`)."
+            ],
+            "{half}"
+        );
+    }
     assert_eq!(
         ann.command("@dig The Workshop").await,
         ["The Workshop (#1000) is dug."]

@@ -212,6 +212,19 @@ the exits'.";
 
     fn parse(rest: &str) -> Result<DigArgs, VerbError> {
         let all = whole(rest, text, usage::<Dig>)?;
+        // `@dig to`, `@dig north to`, `@dig to The Garden`: a `to` with nothing on one side
+        // of it is a half-typed exit, not a room's name.
+        let words: Vec<&str> = all.split_whitespace().collect();
+        if [words.first(), words.last()]
+            .into_iter()
+            .flatten()
+            .any(|w| w.eq_ignore_ascii_case("to"))
+        {
+            return Err(VerbError::usage(
+                "Name the exit before `to` and the room after it (`@dig north to The Garden`), \
+or give only the room's name (`@dig The Garden`).",
+            ));
+        }
         // `<exits> to <room>`: the first ` to ` splits them, when what is before it names
         // exits (a word, or words joined by `,` and `|`).
         if let Some((spec, room)) = all.split_once(" to ")
