@@ -421,7 +421,18 @@ async fn a_flag_falls_at_time_scale_100_and_the_game_is_lost_on_time() {
     // 5+0 at a hundred times the wall clock: each side has 3 real seconds.
     let s = TestServer::start_with(|c| c.time_scale = 100.0).await;
     let (mut ann, mut bob) = clocked_game(&s, "5+0").await;
-    ann.expect("Clock 5+0: White 4:").await;
+    let begun = ann.expect("Clock 5+0: White 4:").await;
+    // A player standing where the game begins hears of it once, as its player (she once
+    // heard it as a bystander too).
+    let told: Vec<_> = begun
+        .iter()
+        .filter(|l| l.contains("new chess game"))
+        .collect();
+    assert_eq!(
+        told,
+        ["#1: a new chess game: Ann (white) vs Bob (black)."],
+        "{begun:?}"
+    );
     bob.expect("You accept Ann's challenge").await;
     ann.send("move e2e4").await;
     ann.expect("You play e4 in game #1.").await;

@@ -119,8 +119,7 @@ async fn eve_plays_black_against(
     let accept = format!("/sessions/{id}/accept");
     let (status, v) = api.post(&accept, &eve_token, serde_json::json!({})).await;
     assert_eq!(status, 200, "{v}");
-    eve.expect(&format!("A new chess game begins here: #{id}"))
-        .await;
+    eve.expect(&format!("#{id}: a new chess game")).await;
     (eve, eve_token, id)
 }
 
@@ -1623,8 +1622,7 @@ async fn a_challenge_accepted_in_the_town_is_played_on_a_game_world() {
         .take_while(char::is_ascii_digit)
         .collect();
     until_metrics_show(a.http_addr, &["moot_game_world_sessions{name=\"g1\"} 1"]).await;
-    ann.expect(&format!("A new chess game begins here: #{id}"))
-        .await;
+    ann.expect(&format!("#{id}: a new chess game")).await;
     ann.send(&format!("move e2e4 on #{id}")).await;
     ann.expect(&format!("You play e4 in game #{id}.")).await;
     bob.expect(&format!("#{id}: Ann (white) plays e4.")).await;

@@ -4,7 +4,7 @@
 //! is the one place that decides, for every face.
 
 use super::sessions::{Session, SessionId};
-use super::{AgentId, BoardMsg, Cx, Sink, Undo, World};
+use super::{AgentId, BoardMsg, Cx, RoomIdx, Sink, Undo, World};
 use crate::game_api::{Note, Viewer};
 
 /// Someone watching a session they do not play.
@@ -143,6 +143,18 @@ impl World {
             }
         }
         who
+    }
+
+    /// Tells those in `room` who do not follow `s` `line`, the actor aside: its followers
+    /// hear the session's own news (and see its board), and would otherwise hear it twice.
+    pub(super) fn tell_bystanders(&self, cx: &mut Cx, s: &Session, room: RoomIdx, line: String) {
+        let follows = self.followers(s);
+        let line: std::sync::Arc<str> = line.into();
+        for id in self.occupants(room) {
+            if *id != cx.actor && !follows.iter().any(|(f, _)| f == id) {
+                cx.tell(id, line.clone());
+            }
+        }
     }
 
     /// Tells everyone who follows `sid` what `actor` did, with the board or the table, and each

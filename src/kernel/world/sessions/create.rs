@@ -378,7 +378,7 @@ impl World {
         let (players, template) = (s.players_line(), s.template.title);
         if let Some(room) = s.room {
             let line = format!("A new {template} game begins here: #{id}, {players}.");
-            cx.tell_room(self, room, &cx.actor.clone(), line);
+            self.tell_bystanders(cx, s, room, line);
         }
         super::invite::wake_players(cx, &s.participants);
         let maker = cx.actor.clone();
