@@ -269,6 +269,22 @@ async fn the_town_map_shows_who_is_where_and_follows_a_walk_live() {
             break;
         }
     }
+    // A game on the map is called by its game's name, not its template's id (it once read
+    // `#1 tictactoe.v1`).
+    let otto = s.api().agent(Some("Otto")).await;
+    let id = s
+        .api()
+        .session(&agent, "tictactoe.v1", &[("x", &agent), ("o", &otto)])
+        .await;
+    loop {
+        let (_, town) = live.next(Duration::from_secs(5)).await.unwrap();
+        let running = town["running"].as_array().unwrap();
+        if let Some(g) = running.iter().find(|g| g["session_id"] == id.as_str()) {
+            assert_eq!(g["title"], "tic-tac-toe", "{g}");
+            assert_eq!(g["template"], "tictactoe.v1", "{g}");
+            break;
+        }
+    }
     s.stop().await;
 }
 

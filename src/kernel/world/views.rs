@@ -425,6 +425,8 @@ pub struct Occupant {
 pub struct TownGame {
     pub session_id: String,
     pub template: String,
+    /// What people call its game ("Tic-tac-toe"), where `template` is its versioned id.
+    pub title: String,
     pub players: String,
     pub status: String,
     /// Where it stands or ended: "Black to move", "Day 2, vote", "White wins".
@@ -444,6 +446,7 @@ pub fn town_view(world: &World) -> TownView {
         Some(TownGame {
             session_id: sid.to_string(),
             template: s.template.id.to_owned(),
+            title: s.template.title.to_owned(),
             players: s.players_line(),
             status: s.status().to_owned(),
             situation: s.ending().unwrap_or_else(|| s.situation()),
