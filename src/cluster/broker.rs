@@ -912,9 +912,9 @@ async fn carry(
                         _ if to.link.retired() => {
                             carrying.remove(&conn);
                         }
-                        Out::Reply { lines } => {
+                        Out::Reply { lines, more } => {
                             let seq = to.link.answered();
-                            batch.tell(host_conn, ToConn::Reply { seq, lines });
+                            batch.tell(host_conn, ToConn::Reply { seq, lines, more });
                         }
                         Out::Close(lines) => {
                             batch.tell(host_conn, ToConn::Close(lines));

@@ -57,16 +57,18 @@ impl Held {
             self.settled = seq;
             self.sink.send(Out::Reply {
                 lines: vec![why.into()],
+                more: false,
             });
         }
     }
 
     /// The world's answer to request `seq`. One the host answered already (the world was
-    /// away, and came back) is news, not the answer to whatever was typed since.
-    pub(super) fn answered(&mut self, seq: u64, lines: Vec<String>) {
+    /// away, and came back) is news, not the answer to whatever was typed since (and the
+    /// [`Out::Ended`] that may follow it ends nothing: no answer is open).
+    pub(super) fn answered(&mut self, seq: u64, lines: Vec<String>, more: bool) {
         if seq > self.settled {
             self.settled = seq;
-            self.sink.pass(Out::Reply { lines });
+            self.sink.pass(Out::Reply { lines, more });
         } else {
             for line in lines {
                 self.sink.pass(Out::Line(line.into()));
@@ -172,7 +174,7 @@ mod tests {
         let mut seen = Vec::new();
         while let Ok(out) = source.rx.try_recv() {
             seen.push(match out {
-                Out::Reply { lines } => format!("reply {}", lines.join("|")),
+                Out::Reply { lines, .. } => format!("reply {}", lines.join("|")),
                 Out::Line(l) => format!("line {l}"),
                 other => format!("{other:?}"),
             });
@@ -191,14 +193,14 @@ mod tests {
             sent: 1,
             settled: 0,
         };
-        held.answered(1, vec!["*** Connected ***".into()]);
+        held.answered(1, vec!["*** Connected ***".into()], false);
         // A line the world took, and went quiet: the host answers it.
         let line = held.next();
         held.settle(line, UNANSWERED);
         // The world's own answer comes after all; then the next line's.
-        held.answered(line, vec!["You say, \"hi\"".into()]);
+        held.answered(line, vec!["You say, \"hi\"".into()], false);
         let next = held.next();
-        held.answered(next, vec!["Exits: east".into()]);
+        held.answered(next, vec!["Exits: east".into()], false);
         // Settling what has its answer changes nothing.
         held.settle(next, NOT_DONE);
         assert_eq!(

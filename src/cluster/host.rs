@@ -429,10 +429,10 @@ async fn deliver(mut inbox: async_nats::Subscriber, state: Arc<Mutex<State>>, sa
 /// holds no such connection.
 fn hand(state: &mut State, conn: ConnId, what: ToConn, unheld: &mut Vec<ConnId>) {
     let held = match what {
-        ToConn::Reply { seq, lines } => state
+        ToConn::Reply { seq, lines, more } => state
             .conns
             .get_mut(&conn)
-            .map(|held| held.answered(seq, lines))
+            .map(|held| held.answered(seq, lines, more))
             .is_some(),
         ToConn::Refused { seq } => state
             .conns

@@ -690,11 +690,14 @@ pub enum ToConn {
         talker: String,
         line: String,
     },
-    /// The answer to what the connection sent as `seq`.
+    /// The answer to what the connection sent as `seq`; with `more`, what it told its typist
+    /// follows, up to [`ToConn::Ended`] (see [`Out::Reply`]).
     Reply {
         seq: u64,
         lines: Vec<String>,
+        more: bool,
     },
+    Ended,
     Close(Vec<String>),
     Board(Board),
     Display(Display),
@@ -742,10 +745,12 @@ impl ToConn {
                     line,
                 }
             }
-            Out::Reply { lines } => ToConn::Reply {
+            Out::Reply { lines, more } => ToConn::Reply {
                 seq,
                 lines: lines.clone(),
+                more: *more,
             },
+            Out::Ended => ToConn::Ended,
             Out::Close(lines) => ToConn::Close(lines.clone()),
             Out::Board(b) => ToConn::Board(Board {
                 object: b.object.number(),
@@ -784,7 +789,8 @@ impl ToConn {
                 talker,
                 line,
             } => Out::Heard(Said::new(channel, &talker, line)),
-            ToConn::Reply { lines, .. } => Out::Reply { lines },
+            ToConn::Reply { lines, more, .. } => Out::Reply { lines, more },
+            ToConn::Ended => Out::Ended,
             ToConn::Close(lines) => Out::Close(lines),
             ToConn::Board(b) => Out::Board(Box::new(BoardMsg {
                 object: b.object.into(),
@@ -923,7 +929,9 @@ mod tests {
             Out::Heard(Said::new("say", "Ann", "Ann says, \"hi\"")),
             Out::Reply {
                 lines: vec!["a".into(), "b".into()],
+                more: true,
             },
+            Out::Ended,
             Out::Close(vec!["bye".into()]),
             Out::Board(Box::new(board)),
             Out::Display(Display::default()),

@@ -35,6 +35,8 @@ pub(super) struct Conn {
     pub peer: SocketAddr,
     prefix: Option<String>,
     suffix: Option<String>,
+    /// An answer is being written whose SUFFIX waits for what its command told the typist.
+    answering: bool,
     throttle: Throttle,
     /// The XMCP/1.1 key the client set; without one, no `$#$` line is ever sent.
     xmcp_key: Option<String>,
@@ -217,13 +219,29 @@ impl Conn {
 
     /// Queues `lines` as the answer to one command, between PREFIX and SUFFIX if set.
     pub fn answer<S: AsRef<str>>(&mut self, lines: &[S]) {
+        self.begin_answer(lines);
+        self.end_answer();
+    }
+
+    /// Queues `lines` as the answer to one command after its PREFIX, if set; what the
+    /// command told its typist follows, and [`Conn::end_answer`] ends it.
+    pub fn begin_answer<S: AsRef<str>>(&mut self, lines: &[S]) {
+        // An answer left open (its world went before ending it) is ended first.
+        self.end_answer();
         if let Some(p) = &self.prefix {
             self.out.line(p);
         }
         for l in lines {
             self.out.line(l.as_ref());
         }
-        if let Some(s) = &self.suffix {
+        self.answering = true;
+    }
+
+    /// Ends the answer being written with its SUFFIX, if set; nothing if none is open.
+    pub fn end_answer(&mut self) {
+        if std::mem::take(&mut self.answering)
+            && let Some(s) = &self.suffix
+        {
             self.out.line(s);
         }
     }
@@ -391,6 +409,7 @@ impl Conn {
             peer,
             prefix: None,
             suffix: None,
+            answering: false,
             xmcp_key: None,
             options,
             mssp: if shared.config.telnet_negotiate {
@@ -469,24 +488,27 @@ pub(super) async fn play(
                         Some(wait) => conn.wait(wait).await,
                     };
                     match shared.town.line(&agent, conn_id, line, at).await {
-                        Taken::Answered { lines, after } => {
-                            // What the world sent before the answer comes before it (notices
-                            // the line sent its typist among them), and nothing after it,
-                            // written a batch at a time.
-                            while source.taken() < after
-                                && let Ok(out) = source.rx.try_recv()
-                            {
-                                source.took(&out);
-                                if let Some(lines) = show(conn, out, &mut announce_xmcp) {
+                        Taken::Answered { lines, after, then } => {
+                            // What the world sent before the answer comes before it, and
+                            // what the line told its typist after it, before its SUFFIX:
+                            // nothing else, each written a batch at a time.
+                            let mut drained = drain(conn, &mut source, after, &mut announce_xmcp).await;
+                            if drained.is_ok() {
+                                conn.begin_answer(&lines);
+                                drained = drain(conn, &mut source, then, &mut announce_xmcp).await;
+                                conn.end_answer();
+                            }
+                            match drained {
+                                Ok(()) => {}
+                                Err(Drained::Closed(lines)) => {
                                     conn.answer(&lines);
                                     return;
                                 }
-                                if conn.out.full() && conn.out.flush().await.is_err() {
+                                Err(Drained::Lost) => {
                                     leave(Leaving::Lost).await;
                                     return;
                                 }
                             }
-                            conn.answer(&lines);
                         }
                         Taken::Queued => awaiting = true,
                         Taken::Stopped => return,
@@ -537,6 +559,34 @@ pub(super) async fn play(
             }
         }
     }
+}
+
+/// Why [`drain`] stopped short: the world closed the connection (with these words), or the
+/// client is gone.
+enum Drained {
+    Closed(Vec<String>),
+    Lost,
+}
+
+/// Puts what the world queued on the screen until the connection has taken `upto` in all.
+async fn drain(
+    conn: &mut Conn,
+    source: &mut Source,
+    upto: u64,
+    announce_xmcp: &mut bool,
+) -> Result<(), Drained> {
+    while source.taken() < upto
+        && let Ok(out) = source.rx.try_recv()
+    {
+        source.took(&out);
+        if let Some(lines) = show(conn, out, announce_xmcp) {
+            return Err(Drained::Closed(lines));
+        }
+        if conn.out.full() && conn.out.flush().await.is_err() {
+            return Err(Drained::Lost);
+        }
+    }
+    Ok(())
 }
 
 /// Puts what the world has queued (after `first`, if the queue gave one already) on the screen,
@@ -595,12 +645,16 @@ fn show(conn: &mut Conn, out: Out, announce_xmcp: &mut bool) -> Option<Vec<Strin
     match out {
         Out::Line(line) => conn.out.line(&line),
         Out::Heard(said) => conn.heard(&said),
-        Out::Reply { lines } => {
-            conn.answer(&lines);
+        Out::Reply { lines, more } => {
+            conn.begin_answer(&lines);
+            if !more {
+                conn.end_answer();
+            }
             if std::mem::take(announce_xmcp) {
                 conn.out.oob(xmcp::VERSION_LINE);
             }
         }
+        Out::Ended => conn.end_answer(),
         Out::Board(b) => conn.board(&b),
         Out::Display(d) => conn.set_display(d),
         Out::Event(e) => conn.event(&e),

@@ -135,7 +135,8 @@ def play(host, port, rng, index, tag):
         else:
             move = rng.choice(sorted(expected))
         answer = mover.command(f"move {move} on #{game}")
-        if not answer or not answer[-1].startswith("You play "):
+        # The answer comes first, then the board the move draws.
+        if not answer or not answer[0].startswith("You play "):
             raise AssertionError(f"game {index} ply {plies}: {move} refused: {answer}")
         board.push_uci(move)
         plies += 1

@@ -80,10 +80,11 @@ async fn the_handshake_and_the_start_position_from_each_side() {
     );
 }
 
-/// What a command shows its typist comes before the command's answer: looking at a game gives
-/// a keyed client its board first, then the text between PREFIX and SUFFIX.
+/// What a command shows its typist is part of its output, after its answer: looking at a game
+/// gives a keyed client its text and then its board, all between PREFIX and SUFFIX (the board
+/// once came before PREFIX, where a client cutting out the command's output lost it).
 #[tokio::test]
-async fn the_board_a_look_shows_comes_before_its_answer() {
+async fn the_board_a_look_shows_comes_inside_its_output_after_its_answer() {
     let s = TestServer::start().await;
     let (mut ann, mut bob) = game(&s, None).await;
     board_line(&mut ann).await;
@@ -96,9 +97,9 @@ async fn the_board_a_look_shows_comes_before_its_answer() {
         let board = got
             .iter()
             .position(|l| l.starts_with("$#$chess-board ka object: #1"));
-        let answer = got.iter().position(|l| l == "<<<");
+        let prefix = got.iter().position(|l| l == "<<<");
         assert!(
-            matches!((board, answer), (Some(b), Some(a)) if b < a),
+            matches!((prefix, board), (Some(p), Some(b)) if p + 1 < b),
             "{got:#?}"
         );
     }
@@ -136,25 +137,26 @@ async fn stale_sequences_wrong_turns_and_watchers_get_a_warning_and_a_fresh_boar
     board_line(&mut ann).await;
     board_line(&mut bob).await;
     // Out of turn: Bob (black) drags first.
+    // The refusal, then the board it brings (the command's output, in that order).
     bob.send("move 4 7 4 5 1 on #1").await;
+    assert_eq!(bob.line().await.unwrap(), "It is not your move in game #1.");
     let fresh = board_line(&mut bob).await;
     assert_eq!(
         fresh,
         format!("$#$chess-board kb object: #1 board: {START} turn: 0 colour: black sequence: 1")
     );
-    assert_eq!(bob.line().await.unwrap(), "It is not your move in game #1.");
     ann.send("move 4 2 4 4 1 on #1").await;
     ann.expect("You play e4 in game #1.").await;
     // A stale sequence: Ann's board said 1, the game is at 2.
     ann.send("move 5 2 5 4 1 on #1").await;
+    ann.expect(
+        "Your board of game #1 was out of date (sequence 1, now 2); here is the current one.",
+    )
+    .await;
     let fresh = board_line(&mut ann).await;
     assert!(
         fresh.ends_with("turn: 0 colour: white sequence: 2"),
         "{fresh}"
-    );
-    assert_eq!(
-        ann.line().await.unwrap(),
-        "Your board of game #1 was out of date (sequence 1, now 2); here is the current one."
     );
     // A watcher's drag moves nothing.
     let mut cy = keyed(&s, "Cy", "kc").await;
@@ -168,11 +170,11 @@ async fn stale_sequences_wrong_turns_and_watchers_get_a_warning_and_a_fresh_boar
         )
     );
     cy.send("move 4 7 4 5 2 on #1").await;
-    board_line(&mut cy).await;
     assert_eq!(
         cy.line().await.unwrap(),
         "You are only watching game #1; you cannot move its pieces."
     );
+    board_line(&mut cy).await;
     bob.send("moves").await;
     let moves = bob.expect("Legal moves for black in game #1").await;
     let moves = moves.last().unwrap();
@@ -204,6 +206,8 @@ async fn castling_and_promotion_by_drag() {
     );
     bob.send("move 4 8 6 8 2 on #1").await;
     bob.expect("You play O-O-O in game #1.").await;
+    // His own board follows his answer.
+    board_line(&mut bob).await;
     // The a8 rook has gone to d8: a pawn dropped on a8 becomes a queen.
     ann.send("move 8 7 8 8 3 on #1").await;
     ann.expect("You play a8=Q").await;
@@ -253,10 +257,13 @@ async fn a_client_without_a_key_gets_text_boards_and_no_oob_lines() {
     let mut ann = s.player("Ann").await;
     ann.send("east").await;
     ann.expect("Exits:").await;
-    ann.send("challenge computer as white level 1").await;
-    let lines = ann
-        .expect("You sit down to play the computer (level 1) as white: game #1.")
-        .await;
+    // A command's output is all between its PREFIX and SUFFIX, its answer first: the board
+    // it draws follows "You sit down…" (it once came before it, outside the markers).
+    let lines = ann.command("challenge computer as white level 1").await;
+    assert_eq!(
+        lines[0], "You sit down to play the computer (level 1) as white: game #1.",
+        "{lines:#?}"
+    );
     assert!(
         lines.iter().any(|l| l == "1 R N B Q K B N R 1"),
         "{lines:#?}"
@@ -560,8 +567,11 @@ async fn a_telnet_player_sees_one_compact_board_per_move_from_their_side() {
         c.command("east").await;
     }
     ann.command("challenge Bob as white").await;
-    bob.send("accept Ann").await;
-    let start = bob.expect("You accept Ann's challenge").await;
+    let start = bob.command("accept Ann").await;
+    assert!(
+        start[0].starts_with("You accept Ann's challenge"),
+        "{start:#?}"
+    );
     // Bob plays black: black at the bottom, files from h to a.
     let files = start
         .iter()
@@ -570,8 +580,8 @@ async fn a_telnet_player_sees_one_compact_board_per_move_from_their_side() {
     assert_eq!(start[files + 1], "1 R N B K Q B N R 1", "{start:#?}");
     assert_eq!(start[files + 8], "8 r n b k q b n r 8", "{start:#?}");
     ann.expect("White to move.").await;
-    ann.send("move e4").await;
-    let mine = ann.expect("You play e4 in game #1.").await;
+    let mine = ann.command("move e4").await;
+    assert_eq!(mine[0], "You play e4 in game #1.", "{mine:#?}");
     let boards = mine
         .iter()
         .filter(|l| l.as_str() == "  a b c d e f g h")
@@ -625,8 +635,7 @@ async fn a_telnet_player_who_joins_an_agents_game_reads_words_not_markdown() {
         .unwrap()
         .to_owned();
     let mut ann = s.player("Ann").await;
-    ann.send(&format!("joinGame {game}")).await;
-    let joined = ann.expect("You join game #").await;
+    let joined = ann.command(&format!("joinGame {game}")).await;
     let all = joined.join("\n");
     assert!(
         all.contains(&format!(
@@ -648,8 +657,12 @@ async fn a_telnet_player_who_joins_an_agents_game_reads_words_not_markdown() {
     .await;
     assert_ne!(r["isError"], true, "{r}");
     until_ranks(&mut ann, 8).await;
-    ann.send(&format!("finishTurn {game} e5")).await;
-    let moved = ann.expect(&format!("You play e5 in game #{game}.")).await;
+    let moved = ann.command(&format!("finishTurn {game} e5")).await;
+    assert_eq!(
+        moved[0],
+        format!("You play e5 in game #{game}."),
+        "{moved:#?}"
+    );
     let all = moved.join("\n");
     assert!(!all.contains("**") && !all.contains("Next Action"), "{all}");
     s.stop().await;

@@ -739,10 +739,10 @@ async fn a_rated_game_against_the_computer_meets_its_levels_anchor() {
     );
     assert_eq!(
         ann.command("challenge computer as white level 10 clock 60+0 rated")
-            .await,
-        [format!(
+            .await[0],
+        format!(
             "You sit down to play the computer (level 10, rated against its {anchor:.0}) as white: game #1."
-        )]
+        )
     );
     ann.send("resign #1").await;
     ann.expect("Game over: Black wins by resignation (0-1).")

@@ -21,9 +21,13 @@ async fn the_living_hear_only_their_match_and_the_watchers_talk_among_themselves
     for c in [&mut ann, &mut bob, &mut cid] {
         c.command("north").await;
     }
-    ann.send("werewolf practice").await;
-    // Her card comes as the match begins, without asking (a villager has no night brief).
-    let told = ann.expect("begins: you and seven house bots").await;
+    // Her card comes as the match begins, without asking (a villager has no night brief),
+    // after the answer.
+    let told = ann.command("werewolf practice").await;
+    assert!(
+        told[0].contains("begins: you and seven house bots"),
+        "{told:#?}"
+    );
     assert!(
         told.iter().any(|l| l.starts_with("[Town Crier] You are ")),
         "{told:#?}"

@@ -276,12 +276,12 @@ async fn a_swiss_pairs_people_and_agents_by_round_and_names_its_winner_on_every_
         said.iter().any(|l| l.contains("Tournament #1 begins")),
         "{said:?}"
     );
-    // Each telnet player is told their game as it begins (Ann as her command is answered).
+    // Each telnet player is told their game as it begins (Ann in her command's output, after
+    // its answer).
     assert!(
-        heard
-            .iter()
+        said.iter()
             .any(|l| l.contains("Tournament #1, round 1: your game against")),
-        "{heard:?}"
+        "{heard:?} {said:?}"
     );
     bob.expect("Tournament #1, round 1: your game against")
         .await;

@@ -179,7 +179,7 @@ fn told_text(what: &moot::cluster::wire::ToConn) -> Vec<(&'static str, String)> 
             pieces
         }
         ToConn::Room(room) => vec![("telnet", room.name.clone())],
-        ToConn::Display(_) | ToConn::Refused { .. } => Vec::new(),
+        ToConn::Display(_) | ToConn::Refused { .. } | ToConn::Ended => Vec::new(),
     }
 }
 

@@ -25,8 +25,13 @@ pub enum Out {
     /// `Comm.Channel.Text` for a client that asked for GMCP.
     Heard(Arc<Said>),
     /// The answer to this connection's own command, sent once what the command changed is
-    /// committed (or, if it could not be, saying that it did not happen).
-    Reply { lines: Vec<String> },
+    /// committed (or, if it could not be, saying that it did not happen). With `more`, what
+    /// the command told its typist besides follows, up to [`Out::Ended`]: a client that cuts a
+    /// command's output out of the stream with `PREFIX` and `SUFFIX` gets all of it, the
+    /// answer first ("You sit down to play…", then the board).
+    Reply { lines: Vec<String>, more: bool },
+    /// The end of a command's output that its [`Out::Reply`] began with `more`.
+    Ended,
     /// Close the connection after showing these lines.
     Close(Vec<String>),
     /// A board changed, or was looked at: a structured board for clients that draw one (a
@@ -301,7 +306,7 @@ impl Backlog {
             Out::Board(b) => b.weight(),
             Out::Display(_) => 8,
             Out::Event(_) => 256,
-            Out::Reply { .. } | Out::Close(_) => return,
+            Out::Reply { .. } | Out::Ended | Out::Close(_) => return,
         };
         self.notices.fetch_sub(1, Ordering::Relaxed);
         self.bytes.fetch_sub(weight, Ordering::Relaxed);
@@ -348,7 +353,7 @@ impl Sink {
             Out::Board(b) => self.notice(Delivery::Board(b)),
             Out::Display(d) => self.notice(Delivery::Display(d)),
             Out::Event(e) => self.notice(Delivery::Event(e)),
-            Out::Reply { .. } | Out::Close(_) => self.send(out),
+            Out::Reply { .. } | Out::Ended | Out::Close(_) => self.send(out),
         }
     }
 

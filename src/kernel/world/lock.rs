@@ -51,8 +51,14 @@ pub const ELSEWHERE: &str =
 pub enum Taken {
     /// It ran, and this is its answer: to be written once the connection has taken `after`
     /// things off its queue in all (what the world sent it before the answer; see
-    /// [`Source::taken`](super::Source::taken)).
-    Answered { lines: Vec<String>, after: u64 },
+    /// [`Source::taken`](super::Source::taken)), and followed by what the command told its
+    /// typist, up to `then` in all: the command's output, all of it between the
+    /// connection's `PREFIX` and `SUFFIX`.
+    Answered {
+        lines: Vec<String>,
+        after: u64,
+        then: u64,
+    },
     /// Its answer will come through the connection's queue.
     Queued,
     /// The town has stopped.

@@ -44,6 +44,8 @@ pub type Released = oneshot::Receiver<Result<(), Unavailable>>;
 /// command's notices, as it always has, so a board someone's move shows them comes first.
 pub struct Answer {
     pub sink: Sink,
+    /// Who typed the command: what it tells them goes out inside its answer.
+    pub who: super::AgentId,
     pub lines: Vec<String>,
 }
 
@@ -180,6 +182,7 @@ impl Outbox {
                     if let Some(a) = r.pending.answer.take() {
                         a.sink.send(Out::Reply {
                             lines: vec![format!("*** {}. ***", Unavailable::Storage)],
+                            more: false,
                         });
                     }
                 }
@@ -191,10 +194,26 @@ impl Outbox {
 }
 
 impl Pending {
+    /// Sends the typist their answer ahead of what the command told them, when it told them
+    /// anything; the connection to end that output on once it has gone out.
+    pub fn open_answer(&mut self) -> Option<Sink> {
+        let a = self
+            .answer
+            .take_if(|a| self.notices.iter().any(|n| n.to == a.who))?;
+        a.sink.send(Out::Reply {
+            lines: a.lines,
+            more: true,
+        });
+        Some(a.sink)
+    }
+
     /// Answers the command's caller, now that it has gone out.
     pub fn answer(&mut self) {
         if let Some(a) = self.answer.take() {
-            a.sink.send(Out::Reply { lines: a.lines });
+            a.sink.send(Out::Reply {
+                lines: a.lines,
+                more: false,
+            });
         }
         if let Some(done) = self.done.take() {
             let _ = done.send(Ok(()));

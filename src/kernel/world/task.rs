@@ -128,7 +128,7 @@ impl WorldHandle {
             .here(|world, env| take_line(world, env, agent, conn, &line, Some((CROWD + 1, typed))))
             .unwrap_or(Took::Crowded);
         match here {
-            Took::Answered { lines, after } => Taken::Answered { lines, after },
+            Took::Answered { lines, after, then } => Taken::Answered { lines, after, then },
             Took::Later => Taken::Queued,
             Took::Crowded => {
                 let agent = agent.clone();
@@ -482,8 +482,13 @@ fn handle(world: &mut World, env: &Env, req: Request) {
 
 /// What became of a line [`take_line`] was given.
 enum Took {
-    /// It ran here; its answer, to be written after the connection has taken `after`.
-    Answered { lines: Vec<String>, after: u64 },
+    /// It ran here; its answer, to be written after the connection has taken `after`, and
+    /// what it told its typist up to `then` (see [`Taken::Answered`]).
+    Answered {
+        lines: Vec<String>,
+        after: u64,
+        then: u64,
+    },
     /// Its answer goes through the connection's queue (or nowhere, the typist being gone).
     Later,
     /// The typist stands among more than the crowd given: the line is left for the world task.
@@ -526,19 +531,29 @@ fn take_line(
     // in flight before it, is answered as it stands: there is nothing of it to wait for or
     // send out (what `submit` and `release` would find, at a tenth of a command's cost).
     if here.is_some() && cx.left_nothing() && world.outbox.is_empty() {
+        let after = sink.sent();
         return Took::Answered {
-            after: sink.sent(),
+            after,
+            then: after,
             lines,
         };
     }
-    match submit(world, env, cx, Some(Answer { sink, lines })) {
+    let who = cx.actor.clone();
+    match submit(world, env, cx, Some(Answer { sink, who, lines })) {
         Pushed::Now(mut pending) => {
             let answer = here.and_then(|_| pending.answer.take());
+            // The queue up to here is what came before the command; what `release` adds to
+            // it for the typist is the command's own, written after its answer.
+            let after = answer.as_ref().map(|a| a.sink.sent());
             release(world, env, pending);
-            answer.map_or(Took::Later, |a| Took::Answered {
-                after: a.sink.sent(),
-                lines: a.lines,
-            })
+            match (answer, after) {
+                (Some(a), Some(after)) => Took::Answered {
+                    after,
+                    then: a.sink.sent(),
+                    lines: a.lines,
+                },
+                _ => Took::Later,
+            }
         }
         Pushed::Held { .. } => Took::Later,
     }
@@ -581,7 +596,8 @@ fn enter(world: &mut World, env: &Env, row: AgentRow, created: bool, conn: ConnI
     });
     match entered {
         Ok(lines) => {
-            finish(world, env, cx, Some(Answer { sink, lines }));
+            let who = cx.actor.clone();
+            finish(world, env, cx, Some(Answer { sink, who, lines }));
         }
         // Entering is not undone by undos (nothing was stored): they are taken out again, and
         // their connection hears why it closes.
@@ -628,7 +644,11 @@ fn submit(world: &mut World, env: &Env, mut cx: Cx, answer: Option<Answer>) -> P
 
 /// Sends out what a stored command left for others.
 fn release(world: &mut World, env: &Env, mut pending: Pending) {
+    let opened = pending.open_answer();
     world.deliver(std::mem::take(&mut pending.notices));
+    if let Some(sink) = opened {
+        sink.send(Out::Ended);
+    }
     // A read (a page asking for the town) leaves nothing, and wakes nobody: were it to, each
     // follower's next question would be answered at once, by its own read.
     if pending.left_something {
