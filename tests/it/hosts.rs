@@ -225,6 +225,16 @@ async fn two_players_on_two_hosts_share_a_room_and_a_game() {
         assert!(news.last().unwrap().contains(" marks "), "{news:?}");
     }
     o.expect("wins").await;
+    // What a command told its typist crosses the broker inside its output, after its answer:
+    // the board `challenge computer` draws follows "You sit down…" between the markers.
+    x.command("north").await;
+    x.command("east").await;
+    let sat = x.command("challenge computer as white level 1").await;
+    assert!(
+        sat[0].starts_with("You sit down to play the computer"),
+        "{sat:#?}"
+    );
+    assert!(sat.iter().any(|l| l == "1 R N B Q K B N R 1"), "{sat:#?}");
 
     for (host, name) in [(a, "A"), (b, "B")] {
         tokio::time::timeout(Duration::from_secs(10), host.running.shutdown())
