@@ -81,7 +81,7 @@ async fn two_people_play_to_four_in_a_column_and_a_watcher_sees_each_drop() {
     let mut bob = in_game_room(&s, "Bob").await;
     let mut cy = in_game_room(&s, "Cy").await;
     ann.command("play connect4 with Bob").await;
-    bob.expect("Type `play connect4 with Ann` to accept, or `decline Ann`.")
+    bob.expect("Type `accept Ann` to accept (from anywhere), or `decline Ann`.")
         .await;
     let yes = bob.command("play connect4 with Ann").await;
     assert_eq!(

@@ -268,23 +268,27 @@ async fn play_with_someone_asks_for_a_rated_game_with_a_limit_a_move() {
         ["You invite Bob to a game of tic-tac-toe."]
     );
     bob.expect(
-        "Ann invites you to a game of tic-tac-toe (rated, clock 1d). Type `play tictactoe with \
-         Ann` to accept, or `decline Ann`.",
+        "Ann invites you to a game of tic-tac-toe (rated, clock 1d). Type `accept Ann` to \
+         accept (from anywhere), or `decline Ann`.",
     )
     .await;
-    let accepted = bob.command("play tictactoe with Ann").await;
+    // What the invitation says to type works, from wherever Bob stands (it once said `play
+    // tictactoe with Ann`, which needs Ann in the room).
+    bob.command("north").await;
+    let accepted = bob.command("accept Ann").await;
     assert!(
-        accepted[0].starts_with("You accept Ann's invitation: game #")
-            && accepted[0].ends_with("of tic-tac-toe, you are o."),
+        accepted[0].starts_with("You accept Ann's challenge: game #")
+            && accepted[0].ends_with(", you play o."),
         "{accepted:?}"
     );
     // The game has its limit: a day for each move.
-    let id = accepted[0]
+    let id: String = accepted[0]
         .split('#')
         .nth(1)
-        .and_then(|r| r.split(' ').next())
         .unwrap()
-        .to_owned();
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
     let token = telnet_token(&mut ann).await;
     let (status, v) = s.api().get(&format!("/sessions/{id}/state"), &token).await;
     assert_eq!(status, 200, "{v}");

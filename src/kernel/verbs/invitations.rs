@@ -96,8 +96,8 @@ impl Verb for Accept {
     const USAGE: &'static str = "accept <name|#id>";
     const SUMMARY: &'static str = "Accept someone's invitation to a game.";
     const HELP: &'static str = "`accept Ann` starts the game Ann invited you to (her chess challenge, \
-a session she made naming you); `accept #12` names the game. `session_list` shows what waits \
-for you; an invitation lapses if nobody answers it.";
+a session she made naming you); `accept #12` names the game. An invitation lapses if nobody \
+answers it.";
     const READ_ONLY: bool = false;
     const TOOL_DESCRIPTION: &'static str = "Accept the invitation to a game (a challenge) from \
 `name`, or the game `#id`; the game begins once every player has accepted. Returns who asked, \

@@ -276,14 +276,13 @@ game's id and template and your opponent.";
                 },
             ));
         }
-        let game_word = args.game.to_ascii_lowercase();
         let mut terms = if args.rated { "rated" } else { "casual" }.to_owned();
         if let Some(clock) = &args.clock {
             terms.push_str(&format!(", clock {clock}"));
         }
         let line = format!(
-            "{my_name} invites you to a game of {} ({terms}). Type `play {game_word} with {my_name}` \
-             to accept, or `decline {my_name}`.",
+            "{my_name} invites you to a game of {} ({terms}). Type `accept {my_name}` to accept \
+             (from anywhere), or `decline {my_name}`.",
             t.title
         );
         let parts = BTreeMap::from([
