@@ -156,6 +156,45 @@ async fn notes_reach_only_the_players_they_name_on_telnet_and_in_mcp_events() {
     }
 }
 
+/// A room where games pile up still fits a screen: its text names the newest running games and
+/// counts the rest (fifty games an agent left running once filled a look with 300 lines).
+#[tokio::test]
+async fn a_room_names_its_newest_running_games_and_counts_the_rest() {
+    let s = TestServer::start().await;
+    let api = s.api();
+    let me = api.agent(Some("Heaps")).await;
+    let mut ids = Vec::new();
+    for _ in 0..11 {
+        let (status, v) = api
+            .post(
+                "/sessions",
+                &me.token,
+                json!({"template": "tictactoe.v1", "participants": {"x": me.id, "o": "house"}}),
+            )
+            .await;
+        assert_eq!(status, 201, "{v}");
+        ids.push(v["session_id"].as_str().unwrap().to_owned());
+    }
+    let mut ann = in_game_room(&s, "Ann").await;
+    let look = ann.command("look").await;
+    let named: Vec<&String> = look.iter().filter(|l| l.starts_with("Game #")).collect();
+    assert_eq!(named.len(), 8, "{look:#?}");
+    assert!(
+        named[0].starts_with(&format!("Game #{} ", ids[3])),
+        "{look:#?}"
+    );
+    assert!(
+        look.contains(&"3 older games are in play here too (`games` lists them).".to_owned()),
+        "{look:#?}"
+    );
+    let games = ann.command("games").await;
+    assert!(
+        ids.iter()
+            .all(|id| games.iter().any(|l| l.starts_with(&format!("#{id} ")))),
+        "{games:#?}"
+    );
+}
+
 #[tokio::test]
 async fn a_game_started_away_from_its_table_stands_there_and_says_so() {
     let s = TestServer::start().await;

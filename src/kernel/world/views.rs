@@ -125,6 +125,10 @@ fn view_of(world: &World, shown: &Shown<'_>) -> RoomView {
 /// How many finished games a list shows after the running ones.
 pub const RECENT_FINISHED: usize = 3;
 
+/// How many running games a room's text names, the newest: a room where abandoned games pile
+/// up (an agent may keep fifty running) still fits a screen, and `games` lists them all.
+const RUNNING_NAMED: usize = 8;
+
 /// The games worth listing, in the order given (oldest first): every running one, and the last
 /// `keep` finished; and how many finished ones were left out. Finished games stay in the world
 /// (they can be looked at, replayed, exported), but a room that lists them all soon reads like
@@ -229,7 +233,14 @@ fn lines_of(world: &World, viewer: &AgentId, shown: &Shown<'_>, come: Come) -> V
         let names: Vec<&str> = r.things.iter().map(|t| t.name.as_str()).collect();
         lines.push(format!("You see {} here.", english_list(&names)));
     }
+    let running = shown.games.iter().filter(|g| !g.game.is_terminal()).count();
+    let unnamed = running.saturating_sub(RUNNING_NAMED);
+    let mut passed = 0;
     for g in &shown.games {
+        if !g.game.is_terminal() && passed < unnamed {
+            passed += 1;
+            continue;
+        }
         // Where it stands ("black to move, move 1", how it ended), as `games` says it.
         let state = g.situation();
         lines.push(format!(
@@ -239,6 +250,13 @@ fn lines_of(world: &World, viewer: &AgentId, shown: &Shown<'_>, come: Come) -> V
             g.players_line(),
             g.id
         ));
+    }
+    match unnamed {
+        0 => {}
+        1 => lines.push("One older game is in play here too (`games` lists it).".into()),
+        n => lines.push(format!(
+            "{n} older games are in play here too (`games` lists them)."
+        )),
     }
     match shown.older_finished {
         0 => {}
