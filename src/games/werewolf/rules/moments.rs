@@ -69,14 +69,22 @@ impl Werewolf {
                     if let Some(t) = now
                         && now != leader
                     {
+                        // The count as the lead changes hands, not the vote's end: said as such,
+                        // lest "(1)" read as the day's tally.
                         let n = votes.iter().filter(|v| v.1 == Some(t)).count();
+                        let so_far = match n {
+                            1 => "1 vote so far".to_owned(),
+                            n => format!("{n} votes so far"),
+                        };
                         let what = match leader {
                             Some(was) => format!(
-                                "The vote swings from {} to {} ({n} votes).",
+                                "The vote swings from {} to {} ({so_far}).",
                                 self.name(was),
                                 self.name(t)
                             ),
-                            None => format!("{} leads the vote ({n}).", self.name(t)),
+                            None => {
+                                format!("{} takes the lead in the vote ({so_far}).", self.name(t))
+                            }
                         };
                         out.push(moment("VOTE_SWING", what));
                     }
@@ -157,6 +165,12 @@ mod tests {
                 // Only from public events: nothing a spectator could not have read.
                 assert!(public.contains(&m["eventId"].as_str().unwrap().to_owned()));
                 kinds.insert(m["kind"].as_str().unwrap().to_owned());
+                // A swing's count is the count then, and says so (a first vote's "(1)" once
+                // read as the day's tally).
+                if m["kind"] == "VOTE_SWING" {
+                    let text = m["text"].as_str().unwrap();
+                    assert!(text.ends_with(" so far)."), "{text}");
+                }
             }
             let deaths = w.players.iter().filter(|p| !p.alive).count();
             let told = w
