@@ -298,7 +298,8 @@ fn player_html(
 <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
                 escape(&c.game),
                 c.games,
-                c.actions,
+                // Every action tried: the share beside it is of these.
+                c.actions.saturating_add(c.refused),
                 c.refused,
                 percent(c.refused_rate),
                 c.missed,

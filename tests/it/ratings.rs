@@ -436,6 +436,20 @@ async fn refusals_and_a_fallen_flag_stand_beside_the_rating_once_the_game_is_ove
                  "refused_rate": 1.0, "missed_rate": 1.0 }]),
         "{v}"
     );
+    // The page counts every action tried beside the refused ones (it once showed the 0 taken
+    // beside 2 refused, 100%).
+    let page = reqwest::get(format!("http://{}/players/Bob", s.http))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains(
+            "<td>chess</td><td class=\"n\">1</td><td class=\"n\">2</td><td class=\"n\">2</td>"
+        ),
+        "{page}"
+    );
 
     // Stored as it happened: a restart tells the same.
     let db = s.db.clone();
@@ -685,7 +699,8 @@ async fn the_leaderboard_and_a_players_page_in_a_real_chromium() {
     assert_eq!(p["charts"], json!([3]), "a point per rated game: {p}");
     assert_eq!(
         p["conduct"][0],
-        json!(["tictactoe", "3", "6", "1", "14.3%", "0", "0.00"]),
+        // Seven actions tried, one refused: a seventh (it once said six, beside 14.3%).
+        json!(["tictactoe", "3", "7", "1", "14.3%", "0", "0.00"]),
         "{p}"
     );
     assert_eq!(p["games"].as_array().unwrap().len(), 3, "{p}");

@@ -93,6 +93,7 @@ impl Score {
 pub struct ConductView {
     pub game: String,
     pub games: u32,
+    /// The actions the rules took; those refused are counted apart.
     pub actions: u32,
     pub refused: u32,
     pub missed: u32,
