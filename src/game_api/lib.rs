@@ -26,7 +26,7 @@ pub mod text;
 use serde_json::Value;
 
 pub use erased::{AnyAction, AnyGame};
-pub use limit::MoveLimit;
+pub use limit::{Forfeit, MoveLimit};
 
 /// The role of the server actor: the host itself, taking a template's deadline (a flag-fall,
 /// a phase's end). No participant plays it and no face can act as it.
@@ -373,6 +373,9 @@ pub trait Game: Clone + Send + Sync + 'static {
     const TABLE: &'static str;
     /// Whether the house's computer can play any of its roles (see [`Game::computer`]).
     const HOUSE_PLAYS: bool = false;
+    /// Whether either player may give the game up at any time with the action `resign`, the
+    /// other then winning: the `resign` verb offers it for every such game.
+    const RESIGNS: bool = false;
     /// Its name in a sentence ("Ann is playing Werewolf …").
     const TITLE: &'static str = Self::TEMPLATE;
     /// Whether [`Game::action_view`] ever hides that an action was taken: then the host counts
@@ -581,6 +584,8 @@ pub struct Template {
     pub table: &'static str,
     /// Whether the house's computer can play it.
     pub house_plays: bool,
+    /// See [`Game::RESIGNS`].
+    pub resigns: bool,
     /// Its page's path on the web (`/chess/{session_id}`), if its module gives it one: the
     /// town's map links to it.
     pub page: Option<&'static str>,
@@ -613,6 +618,7 @@ pub const fn template<G: Game>() -> Template {
         sequential: G::SEQUENTIAL,
         table: G::TABLE,
         house_plays: G::HOUSE_PLAYS,
+        resigns: G::RESIGNS,
         page: None,
         title: G::TITLE,
         hides_actions: G::HIDES_ACTIONS,

@@ -238,3 +238,29 @@ mod tests {
         assert_eq!(serde_json::from_value::<MoveLimit>(v).unwrap(), l);
     }
 }
+
+/// How a two-player game was lost other than on its board: the side to move ran out of time
+/// (the server's `flag`), or a side gave it up (`resign`, see [`crate::Game::RESIGNS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Forfeit {
+    Time,
+    Resignation,
+}
+
+impl Forfeit {
+    /// How the state's `result` ends: `x_wins_on_time`, `red_wins_by_resignation`.
+    pub fn result_suffix(self) -> &'static str {
+        match self {
+            Forfeit::Time => "_on_time",
+            Forfeit::Resignation => "_by_resignation",
+        }
+    }
+
+    /// How a sentence says it: "O wins on time", "Red wins by resignation".
+    pub fn words(self) -> &'static str {
+        match self {
+            Forfeit::Time => "on time",
+            Forfeit::Resignation => "by resignation",
+        }
+    }
+}

@@ -97,7 +97,7 @@ pub struct CreateAgent {
 #[serde(deny_unknown_fields)]
 pub struct SubmitAction {
     pub action: String,
-    /// Required for turn-based templates (chess.v1, tictactoe.v1): the tick you acted on.
+    /// Required for turn-based templates (chess.v1, tictactoe.v1, connect4.v1): the tick you acted on.
     #[serde(default)]
     pub expected_tick: Option<u64>,
     /// Why you take it, in your words: stored with the action, shown to nobody until the

@@ -156,6 +156,53 @@ async fn notes_reach_only_the_players_they_name_on_telnet_and_in_mcp_events() {
     }
 }
 
+/// Tic-tac-toe and Connect Four can be given up, as chess can, on every face: a game nobody
+/// wants to finish no longer stands forever (and counts against its player's fifty).
+#[tokio::test]
+async fn tic_tac_toe_and_connect_four_are_resigned_on_telnet_and_rest() {
+    let s = TestServer::start().await;
+    let mut ann = in_game_room(&s, "Ann").await;
+    let sat = ann.command("play tictactoe with house").await;
+    assert!(sat[0].contains("game #1"), "{sat:?}");
+    let rps = ann.command("play rps with house").await;
+    assert!(rps[0].contains("game #2"), "{rps:?}");
+    assert_eq!(
+        ann.command("resign #2").await,
+        ["A game of rock-paper-scissors cannot be resigned."]
+    );
+    // Her only game that can be resigned is the tic-tac-toe one, whoever is to move.
+    let resigned = ann.command("resign").await;
+    assert_eq!(resigned[0], "You resign game #1.", "{resigned:?}");
+    let games = ann.command("games").await.join("\n");
+    assert!(games.contains("wins by resignation"), "{games}");
+    assert_eq!(
+        ann.command("resign").await,
+        ["You are not playing any resignable game."]
+    );
+
+    let api = s.api();
+    let me = api.agent(Some("Quits")).await;
+    let (status, v) = api
+        .post(
+            "/sessions",
+            &me.token,
+            json!({"template": "connect4.v1", "participants": {"red": me.id, "yellow": "house"}}),
+        )
+        .await;
+    assert_eq!(status, 201, "{v}");
+    let id = v["session_id"].as_str().unwrap().to_owned();
+    let (status, v) = api
+        .post(
+            &format!("/sessions/{id}/actions"),
+            &me.token,
+            json!({"action": "resign", "expected_tick": 0}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["state"]["result"], "yellow_wins_by_resignation", "{v}");
+    assert_eq!(v["status"], "completed", "{v}");
+}
+
 /// A room where games pile up still fits a screen: its text names the newest running games and
 /// counts the rest (fifty games an agent left running once filled a look with 300 lines).
 #[tokio::test]

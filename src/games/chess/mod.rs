@@ -133,7 +133,6 @@ pub static MODULE: GameModule = GameModule {
         entry::<board::Moves>(),
         entry::<board::Pgn>(),
         entry::<play::Move>(),
-        entry::<play::Resign>(),
         entry::<play::Abort>(),
         entry::<play::Draw>(),
         entry::<play::Takeback>(),

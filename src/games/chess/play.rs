@@ -295,35 +295,6 @@ fn agree_or_ask(
     ))
 }
 
-pub struct Resign;
-
-impl Verb for Resign {
-    const NAME: &'static str = "resign";
-    const USAGE: &'static str = "resign [#<game>]";
-    const SUMMARY: &'static str = "Resign a chess game.";
-    const HELP: &'static str =
-        "Gives up your game (name it with `#3` if you play several); your opponent wins.";
-    const READ_ONLY: bool = false;
-    const REASONED: bool = true;
-    const TOOL_DESCRIPTION: &'static str = "Resign your chess game (`game` if you play several); \
-your opponent wins. Returns the game's id and status.";
-    const TOOLSET: Option<moot_kernel::verbs::Toolset> = Some(moot_kernel::verbs::Toolset::TABLES);
-    const TOPIC: Topic = super::TOPIC;
-    const OFFERED_BY: &'static [ThingKind] = &[super::CHESS_TABLE];
-    type Args = GameArg;
-    type Output = Done;
-
-    fn parse(rest: &str) -> Result<GameArg, VerbError> {
-        optional_game::<Resign>(rest)
-    }
-
-    fn run(world: &mut World, cx: &mut Cx, args: GameArg) -> Result<Reply<Done>, VerbError> {
-        take(world, cx, args, Control::Resign, |sid| {
-            format!("You resign game #{sid}.")
-        })
-    }
-}
-
 pub struct Abort;
 
 impl Verb for Abort {

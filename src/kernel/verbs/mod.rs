@@ -40,6 +40,7 @@ pub mod page;
 pub mod perms;
 pub mod program;
 pub mod ratings;
+pub mod resign;
 pub mod say;
 pub mod sessions;
 pub mod token;
@@ -714,6 +715,7 @@ pub static TOWN: &[VerbEntry] = &[
     entry::<glance::Clock>(),
     entry::<glance::Square>(),
     entry::<tables::Play>(),
+    entry::<resign::Resign>(),
     entry::<sessions::SessionCreate>(),
     entry::<sessions::SessionList>(),
     entry::<sessions::SessionState>(),

@@ -93,7 +93,8 @@ impl Score {
 pub struct ConductView {
     pub game: String,
     pub games: u32,
-    /// The actions the rules took; those refused are counted apart.
+    // The actions the rules took; those refused are counted apart. (A plain comment: the
+    // schema of the town's tools is kept within its budget.)
     pub actions: u32,
     pub refused: u32,
     pub missed: u32,

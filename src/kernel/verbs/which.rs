@@ -8,7 +8,7 @@ use nom::combinator::{map_res, opt};
 use nom::sequence::preceded;
 
 use super::VerbError;
-use crate::world::sessions::SessionId;
+use crate::world::sessions::{Session, SessionId};
 use crate::world::{AgentId, World};
 
 /// `#3` or `3`.
@@ -38,9 +38,24 @@ pub fn my_session(
     what: &str,
     game: Option<&str>,
 ) -> Result<SessionId, VerbError> {
+    my_session_where(world, actor, what, game, |s| s.template.id == template)
+}
+
+/// [`my_session`] among the sessions `kind` admits (every game that can be resigned, say).
+pub fn my_session_where(
+    world: &World,
+    actor: &AgentId,
+    what: &str,
+    game: Option<&str>,
+    kind: impl Fn(&Session) -> bool,
+) -> Result<SessionId, VerbError> {
     if let Some(g) = game {
-        let id = game_to_view(world, template, what, g)?;
-        return match world.session(id).and_then(|s| s.role_of(actor)) {
+        let id = parse_game(g)?;
+        let s = world
+            .session(id)
+            .filter(|s| kind(s))
+            .ok_or_else(|| VerbError::not_found(format!("There is no {what} game #{id}.")))?;
+        return match s.role_of(actor) {
             Some(_) => Ok(id),
             None => Err(VerbError::refused(format!(
                 "You are not playing in game #{id}."
@@ -51,9 +66,7 @@ pub fn my_session(
         .session_ids()
         .into_iter()
         .filter_map(|id| world.session(id))
-        .filter(|s| {
-            s.template.id == template && !s.game.is_terminal() && s.role_of(actor).is_some()
-        })
+        .filter(|s| kind(s) && !s.game.is_terminal() && s.role_of(actor).is_some())
         .map(|s| s.id)
         .collect();
     match mine.as_slice() {

@@ -10,6 +10,7 @@ impl Game for ChessGame {
     const SEQUENTIAL: bool = true;
     const TABLE: &'static str = "chess_table";
     const HOUSE_PLAYS: bool = true;
+    const RESIGNS: bool = true;
     type Action = ChessAction;
 
     /// `options` may hold `{"fen": "<FEN>"}` to start from a given position, `clock` (`5+3`, or

@@ -6,14 +6,15 @@
 //! it has and blocks one it would give; its level (options `{"level": 1..3}`) says how far.
 //!
 //! With `{"clock": "1d"}` (any [`MoveLimit`]) each drop must come within that time of the
-//! last; when it does not, the server actor's `flag` gives the game to the other side.
+//! last; when it does not, the server actor's `flag` gives the game to the other side. Either
+//! side may `resign` at any time.
 
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
 
 use moot_game_api::{
-    Computer, Deadline, Game, GameError, GameTime, Glance, MoveLimit, Reading, SERVER_ROLE,
+    Computer, Deadline, Forfeit, Game, GameError, GameTime, Glance, MoveLimit, Reading, SERVER_ROLE,
 };
 
 pub const COLS: usize = 7;
@@ -66,8 +67,8 @@ pub struct Connect4 {
     /// How far the house looks ahead (1 to 3).
     level: u8,
     clock: Option<MoveLimit>,
-    /// The side that ran out of time, which lost.
-    timed_out: Option<Disc>,
+    /// The side that lost other than on the board, and how.
+    forfeit: Option<(Disc, Forfeit)>,
 }
 
 /// The four directions a line may run in: across, up, and both diagonals.
@@ -117,7 +118,7 @@ impl Connect4 {
 
     /// The winner, on the board or on time.
     fn victor(&self) -> Option<Disc> {
-        self.winner().or(self.timed_out.map(Disc::other))
+        self.winner().or(self.forfeit.map(|(l, _)| l.other()))
     }
 
     fn full(&self) -> bool {
@@ -293,19 +294,22 @@ impl Connect4 {
 /// Columns from the centre out, so the search cuts off sooner.
 const ORDER: [usize; COLS] = [3, 2, 4, 1, 5, 0, 6];
 
-/// A disc dropped in a column (0 to 6 here; the log and people count 1 to 7), or the server
-/// actor's `flag` when the side to move runs out of time.
+/// A disc dropped in a column (0 to 6 here; the log and people count 1 to 7), a side's
+/// `resign`, or the server actor's `flag` when the side to move runs out of time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DiscDrop {
     Column(usize),
+    Resign,
     Flag,
 }
 
 impl std::str::FromStr for DiscDrop {
     type Err = GameError;
     fn from_str(s: &str) -> Result<DiscDrop, GameError> {
-        if s.trim() == "flag" {
-            return Ok(DiscDrop::Flag);
+        match s.trim() {
+            "flag" => return Ok(DiscDrop::Flag),
+            "resign" => return Ok(DiscDrop::Resign),
+            _ => {}
         }
         s.trim()
             .parse::<usize>()
@@ -320,6 +324,7 @@ impl std::fmt::Display for DiscDrop {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             DiscDrop::Column(c) => write!(f, "{}", c + 1),
+            DiscDrop::Resign => f.write_str("resign"),
             DiscDrop::Flag => f.write_str("flag"),
         }
     }
@@ -332,6 +337,7 @@ impl Game for Connect4 {
     const SEQUENTIAL: bool = true;
     const TABLE: &'static str = "connect4_table";
     const HOUSE_PLAYS: bool = true;
+    const RESIGNS: bool = true;
     const TITLE: &'static str = "Connect Four";
 
     /// Options: the house's `level`, and `clock`, a time per move (`30s`, `1d`).
@@ -362,12 +368,12 @@ impl Game for Connect4 {
             drops: Vec::new(),
             level,
             clock,
-            timed_out: None,
+            forfeit: None,
         })
     }
 
     fn legal_actions(&self, role: &str) -> Vec<String> {
-        if self.timed_out.is_some() || Disc::named(role) != Some(self.turn()) {
+        if self.forfeit.is_some() || Disc::named(role) != Some(self.turn()) {
             return Vec::new();
         }
         self.open_columns()
@@ -377,6 +383,17 @@ impl Game for Connect4 {
     }
 
     fn act(&self, role: &str, drop: &DiscDrop) -> Result<Connect4, GameError> {
+        // Either side gives the game up whenever it likes, whoever is to drop.
+        if *drop == DiscDrop::Resign {
+            let side = Disc::named(role).ok_or_else(|| GameError::UnknownRole(role.to_owned()))?;
+            if self.is_terminal() {
+                return Err(GameError::Finished);
+            }
+            return Ok(Connect4 {
+                forfeit: Some((side, Forfeit::Resignation)),
+                ..self.clone()
+            });
+        }
         if Disc::named(role) != Some(self.turn()) {
             return Err(GameError::NotYourTurn);
         }
@@ -386,7 +403,7 @@ impl Game for Connect4 {
             )));
         };
         self.dropped(col)
-            .ok_or_else(|| GameError::Illegal(format!("column {} is full", col + 1)))
+            .ok_or_else(|| GameError::Illegal(format!("Column {} is full", col + 1)))
     }
 
     /// A drop starts the next side's time; one that comes at the deadline or after is too
@@ -395,11 +412,14 @@ impl Game for Connect4 {
         if role == SERVER_ROLE {
             MoveLimit::check_flag(self.clock, *drop == DiscDrop::Flag, &drop.to_string(), at)?;
             return Ok(Connect4 {
-                timed_out: Some(self.turn()),
+                forfeit: Some((self.turn(), Forfeit::Time)),
                 ..self.clone()
             });
         }
         let next = self.act(role, drop)?;
+        if *drop == DiscDrop::Resign {
+            return Ok(next);
+        }
         let clock = MoveLimit::after_move(self.clock, at)?;
         Ok(Connect4 { clock, ..next })
     }
@@ -418,7 +438,7 @@ impl Game for Connect4 {
     }
 
     fn is_terminal(&self) -> bool {
-        self.winner().is_some() || self.full() || self.timed_out.is_some()
+        self.winner().is_some() || self.full() || self.forfeit.is_some()
     }
 
     const RECKONING: moot_game_api::Reckoning = moot_game_api::Reckoning::Rating;
@@ -434,10 +454,12 @@ impl Game for Connect4 {
     }
 
     fn state(&self) -> Value {
-        let result = match (self.winner(), self.full(), self.timed_out) {
+        let result = match (self.winner(), self.full(), self.forfeit) {
             (Some(w), _, _) => json!(format!("{}_wins", w.role())),
             (None, true, _) => json!("draw"),
-            (None, false, Some(l)) => json!(format!("{}_wins_on_time", l.other().role())),
+            (None, false, Some((l, how))) => {
+                json!(format!("{}_wins{}", l.other().role(), how.result_suffix()))
+            }
             (None, false, None) => Value::Null,
         };
         let line = self
@@ -505,16 +527,17 @@ impl Game for Connect4 {
     /// "drops a disc in column 4"; the server's flag: "Red runs out of time".
     fn headline(&self, role: &str, drop: &DiscDrop) -> String {
         if role == SERVER_ROLE {
-            return match self.timed_out {
-                Some(l) => format!(
+            return match self.forfeit {
+                Some((l, Forfeit::Time)) => format!(
                     "{} runs out of time",
                     moot_game_api::text::capitalize(l.role())
                 ),
-                None => "has moved".to_owned(),
+                _ => "has moved".to_owned(),
             };
         }
         match drop {
             DiscDrop::Column(c) => format!("drops a disc in column {}", c + 1),
+            DiscDrop::Resign => "resigns".to_owned(),
             DiscDrop::Flag => "has moved".to_owned(),
         }
     }
@@ -530,10 +553,12 @@ impl Game for Connect4 {
     }
 
     fn ending(&self) -> Option<String> {
-        match (self.winner(), self.full(), self.timed_out) {
+        match (self.winner(), self.full(), self.forfeit) {
             (Some(w), _, _) => Some(format!("{} wins", w.role())),
             (None, true, _) => Some("a draw".to_owned()),
-            (None, false, Some(l)) => Some(format!("{} wins on time", l.other().role())),
+            (None, false, Some((l, how))) => {
+                Some(format!("{} wins {}", l.other().role(), how.words()))
+            }
             (None, false, None) => None,
         }
     }

@@ -88,7 +88,7 @@ fn a_full_column_an_unknown_column_and_the_wrong_turn_are_refused() {
     let g = played(&[1, 1, 1, 1, 1, 1]);
     assert_eq!(
         g.apply("red", "1").unwrap_err(),
-        GameError::Illegal("column 1 is full".into())
+        GameError::Illegal("Column 1 is full".into())
     );
     assert!(matches!(g.apply("red", "8"), Err(GameError::Illegal(_))));
     assert!(matches!(g.apply("red", "0"), Err(GameError::Illegal(_))));
@@ -268,4 +268,26 @@ fn a_screen_reader_hears_the_board_a_column_at_a_time() {
     );
     assert_eq!(g.glance(None, Glance::Square("9"), plain), None);
     assert_eq!(g.glance(None, Glance::Clock, plain), None, "no clock");
+}
+
+#[test]
+fn either_side_resigns_whoever_is_to_drop_and_the_other_wins() {
+    let g = played(&[4]);
+    assert!(!g.legal_actions("yellow").contains(&"resign".to_owned()));
+    // Red resigns on Yellow's drop.
+    let over = g.apply("red", "resign").unwrap();
+    assert!(over.is_terminal());
+    assert!(over.legal_actions("yellow").is_empty());
+    assert_eq!(over.state()["result"], "yellow_wins_by_resignation");
+    assert_eq!(over.ending().as_deref(), Some("yellow wins by resignation"));
+    assert_eq!(over.headline("red", &DiscDrop::Resign), "resigns");
+    assert_eq!(
+        over.decided(),
+        Some(moot_game_api::head_to_head(["red", "yellow"], Some(1)))
+    );
+    assert_eq!(
+        over.apply("yellow", "resign").unwrap_err(),
+        GameError::Finished
+    );
+    assert!(g.apply("blue", "resign").is_err());
 }

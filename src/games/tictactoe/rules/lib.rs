@@ -2,14 +2,15 @@
 //! general. Roles `x` and `o`, x first; an action is a cell `0`–`8`, row by row.
 //!
 //! With `{"clock": "30s"}` (any [`MoveLimit`]) each move must come within that time of the
-//! last; when it does not, the server actor's `flag` gives the game to the other side.
+//! last; when it does not, the server actor's `flag` gives the game to the other side. Either
+//! side may `resign` at any time.
 
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
 
 use moot_game_api::{
-    Computer, Deadline, Game, GameError, GameTime, Glance, MoveLimit, Reading, Reckoning,
+    Computer, Deadline, Forfeit, Game, GameError, GameTime, Glance, MoveLimit, Reading, Reckoning,
     SERVER_ROLE, SideScore, head_to_head,
 };
 
@@ -17,8 +18,8 @@ use moot_game_api::{
 pub struct TicTacToe {
     cells: [Option<char>; 9],
     clock: Option<MoveLimit>,
-    /// The side that ran out of time, which lost.
-    timed_out: Option<char>,
+    /// The side that lost other than on the board, and how.
+    forfeit: Option<(char, Forfeit)>,
 }
 
 const LINES: [[usize; 3]; 8] = [
@@ -52,25 +53,28 @@ impl TicTacToe {
         self.cells.iter().all(Option::is_some)
     }
 
-    /// The winner, on the board or on time.
+    /// The winner, on the board, on time or by resignation.
     fn victor(&self) -> Option<char> {
-        self.winner().or(self.timed_out.map(other))
+        self.winner().or(self.forfeit.map(|(l, _)| other(l)))
     }
 }
 
-/// A mark in a cell (0 to 8, as the log counts them), or the server actor's `flag` when the
-/// side to move runs out of time.
+/// A mark in a cell (0 to 8, as the log counts them), a side's `resign`, or the server actor's
+/// `flag` when the side to move runs out of time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mark {
     Cell(usize),
+    Resign,
     Flag,
 }
 
 impl std::str::FromStr for Mark {
     type Err = GameError;
     fn from_str(s: &str) -> Result<Mark, GameError> {
-        if s.trim() == "flag" {
-            return Ok(Mark::Flag);
+        match s.trim() {
+            "flag" => return Ok(Mark::Flag),
+            "resign" => return Ok(Mark::Resign),
+            _ => {}
         }
         s.trim()
             .parse()
@@ -85,6 +89,7 @@ impl std::fmt::Display for Mark {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Mark::Cell(c) => write!(f, "{c}"),
+            Mark::Resign => f.write_str("resign"),
             Mark::Flag => f.write_str("flag"),
         }
     }
@@ -105,6 +110,7 @@ impl Game for TicTacToe {
     const SEQUENTIAL: bool = true;
     const TABLE: &'static str = "tictactoe_table";
     const HOUSE_PLAYS: bool = true;
+    const RESIGNS: bool = true;
     type Action = Mark;
 
     /// One option: `clock`, a time per move (`30s`, `1d`).
@@ -132,6 +138,20 @@ impl Game for TicTacToe {
     }
 
     fn act(&self, role: &str, mark: &Mark) -> Result<TicTacToe, GameError> {
+        // Either side gives the game up whenever it likes, whoever is to move.
+        if *mark == Mark::Resign {
+            let side = ['x', 'o']
+                .into_iter()
+                .find(|&s| role.starts_with(s))
+                .ok_or_else(|| GameError::UnknownRole(role.to_owned()))?;
+            if self.is_terminal() {
+                return Err(GameError::Finished);
+            }
+            return Ok(TicTacToe {
+                forfeit: Some((side, Forfeit::Resignation)),
+                ..self.clone()
+            });
+        }
         if !role.starts_with(self.turn()) {
             return Err(GameError::NotYourTurn);
         }
@@ -139,7 +159,7 @@ impl Game for TicTacToe {
             return Err(GameError::Illegal(format!("`{mark}` is not a cell 0 to 8")));
         };
         if self.cells[cell].is_some() {
-            return Err(GameError::Illegal(format!("cell {cell} is taken")));
+            return Err(GameError::Illegal(format!("Cell {cell} is taken")));
         }
         let mut next = self.clone();
         next.cells[cell] = Some(self.turn());
@@ -152,11 +172,14 @@ impl Game for TicTacToe {
         if role == SERVER_ROLE {
             MoveLimit::check_flag(self.clock, *mark == Mark::Flag, &mark.to_string(), at)?;
             return Ok(TicTacToe {
-                timed_out: Some(self.turn()),
+                forfeit: Some((self.turn(), Forfeit::Time)),
                 ..self.clone()
             });
         }
         let next = self.act(role, mark)?;
+        if *mark == Mark::Resign {
+            return Ok(next);
+        }
         let clock = MoveLimit::after_move(self.clock, at)?;
         Ok(TicTacToe { clock, ..next })
     }
@@ -175,7 +198,7 @@ impl Game for TicTacToe {
     }
 
     fn is_terminal(&self) -> bool {
-        self.winner().is_some() || self.full() || self.timed_out.is_some()
+        self.winner().is_some() || self.full() || self.forfeit.is_some()
     }
 
     const RECKONING: Reckoning = Reckoning::Rating;
@@ -192,10 +215,12 @@ impl Game for TicTacToe {
 
     fn state(&self) -> Value {
         let board: String = self.cells.iter().map(|c| c.unwrap_or('.')).collect();
-        let result = match (self.winner(), self.full(), self.timed_out) {
+        let result = match (self.winner(), self.full(), self.forfeit) {
             (Some(w), _, _) => json!(format!("{w}_wins")),
             (None, true, _) => json!("draw"),
-            (None, false, Some(l)) => json!(format!("{}_wins_on_time", other(l))),
+            (None, false, Some((l, how))) => {
+                json!(format!("{}_wins{}", other(l), how.result_suffix()))
+            }
             (None, false, None) => Value::Null,
         };
         let mut s = json!({ "board": board, "turn": self.turn().to_string(), "result": result });
@@ -244,13 +269,15 @@ impl Game for TicTacToe {
     /// out of time".
     fn headline(&self, role: &str, mark: &Mark) -> String {
         if role == SERVER_ROLE {
-            return match self.timed_out {
-                Some(l) => format!("{} runs out of time", l.to_ascii_uppercase()),
-                None => "has moved".to_owned(),
+            return match self.forfeit {
+                Some((l, Forfeit::Time)) => format!("{} runs out of time", l.to_ascii_uppercase()),
+                _ => "has moved".to_owned(),
             };
         }
-        let Mark::Cell(cell) = *mark else {
-            return "has moved".to_owned();
+        let cell = match *mark {
+            Mark::Cell(cell) => cell,
+            Mark::Resign => return "resigns".to_owned(),
+            Mark::Flag => return "has moved".to_owned(),
         };
         match CELL_NAMES.get(cell) {
             Some(n) => format!("marks {n} ({})", cell + 1),
@@ -264,12 +291,14 @@ impl Game for TicTacToe {
     }
 
     fn ending(&self) -> Option<String> {
-        match (self.winner(), self.full(), self.timed_out) {
+        match (self.winner(), self.full(), self.forfeit) {
             (Some(w), _, _) => Some(format!("{} wins", w.to_ascii_uppercase())),
             (None, true, _) => Some("a draw".to_owned()),
-            (None, false, Some(l)) => {
-                Some(format!("{} wins on time", other(l).to_ascii_uppercase()))
-            }
+            (None, false, Some((l, how))) => Some(format!(
+                "{} wins {}",
+                other(l).to_ascii_uppercase(),
+                how.words()
+            )),
             (None, false, None) => None,
         }
     }
@@ -386,10 +415,12 @@ fn board(view: &Value) -> Vec<String> {
 fn status(view: &Value) -> String {
     match view["result"].as_str() {
         Some("draw") => "A draw.".to_owned(),
-        Some(r) => match r.strip_suffix("_wins_on_time") {
-            Some(w) => format!("{} wins on time.", w.to_ascii_uppercase()),
-            None => format!("{} wins.", r.trim_end_matches("_wins").to_ascii_uppercase()),
-        },
+        // `x_wins`, `o_wins_on_time`, `x_wins_by_resignation`.
+        Some(r) => {
+            let (w, how) = r.split_once("_wins").unwrap_or((r, ""));
+            let how = how.replace('_', " ");
+            format!("{} wins{how}.", w.to_ascii_uppercase())
+        }
         None => format!(
             "{} to move.",
             view["turn"].as_str().unwrap_or("?").to_ascii_uppercase()
@@ -400,6 +431,25 @@ fn status(view: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn either_side_resigns_whoever_is_to_move_and_the_other_wins() {
+        let g = TicTacToe::default().apply("x", "4").unwrap();
+        // X resigns on O's move; it is no move of the board's, and not among the cells.
+        assert!(!g.legal_actions("o").contains(&"resign".to_owned()));
+        let over = g.apply("x", "resign").unwrap();
+        assert!(over.is_terminal());
+        assert_eq!(over.state()["result"], "o_wins_by_resignation");
+        assert_eq!(over.ending().as_deref(), Some("O wins by resignation"));
+        assert_eq!(over.headline("x", &Mark::Resign), "resigns");
+        assert_eq!(
+            over.render(None, Reading::at(0)).last().unwrap(),
+            "O wins by resignation."
+        );
+        assert_eq!(over.decided(), Some(head_to_head(["x", "o"], Some(1))));
+        assert_eq!(over.apply("o", "resign").unwrap_err(), GameError::Finished);
+        assert!(g.apply("z", "resign").is_err());
+    }
 
     #[test]
     fn a_row_wins_and_turns_alternate() {
