@@ -10,11 +10,18 @@ use super::parse::{opt_text, text, whole};
 use super::which::parse_game;
 use super::{Reply, Topic, Verb, VerbError, usage};
 use crate::game_api::Glance;
-use crate::world::sessions::SessionId;
+use crate::world::sessions::{Session, SessionId};
 use crate::world::{AgentId, Cx, World};
 
-/// The game a glance is about: the one named, or the one the asker plays (or else watches).
-fn the_game(world: &World, actor: &AgentId, game: Option<&str>) -> Result<SessionId, VerbError> {
+/// The game a glance is about: the one named, or the one the asker plays (or else watches),
+/// among those that `answers` the question if any does (`clock` in a chess game beside a
+/// blackjack table, which has none, means the chess game).
+fn the_game(
+    world: &World,
+    actor: &AgentId,
+    game: Option<&str>,
+    answers: impl Fn(&Session) -> bool,
+) -> Result<SessionId, VerbError> {
     if let Some(g) = game {
         let id = parse_game(g)?;
         return world
@@ -35,6 +42,16 @@ fn the_game(world: &World, actor: &AgentId, game: Option<&str>) -> Result<Sessio
         .filter(|id| running(id) && world.watches(*id, actor))
         .collect();
     let mine = if played.is_empty() { watched } else { played };
+    let answering: Vec<SessionId> = mine
+        .iter()
+        .copied()
+        .filter(|id| world.session(*id).is_some_and(&answers))
+        .collect();
+    let mine = if answering.is_empty() {
+        mine
+    } else {
+        answering
+    };
     match mine.as_slice() {
         [one] => Ok(*one),
         [] => Err(VerbError::not_found(
@@ -84,7 +101,11 @@ fn ask(
     glance: Glance<'_>,
     missing: &str,
 ) -> Result<Reply<Glanced>, VerbError> {
-    let sid = the_game(world, actor, game)?;
+    let sid = the_game(world, actor, game, |s| {
+        s.game
+            .glance(s.role_of(actor), glance, world.reading(s, actor))
+            .is_some()
+    })?;
     let s = world
         .session(sid)
         .ok_or_else(|| VerbError::not_found(format!("There is no game #{sid}.")))?;
@@ -122,7 +143,7 @@ in the one game you play or watch. Returns who took it and what, in a sentence."
     }
 
     fn run(world: &mut World, cx: &mut Cx, args: GlanceArgs) -> Result<Reply<Glanced>, VerbError> {
-        let sid = the_game(world, &cx.actor, args.game.as_deref())?;
+        let sid = the_game(world, &cx.actor, args.game.as_deref(), |_| true)?;
         let s = world
             .session(sid)
             .ok_or_else(|| VerbError::not_found(format!("There is no game #{sid}.")))?;
