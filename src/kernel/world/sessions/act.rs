@@ -28,7 +28,11 @@ pub(super) fn headline(s: &Session, agent: &str, role: &str, action: &AnyAction)
             None => format!("#{}: {who} {what}.", s.id),
         }
     };
-    if let Some(end) = s.game.ending() {
+    // Said once: a headline that tells the end already ("paper beats rock: Bob wins") is not
+    // followed by it again.
+    if let Some(end) = s.game.ending()
+        && !what.contains(&end)
+    {
         line.push_str(&format!(" Game over: {end}."));
     }
     super::with_names(&line, &s.participants)
