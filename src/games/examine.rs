@@ -181,7 +181,17 @@ its description, and the verbs you can use on it.";
         for (k, v) in &props {
             text.push(format!("  .{k} = \"{v}\""));
         }
-        text.push(format!("Verbs: {}.", e.verbs.join(", ")));
+        // A person reads the words they type (`deal`), an agent's data the tools' names
+        // (`blackjack_deal`).
+        let typed: Vec<&str> = e
+            .verbs
+            .iter()
+            .map(|v| match REGISTRY.iter().find(|r| r.name == v.as_str()) {
+                Some(r) if r.name.contains('_') => r.aliases.first().copied().unwrap_or(r.name),
+                _ => v.as_str(),
+            })
+            .collect();
+        text.push(format!("Verbs: {}.", typed.join(", ")));
         Ok(Reply::new(text, e))
     }
 }

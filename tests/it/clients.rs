@@ -659,6 +659,17 @@ async fn a_screen_reader_user_hears_lists_and_asks_short_questions() {
     // Cards by name, the hole card said to be face down, with the totals.
     ann.command("west").await;
     ann.command("west").await;
+    // A person is told the words they type, not the agents' tools' names.
+    let table = ann.command("examine table").await;
+    let verbs = table.last().unwrap();
+    assert!(
+        verbs.contains("deal, hit, stand") && !verbs.contains("blackjack_"),
+        "{table:?}"
+    );
+    assert_eq!(
+        ann.command("stand").await,
+        ["There is no hand in play; deal one first (`deal`)."]
+    );
     // (A natural 21 ends the hand at once, the dealer's cards shown: deal again.)
     let mut dealt = ann.command("deal").await;
     while dealt
@@ -676,6 +687,9 @@ async fn a_screen_reader_user_hears_lists_and_asks_short_questions() {
         "{dealt:?}"
     );
     assert!(!dealt.join(" ").contains(" X "), "{dealt:?}");
+    // Beside a blackjack table, which has no squares, a square is the chess game's (it once
+    // asked which of the two was meant).
+    assert_eq!(ann.command("square e4").await, ["#1: e4: white pawn."]);
     // Kept with the character: the next login reads the same way, and `who` is a sentence
     // a player.
     ann.send("@quit").await;

@@ -57,9 +57,13 @@ fn play(world: &mut World, cx: &mut Cx, action: &str) -> Result<Reply<Hand>, Ver
             created.id
         }
         None => {
-            return Err(VerbError::refused(
-                "There is no hand in play; deal one first (`deal`, or the tool blackjack_deal).",
-            ));
+            // Each in their face's words: a person types `deal`, an agent calls the tool.
+            return Err(VerbError::refused(match cx.face {
+                moot_kernel::world::Face::Mcp => {
+                    "There is no hand in play; deal one first (the tool blackjack_deal)."
+                }
+                _ => "There is no hand in play; deal one first (`deal`).",
+            }));
         }
     };
     let acted = world.act(cx, sid, action, None)?;
@@ -126,8 +130,7 @@ impl Verb for Deal {
     const USAGE: &'static str = "deal   or   blackjack_deal";
     const SUMMARY: &'static str = "Deal a new hand (the old one is abandoned).";
     const HELP: &'static str = "Deals you two cards face up and the dealer two, the first face down \
-(shown as X). A two-card 21 wins at once; a dealer's 21 wins at once. Then `blackjack_hit` or \
-`blackjack_stand`. Infinite deck: every card is equally likely each time; no betting, splits or \
+(shown as X). A two-card 21 wins at once; a dealer's 21 wins at once. Then `hit` or `stand`. Infinite deck: every card is equally likely each time; no betting, splits or \
 doubles; the dealer draws to 17 and wins ties.";
     const READ_ONLY: bool = false;
     const REASONED: bool = true;

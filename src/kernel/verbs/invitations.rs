@@ -67,8 +67,16 @@ pub fn answered(world: &World, cx: &Cx, from: String, answer: &Answer) -> Reply<
     let line = match answer {
         Answer::Began(_) => {
             // (As it is to begin, where it begins on a game world.)
-            let role = world.role_in(c.id, &cx.actor).unwrap_or("a player");
-            format!("You accept {from}'s challenge: game #{id}, you play {role}.")
+            // A seat's bare number (`player_2`) tells a person nothing: the game alone.
+            match world
+                .role_in(c.id, &cx.actor)
+                .and_then(crate::world::sessions::shown_role)
+            {
+                Some(role) => {
+                    format!("You accept {from}'s challenge: game #{id}, you play {role}.")
+                }
+                None => format!("You accept {from}'s challenge: game #{id}."),
+            }
         }
         Answer::Waiting(_) => {
             format!("You accept {from}'s invitation to game #{id}; it begins once everyone has.")
