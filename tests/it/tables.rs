@@ -162,8 +162,15 @@ async fn notes_reach_only_the_players_they_name_on_telnet_and_in_mcp_events() {
 async fn tic_tac_toe_and_connect_four_are_resigned_on_telnet_and_rest() {
     let s = TestServer::start().await;
     let mut ann = in_game_room(&s, "Ann").await;
-    let sat = ann.command("play tictactoe with house").await;
+    // She sits down to the board and is told the time a move has (a clocked game once began
+    // unseen, and its clock ran out unannounced).
+    let sat = ann.command("play tictactoe with house clock 1d").await;
     assert!(sat[0].contains("game #1"), "{sat:?}");
+    assert!(sat.iter().any(|l| l == "  ---+---+---"), "{sat:?}");
+    assert!(
+        sat.iter().any(|l| l.starts_with("Clock 1d per move")),
+        "{sat:?}"
+    );
     let rps = ann.command("play rps with house").await;
     assert!(rps[0].contains("game #2"), "{rps:?}");
     assert_eq!(

@@ -236,12 +236,22 @@ game's id and template and your opponent.";
                 )));
             }
             let id = start(world, cx, &me, COMPUTER_ID)?;
+            let mut lines = vec![format!(
+                "You sit down to play {} with the house: game #{id}{}.",
+                t.title,
+                you_are(first)
+            )];
+            // The board they sit down to, with the time a move has, where no client draws it
+            // (chess's comes drawn): it once began unseen, and a clock ran out unannounced.
+            let sid = crate::world::sessions::parse_id(&id).ok();
+            if let Some(s) = sid.and_then(|sid| world.session(sid))
+                && t.sequential
+                && s.game.picture(s.role_of(&me)).is_none()
+            {
+                lines.extend(s.drawn(s.role_of(&me), world.reading(s, &me)));
+            }
             return Ok(Reply::new(
-                vec![format!(
-                    "You sit down to play {} with the house: game #{id}{}.",
-                    t.title,
-                    you_are(first)
-                )],
+                lines,
                 Playing {
                     template: t.id.to_owned(),
                     opponent: "house".into(),
