@@ -827,6 +827,15 @@ async fn events_are_paged_filtered_by_reader_and_can_be_waited_for() {
     let watcher = api.agent(Some("Wes")).await;
     let r =
         crate::support::mcp_tool(s.http, &me.token, "et.werewolf.practice.start", json!({})).await;
+    // An agent is told the tools to call next, not a person's words (`ready`).
+    let text = r["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.ends_with(
+            "Call `et.werewolf.match.ready`, then `et.werewolf.match.get_state` to see where it \
+             stands."
+        ),
+        "{text}"
+    );
     let mid = r["structuredContent"]["matchAssignment"]["matchId"]
         .as_str()
         .unwrap()

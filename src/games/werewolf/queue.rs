@@ -483,10 +483,17 @@ pub fn practice(world: &mut World, cx: &mut Cx) -> Result<Reply<Practicing>, Ver
         server_time: server_time(world),
         match_assignment: assignment(world, sid, &me),
     };
+    // An agent is told the tools it calls, a person the words they type.
+    let next = match cx.face {
+        moot_kernel::world::Face::Mcp => {
+            "Call `et.werewolf.match.ready`, then `et.werewolf.match.get_state` to see where it \
+             stands."
+        }
+        _ => "Type `ready`, then `werewolf` to see where it stands.",
+    };
     Ok(Reply::new(
         vec![format!(
-            "Werewolf Game #{number} begins: you and seven house bots. Type \
-             `ready`, then `werewolf` to see where it stands."
+            "Werewolf Game #{number} begins: you and seven house bots. {next}"
         )],
         data,
     ))
