@@ -349,6 +349,7 @@ pub fn run_line(world: &mut World, cx: &mut Cx, line: &str) -> Result<Vec<String
                 (Some(num), Some(run)) => {
                     (run.run_line)(world, cx, &format!("#{num} {word} {rest}"))
                 }
+                _ if let Some(lines) = unknown::habit(world, &cx.actor, word, rest) => Ok(lines),
                 _ => match unknown::meant(word, rest).and_then(find) {
                     Some(verb) => (verb.run_line)(world, cx, rest),
                     None => Err(unknown::answer(world, &cx.actor, cx.face, line)),

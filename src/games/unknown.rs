@@ -12,20 +12,26 @@ use moot_kernel::world::{AgentId, Face, World};
 /// (which only a telnet connection takes).
 const LEAVING: &[&str] = &["exit", "quit", "logout", "logoff", "leave", "bye", "@quit"];
 
-/// Words other MOOs give verbs of their own, and the verb that does it here, for a line that
-/// names something: `read signpost` is a look at it, where no thing here programs its own
-/// `read` (a notice board may).
-const MEANT: &[(&str, &str)] = &[("read", "look")];
+/// Words other MOOs and MUDs give verbs of their own, the verb that does it here, and whether
+/// the word means it alone too: `read signpost` is a look at it (where no thing here programs
+/// its own `read`, as a notice board may), `score` is your `ratings`.
+const MEANT: &[(&str, &str, bool)] = &[("read", "look", false), ("score", "ratings", true)];
 
-/// The verb `word` means here, if it is another MOO's word for one and `rest` names something.
+/// The verb `word` means here, if it is another MOO's word for one (and `rest` names something
+/// where the word alone means nothing).
 pub fn meant(word: &str, rest: &str) -> Option<&'static str> {
-    if rest.trim().is_empty() {
-        return None;
-    }
     MEANT
         .iter()
-        .find(|(w, _)| w.eq_ignore_ascii_case(word))
-        .map(|&(_, verb)| verb)
+        .find(|(w, _, bare)| w.eq_ignore_ascii_case(word) && (*bare || !rest.trim().is_empty()))
+        .map(|&(_, verb, _)| verb)
+}
+
+/// A MUD habit answered as it stands: `exits` says the ways out of here.
+pub fn habit(world: &World, actor: &AgentId, word: &str, rest: &str) -> Option<Vec<String>> {
+    (word.eq_ignore_ascii_case("exits") && rest.trim().is_empty()).then(|| {
+        let p = world.player(actor);
+        moot_kernel::world::views::exit_lines(world, p.room, p.display.screenreader)
+    })
 }
 
 /// How to leave the town from `face`: only telnet has `@quit`.

@@ -706,6 +706,14 @@ async fn help_fits_a_screen_and_names_the_games_and_no_agents_tools() {
         read.iter().any(|l| l.contains("Painted arrows point")),
         "{read:?}"
     );
+    // Other MUDs' habits: `exits` says the ways out, `score` is `ratings` (each once said
+    // "I don't understand that.").
+    let exits = ann.command("exits").await.join(" ");
+    assert_eq!(
+        exits,
+        "Exits: north (Town Hall), east (Chess Parlour), west (Card Room), south (Game Room)."
+    );
+    assert_eq!(ann.command("score").await, ann.command("ratings").await);
     let dig = ann.command("help @dig").await;
     assert!(dig[0].starts_with("Usage: @dig"), "{dig:?}");
     assert!(!dig.iter().any(|l| l.starts_with("Also:")), "{dig:?}");

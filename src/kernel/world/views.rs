@@ -271,38 +271,42 @@ fn lines_of(world: &World, viewer: &AgentId, shown: &Shown<'_>, come: Come) -> V
         many if plain => lines.extend(many.iter().map(|p| format!("{p} is here."))),
         many => lines.push(format!("{} are here.", english_list(many))),
     }
+    lines.extend(exit_lines(world, shown.room, plain));
+    lines
+}
+
+/// The ways out of `room`, as `look` ends: one line, or for a screen reader one an exit.
+pub fn exit_lines(world: &World, room: RoomIdx, plain: bool) -> Vec<String> {
+    let r = world.map.room(room);
     if r.exits.is_empty() {
-        lines.push("There are no obvious exits.".into());
-    } else if plain {
-        lines.extend(
-            r.exits
-                .iter()
-                .map(|e| format!("Exit {} to {}.", e.name, world.map.room(e.to).name)),
-        );
-    } else if r.exits.is_empty() {
-        lines.push("There are no obvious exits.".into());
-    } else {
-        let room_name = |e: &super::map::Exit| world.map.room(e.to).name.as_str();
-        let long = r
+        return vec!["There are no obvious exits.".into()];
+    }
+    if plain {
+        return r
             .exits
             .iter()
-            .map(|e| e.name.len() + room_name(e).len() + 5);
-        let mut exits = String::with_capacity("Exits: .".len() + long.sum::<usize>());
-        exits.push_str("Exits: ");
-        for (i, e) in r.exits.iter().enumerate() {
-            if i > 0 {
-                exits.push_str(", ");
-            }
-            // Pieces pushed, not `write!`: every `look` makes this line.
-            exits.push_str(&e.name);
-            exits.push_str(" (");
-            exits.push_str(room_name(e));
-            exits.push(')');
-        }
-        exits.push('.');
-        lines.push(exits);
+            .map(|e| format!("Exit {} to {}.", e.name, world.map.room(e.to).name))
+            .collect();
     }
-    lines
+    let room_name = |e: &super::map::Exit| world.map.room(e.to).name.as_str();
+    let long = r
+        .exits
+        .iter()
+        .map(|e| e.name.len() + room_name(e).len() + 5);
+    let mut exits = String::with_capacity("Exits: .".len() + long.sum::<usize>());
+    exits.push_str("Exits: ");
+    for (i, e) in r.exits.iter().enumerate() {
+        if i > 0 {
+            exits.push_str(", ");
+        }
+        // Pieces pushed, not `write!`: every `look` makes this line.
+        exits.push_str(&e.name);
+        exits.push_str(" (");
+        exits.push_str(room_name(e));
+        exits.push(')');
+    }
+    exits.push('.');
+    vec![exits]
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
