@@ -309,6 +309,10 @@ async fn the_workshops_lamp_and_notice_board_work_and_keep_what_they_were_told()
     ann.send("read board").await;
     ann.expect("The board is bare; `write <words> on board` pins a note.")
         .await;
+    // Named by the words that end its name ("a cork notice board"), as `read` names it (it
+    // once was not found).
+    let examined = ann.command("examine notice board").await;
+    assert_eq!(examined[0], "A cork notice board", "{examined:?}");
     ann.send("write meet me at the fountain on board").await;
     ann.expect("You pin your note to the board.").await;
     bob.expect("Ann pins a note to the board.").await;

@@ -165,9 +165,12 @@ pub fn find_within(
         candidates
             .iter()
             .filter(|(_, names)| {
+                // What was typed begins the name or one of its words, and may run on over
+                // the words after it (`notice board` of "a cork notice board").
                 names.iter().any(|n| {
                     let n = n.to_lowercase();
-                    n.starts_with(&lower) || n.split_whitespace().any(|w| w.starts_with(&lower))
+                    n.match_indices(&lower)
+                        .any(|(i, _)| i == 0 || n.as_bytes()[i - 1] == b' ')
                 })
             })
             .map(|(t, _)| t)
