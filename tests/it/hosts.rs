@@ -1020,14 +1020,20 @@ async fn a_crowd_through_two_hosts_rides_out_restarts() {
         for p in people.iter_mut().step_by(2) {
             p.send("say in the gap").await;
         }
-        // Each is refused as not done; or, where a moment's silence on a loaded machine had
-        // told this person the town was away before the kill was noticed (and then that it was
-        // back, so the line went to the world), answered for the world that stopped before
-        // answering it: either way the person is told the line's fate.
+        // Each is refused as not done; only where a moment's silence on a loaded machine had
+        // told this person the town was away before the kill was noticed, and then that it was
+        // back (so the line went to the world), is it answered for the world that stopped
+        // before answering it.
         for p in people.iter_mut().step_by(2) {
+            let mut back = false;
             loop {
                 let l = p.line().await.expect("still connected");
-                if l == moot::cluster::host::NOT_DONE || l == moot::cluster::host::UNANSWERED {
+                back |= l == moot::cluster::host::BACK;
+                if l == moot::cluster::host::NOT_DONE {
+                    break;
+                }
+                if l == moot::cluster::host::UNANSWERED {
+                    assert!(back, "answered for the world without the town back first");
                     break;
                 }
             }

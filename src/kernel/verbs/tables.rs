@@ -221,9 +221,7 @@ game's id and template and your opponent.";
                 (first.to_string(), a.to_owned()),
                 (second.to_string(), b.to_owned()),
             ]);
-            world
-                .create_session(cx, t.id, &parts, args.options())
-                .map(|c| c.session_id)
+            world.create_session(cx, t.id, &parts, args.options())
         };
         if ["house", "computer"]
             .iter()
@@ -235,7 +233,8 @@ game's id and template and your opponent.";
                     t.title
                 )));
             }
-            let id = start(world, cx, &me, COMPUTER_ID)?;
+            let created = start(world, cx, &me, COMPUTER_ID)?;
+            let id = created.session_id;
             let mut lines = vec![format!(
                 "You sit down to play {} with the house: game #{id}{}.",
                 t.title,
@@ -243,8 +242,7 @@ game's id and template and your opponent.";
             )];
             // The board they sit down to, with the time a move has, where no client draws it
             // (chess's comes drawn): it once began unseen, and a clock ran out unannounced.
-            let sid = crate::world::sessions::parse_id(&id).ok();
-            if let Some(s) = sid.and_then(|sid| world.session(sid))
+            if let Some(s) = world.session(created.id)
                 && t.sequential
                 && s.game.picture(s.role_of(&me)).is_none()
             {

@@ -40,8 +40,9 @@ pub enum Unavailable {
 /// Resolves once the command's effects have gone out, or with why they never will.
 pub type Released = oneshot::Receiver<Result<(), Unavailable>>;
 
-/// The answer to a typed command, for the connection that typed it: it goes out after the
-/// command's notices, as it always has, so a board someone's move shows them comes first.
+/// The answer to a typed command, for the connection that typed it: it goes out after what
+/// came before the command and ahead of what the command told its typist (see
+/// [`Pending::open_answer`]), so "You play e4" comes before the board it draws.
 pub struct Answer {
     pub sink: Sink,
     /// Who typed the command: what it tells them goes out inside its answer.
